@@ -1,0 +1,333 @@
+"""ε → probabilities: the risk that an attacker tells whether a person is in the data, and back.
+
+The formulas come from Lee and Clifton (2011) as used in 000 (Allmann et al.) and 002 (Mehner et al.). All of them
+are logistic functions of ε, so they are computed as ``expit(ε·r − ln(n − 1))`` rather than as quotients of
+exponentials: nothing overflows at large ε, nothing is 0/0 at ε = 0, and every result lies in [0, 1].
+
+Arguments broadcast like numpy: scalars in give floats out, arrays in give arrays out.
+"""
+
+from __future__ import annotations
+
+import math  # noqa: F401 - used by the doctests
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+from .errors import PrivriskError
+
+__all__ = [
+    "describe",
+    "epsilon_for_risk",
+    "global_leak",
+    "global_risk",
+    "leak",
+    "many_worlds",
+    "natural_frequency",
+    "posterior_bound",
+    "randomized_response",
+    "risk_table",
+    "two_worlds",
+]
+
+
+def _out(value: np.ndarray) -> float | np.ndarray:
+    """Scalars in, floats out; arrays in, arrays out."""
+    value = np.asarray(value, dtype=float)
+    return float(value) if value.ndim == 0 else value
+
+
+def _epsilon(epsilon) -> np.ndarray:
+    eps = np.asarray(epsilon, dtype=float)
+    if np.any(np.isnan(eps)):
+        raise PrivriskError("epsilon: NaN is not a privacy parameter")
+    if np.any(eps < 0):
+        raise PrivriskError(f"epsilon: must be at least 0, got {np.min(eps):g}")
+    if np.any(np.isinf(eps)):
+        raise PrivriskError("epsilon: must be finite")
+    return eps
+
+
+def _ratio(ratio) -> np.ndarray:
+    r = np.asarray(ratio, dtype=float)
+    if np.any(~np.isfinite(r)) or np.any(r < 0):
+        raise PrivriskError("ratio: Δv/Δf must be a finite number ≥ 0")
+    return r
+
+
+def _n(n, *, minimum: int = 1, name: str = "n") -> np.ndarray:
+    values = np.asarray(n, dtype=float)
+    if np.any(~np.isfinite(values)) or np.any(values != np.floor(values)) or np.any(values < minimum):
+        raise PrivriskError(f"{name}: must be a whole number ≥ {minimum}")
+    return values
+
+
+def _probability(p, name: str) -> np.ndarray:
+    values = np.asarray(p, dtype=float)
+    if np.any(np.isnan(values)) or np.any(values < 0) or np.any(values > 1):
+        raise PrivriskError(f"{name}: must be a probability in [0, 1]")
+    return values
+
+
+def _log_worlds(n: np.ndarray) -> np.ndarray:
+    """ln(n − 1), with ln 0 = −∞ for a single world (the attacker then always knows)."""
+    with np.errstate(divide="ignore"):
+        return np.log(n - 1.0)
+
+
+def many_worlds(epsilon, n, ratio=1.0):
+    """ρ_mw, the many-worlds risk of Lee and Clifton: eq. (4) of 000, eq. (1) of 002.
+
+    ρ_mw = 1 / (1 + (n − 1)·e^(−ε·Δv/Δf)), the probability that an attacker who knows all n possible worlds
+    picks the true one after seeing one ε-DP answer.
+
+    Args:
+        epsilon: ε ≥ 0.
+        n: the number of possible worlds (in 000's sampling study: the sample size), a whole number ≥ 1.
+        ratio: Δv/Δf, local over global sensitivity (may exceed 1, see DESIGN.md).
+
+    Returns:
+        ρ_mw in [1/n, 1].
+
+    Example:
+        >>> round(many_worlds(math.log(3), 10), 4)    # Table 1 of 002: 25.0 %
+        0.25
+        >>> many_worlds(1e4, 100)                     # no overflow
+        1.0
+    """
+    eps, n_, r = _epsilon(epsilon), _n(n), _ratio(ratio)
+    return _out(expit(eps * r - _log_worlds(n_)))
+
+
+def two_worlds(epsilon, ratio=1.0):
+    """ρ_tw, the two-worlds risk: eq. (6) of 000.
+
+    ρ_tw = 1 / (1 + e^(−ε·Δv/Δf)); the attacker only has to decide between presence and absence of one person.
+
+    Example:
+        >>> round(two_worlds(1.0), 4)
+        0.7311
+        >>> two_worlds(0.0)
+        0.5
+    """
+    return many_worlds(epsilon, 2, ratio)
+
+
+def global_risk(epsilon, delta=0.0):
+    """P, the global privacy risk: eq. (3) of 002, ρ_gl of eq. (5) of 000.
+
+    P = (e^ε + δ) / (1 + e^ε). With δ = 0 this is the worst case of ρ_mw (n = 2, Δv = Δf). With δ > 0 it is the
+    largest balanced success rate a hypothesis test can reach against an (ε, δ)-DP mechanism.
+
+    Example:
+        >>> round(global_risk(1.0), 3)                # 000 §4.3: 0.731
+        0.731
+        >>> round(global_risk(math.log(3)), 4)        # Table 1 of 002: 75.0 %
+        0.75
+    """
+    eps = _epsilon(epsilon)
+    d = _probability(delta, "delta")
+    return _out(np.minimum(expit(eps) + d * expit(-eps), 1.0))
+
+
+def leak(risk, n):
+    """γ, the local privacy leak: (ρ − 1/n)/(1 − 1/n), 002 §3.4.
+
+    How far the release moved the attacker from guessing (0) towards certainty (1).
+
+    Example:
+        >>> round(leak(many_worlds(math.log(3), 10), 10), 4)   # Table 1 of 002: 16.7 %
+        0.1667
+    """
+    rho = _probability(risk, "risk")
+    n_ = _n(n, minimum=2)
+    guess = 1.0 / n_
+    return _out(np.clip((rho - guess) / (1.0 - guess), 0.0, 1.0))
+
+
+def global_leak(epsilon, delta=0.0):
+    """Γ, the global privacy leak: Γ = 2P − 1 = (e^ε − 1)/(e^ε + 1) for δ = 0, 002 §3.4.
+
+    Example:
+        >>> round(global_leak(math.log(3)), 4)         # Table 1 of 002: 50.0 %
+        0.5
+        >>> round(global_leak(3.0), 2)                 # 002 §3.4: 0.91
+        0.91
+    """
+    eps = _epsilon(epsilon)
+    d = _probability(delta, "delta")
+    # tanh(ε/2) is 2·expit(ε) − 1 without the cancellation at small ε.
+    return _out(np.minimum(np.tanh(eps / 2.0) + 2.0 * d * expit(-eps), 1.0))
+
+
+def epsilon_for_risk(risk, n=2, ratio=1.0):
+    """The largest ε that keeps ρ_mw ≤ risk: ε = ln((n − 1)·ρ/(1 − ρ)) / (Δv/Δf) (Lee and Clifton 2011).
+
+    Args:
+        risk: the target ρ, strictly between 1/n (what guessing achieves) and 1.
+        n: the number of possible worlds (2: the worst case).
+        ratio: Δv/Δf > 0.
+
+    Raises:
+        PrivriskError: if ρ ≤ 1/n (no ε > 0 can reach it) or ρ ≥ 1, or the ratio is 0.
+
+    Example:
+        >>> round(epsilon_for_risk(0.75), 6) == round(math.log(3), 6)
+        True
+        >>> round(epsilon_for_risk(0.25, n=10), 6) == round(math.log(3), 6)
+        True
+    """
+    rho = _probability(risk, "risk")
+    n_ = _n(n, minimum=2)
+    r = _ratio(ratio)
+    if np.any(r == 0):
+        raise PrivriskError("ratio: must be greater than 0 (with Δv = 0 every ε keeps the risk at 1/n)")
+    if np.any(rho >= 1):
+        raise PrivriskError("risk: must be below 1 (certainty is reached only as ε → ∞)")
+    if np.any(rho <= 1.0 / n_):
+        worst = float(np.max(1.0 / n_))
+        raise PrivriskError(
+            f"risk: must exceed 1/n = {worst:.4g}, what guessing alone achieves; no ε > 0 keeps the risk lower"
+        )
+    return _out((np.log(n_ - 1.0) + logit(rho)) / r)
+
+
+def posterior_bound(epsilon, prior):
+    """The attacker's largest belief after one ε-DP answer: p·e^ε / (p·e^ε + 1 − p).
+
+    Written as expit(ε + logit p), so a prior of 0 or 1 stays 0 or 1 and large ε does not overflow.
+
+    Example:
+        >>> round(posterior_bound(math.log(3), 0.5), 4)
+        0.75
+        >>> posterior_bound(2.0, 0.0)
+        0.0
+    """
+    eps = _epsilon(epsilon)
+    p = _probability(prior, "prior")
+    with np.errstate(divide="ignore"):
+        return _out(expit(eps + logit(p)))
+
+
+def randomized_response(epsilon, d=2):
+    """The probability of a truthful answer in d-ary randomized response: e^ε / (e^ε + d − 1), 002 §4.2.
+
+    It equals the global risk P for d = 2 and the many-worlds risk (ratio 1) for d = n: the narrative that
+    explains a Laplace release to data subjects.
+
+    Example:
+        >>> round(randomized_response(math.log(3)), 4)
+        0.75
+    """
+    return many_worlds(epsilon, _n(d, minimum=1, name="d"), 1.0)
+
+
+def risk_table(epsilons, ns=(2, 10, 100)) -> pd.DataFrame:
+    """Risk and leak for every ε and n: Table 1 of 002, as a tidy DataFrame.
+
+    For n = 2 the risk is the global risk P and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
+    and γ.
+
+    Returns:
+        Columns ``epsilon, n, risk, leak``, one row per (ε, n), ε varying slowest.
+
+    Example:
+        >>> t = risk_table([math.log(2)], [2, 10, 100])
+        >>> [f"{x:.1%}" for x in t["risk"]]
+        ['66.7%', '18.2%', '2.0%']
+    """
+    eps = np.atleast_1d(_epsilon(epsilons)).ravel()
+    n_ = np.atleast_1d(_n(ns, minimum=2)).ravel()
+    e_grid, n_grid = np.meshgrid(eps, n_, indexing="ij")
+    e_flat, n_flat = e_grid.ravel(), n_grid.ravel()
+    risk = np.asarray(many_worlds(e_flat, n_flat), dtype=float)
+    return pd.DataFrame(
+        {
+            "epsilon": e_flat,
+            "n": n_flat.astype(int),
+            "risk": risk,
+            "leak": np.asarray(leak(risk, n_flat), dtype=float),
+        }
+    )
+
+
+def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
+    """Say a probability as "about N in BASE", rounded honestly.
+
+    A probability strictly between 0 and 1 is never rounded to "0" or to "all" of them: it becomes
+    "fewer than 1" or "more than BASE − 1". The base grows by tenfold steps (up to 1,000,000) until N is at
+    least 1, so a small risk is still a count of people.
+
+    Returns:
+        The phrase (e.g. ``"about 73"``) and the base it counts against.
+
+    Example:
+        >>> natural_frequency(0.7311)
+        ('about 73', 100)
+        >>> natural_frequency(0.0198)
+        ('about 2', 100)
+        >>> natural_frequency(0.00199)
+        ('about 2', 1000)
+        >>> natural_frequency(0.9991)
+        ('more than 99', 100)
+    """
+    p = float(_probability(p, "probability"))
+    while p > 0 and round(p * base) < 1 and base < 1_000_000:
+        base *= 10
+    count = round(p * base)
+    if p == 0:
+        return "none", base
+    if p == 1:
+        return f"all {base}", base
+    if count < 1:
+        return "fewer than 1", base
+    if count >= base:
+        return f"more than {base - 1}", base
+    return f"about {count}", base
+
+
+def describe(epsilon: float, n: int | None = None) -> str:
+    """Plain sentences for a data subject about what an ε-DP answer reveals, with natural frequencies.
+
+    Args:
+        epsilon: ε ≥ 0 of the release (or the total of all releases).
+        n: the number of people who might be in the data, when the attacker must pick among them.
+
+    Example:
+        >>> print(describe(1.0))  # doctest: +NORMALIZE_WHITESPACE
+        Suppose an attacker knows everyone else's data and tries to tell whether you are in it. In 100 such
+        attempts the attacker would be right about 73 times; guessing alone would be right 50 times. The answer
+        takes the attacker at most 46 % of the way from a coin toss to certainty.
+    """
+    eps = float(_epsilon(epsilon))
+    p = float(global_risk(eps))
+    phrase, base = natural_frequency(p)
+    guess_count = base // 2
+    gamma = float(global_leak(eps))
+    sentences = [
+        "Suppose an attacker knows everyone else's data and tries to tell whether you are in it.",
+        f"In {base:,} such attempts the attacker would be right {phrase} times; "
+        f"guessing alone would be right {guess_count:,} times.",
+        f"The answer takes the attacker at most {_percent(gamma)} of the way from a coin toss to certainty.",
+    ]
+    if n is not None:
+        n_ = int(_n(n, minimum=2))
+        rho = float(many_worlds(eps, n_))
+        phrase_n, base_n = natural_frequency(rho)
+        guess_phrase, _ = natural_frequency(1.0 / n_, base=base_n)
+        sentences.append(
+            f"If the attacker must instead pick who is in the data among {n_:,} possible people, "
+            f"{phrase_n} of {base_n:,} attempts would succeed; guessing alone would succeed "
+            f"{guess_phrase} of them."
+        )
+    return " ".join(sentences)
+
+
+def _percent(x: float) -> str:
+    """A share as a whole percent that never rounds a nonzero share to 0 % or a share below 1 to 100 %."""
+    if 0 < x < 0.005:
+        return "less than 1 %"
+    if 0.995 <= x < 1:
+        return "more than 99 %"
+    return f"{round(100 * x)} %"

@@ -1,0 +1,30 @@
+"""Shared test helpers."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Hypothesis: a fixed, moderate budget so the suite takes the same time everywhere.
+from hypothesis import settings
+
+from helpers import CliResult
+
+settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True)
+settings.register_profile("dev", max_examples=150, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run ``privrisk ARGS`` in-process; returns exit code, stdout and stderr."""
+    from privrisk.cli import main
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
