@@ -1,0 +1,505 @@
+"""Queries, data universes and neighbourhoods; exact global and local sensitivity (000 §2.1, §3.2).
+
+Conventions (DESIGN.md): neighbours are unbounded by default (add or remove one record, never leaving an empty
+database); ``neighbours="bounded"`` replaces one record and keeps the size n. The median of an even count is the
+mean of the two middle values; the variance is the population variance (ddof = 0) and ``std`` its square root.
+
+Why the exact local sensitivity needs only a handful of candidate neighbours
+---------------------------------------------------------------------------
+Every query here, evaluated on X ∪ {v}, is either monotone in v (count, sum, mean, median, min, max) or a convex
+quadratic in v (variance; std is its square root, so the same points are extreme). The largest |f(X′) − f(X)|
+over v in the universe is therefore reached at an end of the universe or, for the variance, at the universe value
+nearest the mean (where the variance falls most). Removing a record x works the same way: monotone in x, or a
+decreasing function of (x − mean)², so the candidates are the smallest and largest record and the record nearest
+the mean. Replacing a record (bounded) is a removal followed by an addition; for the variance the nearest
+universe value depends on which record left, so all n removals are tried, vectorised. The property tests check
+all of this against brute-force enumeration over small universes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .errors import PrivriskError
+
+__all__ = [
+    "QUERIES",
+    "Universe",
+    "evaluate",
+    "global_sensitivity",
+    "local_sensitivity",
+    "sensitivity_ratio",
+]
+
+QUERIES: tuple[str, ...] = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
+Neighbours = Literal["unbounded", "bounded"]
+
+
+def _check_query(query: str) -> str:
+    q = str(query).strip().lower()
+    if q == "var":
+        q = "variance"
+    if q not in QUERIES:
+        raise PrivriskError(f"query: unknown query {query!r}; choose one of {', '.join(QUERIES)}")
+    return q
+
+
+def _check_neighbours(neighbours: str) -> str:
+    if neighbours not in ("unbounded", "bounded"):
+        raise PrivriskError(f"neighbours: must be 'unbounded' or 'bounded', got {neighbours!r}")
+    return neighbours
+
+
+@dataclass(frozen=True)
+class Universe:
+    """The values a record may take: an interval [lo, hi] or a finite set of values.
+
+    000 §3.2 takes every valid value of a variable as its universe (``from_values``); a questionnaire item with known
+    limits (hours per day: 0 to 24) is an interval (``from_bounds``), from which any real value may join.
+
+    Example:
+        >>> u = Universe.from_values([675, 1, 3, 10, 17, 3])
+        >>> u.lo, u.hi, u.size
+        (1.0, 675.0, 5)
+        >>> Universe.from_bounds(0, 24)
+        Universe.from_bounds(0, 24)
+    """
+
+    lo: float
+    hi: float
+    values: np.ndarray | None = None  # sorted unique values for a finite set; None for an interval
+
+    @classmethod
+    def from_bounds(cls, lo: float, hi: float) -> Universe:
+        """Every real number in [lo, hi]."""
+        lo, hi = float(lo), float(hi)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise PrivriskError(f"universe: bounds must be finite numbers, got [{lo}, {hi}]")
+        if lo > hi:
+            raise PrivriskError(f"universe: lower bound {lo:g} is above the upper bound {hi:g}")
+        return cls(lo, hi, None)
+
+    @classmethod
+    def from_values(cls, values) -> Universe:
+        """The finite set of the given values (duplicates and order do not matter)."""
+        arr = np.asarray(values, dtype=float).ravel()
+        if arr.size == 0:
+            raise PrivriskError("universe: no values given")
+        if np.any(~np.isfinite(arr)):
+            raise PrivriskError("universe: values must be finite numbers (drop missing values first)")
+        uniq = np.unique(arr)
+        return cls(float(uniq[0]), float(uniq[-1]), uniq)
+
+    @property
+    def is_interval(self) -> bool:
+        return self.values is None
+
+    @property
+    def size(self) -> int | float:
+        """The number of distinct values (infinite for an interval with lo < hi)."""
+        if self.values is None:
+            return 1 if self.lo == self.hi else float("inf")
+        return int(self.values.size)
+
+    @property
+    def width(self) -> float:
+        """R = hi − lo."""
+        return self.hi - self.lo
+
+    def with_min(self, lo: float) -> Universe:
+        """The same universe with its minimum lowered to ``lo`` (000 §4.2: 0 where 0 is a valid answer)."""
+        if lo > self.lo:
+            raise PrivriskError(f"universe: minimum {lo:g} is above the smallest value {self.lo:g}")
+        if self.values is None:
+            return Universe.from_bounds(lo, self.hi)
+        return Universe.from_values(np.concatenate([[lo], self.values]))
+
+    def nearest(self, x) -> np.ndarray:
+        """The universe value nearest to each x (for an interval: x clipped to [lo, hi])."""
+        x = np.asarray(x, dtype=float)
+        if self.values is None:
+            return np.clip(x, self.lo, self.hi)
+        vals = self.values
+        idx = np.clip(np.searchsorted(vals, x), 1, max(vals.size - 1, 1))
+        if vals.size == 1:
+            return np.full_like(x, vals[0])
+        left, right = vals[idx - 1], vals[idx]
+        return np.where(np.abs(x - left) <= np.abs(right - x), left, right)
+
+    def check_sample(self, sample, *, name: str = "sample") -> None:
+        """Raise if any sample value lies outside the universe."""
+        arr = np.asarray(sample, dtype=float)
+        if arr.size == 0:
+            return
+        if np.any(~np.isfinite(arr)):
+            raise PrivriskError(f"{name}: contains NaN or infinite values; drop missing values first")
+        if self.values is None:
+            bad = arr[(arr < self.lo) | (arr > self.hi)]
+        else:
+            bad = arr[~np.isin(arr, self.values)]
+        if bad.size:
+            raise PrivriskError(
+                f"{name}: value {bad.flat[0]:g} lies outside the universe {self.describe()}"
+                + (f" ({bad.size} values in all)" if bad.size > 1 else "")
+            )
+
+    def describe(self) -> str:
+        """A short description such as ``[0, 24]`` or ``{5 values from 1 to 675}``."""
+        if self.values is None:
+            return f"[{self.lo:g}, {self.hi:g}]"
+        return f"{{{self.values.size} values from {self.lo:g} to {self.hi:g}}}"
+
+    def __repr__(self) -> str:
+        if self.values is None:
+            return f"Universe.from_bounds({self.lo:g}, {self.hi:g})"
+        return f"Universe.from_values(<{self.values.size} values from {self.lo:g} to {self.hi:g}>)"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Universe):
+            return NotImplemented
+        if (self.values is None) != (other.values is None):
+            return False
+        same_values = self.values is None or np.array_equal(self.values, other.values)
+        return self.lo == other.lo and self.hi == other.hi and same_values
+
+    def __hash__(self) -> int:
+        return hash((self.lo, self.hi, None if self.values is None else self.values.tobytes()))
+
+
+def _as_universe(universe) -> Universe:
+    if isinstance(universe, Universe):
+        return universe
+    if isinstance(universe, tuple) and len(universe) == 2:
+        return Universe.from_bounds(*universe)
+    return Universe.from_values(universe)
+
+
+def evaluate(query: str, sample, axis: int = -1):
+    """f(X) for a query by name, along ``axis`` (numpy's median; population variance).
+
+    Example:
+        >>> evaluate("median", [1, 3, 10, 17])
+        6.5
+        >>> evaluate("variance", [1, 675])
+        113569.0
+    """
+    q = _check_query(query)
+    x = np.asarray(sample, dtype=float)
+    if x.shape[axis] == 0:
+        raise PrivriskError("sample: is empty; a query needs at least one record")
+    funcs = {
+        "count": lambda a: (
+            np.full(np.delete(a.shape, axis % a.ndim), a.shape[axis], dtype=float)
+            if a.ndim > 1
+            else float(a.shape[axis])
+        ),
+        "sum": lambda a: np.sum(a, axis=axis),
+        "mean": lambda a: np.mean(a, axis=axis),
+        "median": lambda a: np.median(a, axis=axis),
+        "min": lambda a: np.min(a, axis=axis),
+        "max": lambda a: np.max(a, axis=axis),
+        "variance": lambda a: np.var(a, axis=axis),
+        "std": lambda a: np.std(a, axis=axis),
+    }
+    result = funcs[q](x)
+    return float(result) if np.ndim(result) == 0 else np.asarray(result)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Global sensitivity
+# --------------------------------------------------------------------------------------------------------------
+
+
+def global_sensitivity(
+    query: str, universe, *, neighbours: Neighbours = "unbounded", n: int | None = None
+) -> float:
+    """Δf, the global sensitivity of a query over a data universe: eq. (2) of 000.
+
+    Unbounded neighbours (add or remove one record, databases never empty; R = hi − lo):
+    count 1, sum max(|lo|, |hi|), mean R/2, median R/2, min and max R, variance R²/4, std R/2.
+
+    Bounded neighbours (replace one record in a database of n records; n must be given):
+    count 0, sum R, mean R/n, median R for odd n and R/2 for even n (a replacement moves the middle pair only
+    half-way), min and max R, variance (n − 1)·R²/n², std R·√(n − 1)/n. (For the variance: the n − 1 shared
+    records with mean μ and variance s² give ((n − 1)/n)·(s² + (y − μ)²/n) with the new record y, so the change is
+    (n − 1)/n²·|(y − μ)² − (y′ − μ)²| ≤ (n − 1)R²/n², reached when all shared records sit at one end.)
+
+    Args:
+        query: one of ``count, sum, mean, median, min, max, variance, std``.
+        universe: a :class:`Universe`, a ``(lo, hi)`` tuple, or an array of the universe's values.
+        neighbours: ``"unbounded"`` (default) or ``"bounded"``.
+        n: the database size, required for bounded neighbours.
+
+    Example:
+        >>> u = Universe.from_values([1, 3, 10, 17, 675])
+        >>> global_sensitivity("mean", u), global_sensitivity("variance", u)    # 000 §3.2
+        (337.0, 113569.0)
+        >>> global_sensitivity("median", (0, 10), neighbours="bounded", n=4)
+        5.0
+    """
+    q = _check_query(query)
+    u = _as_universe(universe)
+    nb = _check_neighbours(neighbours)
+    r = u.width
+    if nb == "unbounded":
+        return float(
+            {
+                "count": 1.0,
+                "sum": max(abs(u.lo), abs(u.hi)),
+                "mean": r / 2,
+                "median": r / 2,
+                "min": r,
+                "max": r,
+                "variance": r * r / 4,
+                "std": r / 2,
+            }[q]
+        )
+    if n is None:
+        raise PrivriskError("n: bounded neighbours keep the database size fixed; give n")
+    if int(n) != n or n < 1:
+        raise PrivriskError(f"n: must be a whole number ≥ 1, got {n}")
+    n = int(n)
+    return float(
+        {
+            "count": 0.0,
+            "sum": r,
+            "mean": r / n,
+            "median": r if n % 2 else r / 2,
+            "min": r,
+            "max": r,
+            "variance": (n - 1) * r * r / (n * n),
+            "std": r * np.sqrt(n - 1) / n,
+        }[q]
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Local sensitivity
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _median_sorted(s: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Median of the first m entries of each sorted row (m ≥ 1 per row)."""
+    rows = np.arange(s.shape[0])
+    lo = s[rows, (m - 1) // 2]
+    hi = s[rows, m // 2]
+    return (lo + hi) / 2
+
+
+def _median_after_add(s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Median of each sorted row with one value v[row] added, without re-sorting."""
+    rows, m = s.shape[0], s.shape[1]
+    r = np.arange(rows)
+    k = np.sum(s < v[:, None], axis=1)  # v sits at position k in the merged row
+
+    def order_stat(j):  # the j-th smallest (0-based) of the merged row of m + 1 values
+        below = s[r, np.clip(j, 0, m - 1)]
+        above = s[r, np.clip(j - 1, 0, m - 1)]
+        return np.where(j < k, below, np.where(j == k, v, above))
+
+    m1 = m + 1
+    a = order_stat(np.full(rows, (m1 - 1) // 2))
+    b = order_stat(np.full(rows, m1 // 2))
+    return (a + b) / 2
+
+
+def _median_after_remove(s: np.ndarray, i: int) -> np.ndarray:
+    """Median of each sorted row with its i-th value removed (m ≥ 2)."""
+    return np.median(np.delete(s, i, axis=1), axis=1)
+
+
+def _ls_unbounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray:
+    """Exact (or the paper's four-case) unbounded local sensitivity for each sorted row of s."""
+    rows, m = s.shape
+    lo, hi = u.lo, u.hi
+    can_remove = m >= 2
+    if q == "count":
+        return np.ones(rows)
+    if q == "sum":
+        add = max(abs(lo), abs(hi))
+        rem = np.maximum(np.abs(s[:, 0]), np.abs(s[:, -1])) if can_remove else np.zeros(rows)
+        return np.maximum(add, rem)
+    if q == "mean":
+        mu = s.mean(axis=1)
+        add = np.maximum(hi - mu, mu - lo) / (m + 1)
+        rem = np.maximum(s[:, -1] - mu, mu - s[:, 0]) / (m - 1) if can_remove else np.zeros(rows)
+        return np.maximum(add, rem)
+    if q == "min":
+        add = s[:, 0] - lo
+        rem = s[:, 1] - s[:, 0] if can_remove else np.zeros(rows)
+        return np.maximum(add, rem)
+    if q == "max":
+        add = hi - s[:, -1]
+        rem = s[:, -1] - s[:, -2] if can_remove else np.zeros(rows)
+        return np.maximum(add, rem)
+    if q == "median":
+        med = _median_sorted(s, np.full(rows, m))
+        cands = [
+            _median_after_add(s, np.full(rows, hi)),
+            _median_after_add(s, np.full(rows, lo)),
+        ]
+        if can_remove:
+            cands += [_median_after_remove(s, 0), _median_after_remove(s, m - 1)]
+        return np.max(np.abs(np.stack(cands) - med), axis=0)
+    # variance and std
+    mu = s.mean(axis=1)
+    var = np.mean((s - mu[:, None]) ** 2, axis=1)
+    add_points = [np.full(rows, lo), np.full(rows, hi)]
+    if method == "exact":
+        add_points.append(u.nearest(mu))
+    # X ∪ {v}: var' = m/(m+1)·(var + (v − μ)²/(m + 1))
+    new_vars = [m / (m + 1) * (var + (v - mu) ** 2 / (m + 1)) for v in add_points]
+    if can_remove:
+        # Removing x: var' falls with (x − μ)², so the extremes and the record nearest μ are the candidates. Their
+        # variances are computed directly, not as var − (x − μ)²/(m − 1): that difference cancels when the
+        # others are all equal, and the std's square root would turn a 1e−15 residue into 3e−8.
+        new_vars += [np.var(s[:, 1:], axis=1), np.var(s[:, :-1], axis=1)]
+        if method == "exact":
+            near = np.argmin(np.abs(s - mu[:, None]), axis=1)
+            keep = np.ones(s.shape, dtype=bool)
+            keep[np.arange(rows), near] = False
+            new_vars.append(np.var(s[keep].reshape(rows, m - 1), axis=1))
+    stacked = np.stack(new_vars)
+    if q == "std":
+        return np.max(np.abs(np.sqrt(stacked) - np.sqrt(var)), axis=0)
+    return np.max(np.abs(stacked - var), axis=0)
+
+
+def _ls_bounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray:
+    """Exact bounded (replace-one) local sensitivity for each sorted row of s."""
+    rows, m = s.shape
+    lo, hi = u.lo, u.hi
+    if q == "count":
+        return np.zeros(rows)
+    if q in ("sum", "mean"):
+        change = np.maximum(hi - s[:, 0], s[:, -1] - lo)
+        return change / (m if q == "mean" else 1)
+    if m == 1:
+        # X′ = {v}: every query but count, sum and mean is v itself, or 0 for the spread.
+        if q in ("variance", "std"):
+            return np.zeros(rows)
+        return np.maximum(hi - s[:, 0], s[:, 0] - lo)
+    if q == "min":
+        return np.maximum(s[:, 1] - s[:, 0], s[:, 0] - lo)
+    if q == "max":
+        return np.maximum(s[:, -1] - s[:, -2], hi - s[:, -1])
+    if q == "median":
+        med = _median_sorted(s, np.full(rows, m))
+        up = _median_after_add(np.delete(s, 0, axis=1), np.full(rows, hi))
+        down = _median_after_add(np.delete(s, m - 1, axis=1), np.full(rows, lo))
+        return np.maximum(np.abs(up - med), np.abs(down - med))
+    # variance and std: try every removal i, then the best addition for the remaining n − 1 records.
+    mu = s.mean(axis=1)
+    dev = s - mu[:, None]
+    var = np.mean(dev**2, axis=1)
+    k = m - 1
+    mu_s = (mu[:, None] * m - s) / k  # mean without record i
+    # Σ(x − μ_S)² over the others = Σ(x − μ)² − (x_i − μ)² − k(μ_S − μ)²
+    total = m * var[:, None]
+    ss = np.maximum(total - dev**2 * (m / k), 0.0)
+    # That difference cancels when the other records are (nearly) all equal; recompute those few exactly.
+    for r, i in np.argwhere(ss < 1e-6 * total):
+        rest = np.delete(s[r], i)
+        ss[r, i] = np.sum((rest - rest.mean()) ** 2)
+    var_s = ss / k
+    candidates = [np.full_like(mu_s, lo), np.full_like(mu_s, hi)]
+    if method == "exact":
+        candidates.append(u.nearest(mu_s))
+    new = [(k / m) * (var_s + (v - mu_s) ** 2 / m) for v in candidates]
+    stacked = np.stack(new)
+    base = var[None, :, None]
+    if q == "std":
+        diff = np.abs(np.sqrt(stacked) - np.sqrt(base))
+    else:
+        diff = np.abs(stacked - base)
+    return diff.max(axis=(0, 2))
+
+
+def local_sensitivity(
+    query: str,
+    sample,
+    universe,
+    *,
+    neighbours: Neighbours = "unbounded",
+    method: Literal["exact", "paper"] = "exact",
+):
+    """Δv, the local sensitivity of a query on a sample within a universe: eq. (3) of 000.
+
+    The largest |f(X′) − f(X)| over every neighbour X′ of the sample X: adding any value the universe allows
+    (an interval admits every real in [lo, hi], so the variance's biggest drop comes from adding the mean itself)
+    or removing any record (never leaving an empty database). Bounded neighbours replace one record instead.
+
+    ``method="paper"`` is the four-case rule of 000 §3.2 (add the universe's smallest or largest value, remove
+    the sample's smallest or largest record). It is exact for every query but the variance and std, where
+    adding a value near the mean or removing the record nearest the mean can move the result further.
+
+    Args:
+        query: one of ``count, sum, mean, median, min, max, variance, std``.
+        sample: a 1-D array (one sample), a 2-D array (one sample per row, batched) or a list of 1-D arrays
+            of different sizes.
+        universe: a :class:`Universe`, a ``(lo, hi)`` tuple, or an array of the universe's values.
+        neighbours: ``"unbounded"`` (default) or ``"bounded"``.
+        method: ``"exact"`` (default) or ``"paper"``.
+
+    Returns:
+        A float for one sample; an array with one value per sample for a batch.
+
+    Raises:
+        PrivriskError: for an empty sample, a value outside the universe, an unknown query or method.
+
+    Example:
+        >>> u = Universe.from_values([1, 3, 10, 17, 675])
+        >>> round(local_sensitivity("mean", [1, 3, 10, 17], u), 2)        # 000 §3.2: 133.45
+        133.45
+        >>> local_sensitivity("median", [1, 3, 10, 17, 675], u)           # 000 §3.2: 3.5
+        3.5
+        >>> local_sensitivity("max", [[1, 3, 10], [3, 10, 17]], u)        # a batch of two samples
+        array([665., 658.])
+    """
+    q = _check_query(query)
+    u = _as_universe(universe)
+    nb = _check_neighbours(neighbours)
+    if method not in ("exact", "paper"):
+        raise PrivriskError(f"method: must be 'exact' or 'paper', got {method!r}")
+    if nb == "bounded" and method == "paper":
+        raise PrivriskError("method: the paper's four-case rule is defined for unbounded neighbours only")
+
+    if isinstance(sample, list | tuple) and len(sample) and np.ndim(sample[0]) == 1:
+        lengths = {len(x) for x in sample}
+        if len(lengths) > 1:
+            return np.array(
+                [local_sensitivity(q, x, u, neighbours=nb, method=method) for x in sample], dtype=float
+            )
+    arr = np.asarray(sample, dtype=float)
+    single = arr.ndim == 1
+    if arr.ndim not in (1, 2):
+        raise PrivriskError("sample: must be one sample (1-D) or a batch of samples (2-D)")
+    s = np.sort(np.atleast_2d(arr), axis=1)
+    if s.shape[1] == 0:
+        raise PrivriskError("sample: is empty; a query needs at least one record")
+    u.check_sample(s)
+    kernel = _ls_unbounded if nb == "unbounded" else _ls_bounded
+    result = kernel(q, s, u, method)
+    return float(result[0]) if single else result
+
+
+def sensitivity_ratio(local: float, global_: float) -> float:
+    """Δv/Δf, the ratio that scales ε in ρ_mw and ρ_tw (it may exceed 1: DESIGN.md).
+
+    Raises:
+        PrivriskError: when Δf = 0, where the ratio is undefined.
+
+    Example:
+        >>> round(sensitivity_ratio(133.45, 337.0), 4)
+        0.396
+    """
+    lv, gv = np.asarray(local, dtype=float), np.asarray(global_, dtype=float)
+    if np.any(gv == 0):
+        raise PrivriskError(
+            "global sensitivity is 0 (the universe holds a single value): the ratio Δv/Δf is undefined"
+        )
+    out = lv / gv
+    return float(out) if out.ndim == 0 else out

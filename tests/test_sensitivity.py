@@ -1,0 +1,201 @@
+"""Sensitivities: 000's worked example, brute-force enumeration over small universes, invariants, errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import privrisk as pr
+from privrisk import PrivriskError, Universe
+from privrisk.sensitivity import QUERIES, evaluate
+
+FULL = [1, 3, 10, 17, 675]  # 000 Table 1a: the complete data set (DESIGN.md errata)
+U = Universe.from_values(FULL)
+
+
+# ---------------------------------------------------------------------------------------------- brute force
+def neighbours_of(sample, universe_values, neighbours):
+    x = list(sample)
+    if neighbours == "unbounded":
+        out = [[*x, v] for v in universe_values]
+        if len(x) >= 2:
+            out += [x[:i] + x[i + 1 :] for i in range(len(x))]
+        return out
+    return [[*x[:i], v, *x[i + 1 :]] for i in range(len(x)) for v in universe_values]
+
+
+def brute_local(query, sample, universe_values, neighbours="unbounded"):
+    f0 = evaluate(query, sample)
+    return max(abs(evaluate(query, y) - f0) for y in neighbours_of(sample, universe_values, neighbours))
+
+
+def brute_global(query, universe_values, neighbours="unbounded", n=None, max_size=4):
+    sizes = range(1, max_size + 1) if neighbours == "unbounded" else [n]
+    best = 0.0
+    for size in sizes:
+        for db in itertools.combinations_with_replacement(universe_values, size):
+            best = max(best, brute_local(query, db, universe_values, neighbours))
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- paper oracles
+def test_000_example_global():
+    assert pr.global_sensitivity("mean", U) == 337.0
+    assert pr.global_sensitivity("variance", U) == 113569.0  # (674/2)², DESIGN.md errata
+    assert pr.global_sensitivity("median", U) == 337.0
+    assert pr.global_sensitivity("max", U) == 674.0
+    assert pr.global_sensitivity("count", U) == 1.0
+
+
+def test_000_example_local():
+    without_max = [1, 3, 10, 17]  # Table 1b
+    assert pr.local_sensitivity("mean", without_max, U) == pytest.approx(133.45)
+    assert pr.local_sensitivity("median", FULL, U) == 3.5
+    # the two neighbours the paper names for the median: 6.5 (without max) and 13.5 (without min)
+    assert evaluate("median", without_max) == 6.5
+    assert evaluate("median", [3, 10, 17, 675]) == 13.5
+
+
+def test_paper_rule_differs_from_exact_for_the_variance():
+    # Sample {0, 10} in the universe [0, 10]: the four cases (add 0 or 10, remove 0 or 10) move the variance by
+    # 25 − 22.22 = 2.78 or 25; adding the mean 5 moves it to 16.67, and removing a record to 0, so exact = 25.
+    # On {0, 0, 10, 10, 5}: adding the mean (5) lowers the variance most among additions; the paper misses it
+    # when removals are small. Search a case where exact > paper, and check both against brute force.
+    universe = list(range(0, 11))
+    found = None
+    for sample in itertools.combinations_with_replacement(universe, 5):
+        exact = pr.local_sensitivity("variance", sample, universe)
+        paper = pr.local_sensitivity("variance", sample, universe, method="paper")
+        assert exact == pytest.approx(brute_local("variance", sample, universe))
+        assert paper <= exact + 1e-9
+        if exact > paper + 1e-9:
+            found = sample
+            break
+    assert found is not None, "the four-case rule should miss the variance's interior neighbours somewhere"
+
+
+def test_paper_rule_is_exact_for_mean_median_min_max():
+    rng = np.random.default_rng(3)
+    universe = np.arange(0, 30)
+    for _ in range(200):
+        sample = rng.choice(universe, size=rng.integers(1, 8))
+        for q in ("count", "sum", "mean", "median", "min", "max"):
+            assert pr.local_sensitivity(q, sample, universe, method="paper") == pytest.approx(
+                pr.local_sensitivity(q, sample, universe)
+            )
+
+
+# ---------------------------------------------------------------------------------------------- brute force
+small_universe = st.lists(st.integers(-6, 9), min_size=1, max_size=5, unique=True)
+
+
+@given(data=st.data(), query=st.sampled_from(QUERIES), neighbours=st.sampled_from(["unbounded", "bounded"]))
+def test_local_sensitivity_equals_brute_force(data, query, neighbours):
+    values = sorted(data.draw(small_universe))
+    sample = data.draw(st.lists(st.sampled_from(values), min_size=1, max_size=7))
+    expected = brute_local(query, sample, values, neighbours)
+    got = pr.local_sensitivity(query, sample, values, neighbours=neighbours)
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_global_unbounded_equals_brute_force(query):
+    for values in ([0, 1], [0, 2, 7], [-3, 1, 4], [2, 5, 6, 11]):
+        assert pr.global_sensitivity(query, values) == pytest.approx(brute_global(query, values))
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_global_bounded_equals_brute_force(query, n):
+    for values in ([0, 1], [0, 3, 10], [-2, 1, 5]):
+        expected = brute_global(query, values, "bounded", n=n)
+        assert pr.global_sensitivity(query, values, neighbours="bounded", n=n) == pytest.approx(expected)
+
+
+@given(
+    lo=st.floats(-100, 100),
+    width=st.floats(0.5, 100),
+    raw=st.lists(st.floats(0, 1), min_size=1, max_size=9),
+    query=st.sampled_from(["mean", "median", "variance", "std", "min", "max", "sum"]),
+)
+def test_interval_universe_against_a_fine_grid(lo, width, raw, query):
+    """For an interval, no grid point (nor the sample's mean) beats the exact answer, and a fine grid gets close."""
+    hi = lo + width
+    sample = [lo + r * width for r in raw]
+    exact = pr.local_sensitivity(query, sample, (lo, hi))
+    grid = [*np.linspace(lo, hi, 201).tolist(), float(np.mean(sample))]
+    brute = brute_local(query, sample, grid)
+    assert brute <= exact + 1e-7 * max(1.0, abs(exact))
+    # A grid step of width/200 changes the variance by at most ~ step·width/(m+1).
+    assert exact - brute <= width * width / 100 + 1e-9
+
+
+@given(data=st.data(), query=st.sampled_from(QUERIES))
+def test_local_never_exceeds_global_unbounded(data, query):
+    values = sorted(data.draw(small_universe))
+    sample = data.draw(st.lists(st.sampled_from(values), min_size=1, max_size=7))
+    assert pr.local_sensitivity(query, sample, values) <= pr.global_sensitivity(query, values) + 1e-9
+
+
+def test_batched_equals_one_by_one():
+    rng = np.random.default_rng(7)
+    universe = Universe.from_values(rng.integers(0, 100, 50))
+    batch = rng.choice(universe.values, size=(40, 9))
+    for q in QUERIES:
+        for nb in ("unbounded", "bounded"):
+            got = pr.local_sensitivity(q, batch, universe, neighbours=nb)
+            one = [pr.local_sensitivity(q, row, universe, neighbours=nb) for row in batch]
+            np.testing.assert_allclose(got, one)
+    ragged = [batch[0, :3], batch[1, :7], batch[2]]
+    np.testing.assert_allclose(
+        pr.local_sensitivity("variance", ragged, universe),
+        [pr.local_sensitivity("variance", r, universe) for r in ragged],
+    )
+
+
+def test_single_record_has_only_additions():
+    assert pr.local_sensitivity("mean", [5], (0, 10)) == 2.5
+    assert pr.local_sensitivity("variance", [5], (0, 10)) == 6.25
+
+
+def test_universe_with_min_and_nearest():
+    u = Universe.from_values([3, 8, 20]).with_min(0)
+    assert u.lo == 0 and u.size == 4
+    np.testing.assert_array_equal(u.nearest([1, 5.4, 5.6, 100]), [0, 3, 8, 20])
+    assert Universe.from_bounds(0, 24).nearest(30) == 24
+
+
+# ---------------------------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: pr.local_sensitivity("mean", [], U), "empty"),
+        (lambda: pr.local_sensitivity("mean", [2], U), "outside the universe"),
+        (lambda: pr.local_sensitivity("mean", [30], (0, 24)), "outside the universe"),
+        (lambda: pr.local_sensitivity("mode", [1], U), "unknown query"),
+        (lambda: pr.global_sensitivity("mode", U), "unknown query"),
+        (lambda: pr.local_sensitivity("mean", [1], U, method="guess"), "method"),
+        (lambda: pr.local_sensitivity("mean", [1], U, neighbours="near"), "neighbours"),
+        (lambda: pr.global_sensitivity("mean", U, neighbours="bounded"), "give n"),
+        (lambda: pr.sensitivity_ratio(1.0, 0.0), "undefined"),
+        (lambda: Universe.from_bounds(5, 1), "above the upper"),
+        (lambda: Universe.from_values([]), "no values"),
+        (lambda: Universe.from_values([1, float("nan")]), "finite"),
+        (lambda: pr.local_sensitivity("mean", [1, float("nan")], U), "NaN"),
+    ],
+)
+def test_errors(call, message):
+    with pytest.raises(PrivriskError, match=message):
+        call()
+
+
+def test_ratio_may_exceed_one_and_zero_global_is_an_error():
+    assert pr.sensitivity_ratio(2.0, 1.0) == 2.0
+    single = Universe.from_values([4, 4])
+    assert pr.global_sensitivity("mean", single) == 0.0
+    with pytest.raises(PrivriskError):
+        pr.sensitivity_ratio(pr.local_sensitivity("mean", [4], single), 0.0)
