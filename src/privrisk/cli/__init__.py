@@ -1,0 +1,67 @@
+"""The ``privrisk`` command: thin, one module per capability; each only parses, calls the library and formats.
+
+Exit codes (DESIGN.md): 0 success; 1 a risk threshold the user set was exceeded; 2 bad input or usage, with a
+one-line message and no traceback; anything else is a bug.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from ..errors import PrivriskError, ThresholdExceeded
+
+# One import per capability: each module registers its commands with ``app``.
+from . import risk as _risk  # noqa: F401
+from . import sensitivity as _sensitivity  # noqa: F401
+from ._app import app
+
+__all__ = ["app", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code instead of raising.
+
+    Example:
+        >>> main(["risk", "--epsilon", "ln3", "--json"])  # doctest: +ELLIPSIS
+        {"schema_version": 1, ...}
+        0
+    """
+    command = typer.main.get_command(app)
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        command.main(args=args, prog_name="privrisk", standalone_mode=False)
+    except PrivriskError as exc:
+        _error(str(exc))
+        return 2
+    except ThresholdExceeded as exc:
+        print(f"privrisk: {exc}", file=sys.stderr)
+        return 1
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
+        _error("aborted")
+        return 130
+    except typer.TyperException as exc:
+        if (
+            type(exc).__name__ == "NoArgsIsHelpError"
+        ):  # a bare `privrisk` or group: show the help, as git does
+            print(exc.format_message(), file=sys.stderr)
+            return 2
+        _error(exc.format_message())
+        return int(exc.exit_code) if exc.exit_code else 2
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    return 0
+
+
+def _error(message: str) -> None:
+    line = " ".join(str(message).split())
+    print(f"privrisk: error: {line}", file=sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""What every command shares: JSON on stdout, messages on stderr, ε and universe options, progress bars."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from rich.console import Console
+
+from .._epsilon import parse_epsilon, parse_epsilons
+from .._io import to_jsonable
+from ..errors import PrivriskError
+
+SCHEMA_VERSION = 1
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "emit_json",
+    "err",
+    "floats",
+    "out",
+    "parse_bounds",
+    "parse_epsilon",
+    "parse_epsilons",
+    "percent",
+    "progress",
+    "ratio_from",
+]
+
+
+def percent(x: float, digits: int = 1) -> str:
+    """A probability as a percentage rounded half up, as the papers print them (7/16 → 43.8 %, not 43.7 %).
+
+    The value is first rounded to 12 significant digits so that a tie computed as 0.43749999999999994 is
+    still a tie.
+
+    Example:
+        >>> percent(7 / 16 - 1e-17), percent(2 / 101)
+        ('43.8%', '2.0%')
+    """
+    from decimal import ROUND_HALF_UP, Decimal
+
+    value = Decimal(f"{100 * float(x):.12g}").quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{value}%"
+
+
+def emit_json(document: dict[str, Any]) -> None:
+    """Print one JSON document on stdout, with ``schema_version`` first; NaN and infinities become null."""
+    doc = {"schema_version": SCHEMA_VERSION, **document}
+    sys.stdout.write(json.dumps(to_jsonable(doc), ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def floats(text: str, *, name: str) -> list[float]:
+    """Read a comma-separated list of numbers."""
+    values = []
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise PrivriskError(f"{name}: {part!r} is not a number") from None
+    if not values:
+        raise PrivriskError(f"{name}: give at least one number")
+    return values
+
+
+def parse_bounds(text: str, *, name: str = "--universe") -> tuple[float, float]:
+    """Read ``LO,HI`` with LO < HI (a universe of one value has no sensitivity to speak of)."""
+    values = floats(text, name=name)
+    if len(values) != 2:
+        raise PrivriskError(f"{name}: give two numbers LO,HI, got {text!r}")
+    lo, hi = values
+    if not lo < hi:
+        raise PrivriskError(f"{name}: the lower bound must be below the upper bound, got {text!r}")
+    return lo, hi
+
+
+def ratio_from(ratio: float | None, dv: float | None, df: float | None) -> float:
+    """Δv/Δf from ``--ratio`` or from ``--dv`` and ``--df`` (not both)."""
+    if ratio is not None and (dv is not None or df is not None):
+        raise PrivriskError("--ratio: give either --ratio or --dv with --df, not both")
+    if (dv is None) != (df is None):
+        raise PrivriskError("--dv/--df: give both the local (--dv) and the global (--df) sensitivity")
+    if dv is not None and df is not None:
+        if df <= 0:
+            raise PrivriskError(f"--df: the global sensitivity must be greater than 0, got {df:g}")
+        if dv < 0:
+            raise PrivriskError(f"--dv: the local sensitivity must be at least 0, got {dv:g}")
+        return dv / df
+    value = 1.0 if ratio is None else ratio
+    if value < 0:
+        raise PrivriskError(f"--ratio: must be at least 0, got {value:g}")
+    return value
+
+
+@contextlib.contextmanager
+def progress(description: str, total: int | None) -> Iterator:
+    """A Rich progress bar on stderr when stderr is a terminal; a silent stand-in otherwise.
+
+    Yields a function ``advance(steps=1)``.
+    """
+    if not err.is_terminal:
+        yield lambda steps=1: None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda steps=1: bar.advance(task, steps)

@@ -1,0 +1,134 @@
+"""``privrisk sensitivity``: global and local sensitivity of a query on a data file, and the risk it carries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from .. import risk as R
+from ..data import read_column
+from ..errors import PrivriskError, ThresholdExceeded
+from ..sensitivity import QUERIES, Universe, global_sensitivity, local_sensitivity, sensitivity_ratio
+from ._app import app
+from ._common import emit_json, err, out, parse_bounds, parse_epsilon
+
+MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
+
+
+def choose_universe(
+    values,
+    universe: str | None,
+    universe_file: Path | None,
+    universe_column: str | None,
+    universe_min: float | None,
+    missing: str | None,
+) -> tuple[Universe, str]:
+    """The universe named by the command-line options, and a sentence saying which it is."""
+    if universe and universe_file:
+        raise PrivriskError("--universe: give either --universe LO,HI or --universe-file, not both")
+    if universe:
+        u = Universe.from_bounds(*parse_bounds(universe))
+        how = f"the interval {u.describe()}"
+    elif universe_file:
+        if not universe_column:
+            raise PrivriskError(
+                "--universe-column: name the column of --universe-file that holds the universe"
+            )
+        col = read_column(universe_file, universe_column, missing=missing)
+        u = Universe.from_values(col.values)
+        how = f"the {u.size:,} distinct values of {universe_column!r} in {universe_file}"
+    else:
+        u = Universe.from_values(values)
+        how = f"the column's own {u.size:,} distinct values (as 000 §3.2 does)"
+    if universe_min is not None:
+        u = u.with_min(universe_min)
+        how += f", with its minimum set to {universe_min:g}"
+    return u, how
+
+
+@app.command("sensitivity")
+def sensitivity_command(
+    file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
+    column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
+    query: str = typer.Option(..., "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
+    universe: str | None = typer.Option(
+        None, "--universe", help="Bounds LO,HI of the values a record may take."
+    ),
+    universe_file: Path | None = typer.Option(
+        None, "--universe-file", help="A file whose column is the universe."
+    ),
+    universe_column: str | None = typer.Option(None, "--universe-column", help="That file's column."),
+    universe_min: float | None = typer.Option(
+        None, "--universe-min", help="Lower the universe's minimum to this value (000: 0 where 0 is valid)."
+    ),
+    neighbours: str = typer.Option(
+        "unbounded", "--neighbours", help="unbounded (add/remove) or bounded (replace)."
+    ),
+    method: str = typer.Option("exact", "--method", help="exact, or paper (000's four-case rule)."),
+    epsilon: str | None = typer.Option(
+        None, "--epsilon", "-e", help="Also give the risks at this ε (e.g. ln3)."
+    ),
+    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
+    max_risk: float | None = typer.Option(
+        None, "--max-risk", help="With --epsilon: exit with code 1 if the two-worlds risk exceeds this."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+) -> None:
+    """Global and local sensitivity of a query on one column, and with --epsilon the risk it carries.
+
+    Example: privrisk sensitivity examples/distance_work.csv --column distance --query mean --epsilon 1
+    """
+    if max_risk is not None and epsilon is None:
+        raise PrivriskError("--max-risk: needs --epsilon")
+    eps = parse_epsilon(epsilon, name="--epsilon") if epsilon is not None else None
+    col = read_column(file, column, missing=missing)
+    u, how = choose_universe(col.values, universe, universe_file, universe_column, universe_min, missing)
+    u.check_sample(col.values, name=f"{file}: column {column!r}")
+    n = int(col.values.size)
+    gs = global_sensitivity(query, u, neighbours=neighbours, n=n if neighbours == "bounded" else None)
+    ls = local_sensitivity(query, col.values, u, neighbours=neighbours, method=method)
+    ratio = sensitivity_ratio(ls, gs)
+    doc = {
+        "query": query,
+        "column": column,
+        "n": n,
+        "universe": {
+            "kind": "interval" if u.is_interval else "values",
+            "lo": u.lo,
+            "hi": u.hi,
+            "description": how,
+        },
+        "neighbours": neighbours,
+        "method": method,
+        "global_sensitivity": gs,
+        "local_sensitivity": ls,
+        "ratio": ratio,
+        "data": col.as_dict(),
+    }
+    if eps is not None:
+        doc.update(
+            epsilon=eps,
+            many_worlds=R.many_worlds(eps, n, ratio),
+            two_worlds=R.two_worlds(eps, ratio),
+            global_risk=R.global_risk(eps),
+        )
+    if as_json:
+        emit_json(doc)
+    else:
+        err.print(col.summary())
+        err.print(f"Universe: {how}.")
+        table = Table(title=f"{query} of {column!r} (n = {n:,}, {neighbours} neighbours)")
+        table.add_column("measure")
+        table.add_column("value", justify="right")
+        table.add_row("global sensitivity Δf", f"{gs:.6g}")
+        table.add_row(f"local sensitivity Δv ({method})", f"{ls:.6g}")
+        table.add_row("ratio Δv/Δf", f"{ratio:.6g}")
+        if eps is not None:
+            table.add_row(f"many-worlds ρ_mw (n = {n:,}, ε = {eps:.4g})", f"{doc['many_worlds']:.6g}")
+            table.add_row("two-worlds ρ_tw", f"{doc['two_worlds']:.6g}")
+            table.add_row("global risk ρ_gl", f"{doc['global_risk']:.6g}")
+        out.print(table)
+    if max_risk is not None and doc["two_worlds"] > max_risk:
+        raise ThresholdExceeded(f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}")
