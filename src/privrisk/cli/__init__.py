@@ -6,17 +6,29 @@ one-line message and no traceback; anything else is a bug.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
 import typer
 
 from ..errors import PrivriskError, ThresholdExceeded
-
-# One import per capability: each module registers its commands with ``app``.
-from . import risk as _risk  # noqa: F401
-from . import sensitivity as _sensitivity  # noqa: F401
 from ._app import app
+
+# One module per capability; importing it registers its commands with ``app``.
+COMMAND_MODULES = (
+    "risk",
+    "sensitivity",
+    # (study)
+    # (attack)
+    # (presence)
+    # (audit)
+    # (empirical)
+    # (release)
+    # (explain)
+)
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"{__name__}.{_name}")
 
 __all__ = ["app", "main"]
 
