@@ -190,21 +190,12 @@ def evaluate(query: str, sample, axis: int = -1):
     x = np.asarray(sample, dtype=float)
     if x.shape[axis] == 0:
         raise PrivriskError("sample: is empty; a query needs at least one record")
-    funcs = {
-        "count": lambda a: (
-            np.full(np.delete(a.shape, axis % a.ndim), a.shape[axis], dtype=float)
-            if a.ndim > 1
-            else float(a.shape[axis])
-        ),
-        "sum": lambda a: np.sum(a, axis=axis),
-        "mean": lambda a: np.mean(a, axis=axis),
-        "median": lambda a: np.median(a, axis=axis),
-        "min": lambda a: np.min(a, axis=axis),
-        "max": lambda a: np.max(a, axis=axis),
-        "variance": lambda a: np.var(a, axis=axis),
-        "std": lambda a: np.std(a, axis=axis),
-    }
-    result = funcs[q](x)
+    if q == "count":
+        result = np.full(np.delete(x.shape, axis % x.ndim), x.shape[axis], dtype=float)
+    else:
+        func = {"sum": np.sum, "mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
+                "variance": np.var, "std": np.std}[q]  # fmt: skip
+        result = func(x, axis=axis)
     return float(result) if np.ndim(result) == 0 else np.asarray(result)
 
 
