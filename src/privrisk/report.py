@@ -32,7 +32,18 @@ MAX_ROWS = 200
 
 _SVG_NS = "http://www.w3.org/2000/svg"
 _XLINK_NS = "http://www.w3.org/1999/xlink"
-_DROP_TAGS = {"script", "foreignObject", "iframe", "object", "embed", "audio", "video", "handler", "listener"}
+_DROP_TAGS = {
+    "script",
+    "foreignObject",
+    "metadata",
+    "iframe",
+    "object",
+    "embed",
+    "audio",
+    "video",
+    "handler",
+    "listener",
+}
 _URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE)
 
 # Colours chosen for contrast: text on white ≥ 7:1, graphics ≥ 3:1 (WCAG 2.1).
@@ -61,7 +72,7 @@ a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visibl
 figure { margin: 1rem 0; }
 figcaption { color: var(--muted); font-size: 0.95rem; margin-top: 0.35rem; }
 svg { max-width: 100%; height: auto; }
-.figure svg { display: block; width: 100%; height: auto; }
+.figure svg { display: block; max-width: 100%; height: auto; }
 .figure img { max-width: 100%; height: auto; }
 table { border-collapse: collapse; margin: 0.75rem 0; font-size: 0.95rem; }
 th, td { border-bottom: 1px solid var(--line); padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
@@ -344,11 +355,14 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
             continue
         caption = html.escape(str(figure.get("title") or f"Figure {number}"))
         prefix = f"{anchor}-f{number}-"
+        # A path that leaves the folder is a broken or hostile manifest: refuse it rather than read it.
+        svg = _inside(folder, figure["svg"], "figure") if figure.get("svg") else None
+        png = _inside(folder, figure["png"], "figure") if figure.get("png") else None
         try:
-            if figure.get("svg"):
-                content = inline_svg(_inside(folder, figure["svg"], "figure"), prefix=prefix)
-            elif figure.get("png"):
-                path = _inside(folder, figure["png"], "figure")
+            if svg is not None:
+                content = inline_svg(svg, prefix=prefix)
+            elif png is not None:
+                path = png
                 data = base64.b64encode(path.read_bytes()).decode("ascii")
                 content = f'<img src="data:image/png;base64,{data}" alt="{caption}">'
             else:
@@ -364,8 +378,8 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
         if not isinstance(table, dict):
             continue
         caption = html.escape(str(table.get("title") or f"Table {number}"))
+        path = _inside(folder, table.get("path"), "table")
         try:
-            path = _inside(folder, table.get("path"), "table")
             content, total = _csv_table(path, max_rows)
         except (PrivriskError, OSError, UnicodeDecodeError, csv.Error) as exc:
             problems += 1
