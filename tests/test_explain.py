@@ -238,6 +238,7 @@ def test_explain_json(cli, tmp_path):
     doc = cli("explain", "-e", "ln(3)", "--lang", "de", "--json").json
     assert doc["schema_version"] == 1 and doc["global_risk"] == pytest.approx(0.75)
     assert doc["shown"]["risk"] == "etwa 75" and doc["many_worlds"] is None and doc["out"] is None
+    assert doc["paragraph"].startswith("Angenommen, ein Angreifer") and "etwa 75 richtig" in doc["paragraph"]
     doc = cli("explain", "-e", "1", "--n", "21", "--json", "--out", tmp_path / "p.html").json
     assert doc["many_worlds"] == pytest.approx(R.many_worlds(1.0, 21)) and (tmp_path / "p.html").exists()
 
@@ -249,7 +250,8 @@ def test_explain_json(cli, tmp_path):
         (["--epsilon", "-1"], ["--epsilon"]),
         (["--epsilon", "abc"], ["--epsilon", "not a number"]),
         (["--epsilon", "inf"], ["--epsilon", "finite"]),
-        (["--epsilon", "1", "--n", "1"], ["--n", "at least 2"]),
+        (["--epsilon", "1", "--n", "1"], ["--n", "from 2 to 10^12"]),
+        (["--epsilon", "1", "--n", "2000000000000"], ["--n", "from 2 to 10^12"]),
         (["--epsilon", "1", "--lang", "fr"], ["--lang", "en, de"]),
         (["--epsilon", "1", "--compare", "ln2,zero"], ["--compare"]),
         (["--epsilon", "1", "--compare", "0"], ["--compare"]),
@@ -268,3 +270,31 @@ def test_explain_out_is_a_folder_or_in_a_missing_folder(cli, tmp_path):
     one_line_error(
         cli("explain", "--epsilon", "1", "--out", tmp_path / "no" / "x.html"), "--out", "does not exist"
     )
+
+
+# --- contrast ------------------------------------------------------------------------------------------------
+
+
+def _luminance(colour: str) -> float:
+    """Relative luminance of an sRGB colour, WCAG 2.1."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_wcag_contrast_of_the_palette():
+    from privrisk.report import BASE_CSS
+
+    colours = dict(re.findall(r"--(\w+):\s*(#[0-9a-fA-F]{6})", BASE_CSS))
+    assert round(_contrast("#000000", "#ffffff"), 1) == 21.0  # the formula itself
+    for text in ("ink", "muted", "accent", "warm", "warn"):
+        for background in ("paper", "soft"):
+            # Normal text needs 4.5:1 (WCAG 2.1 AA); the icons and bars need 3:1 as graphics.
+            assert _contrast(colours[text], colours[background]) >= 4.5, (text, background)
+    # The outline of the empty figures is a graphic: 3:1 against the page and the slider's background.
+    assert _contrast("#5f5f5f", colours["paper"]) >= 3.0 and _contrast("#5f5f5f", colours["soft"]) >= 3.0

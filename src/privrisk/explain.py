@@ -23,10 +23,11 @@ from . import risk as R
 from .errors import PrivriskError
 from .report import html_page, json_script
 
-__all__ = ["LANGUAGES", "explainer_numbers", "explainer_page", "slider_grid"]
+__all__ = ["LANGUAGES", "explainer_numbers", "explainer_page", "explainer_paragraph", "slider_grid"]
 
 LANGUAGES = ("en", "de")
 _RATIO_LIMIT = 1e6
+_MAX_N = 10**12
 
 # Every sentence of the page, in plain words; {name} marks a number from explainer_numbers.
 TEXT: dict[str, dict[str, Any]] = {
@@ -301,7 +302,7 @@ def explainer_numbers(epsilon: float, n: int | None = None, *, lang: str = "en")
 
     Args:
         epsilon: ε > 0.
-        n: the number of people the attacker picks among (≥ 2), or None.
+        n: the number of people the attacker picks among (2 to 10¹²), or None.
         lang: ``en`` or ``de``.
 
     Returns:
@@ -340,6 +341,9 @@ def explainer_numbers(epsilon: float, n: int | None = None, *, lang: str = "en")
     }
     if n is not None:
         n_ = int(R._n(n, minimum=2))
+        if n_ > _MAX_N:
+            # The page's script counts in doubles; beyond 2^53 n − 1 would not be exact there.
+            raise PrivriskError(f"--n: must be at most 10^12, got {n_:,}")
         rho = float(R.many_worlds(eps, n_))
         mkind, mcount, mbase = _frequency(rho)
         gkind, gcount, gbase = _frequency(1.0 / n_, mbase)
@@ -663,6 +667,17 @@ def explainer_page(
             "n": None if n is None else int(n), "grid": grid, "start": start, "ratio_limit": _RATIO_LIMIT}  # fmt: skip
     body = "\n".join(parts) + "\n" + json_script("privrisk-data", data)
     return html_page(title=title, body=body, lang=lang, css=PAGE_CSS, script=SCRIPT)
+
+
+def explainer_paragraph(epsilon: float, n: int | None = None, *, lang: str = "en") -> str:
+    """The page's paragraph for a consent form: :func:`privrisk.describe` in English, its translation in German.
+
+    Example:
+        >>> explainer_paragraph(math.log(3), lang="de").split(". ")[-1]
+        'Die Antwort bringt den Angreifer höchstens 50 % des Weges vom Münzwurf zur Gewissheit.'
+    """
+    eps = float(R._epsilon(epsilon))
+    return _paragraph(eps, n, explainer_numbers(eps, n, lang=lang), _language(lang), lang)
 
 
 def _paragraph(eps: float, n: int | None, v: dict[str, str], text: dict[str, Any], lang: str) -> str:

@@ -9,7 +9,7 @@ import typer
 from .. import risk as R
 from .._io import write_text
 from ..errors import PrivriskError
-from ..explain import LANGUAGES, explainer_numbers, explainer_page
+from ..explain import LANGUAGES, explainer_numbers, explainer_page, explainer_paragraph
 from ..report import MAX_ROWS, report_page
 from ._app import app
 from ._common import emit_json, err, out, parse_epsilon, parse_epsilons
@@ -48,8 +48,8 @@ def explain_command(
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
-    if n is not None and n < 2:
-        raise PrivriskError(f"--n: must be at least 2, got {n}")
+    if n is not None and not 2 <= n <= 10**12:
+        raise PrivriskError(f"--n: must be a whole number from 2 to 10^12, got {n}")
     if lang not in LANGUAGES:
         raise PrivriskError(f"--lang: must be one of {', '.join(LANGUAGES)}, got {lang!r}")
     others = parse_epsilons(compare, name="--compare") if compare is not None else []
@@ -70,11 +70,12 @@ def explain_command(
             "many_worlds": R.many_worlds(eps, n) if n is not None else None,
             "shown": numbers,
             "description": R.describe(eps, n),
+            "paragraph": explainer_paragraph(eps, n, lang=lang),
             "out": str(out_path) if out_path is not None else None,
         }
         emit_json(doc)
         return
-    out.print(R.describe(eps, n))
+    out.print(explainer_paragraph(eps, n, lang=lang))
     err.print(f"Wrote {out_path} ({'German' if lang == 'de' else 'English'}; opens offline in any browser).")
 
 
