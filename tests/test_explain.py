@@ -298,3 +298,19 @@ def test_wcag_contrast_of_the_palette():
             assert _contrast(colours[text], colours[background]) >= 4.5, (text, background)
     # The outline of the empty figures is a graphic: 3:1 against the page and the slider's background.
     assert _contrast("#5f5f5f", colours["paper"]) >= 3.0 and _contrast("#5f5f5f", colours["soft"]) >= 3.0
+
+
+def test_readme_explain_examples_run(cli, tmp_path, monkeypatch):
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    lines = [
+        line.split("#")[0].strip() for line in readme.splitlines() if line.startswith("privrisk explain ")
+    ]
+    assert len(lines) == 3
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        r = cli(*shlex.split(line)[1:])
+        assert r.code == 0, (line, r.err)
+    assert (tmp_path / "explain.html").exists() and (tmp_path / "erklaerung.html").exists()

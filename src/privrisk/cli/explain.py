@@ -40,10 +40,7 @@ def explain_command(
 ) -> None:
     """Write a self-contained HTML page that explains ε to the people in the data (English or German).
 
-    The page says the worst-case risk as a natural frequency with an icon array of 100 guesses, how far the
-    attacker gets from a coin toss towards certainty (Γ), the many-worlds risk among --n people, the
-    randomized-response coin, and what the number does and does not promise. A keyboard-operable slider
-    recomputes the same numbers for other ε. The page loads nothing from the network.
+    The page says the worst-case risk as a natural frequency with an icon array of 100 guesses, how far the attacker gets from a coin toss towards certainty (Γ), the many-worlds risk among --n people, the randomized-response coin, and what the number does and does not promise. A keyboard-operable slider recomputes the same numbers for other ε. The page loads nothing from the network.
 
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
@@ -89,8 +86,7 @@ def report_command(
 ) -> None:
     """Gather the results of several commands (their manifest.json) into one self-contained HTML page.
 
-    The page has a table of contents, each folder's findings and summary, its figures as inline SVG
-    (sanitised: no scripts, no outside references) and its tables (long ones are cut, and the page says so).
+    The page has a table of contents, each folder's findings and summary, its figures as inline SVG (sanitised: no scripts, no outside references) and its tables (long ones are cut, and the page says so).
 
     Example: privrisk report results/study results/release --out report.html
     """
