@@ -167,3 +167,18 @@ def test_report_bad_out_and_rows(cli, tmp_path):
 def test_report_needs_a_folder(cli, tmp_path):
     r = cli("report", "--out", tmp_path / "r.html")
     assert r.code == 2 and "Traceback" not in r.err
+
+
+def test_report_refuses_malformed_lists(tmp_path):
+    document = {
+        "schema_version": 1,
+        "kind": "audit",
+        "title": "Audit",
+        "findings": "One finding as a string.",
+    }
+    (tmp_path / "manifest.json").write_text(json.dumps(document))
+    page, _ = report_page([tmp_path])
+    assert "<li>One finding as a string.</li>" in page
+    write_manifest(tmp_path, kind="audit", title="Audit", figures=["plot.svg"])
+    with pytest.raises(PrivriskError, match="figures must be a list of dict"):
+        report_page([tmp_path])

@@ -315,6 +315,17 @@ def _key_values(mapping: dict[str, Any], caption: str) -> str:
     return f'<div class="scroll"><table><caption class="visually-hidden">{html.escape(caption)}</caption>{rows}</table></div>'
 
 
+def _entries(manifest: dict[str, Any], key: str, kind: type) -> list:
+    """A manifest's list under ``key``; a single entry is a list of one, and anything else is an error."""
+    value = manifest.get(key) or []
+    if isinstance(value, kind):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
+        title = manifest.get("title") or manifest.get("kind")
+        raise PrivriskError(f"manifest.json of {title!r}: {key} must be a list of {kind.__name__} entries")
+    return value
+
+
 def _slug(index: int, kind: str) -> str:
     return f"s{index}-" + (re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-") or "section")
 
@@ -335,7 +346,7 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
     if manifest.get("privrisk_version"):
         meta.append(f"privrisk {html.escape(str(manifest['privrisk_version']))}")
     parts.append(f'<p class="muted">{" · ".join(meta)}</p>')
-    findings = manifest.get("findings") or []
+    findings = _entries(manifest, "findings", str)
     if findings:
         parts.append(
             "<h3>Findings</h3><ul>" + "".join(f"<li>{html.escape(str(f))}</li>" for f in findings) + "</ul>"
@@ -350,9 +361,7 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
             + _key_values(parameters, f"Parameters of {title}")
             + "</details>"
         )
-    for number, figure in enumerate(manifest.get("figures") or [], start=1):
-        if not isinstance(figure, dict):
-            continue
+    for number, figure in enumerate(_entries(manifest, "figures", dict), start=1):
         caption = html.escape(str(figure.get("title") or f"Figure {number}"))
         prefix = f"{anchor}-f{number}-"
         # A path that leaves the folder is a broken or hostile manifest: refuse it rather than read it.
@@ -374,9 +383,7 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
         except (PrivriskError, OSError) as exc:
             problems += 1
             parts.append(f'<p class="problem">Figure “{caption}” left out: {html.escape(str(exc))}</p>')
-    for number, table in enumerate(manifest.get("tables") or [], start=1):
-        if not isinstance(table, dict):
-            continue
+    for number, table in enumerate(_entries(manifest, "tables", dict), start=1):
         caption = html.escape(str(table.get("title") or f"Table {number}"))
         path = _inside(folder, table.get("path"), "table")
         try:
@@ -448,8 +455,8 @@ def report_page(
                 "kind": manifest["kind"],
                 "title": manifest.get("title"),
                 "folder": str(folder),
-                "figures": len(manifest.get("figures") or []),
-                "tables": len(manifest.get("tables") or []),
+                "figures": len(_entries(manifest, "figures", dict)),
+                "tables": len(_entries(manifest, "tables", dict)),
             }
         )
     from . import __version__
