@@ -153,6 +153,9 @@ def test_explainer_page_in_chromium(browser, tmp_path, lang):
         # The slider is labelled and operable from the keyboard; every step changes ε, the numbers, the icons.
         slider = page.locator("#eps-slider")
         assert page.locator("label[for=eps-slider]").inner_text().startswith("ε")
+        # The accessibility tree names the slider by its label (what a screen reader says).
+        name = "ε (epsilon)" if lang == "en" else "ε (Epsilon)"
+        assert page.get_by_role("slider", name=name, exact=True).count() == 1
         grid = slider_grid(LN3, compare)
         start = grid.index(LN3)
         slider.focus()
