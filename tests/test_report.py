@@ -37,6 +37,15 @@ def test_hostile_svg_loses_scripts_handlers_and_outside_references():
     assert "Risiko für alle" in out  # the Latin-1 declared encoding was honoured
 
 
+def test_animation_that_rewrites_links_is_dropped():
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><a href="#x"><set attributeName="href" to="javascript:alert(1)"/>'
+        '<circle r="5"><animate attributeName="r" values="5;6" dur="1s"/></circle></a></svg>'
+    )
+    out = sanitize_svg(svg)
+    assert "javascript" not in out and "<set" not in out and "<animate" in out
+
+
 def test_two_matplotlib_figures_get_distinct_ids(tmp_path):
     a, b = tmp_path / "a.svg", tmp_path / "b.svg"
     matplotlib_svg(a, "one")
@@ -67,7 +76,8 @@ def test_not_an_svg_is_an_error(text, fragment):
 
 def test_html_page_forbids_fetches():
     page = html_page(title="t", body="<p>x</p>", lang="de")
-    assert "default-src 'none'" in page and '<html lang="de">' in page
+    assert "default-src 'none'" in page and '<html lang="de">' in page and "script-src 'none'" in page
+    assert "script-src 'unsafe-inline'" in html_page(title="t", body="", script="1;")
 
 
 # --- the page ------------------------------------------------------------------------------------------------

@@ -122,14 +122,16 @@ def html_page(
         True
     """
     script_tag = f"<script>\n{script}\n</script>\n" if script else ""
+    scripts = "'unsafe-inline'" if script else "'none'"
     main_class = ' class="wide"' if wide else ""
     return (
         "<!DOCTYPE html>\n"
         f'<html lang="{html.escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        # Forbid every fetch: the page must work offline and must not tell anyone it was opened.
+        # Forbid every fetch: the page must work offline and must not tell anyone it was opened. A page without
+        # its own script runs none at all, whatever an inlined figure might still hold.
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; font-src 'none'\">\n"
+        f"style-src 'unsafe-inline'; script-src {scripts}; img-src data:; font-src 'none'\">\n"
         f"<title>{html.escape(title)}</title>\n<style>{BASE_CSS}{css}</style>\n</head>\n"
         f"<body>\n<main{main_class}>\n{body}\n</main>\n{script_tag}</body>\n</html>\n"
     )
@@ -167,6 +169,15 @@ def _clean_css(text: str, rename) -> str:
     return _URL.sub(url, text)
 
 
+def _animates_link(element: ET.Element) -> bool:
+    """SVG animation can rewrite a link (``<set attributeName="href" to="javascript:…">``): drop such elements."""
+    if _local(element.tag) not in {"set", "animate", "animateMotion", "animateTransform", "animateColor"}:
+        return False
+    target = element.attrib.get("attributeName", "").lower()
+    values = " ".join(element.attrib.get(k, "") for k in ("to", "from", "values", "by")).lower()
+    return target.endswith("href") or "javascript:" in values or "url(" in values
+
+
 def sanitize_svg(text: str | bytes, *, prefix: str = "") -> str:
     """An SVG document made safe and self-contained for inlining into an HTML page.
 
@@ -202,7 +213,7 @@ def sanitize_svg(text: str | bytes, *, prefix: str = "") -> str:
 
     parents = {child: parent for parent in root.iter() for child in parent}
     for element in list(root.iter()):
-        if not isinstance(element.tag, str) or _local(element.tag) in _DROP_TAGS:
+        if not isinstance(element.tag, str) or _local(element.tag) in _DROP_TAGS or _animates_link(element):
             parent = parents.get(element)
             if parent is not None:
                 parent.remove(element)
