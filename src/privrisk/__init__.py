@@ -13,6 +13,8 @@ from __future__ import annotations
 from ._epsilon import parse_epsilon
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+from .explain import explainer_numbers, explainer_page
+from .report import report_page
 from .risk import (
     describe,
     epsilon_for_risk,
@@ -42,6 +44,8 @@ __all__ = [
     "describe",
     "epsilon_for_risk",
     "evaluate",
+    "explainer_numbers",
+    "explainer_page",
     "global_leak",
     "global_risk",
     "global_sensitivity",
@@ -55,6 +59,7 @@ __all__ = [
     "randomized_response",
     "read_column",
     "read_table",
+    "report_page",
     "risk_table",
     "sensitivity_ratio",
     "two_worlds",

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     # (empirical)
     # (release)
     # (explain)
+    "explain",
 )
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}")

@@ -1,0 +1,107 @@
+"""``privrisk explain`` (the page for data subjects) and ``privrisk report`` (one page from many result folders)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from .. import risk as R
+from .._io import write_text
+from ..errors import PrivriskError
+from ..explain import LANGUAGES, explainer_numbers, explainer_page, explainer_paragraph
+from ..report import MAX_ROWS, report_page
+from ._app import app
+from ._common import emit_json, err, out, parse_epsilon, parse_epsilons
+
+EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
+
+
+def _html_target(path: Path, name: str = "--out") -> Path:
+    if path.exists() and path.is_dir():
+        raise PrivriskError(f"{name}: {path} is a folder; give the name of the HTML file to write")
+    if not path.parent.exists():
+        raise PrivriskError(f"{name}: the folder {path.parent} does not exist")
+    return path
+
+
+@app.command("explain")
+def explain_command(
+    epsilon: str = typer.Option(..., "--epsilon", "-e", help=EPSILON_HELP),
+    n: int | None = typer.Option(
+        None, "--n", help="Number of people the attacker must pick among (≥ 2), when it is known."
+    ),
+    compare: str | None = typer.Option(
+        None, "--compare", help="Other ε values to show beside it, comma-separated (e.g. ln2,ln7)."
+    ),
+    lang: str = typer.Option("en", "--lang", help="Language of the page: en or de."),
+    out_path: Path | None = typer.Option(None, "--out", "-o", help="The HTML file to write."),
+    as_json: bool = typer.Option(False, "--json", help="Print the page's numbers as one JSON document."),
+) -> None:
+    """Write a self-contained HTML page that explains ε to the people in the data (English or German).
+
+    The page says the worst-case risk as a natural frequency with an icon array of 100 guesses, how far the attacker gets from a coin toss towards certainty (Γ), the many-worlds risk among --n people, the randomized-response coin, and what the number does and does not promise. A keyboard-operable slider recomputes the same numbers for other ε. The page loads nothing from the network.
+
+    Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
+    """
+    eps = parse_epsilon(epsilon, name="--epsilon")
+    if n is not None and not 2 <= n <= 10**12:
+        raise PrivriskError(f"--n: must be a whole number from 2 to 10^12, got {n}")
+    if lang not in LANGUAGES:
+        raise PrivriskError(f"--lang: must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+    others = parse_epsilons(compare, name="--compare") if compare is not None else []
+    if out_path is None and not as_json:
+        raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
+    if out_path is not None:
+        target = _html_target(out_path)
+        write_text(target, explainer_page(eps, n=n, compare=others, lang=lang))
+    numbers = explainer_numbers(eps, n, lang=lang)
+    if as_json:
+        doc = {
+            "epsilon": eps,
+            "n": n,
+            "lang": lang,
+            "compare": others,
+            "global_risk": R.global_risk(eps),
+            "global_leak": R.global_leak(eps),
+            "many_worlds": R.many_worlds(eps, n) if n is not None else None,
+            "shown": numbers,
+            "description": R.describe(eps, n),
+            "paragraph": explainer_paragraph(eps, n, lang=lang),
+            "out": str(out_path) if out_path is not None else None,
+        }
+        emit_json(doc)
+        return
+    out.print(explainer_paragraph(eps, n, lang=lang))
+    err.print(f"Wrote {out_path} ({'German' if lang == 'de' else 'English'}; opens offline in any browser).")
+
+
+@app.command("report")
+def report_command(
+    folders: list[Path] = typer.Argument(..., help="Folders written by privrisk commands with --out DIR."),
+    out_path: Path = typer.Option(..., "--out", "-o", help="The HTML file to write."),
+    title: str = typer.Option("privrisk report", "--title", help="The page title."),
+    max_rows: int = typer.Option(MAX_ROWS, "--max-rows", help="Rows of each table shown before it is cut."),
+    as_json: bool = typer.Option(False, "--json", help="Print what went into the page as one JSON document."),
+) -> None:
+    """Gather the results of several commands (their manifest.json) into one self-contained HTML page.
+
+    The page has a table of contents, each folder's findings and summary, its figures as inline SVG (sanitised: no scripts, no outside references) and its tables (long ones are cut, and the page says so).
+
+    Example: privrisk report results/study results/release --out report.html
+    """
+    target = _html_target(out_path)
+    page, info = report_page([str(f) for f in folders], title=title, max_rows=max_rows)
+    write_text(target, page)
+    if as_json:
+        emit_json({"out": str(target), **info})
+        return
+    for section in info["sections"]:
+        out.print(
+            f"{section['kind']}: {section['title']} ({section['figures']} figures, {section['tables']} tables)"
+        )
+    if info["problems"]:
+        err.print(
+            f"{info['problems']} figure(s) or table(s) could not be shown; the page says which and why."
+        )
+    err.print(f"Wrote {target}.")
