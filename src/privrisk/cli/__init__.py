@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     # (audit)
     # (empirical)
     # (release)
+    "release",
     # (explain)
 )
 for _name in COMMAND_MODULES:
