@@ -89,25 +89,25 @@ def _print_human(r: Release, file: Path) -> None:
         ("answer", "left"),
         ("ε", "right"),
         ("universe", "left"),
-        ("Δf", "right"),
-        ("noise scale b", "right"),
+        ("scale b", "right"),
         ("noisy value", "right"),
-        ("95 % noise", "right"),
         ("95 % interval", "left"),
     ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for row in r.answers.itertuples():
         table.add_row(
             row.label,
-            _number(row.epsilon),
+            f"{row.epsilon:.4g}",
             f"[{row.universe_lo:g}, {row.universe_hi:g}]",
-            _number(row.global_sensitivity),
-            _number(row.noise_scale),
-            _number(row.noisy_value),
-            f"± {_number(row.noise_95)}",
-            f"[{_number(row.interval_lo)}, {_number(row.interval_hi)}]",
+            f"{row.noise_scale:.4g}",
+            f"{row.noisy_value:.5g}",
+            f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]",
         )
     out.print(table)
+    out.print(
+        "Noise: Laplace with scale b = Δf/ε (global sensitivity Δf); the 95 % interval is the noisy value "
+        "± b·ln 20 and holds the value of the clamped data in 95 % of releases."
+    )
     out.print("[bold]Public statement[/bold] (depends only on ε and the published n; safe to publish):")
     for line in _findings(r):
         out.print(f"  {line}")
@@ -120,15 +120,15 @@ def _print_human(r: Release, file: Path) -> None:
         )
 
     internal = Table(title="Internal assessment: NOT FOR PUBLICATION (depends on the data)")
-    for name in ("answer", "n", "clamped", "Δv (local)", "Δv/Δf", "two-worlds ρ_tw", "many-worlds ρ_mw"):
-        internal.add_column(name, justify="left" if name == "answer" else "right")
+    for name in ("answer", "n", "clamped", "Δv (local)", "Δv/Δf", "ρ_tw", "ρ_mw"):
+        internal.add_column(name, justify="left" if name == "answer" else "right", no_wrap=name != "answer")
     for row in r.internal.to_dict(orient="records"):
         internal.add_row(
             row["label"],
             "withheld" if row["n"] is None else f"{row['n']:,}",
             f"{row['n_clamped']:,}",
-            _number(row["local_sensitivity"]),
-            _number(row["ratio"]),
+            f"{row['local_sensitivity']:.6g}",
+            f"{row['ratio']:.4g}",
             percent(row["two_worlds"]),
             "—" if row["many_worlds"] is None else percent(row["many_worlds"]),
         )
@@ -141,7 +141,10 @@ def _print_human(r: Release, file: Path) -> None:
             f"{summary['column']!r}: {summary['n_used']:,} of {summary['n_read']:,} values used; "
             f"{summary['n_nan']:,} empty, {dropped:,} missing codes dropped."
         )
-    err.print("Values outside a universe were clamped to it before the query ran (column 'clamped').")
+    err.print(
+        "ρ_tw, ρ_mw: two- and many-worlds risk at Δv/Δf (Allmann et al., eq. 6 and 4; n = records). "
+        "'clamped': values moved into the universe."
+    )
 
 
 def _write_out(folder: Path, r: Release, parameters: dict) -> None:
@@ -231,6 +234,8 @@ def release_command(
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
+    if public_n is not None and public_n < 2:
+        raise PrivriskError(f"--public-n: the published number of people must be at least 2, got {public_n}")
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
     limit = parse_epsilon(budget, name="--budget") if budget is not None else None
     columns = list(dict.fromkeys(q.column for q in queries))
