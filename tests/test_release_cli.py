@@ -284,3 +284,13 @@ def test_the_example_spec_runs(cli):
         [133.45, 3.5]
     )
     assert doc["public_statement"]["epsilon"] == pytest.approx(math.log(3) + 0.5)
+
+
+def test_ledger_keeps_its_budget_without_the_option(cli, files, no_noise):
+    from privrisk._ledger import record_release
+
+    data, _, tmp = files
+    led = tmp / "ledger.json"
+    record_release(led, queries=[{"column": "hours", "query": "mean", "epsilon": 0.8}], budget=1.0)
+    r = cli(*single(data, "--ledger", led, eps="0.5"))
+    assert r.code == 1 and "budget ε = 1" in r.err

@@ -175,3 +175,15 @@ def test_concurrent_processes_never_overspend(tmp_path):
     assert outcomes == ["refused"] * 5 + ["spent"] * 3
     entries = L.read_ledger(path)
     assert len(entries) == 3 and math.isclose(L.spent_epsilon(path), 0.9)
+
+
+def test_leaving_out_the_budget_keeps_the_ledgers_budget(ledger):
+    # The fixture spent 1.0 under a budget of 2.0.
+    with pytest.raises(ThresholdExceeded, match="budget ε = 2"):
+        L.record_release(ledger, queries=q(1.5))
+    r = L.record_release(ledger, queries=q(0.5))
+    assert r["budget"] == 2.0 and r["previous_budget"] == 2.0
+    r = L.record_release(ledger, queries=q(1.5), budget=3.0)  # an explicit new budget replaces it
+    assert r["budget"] == 3.0 and r["previous_budget"] == 2.0
+    with pytest.raises(ThresholdExceeded):
+        L.record_release(ledger, queries=q(0.5))

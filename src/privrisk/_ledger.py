@@ -244,12 +244,14 @@ def record_release(
     Args:
         path: the ledger file (created if missing).
         queries: ``[{"column", "query", "epsilon"}]`` for every answer of the release.
-        budget: the largest total ε the ledger may reach, or None to only record.
+        budget: the largest total ε the ledger may reach. None keeps the budget of the ledger's last entry (or,
+            for a ledger without one, only records). A different budget replaces it; ``previous_budget`` in the
+            result tells the caller, who should say so.
         data: the data file's name, for the record.
         timeout: seconds to wait for another release that holds the lock.
 
     Returns:
-        ``{"spent_before", "spent_after", "budget", "entry"}``.
+        ``{"spent_before", "spent_after", "budget", "previous_budget", "entry"}``.
 
     Raises:
         ThresholdExceeded: when the release would take the ledger's total above the budget (nothing is written).
@@ -273,6 +275,10 @@ def record_release(
     with _locked(p, timeout):
         entries = read_ledger(p)
         spent = math.fsum(float(e["epsilon"]) for e in entries)
+        previous = entries[-1]["budget"] if entries else None
+        if budget is None:
+            # Leaving out --budget must not lift the budget the ledger was kept under.
+            budget = previous
         if not fits_budget(spent, epsilon, budget):
             raise ThresholdExceeded(budget_message(epsilon, spent, float(budget), p))  # type: ignore[arg-type]
         entry: dict[str, Any] = {
@@ -295,4 +301,10 @@ def record_release(
                 fh.write(text)
                 fh.flush()
                 os.fsync(fh.fileno())
-    return {"spent_before": spent, "spent_after": spent + epsilon, "budget": budget, "entry": entry}
+    return {
+        "spent_before": spent,
+        "spent_after": spent + epsilon,
+        "budget": budget,
+        "previous_budget": previous,
+        "entry": entry,
+    }

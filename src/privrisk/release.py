@@ -478,7 +478,8 @@ def noisy_release(
         queries: the :class:`ReleaseQuery` objects (or one).
         public_n: the published number of people in the data, for the many-worlds risk in the public statement.
             Give only a number that is public anyway; the records actually read are never used for it.
-        budget: the largest total ε; with a ledger it bounds the ledger's total after this release.
+        budget: the largest total ε; with a ledger it bounds the ledger's total after this release, and None
+            keeps the budget of the ledger's last release.
         ledger: a JSON ledger file that records every release (created when missing).
         source: the data file's name, for messages and the ledger.
         level: the coverage of the reported noise interval.
@@ -513,6 +514,7 @@ def noisy_release(
             data=source,
         )
         record = {"path": str(ledger), **record}
+        budget = record["budget"]
     elif not _ledger.fits_budget(0.0, total, budget):
         raise ThresholdExceeded(_ledger.budget_message(total, 0.0, float(budget), None))  # type: ignore[arg-type]
 

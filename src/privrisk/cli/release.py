@@ -118,6 +118,11 @@ def _print_human(r: Release, file: Path) -> None:
             f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {_number(led['spent_after'])}"
             f"{left}."
         )
+        if led["previous_budget"] is not None and led["budget"] != led["previous_budget"]:
+            err.print(
+                f"Note: the ledger's budget changed from {_number(led['previous_budget'])} to "
+                f"{_number(led['budget'])} with this release."
+            )
 
     internal = Table(title="Internal assessment: NOT FOR PUBLICATION (depends on the data)")
     for name in ("answer", "n", "clamped", "Δv (local)", "Δv/Δf", "ρ_tw", "ρ_mw"):
@@ -228,7 +233,7 @@ def release_command(
 
     --budget and --ledger work the same for one query and for --spec. A release that would take the total ε
     (with --ledger: the ledger's total) above --budget is refused with exit code 1 before any noise is drawn,
-    including when the budget is already spent. The ledger is locked while it is read and appended to, so two
+    including when the budget is already spent. Without --budget a ledger keeps the budget of its last release. The ledger is locked while it is read and appended to, so two
     releases at the same time cannot both spend the last of the budget; a corrupt or hand-edited ledger is an
     error (exit 2), never "nothing spent".
 
