@@ -294,3 +294,10 @@ def test_ledger_keeps_its_budget_without_the_option(cli, files, no_noise):
     record_release(led, queries=[{"column": "hours", "query": "mean", "epsilon": 0.8}], budget=1.0)
     r = cli(*single(data, "--ledger", led, eps="0.5"))
     assert r.code == 1 and "budget ε = 1" in r.err
+
+
+def test_refused_release_writes_no_out_folder(cli, files, no_noise):
+    data, spec, tmp = files
+    r = cli("release", data, "--spec", spec, "--budget", "1", "--out", tmp / "out")
+    assert r.code == 1 and not (tmp / "out").exists()
+    assert [p.name for p in tmp.iterdir() if p.name.startswith(".out")] == []

@@ -273,9 +273,12 @@ def release_command(
         "budget": limit,
         "ledger": None if ledger is None else str(ledger),
     }
-    r = noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
-    if out_dir is not None:
+    if out_dir is None:
+        r = noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
+    else:
+        # The temporary folder exists before any noise is drawn, so an unwritable --out fails first.
         with atomic_dir(out_dir) as tmp:
+            r = noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
             _write_out(tmp, r, parameters)
     if as_json:
         emit_json({"file": str(file), **r.to_dict()})
