@@ -8,6 +8,8 @@ import multiprocessing
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from privrisk import _ledger as L
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -187,3 +189,44 @@ def test_leaving_out_the_budget_keeps_the_ledgers_budget(ledger):
     assert r["budget"] == 3.0 and r["previous_budget"] == 2.0
     with pytest.raises(ThresholdExceeded):
         L.record_release(ledger, queries=q(0.5))
+
+
+def test_binary_garbage_is_corrupt(tmp_path):
+    path = tmp_path / "l.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(PrivriskError, match="corrupt"):
+        L.read_ledger(path)
+
+
+def test_unwritable_folder_is_a_clear_error(tmp_path):
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root may write anywhere")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(PrivriskError, match="lock file"):
+            L.record_release(folder / "l.json", queries=q(0.1))
+    finally:
+        folder.chmod(0o700)
+
+
+@settings(max_examples=25)
+@given(st.lists(st.sampled_from([0.1, 0.25, 0.3, 0.5, 0.7]), min_size=1, max_size=6))
+def test_accepted_releases_are_exactly_those_that_fit(spends):
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "l.json"
+    accepted = []
+    for eps in spends:
+        fits = math.fsum([*accepted, eps]) <= 1.0 + 1e-12
+        try:
+            L.record_release(path, queries=q(eps), budget=1.0)
+            assert fits
+            accepted.append(eps)
+        except ThresholdExceeded:
+            assert not fits
+    assert L.spent_epsilon(path) == pytest.approx(math.fsum(accepted)) and math.fsum(accepted) <= 1.0 + 1e-12

@@ -124,7 +124,12 @@ def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         return []
     if p.is_dir():
         raise PrivriskError(f"{p}: the ledger is a folder, not a file")
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _corrupt(p, "not UTF-8 text") from None
+    except OSError as exc:
+        raise PrivriskError(f"{p}: cannot read the ledger: {exc.strerror}") from None
     if not text.strip():
         raise _corrupt(p, "the file is empty")
     try:
@@ -169,8 +174,13 @@ def spent_epsilon(path: str | os.PathLike[str]) -> float:
 def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     """Hold an exclusive lock on ``path.lock`` (waiting up to ``timeout`` seconds for another release)."""
     lock_path = path.with_name(path.name + ".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise PrivriskError(
+            f"{path}: cannot create the ledger's lock file {lock_path}: {exc.strerror}"
+        ) from None
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -293,14 +303,19 @@ def record_release(
         entry["hash"] = _entry_hash(entry)
         entries.append(entry)
         mode = p.stat().st_mode & 0o777 if p.exists() else _default_mode()
-        with atomic_path(p) as tmp:
-            text = json.dumps(_header(entries), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-            # mkstemp makes the file private; a ledger shared by a team keeps its (or the umask's) mode.
-            os.chmod(tmp, mode)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
+        text = json.dumps(_header(entries), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        try:
+            with atomic_path(p) as tmp:
+                # mkstemp makes the file private; a ledger shared by a team keeps its (or the umask's) mode.
+                os.chmod(tmp, mode)
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        except OSError as exc:
+            raise PrivriskError(
+                f"{p}: cannot write the ledger: {exc.strerror}; nothing was released"
+            ) from None
     return {
         "spent_before": spent,
         "spent_after": spent + epsilon,
