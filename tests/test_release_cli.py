@@ -100,16 +100,19 @@ def test_out_folder(cli, files):
     assert r.code == 0, r.err
     names = {p.name for p in out.iterdir()}
     assert names == {"release.json", "release.csv", "internal_assessment.json", "internal_assessment.csv",
-                     "manifest.json"}  # fmt: skip
+                     "manifest.json", "release_answers.png", "release_answers.svg", "release_risk.png",
+                     "release_risk.svg"}  # fmt: skip
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["kind"] == "release" and manifest["schema_version"] == 1
     assert all((out / t["path"]).exists() for t in manifest["tables"])
+    assert len(manifest["figures"]) == 2
+    assert all((out / f["svg"]).exists() and (out / f["png"]).exists() for f in manifest["figures"])
     assert manifest["summary"]["total_epsilon"] == pytest.approx(math.log(3) + 0.25)
     assert any("global risk" in f for f in manifest["findings"])
     public = json.loads((out / "release.json").read_text())
     assert "internal_assessment" not in public and len(public["answers"]) == 2
     assert json.loads((out / "internal_assessment.json").read_text())["not_for_publication"] is True
-    for path in out.iterdir():
+    for path in out.glob("*.[jc]s*"):
         text = path.read_text()
         assert "10.8" not in text and ",200.0," not in text and ": 200.0" not in text
 

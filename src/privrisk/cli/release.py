@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -158,6 +159,24 @@ def _write_out(folder: Path, r: Release, parameters: dict) -> None:
     write_json(folder / "internal_assessment.json", {"schema_version": SCHEMA_VERSION, **r.internal_dict()})
     r.internal.to_csv(folder / "internal_assessment.csv", index=False)
     s = r.statement
+    from .. import _plots_release as plots
+
+    if r.ledger is not None:
+        seq = r.ledger["entry"]["seq"]
+        entries = _ledger.read_ledger(r.ledger["path"])[:seq]
+        steps = list(itertools.accumulate(e["epsilon"] for e in entries))
+        labels = [f"#{e['seq']}" for e in entries]
+        risk_title = "Global risk and leak after each release in the ledger"
+    else:
+        steps, labels = [s["epsilon"]], ["this release"]
+        risk_title = "Global risk and leak at this release's total ε"
+    figures = [
+        {
+            "title": "Noisy answers with the 95 % interval of their noise",
+            **plots.answers_figure(r.answers, folder / "release_answers"),
+        },
+        {"title": risk_title, **plots.risk_figure(steps, r.budget, folder / "release_risk", labels=labels)},
+    ]
     write_manifest(
         folder,
         kind="release",
@@ -181,6 +200,7 @@ def _write_out(folder: Path, r: Release, parameters: dict) -> None:
                 "path": "internal_assessment.csv",
             },
         ],
+        figures=figures,
     )
 
 
