@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from helpers import one_line_error
+from helpers import never_written, one_line_error
 from privrisk import release as R
 
 # The true mean of hours (missing code −1 dropped, 30 clamped to 24) is (8 + 6 + 24 + 7 + 9)/5 = 10.8; the true
-# median of income in [0, 500] is 200. Neither may appear anywhere.
+# median of income in [0, 600] (700 and 1000 clamped to 600) is (200 + 300)/2 = 250. Neither may appear anywhere.
 DATA = "hours,income\n8,100\n6,200\n30,50\n-1,700\n7,1000\n9,300\n"
 SPEC = """public_n = 1000
 missing = "negative"
@@ -28,7 +28,7 @@ universe = [0, 24]
 column = "income"
 query = "median"
 epsilon = 0.25
-universe = [0, 500]
+universe = [0, 600]
 """
 
 
@@ -72,7 +72,7 @@ def test_single_query_json(cli, files):
     (row,) = internal["queries"]
     assert row["n"] == 5 and row["n_clamped"] == 1
     assert internal["data"]["hours"]["dropped_codes"] == {"-1": 1}
-    assert "10.8" not in r.out
+    assert never_written(10.8, r.out)
 
 
 def test_spec_json_and_composition(cli, files):
@@ -81,7 +81,12 @@ def test_spec_json_and_composition(cli, files):
     assert [a["label"] for a in doc["answers"]] == ["mean(hours)", "median(income)"]
     assert doc["public_statement"]["epsilon"] == pytest.approx(math.log(3) + 0.25)
     assert doc["public_statement"]["n"] == 1000
-    assert doc["answers"][1]["noise_scale"] == 1000.0  # Δf = 500/2, ε = 0.25
+    assert doc["answers"][1]["noise_scale"] == 1200.0  # Δf = 600/2, ε = 0.25
+    hours, income = doc["internal_assessment"]["queries"]
+    assert (hours["n_clamped"], income["n_clamped"]) == (1, 2)
+    # {50, 100, 200, 300, 600, 600}: adding 600 or removing 50 moves the median from 250 to 300; adding 0 or
+    # removing 600 moves it to 200. Δv = 50.
+    assert income["local_sensitivity"] == 50.0 and income["ratio"] == pytest.approx(50 / 300)
 
 
 def test_human_output_keeps_the_internal_part_off_stdout(cli, files):
@@ -114,7 +119,7 @@ def test_out_folder(cli, files):
     assert json.loads((out / "internal_assessment.json").read_text())["not_for_publication"] is True
     for path in out.glob("*.[jc]s*"):
         text = path.read_text()
-        assert "10.8" not in text and ",200.0," not in text and ": 200.0" not in text
+        assert never_written(10.8, text) and never_written(250.0, text), path
 
 
 def test_budget_and_ledger_work_alike_for_both_forms(cli, files, monkeypatch):
@@ -202,8 +207,8 @@ def test_bad_single_query_exits_2_without_noise(cli, files, no_noise, args, frag
         (('query = "median"', 'query = "mode"'), ["release.toml", "query 2", "unknown query"]),
         (("epsilon = 0.25", "epsilon = 0"), ["release.toml", "query 2", "epsilon"]),
         (("epsilon = 0.25", "epsilon = -1"), ["release.toml", "query 2", "epsilon"]),
-        (("universe = [0, 500]", "universe = [500, 0]"), ["release.toml", "query 2", "universe"]),
-        (("universe = [0, 500]", "universe = [7, 7]"), ["release.toml", "query 2", "universe"]),
+        (("universe = [0, 600]", "universe = [600, 0]"), ["release.toml", "query 2", "universe"]),
+        (("universe = [0, 600]", "universe = [7, 7]"), ["release.toml", "query 2", "universe"]),
     ],
 )
 def test_bad_spec_exits_2_without_noise(cli, files, no_noise, change, fragments):

@@ -417,12 +417,12 @@ class Release:
 @dataclass
 class _Prepared:
     query: ReleaseQuery
-    true_value: float  # never leaves this module
-    n: int
-    n_clamped: int
-    gs: float
-    ls: float
-    scale: float
+    true_value: float = field(repr=False)  # never leaves this module, not even in a repr
+    n: int = 0
+    n_clamped: int = 0
+    gs: float = 0.0
+    ls: float = 0.0
+    scale: float = 0.0
 
 
 def _prepare(
