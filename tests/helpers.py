@@ -22,17 +22,3 @@ def one_line_error(result: CliResult, *fragments: str) -> None:
     assert "Traceback" not in result.err
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
-
-
-def numbers_in(text: str) -> list[float]:
-    """Every number written in a text (JSON, CSV, a repr), each parsed whole."""
-    import re
-
-    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)]
-
-
-def never_written(value: float, text: str) -> bool:
-    """True if no number in the text equals the value (a noisy number may contain its digits, e.g. 310.85)."""
-    import math
-
-    return not any(math.isclose(x, value, rel_tol=1e-12, abs_tol=1e-12) for x in numbers_in(text))

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import privrisk
-from helpers import never_written
 from privrisk import release as R
 from privrisk.cli._common import percent
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.release import ReleaseQuery, noisy_release
+from release_helpers import never_written
 
 
 @pytest.fixture
