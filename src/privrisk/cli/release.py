@@ -253,9 +253,9 @@ def release_command(
 
     --budget and --ledger work the same for one query and for --spec. A release that would take the total ε
     (with --ledger: the ledger's total) above --budget is refused with exit code 1 before any noise is drawn,
-    including when the budget is already spent. Without --budget a ledger keeps the budget of its last release. The ledger is locked while it is read and appended to, so two
-    releases at the same time cannot both spend the last of the budget; a corrupt or hand-edited ledger is an
-    error (exit 2), never "nothing spent".
+    including when the budget is already spent; without --budget a ledger keeps the budget of its last release.
+    The ledger is locked while it is read and appended to, so two releases at the same time cannot both spend
+    the last of the budget; a corrupt or hand-edited ledger is an error (exit 2), never "nothing spent".
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
