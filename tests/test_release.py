@@ -268,6 +268,7 @@ def test_spec_is_read(tmp_path):
         'public_n = 30000\nmissing = "negative"\n\n'
         '[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = "ln3"\nuniverse = [0, 24]\n\n'
         '[[query]]\ncolumn = "income"\nquery = "var"\nepsilon = 0.5\nuniverse = [0, 1e5]\nmissing = [-1, 99]\n'
+        'label = "Income, variance"\n'
     )
     s = R.read_release_spec(spec)
     assert s.public_n == 30000 and len(s.queries) == 2
@@ -275,6 +276,7 @@ def test_spec_is_read(tmp_path):
     assert q1.epsilon == pytest.approx(math.log(3)) and q1.missing.negative
     assert q2.query == "variance" and q2.missing.codes == (-1.0, 99.0) and not q2.missing.negative
     assert q2.universe == privrisk.Universe.from_bounds(0, 1e5)
+    assert q1.label == "mean(hours)" and q2.label == "Income, variance"
 
 
 @pytest.mark.parametrize(

@@ -310,3 +310,17 @@ def test_refused_release_writes_no_out_folder(cli, files, no_noise):
     r = cli("release", data, "--spec", spec, "--budget", "1", "--out", tmp / "out")
     assert r.code == 1 and not (tmp / "out").exists()
     assert [p.name for p in tmp.iterdir() if p.name.startswith(".out")] == []
+
+
+def test_parquet_and_labels(cli, tmp_path):
+    import pandas as pd
+
+    data = tmp_path / "survey.parquet"
+    pd.DataFrame({"hours": [8.0, 6.0, 7.0, 9.0]}).to_parquet(data)
+    spec = tmp_path / "r.toml"
+    spec.write_text('[[query]]\ncolumn = "hours"\nquery = "sum"\nepsilon = 1\nuniverse = [0, 24]\n'
+                    'label = "Hours worked, total"\n')  # fmt: skip
+    doc = cli("release", data, "--spec", spec, "--json").json
+    assert doc["answers"][0]["label"] == "Hours worked, total"
+    assert doc["answers"][0]["noise_scale"] == 24.0  # Δf(sum) = max(|0|, |24|)
+    assert doc["internal_assessment"]["queries"][0]["local_sensitivity"] == 24.0  # adding 24

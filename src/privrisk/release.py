@@ -229,10 +229,13 @@ class ReleaseQuery:
     epsilon: float
     universe: Universe
     missing: MissingCodes = field(default_factory=MissingCodes)
+    name: str | None = None  # how the answer is labelled in the published table
 
     def __post_init__(self) -> None:
         if not isinstance(self.column, str) or not self.column:
             raise PrivriskError("column: give the name of a column")
+        if self.name is not None and (not isinstance(self.name, str) or not self.name.strip()):
+            raise PrivriskError("label: give a non-empty text")
         object.__setattr__(self, "query", _check_query(self.query))
         object.__setattr__(self, "epsilon", parse_epsilon(self.epsilon, name="epsilon"))
         object.__setattr__(self, "universe", _interval(self.universe))
@@ -240,7 +243,7 @@ class ReleaseQuery:
 
     @property
     def label(self) -> str:
-        return f"{self.query}({self.column})"
+        return self.name or f"{self.query}({self.column})"
 
 
 @dataclass(frozen=True)
@@ -252,7 +255,7 @@ class ReleaseSpec:
 
 
 _SPEC_TOP = {"public_n", "missing", "query"}
-_SPEC_QUERY = {"column", "query", "epsilon", "universe", "missing"}
+_SPEC_QUERY = {"column", "query", "epsilon", "universe", "missing", "label"}
 
 
 def _public_n(value: Any, name: str) -> int | None:
@@ -279,6 +282,7 @@ def read_release_spec(path: str | os.PathLike[str]) -> ReleaseSpec:
         epsilon = "ln3"             # or a number
         universe = [0, 24]          # bounds fixed before looking at the data
         missing = [-1, -3]          # optional, overrides the release-wide codes
+        label = "Weekly hours, mean"  # optional: the answer's name in the published table
 
     Raises:
         PrivriskError: naming the file and the query for a missing file, bad TOML, an unknown key, an unknown
@@ -323,6 +327,7 @@ def read_release_spec(path: str | os.PathLike[str]) -> ReleaseSpec:
                     table["epsilon"],
                     table["universe"],
                     table.get("missing", default_missing),
+                    table.get("label"),
                 )
             )
         except PrivriskError as exc:
