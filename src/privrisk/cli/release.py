@@ -77,8 +77,9 @@ def _findings(r: Release) -> list[str]:
     lines.append(s["sentences"])
     if "cumulative" in s:
         c = s["cumulative"]
+        what = "all " + f"{c['releases']} releases" if c["releases"] > 1 else "the one release"
         lines.append(
-            f"Over all {c['releases']} releases in the ledger the total is ε = {_number(c['epsilon'])}: "
+            f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
             f"P = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
         )
     return lines
