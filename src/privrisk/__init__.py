@@ -11,9 +11,22 @@ Example:
 from __future__ import annotations
 
 from ._epsilon import parse_epsilon
+from ._ledger import read_ledger, spent_epsilon
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .explain import explainer_numbers, explainer_page
+from .release import (
+    Release,
+    ReleaseQuery,
+    ReleaseSpec,
+    composed_epsilon,
+    laplace_mechanism,
+    noise_interval,
+    noise_scale,
+    noisy_release,
+    public_statement,
+    read_release_spec,
+)
 from .report import report_page
 from .risk import (
     describe,
@@ -38,9 +51,13 @@ __all__ = [
     "NumericColumn",
     "PrivacyLeakWarning",
     "PrivriskError",
+    "Release",
+    "ReleaseQuery",
+    "ReleaseSpec",
     "ThresholdExceeded",
     "Universe",
     "__version__",
+    "composed_epsilon",
     "describe",
     "epsilon_for_risk",
     "evaluate",
@@ -49,18 +66,26 @@ __all__ = [
     "global_leak",
     "global_risk",
     "global_sensitivity",
+    "laplace_mechanism",
     "leak",
     "local_sensitivity",
     "many_worlds",
     "natural_frequency",
+    "noise_interval",
+    "noise_scale",
+    "noisy_release",
     "parse_epsilon",
     "parse_missing",
     "posterior_bound",
+    "public_statement",
     "randomized_response",
     "read_column",
+    "read_ledger",
+    "read_release_spec",
     "read_table",
     "report_page",
     "risk_table",
     "sensitivity_ratio",
+    "spent_epsilon",
     "two_worlds",
 ]

@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     # (audit)
     # (empirical)
     # (release)
+    "release",
     # (explain)
     "explain",
 )
