@@ -13,6 +13,16 @@ from __future__ import annotations
 from ._epsilon import parse_epsilon
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+from .posterior import (
+    AttackResult,
+    exact_risk,
+    expected_success,
+    lee_clifton_bound,
+    posterior,
+    simulate_attack,
+    tight_epsilon,
+    worlds,
+)
 from .risk import (
     describe,
     epsilon_for_risk,
@@ -32,6 +42,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "QUERIES",
+    "AttackResult",
     "MissingCodes",
     "NumericColumn",
     "PrivacyLeakWarning",
@@ -42,20 +53,27 @@ __all__ = [
     "describe",
     "epsilon_for_risk",
     "evaluate",
+    "exact_risk",
+    "expected_success",
     "global_leak",
     "global_risk",
     "global_sensitivity",
     "leak",
+    "lee_clifton_bound",
     "local_sensitivity",
     "many_worlds",
     "natural_frequency",
     "parse_epsilon",
     "parse_missing",
+    "posterior",
     "posterior_bound",
     "randomized_response",
     "read_column",
     "read_table",
     "risk_table",
     "sensitivity_ratio",
+    "simulate_attack",
+    "tight_epsilon",
     "two_worlds",
+    "worlds",
 ]
