@@ -19,10 +19,10 @@ from privrisk import (
     expected_success,
     lee_clifton_bound,
     many_worlds,
-    posterior,
     simulate_attack,
     tight_epsilon,
     two_worlds,
+    world_posterior,
     worlds,
 )
 from privrisk.sensitivity import QUERIES
@@ -149,7 +149,7 @@ def test_no_overflow_or_nan_at_the_extremes():
     assert exact_risk(f, 0.0, 1.0) == pytest.approx(1 / 1001)
     assert expected_success(f, 0.0, 1.0) == pytest.approx(1 / 1001)
     assert expected_success(f, 1e300, 1.0) == 1.0
-    np.testing.assert_allclose(posterior(f, 5e5, 1e300, 1.0).sum(), 1.0)
+    np.testing.assert_allclose(world_posterior(f, 5e5, 1e300, 1.0).sum(), 1.0)
 
 
 @given(f=world_sets, eps=epsilons, df=st.sampled_from([0.5, 1.0, 3.0]))
@@ -162,8 +162,8 @@ def test_the_supremum_over_answers_is_reached_at_a_world_value(f, eps):
     """A fine grid of answers γ never beats the posterior at γ = fᵢ, and γ = fᵢ reaches the exact risk."""
     f = np.asarray(f)
     grid = np.linspace(f.min() - 3, f.max() + 3, 4001)
-    on_grid = posterior(f, grid, eps, 1.0).max()
-    at_worlds = posterior(f, f, eps, 1.0).max()
+    on_grid = world_posterior(f, grid, eps, 1.0).max()
+    at_worlds = world_posterior(f, f, eps, 1.0).max()
     risk = exact_risk(f, eps, 1.0)
     assert on_grid <= risk * (1 + 1e-12)
     assert at_worlds == pytest.approx(risk, rel=1e-12)
@@ -338,3 +338,15 @@ def test_result_fields_are_the_json_keys():
 def test_bad_input_raises_a_privrisk_error(call, fragment):
     with pytest.raises(PrivriskError, match=fragment):
         call()
+
+
+def test_many_epsilons_at_once_match_one_at_a_time(monkeypatch):
+    import privrisk.posterior as P
+
+    monkeypatch.setattr(P, "_CHUNK", 2)  # forces the ε values through in chunks of 3
+    f = np.array([0.0, 0.5, 0.75, 3.0, 3.0, 7.0, 7.5, 8.0, 9.0, 12.0])
+    eps = np.geomspace(0.01, 30, 17)
+    np.testing.assert_allclose(exact_risk(f, eps, 2.0), [exact_risk(f, e, 2.0) for e in eps], rtol=1e-14)
+    np.testing.assert_allclose(
+        expected_success(f, eps, 2.0), [expected_success(f, e, 2.0) for e in eps], rtol=1e-14
+    )

@@ -123,3 +123,33 @@ def test_attack_all_missing(cli, files):
 def test_attack_missing_file_and_column(cli, files):
     one_line_error(cli("attack", files / "nope.csv", "-c", "x", "-q", "mean", "-e", "1"), "no such file")
     one_line_error(cli("attack", EXAMPLE, "-c", "nope", "-q", "mean", "-e", "1"), "nope")
+
+
+def test_attack_out_writes_json_curve_figure_and_manifest(cli, tmp_path):
+    import pandas as pd
+
+    from privrisk.manifest import read_manifest
+
+    out = tmp_path / "attack"
+    r = cli("attack", EXAMPLE, "-c", "distance", "-q", "mean", "-e", "1", "--trials", "2000", "--out", out)
+    assert r.code == 0, r.err
+    manifest = read_manifest(out)
+    assert manifest["kind"] == "attack" and manifest["summary"]["n_worlds"] == 5
+    assert manifest["findings"] and "Lee and Clifton" in manifest["findings"][0]
+    for fig in manifest["figures"]:
+        assert (out / fig["svg"]).read_text().lstrip().startswith("<?xml")
+        assert (out / fig["png"]).read_bytes()[:4] == b"\x89PNG"
+    curve = pd.read_csv(out / manifest["tables"][0]["path"])
+    assert list(curve.columns) == ["epsilon", "guess", "expected_success", "exact_risk", "bound"]
+    assert (curve["expected_success"] <= curve["exact_risk"] + 1e-12).all()
+    assert (curve["exact_risk"] <= curve["bound"] + 1e-12).all()
+    assert 1.0 in set(curve["epsilon"])
+    assert (out / "attack.json").exists()
+
+
+def test_attack_out_is_not_written_on_bad_input(cli, tmp_path):
+    out = tmp_path / "attack"
+    one_line_error(
+        cli("attack", EXAMPLE, "-c", "distance", "-q", "mean", "-e", "0", "--out", out), "--epsilon"
+    )
+    assert not out.exists()

@@ -18,9 +18,9 @@ from .posterior import (
     exact_risk,
     expected_success,
     lee_clifton_bound,
-    posterior,
     simulate_attack,
     tight_epsilon,
+    world_posterior,
     worlds,
 )
 from .risk import (
@@ -65,7 +65,6 @@ __all__ = [
     "natural_frequency",
     "parse_epsilon",
     "parse_missing",
-    "posterior",
     "posterior_bound",
     "randomized_response",
     "read_column",
@@ -75,5 +74,6 @@ __all__ = [
     "simulate_attack",
     "tight_epsilon",
     "two_worlds",
+    "world_posterior",
     "worlds",
 ]

@@ -38,9 +38,9 @@ __all__ = [
     "exact_risk",
     "expected_success",
     "lee_clifton_bound",
-    "posterior",
     "simulate_attack",
     "tight_epsilon",
+    "world_posterior",
     "worlds",
 ]
 
@@ -186,7 +186,7 @@ def _world_answers(x: np.ndarray, q: str) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
+def world_posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
     """p(i | γ), the attacker's posterior over the worlds after seeing the answer γ (uniform prior).
 
     p(i | γ) = exp(−|γ − fᵢ|/b) / Σⱼ exp(−|γ − fⱼ|/b) with b = Δf/ε, computed as a softmax (no overflow).
@@ -201,7 +201,7 @@ def posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
         n posteriors summing to 1, or an (m, n) array for m answers.
 
     Example:
-        >>> posterior([0.0, 1.0], 0.0, math.log(3), 1.0)
+        >>> world_posterior([0.0, 1.0], 0.0, math.log(3), 1.0)
         array([0.75, 0.25])
     """
     f = _values(world_values, name="world_values", minimum=1)
@@ -241,6 +241,15 @@ def _denominators(u: np.ndarray, w: np.ndarray, eps: np.ndarray, df: float) -> n
     return left + right - w
 
 
+def _min_denominators(u: np.ndarray, w: np.ndarray, eps: np.ndarray, df: float) -> np.ndarray:
+    """minₖ Sₖ for every ε, a few ε at a time so that a curve over many ε on a million worlds fits in memory."""
+    flat = eps.reshape(-1)
+    step = max(1, _CHUNK * 16 // max(u.size, 1))
+    return np.concatenate(
+        [_denominators(u, w, flat[i : i + step], df).min(axis=1) for i in range(0, flat.size, step)]
+    )
+
+
 def exact_risk(world_values, epsilon, sensitivity):
     """The largest posterior any world reaches for any answer: maxᵢ sup_γ p(i | γ) = 1 / minᵢ Σⱼ e^(−|fᵢ−fⱼ|/b).
 
@@ -270,8 +279,7 @@ def exact_risk(world_values, epsilon, sensitivity):
     u, w, _ = _groups(world_values)
     eps = np.asarray(_epsilon(epsilon), dtype=float)
     df = _sensitivity(sensitivity)
-    s = _denominators(u, w, eps, df)
-    risk = np.clip(1.0 / s.min(axis=1), 0.0, 1.0).reshape(eps.shape)
+    risk = np.clip(1.0 / _min_denominators(u, w, eps, df), 0.0, 1.0).reshape(eps.shape)
     return float(risk) if risk.ndim == 0 else risk
 
 
@@ -307,13 +315,14 @@ def expected_success(world_values, epsilon, sensitivity):
     u, _, n = _groups(world_values)
     eps = np.asarray(_epsilon(epsilon), dtype=float)
     df = _sensitivity(sensitivity)
-    scale = (eps.reshape(-1) / df)[:, None]
     half = np.diff(u) / 2
-    miss = np.zeros((scale.shape[0], u.size))
-    tail = 0.5 * np.exp(-half * scale)  # the noise crosses a midpoint
-    miss[:, 1:] += tail
-    miss[:, :-1] += tail
-    success = np.clip(np.sum(1.0 - miss, axis=1) / n, 0.0, 1.0).reshape(eps.shape)
+    flat = eps.reshape(-1)
+    step = max(1, _CHUNK * 16 // max(u.size, 1))
+    # Each interior midpoint is crossed from either side with probability ½e^(−h/b): the K cells lose 2 × that.
+    lost = np.concatenate(
+        [np.exp(-half * (flat[i : i + step, None] / df)).sum(axis=1) for i in range(0, flat.size, step)]
+    )
+    success = np.clip((u.size - lost) / n, 0.0, 1.0).reshape(eps.shape)
     return float(success) if success.ndim == 0 else success
 
 
@@ -363,7 +372,7 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
         return math.inf
 
     def risk_at(e: float) -> float:
-        return float(1.0 / _denominators(u, w, np.array([e]), df).min())
+        return float(1.0 / _min_denominators(u, w, np.array([e]), df)[0])
 
     dv = float(u[-1] - u[0])
     lo = float(epsilon_for_risk(rho, n, dv / df))

@@ -10,7 +10,14 @@ from rich.table import Table
 from .. import risk as R
 from ..data import read_column
 from ..errors import PrivriskError
-from ..posterior import simulate_attack, tight_epsilon, worlds
+from ..posterior import (
+    exact_risk,
+    expected_success,
+    lee_clifton_bound,
+    simulate_attack,
+    tight_epsilon,
+    worlds,
+)
 from ..sensitivity import QUERIES, _check_query, global_sensitivity
 from ._app import app
 from ._common import emit_json, err, out, parse_epsilon, percent
@@ -47,6 +54,12 @@ def attack_command(
     target_risk: float | None = typer.Option(
         None, "--risk", help="Also give the largest ε whose exact risk stays at or below this probability."
     ),
+    out_dir: Path | None = typer.Option(
+        None,
+        "--out",
+        help="Also write DIR/attack.json, DIR/risk_vs_epsilon.csv, a figure of the risks against ε and "
+        "DIR/manifest.json.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
     """Simulate the Lee–Clifton attacker: which record is missing from the data behind one noisy answer?
@@ -55,6 +68,8 @@ def attack_command(
     noise calibrated to the query's global sensitivity. Prints the simulated success rate with its 95 %
     Clopper–Pearson interval, the exact average success it estimates, the exact worst-case risk (the most
     telling answer) and Lee and Clifton's bound ρ_mw with Δv = the range of the answers over the worlds.
+
+    With --out DIR it also draws the bound, the exact risk and the average success against ε.
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
@@ -111,6 +126,8 @@ def attack_command(
             tight_epsilon=tight_epsilon(f, target_risk, df),
             lee_clifton_epsilon=lc,
         )
+    if out_dir is not None:
+        _write_outputs(out_dir, doc, f, df, file)
     if as_json:
         emit_json(doc)
         return
@@ -133,6 +150,64 @@ def attack_command(
         table.add_row(f"Lee–Clifton ε for risk {target_risk:g}", f"{doc['lee_clifton_epsilon']:.6g}")
     out.print(table)
     out.print(_sentence(doc))
+
+
+def _write_outputs(out_dir: Path, doc: dict, f, df: float, file: Path) -> None:
+    """The JSON document, the curve over ε as CSV, its figure and the manifest, written whole or not at all."""
+    import numpy as np
+    import pandas as pd
+
+    from .._io import atomic_dir, write_json
+    from .._plots_attack import epsilon_grid, plot_risk_vs_epsilon
+    from ..manifest import write_manifest
+
+    grid = epsilon_grid(doc["epsilon"])
+    curve = pd.DataFrame(
+        {
+            "epsilon": grid,
+            "guess": np.full(grid.size, doc["guess"]),
+            "expected_success": expected_success(f, grid, df),
+            "exact_risk": exact_risk(f, grid, df),
+            "bound": lee_clifton_bound(f, grid, df),
+        }
+    )
+    title = f"Attack on the {doc['query']} of {doc['column']!r} ({doc['n_worlds']:,} worlds)"
+    with atomic_dir(out_dir) as tmp:
+        write_json(tmp / "attack.json", {"schema_version": 1, **doc})
+        curve.to_csv(tmp / "risk_vs_epsilon.csv", index=False)
+        figure = plot_risk_vs_epsilon(curve, doc, tmp / "figures" / "risk_vs_epsilon", title=title)
+        write_manifest(
+            tmp,
+            kind="attack",
+            title=title,
+            parameters={
+                "file": str(file),
+                "column": doc["column"],
+                "query": doc["query"],
+                "epsilon": doc["epsilon"],
+                "worlds": doc["worlds"],
+                "trials": doc["trials"],
+                "seed": doc["seed"],
+                "universe": doc["universe"]["description"],
+            },
+            summary={
+                k: doc[k]
+                for k in (
+                    *("n_worlds", "sensitivity", "guess", "simulated_success", "ci_low", "ci_high"),
+                    *("expected_success", "exact_risk", "bound"),
+                )
+            },
+            findings=[_sentence(doc)],
+            tables=[{"title": "Risk and success against ε", "path": "risk_vs_epsilon.csv"}],
+            figures=[
+                {
+                    "title": "Lee–Clifton bound, exact risk and the attacker's success against ε",
+                    "svg": f"figures/{figure['svg']}",
+                    "png": f"figures/{figure['png']}",
+                }
+            ],
+        )
+    err.print(f"Wrote {out_dir}/attack.json, risk_vs_epsilon.csv, figures/ and manifest.json.")
 
 
 def _sentence(doc: dict) -> str:
