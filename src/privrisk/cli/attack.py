@@ -137,14 +137,14 @@ def attack_command(
     table = Table(title=f"Attack on the {q} of {column!r}: {who} worlds ({result.n_worlds:,}), ε = {eps:.4g}")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    table.add_row("guessing alone (1/n)", percent(doc["guess"], 2))
+    table.add_row("guessing alone (1/n)", _share(doc["guess"]))
     table.add_row(
         f"simulated success ({trials:,} trials, seed {seed})",
-        f"{percent(result.simulated_success, 2)} [{percent(result.ci_low, 2)}, {percent(result.ci_high, 2)}]",
+        f"{_share(result.simulated_success)} [{_share(result.ci_low)}, {_share(result.ci_high)}]",
     )
-    table.add_row("expected success (exact)", percent(result.expected_success, 2))
-    table.add_row("exact risk (most telling answer)", percent(result.exact_risk, 2))
-    table.add_row(f"Lee–Clifton bound ρ_mw (Δv/Δf = {dv / df:.4g})", percent(result.bound, 2))
+    table.add_row("expected success (exact)", _share(result.expected_success))
+    table.add_row("exact risk (most telling answer)", _share(result.exact_risk))
+    table.add_row(f"Lee–Clifton bound ρ_mw (Δv/Δf = {dv / df:.4g})", _share(result.bound))
     if target_risk is not None:
         table.add_row(f"largest ε with exact risk ≤ {target_risk:g}", f"{doc['tight_epsilon']:.6g}")
         table.add_row(f"Lee–Clifton ε for risk {target_risk:g}", f"{doc['lee_clifton_epsilon']:.6g}")
@@ -210,6 +210,13 @@ def _write_outputs(out_dir: Path, doc: dict, f, df: float, file: Path) -> None:
     err.print(f"Wrote {out_dir}/attack.json, risk_vs_epsilon.csv, figures/ and manifest.json.")
 
 
+def _share(p: float) -> str:
+    """A probability as a percentage that keeps three significant digits when it is small (0.00314%)."""
+    if 0 < p < 0.001:
+        return f"{100 * p:.3g}%"
+    return percent(p, 2 if p < 0.1 else 1)
+
+
 def _sentence(doc: dict) -> str:
     """The result in words, with natural frequencies."""
     n = doc["n_worlds"]
@@ -223,7 +230,7 @@ def _sentence(doc: dict) -> str:
     return (
         f"An attacker who {setting}, seeing one answer of the {doc['query']} released with ε = "
         f"{doc['epsilon']:.4g}, is right {phrase} times in {base:,} (simulated: "
-        f"{percent(doc['simulated_success'])}); guessing among the {n:,} possibilities would be right {guess} "
-        f"times. The most telling answer makes it at most {percent(doc['exact_risk'])} sure, within Lee and "
-        f"Clifton's bound of {percent(doc['bound'])}."
+        f"{_share(doc['simulated_success'])}); guessing among the {n:,} possibilities would be right {guess} "
+        f"times. The most telling answer makes it at most {_share(doc['exact_risk'])} sure, within Lee and "
+        f"Clifton's bound of {_share(doc['bound'])}."
     )
