@@ -95,6 +95,11 @@ def attack_command(
             f"--universe: the global sensitivity of the {q} over {u.describe()} is 0, so no Laplace noise is "
             "defined; give a wider universe with --universe LO,HI"
         )
+    n_worlds = int(col.values.size) if worlds_kind == "many" else 2
+    if target_risk is not None and target_risk <= 1.0 / n_worlds:
+        raise PrivriskError(
+            f"--risk: must exceed 1/n = {1.0 / n_worlds:.4g}, what guessing among {n_worlds:,} worlds achieves"
+        )
     result = simulate_attack(col.values, q, eps, sensitivity=df, trials=trials, seed=seed, worlds=worlds_kind)
     f = worlds(col.values, q)
     if worlds_kind == "two":
@@ -115,11 +120,6 @@ def attack_command(
         "data": col.as_dict(),
     }
     if target_risk is not None:
-        if target_risk <= 1.0 / result.n_worlds:
-            raise PrivriskError(
-                f"--risk: must exceed 1/n = {1.0 / result.n_worlds:.4g}, what guessing among "
-                f"{result.n_worlds:,} worlds achieves"
-            )
         lc = float(R.epsilon_for_risk(target_risk, result.n_worlds, dv / df)) if dv > 0 else float("inf")
         doc.update(
             target_risk=target_risk,
