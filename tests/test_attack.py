@@ -200,6 +200,24 @@ def test_exact_risk_scan_on_many_worlds_matches_brute_force():
         assert exact_risk(f, eps, 5.0) == pytest.approx(_brute_risk(f, eps, 5.0), rel=1e-11)
 
 
+@pytest.mark.parametrize("query", QUERIES)
+def test_a_batch_of_samples_gives_the_same_as_one_sample_at_a_time(query):
+    rng = np.random.default_rng(5)
+    batch = np.round(rng.gamma(1.5, 10.0, size=(7, 40)))  # rounding makes ties, as in survey data
+    f = worlds(batch, query)
+    assert f.shape == batch.shape
+    for row, fr in zip(batch, f, strict=True):
+        np.testing.assert_allclose(fr, worlds(row, query), rtol=1e-12, atol=1e-12)
+    eps = np.array([0.1, 1.0, 8.0])
+    df = 25.0
+    for fn in (exact_risk, expected_success, lee_clifton_bound):
+        got = fn(f, eps, df)
+        assert got.shape == (7, 3)
+        want = np.array([fn(fr, eps, df) for fr in f])
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert exact_risk(f, 1.0, df).shape == (7,)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # tight ε
 # ----------------------------------------------------------------------------------------------------------------
@@ -325,7 +343,8 @@ def test_result_fields_are_the_json_keys():
         (lambda: worlds([3.0], "mean"), "at least 2"),
         (lambda: worlds([], "mean"), "at least 2"),
         (lambda: worlds([1.0, float("nan")], "mean"), "NaN"),
-        (lambda: worlds([[1.0, 2.0]], "mean"), "one-dimensional"),
+        (lambda: worlds(np.zeros((2, 2, 2)), "mean"), "one-dimensional"),
+        (lambda: tight_epsilon([[0.0, 1.0]], 0.6, 1.0), "one-dimensional"),
         (lambda: worlds([1.0, 2.0], "mode"), "query"),
         (lambda: exact_risk([1.0, 2.0], 1.0, 0.0), "sensitivity"),
         (lambda: exact_risk([1.0, 2.0], -1.0, 1.0), "epsilon"),
@@ -340,10 +359,7 @@ def test_bad_input_raises_a_privrisk_error(call, fragment):
         call()
 
 
-def test_many_epsilons_at_once_match_one_at_a_time(monkeypatch):
-    import privrisk.posterior as P
-
-    monkeypatch.setattr(P, "_CHUNK", 2)  # forces the ε values through in chunks of 3
+def test_many_epsilons_at_once_match_one_at_a_time():
     f = np.array([0.0, 0.5, 0.75, 3.0, 3.0, 7.0, 7.5, 8.0, 9.0, 12.0])
     eps = np.geomspace(0.01, 30, 17)
     np.testing.assert_allclose(exact_risk(f, eps, 2.0), [exact_risk(f, e, 2.0) for e in eps], rtol=1e-14)

@@ -16,8 +16,12 @@ posterior when Δv is the range of f over the worlds. This module computes what 
 - :func:`simulate_attack`: a Monte Carlo of the attack, with a 95 % interval, beside the two exact values and
   the bound.
 
-Worlds with equal answers cannot be told apart, so everything works on the distinct answers with their counts: a
-survey column of 30,000 integers usually has a few hundred distinct leave-one-out answers.
+Worlds with equal answers cannot be told apart, so one set of worlds is reduced to its distinct answers with their
+counts: a survey column of 30,000 integers usually has a few hundred distinct leave-one-out answers.
+
+Batches: :func:`worlds`, :func:`exact_risk`, :func:`expected_success` and :func:`lee_clifton_bound` also take a
+2-D array with one sample (or one set of worlds) per row, so a sampling study can score all its samples of one
+size at once: ``exact_risk(worlds(samples, "max"), epsilons, gs)`` has one row per sample and one column per ε.
 """
 
 from __future__ import annotations
@@ -54,19 +58,20 @@ _CHUNK = 1 << 18
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _values(values, *, name: str = "values", minimum: int = 2) -> np.ndarray:
+def _values(values, *, name: str = "values", minimum: int = 2, batch: bool = False) -> np.ndarray:
     x = np.asarray(values, dtype=float)
-    if x.ndim != 1:
-        raise PrivriskError(f"{name}: must be a one-dimensional array of numbers")
+    if not (x.ndim == 1 or (batch and x.ndim == 2)):
+        more = " (or a 2-D batch with one sample per row)" if batch else ""
+        raise PrivriskError(f"{name}: must be a one-dimensional array of numbers{more}")
     if np.any(~np.isfinite(x)):
         raise PrivriskError(f"{name}: contains NaN or infinite values; drop missing values first")
-    if x.size < minimum:
+    if x.shape[-1] < minimum:
         if minimum == 2:
             raise PrivriskError(
                 f"{name}: the attacker needs at least 2 records (each world leaves one out and no database "
-                f"is empty), got {x.size}"
+                f"is empty), got {x.shape[-1]}"
             )
-        raise PrivriskError(f"{name}: need at least {minimum} value(s), got {x.size}")
+        raise PrivriskError(f"{name}: need at least {minimum} value(s), got {x.shape[-1]}")
     return x
 
 
@@ -83,11 +88,25 @@ def _sensitivity(sensitivity) -> float:
     return df
 
 
-def _groups(world_values) -> tuple[np.ndarray, np.ndarray, int]:
-    """Distinct world answers (sorted), how many worlds give each, and the number of worlds."""
-    f = _values(world_values, name="world_values", minimum=1)
-    u, c = np.unique(f, return_counts=True)
-    return u, c.astype(float), int(f.size)
+def _sorted_worlds(world_values, *, batch: bool = True) -> tuple[np.ndarray, np.ndarray, int, bool]:
+    """World answers sorted along the last axis as a 2-D array, their weights, n, and whether one set was given.
+
+    One set of worlds is reduced to its distinct answers weighted by how many worlds give each (a survey column
+    has far fewer distinct answers than records); a batch keeps every world with weight 1, since a tie is then
+    just a gap of 0 and the sums come out the same.
+    """
+    f = _values(world_values, name="world_values", minimum=1, batch=batch)
+    if f.ndim == 1:
+        u, c = np.unique(f, return_counts=True)
+        return u[None, :], c[None, :].astype(float), int(f.size), True
+    return np.sort(f, axis=-1), np.ones(f.shape), int(f.shape[-1]), False
+
+
+def _shaped(values: np.ndarray, single: bool, eps_shape: tuple[int, ...]):
+    """(rows, len(ε)) results as a float, an array shaped like ε, or (rows, *ε.shape) for a batch."""
+    rows = () if single else (values.shape[0],)
+    out = values.reshape(rows + eps_shape)
+    return float(out) if out.ndim == 0 else out
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -100,11 +119,12 @@ def _prefix_stats(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Welford's increment (k − 1)/k·(y_k − mean_{k−1})² is never negative, so its running sum has no cancellation.
     """
-    n = y.size
+    n = y.shape[-1]
     k = np.arange(1, n + 1, dtype=float)
-    mean = np.concatenate([[0.0], np.cumsum(y) / k])
-    inc = (k - 1) / k * (y - mean[:-1]) ** 2
-    m2 = np.concatenate([[0.0], np.cumsum(inc)])
+    zero = np.zeros((*y.shape[:-1], 1))
+    mean = np.concatenate([zero, np.cumsum(y, axis=-1) / k], axis=-1)
+    inc = (k - 1) / k * (y - mean[..., :-1]) ** 2
+    m2 = np.concatenate([zero, np.cumsum(inc, axis=-1)], axis=-1)
     return mean, m2
 
 
@@ -114,15 +134,15 @@ def _loo_variance(x: np.ndarray) -> np.ndarray:
     The textbook shortcut (M2 − n/(n − 1)·dᵢ²)/(n − 1) cancels when the other records are (nearly) equal; the
     merge adds three non-negative terms instead.
     """
-    n = x.size
-    y = x - np.mean(x)  # centring keeps the running means small
+    n = x.shape[-1]
+    y = x - np.mean(x, axis=-1, keepdims=True)  # centring keeps the running means small
     pre_mean, pre_m2 = _prefix_stats(y)
-    suf_mean, suf_m2 = _prefix_stats(y[::-1])
+    suf_mean, suf_m2 = _prefix_stats(y[..., ::-1])
     i = np.arange(n)
     na = i.astype(float)  # records before i
     nb = (n - 1 - i).astype(float)  # records after i
-    ma, m2a = pre_mean[i], pre_m2[i]
-    mb, m2b = suf_mean[n - 1 - i], suf_m2[n - 1 - i]
+    ma, m2a = pre_mean[..., i], pre_m2[..., i]
+    mb, m2b = suf_mean[..., n - 1 - i], suf_m2[..., n - 1 - i]
     m2 = m2a + m2b + (mb - ma) ** 2 * (na * nb / (n - 1))
     return m2 / (n - 1)
 
@@ -138,11 +158,11 @@ def worlds(values, query: str) -> np.ndarray:
     (DESIGN.md).
 
     Args:
-        values: the n ≥ 2 records of X, a 1-D array.
+        values: the n ≥ 2 records of X, a 1-D array; or a 2-D batch of samples, one per row.
         query: one of ``count, sum, mean, median, min, max, variance, std``.
 
     Returns:
-        An array of n answers, fᵢ in the order of the records.
+        An array of n answers, fᵢ in the order of the records (one row per sample for a batch).
 
     Example:
         >>> worlds([1, 3, 10, 17, 675], "median")
@@ -150,33 +170,39 @@ def worlds(values, query: str) -> np.ndarray:
         >>> worlds([1, 3, 10, 17, 675], "max")
         array([675., 675., 675., 675.,  17.])
     """
-    return _world_answers(_values(values), _check_query(query))
+    return _world_answers(_values(values, batch=True), _check_query(query))
 
 
 def _world_answers(x: np.ndarray, q: str) -> np.ndarray:
-    n = x.size
+    """Leave-one-out answers along the last axis."""
+    n = x.shape[-1]
     if q == "count":
-        return np.full(n, n - 1.0)
+        return np.full(x.shape, n - 1.0)
     if q in ("sum", "mean"):
-        before = np.concatenate([[0.0], np.cumsum(x)[:-1]])
-        after = np.concatenate([np.cumsum(x[::-1])[:-1][::-1], [0.0]])
+        zero = np.zeros((*x.shape[:-1], 1))
+        before = np.concatenate([zero, np.cumsum(x, axis=-1)[..., :-1]], axis=-1)
+        after = np.concatenate([np.cumsum(x[..., ::-1], axis=-1)[..., ::-1][..., 1:], zero], axis=-1)
         total = before + after
         return total if q == "sum" else total / (n - 1)
     if q in ("variance", "std"):
         var = _loo_variance(x)
         return var if q == "variance" else np.sqrt(var)
-    order = np.argsort(x, kind="stable")
-    s = x[order]
-    rank = np.empty(n, dtype=np.intp)
-    rank[order] = np.arange(n)
+    order = np.argsort(x, axis=-1, kind="stable")
+    s = np.take_along_axis(x, order, axis=-1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(n), order.shape), axis=-1)
+
+    def at(k: int) -> np.ndarray:  # the k-th smallest record, kept as a column so it broadcasts over the row
+        return s[..., k : k + 1]
+
     if q == "min":
-        return np.where(rank == 0, s[1], s[0])
+        return np.where(rank == 0, at(1), at(0))
     if q == "max":
-        return np.where(rank == n - 1, s[n - 2], s[n - 1])
+        return np.where(rank == n - 1, at(n - 2), at(n - 1))
     m = n - 1  # median of the n − 1 records left: the order statistics (m − 1)//2 and m//2 of what remains
 
     def order_stat(k: int) -> np.ndarray:
-        return np.where(k < rank, s[k], s[min(k + 1, n - 1)])
+        return np.where(k < rank, at(k), at(min(k + 1, n - 1)))
 
     return (order_stat((m - 1) // 2) + order_stat(m // 2)) / 2
 
@@ -212,19 +238,19 @@ def world_posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
     return special.softmax(logits, axis=-1)
 
 
-def _scan_decayed(u: np.ndarray, w: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """Lₖ = Σ_{j ≤ k} wⱼ·exp(−(uₖ − uⱼ)·scale) for ascending u, as a parallel prefix scan.
+def _scan_decayed(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
+    """Lₖ = Σ_{j ≤ k} wⱼ·exp(−(sₖ − sⱼ)·scale) along each row of ascending s, as a parallel prefix scan.
 
-    Lₖ = wₖ + dₖ·Lₖ₋₁ with dₖ = exp(−(uₖ − uₖ₋₁)·scale) is a composition of affine maps L ↦ a·L + c, which is
+    Lₖ = wₖ + dₖ·Lₖ₋₁ with dₖ = exp(−(sₖ − sₖ₋₁)·scale) is a composition of affine maps L ↦ a·L + c, which is
     associative: Hillis–Steele doubling composes them in ⌈log₂ K⌉ vectorised passes. Every a is a product of
-    decays in [0, 1] and every c a sum of non-negative terms, so nothing overflows (unlike Σ wⱼ·e^(uⱼ·scale)) and
-    nothing cancels. ``scale`` has shape (m, 1) for m values of ε; the result has shape (m, K).
+    decays in [0, 1] and every c a sum of non-negative terms, so nothing overflows (unlike Σ wⱼ·e^(sⱼ·scale)) and
+    nothing cancels.
     """
-    k = u.size
-    a = np.empty((scale.shape[0], k))
+    k = s.shape[-1]
+    a = np.empty(s.shape)
     a[:, 0] = 0.0
-    a[:, 1:] = np.exp(-np.diff(u) * scale)
-    c = np.broadcast_to(w, a.shape).copy()
+    a[:, 1:] = np.exp(-np.diff(s, axis=-1) * scale)
+    c = w.copy()
     shift = 1
     while shift < k:
         c[:, shift:] += a[:, shift:] * c[:, :-shift]
@@ -233,21 +259,11 @@ def _scan_decayed(u: np.ndarray, w: np.ndarray, scale: np.ndarray) -> np.ndarray
     return c
 
 
-def _denominators(u: np.ndarray, w: np.ndarray, eps: np.ndarray, df: float) -> np.ndarray:
-    """Sₖ = Σⱼ wⱼ·exp(−|uₖ − uⱼ|·ε/Δf) for every distinct answer uₖ and every ε: shape (len(ε), K)."""
-    scale = (eps.reshape(-1) / df)[:, None]
-    left = _scan_decayed(u, w, scale)
-    right = _scan_decayed(-u[::-1], w[::-1], scale)[:, ::-1]
-    return left + right - w
-
-
-def _min_denominators(u: np.ndarray, w: np.ndarray, eps: np.ndarray, df: float) -> np.ndarray:
-    """minₖ Sₖ for every ε, a few ε at a time so that a curve over many ε on a million worlds fits in memory."""
-    flat = eps.reshape(-1)
-    step = max(1, _CHUNK * 16 // max(u.size, 1))
-    return np.concatenate(
-        [_denominators(u, w, flat[i : i + step], df).min(axis=1) for i in range(0, flat.size, step)]
-    )
+def _min_denominators(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
+    """minₖ Sₖ per row, Sₖ = Σⱼ wⱼ·exp(−|sₖ − sⱼ|·scale): a scan from the left plus one from the right."""
+    left = _scan_decayed(s, w, scale)
+    right = _scan_decayed(-s[:, ::-1], w[:, ::-1], scale)[:, ::-1]
+    return (left + right - w).min(axis=-1)
 
 
 def exact_risk(world_values, epsilon, sensitivity):
@@ -263,37 +279,45 @@ def exact_risk(world_values, epsilon, sensitivity):
     side), not as an n × n matrix.
 
     Args:
-        world_values: fᵢ for the n worlds (e.g. from :func:`worlds`).
+        world_values: fᵢ for the n worlds (e.g. from :func:`worlds`), or a 2-D batch with one set per row.
         epsilon: ε ≥ 0, a number or an array.
         sensitivity: Δf > 0.
 
     Returns:
-        The exact risk in [1/n, 1], a float (or an array shaped like ε).
+        The exact risk in [1/n, 1], a float (or an array shaped like ε; for a batch, one row per set).
 
     Example:
         >>> round(exact_risk([0.0, 1.0], 1.0, 1.0), 4)          # two worlds Δf apart: 1/(1 + e^−ε)
         0.7311
         >>> exact_risk([5.0, 5.0, 5.0], 10.0, 1.0)               # worlds that agree cannot be told apart
         0.3333333333333333
+        >>> exact_risk([[0.0, 1.0], [0.0, 2.0]], [1.0, 2.0], 1.0).round(4)   # a batch of two, two values of ε
+        array([[0.7311, 0.8808],
+               [0.8808, 0.982 ]])
     """
-    u, w, _ = _groups(world_values)
+    s, w, _, single = _sorted_worlds(world_values)
     eps = np.asarray(_epsilon(epsilon), dtype=float)
     df = _sensitivity(sensitivity)
-    risk = np.clip(1.0 / _min_denominators(u, w, eps, df), 0.0, 1.0).reshape(eps.shape)
-    return float(risk) if risk.ndim == 0 else risk
+    risk = np.stack([1.0 / _min_denominators(s, w, e / df) for e in eps.reshape(-1)], axis=-1)
+    return _shaped(np.clip(risk, 0.0, 1.0), single, eps.shape)
 
 
 def lee_clifton_bound(world_values, epsilon, sensitivity):
     """ρ_mw of Lee and Clifton (eq. 4 of 000) for these worlds: n worlds, Δv = max f(ω) − min f(ω).
 
+    Shapes as :func:`exact_risk` (a 2-D batch gives one row per set of worlds).
+
     Example:
         >>> round(lee_clifton_bound([0.0, 1.0, 2.0], 1.0, 1.0), 4)    # 1/(1 + 2e^−2)
         0.787
     """
-    f = _values(world_values, name="world_values", minimum=1)
+    f = _values(world_values, name="world_values", minimum=1, batch=True)
     df = _sensitivity(sensitivity)
-    dv = float(np.max(f) - np.min(f))
-    return many_worlds(epsilon, f.size, dv / df)
+    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    ratio = np.ptp(f, axis=-1) / df
+    if f.ndim == 1:
+        return many_worlds(eps, f.size, float(ratio))
+    return np.asarray(many_worlds(eps, f.shape[-1], ratio.reshape((-1,) + (1,) * eps.ndim)))
 
 
 def expected_success(world_values, epsilon, sensitivity):
@@ -304,7 +328,9 @@ def expected_success(world_values, epsilon, sensitivity):
     nearest-answer partition, half-gaps h⁻_g and h⁺_g to either neighbour (∞ at the ends), and then the guess is
     right with probability 1/c_g. Summing c_g/n · P(cell) · 1/c_g gives the formula. It is the value
     :func:`simulate_attack` estimates, and it never exceeds :func:`exact_risk` (an average of the attacker's
-    posterior of its guess cannot beat the largest posterior).
+    posterior of its guess cannot beat the largest posterior). With K distinct answers the sum is
+    K − Σ e^(−h/b) over the K − 1 half-gaps h, computed as 1 + Σ (1 − e^(−h/b)) with ``expm1`` so that a success
+    rate near 1/n does not come out of a difference of two nearly equal numbers. Shapes as :func:`exact_risk`.
 
     Example:
         >>> round(expected_success([0.0, 1.0], 1.0, 1.0), 4)      # 1 − ½e^(−ε/2)
@@ -312,18 +338,14 @@ def expected_success(world_values, epsilon, sensitivity):
         >>> expected_success([3.0, 3.0], 5.0, 1.0)                 # indistinguishable: a coin toss
         0.5
     """
-    u, _, n = _groups(world_values)
+    s, _, n, single = _sorted_worlds(world_values)
     eps = np.asarray(_epsilon(epsilon), dtype=float)
     df = _sensitivity(sensitivity)
-    half = np.diff(u) / 2
-    flat = eps.reshape(-1)
-    step = max(1, _CHUNK * 16 // max(u.size, 1))
-    # Each interior midpoint is crossed from either side with probability ½e^(−h/b): the K cells lose 2 × that.
-    lost = np.concatenate(
-        [np.exp(-half * (flat[i : i + step, None] / df)).sum(axis=1) for i in range(0, flat.size, step)]
+    half = np.diff(s, axis=-1) / 2  # a tie in a batch is a half-gap of 0, which adds 1 − e⁰ = 0
+    success = np.stack(
+        [(1.0 + np.sum(-np.expm1(-half * (e / df)), axis=-1)) / n for e in eps.reshape(-1)], axis=-1
     )
-    success = np.clip((u.size - lost) / n, 0.0, 1.0).reshape(eps.shape)
-    return float(success) if success.ndim == 0 else success
+    return _shaped(np.clip(success, 0.0, 1.0), single, eps.shape)
 
 
 def tight_epsilon(world_values, risk: float, sensitivity) -> float:
@@ -355,7 +377,7 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
     """
     f = _values(world_values, name="world_values")
     df = _sensitivity(sensitivity)
-    u, w, n = _groups(f)
+    u, w, n, _ = _sorted_worlds(f, batch=False)
     try:
         rho = float(risk)
     except (TypeError, ValueError):
@@ -372,9 +394,9 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
         return math.inf
 
     def risk_at(e: float) -> float:
-        return float(1.0 / _min_denominators(u, w, np.array([e]), df)[0])
+        return float(1.0 / _min_denominators(u, w, e / df)[0])
 
-    dv = float(u[-1] - u[0])
+    dv = float(u[0, -1] - u[0, 0])
     lo = float(epsilon_for_risk(rho, n, dv / df))
     if risk_at(lo) > rho:  # only by rounding: the bound is never below the exact risk
         lo = 0.0
