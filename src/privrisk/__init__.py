@@ -15,6 +15,16 @@ from ._ledger import read_ledger, spent_epsilon
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .explain import explainer_numbers, explainer_page
+from .posterior import (
+    AttackResult,
+    exact_risk,
+    expected_success,
+    lee_clifton_bound,
+    simulate_attack,
+    tight_epsilon,
+    world_posterior,
+    worlds,
+)
 from .release import (
     Release,
     ReleaseQuery,
@@ -47,6 +57,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "QUERIES",
+    "AttackResult",
     "MissingCodes",
     "NumericColumn",
     "PrivacyLeakWarning",
@@ -61,6 +72,8 @@ __all__ = [
     "describe",
     "epsilon_for_risk",
     "evaluate",
+    "exact_risk",
+    "expected_success",
     "explainer_numbers",
     "explainer_page",
     "global_leak",
@@ -68,6 +81,7 @@ __all__ = [
     "global_sensitivity",
     "laplace_mechanism",
     "leak",
+    "lee_clifton_bound",
     "local_sensitivity",
     "many_worlds",
     "natural_frequency",
@@ -86,6 +100,10 @@ __all__ = [
     "report_page",
     "risk_table",
     "sensitivity_ratio",
+    "simulate_attack",
     "spent_epsilon",
+    "tight_epsilon",
     "two_worlds",
+    "world_posterior",
+    "worlds",
 ]

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "sensitivity",
     # (study)
     # (attack)
+    "attack",
     # (presence)
     # (audit)
     # (empirical)
