@@ -11,6 +11,15 @@ Example:
 from __future__ import annotations
 
 from ._epsilon import parse_epsilon
+from .audit import (
+    AuditResult,
+    DerivedScale,
+    audit_data_dependent,
+    audit_sweep,
+    data_dependent_sensitivity,
+    derived_scale,
+    leave_one_out,
+)
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .risk import (
@@ -32,6 +41,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "QUERIES",
+    "AuditResult",
+    "DerivedScale",
     "MissingCodes",
     "NumericColumn",
     "PrivacyLeakWarning",
@@ -39,6 +50,10 @@ __all__ = [
     "ThresholdExceeded",
     "Universe",
     "__version__",
+    "audit_data_dependent",
+    "audit_sweep",
+    "data_dependent_sensitivity",
+    "derived_scale",
     "describe",
     "epsilon_for_risk",
     "evaluate",
@@ -46,6 +61,7 @@ __all__ = [
     "global_risk",
     "global_sensitivity",
     "leak",
+    "leave_one_out",
     "local_sensitivity",
     "many_worlds",
     "natural_frequency",

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     # (attack)
     # (presence)
     # (audit)
+    "audit",
     # (empirical)
     # (release)
     # (explain)
