@@ -376,8 +376,8 @@ def derived_command(
     hw = d.summary()["half_width"]
     conf = f"{100 * alpha:.10g} %–{100 * (1 - alpha):.10g} %"
     out.print(
-        f"Noise range ({conf}): ±{hw[d.target]:.6g} asking for the {d.target} directly, "
-        f"±{hw['effective']:.6g} through the {d.via}."
+        f"Noise range ({conf}): ±{hw[d.target]:,.2f} asking for the {d.target} directly, "
+        f"±{hw['effective']:,.2f} through the {d.via}."
     )
     out.print(sentence)
 
