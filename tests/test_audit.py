@@ -357,3 +357,25 @@ def test_unknown_event():
 def test_values_outside_the_universe():
     with pytest.raises(PrivriskError, match="outside the universe"):
         audit_data_dependent(CLAIMS, "mean", 1, u=0.5, universe=(0, 50))
+
+
+@settings(max_examples=60)
+@given(
+    rest=st.lists(st.integers(0, 30).map(float), min_size=2, max_size=8),
+    level=st.floats(-5, 35),
+    upper=st.booleans(),
+)
+def test_median_bound_against_a_grid(rest, level, upper):
+    from privrisk.audit import _missing_bound
+
+    bound, kind = _missing_bound("median", np.asarray(rest), level, "upper" if upper else "lower")
+    grid = np.linspace(-10, 40, 2001)
+    meds = np.median(np.column_stack([np.broadcast_to(rest, (grid.size, len(rest))), grid]), axis=1)
+    hits = meds >= level if upper else meds <= level
+    if kind == "none":  # out of reach, or reached by every value (then nothing is learned)
+        assert not hits.any() or hits.all()
+    else:
+        reach = grid[hits]
+        assert 0 < reach.size < grid.size
+        expected = reach.min() if upper else reach.max()
+        assert bound == pytest.approx(expected, abs=0.03)

@@ -384,19 +384,24 @@ def _missing_bound(q: str, rest: np.ndarray, level: float, tail: str) -> tuple[f
         return n * level - m * float(np.mean(rest)), side
     if q == "sum":
         return level - math.fsum(rest), side
+    # max(rest ∪ {x}) ≥ max(rest) whatever x is: only a level above it says something about x (min: mirrored).
     if q == "max":
-        # max(rest ∪ {x}) is never below max(rest): the level is reachable only above it, and then x is the level.
-        return (level, side) if level >= float(np.max(rest)) else (math.nan, "none")
+        top = float(np.max(rest))
+        return (level, side) if (level > top if upper else level >= top) else (math.nan, "none")
     if q == "min":
-        return (level, side) if level <= float(np.min(rest)) else (math.nan, "none")
+        bottom = float(np.min(rest))
+        return (level, side) if (level <= bottom if upper else level < bottom) else (math.nan, "none")
     if q == "median":
-        s = np.sort(rest)
+        s = np.concatenate([[-math.inf], np.sort(rest), [math.inf]])
+        ja, jb = m // 2, (m + 1) // 2  # the middle order statistics of the m + 1 values, 0-based
 
         def med(v: float) -> float:
-            return float(np.median(np.append(s, v)))
+            # The j-th smallest of rest ∪ {v} is v clipped to [rest's (j−1)-th, rest's j-th].
+            return (min(max(v, s[ja]), s[ja + 1]) + min(max(v, s[jb]), s[jb + 1])) / 2
 
-        lo_v, hi_v = float(s[0]) - 1.0, float(s[-1]) + 1.0
-        if not (med(lo_v) <= level <= med(hi_v)):
+        lo_v, hi_v = float(s[1]) - 1.0, float(s[-2]) + 1.0
+        # No bound when no value of x reaches the level, or when every value does.
+        if not (med(lo_v) <= level <= med(hi_v)) or (med(lo_v) >= level if upper else med(hi_v) <= level):
             return math.nan, "none"
         # Monotone and piecewise linear in x: bisection to the smallest (largest) x reaching the level.
         a, b = lo_v, hi_v
@@ -412,8 +417,8 @@ def _missing_bound(q: str, rest: np.ndarray, level: float, tail: str) -> tuple[f
         var = float(np.var(rest))
         # var(rest ∪ {x}) = m/(m+1)·(var + (x − μ)²/(m + 1))
         need = (m + 1) * ((m + 1) * target / m - var)
-        if need < 0:
-            return (0.0, "distance at least") if upper else (math.nan, "none")
+        if need <= 0:  # every x reaches the level (upper) or none does (lower): nothing to state
+            return math.nan, "none"
         return math.sqrt(need), ("distance at least" if upper else "distance at most")
     return math.nan, "none"
 
@@ -515,6 +520,18 @@ class AuditResult:
         )
         return doc
 
+    def bound_text(self, digits: int = 4) -> str:
+        """The bound on the missing record in words: "is at least 25.08", or "" when there is none."""
+        if self.bound_kind == "none":
+            return ""
+        v = f"{self.bound:.{digits}g}"
+        return {
+            "at least": f"is at least {v}",
+            "at most": f"is at most {v}",
+            "distance at least": f"lies at least {v} from the mean of the others",
+            "distance at most": f"lies within {v} of the mean of the others",
+        }[self.bound_kind]
+
     def sentence(self, noun: str = "record", plural: str | None = None) -> str:
         """One plain sentence on what a single answer tells the intruder.
 
@@ -532,12 +549,7 @@ class AuditResult:
                 f"{math.exp(self.epsilon):.4g} times about the missing {noun}, whichever {noun} is missing."
             )
         if self.bound_learned:
-            what = {
-                "at least": f"is at least {self.bound:.4g}",
-                "at most": f"is at most {self.bound:.4g}",
-                "distance at least": f"lies at least {self.bound:.4g} from the mean of the others",
-                "distance at most": f"lies within {self.bound:.4g} of the mean of the others",
-            }[self.bound_kind]
+            what = self.bound_text()
             return (
                 f"An intruder holding {others} learns from one answer that the missing {noun} {what} "
                 f"({conf} confidence)."

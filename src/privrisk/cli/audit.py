@@ -259,9 +259,9 @@ def _print_human(res: AuditResult, sweep, sweep_record, col, sentence, gs_senten
         f"Δf_n−1(X*) = {res.delta_star:.4g}, b_n−1 = {res.b_star:.4g}; the {100 * (1 - res.alpha):.10g} % "
         f"quantile of the answer is {res.quantile:.7g}"
         + (
-            f", so the missing value is {res.bound_kind} {res.bound:.6g}."
+            f"; an answer beyond it means the missing value {res.bound_text(6)}."
             if res.bound_kind != "none"
-            else "."
+            else "; no value of the missing record moves the query that far."
         )
     )
     h = res.hypothesis
