@@ -379,3 +379,14 @@ def test_median_bound_against_a_grid(rest, level, upper):
         assert 0 < reach.size < grid.size
         expected = reach.min() if upper else reach.max()
         assert bound == pytest.approx(expected, abs=0.03)
+
+
+def test_many_ties_and_one_outlier_stay_fast_and_exact():
+    # 10⁵ zeros and one 1: every X₋ᵢ₋ⱼ without the 1 is constant. No O(n²) recomputation, and the exact values.
+    x = np.zeros(100_001)
+    x[-1] = 1.0
+    t = leave_one_out(x, "std")
+    assert t["f_without"].iloc[-1] == 0.0 and t["delta_without"].iloc[-1] == 0.0
+    m = x.size - 1  # X₋ᵢ for a zero: m records, one of them 1; its std and the drop when the 1 leaves too
+    std_i = math.sqrt(1 / m - 1 / m**2)
+    assert t["delta_without"].iloc[0] == pytest.approx(std_i, rel=1e-6)

@@ -189,30 +189,28 @@ def _spread_leave_out(s: np.ndarray, k: np.ndarray, query: str):
 
 
 def _recompute_cancelled(s, k, cand, ss, ss_i, ss_ij, *, chunk: int = 256):
-    """Recompute exactly the sums of squares that the update formulas got by cancellation.
+    """Recompute exactly the rows where the update formulas cancel: the records that carry nearly all the spread.
 
-    Subtracting an outlier's share from the total leaves a rounding residue of about 1e−16·SS; harmless for the
-    variance, but the std's square root would turn it into 1e−8·σ. Only nearly constant remainders are affected,
-    and they are recomputed directly, in chunks (O(rows · n) for those rows only).
+    Subtracting a record's share from the total leaves a rounding residue of about 1e−16·SS. Where X₋ᵢ keeps at
+    least 1e−4 of SS, that residue moves its std by at most 1e−6 relative, so those rows keep the O(1) update.
+    Rows where X₋ᵢ keeps less (X₋ᵢ nearly constant: i is the outlier) are recomputed directly, with their
+    leave-two-out values. Such a record carries over 99.99 % of SS, so there is one of them, or a few when n is
+    tiny: O(n) work, not O(n²), even for data such as 10⁵ zeros and a single 1.
     """
-    tiny = 1e-9 * ss
     n = s.size
-    rows_i = np.flatnonzero(ss_i < tiny)
-    for start in range(0, rows_i.size, chunk):
-        r = rows_i[start : start + chunk]
+    rows = np.flatnonzero(ss_i < 1e-4 * ss)
+    for start in range(0, rows.size, chunk):
+        r = rows[start : start + chunk]
+        at = np.arange(r.size)
         keep = np.ones((r.size, n), dtype=bool)
-        keep[np.arange(r.size), k[r]] = False
+        keep[at, k[r]] = False
         vals = np.broadcast_to(s, keep.shape)[keep].reshape(r.size, n - 1)
         ss_i[r] = np.sum((vals - vals.mean(axis=1, keepdims=True)) ** 2, axis=1)
-    for c, v in zip(cand, ss_ij, strict=True):
-        rows = np.flatnonzero(v < tiny)
-        for start in range(0, rows.size, chunk):
-            r = rows[start : start + chunk]
-            keep = np.ones((r.size, n), dtype=bool)
-            keep[np.arange(r.size), k[r]] = False
-            keep[np.arange(r.size), c[r]] = False
-            vals = np.broadcast_to(s, keep.shape)[keep].reshape(r.size, n - 2)
-            v[r] = np.sum((vals - vals.mean(axis=1, keepdims=True)) ** 2, axis=1)
+        for c, v in zip(cand, ss_ij, strict=True):
+            keep2 = keep.copy()
+            keep2[at, c[r]] = False
+            vals2 = np.broadcast_to(s, keep2.shape)[keep2].reshape(r.size, n - 2)
+            v[r] = np.sum((vals2 - vals2.mean(axis=1, keepdims=True)) ** 2, axis=1)
     return ss_i, ss_ij
 
 
