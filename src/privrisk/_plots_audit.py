@@ -24,7 +24,13 @@ def _grid(res: AuditResult, scales: list[float]) -> np.ndarray:
     centres = [res.f_n, res.f_star, res.response]
     width = 6 * max([b for b in scales if b > 0] or [abs(res.f_n - res.f_star) or 1.0])
     lo, hi = min(centres) - width, max(centres) + width
-    return np.linspace(lo, hi, 1201)
+    # Dense points around each peak as well: a narrow Laplace density would fall between coarse grid points.
+    parts = [np.linspace(lo, hi, 1201)]
+    for centre, b in ((res.f_n, res.b_n), (res.f_star, res.b_star), (res.f_star, res.b_n)):
+        if b > 0:
+            parts.append(np.linspace(centre - 8 * b, centre + 8 * b, 401))
+    x = np.concatenate(parts)
+    return np.unique(x[(x >= lo) & (x <= hi)])
 
 
 def _two_views(ax, res: AuditResult, b_other: float, label_other: str, title: str) -> None:
