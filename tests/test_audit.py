@@ -390,3 +390,17 @@ def test_many_ties_and_one_outlier_stay_fast_and_exact():
     m = x.size - 1  # X₋ᵢ for a zero: m records, one of them 1; its std and the drop when the 1 leaves too
     std_i = math.sqrt(1 / m - 1 / m**2)
     assert t["delta_without"].iloc[0] == pytest.approx(std_i, rel=1e-6)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+@pytest.mark.parametrize("event", ["tail", "density"])
+def test_constant_data_gives_no_nan(query, event):
+    # Δf_n = 0 (or 1 for the count): the noise is a point mass; every number stays defined.
+    res = audit_data_dependent([5.0, 5.0, 5.0, 5.0], query, 1, u=0.7, event=event, universe=(0, 10))
+    cols = ["f_without", "b_without", "p3", "ratio", "log10_ratio"]
+    assert not res.records[cols].isna().any().any()
+    assert not math.isnan(res.p1) and not math.isnan(res.p2) and not math.isnan(res.quantile)
+    assert res.global_audit.violations == 0
+    assert res.violations == 0
+    if query not in ("count", "sum"):
+        assert res.b_n == 0 and res.response == res.f_n
