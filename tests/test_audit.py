@@ -404,3 +404,9 @@ def test_constant_data_gives_no_nan(query, event):
     assert res.violations == 0
     if query not in ("count", "sum"):
         assert res.b_n == 0 and res.response == res.f_n
+
+
+def test_leave_two_out_std_of_a_constant_remainder_is_zero():
+    t = leave_one_out([0.0, 0.0, 1.0], "std")  # without a 0 and the 1, one 0 remains: std exactly 0
+    assert t["f_without_two"].tolist()[:2] == [0.0, 0.0]
+    assert t["delta_without"].iloc[0] == 0.5

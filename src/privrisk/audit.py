@@ -188,29 +188,50 @@ def _spread_leave_out(s: np.ndarray, k: np.ndarray, query: str):
     return var_i, var_ij, cand
 
 
-def _recompute_cancelled(s, k, cand, ss, ss_i, ss_ij, *, chunk: int = 256):
-    """Recompute exactly the rows where the update formulas cancel: the records that carry nearly all the spread.
+def _exact_ss(s: np.ndarray, removed: list[np.ndarray], *, chunk: int = 256) -> np.ndarray:
+    """Σ(x − mean)² of sorted s without the given positions, one row per entry of the position arrays."""
+    n, rows = s.size, removed[0].size
+    out = np.empty(rows)
+    for start in range(0, rows, chunk):
+        sl = slice(start, start + chunk)
+        at = np.arange(min(chunk, rows - start))
+        keep = np.ones((at.size, n), dtype=bool)
+        for pos in removed:
+            keep[at, pos[sl]] = False
+        vals = np.broadcast_to(s, keep.shape)[keep].reshape(at.size, n - len(removed))
+        out[sl] = np.sum((vals - vals.mean(axis=1, keepdims=True)) ** 2, axis=1)
+    return out
 
-    Subtracting a record's share from the total leaves a rounding residue of about 1e−16·SS. Where X₋ᵢ keeps at
-    least 1e−4 of SS, that residue moves its std by at most 1e−6 relative, so those rows keep the O(1) update.
-    Rows where X₋ᵢ keeps less (X₋ᵢ nearly constant: i is the outlier) are recomputed directly, with their
-    leave-two-out values. Such a record carries over 99.99 % of SS, so there is one of them, or a few when n is
-    tiny: O(n) work, not O(n²), even for data such as 10⁵ zeros and a single 1.
+
+def _recompute_cancelled(s, k, cand, ss, ss_i, ss_ij, *, max_unique: int = 4096):
+    """Recompute exactly the sums of squares that the update formulas get by cancellation.
+
+    Subtracting a record's share from a total leaves a rounding residue of about 1e−16 of that total: harmless
+    for the variance, but the std's square root would turn an exact 0 into 1e−8·σ. Two cases are recomputed:
+
+    - X₋ᵢ nearly constant (SS(X₋ᵢ) < 1e−4·SS): record i carries over 99.99 % of SS, so there is one such record
+      (or a few when n is tiny); it and its leave-two-out values are recomputed directly, O(n) each.
+    - X₋ᵢ₋ⱼ nearly constant (< 1e−9·SS(X₋ᵢ)). Rows that leave out the same two *values* have the same remainder,
+      so each distinct pair is computed once: data such as 10⁵ zeros and a single 1 cost one O(n) pass, not n.
+      Only if more than ``max_unique`` distinct pairs qualify (nearly constant but untied data) is the residue
+      of at most 1e−8·σ kept.
     """
-    n = s.size
     rows = np.flatnonzero(ss_i < 1e-4 * ss)
-    for start in range(0, rows.size, chunk):
-        r = rows[start : start + chunk]
-        at = np.arange(r.size)
-        keep = np.ones((r.size, n), dtype=bool)
-        keep[at, k[r]] = False
-        vals = np.broadcast_to(s, keep.shape)[keep].reshape(r.size, n - 1)
-        ss_i[r] = np.sum((vals - vals.mean(axis=1, keepdims=True)) ** 2, axis=1)
+    if rows.size:
+        ss_i[rows] = _exact_ss(s, [k[rows]])
         for c, v in zip(cand, ss_ij, strict=True):
-            keep2 = keep.copy()
-            keep2[at, c[r]] = False
-            vals2 = np.broadcast_to(s, keep2.shape)[keep2].reshape(r.size, n - 2)
-            v[r] = np.sum((vals2 - vals2.mean(axis=1, keepdims=True)) ** 2, axis=1)
+            v[rows] = _exact_ss(s, [k[rows], c[rows]])
+    for c, v in zip(cand, ss_ij, strict=True):
+        bad = np.flatnonzero(v < 1e-9 * ss_i)
+        bad = bad[~np.isin(bad, rows)]
+        if bad.size == 0:
+            continue
+        pairs = np.stack([s[k[bad]], s[c[bad]]], axis=1)
+        _, first, inverse = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+        if first.size > max_unique:
+            continue
+        reps = bad[first]
+        v[bad] = _exact_ss(s, [k[reps], c[reps]])[np.ravel(inverse)]
     return ss_i, ss_ij
 
 
