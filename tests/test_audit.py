@@ -410,3 +410,15 @@ def test_leave_two_out_std_of_a_constant_remainder_is_zero():
     t = leave_one_out([0.0, 0.0, 1.0], "std")  # without a 0 and the 1, one 0 remains: std exactly 0
     assert t["f_without_two"].tolist()[:2] == [0.0, 0.0]
     assert t["delta_without"].iloc[0] == 0.5
+
+
+def test_sentence_when_the_ratio_breaks_but_no_bound_is_learned():
+    # u = 0.1: r = 13.312 + 1.495·ln(0.2) = 10.906 lies below f_n; without claim 30 the lower tail is ≈ 1, so
+    # p3/p1 = 1/0.1 = 10 > e² while the answer stays inside the intruder's 99.99 % range.
+    res = audit_data_dependent(CLAIMS, "mean", 2, u=0.1)
+    assert res.tail == "lower" and res.violations == 1 and not res.bound_learned
+    assert res.records["ratio"].iloc[29] == pytest.approx(0.1, rel=1e-6)
+    assert res.sentence("claim") == (
+        "An intruder holding the other 29 claims finds one answer 10 times less likely with claim 30 in the data "
+        "than without it: beyond the e^ε = 7.389 that ε promises."
+    )

@@ -574,10 +574,12 @@ class AuditResult:
                 f"({conf} confidence)."
             )
         worst = self.records.loc[self.records["log10_ratio"].abs().idxmax()]
+        lr = float(worst["log10_ratio"])
+        how = "more" if lr > 0 else "less"
         return (
-            f"An intruder holding {others} sees the answer {_times(worst['log10_ratio'])} more (or less) likely "
-            f"than it would be without {noun} {int(worst['record'])}, beyond the e^ε = "
-            f"{math.exp(self.epsilon):.4g} that ε promises."
+            f"An intruder holding {others} finds one answer {_times(lr)} {how} likely with {noun} "
+            f"{int(worst['record'])} in the data than without it: beyond the e^ε = {math.exp(self.epsilon):.4g} "
+            "that ε promises."
         )
 
     def tables(self) -> dict[str, pd.DataFrame]:

@@ -267,7 +267,7 @@ def _print_human(res: AuditResult, sweep, sweep_record, col, sentence, gs_senten
     h = res.hypothesis
     if h["applies"]:
         out.print(
-            f"z-test of the intruder (003): the other {res.n - 1} records have mean {h['mean']:.4g} and standard "
+            f"z-test of the intruder (003): the other {res.n - 1:,} records have mean {h['mean']:.4g} and standard "
             f"deviation {h['sd']:.4g}; the {res.query} from them is {h['centre']:.4g} with standard error "
             f"{h['se']:.3g}; z = {h['z']:.4g}, p = {h['p_value']:.3g}."
         )
