@@ -57,6 +57,7 @@ from .sensitivity import _as_universe, _check_query, evaluate, global_sensitivit
 __all__ = [
     "AuditResult",
     "DerivedScale",
+    "GlobalAudit",
     "audit_data_dependent",
     "audit_sweep",
     "data_dependent_sensitivity",
@@ -620,7 +621,7 @@ def audit_data_dependent(
     universe=None,
     seed: int | None = None,
 ) -> AuditResult:
-    """The intruder's audit of Laplace noise scaled to Δf_n(X) (003, Tables 2 and Figures 1–2).
+    """The intruder's audit of Laplace noise scaled to Δf_n(X) (003: Table 2, the bound, the z-test, Figures 1–2).
 
     The provider answers r = f(X) + F⁻¹(u) with F⁻¹ the quantile function of Laplace(0, b_n), b_n = Δf_n(X)/ε.
     For every record i that an intruder might be missing, the intruder computes b_{n−1}(X₋ᵢ) from X₋ᵢ alone
