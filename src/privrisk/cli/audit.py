@@ -53,7 +53,7 @@ def audit_command(
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the data-dependent noise (e.g. 2, ln3)."),
     u: float | None = typer.Option(None, "--u", help="The uniform draw behind the answer (003: 0.75)."),
     response: float | None = typer.Option(None, "--response", help="The answer r itself, instead of --u."),
-    event: str = typer.Option("tail", "--event", help="tail (P[answer ≥ r], as 003) or density (at r)."),
+    event: str = typer.Option("tail", "--event", help="tail (P(answer ≥ r), as 003) or density (at r)."),
     alpha: float = typer.Option(1e-4, "--alpha", help="1 − confidence of the bound on the missing record."),
     universe: str | None = typer.Option(
         None, "--universe", help="Bounds LO,HI: also audit noise calibrated to the global sensitivity."
@@ -238,20 +238,25 @@ def _print_human(res: AuditResult, sweep, sweep_record, col, sentence, gs_senten
         show = rec.loc[order[:30]].sort_values("record")
         note = f" (the {len(show)} largest of {len(rec):,}; all in --json or --out)"
     t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e:.4g}){note}")
+    g = res.global_audit
     for name in ("missing", "value", "f(X₋ᵢ)", "b_n−1", "p3", "p1/p3"):
         t2.add_column(name, justify="right")
     t2.add_column("", justify="left")
-    for row in show.itertuples(index=False):
-        mark = "[bold red]✗[/]" if row.violates else ""
-        t2.add_row(
+    if g is not None:
+        t2.add_column("p1/p3, global Δf", justify="right")
+    for idx, row in zip(show.index, show.itertuples(index=False), strict=True):
+        cells = [
             str(row.record),
             f"{row.value:.6g}",
             f"{row.f_without:.6g}",
             f"{row.b_without:.4g}",
             f"{row.p3:.4g}",
             _fmt_ratio(row.log10_ratio),
-            mark,
-        )
+            "[bold red]✗[/]" if row.violates else "",
+        ]
+        if g is not None:
+            cells.append(_fmt_ratio(g.records.at[idx, "log_ratio"] / math.log(10)))
+        t2.add_row(*cells)
     out.print(t2)
     out.print(f"✗: p1/p3 or p3/p1 exceeds e^ε; {res.violations:,} of {res.n:,} possible missing records.")
     out.print(
