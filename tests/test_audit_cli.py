@@ -190,3 +190,10 @@ def test_universe_not_holding_the_data(cli):
 
 def test_derived_values_neither_file_nor_list(cli):
     one_line_error(cli("derived", "--values", "nosuchfile.csv", "--epsilon", "2"), "--values")
+
+
+def test_fail_on_leak_exit_code_1(cli):
+    r = cli(*BASE, "--u", "0.75", "--fail-on-leak", "--json")
+    assert r.code == 1 and "1 possible missing record break" in r.err and r.json["violations"] == 1
+    safe = cli(*BASE, "--u", "0.75", "--query", "count", "--fail-on-leak")
+    assert safe.code == 0

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..audit import AuditResult, audit_data_dependent, audit_sweep, derived_scale
 from ..data import read_column, table_columns
-from ..errors import PrivriskError
+from ..errors import PrivriskError, ThresholdExceeded
 from ..sensitivity import QUERIES, Universe
 from ._app import app
 from ._common import emit_json, err, floats, out, parse_bounds, parse_epsilon
@@ -68,6 +68,9 @@ def audit_command(
     missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
     out_dir: Path | None = typer.Option(
         None, "--out", help="Folder for CSV tables, figures and manifest.json."
+    ),
+    fail_on_leak: bool = typer.Option(
+        False, "--fail-on-leak", help="Exit with code 1 if any possible missing record breaks e^ε."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
@@ -148,8 +151,13 @@ def audit_command(
         _write_out(out_dir, res, sweep, doc, sentence, gs_sentence, file, column)
     if as_json:
         emit_json(doc)
-        return
-    _print_human(res, sweep, sweep_record, col, sentence, gs_sentence, column)
+    else:
+        _print_human(res, sweep, sweep_record, col, sentence, gs_sentence, column)
+    if fail_on_leak and res.violations:
+        raise ThresholdExceeded(
+            f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
+            f"{math.exp(res.epsilon):.4g} (--fail-on-leak)"
+        )
 
 
 def _global_sentence(res: AuditResult) -> str | None:
