@@ -12,6 +12,15 @@ from __future__ import annotations
 
 from ._epsilon import parse_epsilon
 from ._ledger import read_ledger, spent_epsilon
+from .audit import (
+    AuditResult,
+    DerivedScale,
+    audit_data_dependent,
+    audit_sweep,
+    data_dependent_sensitivity,
+    derived_scale,
+    leave_one_out,
+)
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .explain import explainer_numbers, explainer_page
@@ -58,6 +67,8 @@ __version__ = "0.1.0"
 __all__ = [
     "QUERIES",
     "AttackResult",
+    "AuditResult",
+    "DerivedScale",
     "MissingCodes",
     "NumericColumn",
     "PrivacyLeakWarning",
@@ -68,7 +79,11 @@ __all__ = [
     "ThresholdExceeded",
     "Universe",
     "__version__",
+    "audit_data_dependent",
+    "audit_sweep",
     "composed_epsilon",
+    "data_dependent_sensitivity",
+    "derived_scale",
     "describe",
     "epsilon_for_risk",
     "evaluate",
@@ -81,6 +96,7 @@ __all__ = [
     "global_sensitivity",
     "laplace_mechanism",
     "leak",
+    "leave_one_out",
     "lee_clifton_bound",
     "local_sensitivity",
     "many_worlds",

@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "attack",
     # (presence)
     # (audit)
+    "audit",
     # (empirical)
     # (release)
     "release",
