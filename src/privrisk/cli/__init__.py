@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     # (study)
     # (attack)
     # (presence)
+    "presence",
     # (audit)
     # (empirical)
     # (release)
