@@ -11,8 +11,18 @@ Example:
 from __future__ import annotations
 
 from ._epsilon import parse_epsilon
+from ._kmap_estimates import kmap_derived_k
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+from .hierarchy import Hierarchy, build_hierarchy
+from .presence import (
+    PresenceResult,
+    SearchResult,
+    delta_presence,
+    prepare_presence,
+    release_table,
+    search_generalisation,
+)
 from .risk import (
     describe,
     epsilon_for_risk,
@@ -32,19 +42,25 @@ __version__ = "0.1.0"
 
 __all__ = [
     "QUERIES",
+    "Hierarchy",
     "MissingCodes",
     "NumericColumn",
+    "PresenceResult",
     "PrivacyLeakWarning",
     "PrivriskError",
+    "SearchResult",
     "ThresholdExceeded",
     "Universe",
     "__version__",
+    "build_hierarchy",
+    "delta_presence",
     "describe",
     "epsilon_for_risk",
     "evaluate",
     "global_leak",
     "global_risk",
     "global_sensitivity",
+    "kmap_derived_k",
     "leak",
     "local_sensitivity",
     "many_worlds",
@@ -52,10 +68,13 @@ __all__ = [
     "parse_epsilon",
     "parse_missing",
     "posterior_bound",
+    "prepare_presence",
     "randomized_response",
     "read_column",
     "read_table",
+    "release_table",
     "risk_table",
+    "search_generalisation",
     "sensitivity_ratio",
     "two_worlds",
 ]

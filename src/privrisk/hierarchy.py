@@ -238,12 +238,12 @@ def _interval_rows(name: str, domain: list, width: float, start: float | None) -
         n_bins = math.floor((x.max() - start) / w) + 1
         edges = start + w * np.arange(n_bins + 1, dtype=float)
         level = _binned(name, x, edges, integer)
-        if len(set(level)) <= 1 and levels:
+        if len(set(level)) <= 1:
             break  # one bin for everything is the top, written *
         levels.append(level)
-        if len(set(level)) <= 1:
-            break
         w *= 2
+    if not levels:
+        return [[v] for v in domain]
     return [[v, *lv] for v, lv in zip(domain, zip(*levels, strict=True), strict=True)]
 
 

@@ -70,21 +70,14 @@ def _histogram(source: Source, qi: Sequence[str], count: str | None, what: str) 
 
     from .data import _check_columns, _check_file, _duckdb_relation, _file_kind, read_table
 
-    label = what
+    if isinstance(source, pd.DataFrame):
+        return _histogram_frame(source, qi, count, what)
+    p = _check_file(source)
+    label = str(p)
+    kind = _file_kind(p)
     with duckdb.connect() as con:
-        if isinstance(source, pd.DataFrame):
-            _check_columns(Path(what), [*qi, *([count] if count else [])], list(source.columns))
-            frame = source  # noqa: F841  (DuckDB finds it by name)
-            rel = con.from_df(source)
-        else:
-            p = _check_file(source)
-            label = str(p)
-            kind = _file_kind(p)
-            if kind in ("csv", "parquet"):
-                rel = _duckdb_relation(con, p, kind)
-            else:
-                rel = con.from_df(read_table(p))
-            _check_columns(p, [*qi, *([count] if count else [])], list(rel.columns))
+        rel = _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+        _check_columns(p, [*qi, *([count] if count else [])], list(rel.columns))
         cols = ", ".join(_quote(c) for c in qi)
         if count:
             types = dict(zip(rel.columns, [str(t) for t in rel.types], strict=True))
@@ -97,6 +90,27 @@ def _histogram(source: Source, qi: Sequence[str], count: str | None, what: str) 
             hist = rel.aggregate(f"{cols}, {agg}", cols).df() if qi else rel.aggregate(agg).df()
         except duckdb.Error as exc:
             raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
+    return _checked(hist, qi, count, label)
+
+
+def _histogram_frame(frame: pd.DataFrame, qi: Sequence[str], count: str | None, label: str) -> pd.DataFrame:
+    """The same grouping for a DataFrame already in memory (pandas; DuckDB's start-up would dominate)."""
+    from .data import _check_columns
+
+    _check_columns(Path(label), [*qi, *([count] if count else [])], list(frame.columns))
+    if count:
+        if not pd.api.types.is_numeric_dtype(frame[count]):
+            raise PrivriskError(f"{label}: the count column {count!r} is not numeric ({frame[count].dtype})")
+        grouped = frame.groupby(list(qi), dropna=False, sort=False)[count].agg(["sum", "min"])
+        hist = grouped.rename(columns={"sum": "__n", "min": "__min"}).reset_index()
+        hist["__n"] = hist["__n"].astype(float)
+    else:
+        hist = frame.groupby(list(qi), dropna=False, sort=False).size().rename("__n").reset_index()
+        hist["__min"] = 0
+    return _checked(hist, qi, count, label)
+
+
+def _checked(hist: pd.DataFrame, qi: Sequence[str], count: str | None, label: str) -> pd.DataFrame:
     for c in qi:
         if hist[c].isna().any():
             rows = int(hist.loc[hist[c].isna(), "__n"].sum())
@@ -342,9 +356,9 @@ def prepare_presence(
         table["population_count"] = rolled.pop[bad]
         prep.inconsistent = table
         shown = "; ".join(
-            "(" + ", ".join(str(row[c]) for c in qi) + f"): {row.dataset_count} in the dataset, "
-            f"{row.population_count} in the population"
-            for row in table.head(5).itertuples(index=False)
+            "(" + ", ".join(str(row[c]) for c in qi) + f"): {row['dataset_count']} in the dataset, "
+            f"{row['population_count']} in the population"
+            for row in table.head(5).to_dict(orient="records")
         )
         message = (
             f"{d_label}: {bad.size:,} class(es) of the research subset are not in the population or have more "
