@@ -32,7 +32,14 @@ def test_breaks_nested_levels_reproduce_the_seed_bands():
 
 def test_prefix_masks_one_character_per_level():
     h = build_hierarchy("zip", "prefix", ["85535", "85536", "10001"])
-    assert [h.label("85535", lvl) for lvl in range(h.height)] == ["85535", "8553*", "855**", "85***", "8****", "*"]
+    assert [h.label("85535", lvl) for lvl in range(h.height)] == [
+        "85535",
+        "8553*",
+        "855**",
+        "85***",
+        "8****",
+        "*",
+    ]
     assert h.label("85536", 1) == h.label("85535", 1)
 
 
@@ -44,7 +51,9 @@ def test_date_day_month_year():
 
 def test_arx_table_with_semicolons(tmp_path):
     f = tmp_path / "countries.csv"
-    f.write_text("France;Western Europe;Europe\nGermany;Western Europe;Europe\nPoland;Eastern Europe;Europe\n")
+    f.write_text(
+        "France;Western Europe;Europe\nGermany;Western Europe;Europe\nPoland;Eastern Europe;Europe\n"
+    )
     h = build_hierarchy("country", f"table:{f}", ["France", "Poland"])
     assert h.generalise(["France", "Poland"], 1).tolist() == ["Western Europe", "Eastern Europe"]
     # A last column with one label is the top (ARX's convention); no extra "*".

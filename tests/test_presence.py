@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from privrisk import (
     PrivacyLeakWarning,
     PrivriskError,
+    _lattice,
     build_hierarchy,
     delta_presence,
     kmap_derived_k,
@@ -22,7 +23,6 @@ from privrisk import (
     release_table,
     search_generalisation,
 )
-from privrisk import _lattice
 
 SEED_T = pd.DataFrame({"zip": [85535] * 6, "age": [10, 12, 13, 13, 16, 43]})
 SEED_P = pd.DataFrame(
@@ -35,7 +35,9 @@ SEED_H = {"age": "breaks:10,20,30,40,50,inf/10,40,50,inf"}
 
 
 def test_seed_001_ten_year_bands_give_delta_one():
-    r = delta_presence(SEED_T, SEED_P, ["zip", "age"], population_count="n", hierarchies={"age": "interval:10"})
+    r = delta_presence(
+        SEED_T, SEED_P, ["zip", "age"], population_count="n", hierarchies={"age": "interval:10"}
+    )
     assert r.summary["delta_max"] == 1.0
     rows = {row.age: (row.dataset_count, row.population_count, row.delta) for row in r.classes.itertuples()}
     assert rows == {"10-19": (5, 5, 1.0), "40-49": (1, 10, 0.1)}
@@ -120,7 +122,9 @@ def tables(draw, n_qi=3):
     n = draw(st.integers(5, 60))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     qi = ["a", "b", "c"][:n_qi]
-    P = pd.DataFrame({"a": rng.integers(0, 16, n), "b": rng.choice(["x", "y", "z"], n), "c": rng.integers(0, 8, n)})
+    P = pd.DataFrame(
+        {"a": rng.integers(0, 16, n), "b": rng.choice(["x", "y", "z"], n), "c": rng.integers(0, 8, n)}
+    )
     mask = rng.random(n) < draw(st.floats(0.1, 0.9))
     mask[rng.integers(0, n)] = True
     return P[mask][qi].reset_index(drop=True), P[qi], qi
@@ -186,7 +190,9 @@ def test_suppression_breaks_monotonicity_and_the_search_stays_exact():
 
 def test_sparse_and_dense_roll_up_agree(monkeypatch):
     rng = np.random.default_rng(3)
-    P = pd.DataFrame({"a": rng.integers(0, 16, 300), "b": rng.choice(list("xyz"), 300), "c": rng.integers(0, 8, 300)})
+    P = pd.DataFrame(
+        {"a": rng.integers(0, 16, 300), "b": rng.choice(list("xyz"), 300), "c": rng.integers(0, 8, 300)}
+    )
     T = P.sample(80, random_state=2)
     prep = prepare_presence(T, P, ["a", "b", "c"], hierarchies={"a": "interval:4", "c": "interval:2"})
     dense = delta_presence(prep, levels={"a": 1, "c": 1}).classes
