@@ -86,6 +86,9 @@ def test_estimate_without_population(cli, tmp_path):
     doc = r.json
     assert r.code == 1 and doc["estimate"] is True and doc["derived_k"] == 4
     assert doc["records_at_risk"] == 3 and "Poisson" in doc["assumptions"]
+    uniq = doc["population_uniqueness"]
+    assert uniq["sample_uniques"] == 1 and uniq["N"] == 70 and uniq["dankar_model"] in ("pitman", "zayatz")
+    assert "Dankar" in uniq["assumptions"]
     # f = 0.006, λ = 0.03: P(X ≤ 0) ≥ 0.95 so k′ = 0 + 2 (ARX's rule), met by classes of 2 and more.
     t.write_text("a\n" + "0\n" * 4 + "1\n" * 2)
     ok = cli("presence", t, "--qi", "a", "--kmap", "5", "--population-size", "1000", "--json")

@@ -349,7 +349,7 @@ def _print(before: PresenceResult, found: SearchResult | None, doc: dict) -> Non
 
 def _estimate(data_src, qi_names, hier, levels, kmap, k, population_size, sampling_fraction, estimator, alpha,
               out_dir, as_json) -> None:  # fmt: skip
-    from .._kmap_estimates import kmap_derived_k, sampling_fraction_from
+    from .._kmap_estimates import kmap_derived_k, population_uniqueness, sampling_fraction_from
 
     if kmap is None:
         raise PrivriskError("--kmap: the estimate without a population table needs the k of k-map")
@@ -360,6 +360,7 @@ def _estimate(data_src, qi_names, hier, levels, kmap, k, population_size, sampli
     derived, type1 = kmap_derived_k(kmap, f, alpha=alpha, model=estimator, n=n)
     sizes = r.classes["dataset_count"].to_numpy()
     at_risk = int(sizes[sizes < derived].sum())
+    uniq = population_uniqueness(sizes, round(n / f))
     doc = {
         "estimate": True,
         "model": estimator,
@@ -379,6 +380,13 @@ def _estimate(data_src, qi_names, hier, levels, kmap, k, population_size, sampli
         "estimated_kmap_met": r.summary["k_anonymity"] >= derived,
         "records_at_risk": at_risk,
         "classes": len(sizes),
+        "population_uniqueness": {
+            **uniq,
+            "assumptions": "a simple random sample; Zayatz: population class-size distribution as in the sample; "
+            "Pitman: Pitman sampling formula (Hoshino 2001), maximum likelihood; SNB: shifted negative binomial "
+            "class sizes (Chen and Keller-McNulty 1998), K by Shlosser's estimator; Dankar et al. 2012 choose "
+            "Pitman when f ≤ 0.1, else the smaller of Zayatz and SNB",
+        },
     }
     if out_dir is not None:
         with _io.atomic_dir(out_dir) as tmp:
@@ -401,7 +409,10 @@ def _estimate(data_src, qi_names, hier, levels, kmap, k, population_size, sampli
         for a, b in (("sampling fraction f", f"{f:.4g}"), ("significance α", f"{alpha:g}"),
                      ("derived k′ (sample classes must hold ≥ k′)", str(derived)),
                      ("type I error", f"{type1:.4f}"), ("k-anonymity of the sample", str(r.summary["k_anonymity"])),
-                     ("records in classes below k′", f"{at_risk:,}")):  # fmt: skip
+                     ("records in classes below k′", f"{at_risk:,}"),
+                     ("sample uniques", f"{uniq['sample_uniques']:,}"),
+                     (f"share of them population-unique ({uniq['dankar_model']}, Dankar's rule)",
+                      f"{uniq['share_of_sample_uniques']:.3f}")):  # fmt: skip
             table.add_row(a, b)
         out.print(table)
         err.print("Assumptions: " + doc["assumptions"] + ".")
