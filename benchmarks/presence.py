@@ -56,7 +56,9 @@ def pandas_node(pop: pd.DataFrame, data: pd.DataFrame, prep, levels) -> float:
         cols = {}
         for j, name in enumerate(QI):
             h = prep.plans[j].hierarchy
-            lookup = dict(zip(h.domain.tolist(), h.labels[levels[j]][h.codes[levels[j]]].tolist(), strict=True))
+            lookup = dict(
+                zip(h.domain.tolist(), h.labels[levels[j]][h.codes[levels[j]]].tolist(), strict=True)
+            )
             cols[name] = frame[name].map(lookup)
         gen.append(pd.DataFrame(cols))
     p = gen[0].groupby(QI).size().rename("p")
@@ -86,14 +88,18 @@ def main() -> None:
         lattice = len(prep.enc.nodes())
         print(f"read once (DuckDB GROUP BY): {t_read:.2f} s; finest classes: {len(prep.enc.pop_codes):,} in the "
               f"population, {len(prep.enc.data_codes):,} in the subset; lattice {lattice} nodes")  # fmt: skip
-        print(f"one node including reading: {t_node:.2f} s (target ≤ 10 s); δ_max = {r.summary['delta_max']:.4f}")
+        print(
+            f"one node including reading: {t_node:.2f} s (target ≤ 10 s); δ_max = {r.summary['delta_max']:.4f}"
+        )
 
         nodes = prep.enc.nodes()
         t0 = time.perf_counter()
         for v in nodes:
             delta_presence(prep, levels=tuple(v))
         t_all = time.perf_counter() - t0
-        print(f"every node rolled up: {t_all:.2f} s for {lattice} nodes ({1000 * t_all / lattice:.0f} ms per node)")
+        print(
+            f"every node rolled up: {t_all:.2f} s for {lattice} nodes ({1000 * t_all / lattice:.0f} ms per node)"
+        )
 
         t0 = time.perf_counter()
         s = search_generalisation(prep, **TARGETS)

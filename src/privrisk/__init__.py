@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from ._epsilon import parse_epsilon
-from ._kmap_estimates import kmap_derived_k
+from ._kmap_estimates import kmap_derived_k, population_uniqueness
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .hierarchy import Hierarchy, build_hierarchy
@@ -67,6 +67,7 @@ __all__ = [
     "natural_frequency",
     "parse_epsilon",
     "parse_missing",
+    "population_uniqueness",
     "posterior_bound",
     "prepare_presence",
     "randomized_response",
