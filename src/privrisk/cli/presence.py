@@ -78,8 +78,8 @@ def presence_command(
         None,
         "--hierarchy",
         "-H",
-        help="COLUMN=SPEC, repeatable: interval:WIDTH[:START], breaks:0,18,30,inf[/0,30,inf], prefix, date, "
-        "table:FILE.csv.",
+        help="COLUMN=SPEC, repeatable: interval:WIDTH or interval:WIDTH:START, breaks:0,18,30,inf (nested sets "
+        "joined by /), prefix, date, table:FILE.csv.",
     ),
     levels: str | None = typer.Option(None, "--levels", help="Measure this generalisation: age=1,zip=2."),
     delta_max: float | None = typer.Option(
