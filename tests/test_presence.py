@@ -147,8 +147,24 @@ def test_measures_match_brute_force_counting(tp, data):
 def _exhaustive_minimal(T, P, qi, prep, targets):
     nodes = prep.enc.nodes()
     passing = [bool(_brute(T, P, qi, dict(zip(qi, map(int, v), strict=True)), **targets)[0]) for v in nodes]
-    mins = _lattice.minimal(nodes, np.asarray(passing))
-    return sorted(tuple(map(int, nodes[i])) for i in mins)
+    return _pairwise_minimal(nodes, passing)
+
+
+def _pairwise_minimal(nodes, passing):
+    good = [tuple(map(int, v)) for v, ok in zip(nodes, passing, strict=True) if ok]
+    return sorted(
+        v for v in good if not any(u != v and all(a <= b for a, b in zip(u, v, strict=True)) for u in good)
+    )
+
+
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
+def test_minimal_nodes_match_pairwise_comparison(heights, data):
+    import itertools
+
+    nodes = np.asarray(list(itertools.product(*[range(h) for h in heights])), dtype=np.int64)
+    passing = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(nodes), max_size=len(nodes))))
+    got = sorted(tuple(map(int, nodes[i])) for i in _lattice.minimal(nodes, passing))
+    assert got == _pairwise_minimal(nodes, passing)
 
 
 TARGETS = st.fixed_dictionaries(

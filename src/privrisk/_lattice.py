@@ -122,12 +122,29 @@ def bisection_order(nodes: np.ndarray, base) -> np.ndarray:
 
 
 def minimal(nodes: np.ndarray, passing: np.ndarray) -> np.ndarray:
-    """Indices of the passing nodes that have no other passing node below them (componentwise ≤)."""
-    idx = np.flatnonzero(passing)
-    good = nodes[idx]
-    keep = []
-    for i, v in zip(idx, good, strict=True):
-        below = np.all(good <= v, axis=1) & np.any(good < v, axis=1)
-        if not below.any():
-            keep.append(i)
-    return np.asarray(keep, dtype=np.int64)
+    """Indices of the passing nodes that have no other passing node below them (componentwise ≤).
+
+    ``nodes`` must be the full lattice in :meth:`Encoded.nodes` order (mixed radix, last level fastest). One pass
+    over the heights: a node has a passing node below it when one of its direct specialisations passes or has
+    one below it, so the cost is O(nodes × quasi-identifiers) even when passing is not monotone.
+    """
+    n, q = nodes.shape
+    passing = np.asarray(passing, dtype=bool)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo = nodes.min(axis=0)
+    spans = nodes.max(axis=0) - lo + 1
+    strides = np.ones(q, dtype=np.int64)
+    for j in range(q - 2, -1, -1):
+        strides[j] = strides[j + 1] * spans[j + 1]
+    below = np.zeros(n, dtype=bool)
+    heights = (nodes - lo).sum(axis=1)
+    for h in range(1, int(heights.max()) + 1 if n else 0):
+        layer = np.flatnonzero(heights == h)
+        acc = np.zeros(layer.size, dtype=bool)
+        for j in range(q):
+            has = nodes[layer, j] > lo[j]
+            pred = layer[has] - strides[j]
+            acc[has] |= passing[pred] | below[pred]
+        below[layer] = acc
+    return np.flatnonzero(passing & ~below).astype(np.int64)
