@@ -44,6 +44,17 @@ def test_seed_001_ten_year_bands_give_delta_one():
     assert r.summary["k_map"] == 5 and r.summary["k_anonymity"] == 1
 
 
+def test_population_bins_with_an_interval_hierarchy_keep_the_open_band_whole():
+    prep = prepare_presence(
+        SEED_T, SEED_P, ["zip", "age"], population_count="n", hierarchies={"age": "interval:10"}
+    )
+    labels = prep.hierarchies["age"].labels
+    assert labels[1].tolist() == ["10-19", "20-29", "30-39", "40-49", "50+"]
+    assert labels[2].tolist() == ["0-19", "20-39", "40+"]  # 50+ cannot sit inside 40-59
+    r = delta_presence(prep, levels={"age": 2})
+    assert dict(zip(r.classes["age"], r.classes["delta"], strict=True)) == {"0-19": 1.0, "40+": 1 / 30}
+
+
 def test_seed_001_widening_to_10_39_gives_a_quarter():
     prep = prepare_presence(SEED_T, SEED_P, ["zip", "age"], population_count="n", hierarchies=SEED_H)
     assert delta_presence(prep, levels={"age": 1}).summary["delta_max"] == 1.0

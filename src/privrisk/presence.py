@@ -229,8 +229,16 @@ def _plan_binned(name, spec, d_uniques, p_uniques, bins, pop_label) -> _QIPlan:
                 raise PrivriskError(
                     f"hierarchy {name!r}: not nested: a population bin falls into two labels of level {lvl}"
                 )
+            for i in np.flatnonzero(~np.isfinite(hi)):
+                # An open bin ("50+") reaches past its label ("40-59"): merge it with every bin from that label's
+                # lower edge up ("40+"), so that the level still coarsens the bins.
+                parsed = _parse_bin(a[i])
+                if parsed is not None and math.isfinite(parsed[1]):
+                    edge = parsed[0]
+                    for m in np.flatnonzero(lo >= edge):
+                        a[m] = f"{edge:g}+"
             uniq, inv = np.unique(np.asarray(a, dtype=object), return_inverse=True)
-            if len(uniq) < len(labels) and (not upper or len(uniq) < len(upper_labels[-1])):
+            if 1 < len(uniq) < len(labels) and (not upper or len(uniq) < len(upper_labels[-1])):
                 upper.append(inv.astype(np.int64).ravel())
                 upper_labels.append(uniq)
     n = len(labels)

@@ -119,7 +119,7 @@ def presence_command(
     """δ-presence, k-anonymity and k-map of a research subset against a population; with --search the least
     generalisation that meets the targets.
 
-    Example: privrisk presence trial.csv --population census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
+    Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
     hier = _hierarchies(hierarchy)
     if demo:
