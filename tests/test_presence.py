@@ -415,3 +415,21 @@ def test_dankar_rule_takes_pitman_for_small_samples_and_nothing_without_uniques(
     assert population_uniqueness(_sample_sizes(), 20000)["dankar_model"] == "pitman"
     none = population_uniqueness([2, 3, 5], 100)
     assert none["population_uniques"] == 0 and none["share_of_sample_uniques"] == 0
+
+
+def test_population_given_by_region_while_the_subset_has_states(tmp_path):
+    regions = {"Maine": ["Northeast"], "Vermont": ["Northeast"], "Texas": ["South"], "Georgia": ["South"]}
+    T = pd.DataFrame({"state": ["Maine", "Maine", "Texas"], "sex": ["f", "m", "f"]})
+    P = pd.DataFrame({"state": ["Northeast", "Northeast", "South", "South"], "sex": ["f", "m", "f", "m"],
+                      "n": [10, 10, 20, 20]})  # fmt: skip
+    r = delta_presence(T, P, ["state", "sex"], hierarchies={"state": regions}, population_count="n")
+    assert r.levels == {"state": 1, "sex": 0}
+    got = {(row.state, row.sex): row.delta for row in r.classes.itertuples()}
+    assert got == {("Northeast", "f"): 0.1, ("Northeast", "m"): 0.1, ("South", "f"): 0.05}
+    table = tmp_path / "regions.csv"
+    table.write_text("".join(f"{k};{v[0]}\n" for k, v in regions.items()))
+    r2 = delta_presence(T, P, ["state", "sex"], hierarchies={"state": f"table:{table}"}, population_count="n",
+                        levels={"state": 2})  # fmt: skip
+    assert r2.summary["delta_max"] == pytest.approx(2 / 30)
+    with pytest.raises(PrivriskError, match="--levels"):
+        delta_presence(r.prepared, levels={"state": 0})

@@ -180,12 +180,62 @@ def _plan_qi(
     bins = [_parse_bin(v) for v in p_uniques] if coarse else []
     if coarse and bins and all(b is not None for b in bins) and not d_set & set(p_uniques):
         return _plan_binned(name, spec, d_uniques, p_uniques, bins, pop_label)
+    if coarse and not d_set & set(p_uniques):
+        plan = _plan_labelled(name, spec, d_uniques, p_uniques)
+        if plan is not None:
+            return plan
     h = build_hierarchy(name, spec, list(d_uniques) + list(p_uniques))
     index = {v: i for i, v in enumerate(h.domain.tolist())}
     d0 = np.asarray([index[v] for v in d_uniques], dtype=np.int64)
     p0 = np.asarray([index[v] for v in p_uniques], dtype=np.int64)
     maps = tuple(h.codes)
     return _QIPlan(name, h, 0, d0, p0, h.labels[0], maps, tuple(h.sizes()))
+
+
+def _full_domain(spec) -> list | None:
+    """Every raw value a table or mapping hierarchy knows (not only those in the data)."""
+    from .hierarchy import _key
+
+    if isinstance(spec, Mapping):
+        return [_key(v) for v in spec]
+    if isinstance(spec, str) and spec.startswith("table:"):
+        path = Path(spec[len("table:") :])
+        if path.exists():
+            text = path.read_text(encoding="utf-8-sig").splitlines()
+            sep = ";" if text and ";" in text[0] else ","
+            return [_key(_numeric_or_text(line.split(sep)[0].strip())) for line in text if line.strip()]
+    return None
+
+
+def _numeric_or_text(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _plan_labelled(name, spec, d_uniques, p_uniques) -> _QIPlan | None:
+    """The population gives labels of a level of a table or mapping hierarchy (regions where T has states)."""
+    domain = _full_domain(spec)
+    if domain is None:
+        return None
+    seen = set(d_uniques)
+    h = build_hierarchy(name, spec, list(d_uniques) + [v for v in domain if v not in seen])
+    wanted = {str(v) for v in p_uniques}
+    for level in range(1, h.height):
+        lookup = {lab: c for c, lab in enumerate(h.labels[level].tolist())}
+        if wanted <= set(lookup):
+            index = {v: i for i, v in enumerate(h.domain.tolist())}
+            d_base = np.asarray([h.codes[level][index[v]] for v in d_uniques], dtype=np.int64)
+            p_base = np.asarray([lookup[str(v)] for v in p_uniques], dtype=np.int64)
+            n = len(h.labels[level])
+            maps: list[np.ndarray | None] = [None] * h.height
+            for lvl in range(level, h.height):
+                m = np.zeros(n, dtype=np.int64)
+                m[h.codes[level]] = h.codes[lvl]
+                maps[lvl] = m
+            return _QIPlan(name, h, level, d_base, p_base, h.labels[level], tuple(maps), tuple(h.sizes()))
+    return None
 
 
 def _plan_binned(name, spec, d_uniques, p_uniques, bins, pop_label) -> _QIPlan:
