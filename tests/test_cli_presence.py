@@ -40,6 +40,15 @@ def test_threshold_violated_exits_1(cli, seed):
     assert r.code == 1 and r.json["violations"] == ["k-map 10 is below --kmap 11"]
 
 
+def test_thresholds_are_inclusive(cli, seed):
+    t, p = seed
+    base = [t, "-p", p, "--population-count", "n", "--qi", "zip,age", "-H", BANDS, "--levels", "age=2"]
+    assert cli("presence", *base, "--delta-max", "0.25", "--k", "1", "--kmap", "10").code == 0
+    assert cli("presence", *base, "--delta-max", "0.2499").code == 1
+    assert cli("presence", *base, "--k", "2").code == 1
+    assert cli("presence", *base, "--delta-min", "0.01").code == 1  # the 50+ class holds nobody: δ_min = 0
+
+
 def test_search_writes_release_classes_minimal_nodes_and_manifest(cli, seed, tmp_path):
     t, p = seed
     out = tmp_path / "out"

@@ -11,8 +11,8 @@ A release is (δ_min, δ_max)-present when δ_min ≤ δ_c ≤ δ_max for every 
 counting as 0; ``delta_min_present`` over the classes holding research records only. k-anonymity is the smallest
 research class, k-map (Sweeney) the smallest population class among those holding research records.
 
-How it scales: each table is read once and grouped by DuckDB on the finest levels (a histogram); every node of the
-lattice is then evaluated by mapping that histogram's integer codes through the hierarchies' level arrays and
+How it scales: each table is read once and grouped by DuckDB on the finest levels (a histogram; O(rows), once);
+every node of the lattice is then evaluated by mapping that histogram's integer codes through the hierarchies' level arrays and
 aggregating (:mod:`privrisk._lattice`). Cost per node O(C_T + C_P + K): the numbers of finest classes in T and P
 and of class keys at the node; never the number of rows. A search costs that times the nodes it evaluates (at most
 the lattice size Π_j h_j).
