@@ -185,3 +185,16 @@ def test_demo_runs_on_tv16(cli, tmp_path):
     assert doc["search"]["best"]["summary"]["delta_max"] <= 0.5
     assert doc["search"]["best"]["summary"]["k_map"] >= 10
     assert (tmp_path / "demo" / "release.csv").exists()
+
+
+def test_zip_codes_keep_their_leading_zeros(cli, tmp_path):
+    t = tmp_path / "t.csv"
+    t.write_text("zip\n01234\n01235\n")
+    p = tmp_path / "p.csv"
+    p.write_text("zip\n" + "01234\n" * 3 + "01235\n" * 3 + "99999\n")
+    out = tmp_path / "o"
+    r = cli("presence", t, "-p", p, "--qi", "zip", "-H", "zip=prefix", "--kmap", "4", "--search", "--out", out,
+            "--json")  # fmt: skip
+    assert r.code == 0, r.err
+    assert r.json["search"]["best"]["levels"] == {"zip": 1}
+    assert pd.read_csv(out / "release.csv", dtype=str)["zip"].tolist() == ["0123*", "0123*"]

@@ -64,19 +64,44 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _histogram(source: Source, qi: Sequence[str], count: str | None, what: str) -> pd.DataFrame:
+def _as_text(column: pd.Series) -> pd.Series:
+    from .hierarchy import _key
+
+    return column.map(lambda v: v if isinstance(v, str) or pd.isna(v) else str(_key(v)))
+
+
+def _relation(con, p: Path, kind: str, text: Sequence[str]):
+    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero)."""
+    import duckdb
+
+    from .data import _duckdb_relation, read_table
+
+    if kind == "csv" and text:
+        try:
+            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text})
+        except duckdb.Error:
+            pass  # a text column missing: let the column check name it
+    return _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+
+
+def _histogram(
+    source: Source, qi: Sequence[str], count: str | None, what: str, text: Sequence[str] = ()
+) -> pd.DataFrame:
     """Group a table by the quasi-identifiers (DuckDB): one row per distinct combination, with column ``__n``."""
     import duckdb
 
-    from .data import _check_columns, _check_file, _duckdb_relation, _file_kind, read_table
+    from .data import _check_columns, _check_file, _file_kind
 
     if isinstance(source, pd.DataFrame):
-        return _histogram_frame(source, qi, count, what)
+        hist = _histogram_frame(source, qi, count, what)
+        for c in text:
+            hist[c] = _as_text(hist[c])
+        return hist
     p = _check_file(source)
     label = str(p)
     kind = _file_kind(p)
     with duckdb.connect() as con:
-        rel = _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+        rel = _relation(con, p, kind, text)
         _check_columns(p, [*qi, *([count] if count else [])], list(rel.columns))
         cols = ", ".join(_quote(c) for c in qi)
         if count:
@@ -90,6 +115,8 @@ def _histogram(source: Source, qi: Sequence[str], count: str | None, what: str) 
             hist = rel.aggregate(f"{cols}, {agg}", cols).df() if qi else rel.aggregate(agg).df()
         except duckdb.Error as exc:
             raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
+    for c in text:
+        hist[c] = _as_text(hist[c])
     return _checked(hist, qi, count, label)
 
 
@@ -380,8 +407,10 @@ def prepare_presence(
         )
     d_label = "dataset" if isinstance(dataset, pd.DataFrame) else str(dataset)
     p_label = "population" if isinstance(population, pd.DataFrame) else str(population)
-    dh = _histogram(dataset, qi, None, "dataset")
-    ph = _histogram(population, qi, population_count, "population")
+    # Codes such as ZIP are text: read them as text so that 01234 keeps its leading zero.
+    text = _text_columns(hierarchies)
+    dh = _histogram(dataset, qi, None, "dataset", text)
+    ph = _histogram(population, qi, population_count, "population", text)
     if dh.empty:
         raise PrivriskError(f"{d_label}: no records")
     if ph.empty:
@@ -442,6 +471,12 @@ def prepare_presence(
         prep.enc = enc
         prep.n_population = int(enc.pop_counts.sum())
     return prep
+
+
+def _text_columns(hierarchies: Mapping[str, object]) -> list[str]:
+    return [
+        c for c, spec in hierarchies.items() if isinstance(spec, str) and spec.strip().lower() == "prefix"
+    ]
 
 
 def _class_labels(prep: Prepared, levels, codes: np.ndarray) -> pd.DataFrame:
@@ -814,10 +849,12 @@ def release_table(dataset: Source, result: PresenceResult) -> pd.DataFrame:
 
     Reads the dataset's rows once (every column); quasi-identifiers are replaced by their labels.
     """
-    from .data import read_table
 
     prep = result.prepared
-    frame = dataset.copy() if isinstance(dataset, pd.DataFrame) else read_table(dataset)
+    text = [p.name for p in prep.plans if p.hierarchy.kind.strip().lower() == "prefix"]
+    frame = dataset.copy() if isinstance(dataset, pd.DataFrame) else _read_rows(Path(dataset), text)
+    for c in text:
+        frame[c] = _as_text(frame[c])
     levels = [result.levels[n] for n in prep.qi]
     for j, name in enumerate(prep.qi):
         plan = prep.plans[j]
@@ -831,6 +868,18 @@ def release_table(dataset: Source, result: PresenceResult) -> pd.DataFrame:
         drop = rows.isin(pd.MultiIndex.from_frame(suppressed[prep.qi].astype(object)))
         frame = frame[~drop]
     return frame.reset_index(drop=True)
+
+
+def _read_rows(path: Path, text: Sequence[str]) -> pd.DataFrame:
+    import duckdb
+
+    from .data import _check_file, _file_kind, read_table
+
+    kind = _file_kind(_check_file(path))
+    if kind != "csv" or not text:
+        return read_table(path)
+    with duckdb.connect() as con:
+        return _relation(con, path, kind, text).df()
 
 
 def _base_lookup(plan: _QIPlan) -> dict:
