@@ -230,11 +230,9 @@ def test_sparse_and_dense_roll_up_agree(monkeypatch):
 
 
 def _compacting_keys(keys):
-    def forced(columns, sizes):
-        # Pretend every radix overflows so that the compaction path runs.
-        return keys(columns, [2**61 + s for s in sizes]) if False else _compact(columns)
+    """Combine key columns as ``_keys`` does after a radix overflow: compact with ``np.unique`` at every step."""
 
-    def _compact(columns):
+    def forced(columns, sizes):
         key = np.zeros(columns[0].shape[0], dtype=np.int64)
         for col in columns:
             _, key = np.unique(key, return_inverse=True)
@@ -433,3 +431,13 @@ def test_population_given_by_region_while_the_subset_has_states(tmp_path):
     assert r2.summary["delta_max"] == pytest.approx(2 / 30)
     with pytest.raises(PrivriskError, match="--levels"):
         delta_presence(r.prepared, levels={"state": 0})
+
+
+def test_keys_compact_instead_of_overflowing():
+    rng = np.random.default_rng(5)
+    cols = [rng.integers(0, 3, 200) * (2**39) + rng.integers(0, 2, 200) for _ in range(3)]
+    key = _lattice._keys(cols, [2**41] * 3)  # the radix 2^123 would overflow int64
+    rows = list(zip(*[c.tolist() for c in cols], strict=True))
+    same_key = key[:, None] == key[None, :]
+    same_row = np.asarray([[a == b for b in rows] for a in rows])
+    assert np.array_equal(same_key, same_row)
