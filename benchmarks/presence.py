@@ -49,7 +49,8 @@ def generate(folder: Path, n_pop: int, n_data: int, seed: int = 1) -> tuple[Path
 
 
 def pandas_node(pop: pd.DataFrame, data: pd.DataFrame, prep, levels) -> float:
-    """The naive way: generalise the raw rows of both tables and group them by the labels, for one node."""
+    """The naive way: generalise the raw rows of both tables (label lookup per value) and group them by the labels,
+    for one node."""
     t0 = time.perf_counter()
     gen = []
     for frame in (pop, data):
@@ -107,6 +108,12 @@ def main() -> None:
         print(f"search ({', '.join(f'{k}={v}' for k, v in TARGETS.items())}): {t_search:.2f} s, "
               f"{s.evaluated} of {lattice} nodes evaluated, {len(s.minimal)} minimal; "
               f"search incl. reading {t_read + t_search:.2f} s (target ≤ 30 s)")  # fmt: skip
+
+        t0 = time.perf_counter()
+        s_sup = search_generalisation(prep, suppression=0.02, **TARGETS)
+        t_sup = time.perf_counter() - t0
+        print(f"search with --suppression 0.02 (δ_max no longer monotone): {t_sup:.2f} s, {s_sup.evaluated} of "
+              f"{lattice} nodes evaluated, {len(s_sup.minimal)} minimal")  # fmt: skip
 
         t0 = time.perf_counter()
         pop = pd.read_parquet(pop_path)
