@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from ._epsilon import parse_epsilon
+from ._kmap_estimates import kmap_derived_k, population_uniqueness
 from ._ledger import read_ledger, spent_epsilon
 from .audit import (
     AuditResult,
@@ -24,6 +25,7 @@ from .audit import (
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .explain import explainer_numbers, explainer_page
+from .hierarchy import Hierarchy, build_hierarchy
 from .posterior import (
     AttackResult,
     exact_risk,
@@ -33,6 +35,14 @@ from .posterior import (
     tight_epsilon,
     world_posterior,
     worlds,
+)
+from .presence import (
+    PresenceResult,
+    SearchResult,
+    delta_presence,
+    prepare_presence,
+    release_table,
+    search_generalisation,
 )
 from .release import (
     Release,
@@ -69,20 +79,25 @@ __all__ = [
     "AttackResult",
     "AuditResult",
     "DerivedScale",
+    "Hierarchy",
     "MissingCodes",
     "NumericColumn",
+    "PresenceResult",
     "PrivacyLeakWarning",
     "PrivriskError",
     "Release",
     "ReleaseQuery",
     "ReleaseSpec",
+    "SearchResult",
     "ThresholdExceeded",
     "Universe",
     "__version__",
     "audit_data_dependent",
     "audit_sweep",
+    "build_hierarchy",
     "composed_epsilon",
     "data_dependent_sensitivity",
+    "delta_presence",
     "derived_scale",
     "describe",
     "epsilon_for_risk",
@@ -94,6 +109,7 @@ __all__ = [
     "global_leak",
     "global_risk",
     "global_sensitivity",
+    "kmap_derived_k",
     "laplace_mechanism",
     "leak",
     "leave_one_out",
@@ -106,15 +122,19 @@ __all__ = [
     "noisy_release",
     "parse_epsilon",
     "parse_missing",
+    "population_uniqueness",
     "posterior_bound",
+    "prepare_presence",
     "public_statement",
     "randomized_response",
     "read_column",
     "read_ledger",
     "read_release_spec",
     "read_table",
+    "release_table",
     "report_page",
     "risk_table",
+    "search_generalisation",
     "sensitivity_ratio",
     "simulate_attack",
     "spent_epsilon",

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     # (attack)
     "attack",
     # (presence)
+    "presence",
     # (audit)
     "audit",
     # (empirical)

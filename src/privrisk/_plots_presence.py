@@ -1,0 +1,33 @@
+"""The δ-presence figure: how many research records sit in classes of each δ, before and after the search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def delta_figure(folder: Path, before, after=None) -> dict[str, str]:
+    """Write ``delta.png`` and ``delta.svg`` into ``folder``; return the manifest entry."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bins = np.linspace(0, 1, 21)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for result, label, colour in ((before, "measured", "#c0392b"), (after, "after the search", "#2471a3")):
+        if result is None:
+            continue
+        c = result.classes
+        c = c[~c["suppressed"]]
+        ax.hist(c["delta"], bins=bins, weights=c["dataset_count"], alpha=0.6, label=label, color=colour)
+    ax.set_xlabel("δ of the record's class (share of the population class that is in the research subset)")
+    ax.set_ylabel("research records")
+    ax.set_title("How sure an attacker can be that a person is in the research subset")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(folder / "delta.png", dpi=120)
+    fig.savefig(folder / "delta.svg")
+    plt.close(fig)
+    return {"title": "Research records by the δ of their class", "svg": "delta.svg", "png": "delta.png"}
