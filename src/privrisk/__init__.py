@@ -27,6 +27,7 @@ from .risk import (
     two_worlds,
 )
 from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_sensitivity, sensitivity_ratio
+from .study import sample_sizes, sampling_study, study_proportions, study_samples, study_summary
 
 __version__ = "0.1.0"
 
@@ -56,6 +57,11 @@ __all__ = [
     "read_column",
     "read_table",
     "risk_table",
+    "sample_sizes",
+    "sampling_study",
     "sensitivity_ratio",
+    "study_proportions",
+    "study_samples",
+    "study_summary",
     "two_worlds",
 ]
