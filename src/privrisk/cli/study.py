@@ -219,7 +219,7 @@ def _run_and_write(
         )
         return
     for v in variables:
-        err.print(f"{v['label']}: {v['summary']}; universe {v['universe']}")
+        err.print(f"{v['label']}: {v['summary']}; universe {v['universe']}", soft_wrap=True)
     shown = Table(
         title=f"Risks at ε = {fig_eps:g}, smallest and largest sample (median of {repetitions} repetitions)"
     )
@@ -240,7 +240,8 @@ def _run_and_write(
     for sentence in sentences:
         out.print(f"• {sentence}")
     err.print(
-        f"{len(results):,} rows in {seconds:.1f} s. Wrote {out_dir}/report.html, results.parquet, summary.csv"
+        f"{len(results):,} rows in {seconds:.1f} s. Wrote {out_dir}/report.html, results.parquet, summary.csv",
+        soft_wrap=True,
     )
 
 
