@@ -138,7 +138,7 @@ padding:0 1rem;color:#222;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right}th{background:#f3f3f3}
-td.l,th.l{text-align:left}figure{margin:1rem 0}figcaption{font-size:.9rem;color:#555}
+td.l,th.l{text-align:left}small{white-space:nowrap}figure{margin:1rem 0}figcaption{font-size:.9rem;color:#555}
 .note{color:#555;font-size:.9rem}ul.findings li{margin:.3rem 0}
 """
 
