@@ -108,8 +108,8 @@ def findings(
             )
     tw = results["two_worlds"]
     out.append(
-        f"Every two-worlds risk in this run lies between {pct(tw.min())} and {pct(tw.max())}: it never falls "
-        "below 50 %, the chance of guessing whether one person is in the data."
+        f"Over every sample and ε of this run, the two-worlds risk ranges from {pct(tw.min())} to "
+        f"{pct(tw.max())}: it never falls below 50 %, the chance of guessing whether one person is in the data."
     )
     gl = float(at["global_risk"].iloc[0])
     out.append(
