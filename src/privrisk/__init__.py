@@ -71,6 +71,7 @@ from .risk import (
     two_worlds,
 )
 from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_sensitivity, sensitivity_ratio
+from .study import sample_sizes, sampling_study, study_proportions, study_samples, study_summary
 
 __version__ = "0.1.0"
 
@@ -134,10 +135,15 @@ __all__ = [
     "release_table",
     "report_page",
     "risk_table",
+    "sample_sizes",
+    "sampling_study",
     "search_generalisation",
     "sensitivity_ratio",
     "simulate_attack",
     "spent_epsilon",
+    "study_proportions",
+    "study_samples",
+    "study_summary",
     "tight_epsilon",
     "two_worlds",
     "world_posterior",

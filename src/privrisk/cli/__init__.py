@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "risk",
     "sensitivity",
     # (study)
+    "study",
     # (attack)
     "attack",
     # (presence)
