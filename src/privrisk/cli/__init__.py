@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     # (presence)
     # (audit)
     # (empirical)
+    "empirical",
     # (release)
     # (explain)
 )
