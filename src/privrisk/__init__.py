@@ -12,6 +12,24 @@ from __future__ import annotations
 
 from ._epsilon import parse_epsilon
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
+from .density import (
+    DENSITIES,
+    default_k,
+    density_curve,
+    gaussian_shift_delta,
+    hockey_stick_delta,
+    knn_bandwidths,
+)
+from .empirical import (
+    EMPIRICAL_QUERIES,
+    EmpiricalPrivacy,
+    chicago_clean,
+    chicago_like,
+    empirical_privacy,
+    ljung_box,
+    rolling_privacy,
+    total_risk,
+)
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .risk import (
     describe,
@@ -31,7 +49,10 @@ from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_
 __version__ = "0.1.0"
 
 __all__ = [
+    "DENSITIES",
+    "EMPIRICAL_QUERIES",
     "QUERIES",
+    "EmpiricalPrivacy",
     "MissingCodes",
     "NumericColumn",
     "PrivacyLeakWarning",
@@ -39,13 +60,22 @@ __all__ = [
     "ThresholdExceeded",
     "Universe",
     "__version__",
+    "chicago_clean",
+    "chicago_like",
+    "default_k",
+    "density_curve",
     "describe",
+    "empirical_privacy",
     "epsilon_for_risk",
     "evaluate",
+    "gaussian_shift_delta",
     "global_leak",
     "global_risk",
     "global_sensitivity",
+    "hockey_stick_delta",
+    "knn_bandwidths",
     "leak",
+    "ljung_box",
     "local_sensitivity",
     "many_worlds",
     "natural_frequency",
@@ -56,6 +86,8 @@ __all__ = [
     "read_column",
     "read_table",
     "risk_table",
+    "rolling_privacy",
     "sensitivity_ratio",
+    "total_risk",
     "two_worlds",
 ]
