@@ -32,6 +32,7 @@ claims this method; check it before commercial use.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -49,7 +50,9 @@ __all__ = [
     "chicago_like",
     "empirical_privacy",
     "ljung_box",
+    "query_spec",
     "rolling_privacy",
+    "smallest_noise",
     "total_risk",
 ]
 
@@ -81,7 +84,7 @@ def ljung_box(series, lags: int | None = None) -> pd.DataFrame:
 
     004 §2 asks for independent databases; a significant autocorrelation of the answers says they are not (merge
     periods with ``aggregate``). Under independence Q is χ² with L degrees of freedom (p-value from
-    ``scipy.stats.chi2``). L defaults to min(10, t // 5).
+    the χ² survival function, ``scipy.special.chdtrc`` = ``scipy.stats.chi2.sf``). L defaults to min(10, t // 5).
 
     Returns:
         One row per lag: ``lag``, ``autocorrelation``, ``statistic`` (Q up to that lag), ``p_value``.
@@ -91,7 +94,8 @@ def ljung_box(series, lags: int | None = None) -> pd.DataFrame:
         >>> bool(ljung_box(x)["p_value"].iloc[-1] < 0.01)
         True
     """
-    from scipy.stats import chi2
+    # chdtrc is the χ² survival function behind scipy.stats.chi2.sf, without importing scipy.stats (~1–3 s)
+    from scipy.special import chdtrc
 
     x = np.asarray(series, dtype=float)
     x = x[np.isfinite(x)]
@@ -109,7 +113,7 @@ def ljung_box(series, lags: int | None = None) -> pd.DataFrame:
     else:
         acf = np.array([float(centred[k:] @ centred[:-k]) / denom for k in ks])
     q = t * (t + 2) * np.cumsum(acf**2 / (t - ks))
-    return pd.DataFrame({"lag": ks, "autocorrelation": acf, "statistic": q, "p_value": chi2.sf(q, ks)})
+    return pd.DataFrame({"lag": ks, "autocorrelation": acf, "statistic": q, "p_value": chdtrc(ks, q)})
 
 
 @dataclass
@@ -138,6 +142,9 @@ class EmpiricalPrivacy:
     error_bound: list[float] = field(default_factory=list)
     dropped_periods: int = 0
     footprints: int = 0
+    conditional: pd.DataFrame | None = None
+    noise: float | None = None
+    joint: pd.Series | None = None
 
     @property
     def periods(self) -> int:
@@ -239,7 +246,10 @@ def _footprints(individual: np.ndarray, period: np.ndarray, answer: np.ndarray, 
 
     Returns (representative individual per group, group of each individual).
     """
-    bits = np.where(np.isnan(answer), np.nan, answer + 0.0).view(np.uint64)
+    clean = np.ascontiguousarray(np.where(np.isnan(answer), np.nan, answer + 0.0))
+    bits = clean.view(np.uint64)
+    if bits.ndim == 2:  # a joint query: both answers make the footprint
+        bits = bits[:, 0] ^ _mix64(bits[:, 1] ^ np.uint64(0x2545F4914F6CDD1D))
     h1 = _mix64(bits ^ _mix64(period.astype(np.uint64)))
     h2 = _mix64(h1 ^ np.uint64(0x632BE59BD9B4E019) ^ _mix64(period.astype(np.uint64) + np.uint64(7)))
     with np.errstate(over="ignore"):
@@ -253,47 +263,74 @@ def _footprints(individual: np.ndarray, period: np.ndarray, answer: np.ndarray, 
 
 
 def _measure(
-    pairs: _Pairs,
+    individual: np.ndarray,
+    period: np.ndarray,
+    answer: np.ndarray,
     full: np.ndarray,
-    query: str,
     n: int,
     epsilons: np.ndarray,
+    *,
     density: str,
-    k: int,
+    k: int | None,
     chunk_size: int,
     progress: Callable[[int], None] | None,
     grid: int,
+    noise: np.ndarray | None = None,
 ):
-    """δᵢ(ε) for every individual code 0…n − 1 (shape (n, len(ε))), and the error bound per ε."""
-    t = full.size
-    answer = _answers(
-        query,
-        pairs.totals_rows[pairs.period] - pairs.rows,
-        pairs.totals_value[pairs.period] - pairs.value,
-        pairs.totals_weight[pairs.period] - pairs.weight,
-    )
-    reps, group = _footprints(pairs.individual, pairs.period, answer, n)
-    starts = np.searchsorted(pairs.individual, np.arange(n + 1))
+    """δᵢ(ε) for every individual code 0…n − 1 (shape (n, len(ε))), the error bound per ε, the footprint count.
+
+    ``individual``/``period``/``answer`` list, per (individual, period) pair sorted by individual, the answer
+    without that individual; ``full`` the answers with everyone. A 2-D ``answer``/``full`` (a second column) is
+    a joint query. ``noise`` (t, R): noise draws added to every database's answer (a randomised query).
+    """
+    from .density import joint_hockey_stick_delta
+
+    joint = full.ndim == 2
+    reps, group = _footprints(individual, period, answer, n)
+    starts = np.searchsorted(individual, np.arange(n + 1))
     deltas = np.zeros((reps.size, epsilons.size))
     bound = np.zeros(epsilons.size)
+    reference = full if noise is None else (full[:, None] + noise).ravel()
+    if joint:
+        chunk_size = max(1, min(chunk_size, 64))
+    elif noise is not None:
+        chunk_size = max(1, chunk_size // noise.shape[1])
     for lo in range(0, reps.size, chunk_size):
         chunk = reps[lo : lo + chunk_size]
         begin, count = starts[chunk], starts[chunk + 1] - starts[chunk]
         offsets = np.repeat(begin - np.concatenate([[0], np.cumsum(count)[:-1]]), count)
         idx = offsets + np.arange(int(count.sum()))
         row = np.repeat(np.arange(chunk.size), count)
-        y = np.broadcast_to(full, (chunk.size, t)).copy()
-        y[row, pairs.period[idx]] = answer[idx]
-        d, b = hockey_stick_delta(full, y, epsilons, density=density, k=k, grid=grid, return_bound=True)
+        y = np.broadcast_to(full, (chunk.size, *full.shape)).copy()
+        y[row, period[idx]] = answer[idx]
+        if joint:
+            d = joint_hockey_stick_delta(full, y, epsilons, k=k)
+            b = np.zeros_like(d)
+        else:
+            if noise is not None:
+                y = (y[:, :, None] + noise[None]).reshape(chunk.size, -1)
+            d, b = hockey_stick_delta(
+                reference, y, epsilons, density=density, k=k, grid=grid, return_bound=True
+            )
         deltas[lo : lo + chunk.size] = d
         bound = np.maximum(bound, b.max(axis=0))
         if progress is not None:
             progress(chunk.size)
-    return deltas[group], bound, answer, reps.size
+    return deltas[group], bound, reps.size
+
+
+def _without_answers(query: str, pairs: _Pairs) -> np.ndarray:
+    """f(Xˢ₋ᵢ) for every (individual, period) pair: the period's totals minus the individual's share."""
+    return _answers(
+        query,
+        pairs.totals_rows[pairs.period] - pairs.rows,
+        pairs.totals_value[pairs.period] - pairs.value,
+        pairs.totals_weight[pairs.period] - pairs.weight,
+    )
 
 
 def _without(pairs: _Pairs, full: np.ndarray, answer: np.ndarray, code: int) -> np.ndarray:
-    y = full.copy()
+    y = np.array(full, dtype=float)
     mine = pairs.individual == code
     y[pairs.period[mine]] = answer[mine]
     return y
@@ -309,8 +346,12 @@ def _prepare(
     weight: str | None,
     period_unit: str | None,
     aggregate: int,
+    extra: Sequence[tuple[str, str]] = (),
 ):
-    """Check the columns and code periods and individuals; returns arrays and labels."""
+    """Check the columns and code periods and individuals; returns arrays and labels.
+
+    ``extra``: (option, column) pairs of further numeric columns, returned in a dict by column.
+    """
     if query not in EMPIRICAL_QUERIES:
         raise PrivriskError(f"--query: unknown query {query!r}; choose one of {', '.join(EMPIRICAL_QUERIES)}")
     for name, col in (
@@ -344,6 +385,13 @@ def _prepare(
         weights = _numeric(table[weight], "--weight", weight)
         if np.any(weights < 0):
             raise PrivriskError(f"--weight: column {weight!r} has negative weights")
+    extras = {}
+    for option, column in extra:
+        if column not in table.columns:
+            raise PrivriskError(
+                f"{option}: no column {column!r}; columns are {', '.join(map(str, table.columns))}"
+            )
+        extras[column] = _numeric(table[column], option, column)
     per_codes, per_labels = pd.factorize(per, sort=True)
     ind_codes, ind_labels = pd.factorize(ids, sort=False)
     dropped = 0
@@ -353,13 +401,14 @@ def _prepare(
         dropped = t_raw - whole
         keep = per_codes < whole
         per_codes, ind_codes, values, weights = (a[keep] for a in (per_codes, ind_codes, values, weights))
+        extras = {c: a[keep] for c, a in extras.items()}
         per_labels = per_labels[:whole:aggregate]
         per_codes = per_codes // aggregate
         ind_codes, kept = pd.factorize(ind_labels[ind_codes], sort=False)
         ind_labels = kept
     elif aggregate < 1:
         raise PrivriskError(f"--aggregate: must be at least 1, got {aggregate}")
-    return per_codes, per_labels, ind_codes, ind_labels, values, weights, dropped
+    return per_codes, per_labels, ind_codes, ind_labels, values, weights, dropped, extras
 
 
 def _numeric(series: pd.Series, option: str, name: str) -> np.ndarray:
@@ -384,6 +433,48 @@ def _epsilon_list(epsilons) -> np.ndarray:
     return eps
 
 
+def query_spec(text: str, option: str = "--joint") -> tuple[str, str | None, str | None]:
+    """Read ``QUERY[:VALUE[/WEIGHT]]``: ``count``, ``sum:hours``, ``mean:hours``, ``rate:failed/inspected``.
+
+    Example:
+        >>> query_spec("rate:failed/inspected"), query_spec("count")
+        (('rate', 'failed', 'inspected'), ('count', None, None))
+    """
+    head, _, rest = str(text).partition(":")
+    query = head.strip().lower()
+    if query not in EMPIRICAL_QUERIES:
+        raise PrivriskError(
+            f"{option}: {text!r} is not a query; write QUERY[:VALUE[/WEIGHT]] with QUERY one of "
+            f"{', '.join(EMPIRICAL_QUERIES)}"
+        )
+    value, _, weight = rest.partition("/")
+    value, weight = value.strip() or None, weight.strip() or None
+    if query != "count" and value is None:
+        raise PrivriskError(f"{option}: the {query} query needs a value column, e.g. {query}:COLUMN")
+    if weight is not None and query != "rate":
+        raise PrivriskError(f"{option}: only the rate query takes a weight")
+    return query, value, weight
+
+
+def _noise_draws(noise: float | None, t: int, draws: int, seed: int | None) -> np.ndarray | None:
+    if noise is None:
+        return None
+    if not np.isfinite(noise) or noise < 0:
+        raise PrivriskError(f"--noise: the Laplace scale must be a finite number ≥ 0, got {noise}")
+    if draws < 1:
+        raise PrivriskError(f"--draws: must be at least 1, got {draws}")
+    return np.random.default_rng(seed).laplace(0.0, noise, (t, draws)) if noise > 0 else np.zeros((t, draws))
+
+
+def _buckets(g: np.ndarray, buckets: int) -> tuple[np.ndarray, np.ndarray]:
+    """Quantile buckets of the adversary's knowledge g(Xˢ): a bucket code per period, and the bucket edges."""
+    if buckets < 1:
+        raise PrivriskError(f"--buckets: must be at least 1, got {buckets}")
+    edges = np.unique(np.quantile(g, np.linspace(0.0, 1.0, buckets + 1)))
+    codes = np.clip(np.searchsorted(edges, g, side="right") - 1, 0, max(edges.size - 2, 0))
+    return codes, edges
+
+
 def empirical_privacy(
     table: pd.DataFrame,
     *,
@@ -398,11 +489,17 @@ def empirical_privacy(
     period_unit: str | None = None,
     aggregate: int = 1,
     lags: int | None = None,
+    joint: str | None = None,
+    condition_on: str | None = None,
+    buckets: int = 4,
+    noise: float | None = None,
+    draws: int = 20,
+    seed: int | None = 0,
     chunk_size: int = 2048,
     grid: int = 1024,
     progress: Callable[[int], None] | None = None,
 ) -> EmpiricalPrivacy:
-    """Empirical (ε, δ) and total risk δ* of a statistic published once per period (004, Defs 2–3, Thm 1).
+    """Empirical (ε, δ) and total risk δ* of a statistic published once per period (004, Defs 2–4, Thm 1).
 
     Args:
         table: one row per record, with a period column and an individual column.
@@ -417,6 +514,16 @@ def empirical_privacy(
         aggregate: merge this many consecutive periods into one database (004 §2, against autocorrelation); an
             incomplete last group is dropped.
         lags: lags of the Ljung–Box test (default min(10, t // 5)).
+        joint: a second query ``QUERY[:VALUE[/WEIGHT]]`` published beside the first: δᵢ is measured on the
+            two-dimensional density of the pairs (004 §2, composition); box kernels only.
+        condition_on: what the adversary knows per period (004 §3, Definition 4): a column (its mean per period)
+            or a query ``QUERY[:VALUE[/WEIGHT]]`` on the database with everyone. The periods are split into
+            ``buckets`` quantile buckets of it; δᵢ is measured within each bucket and the largest is kept.
+            A bucket with fewer than 10 periods gives a :class:`PrivacyLeakWarning` (too few to estimate a
+            density); one with fewer than 3 is skipped.
+        noise: the scale b of Laplace noise added to every published answer (004 §2, end): the randomised
+            query is measured by ``draws`` noise draws per database (seeded by ``seed``), the same draws with
+            and without i; k then defaults to round(√(t·draws)).
 
     Example:
         >>> rng = np.random.default_rng(1)
@@ -432,7 +539,23 @@ def empirical_privacy(
     if density not in DENSITIES:
         raise PrivriskError(f"--density: unknown density {density!r}; choose one of {', '.join(DENSITIES)}")
     eps = _epsilon_list(epsilons)
-    per_codes, per_labels, ind_codes, ind_labels, values, weights, dropped = _prepare(
+    second = query_spec(joint, "--joint") if joint is not None else None
+    if second is not None and density != "kde-box":
+        raise PrivriskError("--joint: joint queries use two-dimensional box kernels; use --density kde-box")
+    if second is not None and (noise is not None or condition_on is not None):
+        raise PrivriskError("--joint: cannot be combined with --noise or --condition-on")
+    knowledge = None
+    if condition_on is not None:
+        knowledge = (
+            ("column", condition_on, None)
+            if condition_on in table.columns
+            else query_spec(condition_on, "--condition-on")
+        )
+    extra = []
+    for option, spec in (("--joint", second), ("--condition-on", knowledge)):
+        if spec is not None:
+            extra += [(option, c) for c in spec[1:] if c is not None]
+    per_codes, per_labels, ind_codes, ind_labels, values, weights, dropped, extras = _prepare(
         table,
         period=period,
         individual=individual,
@@ -441,6 +564,7 @@ def empirical_privacy(
         weight=weight,
         period_unit=period_unit,
         aggregate=aggregate,
+        extra=extra,
     )
     t = int(per_labels.size)
     if t < 2:
@@ -448,26 +572,88 @@ def empirical_privacy(
             f"--period: column {period!r} has {t} period{'s' if t != 1 else ''}; "
             "the method compares distributions over at least two databases"
         )
-    kk = default_k(t) if k is None else int(k)
-    if kk < 1 or kk >= t:
-        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {kk}")
+    if k is not None and not 1 <= int(k) < t:
+        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
     n = int(ind_labels.size)
     pairs = _aggregate(ind_codes, per_codes, values, weights, t)
-    if query == "rate":
-        zero = np.flatnonzero(pairs.totals_weight <= 0)
-        if zero.size:
-            raise PrivriskError(
-                f"--weight: the weight sums to zero in period {per_labels[zero[0]]} "
-                f"({zero.size} period{'s' if zero.size > 1 else ''}); the rate has no value there"
-            )
+    _check_weights(query, pairs, per_labels, "--weight")
     full = _answers(query, pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
-    deltas, bound, answer, footprints = _measure(
-        pairs, full, query, n, eps, density, kk, chunk_size, progress, grid
-    )
-    return _result(
+    answer = _without_answers(query, pairs)
+    if second is not None:
+        q2, v2, w2 = second
+        other = _aggregate(
+            ind_codes,
+            per_codes,
+            extras[v2] if v2 else np.zeros(len(per_codes)),
+            extras[w2] if w2 else np.ones(len(per_codes)),
+            t,
+        )
+        _check_weights(q2, other, per_labels, "--joint")
+        full = np.column_stack(
+            [full, _answers(q2, other.totals_rows, other.totals_value, other.totals_weight)]
+        )
+        answer = np.column_stack([answer, _without_answers(q2, other)])
+    draws_ = _noise_draws(noise, t, draws, seed)
+    samples = t if draws_ is None else t * draws_.shape[1]
+    kk = default_k(samples) if k is None else int(k)
+    options = dict(density=density, k=kk, chunk_size=chunk_size, progress=progress, grid=grid, noise=draws_)
+    conditional = None
+    if knowledge is None:
+        deltas, bound, footprints = _measure(pairs.individual, pairs.period, answer, full, n, eps, **options)
+    else:
+        g = _knowledge(knowledge, extras, per_codes, ind_codes, t, per_labels)
+        codes, edges = _buckets(g, buckets)
+        deltas = np.zeros((n, eps.size))
+        bound = np.zeros(eps.size)
+        footprints = 0
+        rows = []
+        for b in range(int(codes.max()) + 1):
+            chosen = np.flatnonzero(codes == b)
+            tb = chosen.size
+            if tb < 10:
+                warnings.warn(
+                    f"--buckets: bucket {b + 1} of the adversary's knowledge holds only {tb} periods, too few to "
+                    "estimate a density" + ("; it is skipped" if tb < 3 else ""),
+                    PrivacyLeakWarning,
+                    stacklevel=2,
+                )
+            if tb < 3:
+                continue
+            recode = np.full(t, -1)
+            recode[chosen] = np.arange(tb)
+            keep = recode[pairs.period] >= 0
+            kb = (
+                default_k(tb * (1 if draws_ is None else draws_.shape[1]))
+                if k is None
+                else min(int(k), tb - 1)
+            )
+            sub_noise = None if draws_ is None else draws_[chosen]
+            d, bb, fp = _measure(
+                pairs.individual[keep],
+                recode[pairs.period[keep]],
+                answer[keep],
+                full[chosen],
+                n,
+                eps,
+                **{**options, "k": kb, "noise": sub_noise},
+            )
+            deltas = np.maximum(deltas, d)
+            bound = np.maximum(bound, bb)
+            footprints += fp
+            rows.append(
+                {
+                    "bucket": b + 1,
+                    "low": edges[b],
+                    "high": edges[min(b + 1, edges.size - 1)],
+                    "periods": tb,
+                    **{delta_column(e): d[:, j].max() for j, e in enumerate(eps)},
+                }
+            )
+        conditional = pd.DataFrame(rows)
+    result = _result(
         pairs,
-        full,
-        answer,
+        full[:, 0] if full.ndim == 2 else full,
+        answer[:, 0] if answer.ndim == 2 else answer,
         deltas,
         bound,
         eps,
@@ -480,6 +666,93 @@ def empirical_privacy(
         dropped,
         footprints,
     )
+    result.conditional = conditional
+    result.noise = noise
+    if second is not None:
+        result.joint = pd.Series(full[:, 1], index=result.series.index, name=joint)
+    return result
+
+
+def _check_weights(query: str, pairs: _Pairs, per_labels, option: str) -> None:
+    if query != "rate":
+        return
+    zero = np.flatnonzero(pairs.totals_weight <= 0)
+    if zero.size:
+        raise PrivriskError(
+            f"{option}: the weight sums to zero in period {per_labels[zero[0]]} "
+            f"({zero.size} period{'s' if zero.size > 1 else ''}); the rate has no value there"
+        )
+
+
+def _knowledge(spec, extras, per_codes, ind_codes, t, per_labels) -> np.ndarray:
+    """g(Xˢ) per period: a column's mean per period, or a query on the database with everyone."""
+    kind, value, weight = spec
+    if kind == "column":
+        total = np.bincount(per_codes, weights=extras[value], minlength=t)
+        return total / np.bincount(per_codes, minlength=t)
+    agg = _aggregate(
+        ind_codes,
+        per_codes,
+        extras[value] if value else np.zeros(len(per_codes)),
+        extras[weight] if weight else np.ones(len(per_codes)),
+        t,
+    )
+    _check_weights(kind, agg, per_labels, "--condition-on")
+    return _answers(kind, agg.totals_rows, agg.totals_value, agg.totals_weight)
+
+
+def smallest_noise(
+    table: pd.DataFrame,
+    *,
+    target_delta: float,
+    epsilons: Sequence[float] = (0.03, 0.1, 0.3),
+    steps: int = 12,
+    **kwargs,
+) -> pd.DataFrame:
+    """The smallest Laplace scale b that brings the empirical δ(ε) under ``target_delta``, per ε (004 §2, end).
+
+    For each ε: b = 0 is tried first; then b doubles from 1 % of the answers' spread until δ ≤ target, and a
+    bisection on log b (``steps`` halvings) narrows the bracket. Every evaluation uses the same noise draws
+    (``seed``), so δ(b) is a smooth function of b for the search; it is an estimate and need not be monotone, so
+    the scale returned is one where δ ≤ target was measured.
+
+    Returns:
+        One row per ε: ``epsilon``, ``scale`` (the smallest found; NaN if none up to 10⁴ × spread),
+        ``delta`` (at that scale), ``delta_without_noise``.
+    """
+    if not 0 < target_delta < 1:
+        raise PrivriskError(f"--target-delta: must be between 0 and 1, got {target_delta}")
+    eps = _epsilon_list(epsilons)
+    kwargs.pop("noise", None)
+    base = empirical_privacy(table, epsilons=eps, **kwargs)
+    spread = float(np.nanstd(base.series.to_numpy())) or 1.0
+    rows = []
+    for j, e in enumerate(eps):
+
+        def delta_at(b: float, j=j, e=e) -> float:
+            return float(empirical_privacy(table, epsilons=[e], noise=b, **kwargs).summary["delta"].iloc[0])
+
+        d0 = float(base.summary["delta"].iloc[j])
+        if d0 <= target_delta:
+            rows.append({"epsilon": e, "scale": 0.0, "delta": d0, "delta_without_noise": d0})
+            continue
+        lo, hi = 0.0, 0.01 * spread
+        d_hi = delta_at(hi)
+        while d_hi > target_delta and hi < 1e4 * spread:
+            lo, hi = hi, hi * 2
+            d_hi = delta_at(hi)
+        if d_hi > target_delta:
+            rows.append({"epsilon": e, "scale": np.nan, "delta": d_hi, "delta_without_noise": d0})
+            continue
+        for _ in range(steps):
+            mid = math.sqrt(lo * hi) if lo > 0 else hi / 2
+            d_mid = delta_at(mid)
+            if d_mid <= target_delta:
+                hi, d_hi = mid, d_mid
+            else:
+                lo = mid
+        rows.append({"epsilon": e, "scale": hi, "delta": d_hi, "delta_without_noise": d0})
+    return pd.DataFrame(rows)
 
 
 def _result(
