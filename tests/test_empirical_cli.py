@@ -71,8 +71,27 @@ def test_outputs_folder(cli, inspections, tmp_path):
 
 def test_generic_columns_and_human_output(cli, panel_csv):
     path, _ = panel_csv
-    r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "rate", "--value", "failed",
-            "--weight", "inspected", "--epsilons", "0.1,ln2", "--density", "ecdf", "--k", "4", "--json")  # fmt: skip
+    r = cli(
+        "empirical",
+        path,
+        "--period",
+        "month",
+        "--individual",
+        "shop",
+        "--query",
+        "rate",
+        "--value",
+        "failed",
+        "--weight",
+        "inspected",
+        "--epsilons",
+        "0.1,ln2",
+        "--density",
+        "ecdf",
+        "--k",
+        "4",
+        "--json",
+    )
     assert r.code == 0, r.err
     doc = r.json
     assert doc["periods"] == 24 and doc["individuals"] == 80 and doc["k"] == 4 and doc["density"] == "ecdf"
@@ -101,8 +120,20 @@ def test_bad_input_rate_weight_sums_to_zero(cli, panel_csv, tmp_path):
     _, df = panel_csv
     zero = tmp_path / "zero.csv"
     df.assign(inspected=np.where(df["month"] == 5, 0, df["inspected"])).to_csv(zero, index=False)
-    r = cli("empirical", zero, "--period", "month", "--individual", "shop", "--query", "rate", "--value",
-            "failed", "--weight", "inspected")  # fmt: skip
+    r = cli(
+        "empirical",
+        zero,
+        "--period",
+        "month",
+        "--individual",
+        "shop",
+        "--query",
+        "rate",
+        "--value",
+        "failed",
+        "--weight",
+        "inspected",
+    )
     one_line_error(r, "--weight", "sums to zero", "period 5")
 
 
@@ -132,3 +163,43 @@ def test_bad_input_options(cli, panel_csv):
     one_line_error(
         cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "sum"), "--value"
     )
+
+
+def test_extras_from_the_command_line(cli, panel_csv):
+    path, _ = panel_csv
+    base = (
+        "empirical",
+        path,
+        "--period",
+        "month",
+        "--individual",
+        "shop",
+        "--query",
+        "rate",
+        "--value",
+        "failed",
+        "--epsilons",
+        "0.5",
+        "--json",
+    )
+    joint = cli(*base, "--joint", "count").json
+    assert joint["joint"] == "count" and 0 <= joint["rows"][0]["delta"] <= 1
+    cond = cli(*base, "--condition-on", "sum:failed", "--buckets", "3")
+    assert cond.code == 0 and sum(b["periods"] for b in cond.json["conditional"]) == 24
+    assert "too few" in cond.err  # about 8 periods per bucket
+    same = cli(*base, "--condition-on", "count", "--buckets", "3").json  # 20 rows every month: one bucket
+    assert [b["periods"] for b in same["conditional"]] == [24]
+    noisy = cli(*base, "--noise", "laplace:0.5", "--draws", "4", "--seed", "2").json
+    assert noisy["noise"] == {"distribution": "laplace", "scale": 0.5, "draws": 4, "seed": 2}
+    target = cli(*base, "--target-delta", "0.05", "--draws", "4").json
+    row = target["smallest_noise"][0]
+    assert row["delta"] <= 0.05 or row["scale"] is None
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--noise", "gauss:1"), ("--noise", "laplace:x"), ("--joint", "max:x")]
+)
+def test_extras_bad_input(cli, panel_csv, flag, value):
+    path, _ = panel_csv
+    r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count", flag, value)
+    one_line_error(r, flag)

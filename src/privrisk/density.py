@@ -490,11 +490,13 @@ def joint_hockey_stick_delta(
 
     Example:
         >>> rng = np.random.default_rng(0)
-        >>> total = rng.normal(0.0, 10.0, 60)                   # a column sum without i, per period
-        >>> mine = 1.0 + rng.random(60)                          # i's share, present in every period
+        >>> total = rng.normal(0.0, 10.0, 200)                  # a column sum without i, per period
+        >>> mine = 5.0 + rng.random(200)                         # i's share, present in every period
         >>> with_i = np.column_stack([total + mine, total])      # (sum, sum without i)
         >>> without_i = np.column_stack([total, total])          # without i both are the same
-        >>> float(joint_hockey_stick_delta(with_i, without_i, 0.1)[0]) > 0.9
+        >>> float(hockey_stick_delta(total + mine, total, 1.0)[0]) < 0.15   # the sum alone hides i
+        True
+        >>> float(joint_hockey_stick_delta(with_i, without_i, 1.0)[0]) > 0.9  # with the second, it does not
         True
     """
     y = np.asarray(sample, dtype=float)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from ..errors import PrivriskError
+from ..errors import PrivacyLeakWarning, PrivriskError
 from ._app import app
 from ._common import emit_json, err, out, parse_epsilons, progress
 
@@ -58,6 +59,25 @@ def empirical_command(
     lags: int | None = typer.Option(
         None, "--lags", help="Lags of the Ljung–Box test (default min(10, t/5))."
     ),
+    joint: str | None = typer.Option(
+        None,
+        "--joint",
+        help="A second query published beside the first, QUERY[:VALUE[/WEIGHT]] (2-D densities).",
+    ),
+    condition_on: str | None = typer.Option(
+        None,
+        "--condition-on",
+        help="What the adversary knows per period: a column, or QUERY[:VALUE[/WEIGHT]].",
+    ),
+    buckets: int = typer.Option(
+        4, "--buckets", help="With --condition-on: quantile buckets of that knowledge."
+    ),
+    noise: str | None = typer.Option(None, "--noise", help="Measure the answers plus noise: laplace:SCALE."),
+    draws: int = typer.Option(20, "--draws", help="Noise draws per database for --noise/--target-delta."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the noise draws."),
+    target_delta: float | None = typer.Option(
+        None, "--target-delta", help="Find the smallest Laplace scale that brings δ under this, per ε."
+    ),
     top: int = typer.Option(10, "--top", help="How many of the riskiest individuals to list."),
     out_dir: Path | None = typer.Option(None, "--out", help="Folder for the tables, figures and manifest."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
@@ -76,6 +96,9 @@ def empirical_command(
 
     eps = parse_epsilons(epsilons, name="--epsilons")
     kk = _k(k)
+    scale = _noise(noise)
+    if target_delta is not None and scale is not None:
+        raise PrivriskError("--target-delta: finds the noise scale itself; leave out --noise")
     if top < 0:
         raise PrivriskError(f"--top: must be at least 0, got {top}")
     cleaning: dict[str, int] | None = None
@@ -110,12 +133,27 @@ def empirical_command(
         period_unit=period_unit,
         aggregate=aggregate,
         lags=lags,
+        joint=joint,
+        condition_on=condition_on,
+        buckets=buckets,
+        noise=scale,
+        draws=draws,
+        seed=seed,
     )
-    with progress("individuals", None) as advance:
-        result = E.empirical_privacy(frame, progress=advance, **options)
-    windows = None
-    if window is not None:
-        windows = E.rolling_privacy(frame, window=window, step=step, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyLeakWarning)
+        with progress("individuals", None) as advance:
+            result = E.empirical_privacy(frame, progress=advance, **options)
+        windows = None
+        if window is not None:
+            windows = E.rolling_privacy(frame, window=window, step=step, **options)
+        target = None
+        if target_delta is not None:
+            target = E.smallest_noise(frame, target_delta=target_delta, **options)
+    for message in dict.fromkeys(
+        str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)
+    ):
+        err.print(f"[yellow]warning:[/] {message}")
     ind = result.independence
     dependent = ind is not None and float(ind["p_value"].iloc[-1]) < 0.05
     rows = result.summary.to_dict(orient="records")
@@ -145,6 +183,16 @@ def empirical_command(
     }
     if windows is not None:
         doc["windows"] = windows.to_dict(orient="records")
+    if joint is not None:
+        doc["joint"] = joint
+    if result.conditional is not None:
+        doc["condition_on"] = condition_on
+        doc["conditional"] = result.conditional.to_dict(orient="records")
+    if scale is not None:
+        doc["noise"] = {"distribution": "laplace", "scale": scale, "draws": draws, "seed": seed}
+    if target is not None:
+        doc["target_delta"] = target_delta
+        doc["smallest_noise"] = target.to_dict(orient="records")
     if out_dir is not None:
         doc["out"] = str(out_dir)
         _write(out_dir, result, windows, doc, options, file)
@@ -152,11 +200,54 @@ def empirical_command(
         emit_json(doc)
     else:
         _print(result, windows, doc, cleaning, top)
+        _print_extras(result, target)
     if dependent:
         err.print(
             f"[yellow]warning:[/] the answers are autocorrelated (Ljung–Box p = {doc['independence']['p_value']:.3g}):"
             " the periods are not independent draws, so δ may be understated; try --aggregate 2"
         )
+
+
+def _noise(text: str | None) -> float | None:
+    if text is None:
+        return None
+    kind, _, number = str(text).partition(":")
+    if kind.strip().lower() != "laplace" or not number:
+        raise PrivriskError(f"--noise: write laplace:SCALE, got {text!r}")
+    try:
+        value = float(number)
+    except ValueError:
+        raise PrivriskError(f"--noise: {number!r} is not a number") from None
+    if not value >= 0 or value == float("inf"):
+        raise PrivriskError(f"--noise: the scale must be a finite number ≥ 0, got {number}")
+    return value
+
+
+def _print_extras(result, target) -> None:
+    if result.conditional is not None:
+        table = Table(title="δ within buckets of the adversary's knowledge (004 Definition 4)")
+        cols = [c for c in result.conditional.columns if c.startswith("delta_")]
+        for name in ("bucket", "from", "to", "periods", *(f"δ at ε = {c[6:]}" for c in cols)):
+            table.add_column(name, justify="right")
+        for rec in result.conditional.to_dict(orient="records"):
+            table.add_row(
+                str(rec["bucket"]),
+                f"{rec['low']:.4g}",
+                f"{rec['high']:.4g}",
+                str(rec["periods"]),
+                *(_fmt(rec[c]) for c in cols),
+            )
+        out.print(table)
+    if target is not None:
+        table = Table(title="Smallest Laplace scale for the target δ")
+        for name in ("ε", "δ without noise", "scale", "δ with it"):
+            table.add_column(name, justify="right")
+        for rec in target.to_dict(orient="records"):
+            scale = "not found" if rec["scale"] != rec["scale"] else f"{rec['scale']:.4g}"
+            table.add_row(
+                f"{rec['epsilon']:.4g}", _fmt(rec["delta_without_noise"]), scale, _fmt(rec["delta"])
+            )
+        out.print(table)
 
 
 def _print(result, windows, doc, cleaning, top: int) -> None:
@@ -233,7 +324,7 @@ def _write(folder: Path, result, windows, doc, options, file) -> None:
                 result.series.to_numpy(),
                 result.without_worst,
                 density=result.density,
-                k=result.k,
+                k=min(result.k, result.periods - 1),
                 who=str(result.individuals["individual"].iloc[0]),
                 label=result.query,
                 folder=tmp,
