@@ -15,6 +15,7 @@ from privrisk.empirical import (
     chicago_like,
     delta_column,
     empirical_privacy,
+    empirical_privacy_of,
     ljung_box,
     rolling_privacy,
     total_risk,
@@ -232,3 +233,18 @@ def test_public_names():
         "chicago_like",
     ):
         assert hasattr(privrisk, name)
+
+
+def test_callable_statistic_matches_the_builtin_query():
+    df = panel(people=25, rows=150, seed=5)
+    builtin = empirical_privacy(
+        df, period="period", individual="who", query="mean", value="value", epsilons=EPS
+    )
+    slow = empirical_privacy_of(
+        df, lambda rows: rows["value"].mean(), period="period", individual="who", epsilons=EPS
+    )
+    cols = [delta_column(e) for e in EPS]
+    a = builtin.individuals.set_index("individual").sort_index()
+    b = slow.individuals.set_index("individual").sort_index()
+    np.testing.assert_allclose(a[cols].to_numpy(), b[cols].to_numpy(), atol=1e-9)
+    assert (a["sole_periods"] == b["sole_periods"]).all() and (a["rows"] == b["rows"]).all()

@@ -26,8 +26,10 @@ from .empirical import (
     chicago_clean,
     chicago_like,
     empirical_privacy,
+    empirical_privacy_of,
     ljung_box,
     rolling_privacy,
+    smallest_noise,
     total_risk,
 )
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
@@ -66,6 +68,7 @@ __all__ = [
     "density_curve",
     "describe",
     "empirical_privacy",
+    "empirical_privacy_of",
     "epsilon_for_risk",
     "evaluate",
     "gaussian_shift_delta",
@@ -73,6 +76,7 @@ __all__ = [
     "global_risk",
     "global_sensitivity",
     "hockey_stick_delta",
+    "joint_hockey_stick_delta",
     "knn_bandwidths",
     "leak",
     "ljung_box",
@@ -88,6 +92,7 @@ __all__ = [
     "risk_table",
     "rolling_privacy",
     "sensitivity_ratio",
+    "smallest_noise",
     "total_risk",
     "two_worlds",
 ]

@@ -49,6 +49,7 @@ __all__ = [
     "chicago_clean",
     "chicago_like",
     "empirical_privacy",
+    "empirical_privacy_of",
     "ljung_box",
     "query_spec",
     "rolling_privacy",
@@ -810,6 +811,88 @@ def _result(
         error_bound=[float(b) for b in bound],
         dropped_periods=dropped,
         footprints=footprints,
+    )
+
+
+def empirical_privacy_of(
+    table: pd.DataFrame,
+    statistic: Callable[[pd.DataFrame], float],
+    *,
+    period: str,
+    individual: str,
+    epsilons: Sequence[float] = (0.03, 0.1, 0.3),
+    density: str = "kde-box",
+    k: int | None = None,
+    period_unit: str | None = None,
+    name: str = "statistic",
+) -> EmpiricalPrivacy:
+    """:func:`empirical_privacy` for any statistic of a period's rows, given as a Python callable. **Slow.**
+
+    ``statistic(rows)`` is called once per period and once per (period, individual present in it) on the rows
+    without that individual: O(Σₛ nₛ) calls, each on a DataFrame. Use the built-in queries where they fit. An
+    empty database is never passed: it has no answer (see the module docstring).
+
+    Example:
+        >>> rng = np.random.default_rng(2)
+        >>> df = pd.DataFrame({"m": np.repeat(np.arange(20), 10), "id": rng.integers(0, 30, 200),
+        ...                    "v": rng.normal(size=200)})
+        >>> r = empirical_privacy_of(df, lambda rows: rows["v"].median(), period="m", individual="id",
+        ...                          epsilons=[1.0])
+        >>> r.periods, r.query
+        (20, 'statistic')
+    """
+    if density not in DENSITIES:
+        raise PrivriskError(f"--density: unknown density {density!r}; choose one of {', '.join(DENSITIES)}")
+    eps = _epsilon_list(epsilons)
+    per_codes, per_labels, ind_codes, ind_labels, _, _, _, _ = _prepare(
+        table,
+        period=period,
+        individual=individual,
+        query="count",
+        value=None,
+        weight=None,
+        period_unit=period_unit,
+        aggregate=1,
+    )
+    t = int(per_labels.size)
+    if t < 2:
+        raise PrivriskError(
+            f"--period: column {period!r} has {t} period; the method needs at least two databases"
+        )
+    if k is not None and not 1 <= int(k) < t:
+        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
+    frame = table.reset_index(drop=True)
+    full = np.empty(t)
+    ind, per, ans = [], [], []
+    for s in range(t):
+        rows_s = np.flatnonzero(per_codes == s)
+        part = frame.iloc[rows_s]
+        full[s] = float(statistic(part))
+        present = ind_codes[rows_s]
+        for i in np.unique(present):
+            rest = part.iloc[np.flatnonzero(present != i)]
+            ind.append(i)
+            per.append(s)
+            ans.append(float(statistic(rest)) if len(rest) else np.nan)
+    if not np.all(np.isfinite(full)):
+        raise PrivriskError(
+            f"statistic: gave no finite answer for period {per_labels[np.flatnonzero(~np.isfinite(full))[0]]}"
+        )
+    ind, per, ans = np.asarray(ind), np.asarray(per), np.asarray(ans, dtype=float)
+    order = np.lexsort((per, ind))
+    ind, per, ans = ind[order], per[order], ans[order]
+    n = int(ind_labels.size)
+    kk = default_k(t) if k is None else int(k)
+    deltas, bound, footprints = _measure(
+        ind, per, ans, full, n, eps, density=density, k=kk, chunk_size=2048, progress=None, grid=1024
+    )
+    keys, sizes = np.unique(ind_codes.astype(np.int64) * t + per_codes, return_counts=True)
+    counts = sizes[np.searchsorted(keys, ind.astype(np.int64) * t + per)].astype(float)
+    pairs = _Pairs(
+        ind, per, counts, np.zeros(ind.size), np.zeros(ind.size), np.zeros(t), np.zeros(t), np.zeros(t)
+    )
+    return _result(
+        pairs, full, ans, deltas, bound, eps, per_labels, ind_labels, kk, density, name, None, 0, footprints
     )
 
 
