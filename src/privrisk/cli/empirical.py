@@ -62,12 +62,12 @@ def empirical_command(
     joint: str | None = typer.Option(
         None,
         "--joint",
-        help="A second query published beside the first, QUERY[:VALUE[/WEIGHT]] (2-D densities).",
+        help="A second query published beside the first, QUERY:VALUE/WEIGHT, e.g. count, mean:hours (2-D densities).",
     ),
     condition_on: str | None = typer.Option(
         None,
         "--condition-on",
-        help="What the adversary knows per period: a column, or QUERY[:VALUE[/WEIGHT]].",
+        help="What the adversary knows per period: a column, or a query such as count or sum:COLUMN.",
     ),
     buckets: int = typer.Option(
         4, "--buckets", help="With --condition-on: quantile buckets of that knowledge."
