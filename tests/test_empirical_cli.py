@@ -48,6 +48,7 @@ def test_preset_chicago_json(cli, inspections):
         assert 0 <= row["delta"] <= row["total_risk"] <= 1
     assert len(doc["top"]) == 10
     assert doc["cleaning"]["re-inspection or other type"] > 0
+    assert 1 <= doc["appearances"]["min"] <= doc["appearances"]["median"] <= doc["appearances"]["max"] <= 36
 
 
 def test_outputs_folder(cli, inspections, tmp_path):

@@ -98,10 +98,14 @@ def knn_bandwidths(sorted_rows: np.ndarray, k: int) -> np.ndarray:
     k = _check_k(k, t)
     h = np.full(y.shape, np.inf)
     start, end = y[..., : t - k], y[..., k:]
-    for a in range(k + 1):
+    left = np.empty(start.shape)
+    right = np.empty(start.shape)
+    for a in range(k + 1):  # preallocated buffers: this loop is the hot spot of large runs
         centre = y[..., a : a + t - k]
-        reach = np.maximum(centre - start, end - centre)
-        np.minimum(h[..., a : a + t - k], reach, out=h[..., a : a + t - k])
+        np.subtract(centre, start, out=left)
+        np.subtract(end, centre, out=right)
+        np.maximum(left, right, out=left)
+        np.minimum(h[..., a : a + t - k], left, out=h[..., a : a + t - k])
     return h
 
 

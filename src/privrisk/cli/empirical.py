@@ -168,6 +168,7 @@ def empirical_command(
         "rows": rows,
         "top": result.top(top).to_dict(orient="records"),
         "footprints": result.footprints,
+        "appearances": _appearances(result.individuals["periods"]),
         "dropped_periods": result.dropped_periods,
         "independence": None
         if ind is None
@@ -206,6 +207,16 @@ def empirical_command(
             f"[yellow]warning:[/] the answers are autocorrelated (Ljung–Box p = {doc['independence']['p_value']:.3g}):"
             " the periods are not independent draws, so δ may be understated; try --aggregate 2"
         )
+
+
+def _appearances(periods) -> dict:
+    """How many periods the individuals appear in (004 §2: they should be representative)."""
+    return {
+        "min": int(periods.min()),
+        "median": float(periods.median()),
+        "max": int(periods.max()),
+        "in_one_period": int((periods == 1).sum()),
+    }
 
 
 def _noise(text: str | None) -> float | None:
@@ -258,6 +269,11 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
     err.print(
         f"{result.periods} periods, {result.n_individuals:,} individuals "
         f"({result.footprints:,} distinct footprints), {result.density}, k = {result.k}."
+    )
+    a = doc["appearances"]
+    err.print(
+        f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
+        f"{a['in_one_period']:,} in one period only."
     )
     table = Table(title=f"Empirical privacy of the {result.query} (004 §5)")
     table.add_column("ε", justify="right")
