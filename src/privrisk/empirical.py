@@ -579,6 +579,11 @@ def empirical_privacy(
     pairs = _aggregate(ind_codes, per_codes, values, weights, t)
     _check_weights(query, pairs, per_labels, "--weight")
     full = _answers(query, pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
+    if np.isnan(full).any():
+        raise PrivriskError(
+            f"--weight: the weight is (almost) zero in period {per_labels[np.flatnonzero(np.isnan(full))[0]]}; "
+            "the rate has no value there"
+        )
     answer = _without_answers(query, pairs)
     if second is not None:
         q2, v2, w2 = second
