@@ -67,6 +67,13 @@ def test_outputs_folder(cli, inspections, tmp_path):
     assert people["delta_0.03"].max() == pytest.approx(manifest["summary"]["rows"][0]["delta"])
     windows = pd.read_csv(out / "windows.csv")
     assert windows["first"].nunique() == 2
+    doc = cli(
+        "empirical", inspections, "--preset", "chicago", "--window", "24", "--step", "12", "--json"
+    ).json
+    assert [w["first"] for w in doc["windows"]][::3] == [
+        "2010-01-01",
+        "2011-01-01",
+    ]  # monthly periods as dates
     assert "Empirical privacy" in r.out and "riskiest" in r.out
 
 

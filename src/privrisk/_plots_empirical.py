@@ -61,7 +61,10 @@ def window_figure(windows, *, folder: Path, stem: str = "windows") -> dict[str, 
     fig, ax = plt.subplots(figsize=(7.0, 4.0), dpi=120)
     for eps, part in windows.groupby("epsilon"):
         ax.plot(np.arange(len(part)), part["delta"].to_numpy(), marker="o", label=f"ε = {eps:g}")
-    starts = windows.drop_duplicates("first")["first"].astype(str).tolist()
+    starts = [
+        str(v)[:10] if str(v).endswith("00:00:00") else str(v)
+        for v in windows.drop_duplicates("first")["first"]
+    ]
     ax.set_xticks(np.arange(len(starts)), starts, rotation=45, ha="right", fontsize=7)
     ax.set_xlabel("first period of the window")
     ax.set_ylabel("δ (largest over individuals)")

@@ -156,7 +156,7 @@ def empirical_command(
         err.print(f"[yellow]warning:[/] {message}")
     ind = result.independence
     dependent = ind is not None and float(ind["p_value"].iloc[-1]) < 0.05
-    rows = result.summary.to_dict(orient="records")
+    rows = _records(result.summary, "worst_individual")
     doc = {
         "file": str(file),
         "preset": preset,
@@ -166,7 +166,7 @@ def empirical_command(
         "k": result.k,
         "density": result.density,
         "rows": rows,
-        "top": result.top(top).to_dict(orient="records"),
+        "top": _records(result.top(top), "individual"),
         "footprints": result.footprints,
         "appearances": _appearances(result.individuals["periods"]),
         "dropped_periods": result.dropped_periods,
@@ -183,7 +183,7 @@ def empirical_command(
         "cleaning": cleaning,
     }
     if windows is not None:
-        doc["windows"] = windows.to_dict(orient="records")
+        doc["windows"] = _records(windows, "first", "last", "worst_individual")
     if joint is not None:
         doc["joint"] = joint
     if result.conditional is not None:
@@ -207,6 +207,31 @@ def empirical_command(
             f"[yellow]warning:[/] the answers are autocorrelated (Ljung–Box p = {doc['independence']['p_value']:.3g}):"
             " the periods are not independent draws, so δ may be understated; try --aggregate 2"
         )
+
+
+def _plain(value):
+    """A period or individual label as plain JSON: dates as ISO dates, numpy scalars as numbers, else text."""
+    import datetime as dt
+
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(value, pd.Timestamp | dt.datetime):
+        ts = pd.Timestamp(value)
+        return ts.date().isoformat() if ts == ts.normalize() else ts.isoformat()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def _records(frame, *columns: str) -> list[dict]:
+    records = frame.to_dict(orient="records")
+    for rec in records:
+        for c in columns:
+            rec[c] = _plain(rec[c])
+    return records
 
 
 def _appearances(periods) -> dict:
@@ -299,7 +324,7 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
         wt = Table(title="δ on rolling windows")
         for name in ("first", "last", "ε", "δ", "δ*"):
             wt.add_column(name)
-        for rec in windows.to_dict(orient="records"):
+        for rec in doc["windows"]:
             wt.add_row(
                 str(rec["first"]),
                 str(rec["last"]),
