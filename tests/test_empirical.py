@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import privrisk
 from privrisk.density import hockey_stick_delta
@@ -248,3 +250,32 @@ def test_callable_statistic_matches_the_builtin_query():
     b = slow.individuals.set_index("individual").sort_index()
     np.testing.assert_allclose(a[cols].to_numpy(), b[cols].to_numpy(), atol=1e-9)
     assert (a["sole_periods"] == b["sole_periods"]).all() and (a["rows"] == b["rows"]).all()
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 10_000),
+    periods=st.integers(3, 15),
+    query=st.sampled_from(["count", "sum", "mean", "rate"]),
+    density=st.sampled_from(["kde-box", "kde-triangle", "ecdf"]),
+)
+def test_invariants(seed, periods, query, density):
+    df = panel(periods=periods, people=12, rows=60, seed=seed)
+    if df["period"].nunique() < 3:
+        return
+    eps = [0.0001, 0.1, 1.0, 5.0]
+    r = empirical_privacy(
+        df,
+        period="period",
+        individual="who",
+        query=query,
+        value="value",
+        weight="weight" if query == "rate" else None,
+        epsilons=eps,
+        density=density,
+    )
+    d, star = r.summary["delta"].to_numpy(), r.summary["total_risk"].to_numpy()
+    assert np.all((0 <= d) & (d <= star + 1e-12) & (star <= 1))
+    assert np.all(np.diff(d) <= 1e-12) and np.all(np.diff(star) <= 1e-12)
+    cols = [delta_column(e) for e in eps]
+    assert np.all(np.diff(r.individuals[cols].to_numpy(), axis=1) <= 1e-12)
