@@ -295,6 +295,14 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
         f"{result.periods} periods, {result.n_individuals:,} individuals "
         f"({result.footprints:,} distinct footprints), {result.density}, k = {result.k}."
     )
+    if doc["error_bound"] is not None:
+        err.print(
+            "kde-gauss: the densities are interpolated on a grid; each δ is within "
+            + ", ".join(
+                f"±{b:.2g} (ε = {e:g})" for b, e in zip(doc["error_bound"], result.epsilons, strict=True)
+            )
+            + " of its exact value."
+        )
     a = doc["appearances"]
     err.print(
         f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
