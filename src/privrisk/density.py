@@ -198,6 +198,21 @@ def _piecewise_values(
     return left / mass, right / mass
 
 
+def _normalised(running, nodes, length, mid, lo, hi) -> tuple[np.ndarray, np.ndarray]:
+    """Left and right values of one density on each merged piece, truncated to [lo, hi] and renormalised."""
+    inside = (mid >= np.reshape(lo, (-1, 1))) & (mid <= np.reshape(hi, (-1, 1)))
+    if nodes is None:
+        left = np.maximum(running, 0.0) * inside
+        mass = np.einsum("ij,ij->i", left, length)[:, None]
+        left /= np.where(mass > 0, mass, 1.0)
+        return left, left
+    left = np.maximum(nodes[:, :-1], 0.0) * inside
+    right = np.maximum(nodes[:, 1:], 0.0) * inside
+    mass = (length * 0.5 * (left + right)).sum(axis=1, keepdims=True)
+    mass = np.where(mass > 0, mass, 1.0)
+    return left / mass, right / mass
+
+
 def _floor(reference: np.ndarray) -> float:
     finite = reference[np.isfinite(reference)]
     scale = max(float(np.ptp(finite)), float(np.max(np.abs(finite))), 1e-300) if finite.size else 1.0
@@ -285,17 +300,21 @@ def _delta_complete(
     lo_b, hi_b = _widen(rows_sorted[:, 0], rows_sorted[:, -1], floor)
     edges = np.stack([np.broadcast_to(lo_a, (n,)), np.broadcast_to(hi_a, (n,)), lo_b, hi_b], axis=1)
     keys = np.concatenate([np.broadcast_to(keys_a, (n, keys_a.shape[1])), keys_b, edges], axis=1)
-    zeros_a = np.zeros((n, keys_b.shape[1] + 4))
-    zeros_b = np.zeros((n, keys_a.shape[1]))
-    ja = np.concatenate([np.broadcast_to(jumps_a, (n, jumps_a.shape[1])), zeros_a], axis=1)
-    jb = np.concatenate([zeros_b, jumps_b, np.zeros((n, 4))], axis=1)
+    # Both densities' jumps travel together as one complex array (real: p, imaginary: pᵢ): one gather, one cumsum.
+    jumps = np.zeros(keys.shape, dtype=complex)
+    jumps.real[:, : keys_a.shape[1]] = jumps_a
+    jumps.imag[:, keys_a.shape[1] : keys_a.shape[1] + keys_b.shape[1]] = jumps_b
     order = np.argsort(keys, axis=1, kind="stable")
     xs = np.take_along_axis(keys, order, axis=1)
-    ja = np.take_along_axis(ja, order, axis=1)
-    jb = np.take_along_axis(jb, order, axis=1)
+    running = np.cumsum(np.take_along_axis(jumps, order, axis=1), axis=1)[:, :-1]
+    length = np.diff(xs, axis=1)
+    mid = 0.5 * (xs[:, :-1] + xs[:, 1:])
     linear = density == "kde-triangle"
-    pa = _piecewise_values(xs, ja, linear, np.broadcast_to(lo_a, (n,)), np.broadcast_to(hi_a, (n,)))
-    pb = _piecewise_values(xs, jb, linear, lo_b, hi_b)
+    if linear:
+        nodes = np.zeros((n, xs.shape[1]), dtype=complex)
+        np.cumsum(running * length, axis=1, out=nodes[:, 1:])
+    pa = _normalised(running.real, nodes.real if linear else None, length, mid, lo_a, hi_a)
+    pb = _normalised(running.imag, nodes.imag if linear else None, length, mid, lo_b, hi_b)
     forward, backward = _hockey_sticks(xs, pa, pb, epsilons)
     return forward, backward, np.zeros_like(forward)
 
