@@ -129,6 +129,12 @@ class EmpiricalPrivacy:
         without_worst: the answers without the riskiest individual (NaN: no answer), for Figure 1 of 004.
         independence: :func:`ljung_box` of the series.
         error_bound: for ``kde-gauss``, the bound on |computed δ − exact δ| per ε (0 otherwise).
+        dropped_periods: periods left out by ``aggregate`` (an incomplete last group).
+        footprints: distinct (periods, answers-without) footprints, i.e. how many δᵢ were actually computed.
+        conditional: with ``condition_on``, one row per bucket: ``bucket``, ``low``, ``high``, ``periods`` and the
+            largest δᵢ per ε within it.
+        noise: the Laplace scale measured (None: the query as published).
+        joint: with ``joint``, the second query's answers per period.
     """
 
     summary: pd.DataFrame
