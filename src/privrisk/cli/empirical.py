@@ -205,7 +205,8 @@ def empirical_command(
     if dependent:
         err.print(
             f"[yellow]warning:[/] the answers are autocorrelated (Ljung–Box p = {doc['independence']['p_value']:.3g}):"
-            " the periods are not independent draws, so δ may be understated; try --aggregate 2"
+            " the periods are not independent draws, so δ may be understated; merge periods with"
+            f" --aggregate {max(2, 2 * aggregate)}"
         )
 
 
@@ -302,6 +303,10 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
                 f"±{b:.2g} (ε = {e:g})" for b, e in zip(doc["error_bound"], result.epsilons, strict=True)
             )
             + " of its exact value."
+        )
+    if result.dropped_periods:
+        err.print(
+            f"--aggregate: the last {result.dropped_periods} period(s) do not fill a group and were left out."
         )
     a = doc["appearances"]
     err.print(
