@@ -126,7 +126,8 @@ class EmpiricalPrivacy:
         individuals: one row per individual: ``individual``, ``periods`` (how many it appears in), ``rows``,
             ``sole_periods`` (periods with no answer without it) and ``delta_<ε>`` per ε; riskiest first.
         series: the answer f(Xˢ) per period (index: the period).
-        without_worst: the answers without the riskiest individual (NaN: no answer), for Figure 1 of 004.
+        without_worst: the answers without ``worst`` (NaN: no answer), for Figure 1 of 004.
+        worst: the individual with the largest δᵢ at ``figure_epsilon`` (the ε nearest 0.1, as in 004's Figure 1).
         independence: :func:`ljung_box` of the series.
         error_bound: for ``kde-gauss``, the bound on |computed δ − exact δ| per ε (0 otherwise).
         dropped_periods: periods left out by ``aggregate`` (an incomplete last group).
@@ -152,6 +153,8 @@ class EmpiricalPrivacy:
     conditional: pd.DataFrame | None = None
     noise: float | None = None
     joint: pd.Series | None = None
+    worst: object = None
+    figure_epsilon: float | None = None
 
     @property
     def periods(self) -> int:
@@ -803,7 +806,9 @@ def _result(
             "worst_individual": [ind_labels[w] for w in worst],
         }
     )
-    top = int(order[0])
+    # Figure 1 of 004 drops the establishment with the largest δ at ε = 0.1: use the ε nearest to 0.1
+    figure_eps = int(np.argmin(np.abs(np.log(eps) - math.log(0.1))))
+    top = int(worst[figure_eps])
     without = _without(pairs, full, answer, top)
     independence = None
     finite = full[np.isfinite(full)]
@@ -814,6 +819,8 @@ def _result(
         individuals=individuals,
         series=pd.Series(full, index=pd.Index(per_labels, name="period"), name=query),
         without_worst=without,
+        worst=ind_labels[top],
+        figure_epsilon=float(eps[figure_eps]),
         k=k,
         density=density,
         query=query,

@@ -379,7 +379,7 @@ def _write(folder: Path, result, windows, doc, options, file) -> None:
                 result.without_worst,
                 density=result.density,
                 k=min(result.k, result.periods - 1),
-                who=str(result.individuals["individual"].iloc[0]),
+                who=f"{result.worst} (largest δᵢ at ε = {result.figure_epsilon:g})",
                 label=result.query,
                 folder=tmp,
             )
