@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     # (audit)
     "audit",
     # (empirical)
+    "empirical",
     # (release)
     "release",
     # (explain)
