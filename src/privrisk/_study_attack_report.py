@@ -35,8 +35,9 @@ def attack_table(results: pd.DataFrame, epsilon: float) -> pd.DataFrame:
         >>> r = pd.DataFrame({"variable": "x", "query": "max", "n": [5, 5, 50], "epsilon": 1.0,
         ...     "attacked": True, "many_worlds": [0.3, 0.5, 0.1], "lee_clifton_bound": 0.2, "exact_risk": 0.2,
         ...     "expected_success": 0.1, "simulated_success": 0.1})
-        >>> attack_table(r, 1.0)[["n", "many_worlds", "samples"]].values.tolist()
-        [[5, 0.4, 2], [50, 0.1, 1]]
+        >>> t = attack_table(r, 1.0)
+        >>> t["n"].tolist(), t["samples"].tolist(), t["many_worlds"].tolist()
+        ([5, 50], [2, 1], [0.4, 0.1])
     """
     at = results[np.isclose(results["epsilon"], epsilon) & results["attacked"].astype(bool)]
     rows = []
