@@ -79,9 +79,12 @@ def test_report_shows_bound_exact_and_simulated_side_by_side(attack_run):
     assert "the bound is what the formula promises" in page.lower()
     for head in ("bound ρ_mw", "exact risk", "expected success", "simulated success"):
         assert f"<th>{head}</th>" in page
-    assert "<script" not in page
+    assert "<script" not in page and page.count("<svg") == 3
+    for ext in ("png", "svg"):
+        assert (out / "figures" / f"figure3_attack_by_size.{ext}").stat().st_size > 1000
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["summary"]["attack"]["samples_skipped"] == 6
+    assert len(manifest["figures"]) == 3 and all((out / f["svg"]).exists() for f in manifest["figures"])
 
 
 def test_same_seed_same_attack(attack_run, tmp_path):

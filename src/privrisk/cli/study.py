@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import typer
 from rich.table import Table
 
 from .._io import atomic_dir
-from .._study_report import findings, key_table, pct, pick_epsilon, write_report
+from .._study_report import _inline_svg, findings, key_table, pct, pick_epsilon, write_report
 from ..data import numeric_values, read_table
 from ..errors import PrivriskError
 from ..manifest import write_manifest
@@ -211,6 +212,21 @@ def _run_and_write(
         summary.to_csv(tmp / "summary.csv", index=False)
         fig1 = plots.risk_boxplots(results, fig_eps, tmp / "figures")
         fig2 = plots.risk_by_proportion(summary, fig_query, tmp / "figures")
+        figures = [(fig_titles[0], fig1["svg"]), (fig_titles[1], fig2["svg"])]
+        manifest_figures = [(fig_titles[0], fig1), (fig_titles[1], fig2)]
+        if attack is not None:
+            from .._plots_study_attack import attack_by_size
+
+            fig3 = attack_by_size(results, fig_eps, fig_query, tmp / "figures")
+            fig3_title = (
+                f"Figure 3: the {fig_query} query at ε = {fig_eps:g}: the bounds, the exact risk and the "
+                "attacker's expected and simulated success against sample size (medians over the repetitions)."
+            )
+            manifest_figures.append((fig3_title, fig3))
+            extra_html = extra_html.replace(
+                "<!-- figure -->",
+                f"<figure>{_inline_svg(fig3['svg'])}<figcaption>{html.escape(fig3_title)}</figcaption></figure>",
+            )
         write_report(
             tmp / "report.html",
             title=title,
@@ -220,7 +236,7 @@ def _run_and_write(
             findings_=sentences,
             table=table,
             epsilon=fig_eps,
-            figures=[(fig_titles[0], fig1["svg"]), (fig_titles[1], fig2["svg"])],
+            figures=figures,
             extra_html=extra_html,
         )
         headline = {
@@ -244,7 +260,7 @@ def _run_and_write(
             tables=[{"title": "Risk quantiles per variable, query, proportion and ε", "path": "summary.csv"}],
             figures=[
                 {"title": t, "svg": f"figures/{f['svg'].name}", "png": f"figures/{f['png'].name}"}
-                for t, f in zip(fig_titles, (fig1, fig2), strict=True)
+                for t, f in manifest_figures
             ],
         )
     files = {
@@ -252,7 +268,9 @@ def _run_and_write(
         "summary": str(out_dir / "summary.csv"),
         "report": str(out_dir / "report.html"),
         "manifest": str(out_dir / "manifest.json"),
-        "figures": [str(out_dir / "figures" / f[k].name) for f in (fig1, fig2) for k in ("png", "svg")],
+        "figures": [
+            str(out_dir / "figures" / f[k].name) for _, f in manifest_figures for k in ("png", "svg")
+        ],
     }
     if as_json:
         emit_json(
@@ -314,15 +332,16 @@ def _with_attack(results, attacked):
 
 
 def _print_attack_table(info: dict, epsilon: float) -> None:
-    from .._study_attack_report import ATTACK_TABLE_COLUMNS, MEANING
+    from .._study_attack_report import MEANING
 
-    shown = Table(title=f"The attacker at ε = {epsilon:g}: bound, exact risk, success (median over samples)")
-    for col in ("variable", "query", "n", *(head for _, head in ATTACK_TABLE_COLUMNS)):
+    # Short headings so the table fits 80 columns; the report and summary.csv carry the Lee–Clifton bound too.
+    columns = (("many_worlds", "ρ_mw"), ("exact_risk", "exact"), ("expected_success", "expected"),
+               ("simulated_success", "simulated"))  # fmt: skip
+    shown = Table(title=f"The attacker at ε = {epsilon:g}: bound ρ_mw, exact risk, success (medians)")
+    for col in ("variable", "query", "n", *(head for _, head in columns)):
         shown.add_column(col, justify="left" if col in ("variable", "query") else "right")
     for row in info["key_figures"]:
-        shown.add_row(
-            row["variable"], row["query"], f"{row['n']:,}", *(pct(row[c]) for c, _ in ATTACK_TABLE_COLUMNS)
-        )
+        shown.add_row(row["variable"], row["query"], f"{row['n']:,}", *(pct(row[c]) for c, _ in columns))
     out.print(shown)
     out.print(MEANING)
 
