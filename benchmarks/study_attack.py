@@ -111,6 +111,9 @@ def main() -> None:
           f"{naive:8.2f} s")  # fmt: skip
     print(f"ratio naive / privrisk: {naive / ours['seconds']:.1f}×")
     large = child("run_large", {"n": large_n, "reps": 1})
+    # the N = 10⁶ case: 20 proportions 0.05, 0.10, …, 1 sum to 10.5 samples of n = N per repetition
+    print(f"estimated: N = {large_n:,}, proportions 0.05 … 1 (Σp = 10.5), 100 repetitions without "
+          f"--attack-max-n: about {large['seconds'] * 10.5 * 100:,.0f} s")  # fmt: skip
     print(f"one sample of n = {large_n:,} (7 queries, 6 ε, 1,000 trials): {large['seconds']:.2f} s, peak RSS "
           f"{large['peak_bytes'] / 2**20:,.0f} MiB; at 20 proportions × 100 repetitions the samples near "
           "that size dominate: hence --attack-max-n")  # fmt: skip

@@ -34,9 +34,11 @@ other variables, the block size and the ``max_n`` limit.
 
 Cost: the world answers of a sample of n records take O(n log n) per query; the exact risk O(K log K) per ε with
 K ≤ n distinct answers (K is n for the mean and variance of continuous data); the simulation O(trials) per sample,
-query and ε. At N = 10⁶ with 20 proportions, 100 repetitions and 7 queries that is about 3·10⁸ records sorted
-per query: minutes, not seconds. Hence ``max_n``: samples larger than it are skipped (NaN), and the command
-says so.
+query and ε. Measured (``benchmarks/study_attack.py``, 2 busy cores): the demo's scale (N = 30,000, 20
+proportions, 100 repetitions, 5 queries, 6 ε, 1,000 trials) takes about 5 s; one sample of n = 10⁶ survey-like
+records about 0.4 s for 7 queries and 6 ε, so the issue's N = 10⁶ case with 20 proportions (Σp ≈ 10) and 100
+repetitions would take several minutes. Hence ``max_n`` (default 50,000): samples larger than it are skipped
+(NaN), and the command says so.
 """
 
 from __future__ import annotations
