@@ -153,3 +153,23 @@ def test_attack_report_opens_offline_in_chromium(attack_run):
         browser.close()
     assert errors == []
     assert all(u.startswith("file:") for u in requests), requests
+
+
+def test_every_sample_above_the_limit_is_skipped_not_an_error(tmp_path):
+    survey = make_survey(tmp_path)
+    args = ["-c", "hours", "-c", "distance", "--missing", "negative", "--proportions", "0.05,1", "--repetitions",
+            "2", "--epsilons", "1", "--attack"]  # fmt: skip
+    code, stdout, stderr = run(
+        "study", survey, *args, "--attack-max-n", "5", "--out", tmp_path / "none", "--json"
+    )
+    assert code == 0, stderr
+    doc = json.loads(stdout)
+    assert doc["attack"]["samples_attacked"] == 0 and doc["attack"]["key_figures"] == []
+    assert not (tmp_path / "none" / "figures" / "figure3_attack_by_size.svg").exists()
+    # hours' smallest sample (18) is attacked, distance's (20) is not: its panel says so
+    code, stdout, stderr = run(
+        "study", survey, *args, "--attack-max-n", "19", "--out", tmp_path / "some", "--json"
+    )
+    assert code == 0, stderr
+    assert json.loads(stdout)["attack"]["samples_attacked"] == 2
+    assert "no sample attacked" in (tmp_path / "some" / "figures" / "figure3_attack_by_size.svg").read_text()

@@ -34,6 +34,11 @@ def attack_by_size(
     fig, axes = plt.subplots(1, len(variables), figsize=(4.2 * len(variables) + 1, 4.2), squeeze=False)
     for ax, var in zip(axes[0], variables, strict=True):
         part = at[at["variable"] == var]
+        if part.empty:  # every sample of this variable was above --attack-max-n
+            ax.text(0.5, 0.5, "no sample attacked", ha="center", va="center", transform=ax.transAxes)
+            ax.set_title(var, fontsize=10)
+            ax.set_axis_off()
+            continue
         med = part.groupby("n")[[c for c, *_ in _LINES]].median()
         for col, label, style, marker in _LINES:
             y = med[col].to_numpy()
@@ -46,7 +51,7 @@ def attack_by_size(
         ax.set_xlabel("sample size n (records)")
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel(f"probability, {query} query, ε = {epsilon:g}")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    handles, labels = max((ax.get_legend_handles_labels() for ax in axes[0]), key=lambda hl: len(hl[0]))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     return _save(fig, Path(folder), stem)

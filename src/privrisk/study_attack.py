@@ -269,7 +269,7 @@ def study_attack(
         if todo:
             vals, codes = _code(arr)
             stop = int(sizes[todo[-1]])
-            block = max(1, min(reps, _BATCH_ELEMENTS // stop))
+            block = max(1, min(reps, _BATCH_ELEMENTS // max(stop, t)))
             for start in range(0, reps, block):
                 rr = range(start, min(start + block, reps))
                 drawn = _draw_block(codes, stop, seed, name, rr)

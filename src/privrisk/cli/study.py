@@ -214,7 +214,7 @@ def _run_and_write(
         fig2 = plots.risk_by_proportion(summary, fig_query, tmp / "figures")
         figures = [(fig_titles[0], fig1["svg"]), (fig_titles[1], fig2["svg"])]
         manifest_figures = [(fig_titles[0], fig1), (fig_titles[1], fig2)]
-        if attack is not None:
+        if attack is not None and results["attacked"].any():
             from .._plots_study_attack import attack_by_size
 
             fig3 = attack_by_size(results, fig_eps, fig_query, tmp / "figures")
