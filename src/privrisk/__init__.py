@@ -92,6 +92,7 @@ from .risk import (
 )
 from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_sensitivity, sensitivity_ratio
 from .study import sample_sizes, sampling_study, study_proportions, study_samples, study_summary
+from .study_attack import study_attack
 
 __version__ = "0.1.0"
 
@@ -177,6 +178,7 @@ __all__ = [
     "simulate_attack",
     "smallest_noise",
     "spent_epsilon",
+    "study_attack",
     "study_proportions",
     "study_samples",
     "study_summary",

@@ -159,8 +159,12 @@ def write_report(
     epsilon: float,
     figures: Sequence[tuple[str, Path]],
     labels: Mapping[str, str] | None = None,
+    extra_html: str | None = None,
 ) -> None:
-    """Write one self-contained HTML page: findings, figures (inline SVG), the key table and the set-up."""
+    """Write one self-contained HTML page: findings, figures (inline SVG), the key table and the set-up.
+
+    ``extra_html`` (trusted HTML made by privrisk, e.g. the attack's section) goes after the key table.
+    """
     labels = labels or {}
     e = html.escape
     parts = [
@@ -200,6 +204,8 @@ def write_report(
             f"<td>{pct(row.global_risk)}</td></tr>"
         )
     parts.append("</tbody></table>")
+    if extra_html:
+        parts.append(extra_html)
     parts += [
         "<h2>Data and set-up</h2>",
         "<table><thead><tr>"

@@ -551,7 +551,9 @@ def study_summary(results: pd.DataFrame) -> pd.DataFrame:
 
     Returns:
         A tidy DataFrame with columns ``variable, query, proportion, n, epsilon, risk, min, q1, median, q3, max,
-        repetitions``, where ``risk`` is ``many_worlds``, ``two_worlds`` or ``global_risk``.
+        repetitions``, where ``risk`` is ``many_worlds``, ``two_worlds`` or ``global_risk`` (and, when the
+        results carry the columns of :func:`privrisk.study_attack`, ``exact_risk``, ``expected_success``,
+        ``simulated_success`` and ``lee_clifton_bound`` over the samples attacked).
 
     Example:
         >>> r = sampling_study({"x": np.arange(100) % 7}, queries=["max"], epsilons=[1.0],
@@ -565,8 +567,14 @@ def study_summary(results: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in RESULT_COLUMNS if c not in results.columns]
     if missing:
         raise PrivriskError(f"results: not a sampling-study table (no column {missing[0]!r})")
+    from .study_attack import ATTACK_COLUMNS  # deferred: study_attack builds on this module
+
     keys = ["variable", "query", "proportion", "n", "epsilon"]
-    long = results.melt(id_vars=keys, value_vars=list(RISKS), var_name="risk", value_name="value")
+    # With the attack's columns (privrisk.study_attack, merged in), their quantiles too; skipped samples are NaN
+    # and left out, so ``repetitions`` counts the samples attacked.
+    value_vars = [*RISKS, *(c for c in ATTACK_COLUMNS if c in results.columns)]
+    long = results.melt(id_vars=keys, value_vars=value_vars, var_name="risk", value_name="value")
+    long = long[long["value"].notna()]
     grouped = long.groupby([*keys, "risk"], sort=False)["value"]
     table = grouped.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).unstack()
     table.columns = ["min", "q1", "median", "q3", "max"]

