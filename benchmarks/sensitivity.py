@@ -3,7 +3,7 @@
 The naive way evaluates the query on every neighbour of the sample: X ∪ {v} for every universe value v and
 X \\ {xᵢ} for every record, O(n·(n + |U|)) work. privrisk needs a handful of candidates after one sort.
 
-    python benchmarks/sensitivity.py [--n 2000] [--universe 500]
+    python benchmarks/sensitivity.py [--n 2000] [--universe 500] [--quick]
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=2000, help="sample size")
     parser.add_argument("--universe", type=int, default=500, help="distinct universe values")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: n = 200, 50 universe values")
     args = parser.parse_args()
+    if args.quick:
+        args.n, args.universe = 200, 50
     rng = np.random.default_rng(args.seed)
     universe = pr.Universe.from_values(np.round(rng.lognormal(3, 1, args.universe), 1))
     sample = rng.choice(universe.values, size=args.n)

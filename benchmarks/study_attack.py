@@ -23,6 +23,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -87,7 +88,8 @@ def naive_seconds(n: int, reps: int, trials: int, max_n: int | None) -> float:
 
 
 def child(kind: str, args: dict) -> dict:
-    code = f"import json, sys; sys.path.insert(0, 'benchmarks'); import study_attack as b; print(json.dumps(b.{kind}(**{args!r})))"
+    here = str(Path(__file__).resolve().parent)  # not cwd-relative: the script runs from anywhere
+    code = f"import json, sys; sys.path.insert(0, {here!r}); import study_attack as b; print(json.dumps(b.{kind}(**{args!r})))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
