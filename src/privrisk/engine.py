@@ -84,7 +84,7 @@ def spark_session(master: str | None = None):
         # Local mode: the Python workers must be this interpreter (with numpy and pandas), not the system's.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     try:
-        return (
+        session = (
             SparkSession.builder.master(master)
             .appName("privrisk")
             .config("spark.ui.enabled", "false")
@@ -96,9 +96,9 @@ def spark_session(master: str | None = None):
         )
     except Exception as exc:  # Java missing, a bad master URL: one line, not a JVM trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise PrivriskError(
-            f"--spark-master: could not start Spark on {master or DEFAULT_MASTER!r}: {first}"
-        ) from None
+        raise PrivriskError(f"--spark-master: could not start Spark on {master!r}: {first}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def _quote(name: str, engine: str) -> str:
