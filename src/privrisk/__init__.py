@@ -23,6 +23,26 @@ from .audit import (
     leave_one_out,
 )
 from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
+from .density import (
+    DENSITIES,
+    default_k,
+    density_curve,
+    gaussian_shift_delta,
+    hockey_stick_delta,
+    knn_bandwidths,
+)
+from .empirical import (
+    EMPIRICAL_QUERIES,
+    EmpiricalPrivacy,
+    chicago_clean,
+    chicago_like,
+    empirical_privacy,
+    empirical_privacy_of,
+    ljung_box,
+    rolling_privacy,
+    smallest_noise,
+    total_risk,
+)
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .explain import explainer_numbers, explainer_page
 from .hierarchy import Hierarchy, build_hierarchy
@@ -71,14 +91,18 @@ from .risk import (
     two_worlds,
 )
 from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_sensitivity, sensitivity_ratio
+from .study import sample_sizes, sampling_study, study_proportions, study_samples, study_summary
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DENSITIES",
+    "EMPIRICAL_QUERIES",
     "QUERIES",
     "AttackResult",
     "AuditResult",
     "DerivedScale",
+    "EmpiricalPrivacy",
     "Hierarchy",
     "MissingCodes",
     "NumericColumn",
@@ -95,25 +119,36 @@ __all__ = [
     "audit_data_dependent",
     "audit_sweep",
     "build_hierarchy",
+    "chicago_clean",
+    "chicago_like",
     "composed_epsilon",
     "data_dependent_sensitivity",
+    "default_k",
     "delta_presence",
+    "density_curve",
     "derived_scale",
     "describe",
+    "empirical_privacy",
+    "empirical_privacy_of",
     "epsilon_for_risk",
     "evaluate",
     "exact_risk",
     "expected_success",
     "explainer_numbers",
     "explainer_page",
+    "gaussian_shift_delta",
     "global_leak",
     "global_risk",
     "global_sensitivity",
+    "hockey_stick_delta",
+    "joint_hockey_stick_delta",
     "kmap_derived_k",
+    "knn_bandwidths",
     "laplace_mechanism",
     "leak",
     "leave_one_out",
     "lee_clifton_bound",
+    "ljung_box",
     "local_sensitivity",
     "many_worlds",
     "natural_frequency",
@@ -134,11 +169,19 @@ __all__ = [
     "release_table",
     "report_page",
     "risk_table",
+    "rolling_privacy",
+    "sample_sizes",
+    "sampling_study",
     "search_generalisation",
     "sensitivity_ratio",
     "simulate_attack",
+    "smallest_noise",
     "spent_epsilon",
+    "study_proportions",
+    "study_samples",
+    "study_summary",
     "tight_epsilon",
+    "total_risk",
     "two_worlds",
     "world_posterior",
     "worlds",

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from .errors import PrivriskError
 
@@ -75,6 +74,8 @@ def kmap_derived_k(
         raise PrivriskError(f"--kmap: must be at least 1, got {k}")
     lam = sampling_fraction * k
     threshold = 1 - alpha
+    from scipy import stats  # deferred: scipy.stats takes about a second to import
+
     dist = stats.poisson(lam)
     if model == "poisson":
         c = int(dist.ppf(threshold))
@@ -113,6 +114,8 @@ def _zayatz(values, counts, n: int, N: int) -> tuple[float, float]:
     u = counts.sum()
     c1 = counts[values == 1].sum()
     # hypergeom(M=N, n=i, N=n).pmf(1): one of a class of i people drawn in a sample of n from N.
+    from scipy import stats
+
     h = stats.hypergeom(N, values, n).pmf(1)
     denom = float(np.sum(counts / u * h))
     p1 = float(stats.hypergeom(N, 1, n).pmf(1))

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
 from .errors import PrivriskError
 from .risk import _epsilon, epsilon_for_risk, many_worlds
@@ -405,6 +405,8 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
         lo, hi = hi, 2.0 * hi
         if not math.isfinite(hi):  # pragma: no cover - the ceiling test above rules this out
             return math.inf
+    from scipy import optimize  # deferred: loading it costs a noticeable part of a command's start-up
+
     root = optimize.brentq(lambda e: risk_at(e) - rho, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps)
     for _ in range(64):
         if risk_at(root) <= rho:
@@ -445,6 +447,8 @@ class AttackResult:
 
 def _clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     alpha = 1.0 - level
+    from scipy import stats  # deferred: scipy.stats takes about a second to import
+
     low = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
     high = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
     return low, high

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "risk",
     "sensitivity",
     # (study)
+    "study",
     # (attack)
     "attack",
     # (presence)
@@ -27,6 +28,7 @@ COMMAND_MODULES = (
     # (audit)
     "audit",
     # (empirical)
+    "empirical",
     # (release)
     "release",
     # (explain)

@@ -1,0 +1,208 @@
+"""Benchmark of ``privrisk empirical`` (issue 6 §4).
+
+1. Chicago's shape: 117 monthly databases × 32,036 establishments, a failure rate, read from Parquet, the
+   three-ε table (target ≤ 5 s), in-process and as the ``privrisk`` command in a subprocess.
+2. The naive baseline in the same run: a per-individual loop that fits KDEpy's ``NaiveKDE`` (box kernel,
+   per-point bandwidths) to the answers without each individual and integrates the hockey stick on a grid,
+   timed on a subset and extrapolated to all individuals; our time per individual on the full run beside it
+   (target ≥ 30×).
+3. 365 daily databases × 1,000,000 individuals, processed in chunks, in a subprocess: wall time and peak memory
+   (target < 4 GiB).
+
+Run: ``.venv/bin/python benchmarks/empirical.py`` (``--quick`` for a small smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def panel(individuals: int, periods: int, *, seed: int, mean_visits: float = 3.0) -> pd.DataFrame:
+    """Rate data in the cleaned Chicago layout: every individual appears at least once; a monthly climate."""
+    rng = np.random.default_rng(seed)
+    visits = 1 + rng.poisson(mean_visits - 1, individuals)
+    who = np.repeat(np.arange(individuals, dtype=np.int64), visits)
+    period = rng.integers(0, periods, who.size)
+    propensity = rng.beta(2, 8, individuals)
+    climate = rng.normal(0, 0.3, periods)
+    logit = np.log(propensity[who] / (1 - propensity[who])) + climate[period]
+    failed = (rng.random(who.size) < 1 / (1 + np.exp(-logit))).astype(np.float64)
+    return pd.DataFrame({"month": period, "licence": 1_000_000 + who, "failed": failed})
+
+
+def naive_deltas(full: np.ndarray, without: np.ndarray, epsilons, k: int, grid: int = 2000) -> np.ndarray:
+    """The baseline: per individual, KDEpy box kernels with per-point bandwidths, truncated, on a grid."""
+    from KDEpy import NaiveKDE
+
+    from privrisk.density import knn_bandwidths
+
+    def fitted(sample):
+        y = np.sort(sample)
+        h = np.maximum(knn_bandwidths(y, k), 1e-12)
+        return NaiveKDE(kernel="box", bw=h / math.sqrt(3)).fit(y), y[0], y[-1]
+
+    kde_p, lo_p, hi_p = fitted(full)
+    out = np.zeros((without.shape[0], len(epsilons)))
+    for i, row in enumerate(without):
+        kde_q, lo_q, hi_q = fitted(row)
+        x = np.linspace(min(lo_p, lo_q), max(hi_p, hi_q), grid)
+        p = kde_p.evaluate(x) * ((x >= lo_p) & (x <= hi_p))
+        q = kde_q.evaluate(x) * ((x >= lo_q) & (x <= hi_q))
+        p, q = p / np.trapezoid(p, x), q / np.trapezoid(q, x)
+        for e, eps in enumerate(epsilons):
+            f = math.exp(eps)
+            out[i, e] = max(
+                np.trapezoid(np.maximum(p - f * q, 0), x), np.trapezoid(np.maximum(q - f * p, 0), x)
+            )
+    return out
+
+
+def chicago_case(folder: Path, individuals: int, periods: int, subset: int) -> dict:
+    from privrisk.data import read_table
+    from privrisk.empirical import _aggregate, _answers, empirical_privacy
+
+    path = folder / "chicago_shape.parquet"
+    panel(individuals, periods, seed=1).to_parquet(path)
+    eps = [0.03, 0.1, 0.3]
+
+    start = time.perf_counter()
+    frame = read_table(path, ["month", "licence", "failed"])
+    result = empirical_privacy(
+        frame, period="month", individual="licence", query="rate", value="failed", epsilons=eps
+    )
+    ours = time.perf_counter() - start
+
+    start = time.perf_counter()
+    cmd = [
+        str(Path(sys.executable).with_name("privrisk")),
+        "empirical",
+        str(path),
+        "--period",
+        "month",
+        "--individual",
+        "licence",
+        "--query",
+        "rate",
+        "--value",
+        "failed",
+        "--json",
+    ]
+    doc = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    command = time.perf_counter() - start
+    assert doc["individuals"] == individuals and doc["periods"] == periods
+
+    # the same first `subset` individuals, by both methods
+    codes, labels = pd.factorize(frame["licence"], sort=False)
+    per_codes, _ = pd.factorize(frame["month"], sort=True)
+    pairs = _aggregate(codes, per_codes, frame["failed"].to_numpy(float), np.ones(len(frame)), periods)
+    full = _answers("rate", pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
+    keep = pairs.individual < subset
+    answer = _answers(
+        "rate",
+        pairs.totals_rows[pairs.period[keep]] - pairs.rows[keep],
+        pairs.totals_value[pairs.period[keep]] - pairs.value[keep],
+        pairs.totals_weight[pairs.period[keep]] - pairs.weight[keep],
+    )
+    without = np.broadcast_to(full, (subset, periods)).copy()
+    without[pairs.individual[keep], pairs.period[keep]] = answer
+    start = time.perf_counter()
+    naive = naive_deltas(full, without, eps, result.k)
+    naive_time = time.perf_counter() - start
+    ours_sub = result.individuals.set_index("individual").loc[
+        labels[:subset], [f"delta_{e:.6g}" for e in eps]
+    ]
+    agreement = float(np.max(np.abs(ours_sub.to_numpy() - naive)))
+    per_naive = naive_time / subset
+    per_ours = ours / individuals
+    return {
+        "table_seconds": ours,
+        "command_seconds": command,
+        "naive_subset": subset,
+        "naive_seconds": naive_time,
+        "naive_extrapolated_seconds": per_naive * individuals,
+        "speedup": per_naive / per_ours,
+        "max_abs_difference_vs_naive_grid": agreement,
+        "summary": result.summary.to_dict(orient="records"),
+    }
+
+
+def big_case(individuals: int, periods: int) -> dict:
+    """Run in a fresh process so that its peak memory is its own."""
+    from privrisk.empirical import empirical_privacy
+
+    start = time.perf_counter()
+    frame = panel(individuals, periods, seed=2, mean_visits=2.0)
+    made = time.perf_counter() - start
+    start = time.perf_counter()
+    result = empirical_privacy(
+        frame,
+        period="month",
+        individual="licence",
+        query="rate",
+        value="failed",
+        epsilons=[0.03, 0.1, 0.3],
+        chunk_size=1024,
+    )
+    seconds = time.perf_counter() - start
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "rows": len(frame),
+        "generate_seconds": made,
+        "seconds": seconds,
+        "footprints": result.footprints,
+        "peak_memory_gib": peak_kib / 2**20,
+        "delta": result.summary["delta"].tolist(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
+    parser.add_argument(
+        "--big-only", nargs=2, type=int, metavar=("INDIVIDUALS", "PERIODS"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.big_only:
+        print(json.dumps(big_case(*args.big_only)))
+        return
+    individuals, periods, subset = (3000, 60, 40) if args.quick else (32036, 117, 200)
+    big = (50_000, 365) if args.quick else (1_000_000, 365)
+    with tempfile.TemporaryDirectory() as tmp:
+        c = chicago_case(Path(tmp), individuals, periods, subset)
+    print(f"{periods} periods × {individuals:,} individuals, rate, three ε, from Parquet:")
+    print(f"  privrisk (library, read + measure): {c['table_seconds']:.2f} s   (target ≤ 5 s)")
+    print(f"  privrisk empirical --json (process): {c['command_seconds']:.2f} s")
+    print(
+        f"  naive KDEpy NaiveKDE loop: {c['naive_seconds']:.2f} s for {c['naive_subset']} individuals "
+        f"→ {c['naive_extrapolated_seconds']:.0f} s extrapolated to all"
+    )
+    print(f"  speed-up per individual: {c['speedup']:.0f}×   (target ≥ 30×)")
+    print(f"  largest |δᵢ ours − δᵢ naive grid| on the subset: {c['max_abs_difference_vs_naive_grid']:.2g}")
+    for row in c["summary"]:
+        print(f"    ε = {row['epsilon']:<5g} δ = {row['delta']:.4g}   δ* = {row['total_risk']:.3g}")
+    env = dict(os.environ)
+    cmd = [sys.executable, __file__, "--big-only", str(big[0]), str(big[1])]
+    b = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
+    print(
+        f"{big[1]} periods × {big[0]:,} individuals ({b['rows']:,} rows, {b['footprints']:,} footprints), chunks:"
+    )
+    print(
+        f"  time {b['seconds']:.1f} s (+ {b['generate_seconds']:.1f} s to generate), "
+        f"peak memory {b['peak_memory_gib']:.2f} GiB   (target < 4 GiB)"
+    )
+
+
+if __name__ == "__main__":
+    main()
