@@ -326,3 +326,98 @@ class SparkRollUp:
 
     def close(self) -> None:
         self.frame.unpersist()
+
+
+# --------------------------------------------------------------------------------------------------- empirical
+
+_UNITS = {"day": "DAY", "week": "WEEK", "month": "MONTH", "quarter": "QUARTER", "year": "YEAR"}
+
+
+def pair_sql(
+    table: str,
+    period: str,
+    individual: str,
+    value: str | None = None,
+    weight: str | None = None,
+    period_unit: str | None = None,
+    *,
+    engine: str = "spark",
+) -> str:
+    """The per-(period, individual) aggregates as one SQL statement: rows, Σ value, Σ weight, bad cells.
+
+    ``__bad`` counts missing or non-finite values and weights (the caller rejects them). With ``period_unit``
+    the period is truncated to the start of its day, week (Monday), month, quarter or year.
+
+    Example:
+        >>> pair_sql("t", "month", "shop", "failed")  # doctest: +NORMALIZE_WHITESPACE
+        'SELECT `month` AS period, `shop` AS individual, COUNT(*) AS __rows,
+        SUM(CAST(`failed` AS DOUBLE)) AS __value, CAST(COUNT(*) AS DOUBLE) AS __weight,
+        SUM(CASE WHEN `failed` IS NULL OR isnan(CAST(`failed` AS DOUBLE)) OR
+        abs(CAST(`failed` AS DOUBLE)) = double(\\'inf\\') THEN 1 ELSE 0 END) AS __bad
+        FROM t GROUP BY 1, 2'
+    """
+    q = _quote
+    per = q(period, engine)
+    if period_unit is not None:
+        per = f"date_trunc('{_UNITS[period_unit]}', CAST({per} AS TIMESTAMP))"
+    out = [f"{per} AS period", f"{q(individual, engine)} AS individual", "COUNT(*) AS __rows"]
+    bad = []
+    for col, name, default in ((value, "__value", "0.0"), (weight, "__weight", "CAST(COUNT(*) AS DOUBLE)")):
+        if col is None:
+            out.append(f"{default} AS {name}")
+            continue
+        v = f"CAST({q(col, engine)} AS DOUBLE)"
+        out.append(f"SUM({v}) AS {name}")
+        bad.append(f"{q(col, engine)} IS NULL OR isnan({v}) OR abs({v}) = double('inf')")
+    out.append(f"SUM(CASE WHEN {' OR '.join(bad)} THEN 1 ELSE 0 END) AS __bad" if bad else "0 AS __bad")
+    return f"SELECT {', '.join(out)} FROM {table} GROUP BY 1, 2"
+
+
+def spark_pairs(
+    source,
+    *,
+    period: str,
+    individual: str,
+    value: str | None = None,
+    weight: str | None = None,
+    period_unit: str | None = None,
+    master: str | None = None,
+) -> pd.DataFrame:
+    """Run :func:`pair_sql` in Spark over a CSV/Parquet file, folder or URI, or a Spark DataFrame."""
+    spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
+    label = "table (Spark DataFrame)" if _is_spark_frame(source) else str(source)
+    try:
+        if _is_spark_frame(source):
+            frame = source
+        else:
+            path = os.fspath(source)
+            if "://" not in path and not Path(path).exists():
+                raise PrivriskError(f"{path}: no such file")
+            frame = _spark_read(spark, path, ())
+        for option, col in (("--period", period), ("--individual", individual), ("--value", value),
+                            ("--weight", weight)):  # fmt: skip
+            if col is not None and col not in frame.columns:
+                raise PrivriskError(f"{option}: no column {col!r}; columns are {', '.join(frame.columns)}")
+        types = {f.name: f.dataType.simpleString() for f in frame.schema}
+        for option, col in (("--value", value), ("--weight", weight)):
+            if col is not None and not (_NUMERIC.search(types[col].upper()) or types[col] == "boolean"):
+                raise PrivriskError(f"{option}: column {col!r} is not numeric")
+        view = f"__privrisk_pairs_{abs(hash((label, period, individual))) % 10**9}"
+        frame.createOrReplaceTempView(view)
+        pairs = spark.sql(pair_sql(view, period, individual, value, weight, period_unit)).toPandas()
+        spark.catalog.dropTempView(view)
+    except PrivriskError:
+        raise
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise PrivriskError(f"{label}: Spark could not read or aggregate it: {first}") from None
+    return pairs
+
+
+def spark_map_groups(frame: pd.DataFrame, key: str, fn, schema: str, master: str | None = None):
+    """Ship ``frame`` to Spark and run ``fn`` (pandas in, pandas out) on each group of ``key`` (applyInPandas).
+
+    Returns the Spark DataFrame of the results (lazy: write it, or ``toPandas()`` it).
+    """
+    spark = spark_session(master)
+    return spark.createDataFrame(frame).groupBy(key).applyInPandas(fn, schema=schema)
