@@ -16,6 +16,7 @@ import pytest
 
 from helpers import one_line_error
 from privrisk import _lattice
+from privrisk.empirical import empirical_privacy
 from privrisk.engine import check_engine, group_sql
 from privrisk.errors import PrivriskError
 from privrisk.presence import delta_presence, prepare_presence, search_generalisation
@@ -274,3 +275,128 @@ def test_cli_spark_count_column_must_be_numeric(cli, spark, tmp_path):
     r = cli("presence", f["data.parquet"], "-p", f["pop.parquet"], "--qi", "age", "--population-count", "sex",
             "--engine", "spark")  # fmt: skip
     one_line_error(r, "pop.parquet", "count column 'sex' is not numeric")
+
+
+# ------------------------------------------------------------------------------------------ empirical
+
+
+def _inspections(tmp_path, n=400, months=30, seed=2):
+    """Inspection-like rows: dates over ``months`` months, shops inspected a few times, integer outcomes."""
+    rng = np.random.default_rng(seed)
+    rows = n * 4
+    day = pd.Series(
+        pd.Timestamp("2015-01-01") + pd.to_timedelta(rng.integers(0, months * 30, rows), unit="D")
+    )
+    frame = pd.DataFrame({
+        "date": day,
+        "month": day.dt.to_period("M").dt.start_time,
+        "shop": rng.integers(0, n, rows),
+        "failed": (rng.random(rows) < 0.25).astype(int),
+        "visits": rng.integers(1, 4, rows),
+    })  # fmt: skip
+    path = tmp_path / "inspections.parquet"
+    frame.to_parquet(path, index=False)
+    return frame, path
+
+
+def _by_individual(r) -> pd.DataFrame:
+    return r.individuals.sort_values("individual").reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(period="month", query="rate", value="failed", weight="visits"),
+        dict(period="date", period_unit="month", query="count", aggregate=2),
+        dict(period="month", query="mean", value="failed", density="ecdf", noise=0.05, draws=5, seed=3),
+    ],
+    ids=["rate", "count-by-month-aggregated", "mean-with-noise"],
+)
+@pytest.mark.spark
+@pytest.mark.xdist_group("spark")
+def test_both_engines_give_the_same_delta_i_delta_and_total_risk(spark, tmp_path, options):
+    frame, path = _inspections(tmp_path)
+    kw = dict(individual="shop", epsilons=[0.1, 1.0], **options)
+    a = empirical_privacy(frame, **kw)
+    b = empirical_privacy(path, engine="spark", chunk_size=50, **kw)
+    _same(_by_individual(a), _by_individual(b))
+    for col in ("epsilon", "delta"):
+        np.testing.assert_array_equal(a.summary[col], b.summary[col])
+    # The same δᵢ summed in another order of individuals: equal up to the last bits of the log-space sum.
+    np.testing.assert_allclose(a.summary["total_risk"], b.summary["total_risk"], rtol=1e-12)
+    pd.testing.assert_series_equal(a.series, b.series)
+    assert (a.footprints, a.k, a.dropped_periods) == (b.footprints, b.k, b.dropped_periods)
+
+
+@pytest.mark.spark
+@pytest.mark.xdist_group("spark")
+def test_spark_writes_delta_i_as_parquet_and_takes_a_spark_dataframe(spark, tmp_path):
+    _, path = _inspections(tmp_path, n=150, months=20)
+    kw = dict(period="month", individual="shop", query="rate", value="failed", epsilons=[0.3])
+    out = tmp_path / "deltas"
+    b = empirical_privacy(spark.read.parquet(str(path)), engine="spark", deltas_path=str(out), **kw)
+    written = pd.read_parquet(out).sort_values("individual").reset_index(drop=True)
+    assert list(written.columns) == ["individual", "delta_0.3"]
+    mine = _by_individual(b)
+    np.testing.assert_array_equal(written["individual"], mine["individual"])
+    np.testing.assert_array_equal(written["delta_0.3"], mine["delta_0.3"])
+    # δ* from the written δᵢ, by hand in log space: 1 − Π(1 − δᵢ).
+    by_hand = -np.expm1(np.sum(np.log1p(-written["delta_0.3"].to_numpy())))
+    assert b.summary["total_risk"].iloc[0] == pytest.approx(by_hand, rel=1e-12)
+    assert b.summary["delta"].iloc[0] == written["delta_0.3"].max()
+
+
+@pytest.mark.spark
+@pytest.mark.xdist_group("spark")
+def test_cli_empirical_json_is_the_same_on_both_engines(cli, spark, tmp_path):
+    frame, _ = _inspections(tmp_path, n=150, months=20)
+    csv_path = tmp_path / "inspections.csv"
+    frame.drop(columns=["date"]).to_csv(csv_path, index=False)
+    base = ["empirical", csv_path, "--period", "month", "--individual", "shop", "--query", "rate", "--value",
+            "failed", "--epsilons", "0.1,1", "--json"]  # fmt: skip
+    a = cli(*base)
+    b = cli(*base, "--engine", "spark", "--deltas-parquet", tmp_path / "d")
+    assert a.code == b.code == 0, (a.err, b.err)
+    da, db = json.loads(a.out), json.loads(b.out)
+    assert (da.pop("engine"), db.pop("engine")) == ("duckdb", "spark")
+    key = lambda r: r["individual"]  # noqa: E731
+    for doc in (da, db):
+        # Ties between individuals: first appearance locally, id order on Spark.
+        doc["top"] = sorted(doc["top"], key=key)
+        for row in doc["rows"]:
+            row.pop("worst_individual")
+    assert [r["delta"] for r in da["rows"]] == [r["delta"] for r in db["rows"]]
+    for ra, rb in zip(da["rows"], db["rows"], strict=True):
+        assert rb["total_risk"] == pytest.approx(ra["total_risk"], rel=1e-12)
+    assert da["top"] == db["top"] and da["appearances"] == db["appearances"]
+    assert da["footprints"] == db["footprints"] and (tmp_path / "d").is_dir()
+
+
+@pytest.mark.spark
+@pytest.mark.xdist_group("spark")
+def test_cli_empirical_spark_missing_column_exits_2(cli, spark, tmp_path):
+    _, path = _inspections(tmp_path, n=20, months=5)
+    r = cli("empirical", path, "--period", "month", "--individual", "store", "--query", "count",
+            "--engine", "spark")  # fmt: skip
+    one_line_error(r, "--individual", "no column 'store'")
+
+
+def test_cli_empirical_deltas_parquet_needs_spark(cli, tmp_path):
+    _, path = _inspections(tmp_path, n=20, months=5)
+    r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count",
+            "--deltas-parquet", tmp_path / "d")  # fmt: skip
+    one_line_error(r, "--deltas-parquet", "--engine spark")
+
+
+def test_cli_empirical_window_is_not_on_spark(cli, tmp_path):
+    _, path = _inspections(tmp_path, n=20, months=5)
+    r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count",
+            "--engine", "spark", "--window", "3")  # fmt: skip
+    one_line_error(r, "--window", "--engine spark")
+
+
+def test_library_joint_is_not_on_spark(tmp_path):
+    frame, _ = _inspections(tmp_path, n=20, months=5)
+    with pytest.raises(PrivriskError, match="--engine: spark measures one query"):
+        empirical_privacy(frame, period="month", individual="shop", query="count", joint="sum:failed",
+                          engine="spark")  # fmt: skip
