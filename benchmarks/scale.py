@@ -85,10 +85,12 @@ def run_case(case: str, engine: str, size: int, folder: Path) -> dict:
         spark = spark_session("local[*]")
         spark.range(1).count()
         out["spark_start_s"] = time.perf_counter() - t0
-    if case == "presence":
+    if case.startswith("presence"):
         pop, data = generate_presence(folder, size)
         t0 = time.perf_counter()
-        prep = prepare_presence(data, pop, QI, hierarchies=HIERARCHIES, engine=engine)
+        # presence-rollup: every roll-up to a lattice node runs in Spark as well (forced; normally above 10⁷ classes)
+        force = {"spark_rollup_classes": 0} if case == "presence-rollup" and engine == "spark" else {}
+        prep = prepare_presence(data, pop, QI, hierarchies=HIERARCHIES, engine=engine, **force)
         out["group_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         found = search_generalisation(prep, **TARGETS)
@@ -147,7 +149,7 @@ def _fmt(x) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a small smoke run")
-    ap.add_argument("--case", choices=["presence", "empirical"], help=argparse.SUPPRESS)
+    ap.add_argument("--case", choices=["presence", "presence-rollup", "empirical"], help=argparse.SUPPRESS)
     ap.add_argument("--engine", choices=["duckdb", "spark"], help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
@@ -160,7 +162,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="privrisk-scale-") as tmp:
         folder = Path(tmp)
         rows = []
-        for case, sizes in (("presence", presence_sizes), ("empirical", empirical_sizes)):
+        cases = (
+            ("presence", presence_sizes),
+            ("presence-rollup", presence_sizes[:1]),
+            ("empirical", empirical_sizes),
+        )
+        for case, sizes in cases:
             for size in sizes:
                 pair = {e: _sub(case, e, size, folder) for e in ("duckdb", "spark")}
                 rows.append((case, size, pair))
@@ -174,25 +181,29 @@ def main() -> None:
                 print(
                     f"done: {case} {size:,} ({'same results' if same else 'RESULTS DIFFER'})", file=sys.stderr
                 )
-    header = (f"{'case':<10} {'size':>12} {'rows':>12} {'classes/indiv.':>14} | {'duckdb s':>9} {'spark s':>9} "
+    header = (f"{'case':<15} {'size':>12} {'rows':>12} {'classes/indiv.':>14} | {'duckdb s':>9} {'spark s':>9} "
               f"{'ratio':>6} {'(spark start s)':>15} | {'duckdb MB':>9} {'spark drv MB':>12} {'spark JVM MB':>12} same")  # fmt: skip
     print(header)
     print("-" * len(header))
     for case, size, pair in rows:
         d, s = pair["duckdb"], pair["spark"]
         if "error" in d or "error" in s:
-            print(f"{case:<10} {size:>12,} error: {d.get('error') or s.get('error')}")
+            print(f"{case:<15} {size:>12,} error: {d.get('error') or s.get('error')}")
             continue
-        key = ("group_s", "search_s") if case == "presence" else ("measure_s",)
+        key = ("group_s", "search_s") if case.startswith("presence") else ("measure_s",)
         td, ts = sum(d[k] for k in key), sum(s[k] for k in key)
         what = d.get("classes", d.get("individuals"))
-        print(f"{case:<10} {size:>12,} {d['rows']:>12,} {what:>14,} | {td:>9.2f} {ts:>9.2f} {ts / td:>6.1f} "
+        print(f"{case:<15} {size:>12,} {d['rows']:>12,} {what:>14,} | {td:>9.2f} {ts:>9.2f} {ts / td:>6.1f} "
               f"{s['spark_start_s']:>15.1f} | {_fmt(d['driver_peak_mb']):>9} {_fmt(s['driver_peak_mb']):>12} "
               f"{_fmt(s.get('jvm_peak_mb')):>12} {pair['same']}")  # fmt: skip
-        if case == "presence":
-            print(f"{'':<10} {'':>12}   grouping pass: duckdb {d['group_s']:.2f} s, spark {s['group_s']:.2f} s; "
+        if case.startswith("presence"):
+            print(f"{'':<15} {'':>12}   grouping pass: duckdb {d['group_s']:.2f} s, spark {s['group_s']:.2f} s; "
                   f"search ({d['result']['evaluated']} nodes): duckdb {d['search_s']:.2f} s, spark {s['search_s']:.2f} s")  # fmt: skip
     print("ratio = spark time / duckdb time (same machine, same run); Spark's JVM start is not in its time.")
+    print(
+        "presence-rollup: the Spark side rolls every lattice node up in Spark (forced with spark_rollup_classes=0)."
+    )
+    print("empirical, duckdb column: the local path (numpy aggregation over the rows read by pandas).")
 
 
 if __name__ == "__main__":
