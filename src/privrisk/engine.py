@@ -349,12 +349,10 @@ def pair_sql(
     the period is truncated to the start of its day, week (Monday), month, quarter or year.
 
     Example:
-        >>> pair_sql("t", "month", "shop", "failed")  # doctest: +NORMALIZE_WHITESPACE
-        'SELECT `month` AS period, `shop` AS individual, COUNT(*) AS __rows,
-        SUM(CAST(`failed` AS DOUBLE)) AS __value, CAST(COUNT(*) AS DOUBLE) AS __weight,
-        SUM(CASE WHEN `failed` IS NULL OR isnan(CAST(`failed` AS DOUBLE)) OR
-        abs(CAST(`failed` AS DOUBLE)) = double(\\'inf\\') THEN 1 ELSE 0 END) AS __bad
-        FROM t GROUP BY 1, 2'
+        >>> print(pair_sql("t", "month", "shop", period_unit="month"))  # doctest: +NORMALIZE_WHITESPACE
+        SELECT date_trunc('MONTH', CAST(`month` AS TIMESTAMP)) AS period, `shop` AS individual,
+        COUNT(*) AS __rows, 0.0 AS __value, CAST(COUNT(*) AS DOUBLE) AS __weight, 0 AS __bad
+        FROM t GROUP BY 1, 2
     """
     q = _quote
     per = q(period, engine)
