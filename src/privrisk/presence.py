@@ -379,7 +379,8 @@ def prepare_presence(
 
     ``engine="spark"`` runs the grouping pass (the only pass over rows) in Apache Spark on ``spark_master``
     (default ``local[*]``; an active SparkSession is reused) from CSV or Parquet files, folders or URIs, or from
-    Spark DataFrames; the histograms come back to the driver. When they hold more than ``spark_rollup_classes``
+    Spark DataFrames (pandas DataFrames are already in memory and are grouped locally); the histograms come back
+    to the driver. When they hold more than ``spark_rollup_classes``
     finest classes, every roll-up to a lattice node runs in Spark too (:class:`privrisk.engine.SparkRollUp`).
     The results are the same on both engines.
 
