@@ -43,6 +43,7 @@ from .empirical import (
     smallest_noise,
     total_risk,
 )
+from .engine import ENGINES, spark_session
 from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from .explain import explainer_numbers, explainer_page
 from .hierarchy import Hierarchy, build_hierarchy
@@ -99,6 +100,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DENSITIES",
     "EMPIRICAL_QUERIES",
+    "ENGINES",
     "QUERIES",
     "AttackResult",
     "AuditResult",
@@ -177,6 +179,7 @@ __all__ = [
     "sensitivity_ratio",
     "simulate_attack",
     "smallest_noise",
+    "spark_session",
     "spent_epsilon",
     "study_attack",
     "study_proportions",

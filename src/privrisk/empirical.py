@@ -508,6 +508,9 @@ def empirical_privacy(
     chunk_size: int = 2048,
     grid: int = 1024,
     progress: Callable[[int], None] | None = None,
+    engine: str = "duckdb",
+    spark_master: str | None = None,
+    deltas_path: str | None = None,
 ) -> EmpiricalPrivacy:
     """Empirical (ε, δ) and total risk δ* of a statistic published once per period (004, Defs 2–4, Thm 1).
 
@@ -534,6 +537,13 @@ def empirical_privacy(
         noise: the scale b of Laplace noise added to every published answer (004 §2, end): the randomised
             query is measured by ``draws`` noise draws per database (seeded by ``seed``), the same draws with
             and without i; k then defaults to round(√(t·draws)).
+        engine: ``"spark"`` runs the per-(period, individual) aggregation in Apache Spark (``table`` may then be
+            a CSV/Parquet path, folder or URI, or a Spark DataFrame) and computes the δᵢ of chunks of
+            individuals on the executors (``applyInPandas``) with the same kernel; the aggregates and δᵢ come
+            back to the driver, where δ and δ* are reduced in log space as locally. Ties between individuals
+            are broken by their id on Spark (first appearance locally). Not with ``joint``/``condition_on``.
+        spark_master: Spark master URL (default ``local[*]``; an active SparkSession is reused).
+        deltas_path: with Spark, δᵢ per individual is also written there by Spark as Parquet.
 
     Example:
         >>> rng = np.random.default_rng(1)
@@ -565,6 +575,19 @@ def empirical_privacy(
     for option, spec in (("--joint", second), ("--condition-on", knowledge)):
         if spec is not None:
             extra += [(option, c) for c in spec[1:] if c is not None]
+    from .engine import check_engine
+
+    engine = check_engine(engine)
+    if engine == "spark":
+        if second is not None or knowledge is not None:
+            raise PrivriskError("--engine: spark measures one query without --joint or --condition-on")
+        return _empirical_spark(table, period=period, individual=individual, query=query, value=value,
+                                weight=weight, eps=eps, density=density, k=k, period_unit=period_unit,
+                                aggregate=aggregate, lags=lags, noise=noise, draws=draws, seed=seed,
+                                chunk_size=chunk_size, grid=grid, master=spark_master,
+                                deltas_path=deltas_path)  # fmt: skip
+    if deltas_path is not None:
+        raise PrivriskError("--deltas-parquet: only with --engine spark (use --out for the local tables)")
     per_codes, per_labels, ind_codes, ind_labels, values, weights, dropped, extras = _prepare(
         table,
         period=period,
@@ -1084,3 +1107,145 @@ def _warn_dependence(independence: pd.DataFrame | None, level: float = 0.05) -> 
             PrivacyLeakWarning,
             stacklevel=3,
         )
+
+
+# --------------------------------------------------------------------------------------------------- Spark
+
+
+def _empirical_spark(table, *, period, individual, query, value, weight, eps, density, k, period_unit,
+                     aggregate, lags, noise, draws, seed, chunk_size, grid, master,
+                     deltas_path) -> EmpiricalPrivacy:  # fmt: skip
+    """The Spark path of :func:`empirical_privacy`: the aggregation and the δᵢ run in Spark, the rest is shared."""
+    from .engine import spark_pairs, spark_session
+
+    if query not in EMPIRICAL_QUERIES:
+        raise PrivriskError(f"--query: unknown query {query!r}; choose one of {', '.join(EMPIRICAL_QUERIES)}")
+    if query != "count" and value is None:
+        raise PrivriskError(f"--value: the {query} query needs a --value column")
+    if weight is not None and query != "rate":
+        raise PrivriskError("--weight: only the rate query takes a weight")
+    if period_unit is not None and period_unit not in PERIOD_UNITS:
+        raise PrivriskError(
+            f"--period-unit: unknown unit {period_unit!r}; choose one of {', '.join(PERIOD_UNITS)}"
+        )
+    if aggregate < 1:
+        raise PrivriskError(f"--aggregate: must be at least 1, got {aggregate}")
+    source = table
+    if isinstance(table, pd.DataFrame):
+        source = spark_session(master).createDataFrame(table)
+    raw = spark_pairs(source, period=period, individual=individual, value=value if query != "count" else None,
+                      weight=weight, period_unit=period_unit, master=master)  # fmt: skip
+    if raw["individual"].isna().any():
+        raise PrivriskError(
+            f"--individual: column {individual!r} has missing ids; every row must belong to an individual"
+        )
+    if raw["period"].isna().any():
+        raise PrivriskError(f"--period: column {period!r} has missing values")
+    bad = int(raw["__bad"].sum())
+    if bad:
+        raise PrivriskError(f"--value: {bad:,} missing or infinite values in {value!r} or {weight!r}")
+    if weight is not None and (raw["__weight"] < 0).any():
+        raise PrivriskError(f"--weight: column {weight!r} has negative weights")
+    per_codes, per_labels = pd.factorize(raw["period"], sort=True)
+    dropped = 0
+    if aggregate > 1:
+        t_raw = per_labels.size
+        whole = (t_raw // aggregate) * aggregate
+        dropped = t_raw - whole
+        raw = raw[per_codes < whole]
+        per_codes = per_codes[per_codes < whole] // aggregate
+        per_labels = per_labels[:whole:aggregate]
+    ind_codes, ind_labels = pd.factorize(raw["individual"], sort=True)
+    t = int(per_labels.size)
+    if t < 2:
+        raise PrivriskError(
+            f"--period: column {period!r} has {t} period{'s' if t != 1 else ''}; "
+            "the method compares distributions over at least two databases"
+        )
+    if k is not None and not 1 <= int(k) < t:
+        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
+    pairs = _aggregate_pairs(ind_codes, per_codes, raw["__rows"].to_numpy(float), raw["__value"].to_numpy(float),
+                             raw["__weight"].to_numpy(float), t)  # fmt: skip
+    _check_weights(query, pairs, per_labels, "--weight")
+    full = _answers(query, pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
+    if np.isnan(full).any():
+        raise PrivriskError(
+            f"--weight: the weight is (almost) zero in period {per_labels[np.flatnonzero(np.isnan(full))[0]]}; "
+            "the rate has no value there"
+        )
+    answer = _without_answers(query, pairs)
+    draws_ = _noise_draws(noise, t, draws, seed)
+    kk = default_k(t if draws_ is None else t * draws_.shape[1]) if k is None else int(k)
+    n = int(ind_labels.size)
+    deltas, bound, footprints = _measure_spark(pairs, answer, full, n, eps, density=density, k=kk,
+                                               chunk_size=chunk_size, grid=grid, noise=draws_, master=master,
+                                               labels=ind_labels, deltas_path=deltas_path)  # fmt: skip
+    result = _result(pairs, full, answer, deltas, bound, eps, per_labels, ind_labels, kk, density, query, lags,
+                     dropped, footprints)  # fmt: skip
+    result.noise = noise
+    return result
+
+
+def _aggregate_pairs(ind_codes, per_codes, rows, value, weight, t: int) -> _Pairs:
+    """:func:`_aggregate` over rows that are already partial sums (``rows`` records each)."""
+    key = ind_codes.astype(np.int64) * t + per_codes
+    uniq, inverse = np.unique(key, return_inverse=True)
+    return _Pairs(
+        individual=uniq // t,
+        period=uniq % t,
+        rows=np.bincount(inverse, weights=rows),
+        value=np.bincount(inverse, weights=value),
+        weight=np.bincount(inverse, weights=weight),
+        totals_rows=np.bincount(per_codes, weights=rows, minlength=t),
+        totals_value=np.bincount(per_codes, weights=value, minlength=t),
+        totals_weight=np.bincount(per_codes, weights=weight, minlength=t),
+    )
+
+
+def _measure_spark(pairs: _Pairs, answer, full, n, eps, *, density, k, chunk_size, grid, noise, master, labels,
+                   deltas_path):  # fmt: skip
+    """δᵢ on Spark: one representative per footprint (as locally), chunks of them measured by :func:`_measure`."""
+    from .engine import spark_map_groups, spark_session
+
+    reps, group = _footprints(pairs.individual, pairs.period, answer, n)
+    # The pairs of the representatives only, renumbered 0…R − 1 in order (so each chunk is a contiguous run).
+    rep_of = np.full(n, -1, dtype=np.int64)
+    rep_of[reps] = np.arange(reps.size)
+    mine = rep_of[pairs.individual] >= 0
+    frame = pd.DataFrame({
+        "rep": rep_of[pairs.individual[mine]],
+        "period": pairs.period[mine].astype(np.int64),
+        "answer": answer[mine].astype(float),
+    })  # fmt: skip
+    per_chunk = max(1, int(chunk_size))
+    frame["chunk"] = frame["rep"] // per_chunk
+    cols = [f"d{j}" for j in range(eps.size)]
+    bcols = [f"b{j}" for j in range(eps.size)]
+    schema = ", ".join(["rep long", *(f"{c} double" for c in cols + bcols)])
+    full_, eps_ = np.asarray(full, float), np.asarray(eps, float)
+
+    def kernel(part: pd.DataFrame) -> pd.DataFrame:
+        part = part.sort_values(["rep", "period"], kind="stable")
+        local, ids = pd.factorize(part["rep"], sort=True)
+        d, b, _ = _measure(local.astype(np.int64), part["period"].to_numpy(np.int64), part["answer"].to_numpy(float),
+                           full_, ids.size, eps_, density=density, k=k, chunk_size=per_chunk, progress=None,
+                           grid=grid, noise=noise)  # fmt: skip
+        out = pd.DataFrame(d, columns=cols)
+        for j, c in enumerate(bcols):
+            out[c] = b[j]
+        out.insert(0, "rep", np.asarray(ids, dtype=np.int64))
+        return out
+
+    measured = spark_map_groups(frame, "chunk", kernel, schema, master)
+    if deltas_path is not None:
+        measured = measured.cache()
+        lookup = pd.DataFrame({"individual": np.asarray(labels), "rep": group.astype(np.int64)})
+        named = spark_session(master).createDataFrame(lookup).join(measured, "rep").drop("rep", *bcols)
+        for j, e in enumerate(eps):
+            named = named.withColumnRenamed(cols[j], delta_column(float(e)))
+        named.write.mode("overwrite").parquet(str(deltas_path))
+    got = measured.toPandas().sort_values("rep")
+    deltas = np.zeros((reps.size, eps.size))
+    deltas[got["rep"].to_numpy(np.int64)] = got[cols].to_numpy(float)
+    bound = got[bcols].to_numpy(float).max(axis=0) if len(got) else np.zeros(eps.size)
+    return deltas[group], bound, reps.size

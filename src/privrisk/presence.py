@@ -31,7 +31,7 @@ import math
 import os
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from . import _lattice
+from .engine import SPARK_ROLLUP_CLASSES, check_engine
 from .errors import PrivacyLeakWarning, PrivriskError
 from .hierarchy import TOP, Hierarchy, build_hierarchy
 
@@ -71,50 +72,29 @@ def _as_text(column: pd.Series) -> pd.Series:
 
 
 def _relation(con, p: Path, kind: str, text: Sequence[str]):
-    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero)."""
-    import duckdb
+    from .engine import duckdb_relation
 
-    from .data import _duckdb_relation, read_table
-
-    if kind == "csv" and text:
-        try:
-            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text})
-        except duckdb.Error:
-            pass  # a text column missing: let the column check name it
-    return _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+    return duckdb_relation(con, p, kind, text)
 
 
 def _histogram(
-    source: Source, qi: Sequence[str], count: str | None, what: str, text: Sequence[str] = ()
+    source: Source,
+    qi: Sequence[str],
+    count: str | None,
+    what: str,
+    text: Sequence[str] = (),
+    engine: str = "duckdb",
+    spark_master: str | None = None,
 ) -> pd.DataFrame:
-    """Group a table by the quasi-identifiers (DuckDB): one row per distinct combination, with column ``__n``."""
-    import duckdb
-
-    from .data import _check_columns, _check_file, _file_kind
+    """Group a table by the quasi-identifiers on the engine: one row per distinct combination, with column ``__n``."""
+    from .engine import group_counts
 
     if isinstance(source, pd.DataFrame):
         hist = _histogram_frame(source, qi, count, what)
         for c in text:
             hist[c] = _as_text(hist[c])
         return hist
-    p = _check_file(source)
-    label = str(p)
-    kind = _file_kind(p)
-    with duckdb.connect() as con:
-        rel = _relation(con, p, kind, text)
-        _check_columns(p, [*qi, *([count] if count else [])], list(rel.columns))
-        cols = ", ".join(_quote(c) for c in qi)
-        if count:
-            types = dict(zip(rel.columns, [str(t) for t in rel.types], strict=True))
-            if not re.search(r"INT|DOUBLE|FLOAT|DECIMAL|REAL", types[count].upper()):
-                raise PrivriskError(f"{label}: the count column {count!r} is not numeric ({types[count]})")
-            agg = f"SUM(CAST({_quote(count)} AS DOUBLE)) AS __n, MIN({_quote(count)}) AS __min"
-        else:
-            agg = "COUNT(*) AS __n, 0 AS __min"
-        try:
-            hist = rel.aggregate(f"{cols}, {agg}", cols).df() if qi else rel.aggregate(agg).df()
-        except duckdb.Error as exc:
-            raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
+    hist, label = group_counts(source, qi, count=count, text=text, engine=engine, spark_master=spark_master)
     for c in text:
         hist[c] = _as_text(hist[c])
     return _checked(hist, qi, count, label)
@@ -343,6 +323,12 @@ class Prepared:
     dataset_label: str
     population_label: str
     notes: list[str] = field(default_factory=list)
+    engine: str = "duckdb"
+    # Rolls the finest histogram up to a node; None: locally (numpy), else e.g. an engine.SparkRollUp.
+    roller: Callable[..., _lattice.Rolled] | None = field(default=None, repr=False)
+
+    def roll_up(self, levels) -> _lattice.Rolled:
+        return self.roller(levels) if self.roller is not None else _lattice.roll_up(self.enc, levels)
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -385,8 +371,18 @@ def prepare_presence(
     hierarchies: Mapping[str, object] | None = None,
     population_count: str | None = None,
     allow_inconsistent: bool = False,
+    engine: str = "duckdb",
+    spark_master: str | None = None,
+    spark_rollup_classes: int = SPARK_ROLLUP_CLASSES,
 ) -> Prepared:
     """Read the research subset and the population once (grouped on the quasi-identifiers) and encode them.
+
+    ``engine="spark"`` runs the grouping pass (the only pass over rows) in Apache Spark on ``spark_master``
+    (default ``local[*]``; an active SparkSession is reused) from CSV or Parquet files, folders or URIs, or from
+    Spark DataFrames (pandas DataFrames are already in memory and are grouped locally); the histograms come back
+    to the driver. When they hold more than ``spark_rollup_classes``
+    finest classes, every roll-up to a lattice node runs in Spark too (:class:`privrisk.engine.SparkRollUp`).
+    The results are the same on both engines.
 
     Raises:
         PrivriskError: bad files or columns, values a hierarchy cannot place, and a research subset that is not
@@ -405,12 +401,13 @@ def prepare_presence(
         raise PrivriskError(
             f"--hierarchy: {unknown[0]!r} is not one of the quasi-identifiers ({', '.join(qi)})"
         )
-    d_label = "dataset" if isinstance(dataset, pd.DataFrame) else str(dataset)
-    p_label = "population" if isinstance(population, pd.DataFrame) else str(population)
+    engine = check_engine(engine)
+    d_label = _label(dataset, "dataset")
+    p_label = _label(population, "population")
     # Codes such as ZIP are text: read them as text so that 01234 keeps its leading zero.
     text = _text_columns(hierarchies)
-    dh = _histogram(dataset, qi, None, "dataset", text)
-    ph = _histogram(population, qi, population_count, "population", text)
+    dh = _histogram(dataset, qi, None, "dataset", text, engine, spark_master)
+    ph = _histogram(population, qi, population_count, "population", text, engine, spark_master)
     if dh.empty:
         raise PrivriskError(f"{d_label}: no records")
     if ph.empty:
@@ -470,7 +467,22 @@ def prepare_presence(
         )
         prep.enc = enc
         prep.n_population = int(enc.pop_counts.sum())
+    prep.engine = engine
+    classes = prep.enc.data_codes.shape[0] + prep.enc.pop_codes.shape[0]
+    if engine == "spark" and classes > spark_rollup_classes:
+        from .engine import SparkRollUp
+
+        prep.roller = SparkRollUp(prep.enc, spark_master)
+        prep.notes.append(f"{classes:,} finest classes: the lattice roll-ups run in Spark")
     return prep
+
+
+def _label(source, what: str) -> str:
+    if isinstance(source, pd.DataFrame):
+        return what
+    if type(source).__module__.startswith("pyspark."):
+        return f"{what} (Spark DataFrame)"
+    return str(source)
 
 
 def _text_columns(hierarchies: Mapping[str, object]) -> list[str]:
@@ -539,7 +551,7 @@ class _NodeEval:
 
 
 def _evaluate(prep: Prepared, levels, targets: Targets) -> _NodeEval:
-    rolled = _lattice.roll_up(prep.enc, levels)
+    rolled = prep.roll_up(levels)
     data, pop = rolled.data, rolled.pop
     budget = math.floor(targets.suppression * prep.n_data + 1e-9)
     fail = targets.failing(data, pop)
@@ -675,6 +687,8 @@ def delta_presence(
     suppression: float = 0.0,
     allow_inconsistent: bool = False,
     all_classes: bool = False,
+    engine: str = "duckdb",
+    spark_master: str | None = None,
 ) -> PresenceResult:
     """δ-presence, k-anonymity and k-map of one generalisation (Nergiz et al. 2007, Def. 3: δ_c = |T_c|/|P_c|).
 
@@ -689,6 +703,7 @@ def delta_presence(
         delta_max, delta_min, k, kmap: thresholds; violations are listed in ``violations`` (and
             ``records_at_risk`` counts research records in classes with δ above ``delta_max``).
         suppression: share of research records in classes failing k, k-map or δ_max that may be removed.
+        engine, spark_master: where the grouping pass runs (see :func:`prepare_presence`).
 
     Example (seed 001: δ = 1 with 10-year bands, 0.25 after widening to 10-39):
         >>> T = pd.DataFrame({"zip": [85535] * 6, "age": [10, 12, 13, 13, 16, 43]})
@@ -704,18 +719,22 @@ def delta_presence(
     prep = (
         dataset
         if isinstance(dataset, Prepared)
-        else _prepare_from(dataset, population, qi, hierarchies, population_count, allow_inconsistent)
+        else _prepare_from(
+            dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
+        )
     )
     targets = _targets(delta_max, delta_min, k, kmap, suppression)
     ev = _evaluate(prep, prep.levels_of(levels), targets)
     return _result(prep, ev, targets, all_classes)
 
 
-def _prepare_from(dataset, population, qi, hierarchies, population_count, allow_inconsistent) -> Prepared:
+def _prepare_from(dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine="duckdb",
+                  spark_master=None) -> Prepared:  # fmt: skip
     if population is None or qi is None:
         raise PrivriskError("--population: give the population table and the quasi-identifiers")
     return prepare_presence(dataset, population, qi, hierarchies=hierarchies, population_count=population_count,
-                            allow_inconsistent=allow_inconsistent)  # fmt: skip
+                            allow_inconsistent=allow_inconsistent, engine=engine,
+                            spark_master=spark_master)  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------------- search
@@ -754,6 +773,8 @@ def search_generalisation(
     allow_inconsistent: bool = False,
     max_nodes: int = 500_000,
     progress=None,
+    engine: str = "duckdb",
+    spark_master: str | None = None,
 ) -> SearchResult:
     """Every minimal generalisation meeting the targets, and the one of least information loss.
 
@@ -778,7 +799,9 @@ def search_generalisation(
     prep = (
         dataset
         if isinstance(dataset, Prepared)
-        else _prepare_from(dataset, population, qi, hierarchies, population_count, allow_inconsistent)
+        else _prepare_from(
+            dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
+        )
     )
     targets = _targets(delta_max, delta_min, k, kmap, suppression)
     if not targets.any:

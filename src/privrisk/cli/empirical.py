@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from ..engine import check_engine
 from ..errors import PrivacyLeakWarning, PrivriskError
 from ._app import app
 from ._common import emit_json, err, out, parse_epsilons, progress
@@ -30,8 +31,9 @@ def _fmt(x: float) -> str:
 
 @app.command("empirical")
 def empirical_command(
-    file: Path = typer.Argument(
-        ..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file, one row per record."
+    file: str = typer.Argument(
+        ...,
+        help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file, one row per record (Spark: also a folder or URI).",
     ),
     period: str | None = typer.Option(None, "--period", help="Column whose values are the databases."),
     individual: str | None = typer.Option(None, "--individual", help="Column identifying individuals."),
@@ -81,6 +83,15 @@ def empirical_command(
     top: int = typer.Option(10, "--top", help="How many of the riskiest individuals to list."),
     out_dir: Path | None = typer.Option(None, "--out", help="Folder for the tables, figures and manifest."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    engine: str = typer.Option(
+        "duckdb", "--engine", help="Where the aggregation and the δᵢ run: duckdb (this machine) or spark."
+    ),
+    spark_master: str | None = typer.Option(
+        None, "--spark-master", help="Spark master URL (default local[*]; an active session is reused)."
+    ),
+    deltas_parquet: str | None = typer.Option(
+        None, "--deltas-parquet", help="With --engine spark: Spark writes δᵢ per individual there as Parquet."
+    ),
 ) -> None:
     """Empirical differential privacy of a statistic published once per period (Burchard and Daoud).
 
@@ -101,6 +112,16 @@ def empirical_command(
         raise PrivriskError("--target-delta: finds the noise scale itself; leave out --noise")
     if top < 0:
         raise PrivriskError(f"--top: must be at least 0, got {top}")
+    engine = check_engine(engine)
+    if engine != "spark":
+        for option, given in (("--spark-master", spark_master), ("--deltas-parquet", deltas_parquet)):
+            if given is not None:
+                raise PrivriskError(f"{option}: only with --engine spark")
+    else:
+        for option, given in (("--window", window), ("--target-delta", target_delta), ("--joint", joint),
+                              ("--condition-on", condition_on)):  # fmt: skip
+            if given is not None:
+                raise PrivriskError(f"{option}: not available with --engine spark; use --engine duckdb")
     cleaning: dict[str, int] | None = None
     if preset is not None:
         if preset not in PRESETS:
@@ -120,7 +141,8 @@ def empirical_command(
                 f"--query: unknown query {query!r}; choose one of {', '.join(E.EMPIRICAL_QUERIES)}"
             )
         wanted = [c for c in dict.fromkeys([period, individual, value, weight]) if c is not None]
-        frame = read_table(file, wanted)
+        # Spark reads the file itself (a folder of part files or a cluster URI as well).
+        frame = file if engine == "spark" else read_table(file, wanted)
     options = dict(
         period=period,
         individual=individual,
@@ -143,7 +165,8 @@ def empirical_command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
         with progress("individuals", None) as advance:
-            result = E.empirical_privacy(frame, progress=advance, **options)
+            on = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}
+            result = E.empirical_privacy(frame, progress=advance, **options, **on)
         windows = None
         if window is not None:
             windows = E.rolling_privacy(frame, window=window, step=step, **options)
@@ -181,6 +204,7 @@ def empirical_command(
         },
         "error_bound": result.error_bound if density == "kde-gauss" else None,
         "cleaning": cleaning,
+        "engine": engine,
     }
     if windows is not None:
         doc["windows"] = _records(windows, "first", "last", "worst_individual")

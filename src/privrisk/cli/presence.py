@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from .. import _io
+from ..engine import SPARK_ROLLUP_CLASSES, check_engine
 from ..errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from ..hierarchy import parse_hierarchy
 from ..manifest import write_manifest
@@ -64,8 +65,10 @@ def _hierarchies(specs: list[str] | None) -> dict[str, str]:
 
 @app.command("presence")
 def presence_command(
-    data: Path | None = typer.Argument(None, help="The research subset T: CSV, Parquet, Stata or SPSS file."),
-    population: Path | None = typer.Option(
+    data: str | None = typer.Argument(
+        None, help="The research subset T: CSV, Parquet, Stata or SPSS file (Spark: also a folder or URI)."
+    ),
+    population: str | None = typer.Option(
         None, "--population", "-p", help="The population P the attacker sees."
     ),
     qi: str | None = typer.Option(None, "--qi", help="Quasi-identifier columns, comma-separated."),
@@ -115,13 +118,30 @@ def presence_command(
         None, "--out", help="Write classes.csv, release.csv, … and manifest.json."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    engine: str = typer.Option(
+        "duckdb", "--engine", help="Where the grouping pass over the rows runs: duckdb (embedded) or spark."
+    ),
+    spark_master: str | None = typer.Option(
+        None, "--spark-master", help="Spark master URL (default local[*]; an active session is reused)."
+    ),
+    spark_rollup_classes: int = typer.Option(
+        SPARK_ROLLUP_CLASSES,
+        "--spark-rollup-classes",
+        help="With --engine spark: roll the lattice up in Spark above this many finest classes.",
+    ),
 ) -> None:
     """δ-presence, k-anonymity and k-map of a research subset against a population; with --search the least
-    generalisation that meets the targets.
+    generalisation that meets the targets. --engine spark groups the rows in Apache Spark (same results).
 
     Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
     hier = _hierarchies(hierarchy)
+    engine = check_engine(engine)
+    if spark_master is not None and engine != "spark":
+        raise PrivriskError("--spark-master: only with --engine spark")
+    if spark_rollup_classes < 0:
+        raise PrivriskError(f"--spark-rollup-classes: must be 0 or more, got {spark_rollup_classes}")
+    on = {"engine": engine, "spark_master": spark_master}
     if demo:
         from ..presence_demo import demo_inputs
 
@@ -144,7 +164,7 @@ def presence_command(
         if population_size is None and sampling_fraction is None:
             raise PrivriskError("--population: give the population table, or --population-size for estimates")
         return _estimate(data_src, qi_names, hier, _levels(levels), kmap, k, population_size, sampling_fraction,
-                         estimator, alpha, out_dir, as_json)  # fmt: skip
+                         estimator, alpha, out_dir, as_json, on)  # fmt: skip
     if population_size is not None or sampling_fraction is not None:
         raise PrivriskError("--population-size: only without --population (the table gives the sizes)")
     if suppression and not search:
@@ -152,7 +172,8 @@ def presence_command(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
         prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier, population_count=population_count,
-                                allow_inconsistent=allow_inconsistent)  # fmt: skip
+                                allow_inconsistent=allow_inconsistent, spark_rollup_classes=spark_rollup_classes,
+                                **on)  # fmt: skip
     for w in caught:
         err.print(f"warning: {w.message}")
     targets = dict(delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap)
@@ -213,6 +234,7 @@ def _document(prep, before, found, targets, suppression, loss, hier, title) -> d
         "classes": _classes_json(before),
         "classes_total": len(before.classes),
         "notes": prep.notes,
+        "engine": prep.engine,
     }
     if found is not None:
         doc["search"] = {
@@ -348,12 +370,12 @@ def _print(before: PresenceResult, found: SearchResult | None, doc: dict) -> Non
 
 
 def _estimate(data_src, qi_names, hier, levels, kmap, k, population_size, sampling_fraction, estimator, alpha,
-              out_dir, as_json) -> None:  # fmt: skip
+              out_dir, as_json, on=None) -> None:  # fmt: skip
     from .._kmap_estimates import kmap_derived_k, population_uniqueness, sampling_fraction_from
 
     if kmap is None:
         raise PrivriskError("--kmap: the estimate without a population table needs the k of k-map")
-    prep = prepare_presence(data_src, data_src, qi_names, hierarchies=hier)
+    prep = prepare_presence(data_src, data_src, qi_names, hierarchies=hier, **(on or {}))
     r = delta_presence(prep, levels=levels)
     n = prep.n_data
     f = sampling_fraction_from(n, population_size, sampling_fraction)
