@@ -432,6 +432,43 @@ def _variable_universe(values: np.ndarray, universe, universe_min, name: str) ->
     return u
 
 
+def _prepare_study(values_by_variable, queries, epsilons, proportions, repetitions, universe, universe_min):
+    """Check a study's arguments and every variable before the long computation starts.
+
+    Shared by :func:`sampling_study` and :func:`privrisk.study_attack.study_attack`, so both draw the same samples
+    from the same checked inputs. Returns the queries, the ε array, the repetitions and, per variable,
+    ``(name, values, universe, proportions, sample sizes)``.
+    """
+    if not isinstance(values_by_variable, Mapping):
+        values_by_variable = {"x": values_by_variable}
+    if not values_by_variable:
+        raise PrivriskError("values_by_variable: give at least one variable")
+    qs = list(dict.fromkeys(_check_query(q) for q in queries))
+    if not qs:
+        raise PrivriskError("queries: give at least one query")
+    eps = np.atleast_1d(np.asarray(list(epsilons), dtype=float)).ravel()
+    if eps.size == 0:
+        raise PrivriskError("epsilons: give at least one ε")
+    _risk._epsilon(eps)
+    reps = _check_repetitions(repetitions)
+    if not isinstance(proportions, str):
+        _check_proportions(proportions)
+    elif proportions != "auto":
+        raise PrivriskError(f"proportions: a list of numbers in (0, 1] or 'auto', got {proportions!r}")
+
+    prepared = []
+    for name, raw in values_by_variable.items():
+        arr = _check_values(raw, str(name))
+        u_spec = universe[name] if isinstance(universe, Mapping) else universe
+        u = _variable_universe(arr, u_spec, universe_min, str(name))
+        props = (
+            study_proportions(arr.size) if isinstance(proportions, str) else _check_proportions(proportions)
+        )
+        sizes = sample_sizes(props, arr.size)
+        prepared.append((str(name), arr, u, props, sizes))
+    return qs, eps, reps, prepared
+
+
 def sampling_study(
     values_by_variable,
     *,
@@ -479,36 +516,11 @@ def sampling_study(
         >>> bool(r["two_worlds"].between(0.5, 1).all()), round(float(r["global_risk"].iloc[0]), 3)
         (True, 0.731)
     """
-    if not isinstance(values_by_variable, Mapping):
-        values_by_variable = {"x": values_by_variable}
-    if not values_by_variable:
-        raise PrivriskError("values_by_variable: give at least one variable")
-    qs = list(dict.fromkeys(_check_query(q) for q in queries))
-    if not qs:
-        raise PrivriskError("queries: give at least one query")
-    eps = np.atleast_1d(np.asarray(list(epsilons), dtype=float)).ravel()
-    if eps.size == 0:
-        raise PrivriskError("epsilons: give at least one ε")
-    _risk._epsilon(eps)
-    reps = _check_repetitions(repetitions)
+    qs, eps, reps, prepared = _prepare_study(
+        values_by_variable, queries, epsilons, proportions, repetitions, universe, universe_min
+    )
     if ls_method not in ("exact", "paper"):
         raise PrivriskError(f"ls_method: must be 'exact' or 'paper', got {ls_method!r}")
-    if not isinstance(proportions, str):
-        _check_proportions(proportions)
-    elif proportions != "auto":
-        raise PrivriskError(f"proportions: a list of numbers in (0, 1] or 'auto', got {proportions!r}")
-
-    # Check every variable before the long computation starts.
-    prepared = []
-    for name, raw in values_by_variable.items():
-        arr = _check_values(raw, str(name))
-        u_spec = universe[name] if isinstance(universe, Mapping) else universe
-        u = _variable_universe(arr, u_spec, universe_min, str(name))
-        props = (
-            study_proportions(arr.size) if isinstance(proportions, str) else _check_proportions(proportions)
-        )
-        sizes = sample_sizes(props, arr.size)
-        prepared.append((str(name), arr, u, props, sizes))
 
     frames = []
     for name, arr, u, props, sizes in prepared:

@@ -53,18 +53,13 @@ import pandas as pd
 from . import risk as _risk
 from .errors import PrivriskError
 from .posterior import _min_denominators, _world_answers
-from .sensitivity import Universe, _check_query, global_sensitivity
+from .sensitivity import Universe, global_sensitivity
 from .study import (
     DEFAULT_EPSILONS,
     DEFAULT_QUERIES,
-    _check_proportions,
-    _check_repetitions,
-    _check_values,
     _code,
     _draw_block,
-    _variable_universe,
-    sample_sizes,
-    study_proportions,
+    _prepare_study,
 )
 
 __all__ = [
@@ -230,34 +225,11 @@ def study_attack(
         >>> bool((done["exact_risk"] <= done["lee_clifton_bound"] + 1e-12).all())
         True
     """
-    if not isinstance(values_by_variable, Mapping):
-        values_by_variable = {"x": values_by_variable}
-    if not values_by_variable:
-        raise PrivriskError("values_by_variable: give at least one variable")
-    qs = list(dict.fromkeys(_check_query(q) for q in queries))
-    if not qs:
-        raise PrivriskError("queries: give at least one query")
-    eps = np.atleast_1d(np.asarray(list(epsilons), dtype=float)).ravel()
-    if eps.size == 0:
-        raise PrivriskError("epsilons: give at least one ε")
-    _risk._epsilon(eps)
-    reps = _check_repetitions(repetitions)
+    qs, eps, reps, prepared = _prepare_study(
+        values_by_variable, queries, epsilons, proportions, repetitions, universe, universe_min
+    )
     t = _check_trials(trials)
     limit = _check_max_n(max_n)
-    if not isinstance(proportions, str):
-        _check_proportions(proportions)
-    elif proportions != "auto":
-        raise PrivriskError(f"proportions: a list of numbers in (0, 1] or 'auto', got {proportions!r}")
-
-    prepared = []
-    for name, raw in values_by_variable.items():
-        arr = _check_values(raw, str(name))
-        u_spec = universe[name] if isinstance(universe, Mapping) else universe
-        u = _variable_universe(arr, u_spec, universe_min, str(name))
-        props = (
-            study_proportions(arr.size) if isinstance(proportions, str) else _check_proportions(proportions)
-        )
-        prepared.append((str(name), arr, u, props, sample_sizes(props, arr.size)))
 
     frames = []
     for name, arr, u, props, sizes in prepared:
