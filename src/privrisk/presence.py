@@ -510,17 +510,13 @@ class Targets:
 
     def failing(self, data: np.ndarray, pop: np.ndarray) -> np.ndarray:
         """Research classes that violate k, k-map or δ_max (the ones suppression may remove)."""
-        held = data > 0
-        bad = np.zeros(data.shape, dtype=bool)
-        if self.k is not None:
-            bad |= data < self.k
-        if self.kmap is not None:
-            bad |= pop < self.kmap
+        bad = self.failing_monotone(data, pop)
         if self.delta_max is not None:
-            bad |= data > self.delta_max * pop
-        return held & bad
+            bad |= (data > 0) & (data > self.delta_max * pop)
+        return bad
 
     def failing_monotone(self, data: np.ndarray, pop: np.ndarray) -> np.ndarray:
+        """Research classes that violate k or k-map: the failures that generalising further can only reduce."""
         held = data > 0
         bad = np.zeros(data.shape, dtype=bool)
         if self.k is not None:
