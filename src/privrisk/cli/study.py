@@ -138,32 +138,18 @@ def _run_and_write(
     if ls_method not in ("exact", "paper"):
         raise PrivriskError(f"--ls-method: must be 'exact' or 'paper', got {ls_method!r}")
     fig_query, fig_eps = _figure_choices(queries, epsilons, figure_query, figure_epsilon)
+    # Both passes draw the same samples: the attack runs on the very samples the study measured.
+    samples = dict(queries=queries, epsilons=epsilons, proportions=proportions, repetitions=repetitions,
+                   seed=seed, universe=universe, universe_min=universe_min)  # fmt: skip
     started = time.perf_counter()
     with progress("Sampling study", total=len(values) * repetitions) as advance:
-        results = sampling_study(
-            values,
-            queries=queries,
-            epsilons=epsilons,
-            proportions=proportions,
-            repetitions=repetitions,
-            seed=seed,
-            universe=universe,
-            universe_min=universe_min,
-            ls_method=ls_method,
-            progress=advance,
-        )
+        results = sampling_study(values, **samples, ls_method=ls_method, progress=advance)
     attack_info = None
     if attack is not None:
         with progress("Attacking the samples", total=len(values) * repetitions) as advance:
             attacked = study_attack(
                 values,
-                queries=queries,
-                epsilons=epsilons,
-                proportions=proportions,
-                repetitions=repetitions,
-                seed=seed,
-                universe=universe,
-                universe_min=universe_min,
+                **samples,
                 trials=attack["trials"],
                 max_n=attack["max_n"],
                 progress=advance,
