@@ -606,14 +606,7 @@ def empirical_privacy(
     full, answer = _checked_answers(query, pairs, per_labels)
     if second is not None:
         q2, v2, w2 = second
-        other = _aggregate(
-            ind_codes,
-            per_codes,
-            extras[v2] if v2 else np.zeros(len(per_codes)),
-            extras[w2] if w2 else np.ones(len(per_codes)),
-            t,
-        )
-        _check_weights(q2, other, per_labels, "--joint")
+        other = _checked_pairs(q2, v2, w2, extras, ind_codes, per_codes, t, per_labels, "--joint")
         full = np.column_stack(
             [full, _answers(q2, other.totals_rows, other.totals_value, other.totals_weight)]
         )
@@ -735,20 +728,26 @@ def _check_weights(query: str, pairs: _Pairs, per_labels, option: str) -> None:
         )
 
 
-def _knowledge(spec, extras, per_codes, ind_codes, t, per_labels) -> np.ndarray:
-    """g(Xˢ) per period: a column's mean per period, or a query on the database with everyone."""
-    kind, value, weight = spec
-    if kind == "column":
-        total = np.bincount(per_codes, weights=extras[value], minlength=t)
-        return total / np.bincount(per_codes, minlength=t)
-    agg = _aggregate(
+def _checked_pairs(query, value, weight, extras, ind_codes, per_codes, t, per_labels, option) -> _Pairs:
+    """The (individual, period) aggregates of another query on other columns, its weights checked like --weight."""
+    pairs = _aggregate(
         ind_codes,
         per_codes,
         extras[value] if value else np.zeros(len(per_codes)),
         extras[weight] if weight else np.ones(len(per_codes)),
         t,
     )
-    _check_weights(kind, agg, per_labels, "--condition-on")
+    _check_weights(query, pairs, per_labels, option)
+    return pairs
+
+
+def _knowledge(spec, extras, per_codes, ind_codes, t, per_labels) -> np.ndarray:
+    """g(Xˢ) per period: a column's mean per period, or a query on the database with everyone."""
+    kind, value, weight = spec
+    if kind == "column":
+        total = np.bincount(per_codes, weights=extras[value], minlength=t)
+        return total / np.bincount(per_codes, minlength=t)
+    agg = _checked_pairs(kind, value, weight, extras, ind_codes, per_codes, t, per_labels, "--condition-on")
     return _answers(kind, agg.totals_rows, agg.totals_value, agg.totals_weight)
 
 
