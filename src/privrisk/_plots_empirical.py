@@ -43,12 +43,7 @@ def density_figure(
     ax.set_title(f"Density of the {label} with and without the riskiest individual ({density}, k = {k})")
     ax.title.set_fontsize(10)
     ax.legend(frameon=False)
-    fig.tight_layout()
-    png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
-    fig.savefig(png)
-    fig.savefig(svg)
-    plt.close(fig)
-    return {"title": "Density with and without the riskiest individual", "png": png.name, "svg": svg.name}
+    return _saved(fig, folder, stem, "Density with and without the riskiest individual")
 
 
 def window_figure(windows, *, folder: Path, stem: str = "windows") -> dict[str, str]:
@@ -70,9 +65,16 @@ def window_figure(windows, *, folder: Path, stem: str = "windows") -> dict[str, 
     ax.set_ylabel("δ (largest over individuals)")
     ax.set_title("Empirical δ on rolling windows")
     ax.legend(frameon=False)
+    return _saved(fig, folder, stem, "Empirical δ on rolling windows")
+
+
+def _saved(fig, folder: Path, stem: str, title: str) -> dict[str, str]:
+    """Lay out, write ``stem``.png and ``stem``.svg to ``folder``, close, and return the manifest entry."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
     fig.savefig(png)
     fig.savefig(svg)
     plt.close(fig)
-    return {"title": "Empirical δ on rolling windows", "png": png.name, "svg": svg.name}
+    return {"title": title, "png": png.name, "svg": svg.name}

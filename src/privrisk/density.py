@@ -495,6 +495,12 @@ def _box_2d(points: np.ndarray, h: np.ndarray, lo: np.ndarray, hi: np.ndarray, x
     return cells / mass if mass > 0 else cells
 
 
+def _widened(lo: np.ndarray, hi: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    # A range narrower than floor (one repeated answer) is widened so its box has an area.
+    narrow = hi - lo < floor
+    return np.where(narrow, lo - floor, lo), np.where(narrow, hi + floor, hi)
+
+
 def joint_hockey_stick_delta(
     sample: np.ndarray, samples_without: np.ndarray, epsilons, *, k: int | None = None
 ) -> np.ndarray:
@@ -550,37 +556,21 @@ def joint_hockey_stick_delta(
             continue
         k_row = min(kk, answered.shape[0] - 1)
         h_row = np.maximum(_knn_chebyshev(answered[None], k_row)[0], floor)
-        lo_a, hi_a = ref.min(axis=0), ref.max(axis=0)
-        lo_b, hi_b = answered.min(axis=0), answered.max(axis=0)
-        lo_a, hi_a = (
-            np.where(hi_a - lo_a < floor, lo_a - floor, lo_a),
-            np.where(hi_a - lo_a < floor, hi_a + floor, hi_a),
-        )
-        lo_b, hi_b = (
-            np.where(hi_b - lo_b < floor, lo_b - floor, lo_b),
-            np.where(hi_b - lo_b < floor, hi_b + floor, hi_b),
-        )
-        xs = np.unique(
-            np.concatenate(
-                [
-                    ref[:, 0] - h_ref,
-                    ref[:, 0] + h_ref,
-                    answered[:, 0] - h_row,
-                    answered[:, 0] + h_row,
-                    [lo_a[0], hi_a[0], lo_b[0], hi_b[0]],
-                ]
+        lo_a, hi_a = _widened(ref.min(axis=0), ref.max(axis=0), floor)
+        lo_b, hi_b = _widened(answered.min(axis=0), answered.max(axis=0), floor)
+        xs, ys = (
+            np.unique(
+                np.concatenate(
+                    [
+                        ref[:, d] - h_ref,
+                        ref[:, d] + h_ref,
+                        answered[:, d] - h_row,
+                        answered[:, d] + h_row,
+                        [lo_a[d], hi_a[d], lo_b[d], hi_b[d]],
+                    ]
+                )
             )
-        )
-        ys = np.unique(
-            np.concatenate(
-                [
-                    ref[:, 1] - h_ref,
-                    ref[:, 1] + h_ref,
-                    answered[:, 1] - h_row,
-                    answered[:, 1] + h_row,
-                    [lo_a[1], hi_a[1], lo_b[1], hi_b[1]],
-                ]
-            )
+            for d in (0, 1)
         )
         p = _box_2d(ref, h_ref, lo_a, hi_a, xs, ys)
         q = _box_2d(answered, h_row, lo_b, hi_b, xs, ys) * (answered.shape[0] / t)

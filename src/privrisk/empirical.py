@@ -600,33 +600,13 @@ def empirical_privacy(
         extra=extra,
     )
     t = int(per_labels.size)
-    if t < 2:
-        raise PrivriskError(
-            f"--period: column {period!r} has {t} period{'s' if t != 1 else ''}; "
-            "the method compares distributions over at least two databases"
-        )
-    if k is not None and not 1 <= int(k) < t:
-        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
+    _check_periods(t, period, k)
     n = int(ind_labels.size)
     pairs = _aggregate(ind_codes, per_codes, values, weights, t)
-    _check_weights(query, pairs, per_labels, "--weight")
-    full = _answers(query, pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
-    if np.isnan(full).any():
-        raise PrivriskError(
-            f"--weight: the weight is (almost) zero in period {per_labels[np.flatnonzero(np.isnan(full))[0]]}; "
-            "the rate has no value there"
-        )
-    answer = _without_answers(query, pairs)
+    full, answer = _checked_answers(query, pairs, per_labels)
     if second is not None:
         q2, v2, w2 = second
-        other = _aggregate(
-            ind_codes,
-            per_codes,
-            extras[v2] if v2 else np.zeros(len(per_codes)),
-            extras[w2] if w2 else np.ones(len(per_codes)),
-            t,
-        )
-        _check_weights(q2, other, per_labels, "--joint")
+        other = _checked_pairs(q2, v2, w2, extras, ind_codes, per_codes, t, per_labels, "--joint")
         full = np.column_stack(
             [full, _answers(q2, other.totals_rows, other.totals_value, other.totals_weight)]
         )
@@ -711,6 +691,32 @@ def empirical_privacy(
     return result
 
 
+def _check_periods(t: int, period: str, k) -> None:
+    if t < 2:
+        raise PrivriskError(
+            f"--period: column {period!r} has {t} period{'s' if t != 1 else ''}; "
+            "the method compares distributions over at least two databases"
+        )
+    _check_k(k, t)
+
+
+def _check_k(k, t: int) -> None:
+    if k is not None and not 1 <= int(k) < t:
+        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
+
+
+def _checked_answers(query: str, pairs: _Pairs, per_labels) -> tuple[np.ndarray, np.ndarray]:
+    """f(X_j) per period and f(X_j without i) per pair, once the rate is known to have a weight everywhere."""
+    _check_weights(query, pairs, per_labels, "--weight")
+    full = _answers(query, pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
+    if np.isnan(full).any():
+        raise PrivriskError(
+            f"--weight: the weight is (almost) zero in period {per_labels[np.flatnonzero(np.isnan(full))[0]]}; "
+            "the rate has no value there"
+        )
+    return full, _without_answers(query, pairs)
+
+
 def _check_weights(query: str, pairs: _Pairs, per_labels, option: str) -> None:
     if query != "rate":
         return
@@ -722,20 +728,26 @@ def _check_weights(query: str, pairs: _Pairs, per_labels, option: str) -> None:
         )
 
 
-def _knowledge(spec, extras, per_codes, ind_codes, t, per_labels) -> np.ndarray:
-    """g(Xˢ) per period: a column's mean per period, or a query on the database with everyone."""
-    kind, value, weight = spec
-    if kind == "column":
-        total = np.bincount(per_codes, weights=extras[value], minlength=t)
-        return total / np.bincount(per_codes, minlength=t)
-    agg = _aggregate(
+def _checked_pairs(query, value, weight, extras, ind_codes, per_codes, t, per_labels, option) -> _Pairs:
+    """The (individual, period) aggregates of another query on other columns, its weights checked like --weight."""
+    pairs = _aggregate(
         ind_codes,
         per_codes,
         extras[value] if value else np.zeros(len(per_codes)),
         extras[weight] if weight else np.ones(len(per_codes)),
         t,
     )
-    _check_weights(kind, agg, per_labels, "--condition-on")
+    _check_weights(query, pairs, per_labels, option)
+    return pairs
+
+
+def _knowledge(spec, extras, per_codes, ind_codes, t, per_labels) -> np.ndarray:
+    """g(Xˢ) per period: a column's mean per period, or a query on the database with everyone."""
+    kind, value, weight = spec
+    if kind == "column":
+        total = np.bincount(per_codes, weights=extras[value], minlength=t)
+        return total / np.bincount(per_codes, minlength=t)
+    agg = _checked_pairs(kind, value, weight, extras, ind_codes, per_codes, t, per_labels, "--condition-on")
     return _answers(kind, agg.totals_rows, agg.totals_value, agg.totals_weight)
 
 
@@ -900,8 +912,7 @@ def empirical_privacy_of(
         raise PrivriskError(
             f"--period: column {period!r} has {t} period; the method needs at least two databases"
         )
-    if k is not None and not 1 <= int(k) < t:
-        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
+    _check_k(k, t)
     frame = table.reset_index(drop=True)
     full = np.empty(t)
     ind, per, ans = [], [], []
@@ -1157,23 +1168,10 @@ def _empirical_spark(table, *, period, individual, query, value, weight, eps, de
         per_labels = per_labels[:whole:aggregate]
     ind_codes, ind_labels = pd.factorize(raw["individual"], sort=True)
     t = int(per_labels.size)
-    if t < 2:
-        raise PrivriskError(
-            f"--period: column {period!r} has {t} period{'s' if t != 1 else ''}; "
-            "the method compares distributions over at least two databases"
-        )
-    if k is not None and not 1 <= int(k) < t:
-        raise PrivriskError(f"--k: must be between 1 and t − 1 = {t - 1} (there are {t} periods), got {k}")
+    _check_periods(t, period, k)
     pairs = _aggregate_pairs(ind_codes, per_codes, raw["__rows"].to_numpy(float), raw["__value"].to_numpy(float),
                              raw["__weight"].to_numpy(float), t)  # fmt: skip
-    _check_weights(query, pairs, per_labels, "--weight")
-    full = _answers(query, pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
-    if np.isnan(full).any():
-        raise PrivriskError(
-            f"--weight: the weight is (almost) zero in period {per_labels[np.flatnonzero(np.isnan(full))[0]]}; "
-            "the rate has no value there"
-        )
-    answer = _without_answers(query, pairs)
+    full, answer = _checked_answers(query, pairs, per_labels)
     draws_ = _noise_draws(noise, t, draws, seed)
     kk = default_k(t if draws_ is None else t * draws_.shape[1]) if k is None else int(k)
     n = int(ind_labels.size)

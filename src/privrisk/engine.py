@@ -243,6 +243,21 @@ def _spark_read(spark, path: str, text: Sequence[str]):
     return frame
 
 
+def _spark_frame(spark, source, text: Sequence[str]):
+    """``source`` if it is a Spark DataFrame, else the CSV/Parquet file, folder or URI it names, read by Spark."""
+    if _is_spark_frame(source):
+        return source
+    path = os.fspath(source)
+    if "://" not in path and not Path(path).exists():
+        raise PrivriskError(f"{path}: no such file")
+    return _spark_read(spark, path, text)
+
+
+def _spark_failure(label: str, doing: str, exc: Exception) -> PrivriskError:
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return PrivriskError(f"{label}: Spark could not read or {doing} it: {first}")
+
+
 def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, str]:
     from .data import _check_columns
 
@@ -253,13 +268,7 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = "dataset (Spark DataFrame)" if _is_spark_frame(source) else str(source)
     try:
-        if _is_spark_frame(source):
-            frame = source
-        else:
-            path = os.fspath(source)
-            if "://" not in path and not Path(path).exists():
-                raise PrivriskError(f"{path}: no such file")
-            frame = _spark_read(spark, path, text)
+        frame = _spark_frame(spark, source, text)
         _check_columns(Path(label), [*columns, *([count] if count else [])], list(frame.columns))
         types = {f.name: f.dataType.simpleString() for f in frame.schema}
         _check_count_type(label, count, types)
@@ -270,8 +279,7 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
     except PrivriskError:
         raise
     except Exception as exc:  # AnalysisException and friends: one line naming the file
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise PrivriskError(f"{label}: Spark could not read or group it: {first}") from None
+        raise _spark_failure(label, "group", exc) from None
     # Spark hands DATE columns over as Python dates; DuckDB as datetime64: one form for the hierarchies.
     for f in frame.schema:
         if f.name in columns and f.dataType.simpleString() == "date":
@@ -385,13 +393,7 @@ def spark_pairs(
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = "table (Spark DataFrame)" if _is_spark_frame(source) else str(source)
     try:
-        if _is_spark_frame(source):
-            frame = source
-        else:
-            path = os.fspath(source)
-            if "://" not in path and not Path(path).exists():
-                raise PrivriskError(f"{path}: no such file")
-            frame = _spark_read(spark, path, ())
+        frame = _spark_frame(spark, source, ())
         for option, col in (("--period", period), ("--individual", individual), ("--value", value),
                             ("--weight", weight)):  # fmt: skip
             if col is not None and col not in frame.columns:
@@ -407,8 +409,7 @@ def spark_pairs(
     except PrivriskError:
         raise
     except Exception as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise PrivriskError(f"{label}: Spark could not read or aggregate it: {first}") from None
+        raise _spark_failure(label, "aggregate", exc) from None
     return pairs
 
 

