@@ -240,7 +240,7 @@ def test_explain_json(cli, tmp_path):
     assert doc["shown"]["risk"] == "etwa 75" and doc["many_worlds"] is None and doc["out"] is None
     assert doc["paragraph"].startswith("Angenommen, ein Angreifer") and "etwa 75 richtig" in doc["paragraph"]
     doc = cli("explain", "-e", "1", "--n", "21", "--json", "--out", tmp_path / "p.html").json
-    assert doc["many_worlds"] == pytest.approx(R.many_worlds(1.0, 21)) and (tmp_path / "p.html").exists()
+    assert doc["many_worlds"] == pytest.approx(1 / (1 + 20 / math.e)) and (tmp_path / "p.html").exists()
 
 
 @pytest.mark.parametrize(
