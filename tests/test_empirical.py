@@ -188,6 +188,16 @@ def test_riskiest_first_and_without_worst():
     assert r.summary["delta"].iloc[0] == r.individuals[col].iloc[0]
     assert r.without_worst.shape == r.series.shape
     assert len(r.top(10)) == 10
+    # The series and the answers without the worst individual (the figure's ε is the one nearest 0.1: 0.05), by
+    # summing the rows directly.
+    assert r.individuals[col].iloc[0] == r.individuals.set_index("individual").loc[r.worst, col]
+    periods = sorted(df["period"].unique())
+    np.testing.assert_allclose(
+        r.series.to_numpy(), [naive_answer(df[df["period"] == s], "sum") for s in periods]
+    )
+    rest = df[df["who"] != r.worst]
+    without = [naive_answer(rest[rest["period"] == s], "sum") for s in periods]
+    np.testing.assert_allclose(r.without_worst, without, atol=1e-9)
 
 
 def test_chicago_preset_cleaning():
