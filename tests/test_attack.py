@@ -112,8 +112,13 @@ def test_leave_one_out_sum_keeps_small_remainders():
 
 def test_worlds_of_large_inputs_are_fast_enough_to_vectorise():
     x = np.random.default_rng(0).normal(size=200_000)
+    picks = [0, 123_456, 199_999, int(np.argmax(x)), int(np.argmin(x))]
     for q in QUERIES:
-        assert worlds(x, q).shape == x.shape
+        got = worlds(x, q)
+        assert got.shape == x.shape
+        # A few worlds by deleting the record and re-running the query (the definition).
+        want = [evaluate(q, np.delete(x, i)) for i in picks]
+        np.testing.assert_allclose(got[picks], want, rtol=1e-9, atol=1e-9)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -123,8 +128,10 @@ def test_worlds_of_large_inputs_are_fast_enough_to_vectorise():
 
 @given(eps=st.floats(0.0, 50.0))
 def test_two_worlds_delta_f_apart_is_the_two_worlds_risk(eps):
-    assert exact_risk([3.0, 5.0], eps, 2.0) == pytest.approx(two_worlds(eps), rel=1e-12)
-    assert lee_clifton_bound([3.0, 5.0], eps, 2.0) == pytest.approx(two_worlds(eps), rel=1e-12)
+    # Two worlds Δf apart: the posterior at either world is 1/(1 + e^(−ε)) (000's two-worlds risk), by hand.
+    assert exact_risk([3.0, 5.0], eps, 2.0) == pytest.approx(1 / (1 + math.exp(-eps)), rel=1e-12)
+    assert lee_clifton_bound([3.0, 5.0], eps, 2.0) == pytest.approx(1 / (1 + math.exp(-eps)), rel=1e-12)
+    assert two_worlds(eps) == pytest.approx(1 / (1 + math.exp(-eps)), rel=1e-12)
     assert expected_success([3.0, 5.0], eps, 2.0) == pytest.approx(1 - 0.5 * math.exp(-eps / 2), rel=1e-12)
 
 

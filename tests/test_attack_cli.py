@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
 import pytest
 
 from helpers import one_line_error
-from privrisk import exact_risk, expected_success, lee_clifton_bound, two_worlds
+from privrisk import exact_risk, lee_clifton_bound, two_worlds
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "distance_work.csv"
 KEYS = {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_high", "epsilon", "query",
@@ -24,10 +25,17 @@ def test_attack_json_on_000s_data(cli):
     assert doc["sensitivity"] == 337.0 and doc["n_worlds"] == 5 and doc["guess"] == 0.2
     # The worlds of {1, 3, 10, 17, 675} under the mean, by hand: (sum − xᵢ)/4.
     f = [705 / 4, 703 / 4, 696 / 4, 689 / 4, 31 / 4]
-    assert doc["exact_risk"] == pytest.approx(exact_risk(f, 1.0, 337.0))
+    # Exact risk by hand: the posterior of world i when the answer lands on fᵢ is 1/Σⱼ exp(−|fᵢ − fⱼ|·ε/Δf).
+    risk = max(1 / sum(math.exp(-abs(fi - fj) / 337) for fj in f) for fi in f)
+    assert doc["exact_risk"] == pytest.approx(risk, rel=1e-12)
     assert doc["bound"] == pytest.approx(1 / (1 + 4 * math.exp(-(705 - 31) / 4 / 337)))
     assert doc["bound"] == pytest.approx(lee_clifton_bound(f, 1.0, 337.0))
-    assert doc["expected_success"] == pytest.approx(expected_success(f, 1.0, 337.0))
+    # Bayes-optimal success by hand: guess the nearest world, so success = (1/n)·Σᵢ the Laplace(fᵢ, b = Δf/ε) mass
+    # of world i's cell between the midpoints to its neighbours (each open side loses ½·e^(−half-gap/b)).
+    g = sorted(f)
+    half = [(hi - lo) / 2 for lo, hi in itertools.pairwise(g)]
+    cells = [1 - 0.5 * sum(math.exp(-h / 337) for h in half[max(i - 1, 0) : i + 1]) for i in range(5)]
+    assert doc["expected_success"] == pytest.approx(sum(cells) / 5, rel=1e-9)
     assert doc["ci_low"] <= doc["simulated_success"] <= doc["ci_high"]
     assert doc["ci_low"] <= doc["exact_risk"] <= doc["bound"]
 

@@ -251,8 +251,13 @@ def test_lower_tail_and_density_against_scipy():
 
 
 def test_response_given_instead_of_u():
-    res = audit_data_dependent(CLAIMS, "mean", 2, response=14.348321466769889)
-    assert res.u is None and res.p1 == pytest.approx(0.25)
+    # By hand: f_n = mean of all 30, Δ_n = f_n − mean of the first 29 (Terry Gross's claim left out), b_n = Δ_n/ε;
+    # the answer b_n·ln 2 above f_n is the upper 25 % point of f_n + Lap(b_n).
+    f_n = math.fsum(CLAIMS) / 30
+    b_n = (f_n - math.fsum(CLAIMS[:29]) / 29) / 2
+    res = audit_data_dependent(CLAIMS, "mean", 2, response=f_n + b_n * math.log(2))
+    assert res.u is None and res.p1 == pytest.approx(0.25, rel=1e-12)
+    assert res.response == f_n + b_n * math.log(2) and res.b_n == pytest.approx(b_n, rel=1e-12)
 
 
 def test_seed_gives_the_same_answer():

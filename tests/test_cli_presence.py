@@ -93,6 +93,8 @@ def test_estimate_without_population(cli, tmp_path):
     t.write_text("a\n" + "0\n" * 4 + "1\n" * 2 + "2\n")
     r = cli("presence", t, "--qi", "a", "--kmap", "5", "--sampling-fraction", "0.1", "--json")
     doc = r.json
+    # By hand: λ = f·k = 0.5; P(X ≤ 1) = 1.5·e^(−0.5) = 0.910 < 0.95 ≤ P(X ≤ 2) = 0.986, so k′ = 2 + 2 = 4 (ARX's
+    # rule); the classes of 2 and 1 records (3 records) are below it. N = 7/0.1 = 70.
     assert r.code == 1 and doc["estimate"] is True and doc["derived_k"] == 4
     assert doc["records_at_risk"] == 3 and "Poisson" in doc["assumptions"]
     uniq = doc["population_uniqueness"]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import integrate
 from scipy.stats import norm
 
 from privrisk.density import (
@@ -181,6 +182,18 @@ def test_gaussian_formula(eps, mu, truth):
         truth = norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * norm.cdf(-eps / mu - mu / 2)
     assert value == pytest.approx(truth, rel=1e-12)
     assert gaussian_shift_delta(800.0, 3.0) == 0.0 and gaussian_shift_delta(0.5, 0.0) == 0.0
+
+
+@pytest.mark.parametrize(("eps", "mu"), [(0.0, 1.0), (1.0, 2.0), (0.5, 0.25), (2.0, 3.0), (0.1, 0.5)])
+def test_gaussian_formula_against_the_integral(eps, mu):
+    # Independent of the closed form: ∫(φ(x − μ) − e^ε φ(x))₊ dx by quadrature on both sides of the crossing.
+    def excess(x):
+        return max(norm.pdf(x, mu) - math.exp(eps) * norm.pdf(x), 0.0)
+
+    cross = eps / mu + mu / 2
+    below, above = integrate.quad(excess, -np.inf, cross)[0], integrate.quad(excess, cross, np.inf)[0]
+    assert below == pytest.approx(0.0, abs=1e-12)
+    assert gaussian_shift_delta(eps, mu) == pytest.approx(above, rel=1e-8, abs=1e-12)
 
 
 # --- the Gaussian truth (issue 6 §3) ----------------------------------------------------------------------------

@@ -162,6 +162,13 @@ def test_rolling_windows():
     assert len(windows) == 3 * 2
     assert windows["first"].tolist()[::2] == [0, 10, 20]
     assert set(windows.columns) >= {"first", "last", "periods", "epsilon", "delta", "total_risk"}
+    # Each window is the definition re-run on its 20 periods alone: δ = maxᵢ δᵢ and δ* = 1 − Πᵢ(1 − δᵢ).
+    for first in (0, 10, 20):
+        rows = windows[windows["first"] == first]
+        assert rows["last"].tolist() == [first + 19] * 2 and rows["periods"].tolist() == [20, 20]
+        naive = naive_deltas(df[df["period"].between(first, first + 19)], "count", [0.1, 1])
+        np.testing.assert_allclose(rows["delta"], naive.max(axis=0), atol=1e-12)
+        np.testing.assert_allclose(rows["total_risk"], 1 - np.prod(1 - naive.to_numpy(), axis=0), atol=1e-9)
 
 
 def test_identical_footprints_share_delta():
@@ -181,6 +188,16 @@ def test_riskiest_first_and_without_worst():
     assert r.summary["delta"].iloc[0] == r.individuals[col].iloc[0]
     assert r.without_worst.shape == r.series.shape
     assert len(r.top(10)) == 10
+    # The series and the answers without the worst individual (the figure's ε is the one nearest 0.1: 0.05), by
+    # summing the rows directly.
+    assert r.individuals[col].iloc[0] == r.individuals.set_index("individual").loc[r.worst, col]
+    periods = sorted(df["period"].unique())
+    np.testing.assert_allclose(
+        r.series.to_numpy(), [naive_answer(df[df["period"] == s], "sum") for s in periods]
+    )
+    rest = df[df["who"] != r.worst]
+    without = [naive_answer(rest[rest["period"] == s], "sum") for s in periods]
+    np.testing.assert_allclose(r.without_worst, without, atol=1e-9)
 
 
 def test_chicago_preset_cleaning():

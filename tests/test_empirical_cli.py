@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from helpers import one_line_error
+from privrisk.density import hockey_stick_delta
 from privrisk.empirical import chicago_like
 
 
@@ -104,6 +105,26 @@ def test_generic_columns_and_human_output(cli, panel_csv):
     doc = r.json
     assert doc["periods"] == 24 and doc["individuals"] == 80 and doc["k"] == 4 and doc["density"] == "ecdf"
     assert doc["rows"][1]["epsilon"] == pytest.approx(np.log(2))
+    # Independently: re-run the rate Σfailed/Σinspected on every month without each shop (the definition of δᵢ),
+    # then δ = maxᵢ δᵢ and δ* = 1 − Πᵢ(1 − δᵢ).
+    _, df = panel_csv
+    eps = [0.1, np.log(2)]
+    grouped = df.groupby("month")[["failed", "inspected"]].sum()
+    full = (grouped["failed"] / grouped["inspected"]).to_numpy(float)
+    deltas = {}
+    for shop, own in df.groupby("shop"):
+        rest = grouped.sub(own.groupby("month")[["failed", "inspected"]].sum(), fill_value=0)
+        without = np.where(
+            rest["inspected"] > 0, rest["failed"] / rest["inspected"].where(rest["inspected"] > 0), np.nan
+        )
+        deltas[shop] = hockey_stick_delta(full, without, eps, density="ecdf", k=4)
+    table = np.array(list(deltas.values()))
+    for j, row in enumerate(doc["rows"]):
+        assert row["delta"] == pytest.approx(table[:, j].max(), abs=1e-12)
+        assert row["total_risk"] == pytest.approx(1 - np.prod(1 - table[:, j]), abs=1e-9)
+        assert table[list(deltas).index(int(row["worst_individual"])), j] == pytest.approx(
+            row["delta"], abs=1e-12
+        )
     text = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count")
     assert text.code == 0 and "δ* (total risk)" in text.out
 

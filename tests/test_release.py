@@ -156,8 +156,8 @@ def test_a_count_withholds_every_record_count():
     r = noisy_release(frame, qs, public_n=50)
     assert r.withheld and r.data == {}
     assert all(v is None for v in r.internal["n"])
-    # ρ_mw then uses the published n; the count's ratio is 1.
-    assert r.internal.loc[0, "many_worlds"] == pytest.approx(privrisk.many_worlds(1.0, 50))
+    # ρ_mw then uses the published n; the count's ratio is 1: ρ_mw = 1/(1 + (n − 1)·e^(−ε)) = 1/(1 + 49/e).
+    assert r.internal.loc[0, "many_worlds"] == pytest.approx(1 / (1 + 49 / math.e), rel=1e-12)
     assert r.internal.loc[0, "ratio"] == 1.0
 
 
