@@ -9,6 +9,7 @@ import pytest
 # Hypothesis: a fixed, moderate budget so the suite takes the same time everywhere.
 from hypothesis import settings
 
+from browser_helpers import launch_browser
 from helpers import CliResult
 
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True)
@@ -28,3 +29,9 @@ def cli(capsys):
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for the module's page tests (skipped outside CI only if Chromium is missing)."""
+    yield from launch_browser()

@@ -7,12 +7,12 @@ import io
 import json
 import math
 import re
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from browser_helpers import Opened
 from helpers import one_line_error
 
 FAST = ["--proportions", "0.05,0.2,1", "--repetitions", "3", "--epsilons", "0.5,1,5"]
@@ -205,23 +205,14 @@ def test_demo_end_to_end_on_real_data(cli, tmp_path):
 
 
 @pytest.mark.browser
-def test_report_opens_offline_in_chromium(study_run):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("no chromium")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_report_opens_offline_in_chromium(browser, study_run):
     _, out, _, _ = study_run
-    errors, requests = [], []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda q: requests.append(q.url))
-        page.goto((out / "report.html").as_uri())
+    opened = Opened(browser, out / "report.html")
+    try:
+        page = opened.page
         assert page.locator("svg").count() == 2
         assert page.locator("svg").first.bounding_box()["width"] > 200
         assert page.locator("table").count() == 2
-        browser.close()
-    assert errors == []
-    assert all(u.startswith("file:") for u in requests), requests
+        opened.assert_clean()  # no console error, no request beyond the file itself
+    finally:
+        opened.close()

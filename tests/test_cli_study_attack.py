@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from browser_helpers import Opened
 from helpers import one_line_error
 from test_cli_study import FAST, make_survey, run
 
@@ -133,26 +133,17 @@ def test_bad_attack_options(cli, tmp_path, args, fragments):
 
 
 @pytest.mark.browser
-def test_attack_report_opens_offline_in_chromium(attack_run):
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("no chromium")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_attack_report_opens_offline_in_chromium(browser, attack_run):
     _, out, _ = attack_run
-    errors, requests = [], []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        page = browser.new_page()
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("request", lambda q: requests.append(q.url))
-        page.goto((out / "report.html").as_uri())
+    opened = Opened(browser, out / "report.html")
+    try:
+        page = opened.page
         assert page.locator("svg").count() == 3
         assert page.locator("table").count() == 3  # key table, attack table, set-up
         assert page.get_by_text("simulated success").first.is_visible()
-        browser.close()
-    assert errors == []
-    assert all(u.startswith("file:") for u in requests), requests
+        opened.assert_clean()  # no console error, no request beyond the file itself
+    finally:
+        opened.close()
 
 
 def test_every_sample_above_the_limit_is_skipped_not_an_error(tmp_path):

@@ -1,0 +1,76 @@
+"""Opening HTML pages offline in headless Chromium (Debian's), driven by Playwright: shared by the browser tests.
+
+The ``browser`` fixture (in conftest.py) skips only when Chromium is missing and the environment variable CI is
+unset: in CI a missing Chromium is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("PRIVRISK_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+class Opened:
+    """A page opened offline: every request other than the file itself is aborted and recorded."""
+
+    def __init__(self, browser, path: Path, *, width: int = 1000):
+        self.url = path.resolve().as_uri()
+        self.blocked: list[str] = []
+        self.errors: list[str] = []
+        self.context = browser.new_context(viewport={"width": width, "height": 900}, offline=True)
+        self.page = self.context.new_page()
+        self.page.route("**/*", self._route)
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto(self.url)
+        self.page.wait_for_load_state("load")
+
+    def _route(self, route):
+        if route.request.url == self.url:
+            route.continue_()
+        else:
+            self.blocked.append(route.request.url)
+            route.abort()
+
+    def assert_clean(self):
+        assert self.blocked == [], f"requests left the file: {self.blocked}"
+        assert self.errors == [], f"console errors: {self.errors}"
+
+    def shot(self, name: str):
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+    def close(self):
+        self.context.close()
+
+
+def launch_browser():
+    """Yield a headless Chromium, or skip (outside CI) / fail (in CI) when it cannot be had."""
+    if not Path(CHROMIUM).exists():
+        message = f"Chromium not found at {CHROMIUM}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; CI must run the browser tests (install Debian's chromium)")
+        pytest.skip(message)
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - playwright is in the test extra
+        if os.environ.get("CI"):
+            pytest.fail("playwright is not installed; CI must run the browser tests")
+        pytest.skip("playwright is not installed")
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
