@@ -43,7 +43,7 @@ def proportions(count: int = 20) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------- privrisk (child)
 def run_privrisk(n: int, reps: int, continuous: bool) -> dict:
-    from privrisk.study import sampling_study
+    from privrisk.study.sampling import sampling_study
 
     values = make_values(n, continuous)
     start = time.perf_counter()
@@ -63,7 +63,7 @@ def run_privrisk(n: int, reps: int, continuous: bool) -> dict:
 # ------------------------------------------------------------------------------------------- floor
 def floor_seconds(values: np.ndarray, reps: int) -> float:
     """One permutation of N per repetition, as the study draws them."""
-    from privrisk.study import _code, _draw_block
+    from privrisk.study.sampling import _code, _draw_block
 
     _, codes = _code(values)
     start = time.perf_counter()

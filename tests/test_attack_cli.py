@@ -136,7 +136,7 @@ def test_attack_missing_file_and_column(cli, files):
 def test_attack_out_writes_json_curve_figure_and_manifest(cli, tmp_path):
     import pandas as pd
 
-    from privrisk.manifest import read_manifest
+    from privrisk.reports.manifest import read_manifest
 
     out = tmp_path / "attack"
     r = cli("attack", EXAMPLE, "-c", "distance", "-q", "mean", "-e", "1", "--trials", "2000", "--out", out)

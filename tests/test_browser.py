@@ -18,8 +18,8 @@ import pytest
 from browser_helpers import ARTIFACTS, Opened
 from explain_fixtures import make_results
 from privrisk import describe, global_risk, natural_frequency
-from privrisk.explain import explainer_numbers, explainer_page, slider_grid
-from privrisk.report import report_page
+from privrisk.reports.explain import explainer_numbers, explainer_page, slider_grid
+from privrisk.reports.html import report_page
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from privrisk import PrivriskError, read_column, read_table
-from privrisk.data import numeric_values, parse_missing, table_columns
+from privrisk.io.data import numeric_values, parse_missing, table_columns
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy import integrate
 from scipy.stats import norm
 
-from privrisk.density import (
+from privrisk.empirical.density import (
     default_k,
     density_curve,
     gaussian_shift_delta,

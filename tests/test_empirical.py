@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privrisk
-from privrisk.density import hockey_stick_delta
-from privrisk.empirical import (
+from privrisk.empirical.density import hockey_stick_delta
+from privrisk.empirical.measure import (
     chicago_clean,
     chicago_like,
     delta_column,

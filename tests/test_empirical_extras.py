@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrisk.density import joint_hockey_stick_delta
-from privrisk.empirical import delta_column, empirical_privacy, query_spec, smallest_noise
+from privrisk.empirical.density import joint_hockey_stick_delta
+from privrisk.empirical.measure import delta_column, empirical_privacy, query_spec, smallest_noise
 from privrisk.errors import PrivacyLeakWarning, PrivriskError
 
 

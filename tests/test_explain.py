@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import privrisk as pr
 from helpers import one_line_error
 from privrisk import risk as R
-from privrisk.explain import TEXT, _fixed, _frequency, explainer_numbers, explainer_page, slider_grid
+from privrisk.reports.explain import TEXT, _fixed, _frequency, explainer_numbers, explainer_page, slider_grid
 
 LN3 = math.log(3)
 
@@ -288,8 +288,8 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_wcag_contrast_of_the_palette():
-    from privrisk.explain import PAGE_CSS
-    from privrisk.report import BASE_CSS
+    from privrisk.reports.explain import PAGE_CSS
+    from privrisk.reports.html import BASE_CSS
 
     colours = dict(re.findall(r"--(\w+):\s*(#[0-9a-fA-F]{6})", BASE_CSS))
     assert round(_contrast("#000000", "#ffffff"), 1) == 21.0  # the formula itself

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privrisk import PrivriskError
-from privrisk.hierarchy import Hierarchy, build_hierarchy, parse_hierarchy
+from privrisk.presence.hierarchy import Hierarchy, build_hierarchy, parse_hierarchy
 
 
 def test_interval_levels_double_until_the_top():

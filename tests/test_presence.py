@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from privrisk import (
     PrivacyLeakWarning,
     PrivriskError,
-    _lattice,
     build_hierarchy,
     delta_presence,
     kmap_derived_k,
@@ -23,6 +22,7 @@ from privrisk import (
     release_table,
     search_generalisation,
 )
+from privrisk.presence import lattice as _lattice
 
 SEED_T = pd.DataFrame({"zip": [85535] * 6, "age": [10, 12, 13, 13, 16, 43]})
 SEED_P = pd.DataFrame(
@@ -359,7 +359,7 @@ def _sample_sizes(seed=0, N=20000, n=1000):
 
 
 def test_zayatz_by_hand():
-    from privrisk._kmap_estimates import population_uniqueness
+    from privrisk.presence.kmap import population_uniqueness
 
     def h(i):  # P(exactly one of a class of i is among 7 drawn from 70)
         return math.comb(i, 1) * math.comb(70 - i, 6) / math.comb(70, 7)
@@ -370,7 +370,7 @@ def test_zayatz_by_hand():
 
 
 def test_pitman_solves_its_score_equations():
-    from privrisk._kmap_estimates import population_uniqueness
+    from privrisk.presence.kmap import population_uniqueness
 
     sizes = _sample_sizes()
     fit = population_uniqueness(sizes, 20000)["models"]["pitman"]
@@ -391,7 +391,7 @@ def test_pitman_solves_its_score_equations():
 def test_snb_fit_reproduces_the_sample_counts_by_summing_the_model():
     from scipy import stats
 
-    from privrisk._kmap_estimates import population_uniqueness
+    from privrisk.presence.kmap import population_uniqueness
 
     sizes = _sample_sizes(seed=1, n=3000)  # f = 0.15: Dankar's rule weighs SNB against Zayatz
     r = population_uniqueness(sizes, 20000)
@@ -408,7 +408,7 @@ def test_snb_fit_reproduces_the_sample_counts_by_summing_the_model():
 
 
 def test_dankar_rule_takes_pitman_for_small_samples_and_nothing_without_uniques():
-    from privrisk._kmap_estimates import population_uniqueness
+    from privrisk.presence.kmap import population_uniqueness
 
     assert population_uniqueness(_sample_sizes(), 20000)["dankar_model"] == "pitman"
     none = population_uniqueness([2, 3, 5], 100)

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import privrisk
-from privrisk import release as R
 from privrisk.cli._common import percent
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.release import ReleaseQuery, noisy_release
+from privrisk.release import mechanisms as R
+from privrisk.release.mechanisms import ReleaseQuery, noisy_release
 from release_helpers import never_written
 
 

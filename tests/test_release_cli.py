@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from helpers import one_line_error
-from privrisk import release as R
+from privrisk.release import mechanisms as R
 from release_helpers import never_written
 
 # The true mean of hours (missing code −1 dropped, 30 clamped to 24) is (8 + 6 + 24 + 7 + 9)/5 = 10.8; the true
@@ -145,7 +145,7 @@ def test_budget_and_ledger_work_alike_for_both_forms(cli, files, monkeypatch):
 
 
 def test_budget_already_spent_is_exit_1_and_draws_nothing(cli, files, no_noise):
-    from privrisk._ledger import record_release
+    from privrisk.release.ledger import record_release
 
     data, _, tmp = files
     led = tmp / "ledger.json"
@@ -276,7 +276,7 @@ def test_concurrent_cli_releases_never_overspend(files):
     assert codes == [0, 0, 1], results
     refused = next(err for code, _, err in results if code == 1)
     assert "already spent" in refused
-    from privrisk._ledger import read_ledger
+    from privrisk.release.ledger import read_ledger
 
     assert [e["epsilon"] for e in read_ledger(led)] == [0.5, 0.5]
 
@@ -297,7 +297,7 @@ def test_the_example_spec_runs(cli):
 
 
 def test_ledger_keeps_its_budget_without_the_option(cli, files, no_noise):
-    from privrisk._ledger import record_release
+    from privrisk.release.ledger import record_release
 
     data, _, tmp = files
     led = tmp / "ledger.json"

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privrisk import _ledger as L
 from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.release import ledger as L
 
 
 def q(eps, column="h", query="mean"):

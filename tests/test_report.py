@@ -11,8 +11,8 @@ import pytest
 from explain_fixtures import HOSTILE_SVG, make_results, matplotlib_svg
 from helpers import one_line_error
 from privrisk import PrivriskError, report_page
-from privrisk.manifest import write_manifest
-from privrisk.report import html_page, sanitize_svg
+from privrisk.reports.html import html_page, sanitize_svg
+from privrisk.reports.manifest import write_manifest
 
 # --- sanitising ----------------------------------------------------------------------------------------------
 

@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 
 from helpers import one_line_error
-from privrisk import _lattice
-from privrisk.empirical import empirical_privacy
-from privrisk.engine import check_engine, group_sql
+from privrisk.empirical.measure import empirical_privacy
 from privrisk.errors import PrivriskError
-from privrisk.presence import delta_presence, prepare_presence, search_generalisation
+from privrisk.io.engine import check_engine, group_sql
+from privrisk.presence import lattice as _lattice
+from privrisk.presence.measures import delta_presence, prepare_presence, search_generalisation
 
 
 def _java_ok() -> bool:
@@ -49,7 +49,7 @@ def spark():
         if os.environ.get("CI"):
             pytest.fail(f"Spark tests must run in CI: {why}")
         pytest.skip(why)
-    from privrisk.engine import spark_session
+    from privrisk.io.engine import spark_session
 
     session = spark_session("local[2]")
     session.conf.set("spark.sql.shuffle.partitions", "2")
@@ -107,7 +107,7 @@ def test_unknown_engine_is_an_error():
 def test_pyspark_missing_says_how_to_install(monkeypatch, tmp_path):
     import sys
 
-    from privrisk.engine import spark_session
+    from privrisk.io.engine import spark_session
 
     monkeypatch.setitem(sys.modules, "pyspark", None)
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)

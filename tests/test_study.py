@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import privrisk as pr
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import Universe, local_sensitivity
-from privrisk.study import (
+from privrisk.study.sampling import (
     RESULT_COLUMNS,
     _variable_sensitivities,
     _variable_universe,

@@ -1,4 +1,4 @@
-"""The study's attacker (``privrisk.study_attack``): brute force on the study's samples, hand cases, invariants."""
+"""The study's attacker (``privrisk.study.attack``): brute force on the study's samples, hand cases, invariants."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from privrisk import Universe, global_sensitivity, sampling_study, study_attack, study_samples, study_summary
 from privrisk.errors import PrivriskError
-from privrisk.study_attack import ATTACK_COLUMNS
+from privrisk.study.attack import ATTACK_COLUMNS
 
 ALL_QUERIES = ["count", "sum", "mean", "median", "min", "max", "variance", "std"]
 NUMPY = {

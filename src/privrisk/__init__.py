@@ -10,10 +10,8 @@ Example:
 
 from __future__ import annotations
 
-from ._epsilon import parse_epsilon
-from ._kmap_estimates import kmap_derived_k, population_uniqueness
-from ._ledger import read_ledger, spent_epsilon
-from .audit import (
+from privrisk._validation import parse_epsilon
+from privrisk.audit.intruder import (
     AuditResult,
     DerivedScale,
     audit_data_dependent,
@@ -22,8 +20,7 @@ from .audit import (
     derived_scale,
     leave_one_out,
 )
-from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
-from .density import (
+from privrisk.empirical.density import (
     DENSITIES,
     default_k,
     density_curve,
@@ -31,7 +28,7 @@ from .density import (
     hockey_stick_delta,
     knn_bandwidths,
 )
-from .empirical import (
+from privrisk.empirical.measure import (
     EMPIRICAL_QUERIES,
     EmpiricalPrivacy,
     chicago_clean,
@@ -43,11 +40,10 @@ from .empirical import (
     smallest_noise,
     total_risk,
 )
-from .engine import ENGINES, spark_session
-from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
-from .explain import explainer_numbers, explainer_page
-from .hierarchy import Hierarchy, build_hierarchy
-from .posterior import (
+from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+from privrisk.io.data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
+from privrisk.io.engine import ENGINES, spark_session
+from privrisk.posterior import (
     AttackResult,
     exact_risk,
     expected_success,
@@ -57,7 +53,9 @@ from .posterior import (
     world_posterior,
     worlds,
 )
-from .presence import (
+from privrisk.presence.hierarchy import Hierarchy, build_hierarchy
+from privrisk.presence.kmap import kmap_derived_k, population_uniqueness
+from privrisk.presence.measures import (
     PresenceResult,
     SearchResult,
     delta_presence,
@@ -65,7 +63,8 @@ from .presence import (
     release_table,
     search_generalisation,
 )
-from .release import (
+from privrisk.release.ledger import read_ledger, spent_epsilon
+from privrisk.release.mechanisms import (
     Release,
     ReleaseQuery,
     ReleaseSpec,
@@ -77,8 +76,9 @@ from .release import (
     public_statement,
     read_release_spec,
 )
-from .report import report_page
-from .risk import (
+from privrisk.reports.explain import explainer_numbers, explainer_page
+from privrisk.reports.html import report_page
+from privrisk.risk import (
     describe,
     epsilon_for_risk,
     global_leak,
@@ -91,9 +91,22 @@ from .risk import (
     risk_table,
     two_worlds,
 )
-from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_sensitivity, sensitivity_ratio
-from .study import sample_sizes, sampling_study, study_proportions, study_samples, study_summary
-from .study_attack import study_attack
+from privrisk.sensitivity import (
+    QUERIES,
+    Universe,
+    evaluate,
+    global_sensitivity,
+    local_sensitivity,
+    sensitivity_ratio,
+)
+from privrisk.study.attack import study_attack
+from privrisk.study.sampling import (
+    sample_sizes,
+    sampling_study,
+    study_proportions,
+    study_samples,
+    study_summary,
+)
 
 __version__ = "0.1.0"
 

@@ -33,9 +33,9 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
-from .errors import PrivriskError
-from .risk import _epsilon, epsilon_for_risk, many_worlds
-from .sensitivity import _check_query
+from privrisk.errors import PrivriskError
+from privrisk.risk import _epsilon, epsilon_for_risk, many_worlds
+from privrisk.sensitivity import _check_query
 
 __all__ = [
     "AttackResult",

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
-from .errors import PrivriskError
+from privrisk.errors import PrivriskError
 
 __all__ = [
     "describe",

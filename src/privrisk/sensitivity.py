@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from .errors import PrivriskError
+from privrisk.errors import PrivriskError
 
 __all__ = [
     "QUERIES",

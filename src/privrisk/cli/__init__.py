@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import typer
 
-from ..errors import PrivriskError, ThresholdExceeded
-from ._app import app
+from privrisk.cli._app import app
+from privrisk.errors import PrivriskError, ThresholdExceeded
 
 # One module per capability; importing it registers its commands with ``app``.
 COMMAND_MODULES = (

@@ -10,9 +10,9 @@ from typing import Any
 
 from rich.console import Console
 
-from .._epsilon import parse_epsilon, parse_epsilons
-from .._io import to_jsonable
-from ..errors import PrivriskError
+from privrisk._validation import parse_epsilon, parse_epsilons
+from privrisk.errors import PrivriskError
+from privrisk.io.files import to_jsonable
 
 SCHEMA_VERSION = 1
 

@@ -7,10 +7,13 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .. import risk as R
-from ..data import read_column
-from ..errors import PrivriskError
-from ..posterior import (
+from privrisk import risk as R
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_epsilon, percent
+from privrisk.cli.sensitivity import MISSING_HELP, choose_universe
+from privrisk.errors import PrivriskError
+from privrisk.io.data import read_column
+from privrisk.posterior import (
     exact_risk,
     expected_success,
     lee_clifton_bound,
@@ -18,10 +21,7 @@ from ..posterior import (
     tight_epsilon,
     worlds,
 )
-from ..sensitivity import QUERIES, _check_query, global_sensitivity
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilon, percent
-from .sensitivity import MISSING_HELP, choose_universe
+from privrisk.sensitivity import QUERIES, _check_query, global_sensitivity
 
 
 @app.command("attack")
@@ -157,9 +157,9 @@ def _write_outputs(out_dir: Path, doc: dict, f, df: float, file: Path) -> None:
     import numpy as np
     import pandas as pd
 
-    from .._io import atomic_dir, write_json
-    from .._plots_attack import epsilon_grid, plot_risk_vs_epsilon
-    from ..manifest import write_manifest
+    from privrisk.io.files import atomic_dir, write_json
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots.attack import epsilon_grid, plot_risk_vs_epsilon
 
     grid = epsilon_grid(doc["epsilon"])
     curve = pd.DataFrame(

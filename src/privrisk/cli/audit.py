@@ -10,12 +10,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..audit import AuditResult, audit_data_dependent, audit_sweep, derived_scale
-from ..data import read_column, table_columns
-from ..errors import PrivriskError, ThresholdExceeded
-from ..sensitivity import QUERIES, Universe
-from ._app import app
-from ._common import emit_json, err, floats, out, parse_bounds, parse_epsilon
+from privrisk.audit.intruder import AuditResult, audit_data_dependent, audit_sweep, derived_scale
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, floats, out, parse_bounds, parse_epsilon
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.data import read_column, table_columns
+from privrisk.sensitivity import QUERIES, Universe
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
@@ -174,9 +174,9 @@ def _global_sentence(res: AuditResult) -> str | None:
 
 
 def _write_out(out_dir, res, sweep, doc, sentence, gs_sentence, file, column) -> None:
-    from .._io import atomic_dir
-    from .._plots_audit import audit_figures
-    from ..manifest import write_manifest
+    from privrisk.io.files import atomic_dir
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots.audit import audit_figures
 
     with atomic_dir(out_dir) as tmp:
         tables = []

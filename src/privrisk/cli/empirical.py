@@ -8,10 +8,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ..engine import check_engine
-from ..errors import PrivacyLeakWarning, PrivriskError
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilons, progress
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_epsilons, progress
+from privrisk.errors import PrivacyLeakWarning, PrivriskError
+from privrisk.io.engine import check_engine
 
 PRESETS = ("chicago",)
 
@@ -102,8 +102,8 @@ def empirical_command(
 
     Example: privrisk empirical inspections.csv --preset chicago --epsilons 0.03,0.1,0.3
     """
-    from .. import empirical as E
-    from ..data import read_table
+    from privrisk.empirical import measure as E
+    from privrisk.io.data import read_table
 
     eps = parse_epsilons(epsilons, name="--epsilons")
     kk = _k(k)
@@ -380,9 +380,9 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
 
 
 def _write(folder: Path, result, windows, doc, options, file) -> None:
-    from .._io import atomic_dir
-    from .._plots_empirical import density_figure, window_figure
-    from ..manifest import write_manifest
+    from privrisk.io.files import atomic_dir
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots.empirical import density_figure, window_figure
 
     with atomic_dir(folder) as tmp:
         result.individuals.to_parquet(tmp / "individuals.parquet", index=False)

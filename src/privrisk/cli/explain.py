@@ -6,13 +6,13 @@ from pathlib import Path
 
 import typer
 
-from .. import risk as R
-from .._io import write_text
-from ..errors import PrivriskError
-from ..explain import LANGUAGES, explainer_numbers, explainer_page, explainer_paragraph
-from ..report import MAX_ROWS, report_page
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk import risk as R
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk.errors import PrivriskError
+from privrisk.io.files import write_text
+from privrisk.reports.explain import LANGUAGES, explainer_numbers, explainer_page, explainer_paragraph
+from privrisk.reports.html import MAX_ROWS, report_page
 
 EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
 

@@ -9,12 +9,13 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from .. import _io
-from ..engine import SPARK_ROLLUP_CLASSES, check_engine
-from ..errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
-from ..hierarchy import parse_hierarchy
-from ..manifest import write_manifest
-from ..presence import (
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, progress
+from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+from privrisk.io import files as _io
+from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
+from privrisk.presence.hierarchy import parse_hierarchy
+from privrisk.presence.measures import (
     LOSS_MEASURES,
     PresenceResult,
     SearchResult,
@@ -23,8 +24,7 @@ from ..presence import (
     release_table,
     search_generalisation,
 )
-from ._app import app
-from ._common import emit_json, err, out, progress
+from privrisk.reports.manifest import write_manifest
 
 SHOWN = 10
 
@@ -143,7 +143,7 @@ def presence_command(
         raise PrivriskError(f"--spark-rollup-classes: must be 0 or more, got {spark_rollup_classes}")
     on = {"engine": engine, "spark_master": spark_master}
     if demo:
-        from ..presence_demo import demo_inputs
+        from privrisk.datasets.tv16 import demo_inputs
 
         if data is not None or population is not None:
             raise PrivriskError("--demo: runs on its own data; leave out DATA and --population")
@@ -281,7 +281,7 @@ def _write(out_dir: Path, data_src, doc, before, found, title) -> None:
             tables.append({"title": "Classes", "path": "classes.csv"})
         figures = []
         try:
-            from .._plots_presence import delta_figure
+            from privrisk.reports.plots.presence import delta_figure
 
             figures.append(delta_figure(tmp, before, found.best if found else None))
         except ImportError:  # pragma: no cover - matplotlib is a core dependency
@@ -371,7 +371,7 @@ def _print(before: PresenceResult, found: SearchResult | None, doc: dict) -> Non
 
 def _estimate(data_src, qi_names, hier, levels, kmap, k, population_size, sampling_fraction, estimator, alpha,
               out_dir, as_json, on=None) -> None:  # fmt: skip
-    from .._kmap_estimates import kmap_derived_k, population_uniqueness, sampling_fraction_from
+    from privrisk.presence.kmap import kmap_derived_k, population_uniqueness, sampling_fraction_from
 
     if kmap is None:
         raise PrivriskError("--kmap: the estimate without a population table needs the k of k-map")

@@ -9,15 +9,15 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .. import _ledger
-from .._io import atomic_dir, write_json
-from ..data import read_table, table_columns
-from ..errors import PrivriskError
-from ..manifest import write_manifest
-from ..release import Release, ReleaseQuery, noisy_release, read_release_spec
-from ..sensitivity import QUERIES
-from ._app import app
-from ._common import SCHEMA_VERSION, emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.cli._app import app
+from privrisk.cli._common import SCHEMA_VERSION, emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.errors import PrivriskError
+from privrisk.io.data import read_table, table_columns
+from privrisk.io.files import atomic_dir, write_json
+from privrisk.release import ledger as _ledger
+from privrisk.release.mechanisms import Release, ReleaseQuery, noisy_release, read_release_spec
+from privrisk.reports.manifest import write_manifest
+from privrisk.sensitivity import QUERIES
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
@@ -160,7 +160,7 @@ def _write_out(folder: Path, r: Release, parameters: dict) -> None:
     write_json(folder / "internal_assessment.json", {"schema_version": SCHEMA_VERSION, **r.internal_dict()})
     r.internal.to_csv(folder / "internal_assessment.csv", index=False)
     s = r.statement
-    from .. import _plots_release as plots
+    from privrisk.reports.plots import release as plots
 
     if r.ledger is not None:
         seq = r.ledger["entry"]["seq"]
@@ -324,7 +324,7 @@ def ledger_command(
     limit = parse_epsilon(budget, name="--budget") if budget is not None else None
     entries = _ledger.read_ledger(path)
     total = math.fsum(e["epsilon"] for e in entries)
-    from ..release import public_statement
+    from privrisk.release.mechanisms import public_statement
 
     statement = public_statement(total) if entries else None
     doc = {

@@ -7,12 +7,12 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from .. import risk as R
-from ..data import read_column
-from ..errors import PrivriskError, ThresholdExceeded
-from ..sensitivity import QUERIES, Universe, global_sensitivity, local_sensitivity, sensitivity_ratio
-from ._app import app
-from ._common import emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk import risk as R
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.data import read_column
+from privrisk.sensitivity import QUERIES, Universe, global_sensitivity, local_sensitivity, sensitivity_ratio
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 

@@ -10,16 +10,25 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from .._io import atomic_dir
-from .._study_report import _inline_svg, findings, key_table, pct, pick_epsilon, write_report
-from ..data import numeric_values, read_table
-from ..errors import PrivriskError
-from ..manifest import write_manifest
-from ..sensitivity import QUERIES, _check_query
-from ..study import DEFAULT_EPSILONS, DEFAULT_QUERIES, sampling_study, study_summary
-from ..study_attack import ATTACK_COLUMNS, DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, study_attack
-from ._app import app
-from ._common import emit_json, err, floats, out, parse_bounds, parse_epsilon, parse_epsilons, progress
+from privrisk.cli._app import app
+from privrisk.cli._common import (
+    emit_json,
+    err,
+    floats,
+    out,
+    parse_bounds,
+    parse_epsilon,
+    parse_epsilons,
+    progress,
+)
+from privrisk.errors import PrivriskError
+from privrisk.io.data import numeric_values, read_table
+from privrisk.io.files import atomic_dir
+from privrisk.reports.manifest import write_manifest
+from privrisk.sensitivity import QUERIES, _check_query
+from privrisk.study.attack import ATTACK_COLUMNS, DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, study_attack
+from privrisk.study.report import _inline_svg, findings, key_table, pct, pick_epsilon, write_report
+from privrisk.study.sampling import DEFAULT_EPSILONS, DEFAULT_QUERIES, sampling_study, study_summary
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 _DEFAULT_QUERIES = ",".join(DEFAULT_QUERIES)
@@ -133,7 +142,7 @@ def _run_and_write(
     extra_parameters: dict | None = None,
     attack: dict | None = None,
 ) -> None:
-    from .. import _plots_study as plots
+    from privrisk.reports.plots import study as plots
 
     if ls_method not in ("exact", "paper"):
         raise PrivriskError(f"--ls-method: must be 'exact' or 'paper', got {ls_method!r}")
@@ -161,7 +170,7 @@ def _run_and_write(
     sentences = findings(results, fig_eps, fig_query)
     extra_html = None
     if attack is not None:
-        from .._study_attack_report import attack_counts, attack_findings, attack_section, attack_table
+        from privrisk.study.attack_report import attack_counts, attack_findings, attack_section, attack_table
 
         a_table = attack_table(results, fig_eps)
         counts = attack_counts(results)
@@ -201,7 +210,7 @@ def _run_and_write(
         figures = [(fig_titles[0], fig1["svg"]), (fig_titles[1], fig2["svg"])]
         manifest_figures = [(fig_titles[0], fig1), (fig_titles[1], fig2)]
         if attack is not None and results["attacked"].any():
-            from .._plots_study_attack import attack_by_size
+            from privrisk.reports.plots.study_attack import attack_by_size
 
             fig3 = attack_by_size(results, fig_eps, fig_query, tmp / "figures")
             fig3_title = (
@@ -318,7 +327,7 @@ def _with_attack(results, attacked):
 
 
 def _print_attack_table(info: dict, epsilon: float) -> None:
-    from .._study_attack_report import MEANING
+    from privrisk.study.attack_report import MEANING
 
     # Short headings so the table fits 80 columns; the report and summary.csv carry the Lee–Clifton bound too.
     columns = (("many_worlds", "ρ_mw"), ("exact_risk", "exact"), ("expected_success", "expected"),

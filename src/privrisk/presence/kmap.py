@@ -1,0 +1,284 @@
+"""k-map without a population table: El Emam and Dankar's Poisson and zero-truncated-Poisson rules, as ARX does.
+
+When only the population size N (or the sampling fraction f = n/N) is known, a population class of size k is
+modelled as sending a Poisson(f·k) number of its members into the sample (El Emam and Dankar 2008, "Protecting
+privacy using k-anonymity", JAMIA 15(5)). ARX (``criteria/KMap.java``) turns k-map into k′-anonymity of the sample
+with k′ from the smallest c whose Poisson cumulative probability reaches 1 − α:
+
+- Poisson: k′ = c + 2 with c = min{c ≥ 0 : P(X ≤ c) ≥ 1 − α}, X ~ Poisson(f·k);
+- zero-truncated Poisson (classes seen in the sample hold at least one record): k′ = c + 1 with
+  c = min{c ≥ 1 : P(X ≤ c | X ≥ 1) ≥ 1 − α};
+
+and k′ is capped at k and at the sample size. These are estimates under the model's assumptions (records sampled
+independently with the same probability f; population class sizes unknown), not counts: the outputs say so.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from privrisk.errors import PrivriskError
+
+__all__ = [
+    "KMAP_MODELS",
+    "UNIQUENESS_MODELS",
+    "kmap_derived_k",
+    "population_uniqueness",
+    "sampling_fraction_from",
+]
+
+KMAP_MODELS = ("poisson", "zero-truncated-poisson")
+
+
+def sampling_fraction_from(n: int, population_size: float | None, sampling_fraction: float | None) -> float:
+    """f = n/N from ``--population-size`` N or ``--sampling-fraction`` f (not both)."""
+    if (population_size is None) == (sampling_fraction is None):
+        raise PrivriskError("--population-size: give either the population size or --sampling-fraction")
+    if population_size is not None:
+        if population_size < n:
+            raise PrivriskError(
+                f"--population-size: {population_size:g} is smaller than the dataset ({n:,} records)"
+            )
+        return n / population_size
+    if not 0 < sampling_fraction <= 1:
+        raise PrivriskError(f"--sampling-fraction: must lie in (0, 1], got {sampling_fraction:g}")
+    return float(sampling_fraction)
+
+
+def kmap_derived_k(
+    k: int, sampling_fraction: float, *, alpha: float = 0.05, model: str = "poisson", n: int | None = None
+) -> tuple[int, float]:
+    """The sample class size k′ that stands for k-map (El Emam and Dankar 2008; ARX ``KMap``), and its type I error.
+
+    Args:
+        k: the k of k-map (population classes of at least k).
+        sampling_fraction: f = n/N.
+        alpha: the significance level α (the accepted probability of a wrong conclusion).
+        model: ``poisson`` or ``zero-truncated-poisson``.
+        n: the sample size (k′ is capped at it).
+
+    Returns:
+        ``(k′, type I error)`` where the error is 1 − (the cumulative probability reached).
+
+    Example:
+        >>> kmap_derived_k(5, 0.1, alpha=0.05)[0], kmap_derived_k(5, 0.1, alpha=0.05, model="zero-truncated-poisson")[0]
+        (4, 3)
+    """
+    if model not in KMAP_MODELS:
+        raise PrivriskError(f"--estimator: unknown model {model!r}; use one of {', '.join(KMAP_MODELS)}")
+    if not 0 < alpha < 1:
+        raise PrivriskError(f"--alpha: must lie in (0, 1), got {alpha:g}")
+    if k < 1:
+        raise PrivriskError(f"--kmap: must be at least 1, got {k}")
+    lam = sampling_fraction * k
+    threshold = 1 - alpha
+    from scipy import stats  # deferred: scipy.stats takes about a second to import
+
+    dist = stats.poisson(lam)
+    if model == "poisson":
+        c = int(dist.ppf(threshold))
+        while dist.cdf(c) < threshold:  # ppf is exact up to rounding; make sure
+            c += 1
+        reached, derived = float(dist.cdf(c)), c + 2
+    else:
+        p0 = float(dist.pmf(0))
+        norm = -math.expm1(-lam)
+        c = 1
+        while (dist.cdf(c) - p0) / norm < threshold:
+            c += 1
+        reached, derived = float((dist.cdf(c) - p0) / norm), c + 1
+    derived = min(derived, k)
+    if n is not None:
+        derived = min(derived, n)
+    return int(derived), float(np.clip(1 - reached, 0, 1))
+
+
+# ------------------------------------------------------------------ population uniqueness (Dankar et al. 2012)
+
+UNIQUENESS_MODELS = ("zayatz", "pitman", "snb", "dankar")
+
+
+def _frequencies(class_sizes) -> tuple[np.ndarray, np.ndarray]:
+    sizes = np.asarray(class_sizes, dtype=np.int64)
+    sizes = sizes[sizes > 0]
+    if sizes.size == 0:
+        raise PrivriskError("class sizes: no classes")
+    values, counts = np.unique(sizes, return_counts=True)
+    return values, counts.astype(float)
+
+
+def _zayatz(values, counts, n: int, N: int) -> tuple[float, float]:
+    """Zayatz (1991): P(population unique | sample unique), population class sizes approximated by the sample's."""
+    u = counts.sum()
+    c1 = counts[values == 1].sum()
+    # hypergeom(M=N, n=i, N=n).pmf(1): one of a class of i people drawn in a sample of n from N.
+    from scipy import stats
+
+    h = stats.hypergeom(N, values, n).pmf(1)
+    denom = float(np.sum(counts / u * h))
+    p1 = float(stats.hypergeom(N, 1, n).pmf(1))
+    share = (c1 / u) * p1 / denom if denom > 0 else float("nan")
+    return float(share), float(c1 * share * N / n)
+
+
+def _pitman(values, counts, n: int, N: int) -> tuple[float, float, float]:
+    """Pitman's model (Hoshino 2001): maximum-likelihood θ, α; population uniques Γ(θ+1)/Γ(θ+α)·N^α."""
+    from scipy import optimize
+    from scipy.special import gammaln
+
+    u = counts.sum()
+    c1 = counts[values == 1].sum()
+    c2 = counts[values == 2].sum() or 1.0
+    big = values > 1
+
+    def nll(x):
+        t, a = x
+        if a <= 0 or a >= 1 or t <= -a:
+            return np.inf
+        # Σ_{i<u} log(θ + iα) − Σ_{i<n} log(θ + i) + Σ_c Σ_{j<n_c} log(j − α), with Γ-function sums.
+        ll = (u - 1) * np.log(a) + gammaln(t / a + u) - gammaln(t / a + 1)
+        ll -= gammaln(t + n) - gammaln(t + 1)
+        ll += float(np.sum(counts[big] * (gammaln(values[big] - a) - gammaln(1 - a))))
+        return -ll
+
+    c = c1 * (c1 - 1) / c2
+    denom = 2 * c1 * u + c1 * c - n * c
+    t0 = (n * u * c - c1 * (n - 1) * (2 * u + c)) / denom if denom else 1.0
+    a0 = (t0 * (c1 - n) + (n - 1) * c1) / (n * u)
+    starts = [(t0, a0), (1.0, 0.5), (10.0, 0.2), (u / 2, 0.8)]
+    best = None
+    for t_, a_ in starts:
+        if not (np.isfinite(t_) and np.isfinite(a_)):
+            continue
+        x0 = (max(t_, 1e-3), float(np.clip(a_, 1e-3, 1 - 1e-3)))
+        r = optimize.minimize(
+            nll, x0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-12, "maxiter": 5000}
+        )
+        if np.isfinite(r.fun) and (best is None or r.fun < best.fun):
+            best = r
+    if best is None:
+        return float("nan"), float("nan"), float("nan")
+    t, a = best.x
+    if a < 1e-8:  # α = 0 is the Ewens limit, where the estimate degenerates (ARX rejects it too)
+        return float("nan"), float(t), float(a)
+    uniques = float(np.exp(gammaln(t + 1) - gammaln(t + a) + a * np.log(N)))
+    return (uniques if 0 <= uniques <= N else float("nan")), float(t), float(a)
+
+
+def _shlosser(values, counts, f: float) -> float:
+    """Shlosser's estimate of the number of non-empty population classes (Haas et al. 1995)."""
+    u = counts.sum()
+    c1 = counts[values == 1].sum()
+    num = float(np.sum((1 - f) ** values * counts))
+    den = float(np.sum(values * f * (1 - f) ** (values - 1) * counts))
+    return u + c1 * num / den if den > 0 else u
+
+
+def _snb(values, counts, n: int, N: int) -> tuple[float, float, float, float]:
+    """Chen and Keller-McNulty (1998): F − 1 ~ NegBin(α, β) per class; fit α, β to the sample's c1 and c2.
+
+    With d = (1 − f)(1 − β): E c1 = K f (β/(1 − d))^α (1 + α d/(1 − d)) and
+    E c2 = K α β^α f² (1 − β)/2 · (2 − (1 − α) d)/(1 − d)^(α+2) (derived from the generating function); population
+    uniques K β^α, K from Shlosser's estimator.
+    """
+    from scipy import optimize
+
+    f = n / N
+    c1 = counts[values == 1].sum()
+    c2 = counts[values == 2].sum()
+    K = _shlosser(values, counts, f)
+
+    def equations(x):
+        a, b = np.exp(x[0]), 1 / (1 + np.exp(-x[1]))
+        d = (1 - f) * (1 - b)
+        e1 = K * f * (b / (1 - d)) ** a * (a * d / (1 - d) + 1)
+        e2 = K * a * b**a * f * f * (1 - b) / 2 * (2 - (1 - a) * d) / (1 - d) ** (a + 2)
+        return [np.log(e1) - np.log(c1), np.log(max(e2, 1e-300)) - np.log(max(c2, 1e-300))]
+
+    if c2 == 0:
+        return float("nan"), float(K), float("nan"), float("nan")
+    for guess in ([0.0, 0.0], [-2.0, -2.0], [1.0, 2.0], [-1.0, 1.0]):
+        sol, _info, ok, _ = optimize.fsolve(equations, guess, full_output=True)
+        if ok == 1 and np.max(np.abs(equations(sol))) < 1e-8:
+            a, b = float(np.exp(sol[0])), float(1 / (1 + np.exp(-sol[1])))
+            uniques = float(K * b**a)
+            return (uniques if 0 <= uniques <= N else float("nan")), float(K), a, b
+    return float("nan"), float(K), float("nan"), float("nan")
+
+
+def population_uniqueness(class_sizes, population_size: int) -> dict:
+    """How many sample uniques are population uniques: Zayatz, Pitman, SNB and Dankar et al.'s decision rule.
+
+    Estimates under each model's assumptions (a simple random sample of a population whose class sizes are
+    unknown). Dankar, El Emam, Neisa and Roffey (2012) choose Pitman when f = n/N ≤ 0.1 (Zayatz if Pitman fails),
+    otherwise the smaller of Zayatz and SNB (Zayatz if SNB fails), as ARX's ``RiskModelPopulationUniqueness``.
+
+    Args:
+        class_sizes: the sizes of the sample's classes.
+        population_size: N.
+
+    Returns:
+        ``{"n", "N", "sampling_fraction", "sample_uniques", "models": {model: {"population_uniques",
+        "share_of_sample_uniques", …}}, "dankar_model", "population_uniques", "share_of_sample_uniques"}``; the share
+        is f · (population uniques) / (sample uniques), capped at 1 (Zayatz gives it directly).
+
+    Example:
+        >>> r = population_uniqueness([1, 1, 2, 3], 70)
+        >>> round(r["models"]["zayatz"]["share_of_sample_uniques"], 4)
+        0.3163
+    """
+    values, counts = _frequencies(class_sizes)
+    n = int(np.sum(values * counts))
+    N = int(population_size)
+    if N < n:
+        raise PrivriskError(f"--population-size: {N:g} is smaller than the dataset ({n:,} records)")
+    f = n / N
+    c1 = float(counts[values == 1].sum())
+    out = {"n": n, "N": N, "sampling_fraction": f, "sample_uniques": int(c1), "models": {}}
+    if c1 == 0:
+        for m in UNIQUENESS_MODELS:
+            out["models"][m] = {"population_uniques": 0.0, "share_of_sample_uniques": 0.0}
+        out.update(
+            dankar_model="none (no sample uniques)", population_uniques=0.0, share_of_sample_uniques=0.0
+        )
+        return out
+
+    def share(uniques: float) -> float:
+        return float(min(1.0, f * uniques / c1)) if np.isfinite(uniques) else float("nan")
+
+    z_share, z_uniques = _zayatz(values, counts, n, N)
+    p_uniques, theta, alpha_ = _pitman(values, counts, n, N)
+    s_uniques, K, a, b = _snb(values, counts, n, N)
+    out["models"] = {
+        "zayatz": {"population_uniques": z_uniques, "share_of_sample_uniques": z_share},
+        "pitman": {
+            "population_uniques": p_uniques,
+            "share_of_sample_uniques": share(p_uniques),
+            "theta": theta,
+            "alpha": alpha_,
+        },
+        "snb": {
+            "population_uniques": s_uniques,
+            "share_of_sample_uniques": share(s_uniques),
+            "classes_K": K,
+            "alpha": a,
+            "beta": b,
+        },
+    }
+    valid = {m: v["population_uniques"] for m, v in out["models"].items() if np.isfinite(v["population_uniques"])
+             and v["population_uniques"] > 0}  # fmt: skip
+    if f <= 0.1:
+        chosen = "pitman" if "pitman" in valid else "zayatz"
+    elif "snb" in valid and valid["snb"] < z_uniques:
+        chosen = "snb"
+    else:
+        chosen = "zayatz"
+    out["models"]["dankar"] = dict(out["models"][chosen])
+    out.update(
+        dankar_model=chosen,
+        population_uniques=out["models"][chosen]["population_uniques"],
+        share_of_sample_uniques=out["models"][chosen]["share_of_sample_uniques"],
+    )
+    return out
