@@ -10,6 +10,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+import click
 import typer
 
 from privrisk.cli._app import app
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         command.main(args=args, prog_name="privrisk", standalone_mode=False)
     except PrivriskError as exc:
-        _error(str(exc))
+        _error(option_message(exc, command, args))
         return 2
     except ThresholdExceeded as exc:
         print(f"privrisk: {exc}", file=sys.stderr)
@@ -75,6 +76,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("interrupted")
         return 130
     return 0
+
+
+# Library parameters whose command-line option is not simply ``--`` + the name with dashes, per command.
+PARAM_OPTIONS: dict[str, dict[str, str]] = {}
+
+
+def option_message(exc: PrivriskError, command: click.Command, args: Sequence[str]) -> str:
+    """The library's message with its parameter named as the command's option (``density:`` → ``--density:``).
+
+    The library names parameters, never options (docs/architecture.md); the option is looked up in the
+    command that ran: ``PARAM_OPTIONS`` first, then ``--`` + the parameter with dashes if the command has it.
+    """
+    message = str(exc)
+    param = exc.param
+    if not param or not message.startswith(param + ":"):
+        return message
+    sub = next((a for a in args if not a.startswith("-")), None)
+    cmd = command.commands.get(sub) if isinstance(command, click.Group) and sub else None  # type: ignore[union-attr]
+    if cmd is None:
+        return message
+    option = PARAM_OPTIONS.get(cmd.name or "", {}).get(param)
+    if option is None:
+        wanted = "--" + param.replace("_", "-")
+        if any(wanted in p.opts for p in cmd.params if isinstance(p, click.Option)):
+            option = wanted
+    return option + message[len(param):] if option else message
 
 
 def _error(message: str) -> None:
