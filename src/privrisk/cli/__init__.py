@@ -101,7 +101,7 @@ def option_message(exc: PrivriskError, command: click.Command, args: Sequence[st
         wanted = "--" + param.replace("_", "-")
         if any(wanted in p.opts for p in cmd.params if isinstance(p, click.Option)):
             option = wanted
-    return option + message[len(param):] if option else message
+    return option + message[len(param) :] if option else message
 
 
 def _error(message: str) -> None:
