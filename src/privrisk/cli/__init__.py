@@ -14,6 +14,7 @@ import click
 import typer
 
 from privrisk.cli._app import app
+from privrisk.cli._common import PARAM_OPTIONS
 from privrisk.errors import PrivriskError, ThresholdExceeded
 
 # One module per capability; importing it registers its commands with ``app``.
@@ -76,10 +77,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("interrupted")
         return 130
     return 0
-
-
-# Library parameters whose command-line option is not simply ``--`` + the name with dashes, per command.
-PARAM_OPTIONS: dict[str, dict[str, str]] = {}
 
 
 def option_message(exc: PrivriskError, command: click.Command, args: Sequence[str]) -> str:

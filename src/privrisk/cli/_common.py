@@ -20,6 +20,7 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
 
 __all__ = [
+    "PARAM_OPTIONS",
     "SCHEMA_VERSION",
     "emit_json",
     "err",
@@ -123,3 +124,8 @@ def progress(description: str, total: int | None) -> Iterator:
     ) as bar:
         task = bar.add_task(description, total=total)
         yield lambda steps=1: bar.advance(task, steps)
+
+
+# Library parameters whose option is not simply ``--`` + the name with dashes: {command: {param: option}}.
+# A command module adds its own at import time; ``privrisk.cli.main`` reads it when it prints an error.
+PARAM_OPTIONS: dict[str, dict[str, str]] = {}
