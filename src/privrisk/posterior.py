@@ -33,9 +33,9 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
+from privrisk._validation import check_epsilons, check_query
 from privrisk.errors import PrivriskError
-from privrisk.risk import _epsilon, epsilon_for_risk, many_worlds
-from privrisk.sensitivity import _check_query
+from privrisk.risk import epsilon_for_risk, many_worlds
 
 __all__ = [
     "AttackResult",
@@ -170,10 +170,10 @@ def worlds(values, query: str) -> np.ndarray:
         >>> worlds([1, 3, 10, 17, 675], "max")
         array([675., 675., 675., 675.,  17.])
     """
-    return _world_answers(_values(values, batch=True), _check_query(query))
+    return world_answers(_values(values, batch=True), check_query(query))
 
 
-def _world_answers(x: np.ndarray, q: str) -> np.ndarray:
+def world_answers(x: np.ndarray, q: str) -> np.ndarray:
     """Leave-one-out answers along the last axis."""
     n = x.shape[-1]
     if q == "count":
@@ -231,7 +231,7 @@ def world_posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
         array([0.75, 0.25])
     """
     f = _values(world_values, name="world_values", minimum=1)
-    eps = float(_epsilon(epsilon))
+    eps = float(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True))
     df = _sensitivity(sensitivity)
     g = np.asarray(answer, dtype=float)
     logits = -np.abs(g[..., None] - f) * (eps / df)
@@ -259,7 +259,7 @@ def _scan_decayed(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
     return c
 
 
-def _min_denominators(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
+def min_denominators(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
     """minₖ Sₖ per row, Sₖ = Σⱼ wⱼ·exp(−|sₖ − sⱼ|·scale): a scan from the left plus one from the right."""
     left = _scan_decayed(s, w, scale)
     right = _scan_decayed(-s[:, ::-1], w[:, ::-1], scale)[:, ::-1]
@@ -296,9 +296,9 @@ def exact_risk(world_values, epsilon, sensitivity):
                [0.8808, 0.982 ]])
     """
     s, w, _, single = _sorted_worlds(world_values)
-    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    eps = np.asarray(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True), dtype=float)
     df = _sensitivity(sensitivity)
-    risk = np.stack([1.0 / _min_denominators(s, w, e / df) for e in eps.reshape(-1)], axis=-1)
+    risk = np.stack([1.0 / min_denominators(s, w, e / df) for e in eps.reshape(-1)], axis=-1)
     return _shaped(np.clip(risk, 0.0, 1.0), single, eps.shape)
 
 
@@ -313,7 +313,7 @@ def lee_clifton_bound(world_values, epsilon, sensitivity):
     """
     f = _values(world_values, name="world_values", minimum=1, batch=True)
     df = _sensitivity(sensitivity)
-    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    eps = np.asarray(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True), dtype=float)
     ratio = np.ptp(f, axis=-1) / df
     if f.ndim == 1:
         return many_worlds(eps, f.size, float(ratio))
@@ -339,7 +339,7 @@ def expected_success(world_values, epsilon, sensitivity):
         0.5
     """
     s, _, n, single = _sorted_worlds(world_values)
-    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    eps = np.asarray(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True), dtype=float)
     df = _sensitivity(sensitivity)
     half = np.diff(s, axis=-1) / 2  # a tie in a batch is a half-gap of 0, which adds 1 − e⁰ = 0
     success = np.stack(
@@ -394,7 +394,7 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
         return math.inf
 
     def risk_at(e: float) -> float:
-        return float(1.0 / _min_denominators(u, w, e / df)[0])
+        return float(1.0 / min_denominators(u, w, e / df)[0])
 
     dv = float(u[0, -1] - u[0, 0])
     lo = float(epsilon_for_risk(rho, n, dv / df))
@@ -522,16 +522,16 @@ def simulate_attack(
         >>> r.ci_low <= r.expected_success <= r.ci_high
         True
     """
-    q = _check_query(query)
+    q = check_query(query)
     x = _values(values)
-    eps = float(_epsilon(epsilon))
+    eps = float(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True))
     df = _sensitivity(sensitivity)
     if isinstance(trials, bool) or int(trials) != trials or trials < 1:
         raise PrivriskError(f"trials: must be a whole number ≥ 1, got {trials!r}")
     trials = int(trials)
     if worlds not in ("many", "two"):
         raise PrivriskError(f"worlds: must be 'many' or 'two', got {worlds!r}")
-    f = _world_answers(x, q)
+    f = world_answers(x, q)
     if worlds == "two":
         f = np.array([f.min(), f.max()])
     rng = np.random.default_rng(seed)

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from privrisk._validation import check_epsilons
 from privrisk.errors import PrivriskError
 
 __all__ = [
@@ -39,14 +40,7 @@ def _out(value: np.ndarray) -> float | np.ndarray:
 
 
 def _epsilon(epsilon) -> np.ndarray:
-    eps = np.asarray(epsilon, dtype=float)
-    if np.any(np.isnan(eps)):
-        raise PrivriskError("epsilon: NaN is not a privacy parameter")
-    if np.any(eps < 0):
-        raise PrivriskError(f"epsilon: must be at least 0, got {np.min(eps):g}")
-    if np.any(np.isinf(eps)):
-        raise PrivriskError("epsilon: must be finite")
-    return eps
+    return check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True)
 
 
 def _ratio(ratio) -> np.ndarray:

@@ -23,6 +23,7 @@ from typing import Literal
 
 import numpy as np
 
+from privrisk._validation import QUERIES, check_query
 from privrisk.errors import PrivriskError
 
 __all__ = [
@@ -34,17 +35,7 @@ __all__ = [
     "sensitivity_ratio",
 ]
 
-QUERIES: tuple[str, ...] = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
 Neighbours = Literal["unbounded", "bounded"]
-
-
-def _check_query(query: str) -> str:
-    q = str(query).strip().lower()
-    if q == "var":
-        q = "variance"
-    if q not in QUERIES:
-        raise PrivriskError(f"query: unknown query {query!r}; choose one of {', '.join(QUERIES)}")
-    return q
 
 
 def _check_neighbours(neighbours: str) -> str:
@@ -169,7 +160,7 @@ class Universe:
         return hash((self.lo, self.hi, None if self.values is None else self.values.tobytes()))
 
 
-def _as_universe(universe) -> Universe:
+def as_universe(universe) -> Universe:
     if isinstance(universe, Universe):
         return universe
     if isinstance(universe, tuple) and len(universe) == 2:
@@ -186,7 +177,7 @@ def evaluate(query: str, sample, axis: int = -1):
         >>> evaluate("variance", [1, 675])
         113569.0
     """
-    q = _check_query(query)
+    q = check_query(query)
     x = np.asarray(sample, dtype=float)
     if x.shape[axis] == 0:
         raise PrivriskError("sample: is empty; a query needs at least one record")
@@ -231,8 +222,8 @@ def global_sensitivity(
         >>> global_sensitivity("median", (0, 10), neighbours="bounded", n=4)
         5.0
     """
-    q = _check_query(query)
-    u = _as_universe(universe)
+    q = check_query(query)
+    u = as_universe(universe)
     nb = _check_neighbours(neighbours)
     r = u.width
     if nb == "unbounded":
@@ -450,8 +441,8 @@ def local_sensitivity(
         >>> local_sensitivity("max", [[1, 3, 10], [3, 10, 17]], u)        # a batch of two samples
         array([665., 658.])
     """
-    q = _check_query(query)
-    u = _as_universe(universe)
+    q = check_query(query)
+    u = as_universe(universe)
     nb = _check_neighbours(neighbours)
     if method not in ("exact", "paper"):
         raise PrivriskError(f"method: must be 'exact' or 'paper', got {method!r}")

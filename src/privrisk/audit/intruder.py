@@ -52,7 +52,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 from privrisk.errors import PrivriskError
-from privrisk.sensitivity import _as_universe, _check_query, evaluate, global_sensitivity
+from privrisk.sensitivity import as_universe, check_query, evaluate, global_sensitivity
 
 __all__ = [
     "AuditResult",
@@ -252,7 +252,7 @@ def leave_one_out(values, query: str) -> pd.DataFrame:
         >>> t.loc[4, ["f_without", "delta_without", "f_without_two", "next_record"]].tolist()
         [2.5, 0.5, 3.0, 1.0]
     """
-    q = _check_query(query)
+    q = check_query(query)
     x = _check_values(values)
     lo = _leave_out(q, x)
     return pd.DataFrame(
@@ -288,7 +288,7 @@ def data_dependent_sensitivity(values, query: str) -> float:
         >>> round(data_dependent_sensitivity([9.91, 9.16, 10.59, 100.0], "mean"), 3)
         22.528
     """
-    q = _check_query(query)
+    q = check_query(query)
     x = _check_values(values, minimum=2)
     f_n = float(evaluate(q, x))
     if x.size == 2:
@@ -662,7 +662,7 @@ def audit_data_dependent(
         >>> res.records["ratio"].round(2).tolist()[:3], res.violations
         ([0.91, 0.89, 0.92], 1)
     """
-    q = _check_query(query)
+    q = check_query(query)
     x = _check_values(values)
     eps = _check_epsilon(epsilon)
     if event not in ("tail", "density"):
@@ -759,7 +759,7 @@ def audit_data_dependent(
 
 
 def _global_audit(q, x, eps, universe, u, response, f_n, f_without, event) -> GlobalAudit:
-    uni = _as_universe(universe)
+    uni = as_universe(universe)
     uni.check_sample(x, name="values")
     gs = global_sensitivity(q, uni)
     if gs <= 0:
@@ -838,7 +838,7 @@ def audit_sweep(
         >>> audit_sweep(claims, "mean", 2, 30, [14, 20, 30], u=0.75)["ratio"].round().tolist()    # Table 3
         [9.0, 925.0, 2201886.0]
     """
-    q = _check_query(query)
+    q = check_query(query)
     x = _check_values(values)
     eps = _check_epsilon(epsilon)
     if event not in ("tail", "density"):
@@ -975,7 +975,7 @@ def derived_scale(
         >>> d.scale["sum"], d.scale["mean"], d.effective_scale, d.effective_epsilon
         (55.0, 0.25, 2.5, 44.0)
     """
-    t, v = _check_query(target), _check_query(via)
+    t, v = check_query(target), check_query(via)
     x = _check_values(values)
     eps = _check_epsilon(epsilon)
     if not (0 < alpha < 0.5):

@@ -21,7 +21,7 @@ from privrisk.posterior import (
     tight_epsilon,
     worlds,
 )
-from privrisk.sensitivity import QUERIES, _check_query, global_sensitivity
+from privrisk.sensitivity import QUERIES, check_query, global_sensitivity
 
 
 @app.command("attack")
@@ -74,7 +74,7 @@ def attack_command(
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
-    q = _check_query(query)
+    q = check_query(query)
     if worlds_kind not in ("many", "two"):
         raise PrivriskError(f"--worlds: must be 'many' or 'two', got {worlds_kind!r}")
     if trials < 1:

@@ -25,7 +25,7 @@ from privrisk.errors import PrivriskError
 from privrisk.io.data import numeric_values, read_table
 from privrisk.io.files import atomic_dir
 from privrisk.reports.manifest import write_manifest
-from privrisk.sensitivity import QUERIES, _check_query
+from privrisk.sensitivity import QUERIES, check_query
 from privrisk.study.attack import ATTACK_COLUMNS, DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, study_attack
 from privrisk.study.report import _inline_svg, findings, key_table, pct, pick_epsilon, write_report
 from privrisk.study.sampling import DEFAULT_EPSILONS, DEFAULT_QUERIES, sampling_study, study_summary
@@ -45,7 +45,7 @@ def _queries(text: str) -> list[str]:
     if not parts:
         raise PrivriskError("--queries: give at least one query")
     try:
-        return list(dict.fromkeys(_check_query(p) for p in parts))
+        return list(dict.fromkeys(check_query(p) for p in parts))
     except PrivriskError as exc:
         raise PrivriskError(f"--queries: {str(exc).removeprefix('query: ')}") from None
 
@@ -102,7 +102,7 @@ def _figure_choices(queries, epsilons, figure_query, figure_epsilon) -> tuple[st
     if figure_query is None:
         query = "max" if "max" in queries else queries[0]
     else:
-        query = _check_query(figure_query)
+        query = check_query(figure_query)
         if query not in queries:
             raise PrivriskError(f"--figure-query: {query!r} is not among --queries {','.join(queries)}")
     if figure_epsilon is None:

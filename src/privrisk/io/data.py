@@ -112,7 +112,7 @@ class NumericColumn:
         }
 
 
-def _file_kind(path: Path) -> str:
+def file_kind(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes]
     suffix = suffixes[-1] if suffixes else ""
     if suffix in (".gz", ".zst") and len(suffixes) > 1:
@@ -125,7 +125,7 @@ def _file_kind(path: Path) -> str:
     )
 
 
-def _check_file(path: str | os.PathLike[str]) -> Path:
+def check_file(path: str | os.PathLike[str]) -> Path:
     p = Path(path)
     if not p.exists():
         raise PrivriskError(f"{p}: no such file")
@@ -154,8 +154,8 @@ def _duckdb_relation(con, path: Path, kind: str):
 
 def table_columns(path: str | os.PathLike[str]) -> list[str]:
     """The column names of a data file, without reading its rows (where the format allows)."""
-    p = _check_file(path)
-    kind = _file_kind(p)
+    p = check_file(path)
+    kind = file_kind(p)
     if kind in ("csv", "parquet"):
         import duckdb
 
@@ -171,15 +171,15 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
         PrivriskError: for a missing or empty file, an unknown type, a missing column (the message lists the
             columns that exist) or a file that cannot be parsed.
     """
-    p = _check_file(path)
-    kind = _file_kind(p)
+    p = check_file(path)
+    kind = file_kind(p)
     wanted = list(columns) if columns is not None else None
     if kind in ("csv", "parquet"):
         import duckdb
 
         with duckdb.connect() as con:
             rel = _duckdb_relation(con, p, kind)
-            _check_columns(p, wanted, list(rel.columns))
+            check_columns(p, wanted, list(rel.columns))
             if wanted is not None:
                 rel = rel.project(", ".join(_quote(c) for c in wanted))
             try:
@@ -191,7 +191,7 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
         try:
             with pd.io.stata.StataReader(p) as reader:
                 available = list(reader.variable_labels().keys())
-            _check_columns(p, wanted, available)
+            check_columns(p, wanted, available)
             return pd.read_stata(p, columns=wanted, convert_categoricals=False, convert_missing=False)
         except (ValueError, OSError) as exc:
             raise PrivriskError(f"{p}: could not be read as Stata: {exc}") from None
@@ -199,14 +199,14 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
 
     try:
         _, meta = pyreadstat.read_sav(str(p), metadataonly=True)
-        _check_columns(p, wanted, list(meta.column_names))
+        check_columns(p, wanted, list(meta.column_names))
         frame, _ = pyreadstat.read_sav(str(p), usecols=wanted, apply_value_formats=False, user_missing=False)
         return frame
     except pyreadstat.ReadstatError as exc:
         raise PrivriskError(f"{p}: could not be read as SPSS: {exc}") from None
 
 
-def _check_columns(path: Path, wanted: Sequence[str] | None, available: Sequence[str]) -> None:
+def check_columns(path: Path, wanted: Sequence[str] | None, available: Sequence[str]) -> None:
     if wanted is None:
         return
     missing = [c for c in wanted if c not in available]

@@ -175,13 +175,13 @@ def _check_count_type(label: str, count: str | None, types: dict[str, str]) -> N
 def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
     import duckdb
 
-    from privrisk.io.data import _check_columns, _check_file, _file_kind
+    from privrisk.io.data import check_columns, check_file, file_kind
 
-    p = _check_file(source)
+    p = check_file(source)
     label = str(p)
     with duckdb.connect() as con:
-        rel = duckdb_relation(con, p, _file_kind(p), text)
-        _check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
+        rel = duckdb_relation(con, p, file_kind(p), text)
+        check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
         _check_count_type(label, count, dict(zip(rel.columns, [str(t) for t in rel.types], strict=True)))
         try:
             hist = rel.query("__t", group_sql("__t", columns, count)).df()
@@ -191,7 +191,7 @@ def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
 
 
 def _spark_kind(path: str) -> str:
-    from privrisk.io.data import _file_kind
+    from privrisk.io.data import file_kind
 
     p = Path(path)
     if "://" not in path and p.is_dir():
@@ -203,7 +203,7 @@ def _spark_kind(path: str) -> str:
         raise PrivriskError(f"{path}: a folder without .parquet or .csv part files")
     if "://" in path and not p.suffix:
         return "parquet"
-    return _file_kind(p)
+    return file_kind(p)
 
 
 def _sniff_delimiter(path: str) -> str:
@@ -259,7 +259,7 @@ def _spark_failure(label: str, doing: str, exc: Exception) -> PrivriskError:
 
 
 def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, str]:
-    from privrisk.io.data import _check_columns
+    from privrisk.io.data import check_columns
 
     if isinstance(source, pd.DataFrame):
         raise PrivriskError(
@@ -269,7 +269,7 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
     label = "dataset (Spark DataFrame)" if _is_spark_frame(source) else str(source)
     try:
         frame = _spark_frame(spark, source, text)
-        _check_columns(Path(label), [*columns, *([count] if count else [])], list(frame.columns))
+        check_columns(Path(label), [*columns, *([count] if count else [])], list(frame.columns))
         types = {f.name: f.dataType.simpleString() for f in frame.schema}
         _check_count_type(label, count, types)
         view = f"__privrisk_{abs(hash((label, tuple(columns), count))) % 10**9}"

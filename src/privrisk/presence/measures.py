@@ -102,9 +102,9 @@ def _histogram(
 
 def _histogram_frame(frame: pd.DataFrame, qi: Sequence[str], count: str | None, label: str) -> pd.DataFrame:
     """The same grouping for a DataFrame already in memory (pandas; DuckDB's start-up would dominate)."""
-    from privrisk.io.data import _check_columns
+    from privrisk.io.data import check_columns
 
-    _check_columns(Path(label), [*qi, *([count] if count else [])], list(frame.columns))
+    check_columns(Path(label), [*qi, *([count] if count else [])], list(frame.columns))
     if count:
         if not pd.api.types.is_numeric_dtype(frame[count]):
             raise PrivriskError(f"{label}: the count column {count!r} is not numeric ({frame[count].dtype})")
@@ -887,9 +887,9 @@ def release_table(dataset: Source, result: PresenceResult) -> pd.DataFrame:
 def _read_rows(path: Path, text: Sequence[str]) -> pd.DataFrame:
     import duckdb
 
-    from privrisk.io.data import _check_file, _file_kind, read_table
+    from privrisk.io.data import check_file, file_kind, read_table
 
-    kind = _file_kind(_check_file(path))
+    kind = file_kind(check_file(path))
     if kind != "csv" or not text:
         return read_table(path)
     with duckdb.connect() as con:

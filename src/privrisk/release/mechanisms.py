@@ -47,7 +47,7 @@ from privrisk.release import ledger as _ledger
 from privrisk.risk import describe, global_leak, global_risk, leak, many_worlds, two_worlds
 from privrisk.sensitivity import (
     Universe,
-    _check_query,
+    check_query,
     evaluate,
     global_sensitivity,
     local_sensitivity,
@@ -236,7 +236,7 @@ class ReleaseQuery:
             raise PrivriskError("column: give the name of a column")
         if self.name is not None and (not isinstance(self.name, str) or not self.name.strip()):
             raise PrivriskError("label: give a non-empty text")
-        object.__setattr__(self, "query", _check_query(self.query))
+        object.__setattr__(self, "query", check_query(self.query))
         object.__setattr__(self, "epsilon", parse_epsilon(self.epsilon, name="epsilon"))
         object.__setattr__(self, "universe", _interval(self.universe))
         object.__setattr__(self, "missing", parse_missing(self.missing))

@@ -52,7 +52,7 @@ import pandas as pd
 
 from privrisk import risk as _risk
 from privrisk.errors import PrivriskError
-from privrisk.posterior import _min_denominators, _world_answers
+from privrisk.posterior import min_denominators, world_answers
 from privrisk.sensitivity import Universe, global_sensitivity
 from privrisk.study.sampling import (
     DEFAULT_EPSILONS,
@@ -129,7 +129,7 @@ def _sample_attack(
     first_of_value = np.maximum.accumulate(np.where(new_value, np.arange(m), 0), axis=1)
     out: dict[str, np.ndarray] = {}
     for q in queries:
-        f = _world_answers(x_sorted, q)
+        f = world_answers(x_sorted, q)
         f = np.sort(np.take_along_axis(f, first_of_value, axis=1), axis=1)
         u, w, group = _distinct_rows(f)
         k = u.shape[1]
@@ -152,7 +152,7 @@ def _sample_attack(
         for j, e in enumerate(eps):
             scale = e / gs[q]
             if k > 1 and scale > 0:
-                res[:, j, 0] = 1.0 / _min_denominators(u, w, scale)
+                res[:, j, 0] = 1.0 / min_denominators(u, w, scale)
             else:  # all worlds agree, or no information: the posterior stays uniform
                 res[:, j, 0] = 1.0 / m
             res[:, j, 1] = (1.0 + np.sum(-np.expm1(-gap * scale), axis=1)) / m

@@ -37,7 +37,7 @@ import pandas as pd
 
 from privrisk import risk as _risk
 from privrisk.errors import PrivriskError
-from privrisk.sensitivity import Universe, _check_query, global_sensitivity
+from privrisk.sensitivity import Universe, check_query, global_sensitivity
 
 __all__ = [
     "DEFAULT_EPSILONS",
@@ -443,7 +443,7 @@ def _prepare_study(values_by_variable, queries, epsilons, proportions, repetitio
         values_by_variable = {"x": values_by_variable}
     if not values_by_variable:
         raise PrivriskError("values_by_variable: give at least one variable")
-    qs = list(dict.fromkeys(_check_query(q) for q in queries))
+    qs = list(dict.fromkeys(check_query(q) for q in queries))
     if not qs:
         raise PrivriskError("queries: give at least one query")
     eps = np.atleast_1d(np.asarray(list(epsilons), dtype=float)).ravel()
