@@ -223,3 +223,31 @@ def test_errata_cite_by_author_not_by_file_number():
         assert author in errata
     prose = re.sub(r"`[^`]*`", "", errata)  # test names in code spans may keep their old numbers
     assert not re.search(r"(?<![\d.])00[0-4](?![\d.])", prose)
+
+
+# ---------------------------------------------------------------------------------------------- site
+def test_griffe_extension_reads_example_and_roles():
+    import importlib.util
+
+    pytest.importorskip("griffe")  # the docs extra
+
+    spec = importlib.util.spec_from_file_location(
+        "example_sections", DOCS / "_griffe" / "example_sections.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.rewrite("Args:\n    x: y.\n\nExample:\n    >>> f()\n") == (
+        "Args:\n    x: y.\n\nExamples:\n    >>> f()\n"
+    )
+    assert module.rewrite(":mod:`privrisk.study` and :meth:`~privrisk.io.NumericColumn.summary`") == (
+        "`privrisk.study` and `summary`"
+    )
+
+
+def test_every_api_page_is_in_the_site_navigation():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in sorted((DOCS / "api").glob("*.md")):
+        assert f"api/{page.name}" in config, page.name
+    for name in ("architecture.md", "errata.md", "glossary.md", "references.md", "index.md"):
+        assert name in config
