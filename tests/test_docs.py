@@ -34,8 +34,8 @@ def text(name: str) -> str:
 def variance(values) -> Fraction:
     """Population variance (ddof = 0), exactly."""
     xs = [Fraction(v) for v in values]
-    mean = sum(xs) / len(xs)
-    return sum((x - mean) ** 2 for x in xs) / len(xs)
+    mean = sum(xs, Fraction(0)) / len(xs)
+    return sum(((x - mean) * (x - mean) for x in xs), Fraction(0)) / len(xs)
 
 
 def mean(values) -> float:
