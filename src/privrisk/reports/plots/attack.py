@@ -1,4 +1,4 @@
-"""The figure of ``privrisk attack --out``: bound, exact risk and the attacker's real success against ε."""
+"""The figure of the attack's output folder: bound, exact risk and the attacker's real success against ε."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Figures for ``privrisk release --out``: the noisy answers against their universes, and the risk as ε adds up."""
+"""Figures of a release's output folder: the noisy answers against their universes, and the risk as ε adds up."""
 
 from __future__ import annotations
 

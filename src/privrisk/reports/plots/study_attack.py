@@ -34,7 +34,7 @@ def attack_by_size(
     fig, axes = plt.subplots(1, len(variables), figsize=(4.2 * len(variables) + 1, 4.2), squeeze=False)
     for ax, var in zip(axes[0], variables, strict=True):
         part = at[at["variable"] == var]
-        if part.empty:  # every sample of this variable was above --attack-max-n
+        if part.empty:  # every sample of this variable was above attack_max_n
             ax.text(0.5, 0.5, "no sample attacked", ha="center", va="center", transform=ax.transAxes)
             ax.set_title(var, fontsize=10)
             ax.set_axis_off()
