@@ -6,7 +6,7 @@ tools are sanitised before they are inlined: scripts, event handlers, ``foreignO
 anything outside the figure itself are removed, and ids are prefixed so that several figures on one page do not
 collide.
 
-:func:`report_page` gathers the ``manifest.json`` files that commands with ``--out DIR`` write (see
+:func:`report_page` gathers the ``manifest.json`` files that commands write into their output folders (see
 :mod:`privrisk.reports.manifest`) into one page with a table of contents, the findings, the figures and the tables.
 """
 
@@ -19,13 +19,24 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from privrisk._validation import check_whole
 from privrisk.errors import PrivriskError
 from privrisk.reports.manifest import read_manifest
 
-__all__ = ["html_page", "inline_svg", "report_page", "sanitize_svg"]
+__all__ = [
+    "BASE_CSS",
+    "MAX_ROWS",
+    "asset_text",
+    "html_page",
+    "inline_svg",
+    "json_script",
+    "report_page",
+    "sanitize_svg",
+]
 
 #: Rows of a CSV table shown in a report before it is cut (the rest is counted and said).
 MAX_ROWS = 200
@@ -46,61 +57,19 @@ _DROP_TAGS = {
 }
 _URL = re.compile(r"url\(\s*(['\"]?)(.*?)\1\s*\)", re.IGNORECASE)
 
-# Colours chosen for contrast: text on white ≥ 7:1, graphics ≥ 3:1 (WCAG 2.1).
-BASE_CSS = """
-:root { --ink: #1b1b1b; --muted: #4a4a4a; --paper: #ffffff; --line: #c9c9c9; --accent: #1f5fa8;
-        --warm: #b34700; --soft: #eef3f9; --warn: #7a4b00; }
-* { box-sizing: border-box; }
-html { font-size: 100%; -webkit-text-size-adjust: 100%; }
-body { margin: 0; color: var(--ink); background: var(--paper); line-height: 1.55;
-       font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
-main { max-width: 46rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
-main.wide { max-width: 64rem; }
-h1 { font-size: 1.75rem; line-height: 1.25; margin: 0.5rem 0 1rem; }
-h2 { font-size: 1.3rem; line-height: 1.3; margin: 2.25rem 0 0.75rem; padding-top: 0.5rem;
-     border-top: 1px solid var(--line); }
-h3 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
-p, li { max-width: 42rem; }
-a { color: var(--accent); }
-a:focus-visible, button:focus-visible, input:focus-visible, summary:focus-visible {
-  outline: 3px solid var(--warm); outline-offset: 2px; }
-.lead { font-size: 1.12rem; }
-.muted { color: var(--muted); }
-.note { background: var(--soft); border-left: 4px solid var(--accent); padding: 0.6rem 0.9rem; }
-.problem { background: #fff4e0; border-left: 4px solid var(--warn); padding: 0.6rem 0.9rem; }
-.big { font-size: 1.35rem; font-weight: 650; }
-figure { margin: 1rem 0; }
-figcaption { color: var(--muted); font-size: 0.95rem; margin-top: 0.35rem; }
-svg { max-width: 100%; height: auto; }
-.figure svg { display: block; max-width: 100%; height: auto; }
-.figure img { max-width: 100%; height: auto; }
-table { border-collapse: collapse; margin: 0.75rem 0; font-size: 0.95rem; }
-th, td { border-bottom: 1px solid var(--line); padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
-th { background: var(--soft); }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-.scroll { overflow-x: auto; max-width: 100%; }
-nav.toc { background: var(--soft); padding: 0.6rem 1rem; }
-nav.toc ol { margin: 0.25rem 0; padding-left: 1.4rem; }
-footer { margin-top: 3rem; color: var(--muted); font-size: 0.9rem; border-top: 1px solid var(--line);
-         padding-top: 0.75rem; }
-code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 0.92em; }
-.visually-hidden { position: absolute !important; width: 1px; height: 1px; overflow: hidden;
-                   clip: rect(0 0 0 0); white-space: nowrap; }
-@media (max-width: 30rem) {
-  h1 { font-size: 1.45rem; }
-  main { padding: 0.75rem 0.75rem 2rem; }
-  th, td { padding: 0.25rem 0.35rem; }
-}
-@media print {
-  body { font-size: 11pt; }
-  main, main.wide { max-width: none; padding: 0; }
-  .no-print { display: none !important; }
-  a { color: var(--ink); text-decoration: none; }
-  h2 { break-after: avoid; }
-  figure, table, .card { break-inside: avoid; }
-  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-}
-"""
+
+def asset_text(name: str) -> str:
+    """The text of a package data file of the pages (``privrisk/reports/assets``), read with importlib.resources.
+
+    Example:
+        >>> asset_text("base.css").startswith(":root")
+        True
+    """
+    return resources.files("privrisk.reports.assets").joinpath(name).read_text(encoding="utf-8")
+
+
+#: The style every page shares. Colours chosen for contrast: text on white ≥ 7:1, graphics ≥ 3:1 (WCAG 2.1).
+BASE_CSS = asset_text("base.css")
 
 
 def html_page(
@@ -121,8 +90,9 @@ def html_page(
         >>> page.startswith("<!DOCTYPE html>") and "<title>A &amp; B</title>" in page
         True
     """
-    script_tag = f"<script>\n{script}\n</script>\n" if script else ""
-    scripts = "'unsafe-inline'" if script else "'none'"
+    style = "\n".join(part.strip() for part in (BASE_CSS, css) if part.strip())
+    script_tag = f"<script>\n{script.strip()}\n</script>\n" if script.strip() else ""
+    scripts = "'unsafe-inline'" if script_tag else "'none'"
     main_class = ' class="wide"' if wide else ""
     return (
         "<!DOCTYPE html>\n"
@@ -132,7 +102,7 @@ def html_page(
         # its own script runs none at all, whatever an inlined figure might still hold.
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         f"style-src 'unsafe-inline'; script-src {scripts}; img-src data:; font-src 'none'\">\n"
-        f"<title>{html.escape(title)}</title>\n<style>{BASE_CSS}{css}</style>\n</head>\n"
+        f"<title>{html.escape(title)}</title>\n<style>\n{style}\n</style>\n</head>\n"
         f"<body>\n<main{main_class}>\n{body}\n</main>\n{script_tag}</body>\n</html>\n"
     )
 
@@ -422,7 +392,7 @@ def report_page(
     """One self-contained HTML page from the ``manifest.json`` of each folder, in the order given.
 
     Args:
-        folders: folders written by privrisk commands with ``--out DIR``.
+        folders: output folders of privrisk commands, each with its ``manifest.json``.
         title: the page title.
         max_rows: rows of each table shown before it is cut (the page says how many were left out).
 
@@ -444,9 +414,8 @@ def report_page(
         (True, 'study')
     """
     if not folders:
-        raise PrivriskError("DIR: give at least one folder with a manifest.json")
-    if max_rows < 1:
-        raise PrivriskError(f"--max-rows: must be at least 1, got {max_rows}")
+        raise PrivriskError("folders: give at least one folder with a manifest.json", param="folders")
+    max_rows = check_whole(max_rows, name="max_rows", minimum=1)
     sections, toc, info = [], [], []
     problems = 0
     for index, name in enumerate(folders, start=1):

@@ -1,4 +1,4 @@
-"""The small ``manifest.json`` every command with ``--out DIR`` writes beside its results.
+"""The small ``manifest.json`` every command that writes an output folder puts beside its results.
 
 ``privrisk report`` gathers these into one page, so each names its figures, tables and findings by paths relative to
 its folder. Keys:
@@ -69,7 +69,9 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check ``folder/manifest.json``."""
     path = Path(folder) / MANIFEST
     if not path.exists():
-        raise PrivriskError(f"{folder}: no {MANIFEST} (run a privrisk command with --out {folder} first)")
+        raise PrivriskError(
+            f"{folder}: no {MANIFEST} (write a privrisk command's results into {folder} first)"
+        )
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

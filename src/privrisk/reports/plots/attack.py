@@ -1,4 +1,4 @@
-"""The figure of ``privrisk attack --out``: bound, exact risk and the attacker's real success against ε."""
+"""The figure of the attack's output folder: bound, exact risk and the attacker's real success against ε."""
 
 from __future__ import annotations
 
@@ -7,17 +7,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrisk.reports.plots._base import pyplot, save_figure
+
 
 def plot_risk_vs_epsilon(curve: pd.DataFrame, point: dict, stem: Path, *, title: str) -> dict[str, str]:
     """Draw ``curve`` (columns epsilon, guess, expected_success, exact_risk, bound) with the simulated point.
 
     Writes ``stem.png`` and ``stem.svg`` and returns their names for the manifest.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
     eps = curve["epsilon"].to_numpy()
     ax.plot(eps, curve["bound"], color="#b2182b", lw=2, label="Lee–Clifton bound ρ_mw")
@@ -48,12 +46,8 @@ def plot_risk_vs_epsilon(curve: pd.DataFrame, point: dict, stem: Path, *, title:
     ax.set_title(title, fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    png, svg = stem.with_suffix(".png"), stem.with_suffix(".svg")
-    fig.savefig(png, dpi=150)
-    fig.savefig(svg)
-    plt.close(fig)
-    return {"png": png.name, "svg": svg.name}
+    paths = save_figure(fig, stem.parent, stem.name, dpi=150)
+    return {"png": paths["png"].name, "svg": paths["svg"].name}
 
 
 def epsilon_grid(epsilon: float, points: int = 61) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Figures of the intruder's audit: analogues of Figures 1a/1b and 2a/2b of 003 (private to ``privrisk.audit.intruder``)."""
+"""Figures of the intruder's audit: analogues of Figures 1a/1b and 2a/2b of Sarathy and Muralidhar (2009)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from privrisk.audit.intruder import AuditResult
+from privrisk.reports.plots._base import pyplot, save_figure
 
 
 def _laplace_pdf(x: np.ndarray, mu: float, b: float) -> np.ndarray:
@@ -78,11 +79,7 @@ def _sampling_view(ax, res: AuditResult) -> None:
 
 def audit_figures(res: AuditResult, folder: Path) -> list[dict[str, str]]:
     """Write the four figures as PNG and SVG into ``folder``; return their manifest entries."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     missing = f"without record {res.star}"
     specs = [
         (
@@ -122,10 +119,9 @@ def audit_figures(res: AuditResult, folder: Path) -> list[dict[str, str]]:
         fig, ax = plt.subplots(figsize=(7, 4.2))
         try:
             draw(ax)
-            fig.tight_layout()
-            for ext in ("png", "svg"):
-                fig.savefig(folder / f"{stem}.{ext}", dpi=120 if ext == "png" else None)
-        finally:
+        except Exception:
             plt.close(fig)
+            raise
+        save_figure(fig, folder, stem, dpi=120, tight=True)
         entries.append({"title": title, "svg": f"{stem}.svg", "png": f"{stem}.png"})
     return entries

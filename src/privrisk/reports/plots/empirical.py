@@ -1,10 +1,12 @@
-"""Figures of ``privrisk empirical``: the analogue of Figure 1 of 004, and δ per window."""
+"""Figures of ``privrisk empirical``: the analogue of Figure 1 of Burchard and Daoud (2022), and δ per window."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+
+from privrisk.reports.plots._base import pyplot, save_figure
 
 
 def density_figure(
@@ -18,16 +20,12 @@ def density_figure(
     folder: Path,
     stem: str = "density",
 ) -> dict[str, str]:
-    """Density of the answers with everyone and without the riskiest individual (004, Figure 1); PNG and SVG.
+    """Density of the answers with everyone and without the riskiest individual (Burchard and Daoud, Figure 1); PNG and SVG.
 
     Both densities are drawn truncated to their sample's range and renormalised, as they enter δ; the answers
     themselves are marked under the curves.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     from privrisk.empirical.density import density_curve
 
     fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=120)
@@ -43,16 +41,17 @@ def density_figure(
     ax.set_title(f"Density of the {label} with and without the riskiest individual ({density}, k = {k})")
     ax.title.set_fontsize(10)
     ax.legend(frameon=False)
-    return _saved(fig, folder, stem, "Density with and without the riskiest individual")
+    paths = save_figure(fig, folder, stem, dpi=120, tight=True)
+    return {
+        "title": "Density with and without the riskiest individual",
+        "png": paths["png"].name,
+        "svg": paths["svg"].name,
+    }
 
 
 def window_figure(windows, *, folder: Path, stem: str = "windows") -> dict[str, str]:
-    """δ per rolling window, one line per ε (004 §2: secular change)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """δ per rolling window, one line per ε (Burchard and Daoud, §2: secular change)."""
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 4.0), dpi=120)
     for eps, part in windows.groupby("epsilon"):
         ax.plot(np.arange(len(part)), part["delta"].to_numpy(), marker="o", label=f"ε = {eps:g}")
@@ -65,16 +64,5 @@ def window_figure(windows, *, folder: Path, stem: str = "windows") -> dict[str, 
     ax.set_ylabel("δ (largest over individuals)")
     ax.set_title("Empirical δ on rolling windows")
     ax.legend(frameon=False)
-    return _saved(fig, folder, stem, "Empirical δ on rolling windows")
-
-
-def _saved(fig, folder: Path, stem: str, title: str) -> dict[str, str]:
-    """Lay out, write ``stem``.png and ``stem``.svg to ``folder``, close, and return the manifest entry."""
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
-    fig.savefig(png)
-    fig.savefig(svg)
-    plt.close(fig)
-    return {"title": title, "png": png.name, "svg": svg.name}
+    paths = save_figure(fig, folder, stem, dpi=120, tight=True)
+    return {"title": "Empirical δ on rolling windows", "png": paths["png"].name, "svg": paths["svg"].name}

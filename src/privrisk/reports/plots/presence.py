@@ -6,14 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
+from privrisk.reports.plots._base import pyplot, save_figure
+
 
 def delta_figure(folder: Path, before, after=None) -> dict[str, str]:
     """Write ``delta.png`` and ``delta.svg`` into ``folder``; return the manifest entry."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     bins = np.linspace(0, 1, 21)
     fig, ax = plt.subplots(figsize=(7, 4))
     for result, label, colour in ((before, "measured", "#c0392b"), (after, "after the search", "#2471a3")):
@@ -26,8 +24,5 @@ def delta_figure(folder: Path, before, after=None) -> dict[str, str]:
     ax.set_ylabel("research records")
     ax.set_title("How sure an attacker can be that a person is in the research subset")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(folder / "delta.png", dpi=120)
-    fig.savefig(folder / "delta.svg")
-    plt.close(fig)
+    save_figure(fig, folder, "delta", dpi=120, tight=True)
     return {"title": "Research records by the δ of their class", "svg": "delta.svg", "png": "delta.png"}

@@ -1,4 +1,4 @@
-"""Figures for ``privrisk release --out``: the noisy answers against their universes, and the risk as ε adds up."""
+"""Figures of a release's output folder: the noisy answers against their universes, and the risk as ε adds up."""
 
 from __future__ import annotations
 
@@ -8,22 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrisk.reports.plots._base import pyplot, save_figure
 from privrisk.risk import global_leak, global_risk
-
-
-def _save(fig, stem: Path) -> dict[str, str]:
-    fig.savefig(stem.with_suffix(".png"), dpi=150, bbox_inches="tight")
-    fig.savefig(stem.with_suffix(".svg"), bbox_inches="tight")
-    return {"svg": stem.with_suffix(".svg").name, "png": stem.with_suffix(".png").name}
 
 
 def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
     """One panel per answer: the universe as a band, the noisy value with its 95 % noise interval."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     k = len(answers)
     fig, axes = plt.subplots(k, 1, figsize=(7, 0.9 + 0.9 * k), squeeze=False)
     for ax, row in zip(axes[:, 0], answers.itertuples(), strict=True):
@@ -46,20 +37,16 @@ def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
     fig.tight_layout()
     handles, names = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2, frameon=False)
-    files = _save(fig, stem)
-    plt.close(fig)
-    return files
+    # Cropped to what is drawn: the legend sits below the axes.
+    paths = save_figure(fig, stem.parent, stem.name, dpi=150, bbox_inches="tight")
+    return {"svg": paths["svg"].name, "png": paths["png"].name}
 
 
 def risk_figure(
     cumulative: Sequence[float], budget: float | None, stem: Path, *, labels: Sequence[str] | None = None
 ) -> dict[str, str]:
     """Global risk P and leak Γ against ε, with the total ε after each release marked and the budget drawn."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     top = max([*cumulative, budget or 0.0]) * 1.25
     eps = np.linspace(0.0, top, 400)
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -79,7 +66,5 @@ def risk_figure(
     ax.set_ylabel("probability / share")
     ax.set_title("Risk after each release")
     ax.legend(fontsize="small", loc="lower right")
-    fig.tight_layout()
-    files = _save(fig, stem)
-    plt.close(fig)
-    return files
+    paths = save_figure(fig, stem.parent, stem.name, dpi=150, tight=True, bbox_inches="tight")
+    return {"svg": paths["svg"].name, "png": paths["png"].name}

@@ -1,4 +1,4 @@
-"""The sampling study's figures: the analogues of Figures 1 and 2 of 000 (PNG and SVG, Agg backend)."""
+"""The sampling study's figures: the analogues of Figures 1 and 2 of Allmann et al. (PNG and SVG)."""
 
 from __future__ import annotations
 
@@ -7,35 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrisk.reports.plots._base import pyplot, save_figure
+
 _RISK_LABELS = {"many_worlds": "many-worlds risk ρ_mw", "two_worlds": "two-worlds risk ρ_tw"}
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, folder: Path, stem: str) -> dict[str, str]:
-    import matplotlib
-
-    folder.mkdir(parents=True, exist_ok=True)
-    # Lay the figure out once; the second format reuses the positions instead of laying out again.
-    fig.canvas.draw()
-    fig.set_layout_engine("none")
-    paths = {}
-    # No timestamps or random ids in the files (the same run gives the same bytes); SVG text stays text.
-    with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "none"}):
-        for ext in ("png", "svg"):
-            path = folder / f"{stem}.{ext}"
-            meta = {"Date": None} if ext == "svg" else {"Software": None}
-            fig.savefig(path, format=ext, dpi=150 if ext == "png" else None, metadata=meta)
-            paths[ext] = path
-    _pyplot().close(fig)
-    return paths
 
 
 def _thin(values) -> np.ndarray:
@@ -57,8 +31,8 @@ def _spans_decades(values) -> bool:
 def risk_boxplots(
     results: pd.DataFrame, epsilon: float, folder: Path, stem: str = "figure1_risk_by_query", labels=None
 ):
-    """Figure 1 of 000: box plots of ρ_mw and ρ_tw per query (groups) and variable (colours) at one ε."""
-    plt = _pyplot()
+    """Figure 1 of Allmann et al.: box plots of ρ_mw and ρ_tw per query (groups) and variable (colours) at one ε."""
+    plt = pyplot()
     from matplotlib import cbook
 
     labels = labels or {}
@@ -100,17 +74,17 @@ def risk_boxplots(
         ax.set_title(f"({'ab'[risk == 'two_worlds']}) {_RISK_LABELS[risk].split(' ρ')[0]}, ε = {epsilon:g}")
         ax.grid(axis="y", alpha=0.3)
     axes[1].legend(title="variable", fontsize="small", loc="best")
-    return _save(fig, folder, stem)
+    return save_figure(fig, folder, stem)
 
 
 def risk_by_proportion(
     summary: pd.DataFrame, query: str, folder: Path, stem: str = "figure2_risk_by_proportion", labels=None
 ):
-    """Figure 2 of 000: risk against sample proportion for one query, a band (quartiles) and median per ε.
+    """Figure 2 of Allmann et al.: risk against sample proportion for one query, a band (quartiles) and median per ε.
 
     One row per variable; many-worlds on the left, two-worlds on the right.
     """
-    plt = _pyplot()
+    plt = pyplot()
     labels = labels or {}
     sub = summary[summary["query"] == query]
     variables = list(dict.fromkeys(sub["variable"]))
@@ -140,4 +114,4 @@ def risk_by_proportion(
     fig.suptitle(f"Risk against sample proportion, {query} query: median (line) and quartiles (band) per ε")
     handles, names = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=len(epsilons), fontsize="small")
-    return _save(fig, folder, stem)
+    return save_figure(fig, folder, stem)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from privrisk.reports.plots.study import _pyplot, _save
+from privrisk.reports.plots._base import pyplot, save_figure
 
 # (column, legend, line style, marker)
 _LINES = (
@@ -26,7 +26,7 @@ def attack_by_size(
 
     Simulated rates of 0 cannot be drawn on a log scale and are left out.
     """
-    plt = _pyplot()
+    plt = pyplot()
     from matplotlib.ticker import NullFormatter
 
     at = results[np.isclose(results["epsilon"], epsilon) & (results["query"] == query) & results["attacked"]]
@@ -34,7 +34,7 @@ def attack_by_size(
     fig, axes = plt.subplots(1, len(variables), figsize=(4.2 * len(variables) + 1, 4.2), squeeze=False)
     for ax, var in zip(axes[0], variables, strict=True):
         part = at[at["variable"] == var]
-        if part.empty:  # every sample of this variable was above --attack-max-n
+        if part.empty:  # every sample of this variable was above attack_max_n
             ax.text(0.5, 0.5, "no sample attacked", ha="center", va="center", transform=ax.transAxes)
             ax.set_title(var, fontsize=10)
             ax.set_axis_off()
@@ -53,5 +53,4 @@ def attack_by_size(
     axes[0][0].set_ylabel(f"probability, {query} query, ε = {epsilon:g}")
     handles, labels = max((ax.get_legend_handles_labels() for ax in axes[0]), key=lambda hl: len(hl[0]))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
-    return _save(fig, Path(folder), stem)
+    return save_figure(fig, folder, stem, rect=(0, 0.12, 1, 1))

@@ -1,4 +1,4 @@
-"""The combined report: manifests in, one self-contained page out; SVG sanitising; the command's errors."""
+"""The combined report: manifests in, one self-contained page out; SVG sanitising (the command: tests/cli)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from explain_fixtures import HOSTILE_SVG, make_results, matplotlib_svg
-from helpers import one_line_error
 from privrisk import PrivriskError, report_page
 from privrisk.reports.html import html_page, sanitize_svg
 from privrisk.reports.manifest import write_manifest
@@ -133,50 +132,6 @@ def test_report_of_a_bare_manifest(tmp_path):
         ],
         "problems": 0,
     }
-
-
-# --- the command ---------------------------------------------------------------------------------------------
-
-
-def test_report_command(cli, tmp_path):
-    folders = make_results(tmp_path / "results")
-    target = tmp_path / "report.html"
-    r = cli("report", *folders, "--out", target, "--title", "SOEP release 2026")
-    assert r.code == 0, r.err
-    assert "study: Sampling study of SOEP hours" in r.out and "could not be shown" in r.err
-    assert "<title>SOEP release 2026</title>" in target.read_text(encoding="utf-8")
-    doc = cli("report", *folders, "--out", target, "--json").json
-    assert doc["schema_version"] == 1 and len(doc["sections"]) == 3 and doc["problems"] == 1
-
-
-def test_report_missing_folder(cli, tmp_path):
-    r = cli("report", tmp_path / "nowhere", "--out", tmp_path / "r.html")
-    one_line_error(r, "nowhere", "no such folder")
-    assert not (tmp_path / "r.html").exists()
-
-
-def test_report_folder_without_manifest(cli, tmp_path):
-    one_line_error(cli("report", tmp_path, "--out", tmp_path / "r.html"), "manifest.json")
-
-
-def test_report_corrupt_manifest(cli, tmp_path):
-    (tmp_path / "manifest.json").write_text("{not json")
-    one_line_error(cli("report", tmp_path, "--out", tmp_path / "r.html"), "manifest.json", "not valid JSON")
-    (tmp_path / "manifest.json").write_text(json.dumps({"kind": "study"}))
-    one_line_error(cli("report", tmp_path, "--out", tmp_path / "r.html"), "not a privrisk manifest")
-
-
-def test_report_bad_out_and_rows(cli, tmp_path):
-    write_manifest(tmp_path / "a", kind="study", title="S")
-    one_line_error(cli("report", tmp_path / "a", "--out", tmp_path), "--out", "folder")
-    one_line_error(
-        cli("report", tmp_path / "a", "--out", tmp_path / "r.html", "--max-rows", "0"), "--max-rows"
-    )
-
-
-def test_report_needs_a_folder(cli, tmp_path):
-    r = cli("report", "--out", tmp_path / "r.html")
-    assert r.code == 2 and "Traceback" not in r.err
 
 
 def test_report_refuses_malformed_lists(tmp_path):

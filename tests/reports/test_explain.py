@@ -1,4 +1,4 @@
-"""The explainer page: its numbers against the core's formulas and 002's Table 1, its wording, the command."""
+"""The explainer page: its numbers against the core's formulas and Table 1 of Mehner et al., its wording."""
 
 from __future__ import annotations
 
@@ -12,9 +12,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privrisk as pr
-from helpers import one_line_error
 from privrisk import risk as R
-from privrisk.reports.explain import TEXT, _fixed, _frequency, explainer_numbers, explainer_page, slider_grid
+from privrisk._format import whole_percent
+from privrisk.reports.explain import (
+    TEXT,
+    _fixed,
+    _frequency,
+    explainer_document,
+    explainer_numbers,
+    explainer_page,
+    slider_grid,
+)
 
 LN3 = math.log(3)
 
@@ -24,13 +32,13 @@ LN3 = math.log(3)
 
 @pytest.mark.parametrize(
     ("epsilon", "risk", "gamma", "mw10", "mw100"),
-    [  # Table 1 of 002: P, Γ, ρ(n = 10), ρ(n = 100) said as natural frequencies and whole percents
+    [  # Table 1 of Mehner et al.: P, Γ, ρ(n = 10), ρ(n = 100) said as natural frequencies and whole percents
         (math.log(2), "about 67", "33 %", "about 18", "about 2"),
         (math.log(3), "about 75", "50 %", "about 25", "about 3"),
         (math.log(7), "about 88", "75 %", "about 44", "about 7"),
     ],
 )
-def test_table_1_of_002(epsilon, risk, gamma, mw10, mw100):
+def test_table_1_of_mehner_et_al(epsilon, risk, gamma, mw10, mw100):
     assert explainer_numbers(epsilon)["risk"] == risk
     assert explainer_numbers(epsilon)["gamma"] == gamma
     assert explainer_numbers(epsilon, 10)["mw"] == mw10
@@ -51,7 +59,7 @@ def test_english_numbers_are_the_core_natural_frequency_and_describe(epsilon):
     p = R.global_risk(epsilon)
     phrase, base = R.natural_frequency(p)
     assert v["risk"] == phrase and v["risk_base"] == f"{base:,}"
-    assert v["gamma"] == R._percent(R.global_leak(epsilon))
+    assert v["gamma"] == whole_percent(R.global_leak(epsilon))
     sentence = R.describe(epsilon)
     assert f"right {v['risk']} times" in sentence and f"at most {v['gamma']} of the way" in sentence
     shown = int(v["icons_guess"]) + int(v["icons_extra"])
@@ -122,7 +130,7 @@ def test_slider_grid_contains_the_given_values_once_and_is_sorted():
 
 
 def test_bad_parameters_raise():
-    with pytest.raises(pr.PrivriskError, match="--lang"):
+    with pytest.raises(pr.PrivriskError, match="lang"):
         explainer_numbers(1.0, lang="fr")
     with pytest.raises(pr.PrivriskError, match="n"):
         explainer_numbers(1.0, n=1)
@@ -222,56 +230,6 @@ def test_page_is_self_contained():
     assert "default-src 'none'" in page
 
 
-# --- the command ---------------------------------------------------------------------------------------------
-
-
-def test_explain_writes_the_page_and_prints_describe(cli, tmp_path):
-    target = tmp_path / "explain.html"
-    r = cli("explain", "--epsilon", "ln3", "--n", "100", "--compare", "ln2,ln7", "--out", target)
-    assert r.code == 0, r.err
-    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert R.describe(LN3, 100) in r.out
-    assert [p.name for p in tmp_path.iterdir()] == ["explain.html"]  # no temporary file left behind
-
-
-def test_explain_json(cli, tmp_path):
-    doc = cli("explain", "-e", "ln(3)", "--lang", "de", "--json").json
-    assert doc["schema_version"] == 1 and doc["global_risk"] == pytest.approx(0.75)
-    assert doc["shown"]["risk"] == "etwa 75" and doc["many_worlds"] is None and doc["out"] is None
-    assert doc["paragraph"].startswith("Angenommen, ein Angreifer") and "etwa 75 richtig" in doc["paragraph"]
-    doc = cli("explain", "-e", "1", "--n", "21", "--json", "--out", tmp_path / "p.html").json
-    assert doc["many_worlds"] == pytest.approx(1 / (1 + 20 / math.e)) and (tmp_path / "p.html").exists()
-
-
-@pytest.mark.parametrize(
-    ("args", "fragments"),
-    [
-        (["--epsilon", "0"], ["--epsilon", "greater than 0"]),
-        (["--epsilon", "-1"], ["--epsilon"]),
-        (["--epsilon", "abc"], ["--epsilon", "not a number"]),
-        (["--epsilon", "inf"], ["--epsilon", "finite"]),
-        (["--epsilon", "1", "--n", "1"], ["--n", "from 2 to 10^12"]),
-        (["--epsilon", "1", "--n", "2000000000000"], ["--n", "from 2 to 10^12"]),
-        (["--epsilon", "1", "--lang", "fr"], ["--lang", "en, de"]),
-        (["--epsilon", "1", "--compare", "ln2,zero"], ["--compare"]),
-        (["--epsilon", "1", "--compare", "0"], ["--compare"]),
-        (["--epsilon", "1"], ["--out"]),
-    ],
-)
-def test_explain_bad_input(cli, tmp_path, args, fragments):
-    extra = ["--out", str(tmp_path / "x.html")] if args != ["--epsilon", "1"] else []
-    r = cli("explain", *args, *extra)
-    one_line_error(r, *fragments)
-    assert not (tmp_path / "x.html").exists()
-
-
-def test_explain_out_is_a_folder_or_in_a_missing_folder(cli, tmp_path):
-    one_line_error(cli("explain", "--epsilon", "1", "--out", tmp_path), "--out", "folder")
-    one_line_error(
-        cli("explain", "--epsilon", "1", "--out", tmp_path / "no" / "x.html"), "--out", "does not exist"
-    )
-
-
 # --- contrast ------------------------------------------------------------------------------------------------
 
 
@@ -307,17 +265,51 @@ def test_wcag_contrast_of_the_palette():
         assert _contrast(outline, colours["paper"]) >= 3.0 and _contrast(outline, colours["soft"]) >= 3.0
 
 
-def test_readme_explain_examples_run(cli, tmp_path, monkeypatch):
-    import shlex
-    from pathlib import Path
+# --- package data --------------------------------------------------------------------------------------------
 
-    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
-    lines = [
-        line.split("#")[0].strip() for line in readme.splitlines() if line.startswith("privrisk explain ")
-    ]
-    assert len(lines) == 3
-    monkeypatch.chdir(tmp_path)
-    for line in lines:
-        r = cli(*shlex.split(line)[1:])
-        assert r.code == 0, (line, r.err)
-    assert (tmp_path / "explain.html").exists() and (tmp_path / "erklaerung.html").exists()
+
+def test_assets_load_through_importlib_resources():
+    """The page's words, style and script are package data files, read as an installed package reads them."""
+    import importlib.resources
+    import json
+
+    from privrisk.reports import explain
+
+    assets = importlib.resources.files("privrisk.reports.assets")
+    names = {p.name for p in assets.iterdir()}
+    assert {"base.css", "explain.css", "explain.js", "explain.en.json", "explain.de.json"} <= names
+    for lang in explain.LANGUAGES:
+        text = json.loads(assets.joinpath(f"explain.{lang}.json").read_text(encoding="utf-8"))
+        assert text == explain.TEXT[lang]
+    assert assets.joinpath("explain.css").read_text(encoding="utf-8") == explain.PAGE_CSS
+    assert assets.joinpath("explain.js").read_text(encoding="utf-8") == explain.SCRIPT
+    page = explainer_page(LN3)
+    assert explain.PAGE_CSS.strip() in page and explain.SCRIPT.strip() in page
+
+
+def test_every_language_has_every_sentence_with_the_same_placeholders():
+    en, de = TEXT["en"], TEXT["de"]
+    # English says its consent-form paragraph with privrisk.describe; every other language brings its own.
+    assert set(de) - set(en) == {"describe", "describe_n"} and set(en) <= set(de)
+    for key, value in en.items():
+        if key.startswith("_"):
+            continue
+        assert type(de[key]) is type(value), key
+        if isinstance(value, str):
+            assert set(re.findall(r"\{\w+\}", value)) == set(re.findall(r"\{\w+\}", de[key])), key
+        if isinstance(value, list):
+            assert len(value) == len(de[key]), key
+
+
+def test_explainer_document_and_language_names():
+    doc = explainer_document("ln3", n=100, compare=["ln2", 2.0], lang=" DE ")
+    assert doc["lang"] == "de" and doc["n"] == 100 and doc["compare"] == pytest.approx([math.log(2), 2.0])
+    assert doc["shown"] == explainer_numbers(LN3, 100, lang="de") and doc["description"] == R.describe(
+        LN3, 100
+    )
+    assert doc["many_worlds"] == pytest.approx(R.many_worlds(LN3, 100))
+    assert explainer_page(LN3, lang="DE") == explainer_page(LN3, lang="de")
+    with pytest.raises(pr.PrivriskError, match="n: must be a whole number from 2 to 10"):
+        explainer_document(1.0, n=2.5)
+    with pytest.raises(pr.PrivriskError, match="compare"):
+        explainer_page(1.0, compare=[0.0])
