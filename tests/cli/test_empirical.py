@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from helpers import one_line_error
+from privrisk.datasets.chicago import chicago_like
 from privrisk.empirical.density import hockey_stick_delta
-from privrisk.empirical.measure import chicago_like
 
 
 @pytest.fixture(scope="module")
