@@ -184,8 +184,9 @@ def _named(message: str) -> str:
     """A library message that starts with a parameter (``buckets: …``), with this command's option for it."""
     param, sep, rest = message.partition(":")
     option = PARAM_OPTIONS["empirical"].get(param)
-    if option is None and param in inspect.signature(empirical_command).parameters:
-        option = "--" + param.replace("_", "-")
+    declared = inspect.signature(empirical_command).parameters.get(param)
+    if option is None and declared is not None and isinstance(declared.default, typer.models.OptionInfo):
+        option = (declared.default.param_decls or (None,))[0]
     return option + sep + rest if sep and option else message
 
 

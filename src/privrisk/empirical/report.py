@@ -1,7 +1,7 @@
 """The output folder of an empirical-privacy measurement: tables, figures and a manifest, written whole.
 
-``privrisk empirical --out DIR`` calls :func:`write_outputs`; a library user can call it with any
-:class:`~privrisk.empirical.result.EmpiricalPrivacy`.
+The command ``privrisk empirical`` calls :func:`write_outputs` when asked for a folder; a library user can call it
+with any :class:`~privrisk.empirical.result.EmpiricalPrivacy`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The result of an empirical-privacy measurement, and the JSON document made from it.
 
 :class:`EmpiricalPrivacy` is frozen: the measuring functions build it once. :meth:`EmpiricalPrivacy.to_dict` is the
-document ``privrisk empirical --json`` prints; labels of periods and individuals become plain JSON (dates as ISO
-dates, numpy scalars as numbers).
+document the command ``privrisk empirical`` prints as JSON; labels of periods and individuals become plain JSON
+(dates as ISO dates, numpy scalars as numbers).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class EmpiricalPrivacy:
         target_delta: float | None = None,
         out: str | None = None,
     ) -> dict[str, Any]:
-        """The JSON document of ``privrisk empirical --json`` (without its ``schema_version``).
+        """The JSON document the command ``privrisk empirical`` prints (without its ``schema_version``).
 
         Args:
             top: how many of the riskiest individuals to list.

@@ -134,22 +134,21 @@ def ljung_box(series: Any, lags: int | None = None) -> pd.DataFrame:
 def warn_dependence(result: EmpiricalPrivacy, aggregate: int | None = 1, *, stacklevel: int = 3) -> None:
     """Warn (:class:`~privrisk.errors.DependenceWarning`) when the Ljung–Box test of the answers finds dependence.
 
-    The message starts with the parameter that helps, ``aggregate``, and says how many periods to merge.
+    With ``aggregate`` (the periods merged so far) the message starts with that parameter, the one that helps,
+    and says how many periods to merge.
     """
     if not result.dependent or result.independence is None:
         return
     p = float(result.independence["p_value"].iloc[-1])
-    merge = (
-        f"merge {max(2, 2 * aggregate)} consecutive periods into one"
-        if aggregate is not None
-        else "merge consecutive periods first"
+    text = (
+        f"the answers are autocorrelated (Ljung–Box p = {p:.3g}): the periods are not independent draws, so δ may "
+        "be understated; "
     )
-    warnings.warn(
-        f"aggregate: the answers are autocorrelated (Ljung–Box p = {p:.3g}): the periods are not independent "
-        f"draws, so δ may be understated; {merge}",
-        DependenceWarning,
-        stacklevel=stacklevel,
-    )
+    if aggregate is None:
+        text += "merge consecutive periods first"
+    else:
+        text = f"aggregate: {text}merge {max(2, 2 * aggregate)} consecutive periods into one"
+    warnings.warn(text, DependenceWarning, stacklevel=stacklevel)
 
 
 @contextlib.contextmanager
