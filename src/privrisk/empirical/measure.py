@@ -429,13 +429,11 @@ def empirical_privacy(
     else:
         g = _knowledge(knowledge, coded)
         deltas, bound, prints, conditional = _conditional(pairs, answer, full, n, eps, g, buckets, k, options)
-    first = (
-        (full[:, 0], answer[:, 0]) if full.ndim == 2 else (full, answer)
-    )  # the query; a joint one's second
     second_series = None
-    if second is not None:
+    if second is not None:  # the result's series is the first query's; the second's is kept beside it
         second_series = pd.Series(full[:, 1], index=pd.Index(coded.per_labels, name="period"), name=joint)
-    result = build_result(pairs, *first, deltas, bound, eps, coded.per_labels, coded.ind_labels,
+        full, answer = full[:, 0], answer[:, 0]
+    result = build_result(pairs, full, answer, deltas, bound, eps, coded.per_labels, coded.ind_labels,
                           kk, density, query, lags, coded.dropped, prints, conditional=conditional,
                           condition_on=None if conditional is None else condition_on, joint=second_series,
                           noise=noise, draws=None if noise is None else draws,
