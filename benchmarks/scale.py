@@ -52,7 +52,7 @@ def generate_presence(folder: Path, n_pop: int, seed: int = 1) -> tuple[Path, Pa
 
 
 def generate_empirical(folder: Path, establishments: int, months: int = 117) -> tuple[Path, int]:
-    from privrisk.empirical.measure import chicago_clean, chicago_like
+    from privrisk.datasets.chicago import chicago_clean, chicago_like
 
     path = folder / f"inspections_{establishments}.parquet"
     if not path.exists():

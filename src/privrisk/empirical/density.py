@@ -1,23 +1,28 @@
-"""Densities of a small sample of query answers, and the hockey-stick divergence between two of them (004 §4).
+"""Densities of a small sample of query answers, and the hockey-stick divergence between two of them.
 
-Empirical differential privacy (Burchard and Daoud, 004) compares the density p of the t answers f(X¹), …, f(Xᵗ)
+Empirical differential privacy (Burchard and Daoud 2022) compares the density p of the t answers f(X¹), …, f(Xᵗ)
 with the density pᵢ of the t answers without individual i. Here both densities are estimated by one of four
-methods, all of which use k ≈ √t sample points per local estimate (004 §4, the bias/variance balance):
+methods, all of which use k ≈ √t sample points per local estimate (Burchard and Daoud 2022, §4, the bias/variance
+balance):
 
 - ``ecdf``: the empirical CDF, linearly interpolated between the sorted sample points, differenced across k
   points: on the gap between the j-th and (j+1)-th smallest values the density is (k/(t − 1)) / (y₍ⱼ₊ₖ₎ − y₍ⱼ₎),
   the window of k gaps centred on that gap (shifted inwards at the ends). Piecewise constant.
 - ``kde-box``, ``kde-triangle``, ``kde-gauss``: the sample-point variable-bandwidth kernel estimate of Breiman,
   Meisel and Purcell (1977), p(x) = (1/t) Σⱼ K_{hⱼ}(x − yⱼ), where hⱼ is the distance from yⱼ to its k-th nearest
-  other sample point, so that each kernel spans the k nearest sample points. The box kernel (004 §5's choice) is
-  1/(2h) on [y − h, y + h] and gives a piecewise-constant density; the triangle kernel (1 − |u|/h)/h gives a
-  piecewise-linear one; the Gaussian kernel has standard deviation hⱼ.
+  other sample point, so that each kernel spans the k nearest sample points. The box kernel (the paper's choice,
+  §5) is 1/(2h) on [y − h, y + h] and gives a piecewise-constant density; the triangle kernel (1 − |u|/h)/h gives
+  a piecewise-linear one; the Gaussian kernel has standard deviation hⱼ.
 
-Every density is **truncated to its own sample's range** [min y, max y] **and renormalised** (004 §4). Kernel
+How many points a kernel covers: §4 asks for about √t sample points per kernel (√117 ≈ 11 for the 117 months of
+§5), while §5 writes "± 11 data points on either side" (22 in all). ``kde-box`` follows §4: its kernel reaches
+the k = round(√t) = 11 nearest other points in all, not 11 on each side (docs/errata.md).
+
+Every density is **truncated to its own sample's range** [min y, max y] **and renormalised** (§4). Kernel
 estimates put mass beyond the largest and smallest answers; there the density is an extrapolation, tiny and
 unstable when measured multiplicatively, so the ratio p/pᵢ in the tails would be noise and would dominate δ.
 
-δᵢ(ε) = max(∫(p − e^ε pᵢ)₊, ∫(pᵢ − e^ε p)₊) (004, Theorem 1) is computed **exactly** for the piecewise-constant
+δᵢ(ε) = max(∫(p − e^ε pᵢ)₊, ∫(pᵢ − e^ε p)₊) (Theorem 1) is computed **exactly** for the piecewise-constant
 and piecewise-linear densities: the breakpoints of both densities are merged, and on each piece the integrand is
 linear, so its positive part integrates in closed form. For ``kde-gauss`` both densities are replaced by their
 piecewise-linear interpolants on a fine grid; :func:`hockey_stick_delta` returns the bound on the error this makes.
@@ -35,13 +40,16 @@ density rather than a division by zero.
 from __future__ import annotations
 
 import math
+from typing import Any, Literal
 
 import numpy as np
 
+from privrisk._validation import check_choice, check_epsilons, check_k
 from privrisk.errors import PrivriskError
 
 __all__ = [
     "DENSITIES",
+    "Density",
     "default_k",
     "density_curve",
     "gaussian_shift_delta",
@@ -50,13 +58,17 @@ __all__ = [
     "knn_bandwidths",
 ]
 
-DENSITIES = ("kde-box", "kde-triangle", "kde-gauss", "ecdf")
+Density = Literal["kde-box", "kde-triangle", "kde-gauss", "ecdf"]
+DENSITIES: tuple[Density, ...] = ("kde-box", "kde-triangle", "kde-gauss", "ecdf")
 _MAX_EXP = 700.0  # e^700 is finite; beyond it every positive density ratio is already exceeded
 _GAUSS_REACH = 8.0  # Gaussian kernels are evaluated within ±8 σ; the rest is below φ(8) ≈ 5·10⁻¹⁵
 
 
 def default_k(t: int) -> int:
-    """The number of sample points each local estimate spans, k = round(√t) (004 §4), at least 1.
+    """The number of sample points each local estimate spans, k = round(√t) (Burchard and Daoud 2022, §4), at least 1.
+
+    For the 117 months of the paper's §5, k = 11: each kernel reaches the 11 nearest points in all, not 11 on each
+    side as §5's text says (docs/errata.md).
 
     Example:
         >>> default_k(117), default_k(365), default_k(2)
@@ -65,23 +77,13 @@ def default_k(t: int) -> int:
     return max(1, round(math.sqrt(t)))
 
 
-def _check_k(k: int, t: int) -> int:
-    k = int(k)
-    if k < 1:
-        raise PrivriskError(f"--k: must be at least 1, got {k}")
-    if k > t - 1:
-        raise PrivriskError(
-            f"--k: {k} nearest points asked for but there are only {t} databases (k must be below t)"
-        )
-    return k
-
-
 def knn_bandwidths(sorted_rows: np.ndarray, k: int) -> np.ndarray:
     """Distance hⱼ from each point to its k-th nearest other point, for rows sorted ascending.
 
     The k nearest neighbours of a point of a sorted sample, together with the point, are k + 1 consecutive
     points, so hⱼ is the smallest over the k + 1 windows containing j of the window's larger reach from yⱼ. This is
-    the bandwidth of the Breiman–Meisel–Purcell sample-point estimator (004 §4, ref. [3]). Vectorised over rows.
+    the bandwidth of the Breiman–Meisel–Purcell sample-point estimator (Burchard and Daoud 2022, §4, their
+    reference [3]). Vectorised over rows.
 
     Args:
         sorted_rows: shape (t,) or (n, t), each row sorted ascending.
@@ -95,7 +97,7 @@ def knn_bandwidths(sorted_rows: np.ndarray, k: int) -> np.ndarray:
     """
     y = np.asarray(sorted_rows, dtype=float)
     t = y.shape[-1]
-    k = _check_k(k, t)
+    k = check_k(k, name="k", below=t)
     h = np.full(y.shape, np.inf)
     start, end = y[..., : t - k], y[..., k:]
     left = np.empty(start.shape)
@@ -136,7 +138,7 @@ def _pieces(y: np.ndarray, k: int, density: str, floor: float) -> tuple[np.ndarr
     if density == "kde-triangle":
         s = 1.0 / (t * h * h)
         return (np.concatenate([y - h, y, y + h], axis=-1), np.concatenate([s, -2.0 * s, s], axis=-1))
-    raise PrivriskError(f"--density: unknown density {density!r}; choose one of {', '.join(DENSITIES)}")
+    raise PrivriskError(f"density: no piecewise form for {density!r}", param="density")
 
 
 def _positive_integral(g0: np.ndarray, g1: np.ndarray, length: np.ndarray) -> np.ndarray:
@@ -292,7 +294,8 @@ def _delta_complete(
             _delta_gauss(ref_sorted, rows_sorted[a : a + step], k, floor, epsilons, grid)
             for a in range(0, n, step)
         ]
-        return tuple(np.concatenate(p, axis=0) for p in zip(*parts, strict=True))
+        forward, backward, bound = (np.concatenate(p, axis=0) for p in zip(*parts, strict=True))
+        return forward, backward, bound
     k_row = min(k, rows_sorted.shape[1] - 1)
     keys_a, jumps_a = _pieces(ref_sorted[None, :], k, density, floor)
     keys_b, jumps_b = _pieces(rows_sorted, k_row, density, floor)
@@ -322,14 +325,16 @@ def _delta_complete(
 def hockey_stick_delta(
     sample: np.ndarray,
     samples_without: np.ndarray,
-    epsilons,
+    epsilons: Any,
     *,
-    density: str = "kde-box",
+    density: Density | str = "kde-box",
     k: int | None = None,
     grid: int = 4096,
     return_bound: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """δᵢ(ε) = max(∫(p − e^ε pᵢ)₊, ∫(pᵢ − e^ε p)₊) between the density of ``sample`` and of each row (004, Thm 1).
+    """δᵢ(ε) = max(∫(p − e^ε pᵢ)₊, ∫(pᵢ − e^ε p)₊) between the density of ``sample`` and of each row.
+
+    Burchard and Daoud (2022), Theorem 1.
 
     p is the (truncated, renormalised) density of the t answers with everyone; pᵢ that of the answers without
     individual i, one row per individual. NaN in a row is a database with no answer without i: its mass (count/t)
@@ -341,7 +346,7 @@ def hockey_stick_delta(
         sample: the t answers f(X¹), …, f(Xᵗ) (finite).
         samples_without: shape (t,) or (n, t): f(X¹₋ᵢ), …, f(Xᵗ₋ᵢ) per row.
         epsilons: one ε or several (ε ≥ 0).
-        density: ``kde-box`` (004 §5), ``kde-triangle``, ``kde-gauss`` or ``ecdf``.
+        density: ``kde-box`` (Burchard and Daoud 2022, §5), ``kde-triangle``, ``kde-gauss`` or ``ecdf``.
         k: points per local estimate; default round(√t); 1 ≤ k < t.
 
     Returns:
@@ -360,15 +365,12 @@ def hockey_stick_delta(
     rows = np.asarray(samples_without, dtype=float)
     single = rows.ndim == 1
     rows = np.atleast_2d(rows)
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise PrivriskError("epsilon: must be finite and at least 0")
-    if density not in DENSITIES:
-        raise PrivriskError(f"--density: unknown density {density!r}; choose one of {', '.join(DENSITIES)}")
+    eps = check_epsilons(epsilons, name="epsilons", allow_zero=True)
+    density = check_choice(density, DENSITIES, name="density")
     t = y.size
     if rows.shape[1] != t:
         raise PrivriskError(f"samples_without: rows have {rows.shape[1]} answers but the sample has {t}")
-    kk = _check_k(default_k(t) if k is None else k, t)
+    kk = check_k(default_k(t) if k is None else k, name="k", below=t)
     ref = np.sort(y)
     floor = _floor(ref)
     delta = np.ones((rows.shape[0], eps.size))
@@ -406,9 +408,11 @@ def _rescaled(ref, rows, k, density, floor, eps, share, grid):
 
 
 def density_curve(
-    sample: np.ndarray, *, density: str = "kde-box", k: int | None = None, points: int = 400
+    sample: np.ndarray, *, density: Density | str = "kde-box", k: int | None = None, points: int = 400
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The truncated, renormalised density of ``sample`` as (x, p(x)) for plotting (Figure 1 of 004).
+    """The truncated, renormalised density of ``sample`` as (x, p(x)) for plotting.
+
+    The curves of Figure 1 of Burchard and Daoud (2022).
 
     Piecewise-constant densities are returned as steps (each breakpoint twice), so a line plot draws them exactly.
 
@@ -421,7 +425,8 @@ def density_curve(
     y = y[np.isfinite(y)]
     if y.size < 2:
         raise PrivriskError("sample: needs at least two finite answers")
-    kk = _check_k(default_k(y.size) if k is None else k, y.size)
+    density = check_choice(density, DENSITIES, name="density")
+    kk = check_k(default_k(y.size) if k is None else k, name="k", below=y.size)
     floor = _floor(y)
     lo, hi = _widen(y[None, 0], y[None, -1], floor)
     if density == "kde-gauss":
@@ -443,10 +448,10 @@ def density_curve(
     return x, p
 
 
-def gaussian_shift_delta(epsilon, mu):
+def gaussian_shift_delta(epsilon: Any, mu: Any) -> Any:
     """Exact δ(ε) between N(0, σ²) and N(c, σ²), μ = |c|/σ: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2).
 
-    The truth against which the empirical δᵢ is checked (issue 6 §3; Balle and Wang 2018, Theorem 8). Computed
+    The truth against which the empirical δᵢ is checked in the tests (Balle and Wang 2018, Theorem 8). Computed
     as a difference of log-normal-CDF terms so that it neither overflows at large ε nor goes negative.
 
     Example:
@@ -457,8 +462,9 @@ def gaussian_shift_delta(epsilon, mu):
 
     eps = np.asarray(epsilon, dtype=float)
     mu = np.asarray(mu, dtype=float)
-    if np.any(mu < 0) or np.any(eps < 0):
-        raise PrivriskError("gaussian_shift_delta: ε and μ must be at least 0")
+    for name, values in (("epsilon", eps), ("mu", mu)):
+        if np.any(values < 0):
+            raise PrivriskError(f"{name}: must be at least 0", param=name)
     with np.errstate(divide="ignore", invalid="ignore"):
         safe = np.where(mu > 0, mu, 1.0)
         a = log_ndtr(-eps / safe + safe / 2)
@@ -502,11 +508,13 @@ def _widened(lo: np.ndarray, hi: np.ndarray, floor: float) -> tuple[np.ndarray, 
 
 
 def joint_hockey_stick_delta(
-    sample: np.ndarray, samples_without: np.ndarray, epsilons, *, k: int | None = None
+    sample: np.ndarray, samples_without: np.ndarray, epsilons: Any, *, k: int | None = None
 ) -> np.ndarray:
-    """δᵢ(ε) for two queries answered together, from two-dimensional variable-width box densities (004 §2).
+    """δᵢ(ε) for two queries answered together, from two-dimensional variable-width box densities.
 
-    Composition in the empirical setting: f₁ and f₂ on the same databases must be validated jointly, through the
+    Burchard and Daoud (2022, §2) on composition:
+
+    in the empirical setting, f₁ and f₂ on the same databases must be validated jointly, through the
     density of the pairs (f₁, f₂). Each coordinate is scaled by the range of the answers with everyone; each
     point's kernel is the square of half-width hⱼ, its max-norm distance to the k-th nearest other point (the 2-D
     Breiman–Meisel–Purcell estimator); both densities are truncated to their sample's bounding box and renormalised.
@@ -537,10 +545,8 @@ def joint_hockey_stick_delta(
     t = y.shape[0]
     if rows.shape[1:] != (t, 2):
         raise PrivriskError(f"samples_without: expected rows of shape ({t}, 2), got {rows.shape[1:]}")
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float)).ravel()
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise PrivriskError("epsilon: must be finite and at least 0")
-    kk = _check_k(default_k(t) if k is None else k, t)
+    eps = check_epsilons(epsilons, name="epsilons", allow_zero=True)
+    kk = check_k(default_k(t) if k is None else k, name="k", below=t)
     scale = np.ptp(y, axis=0)
     scale = np.where(scale > 0, scale, 1.0)
     centre = y.min(axis=0)

@@ -19,8 +19,9 @@ import csv
 import os
 import re
 import sys
+import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,8 @@ __all__ = [
     "check_engine",
     "group_counts",
     "group_sql",
+    "spark_map_groups",
+    "spark_query",
     "spark_session",
 ]
 
@@ -336,81 +339,50 @@ class SparkRollUp:
         self.frame.unpersist()
 
 
-# --------------------------------------------------------------------------------------------------- empirical
-
-_UNITS = {"day": "DAY", "week": "WEEK", "month": "MONTH", "quarter": "QUARTER", "year": "YEAR"}
+# ------------------------------------------------------------------------ SQL and pandas kernels of capabilities
 
 
-def pair_sql(
-    table: str,
-    period: str,
-    individual: str,
-    value: str | None = None,
-    weight: str | None = None,
-    period_unit: str | None = None,
-    *,
-    engine: str = "spark",
-) -> str:
-    """The per-(period, individual) aggregates as one SQL statement: rows, Σ value, Σ weight, bad cells.
-
-    ``__bad`` counts missing or non-finite values and weights (the caller rejects them). With ``period_unit``
-    the period is truncated to the start of its day, week (Monday), month, quarter or year.
-
-    Example:
-        >>> print(pair_sql("t", "month", "shop", period_unit="month"))  # doctest: +NORMALIZE_WHITESPACE
-        SELECT date_trunc('MONTH', CAST(`month` AS TIMESTAMP)) AS period, `shop` AS individual,
-        COUNT(*) AS __rows, 0.0 AS __value, CAST(COUNT(*) AS DOUBLE) AS __weight, 0 AS __bad
-        FROM t GROUP BY 1, 2
-    """
-    q = _quote
-    per = q(period, engine)
-    if period_unit is not None:
-        per = f"date_trunc('{_UNITS[period_unit]}', CAST({per} AS TIMESTAMP))"
-    out = [f"{per} AS period", f"{q(individual, engine)} AS individual", "COUNT(*) AS __rows"]
-    bad = []
-    for col, name, default in ((value, "__value", "0.0"), (weight, "__weight", "CAST(COUNT(*) AS DOUBLE)")):
-        if col is None:
-            out.append(f"{default} AS {name}")
-            continue
-        v = f"CAST({q(col, engine)} AS DOUBLE)"
-        out.append(f"SUM({v}) AS {name}")
-        bad.append(f"{q(col, engine)} IS NULL OR isnan({v}) OR abs({v}) = double('inf')")
-    out.append(f"SUM(CASE WHEN {' OR '.join(bad)} THEN 1 ELSE 0 END) AS __bad" if bad else "0 AS __bad")
-    return f"SELECT {', '.join(out)} FROM {table} GROUP BY 1, 2"
-
-
-def spark_pairs(
+def spark_query(
     source,
+    statement: Callable[[str], str],
     *,
-    period: str,
-    individual: str,
-    value: str | None = None,
-    weight: str | None = None,
-    period_unit: str | None = None,
+    columns: Mapping[str, str | None] | None = None,
+    numeric: Sequence[str] = (),
+    name: str = "table",
+    doing: str = "query",
     master: str | None = None,
 ) -> pd.DataFrame:
-    """Run :func:`pair_sql` in Spark over a CSV/Parquet file, folder or URI, or a Spark DataFrame."""
+    """Run one SQL statement in Spark over a CSV/Parquet file, folder or URI, or a Spark DataFrame; pandas back.
+
+    ``statement(view)`` builds the SQL over a temporary view of the source. ``columns`` maps each parameter to the
+    column it names (None: not given): a missing column is a one-line error that names the parameter, and so is
+    the column of a parameter in ``numeric`` that is neither numeric nor boolean. Any other failure of Spark is one
+    line naming the source (``name`` for a Spark DataFrame) and what it was ``doing``.
+    """
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
-    label = "table (Spark DataFrame)" if _is_spark_frame(source) else str(source)
+    label = f"{name} (Spark DataFrame)" if _is_spark_frame(source) else str(source)
+    given = {param: col for param, col in (columns or {}).items() if col is not None}
     try:
         frame = _spark_frame(spark, source, ())
-        for option, col in (("--period", period), ("--individual", individual), ("--value", value),
-                            ("--weight", weight)):  # fmt: skip
-            if col is not None and col not in frame.columns:
-                raise PrivriskError(f"{option}: no column {col!r}; columns are {', '.join(frame.columns)}")
+        for param, col in given.items():
+            if col not in frame.columns:
+                raise PrivriskError(
+                    f"{param}: no column {col!r}; columns are {', '.join(frame.columns)}", param=param
+                )
         types = {f.name: f.dataType.simpleString() for f in frame.schema}
-        for option, col in (("--value", value), ("--weight", weight)):
-            if col is not None and not (_NUMERIC.search(types[col].upper()) or types[col] == "boolean"):
-                raise PrivriskError(f"{option}: column {col!r} is not numeric")
-        view = f"__privrisk_pairs_{abs(hash((label, period, individual))) % 10**9}"
+        for param in numeric:
+            kind = types.get(given.get(param) or "", "")
+            if param in given and not (_NUMERIC.search(kind.upper()) or kind == "boolean"):
+                raise PrivriskError(f"{param}: column {given[param]!r} is not numeric", param=param)
+        view = f"__privrisk_query_{uuid.uuid4().hex}"
         frame.createOrReplaceTempView(view)
-        pairs = spark.sql(pair_sql(view, period, individual, value, weight, period_unit)).toPandas()
+        result = spark.sql(statement(view)).toPandas()
         spark.catalog.dropTempView(view)
     except PrivriskError:
         raise
     except Exception as exc:
-        raise _spark_failure(label, "aggregate", exc) from None
-    return pairs
+        raise _spark_failure(label, doing, exc) from None
+    return result
 
 
 def spark_map_groups(frame: pd.DataFrame, key: str, fn, schema: str, master: str | None = None):

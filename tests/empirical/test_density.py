@@ -248,11 +248,11 @@ def test_post_processing_monotone_transform():
 
 def test_bad_inputs():
     y = np.arange(5.0)
-    with pytest.raises(PrivriskError, match="--k"):
+    with pytest.raises(PrivriskError, match=r"^k:"):
         hockey_stick_delta(y, y, 0.1, k=5)
     with pytest.raises(PrivriskError, match="epsilon"):
         hockey_stick_delta(y, y, -0.1)
-    with pytest.raises(PrivriskError, match="--density"):
+    with pytest.raises(PrivriskError, match=r"^density:"):
         hockey_stick_delta(y, y, 0.1, density="histogram")
     with pytest.raises(PrivriskError, match="sample"):
         hockey_stick_delta(y[:1], y[:1], 0.1)

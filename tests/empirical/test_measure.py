@@ -11,17 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privrisk
+from privrisk.datasets.chicago import chicago_clean, chicago_like
 from privrisk.empirical.density import hockey_stick_delta
-from privrisk.empirical.measure import (
-    chicago_clean,
-    chicago_like,
-    delta_column,
-    empirical_privacy,
-    empirical_privacy_of,
-    ljung_box,
-    rolling_privacy,
-    total_risk,
-)
+from privrisk.empirical.measure import delta_column, empirical_privacy, empirical_privacy_of, total_risk
+from privrisk.empirical.windows import ljung_box, rolling_privacy
 from privrisk.errors import PrivriskError
 
 EPS = [0.05, 0.2, 1.0]
@@ -221,19 +214,19 @@ def test_generator_is_reproducible():
 @pytest.mark.parametrize(
     ("change", "kwargs", "match"),
     [
-        (lambda d: d.assign(period=0), {}, "--period"),
-        (lambda d: d.assign(who=d["who"].where(d.index != 3)), {}, "--individual"),
+        (lambda d: d.assign(period=0), {}, "^period:"),
+        (lambda d: d.assign(who=d["who"].where(d.index != 3)), {}, "^individual:"),
         (
             lambda d: d.assign(weight=np.where(d["period"] == 2, 0.0, d["weight"])),
             {"weight": "weight"},
-            "--weight",
+            "^weight:",
         ),
-        (lambda d: d, {"epsilons": [0.1, 0.0]}, "--epsilons"),
-        (lambda d: d, {"epsilons": [-1.0]}, "--epsilons"),
-        (lambda d: d, {"k": 30}, "--k"),
-        (lambda d: d, {"density": "histogram"}, "--density"),
-        (lambda d: d, {"query": "median"}, "--query"),
-        (lambda d: d, {"value": "nope"}, "--value"),
+        (lambda d: d, {"epsilons": [0.1, 0.0]}, "^epsilons:"),
+        (lambda d: d, {"epsilons": [-1.0]}, "^epsilons:"),
+        (lambda d: d, {"k": 30}, "^k:"),
+        (lambda d: d, {"density": "histogram"}, "^density:"),
+        (lambda d: d, {"query": "median"}, "^query:"),
+        (lambda d: d, {"value": "nope"}, "^value:"),
     ],
 )
 def test_bad_input(change, kwargs, match):

@@ -397,6 +397,6 @@ def test_cli_empirical_window_is_not_on_spark(cli, tmp_path):
 
 def test_library_joint_is_not_on_spark(tmp_path):
     frame, _ = _inspections(tmp_path, n=20, months=5)
-    with pytest.raises(PrivriskError, match="--engine: spark measures one query"):
+    with pytest.raises(PrivriskError, match="engine: spark measures one query"):
         empirical_privacy(frame, period="month", individual="shop", query="count", joint="sum:failed",
                           engine="spark")  # fmt: skip

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from helpers import one_line_error
+from privrisk.datasets.chicago import chicago_like
 from privrisk.empirical.density import hockey_stick_delta
-from privrisk.empirical.measure import chicago_like
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +232,25 @@ def test_extras_bad_input(cli, panel_csv, flag, value):
     path, _ = panel_csv
     r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count", flag, value)
     one_line_error(r, flag)
+
+
+def test_the_library_warning_about_autocorrelation_is_shown_once(cli, tmp_path):
+    rng = np.random.default_rng(1)
+    months = np.repeat(np.arange(60), 50)
+    level = np.cumsum(rng.normal(size=60))  # a random walk: the monthly means are autocorrelated
+    path = tmp_path / "walk.csv"
+    pd.DataFrame(
+        {
+            "m": months,
+            "id": rng.integers(0, 400, months.size),
+            "v": level[months] + rng.normal(size=months.size),
+        }
+    ).to_csv(path, index=False)
+    args = ("empirical", path, "--period", "m", "--individual", "id", "--query", "mean", "--value", "v")
+    r = cli(*args, "--epsilons", "0.5", "--window", "20", "--json")
+    assert r.code == 0, r.err
+    assert r.json["independence"]["significant"] is True
+    text = " ".join(r.err.split())  # Rich wraps long lines
+    assert text.count("autocorrelated") == 1
+    assert "warning: --aggregate: the answers are autocorrelated" in text
+    assert "merge 2 consecutive periods into one" in text
