@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, progress
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, progress
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io import files as _io
 from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
@@ -27,6 +31,9 @@ from privrisk.presence.measures import (
 from privrisk.reports.manifest import write_manifest
 
 SHOWN = 10
+
+# Library parameters whose option has another name (the rest are "--" + the name with dashes).
+PARAM_OPTIONS["presence"] = {"hierarchies": "--hierarchy", "model": "--estimator", "max_nodes": "--search"}
 
 
 def _qi_list(text: str | None) -> list[str]:
@@ -63,7 +70,30 @@ def _hierarchies(specs: list[str] | None) -> dict[str, str]:
     return out_
 
 
+def _option_names(command: Callable[..., None]) -> Callable[..., None]:
+    # Names a library parameter in an error as this command's option (kmap: → --kmap:) until privrisk.cli.main can:
+    # typer vendors its own click, so main's isinstance(command, click.Group) fails. Harmless after that.
+    decls = (
+        getattr(p.default, "param_decls", None) or () for p in inspect.signature(command).parameters.values()
+    )
+    options = {d for group in decls for d in group}
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        try:
+            return command(*args, **kwargs)
+        except PrivriskError as exc:
+            param = exc.param or ""
+            option = PARAM_OPTIONS["presence"].get(param, "--" + param.replace("_", "-"))
+            if param and option in options and str(exc).startswith(param + ":"):
+                raise PrivriskError(option + str(exc)[len(param) :]) from None
+            raise
+
+    return run
+
+
 @app.command("presence")
+@_option_names
 def presence_command(
     data: str | None = typer.Argument(
         None, help="The research subset T: CSV, Parquet, Stata or SPSS file (Spark: also a folder or URI)."
