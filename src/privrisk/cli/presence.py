@@ -19,21 +19,17 @@ from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io import files as _io
 from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
 from privrisk.presence.hierarchy import parse_hierarchy
-from privrisk.presence.measures import (
-    LOSS_MEASURES,
-    PresenceResult,
-    SearchResult,
-    delta_presence,
-    prepare_presence,
-    release_table,
-    search_generalisation,
-)
+from privrisk.presence.measures import PresenceResult, delta_presence
+from privrisk.presence.prepare import InconsistentSubsetError, prepare_presence
+from privrisk.presence.search import LOSS_MEASURES, SearchResult, release_table, search_generalisation
 from privrisk.reports.manifest import write_manifest
 
 SHOWN = 10
 
 # Library parameters whose option has another name (the rest are "--" + the name with dashes).
 PARAM_OPTIONS["presence"] = {"hierarchies": "--hierarchy", "model": "--estimator", "max_nodes": "--search"}
+# How the violations name the thresholds.
+TARGET_OPTIONS = {"delta_max": "--delta-max", "delta_min": "--delta-min", "k": "--k", "kmap": "--kmap"}
 
 
 def _qi_list(text: str | None) -> list[str]:
@@ -199,11 +195,16 @@ def presence_command(
         raise PrivriskError("--population-size: only without --population (the table gives the sizes)")
     if suppression and not search:
         raise PrivriskError("--suppression: only with --search")
+    if search and delta_max is None and delta_min is None and k is None and kmap is None:
+        raise PrivriskError("--search: give at least one target (--delta-max, --delta-min, --k or --kmap)")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
-        prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier, population_count=population_count,
-                                allow_inconsistent=allow_inconsistent, spark_rollup_classes=spark_rollup_classes,
-                                **on)  # fmt: skip
+        try:
+            prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier, population_count=population_count,
+                                    allow_inconsistent=allow_inconsistent, spark_rollup_classes=spark_rollup_classes,
+                                    **on)  # fmt: skip
+        except InconsistentSubsetError as exc:
+            raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
     for w in caught:
         err.print(f"warning: {w.message}")
     targets = dict(delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap)
@@ -226,7 +227,7 @@ def presence_command(
         if found.best is None:
             raise ThresholdExceeded("no generalisation meets the targets (" + _targets_text(targets) + ")")
     elif before.violations:
-        raise ThresholdExceeded("; ".join(before.violations))
+        raise ThresholdExceeded("; ".join(v.text(TARGET_OPTIONS) for v in before.violations))
 
 
 def _targets_text(t: dict) -> str:
@@ -260,7 +261,7 @@ def _document(prep, before, found, targets, suppression, loss, hier, title) -> d
         },
         "targets": {**targets, "suppression": suppression},
         "summary": before.summary,
-        "violations": before.violations,
+        "violations": [v.text(TARGET_OPTIONS) for v in before.violations],
         "classes": _classes_json(before),
         "classes_total": len(before.classes),
         "notes": prep.notes,
@@ -378,7 +379,7 @@ def _print(before: PresenceResult, found: SearchResult | None, doc: dict) -> Non
     out.print(_summary_table(before.summary, f"Measured at {_levels_text(before.levels)}"))
     out.print(_class_table(before, f"Classes of highest δ ({len(before.classes):,} in all)"))
     for v in before.violations:
-        err.print(f"violated: {v}")
+        err.print(f"violated: {v.text(TARGET_OPTIONS)}")
     if found is None:
         return
     out.print(f"Search: {len(found.nodes):,} nodes, {found.evaluated:,} evaluated, "
