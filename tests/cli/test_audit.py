@@ -13,7 +13,7 @@ from scipy import stats
 from helpers import one_line_error
 from privrisk import QUERIES
 
-CLAIMS = Path(__file__).parents[1] / "examples" / "claims.csv"
+CLAIMS = Path(__file__).parents[2] / "examples" / "claims.csv"
 BASE = ("audit", CLAIMS, "--column", "claims", "--query", "mean", "--epsilon", "2")
 
 
