@@ -371,7 +371,7 @@ def test_values_outside_the_universe():
     upper=st.booleans(),
 )
 def test_median_bound_against_a_grid(rest, level, upper):
-    from privrisk.audit.intruder import _missing_bound
+    from privrisk.audit._inference import missing_bound as _missing_bound
 
     bound, kind = _missing_bound("median", np.asarray(rest), level, "upper" if upper else "lower")
     grid = np.linspace(-10, 40, 2001)
