@@ -332,7 +332,7 @@ class AuditResult:
         if not h["applies"]:
             return f"z-test of the intruder: not applicable to the {self.query} (no normal sampling distribution)."
         return (
-            f"z-test of the intruder (003): the other {self.n - 1:,} records have mean {h['mean']:.4g} and "
+            f"z-test of the intruder (Sarathy and Muralidhar 2009): the other {self.n - 1:,} records have mean {h['mean']:.4g} and "
             f"standard deviation {h['sd']:.4g}; the {self.query} from them is {h['centre']:.4g} with standard "
             f"error {h['se']:.3g}; z = {h['z']:.4g}, p = {h['p_value']:.3g}."
         )

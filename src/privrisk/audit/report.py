@@ -1,7 +1,7 @@
 """The intruder's audit as one JSON document and as an output folder (CSV tables, figures, ``manifest.json``).
 
-``privrisk audit --json`` prints :func:`audit_document`; ``privrisk audit --out DIR`` writes :func:`write_outputs`,
-which ``privrisk report`` gathers with the other commands' folders.
+The command ``privrisk audit`` prints :func:`audit_document` as its JSON output and writes its output folder with
+:func:`write_outputs`; ``privrisk report`` gathers such folders with those of the other commands.
 
 Example:
     >>> from privrisk.audit.intruder import audit_data_dependent
@@ -24,10 +24,10 @@ from privrisk.audit.intruder import AuditResult
 __all__ = ["audit_document", "record_nouns", "write_outputs"]
 
 _TITLES = {
-    "records": "The intruder's ratio p1/p3 for every possible missing record (Table 2 of 003)",
+    "records": "The intruder's ratio p1/p3 for every possible missing record (Table 2 of Sarathy and Muralidhar 2009)",
     "provider": "The provider's and the intruder's numbers for X*",
     "global": "The same answer with noise calibrated to the global sensitivity",
-    "sweep": "The intruder's ratio as the missing record's value varies (Table 3)",
+    "sweep": "The intruder's ratio as the missing record's value varies (Table 3 of Sarathy and Muralidhar 2009)",
 }
 
 
@@ -55,7 +55,7 @@ def audit_document(
     column: str | None = None,
     data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The audit as one JSON-able document, as ``privrisk audit --json`` prints it.
+    """The audit as one JSON-able document, as the command ``privrisk audit`` prints it.
 
     Args:
         result: what :func:`~privrisk.audit.intruder.audit_data_dependent` found.

@@ -206,7 +206,9 @@ def _print_human(
     if glob:
         out.print(glob)
     if sweep is not None:
-        t3 = Table(title=f"Ratio p1/p3 as record {sweep_record}'s value varies (Table 3 of 003)")
+        t3 = Table(
+            title=f"Ratio p1/p3 as record {sweep_record}'s value varies (Table 3 of Sarathy and Muralidhar 2009)"
+        )
         for name in ("value", "answer r", "p1/p3", ""):
             t3.add_column(name, justify="right" if name else "left")
         columns = ("value", "response", "log10_ratio", "violates")
@@ -279,7 +281,7 @@ def derived_command(
     if as_json:
         emit_json({"source": source, **d.to_dict()})
         return
-    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; 003 Table 4)")
+    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)")
     frame = d.table()
     table.add_column("")
     for c in frame.columns:
