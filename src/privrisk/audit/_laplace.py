@@ -1,6 +1,6 @@
 """Laplace tails and densities in log space, for the intruder's audit (private to :mod:`privrisk.audit`).
 
-The ratios of the audit reach 10³⁰ and beyond (Sarathy and Muralidhar 2009, Table 2, record 30), so every
+The ratios of the audit reach about 10³⁰ (Sarathy and Muralidhar 2009, Table 2, record 30: "> 99999999"), so every
 probability is kept as a logarithm until the end; a scale b = 0 is the point mass at the centre.
 
 Example:

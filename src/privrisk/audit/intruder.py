@@ -24,8 +24,8 @@ Errata of Sarathy and Muralidhar (2009); the tests use the consistent values (do
 ----------------------------------------------------------------------------------------------
 - Table 3, x₃₀ = 40: the formulas give p1/p3 = 5239075290.9; the paper prints 5239083064. The first four digits
   agree.
-- The text refers to the provider's and the intruder's Laplace and sampling views as "Figures 3a and 3b"; they
-  are Figures 2a and 2b.
+- The text refers to the evaluations from the Laplace distribution and from the sampling distribution as
+  "Figures 3a and 3b"; they are printed as Figures 2a and 2b.
 
 Example:
     >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
@@ -67,6 +67,7 @@ __all__ = [
 Event = Literal["tail", "density"]
 """What the intruder compares: the answer's tail beyond r (as Sarathy and Muralidhar) or the densities at r."""
 Tail = Literal["upper", "lower"]
+"""The side of f(X) where the answer fell; the tail event looks beyond r on that side."""
 EVENTS: tuple[Event, ...] = ("tail", "density")
 
 
@@ -90,13 +91,17 @@ def check_alpha(alpha: float) -> float:
         >>> check_alpha(1e-4)
         0.0001
     """
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise PrivriskError(f"alpha: {alpha!r} is not a number", param="alpha") from None
+    value = _number(alpha, "alpha")
     if not (0 < value < 0.5):
         raise PrivriskError(f"alpha: must lie in (0, 0.5), got {value:g}", param="alpha")
     return value
+
+
+def _number(value: Any, name: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
 
 
 def _check_u(u: float | None, response: float | None, seed: int | None) -> float | None:
@@ -106,7 +111,7 @@ def _check_u(u: float | None, response: float | None, seed: int | None) -> float
             "u: give either u (the uniform draw) or response (the answer), not both", param="u"
         )
     if response is not None:
-        if not math.isfinite(float(response)):
+        if not math.isfinite(_number(response, "response")):
             raise PrivriskError(f"response: must be a finite number, got {response!r}", param="response")
         return None
     if u is None:
@@ -115,7 +120,7 @@ def _check_u(u: float | None, response: float | None, seed: int | None) -> float
         while draw == 0.0:  # F⁻¹(0) is −∞
             draw = float(rng.uniform())
         return draw
-    value = float(u)
+    value = _number(u, "u")
     if not (0 < value < 1):
         raise PrivriskError(f"u: must lie strictly between 0 and 1, got {value:g}", param="u")
     return value
