@@ -1,4 +1,4 @@
-"""``privrisk audit`` and ``privrisk derived``: 003's numbers through the command line, outputs, bad input."""
+"""``privrisk audit`` and ``privrisk derived``: Sarathy and Muralidhar (2009) through the command line."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from scipy import stats
 from helpers import one_line_error
 from privrisk import QUERIES
 
-CLAIMS = Path(__file__).parents[1] / "examples" / "claims.csv"
+CLAIMS = Path(__file__).parents[2] / "examples" / "claims.csv"
 BASE = ("audit", CLAIMS, "--column", "claims", "--query", "mean", "--epsilon", "2")
 
 
-def test_audit_json_reproduces_003(cli):
+def test_audit_json_reproduces_sarathy_and_muralidhar(cli):
     r = cli(*BASE, "--u", "0.75", "--universe", "0,100", "--json")
     assert r.code == 0, r.err
     doc = r.json
