@@ -10,7 +10,7 @@ import pytest
 
 from browser_helpers import Opened
 from helpers import one_line_error
-from test_cli_study import FAST, make_survey, run
+from cli.test_study import FAST, make_survey, run
 
 ATTACK = [
     "-c",
