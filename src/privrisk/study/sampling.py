@@ -397,20 +397,13 @@ def sampling_study(
     if ls_method not in ("exact", "paper"):
         raise PrivriskError(f"ls_method: must be 'exact' or 'paper', got {ls_method!r}")
 
+    qs, reps, seed = study.queries, study.repetitions, study.seed
     frames = []
     for v in study.variables:
         ls = _variable_sensitivities(
-            v.values,
-            v.universe,
-            study.queries,
-            v.sizes,
-            study.repetitions,
-            study.seed,
-            v.name,
-            ls_method,
-            progress=progress,
+            v.values, v.universe, qs, v.sizes, reps, seed, v.name, ls_method, progress=progress
         )
-        frames.append(_variable_frame(v, study.queries, study.repetitions, study.epsilons, ls))
+        frames.append(_variable_frame(v, qs, reps, study.epsilons, ls))
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
