@@ -81,8 +81,8 @@ def _settings(
             **more,
         )
     except PrivriskError as exc:
-        # Every setting is named as its option (queries → --queries, attack_trials → --attack-trials). main()
-        # does this for any library error, but not yet for commands of the Click that Typer bundles.
+        # Each setting is an option of the same name (attack_trials → --attack-trials). main() names the option
+        # for any library error, but at this commit it does not find commands of the Click that Typer bundles.
         if exc.param is None or not str(exc).startswith(f"{exc.param}:"):
             raise
         raise PrivriskError("--" + exc.param.replace("_", "-") + str(exc)[len(exc.param) :]) from None

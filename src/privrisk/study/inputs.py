@@ -87,6 +87,16 @@ class StudySettings:
     :func:`~privrisk.study_attack` (the same samples for both); :meth:`parameters` is what the page, the
     manifest and the JSON document record.
 
+    Args:
+        queries, epsilons, proportions, repetitions, seed, universe, universe_min, ls_method: as for
+            :func:`~privrisk.sampling_study` (``universe`` here is ``"data"`` or bounds ``(lo, hi)``; proportions
+            keep the order given).
+        figure_query: the query of Figure 2 and of the findings (default: max, or the first query).
+        figure_epsilon: the ε of Figure 1, the key table and the findings; one of ``epsilons`` (default: the
+            one nearest 1 on a log scale).
+        attack: whether Lee and Clifton's attacker was run on the samples (:func:`~privrisk.study_attack`).
+        attack_trials, attack_max_n: its ``trials`` and ``max_n``.
+
     Example:
         >>> s = StudySettings(queries=["mean", "max"], epsilons=[1.0986122886681098, 5], proportions=[0.5, 1])
         >>> s.figure_query, s.figure_epsilon, s.parameters()["epsilons"]
