@@ -1,6 +1,7 @@
-"""The sampling study's attacker made concrete: exact risk and simulated success per sample (issue 3, part 3).
+"""The sampling study's attacker made concrete: exact risk and simulated success per sample.
 
-:func:`privrisk.sampling_study` reports ρ_mw, a bound. :func:`study_attack` takes the very samples the study
+:func:`privrisk.sampling_study` reports ρ_mw, the bound of Allmann et al. (2020, eq. 4) after Lee and Clifton
+(2011). :func:`study_attack` takes the very samples the study
 draws (same arguments, same seed, :func:`privrisk.study_samples`) and lets Lee and Clifton's attacker loose on
 each: the attacker knows every record of the sample X (n records) and that the release is f(X \\ {xᵢ}) +
 Laplace(Δf/ε) for one unknown i, with Δf the study's global sensitivity. Per sample, query and ε it records
@@ -45,7 +46,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -54,44 +55,31 @@ from privrisk import risk as _risk
 from privrisk.errors import PrivriskError
 from privrisk.posterior import min_denominators, world_answers
 from privrisk.sensitivity import Universe, global_sensitivity
-from privrisk.study.sampling import (
+from privrisk.study._samples import (
+    ATTACK_COLUMNS,
     DEFAULT_EPSILONS,
     DEFAULT_QUERIES,
-    _code,
-    _draw_block,
-    _prepare_study,
+    check_max_n,
+    check_trials,
+    code_values,
+    draw_block,
+    prepare_study,
 )
 
 __all__ = [
     "ATTACK_COLUMNS",
     "DEFAULT_ATTACK_MAX_N",
     "DEFAULT_ATTACK_TRIALS",
+    "merge_attack",
     "study_attack",
 ]
 
-ATTACK_COLUMNS: tuple[str, ...] = ("exact_risk", "expected_success", "simulated_success", "lee_clifton_bound")
 DEFAULT_ATTACK_TRIALS = 1_000
 DEFAULT_ATTACK_MAX_N = 50_000
 
 _KEYS = ("variable", "query", "proportion", "n", "repetition", "epsilon")
 # Work arrays of one batch stay below about this many elements (8 bytes each).
 _BATCH_ELEMENTS = 1 << 22
-
-
-def _check_trials(trials) -> int:
-    if isinstance(trials, bool) or not isinstance(trials, int | np.integer) or trials < 1:
-        raise PrivriskError(f"trials: must be a whole number ≥ 1, got {trials!r}")
-    return int(trials)
-
-
-def _check_max_n(max_n) -> int | None:
-    if max_n is None:
-        return None
-    if isinstance(max_n, bool) or not isinstance(max_n, int | np.integer) or max_n < 2:
-        raise PrivriskError(
-            f"max_n: must be a whole number ≥ 2 (the attacker needs 2 records), got {max_n!r}"
-        )
-    return int(max_n)
 
 
 def _distinct_rows(f: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,14 +162,14 @@ def _draws(seed: int, name: str, repetition: int, m: int, trials: int):
 
 
 def study_attack(
-    values_by_variable,
+    values_by_variable: Any,
     *,
     queries: Sequence[str] = DEFAULT_QUERIES,
     epsilons: Sequence[float] = DEFAULT_EPSILONS,
     proportions: Sequence[float] | Literal["auto"] = "auto",
     repetitions: int = 100,
     seed: int = 1,
-    universe: Literal["data"] | tuple[float, float] | Universe | Mapping = "data",
+    universe: Literal["data"] | tuple[float, float] | Universe | Mapping[str, Any] = "data",
     universe_min: float | None = None,
     trials: int = DEFAULT_ATTACK_TRIALS,
     max_n: int | None = DEFAULT_ATTACK_MAX_N,
@@ -191,21 +179,22 @@ def study_attack(
 
     Takes the study's arguments and evaluates the same samples (:func:`privrisk.study_samples`). For a sample X of
     n records the worlds are ωᵢ = X \\ {xᵢ}, the release f(ω) + Laplace(b) with b = Δf/ε and Δf the study's
-    global sensitivity (eq. 2 of 000). Per sample, query and ε:
+    global sensitivity (Allmann et al. 2020, eq. 2). Per sample, query and ε:
 
     - ``exact_risk`` = maxᵢ sup_γ p(i | γ) = 1 / minᵢ Σⱼ e^(−|fᵢ − fⱼ|/b) (the worst-case posterior);
     - ``expected_success`` = (1/n)·Σ_g [1 − ½e^(−h⁻_g/b) − ½e^(−h⁺_g/b)] (the Bayes-optimal attacker's average);
     - ``simulated_success``: the share of ``trials`` simulated attacks that guess the world; its standard error
       is √(p(1 − p)/trials), about ±3 percentage points (95 %) at 1,000 trials: a check of the exact value, not
       a replacement for it;
-    - ``lee_clifton_bound`` = ρ_mw (eq. 4 of 000) with n worlds and Δv = max f(ω) − min f(ω).
+    - ``lee_clifton_bound`` = ρ_mw (Allmann et al., eq. 4; Lee and Clifton 2011) with n worlds and
+      Δv = max f(ω) − min f(ω).
 
     expected_success ≤ exact_risk ≤ lee_clifton_bound always.
 
     Args:
         values_by_variable, queries, epsilons, proportions, repetitions, seed, universe, universe_min: as for
             :func:`privrisk.sampling_study` (the same values give the same samples).
-        trials: simulated attacks per sample (shared by its queries and ε).
+        trials: simulated attacks per sample (shared by its queries and ε), a whole number ≥ 1.
         max_n: samples with more records are skipped (their rows hold NaN); ``None`` attacks every sample.
         progress: called with the number of samples done after each batch.
 
@@ -225,32 +214,41 @@ def study_attack(
         >>> bool((done["exact_risk"] <= done["lee_clifton_bound"] + 1e-12).all())
         True
     """
-    qs, eps, reps, prepared = _prepare_study(
-        values_by_variable, queries, epsilons, proportions, repetitions, universe, universe_min
+    study = prepare_study(
+        values_by_variable,
+        queries=queries,
+        epsilons=epsilons,
+        proportions=proportions,
+        repetitions=repetitions,
+        seed=seed,
+        universe=universe,
+        universe_min=universe_min,
     )
-    t = _check_trials(trials)
-    limit = _check_max_n(max_n)
+    t = check_trials(trials)
+    limit = check_max_n(max_n)
+    qs, eps, reps, seed = study.queries, study.epsilons, study.repetitions, study.seed
 
     frames = []
-    for name, arr, u, props, sizes in prepared:
-        gs = {q: float(global_sensitivity(q, u)) for q in qs}
+    for v in study.variables:
+        name, sizes = v.name, v.sizes
+        gs = {q: float(global_sensitivity(q, v.universe)) for q in qs}
         # (Q, K, R, E, 4): NaN where a sample is skipped
         res = np.full((len(qs), sizes.size, reps, eps.size, 4), np.nan)
         attacked = np.zeros((sizes.size, reps), dtype=bool)
         todo = [j for j, m in enumerate(sizes) if m >= 2 and (limit is None or m <= limit)]
         if todo:
-            vals, codes = _code(arr)
+            vals, codes = code_values(v.values)
             stop = int(sizes[todo[-1]])
             block = max(1, min(reps, _BATCH_ELEMENTS // max(stop, t)))
             for start in range(0, reps, block):
                 rr = range(start, min(start + block, reps))
-                drawn = _draw_block(codes, stop, seed, name, rr)
+                drawn = draw_block(codes, stop, seed, name, rr)
                 for j in todo:
                     m = int(sizes[j])
                     x = np.sort(vals[drawn[:, :m]], axis=1)
                     parts = [_draws(seed, name, r, m, t) for r in rr]
-                    draws = tuple(np.stack([p[i] for p in parts]) for i in range(3))
-                    per_q = _sample_attack(x, qs, gs, eps, draws)
+                    pos, lap, tie = (np.stack([p[i] for p in parts]) for i in range(3))
+                    per_q = _sample_attack(x, qs, gs, eps, (pos, lap, tie))
                     for iq, q in enumerate(qs):
                         res[iq, j, rr.start : rr.stop] = per_q[q]
                     attacked[j, rr.start : rr.stop] = True
@@ -258,7 +256,7 @@ def study_attack(
                     progress(len(rr))
         elif progress is not None:
             progress(reps)
-        frames.append(_attack_frame(name, qs, props, sizes, reps, eps, res, attacked))
+        frames.append(_attack_frame(name, qs, v.proportions, sizes, reps, eps, res, attacked))
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
@@ -278,3 +276,32 @@ def _attack_frame(name, queries, props, sizes, reps, eps, res, attacked) -> pd.D
         frame[col] = res[..., i].ravel()
     frame["attacked"] = np.broadcast_to(attacked[None, :, :, None], shape).ravel()
     return pd.DataFrame(frame)
+
+
+def merge_attack(results: pd.DataFrame, attack: pd.DataFrame) -> pd.DataFrame:
+    """The study's rows with the attack's columns added (a new table; neither input changes).
+
+    Both tables must come from the same arguments (:func:`~privrisk.sampling_study` and :func:`study_attack`),
+    so that they list the same keys in the same order; :func:`~privrisk.study_summary` then summarises the
+    attack's columns too.
+
+    Example:
+        >>> from privrisk import sampling_study
+        >>> args = dict(queries=["max"], epsilons=[1.0], proportions=[0.5, 1.0], repetitions=2)
+        >>> values = {"x": np.arange(40) % 9}
+        >>> both = merge_attack(sampling_study(values, **args), study_attack(values, **args, trials=50))
+        >>> [c for c in both.columns if c not in _KEYS][-3:]
+        ['simulated_success', 'lee_clifton_bound', 'attacked']
+    """
+    keys = list(_KEYS)
+    same = len(results) == len(attack) and all(
+        np.array_equal(results[k].to_numpy(), attack[k].to_numpy()) for k in keys
+    )
+    if not same:
+        raise PrivriskError(
+            "attack: its rows do not line up with the study's; run both with the same arguments"
+        )
+    merged = results.copy()
+    for col in (*ATTACK_COLUMNS, "attacked"):
+        merged[col] = attack[col].to_numpy()
+    return merged

@@ -1,9 +1,9 @@
-"""The sampling study of 000 §4: variables × queries × sample proportions × ε × repetitions.
+"""The sampling study of Allmann et al. (2020, §4): variables × queries × sample proportions × ε × repetitions.
 
-For each variable (its valid values are the universe, 000 §4.2), each sample proportion p and each repetition, a
-sample of round(p·N) records is drawn without replacement; for each query the global sensitivity Δf (universe),
-the exact local sensitivity Δv (sample), their ratio and, for each ε, the many-worlds risk ρ_mw (eq. 4, with n the
-sample size), the two-worlds risk ρ_tw (eq. 6) and the global risk ρ_gl (eq. 5) are recorded.
+For each variable (its valid values are the universe, Allmann et al. §4.2), each sample proportion p and each
+repetition, a sample of round(p·N) records is drawn without replacement; for each query the global sensitivity Δf
+(universe), the exact local sensitivity Δv (sample), their ratio and, for each ε, the many-worlds risk ρ_mw (eq. 4,
+with n the sample size), the two-worlds risk ρ_tw (eq. 6) and the global risk ρ_gl (eq. 5) are recorded.
 
 How it is fast
 --------------
@@ -19,7 +19,8 @@ every prefix's histogram, from which the order statistics come by ``searchsorted
 moments by one matrix product (after shifting by the variable's mean, for the variance's stability). All
 repetitions of a block and all proportions are handled at once. When the distinct values are too many for
 histograms (continuous data), each prefix is sorted instead, by merging the previous sorted prefix with the
-sorted new chunk, still one array operation for a block of repetitions. Both ways give the same numbers as :func:`privrisk.local_sensitivity` on the same samples.
+sorted new chunk, still one array operation for a block of repetitions. Both ways give the same numbers as
+:func:`privrisk.local_sensitivity` on the same samples.
 
 Randomness: repetition r of variable ``name`` draws from ``SeedSequence(seed, spawn_key=(crc32(name), r))``, so
 the same seed gives the same numbers, and a variable's samples do not depend on which other variables are
@@ -28,21 +29,34 @@ studied, nor on the number of repetitions (the first 10 of 100 are the 10 of a 1
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from privrisk import risk as _risk
+from privrisk._validation import check_whole
 from privrisk.errors import PrivriskError
-from privrisk.sensitivity import Universe, check_query, global_sensitivity
+from privrisk.sensitivity import Universe, global_sensitivity
+from privrisk.study._samples import (
+    ATTACK_COLUMNS,
+    DEFAULT_EPSILONS,
+    DEFAULT_QUERIES,
+    Variable,
+    check_study_values,
+    code_values,
+    draw_block,
+    prepare_study,
+    sample_sizes,
+    study_proportions,
+)
 
 __all__ = [
     "DEFAULT_EPSILONS",
     "DEFAULT_QUERIES",
     "RESULT_COLUMNS",
+    "LsMethod",
     "sample_sizes",
     "sampling_study",
     "study_proportions",
@@ -50,8 +64,9 @@ __all__ = [
     "study_summary",
 ]
 
-DEFAULT_QUERIES: tuple[str, ...] = ("mean", "median", "min", "max", "variance")
-DEFAULT_EPSILONS: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
+#: How the local sensitivity is computed: exactly, or by the four cases of Allmann et al. §3.2.
+LsMethod = Literal["exact", "paper"]
+
 RESULT_COLUMNS: tuple[str, ...] = (
     "variable",
     "query",
@@ -73,79 +88,8 @@ _BLOCK_ELEMENTS = 1 << 23
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Proportions and sample sizes
+# The samples
 # --------------------------------------------------------------------------------------------------------------
-
-
-def study_proportions(n_values: int, count: int = 20) -> np.ndarray:
-    """The ``auto`` sample proportions: ``count`` values spaced evenly on a log scale from the smallest to 1.
-
-    The smallest is 1/1000, or 10 records when the variable has fewer than 10,000 values; each proportion is
-    rounded to two significant digits and duplicates are dropped.
-
-    Example:
-        >>> study_proportions(1_000_000, count=4).tolist()
-        [0.001, 0.01, 0.1, 1.0]
-        >>> study_proportions(50, count=3).tolist()
-        [0.2, 0.45, 1.0]
-    """
-    if n_values < 2:
-        raise PrivriskError(f"proportions: a variable needs at least 2 values, got {n_values}")
-    smallest = min(1.0, max(1e-3, 10.0 / n_values))
-    grid = np.geomspace(smallest, 1.0, max(int(count), 1))
-    rounded = np.array([float(f"{p:.2g}") for p in grid])
-    return np.unique(rounded)
-
-
-def _check_proportions(proportions) -> np.ndarray:
-    p = np.atleast_1d(np.asarray(proportions, dtype=float)).ravel()
-    if p.size == 0:
-        raise PrivriskError("proportions: give at least one proportion")
-    bad = p[~((p > 0) & (p <= 1))]
-    if bad.size:
-        raise PrivriskError(f"proportions: each must lie in (0, 1], got {bad[0]:g}")
-    return np.unique(p)
-
-
-def sample_sizes(proportions, n_values: int) -> np.ndarray:
-    """round(p·N) for each proportion, rounding halves up; an empty sample is an error.
-
-    Example:
-        >>> sample_sizes([0.01, 0.5, 1.0], 250).tolist()
-        [3, 125, 250]
-    """
-    p = _check_proportions(proportions)
-    sizes = np.floor(p * n_values + 0.5).astype(np.int64)
-    if sizes[0] < 1:
-        raise PrivriskError(
-            f"proportions: {p[0]:g} of {n_values:,} values is an empty sample; use at least {1 / n_values:.3g}"
-        )
-    return sizes
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Drawing the samples
-# --------------------------------------------------------------------------------------------------------------
-
-
-def _rep_generator(seed: int, name: str, repetition: int) -> np.random.Generator:
-    key = (zlib.crc32(str(name).encode("utf-8")), int(repetition))
-    return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
-
-
-def _draw_block(codes: np.ndarray, stop: int, seed: int, name: str, reps: range) -> np.ndarray:
-    """One permutation of the coded values per repetition, its first ``stop`` entries, one row per repetition."""
-    out = np.empty((len(reps), stop), dtype=codes.dtype)
-    for i, r in enumerate(reps):
-        # The floor of the whole study: one permutation of N per repetition, done by numpy in C.
-        out[i] = _rep_generator(seed, name, r).permutation(codes)[:stop]
-    return out
-
-
-def _code(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    vals, inverse = np.unique(values, return_inverse=True)
-    dtype = np.int16 if vals.size < 2**15 else np.int32
-    return vals, inverse.astype(dtype).ravel()
 
 
 def study_samples(
@@ -160,11 +104,11 @@ def study_samples(
         >>> [(r, n) for r, n, _ in study_samples(range(10), proportions=[0.3, 1], repetitions=2)]
         [(0, 3), (0, 10), (1, 3), (1, 10)]
     """
-    arr = _check_values(values, name)
+    arr = check_study_values(values, name)
     sizes = sample_sizes(proportions, arr.size)
-    vals, codes = _code(arr)
-    for r in range(_check_repetitions(repetitions)):
-        drawn = vals[_draw_block(codes, int(sizes[-1]), seed, name, range(r, r + 1))[0]]
+    vals, codes = code_values(arr)
+    for r in range(check_whole(repetitions, name="repetitions", minimum=1)):
+        drawn = vals[draw_block(codes, int(sizes[-1]), seed, name, range(r, r + 1))[0]]
         for m in sizes:
             yield r, int(m), drawn[:m]
 
@@ -361,7 +305,7 @@ def _variable_sensitivities(
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """Δv for each query: arrays of shape (repetitions, len(sizes))."""
-    vals, codes = _code(values)
+    vals, codes = code_values(values)
     n, k, d = values.size, sizes.size, vals.size
     if path is None:
         path = "histogram" if _use_histograms(d, n, k) else "sort"
@@ -373,7 +317,7 @@ def _variable_sensitivities(
     out = {q: np.empty((repetitions, k)) for q in queries}
     for start in range(0, repetitions, block):
         reps = range(start, min(start + block, repetitions))
-        drawn = _draw_block(codes, stop, seed, name, reps)
+        drawn = draw_block(codes, stop, seed, name, reps)
         ls = kernel(drawn, vals, sizes, queries, universe, method, centre)
         for q in queries:
             out[q][reps.start : reps.stop] = ls[q]
@@ -387,124 +331,48 @@ def _variable_sensitivities(
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _check_values(values, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(values, dtype=float).ravel()
-    except (TypeError, ValueError):
-        raise PrivriskError(f"{name}: values must be numbers") from None
-    arr = arr[~np.isnan(arr)]
-    if arr.size == 0:
-        raise PrivriskError(f"{name}: no values left (all are missing)")
-    if np.any(np.isinf(arr)):
-        raise PrivriskError(f"{name}: holds infinite values")
-    if arr.size < 2 or arr.min() == arr.max():
-        raise PrivriskError(
-            f"{name}: holds one value only ({arr[0]:g}); a universe of one value has no sensitivity to study"
-        )
-    return arr
-
-
-def _check_repetitions(repetitions) -> int:
-    if int(repetitions) != repetitions or repetitions < 1:
-        raise PrivriskError(f"repetitions: must be a whole number ≥ 1, got {repetitions}")
-    return int(repetitions)
-
-
-def _variable_universe(values: np.ndarray, universe, universe_min, name: str) -> Universe:
-    if isinstance(universe, str):
-        if universe != "data":
-            raise PrivriskError(f"universe: 'data' or bounds (lo, hi), got {universe!r}")
-        u = Universe.from_values(values)
-    elif isinstance(universe, Universe):
-        u = universe
-    elif isinstance(universe, tuple | list) and len(universe) == 2:
-        u = Universe.from_bounds(*universe)
-    else:
-        raise PrivriskError(f"universe: 'data', bounds (lo, hi) or a Universe, got {universe!r}")
-    if universe_min is not None:
-        u = u.with_min(float(universe_min))
-    if u.width <= 0:
-        raise PrivriskError(f"universe: {u.describe()} holds one value only; Δf would be 0")
-    if u.is_interval:
-        u.check_sample(np.array([values.min(), values.max()]), name=name)
-    elif not isinstance(universe, str):  # a universe made of the values themselves holds them all
-        u.check_sample(values, name=name)
-    return u
-
-
-def _prepare_study(values_by_variable, queries, epsilons, proportions, repetitions, universe, universe_min):
-    """Check a study's arguments and every variable before the long computation starts.
-
-    Shared by :func:`sampling_study` and :func:`privrisk.study.attack.study_attack`, so both draw the same samples
-    from the same checked inputs. Returns the queries, the ε array, the repetitions and, per variable,
-    ``(name, values, universe, proportions, sample sizes)``.
-    """
-    if not isinstance(values_by_variable, Mapping):
-        values_by_variable = {"x": values_by_variable}
-    if not values_by_variable:
-        raise PrivriskError("values_by_variable: give at least one variable")
-    qs = list(dict.fromkeys(check_query(q) for q in queries))
-    if not qs:
-        raise PrivriskError("queries: give at least one query")
-    eps = np.atleast_1d(np.asarray(list(epsilons), dtype=float)).ravel()
-    if eps.size == 0:
-        raise PrivriskError("epsilons: give at least one ε")
-    _risk._epsilon(eps)
-    reps = _check_repetitions(repetitions)
-    if not isinstance(proportions, str):
-        _check_proportions(proportions)
-    elif proportions != "auto":
-        raise PrivriskError(f"proportions: a list of numbers in (0, 1] or 'auto', got {proportions!r}")
-
-    prepared = []
-    for name, raw in values_by_variable.items():
-        arr = _check_values(raw, str(name))
-        u_spec = universe[name] if isinstance(universe, Mapping) else universe
-        u = _variable_universe(arr, u_spec, universe_min, str(name))
-        props = (
-            study_proportions(arr.size) if isinstance(proportions, str) else _check_proportions(proportions)
-        )
-        sizes = sample_sizes(props, arr.size)
-        prepared.append((str(name), arr, u, props, sizes))
-    return qs, eps, reps, prepared
-
-
 def sampling_study(
-    values_by_variable,
+    values_by_variable: Any,
     *,
     queries: Sequence[str] = DEFAULT_QUERIES,
     epsilons: Sequence[float] = DEFAULT_EPSILONS,
     proportions: Sequence[float] | Literal["auto"] = "auto",
     repetitions: int = 100,
     seed: int = 1,
-    universe: Literal["data"] | tuple[float, float] | Universe | Mapping = "data",
+    universe: Literal["data"] | tuple[float, float] | Universe | Mapping[str, Any] = "data",
     universe_min: float | None = None,
-    ls_method: Literal["exact", "paper"] = "exact",
+    ls_method: LsMethod = "exact",
     progress: Callable[[int], None] | None = None,
 ) -> pd.DataFrame:
-    """The risks of 000's sampling study (§4.2), one row per variable, query, proportion, repetition and ε.
+    """The sampling study of Allmann et al. (2020, §4.2): one row per variable, query, proportion, repetition, ε.
 
     For each variable, proportion p and repetition, a sample of round(p·N) of the variable's N values is drawn
     without replacement (the samples of one repetition are nested prefixes of one random permutation); for each
-    query Δf is the global sensitivity over the universe (eq. 2 of 000), Δv the exact local sensitivity of the
-    sample (eq. 3), and for each ε the risks are ρ_mw = 1/(1 + (n − 1)e^(−εΔv/Δf)) with n the sample size
-    (eq. 4), ρ_tw = 1/(1 + e^(−εΔv/Δf)) (eq. 6) and ρ_gl = 1/(1 + e^(−ε)) (eq. 5). Neighbours are unbounded.
+    query Δf is the global sensitivity over the universe (Allmann et al., eq. 2), Δv the exact local sensitivity
+    of the sample (eq. 3), and for each ε the risks are ρ_mw = 1/(1 + (n − 1)e^(−εΔv/Δf)) with n the sample size
+    (eq. 4, after Lee and Clifton 2011), ρ_tw = 1/(1 + e^(−εΔv/Δf)) (eq. 6) and ρ_gl = 1/(1 + e^(−ε)) (eq. 5).
+    Neighbours are unbounded.
 
     Args:
         values_by_variable: ``{name: values}`` (missing values already dropped), or one array (named ``"x"``).
         queries: any of ``count, sum, mean, median, min, max, variance, std``.
         epsilons: the ε values, each ≥ 0.
         proportions: sample proportions in (0, 1], or ``"auto"`` (:func:`study_proportions`, per variable).
-        repetitions: samples per proportion (000 used 100).
-        seed: the same seed gives the same numbers.
-        universe: ``"data"`` (each variable's own valid values, 000 §4.2), bounds ``(lo, hi)``, a
+        repetitions: samples per proportion (Allmann et al. drew 100).
+        seed: a whole number ≥ 0; the same seed gives the same numbers.
+        universe: ``"data"`` (each variable's own valid values, Allmann et al. §4.2), bounds ``(lo, hi)``, a
             :class:`~privrisk.Universe`, or a mapping from variable name to any of these.
-        universe_min: lower each universe's minimum to this value (000 §4.2: 0 where 0 is a valid answer).
-        ls_method: ``"exact"`` local sensitivity, or ``"paper"`` (000 §3.2's four cases).
+        universe_min: lower each universe's minimum to this value (Allmann et al. §4.2: 0 where 0 is a valid
+            answer).
+        ls_method: ``"exact"`` local sensitivity, or ``"paper"`` (the four cases of Allmann et al. §3.2).
         progress: called with the number of repetitions done after each block (for a progress bar).
 
     Returns:
         A tidy DataFrame with the columns of :data:`RESULT_COLUMNS`.
+
+    Raises:
+        PrivriskError: for bad arguments or values, before anything is computed; the message starts with the
+            parameter's name (or the variable's).
 
     Example:
         >>> rng = np.random.default_rng(0)
@@ -516,21 +384,34 @@ def sampling_study(
         >>> bool(r["two_worlds"].between(0.5, 1).all()), round(float(r["global_risk"].iloc[0]), 3)
         (True, 0.731)
     """
-    qs, eps, reps, prepared = _prepare_study(
-        values_by_variable, queries, epsilons, proportions, repetitions, universe, universe_min
+    study = prepare_study(
+        values_by_variable,
+        queries=queries,
+        epsilons=epsilons,
+        proportions=proportions,
+        repetitions=repetitions,
+        seed=seed,
+        universe=universe,
+        universe_min=universe_min,
     )
     if ls_method not in ("exact", "paper"):
         raise PrivriskError(f"ls_method: must be 'exact' or 'paper', got {ls_method!r}")
 
+    qs, reps, seed = study.queries, study.repetitions, study.seed
     frames = []
-    for name, arr, u, props, sizes in prepared:
-        ls = _variable_sensitivities(arr, u, qs, sizes, reps, seed, name, ls_method, progress=progress)
-        frames.append(_variable_frame(name, u, qs, props, sizes, reps, eps, ls))
+    for v in study.variables:
+        ls = _variable_sensitivities(
+            v.values, v.universe, qs, v.sizes, reps, seed, v.name, ls_method, progress=progress
+        )
+        frames.append(_variable_frame(v, qs, reps, study.epsilons, ls))
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
-def _variable_frame(name, u, queries, props, sizes, reps, eps, ls) -> pd.DataFrame:
+def _variable_frame(
+    v: Variable, queries: list[str], reps: int, eps: np.ndarray, ls: Mapping[str, np.ndarray]
+) -> pd.DataFrame:
     """Rows ordered query, proportion, repetition, ε (ε fastest)."""
+    name, u, props, sizes = v.name, v.universe, v.proportions, v.sizes
     q_n, k_n, e_n = len(queries), sizes.size, eps.size
     gs = np.array([global_sensitivity(q, u) for q in queries])
     local = np.stack([ls[q].T for q in queries])  # (Q, K, R)
@@ -564,7 +445,7 @@ def study_summary(results: pd.DataFrame) -> pd.DataFrame:
     Returns:
         A tidy DataFrame with columns ``variable, query, proportion, n, epsilon, risk, min, q1, median, q3, max,
         repetitions``, where ``risk`` is ``many_worlds``, ``two_worlds`` or ``global_risk`` (and, when the
-        results carry the columns of :func:`privrisk.study.attack`, ``exact_risk``, ``expected_success``,
+        results carry the columns of :func:`~privrisk.study.attack.study_attack`, ``exact_risk``, ``expected_success``,
         ``simulated_success`` and ``lee_clifton_bound`` over the samples attacked).
 
     Example:
@@ -579,8 +460,6 @@ def study_summary(results: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in RESULT_COLUMNS if c not in results.columns]
     if missing:
         raise PrivriskError(f"results: not a sampling-study table (no column {missing[0]!r})")
-    from privrisk.study.attack import ATTACK_COLUMNS  # deferred: study_attack builds on this module
-
     keys = ["variable", "query", "proportion", "n", "epsilon"]
     # With the attack's columns (privrisk.study.attack, merged in), their quantiles too; skipped samples are NaN
     # and left out, so ``repetitions`` counts the samples attacked.
@@ -588,7 +467,7 @@ def study_summary(results: pd.DataFrame) -> pd.DataFrame:
     long = results.melt(id_vars=keys, value_vars=value_vars, var_name="risk", value_name="value")
     long = long[long["value"].notna()]
     grouped = long.groupby([*keys, "risk"], sort=False)["value"]
-    table = grouped.quantile([0.0, 0.25, 0.5, 0.75, 1.0]).unstack()
+    table = grouped.quantile(np.array([0.0, 0.25, 0.5, 0.75, 1.0])).unstack()
     table.columns = ["min", "q1", "median", "q3", "max"]
     table["repetitions"] = grouped.size()
     return table.reset_index()

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 import privrisk as pr
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import Universe, local_sensitivity
+from privrisk.study._samples import variable_universe as _variable_universe
 from privrisk.study.sampling import (
     RESULT_COLUMNS,
     _variable_sensitivities,
-    _variable_universe,
     sample_sizes,
     sampling_study,
     study_samples,

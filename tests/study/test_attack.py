@@ -209,3 +209,17 @@ def test_invariants_on_random_small_data(values, eps, query):
 def test_bad_arguments(kwargs, fragment):
     with pytest.raises(PrivriskError, match=fragment):
         study_attack({"x": np.arange(20.0)}, **{"proportions": [1.0], "repetitions": 1, **kwargs})
+
+
+def test_merge_attack_adds_the_columns_and_refuses_rows_that_do_not_line_up():
+    from privrisk.study.attack import merge_attack
+
+    args = {"queries": ["max"], "epsilons": [1.0], "proportions": [0.5, 1.0], "repetitions": 2}
+    values = {"x": np.arange(40.0) % 9}
+    study = sampling_study(values, **args)
+    attack = study_attack(values, **args, trials=50)
+    merged = merge_attack(study, attack)
+    assert list(merged.columns) == [*study.columns, *ATTACK_COLUMNS, "attacked"]
+    assert "exact_risk" not in study.columns  # a new table; the study's is unchanged
+    with pytest.raises(PrivriskError, match="line up"):
+        merge_attack(study, study_attack(values, **{**args, "repetitions": 1}, trials=50))

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from browser_helpers import Opened
+from cli.test_study import FAST, make_survey, run
 from helpers import one_line_error
-from test_cli_study import FAST, make_survey, run
 
 ATTACK = [
     "-c",
@@ -118,9 +118,9 @@ def test_without_attack_the_results_keep_their_columns(tmp_path):
 @pytest.mark.parametrize(
     ("args", "fragments"),
     [
-        (["--attack", "--attack-trials", "0"], ("--attack-trials", "at least 1")),
+        (["--attack", "--attack-trials", "0"], ("--attack-trials", "≥ 1")),
         (["--attack", "--attack-trials", "-5"], ("--attack-trials",)),
-        (["--attack", "--attack-max-n", "1"], ("--attack-max-n", "at least 2")),
+        (["--attack", "--attack-max-n", "1"], ("--attack-max-n", "≥ 2")),
         (["--attack-trials", "100"], ("--attack-trials", "--attack")),
         (["--attack-max-n", "100"], ("--attack-max-n", "--attack")),
     ],
