@@ -284,7 +284,7 @@ def test_concurrent_cli_releases_never_overspend(files):
 def test_the_example_spec_runs(cli):
     from pathlib import Path
 
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     r = cli("release", root / "examples" / "distance_work.csv", "--spec", root / "examples" / "release.toml",
             "--public-n", "100", "--json")  # fmt: skip
     assert r.code == 0, r.err
