@@ -19,7 +19,9 @@ import privrisk
 from privrisk.cli._common import percent
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.release import mechanisms as R
-from privrisk.release.mechanisms import ReleaseQuery, noisy_release
+from privrisk.release.mechanisms import noisy_release
+from privrisk.release.spec import ReleaseQuery, read_release_spec
+from privrisk.release.statement import composed_epsilon, public_statement
 from release_helpers import never_written
 
 
@@ -75,12 +77,12 @@ def test_noise_interval_rejects_levels_outside_0_1(level):
 
 
 def test_composition_adds_epsilons_exactly():
-    assert R.composed_epsilon([0.1] * 10) == 1.0  # fsum: a naive sum gives 0.9999999999999999
-    assert R.composed_epsilon([math.log(3), math.log(3)]) == pytest.approx(math.log(9))
+    assert composed_epsilon([0.1] * 10) == 1.0  # fsum: a naive sum gives 0.9999999999999999
+    assert composed_epsilon([math.log(3), math.log(3)]) == pytest.approx(math.log(9))
     with pytest.raises(PrivriskError):
-        R.composed_epsilon([0.5, 0.0])
+        composed_epsilon([0.5, 0.0])
     with pytest.raises(PrivriskError):
-        R.composed_epsilon([])
+        composed_epsilon([])
 
 
 # ------------------------------------------------------------------------------------------ statements
@@ -93,14 +95,14 @@ def test_composition_adds_epsilons_exactly():
     ],
 )
 def test_public_statement_reproduces_table_1_of_002(eps, p, gamma, rho10, rho100):
-    s10, s100 = R.public_statement(eps, 10), R.public_statement(eps, 100)
+    s10, s100 = public_statement(eps, 10), public_statement(eps, 100)
     assert percent(s10["global_risk"]) == p and percent(s10["global_leak"]) == gamma
     assert percent(s10["many_worlds"]) == rho10 and percent(s100["many_worlds"]) == rho100
     assert s10["guess"] == 0.1
 
 
 def test_public_statement_without_n_has_no_many_worlds_risk():
-    s = R.public_statement(1.0)
+    s = public_statement(1.0)
     assert s["n"] is None and s["many_worlds"] is None
     assert s["sentences"] == privrisk.describe(1.0)
 
@@ -270,7 +272,7 @@ def test_spec_is_read(tmp_path):
         '[[query]]\ncolumn = "income"\nquery = "var"\nepsilon = 0.5\nuniverse = [0, 1e5]\nmissing = [-1, 99]\n'
         'label = "Income, variance"\n'
     )
-    s = R.read_release_spec(spec)
+    s = read_release_spec(spec)
     assert s.public_n == 30000 and len(s.queries) == 2
     q1, q2 = s.queries
     assert q1.epsilon == pytest.approx(math.log(3)) and q1.missing.negative
@@ -302,6 +304,6 @@ def test_bad_specs_name_the_file_and_query(tmp_path, body, fragments):
     spec = tmp_path / "bad.toml"
     spec.write_text(body)
     with pytest.raises(PrivriskError) as info:
-        R.read_release_spec(spec)
+        read_release_spec(spec)
     for fragment in ["bad.toml", *fragments]:
         assert fragment in str(info.value)
