@@ -289,7 +289,7 @@ def test_the_example_spec_runs(cli):
             "--public-n", "100", "--json")  # fmt: skip
     assert r.code == 0, r.err
     doc = r.json
-    # 000 §3.2's commuting distances: Δv(mean) = 133.45 (remove 675 from {1, 3, 10, 17, 675}), Δv(median) = 3.5.
+    # Allmann et al., §3.2: the commuting distances: Δv(mean) = 133.45 (remove 675 from {1, 3, 10, 17, 675}), Δv(median) = 3.5.
     assert [q["local_sensitivity"] for q in doc["internal_assessment"]["queries"]] == pytest.approx(
         [133.45, 3.5]
     )
