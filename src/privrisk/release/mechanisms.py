@@ -30,10 +30,11 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from privrisk._validation import check_probability, check_values, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -116,7 +117,15 @@ def noise_scale(query: str, universe: Universe | Sequence[float], epsilon: float
     return _certified_scale(global_sensitivity(query, u), eps)
 
 
-def noise_interval(scale: Any, level: float = LEVEL) -> Any:
+@overload
+def noise_interval(scale: float, level: float = LEVEL) -> float: ...
+@overload
+def noise_interval(scale: np.ndarray, level: float = LEVEL) -> np.ndarray: ...
+@overload
+def noise_interval(scale: ArrayLike, level: float = LEVEL) -> float | np.ndarray: ...
+
+
+def noise_interval(scale: ArrayLike, level: float = LEVEL) -> float | np.ndarray:
     """Half-width t of the interval [−t, t] that holds Laplace(b) noise with probability ``level``.
 
     P(|Y| > t) = e^(−t/b), so t = b·ln(1/(1 − level)); at 95 % t = b·ln 20 ≈ 3.00·b. A float for a scalar
@@ -143,7 +152,15 @@ def _draw(values: np.ndarray, scale: float) -> np.ndarray:
     return np.asarray(meas([float(v) for v in values]), dtype=float)
 
 
-def laplace_mechanism(values: Any, scale: float) -> Any:
+@overload
+def laplace_mechanism(values: float, scale: float) -> float: ...
+@overload
+def laplace_mechanism(values: np.ndarray, scale: float) -> np.ndarray: ...
+@overload
+def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray: ...
+
+
+def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray:
     """values + Y with Y ~ Lap(scale), drawn by OpenDP's floating-point-safe sampler (not seedable).
 
     Many values are sent to OpenDP in one vector call; each gets independent noise of the same scale. A float for
