@@ -1,8 +1,8 @@
 """The privacy ledger: what every release against a data set spent, kept in one JSON file.
 
 Differential privacy composes sequentially: the ε of every answer ever released from the same data add up (Mehner
-et al., §3.4; Allmann et al., §5.1). The ledger records each release's ε so that a budget can be enforced across runs, people and machines
-that share a file system.
+et al., §3.4; Allmann et al., §5.1). The ledger records each release's ε so that a budget can be enforced across
+runs, people and machines that share a file system.
 
 Three properties matter and are tested:
 

@@ -96,7 +96,9 @@ def _check_scale(scale: Any) -> np.ndarray:
 
 
 def noise_scale(query: str, universe: Universe | Sequence[float], epsilon: float | str) -> float:
-    """b = Δf/ε, the Laplace scale that makes one answer ε-DP (Mehner et al., Definition 3; Allmann et al., §2.1.1).
+    """b = Δf/ε, the Laplace scale that makes one answer ε-DP.
+
+    Mehner et al., Definition 3; Allmann et al., §2.1.1.
 
     Args:
         query: one of ``count, sum, mean, median, min, max, variance, std``.

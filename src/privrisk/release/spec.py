@@ -86,7 +86,8 @@ class ReleaseQuery:
         epsilon: ε > 0, a number or ``ln3``, ``ln(3)``, ``log(3)``.
         universe: bounds ``(lo, hi)`` with lo < hi fixed before looking at the data, or an interval
             :class:`~privrisk.sensitivity.Universe`.
-        missing: missing codes to drop: ``"negative"``, a list of codes, or :class:`~privrisk.io.data.MissingCodes`.
+        missing: missing codes to drop: ``"negative"``, a list of codes, or
+            :class:`~privrisk.io.data.MissingCodes`.
         name: how the answer is labelled in the published table (default ``query(column)``).
 
     Example:

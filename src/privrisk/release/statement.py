@@ -61,7 +61,7 @@ WITHHELD = (
 
 
 def composed_epsilon(epsilons: Iterable[float]) -> float:
-    """The total ε of several answers from the same data: their sum (sequential composition, Mehner et al., §3.4).
+    """The total ε of answers from the same data: their sum (sequential composition, Mehner et al., §3.4).
 
     Summed with ``math.fsum`` so that the order of the answers does not change the total.
 
@@ -119,7 +119,7 @@ class _Measured:
 def _internal_assessment(
     measured: Sequence[_Measured], public_n: int | None
 ) -> tuple[pd.DataFrame, str | None]:
-    """One row per query: Δv, Δv/Δf, ρ_tw and ρ_mw (Allmann et al., eq. 6 and 4); and why counts are withheld."""
+    """One row per query: Δv, Δv/Δf, ρ_tw and ρ_mw (Allmann et al., eq. 6 and 4); why counts are withheld."""
     withheld = WITHHELD if any(m.query.query == "count" for m in measured) else None
     rows = []
     for m in measured:
@@ -223,7 +223,7 @@ class Release:
         return {**self.public_dict(), "internal_assessment": self.internal_dict()}
 
     def findings(self) -> list[str]:
-        """The public statement in sentences (total ε, P and Γ, ρ_mw for the published n, the ledger's total)."""
+        """The public statement in sentences: total ε, P and Γ, ρ_mw for a published n, the ledger's total."""
         s = self.statement
         k = len(self.answers)
         lines = [
@@ -366,7 +366,7 @@ def write_outputs(
 
 @dataclass(frozen=True)
 class LedgerSummary:
-    """A checked ledger: every release it records, the total ε, what is left of a budget and the public statement.
+    """A checked ledger: its releases, the total ε, what is left of a budget, and the public statement.
 
     Attributes:
         ledger: the ledger's path.
