@@ -1,8 +1,8 @@
 """The privacy ledger: what every release against a data set spent, kept in one JSON file.
 
-Differential privacy composes sequentially: the ε of every answer ever released from the same data add up (002 §3.4,
-000 §5.1). The ledger records each release's ε so that a budget can be enforced across runs, people and machines
-that share a file system.
+Differential privacy composes sequentially: the ε of every answer ever released from the same data add up (Mehner
+et al., §3.4; Allmann et al., §5.1). The ledger records each release's ε so that a budget can be enforced across
+runs, people and machines that share a file system.
 
 Three properties matter and are tested:
 
@@ -231,12 +231,17 @@ def fits_budget(spent: float, epsilon: float, budget: float | None) -> bool:
 
 
 def budget_message(epsilon: float, spent: float, budget: float, ledger: Path | None) -> str:
-    """One line that says why a release was refused."""
+    """One line that says why a release was refused; it starts with ``budget:``, the parameter that was exceeded.
+
+    Example:
+        >>> budget_message(1.0, 0.0, 0.5, None)
+        'budget: this release needs ε = 1; the budget ε = 0.5 and ε = 0.5 is left; nothing was released and no noise was drawn'
+    """
     left = max(budget - spent, 0.0)
     where = f"the ledger {ledger} has spent ε = {spent:.6g} of " if ledger is not None else ""
     status = "the budget is already spent" if left <= budget * TOLERANCE else f"ε = {left:.6g} is left"
     return (
-        f"--budget: this release needs ε = {epsilon:.6g}; {where}the budget ε = {budget:.6g} and {status}; "
+        f"budget: this release needs ε = {epsilon:.6g}; {where}the budget ε = {budget:.6g} and {status}; "
         "nothing was released and no noise was drawn"
     )
 
@@ -275,22 +280,22 @@ def record_release(
         (0.0, 0.5, 0.5)
     """
     p = Path(path)
-    clean = [
+    clean: list[dict[str, Any]] = [
         {"column": str(q["column"]), "query": str(q["query"]), "epsilon": float(q["epsilon"])}
         for q in queries
     ]
     if not clean or not all(_positive(q["epsilon"]) for q in clean):
-        raise PrivriskError("ledger: a release spends ε > 0 on at least one query")
+        raise PrivriskError("queries: a release spends ε > 0 on at least one query")
     epsilon = math.fsum(q["epsilon"] for q in clean)
     with _locked(p, timeout):
         entries = read_ledger(p)
         spent = math.fsum(float(e["epsilon"]) for e in entries)
         previous = entries[-1]["budget"] if entries else None
         if budget is None:
-            # Leaving out --budget must not lift the budget the ledger was kept under.
+            # Leaving out the budget must not lift the budget the ledger was kept under.
             budget = previous
-        if not fits_budget(spent, epsilon, budget):
-            raise ThresholdExceeded(budget_message(epsilon, spent, float(budget), p))  # type: ignore[arg-type]
+        if budget is not None and not fits_budget(spent, epsilon, budget):
+            raise ThresholdExceeded(budget_message(epsilon, spent, float(budget), p))
         entry: dict[str, Any] = {
             "seq": len(entries) + 1,
             "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),

@@ -284,12 +284,12 @@ def test_concurrent_cli_releases_never_overspend(files):
 def test_the_example_spec_runs(cli):
     from pathlib import Path
 
-    root = Path(__file__).parents[1]
+    root = Path(__file__).parents[2]
     r = cli("release", root / "examples" / "distance_work.csv", "--spec", root / "examples" / "release.toml",
             "--public-n", "100", "--json")  # fmt: skip
     assert r.code == 0, r.err
     doc = r.json
-    # 000 §3.2's commuting distances: Δv(mean) = 133.45 (remove 675 from {1, 3, 10, 17, 675}), Δv(median) = 3.5.
+    # Allmann et al., §3.2: the commuting distances: Δv(mean) = 133.45 (remove 675 from {1, 3, 10, 17, 675}), Δv(median) = 3.5.
     assert [q["local_sensitivity"] for q in doc["internal_assessment"]["queries"]] == pytest.approx(
         [133.45, 3.5]
     )
