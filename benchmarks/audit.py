@@ -16,7 +16,7 @@ import tracemalloc
 import numpy as np
 
 from privrisk.audit.intruder import audit_data_dependent
-from privrisk.audit.leave_one_out import leave_one_out
+from privrisk.audit.leave_out import leave_one_out
 from privrisk.sensitivity import evaluate
 
 

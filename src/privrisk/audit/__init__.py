@@ -1,6 +1,6 @@
 """The intruder's audit of noise scaled to a data-dependent sensitivity, and derived queries (Sarathy and Muralidhar 2009).
 
-- :mod:`privrisk.audit.leave_one_out`: f(X₋ᵢ), Δf_{n−1}(X₋ᵢ) and leave-two-out values for every record in
+- :mod:`privrisk.audit.leave_out`: f(X₋ᵢ), Δf_{n−1}(X₋ᵢ) and leave-two-out values for every record in
   O(n log n); the data-dependent sensitivity Δf_n(X).
 - :mod:`privrisk.audit.intruder`: the intruder's audit of one answer (their Table 2, the bound on the missing
   record, the z-test, the same answer under global-sensitivity noise) and the sweep of one record (Table 3).
@@ -22,7 +22,7 @@ from privrisk.audit.intruder import (
     audit_data_dependent,
     audit_sweep,
 )
-from privrisk.audit.leave_one_out import data_dependent_sensitivity, leave_one_out
+from privrisk.audit.leave_out import data_dependent_sensitivity, leave_one_out
 from privrisk.audit.report import audit_document, write_outputs
 
 __all__ = [

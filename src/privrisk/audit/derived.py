@@ -1,6 +1,6 @@
 """The effective scale and ε of a query an intruder derives from another one (Sarathy and Muralidhar 2009, Table 4).
 
-Each query gets Laplace noise of its own data-dependent scale b = Δf_n(X)/ε (:mod:`privrisk.audit.leave_one_out`).
+Each query gets Laplace noise of its own data-dependent scale b = Δf_n(X)/ε (:mod:`privrisk.audit.leave_out`).
 Since sum = n·mean, the released mean times n estimates the sum with scale n·b_mean, often far below b_sum: the
 sum's effective ε is Δf_sum/(n·b_mean), which grows with the data's distance from 0 (their Table 4: 4, 44 and
 20004 at ε = 2 for X = 1…10, 101…110 and 50001…50010).
@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from privrisk._validation import QUERIES, Query, check_epsilon, check_query
 from privrisk.audit.intruder import check_alpha
-from privrisk.audit.leave_one_out import _check_records, _provider
+from privrisk.audit.leave_out import _check_records, _provider
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import evaluate
 

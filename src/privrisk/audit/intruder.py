@@ -1,7 +1,7 @@
 """The intruder's audit of noise scaled to a data-dependent sensitivity (Sarathy and Muralidhar 2009).
 
 Sarathy and Muralidhar (2009) take a provider who answers a query f with Laplace noise whose scale comes from the
-data at hand, b_n = Δf_n(X)/ε with Δf_n(X) = maxᵢ |f(X) − f(X₋ᵢ)| (:mod:`privrisk.audit.leave_one_out`), and
+data at hand, b_n = Δf_n(X)/ε with Δf_n(X) = maxᵢ |f(X) − f(X₋ᵢ)| (:mod:`privrisk.audit.leave_out`), and
 look at it from the side of an intruder who holds every record but one. The intruder computes the scale the
 provider would have used without the missing record, b_{n−1}(X₋ᵢ), and compares the probability of the answer
 r seen under the full data (p1) with its probability under X₋ᵢ and b_{n−1} (p3ᵢ). When the missing record is
@@ -47,7 +47,7 @@ from scipy.special import ndtr
 from privrisk._validation import Query, check_epsilon, check_query, check_whole
 from privrisk.audit._inference import BoundKind, missing_bound, sampling_distribution
 from privrisk.audit._laplace import breaks, laplace_quantile, log_event, log_p_ratio, safe_exp
-from privrisk.audit.leave_one_out import _check_records, _leave_out, _provider
+from privrisk.audit.leave_out import _check_records, _leave_out, _provider
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import Universe, as_universe, evaluate, global_sensitivity
 
