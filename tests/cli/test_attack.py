@@ -11,7 +11,7 @@ import pytest
 from helpers import one_line_error
 from privrisk import exact_risk, lee_clifton_bound, two_worlds
 
-EXAMPLE = Path(__file__).parents[1] / "examples" / "distance_work.csv"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "distance_work.csv"
 KEYS = {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_high", "epsilon", "query",
         "sensitivity", "expected_success", "trials", "seed", "worlds", "n", "guess"}  # fmt: skip
 
