@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 
 def test_every_command_has_help_with_an_example(cli):
     from privrisk.cli import app
@@ -24,3 +26,55 @@ def test_console_script_runs_as_a_process():
         check=False,
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------------------ library parameters and options
+def test_a_library_parameter_is_named_as_the_option(cli):
+    # epsilon_for_risk says "risk: must exceed 1/n …"; the epsilon command's option for it is --risk.
+    r = cli("epsilon", "--risk", "0.5")
+    assert r.code == 2 and r.err.startswith("privrisk: error: --risk: must exceed 1/n = 0.5")
+
+
+def test_option_message_maps_only_what_the_command_has(monkeypatch):
+    import typer
+
+    from privrisk.cli import PARAM_OPTIONS, app, option_message
+    from privrisk.errors import PrivriskError
+
+    command = typer.main.get_command(app)
+    args = ["risk", "--epsilon", "1"]
+    assert option_message(PrivriskError("delta: must be …"), command, args) == "--delta: must be …"
+    assert option_message(PrivriskError("max_risk: too high"), command, args) == "--max-risk: too high"
+    # the risk command has no --prior, and a message naming a file is left alone
+    assert option_message(PrivriskError("prior: must be …"), command, args) == "prior: must be …"
+    assert option_message(PrivriskError("data.csv: no such file"), command, args) == "data.csv: no such file"
+    assert option_message(PrivriskError("delta: x"), command, ["--help"]) == "delta: x"
+    monkeypatch.setitem(PARAM_OPTIONS, "risk", {"delta": "--failure-probability"})
+    assert option_message(PrivriskError("delta: x"), command, args) == "--failure-probability: x"
+
+
+# ------------------------------------------------------------------------------------------------ warnings
+def test_library_warnings_are_one_line_each_and_runtime_warnings_stay_quiet(cli, monkeypatch):
+    import warnings
+
+    import numpy as np
+
+    import privrisk.risk
+    from privrisk.errors import DependenceWarning, PrivacyLeakWarning
+
+    describe = privrisk.risk.describe
+
+    def noisy_describe(*args, **kwargs):
+        for _ in range(2):
+            warnings.warn("too few periods:\n δ may be understated", PrivacyLeakWarning, stacklevel=2)
+        warnings.warn("the periods are autocorrelated", DependenceWarning, stacklevel=2)
+        np.log(np.zeros(1))  # numpy: RuntimeWarning "divide by zero encountered in log"
+        return describe(*args, **kwargs)
+
+    monkeypatch.setattr(privrisk.risk, "describe", noisy_describe)
+    r = cli("risk", "--epsilon", "ln3", "--json")
+    assert r.code == 0 and r.json["two_worlds"] == pytest.approx(0.75)
+    assert r.err.splitlines() == [
+        "privrisk: warning: too few periods: δ may be understated",
+        "privrisk: warning: the periods are autocorrelated",
+    ]
