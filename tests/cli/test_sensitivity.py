@@ -86,3 +86,8 @@ def test_sensitivity_empty_file(cli, tmp_path):
     path = tmp_path / "e.csv"
     path.write_text("")
     one_line_error(cli("sensitivity", path, "-c", "x", "-q", "mean"), "empty")
+
+
+def test_sensitivity_bad_missing_codes_name_the_option(cli):
+    r = cli("sensitivity", EXAMPLE, "-c", "distance", "-q", "mean", "--missing", "-1,abc")
+    one_line_error(r, "--missing: 'abc' is neither 'negative' nor a numeric code")
