@@ -16,7 +16,7 @@ KEYS = {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_hi
         "sensitivity", "expected_success", "trials", "seed", "worlds", "n", "guess"}  # fmt: skip
 
 
-def test_attack_json_on_000s_data(cli):
+def test_attack_json_on_the_data_of_allmann_et_al(cli):
     r = cli("attack", EXAMPLE, "--column", "distance", "--query", "mean", "--epsilon", "1", "--trials", "20000",
             "--json")  # fmt: skip
     assert r.code == 0, r.err

@@ -122,7 +122,7 @@ def test_unknown_file_type(tmp_path):
 
 
 def test_bad_missing_spec():
-    with pytest.raises(PrivriskError, match="^missing: 'negatives' is neither") as raised:
+    with pytest.raises(PrivriskError, match=r"^missing: 'negatives' is neither") as raised:
         parse_missing("negatives,abc")
     assert raised.value.param == "missing"
 
