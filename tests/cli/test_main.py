@@ -68,13 +68,18 @@ def test_library_warnings_are_one_line_each_and_runtime_warnings_stay_quiet(cli,
         for _ in range(2):
             warnings.warn("too few periods:\n δ may be understated", PrivacyLeakWarning, stacklevel=2)
         warnings.warn("the periods are autocorrelated", DependenceWarning, stacklevel=2)
+        warnings.warn_explicit("a plain UserWarning of privrisk", UserWarning, privrisk.risk.__file__, 1)
+        warnings.warn_explicit("not privrisk's", UserWarning, "elsewhere.py", 1)  # shown as Python shows it
         np.log(np.zeros(1))  # numpy: RuntimeWarning "divide by zero encountered in log"
         return describe(*args, **kwargs)
 
     monkeypatch.setattr(privrisk.risk, "describe", noisy_describe)
-    r = cli("risk", "--epsilon", "ln3", "--json")
+    with pytest.warns(UserWarning) as others:
+        r = cli("risk", "--epsilon", "ln3", "--json")
+    assert [str(w.message) for w in others] == ["not privrisk's"]
     assert r.code == 0 and r.json["two_worlds"] == pytest.approx(0.75)
     assert r.err.splitlines() == [
         "privrisk: warning: too few periods: δ may be understated",
         "privrisk: warning: the periods are autocorrelated",
+        "privrisk: warning: a plain UserWarning of privrisk",
     ]

@@ -120,7 +120,7 @@ def library_warnings_on_stderr() -> Iterator[None]:
     :class:`~privrisk.errors.DependenceWarning` and any ``UserWarning`` raised in privrisk's code; each text is
     shown once. Numerical RuntimeWarnings (``divide by zero``, ``invalid value``) are numpy's way of saying what
     the library handles, not news for the user. Other warnings are shown as Python shows them. Filters set
-    outside (``python -W error``, pytest's) still apply to everything but privrisk's own warnings.
+    outside (``python -W error``, pytest's) still apply, except that the two privrisk warnings are always shown.
 
     Example:
         >>> import warnings
@@ -131,7 +131,6 @@ def library_warnings_on_stderr() -> Iterator[None]:
     with warnings.catch_warnings():
         for category in (PrivacyLeakWarning, DependenceWarning):
             warnings.simplefilter("always", category)
-        warnings.filterwarnings("always", category=UserWarning, module=r"privrisk(\.|$)")
         python_shows = warnings.showwarning
 
         def show(
