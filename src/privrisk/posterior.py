@@ -1,15 +1,15 @@
 """The Lee–Clifton attacker made concrete: exact posteriors, the tight ε, a Monte Carlo attack.
 
-Lee and Clifton (2011), as Allmann et al. (§2.2) and Mehner et al. (§2) use it.
-
-The attacker knows every record of a set X of n records and that the release was computed on X minus one unknown
-record. The possible worlds are ωᵢ = X \\ {xᵢ}, equally likely a priori. The release is γ = f(ω) + Laplace(b) with
-b = Δf/ε, so the posterior of world i given γ is
+The attacker of Lee and Clifton (2011), as Allmann et al. (§2.2) and Mehner et al. (§2) use it, knows every record
+of a set X of n records and that the release was computed on X minus one unknown record. The possible worlds are
+ωᵢ = X \\ {xᵢ}, equally likely a priori. The release is γ = f(ω) + Laplace(b) with b = Δf/ε, so the posterior of
+world i given γ is
 
     p(i | γ) = exp(−|γ − fᵢ|/b) / Σⱼ exp(−|γ − fⱼ|/b),   fᵢ = f(ωᵢ).
 
-Lee and Clifton's ρ_mw = 1/(1 + (n − 1)·e^(−ε·Δv/Δf)) (Allmann et al., eq. 4; Mehner et al., eq. 1) bounds the largest such
-posterior when Δv is the range of f over the worlds. This module computes what the attacker really reaches:
+Lee and Clifton's ρ_mw = 1/(1 + (n − 1)·e^(−ε·Δv/Δf)) (Allmann et al., eq. 4; Mehner et al., eq. 1) bounds the
+largest such posterior when Δv is the range of f over the worlds. This module computes what the attacker really
+reaches:
 
 - :func:`worlds`: fᵢ for every i (leave-one-out), O(n log n) for every query of the core;
 - :func:`exact_risk`: the largest posterior any world reaches for any answer (the worst case over γ);
@@ -189,7 +189,7 @@ def worlds(values: ArrayLike, query: Query | str) -> np.ndarray:
         >>> worlds([1, 3, 10, 17, 675], "max")
         array([675., 675., 675., 675.,  17.])
     """
-    return world_answers(_values(values, batch=True), cast(Query, check_query(query)))
+    return world_answers(_values(values, batch=True), check_query(query))
 
 
 def world_answers(x: np.ndarray, q: str) -> np.ndarray:
