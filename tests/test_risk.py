@@ -1,4 +1,4 @@
-"""ε → risk: oracles from Mehner et al. (Table 1) and Allmann et al., identities, exact boundaries, numerical soundness."""
+"""ε → risk: oracles from Mehner et al. (Table 1) and Allmann et al., identities, exact boundaries, soundness."""
 
 from __future__ import annotations
 

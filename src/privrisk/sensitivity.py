@@ -1,7 +1,7 @@
 """Queries, data universes and neighbourhoods; exact global and local sensitivity (Allmann et al., §2.1, §3.2).
 
-Conventions (docs/architecture.md): neighbours are unbounded by default (add or remove one record, never leaving an empty
-database); ``neighbours="bounded"`` replaces one record and keeps the size n. The median of an even count is the
+Conventions (docs/architecture.md): neighbours are unbounded by default (add or remove one record, never leaving
+an empty database); ``neighbours="bounded"`` replaces one record and keeps the size n. The median of an even count is the
 mean of the two middle values; the variance is the population variance (ddof = 0) and ``std`` its square root.
 
 Why the exact local sensitivity needs only a handful of candidate neighbours
@@ -66,8 +66,9 @@ def _query(query: Query | str) -> Query:
 class Universe:
     """The values a record may take: an interval [lo, hi] or a finite set of values.
 
-    Allmann et al. (§3.2) take every valid value of a variable as its universe (``from_values``); a questionnaire
-    item with known limits (hours per day: 0 to 24) is an interval (``from_bounds``), from which any real value may join.
+    Allmann et al. (§3.2) take every valid value of a variable as its universe (``from_values``); a
+    questionnaire item with known limits (hours per day: 0 to 24) is an interval (``from_bounds``), from which any
+    real value may join.
 
     Example:
         >>> u = Universe.from_values([675, 1, 3, 10, 17, 3])
@@ -455,9 +456,9 @@ def local_sensitivity(
     (an interval admits every real in [lo, hi], so the variance's biggest drop comes from adding the mean itself)
     or removing any record (never leaving an empty database). Bounded neighbours replace one record instead.
 
-    ``method="paper"`` is the four-case rule of Allmann et al., §3.2 (add the universe's smallest or largest value, remove
-    the sample's smallest or largest record). It is exact for every query but the variance and std, where
-    adding a value near the mean or removing the record nearest the mean can move the result further.
+    ``method="paper"`` is the four-case rule of Allmann et al., §3.2 (add the universe's smallest or largest
+    value, remove the sample's smallest or largest record). It is exact for every query but the variance and std,
+    where adding a value near the mean or removing the record nearest the mean can move the result further.
 
     Args:
         query: one of ``count, sum, mean, median, min, max, variance, std``.

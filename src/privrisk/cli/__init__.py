@@ -114,7 +114,7 @@ def option_message(exc: PrivriskError, command: object, args: Sequence[str]) -> 
 
 @contextmanager
 def library_warnings_on_stderr() -> Iterator[None]:
-    """Show privrisk's warnings as one line each, ``privrisk: warning: …``, on stderr; drop numpy's RuntimeWarnings.
+    """Show privrisk's warnings on stderr, one line each (``privrisk: warning: …``); drop numpy's RuntimeWarnings.
 
     privrisk's warnings are :class:`~privrisk.errors.PrivacyLeakWarning`,
     :class:`~privrisk.errors.DependenceWarning` and any ``UserWarning`` raised in privrisk's code; each text is
