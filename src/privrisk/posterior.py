@@ -1,9 +1,9 @@
 """The Lee–Clifton attacker made concrete: exact posteriors, the tight ε, a Monte Carlo attack.
 
-The attacker of Lee and Clifton (2011), as Allmann et al. (§2.2) and Mehner et al. (§2) use it, knows every record
-of a set X of n records and that the release was computed on X minus one unknown record. The possible worlds are
-ωᵢ = X \\ {xᵢ}, equally likely a priori. The release is γ = f(ω) + Laplace(b) with b = Δf/ε, so the posterior of
-world i given γ is
+The attacker of Lee and Clifton (2011), as Allmann et al. (2024, §2.2) and Mehner et al. (2021, §2) use it, knows
+every record of a set X of n records and that the release was computed on X minus one unknown record. The
+possible worlds are ωᵢ = X \\ {xᵢ}, equally likely a priori. The release is γ = f(ω) + Laplace(b) with b = Δf/ε,
+so the posterior of world i given γ is
 
     p(i | γ) = exp(−|γ − fᵢ|/b) / Σⱼ exp(−|γ − fⱼ|/b),   fᵢ = f(ωᵢ).
 

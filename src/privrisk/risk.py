@@ -1,9 +1,9 @@
 """ε → probabilities: the risk that an attacker tells whether a person is in the data, and back.
 
-The formulas come from Lee and Clifton (2011) as used by Allmann et al. (Allmann, Nuñez von Voigt and Tschorsch)
-and Mehner et al. (Mehner, Nuñez von Voigt and Tschorsch). All of them are logistic functions of ε, so they are
-computed as ``expit(ε·r − ln(n − 1))`` rather than as quotients of exponentials: nothing overflows at large ε,
-nothing is 0/0 at ε = 0, and every result lies in [0, 1].
+The formulas come from Lee and Clifton (2011) as used by Allmann et al. (2024; Allmann, Nuñez von Voigt and
+Tschorsch) and Mehner et al. (2021; Mehner, Nuñez von Voigt and Tschorsch). All of them are logistic functions of
+ε, so they are computed as ``expit(ε·r − ln(n − 1))`` rather than as quotients of exponentials: nothing overflows
+at large ε, nothing is 0/0 at ε = 0, and every result lies in [0, 1].
 
 Arguments broadcast like numpy: scalars in give floats out, arrays in give arrays out.
 
@@ -80,8 +80,8 @@ def _log_worlds(n: np.ndarray) -> np.ndarray:
 def many_worlds(epsilon: ArrayLike, n: ArrayLike, ratio: ArrayLike = 1.0) -> float | np.ndarray:
     """ρ_mw, the many-worlds risk of Lee and Clifton (2011): Allmann et al., eq. (4); Mehner et al., eq. (1).
 
-    ρ_mw = 1 / (1 + (n − 1)·e^(−ε·Δv/Δf)), the probability that an attacker who knows all n possible worlds
-    picks the true one after seeing one ε-DP answer. In the running example of Mehner et al. (ε = ln 3, n = 21)
+    ρ_mw = 1 / (1 + (n − 1)·e^(−ε·Δv/Δf)), the probability that an attacker who knows all n possible worlds picks
+    the true one after seeing one ε-DP answer. In the running example of Mehner et al. (§3.1; ε = ln 3, n = 21)
     it is 4.8 % for Δv = 0.2, Δf = 25 and 13.04 % for Δv = Δf, where their text says 11 % (docs/errata.md).
 
     Args:
@@ -125,7 +125,7 @@ def global_risk(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> float | np.ndarra
 
     P = (e^ε + δ) / (1 + e^ε). With δ = 0 this is the worst case of ρ_mw (n = 2, Δv = Δf). With δ > 0 it is the
     largest balanced success rate a hypothesis test can reach against an (ε, δ)-DP mechanism. For ε = ln 2,
-    Mehner et al.'s text gives P ≈ 66.6 %; the value is 2/3 = 66.67 % (docs/errata.md).
+    Mehner et al. (§4.2) give P ≈ 66.6 %; the value is 2/3 = 66.67 % (docs/errata.md).
 
     Example:
         >>> round(global_risk(1.0), 3)                # Allmann et al., §4.3: 0.731

@@ -1,4 +1,4 @@
-"""Queries, data universes and neighbourhoods; exact global and local sensitivity (Allmann et al., §2.1, §3.2).
+"""Queries, data universes and neighbourhoods; exact global and local sensitivity (Allmann et al. 2024, §2.1, §3.2).
 
 Conventions (docs/architecture.md): neighbours are unbounded by default (add or remove one record, never leaving
 an empty database); ``neighbours="bounded"`` replaces one record and keeps the size n. The median of an even count is the
