@@ -49,6 +49,7 @@ def test_option_message_maps_only_what_the_command_has(monkeypatch):
     assert option_message(PrivriskError("prior: must be …"), command, args) == "prior: must be …"
     assert option_message(PrivriskError("data.csv: no such file"), command, args) == "data.csv: no such file"
     assert option_message(PrivriskError("delta: x"), command, ["--help"]) == "delta: x"
+    assert option_message("delta: a warning's text", command, args) == "--delta: a warning's text"
     monkeypatch.setitem(PARAM_OPTIONS, "risk", {"delta": "--failure-probability"})
     assert option_message(PrivriskError("delta: x"), command, args) == "--failure-probability: x"
 
@@ -67,7 +68,7 @@ def test_library_warnings_are_one_line_each_and_runtime_warnings_stay_quiet(cli,
     def noisy_describe(*args, **kwargs):
         for _ in range(2):
             warnings.warn("too few periods:\n δ may be understated", PrivacyLeakWarning, stacklevel=2)
-        warnings.warn("the periods are autocorrelated", DependenceWarning, stacklevel=2)
+        warnings.warn("delta: the periods are autocorrelated", DependenceWarning, stacklevel=2)
         warnings.warn_explicit("a plain UserWarning of privrisk", UserWarning, privrisk.risk.__file__, 1)
         warnings.warn_explicit("not privrisk's", UserWarning, "elsewhere.py", 1)  # shown as Python shows it
         np.log(np.zeros(1))  # numpy: RuntimeWarning "divide by zero encountered in log"
@@ -80,6 +81,6 @@ def test_library_warnings_are_one_line_each_and_runtime_warnings_stay_quiet(cli,
     assert r.code == 0 and r.json["two_worlds"] == pytest.approx(0.75)
     assert r.err.splitlines() == [
         "privrisk: warning: too few periods: δ may be understated",
-        "privrisk: warning: the periods are autocorrelated",
+        "privrisk: warning: --delta: the periods are autocorrelated",  # the parameter named as the option
         "privrisk: warning: a plain UserWarning of privrisk",
     ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = typer.main.get_command(app)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        with library_warnings_on_stderr():
+        with library_warnings_on_stderr(lambda text: option_message(text, command, args)):
             command.main(args=args, prog_name="privrisk", standalone_mode=False)
     except PrivriskError as exc:
         _error(option_message(exc, command, args))
@@ -84,16 +84,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def option_message(exc: PrivriskError, command: object, args: Sequence[str]) -> str:
+def option_message(exc: PrivriskError | str, command: object, args: Sequence[str]) -> str:
     """The library's message with its parameter named as the command's option (``density:`` → ``--density:``).
 
     The library names parameters, never options (docs/architecture.md); the option is looked up in the
     command that ran: ``PARAM_OPTIONS`` first, then ``--`` + the parameter with dashes if the command has it.
+    A warning's text is read as an error's: a leading ``name:`` is its parameter.
     ``command`` is the Click command Typer builds (Typer ships its own copy of Click, so it is read by its
     attributes, ``commands``, ``params`` and ``opts``, not checked against ``click``'s classes).
     """
     message = str(exc)
-    param = exc.param
+    if isinstance(exc, PrivriskError):
+        param = exc.param
+    else:
+        head, sep, _ = message.partition(":")
+        param = head if sep and head.isidentifier() else None
     if not param or not message.startswith(param + ":"):
         return message
     ran = command
@@ -113,12 +118,13 @@ def option_message(exc: PrivriskError, command: object, args: Sequence[str]) -> 
 
 
 @contextmanager
-def library_warnings_on_stderr() -> Iterator[None]:
+def library_warnings_on_stderr(name_options: Callable[[str], str] | None = None) -> Iterator[None]:
     """Show privrisk's warnings on stderr, one line each (``privrisk: warning: …``); drop numpy's RuntimeWarnings.
 
     privrisk's warnings are :class:`~privrisk.errors.PrivacyLeakWarning`,
     :class:`~privrisk.errors.DependenceWarning` and any ``UserWarning`` raised in privrisk's code; each text is
-    shown once. Numerical RuntimeWarnings (``divide by zero``, ``invalid value``) are numpy's way of saying what
+    shown once, with ``name_options`` applied (:func:`main` names the option for a leading parameter, as it does
+    for errors). Numerical RuntimeWarnings (``divide by zero``, ``invalid value``) are numpy's way of saying what
     the library handles, not news for the user. Other warnings are shown as Python shows them. Filters set
     outside (``python -W error``, pytest's) still apply, except that the two privrisk warnings are always shown.
 
@@ -147,6 +153,8 @@ def library_warnings_on_stderr() -> Iterator[None]:
                 issubclass(category, UserWarning) and _PACKAGE in Path(filename).resolve().parents
             ):
                 text = " ".join(str(message).split())
+                if name_options is not None:
+                    text = name_options(text)
                 if text not in shown:
                     shown.add(text)
                     print(f"privrisk: warning: {text}", file=sys.stderr)
