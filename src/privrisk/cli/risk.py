@@ -15,9 +15,7 @@ from privrisk.errors import PrivriskError, ThresholdExceeded
 EPSILON_HELP = "ε: a number or a natural logarithm such as ln3, ln(3), log(3)."
 
 
-def _whole(value: int | None, name: str, minimum: int = 2) -> int:
-    if value is None:
-        return 2
+def _whole(value: int, name: str, minimum: int = 2) -> int:
     if value < minimum:
         raise PrivriskError(f"{name}: must be at least {minimum}, got {value}")
     return value

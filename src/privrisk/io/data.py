@@ -3,6 +3,14 @@
 CSV and Parquet go through DuckDB (the delimiter is sniffed; a UTF-8 byte-order mark is fine), Stata through pandas
 and SPSS through pyreadstat, always reading the numeric codes rather than their value labels, since SOEP-style
 files label their negative missing codes ("-1 no answer", "-2 does not apply").
+
+Errors name the file and the column that was wrong (``data.csv: no column 'hour'; the columns are: …``); a bad
+missing-codes spec names the parameter ``missing``.
+
+Example:
+    >>> col = numeric_values([8, -1, 4.5, None], name="hours", missing="negative")
+    >>> col.values.tolist(), col.to_dict()["dropped_codes"]
+    ([8.0, 4.5], {'-1': 1})
 """
 
 from __future__ import annotations
@@ -11,13 +19,29 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
+from privrisk._validation import quote_identifier
 from privrisk.errors import PrivriskError
 
-__all__ = ["MissingCodes", "NumericColumn", "numeric_values", "parse_missing", "read_column", "read_table"]
+__all__ = [
+    "FileKind",
+    "MissingCodes",
+    "NumericColumn",
+    "check_columns",
+    "check_file",
+    "file_kind",
+    "numeric_values",
+    "parse_missing",
+    "read_column",
+    "read_table",
+    "table_columns",
+]
+
+FileKind = Literal["csv", "parquet", "stata", "spss"]
 
 _CSV = {".csv", ".tsv", ".txt", ".tab"}
 _PARQUET = {".parquet", ".pq"}
@@ -55,13 +79,26 @@ class MissingCodes:
 
 
 def parse_missing(spec: str | Sequence[float] | MissingCodes | None) -> MissingCodes:
-    """Read ``--missing``: ``negative``, a comma-separated list of codes, or both (``negative,99``)."""
+    """Read which codes are missing: ``negative``, a comma-separated list of codes, or both (``negative,99``).
+
+    Raises:
+        PrivriskError: (parameter ``missing``) for a part that is neither ``negative`` nor a number.
+
+    Example:
+        >>> parse_missing("negative,99")
+        MissingCodes(negative=True, codes=(99.0,))
+    """
     if spec is None:
         return MissingCodes()
     if isinstance(spec, MissingCodes):
         return spec
     if not isinstance(spec, str):
-        return MissingCodes(False, tuple(float(c) for c in spec))
+        try:
+            return MissingCodes(False, tuple(float(c) for c in spec))
+        except (TypeError, ValueError):
+            raise PrivriskError(
+                f"missing: {spec!r} is not a list of numeric codes", param="missing"
+            ) from None
     negative, codes = False, []
     for part in (p.strip() for p in spec.split(",")):
         if not part:
@@ -73,14 +110,14 @@ def parse_missing(spec: str | Sequence[float] | MissingCodes | None) -> MissingC
             codes.append(float(part))
         except ValueError:
             raise PrivriskError(
-                f"--missing: {part!r} is neither 'negative' nor a numeric code (e.g. --missing -1,-3)"
+                f"missing: {part!r} is neither 'negative' nor a numeric code (e.g. -1,-3)", param="missing"
             ) from None
     return MissingCodes(negative, tuple(codes))
 
 
-@dataclass
+@dataclass(frozen=True)
 class NumericColumn:
-    """A numeric column with its missing values removed, and what was removed."""
+    """A numeric column with its missing values removed, and what was removed (from :func:`numeric_values`)."""
 
     name: str
     values: np.ndarray
@@ -102,7 +139,8 @@ class NumericColumn:
             parts.append(f"{sum(self.dropped_codes.values()):,} missing codes dropped ({codes})")
         return "; ".join(parts)
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """What was read, used and dropped, for a JSON document (the values themselves are left out)."""
         return {
             "column": self.name,
             "n_read": self.n_read,
@@ -111,13 +149,29 @@ class NumericColumn:
             "dropped_codes": {f"{c:g}": k for c, k in sorted(self.dropped_codes.items())},
         }
 
+    def as_dict(self) -> dict[str, Any]:
+        """The same as :meth:`to_dict` (its earlier name)."""
+        return self.to_dict()
 
-def file_kind(path: Path) -> str:
+
+def file_kind(path: Path) -> FileKind:
+    """The format of a data file, from its suffix (``.csv.gz`` is CSV).
+
+    Example:
+        >>> file_kind(Path("survey.csv.gz")), file_kind(Path("soep.dta"))
+        ('csv', 'stata')
+    """
     suffixes = [s.lower() for s in path.suffixes]
     suffix = suffixes[-1] if suffixes else ""
     if suffix in (".gz", ".zst") and len(suffixes) > 1:
         suffix = suffixes[-2]
-    for kind, exts in (("csv", _CSV), ("parquet", _PARQUET), ("stata", _STATA), ("spss", _SPSS)):
+    kinds: tuple[tuple[FileKind, set[str]], ...] = (
+        ("csv", _CSV),
+        ("parquet", _PARQUET),
+        ("stata", _STATA),
+        ("spss", _SPSS),
+    )
+    for kind, exts in kinds:
         if suffix in exts:
             return kind
     raise PrivriskError(
@@ -126,6 +180,7 @@ def file_kind(path: Path) -> str:
 
 
 def check_file(path: str | os.PathLike[str]) -> Path:
+    """The path of a data file that exists, is a file and is not empty."""
     p = Path(path)
     if not p.exists():
         raise PrivriskError(f"{p}: no such file")
@@ -136,11 +191,7 @@ def check_file(path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _duckdb_relation(con, path: Path, kind: str):
+def _duckdb_relation(con: Any, path: Path, kind: str) -> Any:
     import duckdb
 
     try:
@@ -181,7 +232,7 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
             rel = _duckdb_relation(con, p, kind)
             check_columns(p, wanted, list(rel.columns))
             if wanted is not None:
-                rel = rel.project(", ".join(_quote(c) for c in wanted))
+                rel = rel.project(", ".join(quote_identifier(c) for c in wanted))
             try:
                 return rel.df()
             except duckdb.Error as exc:
@@ -207,6 +258,7 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
 
 
 def check_columns(path: Path, wanted: Sequence[str] | None, available: Sequence[str]) -> None:
+    """Raise, naming the file and listing its columns, if a wanted column is not available."""
     if wanted is None:
         return
     missing = [c for c in wanted if c not in available]
@@ -216,7 +268,7 @@ def check_columns(path: Path, wanted: Sequence[str] | None, available: Sequence[
 
 
 def numeric_values(
-    series, *, name: str = "values", missing: MissingCodes | str | None = None, source: str | None = None
+    series: Any, *, name: str = "values", missing: MissingCodes | str | None = None, source: str | None = None
 ) -> NumericColumn:
     """Turn a column into finite floats: NaN and empty cells dropped, missing codes dropped, text rejected.
 

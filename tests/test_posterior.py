@@ -86,7 +86,7 @@ def test_worlds_match_the_direct_leave_one_out_loop(query, values):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-7 * scale)
 
 
-def test_worlds_by_hand_on_000s_complete_data():
+def test_worlds_by_hand_on_the_complete_data_of_allmann_et_al():
     x = [1, 3, 10, 17, 675]
     np.testing.assert_array_equal(worlds(x, "median"), [13.5, 13.5, 10, 6.5, 6.5])
     np.testing.assert_array_equal(worlds(x, "min"), [3, 1, 1, 1, 1])
@@ -128,7 +128,7 @@ def test_worlds_of_large_inputs_are_fast_enough_to_vectorise():
 
 @given(eps=st.floats(0.0, 50.0))
 def test_two_worlds_delta_f_apart_is_the_two_worlds_risk(eps):
-    # Two worlds Δf apart: the posterior at either world is 1/(1 + e^(−ε)) (000's two-worlds risk), by hand.
+    # Two worlds Δf apart: the posterior at either world is 1/(1 + e^(−ε)) (the two-worlds risk of Allmann et al.), by hand.
     assert exact_risk([3.0, 5.0], eps, 2.0) == pytest.approx(1 / (1 + math.exp(-eps)), rel=1e-12)
     assert lee_clifton_bound([3.0, 5.0], eps, 2.0) == pytest.approx(1 / (1 + math.exp(-eps)), rel=1e-12)
     assert two_worlds(eps) == pytest.approx(1 / (1 + math.exp(-eps)), rel=1e-12)
@@ -340,6 +340,7 @@ def test_big_attack_is_vectorised():
 def test_result_fields_are_the_json_keys():
     r = simulate_attack([1, 2, 3], "mean", 1.0, sensitivity=1.0, trials=10)
     assert {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_high"} <= set(r.as_dict())
+    assert r.to_dict() == r.as_dict()
     with pytest.raises(AttributeError):
         r.exact_risk = 0.0  # frozen
 

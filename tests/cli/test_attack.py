@@ -11,12 +11,12 @@ import pytest
 from helpers import one_line_error
 from privrisk import exact_risk, lee_clifton_bound, two_worlds
 
-EXAMPLE = Path(__file__).parents[1] / "examples" / "distance_work.csv"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "distance_work.csv"
 KEYS = {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_high", "epsilon", "query",
         "sensitivity", "expected_success", "trials", "seed", "worlds", "n", "guess"}  # fmt: skip
 
 
-def test_attack_json_on_000s_data(cli):
+def test_attack_json_on_the_data_of_allmann_et_al(cli):
     r = cli("attack", EXAMPLE, "--column", "distance", "--query", "mean", "--epsilon", "1", "--trials", "20000",
             "--json")  # fmt: skip
     assert r.code == 0, r.err

@@ -122,8 +122,9 @@ def test_unknown_file_type(tmp_path):
 
 
 def test_bad_missing_spec():
-    with pytest.raises(PrivriskError, match="--missing"):
+    with pytest.raises(PrivriskError, match=r"^missing: 'negatives' is neither") as raised:
         parse_missing("negatives,abc")
+    assert raised.value.param == "missing"
 
 
 def test_infinite_values():
