@@ -25,10 +25,6 @@ SRC = Path(privrisk.__file__).parent
 # Private top-level modules every subpackage is meant to use: one validation layer, one number formatter.
 SHARED = {"_validation", "_format", "_version"}
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
-NOT_YET = pytest.mark.xfail(
-    strict=False,
-    reason="modules of other subpackages follow this rule once their branches of #11 land",
-)
 
 
 def module_files(path: Path = SRC, prefix: str = "privrisk") -> Iterator[tuple[str, Path]]:
@@ -118,7 +114,6 @@ def test_the_option_check_finds_an_option():
     assert option_mentions(ast.parse('raise PrivriskError("density: a-b --- -1,-3")')) == []
 
 
-@NOT_YET
 @pytest.mark.parametrize("file", [f for f in FILES if not _relative(f).startswith("cli/")], ids=_relative)
 def test_the_library_never_names_an_option(file):
     found = option_mentions(ast.parse(file.read_text(encoding="utf-8")))
@@ -176,7 +171,6 @@ def test_the_private_import_check_finds_one():
     assert private_imports(tree, "privrisk.cli.risk", False)[-1] == (4, "privrisk.study.sampling._draw")
 
 
-@NOT_YET
 @pytest.mark.parametrize("file", FILES, ids=_relative)
 def test_no_module_imports_another_subpackages_private_name(file):
     rel = file.relative_to(SRC.parent).with_suffix("")

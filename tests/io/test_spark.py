@@ -100,7 +100,7 @@ def test_group_sql_is_one_statement_for_both_engines():
 
 
 def test_unknown_engine_is_an_error():
-    with pytest.raises(PrivriskError, match="--engine: unknown engine 'polars'"):
+    with pytest.raises(PrivriskError, match="^engine: unknown engine 'polars'"):
         check_engine("polars")
 
 
@@ -257,7 +257,7 @@ def test_cli_spark_rejects_stata_with_one_line(cli, spark, tmp_path):
     p = tmp_path / "t.dta"
     pd.DataFrame({"zip": [1, 2], "age": [3, 4]}).to_stata(p, write_index=False)
     r = cli("presence", p, "-p", p, "--qi", "zip,age", "--engine", "spark")
-    one_line_error(r, "t.dta", "--engine spark reads CSV and Parquet")
+    one_line_error(r, "t.dta", "engine 'spark' reads CSV and Parquet")
 
 
 @pytest.mark.spark

@@ -24,8 +24,8 @@ Errata of Sarathy and Muralidhar (2009); the tests use the consistent values (do
 ----------------------------------------------------------------------------------------------
 - Table 3, x₃₀ = 40: the formulas give p1/p3 = 5239075290.9; the paper prints 5239083064. The first four digits
   agree.
-- The text refers to the evaluations from the Laplace distribution and from the sampling distribution as
-  "Figures 3a and 3b"; they are printed as Figures 2a and 2b.
+- The text's numbers for the figures of the evaluations from the Laplace distribution and from the sampling
+  distribution are one too high (3a/3b); they are printed as Figures 2a and 2b.
 
 Example:
     >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
@@ -387,7 +387,7 @@ def audit_data_dependent(
     """The intruder's audit of Laplace noise scaled to Δf_n(X) (Sarathy and Muralidhar 2009).
 
     Their Table 2, the bound on the missing record, the z-test and Figures 1a/1b and 2a/2b (which their text
-    calls "Figures 3a and 3b"; docs/errata.md). The provider answers r = f(X) + F⁻¹(u) with F⁻¹ the quantile
+    numbers 3a/3b; docs/errata.md). The provider answers r = f(X) + F⁻¹(u) with F⁻¹ the quantile
     function of Laplace(0, b_n), b_n = Δf_n(X)/ε. For every record i that an intruder might be missing, the
     intruder computes b_{n−1}(X₋ᵢ) from X₋ᵢ alone and compares p1 = P[f(X) + Lap(b_n) ≥ r] with
     p3ᵢ = P[f(X₋ᵢ) + Lap(b_{n−1}(X₋ᵢ)) ≥ r]; the record breaks differential privacy when p1/p3ᵢ or p3ᵢ/p1

@@ -303,5 +303,5 @@ def data_dependent_sensitivity(values: ArrayLike, query: str) -> float:
     x = _check_records(values, minimum=2)
     f_n = float(evaluate(q, x))
     if x.size == 2:
-        return float(max(abs(f_n - evaluate(q, x[:1])), abs(f_n - evaluate(q, x[1:]))))
+        return max(abs(f_n - float(evaluate(q, x[:1]))), abs(f_n - float(evaluate(q, x[1:]))))
     return _provider(q, x).delta

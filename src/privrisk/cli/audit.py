@@ -6,11 +6,9 @@ Muralidhar 2009); this module parses the options, calls the library and prints.
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec
+from typing import TYPE_CHECKING
 
 import numpy as np
 import typer
@@ -29,38 +27,10 @@ from privrisk.sensitivity import QUERIES, Universe
 if TYPE_CHECKING:
     import pandas as pd
 
-P = ParamSpec("P")
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
-# The library's parameter → this command's option. ``record`` (of audit_sweep) is --sweep-record; the others
-# carry their option's name and are listed because ``privrisk.cli.option_message`` does not yet find them
-# under typer 0.29 (its TyperGroup and TyperOption are no click.Group and click.Option): see _name_options.
-_AUDIT = ("sweep_values", "u", "response", "event", "alpha", "seed")
-PARAM_OPTIONS["audit"] = {"record": "--sweep-record", **{p: "--" + p.replace("_", "-") for p in _AUDIT}}
-PARAM_OPTIONS["derived"] = {p: "--" + p for p in ("target", "via", "alpha")}
-
-
-def _name_options(command: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
-    """Name the option in a library error (``u: …`` → ``--u: …``), as ``privrisk.cli.main`` means to.
-
-    Harmless once main's look-up works: a message that starts with ``--`` names no parameter (no second map).
-    """
-
-    def decorate(function: Callable[P, None]) -> Callable[P, None]:
-        @functools.wraps(function)
-        def run(*args: P.args, **kwargs: P.kwargs) -> None:
-            try:
-                function(*args, **kwargs)
-            except PrivriskError as exc:
-                param, message = exc.param or "", str(exc)
-                option = PARAM_OPTIONS[command].get(param)
-                if option is None or not message.startswith(param + ":"):
-                    raise
-                raise PrivriskError(option + message[len(param) :]) from None
-
-        return run
-
-    return decorate
+# The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
+PARAM_OPTIONS["audit"] = {"record": "--sweep-record"}
 
 
 def _fmt_ratio(log10_ratio: float) -> str:
@@ -74,7 +44,6 @@ def _fmt_ratio(log10_ratio: float) -> str:
 
 
 @app.command("audit")
-@_name_options("audit")
 def audit_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
@@ -251,7 +220,6 @@ def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np
 
 
 @app.command("derived")
-@_name_options("derived")
 def derived_command(
     values: str = typer.Option(..., "--values", help="A data file, a list 1,2,3 or a range 1..10."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of each query's data-dependent noise."),

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import warnings
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.table import Column, Table
@@ -44,30 +40,7 @@ def _levels(text: str | None) -> dict[str, int] | None:
     return levels or None
 
 
-def _option_names(command: Callable[..., None]) -> Callable[..., None]:
-    # Names a library parameter in an error as this command's option (kmap: → --kmap:) until privrisk.cli.main can:
-    # typer vendors its own click, so main's isinstance(command, click.Group) fails. Harmless after that.
-    decls = (
-        getattr(p.default, "param_decls", None) or () for p in inspect.signature(command).parameters.values()
-    )
-    options = {d for group in decls for d in group}
-
-    @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> None:
-        try:
-            return command(*args, **kwargs)
-        except PrivriskError as exc:
-            param = exc.param or ""
-            option = PARAM_OPTIONS["presence"].get(param, "--" + param.replace("_", "-"))
-            if param and option in options and str(exc).startswith(param + ":"):
-                raise PrivriskError(option + str(exc)[len(param) :]) from None
-            raise
-
-    return run
-
-
 @app.command("presence")
-@_option_names
 def presence_command(
     data: str | None = typer.Argument(
         None, help="The research subset T: CSV, Parquet, Stata or SPSS file (Spark: also a folder or URI)."

@@ -59,7 +59,7 @@ def check_engine(engine: str) -> str:
     """
     name = str(engine).strip().lower()
     if name not in ENGINES:
-        raise PrivriskError(f"--engine: unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+        raise PrivriskError(f"engine: unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
     return name
 
 
@@ -73,7 +73,7 @@ def spark_session(master: str | None = None):
         from pyspark.sql import SparkSession
     except ImportError:
         raise PrivriskError(
-            "--engine: spark needs pyspark and a Java runtime (17 or later); pip install 'privrisk[spark]'"
+            "engine: spark needs pyspark and a Java runtime (17 or later); pip install 'privrisk[spark]'"
         ) from None
     # pyspark 4.x warns on every pandas transfer under pandas 3; the transfers used here are plain columns.
     warnings.filterwarnings(
@@ -99,7 +99,7 @@ def spark_session(master: str | None = None):
         )
     except Exception as exc:  # Java missing, a bad master URL: one line, not a JVM trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise PrivriskError(f"--spark-master: could not start Spark on {master!r}: {first}") from None
+        raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {first}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
 
@@ -226,7 +226,7 @@ def _spark_read(spark, path: str, text: Sequence[str]):
         return spark.read.parquet(path)
     if kind != "csv":
         raise PrivriskError(
-            f"{path}: --engine spark reads CSV and Parquet; convert it or use --engine duckdb"
+            f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'"
         )
     reader = (
         spark.read.option("header", True).option("sep", _sniff_delimiter(path)).option("encoding", "UTF-8")
@@ -266,7 +266,7 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
 
     if isinstance(source, pd.DataFrame):
         raise PrivriskError(
-            "--engine: spark groups files or Spark DataFrames; a pandas DataFrame is grouped locally"
+            "engine: spark groups files or Spark DataFrames; a pandas DataFrame is grouped locally"
         )
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = "dataset (Spark DataFrame)" if _is_spark_frame(source) else str(source)

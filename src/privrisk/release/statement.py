@@ -94,7 +94,7 @@ def public_statement(epsilon: float, n: int | None = None) -> dict[str, Any]:
         "global_leak": float(global_leak(eps)),
         "n": n_,
         "many_worlds": rho,
-        "local_leak": None if n_ is None else float(leak(rho, n_)),
+        "local_leak": None if rho is None or n_ is None else float(leak(rho, n_)),
         "guess": None if n_ is None else 1.0 / n_,
         "sentences": describe(eps, n_),
     }
