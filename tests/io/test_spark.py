@@ -100,7 +100,7 @@ def test_group_sql_is_one_statement_for_both_engines():
 
 
 def test_unknown_engine_is_an_error():
-    with pytest.raises(PrivriskError, match="^engine: unknown engine 'polars'"):
+    with pytest.raises(PrivriskError, match=r"^engine: unknown engine 'polars'"):
         check_engine("polars")
 
 
