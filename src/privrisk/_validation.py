@@ -170,7 +170,11 @@ def check_probability(
         raise PrivriskError(f"{name}: {p!r} is not a number", param=name) from None
     if not keep_shape:
         values = np.atleast_1d(values).ravel()
-    bad = np.isnan(values) | (values <= 0 if open_low else values < 0) | (values >= 1 if open_high else values > 1)
+    bad = (
+        np.isnan(values)
+        | (values <= 0 if open_low else values < 0)
+        | (values >= 1 if open_high else values > 1)
+    )
     if np.any(bad):
         interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
         worst = values[bad].ravel()[0] if values.ndim else values
@@ -237,9 +241,7 @@ def check_values(
     if drop_nan:
         x = x[~np.isnan(x)]
     if np.any(~np.isfinite(x)):
-        raise PrivriskError(
-            f"{name}: contain NaN or infinite values; drop missing values first", param=name
-        )
+        raise PrivriskError(f"{name}: contain NaN or infinite values; drop missing values first", param=name)
     if x.size < minimum:
         raise PrivriskError(f"{name}: needs at least {minimum} {what}, got {x.size}", param=name)
     return x
@@ -248,7 +250,9 @@ def check_values(
 _T = TypeVar("_T", bound=str)
 
 
-def check_choice(value: Any, choices: Sequence[_T], *, name: str, aliases: dict[str, str] | None = None) -> _T:
+def check_choice(
+    value: Any, choices: Sequence[_T], *, name: str, aliases: dict[str, str] | None = None
+) -> _T:
     """One of a fixed set of words, case and surrounding space ignored (queries, densities, engines, …).
 
     Example:

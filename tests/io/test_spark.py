@@ -18,8 +18,8 @@ from helpers import one_line_error
 from privrisk.empirical.measure import empirical_privacy
 from privrisk.errors import PrivriskError
 from privrisk.io.engine import check_engine, group_sql
+from privrisk.presence import delta_presence, prepare_presence, search_generalisation
 from privrisk.presence import lattice as _lattice
-from privrisk.presence.measures import delta_presence, prepare_presence, search_generalisation
 
 
 def _java_ok() -> bool:

@@ -389,12 +389,3 @@ def _prepared_from(
     return prepare_presence(dataset, population, qi, hierarchies=hierarchies, population_count=population_count,
                             allow_inconsistent=allow_inconsistent, engine=engine,
                             spark_master=spark_master)  # fmt: skip
-
-
-def __getattr__(name: str) -> Any:
-    # The search and the release used to live here; they are in privrisk.presence.search now.
-    if name in {"LOSS_MEASURES", "SearchResult", "release_table", "search_generalisation"}:
-        from privrisk.presence import search
-
-        return getattr(search, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
