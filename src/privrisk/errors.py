@@ -2,7 +2,7 @@
 
 Every error a user can cause by bad input is a :class:`PrivriskError`. Its message starts with the name of the
 parameter that was wrong (``"density: unknown density 'kde'"``) and its :attr:`PrivriskError.param` holds that
-name, so the command line can say which option it was (``--density``) without the library knowing the command
+name, so the command line can name its own option for it without the library knowing the command
 line. A violated risk threshold is :class:`ThresholdExceeded`; the command line turns the first into one line on
 stderr and exit code 2, the second into exit code 1 (docs/architecture.md).
 

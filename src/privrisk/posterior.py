@@ -459,7 +459,7 @@ def tight_epsilon(world_values: ArrayLike, risk: float, sensitivity: float) -> f
 
 @dataclass(frozen=True)
 class AttackResult:
-    """What :func:`simulate_attack` found; the field names are the keys of ``privrisk attack --json``.
+    """What :func:`simulate_attack` found; the field names are the keys of the attack command's JSON document.
 
     ``ci_low`` and ``ci_high`` are the Clopper–Pearson ("exact") 95 % interval of the simulated success rate.
     """
@@ -479,7 +479,7 @@ class AttackResult:
     ci_high: float
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict: the keys and values of ``privrisk attack --json``."""
+        """The fields as a dict: the keys and values of the attack command's JSON document."""
         return asdict(self)
 
     def as_dict(self) -> dict[str, Any]:

@@ -49,9 +49,13 @@ def audit_command(
     column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
     query: str = typer.Option("mean", "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the data-dependent noise (e.g. 2, ln3)."),
-    u: float | None = typer.Option(None, "--u", help="The uniform draw behind the answer (003: 0.75)."),
+    u: float | None = typer.Option(
+        None, "--u", help="The uniform draw behind the answer (Sarathy and Muralidhar use 0.75)."
+    ),
     response: float | None = typer.Option(None, "--response", help="The answer r itself, instead of --u."),
-    event: str = typer.Option("tail", "--event", help="tail (P(answer ≥ r), as 003) or density (at r)."),
+    event: str = typer.Option(
+        "tail", "--event", help="tail (P(answer ≥ r), as Sarathy and Muralidhar) or density (at r)."
+    ),
     alpha: float = typer.Option(1e-4, "--alpha", help="1 − confidence of the bound on the missing record."),
     universe: str | None = typer.Option(
         None, "--universe", help="Bounds LO,HI: also audit noise calibrated to the global sensitivity."
@@ -75,7 +79,7 @@ def audit_command(
     """What an intruder holding every record but one learns from one answer with data-dependent noise.
 
     The provider adds Laplace noise of scale Δf_n(X)/ε, where Δf_n(X) is the largest change one record of this
-    data set makes (Sarathy and Muralidhar, 003). For every record that might be missing, the intruder computes
+    data set makes (Sarathy and Muralidhar 2009). For every record that might be missing, the intruder computes
     the scale without it and compares the probabilities of the answer: records whose ratio breaks e^ε are
     marked. Without --u or --response the answer is drawn with --seed: this is an audit, not a release.
 
@@ -232,7 +236,7 @@ def derived_command(
     missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
-    """The scale and ε an intruder effectively faces for one query when deriving it from another (003, Table 4).
+    """The scale and ε an intruder effectively faces for one query when deriving it from another (Sarathy and Muralidhar 2009, Table 4).
 
     Each query gets Laplace noise of its own data-dependent scale Δf_n(X)/ε. Since sum = n·mean, the released
     mean times n estimates the sum with scale n·b_mean, often far below b_sum: the sum's effective ε is

@@ -58,7 +58,9 @@ def empirical_command(
     ),
     k: str | None = typer.Option(None, "--k", help="Points per local estimate (default auto = round(√t))."),
     preset: str | None = typer.Option(
-        None, "--preset", help="chicago: the Chicago Food Inspections file, cleaned as 004 §5 does."
+        None,
+        "--preset",
+        help="chicago: the Chicago Food Inspections file, cleaned as Burchard and Daoud §5 do.",
     ),
     aggregate: int = typer.Option(
         1, "--aggregate", help="Merge this many consecutive periods (autocorrelation)."
@@ -239,7 +241,10 @@ def _print_extras(result: EmpiricalPrivacy, target: pd.DataFrame | None) -> None
         rows = [[str(r["bucket"]), f"{r['low']:.4g}", f"{r['high']:.4g}", str(r["periods"]), *(_fmt(r[c]) for c in cols)]
                 for r in result.conditional.to_dict(orient="records")]  # fmt: skip
         _table(
-            "δ within buckets of the adversary's knowledge (004 Definition 4)", names, rows, range(len(names))
+            "δ within buckets of the adversary's knowledge (Burchard and Daoud, Definition 4)",
+            names,
+            rows,
+            range(len(names)),
         )
     if target is not None:
         rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta_without_noise"]),
@@ -252,7 +257,9 @@ def _print_extras(result: EmpiricalPrivacy, target: pd.DataFrame | None) -> None
 def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, int] | None, top: int) -> None:
     if cleaning:
         err.print(
-            "Cleaning (004 §5): dropped " + ", ".join(f"{n:,} {why}" for why, n in cleaning.items()) + "."
+            "Cleaning (Burchard and Daoud §5): dropped "
+            + ", ".join(f"{n:,} {why}" for why, n in cleaning.items())
+            + "."
         )
     err.print(
         f"{result.periods} periods, {result.n_individuals:,} individuals "
@@ -277,7 +284,7 @@ def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, in
     rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta"]), _fmt(r["total_risk"]), str(r["worst_individual"])]
             for r in doc["rows"]]  # fmt: skip
     names = ["ε", "δ", "δ* (total risk)", "riskiest individual"]
-    _table(f"Empirical privacy of the {result.query} (004 §5)", names, rows, range(3))
+    _table(f"Empirical privacy of the {result.query} (Burchard and Daoud §5)", names, rows, range(3))
     if top:
         cols = [c for c in result.individuals.columns if c.startswith("delta_")]
         names = ["individual", "periods", *(f"δᵢ at ε = {c[6:]}" for c in cols)]

@@ -53,7 +53,7 @@ def choose_universe(
         how = f"the {u.size:,} distinct values of {universe_column!r} in {universe_file}"
     else:
         u = Universe.from_values(values)
-        how = f"the column's own {u.size:,} distinct values (as 000 §3.2 does)"
+        how = f"the column's own {u.size:,} distinct values (as Allmann et al. §3.2 do)"
     if universe_min is not None:
         u = u.with_min(universe_min)
         how += f", with its minimum set to {universe_min:g}"
