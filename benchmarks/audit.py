@@ -15,7 +15,9 @@ import tracemalloc
 
 import numpy as np
 
-from privrisk import audit_data_dependent, evaluate, leave_one_out
+from privrisk.audit.intruder import audit_data_dependent
+from privrisk.audit.leave_out import leave_one_out
+from privrisk.sensitivity import evaluate
 
 
 def naive(x: np.ndarray, query: str) -> tuple[np.ndarray, np.ndarray]:

@@ -46,7 +46,7 @@ def naive_deltas(full: np.ndarray, without: np.ndarray, epsilons, k: int, grid: 
     """The baseline: per individual, KDEpy box kernels with per-point bandwidths, truncated, on a grid."""
     from KDEpy import NaiveKDE
 
-    from privrisk.density import knn_bandwidths
+    from privrisk.empirical.density import knn_bandwidths
 
     def fitted(sample):
         y = np.sort(sample)
@@ -70,8 +70,8 @@ def naive_deltas(full: np.ndarray, without: np.ndarray, epsilons, k: int, grid: 
 
 
 def chicago_case(folder: Path, individuals: int, periods: int, subset: int) -> dict:
-    from privrisk.data import read_table
-    from privrisk.empirical import _aggregate, _answers, empirical_privacy
+    from privrisk.empirical.measure import aggregate_pairs, answers, empirical_privacy
+    from privrisk.io.data import read_table
 
     path = folder / "chicago_shape.parquet"
     panel(individuals, periods, seed=1).to_parquet(path)
@@ -106,10 +106,10 @@ def chicago_case(folder: Path, individuals: int, periods: int, subset: int) -> d
     # the same first `subset` individuals, by both methods
     codes, labels = pd.factorize(frame["licence"], sort=False)
     per_codes, _ = pd.factorize(frame["month"], sort=True)
-    pairs = _aggregate(codes, per_codes, frame["failed"].to_numpy(float), np.ones(len(frame)), periods)
-    full = _answers("rate", pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
+    pairs = aggregate_pairs(codes, per_codes, frame["failed"].to_numpy(float), np.ones(len(frame)), periods)
+    full = answers("rate", pairs.totals_rows, pairs.totals_value, pairs.totals_weight)
     keep = pairs.individual < subset
-    answer = _answers(
+    answer = answers(
         "rate",
         pairs.totals_rows[pairs.period[keep]] - pairs.rows[keep],
         pairs.totals_value[pairs.period[keep]] - pairs.value[keep],
@@ -140,7 +140,7 @@ def chicago_case(folder: Path, individuals: int, periods: int, subset: int) -> d
 
 def big_case(individuals: int, periods: int) -> dict:
     """Run in a fresh process so that its peak memory is its own."""
-    from privrisk.empirical import empirical_privacy
+    from privrisk.empirical.measure import empirical_privacy
 
     start = time.perf_counter()
     frame = panel(individuals, periods, seed=2, mean_visits=2.0)

@@ -26,7 +26,7 @@ def _make_folder(folder: Path, rows: int) -> None:
     import numpy as np
     import pandas as pd
 
-    from privrisk.manifest import write_manifest
+    from privrisk.reports.manifest import write_manifest
 
     rng = np.random.default_rng(0)
     eps = rng.uniform(0.1, 3.0, rows)
@@ -50,8 +50,8 @@ def _case(name: str, folder: Path) -> dict:
 
     import pandas as pd
 
-    from privrisk.explain import explainer_page
-    from privrisk.report import report_page
+    from privrisk.reports.explain import explainer_page
+    from privrisk.reports.html import report_page
 
     # Both cases import the same libraries first, so the peak they add is their own work.
     base_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

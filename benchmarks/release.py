@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from privrisk import _ledger
-from privrisk import release as R
-from privrisk.release import ReleaseQuery, noisy_release
+from privrisk.release import ledger as _ledger
+from privrisk.release import mechanisms as R
+from privrisk.release.mechanisms import noisy_release
+from privrisk.release.spec import ReleaseQuery
 
 
 def timed(fn, *args, **kwargs):

@@ -52,7 +52,7 @@ def generate_presence(folder: Path, n_pop: int, seed: int = 1) -> tuple[Path, Pa
 
 
 def generate_empirical(folder: Path, establishments: int, months: int = 117) -> tuple[Path, int]:
-    from privrisk.empirical import chicago_clean, chicago_like
+    from privrisk.datasets.chicago import chicago_clean, chicago_like
 
     path = folder / f"inspections_{establishments}.parquet"
     if not path.exists():
@@ -79,7 +79,7 @@ def run_case(case: str, engine: str, size: int, folder: Path) -> dict:
     out: dict = {"case": case, "engine": engine, "size": size}
     spark = None
     if engine == "spark":
-        from privrisk.engine import spark_session
+        from privrisk.io.engine import spark_session
 
         t0 = time.perf_counter()
         spark = spark_session("local[*]")

@@ -43,7 +43,7 @@ def proportions(count: int = 20) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------- privrisk (child)
 def run_privrisk(n: int, reps: int, continuous: bool) -> dict:
-    from privrisk.study import sampling_study
+    from privrisk.study.sampling import sampling_study
 
     values = make_values(n, continuous)
     start = time.perf_counter()
@@ -63,12 +63,12 @@ def run_privrisk(n: int, reps: int, continuous: bool) -> dict:
 # ------------------------------------------------------------------------------------------- floor
 def floor_seconds(values: np.ndarray, reps: int) -> float:
     """One permutation of N per repetition, as the study draws them."""
-    from privrisk.study import _code, _draw_block
+    from privrisk.study._samples import code_values, draw_block
 
-    _, codes = _code(values)
+    _, codes = code_values(values)
     start = time.perf_counter()
     for r in range(reps):
-        _draw_block(codes, codes.size, 1, "income", range(r, r + 1))
+        draw_block(codes, codes.size, 1, "income", range(r, r + 1))
     return time.perf_counter() - start
 
 

@@ -38,7 +38,7 @@ def make_values(n: int, seed: int = 0) -> np.ndarray:
 
 
 def run_privrisk(n: int, reps: int, trials: int, max_n: int | None) -> dict:
-    from privrisk.study_attack import study_attack
+    from privrisk.study.attack import study_attack
 
     values = make_values(n)
     start = time.perf_counter()
@@ -56,7 +56,7 @@ def run_privrisk(n: int, reps: int, trials: int, max_n: int | None) -> dict:
 
 
 def run_large(n: int, reps: int) -> dict:
-    from privrisk.study_attack import study_attack
+    from privrisk.study.attack import study_attack
 
     values = make_values(n)
     start = time.perf_counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from privrisk.manifest import write_manifest
+from privrisk.reports.manifest import write_manifest
 
 # A 1×1 PNG.
 PNG = base64.b64decode(

@@ -1,4 +1,4 @@
-"""ε → risk: oracles from 002 Table 1 and 000, identities, exact boundaries and numerical soundness."""
+"""ε → risk: oracles from Mehner et al. (Table 1) and Allmann et al., identities, exact boundaries, soundness."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from privrisk import PrivriskError
 
 LN2, LN3, LN7 = math.log(2), math.log(3), math.log(7)
 
-# Table 1 of 002, as printed (percent, one decimal).
+# Table 1 of Mehner et al., as printed (percent, one decimal).
 TABLE_1 = {
     (LN2, 2): (66.7, 33.3), (LN2, 10): (18.2, 9.1), (LN2, 100): (2.0, 1.0),
     (LN3, 2): (75.0, 50.0), (LN3, 10): (25.0, 16.7), (LN3, 100): (2.9, 2.0),
@@ -23,7 +23,7 @@ TABLE_1 = {
 
 
 @pytest.mark.parametrize(("key", "expected"), TABLE_1.items())
-def test_table_1_of_002(key, expected):
+def test_table_1_of_mehner_et_al(key, expected):
     eps, n = key
     rho, gamma = expected
     risk = pr.global_risk(eps) if n == 2 else pr.many_worlds(eps, n)
@@ -51,17 +51,17 @@ def test_exact_fractions_by_hand():
     assert pr.global_leak(LN3) == pytest.approx(0.5, rel=1e-14)
 
 
-def test_000_global_risk_at_epsilon_one():
+def test_allmann_et_al_global_risk_at_epsilon_one():
     assert round(pr.global_risk(1.0), 3) == 0.731
     assert round(pr.two_worlds(1.0), 3) == 0.731
 
 
-def test_002_running_example():
+def test_mehner_et_al_running_example():
     # Δv = 0.2, Δf = 25, n = 21, ε = ln 3: about 5 % (4.8 %).
     assert round(pr.many_worlds(LN3, 21, 0.2 / 25), 3) == 0.048
-    # r = 1: the formula gives 13.0 %, not the 11 % the text prints (DESIGN.md errata).
+    # r = 1: the formula gives 13.04 %, not the 11 % the text prints (docs/errata.md).
     assert round(pr.many_worlds(LN3, 21), 3) == 0.130
-    # 002 §3.4: Γ(3) = 0.91.
+    # Mehner et al., §3.4: Γ(3) = 0.91.
     assert round(pr.global_leak(3.0), 2) == 0.91
 
 
@@ -70,7 +70,7 @@ def test_randomized_response_equals_global_risk_and_many_worlds():
     np.testing.assert_allclose(pr.randomized_response(eps, 2), pr.global_risk(eps), rtol=1e-14)
     for d in (3, 10, 1000):
         np.testing.assert_allclose(pr.randomized_response(eps, d), pr.many_worlds(eps, d), rtol=1e-14)
-    # The coin of 002 §4.2 shows heads with probability e^ε/(1 + e^ε).
+    # The coin of Mehner et al., §4.2, shows heads with probability e^ε/(1 + e^ε).
     assert pr.randomized_response(LN3) == pytest.approx(3 / 4)
 
 

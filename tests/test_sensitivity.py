@@ -1,4 +1,4 @@
-"""Sensitivities: 000's worked example, brute-force enumeration over small universes, invariants, errors."""
+"""Sensitivities: the worked example of Allmann et al., brute force over small universes, invariants, errors."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import privrisk as pr
 from privrisk import PrivriskError, Universe
 from privrisk.sensitivity import QUERIES, evaluate
 
-FULL = [1, 3, 10, 17, 675]  # 000 Table 1a: the complete data set (DESIGN.md errata)
+FULL = [1, 3, 10, 17, 675]  # Allmann et al., Table 1a: the complete data set (docs/errata.md)
 U = Universe.from_values(FULL)
 
 
@@ -43,15 +43,15 @@ def brute_global(query, universe_values, neighbours="unbounded", n=None, max_siz
 
 
 # ---------------------------------------------------------------------------------------------- paper oracles
-def test_000_example_global():
+def test_allmann_et_al_example_global():
     assert pr.global_sensitivity("mean", U) == 337.0
-    assert pr.global_sensitivity("variance", U) == 113569.0  # (674/2)², DESIGN.md errata
+    assert pr.global_sensitivity("variance", U) == 113569.0  # (674/2)², docs/errata.md
     assert pr.global_sensitivity("median", U) == 337.0
     assert pr.global_sensitivity("max", U) == 674.0
     assert pr.global_sensitivity("count", U) == 1.0
 
 
-def test_000_example_local():
+def test_allmann_et_al_example_local():
     without_max = [1, 3, 10, 17]  # Table 1b
     assert pr.local_sensitivity("mean", without_max, U) == pytest.approx(133.45)
     assert pr.local_sensitivity("median", FULL, U) == 3.5

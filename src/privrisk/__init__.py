@@ -1,6 +1,23 @@
 """privrisk: how much risk does a release of statistics about people carry?
 
-The public API. Everything not re-exported here is internal and may change.
+The curated public API is listed in ``__all__``, grouped below; every other public name lives in its subpackage:
+
+- :mod:`privrisk.risk`, :mod:`privrisk.sensitivity`, :mod:`privrisk.posterior`: ε → risk, exact global and local
+  sensitivities, the Lee–Clifton attacker (the ground floor: arrays in, arrays out);
+- :mod:`privrisk.study`: the sampling study of Allmann et al. (2020), its attack and report;
+- :mod:`privrisk.presence`: δ-presence, k-anonymity, k-map, hierarchies, the lattice search, k-map estimates;
+- :mod:`privrisk.audit`: the intruder's audit of data-dependent noise and derived queries (Sarathy and
+  Muralidhar 2009);
+- :mod:`privrisk.empirical`: empirical differential privacy (Burchard and Daoud) and its densities;
+- :mod:`privrisk.release`: noisy releases (OpenDP), specifications, the ledger, public statements;
+- :mod:`privrisk.io`: reading files, the DuckDB and Spark engines, writing outputs whole;
+- :mod:`privrisk.reports`: HTML pages, manifests, the explainer page, figures;
+- :mod:`privrisk.datasets`: demo and synthetic data;
+- :mod:`privrisk.cli`: the ``privrisk`` command (thin: parse, call, print).
+
+Names are imported when first used, so ``import privrisk`` is quick and a command pays only for what it needs.
+Names that earlier versions exported at the top level (``privrisk.chicago_like``, ``privrisk.kmap_derived_k``, …)
+still work.
 
 Example:
     >>> import privrisk
@@ -10,184 +27,280 @@ Example:
 
 from __future__ import annotations
 
-from ._epsilon import parse_epsilon
-from ._kmap_estimates import kmap_derived_k, population_uniqueness
-from ._ledger import read_ledger, spent_epsilon
-from .audit import (
-    AuditResult,
-    DerivedScale,
-    audit_data_dependent,
-    audit_sweep,
-    data_dependent_sensitivity,
-    derived_scale,
-    leave_one_out,
-)
-from .data import MissingCodes, NumericColumn, parse_missing, read_column, read_table
-from .density import (
-    DENSITIES,
-    default_k,
-    density_curve,
-    gaussian_shift_delta,
-    hockey_stick_delta,
-    knn_bandwidths,
-)
-from .empirical import (
-    EMPIRICAL_QUERIES,
-    EmpiricalPrivacy,
-    chicago_clean,
-    chicago_like,
-    empirical_privacy,
-    empirical_privacy_of,
-    ljung_box,
-    rolling_privacy,
-    smallest_noise,
-    total_risk,
-)
-from .engine import ENGINES, spark_session
-from .errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
-from .explain import explainer_numbers, explainer_page
-from .hierarchy import Hierarchy, build_hierarchy
-from .posterior import (
-    AttackResult,
-    exact_risk,
-    expected_success,
-    lee_clifton_bound,
-    simulate_attack,
-    tight_epsilon,
-    world_posterior,
-    worlds,
-)
-from .presence import (
-    PresenceResult,
-    SearchResult,
-    delta_presence,
-    prepare_presence,
-    release_table,
-    search_generalisation,
-)
-from .release import (
-    Release,
-    ReleaseQuery,
-    ReleaseSpec,
-    composed_epsilon,
-    laplace_mechanism,
-    noise_interval,
-    noise_scale,
-    noisy_release,
-    public_statement,
-    read_release_spec,
-)
-from .report import report_page
-from .risk import (
-    describe,
-    epsilon_for_risk,
-    global_leak,
-    global_risk,
-    leak,
-    many_worlds,
-    natural_frequency,
-    posterior_bound,
-    randomized_response,
-    risk_table,
-    two_worlds,
-)
-from .sensitivity import QUERIES, Universe, evaluate, global_sensitivity, local_sensitivity, sensitivity_ratio
-from .study import sample_sizes, sampling_study, study_proportions, study_samples, study_summary
-from .study_attack import study_attack
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from privrisk._version import __version__
 
+if TYPE_CHECKING:
+    from privrisk._validation import parse_epsilon
+    from privrisk.audit import (
+        AuditResult,
+        DerivedScale,
+        audit_data_dependent,
+        audit_sweep,
+        data_dependent_sensitivity,
+        derived_scale,
+        leave_one_out,
+    )
+    from privrisk.empirical import (
+        DENSITIES,
+        EMPIRICAL_QUERIES,
+        EmpiricalPrivacy,
+        chicago_clean,
+        chicago_like,
+        default_k,
+        density_curve,
+        empirical_privacy,
+        empirical_privacy_of,
+        gaussian_shift_delta,
+        hockey_stick_delta,
+        joint_hockey_stick_delta,
+        knn_bandwidths,
+        ljung_box,
+        rolling_privacy,
+        smallest_noise,
+        total_risk,
+    )
+    from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+    from privrisk.io import (
+        ENGINES,
+        MissingCodes,
+        NumericColumn,
+        parse_missing,
+        read_column,
+        read_table,
+        spark_session,
+    )
+    from privrisk.posterior import (
+        AttackResult,
+        exact_risk,
+        expected_success,
+        lee_clifton_bound,
+        simulate_attack,
+        tight_epsilon,
+        world_posterior,
+        worlds,
+    )
+    from privrisk.presence import (
+        Hierarchy,
+        PresenceResult,
+        SearchResult,
+        build_hierarchy,
+        delta_presence,
+        kmap_derived_k,
+        population_uniqueness,
+        prepare_presence,
+        release_table,
+        search_generalisation,
+    )
+    from privrisk.release import (
+        Release,
+        ReleaseQuery,
+        ReleaseSpec,
+        composed_epsilon,
+        laplace_mechanism,
+        noise_interval,
+        noise_scale,
+        noisy_release,
+        public_statement,
+        read_ledger,
+        read_release_spec,
+        spent_epsilon,
+    )
+    from privrisk.reports import explainer_numbers, explainer_page, report_page
+    from privrisk.risk import (
+        describe,
+        epsilon_for_risk,
+        global_leak,
+        global_risk,
+        leak,
+        many_worlds,
+        natural_frequency,
+        posterior_bound,
+        randomized_response,
+        risk_table,
+        two_worlds,
+    )
+    from privrisk.sensitivity import (
+        QUERIES,
+        Universe,
+        evaluate,
+        global_sensitivity,
+        local_sensitivity,
+        sensitivity_ratio,
+    )
+    from privrisk.study import (
+        sample_sizes,
+        sampling_study,
+        study_attack,
+        study_proportions,
+        study_samples,
+        study_summary,
+    )
+
+# The curated API, by capability.
 __all__ = [
-    "DENSITIES",
-    "EMPIRICAL_QUERIES",
-    "ENGINES",
-    "QUERIES",
-    "AttackResult",
-    "AuditResult",
-    "DerivedScale",
-    "EmpiricalPrivacy",
-    "Hierarchy",
-    "MissingCodes",
-    "NumericColumn",
-    "PresenceResult",
-    "PrivacyLeakWarning",
-    "PrivriskError",
-    "Release",
-    "ReleaseQuery",
-    "ReleaseSpec",
-    "SearchResult",
-    "ThresholdExceeded",
-    "Universe",
-    "__version__",
-    "audit_data_dependent",
-    "audit_sweep",
-    "build_hierarchy",
-    "chicago_clean",
-    "chicago_like",
-    "composed_epsilon",
-    "data_dependent_sensitivity",
-    "default_k",
-    "delta_presence",
-    "density_curve",
-    "derived_scale",
-    "describe",
-    "empirical_privacy",
-    "empirical_privacy_of",
-    "epsilon_for_risk",
-    "evaluate",
-    "exact_risk",
-    "expected_success",
-    "explainer_numbers",
-    "explainer_page",
-    "gaussian_shift_delta",
-    "global_leak",
-    "global_risk",
-    "global_sensitivity",
-    "hockey_stick_delta",
-    "joint_hockey_stick_delta",
-    "kmap_derived_k",
-    "knn_bandwidths",
-    "laplace_mechanism",
-    "leak",
-    "leave_one_out",
-    "lee_clifton_bound",
-    "ljung_box",
-    "local_sensitivity",
+    # ε → risk (Lee and Clifton 2011; Mehner et al. 2021)
     "many_worlds",
-    "natural_frequency",
-    "noise_interval",
-    "noise_scale",
-    "noisy_release",
-    "parse_epsilon",
-    "parse_missing",
-    "population_uniqueness",
-    "posterior_bound",
-    "prepare_presence",
-    "public_statement",
-    "randomized_response",
-    "read_column",
-    "read_ledger",
-    "read_release_spec",
-    "read_table",
-    "release_table",
-    "report_page",
-    "risk_table",
-    "rolling_privacy",
-    "sample_sizes",
-    "sampling_study",
-    "search_generalisation",
-    "sensitivity_ratio",
-    "simulate_attack",
-    "smallest_noise",
-    "spark_session",
-    "spent_epsilon",
-    "study_attack",
-    "study_proportions",
-    "study_samples",
-    "study_summary",
-    "tight_epsilon",
-    "total_risk",
     "two_worlds",
-    "world_posterior",
+    "global_risk",
+    "global_leak",
+    "leak",
+    "epsilon_for_risk",
+    "describe",
+    "risk_table",
+    # Sensitivity over a data universe (Allmann et al. 2020)
+    "QUERIES",
+    "Universe",
+    "global_sensitivity",
+    "local_sensitivity",
+    "sensitivity_ratio",
+    # The Lee–Clifton attacker on real data
     "worlds",
+    "exact_risk",
+    "simulate_attack",
+    "tight_epsilon",
+    # The sampling study
+    "sampling_study",
+    "study_summary",
+    "study_attack",
+    # δ-presence, k-anonymity, k-map
+    "delta_presence",
+    "search_generalisation",
+    "build_hierarchy",
+    "Hierarchy",
+    # The intruder's audit
+    "audit_data_dependent",
+    "derived_scale",
+    "leave_one_out",
+    # Empirical DP
+    "empirical_privacy",
+    "hockey_stick_delta",
+    "rolling_privacy",
+    # Releases
+    "noisy_release",
+    "read_release_spec",
+    "public_statement",
+    "read_ledger",
+    # Pages for people
+    "explainer_page",
+    "report_page",
+    # Data
+    "read_column",
+    "read_table",
+    # Errors and warnings
+    "PrivriskError",
+    "ThresholdExceeded",
+    "PrivacyLeakWarning",
+    "__version__",
 ]
+
+# Where each name lives: the curated ones and those earlier versions exported here.
+_HOMES: dict[str, str] = {
+    "AttackResult": "privrisk.posterior",
+    "audit_data_dependent": "privrisk.audit",
+    "audit_sweep": "privrisk.audit",
+    "AuditResult": "privrisk.audit",
+    "build_hierarchy": "privrisk.presence",
+    "chicago_clean": "privrisk.datasets",
+    "chicago_like": "privrisk.datasets",
+    "composed_epsilon": "privrisk.release",
+    "data_dependent_sensitivity": "privrisk.audit",
+    "default_k": "privrisk.empirical",
+    "delta_presence": "privrisk.presence",
+    "DENSITIES": "privrisk.empirical",
+    "density_curve": "privrisk.empirical",
+    "derived_scale": "privrisk.audit",
+    "DerivedScale": "privrisk.audit",
+    "describe": "privrisk.risk",
+    "empirical_privacy": "privrisk.empirical",
+    "empirical_privacy_of": "privrisk.empirical",
+    "EMPIRICAL_QUERIES": "privrisk.empirical",
+    "EmpiricalPrivacy": "privrisk.empirical",
+    "ENGINES": "privrisk.io",
+    "epsilon_for_risk": "privrisk.risk",
+    "evaluate": "privrisk.sensitivity",
+    "exact_risk": "privrisk.posterior",
+    "expected_success": "privrisk.posterior",
+    "explainer_numbers": "privrisk.reports",
+    "explainer_page": "privrisk.reports",
+    "gaussian_shift_delta": "privrisk.empirical",
+    "global_leak": "privrisk.risk",
+    "global_risk": "privrisk.risk",
+    "global_sensitivity": "privrisk.sensitivity",
+    "Hierarchy": "privrisk.presence",
+    "hockey_stick_delta": "privrisk.empirical",
+    "joint_hockey_stick_delta": "privrisk.empirical",
+    "kmap_derived_k": "privrisk.presence",
+    "knn_bandwidths": "privrisk.empirical",
+    "laplace_mechanism": "privrisk.release",
+    "leak": "privrisk.risk",
+    "leave_one_out": "privrisk.audit",
+    "lee_clifton_bound": "privrisk.posterior",
+    "ljung_box": "privrisk.empirical",
+    "local_sensitivity": "privrisk.sensitivity",
+    "many_worlds": "privrisk.risk",
+    "MissingCodes": "privrisk.io",
+    "natural_frequency": "privrisk.risk",
+    "noise_interval": "privrisk.release",
+    "noise_scale": "privrisk.release",
+    "noisy_release": "privrisk.release",
+    "NumericColumn": "privrisk.io",
+    "parse_epsilon": "privrisk._validation",
+    "parse_missing": "privrisk.io",
+    "population_uniqueness": "privrisk.presence",
+    "posterior_bound": "privrisk.risk",
+    "prepare_presence": "privrisk.presence",
+    "PresenceResult": "privrisk.presence",
+    "PrivacyLeakWarning": "privrisk.errors",
+    "PrivriskError": "privrisk.errors",
+    "public_statement": "privrisk.release",
+    "QUERIES": "privrisk.sensitivity",
+    "randomized_response": "privrisk.risk",
+    "read_column": "privrisk.io",
+    "read_ledger": "privrisk.release",
+    "read_release_spec": "privrisk.release",
+    "read_table": "privrisk.io",
+    "Release": "privrisk.release",
+    "release_table": "privrisk.presence",
+    "ReleaseQuery": "privrisk.release",
+    "ReleaseSpec": "privrisk.release",
+    "report_page": "privrisk.reports",
+    "risk_table": "privrisk.risk",
+    "rolling_privacy": "privrisk.empirical",
+    "sample_sizes": "privrisk.study",
+    "sampling_study": "privrisk.study",
+    "search_generalisation": "privrisk.presence",
+    "SearchResult": "privrisk.presence",
+    "sensitivity_ratio": "privrisk.sensitivity",
+    "simulate_attack": "privrisk.posterior",
+    "smallest_noise": "privrisk.empirical",
+    "spark_session": "privrisk.io",
+    "spent_epsilon": "privrisk.release",
+    "study_attack": "privrisk.study",
+    "study_proportions": "privrisk.study",
+    "study_samples": "privrisk.study",
+    "study_summary": "privrisk.study",
+    "ThresholdExceeded": "privrisk.errors",
+    "tight_epsilon": "privrisk.posterior",
+    "total_risk": "privrisk.empirical",
+    "two_worlds": "privrisk.risk",
+    "Universe": "privrisk.sensitivity",
+    "world_posterior": "privrisk.posterior",
+    "worlds": "privrisk.posterior",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name on first use (PEP 562)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'privrisk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -1,5 +1,5 @@
 """``python -m privrisk`` runs the command line."""
 
-from .cli import main
+from privrisk.cli import main
 
 raise SystemExit(main())

@@ -1,13 +1,15 @@
-"""The Lee–Clifton attacker made concrete: exact posteriors, the tight ε, and a Monte Carlo attack (000 §2.2, 002 §2).
+"""The Lee–Clifton attacker made concrete: exact posteriors, the tight ε, a Monte Carlo attack.
 
-The attacker knows every record of a set X of n records and that the release was computed on X minus one unknown
-record. The possible worlds are ωᵢ = X \\ {xᵢ}, equally likely a priori. The release is γ = f(ω) + Laplace(b) with
-b = Δf/ε, so the posterior of world i given γ is
+The attacker of Lee and Clifton (2011), as Allmann et al. (2024, §2.2) and Mehner et al. (2021, §2) use it, knows
+every record of a set X of n records and that the release was computed on X minus one unknown record. The
+possible worlds are ωᵢ = X \\ {xᵢ}, equally likely a priori. The release is γ = f(ω) + Laplace(b) with b = Δf/ε,
+so the posterior of world i given γ is
 
     p(i | γ) = exp(−|γ − fᵢ|/b) / Σⱼ exp(−|γ − fⱼ|/b),   fᵢ = f(ωᵢ).
 
-Lee and Clifton's ρ_mw = 1/(1 + (n − 1)·e^(−ε·Δv/Δf)) (eq. 4 of 000, eq. 1 of 002) bounds the largest such
-posterior when Δv is the range of f over the worlds. This module computes what the attacker really reaches:
+Lee and Clifton's ρ_mw = 1/(1 + (n − 1)·e^(−ε·Δv/Δf)) (Allmann et al., eq. 4; Mehner et al., eq. 1) bounds the
+largest such posterior when Δv is the range of f over the worlds. This module computes what the attacker really
+reaches:
 
 - :func:`worlds`: fᵢ for every i (leave-one-out), O(n log n) for every query of the core;
 - :func:`exact_risk`: the largest posterior any world reaches for any answer (the worst case over γ);
@@ -22,31 +24,46 @@ counts: a survey column of 30,000 integers usually has a few hundred distinct le
 Batches: :func:`worlds`, :func:`exact_risk`, :func:`expected_success` and :func:`lee_clifton_bound` also take a
 2-D array with one sample (or one set of worlds) per row, so a sampling study can score all its samples of one
 size at once: ``exact_risk(worlds(samples, "max"), epsilons, gs)`` has one row per sample and one column per ε.
+
+Example:
+    >>> f = worlds([1, 3, 10, 17, 675], "mean")               # Allmann et al., Table 1
+    >>> round(exact_risk(f, 1.0, 337.0), 4), round(lee_clifton_bound(f, 1.0, 337.0), 4)
+    (0.2908, 0.2919)
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
-from .errors import PrivriskError
-from .risk import _epsilon, epsilon_for_risk, many_worlds
-from .sensitivity import _check_query
+from privrisk._validation import Query, check_choice, check_epsilons, check_query, check_whole
+from privrisk.errors import PrivriskError
+from privrisk.risk import epsilon_for_risk, many_worlds
 
 __all__ = [
+    "WORLDS",
     "AttackResult",
+    "Worlds",
     "exact_risk",
     "expected_success",
     "lee_clifton_bound",
+    "min_denominators",
     "simulate_attack",
     "tight_epsilon",
+    "world_answers",
     "world_posterior",
     "worlds",
 ]
+
+Worlds = Literal["many", "two"]
+"""many: the attacker picks the missing record among all n (Lee and Clifton); two: between the two records whose
+absence moves the answer most (the two-worlds setting of Allmann et al.)."""
+WORLDS: tuple[Worlds, ...] = ("many", "two")
 
 # Trials are simulated in chunks of this size, so memory stays flat and the random stream does not depend on
 # the number of trials asked for beyond the chunking (the same seed gives the same numbers).
@@ -58,7 +75,7 @@ _CHUNK = 1 << 18
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _values(values, *, name: str = "values", minimum: int = 2, batch: bool = False) -> np.ndarray:
+def _values(values: ArrayLike, *, name: str = "values", minimum: int = 2, batch: bool = False) -> np.ndarray:
     x = np.asarray(values, dtype=float)
     if not (x.ndim == 1 or (batch and x.ndim == 2)):
         more = " (or a 2-D batch with one sample per row)" if batch else ""
@@ -75,7 +92,7 @@ def _values(values, *, name: str = "values", minimum: int = 2, batch: bool = Fal
     return x
 
 
-def _sensitivity(sensitivity) -> float:
+def _sensitivity(sensitivity: Any) -> float:
     try:
         df = float(sensitivity)
     except (TypeError, ValueError):
@@ -88,7 +105,9 @@ def _sensitivity(sensitivity) -> float:
     return df
 
 
-def _sorted_worlds(world_values, *, batch: bool = True) -> tuple[np.ndarray, np.ndarray, int, bool]:
+def _sorted_worlds(
+    world_values: ArrayLike, *, batch: bool = True
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """World answers sorted along the last axis as a 2-D array, their weights, n, and whether one set was given.
 
     One set of worlds is reduced to its distinct answers weighted by how many worlds give each (a survey column
@@ -102,7 +121,7 @@ def _sorted_worlds(world_values, *, batch: bool = True) -> tuple[np.ndarray, np.
     return np.sort(f, axis=-1), np.ones(f.shape), int(f.shape[-1]), False
 
 
-def _shaped(values: np.ndarray, single: bool, eps_shape: tuple[int, ...]):
+def _shaped(values: np.ndarray, single: bool, eps_shape: tuple[int, ...]) -> float | np.ndarray:
     """(rows, len(ε)) results as a float, an array shaped like ε, or (rows, *ε.shape) for a batch."""
     rows = () if single else (values.shape[0],)
     out = values.reshape(rows + eps_shape)
@@ -147,7 +166,7 @@ def _loo_variance(x: np.ndarray) -> np.ndarray:
     return m2 / (n - 1)
 
 
-def worlds(values, query: str) -> np.ndarray:
+def worlds(values: ArrayLike, query: Query | str) -> np.ndarray:
     """fᵢ = f(ωᵢ) = f(X \\ {xᵢ}) for every record i: the answers of the n possible worlds of Lee and Clifton.
 
     Leave-one-out for every query of the core in O(n log n) without a loop: sums from prefix and suffix sums
@@ -155,7 +174,7 @@ def worlds(values, query: str) -> np.ndarray:
     (removing the record of rank r shifts the order statistics above r down by one), the minimum and maximum from
     the two smallest and largest records, and the variance by merging prefix and suffix statistics, which never
     subtracts (see ``_loo_variance``). Median: numpy's (mean of the two middle values); variance: population
-    (DESIGN.md).
+    (docs/architecture.md).
 
     Args:
         values: the n ≥ 2 records of X, a 1-D array; or a 2-D batch of samples, one per row.
@@ -170,11 +189,19 @@ def worlds(values, query: str) -> np.ndarray:
         >>> worlds([1, 3, 10, 17, 675], "max")
         array([675., 675., 675., 675.,  17.])
     """
-    return _world_answers(_values(values, batch=True), _check_query(query))
+    return world_answers(_values(values, batch=True), check_query(query))
 
 
-def _world_answers(x: np.ndarray, q: str) -> np.ndarray:
-    """Leave-one-out answers along the last axis."""
+def world_answers(x: np.ndarray, q: str) -> np.ndarray:
+    """Leave-one-out answers along the last axis of checked records (:func:`worlds` without the checks).
+
+    For callers that have checked their records and their query (with ``check_query``) already, such as the
+    sampling study's attack on a batch of samples.
+
+    Example:
+        >>> world_answers(np.array([[1.0, 2.0, 6.0]]), "mean")
+        array([[4. , 3.5, 1.5]])
+    """
     n = x.shape[-1]
     if q == "count":
         return np.full(x.shape, n - 1.0)
@@ -212,7 +239,9 @@ def _world_answers(x: np.ndarray, q: str) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def world_posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
+def world_posterior(
+    world_values: ArrayLike, answer: ArrayLike, epsilon: float, sensitivity: float
+) -> np.ndarray:
     """p(i | γ), the attacker's posterior over the worlds after seeing the answer γ (uniform prior).
 
     p(i | γ) = exp(−|γ − fᵢ|/b) / Σⱼ exp(−|γ − fⱼ|/b) with b = Δf/ε, computed as a softmax (no overflow).
@@ -231,7 +260,7 @@ def world_posterior(world_values, answer, epsilon, sensitivity) -> np.ndarray:
         array([0.75, 0.25])
     """
     f = _values(world_values, name="world_values", minimum=1)
-    eps = float(_epsilon(epsilon))
+    eps = float(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True))
     df = _sensitivity(sensitivity)
     g = np.asarray(answer, dtype=float)
     logits = -np.abs(g[..., None] - f) * (eps / df)
@@ -259,14 +288,22 @@ def _scan_decayed(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
     return c
 
 
-def _min_denominators(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
-    """minₖ Sₖ per row, Sₖ = Σⱼ wⱼ·exp(−|sₖ − sⱼ|·scale): a scan from the left plus one from the right."""
+def min_denominators(s: np.ndarray, w: np.ndarray, scale: float) -> np.ndarray:
+    """minₖ Sₖ per row, Sₖ = Σⱼ wⱼ·exp(−|sₖ − sⱼ|·scale): a scan from the left plus one from the right.
+
+    The exact risk is its reciprocal (see :func:`exact_risk`). ``s`` holds sorted world answers, one set per
+    row, ``w`` how many worlds give each, ``scale`` ε/Δf; no checks, for callers that score many sets at once.
+
+    Example:
+        >>> min_denominators(np.array([[0.0, 1.0]]), np.ones((1, 2)), 1.0).round(4)   # 1 + e^(−1)
+        array([1.3679])
+    """
     left = _scan_decayed(s, w, scale)
     right = _scan_decayed(-s[:, ::-1], w[:, ::-1], scale)[:, ::-1]
     return (left + right - w).min(axis=-1)
 
 
-def exact_risk(world_values, epsilon, sensitivity):
+def exact_risk(world_values: ArrayLike, epsilon: ArrayLike, sensitivity: float) -> float | np.ndarray:
     """The largest posterior any world reaches for any answer: maxᵢ sup_γ p(i | γ) = 1 / minᵢ Σⱼ e^(−|fᵢ−fⱼ|/b).
 
     Why the supremum over γ is reached at γ = fᵢ: write p(i | γ) = 1 / Σⱼ exp((|γ − fᵢ| − |γ − fⱼ|)/b). By the
@@ -296,14 +333,14 @@ def exact_risk(world_values, epsilon, sensitivity):
                [0.8808, 0.982 ]])
     """
     s, w, _, single = _sorted_worlds(world_values)
-    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    eps = np.asarray(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True), dtype=float)
     df = _sensitivity(sensitivity)
-    risk = np.stack([1.0 / _min_denominators(s, w, e / df) for e in eps.reshape(-1)], axis=-1)
+    risk = np.stack([1.0 / min_denominators(s, w, e / df) for e in eps.reshape(-1)], axis=-1)
     return _shaped(np.clip(risk, 0.0, 1.0), single, eps.shape)
 
 
-def lee_clifton_bound(world_values, epsilon, sensitivity):
-    """ρ_mw of Lee and Clifton (eq. 4 of 000) for these worlds: n worlds, Δv = max f(ω) − min f(ω).
+def lee_clifton_bound(world_values: ArrayLike, epsilon: ArrayLike, sensitivity: float) -> float | np.ndarray:
+    """ρ_mw of Lee and Clifton (Allmann et al., eq. 4) for these worlds: n worlds, Δv = max f(ω) − min f(ω).
 
     Shapes as :func:`exact_risk` (a 2-D batch gives one row per set of worlds).
 
@@ -313,14 +350,14 @@ def lee_clifton_bound(world_values, epsilon, sensitivity):
     """
     f = _values(world_values, name="world_values", minimum=1, batch=True)
     df = _sensitivity(sensitivity)
-    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    eps = np.asarray(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True), dtype=float)
     ratio = np.ptp(f, axis=-1) / df
     if f.ndim == 1:
         return many_worlds(eps, f.size, float(ratio))
     return np.asarray(many_worlds(eps, f.shape[-1], ratio.reshape((-1,) + (1,) * eps.ndim)))
 
 
-def expected_success(world_values, epsilon, sensitivity):
+def expected_success(world_values: ArrayLike, epsilon: ArrayLike, sensitivity: float) -> float | np.ndarray:
     """The average success of the Bayes-optimal attacker: (1/n)·Σ_g [1 − ½e^(−h⁻_g/b) − ½e^(−h⁺_g/b)].
 
     The attacker guesses a world whose answer is nearest γ (highest posterior), uniformly among worlds with the
@@ -339,7 +376,7 @@ def expected_success(world_values, epsilon, sensitivity):
         0.5
     """
     s, _, n, single = _sorted_worlds(world_values)
-    eps = np.asarray(_epsilon(epsilon), dtype=float)
+    eps = np.asarray(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True), dtype=float)
     df = _sensitivity(sensitivity)
     half = np.diff(s, axis=-1) / 2  # a tie in a batch is a half-gap of 0, which adds 1 − e⁰ = 0
     success = np.stack(
@@ -348,7 +385,7 @@ def expected_success(world_values, epsilon, sensitivity):
     return _shaped(np.clip(success, 0.0, 1.0), single, eps.shape)
 
 
-def tight_epsilon(world_values, risk: float, sensitivity) -> float:
+def tight_epsilon(world_values: ArrayLike, risk: float, sensitivity: float) -> float:
     """The largest ε whose exact risk stays at or below ``risk``: the Lee–Clifton ε made tight for these worlds.
 
     The exact risk is 1/minₖ Sₖ(ε) with every Sₖ(ε) = Σⱼ e^(−|fₖ − fⱼ|·ε/Δf) non-increasing in ε, so it rises
@@ -394,7 +431,7 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
         return math.inf
 
     def risk_at(e: float) -> float:
-        return float(1.0 / _min_denominators(u, w, e / df)[0])
+        return float(1.0 / min_denominators(u, w, e / df)[0])
 
     dv = float(u[0, -1] - u[0, 0])
     lo = float(epsilon_for_risk(rho, n, dv / df))
@@ -422,13 +459,13 @@ def tight_epsilon(world_values, risk: float, sensitivity) -> float:
 
 @dataclass(frozen=True)
 class AttackResult:
-    """What :func:`simulate_attack` found; the field names are the keys of ``privrisk attack --json``.
+    """What :func:`simulate_attack` found; the field names are the keys of the attack command's JSON document.
 
     ``ci_low`` and ``ci_high`` are the Clopper–Pearson ("exact") 95 % interval of the simulated success rate.
     """
 
-    query: str
-    worlds: str
+    query: Query
+    worlds: Worlds
     n_worlds: int
     epsilon: float
     sensitivity: float
@@ -441,8 +478,13 @@ class AttackResult:
     ci_low: float
     ci_high: float
 
-    def as_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict: the keys and values of the attack command's JSON document."""
         return asdict(self)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The same as :meth:`to_dict` (its earlier name)."""
+        return self.to_dict()
 
 
 def _clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
@@ -485,21 +527,21 @@ def _attack_successes(f: np.ndarray, b: float, trials: int, rng: np.random.Gener
 
 
 def simulate_attack(
-    values,
-    query: str,
+    values: ArrayLike,
+    query: Query | str,
     epsilon: float,
     *,
     sensitivity: float,
     trials: int = 100_000,
     seed: int | None = 1,
-    worlds: Literal["many", "two"] = "many",
+    worlds: Worlds = "many",
 ) -> AttackResult:
     """Monte Carlo of the Bayes-optimal Lee–Clifton attacker on the data X, beside the exact values and the bound.
 
     Each trial draws the true world uniformly, releases γ = f(ω_true) + Laplace(Δf/ε) and lets the attacker guess
     the world of highest posterior, which for Laplace noise is the world whose answer is nearest γ (ties broken
     uniformly at random). With ``worlds="two"`` the attacker only has to tell apart the two worlds whose answers
-    differ most (the two-worlds setting of 000). Vectorised: 10⁵ trials on 10⁴ worlds take well under a second.
+    differ most (the two-worlds setting of Allmann et al.). Vectorised: 10⁵ trials on 10⁴ worlds take well under a second.
 
     Args:
         values: the records of X (n ≥ 2).
@@ -522,17 +564,16 @@ def simulate_attack(
         >>> r.ci_low <= r.expected_success <= r.ci_high
         True
     """
-    q = _check_query(query)
+    q = cast(Query, check_query(query))
     x = _values(values)
-    eps = float(_epsilon(epsilon))
+    eps = float(check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True))
     df = _sensitivity(sensitivity)
-    if isinstance(trials, bool) or int(trials) != trials or trials < 1:
+    if isinstance(trials, bool):
         raise PrivriskError(f"trials: must be a whole number ≥ 1, got {trials!r}")
-    trials = int(trials)
-    if worlds not in ("many", "two"):
-        raise PrivriskError(f"worlds: must be 'many' or 'two', got {worlds!r}")
-    f = _world_answers(x, q)
-    if worlds == "two":
+    trials = check_whole(trials, name="trials", minimum=1)
+    kind = check_choice(worlds, WORLDS, name="worlds")
+    f = world_answers(x, q)
+    if kind == "two":
         f = np.array([f.min(), f.max()])
     rng = np.random.default_rng(seed)
     b = df / eps if eps > 0 else math.inf
@@ -543,15 +584,15 @@ def simulate_attack(
     low, high = _clopper_pearson(wins, trials)
     return AttackResult(
         query=q,
-        worlds=worlds,
+        worlds=kind,
         n_worlds=int(f.size),
         epsilon=eps,
         sensitivity=df,
         trials=trials,
         seed=seed,
-        exact_risk=exact_risk(f, eps, df),
+        exact_risk=float(exact_risk(f, eps, df)),
         bound=float(lee_clifton_bound(f, eps, df)),
-        expected_success=expected_success(f, eps, df),
+        expected_success=float(expected_success(f, eps, df)),
         simulated_success=wins / trials,
         ci_low=low,
         ci_high=high,

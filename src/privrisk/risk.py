@@ -1,10 +1,15 @@
 """ε → probabilities: the risk that an attacker tells whether a person is in the data, and back.
 
-The formulas come from Lee and Clifton (2011) as used in 000 (Allmann et al.) and 002 (Mehner et al.). All of them
-are logistic functions of ε, so they are computed as ``expit(ε·r − ln(n − 1))`` rather than as quotients of
-exponentials: nothing overflows at large ε, nothing is 0/0 at ε = 0, and every result lies in [0, 1].
+The formulas come from Lee and Clifton (2011) as used by Allmann et al. (2024; Allmann, Nuñez von Voigt and
+Tschorsch) and Mehner et al. (2021; Mehner, Nuñez von Voigt and Tschorsch). All of them are logistic functions of
+ε, so they are computed as ``expit(ε·r − ln(n − 1))`` rather than as quotients of exponentials: nothing overflows
+at large ε, nothing is 0/0 at ε = 0, and every result lies in [0, 1].
 
 Arguments broadcast like numpy: scalars in give floats out, arrays in give arrays out.
+
+Example:
+    >>> round(many_worlds(math.log(3), 10), 4), round(global_risk(math.log(3)), 4)   # Mehner et al., Table 1
+    (0.25, 0.75)
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ import math  # noqa: F401 - used by the doctests
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy.special import expit, logit
 
-from .errors import PrivriskError
+from privrisk._format import whole_percent
+from privrisk._validation import check_epsilons, check_probability, check_whole
+from privrisk.errors import PrivriskError
 
 __all__ = [
     "describe",
@@ -32,41 +40,34 @@ __all__ = [
 ]
 
 
-def _out(value: np.ndarray) -> float | np.ndarray:
+def _out(value: ArrayLike) -> float | np.ndarray:
     """Scalars in, floats out; arrays in, arrays out."""
-    value = np.asarray(value, dtype=float)
-    return float(value) if value.ndim == 0 else value
+    array = np.asarray(value, dtype=float)
+    return float(array) if array.ndim == 0 else array
 
 
-def _epsilon(epsilon) -> np.ndarray:
-    eps = np.asarray(epsilon, dtype=float)
-    if np.any(np.isnan(eps)):
-        raise PrivriskError("epsilon: NaN is not a privacy parameter")
-    if np.any(eps < 0):
-        raise PrivriskError(f"epsilon: must be at least 0, got {np.min(eps):g}")
-    if np.any(np.isinf(eps)):
-        raise PrivriskError("epsilon: must be finite")
-    return eps
+def _epsilon(epsilon: ArrayLike) -> np.ndarray:
+    return check_epsilons(epsilon, name="epsilon", allow_zero=True, keep_shape=True)
 
 
-def _ratio(ratio) -> np.ndarray:
+def _ratio(ratio: ArrayLike) -> np.ndarray:
     r = np.asarray(ratio, dtype=float)
     if np.any(~np.isfinite(r)) or np.any(r < 0):
-        raise PrivriskError("ratio: Δv/Δf must be a finite number ≥ 0")
+        raise PrivriskError("ratio: Δv/Δf must be a finite number ≥ 0", param="ratio")
     return r
 
 
-def _n(n, *, minimum: int = 1, name: str = "n") -> np.ndarray:
-    values = np.asarray(n, dtype=float)
-    if np.any(~np.isfinite(values)) or np.any(values != np.floor(values)) or np.any(values < minimum):
-        raise PrivriskError(f"{name}: must be a whole number ≥ {minimum}")
-    return values
-
-
-def _probability(p, name: str) -> np.ndarray:
-    values = np.asarray(p, dtype=float)
-    if np.any(np.isnan(values)) or np.any(values < 0) or np.any(values > 1):
-        raise PrivriskError(f"{name}: must be a probability in [0, 1]")
+def _n(n: ArrayLike, *, minimum: int = 1, name: str = "n") -> np.ndarray:
+    """Whole numbers ≥ minimum, element by element: :func:`~privrisk._validation.check_whole` for arrays too."""
+    try:
+        values = np.asarray(n, dtype=float)
+    except (TypeError, ValueError):
+        check_whole(n, name=name, minimum=minimum)  # raises: not a number
+        raise
+    bad = ~np.isfinite(values) | (values != np.floor(values)) | (values < minimum)
+    if np.any(bad):
+        first = float(values[bad].ravel()[0])
+        check_whole(int(first) if first.is_integer() else first, name=name, minimum=minimum)  # raises
     return values
 
 
@@ -76,23 +77,28 @@ def _log_worlds(n: np.ndarray) -> np.ndarray:
         return np.log(n - 1.0)
 
 
-def many_worlds(epsilon, n, ratio=1.0):
-    """ρ_mw, the many-worlds risk of Lee and Clifton: eq. (4) of 000, eq. (1) of 002.
+def many_worlds(epsilon: ArrayLike, n: ArrayLike, ratio: ArrayLike = 1.0) -> float | np.ndarray:
+    """ρ_mw, the many-worlds risk of Lee and Clifton (2011): Allmann et al., eq. (4); Mehner et al., eq. (1).
 
-    ρ_mw = 1 / (1 + (n − 1)·e^(−ε·Δv/Δf)), the probability that an attacker who knows all n possible worlds
-    picks the true one after seeing one ε-DP answer.
+    ρ_mw = 1 / (1 + (n − 1)·e^(−ε·Δv/Δf)), the probability that an attacker who knows all n possible worlds picks
+    the true one after seeing one ε-DP answer. In the running example of Mehner et al. (§3.1; ε = ln 3, n = 21)
+    it is 4.8 % for Δv = 0.2, Δf = 25 and 13.04 % for Δv = Δf, where their text says 11 % (docs/errata.md).
 
     Args:
         epsilon: ε ≥ 0.
-        n: the number of possible worlds (in 000's sampling study: the sample size), a whole number ≥ 1.
-        ratio: Δv/Δf, local over global sensitivity (may exceed 1, see DESIGN.md).
+        n: the number of possible worlds (in the sampling study of Allmann et al.: the sample size), a whole
+            number ≥ 1.
+        ratio: Δv/Δf, local over global sensitivity (may exceed 1: Lee and Clifton's Δv is a range over worlds
+            of equal size; docs/architecture.md).
 
     Returns:
         ρ_mw in [1/n, 1].
 
     Example:
-        >>> round(many_worlds(math.log(3), 10), 4)    # Table 1 of 002: 25.0 %
+        >>> round(many_worlds(math.log(3), 10), 4)    # Mehner et al., Table 1: 25.0 %
         0.25
+        >>> round(many_worlds(math.log(3), 21, 0.2 / 25), 3), round(many_worlds(math.log(3), 21), 4)
+        (0.048, 0.1304)
         >>> many_worlds(1e4, 100)                     # no overflow
         1.0
     """
@@ -100,8 +106,8 @@ def many_worlds(epsilon, n, ratio=1.0):
     return _out(expit(eps * r - _log_worlds(n_)))
 
 
-def two_worlds(epsilon, ratio=1.0):
-    """ρ_tw, the two-worlds risk: eq. (6) of 000.
+def two_worlds(epsilon: ArrayLike, ratio: ArrayLike = 1.0) -> float | np.ndarray:
+    """ρ_tw, the two-worlds risk: Allmann et al., eq. (6).
 
     ρ_tw = 1 / (1 + e^(−ε·Δv/Δf)); the attacker only has to decide between presence and absence of one person.
 
@@ -114,54 +120,55 @@ def two_worlds(epsilon, ratio=1.0):
     return many_worlds(epsilon, 2, ratio)
 
 
-def global_risk(epsilon, delta=0.0):
-    """P, the global privacy risk: eq. (3) of 002, ρ_gl of eq. (5) of 000.
+def global_risk(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> float | np.ndarray:
+    """P, the global privacy risk: Mehner et al., eq. (3); ρ_gl of Allmann et al., eq. (5).
 
     P = (e^ε + δ) / (1 + e^ε). With δ = 0 this is the worst case of ρ_mw (n = 2, Δv = Δf). With δ > 0 it is the
-    largest balanced success rate a hypothesis test can reach against an (ε, δ)-DP mechanism.
+    largest balanced success rate a hypothesis test can reach against an (ε, δ)-DP mechanism. For ε = ln 2,
+    Mehner et al. (§4.2) give P ≈ 66.6 %; the value is 2/3 = 66.67 % (docs/errata.md).
 
     Example:
-        >>> round(global_risk(1.0), 3)                # 000 §4.3: 0.731
+        >>> round(global_risk(1.0), 3)                # Allmann et al., §4.3: 0.731
         0.731
-        >>> round(global_risk(math.log(3)), 4)        # Table 1 of 002: 75.0 %
+        >>> round(global_risk(math.log(3)), 4)        # Mehner et al., Table 1: 75.0 %
         0.75
     """
     eps = _epsilon(epsilon)
-    d = _probability(delta, "delta")
+    d = check_probability(delta, name="delta")
     return _out(np.minimum(expit(eps) + d * expit(-eps), 1.0))
 
 
-def leak(risk, n):
-    """γ, the local privacy leak: (ρ − 1/n)/(1 − 1/n), 002 §3.4.
+def leak(risk: ArrayLike, n: ArrayLike) -> float | np.ndarray:
+    """γ, the local privacy leak: (ρ − 1/n)/(1 − 1/n), Mehner et al., §3.4.
 
     How far the release moved the attacker from guessing (0) towards certainty (1).
 
     Example:
-        >>> round(leak(many_worlds(math.log(3), 10), 10), 4)   # Table 1 of 002: 16.7 %
+        >>> round(leak(many_worlds(math.log(3), 10), 10), 4)   # Mehner et al., Table 1: 16.7 %
         0.1667
     """
-    rho = _probability(risk, "risk")
+    rho = check_probability(risk, name="risk")
     n_ = _n(n, minimum=2)
     guess = 1.0 / n_
     return _out(np.clip((rho - guess) / (1.0 - guess), 0.0, 1.0))
 
 
-def global_leak(epsilon, delta=0.0):
-    """Γ, the global privacy leak: Γ = 2P − 1 = (e^ε − 1)/(e^ε + 1) for δ = 0, 002 §3.4.
+def global_leak(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> float | np.ndarray:
+    """Γ, the global privacy leak: Γ = 2P − 1 = (e^ε − 1)/(e^ε + 1) for δ = 0, Mehner et al., §3.4.
 
     Example:
-        >>> round(global_leak(math.log(3)), 4)         # Table 1 of 002: 50.0 %
+        >>> round(global_leak(math.log(3)), 4)         # Mehner et al., Table 1: 50.0 %
         0.5
-        >>> round(global_leak(3.0), 2)                 # 002 §3.4: 0.91
+        >>> round(global_leak(3.0), 2)                 # Mehner et al., §3.4: 0.91
         0.91
     """
     eps = _epsilon(epsilon)
-    d = _probability(delta, "delta")
+    d = check_probability(delta, name="delta")
     # tanh(ε/2) is 2·expit(ε) − 1 without the cancellation at small ε.
     return _out(np.minimum(np.tanh(eps / 2.0) + 2.0 * d * expit(-eps), 1.0))
 
 
-def epsilon_for_risk(risk, n=2, ratio=1.0):
+def epsilon_for_risk(risk: ArrayLike, n: ArrayLike = 2, ratio: ArrayLike = 1.0) -> float | np.ndarray:
     """The largest ε that keeps ρ_mw ≤ risk: ε = ln((n − 1)·ρ/(1 − ρ)) / (Δv/Δf) (Lee and Clifton 2011).
 
     Args:
@@ -178,22 +185,25 @@ def epsilon_for_risk(risk, n=2, ratio=1.0):
         >>> round(epsilon_for_risk(0.25, n=10), 6) == round(math.log(3), 6)
         True
     """
-    rho = _probability(risk, "risk")
+    rho = check_probability(risk, name="risk")
     n_ = _n(n, minimum=2)
     r = _ratio(ratio)
     if np.any(r == 0):
-        raise PrivriskError("ratio: must be greater than 0 (with Δv = 0 every ε keeps the risk at 1/n)")
+        raise PrivriskError(
+            "ratio: must be greater than 0 (with Δv = 0 every ε keeps the risk at 1/n)", param="ratio"
+        )
     if np.any(rho >= 1):
-        raise PrivriskError("risk: must be below 1 (certainty is reached only as ε → ∞)")
+        raise PrivriskError("risk: must be below 1 (certainty is reached only as ε → ∞)", param="risk")
     if np.any(rho <= 1.0 / n_):
         worst = float(np.max(1.0 / n_))
         raise PrivriskError(
-            f"risk: must exceed 1/n = {worst:.4g}, what guessing alone achieves; no ε > 0 keeps the risk lower"
+            f"risk: must exceed 1/n = {worst:.4g}, what guessing alone achieves; no ε > 0 keeps the risk lower",
+            param="risk",
         )
     return _out((np.log(n_ - 1.0) + logit(rho)) / r)
 
 
-def posterior_bound(epsilon, prior):
+def posterior_bound(epsilon: ArrayLike, prior: ArrayLike) -> float | np.ndarray:
     """The attacker's largest belief after one ε-DP answer: p·e^ε / (p·e^ε + 1 − p).
 
     Written as expit(ε + logit p), so a prior of 0 or 1 stays 0 or 1 and large ε does not overflow.
@@ -205,13 +215,13 @@ def posterior_bound(epsilon, prior):
         0.0
     """
     eps = _epsilon(epsilon)
-    p = _probability(prior, "prior")
+    p = check_probability(prior, name="prior")
     with np.errstate(divide="ignore"):
         return _out(expit(eps + logit(p)))
 
 
-def randomized_response(epsilon, d=2):
-    """The probability of a truthful answer in d-ary randomized response: e^ε / (e^ε + d − 1), 002 §4.2.
+def randomized_response(epsilon: ArrayLike, d: ArrayLike = 2) -> float | np.ndarray:
+    """The probability of a truthful answer in d-ary randomized response: e^ε / (e^ε + d − 1), Mehner et al., §4.2.
 
     It equals the global risk P for d = 2 and the many-worlds risk (ratio 1) for d = n: the narrative that
     explains a Laplace release to data subjects.
@@ -223,8 +233,8 @@ def randomized_response(epsilon, d=2):
     return many_worlds(epsilon, _n(d, minimum=1, name="d"), 1.0)
 
 
-def risk_table(epsilons, ns=(2, 10, 100)) -> pd.DataFrame:
-    """Risk and leak for every ε and n: Table 1 of 002, as a tidy DataFrame.
+def risk_table(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> pd.DataFrame:
+    """Risk and leak for every ε and n: Table 1 of Mehner et al., as a tidy DataFrame.
 
     For n = 2 the risk is the global risk P and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
     and γ.
@@ -272,7 +282,7 @@ def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
         >>> natural_frequency(0.9991)
         ('more than 99', 100)
     """
-    p = float(_probability(p, "probability"))
+    p = float(check_probability(p, name="p"))
     while p > 0 and round(p * base) < 1 and base < 1_000_000:
         base *= 10
     count = round(p * base)
@@ -287,7 +297,7 @@ def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
     return f"about {count}", base
 
 
-def describe(epsilon: float, n: int | None = None) -> str:
+def describe(epsilon: float | str, n: int | None = None) -> str:
     """Plain sentences for a data subject about what an ε-DP answer reveals, with natural frequencies.
 
     Args:
@@ -309,7 +319,7 @@ def describe(epsilon: float, n: int | None = None) -> str:
         "Suppose an attacker knows everyone else's data and tries to tell whether you are in it.",
         f"In {base:,} such attempts the attacker would be right {phrase} times; "
         f"guessing alone would be right {guess_count:,} times.",
-        f"The answer takes the attacker at most {_percent(gamma)} of the way from a coin toss to certainty.",
+        f"The answer takes the attacker at most {whole_percent(gamma)} of the way from a coin toss to certainty.",
     ]
     if n is not None:
         n_ = int(_n(n, minimum=2))
@@ -322,12 +332,3 @@ def describe(epsilon: float, n: int | None = None) -> str:
             f"{guess_phrase} of them."
         )
     return " ".join(sentences)
-
-
-def _percent(x: float) -> str:
-    """A share as a whole percent that never rounds a nonzero share to 0 % or a share below 1 to 100 %."""
-    if 0 < x < 0.005:
-        return "less than 1 %"
-    if 0.995 <= x < 1:
-        return "more than 99 %"
-    return f"{round(100 * x)} %"

@@ -1,7 +1,7 @@
-"""Queries, data universes and neighbourhoods; exact global and local sensitivity (000 §2.1, §3.2).
+"""Queries, data universes and neighbourhoods; exact global and local sensitivity (Allmann et al. 2024, §2.1, §3.2).
 
-Conventions (DESIGN.md): neighbours are unbounded by default (add or remove one record, never leaving an empty
-database); ``neighbours="bounded"`` replaces one record and keeps the size n. The median of an even count is the
+Conventions (docs/architecture.md): neighbours are unbounded by default (add or remove one record, never leaving
+an empty database); ``neighbours="bounded"`` replaces one record and keeps the size n. The median of an even count is the
 mean of the two middle values; the variance is the population variance (ddof = 0) and ``std`` its square root.
 
 Why the exact local sensitivity needs only a handful of candidate neighbours
@@ -14,51 +14,61 @@ decreasing function of (x − mean)², so the candidates are the smallest and la
 the mean. Replacing a record (bounded) is a removal followed by an addition; for the variance the nearest
 universe value depends on which record left, so all n removals are tried, vectorised. The property tests check
 all of this against brute-force enumeration over small universes.
+
+Example:
+    >>> u = Universe.from_values([1, 3, 10, 17, 675])        # Allmann et al., Table 1
+    >>> global_sensitivity("mean", u), round(local_sensitivity("mean", [1, 3, 10, 17], u), 2)
+    (337.0, 133.45)
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .errors import PrivriskError
+from privrisk._validation import QUERIES, Query, check_choice, check_query, check_whole
+from privrisk.errors import PrivriskError
 
 __all__ = [
+    "METHODS",
+    "NEIGHBOURS",
     "QUERIES",
+    "Neighbours",
+    "Query",
+    "SensitivityMethod",
     "Universe",
+    "as_universe",
     "evaluate",
     "global_sensitivity",
     "local_sensitivity",
     "sensitivity_ratio",
 ]
 
-QUERIES: tuple[str, ...] = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
 Neighbours = Literal["unbounded", "bounded"]
+"""Unbounded: add or remove one record (the default); bounded: replace one record, n fixed."""
+NEIGHBOURS: tuple[Neighbours, ...] = ("unbounded", "bounded")
+
+SensitivityMethod = Literal["exact", "paper"]
+"""Exact local sensitivity, or the four-case rule of Allmann et al., §3.2."""
+METHODS: tuple[SensitivityMethod, ...] = ("exact", "paper")
 
 
-def _check_query(query: str) -> str:
-    q = str(query).strip().lower()
-    if q == "var":
-        q = "variance"
-    if q not in QUERIES:
-        raise PrivriskError(f"query: unknown query {query!r}; choose one of {', '.join(QUERIES)}")
-    return q
-
-
-def _check_neighbours(neighbours: str) -> str:
-    if neighbours not in ("unbounded", "bounded"):
-        raise PrivriskError(f"neighbours: must be 'unbounded' or 'bounded', got {neighbours!r}")
-    return neighbours
+def _query(query: Query | str) -> Query:
+    """A query of the core by name (``var`` for ``variance``, any case)."""
+    return cast(Query, check_query(query))
 
 
 @dataclass(frozen=True)
 class Universe:
     """The values a record may take: an interval [lo, hi] or a finite set of values.
 
-    000 §3.2 takes every valid value of a variable as its universe (``from_values``); a questionnaire item with known
-    limits (hours per day: 0 to 24) is an interval (``from_bounds``), from which any real value may join.
+    Allmann et al. (§3.2) take every valid value of a variable as its universe (``from_values``); a
+    questionnaire item with known limits (hours per day: 0 to 24) is an interval (``from_bounds``), from which any
+    real value may join.
 
     Example:
         >>> u = Universe.from_values([675, 1, 3, 10, 17, 3])
@@ -83,7 +93,7 @@ class Universe:
         return cls(lo, hi, None)
 
     @classmethod
-    def from_values(cls, values) -> Universe:
+    def from_values(cls, values: ArrayLike) -> Universe:
         """The finite set of the given values (duplicates and order do not matter)."""
         arr = np.asarray(values, dtype=float).ravel()
         if arr.size == 0:
@@ -110,14 +120,22 @@ class Universe:
         return self.hi - self.lo
 
     def with_min(self, lo: float) -> Universe:
-        """The same universe with its minimum lowered to ``lo`` (000 §4.2: 0 where 0 is a valid answer)."""
+        """The same universe with its minimum lowered to ``lo`` (Allmann et al., §4.2: 0 where 0 is a valid answer).
+
+        Raises:
+            PrivriskError: if ``lo`` is above the smallest value; its parameter is ``universe_min``, the name the
+                sampling study and the command line give this minimum.
+        """
         if lo > self.lo:
-            raise PrivriskError(f"universe: minimum {lo:g} is above the smallest value {self.lo:g}")
+            raise PrivriskError(
+                f"universe_min: {lo:g} is above the smallest value {self.lo:g} of the universe",
+                param="universe_min",
+            )
         if self.values is None:
             return Universe.from_bounds(lo, self.hi)
         return Universe.from_values(np.concatenate([[lo], self.values]))
 
-    def nearest(self, x) -> np.ndarray:
+    def nearest(self, x: ArrayLike) -> np.ndarray:
         """The universe value nearest to each x (for an interval: x clipped to [lo, hi])."""
         x = np.asarray(x, dtype=float)
         if self.values is None:
@@ -129,7 +147,7 @@ class Universe:
         left, right = vals[idx - 1], vals[idx]
         return np.where(np.abs(x - left) <= np.abs(right - x), left, right)
 
-    def check_sample(self, sample, *, name: str = "sample") -> None:
+    def check_sample(self, sample: ArrayLike, *, name: str = "sample") -> None:
         """Raise if any sample value lies outside the universe."""
         arr = np.asarray(sample, dtype=float)
         if arr.size == 0:
@@ -160,16 +178,23 @@ class Universe:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Universe):
             return NotImplemented
-        if (self.values is None) != (other.values is None):
-            return False
-        same_values = self.values is None or np.array_equal(self.values, other.values)
+        if self.values is None or other.values is None:
+            same_values = self.values is None and other.values is None
+        else:
+            same_values = np.array_equal(self.values, other.values)
         return self.lo == other.lo and self.hi == other.hi and same_values
 
     def __hash__(self) -> int:
         return hash((self.lo, self.hi, None if self.values is None else self.values.tobytes()))
 
 
-def _as_universe(universe) -> Universe:
+def as_universe(universe: Universe | tuple[float, float] | ArrayLike) -> Universe:
+    """A :class:`Universe` from a universe, a ``(lo, hi)`` tuple (an interval) or the universe's values.
+
+    Example:
+        >>> as_universe((0, 24)), as_universe([3, 1, 3])
+        (Universe.from_bounds(0, 24), Universe.from_values(<2 values from 1 to 3>))
+    """
     if isinstance(universe, Universe):
         return universe
     if isinstance(universe, tuple) and len(universe) == 2:
@@ -177,7 +202,12 @@ def _as_universe(universe) -> Universe:
     return Universe.from_values(universe)
 
 
-def evaluate(query: str, sample, axis: int = -1):
+# numpy's reducers: the median of an even count is the mean of the two middle values; variance with ddof = 0.
+_REDUCERS: dict[str, Callable[..., Any]] = {"sum": np.sum, "mean": np.mean, "median": np.median, "min": np.min,
+                                            "max": np.max, "variance": np.var, "std": np.std}  # fmt: skip
+
+
+def evaluate(query: Query | str, sample: ArrayLike, axis: int = -1) -> float | np.ndarray:
     """f(X) for a query by name, along ``axis`` (numpy's median; population variance).
 
     Example:
@@ -186,16 +216,14 @@ def evaluate(query: str, sample, axis: int = -1):
         >>> evaluate("variance", [1, 675])
         113569.0
     """
-    q = _check_query(query)
+    q = _query(query)
     x = np.asarray(sample, dtype=float)
     if x.shape[axis] == 0:
         raise PrivriskError("sample: is empty; a query needs at least one record")
     if q == "count":
         result = np.full(np.delete(x.shape, axis % x.ndim), x.shape[axis], dtype=float)
     else:
-        func = {"sum": np.sum, "mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
-                "variance": np.var, "std": np.std}[q]  # fmt: skip
-        result = func(x, axis=axis)
+        result = _REDUCERS[q](x, axis=axis)
     return float(result) if np.ndim(result) == 0 else np.asarray(result)
 
 
@@ -205,9 +233,13 @@ def evaluate(query: str, sample, axis: int = -1):
 
 
 def global_sensitivity(
-    query: str, universe, *, neighbours: Neighbours = "unbounded", n: int | None = None
+    query: Query | str,
+    universe: Universe | tuple[float, float] | ArrayLike,
+    *,
+    neighbours: Neighbours = "unbounded",
+    n: int | None = None,
 ) -> float:
-    """Δf, the global sensitivity of a query over a data universe: eq. (2) of 000.
+    """Δf, the global sensitivity of a query over a data universe: Allmann et al., eq. (2).
 
     Unbounded neighbours (add or remove one record, databases never empty; R = hi − lo):
     count 1, sum max(|lo|, |hi|), mean R/2, median R/2, min and max R, variance R²/4, std R/2.
@@ -218,6 +250,10 @@ def global_sensitivity(
     records with mean μ and variance s² give ((n − 1)/n)·(s² + (y − μ)²/n) with the new record y, so the change is
     (n − 1)/n²·|(y − μ)² − (y′ − μ)²| ≤ (n − 1)R²/n², reached when all shared records sit at one end.)
 
+    For the variance over the data set of Allmann et al., Table 1 ({1, 3, 10, 17, 675}), this is R²/4 =
+    (674/2)² = 113569, the value they print; their variance example around it (1838.75, 76737, 111730.25) does
+    not follow from that data set (docs/errata.md).
+
     Args:
         query: one of ``count, sum, mean, median, min, max, variance, std``.
         universe: a :class:`Universe`, a ``(lo, hi)`` tuple, or an array of the universe's values.
@@ -226,14 +262,14 @@ def global_sensitivity(
 
     Example:
         >>> u = Universe.from_values([1, 3, 10, 17, 675])
-        >>> global_sensitivity("mean", u), global_sensitivity("variance", u)    # 000 §3.2
+        >>> global_sensitivity("mean", u), global_sensitivity("variance", u)    # Allmann et al., §3.2
         (337.0, 113569.0)
         >>> global_sensitivity("median", (0, 10), neighbours="bounded", n=4)
         5.0
     """
-    q = _check_query(query)
-    u = _as_universe(universe)
-    nb = _check_neighbours(neighbours)
+    q = _query(query)
+    u = as_universe(universe)
+    nb = check_choice(neighbours, NEIGHBOURS, name="neighbours")
     r = u.width
     if nb == "unbounded":
         return float(
@@ -250,19 +286,17 @@ def global_sensitivity(
         )
     if n is None:
         raise PrivriskError("n: bounded neighbours keep the database size fixed; give n")
-    if int(n) != n or n < 1:
-        raise PrivriskError(f"n: must be a whole number ≥ 1, got {n}")
-    n = int(n)
+    size = check_whole(n, name="n", minimum=1)
     return float(
         {
             "count": 0.0,
             "sum": r,
-            "mean": r / n,
-            "median": r if n % 2 else r / 2,
+            "mean": r / size,
+            "median": r if size % 2 else r / 2,
             "min": r,
             "max": r,
-            "variance": (n - 1) * r * r / (n * n),
-            "std": r * np.sqrt(n - 1) / n,
+            "variance": (size - 1) * r * r / (size * size),
+            "std": r * np.sqrt(size - 1) / size,
         }[q]
     )
 
@@ -302,7 +336,7 @@ def _median_after_remove(s: np.ndarray, i: int) -> np.ndarray:
     return np.median(np.delete(s, i, axis=1), axis=1)
 
 
-def _ls_unbounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray:
+def _ls_unbounded(q: Query, s: np.ndarray, u: Universe, method: SensitivityMethod) -> np.ndarray:
     """Exact (or the paper's four-case) unbounded local sensitivity for each sorted row of s."""
     rows, m = s.shape
     lo, hi = u.lo, u.hi
@@ -310,9 +344,8 @@ def _ls_unbounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray
     if q == "count":
         return np.ones(rows)
     if q == "sum":
-        add = max(abs(lo), abs(hi))
         rem = np.maximum(np.abs(s[:, 0]), np.abs(s[:, -1])) if can_remove else np.zeros(rows)
-        return np.maximum(add, rem)
+        return np.maximum(max(abs(lo), abs(hi)), rem)
     if q == "mean":
         mu = s.mean(axis=1)
         add = np.maximum(hi - mu, mu - lo) / (m + 1)
@@ -359,7 +392,7 @@ def _ls_unbounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray
     return np.max(np.abs(stacked - var), axis=0)
 
 
-def _ls_bounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray:
+def _ls_bounded(q: Query, s: np.ndarray, u: Universe, method: SensitivityMethod) -> np.ndarray:
     """Exact bounded (replace-one) local sensitivity for each sorted row of s."""
     rows, m = s.shape
     lo, hi = u.lo, u.hi
@@ -410,22 +443,22 @@ def _ls_bounded(q: str, s: np.ndarray, u: Universe, method: str) -> np.ndarray:
 
 
 def local_sensitivity(
-    query: str,
-    sample,
-    universe,
+    query: Query | str,
+    sample: ArrayLike | list[ArrayLike],
+    universe: Universe | tuple[float, float] | ArrayLike,
     *,
     neighbours: Neighbours = "unbounded",
-    method: Literal["exact", "paper"] = "exact",
-):
-    """Δv, the local sensitivity of a query on a sample within a universe: eq. (3) of 000.
+    method: SensitivityMethod = "exact",
+) -> float | np.ndarray:
+    """Δv, the local sensitivity of a query on a sample within a universe: Allmann et al., eq. (3).
 
     The largest |f(X′) − f(X)| over every neighbour X′ of the sample X: adding any value the universe allows
     (an interval admits every real in [lo, hi], so the variance's biggest drop comes from adding the mean itself)
     or removing any record (never leaving an empty database). Bounded neighbours replace one record instead.
 
-    ``method="paper"`` is the four-case rule of 000 §3.2 (add the universe's smallest or largest value, remove
-    the sample's smallest or largest record). It is exact for every query but the variance and std, where
-    adding a value near the mean or removing the record nearest the mean can move the result further.
+    ``method="paper"`` is the four-case rule of Allmann et al., §3.2 (add the universe's smallest or largest
+    value, remove the sample's smallest or largest record). It is exact for every query but the variance and std,
+    where adding a value near the mean or removing the record nearest the mean can move the result further.
 
     Args:
         query: one of ``count, sum, mean, median, min, max, variance, std``.
@@ -443,26 +476,25 @@ def local_sensitivity(
 
     Example:
         >>> u = Universe.from_values([1, 3, 10, 17, 675])
-        >>> round(local_sensitivity("mean", [1, 3, 10, 17], u), 2)        # 000 §3.2: 133.45
+        >>> round(local_sensitivity("mean", [1, 3, 10, 17], u), 2)        # Allmann et al., §3.2: 133.45
         133.45
-        >>> local_sensitivity("median", [1, 3, 10, 17, 675], u)           # 000 §3.2: 3.5
+        >>> local_sensitivity("median", [1, 3, 10, 17, 675], u)           # Allmann et al., §3.2: 3.5
         3.5
         >>> local_sensitivity("max", [[1, 3, 10], [3, 10, 17]], u)        # a batch of two samples
         array([665., 658.])
     """
-    q = _check_query(query)
-    u = _as_universe(universe)
-    nb = _check_neighbours(neighbours)
-    if method not in ("exact", "paper"):
-        raise PrivriskError(f"method: must be 'exact' or 'paper', got {method!r}")
-    if nb == "bounded" and method == "paper":
+    q = _query(query)
+    u = as_universe(universe)
+    nb = check_choice(neighbours, NEIGHBOURS, name="neighbours")
+    how = check_choice(method, METHODS, name="method")
+    if nb == "bounded" and how == "paper":
         raise PrivriskError("method: the paper's four-case rule is defined for unbounded neighbours only")
 
     if isinstance(sample, list | tuple) and len(sample) and np.ndim(sample[0]) == 1:
-        lengths = {len(x) for x in sample}
-        if len(lengths) > 1:
+        samples: Sequence[Any] = sample
+        if len({len(x) for x in samples}) > 1:  # samples of different sizes: one at a time
             return np.array(
-                [local_sensitivity(q, x, u, neighbours=nb, method=method) for x in sample], dtype=float
+                [local_sensitivity(q, x, u, neighbours=nb, method=how) for x in samples], dtype=float
             )
     arr = np.asarray(sample, dtype=float)
     single = arr.ndim == 1
@@ -473,12 +505,12 @@ def local_sensitivity(
         raise PrivriskError("sample: is empty; a query needs at least one record")
     u.check_sample(s)
     kernel = _ls_unbounded if nb == "unbounded" else _ls_bounded
-    result = kernel(q, s, u, method)
+    result = kernel(q, s, u, how)
     return float(result[0]) if single else result
 
 
-def sensitivity_ratio(local: float, global_: float) -> float:
-    """Δv/Δf, the ratio that scales ε in ρ_mw and ρ_tw (it may exceed 1: DESIGN.md).
+def sensitivity_ratio(local: ArrayLike, global_: ArrayLike) -> float | np.ndarray:
+    """Δv/Δf, the ratio that scales ε in ρ_mw and ρ_tw (it may exceed 1: docs/architecture.md).
 
     Raises:
         PrivriskError: when Δf = 0, where the ratio is undefined.

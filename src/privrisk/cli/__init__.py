@@ -1,19 +1,25 @@
 """The ``privrisk`` command: thin, one module per capability; each only parses, calls the library and formats.
 
-Exit codes (DESIGN.md): 0 success; 1 a risk threshold the user set was exceeded; 2 bad input or usage, with a
-one-line message and no traceback; anything else is a bug.
+Exit codes (docs/architecture.md): 0 success; 1 a risk threshold the user set was exceeded; 2 bad input or usage,
+with a one-line message and no traceback; anything else is a bug. A library error names its parameter and
+:func:`main` names the option instead; a library warning is one line ``privrisk: warning: …`` on stderr.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
 
 import typer
 
-from ..errors import PrivriskError, ThresholdExceeded
-from ._app import app
+from privrisk.cli._app import app
+from privrisk.cli._common import PARAM_OPTIONS
+from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 
 # One module per capability; importing it registers its commands with ``app``.
 COMMAND_MODULES = (
@@ -51,9 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = typer.main.get_command(app)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        command.main(args=args, prog_name="privrisk", standalone_mode=False)
+        with library_warnings_on_stderr(lambda text: option_message(text, command, args)):
+            command.main(args=args, prog_name="privrisk", standalone_mode=False)
     except PrivriskError as exc:
-        _error(str(exc))
+        _error(option_message(exc, command, args))
         return 2
     except ThresholdExceeded as exc:
         print(f"privrisk: {exc}", file=sys.stderr)
@@ -75,6 +82,90 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error("interrupted")
         return 130
     return 0
+
+
+def option_message(exc: PrivriskError | str, command: object, args: Sequence[str]) -> str:
+    """The library's message with its parameter named as the command's option (``density:`` → ``--density:``).
+
+    The library names parameters, never options (docs/architecture.md); the option is looked up in the
+    command that ran: ``PARAM_OPTIONS`` first, then ``--`` + the parameter with dashes if the command has it.
+    A warning's text is read as an error's: a leading ``name:`` is its parameter.
+    ``command`` is the Click command Typer builds (Typer ships its own copy of Click, so it is read by its
+    attributes, ``commands``, ``params`` and ``opts``, not checked against ``click``'s classes).
+    """
+    message = str(exc)
+    if isinstance(exc, PrivriskError):
+        param = exc.param
+    else:
+        head, sep, _ = message.partition(":")
+        param = head if sep and head.isidentifier() else None
+    if not param or not message.startswith(param + ":"):
+        return message
+    ran = command
+    for arg in (a for a in args if not a.startswith("-")):
+        sub = getattr(ran, "commands", {}).get(arg)
+        if sub is None:
+            break
+        ran = sub
+    if ran is command:
+        return message
+    option = PARAM_OPTIONS.get(getattr(ran, "name", None) or "", {}).get(param)
+    if option is None:
+        wanted = "--" + param.replace("_", "-")
+        if any(wanted in getattr(p, "opts", ()) for p in getattr(ran, "params", ())):
+            option = wanted
+    return option + message[len(param) :] if option else message
+
+
+@contextmanager
+def library_warnings_on_stderr(name_options: Callable[[str], str] | None = None) -> Iterator[None]:
+    """Show privrisk's warnings on stderr, one line each (``privrisk: warning: …``); drop numpy's RuntimeWarnings.
+
+    privrisk's warnings are :class:`~privrisk.errors.PrivacyLeakWarning`,
+    :class:`~privrisk.errors.DependenceWarning` and any ``UserWarning`` raised in privrisk's code; each text is
+    shown once, with ``name_options`` applied (:func:`main` names the option for a leading parameter, as it does
+    for errors). Numerical RuntimeWarnings (``divide by zero``, ``invalid value``) are numpy's way of saying what
+    the library handles, not news for the user. Other warnings are shown as Python shows them. Filters set
+    outside (``python -W error``, pytest's) still apply, except that the two privrisk warnings are always shown.
+
+    Example:
+        >>> import warnings
+        >>> with library_warnings_on_stderr():
+        ...     warnings.warn("too few periods", PrivacyLeakWarning)  # privrisk: warning: too few periods
+    """
+    shown: set[str] = set()
+    with warnings.catch_warnings():
+        for category in (PrivacyLeakWarning, DependenceWarning):
+            warnings.simplefilter("always", category)
+        python_shows = warnings.showwarning
+
+        def show(
+            message: Warning | str,
+            category: type[Warning],
+            filename: str,
+            lineno: int,
+            file: TextIO | None = None,
+            line: str | None = None,
+        ) -> None:
+            if issubclass(category, RuntimeWarning):
+                return
+            if issubclass(category, PrivacyLeakWarning | DependenceWarning) or (
+                issubclass(category, UserWarning) and _PACKAGE in Path(filename).resolve().parents
+            ):
+                text = " ".join(str(message).split())
+                if name_options is not None:
+                    text = name_options(text)
+                if text not in shown:
+                    shown.add(text)
+                    print(f"privrisk: warning: {text}", file=sys.stderr)
+                return
+            python_shows(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def _error(message: str) -> None:

@@ -1,18 +1,24 @@
-"""What every command shares: JSON on stdout, messages on stderr, ε and universe options, progress bars."""
+"""What every command shares: JSON on stdout, messages on stderr, ε and universe options, progress bars.
+
+``percent`` (from :mod:`privrisk._format`) and ``parse_epsilon``/``parse_epsilons`` (from
+:mod:`privrisk._validation`) are re-exported here, so a command module imports what it prints with from one place.
+The helpers of this module are command-line code and may name options (``--universe``, ``--dv``).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
 
-from .._epsilon import parse_epsilon, parse_epsilons
-from .._io import to_jsonable
-from ..errors import PrivriskError
+from privrisk._format import percent
+from privrisk._validation import parse_epsilon, parse_epsilons
+from privrisk.errors import PrivriskError
+from privrisk.io.files import to_jsonable
 
 SCHEMA_VERSION = 1
 
@@ -20,6 +26,7 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
 
 __all__ = [
+    "PARAM_OPTIONS",
     "SCHEMA_VERSION",
     "emit_json",
     "err",
@@ -32,22 +39,6 @@ __all__ = [
     "progress",
     "ratio_from",
 ]
-
-
-def percent(x: float, digits: int = 1) -> str:
-    """A probability as a percentage rounded half up, as the papers print them (7/16 → 43.8 %, not 43.7 %).
-
-    The value is first rounded to 12 significant digits so that a tie computed as 0.43749999999999994 is
-    still a tie.
-
-    Example:
-        >>> percent(7 / 16 - 1e-17), percent(2 / 101)
-        ('43.8%', '2.0%')
-    """
-    from decimal import ROUND_HALF_UP, Decimal
-
-    value = Decimal(f"{100 * float(x):.12g}").quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
-    return f"{value}%"
 
 
 def emit_json(document: dict[str, Any]) -> None:
@@ -102,7 +93,7 @@ def ratio_from(ratio: float | None, dv: float | None, df: float | None) -> float
 
 
 @contextlib.contextmanager
-def progress(description: str, total: int | None) -> Iterator:
+def progress(description: str, total: int | None) -> Iterator[Callable[..., None]]:
     """A Rich progress bar on stderr when stderr is a terminal; a silent stand-in otherwise.
 
     Yields a function ``advance(steps=1)``.
@@ -123,3 +114,8 @@ def progress(description: str, total: int | None) -> Iterator:
     ) as bar:
         task = bar.add_task(description, total=total)
         yield lambda steps=1: bar.advance(task, steps)
+
+
+# Library parameters whose option is not simply ``--`` + the name with dashes: {command: {param: option}}.
+# A command module adds its own at import time; ``privrisk.cli.main`` reads it when it prints an error.
+PARAM_OPTIONS: dict[str, dict[str, str]] = {}

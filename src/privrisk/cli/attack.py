@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import typer
 from rich.table import Table
 
-from .. import risk as R
-from ..data import read_column
-from ..errors import PrivriskError
-from ..posterior import (
+from privrisk import risk as R
+from privrisk._validation import check_choice, check_query
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_epsilon, percent
+from privrisk.cli.sensitivity import MISSING_HELP, UNIVERSE_MIN_HELP, choose_universe
+from privrisk.errors import PrivriskError
+from privrisk.io.data import read_column
+from privrisk.posterior import (
+    WORLDS,
     exact_risk,
     expected_success,
     lee_clifton_bound,
@@ -18,10 +25,7 @@ from ..posterior import (
     tight_epsilon,
     worlds,
 )
-from ..sensitivity import QUERIES, _check_query, global_sensitivity
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilon, percent
-from .sensitivity import MISSING_HELP, choose_universe
+from privrisk.sensitivity import QUERIES, global_sensitivity
 
 
 @app.command("attack")
@@ -39,9 +43,7 @@ def attack_command(
         None, "--universe-file", help="A file whose column is the universe."
     ),
     universe_column: str | None = typer.Option(None, "--universe-column", help="That file's column."),
-    universe_min: float | None = typer.Option(
-        None, "--universe-min", help="Lower the universe's minimum to this value (000: 0 where 0 is valid)."
-    ),
+    universe_min: float | None = typer.Option(None, "--universe-min", help=UNIVERSE_MIN_HELP),
     missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
     trials: int = typer.Option(100_000, "--trials", help="Number of simulated attacks."),
     seed: int = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers."),
@@ -74,9 +76,8 @@ def attack_command(
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
-    q = _check_query(query)
-    if worlds_kind not in ("many", "two"):
-        raise PrivriskError(f"--worlds: must be 'many' or 'two', got {worlds_kind!r}")
+    q = check_query(query)
+    kind = check_choice(worlds_kind, WORLDS, name="worlds")
     if trials < 1:
         raise PrivriskError(f"--trials: must be at least 1, got {trials}")
     if target_risk is not None and not 0 < target_risk < 1:
@@ -95,18 +96,18 @@ def attack_command(
             f"--universe: the global sensitivity of the {q} over {u.describe()} is 0, so no Laplace noise is "
             "defined; give a wider universe with --universe LO,HI"
         )
-    n_worlds = int(col.values.size) if worlds_kind == "many" else 2
+    n_worlds = int(col.values.size) if kind == "many" else 2
     if target_risk is not None and target_risk <= 1.0 / n_worlds:
         raise PrivriskError(
             f"--risk: must exceed 1/n = {1.0 / n_worlds:.4g}, what guessing among {n_worlds:,} worlds achieves"
         )
-    result = simulate_attack(col.values, q, eps, sensitivity=df, trials=trials, seed=seed, worlds=worlds_kind)
+    result = simulate_attack(col.values, q, eps, sensitivity=df, trials=trials, seed=seed, worlds=kind)
     f = worlds(col.values, q)
-    if worlds_kind == "two":
+    if kind == "two":
         f = f[[f.argmin(), f.argmax()]]
     dv = float(f.max() - f.min())
-    doc = {
-        **result.as_dict(),
+    doc: dict[str, Any] = {
+        **result.to_dict(),
         "column": column,
         "n": int(col.values.size),
         "world_range": dv,
@@ -133,7 +134,7 @@ def attack_command(
         return
     err.print(col.summary())
     err.print(f"Universe: {how}; global sensitivity Δf = {df:.6g}.")
-    who = "all n" if worlds_kind == "many" else "the two most different"
+    who = "all n" if kind == "many" else "the two most different"
     table = Table(title=f"Attack on the {q} of {column!r}: {who} worlds ({result.n_worlds:,}), ε = {eps:.4g}")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -152,14 +153,13 @@ def attack_command(
     out.print(_sentence(doc))
 
 
-def _write_outputs(out_dir: Path, doc: dict, f, df: float, file: Path) -> None:
+def _write_outputs(out_dir: Path, doc: dict[str, Any], f: np.ndarray, df: float, file: Path) -> None:
     """The JSON document, the curve over ε as CSV, its figure and the manifest, written whole or not at all."""
-    import numpy as np
     import pandas as pd
 
-    from .._io import atomic_dir, write_json
-    from .._plots_attack import epsilon_grid, plot_risk_vs_epsilon
-    from ..manifest import write_manifest
+    from privrisk.io.files import atomic_dir, write_json
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots.attack import epsilon_grid, plot_risk_vs_epsilon
 
     grid = epsilon_grid(doc["epsilon"])
     curve = pd.DataFrame(
@@ -217,7 +217,7 @@ def _share(p: float) -> str:
     return percent(p, 2 if p < 0.1 else 1)
 
 
-def _sentence(doc: dict) -> str:
+def _sentence(doc: dict[str, Any]) -> str:
     """The result in words, with natural frequencies."""
     n = doc["n_worlds"]
     phrase, base = R.natural_frequency(doc["expected_success"])

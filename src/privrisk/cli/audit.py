@@ -1,27 +1,40 @@
-"""``privrisk audit`` and ``privrisk derived``: the intruder's view of data-dependent noise and derived queries (003)."""
+"""``privrisk audit`` and ``privrisk derived``: the intruder's view of data-dependent noise and derived queries.
+
+The numbers, sentences, JSON documents and output folders come from :mod:`privrisk.audit` (Sarathy and
+Muralidhar 2009); this module parses the options, calls the library and prints.
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..audit import AuditResult, audit_data_dependent, audit_sweep, derived_scale
-from ..data import read_column, table_columns
-from ..errors import PrivriskError, ThresholdExceeded
-from ..sensitivity import QUERIES, Universe
-from ._app import app
-from ._common import emit_json, err, floats, out, parse_bounds, parse_epsilon
+from privrisk.audit.derived import derived_scale
+from privrisk.audit.intruder import AuditResult, audit_data_dependent, audit_sweep, check_alpha, check_event
+from privrisk.audit.report import audit_document, record_nouns, write_outputs
+from privrisk.cli._app import app
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, floats, out, parse_bounds, parse_epsilon
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.data import NumericColumn, read_column, table_columns
+from privrisk.sensitivity import QUERIES, Universe
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
+# The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
+PARAM_OPTIONS["audit"] = {"record": "--sweep-record"}
+
 
 def _fmt_ratio(log10_ratio: float) -> str:
-    """A ratio as 003 prints it: two decimals when small, powers of ten when huge (never 'inf')."""
+    """A ratio as Sarathy and Muralidhar print it: two decimals when small, powers of ten when huge (never 'inf')."""
     if not math.isfinite(log10_ratio):
         return "∞" if log10_ratio > 0 else "0"
     if abs(log10_ratio) >= 6:
@@ -30,30 +43,19 @@ def _fmt_ratio(log10_ratio: float) -> str:
     return f"{10**log10_ratio:,.2f}"
 
 
-def _nouns(column: str) -> tuple[str, str]:
-    """'claims' → ('claim', 'claims'); other column names → ('record', 'records')."""
-    name = column.strip()
-    if name.isalpha() and len(name) > 3 and name.endswith("s") and not name.endswith("ss"):
-        return name[:-1], name
-    return "record", "records"
-
-
-def _check_u(u: float | None, response: float | None) -> None:
-    if u is not None and response is not None:
-        raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")
-    if u is not None and not (0 < u < 1):
-        raise PrivriskError(f"--u: must lie strictly between 0 and 1, got {u:g}")
-
-
 @app.command("audit")
 def audit_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
     query: str = typer.Option("mean", "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the data-dependent noise (e.g. 2, ln3)."),
-    u: float | None = typer.Option(None, "--u", help="The uniform draw behind the answer (003: 0.75)."),
+    u: float | None = typer.Option(
+        None, "--u", help="The uniform draw behind the answer (Sarathy and Muralidhar use 0.75)."
+    ),
     response: float | None = typer.Option(None, "--response", help="The answer r itself, instead of --u."),
-    event: str = typer.Option("tail", "--event", help="tail (P(answer ≥ r), as 003) or density (at r)."),
+    event: str = typer.Option(
+        "tail", "--event", help="tail (P(answer ≥ r), as Sarathy and Muralidhar) or density (at r)."
+    ),
     alpha: float = typer.Option(1e-4, "--alpha", help="1 − confidence of the bound on the missing record."),
     universe: str | None = typer.Option(
         None, "--universe", help="Bounds LO,HI: also audit noise calibrated to the global sensitivity."
@@ -77,18 +79,17 @@ def audit_command(
     """What an intruder holding every record but one learns from one answer with data-dependent noise.
 
     The provider adds Laplace noise of scale Δf_n(X)/ε, where Δf_n(X) is the largest change one record of this
-    data set makes (Sarathy and Muralidhar, 003). For every record that might be missing, the intruder computes
+    data set makes (Sarathy and Muralidhar 2009). For every record that might be missing, the intruder computes
     the scale without it and compares the probabilities of the answer: records whose ratio breaks e^ε are
     marked. Without --u or --response the answer is drawn with --seed: this is an audit, not a release.
 
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
-    _check_u(u, response)
-    if event not in ("tail", "density"):
-        raise PrivriskError(f"--event: must be 'tail' or 'density', got {event!r}")
-    if not (0 < alpha < 0.5):
-        raise PrivriskError(f"--alpha: must lie in (0, 0.5), got {alpha:g}")
+    if u is not None and response is not None:
+        raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")
+    ev = check_event(event)
+    check_alpha(alpha)
     if (sweep_record is None) != (sweep_values is None):
         raise PrivriskError("--sweep-record: give --sweep-record N together with --sweep-values V1,V2,…")
     bounds = parse_bounds(universe) if universe else None
@@ -100,59 +101,24 @@ def audit_command(
             f"{file}: column {column!r} has {n} value{'s' if n != 1 else ''}; the audit needs at least 3 "
             "(the intruder leaves one record out, and then one more)"
         )
-    if sweep_record is not None and not (1 <= sweep_record <= n):
-        raise PrivriskError(
-            f"--sweep-record: there is no record {sweep_record}; records are numbered 1 to {n}"
-        )
     if bounds is not None:
         Universe.from_bounds(*bounds).check_sample(values, name=f"{file}: column {column!r}")
     res = audit_data_dependent(
-        values, query, eps, u=u, response=response, event=event, alpha=alpha, universe=bounds, seed=seed
+        values, query, eps, u=u, response=response, event=ev, alpha=alpha, universe=bounds, seed=seed
     )
     sweep = None
-    if sweep_record is not None:
-        sweep = audit_sweep(
-            values,
-            query,
-            eps,
-            sweep_record,
-            floats(sweep_values, name="--sweep-values"),
-            u=res.u,
-            response=response,
-            event=event,
-        )
-    noun, plural = _nouns(column)
-    sentence = res.sentence(noun, plural)
-    gs_sentence = _global_sentence(res)
-    doc = {
-        "file": str(file),
-        "column": column,
-        **res.summary(),
-        "hypothesis_test": res.hypothesis,
-        "sentence": sentence,
-        "records": res.records.drop(columns=["log_ratio"]).to_dict(orient="records"),
-        "data": col.as_dict(),
-    }
-    if res.global_audit is not None:
-        g = res.global_audit
-        doc["global"] = {
-            "universe": g.universe,
-            "sensitivity": g.sensitivity,
-            "scale": g.scale,
-            "response": g.response,
-            "p1": g.p1,
-            "max_ratio": g.max_ratio,
-            "violations": g.violations,
-            "sentence": gs_sentence,
-        }
-    if sweep is not None:
-        doc["sweep"] = {"record": sweep_record, "rows": sweep.to_dict(orient="records")}
+    if sweep_record is not None and sweep_values is not None:
+        wanted = floats(sweep_values, name="--sweep-values")
+        sweep = audit_sweep(values, query, eps, sweep_record, wanted, u=res.u, response=response, event=ev)
     if out_dir is not None:
-        _write_out(out_dir, res, sweep, doc, sentence, gs_sentence, file, column)
+        write_outputs(res, out_dir, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
     if as_json:
+        doc = audit_document(
+            res, sweep=sweep, sweep_record=sweep_record, file=file, column=column, data=col.as_dict()
+        )
         emit_json(doc)
     else:
-        _print_human(res, sweep, sweep_record, col, sentence, gs_sentence, column)
+        _print_human(res, sweep, sweep_record, col, column)
     if fail_on_leak and res.violations:
         raise ThresholdExceeded(
             f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
@@ -160,66 +126,9 @@ def audit_command(
         )
 
 
-def _global_sentence(res: AuditResult) -> str | None:
-    g = res.global_audit
-    if g is None:
-        return None
-    e = math.exp(res.epsilon)
-    if g.violations == 0:
-        return (
-            f"With noise calibrated to the global sensitivity Δf = {g.sensitivity:.4g} over {g.universe} "
-            f"(scale {g.scale:.4g}), no ratio exceeds e^ε = {e:.4g} (largest {g.max_ratio:.4g})."
-        )
-    return f"With noise calibrated to the global sensitivity, {g.violations} ratios exceed e^ε = {e:.4g}."
-
-
-def _write_out(out_dir, res, sweep, doc, sentence, gs_sentence, file, column) -> None:
-    from .._io import atomic_dir
-    from .._plots_audit import audit_figures
-    from ..manifest import write_manifest
-
-    with atomic_dir(out_dir) as tmp:
-        tables = []
-        titles = {
-            "records": "The intruder's ratio p1/p3 for every possible missing record (Table 2 of 003)",
-            "provider": "The provider's and the intruder's numbers for X*",
-            "global": "The same answer with noise calibrated to the global sensitivity",
-        }
-        for name, frame in res.tables().items():
-            frame.to_csv(tmp / f"{name}.csv", index=False)
-            tables.append({"title": titles[name], "path": f"{name}.csv"})
-        if sweep is not None:
-            sweep.to_csv(tmp / "sweep.csv", index=False)
-            tables.append(
-                {
-                    "title": "The intruder's ratio as the missing record's value varies (Table 3)",
-                    "path": "sweep.csv",
-                }
-            )
-        figures = audit_figures(res, tmp)
-        findings = [sentence] + ([gs_sentence] if gs_sentence else [])
-        parameters = {
-            k: doc[k] for k in ("file", "column", "query", "epsilon", "u", "event", "alpha") if k in doc
-        }
-        parameters["universe"] = res.global_audit.universe if res.global_audit else None
-        summary = {
-            k: v
-            for k, v in doc.items()
-            if k not in ("records", "data", "sweep", "sentence", "file", "column")
-        }
-        write_manifest(
-            tmp,
-            kind="audit",
-            title=f"Intruder's audit of data-dependent noise: {res.query} of {column!r} in {Path(file).name}",
-            parameters=parameters,
-            summary=summary,
-            findings=findings,
-            tables=tables,
-            figures=figures,
-        )
-
-
-def _print_human(res: AuditResult, sweep, sweep_record, col, sentence, gs_sentence, column) -> None:
+def _print_human(
+    res: AuditResult, sweep: pd.DataFrame | None, sweep_record: int | None, col: NumericColumn, column: str
+) -> None:
     e = math.exp(res.epsilon)
     err.print(col.summary())
     prov = Table(title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}")
@@ -247,62 +156,39 @@ def _print_human(res: AuditResult, sweep, sweep_record, col, sentence, gs_senten
         note = f" (the {len(show)} largest of {len(rec):,}; all in --json or --out)"
     t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e:.4g}){note}")
     g = res.global_audit
+    global_log10 = None if g is None else g.records["log_ratio"].to_numpy() / math.log(10)
     for name in ("missing", "value", "f(X₋ᵢ)", "b_n−1", "p3", "p1/p3"):
         t2.add_column(name, justify="right")
     t2.add_column("", justify="left")
-    if g is not None:
+    if global_log10 is not None:
         t2.add_column("p1/p3, global Δf", justify="right")
-    for idx, row in zip(show.index, show.itertuples(index=False), strict=True):
-        cells = [
-            str(row.record),
-            f"{row.value:.6g}",
-            f"{row.f_without:.6g}",
-            f"{row.b_without:.4g}",
-            f"{row.p3:.4g}",
-            _fmt_ratio(row.log10_ratio),
-            "[bold red]✗[/]" if row.violates else "",
-        ]
-        if g is not None:
-            cells.append(_fmt_ratio(g.records.at[idx, "log_ratio"] / math.log(10)))
+    names = ("record", "value", "f_without", "b_without", "p3", "log10_ratio", "violates")
+    for number, value, f_without, b_without, p3, lr, bad in zip(
+        *(show[c].to_numpy() for c in names), strict=True
+    ):
+        cells = [str(number), f"{value:.6g}", f"{f_without:.6g}", f"{b_without:.4g}", f"{p3:.4g}"]
+        cells += [_fmt_ratio(lr), "[bold red]✗[/]" if bad else ""]
+        if global_log10 is not None:
+            cells.append(_fmt_ratio(float(global_log10[int(number) - 1])))
         t2.add_row(*cells)
     out.print(t2)
     out.print(f"✗: p1/p3 or p3/p1 exceeds e^ε; {res.violations:,} of {res.n:,} possible missing records.")
-    out.print(
-        f"Without record {res.star}: f_n−1(X*) = {res.f_star:.6g}, f_n−2(X*) = {res.f_star2:.6g}, "
-        f"Δf_n−1(X*) = {res.delta_star:.4g}, b_n−1 = {res.b_star:.4g}; the {100 * (1 - res.alpha):.10g} % "
-        f"quantile of the answer is {res.quantile:.7g}"
-        + (
-            f"; an answer beyond it means the missing value {res.bound_text(6)}."
-            if res.bound_kind != "none"
-            else "; no value of the missing record moves the query that far."
-        )
-    )
-    h = res.hypothesis
-    if h["applies"]:
-        out.print(
-            f"z-test of the intruder (003): the other {res.n - 1:,} records have mean {h['mean']:.4g} and standard "
-            f"deviation {h['sd']:.4g}; the {res.query} from them is {h['centre']:.4g} with standard error "
-            f"{h['se']:.3g}; z = {h['z']:.4g}, p = {h['p_value']:.3g}."
-        )
-    else:
-        out.print(
-            f"z-test of the intruder: not applicable to the {res.query} (no normal sampling distribution)."
-        )
-    if gs_sentence:
-        out.print(gs_sentence)
+    out.print(res.quantile_sentence())
+    out.print(res.test_sentence())
+    glob = res.global_sentence()
+    if glob:
+        out.print(glob)
     if sweep is not None:
-        t3 = Table(title=f"Ratio p1/p3 as record {sweep_record}'s value varies (Table 3 of 003)")
+        t3 = Table(
+            title=f"Ratio p1/p3 as record {sweep_record}'s value varies (Table 3 of Sarathy and Muralidhar 2009)"
+        )
         for name in ("value", "answer r", "p1/p3", ""):
             t3.add_column(name, justify="right" if name else "left")
-        for row in sweep.itertuples(index=False):
-            t3.add_row(
-                f"{row.value:.6g}",
-                f"{row.response:.6g}",
-                _fmt_ratio(row.log10_ratio),
-                "[bold red]✗[/]" if row.violates else "",
-            )
+        columns = ("value", "response", "log10_ratio", "violates")
+        for value, r, lr, bad in zip(*(sweep[c].to_numpy() for c in columns), strict=True):
+            t3.add_row(f"{value:.6g}", f"{r:.6g}", _fmt_ratio(lr), "[bold red]✗[/]" if bad else "")
         out.print(t3)
-    out.print(sentence)
+    out.print(res.sentence(*record_nouns(column)))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -350,7 +236,7 @@ def derived_command(
     missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
-    """The scale and ε an intruder effectively faces for one query when deriving it from another (003, Table 4).
+    """The scale and ε an intruder effectively faces for one query when deriving it from another (Sarathy and Muralidhar 2009, Table 4).
 
     Each query gets Laplace noise of its own data-dependent scale Δf_n(X)/ε. Since sum = n·mean, the released
     mean times n estimates the sum with scale n·b_mean, often far below b_sum: the sum's effective ε is
@@ -359,26 +245,15 @@ def derived_command(
     Example: privrisk derived --values 101..110 --epsilon 2 --target sum --via mean
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
-    if not (0 < alpha < 0.5):
-        raise PrivriskError(f"--alpha: must lie in (0, 0.5), got {alpha:g}")
-    for name, q in (("--target", target), ("--via", via)):
-        if q.strip().lower() not in QUERIES and q.strip().lower() != "var":
-            raise PrivriskError(f"{name}: unknown query {q!r}; choose count, sum or mean")
+    check_alpha(alpha)
     x, source = _read_values(values, column, missing)
     if x.size < 3:
         raise PrivriskError(f"--values: {source} has {x.size} values; at least 3 are needed")
     d = derived_scale(x, eps, target=target, via=via, alpha=alpha)
-    ratio = d.effective_epsilon / eps
-    sentence = (
-        f"Releasing the {d.via} with ε = {eps:.4g} lets an intruder estimate the {d.target} as "
-        f"{_factor(d.factor)}·{d.via} with noise of scale {d.effective_scale:,.6g} instead of "
-        f"{d.scale[d.target]:,.6g}: for the {d.target} that is ε = {d.effective_epsilon:,.6g}, "
-        f"{ratio:,.6g} times the ε you set."
-    )
     if as_json:
-        emit_json({"source": source, **d.summary(), "epsilon_ratio": ratio, "sentence": sentence})
+        emit_json({"source": source, **d.to_dict()})
         return
-    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; 003 Table 4)")
+    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)")
     frame = d.table()
     table.add_column("")
     for c in frame.columns:
@@ -386,18 +261,5 @@ def derived_command(
     for idx, row in frame.iterrows():
         table.add_row(str(idx), *("" if not np.isfinite(v) else f"{v:.8g}" for v in row))
     out.print(table)
-    hw = d.summary()["half_width"]
-    conf = f"{100 * alpha:.10g} %–{100 * (1 - alpha):.10g} %"
-    out.print(
-        f"Noise range ({conf}): ±{hw[d.target]:,.2f} asking for the {d.target} directly, "
-        f"±{hw['effective']:,.2f} through the {d.via}."
-    )
-    out.print(sentence)
-
-
-def _factor(a: float) -> str:
-    if a == 1:
-        return "1"
-    if a >= 1:
-        return f"{a:g}"
-    return f"(1/{1 / a:g})"
+    out.print(d.range_sentence())
+    out.print(d.sentence())

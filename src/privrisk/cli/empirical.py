@@ -1,19 +1,32 @@
-"""``privrisk empirical``: how private a statistic published period after period already is (004)."""
+"""``privrisk empirical``: how private a statistic published period after period already is (Burchard and Daoud 2022)."""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import warnings
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
-from ..engine import check_engine
-from ..errors import PrivacyLeakWarning, PrivriskError
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilons, progress
+from privrisk._validation import check_choice
+from privrisk.cli._app import app
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons, progress
+from privrisk.empirical.report import short_number as _fmt
+from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
+from privrisk.io.engine import check_engine
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from privrisk.empirical import EmpiricalPrivacy
 
 PRESETS = ("chicago",)
+# The library's parameters whose option is named otherwise (chicago_clean's table is the file of the preset).
+PARAM_OPTIONS["empirical"] = {"deltas_path": "--deltas-parquet", "frame": "--preset chicago"}
 
 
 def _k(text: str | None) -> int | None:
@@ -23,10 +36,6 @@ def _k(text: str | None) -> int | None:
         return int(text)
     except ValueError:
         raise PrivriskError(f"--k: give a whole number or 'auto', got {text!r}") from None
-
-
-def _fmt(x: float) -> str:
-    return "0" if x == 0 else f"{x:.4g}"
 
 
 @app.command("empirical")
@@ -49,7 +58,9 @@ def empirical_command(
     ),
     k: str | None = typer.Option(None, "--k", help="Points per local estimate (default auto = round(√t))."),
     preset: str | None = typer.Option(
-        None, "--preset", help="chicago: the Chicago Food Inspections file, cleaned as 004 §5 does."
+        None,
+        "--preset",
+        help="chicago: the Chicago Food Inspections file, cleaned as Burchard and Daoud §5 do.",
     ),
     aggregate: int = typer.Option(
         1, "--aggregate", help="Merge this many consecutive periods (autocorrelation)."
@@ -102,12 +113,18 @@ def empirical_command(
 
     Example: privrisk empirical inspections.csv --preset chicago --epsilons 0.03,0.1,0.3
     """
-    from .. import empirical as E
-    from ..data import read_table
+    from privrisk.datasets.chicago import chicago_clean
+    from privrisk.empirical import (
+        EMPIRICAL_QUERIES,
+        empirical_privacy,
+        rolling_privacy,
+        smallest_noise,
+        write_outputs,
+    )
+    from privrisk.io.data import read_table
 
     eps = parse_epsilons(epsilons, name="--epsilons")
-    kk = _k(k)
-    scale = _noise(noise)
+    kk, scale = _k(k), _noise(noise)
     if target_delta is not None and scale is not None:
         raise PrivriskError("--target-delta: finds the noise scale itself; leave out --noise")
     if top < 0:
@@ -118,155 +135,76 @@ def empirical_command(
             if given is not None:
                 raise PrivriskError(f"{option}: only with --engine spark")
     else:
-        for option, given in (("--window", window), ("--target-delta", target_delta), ("--joint", joint),
+        for option, extra in (("--window", window), ("--target-delta", target_delta), ("--joint", joint),
                               ("--condition-on", condition_on)):  # fmt: skip
-            if given is not None:
+            if extra is not None:
                 raise PrivriskError(f"{option}: not available with --engine spark; use --engine duckdb")
     cleaning: dict[str, int] | None = None
-    if preset is not None:
-        if preset not in PRESETS:
-            raise PrivriskError(f"--preset: unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
-        frame = read_table(file)
-        frame, cleaning = E.chicago_clean(frame)
-        period, period_unit = period or "month", None if period is None else period_unit
-        individual = individual or "License #"
-        query = query or "rate"
-        value = value or "failed"
-    else:
-        for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
-            if given is None:
-                raise PrivriskError(f"{option}: required (or use --preset chicago)")
-        if query not in E.EMPIRICAL_QUERIES:
-            raise PrivriskError(
-                f"--query: unknown query {query!r}; choose one of {', '.join(E.EMPIRICAL_QUERIES)}"
-            )
-        wanted = [c for c in dict.fromkeys([period, individual, value, weight]) if c is not None]
-        # Spark reads the file itself (a folder of part files or a cluster URI as well).
-        frame = file if engine == "spark" else read_table(file, wanted)
-    options = dict(
-        period=period,
-        individual=individual,
-        query=query,
-        value=value,
-        weight=weight,
-        epsilons=eps,
-        density=density,
-        k=kk,
-        period_unit=period_unit,
-        aggregate=aggregate,
-        lags=lags,
-        joint=joint,
-        condition_on=condition_on,
-        buckets=buckets,
-        noise=scale,
-        draws=draws,
-        seed=seed,
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        with progress("individuals", None) as advance:
-            on = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}
-            result = E.empirical_privacy(frame, progress=advance, **options, **on)
-        windows = None
-        if window is not None:
-            windows = E.rolling_privacy(frame, window=window, step=step, **options)
-        target = None
-        if target_delta is not None:
-            target = E.smallest_noise(frame, target_delta=target_delta, **options)
-    for message in dict.fromkeys(
-        str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)
-    ):
-        err.print(f"[yellow]warning:[/] {message}")
-    ind = result.independence
-    dependent = ind is not None and float(ind["p_value"].iloc[-1]) < 0.05
-    rows = _records(result.summary, "worst_individual")
-    doc = {
-        "file": str(file),
-        "preset": preset,
-        "query": query,
-        "periods": result.periods,
-        "individuals": result.n_individuals,
-        "k": result.k,
-        "density": result.density,
-        "rows": rows,
-        "top": _records(result.top(top), "individual"),
-        "footprints": result.footprints,
-        "appearances": _appearances(result.individuals["periods"]),
-        "dropped_periods": result.dropped_periods,
-        "independence": None
-        if ind is None
-        else {
-            "lags": int(ind["lag"].iloc[-1]),
-            "statistic": float(ind["statistic"].iloc[-1]),
-            "p_value": float(ind["p_value"].iloc[-1]),
-            "autocorrelation": ind["autocorrelation"].tolist(),
-            "significant": dependent,
-        },
-        "error_bound": result.error_bound if density == "kde-gauss" else None,
-        "cleaning": cleaning,
-        "engine": engine,
-    }
-    if windows is not None:
-        doc["windows"] = _records(windows, "first", "last", "worst_individual")
-    if joint is not None:
-        doc["joint"] = joint
-    if result.conditional is not None:
-        doc["condition_on"] = condition_on
-        doc["conditional"] = result.conditional.to_dict(orient="records")
-    if scale is not None:
-        doc["noise"] = {"distribution": "laplace", "scale": scale, "draws": draws, "seed": seed}
-    if target is not None:
-        doc["target_delta"] = target_delta
-        doc["smallest_noise"] = target.to_dict(orient="records")
+    frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
+    with _options_named():
+        if preset is not None:
+            preset = check_choice(preset, PRESETS, name="preset")
+            frame, cleaning = chicago_clean(read_table(file))
+            period, period_unit = period or "month", None if period is None else period_unit
+            individual, query, value = individual or "License #", query or "rate", value or "failed"
+        else:
+            for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
+                if given is None:
+                    raise PrivriskError(f"{option}: required (or use --preset chicago)")
+            check_choice(query, EMPIRICAL_QUERIES, name="query")
+            if engine != "spark":
+                frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
+        options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
+                                       epsilons=eps, density=density, k=kk, period_unit=period_unit,
+                                       aggregate=aggregate, lags=lags, joint=joint, condition_on=condition_on,
+                                       buckets=buckets, noise=scale, draws=draws, seed=seed)  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            warnings.simplefilter("always", DependenceWarning)
+            with progress("individuals", None) as advance:
+                on: dict[str, Any] = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}  # fmt: skip
+                result = empirical_privacy(frame, progress=advance, **options, **on)
+            windows = None if window is None else rolling_privacy(frame, window=window, step=step, **options)
+            target = None
+            if target_delta is not None:
+                target = smallest_noise(frame, target_delta=target_delta, **options)
+    _warn(caught, PrivacyLeakWarning)
+    doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
+                         smallest_noise=target, target_delta=target_delta,
+                         out=None if out_dir is None else str(out_dir))  # fmt: skip
     if out_dir is not None:
-        doc["out"] = str(out_dir)
-        _write(out_dir, result, windows, doc, options, file)
+        write_outputs(out_dir, result, windows=windows, file=str(file), preset=preset, parameters=options)
     if as_json:
         emit_json(doc)
     else:
-        _print(result, windows, doc, cleaning, top)
+        _print(result, doc, cleaning, top)
         _print_extras(result, target)
-    if dependent:
-        err.print(
-            f"[yellow]warning:[/] the answers are autocorrelated (Ljung–Box p = {doc['independence']['p_value']:.3g}):"
-            " the periods are not independent draws, so δ may be understated; merge periods with"
-            f" --aggregate {max(2, 2 * aggregate)}"
-        )
+    _warn(caught, DependenceWarning)
 
 
-def _plain(value):
-    """A period or individual label as plain JSON: dates as ISO dates, numpy scalars as numbers, else text."""
-    import datetime as dt
-
-    import numpy as np
-    import pandas as pd
-
-    if isinstance(value, pd.Timestamp | dt.datetime):
-        ts = pd.Timestamp(value)
-        return ts.date().isoformat() if ts == ts.normalize() else ts.isoformat()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return str(value)
+def _named(message: str) -> str:
+    """A library message that starts with a parameter (``buckets: …``), with this command's option for it."""
+    param, sep, rest = message.partition(":")
+    option = PARAM_OPTIONS["empirical"].get(param)
+    declared = inspect.signature(empirical_command).parameters.get(param)
+    if option is None and declared is not None and isinstance(declared.default, typer.models.OptionInfo):
+        option = (declared.default.param_decls or (None,))[0]
+    return option + sep + rest if sep and option else message
 
 
-def _records(frame, *columns: str) -> list[dict]:
-    records = frame.to_dict(orient="records")
-    for rec in records:
-        for c in columns:
-            rec[c] = _plain(rec[c])
-    return records
+@contextlib.contextmanager
+def _options_named() -> Iterator[None]:
+    """The library's errors with their parameter named as this command's option (``period:`` → ``--period:``)."""
+    try:
+        yield
+    except PrivriskError as exc:
+        raise PrivriskError(_named(str(exc))) from None
 
 
-def _appearances(periods) -> dict:
-    """How many periods the individuals appear in (004 §2: they should be representative)."""
-    return {
-        "min": int(periods.min()),
-        "median": float(periods.median()),
-        "max": int(periods.max()),
-        "in_one_period": int((periods == 1).sum()),
-    }
+def _warn(caught: list[warnings.WarningMessage], category: type[Warning]) -> None:
+    """Show the library's warnings of one category once each, with their parameter named as the option."""
+    for message in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, category)):
+        err.print(f"[yellow]warning:[/] {_named(message)}")
 
 
 def _noise(text: str | None) -> float | None:
@@ -284,49 +222,55 @@ def _noise(text: str | None) -> float | None:
     return value
 
 
-def _print_extras(result, target) -> None:
+def _table(
+    title: str, names: Sequence[str], rows: Iterable[Sequence[str]], right: Collection[int] = ()
+) -> None:
+    """Print a Rich table; the columns numbered in ``right`` are right-justified."""
+    table = Table(title=title)
+    for j, name in enumerate(names):
+        table.add_column(name, justify="right" if j in right else "left")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
+
+
+def _print_extras(result: EmpiricalPrivacy, target: pd.DataFrame | None) -> None:
     if result.conditional is not None:
-        table = Table(title="δ within buckets of the adversary's knowledge (004 Definition 4)")
         cols = [c for c in result.conditional.columns if c.startswith("delta_")]
-        for name in ("bucket", "from", "to", "periods", *(f"δ at ε = {c[6:]}" for c in cols)):
-            table.add_column(name, justify="right")
-        for rec in result.conditional.to_dict(orient="records"):
-            table.add_row(
-                str(rec["bucket"]),
-                f"{rec['low']:.4g}",
-                f"{rec['high']:.4g}",
-                str(rec["periods"]),
-                *(_fmt(rec[c]) for c in cols),
-            )
-        out.print(table)
+        names = ["bucket", "from", "to", "periods", *(f"δ at ε = {c[6:]}" for c in cols)]
+        rows = [[str(r["bucket"]), f"{r['low']:.4g}", f"{r['high']:.4g}", str(r["periods"]), *(_fmt(r[c]) for c in cols)]
+                for r in result.conditional.to_dict(orient="records")]  # fmt: skip
+        _table(
+            "δ within buckets of the adversary's knowledge (Burchard and Daoud, Definition 4)",
+            names,
+            rows,
+            range(len(names)),
+        )
     if target is not None:
-        table = Table(title="Smallest Laplace scale for the target δ")
-        for name in ("ε", "δ without noise", "scale", "δ with it"):
-            table.add_column(name, justify="right")
-        for rec in target.to_dict(orient="records"):
-            scale = "not found" if rec["scale"] != rec["scale"] else f"{rec['scale']:.4g}"
-            table.add_row(
-                f"{rec['epsilon']:.4g}", _fmt(rec["delta_without_noise"]), scale, _fmt(rec["delta"])
-            )
-        out.print(table)
+        rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta_without_noise"]),
+                 "not found" if r["scale"] != r["scale"] else f"{r['scale']:.4g}", _fmt(r["delta"])]
+                for r in target.to_dict(orient="records")]  # fmt: skip
+        names = ["ε", "δ without noise", "scale", "δ with it"]
+        _table("Smallest Laplace scale for the target δ", names, rows, range(4))
 
 
-def _print(result, windows, doc, cleaning, top: int) -> None:
+def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, int] | None, top: int) -> None:
     if cleaning:
         err.print(
-            "Cleaning (004 §5): dropped " + ", ".join(f"{n:,} {why}" for why, n in cleaning.items()) + "."
+            "Cleaning (Burchard and Daoud §5): dropped "
+            + ", ".join(f"{n:,} {why}" for why, n in cleaning.items())
+            + "."
         )
     err.print(
         f"{result.periods} periods, {result.n_individuals:,} individuals "
         f"({result.footprints:,} distinct footprints), {result.density}, k = {result.k}."
     )
     if doc["error_bound"] is not None:
+        bounds = ", ".join(
+            f"±{b:.2g} (ε = {e:g})" for b, e in zip(doc["error_bound"], result.epsilons, strict=True)
+        )
         err.print(
-            "kde-gauss: the densities are interpolated on a grid; each δ is within "
-            + ", ".join(
-                f"±{b:.2g} (ε = {e:g})" for b, e in zip(doc["error_bound"], result.epsilons, strict=True)
-            )
-            + " of its exact value."
+            f"kde-gauss: the densities are interpolated on a grid; each δ is within {bounds} of its exact value."
         )
     if result.dropped_periods:
         err.print(
@@ -337,39 +281,22 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
         f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
         f"{a['in_one_period']:,} in one period only."
     )
-    table = Table(title=f"Empirical privacy of the {result.query} (004 §5)")
-    table.add_column("ε", justify="right")
-    table.add_column("δ", justify="right")
-    table.add_column("δ* (total risk)", justify="right")
-    table.add_column("riskiest individual")
-    for row in doc["rows"]:
-        table.add_row(
-            f"{row['epsilon']:.4g}", _fmt(row["delta"]), _fmt(row["total_risk"]), str(row["worst_individual"])
-        )
-    out.print(table)
+    rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta"]), _fmt(r["total_risk"]), str(r["worst_individual"])]
+            for r in doc["rows"]]  # fmt: skip
+    names = ["ε", "δ", "δ* (total risk)", "riskiest individual"]
+    _table(f"Empirical privacy of the {result.query} (Burchard and Daoud §5)", names, rows, range(3))
     if top:
-        riskiest = Table(title=f"The {min(top, result.n_individuals)} riskiest individuals")
-        riskiest.add_column("individual")
-        riskiest.add_column("periods", justify="right")
         cols = [c for c in result.individuals.columns if c.startswith("delta_")]
-        for c in cols:
-            riskiest.add_column(f"δᵢ at ε = {c[6:]}", justify="right")
-        for rec in result.top(top).to_dict(orient="records"):
-            riskiest.add_row(str(rec["individual"]), str(rec["periods"]), *(_fmt(rec[c]) for c in cols))
-        out.print(riskiest)
-    if windows is not None:
-        wt = Table(title="δ on rolling windows")
-        for name in ("first", "last", "ε", "δ", "δ*"):
-            wt.add_column(name)
-        for rec in doc["windows"]:
-            wt.add_row(
-                str(rec["first"]),
-                str(rec["last"]),
-                f"{rec['epsilon']:.4g}",
-                _fmt(rec["delta"]),
-                _fmt(rec["total_risk"]),
-            )
-        out.print(wt)
+        names = ["individual", "periods", *(f"δᵢ at ε = {c[6:]}" for c in cols)]
+        rows = [[str(r["individual"]), str(r["periods"]), *(_fmt(r[c]) for c in cols)]
+                for r in result.top(top).to_dict(orient="records")]  # fmt: skip
+        _table(
+            f"The {min(top, result.n_individuals)} riskiest individuals", names, rows, range(1, len(names))
+        )
+    if "windows" in doc:
+        rows = [[str(r["first"]), str(r["last"]), f"{r['epsilon']:.4g}", _fmt(r["delta"]), _fmt(r["total_risk"])]
+                for r in doc["windows"]]  # fmt: skip
+        _table("δ on rolling windows", ["first", "last", "ε", "δ", "δ*"], rows)
     for row in doc["rows"]:
         if row["total_risk"] >= 0.5:
             out.print(
@@ -377,69 +304,3 @@ def _print(result, windows, doc, cleaning, top: int) -> None:
                 "someone's privacy is compromised by more than ε, although δ itself is small."
             )
             break
-
-
-def _write(folder: Path, result, windows, doc, options, file) -> None:
-    from .._io import atomic_dir
-    from .._plots_empirical import density_figure, window_figure
-    from ..manifest import write_manifest
-
-    with atomic_dir(folder) as tmp:
-        result.individuals.to_parquet(tmp / "individuals.parquet", index=False)
-        result.summary.to_csv(tmp / "privacy.csv", index=False)
-        result.top(10).to_csv(tmp / "riskiest.csv", index=False)
-        result.series.rename("answer").to_frame().to_csv(tmp / "series.csv")
-        tables = [
-            {"title": "Empirical (ε, δ) and total risk δ*", "path": "privacy.csv"},
-            {"title": "The ten riskiest individuals", "path": "riskiest.csv"},
-            {"title": "The published statistic per period", "path": "series.csv"},
-        ]
-        if result.independence is not None:
-            result.independence.to_csv(tmp / "independence.csv", index=False)
-            tables.append({"title": "Autocorrelation and Ljung–Box test", "path": "independence.csv"})
-        figures = [
-            density_figure(
-                result.series.to_numpy(),
-                result.without_worst,
-                density=result.density,
-                k=min(result.k, result.periods - 1),
-                who=f"{result.worst} (largest δᵢ at ε = {result.figure_epsilon:g})",
-                label=result.query,
-                folder=tmp,
-            )
-        ]
-        if windows is not None:
-            windows.to_csv(tmp / "windows.csv", index=False)
-            tables.append({"title": "δ on rolling windows", "path": "windows.csv"})
-            figures.append(window_figure(windows, folder=tmp))
-        findings = [
-            f"At ε = {r['epsilon']:.4g}: δ = {_fmt(r['delta'])}, total risk δ* = {_fmt(r['total_risk'])}"
-            f" (riskiest individual: {r['worst_individual']})."
-            for r in doc["rows"]
-        ]
-        if doc["independence"] is not None and doc["independence"]["significant"]:
-            findings.append(
-                f"The answers are autocorrelated (Ljung–Box p = {doc['independence']['p_value']:.3g}); δ may be "
-                "understated."
-            )
-        write_manifest(
-            tmp,
-            kind="empirical",
-            title=f"Empirical differential privacy of the {result.query} in {Path(file).name}",
-            parameters={
-                **{k: v for k, v in options.items() if k != "epsilons"},
-                "epsilons": result.epsilons,
-                "file": str(file),
-                "preset": doc["preset"],
-            },
-            summary={
-                "periods": result.periods,
-                "individuals": result.n_individuals,
-                "k": result.k,
-                "density": result.density,
-                "rows": doc["rows"],
-            },
-            findings=findings,
-            tables=tables,
-            figures=figures,
-        )

@@ -6,15 +6,18 @@ from pathlib import Path
 
 import typer
 
-from .. import risk as R
-from .._io import write_text
-from ..errors import PrivriskError
-from ..explain import LANGUAGES, explainer_numbers, explainer_page, explainer_paragraph
-from ..report import MAX_ROWS, report_page
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk.cli._app import app
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk.errors import PrivriskError
+from privrisk.io.files import write_text
+from privrisk.reports.explain import explainer_document, explainer_page
+from privrisk.reports.html import MAX_ROWS, report_page
 
 EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
+
+# The library's parameters epsilon, n, compare, lang and max_rows are these commands' options of the same name;
+# report's folders are its DIR arguments.
+PARAM_OPTIONS["report"] = {"folders": "DIR"}
 
 
 def _html_target(path: Path, name: str = "--out") -> Path:
@@ -45,35 +48,20 @@ def explain_command(
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
-    if n is not None and not 2 <= n <= 10**12:
-        raise PrivriskError(f"--n: must be a whole number from 2 to 10^12, got {n}")
-    if lang not in LANGUAGES:
-        raise PrivriskError(f"--lang: must be one of {', '.join(LANGUAGES)}, got {lang!r}")
     others = parse_epsilons(compare, name="--compare") if compare is not None else []
+    doc = explainer_document(eps, n=n, compare=others, lang=lang)
     if out_path is None and not as_json:
         raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
     if out_path is not None:
         target = _html_target(out_path)
         write_text(target, explainer_page(eps, n=n, compare=others, lang=lang))
-    numbers = explainer_numbers(eps, n, lang=lang)
     if as_json:
-        doc = {
-            "epsilon": eps,
-            "n": n,
-            "lang": lang,
-            "compare": others,
-            "global_risk": R.global_risk(eps),
-            "global_leak": R.global_leak(eps),
-            "many_worlds": R.many_worlds(eps, n) if n is not None else None,
-            "shown": numbers,
-            "description": R.describe(eps, n),
-            "paragraph": explainer_paragraph(eps, n, lang=lang),
-            "out": str(out_path) if out_path is not None else None,
-        }
-        emit_json(doc)
+        emit_json({**doc, "out": str(out_path) if out_path is not None else None})
         return
-    out.print(explainer_paragraph(eps, n, lang=lang))
-    err.print(f"Wrote {out_path} ({'German' if lang == 'de' else 'English'}; opens offline in any browser).")
+    out.print(doc["paragraph"])
+    err.print(
+        f"Wrote {out_path} ({'German' if doc['lang'] == 'de' else 'English'}; opens offline in any browser)."
+    )
 
 
 @app.command("report")

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import itertools
-import math
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from .. import _ledger
-from .._io import atomic_dir, write_json
-from ..data import read_table, table_columns
-from ..errors import PrivriskError
-from ..manifest import write_manifest
-from ..release import Release, ReleaseQuery, noisy_release, read_release_spec
-from ..sensitivity import QUERIES
-from ._app import app
-from ._common import SCHEMA_VERSION, emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.data import read_table, table_columns
+from privrisk.io.files import atomic_dir
+from privrisk.release.mechanisms import noisy_release
+from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
+from privrisk.release.statement import Release, release_parameters, summarize_ledger, write_outputs
+from privrisk.sensitivity import QUERIES
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
@@ -43,46 +41,17 @@ def _queries(
                 f"--public-n: {public_n} differs from public_n = {parsed.public_n} in {spec}; give one"
             )
         return list(parsed.queries), public_n if public_n is not None else parsed.public_n
-    for name, value in single.items():
-        if value is None:
-            raise PrivriskError(f"{name}: required (or give --spec release.toml)")
-    eps = parse_epsilon(epsilon, name="--epsilon")
-    lo, hi = parse_bounds(universe, name="--universe")  # type: ignore[arg-type]
-    try:
-        q = ReleaseQuery(column, query, eps, (lo, hi), missing)  # type: ignore[arg-type]
-    except PrivriskError as exc:
-        message = str(exc)
-        raise PrivriskError(message if message.startswith("--") else f"--{message}") from None
-    return [q], public_n
+    if column is None or query is None or epsilon is None or universe is None:
+        name = next(name for name, value in single.items() if value is None)
+        raise PrivriskError(f"{name}: required (or give --spec release.toml)")
+    # Library messages name the parameter (epsilon: …); privrisk.cli.main names the option (--epsilon: …).
+    eps = parse_epsilon(epsilon, name="epsilon")
+    bounds = parse_bounds(universe, name="--universe")
+    return [ReleaseQuery(column, query, eps, bounds, missing)], public_n
 
 
 def _number(x: float) -> str:
     return f"{x:.6g}"
-
-
-def _findings(r: Release) -> list[str]:
-    s = r.statement
-    k = len(r.answers)
-    lines = [
-        f"The release has {k} noisy answer{'s' if k != 1 else ''} with total ε = {_number(s['epsilon'])} "
-        f"(sequential composition: the ε of the answers add up).",
-        f"At that ε the global risk is P = {percent(s['global_risk'])} and the global leak Γ = "
-        f"{percent(s['global_leak'])} (Mehner et al., eq. 3–4).",
-    ]
-    if s["n"] is not None:
-        lines.append(
-            f"For the published n = {s['n']:,} the many-worlds risk is ρ_mw = {percent(s['many_worlds'])} "
-            f"(guessing: {percent(s['guess'])})."
-        )
-    lines.append(s["sentences"])
-    if "cumulative" in s:
-        c = s["cumulative"]
-        what = "all " + f"{c['releases']} releases" if c["releases"] > 1 else "the one release"
-        lines.append(
-            f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
-            f"P = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
-        )
-    return lines
 
 
 def _print_human(r: Release, file: Path) -> None:
@@ -98,7 +67,7 @@ def _print_human(r: Release, file: Path) -> None:
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for row in r.answers.itertuples():
         table.add_row(
-            row.label,
+            str(row.label),
             f"{row.epsilon:.4g}",
             f"[{row.universe_lo:g}, {row.universe_hi:g}]",
             f"{row.noise_scale:.4g}",
@@ -111,7 +80,7 @@ def _print_human(r: Release, file: Path) -> None:
         "± b·ln 20 and holds the value of the clamped data in 95 % of releases."
     )
     out.print("[bold]Public statement[/bold] (depends only on ε and the published n; safe to publish):")
-    for line in _findings(r):
+    for line in r.findings():
         out.print(f"  {line}")
     if r.ledger is not None:
         led = r.ledger
@@ -120,24 +89,22 @@ def _print_human(r: Release, file: Path) -> None:
             f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {_number(led['spent_after'])}"
             f"{left}."
         )
-        if led["previous_budget"] is not None and led["budget"] != led["previous_budget"]:
-            err.print(
-                f"Note: the ledger's budget changed from {_number(led['previous_budget'])} to "
-                f"{_number(led['budget'])} with this release."
-            )
+        note = r.budget_note()
+        if note:
+            err.print(f"Note: {note}.")
 
     internal = Table(title="Internal assessment: NOT FOR PUBLICATION (depends on the data)")
     for name in ("answer", "n", "clamped", "Δv (local)", "Δv/Δf", "ρ_tw", "ρ_mw"):
         internal.add_column(name, justify="left" if name == "answer" else "right", no_wrap=name != "answer")
-    for row in r.internal.to_dict(orient="records"):
+    for rec in r.internal.to_dict(orient="records"):
         internal.add_row(
-            row["label"],
-            "withheld" if row["n"] is None else f"{row['n']:,}",
-            f"{row['n_clamped']:,}",
-            f"{row['local_sensitivity']:.6g}",
-            f"{row['ratio']:.4g}",
-            percent(row["two_worlds"]),
-            "—" if row["many_worlds"] is None else percent(row["many_worlds"]),
+            str(rec["label"]),
+            "withheld" if rec["n"] is None else f"{rec['n']:,}",
+            f"{rec['n_clamped']:,}",
+            f"{rec['local_sensitivity']:.6g}",
+            f"{rec['ratio']:.4g}",
+            percent(rec["two_worlds"]),
+            "—" if rec["many_worlds"] is None else percent(rec["many_worlds"]),
         )
     err.print(internal)
     if r.withheld:
@@ -151,57 +118,6 @@ def _print_human(r: Release, file: Path) -> None:
     err.print(
         "ρ_tw, ρ_mw: two- and many-worlds risk at Δv/Δf (Allmann et al., eq. 6 and 4; n = records). "
         "'clamped': values moved into the universe."
-    )
-
-
-def _write_out(folder: Path, r: Release, parameters: dict) -> None:
-    write_json(folder / "release.json", {"schema_version": SCHEMA_VERSION, **r.public_dict()})
-    r.answers.to_csv(folder / "release.csv", index=False)
-    write_json(folder / "internal_assessment.json", {"schema_version": SCHEMA_VERSION, **r.internal_dict()})
-    r.internal.to_csv(folder / "internal_assessment.csv", index=False)
-    s = r.statement
-    from .. import _plots_release as plots
-
-    if r.ledger is not None:
-        seq = r.ledger["entry"]["seq"]
-        entries = _ledger.read_ledger(r.ledger["path"])[:seq]
-        steps = list(itertools.accumulate(e["epsilon"] for e in entries))
-        labels = [f"#{e['seq']}" for e in entries]
-        risk_title = "Global risk and leak after each release in the ledger"
-    else:
-        steps, labels = [s["epsilon"]], ["this release"]
-        risk_title = "Global risk and leak at this release's total ε"
-    figures = [
-        {
-            "title": "Noisy answers with the 95 % interval of their noise",
-            **plots.answers_figure(r.answers, folder / "release_answers"),
-        },
-        {"title": risk_title, **plots.risk_figure(steps, r.budget, folder / "release_risk", labels=labels)},
-    ]
-    write_manifest(
-        folder,
-        kind="release",
-        title="Noisy release with its risk statement",
-        parameters=parameters,
-        summary={
-            "answers": len(r.answers),
-            "total_epsilon": s["epsilon"],
-            "global_risk": s["global_risk"],
-            "global_leak": s["global_leak"],
-            "public_n": s["n"],
-            "many_worlds": s["many_worlds"],
-            "ledger_epsilon": s.get("cumulative", {}).get("epsilon"),
-            "budget": r.budget,
-        },
-        findings=_findings(r),
-        tables=[
-            {"title": "Noisy answers with 95 % noise intervals (public)", "path": "release.csv"},
-            {
-                "title": "Internal assessment: local sensitivity and risks (NOT FOR PUBLICATION)",
-                "path": "internal_assessment.csv",
-            },
-        ],
-        figures=figures,
     )
 
 
@@ -260,47 +176,33 @@ def release_command(
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
-    if public_n is not None and public_n < 2:
-        raise PrivriskError(f"--public-n: the published number of people must be at least 2, got {public_n}")
+    check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
-    limit = parse_epsilon(budget, name="--budget") if budget is not None else None
-    columns = list(dict.fromkeys(q.column for q in queries))
+    limit = parse_epsilon(budget, name="budget") if budget is not None else None
     if spec is not None:
-        available = table_columns(file)
-        for i, q in enumerate(queries, start=1):
-            if q.column not in available:
-                shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
-                raise PrivriskError(
-                    f"{spec}: query {i} names column {q.column!r}, which {file} does not have; "
-                    f"the columns are: {shown}"
-                )
-    frame = read_table(file, columns)
+        check_spec_columns(queries, table_columns(file), spec=spec, source=file)
+    frame = read_table(file, list(dict.fromkeys(q.column for q in queries)))
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
         raise PrivriskError(f"--out: {out_dir} exists and is not a folder")
-    parameters = {
-        "file": str(file),
-        "spec": None if spec is None else str(spec),
-        "queries": [
-            {
-                "column": q.column,
-                "query": q.query,
-                "epsilon": q.epsilon,
-                "universe": [q.universe.lo, q.universe.hi],
-                "missing": {"negative": q.missing.negative, "codes": list(q.missing.codes)},
-            }
-            for q in queries
-        ],
-        "public_n": n_pub,
-        "budget": limit,
-        "ledger": None if ledger is None else str(ledger),
-    }
-    if out_dir is None:
-        r = noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
-    else:
-        # The temporary folder exists before any noise is drawn, so an unwritable --out fails first.
-        with atomic_dir(out_dir) as tmp:
-            r = noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
-            _write_out(tmp, r, parameters)
+
+    def run() -> Release:
+        return noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
+
+    try:
+        if out_dir is None:
+            r = run()
+        else:
+            # The temporary folder exists before any noise is drawn, so an unwritable --out fails first.
+            with atomic_dir(out_dir) as tmp:
+                r = run()
+                asked = release_parameters(
+                    queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger
+                )
+                write_outputs(r, tmp, asked)
+    except ThresholdExceeded as exc:
+        # The library names the parameter (budget: …); the command line names its option.
+        text = str(exc)
+        raise ThresholdExceeded("--" + text if text.startswith("budget:") else text) from None
     if as_json:
         emit_json({"file": str(file), **r.to_dict()})
     else:
@@ -319,33 +221,15 @@ def ledger_command(
 
     Example: privrisk ledger ledger.json --budget 1
     """
-    if not path.exists():
-        raise PrivriskError(f"{path}: no such ledger")
-    limit = parse_epsilon(budget, name="--budget") if budget is not None else None
-    entries = _ledger.read_ledger(path)
-    total = math.fsum(e["epsilon"] for e in entries)
-    from ..release import public_statement
-
-    statement = public_statement(total) if entries else None
-    doc = {
-        "ledger": str(path),
-        "releases": len(entries),
-        "total_epsilon": total,
-        "budget": limit,
-        "left": None if limit is None else max(limit - total, 0.0),
-        "public_statement": statement,
-        "entries": [
-            {k: e[k] for k in ("seq", "time", "epsilon", "queries", "data", "budget")} for e in entries
-        ],
-    }
+    summary = summarize_ledger(path, budget)
     if as_json:
-        emit_json(doc)
+        emit_json(summary.to_dict())
         return
-    plural = "release" if len(entries) == 1 else "releases"
-    table = Table(title=f"Ledger {path}: {len(entries)} {plural}, checksums verified")
+    plural = "release" if len(summary.entries) == 1 else "releases"
+    table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
     for name in ("#", "time (UTC)", "ε", "answers", "data"):
         table.add_column(name, justify="right" if name in ("#", "ε") else "left")
-    for e in entries:
+    for e in summary.entries:
         table.add_row(
             str(e["seq"]),
             e["time"][:19],
@@ -354,12 +238,13 @@ def ledger_command(
             str(e["data"] or ""),
         )
     out.print(table)
-    line = f"Total ε = {_number(total)} (sequential composition)"
-    if limit is not None:
-        line += f"; budget {_number(limit)}, left {_number(max(limit - total, 0.0))}"
+    line = f"Total ε = {_number(summary.total_epsilon)} (sequential composition)"
+    if summary.budget is not None:
+        line += f"; budget {_number(summary.budget)}, left {_number(summary.left or 0.0)}"
     out.print(line + ".")
-    if statement is not None:
+    if summary.statement is not None:
+        s = summary.statement
         out.print(
-            f"Global risk P = {percent(statement['global_risk'])}, global leak Γ = "
-            f"{percent(statement['global_leak'])}. {statement['sentences']}"
+            f"Global risk P = {percent(s['global_risk'])}, global leak Γ = {percent(s['global_leak'])}. "
+            f"{s['sentences']}"
         )

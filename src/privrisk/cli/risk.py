@@ -7,17 +7,15 @@ import math
 import typer
 from rich.table import Table
 
-from .. import risk as R
-from ..errors import PrivriskError, ThresholdExceeded
-from ._app import app
-from ._common import emit_json, err, out, parse_epsilon, parse_epsilons, percent, ratio_from
+from privrisk import risk as R
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_epsilon, parse_epsilons, percent, ratio_from
+from privrisk.errors import PrivriskError, ThresholdExceeded
 
 EPSILON_HELP = "ε: a number or a natural logarithm such as ln3, ln(3), log(3)."
 
 
-def _whole(value: int | None, name: str, minimum: int = 2) -> int:
-    if value is None:
-        return 2
+def _whole(value: int, name: str, minimum: int = 2) -> int:
     if value < minimum:
         raise PrivriskError(f"{name}: must be at least {minimum}, got {value}")
     return value

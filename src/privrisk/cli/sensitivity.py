@@ -3,22 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import typer
 from rich.table import Table
 
-from .. import risk as R
-from ..data import read_column
-from ..errors import PrivriskError, ThresholdExceeded
-from ..sensitivity import QUERIES, Universe, global_sensitivity, local_sensitivity, sensitivity_ratio
-from ._app import app
-from ._common import emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk import risk as R
+from privrisk._validation import check_choice
+from privrisk.cli._app import app
+from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.data import read_column
+from privrisk.sensitivity import (
+    METHODS,
+    NEIGHBOURS,
+    QUERIES,
+    Universe,
+    global_sensitivity,
+    local_sensitivity,
+    sensitivity_ratio,
+)
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
+UNIVERSE_MIN_HELP = "Lower the universe's minimum to this value (Allmann et al.: 0 where 0 is valid)."
 
 
 def choose_universe(
-    values,
+    values: np.ndarray,
     universe: str | None,
     universe_file: Path | None,
     universe_column: str | None,
@@ -41,7 +53,7 @@ def choose_universe(
         how = f"the {u.size:,} distinct values of {universe_column!r} in {universe_file}"
     else:
         u = Universe.from_values(values)
-        how = f"the column's own {u.size:,} distinct values (as 000 §3.2 does)"
+        how = f"the column's own {u.size:,} distinct values (as Allmann et al. §3.2 do)"
     if universe_min is not None:
         u = u.with_min(universe_min)
         how += f", with its minimum set to {universe_min:g}"
@@ -60,13 +72,13 @@ def sensitivity_command(
         None, "--universe-file", help="A file whose column is the universe."
     ),
     universe_column: str | None = typer.Option(None, "--universe-column", help="That file's column."),
-    universe_min: float | None = typer.Option(
-        None, "--universe-min", help="Lower the universe's minimum to this value (000: 0 where 0 is valid)."
-    ),
+    universe_min: float | None = typer.Option(None, "--universe-min", help=UNIVERSE_MIN_HELP),
     neighbours: str = typer.Option(
         "unbounded", "--neighbours", help="unbounded (add/remove) or bounded (replace)."
     ),
-    method: str = typer.Option("exact", "--method", help="exact, or paper (000's four-case rule)."),
+    method: str = typer.Option(
+        "exact", "--method", help="exact, or paper (the four-case rule of Allmann et al.)."
+    ),
     epsilon: str | None = typer.Option(
         None, "--epsilon", "-e", help="Also give the risks at this ε (e.g. ln3)."
     ),
@@ -87,10 +99,12 @@ def sensitivity_command(
     u, how = choose_universe(col.values, universe, universe_file, universe_column, universe_min, missing)
     u.check_sample(col.values, name=f"{file}: column {column!r}")
     n = int(col.values.size)
-    gs = global_sensitivity(query, u, neighbours=neighbours, n=n if neighbours == "bounded" else None)
-    ls = local_sensitivity(query, col.values, u, neighbours=neighbours, method=method)
-    ratio = sensitivity_ratio(ls, gs)
-    doc = {
+    nb = check_choice(neighbours, NEIGHBOURS, name="neighbours")
+    rule = check_choice(method, METHODS, name="method")
+    gs = global_sensitivity(query, u, neighbours=nb, n=n if nb == "bounded" else None)
+    ls = float(local_sensitivity(query, col.values, u, neighbours=nb, method=rule))
+    ratio = float(sensitivity_ratio(ls, gs))
+    doc: dict[str, Any] = {
         "query": query,
         "column": column,
         "n": n,
@@ -100,8 +114,8 @@ def sensitivity_command(
             "hi": u.hi,
             "description": how,
         },
-        "neighbours": neighbours,
-        "method": method,
+        "neighbours": nb,
+        "method": rule,
         "global_sensitivity": gs,
         "local_sensitivity": ls,
         "ratio": ratio,
@@ -119,11 +133,11 @@ def sensitivity_command(
     else:
         err.print(col.summary())
         err.print(f"Universe: {how}.")
-        table = Table(title=f"{query} of {column!r} (n = {n:,}, {neighbours} neighbours)")
+        table = Table(title=f"{query} of {column!r} (n = {n:,}, {nb} neighbours)")
         table.add_column("measure")
         table.add_column("value", justify="right")
         table.add_row("global sensitivity Δf", f"{gs:.6g}")
-        table.add_row(f"local sensitivity Δv ({method})", f"{ls:.6g}")
+        table.add_row(f"local sensitivity Δv ({rule})", f"{ls:.6g}")
         table.add_row("ratio Δv/Δf", f"{ratio:.6g}")
         if eps is not None:
             table.add_row(f"many-worlds ρ_mw (n = {n:,}, ε = {eps:.4g})", f"{doc['many_worlds']:.6g}")

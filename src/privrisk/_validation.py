@@ -1,0 +1,293 @@
+"""One validation layer: every check of a parameter a user gives, in one place.
+
+In the manner of scikit-learn's parameter validation and diffprivlib's ``check_epsilon_delta``: each function
+takes the value and the parameter's ``name``, returns the value in its working form, and raises
+:class:`~privrisk.errors.PrivriskError` with a one-line message that starts with ``name:`` (and
+``param=name``), so the command line can name its option. No module checks these things on its own.
+
+Example:
+    >>> parse_epsilon("ln3") == check_epsilon(1.0986122886681098)
+    True
+    >>> check_k(3, name="k", below=10)
+    3
+    >>> check_choice("KDE-Box", ("kde-box", "ecdf"), name="density")
+    'kde-box'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+
+from privrisk.errors import PrivriskError
+
+Query = Literal["count", "sum", "mean", "median", "min", "max", "variance", "std"]
+QUERIES: tuple[str, ...] = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
+
+_LOG = re.compile(r"^\s*(?:ln|log)\s*\(?\s*([0-9.eE+-]+)\s*\)?\s*$")
+
+
+def parse_epsilon(text: str | float, *, name: str = "epsilon", allow_zero: bool = False) -> float:
+    """Read ε from a number or from ``ln3``, ``ln(3)``, ``log(3)``.
+
+    Args:
+        text: The value as typed by a user, or a number.
+        name: The argument's name, used in the error message.
+        allow_zero: Accept ε = 0 (the no-information limit); the command line does not.
+
+    Returns:
+        ε as a finite float.
+
+    Raises:
+        PrivriskError: if the text is not a number or a logarithm, or ε is not finite and positive.
+
+    Example:
+        >>> round(parse_epsilon("ln(3)"), 6)
+        1.098612
+        >>> parse_epsilon("0.5")
+        0.5
+    """
+    if isinstance(text, int | float):
+        value = float(text)
+    else:
+        raw = str(text).strip()
+        match = _LOG.match(raw.lower())
+        try:
+            if match:
+                argument = float(match.group(1))
+                if argument <= 0:
+                    raise PrivriskError(f"{name}: the logarithm of {argument:g} is not defined")
+                value = math.log(argument)
+            else:
+                value = float(raw)
+        except ValueError:
+            raise PrivriskError(
+                f"{name}: {text!r} is not a number (write e.g. 1.5, ln3, ln(3) or log(3))"
+            ) from None
+    if not math.isfinite(value):
+        raise PrivriskError(f"{name}: must be finite, got {text!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise PrivriskError(f"{name}: must be greater than 0, got {text!r}")
+    return value
+
+
+def parse_epsilons(text: str, *, name: str = "epsilons") -> list[float]:
+    """Read a comma-separated list of ε values.
+
+    Example:
+        >>> [round(e, 4) for e in parse_epsilons("ln2, 1, log(7)")]
+        [0.6931, 1.0, 1.9459]
+    """
+    parts = [p for p in str(text).split(",") if p.strip()]
+    if not parts:
+        raise PrivriskError(f"{name}: give at least one value")
+    return [parse_epsilon(p, name=name) for p in parts]
+
+
+def check_epsilon(epsilon: Any, *, name: str = "epsilon", allow_zero: bool = False) -> float:
+    """One ε as a finite float > 0 (≥ 0 with ``allow_zero``, the no-information limit).
+
+    Example:
+        >>> check_epsilon(2)
+        2.0
+        >>> check_epsilon(0, allow_zero=True)
+        0.0
+        >>> check_epsilon(0)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: epsilon: must be a finite number greater than 0, got 0
+    """
+    if isinstance(epsilon, str):
+        return parse_epsilon(epsilon, name=name, allow_zero=allow_zero)
+    try:
+        value = float(epsilon)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {epsilon!r} is not a number", param=name) from None
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = "at least 0" if allow_zero else "greater than 0"
+        raise PrivriskError(f"{name}: must be a finite number {bound}, got {epsilon!r}", param=name)
+    return value
+
+
+def check_epsilons(
+    epsilons: Any, *, name: str = "epsilons", allow_zero: bool = False, keep_shape: bool = False
+) -> np.ndarray:
+    """Many ε as a float array: at least one, each finite and > 0 (≥ 0 with ``allow_zero``).
+
+    Flattened to one dimension unless ``keep_shape`` (for functions that broadcast like numpy).
+
+    Example:
+        >>> check_epsilons([0.5, "ln3"]).round(4).tolist()
+        [0.5, 1.0986]
+        >>> check_epsilons([1, float("nan")])
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: epsilons: NaN is not a privacy parameter
+    """
+    if isinstance(epsilons, str):
+        return np.asarray(parse_epsilons(epsilons, name=name), dtype=float)
+    try:
+        if isinstance(epsilons, list | tuple) and any(isinstance(e, str) for e in epsilons):
+            epsilons = [check_epsilon(e, name=name, allow_zero=allow_zero) for e in epsilons]
+        eps = np.asarray(epsilons, dtype=float)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: every ε must be a number", param=name) from None
+    if not keep_shape:
+        eps = np.atleast_1d(eps).ravel()
+        if eps.size == 0:
+            raise PrivriskError(f"{name}: give at least one ε", param=name)
+    if np.any(np.isnan(eps)):
+        raise PrivriskError(f"{name}: NaN is not a privacy parameter", param=name)
+    if np.any(np.isinf(eps)):
+        raise PrivriskError(f"{name}: must be finite", param=name)
+    low = eps < 0 if allow_zero else eps <= 0
+    if np.any(low):
+        bound = "at least 0" if allow_zero else "greater than 0"
+        raise PrivriskError(f"{name}: must be {bound}, got {float(np.min(eps)):g}", param=name)
+    return eps
+
+
+def check_probability(
+    p: Any, *, name: str, open_low: bool = False, open_high: bool = False, keep_shape: bool = True
+) -> np.ndarray:
+    """Probabilities in [0, 1] (open at an end where asked), as an array of the same shape.
+
+    Example:
+        >>> check_probability(0.25, name="prior").tolist()
+        0.25
+        >>> check_probability(1.0, name="alpha", open_high=True)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: alpha: must be a probability in [0, 1), got 1
+    """
+    try:
+        values = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {p!r} is not a number", param=name) from None
+    if not keep_shape:
+        values = np.atleast_1d(values).ravel()
+    bad = (
+        np.isnan(values)
+        | (values <= 0 if open_low else values < 0)
+        | (values >= 1 if open_high else values > 1)
+    )
+    if np.any(bad):
+        interval = ("(" if open_low else "[") + "0, 1" + (")" if open_high else "]")
+        worst = values[bad].ravel()[0] if values.ndim else values
+        raise PrivriskError(f"{name}: must be a probability in {interval}, got {float(worst):g}", param=name)
+    return values
+
+
+def check_whole(value: Any, *, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """A whole number within [minimum, maximum] (seeds, repetitions, trials, k).
+
+    Example:
+        >>> check_whole(7.0, name="seed")
+        7
+        >>> check_whole(-1, name="seed")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: seed: must be a whole number ≥ 0, got -1
+    """
+    try:
+        number = float(value)
+        whole = math.isfinite(number) and number == int(number)
+    except (TypeError, ValueError, OverflowError):
+        whole = False
+    if not whole or int(number) < minimum or (maximum is not None and int(number) > maximum):
+        limits = f"≥ {minimum}" if maximum is None else f"between {minimum} and {maximum:,}"
+        raise PrivriskError(f"{name}: must be a whole number {limits}, got {value!r}", param=name)
+    return int(number)
+
+
+def check_k(k: Any, *, name: str = "k", minimum: int = 1, below: int | None = None) -> int:
+    """A count k ≥ minimum and, where given, k < below (e.g. the number of nearest points among t databases).
+
+    Example:
+        >>> check_k(4, below=5)
+        4
+        >>> check_k(5, below=5)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: k: must be a whole number between 1 and 4, got 5
+    """
+    maximum = None if below is None else below - 1
+    if maximum is not None and maximum < minimum:
+        raise PrivriskError(f"{name}: no value is possible (it must lie below {below})", param=name)
+    return check_whole(k, name=name, minimum=minimum, maximum=maximum)
+
+
+def check_values(
+    values: Any, *, name: str = "values", minimum: int = 1, drop_nan: bool = False, what: str = "values"
+) -> np.ndarray:
+    """Numbers as a 1-D float array: finite, at least ``minimum`` of them (NaN dropped first with ``drop_nan``).
+
+    Example:
+        >>> check_values([3, 1, float("nan")], drop_nan=True).tolist()
+        [3.0, 1.0]
+        >>> check_values([1, float("inf")])
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: values: contain NaN or infinite values; drop missing values first
+    """
+    try:
+        x = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {what} must be numbers", param=name) from None
+    if drop_nan:
+        x = x[~np.isnan(x)]
+    if np.any(~np.isfinite(x)):
+        raise PrivriskError(f"{name}: contain NaN or infinite values; drop missing values first", param=name)
+    if x.size < minimum:
+        raise PrivriskError(f"{name}: needs at least {minimum} {what}, got {x.size}", param=name)
+    return x
+
+
+_T = TypeVar("_T", bound=str)
+
+
+def check_choice(
+    value: Any, choices: Sequence[_T], *, name: str, aliases: dict[str, str] | None = None
+) -> _T:
+    """One of a fixed set of words, case and surrounding space ignored (queries, densities, engines, …).
+
+    Example:
+        >>> check_choice(" Var ", QUERIES, name="query", aliases={"var": "variance"})
+        'variance'
+        >>> check_choice("mode", QUERIES, name="query")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: query: unknown query 'mode'; choose one of count, sum, mean, median, min, max, variance, std
+    """
+    word = str(value).strip().lower()
+    word = (aliases or {}).get(word, word)
+    for choice in choices:
+        if word == choice:
+            return choice
+    raise PrivriskError(f"{name}: unknown {name} {value!r}; choose one of {', '.join(choices)}", param=name)
+
+
+def check_query(query: Any, *, name: str = "query", queries: Sequence[str] = QUERIES) -> str:
+    """A query of the core (``var`` is accepted for ``variance``).
+
+    Example:
+        >>> check_query("VAR")
+        'variance'
+    """
+    return check_choice(query, queries, name=name, aliases={"var": "variance"})
+
+
+def quote_identifier(name: str, engine: Literal["duckdb", "spark"] = "duckdb") -> str:
+    """A column name quoted for SQL (DuckDB: double quotes; Spark: back ticks), quotes inside doubled.
+
+    Example:
+        >>> quote_identifier('a"b'), quote_identifier("a`b", "spark")
+        ('"a""b"', '`a``b`')
+    """
+    if engine == "spark":
+        return "`" + name.replace("`", "``") + "`"
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,41 @@
+"""The intruder's audit of noise scaled to a data-dependent sensitivity, and derived queries (Sarathy and Muralidhar 2009).
+
+- :mod:`privrisk.audit.leave_out`: f(X₋ᵢ), Δf_{n−1}(X₋ᵢ) and leave-two-out values for every record in
+  O(n log n); the data-dependent sensitivity Δf_n(X).
+- :mod:`privrisk.audit.intruder`: the intruder's audit of one answer (their Table 2, the bound on the missing
+  record, the z-test, the same answer under global-sensitivity noise) and the sweep of one record (Table 3).
+- :mod:`privrisk.audit.derived`: the effective scale and ε of a query derived from another one (Table 4).
+- :mod:`privrisk.audit.report`: the audit as a JSON document and as an output folder.
+
+Example:
+    >>> round(data_dependent_sensitivity([1, 2, 3, 4, 10], "mean"), 2)
+    1.5
+"""
+
+from __future__ import annotations
+
+from privrisk.audit.derived import DerivedScale, Target, derived_scale
+from privrisk.audit.intruder import (
+    AuditResult,
+    Event,
+    GlobalAudit,
+    audit_data_dependent,
+    audit_sweep,
+)
+from privrisk.audit.leave_out import data_dependent_sensitivity, leave_one_out
+from privrisk.audit.report import audit_document, write_outputs
+
+__all__ = [
+    "AuditResult",
+    "DerivedScale",
+    "Event",
+    "GlobalAudit",
+    "Target",
+    "audit_data_dependent",
+    "audit_document",
+    "audit_sweep",
+    "data_dependent_sensitivity",
+    "derived_scale",
+    "leave_one_out",
+    "write_outputs",
+]

@@ -1,0 +1,150 @@
+"""The intruder's audit as one JSON document and as an output folder (CSV tables, figures, ``manifest.json``).
+
+The command ``privrisk audit`` prints :func:`audit_document` as its JSON output and writes its output folder with
+:func:`write_outputs`; ``privrisk report`` gathers such folders with those of the other commands.
+
+Example:
+    >>> from privrisk.audit.intruder import audit_data_dependent
+    >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
+    >>> doc = audit_document(res, column="claims")
+    >>> doc["column"], doc["violations"], doc["sentence"][:46]
+    ('claims', 1, 'An intruder holding the other 5 claims learns ')
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privrisk.audit.intruder import AuditResult
+
+__all__ = ["audit_document", "record_nouns", "write_outputs"]
+
+_TITLES = {
+    "records": "The intruder's ratio p1/p3 for every possible missing record (Table 2 of Sarathy and Muralidhar 2009)",
+    "provider": "The provider's and the intruder's numbers for X*",
+    "global": "The same answer with noise calibrated to the global sensitivity",
+    "sweep": "The intruder's ratio as the missing record's value varies (Table 3 of Sarathy and Muralidhar 2009)",
+}
+
+
+def record_nouns(column: str | None) -> tuple[str, str]:
+    """The words for one record and for many, from the column's name: 'claims' → ('claim', 'claims').
+
+    Other names give ('record', 'records').
+
+    Example:
+        >>> record_nouns("claims"), record_nouns("income")
+        (('claim', 'claims'), ('record', 'records'))
+    """
+    name = (column or "").strip()
+    if name.isalpha() and len(name) > 3 and name.endswith("s") and not name.endswith("ss"):
+        return name[:-1], name
+    return "record", "records"
+
+
+def audit_document(
+    result: AuditResult,
+    *,
+    sweep: pd.DataFrame | None = None,
+    sweep_record: int | None = None,
+    file: str | os.PathLike[str] | None = None,
+    column: str | None = None,
+    data: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The audit as one JSON-able document, as the command ``privrisk audit`` prints it.
+
+    Args:
+        result: what :func:`~privrisk.audit.intruder.audit_data_dependent` found.
+        sweep: the table of :func:`~privrisk.audit.intruder.audit_sweep`, if one was made.
+        sweep_record: the record (numbered from 1) whose value the sweep varied.
+        file: the data file, if the values came from one.
+        column: the column; its name also names the records in the sentence ('claims' → 'claim').
+        data: what reading the column kept and dropped (``NumericColumn.as_dict()``).
+
+    Returns:
+        ``file`` and ``column`` (when given), :meth:`AuditResult.to_dict`, ``data``, ``global`` and ``sweep``.
+    """
+    body = result.to_dict(*record_nouns(column))
+    glob = body.pop("global", None)
+    doc: dict[str, Any] = {}
+    if file is not None:
+        doc["file"] = str(file)
+    if column is not None:
+        doc["column"] = column
+    doc.update(body)
+    if data is not None:
+        doc["data"] = data
+    if glob is not None:
+        doc["global"] = glob
+    if sweep is not None:
+        doc["sweep"] = {"record": sweep_record, "rows": sweep.to_dict(orient="records")}
+    return doc
+
+
+def write_outputs(
+    result: AuditResult,
+    folder: str | os.PathLike[str],
+    *,
+    sweep: pd.DataFrame | None = None,
+    sweep_record: int | None = None,
+    file: str | os.PathLike[str] | None = None,
+    column: str | None = None,
+) -> Path:
+    """Write the audit's tables (CSV), its figures (PNG and SVG) and ``manifest.json`` into ``folder``.
+
+    The folder is written completely or not at all (a temporary folder beside it, moved into place). Tables:
+    ``records.csv`` (Table 2 of Sarathy and Muralidhar 2009), ``provider.csv``, ``global.csv`` (with a universe),
+    ``sweep.csv`` (with a sweep, their Table 3); figures: analogues of their Figures 1a/1b and 2a/2b.
+
+    Args:
+        result: what :func:`~privrisk.audit.intruder.audit_data_dependent` found.
+        folder: where to write; created if needed, files of the same names replaced.
+        sweep: the table of :func:`~privrisk.audit.intruder.audit_sweep`, if one was made.
+        sweep_record: the record (numbered from 1) whose value the sweep varied.
+        file: the data file, for the manifest's title and parameters.
+        column: the column, likewise.
+
+    Returns:
+        The path of ``manifest.json``.
+    """
+    from privrisk.io.files import atomic_dir
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots.audit import audit_figures
+
+    doc = audit_document(result, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
+    with atomic_dir(folder) as tmp:
+        frames = result.tables()
+        if sweep is not None:
+            frames["sweep"] = sweep
+        tables = []
+        for name, frame in frames.items():
+            frame.to_csv(tmp / f"{name}.csv", index=False)
+            tables.append({"title": _TITLES[name], "path": f"{name}.csv"})
+        figures = audit_figures(result, tmp)
+        glob = result.global_sentence()
+        findings = [doc["sentence"]] + ([glob] if glob else [])
+        keys = ("file", "column", "query", "epsilon", "u", "event", "alpha")
+        parameters = {k: doc[k] for k in keys if k in doc}
+        parameters["universe"] = result.global_audit.universe if result.global_audit else None
+        skip = ("records", "data", "sweep", "sentence", "file", "column")
+        summary = {k: v for k, v in doc.items() if k not in skip}
+        title = f"Intruder's audit of data-dependent noise: {result.query}"
+        if column is not None:
+            title += f" of {column!r}"
+        if file is not None:
+            title += f" in {Path(file).name}"
+        write_manifest(
+            tmp,
+            kind="audit",
+            title=title,
+            parameters=parameters,
+            summary=summary,
+            findings=findings,
+            tables=tables,
+            figures=figures,
+        )
+    return Path(folder) / "manifest.json"

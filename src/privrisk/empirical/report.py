@@ -1,0 +1,123 @@
+"""The output folder of an empirical-privacy measurement: tables, figures and a manifest, written whole.
+
+The command ``privrisk empirical`` calls :func:`write_outputs` when asked for a folder; a library user can call it
+with any :class:`~privrisk.empirical.result.EmpiricalPrivacy`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privrisk.empirical.result import EmpiricalPrivacy
+
+__all__ = ["short_number", "write_outputs"]
+
+
+def short_number(x: float) -> str:
+    """δ as printed in tables and findings: four significant digits, and exactly 0 as ``0``.
+
+    Example:
+        >>> short_number(0.0), short_number(0.0123456), short_number(1.0)
+        ('0', '0.01235', '1')
+    """
+    return "0" if x == 0 else f"{x:.4g}"
+
+
+def write_outputs(
+    folder: str | os.PathLike[str],
+    result: EmpiricalPrivacy,
+    *,
+    windows: pd.DataFrame | None = None,
+    file: str | None = None,
+    preset: str | None = None,
+    parameters: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the tables, the figures and ``manifest.json`` (kind ``empirical``) of ``result`` to ``folder``.
+
+    Files: ``individuals.parquet`` (δᵢ per ε of every individual), ``privacy.csv`` (δ and δ* per ε),
+    ``riskiest.csv`` (the ten riskiest individuals), ``series.csv`` (the answer per period), ``independence.csv``
+    (the Ljung–Box test), ``windows.csv`` with ``windows``, and the figures: the density of the answers with and
+    without the riskiest individual (the analogue of Figure 1 of Burchard and Daoud 2022) and δ per window. The
+    folder is written whole or not at all.
+
+    Args:
+        folder: the output folder (created; files of the same names replaced).
+        result: the measurement.
+        windows: :func:`~privrisk.empirical.windows.rolling_privacy` of the same table, if run.
+        file: the file measured and ``preset`` its preset, for the title and the manifest.
+        parameters: the options of the measurement, for the manifest (ε is taken from ``result``).
+
+    Returns:
+        The folder.
+    """
+    from privrisk.io.files import atomic_dir
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots.empirical import density_figure, window_figure
+
+    rows = result.rows()
+    with atomic_dir(folder) as tmp:
+        result.individuals.to_parquet(tmp / "individuals.parquet", index=False)
+        result.summary.to_csv(tmp / "privacy.csv", index=False)
+        result.top(10).to_csv(tmp / "riskiest.csv", index=False)
+        result.series.rename("answer").to_frame().to_csv(tmp / "series.csv")
+        tables = [
+            {"title": "Empirical (ε, δ) and total risk δ*", "path": "privacy.csv"},
+            {"title": "The ten riskiest individuals", "path": "riskiest.csv"},
+            {"title": "The published statistic per period", "path": "series.csv"},
+        ]
+        if result.independence is not None:
+            result.independence.to_csv(tmp / "independence.csv", index=False)
+            tables.append({"title": "Autocorrelation and Ljung–Box test", "path": "independence.csv"})
+        figures = [
+            density_figure(
+                result.series.to_numpy(),
+                result.without_worst,
+                density=result.density,
+                k=min(result.k, result.periods - 1),
+                who=f"{result.worst} (largest δᵢ at ε = {result.figure_epsilon:g})",
+                label=result.query,
+                folder=tmp,
+            )
+        ]
+        if windows is not None:
+            windows.to_csv(tmp / "windows.csv", index=False)
+            tables.append({"title": "δ on rolling windows", "path": "windows.csv"})
+            figures.append(window_figure(windows, folder=tmp))
+        findings = [
+            f"At ε = {r['epsilon']:.4g}: δ = {short_number(r['delta'])}, total risk δ* = "
+            f"{short_number(r['total_risk'])} (riskiest individual: {r['worst_individual']})."
+            for r in rows
+        ]
+        if result.dependent and result.independence is not None:
+            p = float(result.independence["p_value"].iloc[-1])
+            findings.append(f"The answers are autocorrelated (Ljung–Box p = {p:.3g}); δ may be understated.")
+        given = dict(parameters or {})
+        given.pop("epsilons", None)
+        write_manifest(
+            tmp,
+            kind="empirical",
+            title=f"Empirical differential privacy of the {result.query}"
+            + ("" if file is None else f" in {Path(file).name}"),
+            parameters={
+                **given,
+                "epsilons": result.epsilons,
+                "file": None if file is None else str(file),
+                "preset": preset,
+            },
+            summary={
+                "periods": result.periods,
+                "individuals": result.n_individuals,
+                "k": result.k,
+                "density": result.density,
+                "rows": rows,
+            },
+            findings=findings,
+            tables=tables,
+            figures=figures,
+        )
+    return Path(folder)

@@ -1,0 +1,394 @@
+"""Where the big aggregations run: DuckDB (embedded, the default) or Apache Spark (a cluster, or local mode).
+
+The capabilities keep ONE code path for their logic; only the aggregations over rows go through an engine:
+
+- :func:`group_counts` — the histogram pass: one ``SELECT qi…, COUNT(*) … GROUP BY qi…`` over a CSV or Parquet
+  table. The SQL text is built once by :func:`group_sql` and run by DuckDB or by Spark SQL (plain SQL through
+  each engine rather than Ibis: the statement is a single GROUP BY that both dialects accept verbatim apart from
+  identifier quoting, and Ibis would pin ``sqlglot`` against the other packages of the environment).
+- :class:`SparkRollUp` — rolling a large finest-level histogram up to a node of the generalisation lattice, on
+  Spark: the codes are mapped per batch with the same numpy lookup as :func:`privrisk.presence.lattice.roll_up`
+  (``mapInPandas``) and grouped by Spark; the (smaller) result comes back to the driver.
+
+pyspark is imported only when ``engine="spark"``; an active SparkSession (``spark-submit``, a notebook) is reused.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import sys
+import uuid
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from privrisk.errors import PrivriskError
+
+__all__ = [
+    "DEFAULT_MASTER",
+    "ENGINES",
+    "SPARK_ROLLUP_CLASSES",
+    "SparkRollUp",
+    "check_engine",
+    "group_counts",
+    "group_sql",
+    "spark_map_groups",
+    "spark_query",
+    "spark_session",
+]
+
+ENGINES = ("duckdb", "spark")
+DEFAULT_MASTER = "local[*]"
+# Above this many finest classes (research subset + population), the lattice roll-ups run in Spark.
+SPARK_ROLLUP_CLASSES = 10_000_000
+
+_NUMERIC = re.compile(r"INT|DOUBLE|FLOAT|DECIMAL|REAL|LONG|SHORT|BYTE")
+
+
+def check_engine(engine: str) -> str:
+    """The engine's name, checked.
+
+    Example:
+        >>> check_engine("Spark")
+        'spark'
+    """
+    name = str(engine).strip().lower()
+    if name not in ENGINES:
+        raise PrivriskError(f"engine: unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    return name
+
+
+def spark_session(master: str | None = None):
+    """The active SparkSession if there is one (``spark-submit``, a notebook), else a new one on ``master``.
+
+    A new session is started with the UI off, few shuffle partitions (the histograms are small next to the rows)
+    and Arrow transfers to pandas. ``master`` defaults to ``local[*]``; it is ignored when a session is active.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise PrivriskError(
+            "engine: spark needs pyspark and a Java runtime (17 or later); pip install 'privrisk[spark]'"
+        ) from None
+    # pyspark 4.x warns on every pandas transfer under pandas 3; the transfers used here are plain columns.
+    warnings.filterwarnings(
+        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+    )
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    master = master or DEFAULT_MASTER
+    if master.startswith("local"):
+        # Local mode: the Python workers must be this interpreter (with numpy and pandas), not the system's.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    try:
+        session = (
+            SparkSession.builder.master(master)
+            .appName("privrisk")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
+            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+            .config("spark.sql.session.timeZone", "UTC")
+            .getOrCreate()
+        )
+    except Exception as exc:  # Java missing, a bad master URL: one line, not a JVM trace
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {first}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def _quote(name: str, engine: str) -> str:
+    if engine == "spark":
+        return "`" + name.replace("`", "``") + "`"
+    return '"' + name.replace('"', '""') + '"'
+
+
+def group_sql(table: str, columns: Sequence[str], count: str | None = None, *, engine: str = "duckdb") -> str:
+    """The histogram pass as one SQL statement: a row per distinct combination of ``columns``.
+
+    ``__n`` is the number of rows, or the sum of ``count`` (a column of counts per class), and ``__min`` the
+    smallest count (to reject negative ones). Only the identifier quoting differs between the engines.
+
+    Example:
+        >>> group_sql("t", ["zip", "age"], engine="spark")
+        'SELECT `zip`, `age`, COUNT(*) AS __n, 0 AS __min FROM t GROUP BY `zip`, `age`'
+    """
+    cols = ", ".join(_quote(c, engine) for c in columns)
+    if count:
+        c = _quote(count, engine)
+        agg = f"SUM(CAST({c} AS DOUBLE)) AS __n, MIN({c}) AS __min"
+    else:
+        agg = "COUNT(*) AS __n, 0 AS __min"
+    if not columns:
+        return f"SELECT {agg} FROM {table}"
+    return f"SELECT {cols}, {agg} FROM {table} GROUP BY {cols}"
+
+
+def _is_spark_frame(source) -> bool:
+    return type(source).__module__.startswith("pyspark.") and hasattr(source, "createOrReplaceTempView")
+
+
+def duckdb_relation(con, p: Path, kind: str, text: Sequence[str] = ()):
+    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero)."""
+    import duckdb
+
+    from privrisk.io.data import _duckdb_relation, read_table
+
+    if kind == "csv" and text:
+        try:
+            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text})
+        except duckdb.Error:
+            pass  # a text column missing: let the column check name it
+    return _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+
+
+def group_counts(
+    source,
+    columns: Sequence[str],
+    *,
+    count: str | None = None,
+    text: Sequence[str] = (),
+    engine: str = "duckdb",
+    spark_master: str | None = None,
+) -> tuple[pd.DataFrame, str]:
+    """Group a table (a file, or a Spark DataFrame) by ``columns`` on the engine; the histogram and its label.
+
+    Returns one row per distinct combination with ``__n`` and ``__min`` (see :func:`group_sql`). Files are CSV
+    or Parquet (DuckDB also reads Stata and SPSS); with Spark a path may be a folder of part files or a URI
+    (``hdfs://``, ``s3a://``). ``text`` columns of a CSV are read as text.
+    """
+    engine = check_engine(engine)
+    if engine == "spark" or _is_spark_frame(source):
+        return _group_spark(source, columns, count, text, spark_master)
+    return _group_duckdb(source, columns, count, text)
+
+
+def _check_count_type(label: str, count: str | None, types: dict[str, str]) -> None:
+    if count and not _NUMERIC.search(types[count].upper()):
+        raise PrivriskError(f"{label}: the count column {count!r} is not numeric ({types[count]})")
+
+
+def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
+    import duckdb
+
+    from privrisk.io.data import check_columns, check_file, file_kind
+
+    p = check_file(source)
+    label = str(p)
+    with duckdb.connect() as con:
+        rel = duckdb_relation(con, p, file_kind(p), text)
+        check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
+        _check_count_type(label, count, dict(zip(rel.columns, [str(t) for t in rel.types], strict=True)))
+        try:
+            hist = rel.query("__t", group_sql("__t", columns, count)).df()
+        except duckdb.Error as exc:
+            raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
+    return hist, label
+
+
+def _spark_kind(path: str) -> str:
+    from privrisk.io.data import file_kind
+
+    p = Path(path)
+    if "://" not in path and p.is_dir():
+        names = [q.name.lower() for q in p.iterdir()]
+        if any(".parquet" in n for n in names):
+            return "parquet"
+        if any(".csv" in n for n in names):
+            return "csv"
+        raise PrivriskError(f"{path}: a folder without .parquet or .csv part files")
+    if "://" in path and not p.suffix:
+        return "parquet"
+    return file_kind(p)
+
+
+def _sniff_delimiter(path: str) -> str:
+    if "://" in path or Path(path).is_dir():
+        return ","
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:
+        head = fh.read(64 * 1024)
+    try:
+        return csv.Sniffer().sniff(head.split("\n", 1)[0], delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def _spark_read(spark, path: str, text: Sequence[str]):
+    kind = _spark_kind(path)
+    if kind == "parquet":
+        return spark.read.parquet(path)
+    if kind != "csv":
+        raise PrivriskError(
+            f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'"
+        )
+    reader = (
+        spark.read.option("header", True).option("sep", _sniff_delimiter(path)).option("encoding", "UTF-8")
+    )
+    frame = reader.option("inferSchema", True).csv(path)
+    if text and any(c in frame.columns for c in text):
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        schema = StructType(
+            [StructField(f.name, StringType() if f.name in text else f.dataType, True) for f in frame.schema]
+        )
+        frame = reader.schema(schema).csv(path)
+    # A UTF-8 byte-order mark can stay on the first header (Spark keeps it for some inputs).
+    first = frame.columns[0] if frame.columns else ""
+    if first.startswith("\ufeff"):
+        frame = frame.withColumnRenamed(first, first.lstrip("\ufeff"))
+    return frame
+
+
+def _spark_frame(spark, source, text: Sequence[str]):
+    """``source`` if it is a Spark DataFrame, else the CSV/Parquet file, folder or URI it names, read by Spark."""
+    if _is_spark_frame(source):
+        return source
+    path = os.fspath(source)
+    if "://" not in path and not Path(path).exists():
+        raise PrivriskError(f"{path}: no such file")
+    return _spark_read(spark, path, text)
+
+
+def _spark_failure(label: str, doing: str, exc: Exception) -> PrivriskError:
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return PrivriskError(f"{label}: Spark could not read or {doing} it: {first}")
+
+
+def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, str]:
+    from privrisk.io.data import check_columns
+
+    if isinstance(source, pd.DataFrame):
+        raise PrivriskError(
+            "engine: spark groups files or Spark DataFrames; a pandas DataFrame is grouped locally"
+        )
+    spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
+    label = "dataset (Spark DataFrame)" if _is_spark_frame(source) else str(source)
+    try:
+        frame = _spark_frame(spark, source, text)
+        check_columns(Path(label), [*columns, *([count] if count else [])], list(frame.columns))
+        types = {f.name: f.dataType.simpleString() for f in frame.schema}
+        _check_count_type(label, count, types)
+        view = f"__privrisk_{abs(hash((label, tuple(columns), count))) % 10**9}"
+        frame.createOrReplaceTempView(view)
+        hist = spark.sql(group_sql(view, columns, count, engine="spark")).toPandas()
+        spark.catalog.dropTempView(view)
+    except PrivriskError:
+        raise
+    except Exception as exc:  # AnalysisException and friends: one line naming the file
+        raise _spark_failure(label, "group", exc) from None
+    # Spark hands DATE columns over as Python dates; DuckDB as datetime64: one form for the hierarchies.
+    for f in frame.schema:
+        if f.name in columns and f.dataType.simpleString() == "date":
+            hist[f.name] = pd.to_datetime(hist[f.name])
+    return hist, label
+
+
+class SparkRollUp:
+    """Roll-ups of a large finest-level histogram to lattice nodes, run in Spark.
+
+    The encoded histogram (codes of both tables and their counts) is shipped once and cached; each node maps the
+    codes through the hierarchies' level arrays with the same numpy lookup as the local roll-up
+    (``mapInPandas``), groups them in Spark, and brings the classes back sorted as the local path sorts them.
+    ``data_class`` (finest research class → class index) is not computed here; the measures do not use it.
+    """
+
+    def __init__(self, enc, master: str | None = None, spark=None):
+        self.enc = enc
+        self.spark = spark or spark_session(master)
+        q = enc.q
+        n_p, n_d = enc.pop_codes.shape[0], enc.data_codes.shape[0]
+        cols = {f"c{j}": np.concatenate([enc.pop_codes[:, j], enc.data_codes[:, j]]) for j in range(q)}
+        cols["p"] = np.concatenate([enc.pop_counts, np.zeros(n_d, np.int64)]).astype(np.int64)
+        cols["d"] = np.concatenate([np.zeros(n_p, np.int64), enc.data_counts]).astype(np.int64)
+        self.frame = self.spark.createDataFrame(pd.DataFrame(cols)).cache()
+
+    def __call__(self, levels):
+        from pyspark.sql import functions as F
+
+        from privrisk.presence.lattice import Rolled
+
+        levels = [int(x) for x in levels]
+        maps = [np.asarray(self.enc.maps[j][lvl], dtype=np.int64) for j, lvl in enumerate(levels)]
+        names = [f"c{j}" for j in range(len(levels))]
+
+        def kernel(batches):
+            for pdf in batches:
+                out = {n: m[pdf[n].to_numpy()] for n, m in zip(names, maps, strict=True)}
+                yield pd.DataFrame({**out, "p": pdf["p"], "d": pdf["d"]})
+
+        mapped = self.frame.mapInPandas(kernel, schema=self.frame.schema)
+        grouped = mapped.groupBy(*names).agg(F.sum("p").alias("p"), F.sum("d").alias("d"))
+        pdf = grouped.where("p > 0 OR d > 0").toPandas()
+        codes = pdf[names].to_numpy(np.int64).reshape(len(pdf), len(names))
+        order = np.lexsort(codes[:, ::-1].T) if len(names) else np.arange(len(pdf))
+        return Rolled(
+            codes[order],
+            pdf["d"].to_numpy(np.int64)[order],
+            pdf["p"].to_numpy(np.int64)[order],
+            np.zeros(0, np.int64),
+        )
+
+    def close(self) -> None:
+        self.frame.unpersist()
+
+
+# ------------------------------------------------------------------------ SQL and pandas kernels of capabilities
+
+
+def spark_query(
+    source,
+    statement: Callable[[str], str],
+    *,
+    columns: Mapping[str, str | None] | None = None,
+    numeric: Sequence[str] = (),
+    name: str = "table",
+    doing: str = "query",
+    master: str | None = None,
+) -> pd.DataFrame:
+    """Run one SQL statement in Spark over a CSV/Parquet file, folder or URI, or a Spark DataFrame; pandas back.
+
+    ``statement(view)`` builds the SQL over a temporary view of the source. ``columns`` maps each parameter to the
+    column it names (None: not given): a missing column is a one-line error that names the parameter, and so is
+    the column of a parameter in ``numeric`` that is neither numeric nor boolean. Any other failure of Spark is one
+    line naming the source (``name`` for a Spark DataFrame) and what it was ``doing``.
+    """
+    spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
+    label = f"{name} (Spark DataFrame)" if _is_spark_frame(source) else str(source)
+    given = {param: col for param, col in (columns or {}).items() if col is not None}
+    try:
+        frame = _spark_frame(spark, source, ())
+        for param, col in given.items():
+            if col not in frame.columns:
+                raise PrivriskError(
+                    f"{param}: no column {col!r}; columns are {', '.join(frame.columns)}", param=param
+                )
+        types = {f.name: f.dataType.simpleString() for f in frame.schema}
+        for param in numeric:
+            kind = types.get(given.get(param) or "", "")
+            if param in given and not (_NUMERIC.search(kind.upper()) or kind == "boolean"):
+                raise PrivriskError(f"{param}: column {given[param]!r} is not numeric", param=param)
+        view = f"__privrisk_query_{uuid.uuid4().hex}"
+        frame.createOrReplaceTempView(view)
+        result = spark.sql(statement(view)).toPandas()
+        spark.catalog.dropTempView(view)
+    except PrivriskError:
+        raise
+    except Exception as exc:
+        raise _spark_failure(label, doing, exc) from None
+    return result
+
+
+def spark_map_groups(frame: pd.DataFrame, key: str, fn, schema: str, master: str | None = None):
+    """Ship ``frame`` to Spark and run ``fn`` (pandas in, pandas out) on each group of ``key`` (applyInPandas).
+
+    Returns the Spark DataFrame of the results (lazy: write it, or ``toPandas()`` it).
+    """
+    spark = spark_session(master)
+    return spark.createDataFrame(frame).groupBy(key).applyInPandas(fn, schema=schema)

@@ -1,0 +1,45 @@
+"""δ-presence, k-anonymity and k-map of a de-identified table against a population.
+
+After Nergiz, Atzori and Clifton (2007) and Desfontaines ("δ-presence, for when being in the dataset is
+sensitive"); k-map estimates without a population table after El Emam and Dankar (2008) and Dankar et al. (2012).
+
+- :mod:`~privrisk.presence.prepare`: read the research subset and the population once and encode them;
+- :mod:`~privrisk.presence.measures`: δ, k-anonymity and k-map of one generalisation;
+- :mod:`~privrisk.presence.search`: the lattice search for the least generalisation, and the release it gives;
+- :mod:`~privrisk.presence.hierarchy` and :mod:`~privrisk.presence.lattice`: the generalisations themselves;
+- :mod:`~privrisk.presence.report`: a run as one JSON document or a report folder;
+- :mod:`~privrisk.presence.kmap`: k-map and population uniqueness estimated from the sample alone
+  (:func:`privrisk.presence.kmap.estimate`).
+"""
+
+from __future__ import annotations
+
+from privrisk.presence.hierarchy import Hierarchy, build_hierarchy, parse_hierarchy
+from privrisk.presence.kmap import KMapEstimate, KMapModel, kmap_derived_k, population_uniqueness
+from privrisk.presence.measures import PresenceResult, Targets, Violation, delta_presence
+from privrisk.presence.prepare import InconsistentSubsetError, Prepared, prepare_presence
+from privrisk.presence.report import PresenceReport
+from privrisk.presence.search import LOSS_MEASURES, Loss, SearchResult, release_table, search_generalisation
+
+__all__ = [
+    "LOSS_MEASURES",
+    "Hierarchy",
+    "InconsistentSubsetError",
+    "KMapEstimate",
+    "KMapModel",
+    "Loss",
+    "Prepared",
+    "PresenceReport",
+    "PresenceResult",
+    "SearchResult",
+    "Targets",
+    "Violation",
+    "build_hierarchy",
+    "delta_presence",
+    "kmap_derived_k",
+    "parse_hierarchy",
+    "population_uniqueness",
+    "prepare_presence",
+    "release_table",
+    "search_generalisation",
+]

@@ -1,0 +1,330 @@
+"""The privacy ledger: what every release against a data set spent, kept in one JSON file.
+
+Differential privacy composes sequentially: the ε of every answer ever released from the same data add up (Mehner
+et al., §3.4; Allmann et al., §5.1). The ledger records each release's ε so that a budget can be enforced across
+runs, people and machines that share a file system.
+
+Three properties matter and are tested:
+
+- **Locked.** A release holds an exclusive ``fcntl.flock`` on ``LEDGER.lock`` while it reads the ledger, checks
+  the budget and appends its entry, so two releases started at the same moment cannot both spend the last part of
+  the budget. The lock file is never deleted: deleting it would let a third process lock a different inode.
+- **Atomic.** The new ledger is written to a temporary file beside the old one and renamed over it; a crash leaves
+  the old ledger or the new one, never half of one.
+- **Checked.** Each entry carries a running SHA-256 hash over its content and the previous entry's hash, and the
+  header repeats the last hash, the entry count and the total. A ledger that is not valid JSON, has the wrong
+  shape, a non-positive ε, a total that does not add up or a hash that does not match is an error: it is never
+  read as "nothing spent". The hash has no secret key, so it catches careless and accidental edits, not a
+  determined forger who recomputes it; keep the ledger where only the release process may write.
+
+The ledger is written *before* the noise is drawn: if anything fails afterwards the spending is still recorded,
+so the ledger never shows less than was spent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import errno
+import fcntl
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.files import atomic_path
+
+__all__ = ["read_ledger", "record_release", "spent_epsilon"]
+
+KIND = "privrisk-ledger"
+GENESIS = "0" * 64
+LOCK_TIMEOUT = 60.0
+# Relative slack for float sums: 0.1 + 0.2 (0.30000000000000004) must fit a budget of 0.3. Sums of thousands of
+# ε values are off by far less than 1e−12; no real release spends that little.
+TOLERANCE = 1e-12
+_ENTRY_KEYS = {"seq", "time", "epsilon", "queries", "data", "budget", "prev", "hash"}
+_QUERY_KEYS = {"column", "query", "epsilon"}
+_HEADER_KEYS = {"schema_version", "kind", "entries", "count", "total_epsilon", "head"}
+
+
+def _canonical(entry: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in entry.items() if k != "hash"}
+    return json.dumps(
+        body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode()
+
+
+def _entry_hash(entry: dict[str, Any]) -> str:
+    """SHA-256 over the previous hash (inside the entry as ``prev``) and the entry's own content."""
+    return hashlib.sha256(_canonical(entry)).hexdigest()
+
+
+def _positive(value: Any) -> bool:
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    )
+
+
+def _corrupt(path: Path, what: str) -> PrivriskError:
+    return PrivriskError(
+        f"{path}: the ledger is corrupt or was edited by hand ({what}); refusing to read it as 'nothing spent'"
+    )
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number")
+
+
+def _check_entry(path: Path, i: int, entry: Any, prev: str) -> float:
+    where = f"entry {i + 1}"
+    if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS:
+        raise _corrupt(path, f"{where} does not have the keys {', '.join(sorted(_ENTRY_KEYS))}")
+    if entry["seq"] != i + 1 or isinstance(entry["seq"], bool):
+        raise _corrupt(path, f"{where} has sequence number {entry['seq']!r}")
+    if not _positive(entry["epsilon"]):
+        raise _corrupt(path, f"{where} has ε = {entry['epsilon']!r}; every release spends ε > 0")
+    queries = entry["queries"]
+    if not isinstance(queries, list) or not queries:
+        raise _corrupt(path, f"{where} lists no queries")
+    for q in queries:
+        if not isinstance(q, dict) or set(q) != _QUERY_KEYS or not _positive(q["epsilon"]):
+            raise _corrupt(path, f"{where} has a query without column, query and ε > 0")
+    parts = math.fsum(q["epsilon"] for q in queries)
+    if not math.isclose(parts, entry["epsilon"], rel_tol=TOLERANCE):
+        raise _corrupt(path, f"{where}: its queries add up to ε = {parts:.12g}, not {entry['epsilon']:.12g}")
+    if entry["budget"] is not None and not _positive(entry["budget"]):
+        raise _corrupt(path, f"{where} has budget {entry['budget']!r}")
+    if entry["prev"] != prev:
+        raise _corrupt(
+            path, f"{where} does not follow the entry before it (an entry was removed or reordered)"
+        )
+    if entry["hash"] != _entry_hash(entry):
+        raise _corrupt(path, f"{where}'s checksum does not match its content")
+    return float(entry["epsilon"])
+
+
+def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The checked entries of a ledger; an empty list when the file does not exist yet.
+
+    Raises:
+        PrivriskError: when the ledger exists but is empty, not JSON, of the wrong shape, or fails its checksums.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> read_ledger(pathlib.Path(tempfile.mkdtemp()) / "ledger.json")
+        []
+    """
+    p = Path(path)
+    if not p.exists():
+        return []
+    if p.is_dir():
+        raise PrivriskError(f"{p}: the ledger is a folder, not a file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _corrupt(p, "not UTF-8 text") from None
+    except OSError as exc:
+        raise PrivriskError(f"{p}: cannot read the ledger: {exc.strerror}") from None
+    if not text.strip():
+        raise _corrupt(p, "the file is empty")
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except (json.JSONDecodeError, ValueError) as exc:
+        raise _corrupt(p, f"not valid JSON: {str(exc).splitlines()[0]}") from None
+    if not isinstance(doc, dict) or set(doc) != _HEADER_KEYS:
+        raise _corrupt(p, f"not a privrisk ledger with the keys {', '.join(sorted(_HEADER_KEYS))}")
+    if doc["schema_version"] != 1 or doc["kind"] != KIND:
+        raise _corrupt(p, f"schema_version must be 1 and kind {KIND!r}")
+    entries = doc["entries"]
+    if not isinstance(entries, list):
+        raise _corrupt(p, "entries is not a list")
+    prev, total = GENESIS, []
+    for i, entry in enumerate(entries):
+        total.append(_check_entry(p, i, entry, prev))
+        prev = entry["hash"]
+    if doc["count"] != len(entries) or doc["head"] != prev:
+        raise _corrupt(
+            p, "the header's count or last hash does not match the entries (entries were removed?)"
+        )
+    spent = math.fsum(total)
+    if not isinstance(doc["total_epsilon"], int | float) or not math.isclose(
+        doc["total_epsilon"], spent, rel_tol=TOLERANCE, abs_tol=0.0
+    ):
+        raise _corrupt(p, f"the header's total ε {doc['total_epsilon']!r} is not the sum of the entries")
+    return entries
+
+
+def spent_epsilon(path: str | os.PathLike[str]) -> float:
+    """The total ε a ledger records (sequential composition: the sum of every release's ε).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> spent_epsilon(pathlib.Path(tempfile.mkdtemp()) / "ledger.json")
+        0.0
+    """
+    return math.fsum(float(e["epsilon"]) for e in read_ledger(path))
+
+
+@contextlib.contextmanager
+def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold an exclusive lock on ``path.lock`` (waiting up to ``timeout`` seconds for another release)."""
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise PrivriskError(
+            f"{path}: cannot create the ledger's lock file {lock_path}: {exc.strerror}"
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                if time.monotonic() > deadline:
+                    raise PrivriskError(
+                        f"{path}: the ledger has been locked by another release for more than {timeout:g} s"
+                    ) from None
+                time.sleep(0.01)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _default_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _header(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "schema_version": 1,
+        "kind": KIND,
+        "count": len(entries),
+        "total_epsilon": math.fsum(e["epsilon"] for e in entries),
+        "head": entries[-1]["hash"] if entries else GENESIS,
+        "entries": entries,
+    }
+
+
+def fits_budget(spent: float, epsilon: float, budget: float | None) -> bool:
+    """Whether spending ``epsilon`` on top of ``spent`` stays within ``budget`` (None: no budget).
+
+    Example:
+        >>> fits_budget(0.1, 0.2, 0.3), fits_budget(0.3, 1e-6, 0.3)
+        (True, False)
+    """
+    return budget is None or spent + epsilon <= budget * (1 + TOLERANCE)
+
+
+def budget_message(epsilon: float, spent: float, budget: float, ledger: Path | None) -> str:
+    """One line that says why a release was refused; it starts with ``budget:``, the parameter that was exceeded.
+
+    Example:
+        >>> budget_message(1.0, 0.0, 0.5, None)
+        'budget: this release needs ε = 1; the budget ε = 0.5 and ε = 0.5 is left; nothing was released and no noise was drawn'
+    """
+    left = max(budget - spent, 0.0)
+    where = f"the ledger {ledger} has spent ε = {spent:.6g} of " if ledger is not None else ""
+    status = "the budget is already spent" if left <= budget * TOLERANCE else f"ε = {left:.6g} is left"
+    return (
+        f"budget: this release needs ε = {epsilon:.6g}; {where}the budget ε = {budget:.6g} and {status}; "
+        "nothing was released and no noise was drawn"
+    )
+
+
+def record_release(
+    path: str | os.PathLike[str],
+    *,
+    queries: list[dict[str, Any]],
+    budget: float | None = None,
+    data: str | None = None,
+    timeout: float = LOCK_TIMEOUT,
+) -> dict[str, Any]:
+    """Lock the ledger, check the budget and append one release, atomically.
+
+    Args:
+        path: the ledger file (created if missing).
+        queries: ``[{"column", "query", "epsilon"}]`` for every answer of the release.
+        budget: the largest total ε the ledger may reach. None keeps the budget of the ledger's last entry (or,
+            for a ledger without one, only records). A different budget replaces it; ``previous_budget`` in the
+            result tells the caller, who should say so.
+        data: the data file's name, for the record.
+        timeout: seconds to wait for another release that holds the lock.
+
+    Returns:
+        ``{"spent_before", "spent_after", "budget", "previous_budget", "entry"}``.
+
+    Raises:
+        ThresholdExceeded: when the release would take the ledger's total above the budget (nothing is written).
+        PrivriskError: for a corrupt ledger or a lock that is not released in time.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+        >>> r = record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}], budget=1.0)
+        >>> r["spent_before"], r["spent_after"], spent_epsilon(led)
+        (0.0, 0.5, 0.5)
+    """
+    p = Path(path)
+    clean: list[dict[str, Any]] = [
+        {"column": str(q["column"]), "query": str(q["query"]), "epsilon": float(q["epsilon"])}
+        for q in queries
+    ]
+    if not clean or not all(_positive(q["epsilon"]) for q in clean):
+        raise PrivriskError("queries: a release spends ε > 0 on at least one query")
+    epsilon = math.fsum(q["epsilon"] for q in clean)
+    with _locked(p, timeout):
+        entries = read_ledger(p)
+        spent = math.fsum(float(e["epsilon"]) for e in entries)
+        previous = entries[-1]["budget"] if entries else None
+        if budget is None:
+            # Leaving out the budget must not lift the budget the ledger was kept under.
+            budget = previous
+        if budget is not None and not fits_budget(spent, epsilon, budget):
+            raise ThresholdExceeded(budget_message(epsilon, spent, float(budget), p))
+        entry: dict[str, Any] = {
+            "seq": len(entries) + 1,
+            "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),
+            "epsilon": epsilon,
+            "queries": clean,
+            "data": data,
+            "budget": None if budget is None else float(budget),
+            "prev": entries[-1]["hash"] if entries else GENESIS,
+        }
+        entry["hash"] = _entry_hash(entry)
+        entries.append(entry)
+        mode = p.stat().st_mode & 0o777 if p.exists() else _default_mode()
+        text = json.dumps(_header(entries), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        try:
+            with atomic_path(p) as tmp:
+                # mkstemp makes the file private; a ledger shared by a team keeps its (or the umask's) mode.
+                os.chmod(tmp, mode)
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        except OSError as exc:
+            raise PrivriskError(
+                f"{p}: cannot write the ledger: {exc.strerror}; nothing was released"
+            ) from None
+    return {
+        "spent_before": spent,
+        "spent_after": spent + epsilon,
+        "budget": budget,
+        "previous_budget": previous,
+        "entry": entry,
+    }

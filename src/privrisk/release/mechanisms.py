@@ -1,0 +1,318 @@
+"""Noisy releases with OpenDP: the Laplace mechanism, its scale and interval, and a release of several answers.
+
+Descriptive statistics of a survey are published with Laplace noise, and the risk is published alongside them
+(the scenario of Allmann et al., §2, and Mehner et al., §4). For every query the value is computed on the data
+clamped to a universe [lo, hi] that is fixed *before* looking at the data (clamping is what makes the global
+sensitivity hold), and released as
+
+    M(X) = f(X) + Y,   Y ~ Lap(b),   b = Δf/ε           (Mehner et al., Definition 3; Allmann et al., §2.1.1)
+
+with Δf the global sensitivity of :func:`privrisk.global_sensitivity` (unbounded neighbours). The noise comes from
+OpenDP's floating-point-safe Laplace sampler, which adds noise on a grid of floats and draws from the operating
+system's secure randomness; it cannot be seeded, so two releases of the same data differ by design. The scale is
+nudged up by a few ulps when needed so that OpenDP's own privacy map certifies at most the requested ε.
+
+Noise is never scaled to a local or data-dependent sensitivity: that noise would itself depend on the data and
+leak it (Sarathy and Muralidhar, 2009; ``privrisk audit`` shows how).
+
+The queries are described in :mod:`privrisk.release.spec`, the risk statements in
+:mod:`privrisk.release.statement` and the ledger in :mod:`privrisk.release.ledger`. The true (noise-free) values
+are never returned.
+
+Example:
+    >>> noise_scale("mean", (0, 24), 0.5)
+    24.0
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from privrisk._validation import check_probability, check_values, parse_epsilon
+from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.io.data import numeric_values
+from privrisk.release import ledger as _ledger
+from privrisk.release.spec import ReleaseQuery, _interval, check_public_n
+from privrisk.release.statement import (
+    Release,
+    _internal_assessment,
+    _Measured,
+    _with_cumulative,
+    composed_epsilon,
+    public_statement,
+)
+from privrisk.sensitivity import Universe, evaluate, global_sensitivity, local_sensitivity
+
+__all__ = ["LEVEL", "laplace_mechanism", "noise_interval", "noise_scale", "noisy_release"]
+
+#: The share of releases whose noise lies inside the reported interval.
+LEVEL = 0.95
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The mechanism
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _opendp() -> Any:
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    return dp
+
+
+def _atom_laplace(scale: float) -> Any:
+    dp = _opendp()
+    return dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=scale)
+
+
+def _certified_scale(sensitivity: float, epsilon: float) -> float:
+    """b = Δf/ε, raised by as few ulps as needed for OpenDP's privacy map to certify ε' ≤ ε."""
+    scale = float(sensitivity) / float(epsilon)
+    for _ in range(64):
+        if _atom_laplace(scale).map(float(sensitivity)) <= epsilon:
+            return scale
+        scale = math.nextafter(scale, math.inf)
+    raise PrivriskError(f"epsilon: OpenDP cannot certify ε = {epsilon:g} for sensitivity {sensitivity:g}")
+
+
+def _check_scale(scale: Any) -> np.ndarray:
+    """Laplace scales as a float array, each finite and > 0."""
+    try:
+        b = np.asarray(scale, dtype=float)
+    except (TypeError, ValueError):
+        b = np.asarray(math.nan)
+    if np.any(~np.isfinite(b)) or np.any(b <= 0):
+        raise PrivriskError(f"scale: the Laplace scale must be a finite number > 0, got {scale}")
+    return b
+
+
+def noise_scale(query: str, universe: Universe | Sequence[float], epsilon: float | str) -> float:
+    """b = Δf/ε, the Laplace scale that makes one answer ε-DP.
+
+    Mehner et al., Definition 3; Allmann et al., §2.1.1.
+
+    Args:
+        query: one of ``count, sum, mean, median, min, max, variance, std``.
+        universe: bounds ``(lo, hi)`` with lo < hi, or an interval :class:`~privrisk.sensitivity.Universe`.
+        epsilon: ε > 0.
+
+    Returns:
+        b, at most a few ulps above Δf/ε so that OpenDP's privacy map certifies ε.
+
+    Example:
+        >>> noise_scale("mean", (0, 24), 0.5)        # Δf = 24/2 = 12
+        24.0
+        >>> noise_scale("count", (0, 24), 0.1)
+        10.0
+    """
+    eps = parse_epsilon(epsilon, name="epsilon")
+    u = _interval(universe)
+    return _certified_scale(global_sensitivity(query, u), eps)
+
+
+@overload
+def noise_interval(scale: float, level: float = LEVEL) -> float: ...
+@overload
+def noise_interval(scale: np.ndarray, level: float = LEVEL) -> np.ndarray: ...
+@overload
+def noise_interval(scale: ArrayLike, level: float = LEVEL) -> float | np.ndarray: ...
+
+
+def noise_interval(scale: ArrayLike, level: float = LEVEL) -> float | np.ndarray:
+    """Half-width t of the interval [−t, t] that holds Laplace(b) noise with probability ``level``.
+
+    P(|Y| > t) = e^(−t/b), so t = b·ln(1/(1 − level)); at 95 % t = b·ln 20 ≈ 3.00·b. A float for a scalar
+    scale, an array of the same shape otherwise.
+
+    Example:
+        >>> round(noise_interval(1.0), 4)
+        2.9957
+        >>> noise_interval(2.0, level=1 - math.exp(-1))
+        2.0
+    """
+    p = float(check_probability(level, name="level", open_low=True, open_high=True))
+    b = _check_scale(scale)
+    out = b * -math.log1p(-p)
+    return float(out) if out.ndim == 0 else out
+
+
+def _draw(values: np.ndarray, scale: float) -> np.ndarray:
+    """values + Laplace(scale) noise, in one vector call to OpenDP. Every noisy number passes through here."""
+    dp = _opendp()
+    meas = dp.m.make_laplace(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=float(scale)
+    )
+    return np.asarray(meas([float(v) for v in values]), dtype=float)
+
+
+@overload
+def laplace_mechanism(values: float, scale: float) -> float: ...
+@overload
+def laplace_mechanism(values: np.ndarray, scale: float) -> np.ndarray: ...
+@overload
+def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray: ...
+
+
+def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray:
+    """values + Y with Y ~ Lap(scale), drawn by OpenDP's floating-point-safe sampler (not seedable).
+
+    Many values are sent to OpenDP in one vector call; each gets independent noise of the same scale. A float for
+    a scalar, an array of the same shape otherwise.
+
+    Example:
+        >>> noisy = laplace_mechanism([0.0] * 1000, 2.0)
+        >>> noisy.shape, bool(abs(noisy.mean()) < 1)
+        ((1000,), True)
+    """
+    check_values(values, name="values", minimum=0)
+    arr = np.asarray(values, dtype=float)
+    b = float(_check_scale(scale))
+    if arr.ndim == 0:
+        return float(_draw(arr.reshape(1), b)[0])
+    return _draw(arr.ravel(), b).reshape(arr.shape)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The release
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    measured: _Measured
+    true_value: float = field(repr=False)  # never leaves this module, not even in a repr
+    scale: float = 0.0
+
+
+def _prepare(
+    data: pd.DataFrame | Mapping[str, Any], queries: Sequence[ReleaseQuery], source: str | None
+) -> tuple[list[_Prepared], dict[str, Any]]:
+    """Clamp each query's column to its universe; Δf, Δv, the certified scale and the true value."""
+    available = list(data.keys())
+    where = f"{source}: " if source else ""
+    prepared, summaries = [], {}
+    for q in queries:
+        if q.column not in available:
+            shown = ", ".join(map(str, available[:20])) + (" …" if len(available) > 20 else "")
+            raise PrivriskError(f"{where}no column {q.column!r} for {q.label}; the columns are: {shown}")
+        col = numeric_values(data[q.column], name=q.column, missing=q.missing, source=source)
+        summaries[q.column] = col.as_dict()
+        u = q.universe
+        outside = int(np.count_nonzero((col.values < u.lo) | (col.values > u.hi)))
+        clamped = np.clip(col.values, u.lo, u.hi)
+        gs = global_sensitivity(q.query, u)
+        ls = float(local_sensitivity(q.query, clamped, u))
+        prepared.append(
+            _Prepared(
+                _Measured(q, int(clamped.size), outside, gs, ls),
+                float(evaluate(q.query, clamped)),
+                _certified_scale(gs, q.epsilon),
+            )
+        )
+    return prepared, summaries
+
+
+def noisy_release(
+    data: pd.DataFrame | Mapping[str, Any],
+    queries: Sequence[ReleaseQuery] | ReleaseQuery,
+    *,
+    public_n: int | None = None,
+    budget: float | str | None = None,
+    ledger: str | os.PathLike[str] | None = None,
+    source: str | None = None,
+    level: float = LEVEL,
+) -> Release:
+    """Release noisy answers to queries on a data set, with the public statement and the internal assessment.
+
+    Everything that can fail on bad input (columns, missing codes, universes, ε, the budget, a corrupt ledger)
+    fails before any noise is drawn. With a ledger the release is recorded (under a lock, atomically) before
+    the noise is drawn, so the ledger never shows less than was spent.
+
+    Args:
+        data: a DataFrame (or a mapping of column name to values).
+        queries: the :class:`ReleaseQuery` objects (or one).
+        public_n: the published number of people in the data, for the many-worlds risk in the public statement.
+            Give only a number that is public anyway; the records actually read are never used for it.
+        budget: the largest total ε; with a ledger it bounds the ledger's total after this release, and None
+            keeps the budget of the ledger's last release.
+        ledger: a JSON ledger file that records every release (created when missing).
+        source: the data file's name, for messages and the ledger.
+        level: the coverage of the reported noise interval.
+
+    Raises:
+        PrivriskError: for bad input or a corrupt ledger.
+        ThresholdExceeded: when the release would exceed the budget; nothing is drawn or recorded.
+
+    Example:
+        >>> frame = pd.DataFrame({"hours": [8, 6, 30, 7, 9]})
+        >>> r = noisy_release(frame, ReleaseQuery("hours", "mean", 1.0, (0, 24)), public_n=100)
+        >>> float(r.answers.loc[0, "noise_scale"]), int(r.internal.loc[0, "n_clamped"])
+        (12.0, 1)
+        >>> round(r.statement["global_risk"], 4), round(r.statement["many_worlds"], 4)
+        (0.7311, 0.0267)
+    """
+    qs = [queries] if isinstance(queries, ReleaseQuery) else list(queries)
+    if not qs:
+        raise PrivriskError("queries: a release needs at least one query")
+    n_pub = check_public_n(public_n, "public_n")
+    limit = None if budget is None else parse_epsilon(budget, name="budget")
+    total = composed_epsilon(q.epsilon for q in qs)
+    prepared, summaries = _prepare(data, qs, source)
+    half = [float(noise_interval(p.scale, level)) for p in prepared]
+
+    record = None
+    if ledger is not None:
+        record = _ledger.record_release(
+            ledger,
+            queries=[{"column": q.column, "query": q.query, "epsilon": q.epsilon} for q in qs],
+            budget=limit,
+            data=source,
+        )
+        record = {"path": str(ledger), **record}
+        limit = record["budget"]
+    elif limit is not None and not _ledger.fits_budget(0.0, total, limit):
+        raise ThresholdExceeded(_ledger.budget_message(total, 0.0, limit, None))
+
+    noisy = [laplace_mechanism(p.true_value, p.scale) for p in prepared]
+    rows = []
+    for p, y, h in zip(prepared, noisy, half, strict=True):
+        m = p.measured
+        rows.append(
+            {
+                "label": m.query.label,
+                "column": m.query.column,
+                "query": m.query.query,
+                "epsilon": m.query.epsilon,
+                "universe_lo": m.query.universe.lo,
+                "universe_hi": m.query.universe.hi,
+                "global_sensitivity": m.gs,
+                "noise_scale": p.scale,
+                "noisy_value": y,
+                "noise_95": h,
+                "interval_lo": y - h,
+                "interval_hi": y + h,
+            }
+        )
+    answers = pd.DataFrame(rows)
+    internal, withheld = _internal_assessment([p.measured for p in prepared], n_pub)
+    statement = public_statement(total, n_pub)
+    if record is not None and ledger is not None:
+        statement = _with_cumulative(statement, record, ledger, n_pub)
+    return Release(
+        answers=answers,
+        statement=statement,
+        internal=internal,
+        data={} if withheld else summaries,
+        ledger=record,
+        budget=limit,
+        withheld=withheld,
+    )

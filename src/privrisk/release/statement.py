@@ -1,0 +1,436 @@
+"""What a release says about its risk: the public statement, the internal assessment, and the files it writes.
+
+Each release states its risk twice:
+
+- the **public statement** depends only on the ε values (and a published n), so it may be printed beside the
+  numbers: the total ε by sequential composition (Mehner et al., §3.4), the global risk P and leak Γ at that ε
+  (Mehner et al., eq. 3–4), the many-worlds risk ρ_mw with Δv/Δf = 1 for a published n (Mehner et al., eq. 2),
+  and :func:`privrisk.describe`'s sentences;
+- the **internal assessment** depends on the data and is *not for publication*: per query the exact local
+  sensitivity Δv on the clamped data and the two-worlds and many-worlds risk at Δv/Δf (Allmann et al., eq. 4
+  and 6), with n the number of records, as Allmann et al. compute them.
+
+When the release contains a count, the record counts are withheld from the internal assessment as well, since one
+of them is that count's true value. A ledger's history is summarised by :func:`summarize_ledger` with the same
+public statement at its total ε.
+
+Example:
+    >>> s = public_statement(composed_epsilon([0.5, 0.5]), n=100)
+    >>> round(s["global_risk"], 4), round(s["many_worlds"], 4)
+    (0.7311, 0.0267)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privrisk._format import percent
+from privrisk._validation import check_epsilons, parse_epsilon
+from privrisk.errors import PrivriskError
+from privrisk.io.files import write_json
+from privrisk.release.ledger import read_ledger
+from privrisk.release.spec import ReleaseQuery, check_public_n
+from privrisk.risk import describe, global_leak, global_risk, leak, many_worlds, two_worlds
+from privrisk.sensitivity import sensitivity_ratio
+
+__all__ = [
+    "LedgerSummary",
+    "Release",
+    "composed_epsilon",
+    "public_statement",
+    "release_parameters",
+    "summarize_ledger",
+    "write_outputs",
+]
+
+#: The version of the JSON files a release writes (``release.json``, ``internal_assessment.json``).
+SCHEMA_VERSION = 1
+
+WITHHELD = (
+    "record counts are withheld because the release contains a count: one of them is its true value; "
+    "the many-worlds risk uses the published n instead"
+)
+
+
+def composed_epsilon(epsilons: Iterable[float]) -> float:
+    """The total ε of answers from the same data: their sum (sequential composition, Mehner et al., §3.4).
+
+    Summed with ``math.fsum`` so that the order of the answers does not change the total.
+
+    Example:
+        >>> composed_epsilon([0.1, 0.2, 0.3])
+        0.6
+    """
+    values = check_epsilons(list(epsilons), name="epsilons")
+    return math.fsum(values.tolist())
+
+
+def public_statement(epsilon: float, n: int | None = None) -> dict[str, Any]:
+    """The data-independent risk statement for a total ε (and a published n): safe to print with the numbers.
+
+    P = 1/(1 + e^(−ε)) (Mehner et al., eq. 3), Γ = 2P − 1 (Mehner et al., eq. 4), and for a published n the
+    many-worlds risk with Δv/Δf = 1, ρ_mw = 1/(1 + (n − 1)e^(−ε)) (Mehner et al., eq. 2), its leak γ and
+    guessing 1/n.
+
+    Example:
+        >>> s = public_statement(math.log(3), n=10)
+        >>> round(s["global_risk"], 3), round(s["global_leak"], 3), round(s["many_worlds"], 3)
+        (0.75, 0.5, 0.25)
+    """
+    eps = float(epsilon)
+    n_ = check_public_n(n, "n")
+    rho = None if n_ is None else float(many_worlds(eps, n_))
+    return {
+        "epsilon": eps,
+        "global_risk": float(global_risk(eps)),
+        "global_leak": float(global_leak(eps)),
+        "n": n_,
+        "many_worlds": rho,
+        "local_leak": None if rho is None or n_ is None else float(leak(rho, n_)),
+        "guess": None if n_ is None else 1.0 / n_,
+        "sentences": describe(eps, n_),
+    }
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The internal assessment
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What the internal assessment knows of one query on the clamped data (never its value)."""
+
+    query: ReleaseQuery
+    n: int
+    n_clamped: int
+    gs: float
+    ls: float
+
+
+def _internal_assessment(
+    measured: Sequence[_Measured], public_n: int | None
+) -> tuple[pd.DataFrame, str | None]:
+    """One row per query: Δv, Δv/Δf, ρ_tw and ρ_mw (Allmann et al., eq. 6 and 4); why counts are withheld."""
+    withheld = WITHHELD if any(m.query.query == "count" for m in measured) else None
+    rows = []
+    for m in measured:
+        ratio = sensitivity_ratio(m.ls, m.gs)
+        n_mw = public_n if withheld else m.n
+        rows.append(
+            {
+                "label": m.query.label,
+                "epsilon": m.query.epsilon,
+                "n": None if withheld else m.n,
+                "n_clamped": m.n_clamped,
+                "global_sensitivity": m.gs,
+                "local_sensitivity": m.ls,
+                "ratio": ratio,
+                "two_worlds": float(two_worlds(m.query.epsilon, ratio)),
+                "many_worlds": None if n_mw is None else float(many_worlds(m.query.epsilon, n_mw, ratio)),
+            }
+        )
+    return pd.DataFrame(rows), withheld
+
+
+def _with_cumulative(
+    statement: dict[str, Any], record: Mapping[str, Any], ledger: str | os.PathLike[str], public_n: int | None
+) -> dict[str, Any]:
+    """The statement with ``cumulative``: the public statement at the ledger's total after this release."""
+    cumulative = public_statement(record["spent_after"], public_n)
+    return {
+        **statement,
+        "cumulative": {
+            "ledger": str(ledger),
+            "releases": record["entry"]["seq"],
+            **{
+                k: cumulative[k]
+                for k in ("epsilon", "global_risk", "global_leak", "many_worlds", "sentences")
+            },
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The release
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _number(x: float) -> str:
+    return f"{x:.6g}"
+
+
+@dataclass(frozen=True)
+class Release:
+    """A finished release: the public answers and statement, and the internal assessment (not for publication).
+
+    Attributes:
+        answers: one row per query: label, column, query, epsilon, universe, global sensitivity, noise scale b,
+            the noisy value and the 95 % noise interval around it. Safe to publish.
+        statement: :func:`public_statement` at the total ε (and, with a ledger, ``cumulative`` at the ledger's
+            total after this release). Safe to publish.
+        internal: one row per query with the clamped count, local sensitivity, Δv/Δf and the two-worlds and
+            many-worlds risk (``None`` where withheld). Depends on the data: NOT FOR PUBLICATION.
+        data: per column, what was read and dropped (empty when withheld). Not for publication.
+        ledger: what the ledger recorded (``path``, ``spent_before``, ``spent_after``, ``budget``,
+            ``previous_budget``, ``entry``), or None.
+        budget: the budget the release was checked against (with a ledger: the ledger's), or None.
+        withheld: why record counts are withheld, or None.
+    """
+
+    answers: pd.DataFrame
+    statement: dict[str, Any]
+    internal: pd.DataFrame
+    data: dict[str, Any]
+    ledger: dict[str, Any] | None
+    budget: float | None
+    withheld: str | None = None
+
+    @property
+    def total_epsilon(self) -> float:
+        """The ε of this release: the sum of its answers' ε."""
+        return float(self.statement["epsilon"])
+
+    def public_dict(self) -> dict[str, Any]:
+        """The part that may be published: answers, public statement, budget and ledger record."""
+        return {
+            "answers": self.answers.to_dict(orient="records"),
+            "public_statement": self.statement,
+            "budget": self.budget,
+            "ledger": self.ledger,
+        }
+
+    def internal_dict(self) -> dict[str, Any]:
+        """The internal assessment, marked ``not_for_publication``."""
+        return {
+            "not_for_publication": True,
+            "why": "depends on the data (local sensitivity, record counts, clamping); publishing it leaks",
+            "queries": self.internal.to_dict(orient="records"),
+            "data": self.data,
+            "withheld": self.withheld,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything as plain JSON: the public part, and the internal part under ``internal_assessment``."""
+        return {**self.public_dict(), "internal_assessment": self.internal_dict()}
+
+    def findings(self) -> list[str]:
+        """The public statement in sentences: total ε, P and Γ, ρ_mw for a published n, the ledger's total."""
+        s = self.statement
+        k = len(self.answers)
+        lines = [
+            f"The release has {k} noisy answer{'s' if k != 1 else ''} with total ε = {_number(s['epsilon'])} "
+            f"(sequential composition: the ε of the answers add up).",
+            f"At that ε the global risk is P = {percent(s['global_risk'])} and the global leak Γ = "
+            f"{percent(s['global_leak'])} (Mehner et al., eq. 3–4).",
+        ]
+        if s["n"] is not None:
+            lines.append(
+                f"For the published n = {s['n']:,} the many-worlds risk is ρ_mw = {percent(s['many_worlds'])} "
+                f"(guessing: {percent(s['guess'])})."
+            )
+        lines.append(s["sentences"])
+        if "cumulative" in s:
+            c = s["cumulative"]
+            what = "all " + f"{c['releases']} releases" if c["releases"] > 1 else "the one release"
+            lines.append(
+                f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
+                f"P = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
+            )
+        return lines
+
+    def budget_note(self) -> str | None:
+        """A sentence when this release changed the ledger's budget, else None."""
+        led = self.ledger
+        if led is None or led["previous_budget"] is None or led["budget"] == led["previous_budget"]:
+            return None
+        return (
+            f"the ledger's budget changed from {_number(led['previous_budget'])} to "
+            f"{_number(led['budget'])} with this release"
+        )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Output folder
+# --------------------------------------------------------------------------------------------------------------
+
+
+def release_parameters(
+    queries: Sequence[ReleaseQuery],
+    *,
+    file: str | os.PathLike[str] | None = None,
+    spec: str | os.PathLike[str] | None = None,
+    public_n: int | None = None,
+    budget: float | None = None,
+    ledger: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """What was asked of a release, as plain JSON for its manifest (the budget as given, not the ledger's).
+
+    Example:
+        >>> release_parameters([ReleaseQuery("h", "max", 1, (0, 24))], file="a.csv")["queries"][0]["universe"]
+        [0.0, 24.0]
+    """
+    return {
+        "file": None if file is None else str(file),
+        "spec": None if spec is None else str(spec),
+        "queries": [q.to_dict() for q in queries],
+        "public_n": public_n,
+        "budget": budget,
+        "ledger": None if ledger is None else str(ledger),
+    }
+
+
+def write_outputs(
+    release: Release, folder: str | os.PathLike[str], parameters: Mapping[str, Any] | None = None
+) -> list[str]:
+    """Write a release's files into ``folder`` and return their names.
+
+    ``release.json`` and ``release.csv`` (public), ``internal_assessment.json`` and ``.csv`` (not for
+    publication), two figures as PNG and SVG (the noisy answers with their intervals; the global risk and leak
+    after each release in the ledger, with the budget) and ``manifest.json`` (kind ``release``) for
+    ``privrisk report``. Write into a temporary folder (:func:`privrisk.io.files.atomic_dir`) to get all or
+    nothing.
+
+    Args:
+        release: the result of :func:`~privrisk.release.noisy_release`.
+        folder: an existing folder.
+        parameters: what was asked (see :func:`release_parameters`), recorded in the manifest.
+    """
+    from privrisk.reports.manifest import write_manifest
+    from privrisk.reports.plots import release as plots
+
+    out = Path(folder)
+    r = release
+    write_json(out / "release.json", {"schema_version": SCHEMA_VERSION, **r.public_dict()})
+    r.answers.to_csv(out / "release.csv", index=False)
+    write_json(out / "internal_assessment.json", {"schema_version": SCHEMA_VERSION, **r.internal_dict()})
+    r.internal.to_csv(out / "internal_assessment.csv", index=False)
+    s = r.statement
+    if r.ledger is not None:
+        seq = r.ledger["entry"]["seq"]
+        entries = read_ledger(r.ledger["path"])[:seq]
+        steps = list(itertools.accumulate(e["epsilon"] for e in entries))
+        labels = [f"#{e['seq']}" for e in entries]
+        risk_title = "Global risk and leak after each release in the ledger"
+    else:
+        steps, labels = [s["epsilon"]], ["this release"]
+        risk_title = "Global risk and leak at this release's total ε"
+    figures = [
+        {
+            "title": "Noisy answers with the 95 % interval of their noise",
+            **plots.answers_figure(r.answers, out / "release_answers"),
+        },
+        {"title": risk_title, **plots.risk_figure(steps, r.budget, out / "release_risk", labels=labels)},
+    ]
+    manifest = write_manifest(
+        out,
+        kind="release",
+        title="Noisy release with its risk statement",
+        parameters=dict(parameters or {}),
+        summary={
+            "answers": len(r.answers),
+            "total_epsilon": s["epsilon"],
+            "global_risk": s["global_risk"],
+            "global_leak": s["global_leak"],
+            "public_n": s["n"],
+            "many_worlds": s["many_worlds"],
+            "ledger_epsilon": s.get("cumulative", {}).get("epsilon"),
+            "budget": r.budget,
+        },
+        findings=r.findings(),
+        tables=[
+            {"title": "Noisy answers with 95 % noise intervals (public)", "path": "release.csv"},
+            {
+                "title": "Internal assessment: local sensitivity and risks (NOT FOR PUBLICATION)",
+                "path": "internal_assessment.csv",
+            },
+        ],
+        figures=figures,
+    )
+    files = ["release.json", "release.csv", "internal_assessment.json", "internal_assessment.csv"]
+    return files + [f[kind] for f in figures for kind in ("png", "svg")] + [manifest.name]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The ledger's history
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerSummary:
+    """A checked ledger: its releases, the total ε, what is left of a budget, and the public statement.
+
+    Attributes:
+        ledger: the ledger's path.
+        entries: per release ``seq``, ``time``, ``epsilon``, ``queries``, ``data`` and ``budget``.
+        total_epsilon: the sum of every release's ε (sequential composition).
+        budget: the budget asked about, or None.
+        statement: :func:`public_statement` at the total ε, or None for an empty ledger.
+    """
+
+    ledger: str
+    entries: tuple[dict[str, Any], ...]
+    total_epsilon: float
+    budget: float | None
+    statement: dict[str, Any] | None
+
+    @property
+    def left(self) -> float | None:
+        """What is left of the budget (never below 0), or None without a budget."""
+        return None if self.budget is None else max(self.budget - self.total_epsilon, 0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: ``ledger``, ``releases``, ``total_epsilon``, ``budget``, ``left``, ``public_statement``,
+        ``entries``."""
+        return {
+            "ledger": self.ledger,
+            "releases": len(self.entries),
+            "total_epsilon": self.total_epsilon,
+            "budget": self.budget,
+            "left": self.left,
+            "public_statement": self.statement,
+            "entries": [dict(e) for e in self.entries],
+        }
+
+
+def summarize_ledger(path: str | os.PathLike[str], budget: float | str | None = None) -> LedgerSummary:
+    """Check a ledger's hash chain and summarise what it records; the ledger must exist.
+
+    Args:
+        path: a ledger written by :func:`~privrisk.release.noisy_release` with ``ledger=``.
+        budget: a budget to say how much is left of (a number or ``ln3``), or None.
+
+    Raises:
+        PrivriskError: for a missing or corrupt ledger or a bad budget.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from privrisk.release.ledger import record_release
+        >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+        >>> _ = record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
+        >>> s = summarize_ledger(led, budget=2)
+        >>> s.total_epsilon, s.left, round(s.statement["global_risk"], 4)
+        (0.5, 1.5, 0.6225)
+    """
+    p = Path(path)
+    if not p.exists():
+        raise PrivriskError(f"{p}: no such ledger")
+    limit = None if budget is None else parse_epsilon(budget, name="budget")
+    entries = read_ledger(p)
+    total = math.fsum(e["epsilon"] for e in entries)
+    keys = ("seq", "time", "epsilon", "queries", "data", "budget")
+    return LedgerSummary(
+        ledger=str(path),
+        entries=tuple({k: e[k] for k in keys} for e in entries),
+        total_epsilon=total,
+        budget=limit,
+        statement=public_statement(total) if entries else None,
+    )

@@ -1,0 +1,106 @@
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("privrisk-data").textContent);
+  var T = D.text;
+  // Python's round(): halves go to the even neighbour.
+  function roundHalfEven(x) {
+    var f = Math.floor(x), d = x - f;
+    if (d > 0.5) return f + 1;
+    if (d < 0.5) return f;
+    return (f % 2 === 0) ? f : f + 1;
+  }
+  function group(n) {
+    var s = String(Math.abs(n)), out = "";
+    while (s.length > 3) { out = T.thousands + s.slice(-3) + out; s = s.slice(0, -3); }
+    return (n < 0 ? "-" : "") + s + out;
+  }
+  function fixed(x, places, decimal) {
+    var r = roundHalfEven(x * Math.pow(10, places));
+    var s = String(Math.abs(r));
+    while (s.length < places + 1) s = "0" + s;
+    var whole = s.slice(0, s.length - places), fraction = s.slice(s.length - places);
+    return (r < 0 ? "-" : "") + group(Number(whole)) + (places ? decimal + fraction : "");
+  }
+  // privrisk.natural_frequency: never "none" or "all" for a probability strictly between 0 and 1.
+  function frequency(p, base) {
+    while (p > 0 && roundHalfEven(p * base) < 1 && base < 1000000) base *= 10;
+    var count = roundHalfEven(p * base), kind;
+    if (p === 0) kind = "none";
+    else if (p === 1) kind = "all";
+    else if (count < 1) kind = "fewer";
+    else if (count >= base) kind = "more";
+    else kind = "about";
+    return {kind: kind, count: count, base: base};
+  }
+  function fill(template, values) {
+    for (var key in values) template = template.split("{" + key + "}").join(values[key]);
+    return template;
+  }
+  function phrase(f) {
+    return fill(T.freq[f.kind], {count: group(f.count), base: group(f.base), base1: group(f.base - 1)});
+  }
+  function percent(x) {
+    if (x > 0 && x < 0.005) return T.pct_less;
+    if (x >= 0.995 && x < 1) return T.pct_more;
+    return roundHalfEven(100 * x) + " %";
+  }
+  function expit(x) { return 1 / (1 + Math.exp(-x)); }
+  function numbers(eps) {
+    var p = expit(eps);                          // global risk P (Mehner et al., eq. 3)
+    var gamma = Math.min(Math.tanh(eps / 2), 1); // global leak Γ = 2P − 1
+    var f = frequency(p, 100);
+    var shown = {about: f.count, more: f.base - 1, all: f.base, fewer: 0, none: 0}[f.kind];
+    var guess = Math.floor(f.base / 2);
+    var ratio = eps < Math.log(D.ratio_limit) + 1 ? Math.exp(eps) : Infinity;
+    var v = {
+      eps: fixed(eps, 2, T.decimal),
+      ratio: ratio < D.ratio_limit ? fixed(ratio, 1, T.decimal) : T.ratio_more,
+      risk: phrase(f),
+      risk_base: group(f.base),
+      guess: group(guess),
+      gamma: percent(gamma),
+      gamma_width: fixed(100 * gamma, 1, "."),
+      coin: fixed(p, 3, T.decimal),
+      heads_width: fixed(100 * p, 1, "."),
+      icons_guess: String(Math.min(guess, shown)),
+      icons_extra: String(Math.max(shown - guess, 0)),
+      icons_wrong: String(f.base - Math.max(shown, guess))
+    };
+    if (D.n !== null) {
+      var rho = expit(eps - Math.log(D.n - 1));  // many-worlds risk ρ_mw (Mehner et al., eq. 2)
+      var m = frequency(rho, 100), g = frequency(1 / D.n, m.base);
+      v.n = group(D.n); v.mw = phrase(m); v.mw_base = group(m.base); v.mw_guess = phrase(g);
+    }
+    return v;
+  }
+  window.privriskNumbers = numbers;
+
+  var slider = document.getElementById("eps-slider");
+  var box = document.getElementById("explore");
+  var live = document.getElementById("explore-live");
+  var icons = document.getElementById("explore-icons");
+  function show(index, announce) {
+    var eps = D.grid[index];
+    var v = numbers(eps);
+    box.setAttribute("data-epsilon", String(eps));
+    var spans = box.querySelectorAll("[data-k]");
+    for (var i = 0; i < spans.length; i++) {
+      var key = spans[i].getAttribute("data-k");
+      if (key in v) spans[i].textContent = v[key];
+    }
+    slider.setAttribute("aria-valuetext", fill(T.slider_value, v));
+    document.getElementById("explore-gamma-bar").style.width = v.gamma_width + "%";
+    var guess = Number(v.icons_guess), extra = Number(v.icons_extra);
+    var people = icons.querySelectorAll(".person");
+    for (var j = 0; j < people.length; j++) {
+      people[j].setAttribute("class", "person " + (j < guess ? "guess" : j < guess + extra ? "extra" : "wrong"));
+    }
+    icons.setAttribute("aria-label", fill(T.icons_label, v));
+    if (announce) live.textContent = fill(T.live, v);
+  }
+  slider.addEventListener("input", function () { show(Number(slider.value), true); });
+  document.getElementById("explore-reset").addEventListener("click", function () {
+    slider.value = String(D.start); show(D.start, true);
+  });
+  document.getElementById("explore-section").hidden = false;
+})();

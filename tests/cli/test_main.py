@@ -1,0 +1,86 @@
+"""``privrisk`` itself (``privrisk.cli.main``): every command's help, the console script, exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def test_every_command_has_help_with_an_example(cli):
+    from privrisk.cli import app
+
+    names = [c.name for c in app.registered_commands]
+    assert {"risk", "epsilon", "table", "sensitivity"} <= set(names)
+    for name in names:
+        r = cli(name, "--help")
+        assert r.code == 0 and "Example" in r.out, name
+
+
+def test_console_script_runs_as_a_process():
+    proc = subprocess.run(
+        [sys.executable, "-m", "privrisk", "risk", "--epsilon", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------------------ library parameters and options
+def test_a_library_parameter_is_named_as_the_option(cli):
+    # epsilon_for_risk says "risk: must exceed 1/n …"; the epsilon command's option for it is --risk.
+    r = cli("epsilon", "--risk", "0.5")
+    assert r.code == 2 and r.err.startswith("privrisk: error: --risk: must exceed 1/n = 0.5")
+
+
+def test_option_message_maps_only_what_the_command_has(monkeypatch):
+    import typer
+
+    from privrisk.cli import PARAM_OPTIONS, app, option_message
+    from privrisk.errors import PrivriskError
+
+    command = typer.main.get_command(app)
+    args = ["risk", "--epsilon", "1"]
+    assert option_message(PrivriskError("delta: must be …"), command, args) == "--delta: must be …"
+    assert option_message(PrivriskError("max_risk: too high"), command, args) == "--max-risk: too high"
+    # the risk command has no --prior, and a message naming a file is left alone
+    assert option_message(PrivriskError("prior: must be …"), command, args) == "prior: must be …"
+    assert option_message(PrivriskError("data.csv: no such file"), command, args) == "data.csv: no such file"
+    assert option_message(PrivriskError("delta: x"), command, ["--help"]) == "delta: x"
+    assert option_message("delta: a warning's text", command, args) == "--delta: a warning's text"
+    monkeypatch.setitem(PARAM_OPTIONS, "risk", {"delta": "--failure-probability"})
+    assert option_message(PrivriskError("delta: x"), command, args) == "--failure-probability: x"
+
+
+# ------------------------------------------------------------------------------------------------ warnings
+def test_library_warnings_are_one_line_each_and_runtime_warnings_stay_quiet(cli, monkeypatch):
+    import warnings
+
+    import numpy as np
+
+    import privrisk.risk
+    from privrisk.errors import DependenceWarning, PrivacyLeakWarning
+
+    describe = privrisk.risk.describe
+
+    def noisy_describe(*args, **kwargs):
+        for _ in range(2):
+            warnings.warn("too few periods:\n δ may be understated", PrivacyLeakWarning, stacklevel=2)
+        warnings.warn("delta: the periods are autocorrelated", DependenceWarning, stacklevel=2)
+        warnings.warn_explicit("a plain UserWarning of privrisk", UserWarning, privrisk.risk.__file__, 1)
+        warnings.warn_explicit("not privrisk's", UserWarning, "elsewhere.py", 1)  # shown as Python shows it
+        np.log(np.zeros(1))  # numpy: RuntimeWarning "divide by zero encountered in log"
+        return describe(*args, **kwargs)
+
+    monkeypatch.setattr(privrisk.risk, "describe", noisy_describe)
+    with pytest.warns(UserWarning) as others:
+        r = cli("risk", "--epsilon", "ln3", "--json")
+    assert [str(w.message) for w in others] == ["not privrisk's"]
+    assert r.code == 0 and r.json["two_worlds"] == pytest.approx(0.75)
+    assert r.err.splitlines() == [
+        "privrisk: warning: too few periods: δ may be understated",
+        "privrisk: warning: --delta: the periods are autocorrelated",  # the parameter named as the option
+        "privrisk: warning: a plain UserWarning of privrisk",
+    ]
