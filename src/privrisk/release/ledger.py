@@ -6,6 +6,8 @@ runs, people and machines that share a file system.
 
 Three properties matter and are tested:
 
+- **One file.** A ledger named through a symbolic link is the file the link points to: the path is resolved
+  (``os.path.realpath``) before locking and writing, so two names of one ledger share its lock and its budget.
 - **Locked.** A release holds an exclusive ``fcntl.flock`` on ``LEDGER.lock`` while it reads the ledger, checks
   the budget and appends its entry, so two releases started at the same moment cannot both spend the last part of
   the budget. The lock file is never deleted: deleting it would let a third process lock a different inode.
@@ -279,7 +281,9 @@ def record_release(
         >>> r["spent_before"], r["spent_after"], spent_epsilon(led)
         (0.0, 0.5, 0.5)
     """
-    p = Path(path)
+    # The real path: a symbolic link and its target are one ledger with one lock, and the atomic rename must
+    # replace the target, not turn the link into a second ledger.
+    p = Path(os.path.realpath(path))
     clean: list[dict[str, Any]] = [
         {"column": str(q["column"]), "query": str(q["query"]), "epsilon": float(q["epsilon"])}
         for q in queries
