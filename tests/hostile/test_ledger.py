@@ -3,8 +3,6 @@ contract says, one line on stderr, no ledger overspent)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from helpers import one_line_error
@@ -78,11 +76,22 @@ def test_release_spec_epsilon_above_20_refused(cli, data, tmp_path):
 
 
 def test_release_large_epsilon_allowed_warns(cli, data):
-    from privrisk.errors import PrivacyLeakWarning
+    r = cli(*release(data, "--allow-large-epsilon", "--json", eps="30"))
+    assert r.code == 0, r.err
+    assert "privrisk: warning: --epsilon: a release with total ε = 30 > 20" in r.err
 
+
+def test_library_large_epsilon_warns():
+    import pandas as pd
+
+    from privrisk.errors import PrivacyLeakWarning, PrivriskError
+    from privrisk.release import ReleaseQuery, noisy_release
+
+    frame = pd.DataFrame({"hours": [8, 6, 30, 7, 9]})
+    with pytest.raises(PrivriskError, match=r"^epsilon: "):
+        noisy_release(frame, ReleaseQuery("hours", "mean", 25, (0, 24)))
     with pytest.warns(PrivacyLeakWarning):
-        r = cli(*release(data, "--allow-large-epsilon", "--json", eps="30"))
-    assert r.code == 0
+        noisy_release(frame, ReleaseQuery("hours", "mean", 25, (0, 24)), allow_large_epsilon=True)
 
 
 def test_release_epsilon_1e_320(cli, data):

@@ -12,9 +12,17 @@ from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilo
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
 from privrisk.io.files import atomic_dir
-from privrisk.release.mechanisms import noisy_release
+from privrisk.release.ledger import fits_budget
+from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
 from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
-from privrisk.release.statement import Release, release_parameters, summarize_ledger, write_outputs
+from privrisk.release.statement import (
+    LedgerSummary,
+    Release,
+    composed_epsilon,
+    release_parameters,
+    summarize_ledger,
+    write_outputs,
+)
 from privrisk.sensitivity import QUERIES
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
@@ -153,6 +161,11 @@ def release_command(
         None, "--out", help="Folder for release.json/.csv, internal_assessment.json/.csv, manifest.json."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    allow_large_epsilon: bool = typer.Option(
+        False,
+        "--allow-large-epsilon",
+        help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
+    ),
 ) -> None:
     """Release noisy answers (Laplace noise from OpenDP) with a public risk statement, a budget and a ledger.
 
@@ -179,6 +192,13 @@ def release_command(
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
     limit = parse_epsilon(budget, name="budget") if budget is not None else None
+    total = composed_epsilon(q.epsilon for q in queries)
+    if total > MAX_EPSILON and not allow_large_epsilon:
+        where = f"{spec}: epsilon" if spec is not None else "--epsilon"
+        raise PrivriskError(
+            f"{where}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value; "
+            "refused (give --allow-large-epsilon to release it anyway)"
+        )
     if spec is not None:
         check_spec_columns(queries, table_columns(file), spec=spec, source=file)
     frame = read_table(file, list(dict.fromkeys(q.column for q in queries)))
@@ -186,7 +206,15 @@ def release_command(
         raise PrivriskError(f"--out: {out_dir} exists and is not a folder")
 
     def run() -> Release:
-        return noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
+        return noisy_release(
+            frame,
+            queries,
+            public_n=n_pub,
+            budget=limit,
+            ledger=ledger,
+            source=str(file),
+            allow_large_epsilon=allow_large_epsilon,
+        )
 
     try:
         if out_dir is None:
@@ -214,17 +242,32 @@ def release_command(
 @app.command("ledger")
 def ledger_command(
     path: Path = typer.Argument(..., help="A ledger written by privrisk release --ledger."),
-    budget: str | None = typer.Option(None, "--budget", help="Also say how much of this budget is left."),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        help="Also say how much of this budget is left; exit 1 when the ledger has spent more than it.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
     """Check a privacy ledger and show what each release spent, the total ε and the risk it carries.
+
+    With --budget the command exits 1 (after printing) when the ledger's total ε exceeds the budget.
 
     Example: privrisk ledger ledger.json --budget 1
     """
     summary = summarize_ledger(path, budget)
     if as_json:
         emit_json(summary.to_dict())
-        return
+    else:
+        _print_ledger(path, summary)
+    if summary.budget is not None and not fits_budget(summary.total_epsilon, 0.0, summary.budget):
+        raise ThresholdExceeded(
+            f"--budget: the ledger {path} has spent ε = {_number(summary.total_epsilon)}, more than the budget "
+            f"ε = {_number(summary.budget)}"
+        )
+
+
+def _print_ledger(path: Path, summary: LedgerSummary) -> None:
     plural = "release" if len(summary.entries) == 1 else "releases"
     table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
     for name in ("#", "time (UTC)", "ε", "answers", "data"):
