@@ -29,8 +29,9 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -277,12 +278,16 @@ def noisy_release(
     source: str | None = None,
     level: float = LEVEL,
     allow_large_epsilon: bool = False,
+    key: bytes | str | None = None,
+    before_charge: Callable[[Release], None] | None = None,
 ) -> Release:
     """Release noisy answers to queries on a data set, with the public statement and the internal assessment.
 
     Everything that can fail on bad input (columns, missing codes, universes, ε, the budget, a corrupt ledger)
-    fails before any noise is drawn. With a ledger the release is recorded (under a lock, atomically) before
-    the noise is drawn, so the ledger never shows less than was spent.
+    fails before any noise is drawn. With a ledger the noise is drawn, then under the ledger's lock the budget
+    is checked again, ``before_charge`` is called with the finished release (write its outputs there, to
+    temporary names), and only then is the release charged to the ledger: if anything fails before the charge,
+    nothing is charged, and a release is charged only once its outputs are written.
 
     Args:
         data: a DataFrame (or a mapping of column name to values).
@@ -296,6 +301,9 @@ def noisy_release(
         level: the coverage of the reported noise interval.
         allow_large_epsilon: release even when the total ε exceeds :data:`MAX_EPSILON` (20), with a
             :class:`~privrisk.errors.PrivacyLeakWarning`; otherwise such a release is refused.
+        key: the secret of a keyed ledger (see :func:`privrisk.release.ledger.read_ledger`).
+        before_charge: called with the release before the ledger is charged (without a ledger: before
+            returning); if it raises, nothing is charged.
 
     Raises:
         PrivriskError: for bad input or a corrupt ledger.
@@ -319,16 +327,14 @@ def noisy_release(
     prepared, summaries = _prepare(data, qs, source)
     half = [float(noise_interval(p.scale, level)) for p in prepared]
 
-    record = None
+    # Every check that can refuse the release runs before any noise is drawn; with a ledger the budget is
+    # checked again under the lock when the release is charged.
     if ledger is not None:
-        record = _ledger.record_release(
-            ledger,
-            queries=[{"column": q.column, "query": q.query, "epsilon": q.epsilon} for q in qs],
-            budget=limit,
-            data=source,
-        )
-        record = {"path": str(ledger), **record}
-        limit = record["budget"]
+        entries = _ledger.read_ledger(ledger, key)
+        spent = math.fsum(float(e["epsilon"]) for e in entries)
+        kept = limit if limit is not None else (entries[-1]["budget"] if entries else None)
+        if kept is not None and not _ledger.fits_budget(spent, total, kept):
+            raise ThresholdExceeded(_ledger.budget_message(total, spent, float(kept), Path(ledger)))
     elif limit is not None and not _ledger.fits_budget(0.0, total, limit):
         raise ThresholdExceeded(_ledger.budget_message(total, 0.0, limit, None))
 
@@ -354,15 +360,42 @@ def noisy_release(
         )
     answers = pd.DataFrame(rows)
     internal, withheld = _internal_assessment([p.measured for p in prepared], n_pub)
-    statement = public_statement(total, n_pub)
-    if record is not None and ledger is not None:
-        statement = _with_cumulative(statement, record, ledger, n_pub)
-    return Release(
-        answers=answers,
-        statement=statement,
-        internal=internal,
-        data={} if withheld else summaries,
-        ledger=record,
+
+    def build(record: dict[str, Any] | None, budget_: float | None) -> Release:
+        statement = public_statement(total, n_pub)
+        if record is not None and ledger is not None:
+            statement = _with_cumulative(statement, record, ledger, n_pub)
+        return Release(
+            answers=answers,
+            statement=statement,
+            internal=internal,
+            data={} if withheld else summaries,
+            ledger=record,
+            budget=budget_,
+            withheld=withheld,
+        )
+
+    if ledger is None:
+        release = build(None, limit)
+        if before_charge is not None:
+            before_charge(release)
+        return release
+
+    built: list[Release] = []
+
+    def charge(result: dict[str, Any]) -> None:
+        record = {"path": str(ledger), **result}
+        release = build(record, result["budget"])
+        if before_charge is not None:
+            before_charge(release)
+        built.append(release)
+
+    _ledger.record_release(
+        ledger,
+        queries=[{"column": q.column, "query": q.query, "epsilon": q.epsilon} for q in qs],
         budget=limit,
-        withheld=withheld,
+        data=source,
+        key=key,
+        before_write=charge,
     )
+    return built[0]
