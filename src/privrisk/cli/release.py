@@ -174,8 +174,17 @@ def release_command(
 
     The human output on stdout is the publishable part (answers and the public statement: total ε, global risk
     P and leak Γ, ρ_mw for --public-n, plain sentences); the internal assessment (local sensitivity, two- and
-    many-worlds risk, clamping, record counts) depends on the data and goes to stderr, marked NOT FOR
-    PUBLICATION. --json prints both, the internal part under "internal_assessment".
+    many-worlds risk, clamping, record counts) depends on the data: beside a noisy mean, min or max, n and the
+    local sensitivity give back the true value. It is written only with --internal FILE (mode 0600), never to
+    stdout, stderr, --json or --out.
+
+    --out is checked before any noise is drawn. With --ledger the release is charged only together with its
+    outputs: the noise is drawn, the outputs are written to temporary names, the ledger is charged (under its
+    lock, the budget checked again), and the outputs are moved into place; an interrupt before the charge
+    charges nothing and writes nothing. A total ε above 20 is refused unless --allow-large-epsilon.
+
+    With --ledger-key FILE (or PRIVRISK_LEDGER_KEY) the ledger is keyed: HMAC-SHA256 over every entry and the
+    header, so edits, truncation and a reset are detected; a keyed ledger cannot be read without its key.
 
     --budget and --ledger work the same for one query and for --spec. A release that would take the total ε
     (with --ledger: the ledger's total) above --budget is refused with exit code 1 before any noise is drawn,

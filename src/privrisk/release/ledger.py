@@ -19,8 +19,15 @@ Three properties matter and are tested:
   read as "nothing spent". The hash has no secret key, so it catches careless and accidental edits, not a
   determined forger who recomputes it; keep the ledger where only the release process may write.
 
-The ledger is written *before* the noise is drawn: if anything fails afterwards the spending is still recorded,
-so the ledger never shows less than was spent.
+A release is charged together with its outputs: the noise is drawn, the outputs are written to temporary names
+(``record_release``'s ``before_write``, under the lock, after the budget is checked again), the ledger is
+written, and then the outputs are moved into place, with SIGINT and SIGTERM held back (:class:`deferred_signals`)
+from the charge to the end. A failure before the charge charges nothing and leaves no output.
+
+**Keyed mode.** With a secret ``key`` every entry's hash is an HMAC-SHA256 and the header (count, total ε, last
+hash) carries its own HMAC, so an edit, a truncation (entries cut from the end with the header fixed up) or a
+reset to an empty ledger is detected by whoever holds the key. Without a key a cut at the end of the chain cannot
+be seen. Neither mode detects an older, complete copy of the ledger put back, or a deleted ledger file.
 """
 
 from __future__ import annotations
