@@ -393,7 +393,7 @@ def test_keyed_ledger_cli(cli, data, tmp_path, monkeypatch):
     r = cli(*release(data, "--budget", "1", "--ledger", led, "--ledger-key", key_file))
     assert r.code == 0, r.err
     assert cli("ledger", led, "--ledger-key", key_file).code == 0
-    one_line_error(cli("ledger", led), "keyed")
+    one_line_error(cli("ledger", led), "--ledger-key", "keyed")
     monkeypatch.setenv("PRIVRISK_LEDGER_KEY", KEY.decode())
     assert cli(*release(data, "--ledger", led)).code == 0
     assert spent_epsilon(led, key=KEY) == 1.0

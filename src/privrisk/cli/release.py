@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_bounds, parse_epsilon, percent
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
 from privrisk.io.files import atomic_dir, atomic_path
@@ -35,6 +35,10 @@ KEY_HELP = (
     f"without it the key is read from the environment variable {KEY_ENV}, which holds the key itself."
 )
 
+
+# The library's ledger key is ``key``; on the command line it is --ledger-key (or PRIVRISK_LEDGER_KEY).
+PARAM_OPTIONS["release"] = {"key": "--ledger-key"}
+PARAM_OPTIONS["ledger"] = {"key": "--ledger-key"}
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
