@@ -403,3 +403,26 @@ def test_keyed_ledger_cli(cli, data, tmp_path, monkeypatch):
     monkeypatch.setenv("PRIVRISK_LEDGER_KEY", "another key of 16 bytes")
     _reset(led)
     one_line_error(cli("ledger", led), "wrong key")
+
+
+def test_interrupt_during_the_charge_waits_for_the_outputs(cli, data, tmp_path, monkeypatch, capsys):
+    import signal
+
+    from privrisk.release import ledger as L
+
+    real = L._default_mode
+
+    def interrupted_mode():
+        signal.raise_signal(signal.SIGINT)  # arrives while the ledger is being charged
+        return real()
+
+    monkeypatch.setattr(L, "_default_mode", interrupted_mode)
+    led, out = tmp_path / "ledger.json", tmp_path / "out"
+    try:
+        printed = cli(*release(data, "--ledger", led, "--out", out, "--json")).out
+    except KeyboardInterrupt:
+        printed = capsys.readouterr().out
+    # Delivered and charged: the ledger, the whole folder and the answer on stdout.
+    assert spent_epsilon(led) == 0.5
+    assert (out / "release.json").exists() and (out / "manifest.json").exists()
+    assert '"noisy_value"' in printed

@@ -223,42 +223,48 @@ def release_command(
 
     try:
         # SIGINT and SIGTERM are held back from the charge of the ledger until the outputs are in place.
-        with deferred_signals() as guard, contextlib.ExitStack() as stack:
-            tmp = stack.enter_context(atomic_dir(out_dir)) if out_dir is not None else None
-            tmp_internal = stack.enter_context(atomic_path(internal)) if internal is not None else None
+        with deferred_signals() as guard:
+            with contextlib.ExitStack() as stack:
+                tmp = stack.enter_context(atomic_dir(out_dir)) if out_dir is not None else None
+                tmp_internal = stack.enter_context(atomic_path(internal)) if internal is not None else None
 
-            def before_charge(r: Release) -> None:
-                # Noise is drawn; the outputs go to temporary names, then the ledger is charged, then they
-                # are moved into place (when the with-blocks end).
-                if tmp is not None:
-                    write_outputs(r, tmp, asked, key=key)
-                if tmp_internal is not None:
-                    write_internal(r, tmp_internal)
-                guard.arm()
+                def before_charge(r: Release) -> None:
+                    # Noise is drawn; the outputs go to temporary names, then the ledger is charged, then they
+                    # are moved into place (when the with-blocks end).
+                    if tmp is not None:
+                        write_outputs(r, tmp, asked, key=key)
+                    if tmp_internal is not None:
+                        write_internal(r, tmp_internal)
+                    guard.arm()
 
-            r = noisy_release(
-                frame,
-                queries,
-                public_n=n_pub,
-                budget=limit,
-                ledger=ledger,
-                source=str(file),
-                allow_large_epsilon=allow_large_epsilon,
-                key=key,
-                before_charge=before_charge,
-            )
+                r = noisy_release(
+                    frame,
+                    queries,
+                    public_n=n_pub,
+                    budget=limit,
+                    ledger=ledger,
+                    source=str(file),
+                    allow_large_epsilon=allow_large_epsilon,
+                    key=key,
+                    before_charge=before_charge,
+                )
+            # Printing is part of delivering the answer: an interrupt after the charge waits until it is done.
+            _deliver(r, file, out_dir, internal, as_json)
     except ThresholdExceeded as exc:
         # The library names the parameter (budget: …); the command line names its option.
         text = str(exc)
         raise ThresholdExceeded("--" + text if text.startswith("budget:") else text) from None
+
+
+def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json({"file": str(file), **r.public_dict()})
-    else:
-        _print_human(r, file)
-        if out_dir is not None:
-            err.print(f"Wrote {out_dir}/release.json, release.csv, manifest.json and the figures.")
-        if internal is not None:
-            err.print(f"Wrote the internal assessment (NOT FOR PUBLICATION, mode 0600) to {internal}.")
+        return
+    _print_human(r, file)
+    if out_dir is not None:
+        err.print(f"Wrote {out_dir}/release.json, release.csv, manifest.json and the figures.")
+    if internal is not None:
+        err.print(f"Wrote the internal assessment (NOT FOR PUBLICATION, mode 0600) to {internal}.")
 
 
 PUBLIC_FILES = (
