@@ -71,6 +71,12 @@ def report_command(
     title: str = typer.Option("privrisk report", "--title", help="The page title."),
     max_rows: int = typer.Option(MAX_ROWS, "--max-rows", help="Rows of each table shown before it is cut."),
     as_json: bool = typer.Option(False, "--json", help="Print what went into the page as one JSON document."),
+    include_internal: bool = typer.Option(
+        False,
+        "--include-internal",
+        help="Also show internal tables (a release's internal assessment), marked NOT FOR PUBLICATION; "
+        "left out by default.",
+    ),
 ) -> None:
     """Gather the results of several commands (their manifest.json) into one self-contained HTML page.
 
@@ -79,7 +85,9 @@ def report_command(
     Example: privrisk report results/study results/release --out report.html
     """
     target = _html_target(out_path)
-    page, info = report_page([str(f) for f in folders], title=title, max_rows=max_rows)
+    page, info = report_page(
+        [str(f) for f in folders], title=title, max_rows=max_rows, include_internal=include_internal
+    )
     write_text(target, page)
     if as_json:
         emit_json({"out": str(target), **info})

@@ -2,20 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_bounds, parse_epsilon, percent
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
-from privrisk.io.files import atomic_dir
-from privrisk.release.mechanisms import noisy_release
+from privrisk.io.files import atomic_dir, atomic_path
+from privrisk.release.ledger import MIN_KEY_BYTES, deferred_signals, fits_budget
+from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
 from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
-from privrisk.release.statement import Release, release_parameters, summarize_ledger, write_outputs
+from privrisk.release.statement import (
+    LedgerSummary,
+    Release,
+    composed_epsilon,
+    release_parameters,
+    summarize_ledger,
+    write_internal,
+    write_outputs,
+)
 from privrisk.sensitivity import QUERIES
+
+KEY_ENV = "PRIVRISK_LEDGER_KEY"
+KEY_HELP = (
+    "A file holding the secret key of a keyed ledger (HMAC-SHA256: truncation and edits are detected); "
+    f"without it the key is read from the environment variable {KEY_ENV}, which holds the key itself."
+)
+
+
+# The library's ledger key is ``key``; on the command line it is --ledger-key (or PRIVRISK_LEDGER_KEY).
+PARAM_OPTIONS["release"] = {"key": "--ledger-key"}
+PARAM_OPTIONS["ledger"] = {"key": "--ledger-key"}
 
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
@@ -93,31 +116,9 @@ def _print_human(r: Release, file: Path) -> None:
         if note:
             err.print(f"Note: {note}.")
 
-    internal = Table(title="Internal assessment: NOT FOR PUBLICATION (depends on the data)")
-    for name in ("answer", "n", "clamped", "Δv (local)", "Δv/Δf", "ρ_tw", "ρ_mw"):
-        internal.add_column(name, justify="left" if name == "answer" else "right", no_wrap=name != "answer")
-    for rec in r.internal.to_dict(orient="records"):
-        internal.add_row(
-            str(rec["label"]),
-            "withheld" if rec["n"] is None else f"{rec['n']:,}",
-            f"{rec['n_clamped']:,}",
-            f"{rec['local_sensitivity']:.6g}",
-            f"{rec['ratio']:.4g}",
-            percent(rec["two_worlds"]),
-            "—" if rec["many_worlds"] is None else percent(rec["many_worlds"]),
-        )
-    err.print(internal)
-    if r.withheld:
-        err.print(f"Note: {r.withheld}.")
-    for summary in r.data.values():
-        dropped = sum(summary["dropped_codes"].values())
-        err.print(
-            f"{summary['column']!r}: {summary['n_used']:,} of {summary['n_read']:,} values used; "
-            f"{summary['n_nan']:,} empty, {dropped:,} missing codes dropped."
-        )
     err.print(
-        "ρ_tw, ρ_mw: two- and many-worlds risk at Δv/Δf (Allmann et al., eq. 6 and 4; n = records). "
-        "'clamped': values moved into the universe."
+        "The internal assessment (local sensitivity, record counts: NOT FOR PUBLICATION) is written only with "
+        "--internal FILE."
     )
 
 
@@ -150,9 +151,21 @@ def release_command(
         None, "--ledger", help="JSON ledger of every release; later releases count what it records."
     ),
     out_dir: Path | None = typer.Option(
-        None, "--out", help="Folder for release.json/.csv, internal_assessment.json/.csv, manifest.json."
+        None, "--out", help="Folder for the public release.json/.csv, figures and manifest.json."
     ),
+    internal: Path | None = typer.Option(
+        None,
+        "--internal",
+        help="Write the internal assessment (NOT FOR PUBLICATION: local sensitivity, record counts) to this "
+        "JSON file, readable by its owner only (mode 0600).",
+    ),
+    key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    allow_large_epsilon: bool = typer.Option(
+        False,
+        "--allow-large-epsilon",
+        help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
+    ),
 ) -> None:
     """Release noisy answers (Laplace noise from OpenDP) with a public risk statement, a budget and a ledger.
 
@@ -165,8 +178,17 @@ def release_command(
 
     The human output on stdout is the publishable part (answers and the public statement: total ε, global risk
     P and leak Γ, ρ_mw for --public-n, plain sentences); the internal assessment (local sensitivity, two- and
-    many-worlds risk, clamping, record counts) depends on the data and goes to stderr, marked NOT FOR
-    PUBLICATION. --json prints both, the internal part under "internal_assessment".
+    many-worlds risk, clamping, record counts) depends on the data: beside a noisy mean, min or max, n and the
+    local sensitivity give back the true value. It is written only with --internal FILE (mode 0600), never to
+    stdout, stderr, --json or --out.
+
+    --out is checked before any noise is drawn. With --ledger the release is charged only together with its
+    outputs: the noise is drawn, the outputs are written to temporary names, the ledger is charged (under its
+    lock, the budget checked again), and the outputs are moved into place; an interrupt before the charge
+    charges nothing and writes nothing. A total ε above 20 is refused unless --allow-large-epsilon.
+
+    With --ledger-key FILE (or PRIVRISK_LEDGER_KEY) the ledger is keyed: HMAC-SHA256 over every entry and the
+    header, so edits, truncation and a reset are detected; a keyed ledger cannot be read without its key.
 
     --budget and --ledger work the same for one query and for --spec. A release that would take the total ε
     (with --ledger: the ledger's total) above --budget is refused with exit code 1 before any noise is drawn,
@@ -179,52 +201,172 @@ def release_command(
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
     limit = parse_epsilon(budget, name="budget") if budget is not None else None
+    total = composed_epsilon(q.epsilon for q in queries)
+    if total > MAX_EPSILON and not allow_large_epsilon:
+        where = f"{spec}: epsilon" if spec is not None else "--epsilon"
+        raise PrivriskError(
+            f"{where}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value; "
+            "refused (give --allow-large-epsilon to release it anyway)"
+        )
     if spec is not None:
         check_spec_columns(queries, table_columns(file), spec=spec, source=file)
     frame = read_table(file, list(dict.fromkeys(q.column for q in queries)))
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise PrivriskError(f"--out: {out_dir} exists and is not a folder")
-
-    def run() -> Release:
-        return noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
+    names = list(PUBLIC_FILES)
+    if out_dir is not None:
+        _check_writable_folder(out_dir, names)
+    if internal is not None:
+        _check_writable_file(internal, "--internal")
+    key = ledger_key(key_file)
+    if key is not None and ledger is None:
+        raise PrivriskError("--ledger-key: a key is for a ledger; give --ledger too")
+    asked = release_parameters(queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger)
 
     try:
-        if out_dir is None:
-            r = run()
-        else:
-            # The temporary folder exists before any noise is drawn, so an unwritable --out fails first.
-            with atomic_dir(out_dir) as tmp:
-                r = run()
-                asked = release_parameters(
-                    queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger
+        # SIGINT and SIGTERM are held back from the charge of the ledger until the outputs are in place.
+        with deferred_signals() as guard:
+            with contextlib.ExitStack() as stack:
+                tmp = stack.enter_context(atomic_dir(out_dir)) if out_dir is not None else None
+                tmp_internal = stack.enter_context(atomic_path(internal)) if internal is not None else None
+
+                def before_charge(r: Release) -> None:
+                    # Noise is drawn; the outputs go to temporary names, then the ledger is charged, then they
+                    # are moved into place (when the with-blocks end).
+                    if tmp is not None:
+                        write_outputs(r, tmp, asked, key=key)
+                    if tmp_internal is not None:
+                        write_internal(r, tmp_internal)
+                    guard.arm()
+
+                r = noisy_release(
+                    frame,
+                    queries,
+                    public_n=n_pub,
+                    budget=limit,
+                    ledger=ledger,
+                    source=str(file),
+                    allow_large_epsilon=allow_large_epsilon,
+                    key=key,
+                    before_charge=before_charge,
                 )
-                write_outputs(r, tmp, asked)
+            # Printing is part of delivering the answer: an interrupt after the charge waits until it is done.
+            _deliver(r, file, out_dir, internal, as_json)
     except ThresholdExceeded as exc:
         # The library names the parameter (budget: …); the command line names its option.
         text = str(exc)
         raise ThresholdExceeded("--" + text if text.startswith("budget:") else text) from None
+
+
+def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
     if as_json:
-        emit_json({"file": str(file), **r.to_dict()})
-    else:
-        _print_human(r, file)
-        if out_dir is not None:
-            err.print(f"Wrote {out_dir}/release.json, release.csv, internal_assessment.*, manifest.json.")
+        emit_json({"file": str(file), **r.public_dict()})
+        return
+    _print_human(r, file)
+    if out_dir is not None:
+        err.print(f"Wrote {out_dir}/release.json, release.csv, manifest.json and the figures.")
+    if internal is not None:
+        err.print(f"Wrote the internal assessment (NOT FOR PUBLICATION, mode 0600) to {internal}.")
+
+
+PUBLIC_FILES = (
+    "release.json",
+    "release.csv",
+    "manifest.json",
+    "release_answers.png",
+    "release_answers.svg",
+    "release_risk.png",
+    "release_risk.svg",
+)
+
+
+def _probe(folder: Path, option: str) -> None:
+    """Create and remove a file in ``folder`` (the only test of writability that also holds for root)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".privrisk-probe.", dir=folder)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        raise PrivriskError(f"{option}: cannot write in {folder}: {exc.strerror}") from None
+
+
+def _existing_parent(path: Path, option: str) -> Path:
+    parent = path.absolute()
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise PrivriskError(f"{option}: {parent} is not a folder, so {path} cannot be written")
+    return parent
+
+
+def _check_writable_folder(folder: Path, names: list[str]) -> None:
+    """--out can take every file the release writes: checked before any noise is drawn."""
+    if folder.exists() and not folder.is_dir():
+        raise PrivriskError(f"--out: {folder} exists and is not a folder")
+    _probe(_existing_parent(folder, "--out"), "--out")
+    if folder.exists():
+        _probe(folder, "--out")
+        for name in names:
+            target = folder / name
+            if target.is_dir() and not target.is_symlink():
+                raise PrivriskError(
+                    f"--out: {target} is a folder and cannot be replaced by the release's file"
+                )
+
+
+def _check_writable_file(path: Path, option: str) -> None:
+    if path.is_dir():
+        raise PrivriskError(f"{option}: {path} is a folder")
+    _probe(_existing_parent(path.parent, option), option)
+
+
+def ledger_key(key_file: Path | None) -> bytes | None:
+    """The ledger key: the bytes of --ledger-key FILE (without a final newline), else PRIVRISK_LEDGER_KEY."""
+    if key_file is not None:
+        try:
+            raw = key_file.read_bytes()
+        except OSError as exc:
+            raise PrivriskError(f"--ledger-key: cannot read {key_file}: {exc.strerror}") from None
+        raw = raw.rstrip(b"\r\n")
+        if len(raw) < MIN_KEY_BYTES:
+            raise PrivriskError(f"--ledger-key: the key in {key_file} must be at least {MIN_KEY_BYTES} bytes")
+        return raw
+    env = os.environ.get(KEY_ENV)
+    if env is None:
+        return None
+    if len(env.encode("utf-8")) < MIN_KEY_BYTES:
+        raise PrivriskError(f"{KEY_ENV}: the ledger key must be at least {MIN_KEY_BYTES} bytes")
+    return env.encode("utf-8")
 
 
 @app.command("ledger")
 def ledger_command(
     path: Path = typer.Argument(..., help="A ledger written by privrisk release --ledger."),
-    budget: str | None = typer.Option(None, "--budget", help="Also say how much of this budget is left."),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        help="Also say how much of this budget is left; exit 1 when the ledger has spent more than it.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
 ) -> None:
     """Check a privacy ledger and show what each release spent, the total ε and the risk it carries.
 
+    With --budget the command exits 1 (after printing) when the ledger's total ε exceeds the budget.
+
     Example: privrisk ledger ledger.json --budget 1
     """
-    summary = summarize_ledger(path, budget)
+    summary = summarize_ledger(path, budget, key=ledger_key(key_file))
     if as_json:
         emit_json(summary.to_dict())
-        return
+    else:
+        _print_ledger(path, summary)
+    if summary.budget is not None and not fits_budget(summary.total_epsilon, 0.0, summary.budget):
+        raise ThresholdExceeded(
+            f"--budget: the ledger {path} has spent ε = {_number(summary.total_epsilon)}, more than the budget "
+            f"ε = {_number(summary.budget)}"
+        )
+
+
+def _print_ledger(path: Path, summary: LedgerSummary) -> None:
     plural = "release" if len(summary.entries) == 1 else "releases"
     table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
     for name in ("#", "time (UTC)", "ε", "answers", "data"):
