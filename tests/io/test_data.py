@@ -130,3 +130,24 @@ def test_bad_missing_spec():
 def test_infinite_values():
     with pytest.raises(PrivriskError, match="infinite"):
         numeric_values(pd.Series([1.0, np.inf]), name="x")
+
+
+def test_duplicate_header_is_refused(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("x;X\n1;50\n2;60\n")
+    with pytest.raises(PrivriskError, match="column 'X' twice"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("body", ["1,2\n3,4,5\n6,7\n", "1,2\n3\n6,7\n"])
+def test_ragged_csv_is_refused_with_its_line(tmp_path, body):
+    path = tmp_path / "d.csv"
+    path.write_text("x,y\n" + body)
+    with pytest.raises(PrivriskError, match="line 3 has"):
+        read_table(path, ["x"])
+
+
+def test_a_one_column_csv_is_still_read(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("x\n1\n2\n")
+    assert read_table(path)["x"].tolist() == [1, 2]
