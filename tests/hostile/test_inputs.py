@@ -64,7 +64,6 @@ def test_presence_breaks_with_nan(cli, seed):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="pending")
 def test_presence_population_count_is_a_quasi_identifier(cli, seed):
     t, p = seed
     r = presence(cli, t, "-p", p, "--population-count", "zip")
