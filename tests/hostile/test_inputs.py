@@ -162,7 +162,6 @@ def empirical(cli, panel, *extra):
     return r
 
 
-@pytest.mark.xfail(strict=True, reason="pending")
 def test_empirical_aggregate_larger_than_the_periods(cli, panel):
     r = empirical(cli, panel, "--aggregate", "1000")
     one_line_error(r, "--aggregate", "24 periods")
