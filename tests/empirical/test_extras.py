@@ -225,3 +225,13 @@ def test_merge_periods_refuses_an_aggregate_leaving_one_database():
     with pytest.raises(PrivriskError, match="the data has 24 periods") as info:
         merge_periods(codes, codes, 13)
     assert info.value.param == "aggregate"
+
+
+def test_noise_draws_refuse_a_negative_seed():
+    from privrisk import PrivriskError
+    from privrisk.empirical.inputs import noise_draws
+
+    assert noise_draws(1.0, 2, 3, 5).shape == (2, 3)
+    with pytest.raises(PrivriskError, match="seed") as info:
+        noise_draws(1.0, 2, 3, -1)
+    assert info.value.param == "seed"

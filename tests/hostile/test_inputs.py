@@ -168,7 +168,6 @@ def test_empirical_aggregate_larger_than_the_periods(cli, panel):
     assert "--period" not in r.err.replace("24 periods", "")
 
 
-@pytest.mark.xfail(strict=True, reason="pending")
 def test_empirical_negative_noise_seed(cli, panel):
     one_line_error(empirical(cli, panel, "--noise", "laplace:1", "--seed", "-1"), "--seed")
 
