@@ -19,6 +19,7 @@ import csv
 import gzip
 import io
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,6 +228,7 @@ def _check_csv_shape(path: Path, columns: Sequence[str]) -> None:
     DuckDB renames a repeated column (``x``, ``x_1``) and, when rows are ragged, reads the whole line as one
     column named after the header line; both would silently analyse the wrong data.
     """
+    unnamed = all(re.fullmatch(r"column\d+", c) for c in columns)  # DuckDB found no header
     for delimiter in _DELIMITERS:
         header = _header_fields(path, delimiter)
         if header is None:
@@ -234,6 +236,8 @@ def _check_csv_shape(path: Path, columns: Sequence[str]) -> None:
         if len(header) < 2:
             continue
         if len(header) == len(columns):
+            if unnamed:
+                return
             seen: dict[str, str] = {}
             for name in header:
                 key = name.strip().lower()
@@ -241,7 +245,7 @@ def _check_csv_shape(path: Path, columns: Sequence[str]) -> None:
                     raise PrivriskError(f"{path}: the header names the column {name.strip()!r} twice")
                 seen[key] = name
             return
-        if len(columns) == 1:
+        if len(columns) == 1 or unnamed:
             _raise_ragged(path, delimiter, len(header))
 
 
