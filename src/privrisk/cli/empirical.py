@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from privrisk._validation import check_choice
+from privrisk._validation import check_choice, check_whole
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons, progress
 from privrisk.empirical.report import short_number as _fmt
@@ -125,6 +125,7 @@ def empirical_command(
 
     eps = parse_epsilons(epsilons, name="--epsilons")
     kk, scale = _k(k), _noise(noise)
+    check_whole(seed, name="seed")
     if target_delta is not None and scale is not None:
         raise PrivriskError("--target-delta: finds the noise scale itself; leave out --noise")
     if top < 0:

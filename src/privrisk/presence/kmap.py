@@ -63,6 +63,10 @@ UNIQUENESS_ASSUMPTIONS = (
 """What the population-uniqueness estimates assume, in words."""
 
 
+MAX_POPULATION = 1e12
+"""The largest population size accepted (the estimators' integer arithmetic stays exact below it)."""
+
+
 def sampling_fraction_from(n: int, population_size: float | None, sampling_fraction: float | None) -> float:
     """f = n/N from the population size N or the sampling fraction f (one of them, not both).
 
@@ -71,6 +75,15 @@ def sampling_fraction_from(n: int, population_size: float | None, sampling_fract
         (0.05, 0.5)
     """
     if population_size is not None and sampling_fraction is None:
+        if not isinstance(population_size, (int, float)) or not math.isfinite(population_size):
+            raise PrivriskError(
+                f"population_size: must be a finite number, got {population_size!r}", param="population_size"
+            )
+        if population_size > MAX_POPULATION:
+            raise PrivriskError(
+                f"population_size: {population_size:g} is larger than any population (at most {MAX_POPULATION:g})",
+                param="population_size",
+            )
         if population_size < n:
             raise PrivriskError(
                 f"population_size: {population_size:g} is smaller than the dataset ({n:,} records)",
@@ -273,6 +286,13 @@ def population_uniqueness(class_sizes: Sequence[int] | np.ndarray, population_si
     """
     values, counts = _frequencies(class_sizes)
     n = int(np.sum(values * counts))
+    if not isinstance(population_size, (int, float, np.integer, np.floating)) or not (
+        math.isfinite(population_size) and population_size <= MAX_POPULATION
+    ):
+        raise PrivriskError(
+            f"population_size: must be a finite number of at most {MAX_POPULATION:g}, got {population_size!r}",
+            param="population_size",
+        )
     N = int(population_size)
     if N < n:
         raise PrivriskError(
