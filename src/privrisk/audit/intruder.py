@@ -248,7 +248,7 @@ class AuditResult:
         Example:
             >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
             >>> res.riskiest(2)["record"].tolist()
-            [5, 6]
+            [2, 6]
         """
         k = check_whole(top, name="top")
         rec = self.records
