@@ -15,9 +15,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from privrisk._validation import check_whole
 from privrisk.audit.derived import derived_scale
-from privrisk.audit.intruder import AuditResult, audit_data_dependent, audit_sweep, check_alpha, check_event
-from privrisk.audit.report import audit_document, record_nouns, write_outputs
+from privrisk.audit.intruder import (
+    TOP_RECORDS,
+    AuditResult,
+    audit_data_dependent,
+    audit_sweep,
+    check_alpha,
+    check_event,
+)
+from privrisk.audit.report import audit_document, record_nouns, write_outputs, write_records
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, floats, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -71,6 +79,14 @@ def audit_command(
     out_dir: Path | None = typer.Option(
         None, "--out", help="Folder for CSV tables, figures and manifest.json."
     ),
+    records_file: Path | None = typer.Option(
+        None,
+        "--records",
+        help="CSV file for every record's row of the audit (the --json lists the riskiest).",
+    ),
+    top: int = typer.Option(
+        TOP_RECORDS, "--top", help="How many of the riskiest records --json lists (every record: --records)."
+    ),
     fail_on_leak: bool = typer.Option(
         False, "--fail-on-leak", help="Exit with code 1 if any possible missing record breaks e^ε."
     ),
@@ -93,6 +109,9 @@ def audit_command(
     if (sweep_record is None) != (sweep_values is None):
         raise PrivriskError("--sweep-record: give --sweep-record N together with --sweep-values V1,V2,…")
     bounds = parse_bounds(universe) if universe else None
+    check_whole(top, name="--top")
+    if records_file is not None and records_file.resolve() == file.resolve():
+        raise PrivriskError(f"--records: {records_file} is the input file; give another path")
     col = read_column(file, column, missing=missing)
     values = col.values
     n = int(values.size)
@@ -112,9 +131,11 @@ def audit_command(
         sweep = audit_sweep(values, query, eps, sweep_record, wanted, u=res.u, response=response, event=ev)
     if out_dir is not None:
         write_outputs(res, out_dir, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
+    if records_file is not None:
+        write_records(res, records_file)
     if as_json:
         doc = audit_document(
-            res, sweep=sweep, sweep_record=sweep_record, file=file, column=column, data=col.as_dict()
+            res, sweep=sweep, sweep_record=sweep_record, file=file, column=column, data=col.as_dict(), top=top
         )
         emit_json(doc)
     else:
@@ -153,7 +174,7 @@ def _print_human(
     if len(rec) > 40:
         order = rec["log10_ratio"].abs().sort_values(ascending=False).index
         show = rec.loc[order[:30]].sort_values("record")
-        note = f" (the {len(show)} largest of {len(rec):,}; all in --json or --out)"
+        note = f" (the {len(show)} largest of {len(rec):,}; all in --records or --out)"
     t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e:.4g}){note}")
     g = res.global_audit
     global_log10 = None if g is None else g.records["log_ratio"].to_numpy() / math.log(10)
