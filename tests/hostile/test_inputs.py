@@ -192,7 +192,6 @@ def test_demo_negative_seed(cli, tmp_path):
 # ----------------------------------------------------------------------------------------------------- ledger
 
 
-@pytest.mark.xfail(reason="ledger helper", strict=False)
 def test_deeply_nested_ledger(cli, tmp_path):
     data = tmp_path / "survey.csv"
     data.write_text("x\n" + "\n".join(str(i) for i in range(40)) + "\n")

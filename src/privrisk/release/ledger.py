@@ -183,6 +183,8 @@ def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[di
         doc = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
         raise _corrupt(p, f"not valid JSON: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise _corrupt(p, "nested too deeply to be a ledger") from None
     keyed = isinstance(doc, dict) and doc.get("keyed") is True
     if not isinstance(doc, dict) or set(doc) != (_HEADER_KEYS | _KEYED_KEYS if keyed else _HEADER_KEYS):
         raise _corrupt(p, f"not a privrisk ledger with the keys {', '.join(sorted(_HEADER_KEYS))}")
