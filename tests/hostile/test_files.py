@@ -285,3 +285,21 @@ def test_report_on_a_manifest_that_is_not_one_is_one_line_exit_2(cli, tmp_path, 
     else:
         manifest.write_text("[" * 100000 + "]" * 100000)
     one_line_error(cli("report", folder, "--out", tmp_path / "r.html"), "manifest.json")
+
+
+def test_empirical_riskiest_csv_neutralises_formula_identifiers(cli, tmp_path):
+    rows = ["period,who,v"]
+    for p in range(30):
+        rows += [
+            f"{p},=evil(),{p % 7 + 1}",
+            f"{p},@bob,{p % 5 + 2}",
+            f"{p},-dave,{p % 3 + 1}",
+            f"{p},carol,4",
+        ]
+    data = tmp_path / "d.csv"
+    data.write_text("\n".join(rows) + "\n")
+    r = cli("empirical", data, "--period", "period", "--individual", "who", "--query", "sum", "--value", "v",
+            "--out", tmp_path / "o")  # fmt: skip
+    assert r.code == 0, r.err
+    ids = [row["individual"] for row in csv.DictReader((tmp_path / "o" / "riskiest.csv").open())]
+    assert sorted(ids) == sorted(["'=evil()", "'@bob", "'-dave", "carol"])
