@@ -303,3 +303,11 @@ def test_empirical_riskiest_csv_neutralises_formula_identifiers(cli, tmp_path):
     assert r.code == 0, r.err
     ids = [row["individual"] for row in csv.DictReader((tmp_path / "o" / "riskiest.csv").open())]
     assert sorted(ids) == sorted(["'=evil()", "'@bob", "'-dave", "carol"])
+
+
+def test_a_mode_set_inside_atomic_path_is_kept(tmp_path):
+    target = tmp_path / "private.json"
+    with files.atomic_path(target) as tmp:
+        os.chmod(tmp, 0o600)
+        tmp.write_text("{}")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600

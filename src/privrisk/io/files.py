@@ -42,11 +42,7 @@ def _umask() -> int:
 
 def _apply_umask(path: Path) -> None:
     """Give a file made by :mod:`tempfile` (0600/0700) the mode an ordinary ``open`` would: 0666/0777 & ~umask."""
-    mask = _umask()
-    for item in [path, *(path.rglob("*") if path.is_dir() else ())]:
-        if item.is_symlink():
-            continue
-        os.chmod(item, (0o777 if item.is_dir() else 0o666) & ~mask)
+    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~_umask())
 
 
 @contextlib.contextmanager
@@ -67,9 +63,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        # mkstemp makes the file 0600: give it the umask's mode now, so that a caller may still chmod it.
+        _apply_umask(tmp)
         yield tmp
-        if tmp.exists():
-            _apply_umask(tmp)
         os.replace(tmp, target)
     finally:
         if tmp.exists():
@@ -148,8 +144,8 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
+        _apply_umask(tmp)  # mkdtemp makes it 0700; what is written inside gets the umask's mode already
         yield tmp
-        _apply_umask(tmp)
         target.mkdir(exist_ok=True)
         for item in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
             dest = target / item.relative_to(tmp)
