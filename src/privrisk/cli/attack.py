@@ -16,6 +16,7 @@ from privrisk.cli._common import emit_json, err, out, parse_epsilon, percent
 from privrisk.cli.sensitivity import MISSING_HELP, UNIVERSE_MIN_HELP, choose_universe
 from privrisk.errors import PrivriskError
 from privrisk.io.data import read_column
+from privrisk.io.files import check_outputs
 from privrisk.posterior import (
     WORLDS,
     exact_risk,
@@ -26,6 +27,9 @@ from privrisk.posterior import (
     worlds,
 )
 from privrisk.sensitivity import QUERIES, global_sensitivity
+
+# What --out DIR receives (io.files.check_outputs refuses an input among them).
+OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
 
 
 @app.command("attack")
@@ -75,6 +79,8 @@ def attack_command(
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
+    if out_dir is not None:
+        check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
     eps = parse_epsilon(epsilon, name="--epsilon")
     q = check_query(query)
     kind = check_choice(worlds_kind, WORLDS, name="worlds")

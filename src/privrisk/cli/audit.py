@@ -30,6 +30,7 @@ from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, floats, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import NumericColumn, read_column, table_columns
+from privrisk.io.files import check_outputs
 from privrisk.sensitivity import QUERIES, Universe
 
 if TYPE_CHECKING:
@@ -101,6 +102,10 @@ def audit_command(
 
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
+    if out_dir is not None:
+        check_outputs(
+            out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
+        )
     eps = parse_epsilon(epsilon, name="--epsilon")
     if u is not None and response is not None:
         raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")

@@ -18,6 +18,7 @@ from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsil
 from privrisk.empirical.report import short_number as _fmt
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
 from privrisk.io.engine import check_engine
+from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,6 +124,9 @@ def empirical_command(
     )
     from privrisk.io.data import read_table
 
+    if out_dir is not None:
+        files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
+        check_outputs(out_dir, [file], param="--out", folder=True, files=files)
     eps = parse_epsilons(epsilons, name="--epsilons")
     kk, scale = _k(k), _noise(noise)
     check_whole(seed, name="seed")

@@ -9,7 +9,7 @@ import typer
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
 from privrisk.errors import PrivriskError
-from privrisk.io.files import write_text
+from privrisk.io.files import check_outputs, write_text
 from privrisk.reports.explain import explainer_document, explainer_page
 from privrisk.reports.html import MAX_ROWS, report_page
 
@@ -20,12 +20,23 @@ EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, 
 PARAM_OPTIONS["report"] = {"folders": "DIR"}
 
 
-def _html_target(path: Path, name: str = "--out") -> Path:
+def _html_target(path: Path, name: str = "--out", inputs: list[Path] | None = None) -> Path:
     if path.exists() and path.is_dir():
         raise PrivriskError(f"{name}: {path} is a folder; give the name of the HTML file to write")
+    check_outputs(path, inputs or [], param=name)
     if not path.parent.exists():
         raise PrivriskError(f"{name}: the folder {path.parent} does not exist")
     return path
+
+
+def _folder_inputs(folders: list[Path]) -> list[Path]:
+    """What ``report`` reads: each folder's manifest and the tables and figures beside it."""
+    found: list[Path] = []
+    for folder in folders:
+        found.append(folder / "manifest.json")
+        if folder.is_dir():
+            found += [p for p in folder.rglob("*") if p.suffix.lower() in (".json", ".csv", ".svg", ".png")]
+    return found
 
 
 @app.command("explain")
@@ -84,7 +95,7 @@ def report_command(
 
     Example: privrisk report results/study results/release --out report.html
     """
-    target = _html_target(out_path)
+    target = _html_target(out_path, inputs=_folder_inputs(folders))
     page, info = report_page(
         [str(f) for f in folders], title=title, max_rows=max_rows, include_internal=include_internal
     )

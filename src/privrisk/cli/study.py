@@ -27,6 +27,7 @@ from privrisk.cli._common import (
     progress,
 )
 from privrisk.errors import PrivriskError
+from privrisk.io.files import check_outputs
 from privrisk.sensitivity import QUERIES
 from privrisk.study.attack import DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, merge_attack, study_attack
 from privrisk.study.inputs import StudySettings, read_variables
@@ -89,9 +90,15 @@ def _settings(
 
 
 def _run(
-    settings: StudySettings, values: dict[str, np.ndarray], out_dir: Path, as_json: bool, **page: Any
+    settings: StudySettings,
+    values: dict[str, np.ndarray],
+    out_dir: Path,
+    as_json: bool,
+    inputs: tuple[Path, ...] = (),
+    **page: Any,
 ) -> None:
     """Run the study (and its attack) on the same samples, write the folder, print the document or the tables."""
+    check_outputs(out_dir, inputs, param="--out", folder=True, files=STUDY_FILES)
     samples = settings.sample_arguments()
     started = time.perf_counter()
     with progress("Sampling study", total=len(values) * settings.repetitions) as advance:
@@ -180,6 +187,7 @@ _FIGURE_QUERY_OPTION = typer.Option(None, "--figure-query", help="The query of F
 _FIGURE_EPSILON_OPTION = typer.Option(
     None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
 )
+STUDY_FILES = ("results.parquet", "summary.csv", "report.html", "manifest.json", "figures/*")
 _OUT_OPTION = typer.Option(..., "--out", "-o", help="Folder for results, figures and report.html.")
 _ATTACK_OPTION = typer.Option(
     False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
@@ -244,6 +252,7 @@ def study_command(
         universe="data" if bounds is None else bounds, universe_min=universe_min, ls_method=ls_method,
         figure_query=figure_query, figure_epsilon=figure_epsilon,
     )  # fmt: skip
+    check_outputs(out_dir, [file], param="--out", folder=True, files=STUDY_FILES)
     columns = list(dict.fromkeys(column))
     labels = _labels(label, columns)
     values, variables = read_variables(
@@ -253,7 +262,7 @@ def study_command(
         f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
         f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
     )
-    _run(settings, values, out_dir, as_json, title=f"Sampling study of {file.name}", intro=intro,
+    _run(settings, values, out_dir, as_json, (file,), title=f"Sampling study of {file.name}", intro=intro,
          variables=variables, extra_parameters={"file": str(file), "missing": missing})  # fmt: skip
 
 
@@ -289,6 +298,7 @@ def demo_command(
         universe="data", universe_min=0.0, ls_method=ls_method, figure_query=figure_query,
         figure_epsilon=figure_epsilon,
     )  # fmt: skip
+    check_outputs(out_dir, param="--out", folder=True, files=STUDY_FILES)
     values, variables = survey_values()
     _run(settings, values, out_dir, as_json, title=SURVEY_TITLE, intro=SURVEY_INTRO, variables=variables,
          extra_parameters={"data": SURVEY_SOURCE})  # fmt: skip

@@ -446,7 +446,7 @@ def write_bundle(
         >>> sorted(bundle.files), bundle.to_dict()["rows"]
         (['figures', 'manifest', 'report', 'results', 'summary'], 6)
     """
-    from privrisk.io.files import atomic_dir
+    from privrisk.io.files import atomic_dir, write_csv
     from privrisk.reports.manifest import write_manifest
     from privrisk.reports.plots import study as plots
 
@@ -487,7 +487,7 @@ def write_bundle(
     ]
     with atomic_dir(out_dir) as tmp:
         results.to_parquet(tmp / "results.parquet", index=False)
-        summary.to_csv(tmp / "summary.csv", index=False)
+        write_csv(summary, tmp / "summary.csv")
         made = [
             plots.risk_boxplots(results, fig_eps, tmp / "figures"),
             plots.risk_by_proportion(summary, fig_query, tmp / "figures"),
