@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from pathlib import Path
 
 import typer
@@ -12,10 +10,11 @@ from rich.table import Table
 
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.cli.sensitivity import MISSING_HELP
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
-from privrisk.io.files import atomic_dir, atomic_path
-from privrisk.release.ledger import MIN_KEY_BYTES, deferred_signals, fits_budget
+from privrisk.io.files import atomic_dir, atomic_path, check_outputs
+from privrisk.release.ledger import KEY_ENV, deferred_signals, fits_budget, read_key
 from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
 from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
 from privrisk.release.statement import (
@@ -29,18 +28,12 @@ from privrisk.release.statement import (
 )
 from privrisk.sensitivity import QUERIES
 
-KEY_ENV = "PRIVRISK_LEDGER_KEY"
-KEY_HELP = (
-    "A file holding the secret key of a keyed ledger (HMAC-SHA256: truncation and edits are detected); "
-    f"without it the key is read from the environment variable {KEY_ENV}, which holds the key itself."
-)
+KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 
 
 # The library's ledger key is ``key``; on the command line it is --ledger-key (or PRIVRISK_LEDGER_KEY).
-PARAM_OPTIONS["release"] = {"key": "--ledger-key"}
-PARAM_OPTIONS["ledger"] = {"key": "--ledger-key"}
-
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
+PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
+PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
 
 
 def _queries(
@@ -73,30 +66,14 @@ def _queries(
     return [ReleaseQuery(column, query, eps, bounds, missing)], public_n
 
 
-def _number(x: float) -> str:
-    return f"{x:.6g}"
-
-
 def _print_human(r: Release, file: Path) -> None:
     table = Table(title=f"Release of {file.name}: noisy answers (the true values are never shown)")
-    for name, justify in (
-        ("answer", "left"),
-        ("ε", "right"),
-        ("universe", "left"),
-        ("scale b", "right"),
-        ("noisy value", "right"),
-        ("95 % interval", "left"),
-    ):
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for name in ("answer", "ε", "universe", "scale b", "noisy value", "95 % interval"):
+        table.add_column(name, justify="left" if name in ("answer", "universe", "95 % interval") else "right")
     for row in r.answers.itertuples():
-        table.add_row(
-            str(row.label),
-            f"{row.epsilon:.4g}",
-            f"[{row.universe_lo:g}, {row.universe_hi:g}]",
-            f"{row.noise_scale:.4g}",
-            f"{row.noisy_value:.5g}",
-            f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]",
-        )
+        table.add_row(str(row.label), f"{row.epsilon:.4g}", f"[{row.universe_lo:g}, {row.universe_hi:g}]",
+                      f"{row.noise_scale:.4g}", f"{row.noisy_value:.5g}",
+                      f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]")  # fmt: skip
     out.print(table)
     out.print(
         "Noise: Laplace with scale b = Δf/ε (global sensitivity Δf); the 95 % interval is the noisy value "
@@ -107,9 +84,9 @@ def _print_human(r: Release, file: Path) -> None:
         out.print(f"  {line}")
     if r.ledger is not None:
         led = r.ledger
-        left = "" if led["budget"] is None else f" of the budget {_number(led['budget'])}"
+        left = "" if led["budget"] is None else f" of the budget {led['budget']:.6g}"
         out.print(
-            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {_number(led['spent_after'])}"
+            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {led['spent_after']:.6g}"
             f"{left}."
         )
         note = r.budget_note()
@@ -169,32 +146,17 @@ def release_command(
 ) -> None:
     """Release noisy answers (Laplace noise from OpenDP) with a public risk statement, a budget and a ledger.
 
-    Each answer is the query on the column clamped to --universe, plus Laplace noise of scale b = Δf/ε with the
-    global sensitivity Δf, drawn by OpenDP's floating-point-safe sampler. OpenDP's sampler cannot be seeded, so
-    every run gives new numbers (there is no --seed). The true values are never printed or written.
+    Each answer is the query on the column clamped to --universe plus Laplace noise of scale b = Δf/ε (global
+    sensitivity), from OpenDP's floating-point-safe sampler; it cannot be seeded. There is deliberately no
+    noise scaled to a data-dependent sensitivity: it leaks the data (see `privrisk audit`). Output is the
+    publishable part only; the internal assessment (local sensitivity, record counts: beside a noisy mean, min
+    or max they give back the true value) goes only to --internal FILE (mode 0600).
 
-    There is deliberately no option to scale the noise to the local or another data-dependent sensitivity: such
-    noise depends on the data and leaks it. `privrisk audit` shows what an intruder learns from it.
-
-    The human output on stdout is the publishable part (answers and the public statement: total ε, global risk
-    P and leak Γ, ρ_mw for --public-n, plain sentences); the internal assessment (local sensitivity, two- and
-    many-worlds risk, clamping, record counts) depends on the data: beside a noisy mean, min or max, n and the
-    local sensitivity give back the true value. It is written only with --internal FILE (mode 0600), never to
-    stdout, stderr, --json or --out.
-
-    --out is checked before any noise is drawn. With --ledger the release is charged only together with its
-    outputs: the noise is drawn, the outputs are written to temporary names, the ledger is charged (under its
-    lock, the budget checked again), and the outputs are moved into place; an interrupt before the charge
-    charges nothing and writes nothing. A total ε above 20 is refused unless --allow-large-epsilon.
-
-    With --ledger-key FILE (or PRIVRISK_LEDGER_KEY) the ledger is keyed: HMAC-SHA256 over every entry and the
-    header, so edits, truncation and a reset are detected; a keyed ledger cannot be read without its key.
-
-    --budget and --ledger work the same for one query and for --spec. A release that would take the total ε
-    (with --ledger: the ledger's total) above --budget is refused with exit code 1 before any noise is drawn,
-    including when the budget is already spent; without --budget a ledger keeps the budget of its last release.
-    The ledger is locked while it is read and appended to, so two releases at the same time cannot both spend
-    the last of the budget; a corrupt or hand-edited ledger is an error (exit 2), never "nothing spent".
+    --out is checked before any noise is drawn; with --ledger the release is charged only together with its
+    outputs (drawn, written to temporary names, charged under the ledger's lock with the budget checked
+    again, moved into place). A total ε above 20 is refused unless --allow-large-epsilon. A release that would
+    take the total ε above --budget is refused with exit code 1 before any noise is drawn. --ledger-key FILE
+    (or PRIVRISK_LEDGER_KEY) keys the ledger with HMAC-SHA256: edits, truncation and a reset are detected.
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
@@ -211,12 +173,12 @@ def release_command(
     if spec is not None:
         check_spec_columns(queries, table_columns(file), spec=spec, source=file)
     frame = read_table(file, list(dict.fromkeys(q.column for q in queries)))
-    names = list(PUBLIC_FILES)
+    inputs = [p for p in (file, spec, ledger, key_file) if p is not None]
     if out_dir is not None:
-        _check_writable_folder(out_dir, names)
+        check_outputs(out_dir, inputs, param="out", folder=True, files=PUBLIC_FILES)
     if internal is not None:
-        _check_writable_file(internal, "--internal")
-    key = ledger_key(key_file)
+        check_outputs(internal, [*inputs, *([out_dir] if out_dir is not None else [])], param="internal")
+    key = read_key(key_file)
     if key is not None and ledger is None:
         raise PrivriskError("--ledger-key: a key is for a ledger; give --ledger too")
     asked = release_parameters(queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger)
@@ -278,65 +240,6 @@ PUBLIC_FILES = (
 )
 
 
-def _probe(folder: Path, option: str) -> None:
-    """Create and remove a file in ``folder`` (the only test of writability that also holds for root)."""
-    try:
-        fd, name = tempfile.mkstemp(prefix=".privrisk-probe.", dir=folder)
-        os.close(fd)
-        os.unlink(name)
-    except OSError as exc:
-        raise PrivriskError(f"{option}: cannot write in {folder}: {exc.strerror}") from None
-
-
-def _existing_parent(path: Path, option: str) -> Path:
-    parent = path.absolute()
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise PrivriskError(f"{option}: {parent} is not a folder, so {path} cannot be written")
-    return parent
-
-
-def _check_writable_folder(folder: Path, names: list[str]) -> None:
-    """--out can take every file the release writes: checked before any noise is drawn."""
-    if folder.exists() and not folder.is_dir():
-        raise PrivriskError(f"--out: {folder} exists and is not a folder")
-    _probe(_existing_parent(folder, "--out"), "--out")
-    if folder.exists():
-        _probe(folder, "--out")
-        for name in names:
-            target = folder / name
-            if target.is_dir() and not target.is_symlink():
-                raise PrivriskError(
-                    f"--out: {target} is a folder and cannot be replaced by the release's file"
-                )
-
-
-def _check_writable_file(path: Path, option: str) -> None:
-    if path.is_dir():
-        raise PrivriskError(f"{option}: {path} is a folder")
-    _probe(_existing_parent(path.parent, option), option)
-
-
-def ledger_key(key_file: Path | None) -> bytes | None:
-    """The ledger key: the bytes of --ledger-key FILE (without a final newline), else PRIVRISK_LEDGER_KEY."""
-    if key_file is not None:
-        try:
-            raw = key_file.read_bytes()
-        except OSError as exc:
-            raise PrivriskError(f"--ledger-key: cannot read {key_file}: {exc.strerror}") from None
-        raw = raw.rstrip(b"\r\n")
-        if len(raw) < MIN_KEY_BYTES:
-            raise PrivriskError(f"--ledger-key: the key in {key_file} must be at least {MIN_KEY_BYTES} bytes")
-        return raw
-    env = os.environ.get(KEY_ENV)
-    if env is None:
-        return None
-    if len(env.encode("utf-8")) < MIN_KEY_BYTES:
-        raise PrivriskError(f"{KEY_ENV}: the ledger key must be at least {MIN_KEY_BYTES} bytes")
-    return env.encode("utf-8")
-
-
 @app.command("ledger")
 def ledger_command(
     path: Path = typer.Argument(..., help="A ledger written by privrisk release --ledger."),
@@ -354,15 +257,15 @@ def ledger_command(
 
     Example: privrisk ledger ledger.json --budget 1
     """
-    summary = summarize_ledger(path, budget, key=ledger_key(key_file))
+    summary = summarize_ledger(path, budget, key=read_key(key_file))
     if as_json:
         emit_json(summary.to_dict())
     else:
         _print_ledger(path, summary)
     if summary.budget is not None and not fits_budget(summary.total_epsilon, 0.0, summary.budget):
         raise ThresholdExceeded(
-            f"--budget: the ledger {path} has spent ε = {_number(summary.total_epsilon)}, more than the budget "
-            f"ε = {_number(summary.budget)}"
+            f"--budget: the ledger {path} has spent ε = {summary.total_epsilon:.6g}, more than the budget "
+            f"ε = {summary.budget:.6g}"
         )
 
 
@@ -375,14 +278,14 @@ def _print_ledger(path: Path, summary: LedgerSummary) -> None:
         table.add_row(
             str(e["seq"]),
             e["time"][:19],
-            _number(e["epsilon"]),
+            format(e["epsilon"], ".6g"),
             ", ".join(f"{q['query']}({q['column']})" for q in e["queries"]),
             str(e["data"] or ""),
         )
     out.print(table)
-    line = f"Total ε = {_number(summary.total_epsilon)} (sequential composition)"
+    line = f"Total ε = {summary.total_epsilon:.6g} (sequential composition)"
     if summary.budget is not None:
-        line += f"; budget {_number(summary.budget)}, left {_number(summary.left or 0.0)}"
+        line += f"; budget {summary.budget:.6g}, left {summary.left or 0.0:.6g}"
     out.print(line + ".")
     if summary.statement is not None:
         s = summary.statement

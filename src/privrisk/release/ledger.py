@@ -49,7 +49,15 @@ from typing import Any
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import atomic_path
 
-__all__ = ["check_key", "deferred_signals", "read_ledger", "record_release", "spent_epsilon"]
+__all__ = [
+    "KEY_ENV",
+    "check_key",
+    "deferred_signals",
+    "read_key",
+    "read_ledger",
+    "record_release",
+    "spent_epsilon",
+]
 
 KIND = "privrisk-ledger"
 GENESIS = "0" * 64
@@ -449,3 +457,38 @@ class deferred_signals:
         self._previous.clear()
         for sig in dict.fromkeys(self.pending):
             signal.raise_signal(sig)
+
+
+KEY_ENV = "PRIVRISK_LEDGER_KEY"
+
+
+def read_key(key_file: str | os.PathLike[str] | None = None, environ: Any = None) -> bytes | None:
+    """The ledger key: the bytes of ``key_file`` (without a final newline), else the environment variable
+    ``PRIVRISK_LEDGER_KEY``, which holds the key itself; None when neither is given (an unkeyed ledger).
+
+    Example:
+        >>> read_key(None, environ={}) is None
+        True
+        >>> read_key(None, environ={KEY_ENV: "k" * 16})
+        b'kkkkkkkkkkkkkkkk'
+    """
+    env = os.environ if environ is None else environ
+    if key_file is not None:
+        try:
+            raw = Path(key_file).read_bytes()
+        except OSError as exc:
+            raise PrivriskError(
+                f"key_file: cannot read {key_file}: {exc.strerror}", param="key_file"
+            ) from None
+        raw = raw.rstrip(b"\r\n")
+        if len(raw) < MIN_KEY_BYTES:
+            raise PrivriskError(
+                f"key_file: the key in {key_file} must be at least {MIN_KEY_BYTES} bytes", param="key_file"
+            )
+        return raw
+    value = env.get(KEY_ENV)
+    if value is None:
+        return None
+    if len(value.encode("utf-8")) < MIN_KEY_BYTES:
+        raise PrivriskError(f"{KEY_ENV}: the ledger key must be at least {MIN_KEY_BYTES} bytes")
+    return value.encode("utf-8")
