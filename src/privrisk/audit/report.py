@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from privrisk.audit.intruder import TOP_RECORDS, AuditResult
+from privrisk.io.files import write_csv
 
 __all__ = ["audit_document", "record_nouns", "write_outputs", "write_records"]
 
@@ -147,7 +148,7 @@ def write_outputs(
             frames["sweep"] = sweep
         tables = []
         for name, frame in frames.items():
-            frame.to_csv(tmp / f"{name}.csv", index=False)
+            write_csv(frame, tmp / f"{name}.csv")
             tables.append({"title": _TITLES[name], "path": f"{name}.csv"})
         figures = audit_figures(result, tmp)
         glob = result.global_sentence()

@@ -28,6 +28,7 @@ import numpy as np
 
 from privrisk._validation import check_choice, check_k, check_probability
 from privrisk.errors import PrivriskError
+from privrisk.io.files import write_csv
 from privrisk.presence.measures import PresenceResult, delta_presence
 from privrisk.presence.prepare import Levels, Source, prepare_presence
 
@@ -445,9 +446,8 @@ class KMapEstimate:
 
         tables = [{"title": "Classes of the sample", "path": "classes.csv"}]
         with atomic_dir(Path(folder)) as tmp:
-            self.measured.classes.drop(columns=["population_count", "delta", "suppressed"]).to_csv(
-                tmp / "classes.csv", index=False
-            )
+            write_csv(self.measured.classes.drop(columns=["population_count", "delta", "suppressed"]),
+                      tmp / "classes.csv")  # fmt: skip
             write_manifest(tmp, kind="presence", title=f"Estimated k-map of {self.dataset}",
                            parameters={"qi": self.qi, "kmap": self.kmap, "model": self.model, "alpha": self.alpha,
                                        "sampling_fraction": self.sampling_fraction},

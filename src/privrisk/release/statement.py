@@ -35,7 +35,7 @@ import pandas as pd
 from privrisk._format import percent
 from privrisk._validation import check_epsilons, parse_epsilon
 from privrisk.errors import PrivriskError
-from privrisk.io.files import write_json
+from privrisk.io.files import write_csv, write_json
 from privrisk.release.ledger import read_ledger
 from privrisk.release.spec import ReleaseQuery, check_public_n
 from privrisk.risk import describe, global_leak, global_risk, leak, many_worlds, two_worlds
@@ -347,10 +347,10 @@ def write_outputs(
     out = Path(folder)
     r = release
     write_json(out / "release.json", {"schema_version": SCHEMA_VERSION, **r.public_dict()})
-    r.answers.to_csv(out / "release.csv", index=False)
+    write_csv(r.answers, out / "release.csv")
     if include_internal:
         write_internal(r, out / "internal_assessment.json")
-        r.internal.to_csv(out / "internal_assessment.csv", index=False)
+        write_csv(r.internal, out / "internal_assessment.csv")
         os.chmod(out / "internal_assessment.csv", 0o600)
     s = r.statement
     if r.ledger is not None:
