@@ -20,12 +20,8 @@ How the quantities of Sarathy and Muralidhar (2009) are defined here (each check
 - The hypothesis test's standard error divides the standard deviation of the 29 known claims by √29 (the
   sample the intruder holds), not √30, as Sarathy and Muralidhar do (§"A statistical perspective").
 
-Errata of Sarathy and Muralidhar (2009); the tests use the consistent values (docs/errata.md)
-----------------------------------------------------------------------------------------------
-- Table 3, x₃₀ = 40: the formulas give p1/p3 = 5239075290.9; the paper prints 5239083064. The first four digits
-  agree.
-- The text's numbers for the figures of the evaluations from the Laplace distribution and from the sampling
-  distribution are one too high (3a/3b); they are printed as Figures 2a and 2b.
+Two errata of Sarathy and Muralidhar (2009) touch this module (Table 3 at x₃₀ = 40, and the numbers of the
+figures); docs/errata.md gives both with the values the tests use.
 
 Example:
     >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)

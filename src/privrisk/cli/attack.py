@@ -12,8 +12,8 @@ from rich.table import Table
 from privrisk import risk as R
 from privrisk._validation import check_choice, check_query
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_epsilon, percent
-from privrisk.cli.sensitivity import MISSING_HELP, UNIVERSE_MIN_HELP, choose_universe
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon, percent
+from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP, choose_universe
 from privrisk.errors import PrivriskError
 from privrisk.io.data import read_column
 from privrisk.io.files import check_outputs

@@ -27,7 +27,16 @@ from privrisk.audit.intruder import (
 )
 from privrisk.audit.report import audit_document, record_nouns, write_outputs, write_records
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, floats, out, parse_bounds, parse_epsilon
+from privrisk.cli._common import (
+    MISSING_HELP,
+    PARAM_OPTIONS,
+    emit_json,
+    err,
+    floats,
+    out,
+    parse_bounds,
+    parse_epsilon,
+)
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import NumericColumn, read_column, table_columns
 from privrisk.io.files import check_outputs
@@ -36,7 +45,6 @@ from privrisk.sensitivity import QUERIES, Universe
 if TYPE_CHECKING:
     import pandas as pd
 
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
 # The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
 PARAM_OPTIONS["audit"] = {"record": "--sweep-record"}

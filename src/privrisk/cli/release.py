@@ -9,8 +9,16 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_bounds, parse_epsilon, percent
-from privrisk.cli.sensitivity import MISSING_HELP
+from privrisk.cli._common import (
+    MISSING_HELP,
+    PARAM_OPTIONS,
+    emit_json,
+    err,
+    out,
+    parse_bounds,
+    parse_epsilon,
+    percent,
+)
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
 from privrisk.io.files import atomic_dir, atomic_path, check_outputs
@@ -29,11 +37,8 @@ from privrisk.release.statement import (
 from privrisk.sensitivity import QUERIES
 
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
-
-
-# The library's ledger key is ``key``; on the command line it is --ledger-key (or PRIVRISK_LEDGER_KEY).
-PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
-PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
+# The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
+PARAM_OPTIONS["release"] = PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
 
 
 def _queries(

@@ -12,7 +12,7 @@ from rich.table import Table
 from privrisk import risk as R
 from privrisk._validation import check_choice
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_column
 from privrisk.sensitivity import (
@@ -25,7 +25,6 @@ from privrisk.sensitivity import (
     sensitivity_ratio,
 )
 
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 UNIVERSE_MIN_HELP = "Lower the universe's minimum to this value (Allmann et al.: 0 where 0 is valid)."
 
 

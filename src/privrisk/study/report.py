@@ -27,8 +27,12 @@ from privrisk.reports.html import html_page, inline_svg
 from privrisk.study.inputs import StudySettings, figure_choices
 from privrisk.study.sampling import study_summary
 
+# What write_bundle writes into its folder (the command line checks them before the study runs).
+BUNDLE_FILES = ("results.parquet", "summary.csv", "report.html", "manifest.json", "figures/*")
+
 __all__ = [
     "ATTACK_TABLE_COLUMNS",
+    "BUNDLE_FILES",
     "MEANING",
     "StudyBundle",
     "attack_counts",
