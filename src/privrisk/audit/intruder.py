@@ -18,10 +18,8 @@ How the quantities of Sarathy and Muralidhar (2009) are defined here (each check
 - A record is marked as breaking differential privacy when p1/p3ᵢ > e^ε or p3ᵢ/p1 > e^ε: the definition bounds
   both directions, their Table 2 prints only the first.
 - The hypothesis test's standard error divides the standard deviation of the 29 known claims by √29 (the
-  sample the intruder holds), not √30, as Sarathy and Muralidhar do (§"A statistical perspective").
-
-Two errata of Sarathy and Muralidhar (2009) touch this module (Table 3 at x₃₀ = 40, and the numbers of the
-figures); docs/errata.md gives both with the values the tests use.
+  sample the intruder holds), not √30, as Sarathy and Muralidhar do (§"A statistical perspective"). Their
+  errata that touch this module (Table 3 at x₃₀ = 40; the figures' numbers) are in docs/errata.md.
 
 Example:
     >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
