@@ -200,7 +200,8 @@ def epsilon_for_risk(risk: ArrayLike, n: ArrayLike = 2, ratio: ArrayLike = 1.0) 
             f"risk: must exceed 1/n = {worst:.4g}, what guessing alone achieves; no ε > 0 keeps the risk lower",
             param="risk",
         )
-    return _out((np.log(n_ - 1.0) + logit(rho)) / r)
+    with np.errstate(over="ignore", divide="ignore"):  # a tiny ratio gives ε = inf; callers refuse it
+        return _out((np.log(n_ - 1.0) + logit(rho)) / r)
 
 
 def posterior_bound(epsilon: ArrayLike, prior: ArrayLike) -> float | np.ndarray:

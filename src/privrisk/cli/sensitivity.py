@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from privrisk import risk as R
-from privrisk._validation import check_choice
+from privrisk._validation import check_choice, check_probability
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -94,6 +94,8 @@ def sensitivity_command(
     """
     if max_risk is not None and epsilon is None:
         raise PrivriskError("--max-risk: needs --epsilon")
+    if max_risk is not None:
+        check_probability(max_risk, name="--max-risk")
     eps = parse_epsilon(epsilon, name="--epsilon") if epsilon is not None else None
     col = read_column(file, column, missing=missing)
     u, how = choose_universe(col.values, universe, universe_file, universe_column, universe_min, missing)
