@@ -60,7 +60,7 @@ def risk_command(
         "global_leak": R.global_leak(eps, delta),
         "local_leak": R.leak(mw, n_),
         "guess": 1.0 / n_,
-        "description": R.describe(eps, n_ if n_ > 2 else None),
+        "description": R.describe(eps, n_ if n_ > 2 else None, r),
     }
     if as_json:
         emit_json(doc)
