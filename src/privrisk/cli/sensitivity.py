@@ -105,6 +105,10 @@ def sensitivity_command(
     rule = check_choice(method, METHODS, name="method")
     gs = global_sensitivity(query, u, neighbours=nb, n=n if nb == "bounded" else None)
     ls = float(local_sensitivity(query, col.values, u, neighbours=nb, method=rule))
+    if not (np.isfinite(gs) and np.isfinite(ls)):
+        raise PrivriskError(
+            f"--query: the sensitivity of the {query} over {u.describe()} overflows a float; rescale the values"
+        )
     ratio = float(sensitivity_ratio(ls, gs))
     doc: dict[str, Any] = {
         "query": query,
