@@ -196,8 +196,13 @@ def _print_human(
 # --------------------------------------------------------------------------------------------------------------
 
 
+MAX_RANGE = 10_000_000  # a range lo..hi is held in memory: 10⁷ values are 80 MB
+
+
 def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np.ndarray, str]:
     """--values as a data file (with --column, or its only column), a list 1,2,3 or a range 1..10."""
+    if not text.strip():
+        raise PrivriskError("--values: the values are empty; give a data file, a list 1,2,3 or a range 1..10")
     path = Path(text)
     if path.exists():
         if column is None:
@@ -217,10 +222,18 @@ def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np
             ) from None
         if hi < lo:
             raise PrivriskError(f"--values: the range {text!r} is empty")
+        if hi - lo + 1 > MAX_RANGE:
+            raise PrivriskError(
+                f"--values: the range {text!r} holds {hi - lo + 1:,} values, more than the {MAX_RANGE:,} allowed; "
+                "give the values as a data file"
+            )
         return np.arange(lo, hi + 1, dtype=float), raw
     if not any(ch.isdigit() for ch in raw):
         raise PrivriskError(f"--values: {text!r}: no such file, and not a list of numbers")
-    return np.asarray(floats(raw, name="--values")), "the values given"
+    x = np.asarray(floats(raw, name="--values"))
+    if not np.all(np.isfinite(x)):
+        raise PrivriskError("--values: every value must be a finite number")
+    return x, "the values given"
 
 
 @app.command("derived")
