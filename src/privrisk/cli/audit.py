@@ -86,6 +86,8 @@ def audit_command(
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
+    if seed is not None and seed < 0:
+        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
     if u is not None and response is not None:
         raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")
     ev = check_event(event)
