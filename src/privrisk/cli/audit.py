@@ -15,6 +15,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from privrisk.audit._laplace import exp_text
 from privrisk.audit.derived import derived_scale
 from privrisk.audit.intruder import AuditResult, audit_data_dependent, audit_sweep, check_alpha, check_event
 from privrisk.audit.report import audit_document, record_nouns, write_outputs
@@ -124,14 +125,14 @@ def audit_command(
     if fail_on_leak and res.violations:
         raise ThresholdExceeded(
             f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
-            f"{math.exp(res.epsilon):.4g} (--fail-on-leak)"
+            f"{exp_text(res.epsilon)} (--fail-on-leak)"
         )
 
 
 def _print_human(
     res: AuditResult, sweep: pd.DataFrame | None, sweep_record: int | None, col: NumericColumn, column: str
 ) -> None:
-    e = math.exp(res.epsilon)
+    e = exp_text(res.epsilon)
     err.print(col.summary())
     prov = Table(title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}")
     prov.add_column("quantity")
@@ -156,7 +157,7 @@ def _print_human(
         order = rec["log10_ratio"].abs().sort_values(ascending=False).index
         show = rec.loc[order[:30]].sort_values("record")
         note = f" (the {len(show)} largest of {len(rec):,}; all in --json or --out)"
-    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e:.4g}){note}")
+    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e}){note}")
     g = res.global_audit
     global_log10 = None if g is None else g.records["log_ratio"].to_numpy() / math.log(10)
     for name in ("missing", "value", "f(X₋ᵢ)", "b_n−1", "p3", "p1/p3"):
