@@ -27,7 +27,6 @@ from privrisk.posterior import (
 )
 from privrisk.sensitivity import QUERIES, global_sensitivity
 
-
 MAX_TRIALS = 10_000_000  # about a minute; the Clopper–Pearson interval is then narrower than ±0.0004
 
 
