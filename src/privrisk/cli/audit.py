@@ -15,7 +15,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from privrisk.audit._laplace import exp_text
 from privrisk.audit.derived import derived_scale
 from privrisk.audit.intruder import AuditResult, audit_data_dependent, audit_sweep, check_alpha, check_event
 from privrisk.audit.report import audit_document, record_nouns, write_outputs
@@ -42,6 +41,11 @@ def _fmt_ratio(log10_ratio: float) -> str:
         exponent = math.floor(log10_ratio)
         return f"{10 ** (log10_ratio - exponent):.3f}e{exponent:+d}"
     return f"{10**log10_ratio:,.2f}"
+
+
+def exp_text(epsilon: float) -> str:
+    """e^ε for print, from its logarithm, so that a finite but huge ε (1000) does not overflow."""
+    return f"{math.exp(epsilon):.4g}" if epsilon < 700 else _fmt_ratio(epsilon / math.log(10))
 
 
 @app.command("audit")
