@@ -35,8 +35,10 @@ READY = (
 )
 
 
-def _long_attack(tmp_path: Path) -> subprocess.Popen[str]:
-    args = ["attack", _values(tmp_path), "-c", "x", "-q", "mean", "-e", "1", "--trials", "300000000"]
+def _long_run(tmp_path: Path) -> subprocess.Popen[str]:
+    # A study that attacks every sample runs for about 20 s here: long enough to be interrupted in the middle.
+    data = _values(tmp_path, n=5000)
+    args = ["study", data, "-c", "x", "--attack", "--attack-trials", "100000", "--repetitions", "50"]
     return subprocess.Popen(
         [
             sys.executable,
@@ -54,7 +56,7 @@ def _long_attack(tmp_path: Path) -> subprocess.Popen[str]:
 
 
 def _interrupt(tmp_path: Path, sig: int) -> tuple[int, str]:
-    proc = _long_attack(tmp_path)
+    proc = _long_run(tmp_path)
     assert proc.stderr is not None
     assert proc.stderr.readline() == "ready\n"  # past the imports
     time.sleep(2)  # inside the simulation

@@ -40,7 +40,7 @@ from scipy.special import ndtr
 
 from privrisk._validation import Query, check_epsilon, check_query, check_whole
 from privrisk.audit._inference import BoundKind, missing_bound, sampling_distribution
-from privrisk.audit._laplace import breaks, laplace_quantile, log_event, log_p_ratio, safe_exp
+from privrisk.audit._laplace import breaks, exp_text, laplace_quantile, log_event, log_p_ratio, safe_exp
 from privrisk.audit.leave_out import _check_records, _leave_out, _provider
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import Universe, as_universe, evaluate, global_sensitivity
@@ -231,7 +231,7 @@ class AuditResult:
             bound_kind=self.bound_kind,
             bound_learned=self.bound_learned,
             violations=self.violations,
-            e_epsilon=math.exp(self.epsilon),
+            e_epsilon=float(safe_exp(self.epsilon)),
             max_log10_ratio=float(np.max(np.abs(self.records["log10_ratio"].to_numpy()))),
         )
         return doc
@@ -310,7 +310,7 @@ class AuditResult:
         if self.violations == 0:
             return (
                 f"No single answer tells an intruder holding {others} more than e^ε = "
-                f"{math.exp(self.epsilon):.4g} times about the missing {noun}, whichever {noun} is missing."
+                f"{exp_text(self.epsilon)} times about the missing {noun}, whichever {noun} is missing."
             )
         if self.bound_learned:
             what = self.bound_text()
@@ -325,7 +325,7 @@ class AuditResult:
         return (
             f"An intruder holding {others} finds one answer {_times(lr)} {how} likely with {noun} "
             f"{int(self.records['record'].iloc[worst])} in the data than without it: beyond the e^ε = "
-            f"{math.exp(self.epsilon):.4g} that ε promises."
+            f"{exp_text(self.epsilon)} that ε promises."
         )
 
     def global_sentence(self) -> str | None:
@@ -340,13 +340,13 @@ class AuditResult:
         g = self.global_audit
         if g is None:
             return None
-        e = math.exp(self.epsilon)
+        e = exp_text(self.epsilon)
         if g.violations == 0:
             return (
                 f"With noise calibrated to the global sensitivity Δf = {g.sensitivity:.4g} over {g.universe} "
-                f"(scale {g.scale:.4g}), no ratio exceeds e^ε = {e:.4g} (largest {g.max_ratio:.4g})."
+                f"(scale {g.scale:.4g}), no ratio exceeds e^ε = {e} (largest {g.max_ratio:.4g})."
             )
-        return f"With noise calibrated to the global sensitivity, {g.violations} ratios exceed e^ε = {e:.4g}."
+        return f"With noise calibrated to the global sensitivity, {g.violations} ratios exceed e^ε = {e}."
 
     def quantile_sentence(self) -> str:
         """The intruder's numbers for X* and the (1 − α) quantile of the answer, with the bound it implies."""

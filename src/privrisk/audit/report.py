@@ -13,16 +13,25 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from privrisk.audit._laplace import exp_text
 from privrisk.audit.intruder import TOP_RECORDS, AuditResult
 from privrisk.io.files import write_csv
 
-__all__ = ["audit_document", "record_nouns", "write_outputs", "write_records"]
+__all__ = [
+    "audit_document",
+    "exp_text",
+    "ratio_text",
+    "record_nouns",
+    "write_outputs",
+    "write_records",
+]
 
 _TITLES = {
     "records": "The intruder's ratio p1/p3 for every possible missing record (Table 2 of Sarathy and Muralidhar 2009)",
@@ -174,3 +183,18 @@ def write_outputs(
             figures=figures,
         )
     return Path(folder) / "manifest.json"
+
+
+def ratio_text(log10_ratio: float) -> str:
+    """A ratio given as log10, as Sarathy and Muralidhar print it: two decimals when small, powers of ten when huge.
+
+    Example:
+        >>> ratio_text(0.5), ratio_text(9.0), ratio_text(float("inf"))
+        ('3.16', '1.000e+9', '∞')
+    """
+    if not math.isfinite(log10_ratio):
+        return "∞" if log10_ratio > 0 else "0"
+    if abs(log10_ratio) >= 6:
+        exponent = math.floor(log10_ratio)
+        return f"{10 ** (log10_ratio - exponent):.3f}e{exponent:+d}"
+    return f"{10**log10_ratio:,.2f}"

@@ -30,6 +30,7 @@ from privrisk.sensitivity import QUERIES, global_sensitivity
 
 # What --out DIR receives (io.files.check_outputs refuses an input among them).
 OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
+MAX_TRIALS = 10_000_000  # about a minute; the Clopper–Pearson interval is then narrower than ±0.0004
 
 
 @app.command("attack")
@@ -86,6 +87,12 @@ def attack_command(
     kind = check_choice(worlds_kind, WORLDS, name="worlds")
     if trials < 1:
         raise PrivriskError(f"--trials: must be at least 1, got {trials}")
+    if trials > MAX_TRIALS:
+        raise PrivriskError(
+            f"--trials: at most {MAX_TRIALS:,} simulated attacks (the exact risk needs no simulation), got {trials:,}"
+        )
+    if seed < 0:
+        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
     if target_risk is not None and not 0 < target_risk < 1:
         raise PrivriskError(f"--risk: must lie strictly between 0 and 1, got {target_risk:g}")
     col = read_column(file, column, missing=missing)

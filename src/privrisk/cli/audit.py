@@ -25,7 +25,14 @@ from privrisk.audit.intruder import (
     check_alpha,
     check_event,
 )
-from privrisk.audit.report import audit_document, record_nouns, write_outputs, write_records
+from privrisk.audit.report import (
+    audit_document,
+    exp_text,
+    ratio_text,
+    record_nouns,
+    write_outputs,
+    write_records,
+)
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     MISSING_HELP,
@@ -48,16 +55,6 @@ if TYPE_CHECKING:
 
 # The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
 PARAM_OPTIONS["audit"] = {"record": "--sweep-record"}
-
-
-def _fmt_ratio(log10_ratio: float) -> str:
-    """A ratio as Sarathy and Muralidhar print it: two decimals when small, powers of ten when huge (never 'inf')."""
-    if not math.isfinite(log10_ratio):
-        return "∞" if log10_ratio > 0 else "0"
-    if abs(log10_ratio) >= 6:
-        exponent = math.floor(log10_ratio)
-        return f"{10 ** (log10_ratio - exponent):.3f}e{exponent:+d}"
-    return f"{10**log10_ratio:,.2f}"
 
 
 @app.command("audit")
@@ -115,6 +112,8 @@ def audit_command(
             out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
         )
     eps = parse_epsilon(epsilon, name="--epsilon")
+    if seed is not None and seed < 0:
+        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
     if u is not None and response is not None:
         raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")
     ev = check_event(event)
@@ -156,14 +155,14 @@ def audit_command(
     if fail_on_leak and res.violations:
         raise ThresholdExceeded(
             f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
-            f"{math.exp(res.epsilon):.4g} (--fail-on-leak)"
+            f"{exp_text(res.epsilon)} (--fail-on-leak)"
         )
 
 
 def _print_human(
     res: AuditResult, sweep: pd.DataFrame | None, sweep_record: int | None, col: NumericColumn, column: str
 ) -> None:
-    e = math.exp(res.epsilon)
+    e = exp_text(res.epsilon)
     err.print(col.summary())
     prov = Table(title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}")
     prov.add_column("quantity")
@@ -188,7 +187,7 @@ def _print_human(
         order = rec["log10_ratio"].abs().sort_values(ascending=False).index
         show = rec.loc[order[:30]].sort_values("record")
         note = f" (the {len(show)} largest of {len(rec):,}; all in --records or --out)"
-    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e:.4g}){note}")
+    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e}){note}")
     g = res.global_audit
     global_log10 = None if g is None else g.records["log_ratio"].to_numpy() / math.log(10)
     for name in ("missing", "value", "f(X₋ᵢ)", "b_n−1", "p3", "p1/p3"):
@@ -201,9 +200,9 @@ def _print_human(
         *(show[c].to_numpy() for c in names), strict=True
     ):
         cells = [str(number), f"{value:.6g}", f"{f_without:.6g}", f"{b_without:.4g}", f"{p3:.4g}"]
-        cells += [_fmt_ratio(lr), "[bold red]✗[/]" if bad else ""]
+        cells += [ratio_text(lr), "[bold red]✗[/]" if bad else ""]
         if global_log10 is not None:
-            cells.append(_fmt_ratio(float(global_log10[int(number) - 1])))
+            cells.append(ratio_text(float(global_log10[int(number) - 1])))
         t2.add_row(*cells)
     out.print(t2)
     out.print(f"✗: p1/p3 or p3/p1 exceeds e^ε; {res.violations:,} of {res.n:,} possible missing records.")
@@ -220,7 +219,7 @@ def _print_human(
             t3.add_column(name, justify="right" if name else "left")
         columns = ("value", "response", "log10_ratio", "violates")
         for value, r, lr, bad in zip(*(sweep[c].to_numpy() for c in columns), strict=True):
-            t3.add_row(f"{value:.6g}", f"{r:.6g}", _fmt_ratio(lr), "[bold red]✗[/]" if bad else "")
+            t3.add_row(f"{value:.6g}", f"{r:.6g}", ratio_text(lr), "[bold red]✗[/]" if bad else "")
         out.print(t3)
     out.print(res.sentence(*record_nouns(column)))
 
@@ -230,8 +229,13 @@ def _print_human(
 # --------------------------------------------------------------------------------------------------------------
 
 
+MAX_RANGE = 10_000_000  # a range lo..hi is held in memory: 10⁷ values are 80 MB
+
+
 def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np.ndarray, str]:
     """--values as a data file (with --column, or its only column), a list 1,2,3 or a range 1..10."""
+    if not text.strip():
+        raise PrivriskError("--values: the values are empty; give a data file, a list 1,2,3 or a range 1..10")
     path = Path(text)
     if path.exists():
         if column is None:
@@ -251,10 +255,18 @@ def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np
             ) from None
         if hi < lo:
             raise PrivriskError(f"--values: the range {text!r} is empty")
+        if hi - lo + 1 > MAX_RANGE:
+            raise PrivriskError(
+                f"--values: the range {text!r} holds {hi - lo + 1:,} values, more than the {MAX_RANGE:,} allowed; "
+                "give the values as a data file"
+            )
         return np.arange(lo, hi + 1, dtype=float), raw
     if not any(ch.isdigit() for ch in raw):
         raise PrivriskError(f"--values: {text!r}: no such file, and not a list of numbers")
-    return np.asarray(floats(raw, name="--values")), "the values given"
+    x = np.asarray(floats(raw, name="--values"))
+    if not np.all(np.isfinite(x)):
+        raise PrivriskError("--values: every value must be a finite number")
+    return x, "the values given"
 
 
 @app.command("derived")

@@ -85,9 +85,14 @@ def _group(number: int, text: dict[str, Any]) -> str:
     return sign + digits + out
 
 
+_EPSILON_LIMIT = 700.0  # e^700 ≈ 1e304, the largest power a float holds with room to spare
+
+
 def _fixed(x: float, places: int, text: dict[str, Any]) -> str:
     """x with ``places`` decimals, rounding x·10^places half to even: the page's script does exactly the same."""
-    scaled = round(x * 10**places)
+    product = x * 10**places
+    # a huge but finite x (ε = 1e308) overflows the product; its decimals are then 0 anyway
+    scaled = round(product) if math.isfinite(product) else int(x) * 10**places
     digits = str(abs(scaled)).rjust(places + 1, "0")
     whole, fraction = digits[: len(digits) - places], digits[len(digits) - places :]
     sign = "-" if scaled < 0 else ""
@@ -151,6 +156,12 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
     n_ = None if n is None else _people(n)
     text = TEXT[_language(lang)]
     eps = check_epsilon(epsilon, name="epsilon", allow_zero=True)
+    if eps > _EPSILON_LIMIT:
+        raise PrivriskError(
+            f"epsilon: {eps:g} is beyond {_EPSILON_LIMIT:g}, where the attacker is certain and e^ε overflows; "
+            "nothing is left to explain",
+            param="epsilon",
+        )
     p = float(R.global_risk(eps))
     gamma = float(R.global_leak(eps))
     kind, count, base = _frequency(p)
