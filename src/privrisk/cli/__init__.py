@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "presence",
     # (audit)
     "audit",
+    "derived",
     # (empirical)
     "empirical",
     # (release)
