@@ -85,7 +85,9 @@ def _group(number: int, text: dict[str, Any]) -> str:
     return sign + digits + out
 
 
-_EPSILON_LIMIT = 700.0  # e^700 ≈ 1e304, the largest power a float holds with room to spare
+# The attacker is certain (P = 1 in double precision) from ε ≈ 37 on; the page still tells it up to 10⁴, where its
+# slider grid stays small, and refuses larger ε rather than draw a grid of millions of steps.
+_EPSILON_LIMIT = 1e4
 
 
 def _fixed(x: float, places: int, text: dict[str, Any]) -> str:
@@ -158,7 +160,7 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
     eps = check_epsilon(epsilon, name="epsilon", allow_zero=True)
     if eps > _EPSILON_LIMIT:
         raise PrivriskError(
-            f"epsilon: {eps:g} is beyond {_EPSILON_LIMIT:g}, where the attacker is certain and e^ε overflows; "
+            f"epsilon: {eps:g} is above {_EPSILON_LIMIT:,.0f}; the attacker is certain from about 37 on, so "
             "nothing is left to explain",
             param="epsilon",
         )
