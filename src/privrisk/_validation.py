@@ -250,6 +250,25 @@ def check_values(
 _T = TypeVar("_T", bound=str)
 
 
+def check_summable(values: np.ndarray, *, name: str = "values") -> np.ndarray:
+    """Finite values whose sum of magnitudes is finite too, so a sum, mean or sensitivity cannot overflow.
+
+    Example:
+        >>> check_summable(np.array([1e308, 1e308]))
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: values: their sum overflows a float (largest magnitude 1e+308); rescale them
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.sum(np.abs(values)))
+    if not math.isfinite(total):
+        biggest = float(np.max(np.abs(values))) if np.size(values) else float("nan")
+        raise PrivriskError(
+            f"{name}: their sum overflows a float (largest magnitude {biggest:g}); rescale them", param=name
+        )
+    return values
+
+
 def check_choice(
     value: Any, choices: Sequence[_T], *, name: str, aliases: dict[str, str] | None = None
 ) -> _T:

@@ -200,7 +200,8 @@ def epsilon_for_risk(risk: ArrayLike, n: ArrayLike = 2, ratio: ArrayLike = 1.0) 
             f"risk: must exceed 1/n = {worst:.4g}, what guessing alone achieves; no ε > 0 keeps the risk lower",
             param="risk",
         )
-    return _out((np.log(n_ - 1.0) + logit(rho)) / r)
+    with np.errstate(over="ignore", divide="ignore"):  # a tiny ratio gives ε = inf; callers refuse it
+        return _out((np.log(n_ - 1.0) + logit(rho)) / r)
 
 
 def posterior_bound(epsilon: ArrayLike, prior: ArrayLike) -> float | np.ndarray:
@@ -297,12 +298,13 @@ def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
     return f"about {count}", base
 
 
-def describe(epsilon: float | str, n: int | None = None) -> str:
+def describe(epsilon: float | str, n: int | None = None, ratio: float = 1.0) -> str:
     """Plain sentences for a data subject about what an ε-DP answer reveals, with natural frequencies.
 
     Args:
         epsilon: ε ≥ 0 of the release (or the total of all releases).
         n: the number of people who might be in the data, when the attacker must pick among them.
+        ratio: Δv/Δf of the release, which the sentence about n people uses (1: the worst case).
 
     Example:
         >>> print(describe(1.0))  # doctest: +NORMALIZE_WHITESPACE
@@ -323,7 +325,7 @@ def describe(epsilon: float | str, n: int | None = None) -> str:
     ]
     if n is not None:
         n_ = int(_n(n, minimum=2))
-        rho = float(many_worlds(eps, n_))
+        rho = float(many_worlds(eps, n_, ratio))
         phrase_n, base_n = natural_frequency(rho)
         guess_phrase, _ = natural_frequency(1.0 / n_, base=base_n)
         sentences.append(

@@ -82,6 +82,15 @@ class Universe:
     hi: float
     values: np.ndarray | None = None  # sorted unique values for a finite set; None for an interval
 
+    def __post_init__(self) -> None:
+        # ±1e308 are finite but their distance is not: a sensitivity that overflows would read as a smaller risk
+        if np.isfinite(self.lo) and np.isfinite(self.hi) and not np.isfinite(self.hi - self.lo):
+            raise PrivriskError(
+                f"universe: the width {self.hi:g} − ({self.lo:g}) overflows a float, so no sensitivity "
+                "(and no risk) can be computed; rescale the values",
+                param="universe",
+            )
+
     @classmethod
     def from_bounds(cls, lo: float, hi: float) -> Universe:
         """Every real number in [lo, hi]."""

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from privrisk.audit import audit_data_dependent, audit_document, audit_sweep, write_outputs
-from privrisk.audit.report import record_nouns
+from privrisk.audit.report import record_nouns, write_records
 from privrisk.errors import PrivriskError
 
 CLAIMS = [9.91, 9.16, 10.59, 11.27, 10.50, 11.89, 10.62, 12.54, 9.29, 8.92, 13.37, 8.55, 11.18, 9.45, 12.65,
@@ -27,13 +27,23 @@ def test_document_keys_in_order(audited):
     )
     keys = list(doc)
     assert keys[:3] == ["file", "column", "query"]
-    assert keys[-6:] == ["hypothesis_test", "sentence", "records", "data", "global", "sweep"]
+    assert keys[-8:] == [
+        "hypothesis_test", "sentence", "records_total", "records_shown", "records", "data", "global", "sweep"
+    ]  # fmt: skip
+    assert doc["records_total"] == 30 and len(doc["records"]) == 20 == doc["records_shown"]
     assert "log_ratio" not in doc["records"][0] and doc["sweep"]["record"] == 30
     assert "the missing claim is at least 25.08" in doc["sentence"]
     assert doc["global"]["sentence"] == res.global_sentence()
     bare = audit_document(res)
     assert "file" not in bare and "data" not in bare and "sweep" not in bare
     assert "the missing record is at least" in bare["sentence"]
+
+
+def test_write_records_has_every_record(audited, tmp_path):
+    res, _ = audited
+    path = write_records(res, tmp_path / "sub" / "records.csv")
+    lines = path.read_text().splitlines()
+    assert len(lines) == 31 and lines[30].startswith("30,100.0,")
 
 
 def test_write_outputs(audited, tmp_path):

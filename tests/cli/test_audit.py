@@ -18,10 +18,11 @@ BASE = ("audit", CLAIMS, "--column", "claims", "--query", "mean", "--epsilon", "
 
 
 def test_audit_json_reproduces_sarathy_and_muralidhar(cli):
-    r = cli(*BASE, "--u", "0.75", "--universe", "0,100", "--json")
+    r = cli(*BASE, "--u", "0.75", "--universe", "0,100", "--json", "--top", "30")
     assert r.code == 0, r.err
     doc = r.json
     assert doc["schema_version"] == 1
+    assert doc["records_total"] == 30 and doc["records_shown"] == 30
     assert [round(doc[k], 3) for k in ("f_n", "f_star", "delta_n", "b_n", "response")] == [
         13.312, 10.323, 2.989, 1.495, 14.348]  # fmt: skip
     assert round(doc["p1"], 2) == 0.25 and round(doc["p2"], 4) == 0.0338
@@ -118,8 +119,32 @@ def test_seed_reproduces_the_draw(cli):
     assert a["response"] == b["response"] and a["u"] == b["u"]
 
 
+def test_json_lists_the_riskiest_records_in_file_order(cli):
+    doc = cli(*BASE, "--u", "0.75", "--json", "--top", "3").json
+    assert doc["records_total"] == 30 and doc["records_shown"] == 3 and doc["violations"] == 1
+    numbers = [row["record"] for row in doc["records"]]
+    assert 30 in numbers and numbers == sorted(numbers)
+    everyone = cli(*BASE, "--u", "0.75", "--json", "--top", "30").json["records"]
+    score = sorted(everyone, key=lambda row: -abs(row["log10_ratio"]))[:3]
+    assert sorted(row["record"] for row in score) == numbers
+
+
+def test_records_file_has_every_record(cli, tmp_path):
+    path = tmp_path / "records.csv"
+    r = cli(*BASE, "--u", "0.75", "--json", "--records", path)
+    assert r.code == 0, r.err
+    rows = path.read_text().splitlines()
+    assert rows[0].startswith("record,value,f_without") and len(rows) == 31
+    assert len(r.json["records"]) == 20
+
+
+def test_bad_top_and_records_on_the_input(cli):
+    one_line_error(cli(*BASE, "--u", "0.75", "--json", "--top", "-1"))
+    one_line_error(cli(*BASE, "--u", "0.75", "--records", CLAIMS))
+
+
 def test_density_event(cli):
-    doc = cli(*BASE, "--u", "0.75", "--event", "density", "--json").json
+    doc = cli(*BASE, "--u", "0.75", "--event", "density", "--json", "--top", "30").json
     assert doc["event"] == "density" and doc["violations"] == 1
     # By brute force: leave-one-out means and, within each remainder, the largest change from leaving out one more
     # record give b = Δ/ε; the answer is f_n + b_n·ln 2 (u = 0.75); the ratio is of the two Laplace densities there.

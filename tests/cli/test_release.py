@@ -57,9 +57,12 @@ def single(data, *extra, eps="0.5"):
 
 def test_single_query_json(cli, files):
     data, _, _ = files
-    r = cli(*single(data, "--public-n", "100", "--json"))
+    internal_file = files[2] / "internal.json"
+    r = cli(*single(data, "--public-n", "100", "--json", "--internal", internal_file))
     assert r.code == 0, r.err
     doc = r.json
+    assert "internal_assessment" not in doc
+    assert internal_file.stat().st_mode & 0o777 == 0o600
     assert doc["schema_version"] == 1
     (answer,) = doc["answers"]
     assert answer["noise_scale"] == 24.0 and answer["global_sensitivity"] == 12.0
@@ -68,7 +71,7 @@ def test_single_query_json(cli, files):
     s = doc["public_statement"]
     assert s["epsilon"] == 0.5 and s["n"] == 100
     assert s["many_worlds"] == pytest.approx(1 / (1 + 99 * math.exp(-0.5)))
-    internal = doc["internal_assessment"]
+    internal = json.loads(internal_file.read_text())
     assert internal["not_for_publication"] is True
     (row,) = internal["queries"]
     assert row["n"] == 5 and row["n_clamped"] == 1
@@ -78,7 +81,8 @@ def test_single_query_json(cli, files):
 
 def test_spec_json_and_composition(cli, files):
     data, spec, _ = files
-    doc = cli("release", data, "--spec", spec, "--json").json
+    doc = cli("release", data, "--spec", spec, "--json", "--internal", files[2] / "i.json").json
+    doc["internal_assessment"] = json.loads((files[2] / "i.json").read_text())
     assert [a["label"] for a in doc["answers"]] == ["mean(hours)", "median(income)"]
     assert doc["public_statement"]["epsilon"] == pytest.approx(math.log(3) + 0.25)
     assert doc["public_statement"]["n"] == 1000
@@ -95,8 +99,9 @@ def test_human_output_keeps_the_internal_part_off_stdout(cli, files):
     r = cli("release", data, "--spec", spec)
     assert r.code == 0
     assert "Public statement" in r.out and "global risk" in r.out and "Suppose an attacker" in r.out
-    assert "NOT FOR PUBLICATION" not in r.out and "NOT FOR PUBLICATION" in r.err
+    assert "NOT FOR PUBLICATION" not in r.out and "--internal FILE" in r.err
     assert "local" not in r.out.lower().replace("local leak", "")
+    assert "local" not in r.err.lower().replace("local leak", "").replace("local sensitivity, record", "")
 
 
 def test_out_folder(cli, files):
@@ -105,7 +110,7 @@ def test_out_folder(cli, files):
     r = cli("release", data, "--spec", spec, "--out", out)
     assert r.code == 0, r.err
     names = {p.name for p in out.iterdir()}
-    assert names == {"release.json", "release.csv", "internal_assessment.json", "internal_assessment.csv",
+    assert names == {"release.json", "release.csv",
                      "manifest.json", "release_answers.png", "release_answers.svg", "release_risk.png",
                      "release_risk.svg"}  # fmt: skip
     manifest = json.loads((out / "manifest.json").read_text())
@@ -117,7 +122,7 @@ def test_out_folder(cli, files):
     assert any("global risk" in f for f in manifest["findings"])
     public = json.loads((out / "release.json").read_text())
     assert "internal_assessment" not in public and len(public["answers"]) == 2
-    assert json.loads((out / "internal_assessment.json").read_text())["not_for_publication"] is True
+    assert all("internal" not in t["path"] for t in manifest["tables"])
     for path in out.glob("*.[jc]s*"):
         text = path.read_text()
         assert never_written(10.8, text) and never_written(250.0, text), path
@@ -281,14 +286,15 @@ def test_concurrent_cli_releases_never_overspend(files):
     assert [e["epsilon"] for e in read_ledger(led)] == [0.5, 0.5]
 
 
-def test_the_example_spec_runs(cli):
+def test_the_example_spec_runs(cli, tmp_path):
     from pathlib import Path
 
     root = Path(__file__).parents[2]
     r = cli("release", root / "examples" / "distance_work.csv", "--spec", root / "examples" / "release.toml",
-            "--public-n", "100", "--json")  # fmt: skip
+            "--public-n", "100", "--json", "--internal", tmp_path / "i.json")  # fmt: skip
     assert r.code == 0, r.err
     doc = r.json
+    doc["internal_assessment"] = json.loads((tmp_path / "i.json").read_text())
     # Allmann et al., §3.2: the commuting distances: Δv(mean) = 133.45 (remove 675 from {1, 3, 10, 17, 675}), Δv(median) = 3.5.
     assert [q["local_sensitivity"] for q in doc["internal_assessment"]["queries"]] == pytest.approx(
         [133.45, 3.5]
@@ -321,7 +327,8 @@ def test_parquet_and_labels(cli, tmp_path):
     spec = tmp_path / "r.toml"
     spec.write_text('[[query]]\ncolumn = "hours"\nquery = "sum"\nepsilon = 1\nuniverse = [0, 24]\n'
                     'label = "Hours worked, total"\n')  # fmt: skip
-    doc = cli("release", data, "--spec", spec, "--json").json
+    doc = cli("release", data, "--spec", spec, "--json", "--internal", tmp_path / "i.json").json
+    doc["internal_assessment"] = json.loads((tmp_path / "i.json").read_text())
     assert doc["answers"][0]["label"] == "Hours worked, total"
     assert doc["answers"][0]["noise_scale"] == 24.0  # Δf(sum) = max(|0|, |24|)
     assert doc["internal_assessment"]["queries"][0]["local_sensitivity"] == 24.0  # adding 24

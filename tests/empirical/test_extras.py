@@ -209,3 +209,29 @@ def test_extras_bad_input():
         empirical_privacy(df, noise=-1.0, **common)
     with pytest.raises(PrivriskError, match=r"^buckets:"):
         empirical_privacy(df, condition_on="count", buckets=0, **common)
+
+
+def test_merge_periods_refuses_an_aggregate_leaving_one_database():
+    import numpy as np
+
+    from privrisk import PrivriskError
+    from privrisk.empirical.windows import merge_periods
+
+    codes = np.arange(24)
+    assert merge_periods(codes, codes, 12)[1].tolist() == [
+        0,
+        12,
+    ]  # 24 periods: 12 per database still gives two
+    with pytest.raises(PrivriskError, match="the data has 24 periods") as info:
+        merge_periods(codes, codes, 13)
+    assert info.value.param == "aggregate"
+
+
+def test_noise_draws_refuse_a_negative_seed():
+    from privrisk import PrivriskError
+    from privrisk.empirical.inputs import noise_draws
+
+    assert noise_draws(1.0, 2, 3, 5).shape == (2, 3)
+    with pytest.raises(PrivriskError, match="seed") as info:
+        noise_draws(1.0, 2, 3, -1)
+    assert info.value.param == "seed"

@@ -130,3 +130,34 @@ def test_bad_missing_spec():
 def test_infinite_values():
     with pytest.raises(PrivriskError, match="infinite"):
         numeric_values(pd.Series([1.0, np.inf]), name="x")
+
+
+def test_duplicate_header_is_refused(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("x;X\n1;50\n2;60\n")
+    with pytest.raises(PrivriskError, match="column 'X' twice"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("body", ["1,2\n3,4,5\n6,7\n", "1,2\n3\n6,7\n"])
+@pytest.mark.parametrize("name", ["d.csv", "d.csv.gz"])
+def test_ragged_csv_is_refused_with_its_line(tmp_path, body, name):
+    import gzip
+
+    path = tmp_path / name
+    text = "x,y\n" + body
+    path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+    with pytest.raises(PrivriskError, match="line 3 has"):
+        read_table(path, ["x"])
+
+
+def test_a_one_column_csv_is_still_read(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("x\n1\n2\n")
+    assert read_table(path)["x"].tolist() == [1, 2]
+
+
+def test_a_csv_without_header_is_not_taken_for_a_repeated_column(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("1,1\n2,3\n4,5\n")
+    assert list(read_table(path).columns) == ["column0", "column1"]

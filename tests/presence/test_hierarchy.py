@@ -129,3 +129,24 @@ def test_interval_levels_are_nested_and_contain_their_values(values, width):
         assert int(lo) <= v <= int(hi)
     assert h.labels[-1].tolist() == ["*"]
     assert isinstance(table, pd.DataFrame)
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [("interval:1e-300", "bins"), ("breaks:10,nan,30", "NaN"), ("interval:10:inf", "start must be finite")],
+)
+def test_hostile_specs_are_refused_naming_the_hierarchy(spec, fragment):
+    from privrisk.presence.hierarchy import build_hierarchy
+
+    with pytest.raises(PrivriskError, match=fragment) as info:
+        build_hierarchy("age", spec, [10, 12, 43])
+    assert info.value.param == "hierarchy"
+
+
+def test_binary_table_is_refused(tmp_path):
+    from privrisk.presence.hierarchy import build_hierarchy
+
+    table = tmp_path / "h.bin"
+    table.write_bytes(bytes(range(256)))
+    with pytest.raises(PrivriskError, match="not a text hierarchy table"):
+        build_hierarchy("age", f"table:{table}", [10])

@@ -441,3 +441,16 @@ def test_keys_compact_instead_of_overflowing():
     same_key = key[:, None] == key[None, :]
     same_row = np.asarray([[a == b for b in rows] for a in rows])
     assert np.array_equal(same_key, same_row)
+
+
+def test_population_count_that_is_a_quasi_identifier_is_refused():
+    import pandas as pd
+
+    from privrisk import PrivriskError
+    from privrisk.presence.prepare import prepare_presence
+
+    t = pd.DataFrame({"zip": [1, 1]})
+    p = pd.DataFrame({"zip": [1, 2]})
+    with pytest.raises(PrivriskError, match="'zip' is a quasi-identifier") as info:
+        prepare_presence(t, p, ["zip"], population_count="zip")
+    assert info.value.param == "population_count"

@@ -148,8 +148,8 @@ def _contend(path, barrier, results, slow):
         # Widen the read-check-write window so that an unlocked ledger would let several releases through.
         real = L.read_ledger
 
-        def slow_read(p):
-            entries = real(p)
+        def slow_read(p, key=None):
+            entries = real(p, key)
             time.sleep(0.05)
             return entries
 

@@ -160,8 +160,9 @@ def test_write_outputs_without_the_command_line(tmp_path):
     qs = [ReleaseQuery("d", "mean", 1.0, (0, 700), missing="negative")]
     r = noisy_release(frame, qs, public_n=100)
     asked = release_parameters(qs, file="d.csv", public_n=100, budget=None)
-    names = write_outputs(r, tmp_path, asked)
+    names = write_outputs(r, tmp_path, asked, include_internal=True)
     assert sorted(names) == sorted(p.name for p in tmp_path.iterdir())
+    assert (tmp_path / "internal_assessment.json").stat().st_mode & 0o777 == 0o600
     assert set(names) >= {"release.json", "internal_assessment.csv", "manifest.json", "release_risk.svg"}
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert manifest["parameters"]["queries"] == [

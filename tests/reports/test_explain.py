@@ -313,3 +313,11 @@ def test_explainer_document_and_language_names():
         explainer_document(1.0, n=2.5)
     with pytest.raises(pr.PrivriskError, match="compare"):
         explainer_page(1.0, compare=[0.0])
+
+
+def test_the_explainer_stops_at_epsilon_ten_thousand():
+    from privrisk.errors import PrivriskError
+
+    assert explainer_numbers(1e4)["risk"] == "all 100"  # P = 1 in double precision from ε ≈ 37 on
+    with pytest.raises(PrivriskError, match=r"^epsilon: 10000\.1 is above 10,000"):
+        explainer_numbers(10_000.1)

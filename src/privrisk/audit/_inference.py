@@ -21,7 +21,9 @@ __all__ = ["BoundKind", "missing_bound", "sampling_distribution"]
 BoundKind = Literal["at least", "at most", "distance at least", "distance at most", "none"]
 
 
-def sampling_distribution(q: str, x: np.ndarray, f_without: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sampling_distribution(
+    q: str, x: np.ndarray, f_without: np.ndarray, *, chunk: int = 1 << 20
+) -> tuple[np.ndarray, np.ndarray]:
     """Centre and standard error of the statistic the intruder expects from X₋ᵢ, for every i (NaN: no test).
 
     mean: mean(X₋ᵢ) and sd/√(n − 1) with the sample sd (ddof = 1), as Sarathy and Muralidhar (10.32, 1.377,
@@ -30,13 +32,29 @@ def sampling_distribution(q: str, x: np.ndarray, f_without: np.ndarray) -> tuple
     method, se(variance)/(2·std). count, min and max have no normal sampling distribution: NaN.
     """
     n = x.size
-    m = n - 1
     if q in ("count", "min", "max"):
         nan = np.full(n, np.nan)
         return nan, nan
     mu = float(np.mean(x))
+    p2, p3, p4 = (float(np.sum((x - mu) ** e)) for e in (2, 3, 4))
+    # Filled chunk by chunk (the same elementwise formulas): the temporaries stay at a few MiB whatever n is.
+    centre = f_without if q in ("median", "variance", "std") else np.empty(n)
+    se = np.empty(n)
+    for start in range(0, n, chunk):
+        sl = slice(start, start + chunk)
+        c, s = _sampling_chunk(q, x[sl], f_without[sl], n, mu, p2, p3, p4)
+        if c is not None:
+            centre[sl] = c
+        se[sl] = s
+    return centre, se
+
+
+def _sampling_chunk(
+    q: str, x: np.ndarray, f_without: np.ndarray, n: int, mu: float, p2: float, p3: float, p4: float
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Centre (None: f_without) and standard error for a chunk of records; see :func:`sampling_distribution`."""
+    m = n - 1
     d = x - mu
-    p2, p3, p4 = (float(np.sum(d**e)) for e in (2, 3, 4))
     delta = -d / m  # mean(X₋ᵢ) − mean(X)
     s1 = -d  # Σ over the others of d
     s2 = p2 - d**2
@@ -49,16 +67,16 @@ def sampling_distribution(q: str, x: np.ndarray, f_without: np.ndarray) -> tuple
     if q == "sum":
         return n * mean_i, n * se_mean
     if q == "median":
-        return f_without, math.sqrt(math.pi / 2) * se_mean
+        return None, math.sqrt(math.pi / 2) * se_mean
     s3, s4 = p3 - d**3, p4 - d**4
     # Σ(d − δ)⁴ over the others, expanded.
     m4 = (s4 - 4 * delta * s3 + 6 * delta**2 * s2 - 4 * delta**3 * s1 + m * delta**4) / m
     var_i = ss_i / m
     se_var = np.sqrt(np.maximum(m4 - var_i**2, 0.0) / m)
     if q == "variance":
-        return f_without, se_var
+        return None, se_var
     with np.errstate(divide="ignore", invalid="ignore"):
-        return f_without, np.where(var_i > 0, se_var / (2 * np.sqrt(var_i)), np.nan)
+        return None, np.where(var_i > 0, se_var / (2 * np.sqrt(var_i)), np.nan)
 
 
 def missing_bound(

@@ -70,3 +70,17 @@ def safe_exp(log_value: ArrayLike) -> np.ndarray:
     """e^x without an overflow warning (a ratio of 10³⁰⁹ and more becomes inf)."""
     with np.errstate(over="ignore"):
         return np.exp(log_value)
+
+
+def exp_text(epsilon: float) -> str:
+    """e^ε for print, from its logarithm, so that a finite but huge ε (1000) neither overflows nor reads 'inf'.
+
+    Example:
+        >>> exp_text(2.0), exp_text(1000.0)
+        ('7.389', '1.970e+434')
+    """
+    if epsilon < 700:
+        return f"{math.exp(epsilon):.4g}"
+    log10 = epsilon / math.log(10)
+    exponent = math.floor(log10)
+    return f"{10 ** (log10 - exponent):.3f}e{exponent:+d}"

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from privrisk._validation import QUERIES, Query, check_epsilon, check_query
+from privrisk._validation import QUERIES, Query, check_epsilon, check_query, check_summable
 from privrisk.audit.intruder import check_alpha
 from privrisk.audit.leave_out import _check_records, _provider
 from privrisk.errors import PrivriskError
@@ -209,7 +209,7 @@ def derived_scale(
     eps = check_epsilon(epsilon)
     a = check_alpha(alpha)
     t, v = _check_target(target, "target"), _check_target(via, "via")
-    x = _check_records(values)
+    x = check_summable(_check_records(values))
     factor = _linear_factor(t, v, x.size)
     f: dict[str, float] = {}
     f_star: dict[str, float] = {}

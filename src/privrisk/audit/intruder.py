@@ -18,14 +18,8 @@ How the quantities of Sarathy and Muralidhar (2009) are defined here (each check
 - A record is marked as breaking differential privacy when p1/p3ᵢ > e^ε or p3ᵢ/p1 > e^ε: the definition bounds
   both directions, their Table 2 prints only the first.
 - The hypothesis test's standard error divides the standard deviation of the 29 known claims by √29 (the
-  sample the intruder holds), not √30, as Sarathy and Muralidhar do (§"A statistical perspective").
-
-Errata of Sarathy and Muralidhar (2009); the tests use the consistent values (docs/errata.md)
-----------------------------------------------------------------------------------------------
-- Table 3, x₃₀ = 40: the formulas give p1/p3 = 5239075290.9; the paper prints 5239083064. The first four digits
-  agree.
-- The text's numbers for the figures of the evaluations from the Laplace distribution and from the sampling
-  distribution are one too high (3a/3b); they are printed as Figures 2a and 2b.
+  sample the intruder holds), not √30, as Sarathy and Muralidhar do (§"A statistical perspective"). Their
+  errata that touch this module (Table 3 at x₃₀ = 40; the figures' numbers) are in docs/errata.md.
 
 Example:
     >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
@@ -46,13 +40,14 @@ from scipy.special import ndtr
 
 from privrisk._validation import Query, check_epsilon, check_query, check_whole
 from privrisk.audit._inference import BoundKind, missing_bound, sampling_distribution
-from privrisk.audit._laplace import breaks, laplace_quantile, log_event, log_p_ratio, safe_exp
+from privrisk.audit._laplace import breaks, exp_text, laplace_quantile, log_event, log_p_ratio, safe_exp
 from privrisk.audit.leave_out import _check_records, _leave_out, _provider
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import Universe, as_universe, evaluate, global_sensitivity
 
 __all__ = [
     "EVENTS",
+    "TOP_RECORDS",
     "AuditResult",
     "BoundKind",
     "Event",
@@ -69,6 +64,10 @@ Event = Literal["tail", "density"]
 Tail = Literal["upper", "lower"]
 """The side of f(X) where the answer fell; the tail event looks beyond r on that side."""
 EVENTS: tuple[Event, ...] = ("tail", "density")
+TOP_RECORDS = 20
+"""How many of the riskiest records a JSON document carries (every record is in the records table)."""
+_CHUNK = 1 << 20
+"""Records per chunk of the per-record computation: temporaries stay at a few MiB whatever n is."""
 
 
 def check_event(event: object) -> Event:
@@ -232,13 +231,39 @@ class AuditResult:
             bound_kind=self.bound_kind,
             bound_learned=self.bound_learned,
             violations=self.violations,
-            e_epsilon=math.exp(self.epsilon),
+            e_epsilon=float(safe_exp(self.epsilon)),
             max_log10_ratio=float(np.max(np.abs(self.records["log10_ratio"].to_numpy()))),
         )
         return doc
 
-    def to_dict(self, noun: str = "record", plural: str | None = None) -> dict[str, Any]:
-        """The audit as one JSON-able document: the summary, the z-test, the sentence, Table 2, the GS audit.
+    def riskiest(self, top: int = TOP_RECORDS) -> pd.DataFrame:
+        """The ``top`` records with the largest |ln(p1/p3)| (ties: the earlier record), in file order.
+
+        Example:
+            >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
+            >>> res.riskiest(2)["record"].tolist()
+            [2, 6]
+        """
+        k = check_whole(top, name="top")
+        rec = self.records
+        if k >= len(rec):
+            return rec
+        score = np.abs(rec["log_ratio"].to_numpy())
+        score = np.where(np.isnan(score), -np.inf, score)
+        # The k largest scores; stable on ties so that the earlier record wins (O(n), no n-sized sort of rows).
+        cut = np.partition(score, score.size - k)[score.size - k] if k > 0 else np.inf
+        above = np.flatnonzero(score > cut)
+        tied = np.flatnonzero(score == cut)[: k - above.size]
+        return rec.iloc[np.sort(np.concatenate([above, tied]))]
+
+    def to_dict(
+        self, noun: str = "record", plural: str | None = None, *, top: int = TOP_RECORDS
+    ) -> dict[str, Any]:
+        """The audit as one JSON-able document: the summary, the z-test, the sentence, the riskiest records, the GS audit.
+
+        ``records`` holds the ``top`` records with the largest ratio (in either direction), in file order, so the
+        document stays small whatever n is; ``records_total`` and ``records_shown`` count them. Every record is in
+        :attr:`records` (and in ``records.csv`` of an output folder).
 
         Example:
             >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
@@ -246,11 +271,14 @@ class AuditResult:
             >>> doc["violations"], len(doc["records"]), sorted(doc["hypothesis_test"])[:3]
             (1, 6, ['applies', 'centre', 'mean'])
         """
+        shown = self.riskiest(top)
         doc = {
             **self.summary(),
             "hypothesis_test": self.hypothesis,
             "sentence": self.sentence(noun, plural),
-            "records": self.records.drop(columns=["log_ratio"]).to_dict(orient="records"),
+            "records_total": self.n,
+            "records_shown": len(shown),
+            "records": shown.drop(columns=["log_ratio"]).to_dict(orient="records"),
         }
         if self.global_audit is not None:
             doc["global"] = {**self.global_audit.summary(), "sentence": self.global_sentence()}
@@ -282,7 +310,7 @@ class AuditResult:
         if self.violations == 0:
             return (
                 f"No single answer tells an intruder holding {others} more than e^ε = "
-                f"{math.exp(self.epsilon):.4g} times about the missing {noun}, whichever {noun} is missing."
+                f"{exp_text(self.epsilon)} times about the missing {noun}, whichever {noun} is missing."
             )
         if self.bound_learned:
             what = self.bound_text()
@@ -297,7 +325,7 @@ class AuditResult:
         return (
             f"An intruder holding {others} finds one answer {_times(lr)} {how} likely with {noun} "
             f"{int(self.records['record'].iloc[worst])} in the data than without it: beyond the e^ε = "
-            f"{math.exp(self.epsilon):.4g} that ε promises."
+            f"{exp_text(self.epsilon)} that ε promises."
         )
 
     def global_sentence(self) -> str | None:
@@ -312,13 +340,13 @@ class AuditResult:
         g = self.global_audit
         if g is None:
             return None
-        e = math.exp(self.epsilon)
+        e = exp_text(self.epsilon)
         if g.violations == 0:
             return (
                 f"With noise calibrated to the global sensitivity Δf = {g.sensitivity:.4g} over {g.universe} "
-                f"(scale {g.scale:.4g}), no ratio exceeds e^ε = {e:.4g} (largest {g.max_ratio:.4g})."
+                f"(scale {g.scale:.4g}), no ratio exceeds e^ε = {e} (largest {g.max_ratio:.4g})."
             )
-        return f"With noise calibrated to the global sensitivity, {g.violations} ratios exceed e^ε = {e:.4g}."
+        return f"With noise calibrated to the global sensitivity, {g.violations} ratios exceed e^ε = {e}."
 
     def quantile_sentence(self) -> str:
         """The intruder's numbers for X* and the (1 − α) quantile of the answer, with the bound it implies."""
@@ -359,6 +387,11 @@ def _times(log10_value: float) -> str:
     if v >= 6:
         return f"10^{v:.1f} times"
     return f"{10**v:,.3g} times"
+
+
+def _frame(columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """A table over the given vectors without copying them into one consolidated block (which doubles the peak)."""
+    return pd.DataFrame(columns, copy=False)
 
 
 def _response_for(f_n: float, b: float, u: float | None, response: float | None) -> float:
@@ -443,28 +476,42 @@ def audit_data_dependent(
     f_without = lo.f
     b_without = lo.delta / eps
     lp1 = float(log_event(r, f_n, b_n, event=ev, tail=tail))
-    lp3 = log_event(r, f_without, b_without, event=ev, tail=tail)
-    log_ratio = log_p_ratio(lp1, lp3)
     p1 = float(safe_exp(lp1))
     lp2 = float(log_event(r, f_without[star], b_n, event=ev, tail=tail))
 
     centre, se = sampling_distribution(q, x, f_without)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = (r - centre) / se
-    p_test = ndtr(-z) if tail == "upper" else ndtr(z)
+    # Every per-record column is filled chunk by chunk: the temporaries of the log-space formulas stay at a few
+    # MiB, and the table holds one vector per column (no n × k stacks, no copies).
+    names = ("p3", "ratio", "log10_ratio", "log_ratio", "z", "p_test")
+    cols = {name: np.empty(n) for name in names}
+    violates = np.empty(n, dtype=bool)
+    for start in range(0, n, _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        lp3 = log_event(r, f_without[sl], b_without[sl], event=ev, tail=tail)
+        log_ratio = log_p_ratio(lp1, lp3)
+        cols["p3"][sl] = safe_exp(lp3)
+        cols["ratio"][sl] = safe_exp(log_ratio)
+        cols["log10_ratio"][sl] = log_ratio / math.log(10)
+        cols["log_ratio"][sl] = log_ratio
+        violates[sl] = breaks(log_ratio, eps)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (r - centre[sl]) / se[sl]
+        cols["z"][sl] = z
+        cols["p_test"][sl] = ndtr(-z) if tail == "upper" else ndtr(z)
+    z, p_test = cols["z"], cols["p_test"]
 
-    records = pd.DataFrame(
+    records = _frame(
         {
             "record": np.arange(1, n + 1),
             "value": x,
             "f_without": f_without,
             "delta_without": lo.delta,
             "b_without": b_without,
-            "p3": safe_exp(lp3),
-            "ratio": safe_exp(log_ratio),
-            "log10_ratio": log_ratio / math.log(10),
-            "log_ratio": log_ratio,
-            "violates": breaks(log_ratio, eps),
+            "p3": cols["p3"],
+            "ratio": cols["ratio"],
+            "log10_ratio": cols["log10_ratio"],
+            "log_ratio": cols["log_ratio"],
+            "violates": violates,
             "test_centre": centre,
             "test_se": se,
             "z": z,
@@ -542,17 +589,24 @@ def _global_audit(
     r = _response_for(f_n, b, u, response)
     tail = _tail(r, f_n)
     lp1 = float(log_event(r, f_n, b, event=event, tail=tail))
-    lp3 = log_event(r, f_without, np.full(x.size, b), event=event, tail=tail)
-    log_ratio = log_p_ratio(lp1, lp3)
-    records = pd.DataFrame(
+    n = x.size
+    p3, ratio, log_ratio = np.empty(n), np.empty(n), np.empty(n)
+    violates = np.empty(n, dtype=bool)
+    for start in range(0, n, _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        lp3 = log_event(r, f_without[sl], b, event=event, tail=tail)
+        lr = log_p_ratio(lp1, lp3)
+        p3[sl], ratio[sl], log_ratio[sl] = safe_exp(lp3), safe_exp(lr), lr
+        violates[sl] = breaks(lr, eps)
+    records = _frame(
         {
-            "record": np.arange(1, x.size + 1),
+            "record": np.arange(1, n + 1),
             "value": x,
             "f_without": f_without,
-            "p3": safe_exp(lp3),
-            "ratio": safe_exp(log_ratio),
+            "p3": p3,
+            "ratio": ratio,
             "log_ratio": log_ratio,
-            "violates": breaks(log_ratio, eps),
+            "violates": violates,
         }
     )
     return GlobalAudit(uni.describe(), float(gs), float(b), float(r), float(safe_exp(lp1)), records)

@@ -48,6 +48,9 @@ from privrisk.sensitivity import evaluate
 
 __all__ = ["data_dependent_sensitivity", "leave_one_out"]
 
+_CHUNK = 1 << 20
+"""Records per chunk where a per-record quantity needs several candidates each (no k × n temporaries)."""
+
 
 def _check_records(values: ArrayLike, *, minimum: int = 3) -> np.ndarray:
     """The records as a float array: finite, at least ``minimum`` of them (the intruder leaves out two)."""
@@ -128,12 +131,19 @@ def _leave_out(query: str, x: np.ndarray) -> _LeaveOut:
             g.append(_median_removed(s, (a, b)))
     else:  # variance and std
         f, g, cand = _spread_leave_out(s, k, query)
-    g_arr = np.stack(g)
-    diff = np.abs(g_arr - f[None, :])
-    best = np.argmax(diff, axis=0)
-    cols = np.arange(n)
-    c_arr = np.stack(cand)
-    return _LeaveOut(f=f, delta=diff[best, cols], f2=g_arr[best, cols], j=order[c_arr[best, cols]])
+    # The candidate with the largest change, the first one on ties (as argmax over a stack of them), reduced in
+    # place: a few n-sized vectors, no k × n stacks.
+    delta = np.abs(g[0] - f)
+    f2 = np.array(g[0], dtype=float)
+    j = np.array(cand[0], dtype=np.int64)
+    for gc, c in zip(g[1:], cand[1:], strict=True):
+        diff = np.abs(gc - f)
+        better = (diff > delta) | (np.isnan(diff) & ~np.isnan(delta))  # argmax stops at the first NaN
+        np.copyto(delta, diff, where=better)
+        np.copyto(f2, gc, where=better)
+        np.copyto(j, c, where=better)
+        del diff, better
+    return _LeaveOut(f=f, delta=delta, f2=f2, j=order[j])
 
 
 def _spread_leave_out(
@@ -149,11 +159,14 @@ def _spread_leave_out(
     mu_i = mu - di / m
     ss_i = np.maximum(ss - di * di * n / m, 0.0)
     # The other record nearest the mean of X₋ᵢ: among the sorted neighbours of that mean, skipping i itself.
-    p = np.searchsorted(s, mu_i)
-    near_pos = np.stack([np.clip(p + o, 0, n - 1) for o in (-2, -1, 0, 1)])
-    dist = np.abs(s[near_pos] - mu_i[None, :])
-    dist = np.where(near_pos == k[None, :], np.inf, dist)
-    nearest = near_pos[np.argmin(dist, axis=0), np.arange(n)]
+    nearest = np.empty(n, dtype=np.int64)
+    for start in range(0, n, _CHUNK):  # the 4 × n candidates a chunk at a time
+        sl = slice(start, start + _CHUNK)
+        p = np.searchsorted(s, mu_i[sl])
+        near_pos = np.stack([np.clip(p + o, 0, n - 1) for o in (-2, -1, 0, 1)])
+        dist = np.abs(s[near_pos] - mu_i[None, sl])
+        dist = np.where(near_pos == k[None, sl], np.inf, dist)
+        nearest[sl] = near_pos[np.argmin(dist, axis=0), np.arange(p.size)]
     cand = [np.where(k == 0, 1, 0), np.where(k == n - 1, n - 2, n - 1), nearest]
     # Removing j from X₋ᵢ (m records, mean μᵢ): SS falls by (xⱼ − μᵢ)²·m/(m − 1).
     ss_ij = [np.maximum(ss_i - (s[c] - mu_i) ** 2 * m / (m - 1), 0.0) for c in cand]

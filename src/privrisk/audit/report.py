@@ -13,15 +13,25 @@ Example:
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from privrisk.audit.intruder import AuditResult
+from privrisk.audit._laplace import exp_text
+from privrisk.audit.intruder import TOP_RECORDS, AuditResult
+from privrisk.io.files import write_csv
 
-__all__ = ["audit_document", "record_nouns", "write_outputs"]
+__all__ = [
+    "audit_document",
+    "exp_text",
+    "ratio_text",
+    "record_nouns",
+    "write_outputs",
+    "write_records",
+]
 
 _TITLES = {
     "records": "The intruder's ratio p1/p3 for every possible missing record (Table 2 of Sarathy and Muralidhar 2009)",
@@ -54,8 +64,13 @@ def audit_document(
     file: str | os.PathLike[str] | None = None,
     column: str | None = None,
     data: dict[str, Any] | None = None,
+    top: int = TOP_RECORDS,
 ) -> dict[str, Any]:
     """The audit as one JSON-able document, as the command ``privrisk audit`` prints it.
+
+    Its size does not grow with n: ``records`` holds the ``top`` riskiest records (in file order) beside the
+    counts ``records_total`` and ``records_shown``; every record goes to a file (:func:`write_records`,
+    ``records.csv`` of :func:`write_outputs`).
 
     Args:
         result: what :func:`~privrisk.audit.intruder.audit_data_dependent` found.
@@ -64,11 +79,12 @@ def audit_document(
         file: the data file, if the values came from one.
         column: the column; its name also names the records in the sentence ('claims' → 'claim').
         data: what reading the column kept and dropped (``NumericColumn.as_dict()``).
+        top: how many of the riskiest records the document lists.
 
     Returns:
         ``file`` and ``column`` (when given), :meth:`AuditResult.to_dict`, ``data``, ``global`` and ``sweep``.
     """
-    body = result.to_dict(*record_nouns(column))
+    body = result.to_dict(*record_nouns(column), top=top)
     glob = body.pop("global", None)
     doc: dict[str, Any] = {}
     if file is not None:
@@ -83,6 +99,25 @@ def audit_document(
     if sweep is not None:
         doc["sweep"] = {"record": sweep_record, "rows": sweep.to_dict(orient="records")}
     return doc
+
+
+def write_records(result: AuditResult, path: str | os.PathLike[str]) -> Path:
+    """Write every record of the audit (Table 2 of Sarathy and Muralidhar 2009) as one CSV file, atomically.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from privrisk.audit.intruder import audit_data_dependent
+        >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
+        >>> path = write_records(res, pathlib.Path(tempfile.mkdtemp()) / "records.csv")
+        >>> len(path.read_text().splitlines())
+        7
+    """
+    from privrisk.io.files import atomic_path
+
+    target = Path(path)
+    with atomic_path(target) as tmp:
+        result.records.to_csv(tmp, index=False, chunksize=1 << 16)
+    return target
 
 
 def write_outputs(
@@ -122,7 +157,7 @@ def write_outputs(
             frames["sweep"] = sweep
         tables = []
         for name, frame in frames.items():
-            frame.to_csv(tmp / f"{name}.csv", index=False)
+            write_csv(frame, tmp / f"{name}.csv")
             tables.append({"title": _TITLES[name], "path": f"{name}.csv"})
         figures = audit_figures(result, tmp)
         glob = result.global_sentence()
@@ -148,3 +183,18 @@ def write_outputs(
             figures=figures,
         )
     return Path(folder) / "manifest.json"
+
+
+def ratio_text(log10_ratio: float) -> str:
+    """A ratio given as log10, as Sarathy and Muralidhar print it: two decimals when small, powers of ten when huge.
+
+    Example:
+        >>> ratio_text(0.5), ratio_text(9.0), ratio_text(float("inf"))
+        ('3.16', '1.000e+9', '∞')
+    """
+    if not math.isfinite(log10_ratio):
+        return "∞" if log10_ratio > 0 else "0"
+    if abs(log10_ratio) >= 6:
+        exponent = math.floor(log10_ratio)
+        return f"{10 ** (log10_ratio - exponent):.3f}e{exponent:+d}"
+    return f"{10**log10_ratio:,.2f}"

@@ -1,14 +1,19 @@
 """The ``privrisk`` command: thin, one module per capability; each only parses, calls the library and formats.
 
 Exit codes (docs/architecture.md): 0 success; 1 a risk threshold the user set was exceeded; 2 bad input or usage,
-with a one-line message and no traceback; anything else is a bug. A library error names its parameter and
+with a one-line message and no traceback (an output that cannot be written too); 130 interrupted, 143 terminated
+(SIGTERM); anything else is a bug: one line and exit 70, the traceback with ``privrisk --debug …``. A library error names its parameter and
 :func:`main` names the option instead; a library warning is one line ``privrisk: warning: …`` on stderr.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import signal
 import sys
+import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,6 +38,7 @@ COMMAND_MODULES = (
     "presence",
     # (audit)
     "audit",
+    "derived",
     # (empirical)
     "empirical",
     # (release)
@@ -43,23 +49,55 @@ COMMAND_MODULES = (
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}")
 
-__all__ = ["app", "main"]
+__all__ = ["Terminated", "app", "main"]
+
+
+class Terminated(BaseException):
+    """Raised by :func:`main`'s SIGTERM handler so that ``finally`` blocks (temporary outputs) still run."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code instead of raising.
+
+    Exit codes: 0 success, 1 a threshold the user set was exceeded, 2 bad input (one line on stderr), 130
+    interrupted (Ctrl-C), 143 terminated (SIGTERM), 141 stdout closed early (a pipe), 70 a bug in privrisk (one
+    line; ``privrisk --debug …`` shows the traceback).
 
     Example:
         >>> main(["risk", "--epsilon", "ln3", "--json"])  # doctest: +ELLIPSIS
         {"schema_version": 1, ...}
         0
     """
-    command = typer.main.get_command(app)
     args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args[: args.index("--") if "--" in args else len(args)]
+    if debug:
+        args.remove("--debug")
+    previous = None
+    with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _run(args, debug)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: list[str], debug: bool) -> int:
+    command = typer.main.get_command(app)
     try:
         with library_warnings_on_stderr(lambda text: option_message(text, command, args)):
-            command.main(args=args, prog_name="privrisk", standalone_mode=False)
+            result = command.main(args=args, prog_name="privrisk", standalone_mode=False)
+        if isinstance(result, int) and not isinstance(result, bool) and result != 0:
+            if result == 130:
+                _error("interrupted")
+            return result
     except PrivriskError as exc:
+        if debug:
+            traceback.print_exc()
         _error(option_message(exc, command, args))
         return 2
     except ThresholdExceeded as exc:
@@ -81,7 +119,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
+    except Terminated:
+        _error("terminated")
+        return 143
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 141
+    except SystemExit as exc:
+        if isinstance(exc.__context__, BrokenPipeError):  # Rich's console: stdout is already /dev/null
+            return 141
+        # Typer turns a closed stdout pipe (EPIPE) into sys.exit(1) after wrapping the streams: undo both.
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            if type(stream).__name__ == "PacifyFlushWrapper":
+                setattr(sys, name, stream.wrapped)
+                if name == "stdout":
+                    _quiet_stdout()
+                    return 141
+        raise exc
+    except OSError as exc:
+        if debug:
+            traceback.print_exc()
+        if exc.filename is None:
+            _quiet_stdout()
+            _error(f"cannot write the output: {exc.strerror or exc}")
+        else:
+            where = exc.filename if exc.filename2 is None else f"{exc.filename} → {exc.filename2}"
+            _error(f"{where}: {exc.strerror or exc}")
+        return 2
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+            _error(f"internal error: {type(exc).__name__}: {exc}")
+        else:
+            _error(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
+        return 70
     return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that Python's flush at exit cannot fail again (a closed pipe, a full disk)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def option_message(exc: PrivriskError | str, command: object, args: Sequence[str]) -> str:

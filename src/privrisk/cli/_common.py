@@ -21,11 +21,13 @@ from privrisk.errors import PrivriskError
 from privrisk.io.files import to_jsonable
 
 SCHEMA_VERSION = 1
+MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
 
 __all__ = [
+    "MISSING_HELP",
     "PARAM_OPTIONS",
     "SCHEMA_VERSION",
     "emit_json",

@@ -12,10 +12,11 @@ from rich.table import Table
 from privrisk import risk as R
 from privrisk._validation import check_choice, check_query
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_epsilon, percent
-from privrisk.cli.sensitivity import MISSING_HELP, UNIVERSE_MIN_HELP, choose_universe
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon, percent
+from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP, choose_universe
 from privrisk.errors import PrivriskError
 from privrisk.io.data import read_column
+from privrisk.io.files import check_outputs
 from privrisk.posterior import (
     WORLDS,
     exact_risk,
@@ -26,6 +27,10 @@ from privrisk.posterior import (
     worlds,
 )
 from privrisk.sensitivity import QUERIES, global_sensitivity
+
+# What --out DIR receives (io.files.check_outputs refuses an input among them).
+OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
+MAX_TRIALS = 10_000_000  # about a minute; the Clopper–Pearson interval is then narrower than ±0.0004
 
 
 @app.command("attack")
@@ -75,11 +80,19 @@ def attack_command(
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
+    if out_dir is not None:
+        check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
     eps = parse_epsilon(epsilon, name="--epsilon")
     q = check_query(query)
     kind = check_choice(worlds_kind, WORLDS, name="worlds")
     if trials < 1:
         raise PrivriskError(f"--trials: must be at least 1, got {trials}")
+    if trials > MAX_TRIALS:
+        raise PrivriskError(
+            f"--trials: at most {MAX_TRIALS:,} simulated attacks (the exact risk needs no simulation), got {trials:,}"
+        )
+    if seed < 0:
+        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
     if target_risk is not None and not 0 < target_risk < 1:
         raise PrivriskError(f"--risk: must lie strictly between 0 and 1, got {target_risk:g}")
     col = read_column(file, column, missing=missing)

@@ -1,4 +1,4 @@
-"""``privrisk audit`` and ``privrisk derived``: the intruder's view of data-dependent noise and derived queries.
+"""``privrisk audit``: the intruder's view of noise scaled to a data-dependent sensitivity.
 
 The numbers, sentences, JSON documents and output folders come from :mod:`privrisk.audit` (Sarathy and
 Muralidhar 2009); this module parses the options, calls the library and prints.
@@ -10,37 +10,49 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from privrisk.audit.derived import derived_scale
-from privrisk.audit.intruder import AuditResult, audit_data_dependent, audit_sweep, check_alpha, check_event
-from privrisk.audit.report import audit_document, record_nouns, write_outputs
+from privrisk._validation import check_whole
+from privrisk.audit.intruder import (
+    TOP_RECORDS,
+    AuditResult,
+    audit_data_dependent,
+    audit_sweep,
+    check_alpha,
+    check_event,
+)
+from privrisk.audit.report import (
+    audit_document,
+    exp_text,
+    ratio_text,
+    record_nouns,
+    write_outputs,
+    write_records,
+)
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, floats, out, parse_bounds, parse_epsilon
+from privrisk.cli._common import (
+    MISSING_HELP,
+    PARAM_OPTIONS,
+    emit_json,
+    err,
+    floats,
+    out,
+    parse_bounds,
+    parse_epsilon,
+)
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.data import NumericColumn, read_column, table_columns
+from privrisk.io.data import NumericColumn, read_column
+from privrisk.io.files import check_outputs
 from privrisk.sensitivity import QUERIES, Universe
 
 if TYPE_CHECKING:
     import pandas as pd
 
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
 # The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
 PARAM_OPTIONS["audit"] = {"record": "--sweep-record"}
-
-
-def _fmt_ratio(log10_ratio: float) -> str:
-    """A ratio as Sarathy and Muralidhar print it: two decimals when small, powers of ten when huge (never 'inf')."""
-    if not math.isfinite(log10_ratio):
-        return "∞" if log10_ratio > 0 else "0"
-    if abs(log10_ratio) >= 6:
-        exponent = math.floor(log10_ratio)
-        return f"{10 ** (log10_ratio - exponent):.3f}e{exponent:+d}"
-    return f"{10**log10_ratio:,.2f}"
 
 
 @app.command("audit")
@@ -71,6 +83,14 @@ def audit_command(
     out_dir: Path | None = typer.Option(
         None, "--out", help="Folder for CSV tables, figures and manifest.json."
     ),
+    records_file: Path | None = typer.Option(
+        None,
+        "--records",
+        help="CSV file for every record's row of the audit (the --json lists the riskiest).",
+    ),
+    top: int = typer.Option(
+        TOP_RECORDS, "--top", help="How many of the riskiest records --json lists (every record: --records)."
+    ),
     fail_on_leak: bool = typer.Option(
         False, "--fail-on-leak", help="Exit with code 1 if any possible missing record breaks e^ε."
     ),
@@ -85,7 +105,13 @@ def audit_command(
 
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
+    if out_dir is not None:
+        check_outputs(
+            out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
+        )
     eps = parse_epsilon(epsilon, name="--epsilon")
+    if seed is not None and seed < 0:
+        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
     if u is not None and response is not None:
         raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")
     ev = check_event(event)
@@ -93,6 +119,9 @@ def audit_command(
     if (sweep_record is None) != (sweep_values is None):
         raise PrivriskError("--sweep-record: give --sweep-record N together with --sweep-values V1,V2,…")
     bounds = parse_bounds(universe) if universe else None
+    check_whole(top, name="--top")
+    if records_file is not None and records_file.resolve() == file.resolve():
+        raise PrivriskError(f"--records: {records_file} is the input file; give another path")
     col = read_column(file, column, missing=missing)
     values = col.values
     n = int(values.size)
@@ -112,9 +141,11 @@ def audit_command(
         sweep = audit_sweep(values, query, eps, sweep_record, wanted, u=res.u, response=response, event=ev)
     if out_dir is not None:
         write_outputs(res, out_dir, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
+    if records_file is not None:
+        write_records(res, records_file)
     if as_json:
         doc = audit_document(
-            res, sweep=sweep, sweep_record=sweep_record, file=file, column=column, data=col.as_dict()
+            res, sweep=sweep, sweep_record=sweep_record, file=file, column=column, data=col.as_dict(), top=top
         )
         emit_json(doc)
     else:
@@ -122,14 +153,14 @@ def audit_command(
     if fail_on_leak and res.violations:
         raise ThresholdExceeded(
             f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
-            f"{math.exp(res.epsilon):.4g} (--fail-on-leak)"
+            f"{exp_text(res.epsilon)} (--fail-on-leak)"
         )
 
 
 def _print_human(
     res: AuditResult, sweep: pd.DataFrame | None, sweep_record: int | None, col: NumericColumn, column: str
 ) -> None:
-    e = math.exp(res.epsilon)
+    e = exp_text(res.epsilon)
     err.print(col.summary())
     prov = Table(title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}")
     prov.add_column("quantity")
@@ -153,8 +184,8 @@ def _print_human(
     if len(rec) > 40:
         order = rec["log10_ratio"].abs().sort_values(ascending=False).index
         show = rec.loc[order[:30]].sort_values("record")
-        note = f" (the {len(show)} largest of {len(rec):,}; all in --json or --out)"
-    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e:.4g}){note}")
+        note = f" (the {len(show)} largest of {len(rec):,}; all in --records or --out)"
+    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e}){note}")
     g = res.global_audit
     global_log10 = None if g is None else g.records["log_ratio"].to_numpy() / math.log(10)
     for name in ("missing", "value", "f(X₋ᵢ)", "b_n−1", "p3", "p1/p3"):
@@ -167,9 +198,9 @@ def _print_human(
         *(show[c].to_numpy() for c in names), strict=True
     ):
         cells = [str(number), f"{value:.6g}", f"{f_without:.6g}", f"{b_without:.4g}", f"{p3:.4g}"]
-        cells += [_fmt_ratio(lr), "[bold red]✗[/]" if bad else ""]
+        cells += [ratio_text(lr), "[bold red]✗[/]" if bad else ""]
         if global_log10 is not None:
-            cells.append(_fmt_ratio(float(global_log10[int(number) - 1])))
+            cells.append(ratio_text(float(global_log10[int(number) - 1])))
         t2.add_row(*cells)
     out.print(t2)
     out.print(f"✗: p1/p3 or p3/p1 exceeds e^ε; {res.violations:,} of {res.n:,} possible missing records.")
@@ -186,80 +217,6 @@ def _print_human(
             t3.add_column(name, justify="right" if name else "left")
         columns = ("value", "response", "log10_ratio", "violates")
         for value, r, lr, bad in zip(*(sweep[c].to_numpy() for c in columns), strict=True):
-            t3.add_row(f"{value:.6g}", f"{r:.6g}", _fmt_ratio(lr), "[bold red]✗[/]" if bad else "")
+            t3.add_row(f"{value:.6g}", f"{r:.6g}", ratio_text(lr), "[bold red]✗[/]" if bad else "")
         out.print(t3)
     out.print(res.sentence(*record_nouns(column)))
-
-
-# --------------------------------------------------------------------------------------------------------------
-# privrisk derived
-# --------------------------------------------------------------------------------------------------------------
-
-
-def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np.ndarray, str]:
-    """--values as a data file (with --column, or its only column), a list 1,2,3 or a range 1..10."""
-    path = Path(text)
-    if path.exists():
-        if column is None:
-            cols = table_columns(path)
-            if len(cols) != 1:
-                raise PrivriskError(f"--column: {path} has {len(cols)} columns; name the one to use")
-            column = cols[0]
-        return read_column(path, column, missing=missing).values, f"{path}: {column}"
-    raw = text.strip()
-    if ".." in raw and "," not in raw:
-        a, _, b = raw.partition("..")
-        try:
-            lo, hi = int(a), int(b)
-        except ValueError:
-            raise PrivriskError(
-                f"--values: {text!r} is neither a file, a list 1,2,3 nor a range 1..10"
-            ) from None
-        if hi < lo:
-            raise PrivriskError(f"--values: the range {text!r} is empty")
-        return np.arange(lo, hi + 1, dtype=float), raw
-    if not any(ch.isdigit() for ch in raw):
-        raise PrivriskError(f"--values: {text!r}: no such file, and not a list of numbers")
-    return np.asarray(floats(raw, name="--values")), "the values given"
-
-
-@app.command("derived")
-def derived_command(
-    values: str = typer.Option(..., "--values", help="A data file, a list 1,2,3 or a range 1..10."),
-    epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of each query's data-dependent noise."),
-    target: str = typer.Option("sum", "--target", help="The query the intruder wants: count, sum or mean."),
-    via: str = typer.Option(
-        "mean", "--via", help="The released query it is derived from: count, sum or mean."
-    ),
-    column: str | None = typer.Option(None, "--column", "-c", help="The column, when --values is a file."),
-    alpha: float = typer.Option(1e-4, "--alpha", help="Noise ranges are the (α, 1 − α) quantiles."),
-    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
-) -> None:
-    """The scale and ε an intruder effectively faces for one query when deriving it from another (Sarathy and Muralidhar 2009, Table 4).
-
-    Each query gets Laplace noise of its own data-dependent scale Δf_n(X)/ε. Since sum = n·mean, the released
-    mean times n estimates the sum with scale n·b_mean, often far below b_sum: the sum's effective ε is
-    Δf_sum/(n·b_mean). Linear relations among count, sum and mean only.
-
-    Example: privrisk derived --values 101..110 --epsilon 2 --target sum --via mean
-    """
-    eps = parse_epsilon(epsilon, name="--epsilon")
-    check_alpha(alpha)
-    x, source = _read_values(values, column, missing)
-    if x.size < 3:
-        raise PrivriskError(f"--values: {source} has {x.size} values; at least 3 are needed")
-    d = derived_scale(x, eps, target=target, via=via, alpha=alpha)
-    if as_json:
-        emit_json({"source": source, **d.to_dict()})
-        return
-    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)")
-    frame = d.table()
-    table.add_column("")
-    for c in frame.columns:
-        table.add_column(c, justify="right")
-    for idx, row in frame.iterrows():
-        table.add_row(str(idx), *("" if not np.isfinite(v) else f"{v:.8g}" for v in row))
-    out.print(table)
-    out.print(d.range_sentence())
-    out.print(d.sentence())

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import warnings
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
-from privrisk._validation import check_choice
+from privrisk._validation import check_choice, check_whole
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons, progress
 from privrisk.empirical.report import short_number as _fmt
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
 from privrisk.io.engine import check_engine
+from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,8 +123,12 @@ def empirical_command(
     )
     from privrisk.io.data import read_table
 
+    if out_dir is not None:
+        files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
+        check_outputs(out_dir, [file], param="--out", folder=True, files=files)
     eps = parse_epsilons(epsilons, name="--epsilons")
     kk, scale = _k(k), _noise(noise)
+    check_whole(seed, name="seed")
     if target_delta is not None and scale is not None:
         raise PrivriskError("--target-delta: finds the noise scale itself; leave out --noise")
     if top < 0:
@@ -141,33 +145,32 @@ def empirical_command(
                 raise PrivriskError(f"{option}: not available with --engine spark; use --engine duckdb")
     cleaning: dict[str, int] | None = None
     frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
-    with _options_named():
-        if preset is not None:
-            preset = check_choice(preset, PRESETS, name="preset")
-            frame, cleaning = chicago_clean(read_table(file))
-            period, period_unit = period or "month", None if period is None else period_unit
-            individual, query, value = individual or "License #", query or "rate", value or "failed"
-        else:
-            for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
-                if given is None:
-                    raise PrivriskError(f"{option}: required (or use --preset chicago)")
-            check_choice(query, EMPIRICAL_QUERIES, name="query")
-            if engine != "spark":
-                frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
-        options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
-                                       epsilons=eps, density=density, k=kk, period_unit=period_unit,
-                                       aggregate=aggregate, lags=lags, joint=joint, condition_on=condition_on,
-                                       buckets=buckets, noise=scale, draws=draws, seed=seed)  # fmt: skip
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PrivacyLeakWarning)
-            warnings.simplefilter("always", DependenceWarning)
-            with progress("individuals", None) as advance:
-                on: dict[str, Any] = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}  # fmt: skip
-                result = empirical_privacy(frame, progress=advance, **options, **on)
-            windows = None if window is None else rolling_privacy(frame, window=window, step=step, **options)
-            target = None
-            if target_delta is not None:
-                target = smallest_noise(frame, target_delta=target_delta, **options)
+    if preset is not None:
+        preset = check_choice(preset, PRESETS, name="preset")
+        frame, cleaning = chicago_clean(read_table(file))
+        period, period_unit = period or "month", None if period is None else period_unit
+        individual, query, value = individual or "License #", query or "rate", value or "failed"
+    else:
+        for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
+            if given is None:
+                raise PrivriskError(f"{option}: required (or use --preset chicago)")
+        check_choice(query, EMPIRICAL_QUERIES, name="query")
+        if engine != "spark":
+            frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
+    options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
+                                   epsilons=eps, density=density, k=kk, period_unit=period_unit,
+                                   aggregate=aggregate, lags=lags, joint=joint, condition_on=condition_on,
+                                   buckets=buckets, noise=scale, draws=draws, seed=seed)  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrivacyLeakWarning)
+        warnings.simplefilter("always", DependenceWarning)
+        with progress("individuals", None) as advance:
+            on: dict[str, Any] = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}  # fmt: skip
+            result = empirical_privacy(frame, progress=advance, **options, **on)
+        windows = None if window is None else rolling_privacy(frame, window=window, step=step, **options)
+        target = None
+        if target_delta is not None:
+            target = smallest_noise(frame, target_delta=target_delta, **options)
     _warn(caught, PrivacyLeakWarning)
     doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
                          smallest_noise=target, target_delta=target_delta,
@@ -190,15 +193,6 @@ def _named(message: str) -> str:
     if option is None and declared is not None and isinstance(declared.default, typer.models.OptionInfo):
         option = (declared.default.param_decls or (None,))[0]
     return option + sep + rest if sep and option else message
-
-
-@contextlib.contextmanager
-def _options_named() -> Iterator[None]:
-    """The library's errors with their parameter named as this command's option (``period:`` → ``--period:``)."""
-    try:
-        yield
-    except PrivriskError as exc:
-        raise PrivriskError(_named(str(exc))) from None
 
 
 def _warn(caught: list[warnings.WarningMessage], category: type[Warning]) -> None:

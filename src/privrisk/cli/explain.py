@@ -9,7 +9,7 @@ import typer
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
 from privrisk.errors import PrivriskError
-from privrisk.io.files import write_text
+from privrisk.io.files import check_outputs, write_text
 from privrisk.reports.explain import explainer_document, explainer_page
 from privrisk.reports.html import MAX_ROWS, report_page
 
@@ -20,12 +20,23 @@ EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, 
 PARAM_OPTIONS["report"] = {"folders": "DIR"}
 
 
-def _html_target(path: Path, name: str = "--out") -> Path:
+def _html_target(path: Path, name: str = "--out", inputs: list[Path] | None = None) -> Path:
     if path.exists() and path.is_dir():
         raise PrivriskError(f"{name}: {path} is a folder; give the name of the HTML file to write")
+    check_outputs(path, inputs or [], param=name)
     if not path.parent.exists():
         raise PrivriskError(f"{name}: the folder {path.parent} does not exist")
     return path
+
+
+def _folder_inputs(folders: list[Path]) -> list[Path]:
+    """What ``report`` reads: each folder's manifest and the tables and figures beside it."""
+    found: list[Path] = []
+    for folder in folders:
+        found.append(folder / "manifest.json")
+        if folder.is_dir():
+            found += [p for p in folder.rglob("*") if p.suffix.lower() in (".json", ".csv", ".svg", ".png")]
+    return found
 
 
 @app.command("explain")
@@ -71,6 +82,12 @@ def report_command(
     title: str = typer.Option("privrisk report", "--title", help="The page title."),
     max_rows: int = typer.Option(MAX_ROWS, "--max-rows", help="Rows of each table shown before it is cut."),
     as_json: bool = typer.Option(False, "--json", help="Print what went into the page as one JSON document."),
+    include_internal: bool = typer.Option(
+        False,
+        "--include-internal",
+        help="Also show internal tables (a release's internal assessment), marked NOT FOR PUBLICATION; "
+        "left out by default.",
+    ),
 ) -> None:
     """Gather the results of several commands (their manifest.json) into one self-contained HTML page.
 
@@ -78,8 +95,10 @@ def report_command(
 
     Example: privrisk report results/study results/release --out report.html
     """
-    target = _html_target(out_path)
-    page, info = report_page([str(f) for f in folders], title=title, max_rows=max_rows)
+    target = _html_target(out_path, inputs=_folder_inputs(folders))
+    page, info = report_page(
+        [str(f) for f in folders], title=title, max_rows=max_rows, include_internal=include_internal
+    )
     write_text(target, page)
     if as_json:
         emit_json({"out": str(target), **info})

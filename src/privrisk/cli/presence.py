@@ -13,6 +13,7 @@ from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, progress
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
+from privrisk.io.files import check_outputs
 from privrisk.presence import kmap as _kmap
 from privrisk.presence.hierarchy import parse_hierarchies
 from privrisk.presence.measures import PresenceResult, delta_presence
@@ -38,6 +39,10 @@ def _levels(text: str | None) -> dict[str, int] | None:
                 f"--levels: expected COLUMN=LEVEL pairs such as age=1,zip=2, got {part!r}"
             ) from None
     return levels or None
+
+
+# What --out DIR receives (io.files.check_outputs refuses an input among them).
+OUT_FILES = ("*.csv", "manifest.json", "figures/*")
 
 
 @app.command("presence")
@@ -112,6 +117,8 @@ def presence_command(
 
     Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
+    if out_dir is not None:
+        check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
     hier = parse_hierarchies(hierarchy)
     engine = check_engine(engine)
     if spark_master is not None and engine != "spark":

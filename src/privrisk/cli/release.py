@@ -2,22 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon, percent
+from privrisk.cli._common import (
+    MISSING_HELP,
+    PARAM_OPTIONS,
+    emit_json,
+    err,
+    out,
+    parse_bounds,
+    parse_epsilon,
+    percent,
+)
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
-from privrisk.io.files import atomic_dir
-from privrisk.release.mechanisms import noisy_release
+from privrisk.io.files import atomic_dir, atomic_path, check_outputs
+from privrisk.release.ledger import KEY_ENV, deferred_signals, fits_budget, read_key
+from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
 from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
-from privrisk.release.statement import Release, release_parameters, summarize_ledger, write_outputs
+from privrisk.release.statement import (
+    LedgerSummary,
+    Release,
+    composed_epsilon,
+    release_parameters,
+    summarize_ledger,
+    write_internal,
+    write_outputs,
+)
 from privrisk.sensitivity import QUERIES
 
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
+KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
+# The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
+PARAM_OPTIONS["release"] = PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
 
 
 def _queries(
@@ -50,30 +71,14 @@ def _queries(
     return [ReleaseQuery(column, query, eps, bounds, missing)], public_n
 
 
-def _number(x: float) -> str:
-    return f"{x:.6g}"
-
-
 def _print_human(r: Release, file: Path) -> None:
     table = Table(title=f"Release of {file.name}: noisy answers (the true values are never shown)")
-    for name, justify in (
-        ("answer", "left"),
-        ("ε", "right"),
-        ("universe", "left"),
-        ("scale b", "right"),
-        ("noisy value", "right"),
-        ("95 % interval", "left"),
-    ):
-        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for name in ("answer", "ε", "universe", "scale b", "noisy value", "95 % interval"):
+        table.add_column(name, justify="left" if name in ("answer", "universe", "95 % interval") else "right")
     for row in r.answers.itertuples():
-        table.add_row(
-            str(row.label),
-            f"{row.epsilon:.4g}",
-            f"[{row.universe_lo:g}, {row.universe_hi:g}]",
-            f"{row.noise_scale:.4g}",
-            f"{row.noisy_value:.5g}",
-            f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]",
-        )
+        table.add_row(str(row.label), f"{row.epsilon:.4g}", f"[{row.universe_lo:g}, {row.universe_hi:g}]",
+                      f"{row.noise_scale:.4g}", f"{row.noisy_value:.5g}",
+                      f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]")  # fmt: skip
     out.print(table)
     out.print(
         "Noise: Laplace with scale b = Δf/ε (global sensitivity Δf); the 95 % interval is the noisy value "
@@ -84,40 +89,18 @@ def _print_human(r: Release, file: Path) -> None:
         out.print(f"  {line}")
     if r.ledger is not None:
         led = r.ledger
-        left = "" if led["budget"] is None else f" of the budget {_number(led['budget'])}"
+        left = "" if led["budget"] is None else f" of the budget {led['budget']:.6g}"
         out.print(
-            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {_number(led['spent_after'])}"
+            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {led['spent_after']:.6g}"
             f"{left}."
         )
         note = r.budget_note()
         if note:
             err.print(f"Note: {note}.")
 
-    internal = Table(title="Internal assessment: NOT FOR PUBLICATION (depends on the data)")
-    for name in ("answer", "n", "clamped", "Δv (local)", "Δv/Δf", "ρ_tw", "ρ_mw"):
-        internal.add_column(name, justify="left" if name == "answer" else "right", no_wrap=name != "answer")
-    for rec in r.internal.to_dict(orient="records"):
-        internal.add_row(
-            str(rec["label"]),
-            "withheld" if rec["n"] is None else f"{rec['n']:,}",
-            f"{rec['n_clamped']:,}",
-            f"{rec['local_sensitivity']:.6g}",
-            f"{rec['ratio']:.4g}",
-            percent(rec["two_worlds"]),
-            "—" if rec["many_worlds"] is None else percent(rec["many_worlds"]),
-        )
-    err.print(internal)
-    if r.withheld:
-        err.print(f"Note: {r.withheld}.")
-    for summary in r.data.values():
-        dropped = sum(summary["dropped_codes"].values())
-        err.print(
-            f"{summary['column']!r}: {summary['n_used']:,} of {summary['n_read']:,} values used; "
-            f"{summary['n_nan']:,} empty, {dropped:,} missing codes dropped."
-        )
     err.print(
-        "ρ_tw, ρ_mw: two- and many-worlds risk at Δv/Δf (Allmann et al., eq. 6 and 4; n = records). "
-        "'clamped': values moved into the universe."
+        "The internal assessment (local sensitivity, record counts: NOT FOR PUBLICATION) is written only with "
+        "--internal FILE."
     )
 
 
@@ -150,81 +133,148 @@ def release_command(
         None, "--ledger", help="JSON ledger of every release; later releases count what it records."
     ),
     out_dir: Path | None = typer.Option(
-        None, "--out", help="Folder for release.json/.csv, internal_assessment.json/.csv, manifest.json."
+        None, "--out", help="Folder for the public release.json/.csv, figures and manifest.json."
     ),
+    internal: Path | None = typer.Option(
+        None,
+        "--internal",
+        help="Write the internal assessment (NOT FOR PUBLICATION: local sensitivity, record counts) to this "
+        "JSON file, readable by its owner only (mode 0600).",
+    ),
+    key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    allow_large_epsilon: bool = typer.Option(
+        False,
+        "--allow-large-epsilon",
+        help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
+    ),
 ) -> None:
     """Release noisy answers (Laplace noise from OpenDP) with a public risk statement, a budget and a ledger.
 
-    Each answer is the query on the column clamped to --universe, plus Laplace noise of scale b = Δf/ε with the
-    global sensitivity Δf, drawn by OpenDP's floating-point-safe sampler. OpenDP's sampler cannot be seeded, so
-    every run gives new numbers (there is no --seed). The true values are never printed or written.
+    Each answer is the query on the column clamped to --universe plus Laplace noise of scale b = Δf/ε (global
+    sensitivity), from OpenDP's floating-point-safe sampler; it cannot be seeded. There is deliberately no
+    noise scaled to a data-dependent sensitivity: it leaks the data (see `privrisk audit`). Output is the
+    publishable part only; the internal assessment (local sensitivity, record counts: beside a noisy mean, min
+    or max they give back the true value) goes only to --internal FILE (mode 0600).
 
-    There is deliberately no option to scale the noise to the local or another data-dependent sensitivity: such
-    noise depends on the data and leaks it. `privrisk audit` shows what an intruder learns from it.
-
-    The human output on stdout is the publishable part (answers and the public statement: total ε, global risk
-    P and leak Γ, ρ_mw for --public-n, plain sentences); the internal assessment (local sensitivity, two- and
-    many-worlds risk, clamping, record counts) depends on the data and goes to stderr, marked NOT FOR
-    PUBLICATION. --json prints both, the internal part under "internal_assessment".
-
-    --budget and --ledger work the same for one query and for --spec. A release that would take the total ε
-    (with --ledger: the ledger's total) above --budget is refused with exit code 1 before any noise is drawn,
-    including when the budget is already spent; without --budget a ledger keeps the budget of its last release.
-    The ledger is locked while it is read and appended to, so two releases at the same time cannot both spend
-    the last of the budget; a corrupt or hand-edited ledger is an error (exit 2), never "nothing spent".
+    --out is checked before any noise is drawn; with --ledger the release is charged only together with its
+    outputs (drawn, written to temporary names, charged under the ledger's lock with the budget checked
+    again, moved into place). A total ε above 20 is refused unless --allow-large-epsilon. A release that would
+    take the total ε above --budget is refused with exit code 1 before any noise is drawn. --ledger-key FILE
+    (or PRIVRISK_LEDGER_KEY) keys the ledger with HMAC-SHA256: edits, truncation and a reset are detected.
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
     limit = parse_epsilon(budget, name="budget") if budget is not None else None
+    total = composed_epsilon(q.epsilon for q in queries)
+    if total > MAX_EPSILON and not allow_large_epsilon:
+        where = f"{spec}: epsilon" if spec is not None else "--epsilon"
+        raise PrivriskError(
+            f"{where}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value; "
+            "refused (give --allow-large-epsilon to release it anyway)"
+        )
     if spec is not None:
         check_spec_columns(queries, table_columns(file), spec=spec, source=file)
     frame = read_table(file, list(dict.fromkeys(q.column for q in queries)))
-    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise PrivriskError(f"--out: {out_dir} exists and is not a folder")
-
-    def run() -> Release:
-        return noisy_release(frame, queries, public_n=n_pub, budget=limit, ledger=ledger, source=str(file))
+    inputs = [p for p in (file, spec, ledger, key_file) if p is not None]
+    if out_dir is not None:
+        check_outputs(out_dir, inputs, param="out", folder=True, files=PUBLIC_FILES)
+    if internal is not None:
+        check_outputs(internal, [*inputs, *([out_dir] if out_dir is not None else [])], param="internal")
+    key = read_key(key_file)
+    if key is not None and ledger is None:
+        raise PrivriskError("--ledger-key: a key is for a ledger; give --ledger too")
+    asked = release_parameters(queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger)
 
     try:
-        if out_dir is None:
-            r = run()
-        else:
-            # The temporary folder exists before any noise is drawn, so an unwritable --out fails first.
-            with atomic_dir(out_dir) as tmp:
-                r = run()
-                asked = release_parameters(
-                    queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger
+        # SIGINT and SIGTERM are held back from the charge of the ledger until the outputs are in place.
+        with deferred_signals() as guard:
+            with contextlib.ExitStack() as stack:
+                tmp = stack.enter_context(atomic_dir(out_dir)) if out_dir is not None else None
+                tmp_internal = stack.enter_context(atomic_path(internal)) if internal is not None else None
+
+                def before_charge(r: Release) -> None:
+                    # Noise is drawn; the outputs go to temporary names, then the ledger is charged, then they
+                    # are moved into place (when the with-blocks end).
+                    if tmp is not None:
+                        write_outputs(r, tmp, asked, key=key)
+                    if tmp_internal is not None:
+                        write_internal(r, tmp_internal)
+                    guard.arm()
+
+                r = noisy_release(
+                    frame,
+                    queries,
+                    public_n=n_pub,
+                    budget=limit,
+                    ledger=ledger,
+                    source=str(file),
+                    allow_large_epsilon=allow_large_epsilon,
+                    key=key,
+                    before_charge=before_charge,
                 )
-                write_outputs(r, tmp, asked)
+            # Printing is part of delivering the answer: an interrupt after the charge waits until it is done.
+            _deliver(r, file, out_dir, internal, as_json)
     except ThresholdExceeded as exc:
         # The library names the parameter (budget: …); the command line names its option.
         text = str(exc)
         raise ThresholdExceeded("--" + text if text.startswith("budget:") else text) from None
+
+
+def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
     if as_json:
-        emit_json({"file": str(file), **r.to_dict()})
-    else:
-        _print_human(r, file)
-        if out_dir is not None:
-            err.print(f"Wrote {out_dir}/release.json, release.csv, internal_assessment.*, manifest.json.")
+        emit_json({"file": str(file), **r.public_dict()})
+        return
+    _print_human(r, file)
+    if out_dir is not None:
+        err.print(f"Wrote {out_dir}/release.json, release.csv, manifest.json and the figures.")
+    if internal is not None:
+        err.print(f"Wrote the internal assessment (NOT FOR PUBLICATION, mode 0600) to {internal}.")
+
+
+PUBLIC_FILES = (
+    "release.json",
+    "release.csv",
+    "manifest.json",
+    "release_answers.png",
+    "release_answers.svg",
+    "release_risk.png",
+    "release_risk.svg",
+)
 
 
 @app.command("ledger")
 def ledger_command(
     path: Path = typer.Argument(..., help="A ledger written by privrisk release --ledger."),
-    budget: str | None = typer.Option(None, "--budget", help="Also say how much of this budget is left."),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        help="Also say how much of this budget is left; exit 1 when the ledger has spent more than it.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
 ) -> None:
     """Check a privacy ledger and show what each release spent, the total ε and the risk it carries.
 
+    With --budget the command exits 1 (after printing) when the ledger's total ε exceeds the budget.
+
     Example: privrisk ledger ledger.json --budget 1
     """
-    summary = summarize_ledger(path, budget)
+    summary = summarize_ledger(path, budget, key=read_key(key_file))
     if as_json:
         emit_json(summary.to_dict())
-        return
+    else:
+        _print_ledger(path, summary)
+    if summary.budget is not None and not fits_budget(summary.total_epsilon, 0.0, summary.budget):
+        raise ThresholdExceeded(
+            f"--budget: the ledger {path} has spent ε = {summary.total_epsilon:.6g}, more than the budget "
+            f"ε = {summary.budget:.6g}"
+        )
+
+
+def _print_ledger(path: Path, summary: LedgerSummary) -> None:
     plural = "release" if len(summary.entries) == 1 else "releases"
     table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
     for name in ("#", "time (UTC)", "ε", "answers", "data"):
@@ -233,14 +283,14 @@ def ledger_command(
         table.add_row(
             str(e["seq"]),
             e["time"][:19],
-            _number(e["epsilon"]),
+            format(e["epsilon"], ".6g"),
             ", ".join(f"{q['query']}({q['column']})" for q in e["queries"]),
             str(e["data"] or ""),
         )
     out.print(table)
-    line = f"Total ε = {_number(summary.total_epsilon)} (sequential composition)"
+    line = f"Total ε = {summary.total_epsilon:.6g} (sequential composition)"
     if summary.budget is not None:
-        line += f"; budget {_number(summary.budget)}, left {_number(summary.left or 0.0)}"
+        line += f"; budget {summary.budget:.6g}, left {summary.left or 0.0:.6g}"
     out.print(line + ".")
     if summary.statement is not None:
         s = summary.statement

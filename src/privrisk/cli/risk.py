@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from privrisk import risk as R
+from privrisk._validation import check_probability
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out, parse_epsilon, parse_epsilons, percent, ratio_from
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -41,6 +42,8 @@ def risk_command(
     Example: privrisk risk --epsilon ln3 --n 10
     """
     eps = parse_epsilon(epsilon, name="--epsilon")
+    if max_risk is not None:
+        check_probability(max_risk, name="--max-risk")
     n_ = _whole(n, "--n")
     r = ratio_from(ratio, dv, df)
     if not 0 <= delta <= 1:
@@ -57,7 +60,7 @@ def risk_command(
         "global_leak": R.global_leak(eps, delta),
         "local_leak": R.leak(mw, n_),
         "guess": 1.0 / n_,
-        "description": R.describe(eps, n_ if n_ > 2 else None),
+        "description": R.describe(eps, n_ if n_ > 2 else None, r),
     }
     if as_json:
         emit_json(doc)
@@ -102,6 +105,10 @@ def epsilon_command(
     if not math.isfinite(risk):
         raise PrivriskError("--risk: must be a probability")
     eps = R.epsilon_for_risk(risk, n_, r)
+    if not math.isfinite(eps):
+        raise PrivriskError(
+            f"--ratio: Δv/Δf = {r:.4g} is so small that the ε for risk {risk:g} is not finite; give a larger ratio"
+        )
     if as_json:
         emit_json({"risk": risk, "n": n_, "ratio": r, "epsilon": eps})
         return

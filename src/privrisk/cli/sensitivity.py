@@ -10,9 +10,9 @@ import typer
 from rich.table import Table
 
 from privrisk import risk as R
-from privrisk._validation import check_choice
+from privrisk._validation import check_choice, check_probability
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_column
 from privrisk.sensitivity import (
@@ -25,7 +25,6 @@ from privrisk.sensitivity import (
     sensitivity_ratio,
 )
 
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 UNIVERSE_MIN_HELP = "Lower the universe's minimum to this value (Allmann et al.: 0 where 0 is valid)."
 
 
@@ -94,6 +93,8 @@ def sensitivity_command(
     """
     if max_risk is not None and epsilon is None:
         raise PrivriskError("--max-risk: needs --epsilon")
+    if max_risk is not None:
+        check_probability(max_risk, name="--max-risk")
     eps = parse_epsilon(epsilon, name="--epsilon") if epsilon is not None else None
     col = read_column(file, column, missing=missing)
     u, how = choose_universe(col.values, universe, universe_file, universe_column, universe_min, missing)
@@ -103,6 +104,10 @@ def sensitivity_command(
     rule = check_choice(method, METHODS, name="method")
     gs = global_sensitivity(query, u, neighbours=nb, n=n if nb == "bounded" else None)
     ls = float(local_sensitivity(query, col.values, u, neighbours=nb, method=rule))
+    if not (np.isfinite(gs) and np.isfinite(ls)):
+        raise PrivriskError(
+            f"--query: the sensitivity of the {query} over {u.describe()} overflows a float; rescale the values"
+        )
     ratio = float(sensitivity_ratio(ls, gs))
     doc: dict[str, Any] = {
         "query": query,

@@ -17,6 +17,7 @@ from rich.table import Table
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._common import (
+    MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
     err,
@@ -27,17 +28,16 @@ from privrisk.cli._common import (
     progress,
 )
 from privrisk.errors import PrivriskError
+from privrisk.io.files import check_outputs
 from privrisk.sensitivity import QUERIES
 from privrisk.study.attack import DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, merge_attack, study_attack
 from privrisk.study.inputs import StudySettings, read_variables
-from privrisk.study.report import MEANING, StudyBundle, write_bundle
+from privrisk.study.report import BUNDLE_FILES, MEANING, StudyBundle, write_bundle
 from privrisk.study.sampling import DEFAULT_EPSILONS, DEFAULT_QUERIES, sampling_study, study_summary
 
 # The library names its parameters; these options are called differently (the others are -- + the name).
 for _command in ("study", "demo"):
     PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n"}
-
-MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
 
 def _labels(items: list[str] | None, columns: list[str]) -> dict[str, str]:
@@ -89,9 +89,15 @@ def _settings(
 
 
 def _run(
-    settings: StudySettings, values: dict[str, np.ndarray], out_dir: Path, as_json: bool, **page: Any
+    settings: StudySettings,
+    values: dict[str, np.ndarray],
+    out_dir: Path,
+    as_json: bool,
+    inputs: tuple[Path, ...] = (),
+    **page: Any,
 ) -> None:
     """Run the study (and its attack) on the same samples, write the folder, print the document or the tables."""
+    check_outputs(out_dir, inputs, param="--out", folder=True, files=BUNDLE_FILES)
     samples = settings.sample_arguments()
     started = time.perf_counter()
     with progress("Sampling study", total=len(values) * settings.repetitions) as advance:
@@ -153,10 +159,6 @@ def _print(bundle: StudyBundle, settings: StudySettings) -> None:
         soft_wrap=True,
     )
 
-
-# --------------------------------------------------------------------------------------------------------------
-# Commands
-# --------------------------------------------------------------------------------------------------------------
 
 _QUERIES_HELP = f"Comma-separated queries among {', '.join(QUERIES)}."
 _PROPORTIONS_HELP = (
@@ -244,6 +246,7 @@ def study_command(
         universe="data" if bounds is None else bounds, universe_min=universe_min, ls_method=ls_method,
         figure_query=figure_query, figure_epsilon=figure_epsilon,
     )  # fmt: skip
+    check_outputs(out_dir, [file], param="--out", folder=True, files=BUNDLE_FILES)
     columns = list(dict.fromkeys(column))
     labels = _labels(label, columns)
     values, variables = read_variables(
@@ -253,7 +256,7 @@ def study_command(
         f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
         f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
     )
-    _run(settings, values, out_dir, as_json, title=f"Sampling study of {file.name}", intro=intro,
+    _run(settings, values, out_dir, as_json, (file,), title=f"Sampling study of {file.name}", intro=intro,
          variables=variables, extra_parameters={"file": str(file), "missing": missing})  # fmt: skip
 
 
@@ -289,6 +292,7 @@ def demo_command(
         universe="data", universe_min=0.0, ls_method=ls_method, figure_query=figure_query,
         figure_epsilon=figure_epsilon,
     )  # fmt: skip
+    check_outputs(out_dir, param="--out", folder=True, files=BUNDLE_FILES)
     values, variables = survey_values()
     _run(settings, values, out_dir, as_json, title=SURVEY_TITLE, intro=SURVEY_INTRO, variables=variables,
          extra_parameters={"data": SURVEY_SOURCE})  # fmt: skip

@@ -111,6 +111,8 @@ def noise_draws(noise: float | None, t: int, draws: int, seed: int | None) -> np
             f"noise: the Laplace scale must be a finite number ≥ 0, got {noise}", param="noise"
         )
     draws = check_whole(draws, name="draws", minimum=1)
+    if seed is not None:
+        seed = check_whole(seed, name="seed")
     return np.random.default_rng(seed).laplace(0.0, noise, (t, draws)) if noise > 0 else np.zeros((t, draws))
 
 

@@ -55,23 +55,23 @@ def write_outputs(
     Returns:
         The folder.
     """
-    from privrisk.io.files import atomic_dir
+    from privrisk.io.files import atomic_dir, write_csv
     from privrisk.reports.manifest import write_manifest
     from privrisk.reports.plots.empirical import density_figure, window_figure
 
     rows = result.rows()
     with atomic_dir(folder) as tmp:
         result.individuals.to_parquet(tmp / "individuals.parquet", index=False)
-        result.summary.to_csv(tmp / "privacy.csv", index=False)
-        result.top(10).to_csv(tmp / "riskiest.csv", index=False)
-        result.series.rename("answer").to_frame().to_csv(tmp / "series.csv")
+        write_csv(result.summary, tmp / "privacy.csv")
+        write_csv(result.top(10), tmp / "riskiest.csv")
+        write_csv(result.series.rename("answer").to_frame(), tmp / "series.csv", index=True)
         tables = [
             {"title": "Empirical (ε, δ) and total risk δ*", "path": "privacy.csv"},
             {"title": "The ten riskiest individuals", "path": "riskiest.csv"},
             {"title": "The published statistic per period", "path": "series.csv"},
         ]
         if result.independence is not None:
-            result.independence.to_csv(tmp / "independence.csv", index=False)
+            write_csv(result.independence, tmp / "independence.csv")
             tables.append({"title": "Autocorrelation and Ljung–Box test", "path": "independence.csv"})
         figures = [
             density_figure(
@@ -85,7 +85,7 @@ def write_outputs(
             )
         ]
         if windows is not None:
-            windows.to_csv(tmp / "windows.csv", index=False)
+            write_csv(windows, tmp / "windows.csv")
             tables.append({"title": "δ on rolling windows", "path": "windows.csv"})
             figures.append(window_figure(windows, folder=tmp))
         findings = [

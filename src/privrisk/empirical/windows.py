@@ -88,7 +88,14 @@ def merge_periods(
     keep = np.ones(len(per_codes), dtype=bool)
     if aggregate == 1:
         return per_codes, per_labels, keep, 0
-    whole = (len(per_labels) // aggregate) * aggregate
+    t = len(per_labels)
+    if t >= 2 and t // aggregate < 2:
+        raise PrivriskError(
+            f"aggregate: merging {aggregate:,} periods into each database leaves {t // aggregate}, but the method "
+            f"compares at least two; the data has {t:,} periods (at most {t // 2:,} per database)",
+            param="aggregate",
+        )
+    whole = (t // aggregate) * aggregate
     keep = per_codes < whole
     return per_codes[keep] // aggregate, per_labels[:whole:aggregate], keep, len(per_labels) - whole
 

@@ -15,7 +15,11 @@ Example:
 
 from __future__ import annotations
 
+import csv
+import gzip
+import io
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,12 +195,81 @@ def check_file(path: str | os.PathLike[str]) -> Path:
     return p
 
 
+_DELIMITERS = (",", ";", "\t", "|")
+_HEADER_LIMIT = 1 << 20
+
+
+def _open_text(path: Path) -> io.TextIOBase | None:
+    """The CSV file as text (BOM dropped, undecodable bytes replaced); None for a compression read elsewhere."""
+    suffix = path.suffix.lower()
+    if suffix == ".zst":
+        return None
+    raw: Any = gzip.open(path, "rb") if suffix == ".gz" else open(path, "rb")
+    return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="replace", newline="")
+
+
+def _header_fields(path: Path, delimiter: str) -> list[str] | None:
+    """The header of a CSV file split at ``delimiter``, or None if it cannot be read here."""
+    try:
+        handle = _open_text(path)
+        if handle is None:
+            return None
+        with handle:
+            line = handle.readline(_HEADER_LIMIT)
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None
+    rows = list(csv.reader([line], delimiter=delimiter))
+    return rows[0] if rows else None
+
+
+def _check_csv_shape(path: Path, columns: Sequence[str]) -> None:
+    """Refuse a CSV whose header names a column twice, or whose rows do not have as many fields as its header.
+
+    DuckDB renames a repeated column (``x``, ``x_1``) and, when rows are ragged, reads the whole line as one
+    column named after the header line; both would silently analyse the wrong data.
+    """
+    unnamed = all(re.fullmatch(r"column\d+", c) for c in columns)  # DuckDB found no header
+    for delimiter in _DELIMITERS:
+        header = _header_fields(path, delimiter)
+        if header is None:
+            return
+        if len(header) < 2:
+            continue
+        if len(header) == len(columns):
+            if unnamed:
+                return
+            seen: dict[str, str] = {}
+            for name in header:
+                key = name.strip().lower()
+                if key in seen:
+                    raise PrivriskError(f"{path}: the header names the column {name.strip()!r} twice")
+                seen[key] = name
+            return
+        if len(columns) == 1 or unnamed:
+            _raise_ragged(path, delimiter, len(header))
+
+
+def _raise_ragged(path: Path, delimiter: str, width: int) -> None:
+    handle = _open_text(path)
+    if handle is None:
+        return
+    with handle:
+        reader = csv.reader(handle, delimiter=delimiter)
+        for row in reader:
+            if row and len(row) != width:
+                raise PrivriskError(
+                    f"{path}: line {reader.line_num} has {len(row)} fields but the header has {width}"
+                )
+
+
 def _duckdb_relation(con: Any, path: Path, kind: str) -> Any:
     import duckdb
 
     try:
         if kind == "csv":
-            return con.read_csv(str(path))
+            rel = con.read_csv(str(path))
+            _check_csv_shape(path, list(rel.columns))
+            return rel
         return con.read_parquet(str(path))
     except duckdb.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

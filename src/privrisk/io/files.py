@@ -8,6 +8,7 @@ with :func:`write_json`, which turns numpy values into plain JSON first (:func:`
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 import math
 import os
@@ -21,7 +22,27 @@ import numpy as np
 
 from privrisk.errors import PrivriskError
 
-__all__ = ["atomic_dir", "atomic_path", "to_jsonable", "write_json", "write_text"]
+__all__ = [
+    "atomic_dir",
+    "atomic_path",
+    "check_outputs",
+    "safe_csv_cell",
+    "to_jsonable",
+    "write_csv",
+    "write_json",
+    "write_text",
+]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _apply_umask(path: Path) -> None:
+    """Give a file made by :mod:`tempfile` (0600/0700) the mode an ordinary ``open`` would: 0666/0777 & ~umask."""
+    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~_umask())
 
 
 @contextlib.contextmanager
@@ -42,6 +63,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        # mkstemp makes the file 0600: give it the umask's mode now, so that a caller may still chmod it.
+        _apply_umask(tmp)
         yield tmp
         os.replace(tmp, target)
     finally:
@@ -121,6 +144,7 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
+        _apply_umask(tmp)  # mkdtemp makes it 0700; what is written inside gets the umask's mode already
         yield tmp
         target.mkdir(exist_ok=True)
         for item in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
@@ -131,3 +155,126 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
                 os.replace(item, dest)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_csv_cell(value: Any) -> Any:
+    """Neutralise a text cell a spreadsheet would run as a formula (OWASP): a leading ``'``; numbers stay.
+
+    A cell is neutralised when it is text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+    and is not a number as written (``-3.5`` and ``+1e3`` stay as they are).
+
+    Example:
+        >>> [safe_csv_cell(v) for v in ["=1+2", "-3.5", "@SUM(A1)", "ok", -2, "-inf"]]
+        ["'=1+2", '-3.5', "'@SUM(A1)", 'ok', -2, '-inf']
+    """
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
+def write_csv(frame: Any, path: str | os.PathLike[str], *, index: bool = False) -> None:
+    """Write a pandas DataFrame as CSV with every text cell, column name and index label passed through
+    :func:`safe_csv_cell` (the file at ``path`` is written directly: call it inside :func:`atomic_dir`).
+
+    Example:
+        >>> import tempfile, pathlib, pandas as pd
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+        >>> write_csv(pd.DataFrame({"=name": ["=HYPERLINK()", "a"], "x": [-1.5, 2]}), target)
+        >>> print(target.read_text(), end="")
+        '=name,x
+        '=HYPERLINK(),-1.5
+        a,2.0
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    safe = frame.copy()
+    safe.columns = [safe_csv_cell(c) if isinstance(c, str) else c for c in safe.columns]
+    for column in safe.columns:
+        if not (is_numeric_dtype(safe[column]) or is_bool_dtype(safe[column])):
+            safe[column] = safe[column].astype(object).map(safe_csv_cell)
+    if index:
+        safe.index = safe.index.map(safe_csv_cell)
+        if isinstance(safe.index.name, str):
+            safe.index.name = safe_csv_cell(safe.index.name)
+    safe.to_csv(path, index=index)
+
+
+def _names(items: Any) -> list[Path]:
+    if items is None:
+        return []
+    if isinstance(items, str | os.PathLike):
+        return [Path(items)]
+    return [Path(i) for i in items if i is not None]
+
+
+def check_outputs(
+    outputs: str | os.PathLike[str] | Any,
+    inputs: str | os.PathLike[str] | Any = (),
+    *,
+    param: str = "out",
+    folder: bool = False,
+    files: Any = (),
+) -> None:
+    """Refuse, before any work, an output that cannot be written or that would replace one of the inputs.
+
+    ``outputs`` is a path (or several); with ``folder=True`` each is a folder into which ``files`` (names
+    relative to it, or patterns such as ``figures/*``) will be written, otherwise each is a file. An output that is an input, a folder output that
+    is or holds an input it would replace (one of ``files``; all its files when ``files`` is empty), a path
+    whose existing parent is a file, a file where a folder is wanted (or the reverse) and a place that cannot be
+    written are a :class:`PrivriskError` naming ``param``. Nothing is created.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp()); _ = (d / "data.csv").write_text("x\\n1\\n")
+        >>> check_outputs(d / "out.csv", [d / "data.csv"])
+        >>> check_outputs(d / "data.csv", [d / "data.csv"])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        privrisk.errors.PrivriskError: out: ... is one of the inputs; choose another path
+    """
+    real_inputs = {os.path.realpath(p) for p in _names(inputs)}
+    names = [Path(n).as_posix() for n in _names(files)]
+    for out in _names(outputs):
+        real = os.path.realpath(out)
+        if real in real_inputs:
+            raise PrivriskError(f"{param}: {out} is one of the inputs; choose another path", param=param)
+        if folder:
+            for inp in real_inputs:
+                inside = os.path.commonpath([real, inp]) == real
+                relative = Path(os.path.relpath(inp, real)).as_posix()
+                if inside and (not names or any(fnmatch.fnmatchcase(relative, str(n)) for n in names)):
+                    raise PrivriskError(
+                        f"{param}: {out} holds the input {inp}, which would be replaced; choose another folder",
+                        param=param,
+                    )
+        _check_writable(out, folder=folder, param=param, files=names)
+
+
+def _check_writable(out: Path, *, folder: bool, param: str, files: list[str]) -> None:
+    if out.exists():
+        if folder and not out.is_dir():
+            raise PrivriskError(f"{param}: {out} exists and is not a folder", param=param)
+        if not folder and out.is_dir():
+            raise PrivriskError(f"{param}: {out} is a folder; give a file name", param=param)
+        if folder:
+            for name in (n for n in files if not any(c in str(n) for c in "*?[")):
+                if (out / name).is_dir():
+                    raise PrivriskError(
+                        f"{param}: {out / name} is a folder and cannot be replaced", param=param
+                    )
+    # The nearest existing ancestor must be a writable folder (we create the rest).
+    place = out.parent if not (folder and out.exists()) else out
+    while not place.exists():
+        if place.parent == place:
+            break
+        place = place.parent
+    if not place.is_dir():
+        raise PrivriskError(f"{param}: {out}: {place} is a file, not a folder", param=param)
+    if str(os.path.realpath(place)).startswith(("/proc", "/sys")) or not os.access(place, os.W_OK | os.X_OK):
+        raise PrivriskError(f"{param}: {out}: cannot write in {place}", param=param)

@@ -222,6 +222,10 @@ def _binned(name: str, x: np.ndarray, edges: np.ndarray, integer: bool) -> list[
     return list(labels[idx])
 
 
+MAX_BINS = 1_000_000
+"""The most bins an interval hierarchy may make at its finest level."""
+
+
 def _interval_rows(name: str, domain: list, width: float, start: float | None) -> list[list]:
     if not width > 0 or not math.isfinite(width):
         raise PrivriskError(f"hierarchy {name!r}: interval width must be a positive number, got {width:g}")
@@ -229,9 +233,19 @@ def _interval_rows(name: str, domain: list, width: float, start: float | None) -
     integer = bool(np.all(np.mod(x, 1) == 0)) and float(width).is_integer()
     if start is None:
         start = min(0.0, math.floor(x.min() / width) * width)
+    if not math.isfinite(start):
+        raise PrivriskError(
+            f"hierarchy: {name!r}: the interval start must be finite, got {start:g}", param="hierarchy"
+        )
     if x.min() < start:
         raise PrivriskError(
             f"hierarchy {name!r}: cannot place the value {_fmt(x.min())}: below the start {_fmt(start)}"
+        )
+    span = (x.max() - start) / width
+    if not span < MAX_BINS:
+        raise PrivriskError(
+            f"hierarchy: {name!r}: interval width {width:g} makes more than {MAX_BINS:,} bins; choose a wider one",
+            param="hierarchy",
         )
     levels, w = [], width
     while True:
@@ -259,6 +273,10 @@ def _breaks_rows(name: str, domain: list, spec: str) -> list[list]:
             edges = np.asarray([float(p) for p in s.split(",") if p.strip()], dtype=float)
         except ValueError:
             raise PrivriskError(f"hierarchy {name!r}: breaks {s!r} are not numbers") from None
+        if np.isnan(edges).any():
+            raise PrivriskError(
+                f"hierarchy: {name!r}: breaks {s!r} hold NaN, not a number", param="hierarchy"
+            )
         if edges.size < 2 or np.any(np.diff(edges) <= 0):
             raise PrivriskError(f"hierarchy {name!r}: breaks {s!r} must be at least two increasing numbers")
         if previous is not None and not set(edges.tolist()) <= set(previous.tolist()):
@@ -294,7 +312,18 @@ def _table_rows(name: str, path: str, domain: list) -> list[list]:
     p = Path(path)
     if not p.exists():
         raise PrivriskError(f"{p}: no such file (hierarchy {name!r})")
-    text = p.read_text(encoding="utf-8-sig")
+    if p.is_dir():
+        raise PrivriskError(f"{p}: is a folder, not a hierarchy table (hierarchy {name!r})")
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PrivriskError(
+            f"{p}: not a text hierarchy table (byte {exc.start} is not UTF-8; hierarchy {name!r})"
+        ) from None
+    except OSError as exc:
+        raise PrivriskError(f"{p}: cannot be read (hierarchy {name!r}): {exc.strerror or exc}") from None
+    if "\x00" in text:
+        raise PrivriskError(f"{p}: not a text hierarchy table (it holds NUL bytes; hierarchy {name!r})")
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         raise PrivriskError(f"{p}: the hierarchy file is empty")

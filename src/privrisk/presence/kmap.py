@@ -28,6 +28,7 @@ import numpy as np
 
 from privrisk._validation import check_choice, check_k, check_probability
 from privrisk.errors import PrivriskError
+from privrisk.io.files import write_csv
 from privrisk.presence.measures import PresenceResult, delta_presence
 from privrisk.presence.prepare import Levels, Source, prepare_presence
 
@@ -63,6 +64,10 @@ UNIQUENESS_ASSUMPTIONS = (
 """What the population-uniqueness estimates assume, in words."""
 
 
+MAX_POPULATION = 1e12
+"""The largest population size accepted (the estimators' integer arithmetic stays exact below it)."""
+
+
 def sampling_fraction_from(n: int, population_size: float | None, sampling_fraction: float | None) -> float:
     """f = n/N from the population size N or the sampling fraction f (one of them, not both).
 
@@ -71,6 +76,15 @@ def sampling_fraction_from(n: int, population_size: float | None, sampling_fract
         (0.05, 0.5)
     """
     if population_size is not None and sampling_fraction is None:
+        if not isinstance(population_size, (int, float)) or not math.isfinite(population_size):
+            raise PrivriskError(
+                f"population_size: must be a finite number, got {population_size!r}", param="population_size"
+            )
+        if population_size > MAX_POPULATION:
+            raise PrivriskError(
+                f"population_size: {population_size:g} is larger than any population (at most {MAX_POPULATION:g})",
+                param="population_size",
+            )
         if population_size < n:
             raise PrivriskError(
                 f"population_size: {population_size:g} is smaller than the dataset ({n:,} records)",
@@ -273,6 +287,13 @@ def population_uniqueness(class_sizes: Sequence[int] | np.ndarray, population_si
     """
     values, counts = _frequencies(class_sizes)
     n = int(np.sum(values * counts))
+    if not isinstance(population_size, (int, float, np.integer, np.floating)) or not (
+        math.isfinite(population_size) and population_size <= MAX_POPULATION
+    ):
+        raise PrivriskError(
+            f"population_size: must be a finite number of at most {MAX_POPULATION:g}, got {population_size!r}",
+            param="population_size",
+        )
     N = int(population_size)
     if N < n:
         raise PrivriskError(
@@ -425,9 +446,8 @@ class KMapEstimate:
 
         tables = [{"title": "Classes of the sample", "path": "classes.csv"}]
         with atomic_dir(Path(folder)) as tmp:
-            self.measured.classes.drop(columns=["population_count", "delta", "suppressed"]).to_csv(
-                tmp / "classes.csv", index=False
-            )
+            write_csv(self.measured.classes.drop(columns=["population_count", "delta", "suppressed"]),
+                      tmp / "classes.csv")  # fmt: skip
             write_manifest(tmp, kind="presence", title=f"Estimated k-map of {self.dataset}",
                            parameters={"qi": self.qi, "kmap": self.kmap, "model": self.model, "alpha": self.alpha,
                                        "sampling_fraction": self.sampling_fraction},

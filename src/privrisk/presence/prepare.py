@@ -452,6 +452,12 @@ def prepare_presence(
         raise PrivriskError("qi: name at least one quasi-identifier column", param="qi")
     if len(set(qi)) != len(qi):
         raise PrivriskError(f"qi: a column is named twice: {', '.join(qi)}", param="qi")
+    if population_count is not None and population_count in qi:
+        raise PrivriskError(
+            f"population_count: {population_count!r} is a quasi-identifier; name the column of P that holds the "
+            "count of each class",
+            param="population_count",
+        )
     specs = dict(hierarchies or {})
     unknown = [k for k in specs if k not in qi]
     if unknown:

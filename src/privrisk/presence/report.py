@@ -155,28 +155,28 @@ class PresenceReport:
             dataset: the research subset (read again for ``release.csv``).
             title: what the run measured, for the manifest's title (``δ-presence: {title}``).
         """
-        from privrisk.io.files import atomic_dir
+        from privrisk.io.files import atomic_dir, write_csv
         from privrisk.reports.manifest import write_manifest
 
         before, found = self.measured, self.search
         doc = self.to_dict()
         tables = [{"title": "Classes at the measured generalisation", "path": "classes_measured.csv"}]
         with atomic_dir(Path(folder)) as tmp:
-            before.classes.to_csv(tmp / "classes_measured.csv", index=False)
+            write_csv(before.classes, tmp / "classes_measured.csv")
             summary = {"measured": before.summary}
             if found is not None:
-                found.minimal.to_csv(tmp / "minimal_nodes.csv", index=False)
-                found.nodes.to_csv(tmp / "lattice.csv", index=False)
+                write_csv(found.minimal, tmp / "minimal_nodes.csv")
+                write_csv(found.nodes, tmp / "lattice.csv")
                 tables += [{"title": "Minimal generalisations meeting the targets", "path": "minimal_nodes.csv"},
                            {"title": "Every node of the lattice", "path": "lattice.csv"}]  # fmt: skip
                 if found.best is not None:
-                    found.best.classes.to_csv(tmp / "classes.csv", index=False)
-                    release_table(dataset, found.best).to_csv(tmp / "release.csv", index=False)
+                    write_csv(found.best.classes, tmp / "classes.csv")
+                    write_csv(release_table(dataset, found.best), tmp / "release.csv")
                     tables += [{"title": "Classes of the chosen generalisation", "path": "classes.csv"},
                                {"title": "The release (generalised, suppressed rows removed)", "path": "release.csv"}]  # fmt: skip
                     summary["best"] = found.best.summary
             else:
-                before.classes.to_csv(tmp / "classes.csv", index=False)
+                write_csv(before.classes, tmp / "classes.csv")
                 tables.append({"title": "Classes", "path": "classes.csv"})
             figures = []
             try:

@@ -6,6 +6,8 @@ runs, people and machines that share a file system.
 
 Three properties matter and are tested:
 
+- **One file.** A ledger named through a symbolic link is the file the link points to: the path is resolved
+  (``os.path.realpath``) before locking and writing, so two names of one ledger share its lock and its budget.
 - **Locked.** A release holds an exclusive ``fcntl.flock`` on ``LEDGER.lock`` while it reads the ledger, checks
   the budget and appends its entry, so two releases started at the same moment cannot both spend the last part of
   the budget. The lock file is never deleted: deleting it would let a third process lock a different inode.
@@ -17,8 +19,15 @@ Three properties matter and are tested:
   read as "nothing spent". The hash has no secret key, so it catches careless and accidental edits, not a
   determined forger who recomputes it; keep the ledger where only the release process may write.
 
-The ledger is written *before* the noise is drawn: if anything fails afterwards the spending is still recorded,
-so the ledger never shows less than was spent.
+A release is charged together with its outputs: the noise is drawn, the outputs are written to temporary names
+(``record_release``'s ``before_write``, under the lock, after the budget is checked again), the ledger is
+written, and then the outputs are moved into place, with SIGINT and SIGTERM held back (:class:`deferred_signals`)
+from the charge to the end. A failure before the charge charges nothing and leaves no output.
+
+**Keyed mode.** With a secret ``key`` every entry's hash is an HMAC-SHA256 and the header (count, total ε, last
+hash) carries its own HMAC, so an edit, a truncation (entries cut from the end with the header fixed up) or a
+reset to an empty ledger is detected by whoever holds the key. Without a key a cut at the end of the chain cannot
+be seen. Neither mode detects an older, complete copy of the ledger put back, or a deleted ledger file.
 """
 
 from __future__ import annotations
@@ -28,18 +37,27 @@ import datetime as _dt
 import errno
 import fcntl
 import hashlib
+import hmac
 import json
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import atomic_path
 
-__all__ = ["read_ledger", "record_release", "spent_epsilon"]
+__all__ = [
+    "KEY_ENV",
+    "check_key",
+    "deferred_signals",
+    "read_key",
+    "read_ledger",
+    "record_release",
+    "spent_epsilon",
+]
 
 KIND = "privrisk-ledger"
 GENESIS = "0" * 64
@@ -50,6 +68,28 @@ TOLERANCE = 1e-12
 _ENTRY_KEYS = {"seq", "time", "epsilon", "queries", "data", "budget", "prev", "hash"}
 _QUERY_KEYS = {"column", "query", "epsilon"}
 _HEADER_KEYS = {"schema_version", "kind", "entries", "count", "total_epsilon", "head"}
+_KEYED_KEYS = {"keyed", "mac"}
+
+
+Key = bytes | str
+MIN_KEY_BYTES = 16
+
+
+def check_key(key: Key | None) -> bytes | None:
+    """The ledger key as bytes (text is UTF-8 encoded), at least 16 bytes; None for an unkeyed ledger.
+
+    Example:
+        >>> check_key("a secret of 16 b!")
+        b'a secret of 16 b!'
+    """
+    if key is None:
+        return None
+    raw = key.encode("utf-8") if isinstance(key, str) else bytes(key)
+    if len(raw) < MIN_KEY_BYTES:
+        raise PrivriskError(
+            f"key: the ledger key must be at least {MIN_KEY_BYTES} bytes, got {len(raw)}", param="key"
+        )
+    return raw
 
 
 def _canonical(entry: dict[str, Any]) -> bytes:
@@ -59,9 +99,17 @@ def _canonical(entry: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def _entry_hash(entry: dict[str, Any]) -> str:
-    """SHA-256 over the previous hash (inside the entry as ``prev``) and the entry's own content."""
+def _entry_hash(entry: dict[str, Any], key: bytes | None = None) -> str:
+    """SHA-256 (with a key: HMAC-SHA256) over the previous hash (``prev``) and the entry's own content."""
+    if key is not None:
+        return hmac.new(key, _canonical(entry), hashlib.sha256).hexdigest()
     return hashlib.sha256(_canonical(entry)).hexdigest()
+
+
+def _header_mac(doc: dict[str, Any], key: bytes) -> str:
+    """HMAC-SHA256 over the header: kind, version, count, total and head (which covers every entry)."""
+    body = {k: doc[k] for k in ("schema_version", "kind", "count", "total_epsilon", "head", "keyed")}
+    return hmac.new(key, _canonical(body), hashlib.sha256).hexdigest()
 
 
 def _positive(value: Any) -> bool:
@@ -80,7 +128,7 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number")
 
 
-def _check_entry(path: Path, i: int, entry: Any, prev: str) -> float:
+def _check_entry(path: Path, i: int, entry: Any, prev: str, key: bytes | None = None) -> float:
     where = f"entry {i + 1}"
     if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS:
         raise _corrupt(path, f"{where} does not have the keys {', '.join(sorted(_ENTRY_KEYS))}")
@@ -103,13 +151,19 @@ def _check_entry(path: Path, i: int, entry: Any, prev: str) -> float:
         raise _corrupt(
             path, f"{where} does not follow the entry before it (an entry was removed or reordered)"
         )
-    if entry["hash"] != _entry_hash(entry):
+    if not hmac.compare_digest(str(entry["hash"]), _entry_hash(entry, key)):
         raise _corrupt(path, f"{where}'s checksum does not match its content")
     return float(entry["epsilon"])
 
 
-def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[dict[str, Any]]:
     """The checked entries of a ledger; an empty list when the file does not exist yet.
+
+    Args:
+        path: the ledger file.
+        key: the secret of a keyed ledger (HMAC-SHA256 over every entry and the header); None for an unkeyed one.
+            A keyed ledger read without its key, with another key, or an unkeyed ledger read with a key is an
+            error.
 
     Raises:
         PrivriskError: when the ledger exists but is empty, not JSON, of the wrong shape, or fails its checksums.
@@ -119,7 +173,8 @@ def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         >>> read_ledger(pathlib.Path(tempfile.mkdtemp()) / "ledger.json")
         []
     """
-    p = Path(path)
+    raw_key = check_key(key)
+    p = Path(os.path.realpath(path))
     if not p.exists():
         return []
     if p.is_dir():
@@ -136,8 +191,25 @@ def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         doc = json.loads(text, parse_constant=_reject_constant)
     except (json.JSONDecodeError, ValueError) as exc:
         raise _corrupt(p, f"not valid JSON: {str(exc).splitlines()[0]}") from None
-    if not isinstance(doc, dict) or set(doc) != _HEADER_KEYS:
+    except RecursionError:
+        raise _corrupt(p, "nested too deeply to be a ledger") from None
+    keyed = isinstance(doc, dict) and doc.get("keyed") is True
+    if not isinstance(doc, dict) or set(doc) != (_HEADER_KEYS | _KEYED_KEYS if keyed else _HEADER_KEYS):
         raise _corrupt(p, f"not a privrisk ledger with the keys {', '.join(sorted(_HEADER_KEYS))}")
+    if keyed and raw_key is None:
+        raise PrivriskError(f"key: {p} is a keyed ledger; give its key to read it", param="key")
+    if not keyed and raw_key is not None:
+        raise PrivriskError(
+            f"key: {p} is not a keyed ledger but a key was given (an unkeyed ledger cannot stand in for a keyed "
+            "one)",
+            param="key",
+        )
+    if raw_key is not None and not hmac.compare_digest(str(doc["mac"]), _header_mac(doc, raw_key)):
+        raise PrivriskError(
+            f"key: {p}: the ledger's authentication code does not match: a wrong key, or the ledger was "
+            "edited, truncated or reset",
+            param="key",
+        )
     if doc["schema_version"] != 1 or doc["kind"] != KIND:
         raise _corrupt(p, f"schema_version must be 1 and kind {KIND!r}")
     entries = doc["entries"]
@@ -145,7 +217,7 @@ def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         raise _corrupt(p, "entries is not a list")
     prev, total = GENESIS, []
     for i, entry in enumerate(entries):
-        total.append(_check_entry(p, i, entry, prev))
+        total.append(_check_entry(p, i, entry, prev, raw_key))
         prev = entry["hash"]
     if doc["count"] != len(entries) or doc["head"] != prev:
         raise _corrupt(
@@ -159,7 +231,7 @@ def read_ledger(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return entries
 
 
-def spent_epsilon(path: str | os.PathLike[str]) -> float:
+def spent_epsilon(path: str | os.PathLike[str], key: Key | None = None) -> float:
     """The total ε a ledger records (sequential composition: the sum of every release's ε).
 
     Example:
@@ -167,7 +239,7 @@ def spent_epsilon(path: str | os.PathLike[str]) -> float:
         >>> spent_epsilon(pathlib.Path(tempfile.mkdtemp()) / "ledger.json")
         0.0
     """
-    return math.fsum(float(e["epsilon"]) for e in read_ledger(path))
+    return math.fsum(float(e["epsilon"]) for e in read_ledger(path, key))
 
 
 @contextlib.contextmanager
@@ -209,15 +281,19 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def _header(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
+def _header(entries: list[dict[str, Any]], key: bytes | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {
         "schema_version": 1,
         "kind": KIND,
         "count": len(entries),
         "total_epsilon": math.fsum(e["epsilon"] for e in entries),
         "head": entries[-1]["hash"] if entries else GENESIS,
-        "entries": entries,
     }
+    if key is not None:
+        doc["keyed"] = True
+        doc["mac"] = _header_mac(doc, key)
+    doc["entries"] = entries
+    return doc
 
 
 def fits_budget(spent: float, epsilon: float, budget: float | None) -> bool:
@@ -253,6 +329,8 @@ def record_release(
     budget: float | None = None,
     data: str | None = None,
     timeout: float = LOCK_TIMEOUT,
+    key: Key | None = None,
+    before_write: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Lock the ledger, check the budget and append one release, atomically.
 
@@ -264,6 +342,10 @@ def record_release(
             result tells the caller, who should say so.
         data: the data file's name, for the record.
         timeout: seconds to wait for another release that holds the lock.
+        key: the secret of a keyed ledger (see :func:`read_ledger`); a new ledger written with a key is keyed.
+        before_write: called under the lock, after the budget check, with what this function returns, before the
+            ledger is written; the release's outputs are written here so that the charge and the outputs go
+            together. If it raises, nothing is charged.
 
     Returns:
         ``{"spent_before", "spent_after", "budget", "previous_budget", "entry"}``.
@@ -279,7 +361,10 @@ def record_release(
         >>> r["spent_before"], r["spent_after"], spent_epsilon(led)
         (0.0, 0.5, 0.5)
     """
-    p = Path(path)
+    # The real path: a symbolic link and its target are one ledger with one lock, and the atomic rename must
+    # replace the target, not turn the link into a second ledger.
+    raw_key = check_key(key)
+    p = Path(os.path.realpath(path))
     clean: list[dict[str, Any]] = [
         {"column": str(q["column"]), "query": str(q["query"]), "epsilon": float(q["epsilon"])}
         for q in queries
@@ -288,7 +373,7 @@ def record_release(
         raise PrivriskError("queries: a release spends ε > 0 on at least one query")
     epsilon = math.fsum(q["epsilon"] for q in clean)
     with _locked(p, timeout):
-        entries = read_ledger(p)
+        entries = read_ledger(p, raw_key)
         spent = math.fsum(float(e["epsilon"]) for e in entries)
         previous = entries[-1]["budget"] if entries else None
         if budget is None:
@@ -305,10 +390,19 @@ def record_release(
             "budget": None if budget is None else float(budget),
             "prev": entries[-1]["hash"] if entries else GENESIS,
         }
-        entry["hash"] = _entry_hash(entry)
+        entry["hash"] = _entry_hash(entry, raw_key)
+        result = {
+            "spent_before": spent,
+            "spent_after": spent + epsilon,
+            "budget": budget,
+            "previous_budget": previous,
+            "entry": entry,
+        }
+        if before_write is not None:
+            before_write(dict(result))
         entries.append(entry)
         mode = p.stat().st_mode & 0o777 if p.exists() else _default_mode()
-        text = json.dumps(_header(entries), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        text = json.dumps(_header(entries, raw_key), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
         try:
             with atomic_path(p) as tmp:
                 # mkstemp makes the file private; a ledger shared by a team keeps its (or the umask's) mode.
@@ -321,10 +415,80 @@ def record_release(
             raise PrivriskError(
                 f"{p}: cannot write the ledger: {exc.strerror}; nothing was released"
             ) from None
-    return {
-        "spent_before": spent,
-        "spent_after": spent + epsilon,
-        "budget": budget,
-        "previous_budget": previous,
-        "entry": entry,
-    }
+    return result
+
+
+class deferred_signals:
+    """Hold SIGINT and SIGTERM back while a short critical section (charge the ledger, move the outputs into
+    place) runs, and deliver them when it is done.
+
+    Entering does nothing yet; :meth:`arm` starts holding the signals back (from the main thread only), and
+    leaving restores the handlers and re-sends a signal that arrived meanwhile, so the process is interrupted
+    (exit 130 or 143) only after the section is complete.
+
+    Example:
+        >>> with deferred_signals() as guard:
+        ...     guard.arm()
+        >>> guard.pending
+        []
+    """
+
+    def __init__(self) -> None:
+        self.pending: list[int] = []
+        self._previous: dict[int, Any] = {}
+
+    def arm(self) -> None:
+        import signal
+        import threading
+
+        if self._previous or threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, lambda num, _frame: self.pending.append(num))
+
+    def __enter__(self) -> deferred_signals:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+        for sig in dict.fromkeys(self.pending):
+            signal.raise_signal(sig)
+
+
+KEY_ENV = "PRIVRISK_LEDGER_KEY"
+
+
+def read_key(key_file: str | os.PathLike[str] | None = None, environ: Any = None) -> bytes | None:
+    """The ledger key: the bytes of ``key_file`` (without a final newline), else the environment variable
+    ``PRIVRISK_LEDGER_KEY``, which holds the key itself; None when neither is given (an unkeyed ledger).
+
+    Example:
+        >>> read_key(None, environ={}) is None
+        True
+        >>> read_key(None, environ={KEY_ENV: "k" * 16})
+        b'kkkkkkkkkkkkkkkk'
+    """
+    env = os.environ if environ is None else environ
+    if key_file is not None:
+        try:
+            raw = Path(key_file).read_bytes()
+        except OSError as exc:
+            raise PrivriskError(
+                f"key_file: cannot read {key_file}: {exc.strerror}", param="key_file"
+            ) from None
+        raw = raw.rstrip(b"\r\n")
+        if len(raw) < MIN_KEY_BYTES:
+            raise PrivriskError(
+                f"key_file: the key in {key_file} must be at least {MIN_KEY_BYTES} bytes", param="key_file"
+            )
+        return raw
+    value = env.get(KEY_ENV)
+    if value is None:
+        return None
+    if len(value.encode("utf-8")) < MIN_KEY_BYTES:
+        raise PrivriskError(f"{KEY_ENV}: the ledger key must be at least {MIN_KEY_BYTES} bytes")
+    return value.encode("utf-8")

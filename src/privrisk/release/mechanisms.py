@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -37,7 +39,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from privrisk._validation import check_probability, check_values, parse_epsilon
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.data import numeric_values
 from privrisk.release import ledger as _ledger
 from privrisk.release.spec import ReleaseQuery, _interval, check_public_n
@@ -51,10 +53,45 @@ from privrisk.release.statement import (
 )
 from privrisk.sensitivity import Universe, evaluate, global_sensitivity, local_sensitivity
 
-__all__ = ["LEVEL", "laplace_mechanism", "noise_interval", "noise_scale", "noisy_release"]
+__all__ = [
+    "LEVEL",
+    "MAX_EPSILON",
+    "check_release_epsilon",
+    "laplace_mechanism",
+    "noise_interval",
+    "noise_scale",
+    "noisy_release",
+]
 
 #: The share of releases whose noise lies inside the reported interval.
 LEVEL = 0.95
+#: The largest total ε a release accepts without ``allow_large_epsilon``: at ε = 20 the global risk is
+#: 1/(1 + e^(−20)) ≈ 1 − 2·10⁻⁹, and above it the noise hides next to nothing of the true value.
+MAX_EPSILON = 20.0
+
+
+def check_release_epsilon(total: float, allow_large_epsilon: bool = False, *, name: str = "epsilon") -> None:
+    """Refuse a release whose total ε exceeds :data:`MAX_EPSILON`, or warn when it is allowed.
+
+    Raises:
+        PrivriskError: (parameter ``epsilon``) when ``total`` > 20 and ``allow_large_epsilon`` is false.
+
+    Warns:
+        PrivacyLeakWarning: when ``total`` > 20 and ``allow_large_epsilon`` is true.
+
+    Example:
+        >>> check_release_epsilon(20.0)
+        >>> check_release_epsilon(21.0)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: epsilon: a release with total ε = 21 > 20 publishes about the true value; refused unless allow_large_epsilon
+    """
+    if total <= MAX_EPSILON:
+        return
+    text = f"{name}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value"
+    if not allow_large_epsilon:
+        raise PrivriskError(text + "; refused unless allow_large_epsilon", param=name)
+    warnings.warn(text + "; released because it was allowed", PrivacyLeakWarning, stacklevel=3)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -76,7 +113,19 @@ def _atom_laplace(scale: float) -> Any:
 
 def _certified_scale(sensitivity: float, epsilon: float) -> float:
     """b = Δf/ε, raised by as few ulps as needed for OpenDP's privacy map to certify ε' ≤ ε."""
-    scale = float(sensitivity) / float(epsilon)
+    if not math.isfinite(sensitivity):
+        raise PrivriskError(
+            f"universe: the global sensitivity overflows (Δf = {sensitivity:g}); give a smaller universe",
+            param="universe",
+        )
+    with np.errstate(all="ignore"):
+        scale = float(sensitivity) / float(epsilon)
+    if not math.isfinite(scale) or scale <= 0:
+        raise PrivriskError(
+            f"epsilon: ε = {epsilon:g} makes the noise scale Δf/ε = {scale:g} for Δf = {sensitivity:g}; "
+            "it must be a finite number > 0",
+            param="epsilon",
+        )
     for _ in range(64):
         if _atom_laplace(scale).map(float(sensitivity)) <= epsilon:
             return scale
@@ -209,15 +258,13 @@ def _prepare(
         u = q.universe
         outside = int(np.count_nonzero((col.values < u.lo) | (col.values > u.hi)))
         clamped = np.clip(col.values, u.lo, u.hi)
-        gs = global_sensitivity(q.query, u)
-        ls = float(local_sensitivity(q.query, clamped, u))
-        prepared.append(
-            _Prepared(
-                _Measured(q, int(clamped.size), outside, gs, ls),
-                float(evaluate(q.query, clamped)),
-                _certified_scale(gs, q.epsilon),
-            )
-        )
+        with np.errstate(all="ignore"):
+            gs = global_sensitivity(q.query, u)
+        scale = _certified_scale(gs, q.epsilon)  # fails on an overflowing Δf before anything else is computed
+        with np.errstate(all="ignore"):
+            ls = float(local_sensitivity(q.query, clamped, u))
+            true_value = float(evaluate(q.query, clamped))
+        prepared.append(_Prepared(_Measured(q, int(clamped.size), outside, gs, ls), true_value, scale))
     return prepared, summaries
 
 
@@ -230,12 +277,17 @@ def noisy_release(
     ledger: str | os.PathLike[str] | None = None,
     source: str | None = None,
     level: float = LEVEL,
+    allow_large_epsilon: bool = False,
+    key: bytes | str | None = None,
+    before_charge: Callable[[Release], None] | None = None,
 ) -> Release:
     """Release noisy answers to queries on a data set, with the public statement and the internal assessment.
 
     Everything that can fail on bad input (columns, missing codes, universes, ε, the budget, a corrupt ledger)
-    fails before any noise is drawn. With a ledger the release is recorded (under a lock, atomically) before
-    the noise is drawn, so the ledger never shows less than was spent.
+    fails before any noise is drawn. With a ledger the noise is drawn, then under the ledger's lock the budget
+    is checked again, ``before_charge`` is called with the finished release (write its outputs there, to
+    temporary names), and only then is the release charged to the ledger: if anything fails before the charge,
+    nothing is charged, and a release is charged only once its outputs are written.
 
     Args:
         data: a DataFrame (or a mapping of column name to values).
@@ -247,6 +299,11 @@ def noisy_release(
         ledger: a JSON ledger file that records every release (created when missing).
         source: the data file's name, for messages and the ledger.
         level: the coverage of the reported noise interval.
+        allow_large_epsilon: release even when the total ε exceeds :data:`MAX_EPSILON` (20), with a
+            :class:`~privrisk.errors.PrivacyLeakWarning`; otherwise such a release is refused.
+        key: the secret of a keyed ledger (see :func:`privrisk.release.ledger.read_ledger`).
+        before_charge: called with the release before the ledger is charged (without a ledger: before
+            returning); if it raises, nothing is charged.
 
     Raises:
         PrivriskError: for bad input or a corrupt ledger.
@@ -266,19 +323,18 @@ def noisy_release(
     n_pub = check_public_n(public_n, "public_n")
     limit = None if budget is None else parse_epsilon(budget, name="budget")
     total = composed_epsilon(q.epsilon for q in qs)
+    check_release_epsilon(total, allow_large_epsilon)
     prepared, summaries = _prepare(data, qs, source)
     half = [float(noise_interval(p.scale, level)) for p in prepared]
 
-    record = None
+    # Every check that can refuse the release runs before any noise is drawn; with a ledger the budget is
+    # checked again under the lock when the release is charged.
     if ledger is not None:
-        record = _ledger.record_release(
-            ledger,
-            queries=[{"column": q.column, "query": q.query, "epsilon": q.epsilon} for q in qs],
-            budget=limit,
-            data=source,
-        )
-        record = {"path": str(ledger), **record}
-        limit = record["budget"]
+        entries = _ledger.read_ledger(ledger, key)
+        spent = math.fsum(float(e["epsilon"]) for e in entries)
+        kept = limit if limit is not None else (entries[-1]["budget"] if entries else None)
+        if kept is not None and not _ledger.fits_budget(spent, total, kept):
+            raise ThresholdExceeded(_ledger.budget_message(total, spent, float(kept), Path(ledger)))
     elif limit is not None and not _ledger.fits_budget(0.0, total, limit):
         raise ThresholdExceeded(_ledger.budget_message(total, 0.0, limit, None))
 
@@ -304,15 +360,42 @@ def noisy_release(
         )
     answers = pd.DataFrame(rows)
     internal, withheld = _internal_assessment([p.measured for p in prepared], n_pub)
-    statement = public_statement(total, n_pub)
-    if record is not None and ledger is not None:
-        statement = _with_cumulative(statement, record, ledger, n_pub)
-    return Release(
-        answers=answers,
-        statement=statement,
-        internal=internal,
-        data={} if withheld else summaries,
-        ledger=record,
+
+    def build(record: dict[str, Any] | None, budget_: float | None) -> Release:
+        statement = public_statement(total, n_pub)
+        if record is not None and ledger is not None:
+            statement = _with_cumulative(statement, record, ledger, n_pub)
+        return Release(
+            answers=answers,
+            statement=statement,
+            internal=internal,
+            data={} if withheld else summaries,
+            ledger=record,
+            budget=budget_,
+            withheld=withheld,
+        )
+
+    if ledger is None:
+        release = build(None, limit)
+        if before_charge is not None:
+            before_charge(release)
+        return release
+
+    built: list[Release] = []
+
+    def charge(result: dict[str, Any]) -> None:
+        record = {"path": str(ledger), **result}
+        release = build(record, result["budget"])
+        if before_charge is not None:
+            before_charge(release)
+        built.append(release)
+
+    _ledger.record_release(
+        ledger,
+        queries=[{"column": q.column, "query": q.query, "epsilon": q.epsilon} for q in qs],
         budget=limit,
-        withheld=withheld,
+        data=source,
+        key=key,
+        before_write=charge,
     )
+    return built[0]

@@ -67,7 +67,12 @@ def check_public_n(value: Any, name: str = "public_n") -> int | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value != int(value)
+    ):
         raise PrivriskError(
             f"{name}: the published number of people must be a whole number ≥ 2, got {value!r}"
         )

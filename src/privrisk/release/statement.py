@@ -35,7 +35,7 @@ import pandas as pd
 from privrisk._format import percent
 from privrisk._validation import check_epsilons, parse_epsilon
 from privrisk.errors import PrivriskError
-from privrisk.io.files import write_json
+from privrisk.io.files import write_csv, write_json
 from privrisk.release.ledger import read_ledger
 from privrisk.release.spec import ReleaseQuery, check_public_n
 from privrisk.risk import describe, global_leak, global_risk, leak, many_worlds, two_worlds
@@ -219,8 +219,10 @@ class Release:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """Everything as plain JSON: the public part, and the internal part under ``internal_assessment``."""
-        return {**self.public_dict(), "internal_assessment": self.internal_dict()}
+        """The publishable part as plain JSON (:meth:`public_dict`); the internal assessment is
+        :meth:`internal_dict`, never part of this document: beside a noisy mean, min or max, n and the exact local
+        sensitivity give back the true value."""
+        return self.public_dict()
 
     def findings(self) -> list[str]:
         """The public statement in sentences: total ε, P and Γ, ρ_mw for a published n, the ledger's total."""
@@ -288,13 +290,46 @@ def release_parameters(
     }
 
 
+def write_internal(release: Release, path: str | os.PathLike[str]) -> None:
+    """Write the internal assessment (NOT FOR PUBLICATION) as JSON, readable by its owner only (mode 0600).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from privrisk.release import ReleaseQuery, noisy_release
+        >>> r = noisy_release(pd.DataFrame({"h": [8, 6, 7]}), ReleaseQuery("h", "mean", 1, (0, 24)))
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "internal.json"
+        >>> write_internal(r, target)
+        >>> oct(target.stat().st_mode & 0o777)
+        '0o600'
+    """
+    import json
+
+    from privrisk.io.files import atomic_path, to_jsonable
+
+    text = json.dumps(
+        to_jsonable({"schema_version": SCHEMA_VERSION, **release.internal_dict()}),
+        indent=2,
+        ensure_ascii=False,
+    )
+    with atomic_path(path) as tmp:
+        os.chmod(tmp, 0o600)
+        tmp.write_text(text + "\n", encoding="utf-8")
+        os.chmod(tmp, 0o600)
+
+
 def write_outputs(
-    release: Release, folder: str | os.PathLike[str], parameters: Mapping[str, Any] | None = None
+    release: Release,
+    folder: str | os.PathLike[str],
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    include_internal: bool = False,
+    key: bytes | str | None = None,
 ) -> list[str]:
     """Write a release's files into ``folder`` and return their names.
 
-    ``release.json`` and ``release.csv`` (public), ``internal_assessment.json`` and ``.csv`` (not for
-    publication), two figures as PNG and SVG (the noisy answers with their intervals; the global risk and leak
+    ``release.json`` and ``release.csv`` (public), with ``include_internal`` also ``internal_assessment.json``
+    and ``.csv`` (NOT FOR PUBLICATION, mode 0600, marked ``internal`` in the manifest so that ``privrisk report``
+    leaves them out unless asked), two figures as PNG and SVG (the noisy answers with their intervals; the global risk and leak
     after each release in the ledger, with the budget) and ``manifest.json`` (kind ``release``) for
     ``privrisk report``. Write into a temporary folder (:func:`privrisk.io.files.atomic_dir`) to get all or
     nothing.
@@ -303,6 +338,8 @@ def write_outputs(
         release: the result of :func:`~privrisk.release.noisy_release`.
         folder: an existing folder.
         parameters: what was asked (see :func:`release_parameters`), recorded in the manifest.
+        include_internal: also write the internal assessment (NOT FOR PUBLICATION).
+        key: the key of a keyed ledger, to read its history for the risk figure.
     """
     from privrisk.reports.manifest import write_manifest
     from privrisk.reports.plots import release as plots
@@ -310,13 +347,17 @@ def write_outputs(
     out = Path(folder)
     r = release
     write_json(out / "release.json", {"schema_version": SCHEMA_VERSION, **r.public_dict()})
-    r.answers.to_csv(out / "release.csv", index=False)
-    write_json(out / "internal_assessment.json", {"schema_version": SCHEMA_VERSION, **r.internal_dict()})
-    r.internal.to_csv(out / "internal_assessment.csv", index=False)
+    write_csv(r.answers, out / "release.csv")
+    if include_internal:
+        write_internal(r, out / "internal_assessment.json")
+        write_csv(r.internal, out / "internal_assessment.csv")
+        os.chmod(out / "internal_assessment.csv", 0o600)
     s = r.statement
     if r.ledger is not None:
         seq = r.ledger["entry"]["seq"]
-        entries = read_ledger(r.ledger["path"])[:seq]
+        # Called before the ledger is charged (the entry is not written yet) or after: the entries before this
+        # release, then this release's own entry.
+        entries = [*read_ledger(r.ledger["path"], key=key)[: seq - 1], r.ledger["entry"]]
         steps = list(itertools.accumulate(e["epsilon"] for e in entries))
         labels = [f"#{e['seq']}" for e in entries]
         risk_title = "Global risk and leak after each release in the ledger"
@@ -346,16 +387,23 @@ def write_outputs(
             "budget": r.budget,
         },
         findings=r.findings(),
-        tables=[
-            {"title": "Noisy answers with 95 % noise intervals (public)", "path": "release.csv"},
-            {
-                "title": "Internal assessment: local sensitivity and risks (NOT FOR PUBLICATION)",
-                "path": "internal_assessment.csv",
-            },
-        ],
+        tables=[{"title": "Noisy answers with 95 % noise intervals (public)", "path": "release.csv"}]
+        + (
+            [
+                {
+                    "title": "Internal assessment: local sensitivity and risks (NOT FOR PUBLICATION)",
+                    "path": "internal_assessment.csv",
+                    "internal": "NOT FOR PUBLICATION",
+                }
+            ]
+            if include_internal
+            else []
+        ),
         figures=figures,
     )
-    files = ["release.json", "release.csv", "internal_assessment.json", "internal_assessment.csv"]
+    files = ["release.json", "release.csv"]
+    if include_internal:
+        files += ["internal_assessment.json", "internal_assessment.csv"]
     return files + [f[kind] for f in figures for kind in ("png", "svg")] + [manifest.name]
 
 
@@ -401,12 +449,15 @@ class LedgerSummary:
         }
 
 
-def summarize_ledger(path: str | os.PathLike[str], budget: float | str | None = None) -> LedgerSummary:
+def summarize_ledger(
+    path: str | os.PathLike[str], budget: float | str | None = None, *, key: bytes | str | None = None
+) -> LedgerSummary:
     """Check a ledger's hash chain and summarise what it records; the ledger must exist.
 
     Args:
         path: a ledger written by :func:`~privrisk.release.noisy_release` with ``ledger=``.
         budget: a budget to say how much is left of (a number or ``ln3``), or None.
+        key: the secret of a keyed ledger, or None.
 
     Raises:
         PrivriskError: for a missing or corrupt ledger or a bad budget.
@@ -424,7 +475,7 @@ def summarize_ledger(path: str | os.PathLike[str], budget: float | str | None = 
     if not p.exists():
         raise PrivriskError(f"{p}: no such ledger")
     limit = None if budget is None else parse_epsilon(budget, name="budget")
-    entries = read_ledger(p)
+    entries = read_ledger(p, key)
     total = math.fsum(e["epsilon"] for e in entries)
     keys = ("seq", "time", "epsilon", "queries", "data", "budget")
     return LedgerSummary(

@@ -85,9 +85,16 @@ def _group(number: int, text: dict[str, Any]) -> str:
     return sign + digits + out
 
 
+# The attacker is certain (P = 1 in double precision) from ε ≈ 37 on; the page still tells it up to 10⁴, where its
+# slider grid stays small, and refuses larger ε rather than draw a grid of millions of steps.
+_EPSILON_LIMIT = 1e4
+
+
 def _fixed(x: float, places: int, text: dict[str, Any]) -> str:
     """x with ``places`` decimals, rounding x·10^places half to even: the page's script does exactly the same."""
-    scaled = round(x * 10**places)
+    product = x * 10**places
+    # a huge but finite x (ε = 1e308) overflows the product; its decimals are then 0 anyway
+    scaled = round(product) if math.isfinite(product) else int(x) * 10**places
     digits = str(abs(scaled)).rjust(places + 1, "0")
     whole, fraction = digits[: len(digits) - places], digits[len(digits) - places :]
     sign = "-" if scaled < 0 else ""
@@ -151,6 +158,12 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
     n_ = None if n is None else _people(n)
     text = TEXT[_language(lang)]
     eps = check_epsilon(epsilon, name="epsilon", allow_zero=True)
+    if eps > _EPSILON_LIMIT:
+        raise PrivriskError(
+            f"epsilon: {eps:g} is above {_EPSILON_LIMIT:,.0f}; the attacker is certain from about 37 on, so "
+            "nothing is left to explain",
+            param="epsilon",
+        )
     p = float(R.global_risk(eps))
     gamma = float(R.global_leak(eps))
     kind, count, base = _frequency(p)

@@ -311,7 +311,20 @@ def _slug(index: int, kind: str) -> str:
     return f"s{index}-" + (re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-") or "section")
 
 
-def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) -> tuple[str, str, int]:
+def _is_internal(table: dict[str, Any]) -> bool:
+    """A table not for publication: marked ``internal`` in its manifest, or (folders written before the mark
+    existed) a release's ``internal_assessment`` table or one titled NOT FOR PUBLICATION."""
+    path = str(table.get("path") or "")
+    return bool(
+        table.get("internal")
+        or Path(path).name.startswith("internal_assessment")
+        or "NOT FOR PUBLICATION" in str(table.get("title") or "").upper()
+    )
+
+
+def _section(
+    index: int, folder: Path, manifest: dict[str, Any], max_rows: int, include_internal: bool = False
+) -> tuple[str, str, int]:
     """One manifest as an HTML section; returns the section, its anchor and the number of problems noted."""
     kind = str(manifest.get("kind", ""))
     title = str(manifest.get("title") or kind)
@@ -365,6 +378,10 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
             problems += 1
             parts.append(f'<p class="problem">Figure “{caption}” left out: {html.escape(str(exc))}</p>')
     for number, table in enumerate(_entries(manifest, "tables", dict), start=1):
+        internal = _is_internal(table)
+        if internal and not include_internal:
+            # The internal assessment depends on the data; beside the noisy answers it gives back true values.
+            continue
         caption = html.escape(str(table.get("title") or f"Table {number}"))
         path = _inside(folder, table.get("path"), "table")
         try:
@@ -381,13 +398,25 @@ def _section(index: int, folder: Path, manifest: dict[str, Any], max_rows: int) 
                 f"<strong>Showing the first {max_rows:,} of {total:,} rows</strong>; "
                 f"the whole table is in {where}."
             )
+        if internal:
+            parts.append(
+                f'<div class="internal" role="note"><h3>INTERNAL, NOT FOR PUBLICATION: {caption}</h3>'
+                "<p><strong>This table depends on the data and is not for publication:</strong> beside the noisy "
+                "answers it can give back the true values. It is shown because the report was asked to include "
+                f'the internal assessment.</p>{content}<p class="muted table-note">{note}</p></div>'
+            )
+            continue
         parts.append(f'<h3>{caption}</h3>{content}<p class="muted table-note">{note}</p>')
     parts.append("</section>")
     return "\n".join(parts), anchor, problems
 
 
 def report_page(
-    folders: list[str | os.PathLike[str]], *, title: str = "privrisk report", max_rows: int = MAX_ROWS
+    folders: list[str | os.PathLike[str]],
+    *,
+    title: str = "privrisk report",
+    max_rows: int = MAX_ROWS,
+    include_internal: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """One self-contained HTML page from the ``manifest.json`` of each folder, in the order given.
 
@@ -395,6 +424,8 @@ def report_page(
         folders: output folders of privrisk commands, each with its ``manifest.json``.
         title: the page title.
         max_rows: rows of each table shown before it is cut (the page says how many were left out).
+        include_internal: also show tables that are not for publication (a release's internal assessment),
+            each marked INTERNAL, NOT FOR PUBLICATION; left out otherwise.
 
     Returns:
         The page and a summary (``sections``: kind, title, folder, figures, tables; ``problems``: how many
@@ -423,7 +454,7 @@ def report_page(
         if not folder.is_dir():
             raise PrivriskError(f"{name}: no such folder")
         manifest = read_manifest(folder)
-        section, anchor, bad = _section(index, folder, manifest, max_rows)
+        section, anchor, bad = _section(index, folder, manifest, max_rows, include_internal)
         problems += bad
         sections.append(section)
         label = html.escape(str(manifest.get("title") or manifest.get("kind")))
@@ -436,7 +467,9 @@ def report_page(
                 "title": manifest.get("title"),
                 "folder": str(folder),
                 "figures": len(_entries(manifest, "figures", dict)),
-                "tables": len(_entries(manifest, "tables", dict)),
+                "tables": sum(
+                    1 for t in _entries(manifest, "tables", dict) if include_internal or not _is_internal(t)
+                ),
             }
         )
     from privrisk import __version__

@@ -72,10 +72,18 @@ def read_manifest(folder: str | os.PathLike[str]) -> dict[str, Any]:
         raise PrivriskError(
             f"{folder}: no {MANIFEST} (write a privrisk command's results into {folder} first)"
         )
+    if path.is_dir():
+        raise PrivriskError(f"{path}: is a folder, not a manifest file")
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise PrivriskError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise PrivriskError(f"{path}: not UTF-8 text, so not a privrisk manifest") from None
+    except RecursionError:
+        raise PrivriskError(f"{path}: nested too deeply to be a privrisk manifest") from None
+    except OSError as exc:
+        raise PrivriskError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if not isinstance(document, dict) or document.get("schema_version") != 1 or "kind" not in document:
         raise PrivriskError(f"{path}: not a privrisk manifest (schema_version 1 with a kind)")
     return document

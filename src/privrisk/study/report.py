@@ -27,8 +27,12 @@ from privrisk.reports.html import html_page, inline_svg
 from privrisk.study.inputs import StudySettings, figure_choices
 from privrisk.study.sampling import study_summary
 
+# What write_bundle writes into its folder (the command line checks them before the study runs).
+BUNDLE_FILES = ("results.parquet", "summary.csv", "report.html", "manifest.json", "figures/*")
+
 __all__ = [
     "ATTACK_TABLE_COLUMNS",
+    "BUNDLE_FILES",
     "MEANING",
     "StudyBundle",
     "attack_counts",
@@ -446,7 +450,7 @@ def write_bundle(
         >>> sorted(bundle.files), bundle.to_dict()["rows"]
         (['figures', 'manifest', 'report', 'results', 'summary'], 6)
     """
-    from privrisk.io.files import atomic_dir
+    from privrisk.io.files import atomic_dir, write_csv
     from privrisk.reports.manifest import write_manifest
     from privrisk.reports.plots import study as plots
 
@@ -487,7 +491,7 @@ def write_bundle(
     ]
     with atomic_dir(out_dir) as tmp:
         results.to_parquet(tmp / "results.parquet", index=False)
-        summary.to_csv(tmp / "summary.csv", index=False)
+        write_csv(summary, tmp / "summary.csv")
         made = [
             plots.risk_boxplots(results, fig_eps, tmp / "figures"),
             plots.risk_by_proportion(summary, fig_query, tmp / "figures"),

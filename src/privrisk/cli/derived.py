@@ -1,0 +1,101 @@
+"""``privrisk derived``: the scale and ε an intruder effectively faces when deriving one query from another.
+
+The numbers and sentences come from :mod:`privrisk.audit.derived` (Sarathy and Muralidhar 2009, Table 4); this
+module parses the options, calls the library and prints.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from privrisk.audit.derived import derived_scale
+from privrisk.audit.intruder import check_alpha
+from privrisk.cli._app import app
+from privrisk.cli._common import MISSING_HELP, emit_json, floats, out, parse_epsilon
+from privrisk.errors import PrivriskError
+from privrisk.io.data import read_column, table_columns
+
+MAX_RANGE = 10_000_000  # a range lo..hi is held in memory: 10⁷ values are 80 MB
+
+
+def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np.ndarray, str]:
+    """--values as a data file (with --column, or its only column), a list 1,2,3 or a range 1..10."""
+    if not text.strip():
+        raise PrivriskError("--values: the values are empty; give a data file, a list 1,2,3 or a range 1..10")
+    path = Path(text)
+    if path.exists():
+        if column is None:
+            cols = table_columns(path)
+            if len(cols) != 1:
+                raise PrivriskError(f"--column: {path} has {len(cols)} columns; name the one to use")
+            column = cols[0]
+        return read_column(path, column, missing=missing).values, f"{path}: {column}"
+    raw = text.strip()
+    if ".." in raw and "," not in raw:
+        a, _, b = raw.partition("..")
+        try:
+            lo, hi = int(a), int(b)
+        except ValueError:
+            raise PrivriskError(
+                f"--values: {text!r} is neither a file, a list 1,2,3 nor a range 1..10"
+            ) from None
+        if hi < lo:
+            raise PrivriskError(f"--values: the range {text!r} is empty")
+        if hi - lo + 1 > MAX_RANGE:
+            raise PrivriskError(
+                f"--values: the range {text!r} holds {hi - lo + 1:,} values, more than the {MAX_RANGE:,} allowed; "
+                "give the values as a data file"
+            )
+        return np.arange(lo, hi + 1, dtype=float), raw
+    if not any(ch.isdigit() for ch in raw):
+        raise PrivriskError(f"--values: {text!r}: no such file, and not a list of numbers")
+    x = np.asarray(floats(raw, name="--values"))
+    if not np.all(np.isfinite(x)):
+        raise PrivriskError("--values: every value must be a finite number")
+    return x, "the values given"
+
+
+@app.command("derived")
+def derived_command(
+    values: str = typer.Option(..., "--values", help="A data file, a list 1,2,3 or a range 1..10."),
+    epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of each query's data-dependent noise."),
+    target: str = typer.Option("sum", "--target", help="The query the intruder wants: count, sum or mean."),
+    via: str = typer.Option(
+        "mean", "--via", help="The released query it is derived from: count, sum or mean."
+    ),
+    column: str | None = typer.Option(None, "--column", "-c", help="The column, when --values is a file."),
+    alpha: float = typer.Option(1e-4, "--alpha", help="Noise ranges are the (α, 1 − α) quantiles."),
+    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+) -> None:
+    """The scale and ε an intruder effectively faces for one query when deriving it from another (Sarathy and Muralidhar 2009, Table 4).
+
+    Each query gets Laplace noise of its own data-dependent scale Δf_n(X)/ε. Since sum = n·mean, the released
+    mean times n estimates the sum with scale n·b_mean, often far below b_sum: the sum's effective ε is
+    Δf_sum/(n·b_mean). Linear relations among count, sum and mean only.
+
+    Example: privrisk derived --values 101..110 --epsilon 2 --target sum --via mean
+    """
+    eps = parse_epsilon(epsilon, name="--epsilon")
+    check_alpha(alpha)
+    x, source = _read_values(values, column, missing)
+    if x.size < 3:
+        raise PrivriskError(f"--values: {source} has {x.size} values; at least 3 are needed")
+    d = derived_scale(x, eps, target=target, via=via, alpha=alpha)
+    if as_json:
+        emit_json({"source": source, **d.to_dict()})
+        return
+    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)")
+    frame = d.table()
+    table.add_column("")
+    for c in frame.columns:
+        table.add_column(c, justify="right")
+    for idx, row in frame.iterrows():
+        table.add_row(str(idx), *("" if not np.isfinite(v) else f"{v:.8g}" for v in row))
+    out.print(table)
+    out.print(d.range_sentence())
+    out.print(d.sentence())
