@@ -35,3 +35,13 @@ def cli(capsys):
 def browser():
     """A headless Chromium for the module's page tests (skipped outside CI only if Chromium is missing)."""
     yield from launch_browser()
+
+
+@pytest.fixture
+def trial_and_census(tmp_path):
+    """Desfontaines' clinical trial T (ZIP code and age) and the census P it is drawn from, as counts per band."""
+    t = tmp_path / "trial.csv"
+    t.write_text("zip,age\n85535,10\n85535,12\n85535,13\n85535,13\n85535,16\n85535,43\n")
+    p = tmp_path / "census.csv"
+    p.write_text("zip,age,n\n85535,10-19,5\n85535,20-29,5\n85535,30-39,10\n85535,40-49,10\n85535,50+,20\n")
+    return t, p

@@ -11,12 +11,8 @@ from helpers import one_line_error
 
 
 @pytest.fixture
-def seed(tmp_path):
-    t = tmp_path / "trial.csv"
-    t.write_text("zip,age\n85535,10\n85535,12\n85535,13\n85535,13\n85535,16\n85535,43\n")
-    p = tmp_path / "census.csv"
-    p.write_text("zip,age,n\n85535,10-19,5\n85535,20-29,5\n85535,30-39,10\n85535,40-49,10\n85535,50+,20\n")
-    return t, p
+def seed(trial_and_census):
+    return trial_and_census
 
 
 BANDS = "age=breaks:10,20,30,40,50,inf/10,40,50,inf"
