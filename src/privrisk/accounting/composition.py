@@ -166,6 +166,7 @@ class PldComposition(Guarantee):
     """
 
     parts: tuple[Part, ...]
+    name: str = ""
 
     @property
     def count(self) -> int:
@@ -174,7 +175,7 @@ class PldComposition(Guarantee):
 
     @property
     def label(self) -> str:
-        return _composed_label(list(self.parts))
+        return self.name or _composed_label(list(self.parts))
 
     @property
     def conversion(self) -> str:
@@ -234,8 +235,19 @@ class PldComposition(Guarantee):
         return -math.expm1(keep)
 
 
-def _pld_composition(items: Sequence[tuple[Guarantee, int, float]]) -> PldComposition:
-    """Group identical mechanisms (same PLD key and rate) and keep the order of first appearance."""
+def _pld_composition(items: Sequence[tuple[Guarantee, int, float]], name: str = "") -> PldComposition:
+    """Group identical mechanisms (same PLD key and rate), keeping the order of first appearance; Gaussian
+    releases on the whole data merge into one exactly, μ = √Σμᵢ² (Dong, Roth and Su 2022, Cor. 3.3)."""
+    gaussian = [
+        (g, c) for g, c, rate in items if rate == 1.0 and isinstance(g, GaussianDP | GaussianMechanism)
+    ]
+    if len(gaussian) > 1 or (gaussian and gaussian[0][1] > 1):
+        mu = math.sqrt(math.fsum(c * _mu(g) ** 2 for g, c in gaussian))
+        merged = GaussianDP(mu, name=_composed_label([(g, c, 1.0) for g, c in gaussian]))
+        rest = [
+            (g, c, r) for g, c, r in items if not (r == 1.0 and isinstance(g, GaussianDP | GaussianMechanism))
+        ]
+        items = [(merged, 1, 1.0), *rest]
     counts: dict[tuple[Any, ...], list[Any]] = {}
     for g, count, rate in items:
         key = (g._pld_key(), rate)
@@ -243,7 +255,7 @@ def _pld_composition(items: Sequence[tuple[Guarantee, int, float]]) -> PldCompos
             counts[key][1] += count
         else:
             counts[key] = [g, count, rate]
-    return PldComposition(tuple((g, int(c), float(r)) for g, c, r in counts.values()))
+    return PldComposition(tuple((g, int(c), float(r)) for g, c, r in counts.values()), name=name)
 
 
 # --------------------------------------------------------------------------------- a mixture of two profiles
@@ -411,7 +423,7 @@ def _generic(flat: list[tuple[Guarantee, int, float]]) -> Guarantee:
     without = [g for g, c, _ in flat for _ in range(c) if g._pld_key() is None]
     result: Guarantee | None = None
     if with_pld:
-        pld = _pld_composition(with_pld)
+        pld = _pld_composition(with_pld, _composed_label(with_pld))
         single = len(pld.parts) == 1 and pld.parts[0][1] == 1 and pld.parts[0][2] == 1.0
         result = pld.parts[0][0] if single else pld
     for g in without:

@@ -553,7 +553,7 @@ def zcdp_optimal_order(rho: float, epsilon: np.ndarray) -> np.ndarray:
     for _ in range(120):
         mid = 0.5 * (lo + hi)
         a = 1.0 + np.exp(mid)
-        slope = rho * (2.0 * a - 1.0) - e + np.log1p(-1.0 / a)
+        slope = rho * (2.0 * a - 1.0) - e + (mid - np.logaddexp(0.0, mid))  # ln(1 − 1/a) = ln((a − 1)/a)
         lo, hi = np.where(slope < 0, mid, lo), np.where(slope < 0, hi, mid)
     return np.asarray(1.0 + np.exp(0.5 * (lo + hi)))
 
@@ -566,6 +566,26 @@ def zcdp_deltas(rho: float, epsilon: np.ndarray) -> np.ndarray:
         log_delta = (a - 1.0) * (a * rho - e + np.log1p(-1.0 / a)) - np.log(a)
         value = np.exp(np.minimum(log_delta, 0.0))
     return np.minimum(value, pinsker_delta(rho))
+
+
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """ε(δ) of ρ-zCDP: min over α > 1 of αρ + ln(1 − 1/α) − (ln δ + ln α)/(α − 1) (Canonne, Kamath and
+    Steinke 2020, Cor. 13), by golden-section search on ln(α − 1), where the bound is unimodal."""
+    log_delta = math.log(delta)
+
+    def bound(t: float) -> float:
+        a = 1.0 + math.exp(t)
+        return a * rho + (t - math.log(a)) - (log_delta + math.log(a)) / (a - 1.0)
+
+    lo, hi = -40.0, 40.0
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(200):
+        left, right = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if bound(left) < bound(right):
+            hi = right
+        else:
+            lo = left
+    return max(0.0, bound(0.5 * (lo + hi)))
 
 
 @dataclass(frozen=True)
@@ -598,7 +618,11 @@ class ZeroConcentratedDP(Guarantee):
 
     def epsilon_at(self, delta: float) -> float:
         d = float(check_probability(delta, name="delta"))
-        return math.inf if d == 0 else epsilon_from_profile(self._deltas, d, start=max(self.rho, 1e-3))
+        if d == 0:
+            return math.inf
+        if d >= pinsker_delta(self.rho):
+            return 0.0
+        return zcdp_epsilon(self.rho, d)
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray:
         return np.asarray(orders, dtype=float) * self.rho
