@@ -167,11 +167,12 @@ class PldComposition(Guarantee):
 
     parts: tuple[Part, ...]
     name: str = ""
+    releases: int = 0
 
     @property
     def count(self) -> int:
         """How many releases are composed."""
-        return sum(count for _, count, _ in self.parts)
+        return self.releases or sum(count for _, count, _ in self.parts)
 
     @property
     def label(self) -> str:
@@ -255,7 +256,9 @@ def _pld_composition(items: Sequence[tuple[Guarantee, int, float]], name: str = 
             counts[key][1] += count
         else:
             counts[key] = [g, count, rate]
-    return PldComposition(tuple((g, int(c), float(r)) for g, c, r in counts.values()), name=name)
+    total = sum(c for _, c, _ in items) + (sum(c for _, c in gaussian) - 1 if gaussian else 0)
+    parts = tuple((g, int(c), float(r)) for g, c, r in counts.values())
+    return PldComposition(parts, name=name, releases=total)
 
 
 # --------------------------------------------------------------------------------- a mixture of two profiles
@@ -280,13 +283,27 @@ class ComposedGuarantee(Guarantee):
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        share = np.linspace(0.0, 1.0, 201)
         out = np.empty(e.shape, dtype=float)
         for i, value in enumerate(e.ravel()):
-            d1 = self.first._deltas(share * value)
-            d2 = self.second._deltas((1.0 - share) * value)
-            out.flat[i] = float(np.min(d1 + d2))
+            # The share of ε given to the first part: a grid, the kinks of both profiles, then a finer grid
+            # around the best point.
+            kinks = [k / value for k in self.first._kinks() if value > 0] + [
+                1.0 - k / value for k in self.second._kinks() if value > 0
+            ]
+            share = np.clip(np.concatenate([np.linspace(0.0, 1.0, 201), kinks]), 0.0, 1.0)
+            best = self._best_split(share, value)
+            fine = np.clip(best + np.linspace(-0.005, 0.005, 101), 0.0, 1.0)
+            split = np.concatenate([share, fine])
+            total = self.first._deltas(split * value) + self.second._deltas((1.0 - split) * value)
+            out.flat[i] = float(np.min(total))
         return np.clip(out, 0.0, 1.0)
+
+    def _best_split(self, share: np.ndarray, value: float) -> float:
+        total = self.first._deltas(share * value) + self.second._deltas((1.0 - share) * value)
+        return float(share[int(np.argmin(total))])
+
+    def _kinks(self) -> tuple[float, ...]:
+        return ()
 
     def _max_loss(self) -> float:
         return self.first._max_loss() + self.second._max_loss()
@@ -342,7 +359,7 @@ def compose(guarantees: Sequence[Guarantee]) -> Guarantee:
     return compose_parts(_flatten(items))
 
 
-def compose_parts(flat: list[tuple[Guarantee, int, float]]) -> Guarantee:
+def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     """:func:`compose` on (guarantee, count, Poisson rate) triples, so that k copies cost one entry."""
     total = sum(count for _, count, _ in flat)
     if total == 1 and flat[0][2] == 1.0:
@@ -367,21 +384,21 @@ def compose_parts(flat: list[tuple[Guarantee, int, float]]) -> Guarantee:
         with_curve = [(g, c) for g, c, rate in flat if rate == 1.0 and g._rdp(DEFAULT_ORDERS) is not None]
         if len(with_curve) == len(flat):
             return _rdp_composition(with_curve, total, name)
-        renyi = [(g, c) for g, c, _ in flat if isinstance(g, ZeroConcentratedDP | RenyiDP)]
+        renyi = [(g, c, r) for g, c, r in flat if isinstance(g, ZeroConcentratedDP | RenyiDP)]
         rest = [(g, c, r) for g, c, r in flat if not isinstance(g, ZeroConcentratedDP | RenyiDP)]
-        part = _rdp_composition(
-            renyi, sum(c for _, c in renyi), _composed_label([(g, c, 1.0) for g, c in renyi])
-        )
-        return ComposedGuarantee(part, _generic(rest))
+        return ComposedGuarantee(compose_parts(renyi), _generic(rest))
     return _generic(flat)
 
 
 def _composed_label(flat: list[tuple[Guarantee, int, float]], total: int | None = None) -> str:
     total = sum(count for _, count, _ in flat) if total is None else total
-    pieces = []
+    merged: dict[tuple[str, float], int] = {}
     for g, count, rate in flat:
+        merged[(g.label, rate)] = merged.get((g.label, rate), 0) + count
+    pieces = []
+    for (label, rate), count in merged.items():
         sampled = f", each on a Poisson sample of rate {rate:.3g}" if rate < 1 else ""
-        pieces.append(f"{count} × {g.label}{sampled}" if count > 1 else f"{g.label}{sampled}")
+        pieces.append(f"{count} × {label}{sampled}" if count > 1 else f"{label}{sampled}")
     if total == 1:
         return pieces[0]
     shown = "; ".join(pieces[:4]) + ("; …" if len(pieces) > 4 else "")

@@ -136,6 +136,11 @@ class Guarantee:
         """An exact group-privacy rule for groups of k, where one exists."""
         return None
 
+    def _kinks(self) -> tuple[float, ...]:
+        """ε at which the profile bends sharply (where a split of ε between two parts should be tried)."""
+        top = self.pure_epsilon
+        return () if top is None else (top,)
+
     def _delta_floor(self) -> float:
         """The δ no finite ε goes below (the δ of (ε, δ)-DP); 0 for most guarantees."""
         return 0.0
@@ -376,6 +381,9 @@ class ApproximateDP(Guarantee):
     def _delta_floor(self) -> float:
         return self.delta
 
+    def _kinks(self) -> tuple[float, ...]:
+        return (self.epsilon,)
+
     def _grouped(self, k: int) -> Guarantee:
         log_delta = math.log(k) + (k - 1) * self.epsilon + math.log(self.delta)
         return approximate(
@@ -534,7 +542,7 @@ def rdp_log_deltas(orders: np.ndarray, rdp: np.ndarray, epsilon: np.ndarray) -> 
     a = np.asarray(orders, dtype=float)[None, :]
     r = np.asarray(rdp, dtype=float)[None, :]
     e = np.asarray(epsilon, dtype=float)[:, None]
-    return ((a - 1.0) * (r - e + np.log1p(-1.0 / a)) - np.log(a)).min(axis=1)
+    return ((a - 1.0) * (r - e + np.log(a - 1.0) - np.log(a)) - np.log(a)).min(axis=1)
 
 
 def pinsker_delta(kl: float) -> float:
@@ -543,7 +551,7 @@ def pinsker_delta(kl: float) -> float:
 
 
 def zcdp_optimal_order(rho: float, epsilon: np.ndarray) -> np.ndarray:
-    """The α > 1 that minimises the zCDP bound: the root of ρ(2α − 1) − ε + ln(1 − 1/α) = 0.
+    """ln(α − 1) for the α > 1 that minimises the zCDP bound: the root of ρ(2α − 1) − ε + ln(1 − 1/α) = 0.
 
     The bound's logarithm is convex in α (its derivative is that increasing function), so bisection on
     ln(α − 1) finds the minimum (Canonne, Kamath and Steinke 2020, Cor. 13).
@@ -555,15 +563,17 @@ def zcdp_optimal_order(rho: float, epsilon: np.ndarray) -> np.ndarray:
         a = 1.0 + np.exp(mid)
         slope = rho * (2.0 * a - 1.0) - e + (mid - np.logaddexp(0.0, mid))  # ln(1 − 1/a) = ln((a − 1)/a)
         lo, hi = np.where(slope < 0, mid, lo), np.where(slope < 0, hi, mid)
-    return np.asarray(1.0 + np.exp(0.5 * (lo + hi)))
+    return np.asarray(0.5 * (lo + hi))
 
 
 def zcdp_deltas(rho: float, epsilon: np.ndarray) -> np.ndarray:
     """δ(ε) of ρ-zCDP: inf over α > 1 of e^((α−1)(αρ − ε)) (1 − 1/α)^α / (α − 1), capped by Pinsker."""
     e = np.asarray(epsilon, dtype=float)
-    a = zcdp_optimal_order(rho, e)
+    t = zcdp_optimal_order(rho, e)
+    log_a = np.logaddexp(0.0, t)
     with np.errstate(over="ignore"):
-        log_delta = (a - 1.0) * (a * rho - e + np.log1p(-1.0 / a)) - np.log(a)
+        a = 1.0 + np.exp(t)
+        log_delta = np.exp(t) * (a * rho - e + (t - log_a)) - log_a
         value = np.exp(np.minimum(log_delta, 0.0))
     return np.minimum(value, pinsker_delta(rho))
 
@@ -692,7 +702,7 @@ class RenyiDP(Guarantee):
         if d >= pinsker_delta(float(rdp.min())):
             return 0.0
         # Balle et al. (2020), Thm. 21: ε = ε_α + ln(1 − 1/α) − (ln δ + ln α)/(α − 1), the best order.
-        eps = rdp + np.log1p(-1.0 / orders) - (math.log(d) + np.log(orders)) / (orders - 1.0)
+        eps = rdp + np.log(orders - 1.0) - np.log(orders) - (math.log(d) + np.log(orders)) / (orders - 1.0)
         return max(0.0, float(eps.min()))
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
