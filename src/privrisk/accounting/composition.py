@@ -390,7 +390,7 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     return _generic(flat)
 
 
-def _composed_label(flat: list[tuple[Guarantee, int, float]], total: int | None = None) -> str:
+def _composed_label(flat: Sequence[tuple[Guarantee, int, float]], total: int | None = None) -> str:
     total = sum(count for _, count, _ in flat) if total is None else total
     merged: dict[tuple[str, float], int] = {}
     for g, count, rate in flat:
@@ -434,7 +434,7 @@ def _rdp_composition(curves: Sequence[tuple[Guarantee, int]], total: int, name: 
     )
 
 
-def _generic(flat: list[tuple[Guarantee, int, float]]) -> Guarantee:
+def _generic(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     """PLD when every part has one; otherwise the parts without one joined by basic composition."""
     with_pld = [(g, c, r) for g, c, r in flat if g._pld_key() is not None]
     without = [g for g, c, _ in flat for _ in range(c) if g._pld_key() is None]
