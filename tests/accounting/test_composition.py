@@ -25,7 +25,8 @@ from privrisk.accounting import (
     zcdp,
 )
 from privrisk.accounting.composition import ComposedGuarantee, KovComposition, PldComposition
-from privrisk.accounting.guarantees import ApproximateDP, GaussianDP, PureDP, RenyiDP, ZeroConcentratedDP
+from privrisk.accounting.concentrated import RenyiDP, ZeroConcentratedDP
+from privrisk.accounting.guarantees import ApproximateDP, GaussianDP, PureDP
 
 
 def canonical(eps: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -126,8 +127,8 @@ def test_pld_of_mixed_mechanisms_against_prv_accountant():
     prv = pytest.importorskip("prv_accountant")
     acc = prv.PRVAccountant(
         prvs=[prv.LaplaceMechanism(mu=0.2), prv.GaussianMechanism(noise_multiplier=5.0)],
-        eps_error=1e-3,
-        delta_error=1e-10,
+        eps_error=1e-2,
+        delta_error=1e-9,
         max_self_compositions=[30, 20],
     )
     lower, _, upper = acc.compute_epsilon(delta=1e-6, num_self_compositions=[30, 20])
@@ -220,3 +221,41 @@ def test_group_of_renyi_goes_point_by_point():
     for e in (1.0, 3.0):
         expected = min(1.0, 2 * math.exp(e / 2) * base.delta_at(e / 2))
         assert g.delta_at(e) == pytest.approx(expected, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------- the PLD views
+def test_pld_profile_is_dp_accountings():
+    g = compose([laplace_mechanism(epsilon=0.3)] * 7 + [gaussian_mechanism(sigma=4.0)] * 3)
+    assert isinstance(g, PldComposition)
+    for e in (0.0, 0.5, 1.5, 3.0):
+        assert g.delta_at(e) == pytest.approx(float(g.pld.get_delta_for_epsilon(e)), rel=1e-9, abs=1e-15)
+
+
+def test_pld_tradeoff_matches_riskcal():
+    analysis = pytest.importorskip("riskcal.analysis")
+    g = compose([laplace_mechanism(epsilon=0.5)] * 4 + [gaussian_mechanism(sigma=3.0)] * 2)
+    alpha = np.array([0.001, 0.01, 0.1, 0.3, 0.6])
+    theirs = analysis.get_beta_from_pld(g.pld, alpha=alpha)
+    assert np.allclose(g.tradeoff(alpha), theirs, atol=2e-4)
+    # Consistent with the profile: the largest gap 1 − α − β is δ(0).
+    grid = np.linspace(0, 1, 20_001)
+    assert float(np.max(1 - grid - g.tradeoff(grid))) == pytest.approx(g.delta_at(0.0), abs=1e-4)
+
+
+def test_subsampled_pld_curve_is_a_valid_bound():
+    g = subsample(gaussian_mechanism(sigma=1.0), 0.05)
+    assert isinstance(g, PldComposition)
+    alpha = np.linspace(0, 1, 2001)
+    beta = g.tradeoff(alpha)
+    assert np.all((beta >= 0) & (beta <= 1 - alpha + 1e-12)) and np.all(np.diff(beta) <= 1e-12)
+    # Never above what the (ε, δ) profile allows at any ε: β ≥ envelope is what we can check from below.
+    for e in (0.05, 0.2, 1.0):
+        d = g.delta_at(e)
+        assert np.all(beta >= np.maximum(0, 1 - d - np.exp(e) * alpha) - 1e-9)
+
+
+def test_large_epsilon_composition_is_quick_and_sane():
+    g = compose([laplace_mechanism(epsilon=700.0)] * 3)
+    assert g.epsilon_at(1e-6) <= 2100.0
+    assert float(g.tradeoff(0.5)) == 0.0
+    assert g.pure_epsilon == 2100.0

@@ -44,6 +44,11 @@ BUILDERS = {
     "subsampled": lambda x: subsample(zcdp(x), 0.3),
     "group": lambda x: group(renyi_dp([4.0], [x]), 2),
 }
+# Slower to build: checked at a few fixed parameters instead of by hypothesis.
+SLOW = {
+    "pld": lambda x: compose([laplace_mechanism(epsilon=x / 2), gaussian_mechanism(sigma=2 / x)] * 2),
+    "mixture": lambda x: compose([zcdp(x * x / 4), approximate_dp(x / 2, 1e-6)]),
+}
 ALPHA = np.linspace(0, 1, 401)
 
 
@@ -51,7 +56,10 @@ ALPHA = np.linspace(0, 1, 401)
 @settings(max_examples=8, deadline=None)
 @given(x=st.floats(0.05, 4.0))
 def test_tradeoff_is_a_tradeoff_curve(kind, x):
-    beta = BUILDERS[kind](x).tradeoff(ALPHA)
+    check_curve(BUILDERS[kind](x).tradeoff(ALPHA))
+
+
+def check_curve(beta: np.ndarray) -> None:
     assert np.all((beta >= 0) & (beta <= 1 - ALPHA + 1e-12))
     assert np.all(np.diff(beta) <= 1e-12)  # decreasing
     second = beta[:-2] - 2 * beta[1:-1] + beta[2:]
@@ -88,6 +96,18 @@ def test_huge_parameters_stay_probabilities(kind, x):
     assert 0.7 <= r.success <= 1 and 0 <= r.advantage <= 1 and 0.3 <= r.posterior_max <= 1
     assert 0 <= float(tpr_at_fpr(g, 0.01)) <= 1
     assert 0.01 <= reconstruction_risk(g, 100) <= 1
+
+
+@pytest.mark.parametrize("kind", sorted(SLOW))
+@pytest.mark.parametrize("x", [0.3, 2.5])
+def test_slow_kinds_keep_the_invariants(kind, x):
+    g = SLOW[kind](x)
+    check_curve(g.tradeoff(ALPHA))
+    eps = np.linspace(0, 10, 21)
+    deltas = np.array([g.delta_at(e) for e in eps])
+    assert np.all((deltas >= 0) & (deltas <= 1)) and np.all(np.diff(deltas) <= 1e-12)
+    e = g.epsilon_at(1e-3)
+    assert g.delta_at(e) <= 1e-3 * (1 + 1e-6)
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,7 +1,8 @@
 """Accounting: a privacy guarantee from any definition, mechanism or combination, and what it means as risk.
 
-- :mod:`~privrisk.accounting.guarantees` — pure ε, (ε, δ), zCDP, Gaussian DP, Rényi DP; every
-  :class:`Guarantee` has its privacy profile δ(ε), ε(δ), its trade-off curve β(α) and the conversion it used.
+- :mod:`~privrisk.accounting.guarantees` — pure ε, (ε, δ), Gaussian DP; every :class:`Guarantee` has its
+  privacy profile δ(ε), ε(δ), its trade-off curve β(α) and the conversion it used.
+- :mod:`~privrisk.accounting.concentrated` — zCDP and Rényi DP, converted to (ε, δ).
 - :mod:`~privrisk.accounting.mechanisms` — Laplace, Gaussian, randomized response, discrete Laplace and discrete
   Gaussian (OpenDP's samplers), with exact profiles.
 - :mod:`~privrisk.accounting.composition` — composition (exact for GDP, zCDP, RDP; Kairouz–Oh–Viswanath for k
@@ -22,14 +23,8 @@ Example:
 
 from privrisk.accounting.calibration import Calibration, calibrate
 from privrisk.accounting.composition import compose, group, subsample
-from privrisk.accounting.guarantees import (
-    Guarantee,
-    approximate_dp,
-    gaussian_dp,
-    pure_dp,
-    renyi_dp,
-    zcdp,
-)
+from privrisk.accounting.concentrated import renyi_dp, zcdp
+from privrisk.accounting.guarantees import Guarantee, approximate_dp, gaussian_dp, pure_dp
 from privrisk.accounting.mechanisms import (
     discrete_gaussian_mechanism,
     discrete_laplace_mechanism,

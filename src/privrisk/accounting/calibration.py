@@ -23,11 +23,11 @@ from typing import Literal
 import numpy as np
 
 from privrisk._validation import check_choice, check_probability, check_whole
+from privrisk.accounting.concentrated import ZeroConcentratedDP
 from privrisk.accounting.guarantees import (
     GaussianDP,
     Guarantee,
     PureDP,
-    ZeroConcentratedDP,
     approximate,
     check_delta,
     check_positive,

@@ -34,18 +34,20 @@ from numpy.typing import ArrayLike
 
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.accounting._math import epsilon_from_profile, tradeoff_from_loss
+from privrisk.accounting.concentrated import (
+    RenyiDP,
+    ZeroConcentratedDP,
+    zcdp,  # noqa: F401 - used by the doctests
+)
 from privrisk.accounting.guarantees import (
     DEFAULT_ORDERS,
     ApproximateDP,
     GaussianDP,
     Guarantee,
     PureDP,
-    RenyiDP,
-    ZeroConcentratedDP,
     approximate,
     gaussian_dp,  # noqa: F401 - used by the doctests
     pure_dp,
-    zcdp,  # noqa: F401 - used by the doctests
 )
 from privrisk.accounting.mechanisms import (
     GaussianMechanism,
