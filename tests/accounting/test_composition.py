@@ -259,3 +259,10 @@ def test_large_epsilon_composition_is_quick_and_sane():
     assert g.epsilon_at(1e-6) <= 2100.0
     assert float(g.tradeoff(0.5)) == 0.0
     assert g.pure_epsilon == 2100.0
+
+
+def test_group_of_a_kov_composition():
+    g = group(compose([approximate_dp(0.5, 1e-7)] * 4), 2)
+    assert isinstance(g, KovComposition)
+    assert g.epsilon == 1.0 and g.k == 4
+    assert g.delta == pytest.approx(2 * math.exp(0.5) * 1e-7)

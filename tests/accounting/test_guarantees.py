@@ -37,6 +37,9 @@ def test_import_is_light():
     code = (
         "import sys, privrisk.accounting as a; g = a.approximate_dp(1.0, 1e-6); g.delta_at(0.5); g.tradeoff(0.1);"
         "a.pure_dp(2).epsilon_at(0.1); a.membership_risk(a.pure_dp(1.0), 0.3);"
+        "a.risk_summary(a.laplace_mechanism(epsilon=1.0), at_delta=1e-6, at_epsilon=0.5);"
+        "a.risk_summary(a.approximate_dp(1.0, 1e-6)); a.calibrate(target='success', value=0.7, solve_for='epsilon');"
+        "a.pure_dp(1.0).compose(5).epsilon_at(1e-6); a.group(a.pure_dp(1.0), 3); a.subsample(a.pure_dp(1.0), 0.1);"
         "print(sorted(m for m in ('scipy', 'pandas', 'dp_accounting', 'opendp') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -649,6 +649,10 @@ def group(g: Guarantee, k: int) -> Guarantee:
     exact = g._grouped(size)
     if exact is not None:
         return exact
+    if isinstance(g, KovComposition):
+        one = pure_dp(g.epsilon) if g.delta == 0 else approximate(g.epsilon, g.delta)
+        # Each of the k releases is grouped, then they compose (the composition theorem holds for any pair).
+        return compose_parts([(group(one, size), g.k, 1.0)])
     if isinstance(g, PldComposition) and all(rate == 1.0 for _, _, rate in g.parts):
         grouped = [(part._grouped(size), count, rate) for part, count, rate in g.parts]
         # Each release is a mechanism of its own on the same pair of databases: group, then compose.

@@ -89,6 +89,13 @@ class Guarantee:
 
     Subclasses implement ``_deltas`` (the profile on an array of ε ≥ 0) and may override the inverse, the
     trade-off curve and the hooks that composition, subsampling and group privacy use.
+
+    Example:
+        >>> g = gaussian_dp(1.0)
+        >>> round(g.delta_at(1.0), 4), round(g.epsilon_at(1e-6), 3), g.tradeoff([0.0, 1.0]).tolist()
+        (0.1269, 4.887, [1.0, 0.0])
+        >>> g.compose(4).mu, g.group(2).mu
+        (2.0, 2.0)
     """
 
     # -- what subclasses provide -------------------------------------------------------------------------
