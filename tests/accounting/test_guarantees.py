@@ -171,6 +171,17 @@ def test_zcdp_matches_opendp_values(rho, delta, epsilon):
     assert zcdp(rho).epsilon_at(delta) == pytest.approx(epsilon, rel=1e-12)
 
 
+def test_zcdp_matches_opendps_own_test_values():
+    # OpenDP's test of make_zCDP_to_approxDP (src/combinators/measure_cast/zCDP_to_approxDP/test.rs): the
+    # Gaussian mechanism with scale 4 at d_in = 1, ρ = (1/4)²/2; ε(10⁻³) = 0.6880024554878086 and
+    # δ(0.6880024554878085) = 10⁻³. Its δ(0) = 0.1508457845622862 is the bare conversion; Pinsker's inequality
+    # gives √(ρ/2) = 0.125 here, which is smaller, and both are valid.
+    g = zcdp((1 / 4) ** 2 / 2)
+    assert g.epsilon_at(1e-3) == pytest.approx(0.6880024554878086, rel=1e-13)
+    assert g.delta_at(0.6880024554878085) == pytest.approx(1e-3, rel=1e-9)
+    assert g.delta_at(0.0) == pytest.approx(min(0.1508457845622862, math.sqrt(1 / 64)), rel=1e-12)
+
+
 @pytest.mark.parametrize("rho", [1e-3, 0.125, 1.0, 2.63, 40.0])
 def test_zcdp_matches_opendp_live(rho):
     dp = pytest.importorskip("opendp.prelude")

@@ -173,3 +173,13 @@ def test_discrete_gaussian_is_tighter_than_its_zcdp():
     g = discrete_gaussian_mechanism(sigma=2.0)
     for e in (0.5, 1.0, 2.0):
         assert g.delta_at(e) <= zcdp(1 / 8).delta_at(e)
+
+
+def test_huge_discrete_gaussian_falls_back_to_its_zcdp():
+    from privrisk.accounting import zcdp
+
+    g = discrete_gaussian_mechanism(sigma=1e5, sensitivity=3)
+    rho = 9 / (2 * 1e10)
+    assert g.delta_at(1e-4) == zcdp(rho).delta_at(1e-4)
+    assert g.epsilon_at(1e-6) == zcdp(rho).epsilon_at(1e-6)
+    assert "Canonne, Kamath and Steinke" in g.conversion

@@ -304,6 +304,10 @@ def randomized_response(
 
 
 # ------------------------------------------------------------------------------------------ discrete mechanisms
+# Above this σ the discrete Gaussian's support (±40σ) is too large to sum; its proven zCDP is used instead.
+LARGEST_SUMMED_SIGMA = 5_000.0
+
+
 class _DiscreteNoise(Guarantee):
     """Integer noise on an integer query of sensitivity Δ: the exact profile summed over the integers."""
 
@@ -444,7 +448,31 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
 
     @property
     def conversion(self) -> str:
+        if self.sigma > LARGEST_SUMMED_SIGMA:
+            return (
+                f"its Δ²/(2σ²)-zCDP (Canonne, Kamath and Steinke 2020, Thm. 4); {self._as_zcdp().conversion}"
+            )
         return "exact (discrete Gaussian mechanism)"
+
+    def _as_zcdp(self) -> Guarantee:
+        from privrisk.accounting.concentrated import ZeroConcentratedDP
+
+        return ZeroConcentratedDP(self.sensitivity**2 / (2.0 * self.sigma**2))
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        if self.sigma > LARGEST_SUMMED_SIGMA:  # the integer support would not fit in memory
+            return self._as_zcdp()._deltas(epsilon)
+        return super()._deltas(epsilon)
+
+    def epsilon_at(self, delta: float) -> float:
+        if self.sigma > LARGEST_SUMMED_SIGMA:
+            return self._as_zcdp().epsilon_at(delta)
+        return super().epsilon_at(delta)
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        if self.sigma > LARGEST_SUMMED_SIGMA:
+            return self._as_zcdp().tradeoff(alpha)
+        return super().tradeoff(alpha)
 
     def _support(self) -> np.ndarray:
         # Beyond 40σ the mass is below e^(−800); the sum is exact to double precision.
