@@ -206,6 +206,8 @@ def test_group_rules():
     assert group(gaussian_mechanism(sigma=2.0), 2).mu == 1.0
     assert group(pure_dp(0.5), 1) == pure_dp(0.5)
     assert "group privacy" in group(randomized_response(epsilon=1.0), 2).conversion
+    assert group(laplace_mechanism(scale=2.0), 2).conversion.startswith("group privacy for groups of 2")
+    assert group(gaussian_mechanism(sigma=2.0), 3).conversion.endswith("exact (Gaussian mechanism)")
 
 
 def test_group_of_a_composition_groups_each_release():

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -55,6 +55,10 @@ __all__ = [
     "laplace_mechanism",
     "randomized_response",
 ]
+
+
+def _with_source(source: str, conversion: str) -> str:
+    return f"{source}; {conversion}" if source else conversion
 
 
 # ------------------------------------------------------------------------------------------------------ Laplace
@@ -102,6 +106,7 @@ class LaplaceMechanism(Guarantee):
 
     scale: float
     sensitivity: float = 1.0
+    source: str = field(default="", compare=False)
 
     @property
     def epsilon(self) -> float:
@@ -117,7 +122,7 @@ class LaplaceMechanism(Guarantee):
 
     @property
     def conversion(self) -> str:
-        return "exact (Laplace mechanism)"
+        return _with_source(self.source, "exact (Laplace mechanism)")
 
     @property
     def pure_epsilon(self) -> float:
@@ -158,7 +163,11 @@ class LaplaceMechanism(Guarantee):
 
     def _grouped(self, k: int) -> Guarantee:
         # A group of k moves the query by at most kΔ: the same mechanism with k times the sensitivity.
-        return LaplaceMechanism(self.scale, k * self.sensitivity)
+        return LaplaceMechanism(
+            self.scale,
+            k * self.sensitivity,
+            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
+        )
 
 
 def laplace_mechanism(
@@ -192,6 +201,7 @@ class GaussianMechanism(Guarantee):
 
     sigma: float
     sensitivity: float = 1.0
+    source: str = field(default="", compare=False)
 
     @property
     def mu(self) -> float:
@@ -204,7 +214,7 @@ class GaussianMechanism(Guarantee):
 
     @property
     def conversion(self) -> str:
-        return "exact (Gaussian mechanism)"
+        return _with_source(self.source, "exact (Gaussian mechanism)")
 
     def _as_gdp(self) -> GaussianDP:
         return GaussianDP(self.mu)
@@ -231,7 +241,11 @@ class GaussianMechanism(Guarantee):
         return np.asarray(orders, dtype=float) * self.mu**2 / 2.0
 
     def _grouped(self, k: int) -> Guarantee:
-        return GaussianMechanism(self.sigma, k * self.sensitivity)
+        return GaussianMechanism(
+            self.sigma,
+            k * self.sensitivity,
+            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
+        )
 
     def _max_loss(self) -> float:
         return math.inf
@@ -350,6 +364,7 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
 
     scale: float
     sensitivity: int = 1
+    source: str = field(default="", compare=False)
 
     @property
     def label(self) -> str:
@@ -360,7 +375,7 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
 
     @property
     def conversion(self) -> str:
-        return "exact (discrete Laplace mechanism)"
+        return _with_source(self.source, "exact (discrete Laplace mechanism)")
 
     @property
     def pure_epsilon(self) -> float:
@@ -412,7 +427,11 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
         return randomized_response_rdp(self.pure_epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
-        return DiscreteLaplaceMechanism(self.scale, k * self.sensitivity)
+        return DiscreteLaplaceMechanism(
+            self.scale,
+            k * self.sensitivity,
+            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
+        )
 
 
 def discrete_laplace_mechanism(*, scale: float, sensitivity: int = 1) -> DiscreteLaplaceMechanism:
@@ -441,6 +460,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
 
     sigma: float
     sensitivity: int = 1
+    source: str = field(default="", compare=False)
 
     @property
     def label(self) -> str:
@@ -452,7 +472,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
             return (
                 f"its Δ²/(2σ²)-zCDP (Canonne, Kamath and Steinke 2020, Thm. 4); {self._as_zcdp().conversion}"
             )
-        return "exact (discrete Gaussian mechanism)"
+        return _with_source(self.source, "exact (discrete Gaussian mechanism)")
 
     def _as_zcdp(self) -> Guarantee:
         from privrisk.accounting.concentrated import ZeroConcentratedDP
@@ -510,7 +530,11 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
         return np.asarray(orders, dtype=float) * self.sensitivity**2 / (2.0 * self.sigma**2)
 
     def _grouped(self, k: int) -> Guarantee:
-        return DiscreteGaussianMechanism(self.sigma, k * self.sensitivity)
+        return DiscreteGaussianMechanism(
+            self.sigma,
+            k * self.sensitivity,
+            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
+        )
 
     def _max_loss(self) -> float:
         return math.inf
