@@ -102,6 +102,13 @@ def test_gaussian_with_delta_is_the_analytic_gaussian():
     assert membership_risk(g).success <= 0.7
 
 
+def test_gaussian_epsilon_with_delta():
+    c = calibrate(target="advantage", value=0.3, solve_for="epsilon", mechanism="gaussian", delta=1e-6)
+    # (ε, δ) advantage δ(0) = (e^ε − 1 + 2δ)/(e^ε + 1) = a ⇒ e^ε = (1 + a − 2δ)/(1 − a).
+    assert c.parameter == pytest.approx(math.log((1.3 - 2e-6) / 0.7), rel=1e-12)
+    assert c.guarantee.delta_at(c.parameter) <= 1e-6
+
+
 def test_analytic_gaussian_against_the_classical_bound():
     # Dwork and Roth's σ = √(2 ln(1.25/δ))/ε is valid for ε < 1, so the analytic σ is smaller.
     for eps in (0.1, 0.5, 0.9):
@@ -126,6 +133,7 @@ def test_analytic_gaussian_against_the_classical_bound():
             "delta",
         ),
         ({"target": "success", "value": 0.6, "solve_for": "rho", "delta": 1e-6}, "delta"),
+        ({"target": "success", "value": 0.6, "solve_for": "epsilon", "mechanism": "gaussian"}, "solve_for"),
         ({"target": "advantage", "value": 1e-4, "solve_for": "epsilon", "delta": 1e-3}, "value"),
         ({"target": "success", "value": 0.6, "solve_for": "epsilon", "prior": 1.0}, "prior"),
         (

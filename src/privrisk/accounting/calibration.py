@@ -229,6 +229,11 @@ def calibrate(
             param="value",
         )
 
+    if kind == "gaussian" and unknown == "epsilon" and d is None:
+        raise PrivriskError(
+            "solve_for: the Gaussian mechanism has an ε only at a δ; give delta, or solve for sigma or mu",
+            param="solve_for",
+        )
     if kind == "gaussian" and d is not None:
         return _gaussian_with_delta(goal, bound, unknown, d, delta_f, risk, name)
 
