@@ -71,6 +71,12 @@ def test_kov_tradeoff_is_exact_at_the_loss_points():
     assert np.allclose(g.tradeoff(alpha[:-1]), 1 - power[:-1], atol=1e-12)
 
 
+def test_randomized_response_composes_by_kov():
+    g = compose([randomized_response(epsilon=0.7), pure_dp(0.7), randomized_response(epsilon=0.7)])
+    assert isinstance(g, KovComposition) and g.k == 3
+    assert g.delta_at(0.5) == pytest.approx(brute_force_composition(0.7, 0.0, 3, 0.5), abs=1e-14)
+
+
 def test_kov_large_k_and_large_epsilon_stay_finite():
     g = compose([pure_dp(3.0)] * 2000)
     assert 0 <= g.delta_at(100.0) <= 1

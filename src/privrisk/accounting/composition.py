@@ -425,9 +425,11 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
         rho = math.fsum(count * _rho(g) for g, count, _ in flat)
         source = f"composition of {total} releases: ρ = Σρᵢ (Bun and Steinke 2016, Lemma 2.3)"
         return ZeroConcentratedDP(rho, source=source, name=name)
-    kinds = {(type(g), g._pld_key(), rate) for g, _, rate in flat}
+    # Randomized response is pure ε with the same profile: Kairouz, Oh and Viswanath's formula is exact for it.
+    worst = (PureDP, ApproximateDP, RandomizedResponse)
+    kinds = {(g._pld_key(), rate) for g, _, rate in flat}
     first = flat[0][0]
-    if len(kinds) == 1 and plain and type(first) in (PureDP, ApproximateDP):
+    if len(kinds) == 1 and plain and all(type(g) in worst for g, _, _ in flat):
         return KovComposition(first.epsilon, getattr(first, "delta", 0.0), total)  # type: ignore[attr-defined]
     if any(isinstance(g, ZeroConcentratedDP | RenyiDP) for g, _, _ in flat):
         with_curve = [(g, c) for g, c, rate in flat if rate == 1.0 and g._rdp(DEFAULT_ORDERS) is not None]
