@@ -148,18 +148,19 @@ def composition_statement(
 
 def composition_sentence(c: Mapping[str, Any], what: str) -> str:
     """The tight composition in one sentence, next to the plain sum."""
-    plain = f"plain sum ε = {_number(c['plain_epsilon'])}"
+    sums = [f"ε = {_number(c['plain_epsilon'])}"] if c["plain_rho"] is None or c["plain_epsilon"] > 0 else []
     if c["plain_rho"] is not None:
-        plain += f" and ρ = {_number(c['plain_rho'])}"
+        sums.append(f"ρ = {_number(c['plain_rho'])}")
     eps = c["epsilon_at_delta"]
     at = "no finite ε" if eps is None or not math.isfinite(eps) else f"ε = {_number(eps)}"
     text = (
-        f"Composed tightly ({c['conversion']}), {what} is {at} at δ = {_number(c['delta'])} ({plain}); the best "
-        f"attacker's success is {percent(c['success'])} (advantage {percent(c['advantage'])})"
+        f"Composed tightly, {what} {'is' if what.startswith('this') else 'are'} {at} at δ = {_number(c['delta'])} "
+        f"(plain sum: {' and '.join(sums)}); the best attacker's success is {percent(c['success'])} (advantage "
+        f"{percent(c['advantage'])})"
     )
     if c["n"] is not None and c["many_worlds"] is not None:
         text += f", and the risk of singling out one of n = {c['n']:,} people is {percent(c['many_worlds'])}"
-    return text + "."
+    return text + f" (conversion: {c['conversion']})."
 
 
 def tradeoff_figure(records: Sequence[Mapping[str, Any]], stem: Path) -> dict[str, str]:

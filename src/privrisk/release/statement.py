@@ -305,9 +305,12 @@ class Release:
                     f"{percent(s['many_worlds'])} (guessing: {percent(s['guess'])})."
                 )
         else:
+            laplace = (
+                f"Laplace answers with ε = {_number(s['epsilon'])} in all and " if s["epsilon"] > 0 else ""
+            )
             lines = [
-                f"The release has {noun}: Laplace answers with ε = {_number(s['epsilon'])} in all and Gaussian "
-                f"answers with ρ = {_number(s['rho'])} in all (zero-concentrated DP)."
+                f"The release has {noun}: {laplace}Gaussian answers with ρ = {_number(s['rho'])} in all "
+                "(zero-concentrated DP, Bun and Steinke 2016)."
             ]
         lines.append(s["sentences"])
         if "composition" in s:
@@ -320,7 +323,8 @@ class Release:
                     f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
                     f"ρ_gl = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
                 )
-            lines.append(composition_sentence(c["composition"], f"{what} in the ledger"))
+            if c["releases"] > 1:
+                lines.append(composition_sentence(c["composition"], f"{what} in the ledger"))
         return lines
 
     def answer_rows(self) -> list[tuple[str, ...]]:
@@ -605,7 +609,7 @@ class LedgerSummary:
                 lines.append(
                     f"Global risk ρ_gl = {percent(s['global_risk'])}, global leak Γ = {percent(s['global_leak'])}."
                 )
-            lines += [s["sentences"], composition_sentence(s["composition"], "everything in the ledger")]
+            lines += [s["sentences"], composition_sentence(s["composition"], "all releases in the ledger")]
         return lines
 
     def to_dict(self) -> dict[str, Any]:
