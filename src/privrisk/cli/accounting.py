@@ -252,11 +252,12 @@ def calibrate_command(
     if as_json:
         emit_json(doc)
         return
-    what = {"advantage": "advantage", "success": "success", "tpr": f"true-positive rate at false-positive rate {fpr:g}",
-            "risk": f"many-worlds risk among {n:,} candidates" if n else "risk"}[target]  # fmt: skip
+    what = {"advantage": "an advantage", "success": "a success", "risk": f"a many-worlds risk among {n or 2:,} candidates",
+            "tpr": f"a true-positive rate at false-positive rate {fpr if fpr is not None else 0:g}"}[target]  # fmt: skip
     best = "least" if solve in ("scale", "sigma") else "largest"
-    out.print(f"The {best} {solve} is {c.parameter:.6g}: {c.guarantee.label}.")
-    out.print(f"It gives the best attacker a {what} of {c.achieved:.6g} (target {value:g}).")
+    symbol = {"epsilon": "ε", "rho": "ρ", "mu": "μ", "scale": "Laplace scale b", "sigma": "Gaussian σ"}[solve]
+    out.print(f"The {best} {symbol} is {c.parameter:.6g}: {c.guarantee.label}.")
+    out.print(f"It gives the best attacker {what} of {c.achieved:.6g} (target {value:g}).")
     err.print(f"Method: {c.method}.")
 
 

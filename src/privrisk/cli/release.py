@@ -96,11 +96,11 @@ def _print_human(r: Release, file: Path) -> None:
     )
 
 
-def _option(budget: str | None, budget_rho: float | None) -> str:
+def _option(budget: str | None, budget_epsilon: str | None, budget_rho: float | None) -> str:
     """The option a budget message names."""
-    return (
-        "--budget" if budget is not None else "--budget-rho" if budget_rho is not None else "--budget-epsilon"
-    )
+    if budget_rho is not None:
+        return "--budget-rho"
+    return "--budget-epsilon" if budget is None and budget_epsilon is not None else "--budget"
 
 
 @app.command("release")
@@ -229,7 +229,7 @@ def release_command(
     except ThresholdExceeded as exc:
         # The library names the parameter (budget: …); the command line names its option.
         text = str(exc)
-        option = _option(budget, budget_rho)
+        option = _option(budget, budget_epsilon, budget_rho)
         raise ThresholdExceeded(option + text[6:] if text.startswith("budget:") else text) from None
 
 
@@ -276,7 +276,7 @@ def ledger_command(
         _print_ledger(path, summary)
     if summary.over_budget and limit is not None:
         raise ThresholdExceeded(
-            f"{_option(budget, budget_rho)}: the ledger {path} has spent {limit.unit} = {summary.spent:.6g}, more than the budget "
+            f"{_option(budget, budget_epsilon, budget_rho)}: the ledger {path} has spent {limit.unit} = {summary.spent:.6g}, more than the budget "
             f"{limit.describe()}"
         )
 

@@ -359,10 +359,12 @@ class Release:
         led = self.ledger
         if led is None or led["previous_budget"] is None or led["budget"] == led["previous_budget"]:
             return None
-        return (
-            f"the ledger's budget changed from {_number(led['previous_budget'])} to "
-            f"{_number(led['budget'])} with this release"
-        )
+        before, after = Budget.from_json(led["previous_budget"]), Budget.from_json(led["budget"])
+        if before is None or after is None:
+            return None
+        # A pure ε budget reads as the number alone, as it always has.
+        say = [b.describe().removeprefix("ε = ") for b in (before, after)]
+        return f"the ledger's budget changed from {say[0]} to {say[1]} with this release"
 
 
 # --------------------------------------------------------------------------------------------------------------
