@@ -30,9 +30,7 @@ ONE_GUARANTEE = (
 )
 
 # Options shared by risk, tradeoff and explain (Typer reads each default when it builds a command).
-EPSILON = typer.Option(
-    None, "--epsilon", "-e", help="ε of ε-DP or (ε, δ)-DP (a number or ln3), or of --mechanism."
-)
+EPSILON = typer.Option(None, "--epsilon", "-e", help="ε of ε-DP or (ε, δ)-DP (a number or ln3), or of --mechanism.")  # fmt: skip
 DELTA = typer.Option(None, "--delta", help="δ of (ε, δ)-DP (with --epsilon).")
 RHO = typer.Option(None, "--rho", help="ρ of ρ-zero-concentrated DP (zCDP).")
 MU = typer.Option(None, "--mu", help="μ of μ-Gaussian DP.")
@@ -162,12 +160,7 @@ def _delta(value: float) -> float:
 # --------------------------------------------------------------------------------------------------------------
 
 SOLVE_FOR = ("epsilon", "rho", "mu", "scale", "sigma")
-PARAM_OPTIONS["calibrate"] = {
-    "value": "--target-…",
-    "fpr": "--target-tpr",
-    "n": "--n",
-    "target": "--target-…",
-}
+PARAM_OPTIONS["calibrate"] = {"fpr": "--target-tpr"}
 
 
 def _target(
@@ -186,7 +179,7 @@ def _target(
         )
     name, value = given[0]
     if name != "tpr":
-        return name, float(value), None  # type: ignore[arg-type]
+        return name, float(value), None
     head, at, tail = str(value).partition("@")
     try:
         return name, float(head), float(tail) if at else math.nan
@@ -196,38 +189,18 @@ def _target(
 
 @app.command("calibrate")
 def calibrate_command(
-    target_advantage: float | None = typer.Option(
-        None, "--target-advantage", help="Largest advantage of the best attacker."
-    ),
-    target_success: float | None = typer.Option(
-        None, "--target-success", help="Largest success of the best attacker (prior ½)."
-    ),
-    target_tpr: str | None = typer.Option(
-        None,
-        "--target-tpr",
-        help="Largest true-positive rate at a false-positive rate: TPR@FPR, e.g. 0.1@0.01.",
-    ),
-    target_risk: float | None = typer.Option(
-        None, "--target-risk", help="Largest risk of singling out one of --n people."
-    ),
+    target_advantage: float | None = typer.Option(None, "--target-advantage", help="Largest advantage of the best attacker."),
+    target_success: float | None = typer.Option(None, "--target-success", help="Largest success of the best attacker."),
+    target_tpr: str | None = typer.Option(None, "--target-tpr", help="Largest true-positive rate at a false-positive rate: TPR@FPR, e.g. 0.1@0.01."),
+    target_risk: float | None = typer.Option(None, "--target-risk", help="Largest risk of singling out one of --n people."),
     n: int | None = typer.Option(None, "--n", help="Number of candidates (with --target-risk)."),
-    mechanism: str | None = typer.Option(
-        None,
-        "--mechanism",
-        help="laplace (solve for the scale), gaussian (σ) or rr (ε); none: solve for --solve-for.",
-    ),
-    solve_for: str | None = typer.Option(
-        None,
-        "--solve-for",
-        help="epsilon, rho, mu, scale or sigma (default: what the mechanism needs, else epsilon).",
-    ),
-    delta: float | None = typer.Option(
-        None, "--delta", help="δ of (ε, δ)-DP (Gaussian σ by the analytic Gaussian mechanism)."
-    ),
+    mechanism: str | None = typer.Option(None, "--mechanism", help="laplace (solve for the scale), gaussian (σ) or rr (ε)."),
+    solve_for: str | None = typer.Option(None, "--solve-for", help="epsilon, rho, mu, scale or sigma (default: what --mechanism needs, else epsilon)."),
+    delta: float | None = typer.Option(None, "--delta", help="δ of (ε, δ)-DP (Gaussian σ by the analytic Gaussian mechanism)."),
     sensitivity: float = typer.Option(1.0, "--sensitivity", help="Sensitivity Δ of the query."),
     prior: float = typer.Option(0.5, "--prior", help="The attacker's prior that a person is in the data."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
-) -> None:
+) -> None:  # fmt: skip
     """The least noise (or the largest ε, ρ, μ) that keeps a chosen risk at or below a target.
 
     Example: privrisk calibrate --target-success 0.6 --mechanism laplace
@@ -244,6 +217,9 @@ def calibrate_command(
         raise PrivriskError("--n: only with --target-risk")
     if delta is not None:
         _delta(delta)
+    PARAM_OPTIONS["calibrate"]["value"] = (
+        f"--target-{target}"  # the library's target value is the option given
+    )
     c = A.calibrate(target=target, value=value, solve_for=solve, mechanism=m, delta=delta,  # type: ignore[arg-type]
                     sensitivity=sensitivity, fpr=fpr, n=n, prior=prior)  # fmt: skip
     doc = {"target": c.target, "target_value": c.target_value, "fpr": fpr, "n": n, "prior": prior,

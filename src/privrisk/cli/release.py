@@ -63,9 +63,9 @@ def _queries(
         return list(parsed.queries), public_n if public_n is not None else parsed.public_n
     gaussian = (mechanism or "").strip().lower() == "gaussian"
     needed = ("--column", "--query", "--rho" if gaussian else "--epsilon", "--universe")
-    name = next((name for name in needed if options[name] is None), None)
-    if name is not None:
-        raise PrivriskError(f"{name}: required (or give --spec release.toml)")
+    absent = next((option for option in needed if options[option] is None), None)
+    if absent is not None:
+        raise PrivriskError(f"{absent}: required (or give --spec release.toml)")
     # Library messages name the parameter (epsilon: …); privrisk.cli.main names the option (--epsilon: …).
     bounds = parse_bounds(universe or "", name="--universe")
     query_ = ReleaseQuery(

@@ -156,7 +156,7 @@ class ReleaseQuery:
             raise PrivriskError("column: give the name of a column")
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise PrivriskError("label: give a non-empty text")
-        m = cast(Mechanism, check_choice(mechanism, MECHANISMS, name="mechanism"))
+        m = check_choice(mechanism, MECHANISMS, name="mechanism")
         if m == "laplace":
             if rho is not None:
                 raise PrivriskError(

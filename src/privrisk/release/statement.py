@@ -469,7 +469,7 @@ def write_outputs(
         labels = [f"#{e['seq']}" for e in entries]
         risk_title = "Global risk and leak after each release in the ledger"
     else:
-        entries = [{"queries": [q.ledger_record() for q in _queries_of(r)]}]
+        entries = [{"queries": _records_of(r)}]
         steps, labels = [s["epsilon"]], ["this release"]
         risk_title = "Global risk and leak at this release's total ε"
     records = ledger_records(entries)
@@ -527,18 +527,18 @@ def write_outputs(
     return files + [f[kind] for f in figures for kind in ("png", "svg")] + [manifest.name]
 
 
-def _queries_of(r: Release) -> list[ReleaseQuery]:
-    """The answers of a release as queries again (for the records of a release without a ledger)."""
+def _records_of(r: Release) -> list[dict[str, Any]]:
+    """The answers of a release as the ledger would record them (for a release without a ledger)."""
     return [
-        ReleaseQuery(
-            row.column,
-            row.query,
-            None if row.mechanism == "gaussian" else row.epsilon,
-            (row.universe_lo, row.universe_hi),
-            mechanism=row.mechanism,
-            rho=row.rho if row.mechanism == "gaussian" else None,
-        )
-        for row in r.answers.itertuples()
+        {
+            "column": str(row["column"]),
+            "query": str(row["query"]),
+            "mechanism": "gaussian",
+            "rho": float(row["rho"]),
+        }
+        if row["mechanism"] == "gaussian"
+        else {"column": str(row["column"]), "query": str(row["query"]), "epsilon": float(row["epsilon"])}
+        for row in r.answers.to_dict(orient="records")
     ]
 
 
