@@ -284,3 +284,45 @@ def test_gaussian_entries_are_under_the_checksum_and_the_key(tmp_path):
     led.write_text(json.dumps(doc))
     with pytest.raises(PrivriskError, match="corrupt"):
         L.read_ledger(led, key)
+
+
+# ------------------------------------------------------------------------------------------------ invariants
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from privrisk.release.composition import composition_statement  # noqa: E402
+
+_laplace = st.sampled_from([0.1, 0.5, 1.0]).map(lambda e: {"column": "c", "query": "mean", "epsilon": e})
+_gaussian = st.floats(0.01, 1.0).map(
+    lambda r: {"column": "c", "query": "mean", "mechanism": "gaussian", "rho": r}
+)
+# One kind per ledger, Laplace answers of a few ε (identical ones compose as one): a privacy loss distribution of
+# many different answers takes seconds per example (mixed ledgers are tested above).
+_ledgers = st.one_of(
+    st.tuples(st.lists(_laplace, min_size=1, max_size=4), _laplace),
+    st.tuples(st.lists(_gaussian, min_size=1, max_size=4), _gaussian),
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_ledgers)
+def test_composition_only_grows_and_budgets_add_up(ledger):
+    records, extra = ledger
+    before, after = composition_statement(records), composition_statement([*records, extra])
+    for c in (before, after):
+        assert 0 <= c["advantage"] <= 1 and c["success"] == pytest.approx((1 + c["advantage"]) / 2)
+    # One more release never helps privacy.
+    assert after["advantage"] >= before["advantage"] - 1e-9
+    assert after["epsilon_at_delta"] >= before["epsilon_at_delta"] - 1e-9
+    rho = Budget(rho=1.0).spent(records)
+    by_hand = sum(r["rho"] if "rho" in r else r["epsilon"] ** 2 / 2 for r in records)
+    assert rho == pytest.approx(by_hand)
+    if all("epsilon" in r for r in records):
+        # A pure ledger: the tight ε at any δ is never above the plain sum (basic composition).
+        plain = sum(r["epsilon"] for r in records)
+        assert Budget(epsilon=1.0, delta=1e-6).spent(records) <= plain + 1e-9
+        assert Budget(epsilon=1.0).spent(records) == pytest.approx(plain)
+    else:
+        # Gaussian answers compose exactly: μ = √(2Σρ), advantage 2Φ(μ/2) − 1.
+        mu = math.sqrt(2 * by_hand)
+        assert before["advantage"] == pytest.approx(2 * PHI(mu / 2) - 1, abs=1e-9)

@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -90,17 +91,28 @@ def composed_guarantee(records: Sequence[Mapping[str, Any]]) -> Guarantee:
         >>> round(g.delta_at(0.0), 4)  # four Gaussians with μ = 1/2 are one with μ = 1: 2Φ(1/2) − 1
         0.3829
     """
-    from privrisk import accounting as A
-
     if not records:
         raise PrivriskError("records: nothing was released yet", param="records")
-    parts = [
-        A.gaussian_mechanism(sigma=1 / math.sqrt(2 * float(r["rho"])))
-        if _is_gaussian(r)
-        else A.laplace_mechanism(epsilon=float(r["epsilon"]))
-        for r in records
+    return _composed(
+        tuple(
+            ("rho", float(r["rho"])) if _is_gaussian(r) else ("epsilon", float(r["epsilon"])) for r in records
+        )
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _composed(parts: tuple[tuple[str, float], ...]) -> Guarantee:
+    """One guarantee object per ledger: a release asks it several questions, and its privacy loss distribution is
+    built once (the guarantee caches it)."""
+    from privrisk import accounting as A
+
+    mechanisms = [
+        A.gaussian_mechanism(sigma=1 / math.sqrt(2 * value))
+        if kind == "rho"
+        else A.laplace_mechanism(epsilon=value)
+        for kind, value in parts
     ]
-    return parts[0] if len(parts) == 1 else A.compose(parts)
+    return mechanisms[0] if len(mechanisms) == 1 else A.compose(mechanisms)
 
 
 def composition_statement(
@@ -125,11 +137,9 @@ def composition_statement(
         >>> round(c["success"], 3), c["plain_epsilon"]
         (0.697, 1.0)
     """
-    from privrisk import accounting as A
-
     g = composed_guarantee(records)
     d = DEFAULT_DELTA if delta is None else float(delta)
-    summary = A.risk_summary(g, n=n, at_delta=d)
+    summary = _summary(g, n, d)
     gaussian = any(r.get("mechanism") == "gaussian" for r in records)
     return {
         "answers": len(records),
@@ -144,6 +154,14 @@ def composition_statement(
         "n": n,
         "many_worlds": summary["reconstruction"],
     }
+
+
+@functools.lru_cache(maxsize=16)
+def _summary(g: Guarantee, n: int | None, delta: float) -> dict[str, Any]:
+    """The risks of a composed guarantee; a release states those of one ledger more than once."""
+    from privrisk import accounting as A
+
+    return A.risk_summary(g, n=n, at_delta=delta)
 
 
 def composition_sentence(c: Mapping[str, Any], what: str) -> str:
