@@ -99,3 +99,22 @@ def test_explain_rho_and_mu_in_english_and_german(cli, tmp_path):
 def test_explain_guarantee_bad_input(cli, tmp_path, args, fragments):
     one_line_error(cli("explain", *args, "--out", tmp_path / "x.html"), *fragments)
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.browser
+def test_guarantee_page_in_a_real_browser(browser, tmp_path):
+    from browser_helpers import Opened
+
+    target = tmp_path / "rho.html"
+    target.write_text(guarantee_page(zcdp(0.5), n=100, lang="de", name="ρ = 0,5"), encoding="utf-8")
+    opened = Opened(browser, target, width=380)  # phone width
+    try:
+        opened.assert_clean()
+        v = guarantee_numbers(zcdp(0.5), n=100, lang="de")
+        counts = opened.page.evaluate(
+            "() => ['guess', 'extra', 'wrong'].map(c => document.querySelectorAll('#risk-icons .person.' + c).length)"
+        )
+        assert counts == [int(v["icons_guess"]), int(v["icons_extra"]), int(v["icons_wrong"])]
+        assert v["risk"] in opened.page.locator("#risk-sentence").inner_text()
+    finally:
+        opened.context.close()
