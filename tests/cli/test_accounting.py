@@ -118,6 +118,7 @@ def test_tradeoff_json_is_the_gaussian_curve(cli, tmp_path):
 def test_tradeoff_bad_output(cli, tmp_path):
     one_line_error(cli("tradeoff", "--mu", "1", "--out", tmp_path / "c.pdf"), "--out", ".svg or .png")
     one_line_error(cli("tradeoff", "--mu", "1", "--rho", "1", "--out", tmp_path / "c.svg"), "exactly one")
+    one_line_error(cli("tradeoff", "--mu", "1", "--at-delta", "1", "--out", tmp_path / "c.svg"), "--at-delta")
     (tmp_path / "file").write_text("x")
     one_line_error(cli("tradeoff", "--mu", "1", "--out", tmp_path / "file" / "c.svg"), "--out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

@@ -149,9 +149,9 @@ def _positive(value: Any, name: str) -> float:
     return x
 
 
-def _delta(value: float) -> float:
+def _delta(value: float, name: str = "--delta") -> float:
     if not (math.isfinite(value) and 0 <= value < 1):
-        raise PrivriskError(f"--delta: must be in [0, 1), got {value:g}")
+        raise PrivriskError(f"{name}: must be in [0, 1), got {value:g}")
     return float(value)
 
 
@@ -275,7 +275,7 @@ def tradeoff_command(
     check_outputs(out_path, [], param="--out")
     if out_path.suffix.lower() not in (".svg", ".png"):
         raise PrivriskError(f"--out: give a file ending in .svg or .png, got {out_path.name!r}")
-    worst = A.worst_case(g, at_delta)
+    worst = A.worst_case(g, None if at_delta is None else _delta(at_delta, "--at-delta"))
     alpha = alpha_grid()
     curves = [
         (g.label, alpha, g.tradeoff(alpha)),
