@@ -68,7 +68,7 @@ def risk_command(
     Give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, or --mechanism laplace|gaussian|rr
     with --epsilon, --scale or --sigma (and --sensitivity); modifiers --sample-rate, --compose, --group.
 
-    Example: privrisk risk --epsilon ln3 --n 10        privrisk risk --mechanism gaussian --sigma 2 --compose 10
+    Example: privrisk risk --mechanism gaussian --sigma 2 --compose 10 --n 100
     """
     from privrisk import accounting as acc
 
