@@ -30,6 +30,7 @@ __all__ = [
     "profile_from_atoms",
     "tradeoff_envelope",
     "tradeoff_from_atoms",
+    "tradeoff_from_loss",
 ]
 
 BISECTION_STEPS = 200
@@ -149,10 +150,29 @@ def tradeoff_from_atoms(alpha: np.ndarray, log_p: np.ndarray, log_q: np.ndarray)
     The most powerful tests reject the outcomes of largest likelihood ratio P/Q first; between two such tests
     the curve is linear (randomising on the boundary): Dong, Roth and Su (2022), Prop. 2.2. The pairs used here
     (discrete Laplace and Gaussian noise, binomial counts) are symmetric, so this curve is its own inverse.
+    Mass of Q that the atoms miss (outcomes P cannot produce) is rejected last, at no gain in power.
     """
     a = np.asarray(alpha, dtype=float)
-    order = np.argsort(-(log_p - log_q), kind="stable")
-    q = np.concatenate([[0.0], np.cumsum(np.exp(log_q[order]))])
-    p = np.concatenate([[0.0], np.cumsum(np.exp(log_p[order]))])
-    q, p = np.minimum(q / q[-1], 1.0), np.minimum(p / p[-1], 1.0)
-    return np.clip(1.0 - np.interp(a, q, p), 0.0, 1.0 - a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(np.isneginf(log_q), np.inf, log_p - log_q)
+    order = np.argsort(-loss, kind="stable")
+    with np.errstate(over="ignore"):
+        q = np.concatenate([[0.0], np.cumsum(np.minimum(np.exp(log_q[order]), 1.0))])
+        p = np.concatenate([[0.0], np.cumsum(np.exp(log_p[order]))])
+    q, p = np.minimum(q, 1.0), np.minimum(p, 1.0)
+    q, p = np.concatenate([q, [1.0]]), np.concatenate([p, [1.0]])
+    last = np.concatenate([q[1:] != q[:-1], [True]])  # the most powerful test at each α
+    return np.clip(1.0 - np.interp(a, q[last], p[last]), 0.0, 1.0 - a)
+
+
+def tradeoff_from_loss(
+    alpha: np.ndarray, losses: np.ndarray, probs: np.ndarray, infinity_mass: float
+) -> np.ndarray:
+    """The trade-off curve of a privacy loss distribution: losses ℓ with masses ω under P, plus the mass of
+    ℓ = +∞; Q puts ω e^(−ℓ) on each loss (in log space, so ℓ = −2,000 does not overflow)."""
+    keep = probs > 0
+    with np.errstate(divide="ignore"):
+        log_p = np.log(probs[keep])
+    log_p = np.concatenate([[math.log(infinity_mass) if infinity_mass > 0 else -np.inf], log_p])
+    log_q = np.concatenate([[-np.inf], log_p[1:] - losses[keep]])
+    return tradeoff_from_atoms(alpha, log_p, log_q)

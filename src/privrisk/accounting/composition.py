@@ -30,9 +30,10 @@ from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from privrisk._validation import check_choice, check_probability, check_whole
-from privrisk.accounting._math import epsilon_from_profile
+from privrisk.accounting._math import epsilon_from_profile, tradeoff_from_loss
 from privrisk.accounting.guarantees import (
     DEFAULT_ORDERS,
     ApproximateDP,
@@ -69,7 +70,7 @@ __all__ = [
 
 # Discretisation of the privacy loss (dp_accounting's default) and the most points a loss grid may have.
 DISCRETIZATION = 1e-4
-MAX_PLD_POINTS = 2_000_000
+MAX_PLD_POINTS = 500_000
 TAIL_MASS = 1e-15
 
 
@@ -213,9 +214,32 @@ class PldComposition(Guarantee):
         assert total is not None
         return total
 
+    @cached_property
+    def _loss_pmfs(self) -> list[tuple[np.ndarray, np.ndarray, float]]:
+        """(losses, masses, mass at +∞) of the composed PLD, for each neighbouring order it distinguishes."""
+        pld = self.pld
+        pmfs = [pld._pmf_remove] if getattr(pld, "_symmetric", True) else [pld._pmf_remove, pld._pmf_add]
+        out = []
+        for pmf in pmfs:
+            dense = pmf.to_dense_pmf() if hasattr(pmf, "to_dense_pmf") else pmf
+            probs = np.asarray(dense._probs, dtype=float)
+            losses = (dense._lower_loss + np.arange(probs.size)) * dense._discretization
+            keep = probs > 0
+            out.append((losses[keep], probs[keep], float(dense._infinity_mass)))
+        return out
+
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
-        values = self.pld.get_delta_for_epsilon(np.asarray(epsilon, dtype=float).ravel())
-        return np.clip(np.asarray(values, dtype=float), 0.0, 1.0).reshape(np.shape(epsilon))
+        # δ(ε) = ω(+∞) + Σ_(ℓ > ε) ω(ℓ)(1 − e^(ε − ℓ)), the hockey-stick divergence of the discretised pair (what
+        # dp_accounting's get_delta_for_epsilon computes, summed here with numpy for speed).
+        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        out = np.zeros(e.size, dtype=float)
+        for losses, probs, infinity in self._loss_pmfs:
+            values = np.empty(e.size, dtype=float)
+            for i, value in enumerate(e.ravel()):
+                mask = losses > value
+                values[i] = infinity + float(np.sum(probs[mask] * -np.expm1(value - losses[mask])))
+            out = np.maximum(out, values)
+        return np.clip(out, 0.0, 1.0).reshape(np.shape(epsilon))
 
     def epsilon_at(self, delta: float) -> float:
         d = float(check_probability(delta, name="delta"))
@@ -227,6 +251,24 @@ class PldComposition(Guarantee):
 
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
         return self.pld if sampling_prob == 1.0 and discretization == self.discretization else None
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        """β(α) read off the privacy loss distribution itself (the Neyman–Pearson curve of the discretised pair),
+        the smaller of the two neighbouring orders where they differ."""
+        a = check_probability(alpha, name="alpha")
+        curves = [
+            tradeoff_from_loss(a, losses, probs, infinity) for losses, probs, infinity in self._loss_pmfs
+        ]
+        return np.minimum.reduce(curves)
+
+    def _max_loss(self) -> float:
+        total = 0.0
+        for g, count, rate in self.parts:
+            top = g._max_loss()
+            if not math.isfinite(top):
+                return math.inf
+            total += count * (top if rate == 1 else math.log1p(rate * math.expm1(min(top, 700.0))))
+        return total
 
     def _pld_span(self) -> float:
         return sum(count * g._pld_span() for g, count, _ in self.parts)
@@ -282,25 +324,30 @@ class ComposedGuarantee(Guarantee):
         )
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
-        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        out = np.empty(e.shape, dtype=float)
-        for i, value in enumerate(e.ravel()):
-            # The share of ε given to the first part: a grid, the kinks of both profiles, then a finer grid
-            # around the best point.
-            kinks = [k / value for k in self.first._kinks() if value > 0] + [
-                1.0 - k / value for k in self.second._kinks() if value > 0
-            ]
-            share = np.clip(np.concatenate([np.linspace(0.0, 1.0, 201), kinks]), 0.0, 1.0)
-            best = self._best_split(share, value)
-            fine = np.clip(best + np.linspace(-0.005, 0.005, 101), 0.0, 1.0)
-            split = np.concatenate([share, fine])
-            total = self.first._deltas(split * value) + self.second._deltas((1.0 - split) * value)
-            out.flat[i] = float(np.min(total))
-        return np.clip(out, 0.0, 1.0)
+        e = np.atleast_1d(np.asarray(epsilon, dtype=float)).ravel()
+        # The share of ε given to the first part: a grid and the kinks of both profiles, for every ε at once;
+        # then a finer grid around each best share.
+        grid = np.broadcast_to(np.linspace(0.0, 1.0, 201), (e.size, 201))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kinks = [k / e for k in self.first._kinks()] + [1.0 - k / e for k in self.second._kinks()]
+        share = np.column_stack([grid, *kinks]) if kinks else grid
+        share = np.clip(np.nan_to_num(share, nan=0.0, posinf=1.0, neginf=0.0), 0.0, 1.0)
+        total = self._split_deltas(share, e)
+        best = share[np.arange(e.size), np.argmin(total, axis=1)]
+        fine = np.clip(best[:, None] + np.linspace(-0.005, 0.005, 41)[None, :], 0.0, 1.0)
+        result = np.minimum(total.min(axis=1), self._split_deltas(fine, e).min(axis=1))
+        return np.clip(result, 0.0, 1.0).reshape(np.shape(epsilon))
 
-    def _best_split(self, share: np.ndarray, value: float) -> float:
-        total = self.first._deltas(share * value) + self.second._deltas((1.0 - share) * value)
-        return float(share[int(np.argmin(total))])
+    def _split_deltas(self, share: np.ndarray, epsilon: np.ndarray) -> np.ndarray:
+        """δ₁(sε) + δ₂((1 − s)ε) for every ε (rows) and share s (columns)."""
+        first = share * epsilon[:, None]
+        second = np.maximum(epsilon[:, None] - first, 0.0)
+        d1 = self.first._deltas(first.ravel()).reshape(first.shape)
+        d2 = self.second._deltas(second.ravel()).reshape(second.shape)
+        return d1 + d2
+
+    def _envelope_epsilons(self) -> np.ndarray:
+        return super()._envelope_epsilons()[::4]
 
     def _kinks(self) -> tuple[float, ...]:
         return ()
@@ -481,6 +528,18 @@ class SubsampledGuarantee(Guarantee):
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         return self.rate * self.base._deltas(self._base_epsilon(epsilon))
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        # γ δ(ε) ≤ d exactly when δ(ε) ≤ d/γ: invert the base profile, then map ε to ln(1 + γ(e^ε − 1)).
+        if d >= self.rate:
+            return 0.0
+        base = self.base.epsilon_at(d / self.rate)
+        if not math.isfinite(base):
+            return math.inf
+        if base > 700.0:
+            return base + math.log(self.rate) + math.log1p((1.0 - self.rate) * math.exp(-base) / self.rate)
+        return math.log1p(self.rate * math.expm1(base))
 
     @property
     def pure_epsilon(self) -> float | None:

@@ -476,7 +476,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
 
     def _pld_span(self) -> float:
         mu = self.sensitivity / self.sigma
-        return mu * mu / 2.0 + 20.0 * mu
+        return mu * mu / 2.0 + 10.0 * mu
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray:
         return np.asarray(orders, dtype=float) * self.sensitivity**2 / (2.0 * self.sigma**2)
