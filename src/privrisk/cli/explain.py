@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
+from privrisk.cli import accounting as A
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs, write_text
-from privrisk.reports.explain import explainer_document, explainer_page
+from privrisk.reports.explain import (
+    explainer_document,
+    explainer_page,
+    guarantee_document,
+    guarantee_name,
+    guarantee_page,
+)
 from privrisk.reports.html import MAX_ROWS, report_page
 
 EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
@@ -41,7 +49,15 @@ def _folder_inputs(folders: list[Path]) -> list[Path]:
 
 @app.command("explain")
 def explain_command(
-    epsilon: str = typer.Option(..., "--epsilon", "-e", help=EPSILON_HELP),
+    epsilon: str | None = typer.Option(None, "--epsilon", "-e", help=EPSILON_HELP),
+    delta: float | None = A.DELTA,
+    rho: float | None = A.RHO,
+    mu: float | None = A.MU,
+    mechanism: str | None = A.MECHANISM,
+    scale: float | None = A.SCALE,
+    sigma: float | None = A.SIGMA,
+    sensitivity: float | None = A.SENSITIVITY,
+    compose: int | None = A.COMPOSE,
     n: int | None = typer.Option(
         None, "--n", help="Number of people the attacker must pick among (≥ 2), when it is known."
     ),
@@ -52,13 +68,23 @@ def explain_command(
     out_path: Path | None = typer.Option(None, "--out", "-o", help="The HTML file to write."),
     as_json: bool = typer.Option(False, "--json", help="Print the page's numbers as one JSON document."),
 ) -> None:
-    """Write a self-contained HTML page that explains ε to the people in the data (English or German).
+    """Write a self-contained HTML page that explains ε (or any guarantee) to the people in the data (English or German).
 
     The page says the worst-case risk as a natural frequency with an icon array of 100 guesses, how far the attacker gets from a coin toss towards certainty (Γ), the many-worlds risk among --n people, the randomized-response coin, and what the number does and does not promise. A keyboard-operable slider recomputes the same numbers for other ε. The page loads nothing from the network.
 
+    Any other guarantee (--epsilon with --delta, --rho, --mu, --mechanism laplace|gaussian|rr, --compose K) tells the same story from its trade-off curve: the success and advantage of the best attacker, and the risk among --n people (no slider, no script).
+
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
-    eps = parse_epsilon(epsilon, name="--epsilon")
+    options = {"epsilon": epsilon, "delta": delta, "rho": rho, "mu": mu, "mechanism": mechanism, "scale": scale,
+               "sigma": sigma, "sensitivity": sensitivity, "compose": compose}  # fmt: skip
+    # A pure ε (δ = 0 included) keeps the page of Mehner et al. with its slider; anything else is told from its curve.
+    if delta or any(v is not None for k, v in options.items() if k not in ("epsilon", "delta")):
+        _explain_guarantee(options, n, compare, lang, out_path, as_json)
+        return
+    if epsilon is None:
+        A.guarantee_from_options()  # the one-line error that names every way to give a guarantee
+    eps = parse_epsilon(epsilon or "", name="--epsilon")
     others = parse_epsilons(compare, name="--compare") if compare is not None else []
     doc = explainer_document(eps, n=n, compare=others, lang=lang)
     if out_path is None and not as_json:
@@ -66,6 +92,34 @@ def explain_command(
     if out_path is not None:
         target = _html_target(out_path)
         write_text(target, explainer_page(eps, n=n, compare=others, lang=lang))
+    if as_json:
+        emit_json({**doc, "out": str(out_path) if out_path is not None else None})
+        return
+    out.print(doc["paragraph"])
+    err.print(
+        f"Wrote {out_path} ({'German' if doc['lang'] == 'de' else 'English'}; opens offline in any browser)."
+    )
+
+
+def _explain_guarantee(
+    options: dict[str, Any],
+    n: int | None,
+    compare: str | None,
+    lang: str,
+    out_path: Path | None,
+    as_json: bool,
+) -> None:
+    """The page for any guarantee other than a pure ε (from its trade-off curve)."""
+    if compare is not None:
+        raise PrivriskError("--compare: other ε values go beside a pure ε only (give --epsilon alone)")
+    g = A.guarantee_from_options(**options)
+    eps = parse_epsilon(options["epsilon"], name="--epsilon") if options["epsilon"] is not None else None
+    name = guarantee_name(**{**options, "epsilon": eps}, lang=lang)
+    doc = guarantee_document(g, n=n, lang=lang, name=name)
+    if out_path is None and not as_json:
+        raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
+    if out_path is not None:
+        write_text(_html_target(out_path), guarantee_page(g, n=n, lang=lang, name=name))
     if as_json:
         emit_json({**doc, "out": str(out_path) if out_path is not None else None})
         return

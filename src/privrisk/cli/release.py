@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from pathlib import Path
 
 import typer
@@ -16,19 +17,18 @@ from privrisk.cli._common import (
     err,
     out,
     parse_bounds,
-    parse_epsilon,
-    percent,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.data import read_table, table_columns
 from privrisk.io.files import atomic_dir, atomic_path, check_outputs
-from privrisk.release.ledger import KEY_ENV, deferred_signals, fits_budget, read_key
+from privrisk.release.budget import Budget
+from privrisk.release.ledger import KEY_ENV, deferred_signals, read_key
 from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
 from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
 from privrisk.release.statement import (
+    NOISE_NOTE,
     LedgerSummary,
     Release,
-    composed_epsilon,
     release_parameters,
     summarize_ledger,
     write_internal,
@@ -36,23 +36,22 @@ from privrisk.release.statement import (
 )
 from privrisk.sensitivity import QUERIES
 
+BUDGET_EPSILON = typer.Option(None, "--budget-epsilon", help="Budget ε (pure; with --budget-delta: (ε, δ)).")
+BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budget (with --budget-epsilon).")
+BUDGET_RHO = typer.Option(None, "--budget-rho", help="Budget ρ of zCDP (Laplace answers count ε²/2).")
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
 PARAM_OPTIONS["release"] = PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
 
 
 def _queries(
-    spec: Path | None,
-    column: str | None,
-    query: str | None,
-    epsilon: str | None,
-    universe: str | None,
-    missing: str | None,
-    public_n: int | None,
-) -> tuple[list[ReleaseQuery], int | None]:
-    single = {"--column": column, "--query": query, "--epsilon": epsilon, "--universe": universe}
+    spec: Path | None, column: str | None, query: str | None, epsilon: str | None, universe: str | None,
+    missing: str | None, public_n: int | None, mechanism: str | None = None, rho: float | None = None,
+) -> tuple[list[ReleaseQuery], int | None]:  # fmt: skip
+    options = {"--column": column, "--query": query, "--epsilon": epsilon, "--universe": universe,
+               "--mechanism": mechanism, "--rho": rho}  # fmt: skip
     if spec is not None:
-        given = [name for name, value in single.items() if value is not None]
+        given = [name for name, value in options.items() if value is not None]
         if given or missing is not None:
             name = given[0] if given else "--missing"
             raise PrivriskError(f"{name}: give either --spec or the single-query options, not both")
@@ -62,46 +61,46 @@ def _queries(
                 f"--public-n: {public_n} differs from public_n = {parsed.public_n} in {spec}; give one"
             )
         return list(parsed.queries), public_n if public_n is not None else parsed.public_n
-    if column is None or query is None or epsilon is None or universe is None:
-        name = next(name for name, value in single.items() if value is None)
-        raise PrivriskError(f"{name}: required (or give --spec release.toml)")
+    gaussian = (mechanism or "").strip().lower() == "gaussian"
+    needed = ("--column", "--query", "--rho" if gaussian else "--epsilon", "--universe")
+    absent = next((option for option in needed if options[option] is None), None)
+    if absent is not None:
+        raise PrivriskError(f"{absent}: required (or give --spec release.toml)")
     # Library messages name the parameter (epsilon: …); privrisk.cli.main names the option (--epsilon: …).
-    eps = parse_epsilon(epsilon, name="epsilon")
-    bounds = parse_bounds(universe, name="--universe")
-    return [ReleaseQuery(column, query, eps, bounds, missing)], public_n
+    bounds = parse_bounds(universe or "", name="--universe")
+    query_ = ReleaseQuery(
+        column or "", query or "", epsilon, bounds, missing, mechanism=mechanism or "laplace", rho=rho
+    )
+    return [query_], public_n
 
 
 def _print_human(r: Release, file: Path) -> None:
     table = Table(title=f"Release of {file.name}: noisy answers (the true values are never shown)")
-    for name in ("answer", "ε", "universe", "scale b", "noisy value", "95 % interval"):
-        table.add_column(name, justify="left" if name in ("answer", "universe", "95 % interval") else "right")
-    for row in r.answers.itertuples():
-        table.add_row(str(row.label), f"{row.epsilon:.4g}", f"[{row.universe_lo:g}, {row.universe_hi:g}]",
-                      f"{row.noise_scale:.4g}", f"{row.noisy_value:.5g}",
-                      f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]")  # fmt: skip
+    for name in ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval"):
+        table.add_column(name, justify="right" if name in ("ε or ρ", "scale", "noisy value") else "left")
+    for row in r.answer_rows():
+        table.add_row(*row)
     out.print(table)
-    out.print(
-        "Noise: Laplace with scale b = Δf/ε (global sensitivity Δf); the 95 % interval is the noisy value "
-        "± b·ln 20 and holds the value of the clamped data in 95 % of releases."
-    )
+    out.print(NOISE_NOTE)
     out.print("[bold]Public statement[/bold] (depends only on ε and the published n; safe to publish):")
     for line in r.findings():
         out.print(f"  {line}")
     if r.ledger is not None:
-        led = r.ledger
-        left = "" if led["budget"] is None else f" of the budget {led['budget']:.6g}"
-        out.print(
-            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; ε spent {led['spent_after']:.6g}"
-            f"{left}."
-        )
+        out.print(r.ledger_line())
         note = r.budget_note()
         if note:
             err.print(f"Note: {note}.")
-
     err.print(
         "The internal assessment (local sensitivity, record counts: NOT FOR PUBLICATION) is written only with "
         "--internal FILE."
     )
+
+
+def _option(budget: str | None, budget_epsilon: str | None, budget_rho: float | None) -> str:
+    """The option a budget message names."""
+    if budget_rho is not None:
+        return "--budget-rho"
+    return "--budget-epsilon" if budget is None and budget_epsilon is not None else "--budget"
 
 
 @app.command("release")
@@ -115,6 +114,10 @@ def release_command(
     epsilon: str | None = typer.Option(
         None, "--epsilon", "-e", help="ε of this answer: a number or ln3, ln(3), log(3)."
     ),
+    mechanism: str | None = typer.Option(
+        None, "--mechanism", help="laplace (ε, default) or gaussian (ρ of zCDP)."
+    ),
+    rho: float | None = typer.Option(None, "--rho", help="ρ of a Gaussian answer (zero-concentrated DP)."),
     universe: str | None = typer.Option(
         None,
         "--universe",
@@ -129,6 +132,9 @@ def release_command(
     budget: str | None = typer.Option(
         None, "--budget", help="Refuse (exit 1, no noise drawn) if the total ε would exceed this."
     ),
+    budget_epsilon: str | None = BUDGET_EPSILON,
+    budget_delta: float | None = BUDGET_DELTA,
+    budget_rho: float | None = BUDGET_RHO,
     ledger: Path | None = typer.Option(
         None, "--ledger", help="JSON ledger of every release; later releases count what it records."
     ),
@@ -149,10 +155,11 @@ def release_command(
         help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
     ),
 ) -> None:
-    """Release noisy answers (Laplace noise from OpenDP) with a public risk statement, a budget and a ledger.
+    """Release noisy answers (Laplace or Gaussian noise from OpenDP) with a public risk statement and a ledger.
 
-    Each answer is the query on the column clamped to --universe plus Laplace noise of scale b = Δf/ε (global
-    sensitivity), from OpenDP's floating-point-safe sampler; it cannot be seeded. There is deliberately no
+    Each answer is the query on the column clamped to --universe plus Laplace noise of scale b = Δf/ε, or with
+    --mechanism gaussian Gaussian noise of σ = Δf/√(2ρ) (ρ-zCDP; global sensitivity Δf), from OpenDP's
+    floating-point-safe samplers; they cannot be seeded. There is deliberately no
     noise scaled to a data-dependent sensitivity: it leaks the data (see `privrisk audit`). Output is the
     publishable part only; the internal assessment (local sensitivity, record counts: beside a noisy mean, min
     or max they give back the true value) goes only to --internal FILE (mode 0600).
@@ -160,15 +167,17 @@ def release_command(
     --out is checked before any noise is drawn; with --ledger the release is charged only together with its
     outputs (drawn, written to temporary names, charged under the ledger's lock with the budget checked
     again, moved into place). A total ε above 20 is refused unless --allow-large-epsilon. A release that would
-    take the total ε above --budget is refused with exit code 1 before any noise is drawn. --ledger-key FILE
+    take the ledger above its budget is refused with exit code 1 before any noise is drawn: --budget or
+    --budget-epsilon E (pure ε: plain sum), with --budget-delta D (tight composition of every answer at δ), or
+    --budget-rho R (zCDP; a Laplace answer counts ε²/2). --ledger-key FILE
     (or PRIVRISK_LEDGER_KEY) keys the ledger with HMAC-SHA256: edits, truncation and a reset are detected.
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
     check_public_n(public_n)
-    queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
-    limit = parse_epsilon(budget, name="budget") if budget is not None else None
-    total = composed_epsilon(q.epsilon for q in queries)
+    queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n, mechanism, rho)
+    limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
+    total = math.fsum(q.epsilon for q in queries)
     if total > MAX_EPSILON and not allow_large_epsilon:
         where = f"{spec}: epsilon" if spec is not None else "--epsilon"
         raise PrivriskError(
@@ -220,7 +229,8 @@ def release_command(
     except ThresholdExceeded as exc:
         # The library names the parameter (budget: …); the command line names its option.
         text = str(exc)
-        raise ThresholdExceeded("--" + text if text.startswith("budget:") else text) from None
+        option = _option(budget, budget_epsilon, budget_rho)
+        raise ThresholdExceeded(option + text[6:] if text.startswith("budget:") else text) from None
 
 
 def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
@@ -234,15 +244,8 @@ def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None
         err.print(f"Wrote the internal assessment (NOT FOR PUBLICATION, mode 0600) to {internal}.")
 
 
-PUBLIC_FILES = (
-    "release.json",
-    "release.csv",
-    "manifest.json",
-    "release_answers.png",
-    "release_answers.svg",
-    "release_risk.png",
-    "release_risk.svg",
-)
+PUBLIC_FILES = ("release.json", "release.csv", "manifest.json", "release_answers.png", "release_answers.svg",
+                "release_risk.png", "release_risk.svg")  # fmt: skip
 
 
 @app.command("ledger")
@@ -253,24 +256,28 @@ def ledger_command(
         "--budget",
         help="Also say how much of this budget is left; exit 1 when the ledger has spent more than it.",
     ),
+    budget_epsilon: str | None = BUDGET_EPSILON,
+    budget_delta: float | None = BUDGET_DELTA,
+    budget_rho: float | None = BUDGET_RHO,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
     key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
 ) -> None:
-    """Check a privacy ledger and show what each release spent, the total ε and the risk it carries.
+    """Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.
 
-    With --budget the command exits 1 (after printing) when the ledger's total ε exceeds the budget.
+    With a budget the command exits 1 (after printing) when the ledger has spent more than it.
 
-    Example: privrisk ledger ledger.json --budget 1
+    Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
-    summary = summarize_ledger(path, budget, key=read_key(key_file))
+    limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
+    summary = summarize_ledger(path, limit, key=read_key(key_file))
     if as_json:
         emit_json(summary.to_dict())
     else:
         _print_ledger(path, summary)
-    if summary.budget is not None and not fits_budget(summary.total_epsilon, 0.0, summary.budget):
+    if summary.over_budget and limit is not None:
         raise ThresholdExceeded(
-            f"--budget: the ledger {path} has spent ε = {summary.total_epsilon:.6g}, more than the budget "
-            f"ε = {summary.budget:.6g}"
+            f"{_option(budget, budget_epsilon, budget_rho)}: the ledger {path} has spent {limit.unit} = {summary.spent:.6g}, more than the budget "
+            f"{limit.describe()}"
         )
 
 
@@ -279,22 +286,8 @@ def _print_ledger(path: Path, summary: LedgerSummary) -> None:
     table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
     for name in ("#", "time (UTC)", "ε", "answers", "data"):
         table.add_column(name, justify="right" if name in ("#", "ε") else "left")
-    for e in summary.entries:
-        table.add_row(
-            str(e["seq"]),
-            e["time"][:19],
-            format(e["epsilon"], ".6g"),
-            ", ".join(f"{q['query']}({q['column']})" for q in e["queries"]),
-            str(e["data"] or ""),
-        )
+    for row in summary.rows():
+        table.add_row(*row)
     out.print(table)
-    line = f"Total ε = {summary.total_epsilon:.6g} (sequential composition)"
-    if summary.budget is not None:
-        line += f"; budget {summary.budget:.6g}, left {summary.left or 0.0:.6g}"
-    out.print(line + ".")
-    if summary.statement is not None:
-        s = summary.statement
-        out.print(
-            f"Global risk P = {percent(s['global_risk'])}, global leak Γ = {percent(s['global_leak'])}. "
-            f"{s['sentences']}"
-        )
+    for line in summary.findings():
+        out.print(line)

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import typer
 from rich.table import Table
 
 from privrisk import risk as R
 from privrisk._validation import check_probability
+from privrisk.cli import accounting as A
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_epsilon, parse_epsilons, percent, ratio_from
+from privrisk.cli._common import (
+    emit_json,
+    err,
+    floats,
+    out,
+    parse_epsilon,
+    parse_epsilons,
+    percent,
+    ratio_from,
+)
 from privrisk.errors import PrivriskError, ThresholdExceeded
-
-EPSILON_HELP = "ε: a number or a natural logarithm such as ln3, ln(3), log(3)."
 
 
 def _whole(value: int, name: str, minimum: int = 2) -> int:
@@ -24,67 +33,152 @@ def _whole(value: int, name: str, minimum: int = 2) -> int:
 
 @app.command("risk")
 def risk_command(
-    epsilon: str = typer.Option(..., "--epsilon", "-e", help=EPSILON_HELP),
-    n: int = typer.Option(2, "--n", help="Possible worlds the attacker chooses among (2: the worst case)."),
-    ratio: float | None = typer.Option(
-        None, "--ratio", help="Δv/Δf, local over global sensitivity (default 1)."
+    epsilon: str | None = A.EPSILON,
+    delta: float | None = A.DELTA,
+    rho: float | None = A.RHO,
+    mu: float | None = A.MU,
+    mechanism: str | None = A.MECHANISM,
+    scale: float | None = A.SCALE,
+    sigma: float | None = A.SIGMA,
+    sensitivity: float | None = A.SENSITIVITY,
+    compose: int | None = A.COMPOSE,
+    sample_rate: float | None = A.SAMPLE_RATE,
+    group: int | None = A.GROUP,
+    prior: float = typer.Option(0.5, "--prior", help="The attacker's prior that a person is in the data."),
+    fpr: str = typer.Option(
+        "0.001,0.01,0.05,0.1", "--fpr", help="False-positive rates α for the TPR (comma-separated)."
     ),
-    dv: float | None = typer.Option(None, "--dv", help="Local sensitivity Δv (with --df)."),
-    df: float | None = typer.Option(None, "--df", help="Global sensitivity Δf (with --dv)."),
-    delta: float = typer.Option(0.0, "--delta", help="δ of (ε, δ)-DP, for the global risk."),
+    n: int | None = typer.Option(
+        None, "--n", help="Possible worlds (candidates) the attacker picks among (default 2)."
+    ),
+    at_delta: float | None = typer.Option(None, "--at-delta", help="Also give ε at this δ."),
+    at_epsilon: float | None = typer.Option(None, "--at-epsilon", help="Also give δ at this ε."),
+    ratio: float | None = typer.Option(
+        None, "--ratio", help="Δv/Δf, local over global sensitivity (pure ε; default 1)."
+    ),
+    dv: float | None = typer.Option(None, "--dv", help="Local sensitivity Δv (with --df; pure ε)."),
+    df: float | None = typer.Option(None, "--df", help="Global sensitivity Δf (with --dv; pure ε)."),
     max_risk: float | None = typer.Option(
         None, "--max-risk", help="Exit with code 1 if the many-worlds risk exceeds this probability."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
-    """The probability that an attacker tells whether a person is in the data, for one ε.
+    """The risks of one guarantee: membership (advantage, success, posterior, TPR at FPR) and singling out.
 
-    Example: privrisk risk --epsilon ln3 --n 10
+    Give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, or --mechanism laplace|gaussian|rr
+    with --epsilon, --scale or --sigma (and --sensitivity); modifiers --sample-rate, --compose, --group.
+
+    Example: privrisk risk --mechanism gaussian --sigma 2 --compose 10 --n 100
     """
-    eps = parse_epsilon(epsilon, name="--epsilon")
+    from privrisk import accounting as acc
+
+    g = A.guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, mechanism=mechanism, scale=scale,
+                                 sigma=sigma, sensitivity=sensitivity, compose=compose, sample_rate=sample_rate,
+                                 group=group)  # fmt: skip
     if max_risk is not None:
         check_probability(max_risk, name="--max-risk")
-    n_ = _whole(n, "--n")
-    r = ratio_from(ratio, dv, df)
-    if not 0 <= delta <= 1:
-        raise PrivriskError(f"--delta: must be in [0, 1], got {delta:g}")
-    mw = R.many_worlds(eps, n_, r)
-    doc = {
+    check_probability(prior, name="--prior", open_low=True, open_high=True)
+    rates = floats(fpr, name="--fpr")
+    check_probability(rates, name="--fpr")
+    for name, value in (("--at-delta", at_delta), ("--at-epsilon", at_epsilon)):
+        if value is not None and not (
+            math.isfinite(value) and value >= 0 and (name == "--at-epsilon" or value < 1)
+        ):
+            raise PrivriskError(
+                f"{name}: must be {'in [0, 1)' if name == '--at-delta' else 'a number ≥ 0'}, got {value:g}"
+            )
+    n_ = _whole(n if n is not None else 2, "--n")
+    # Today's keys (Lee and Clifton's risks, Mehner et al.'s P and Γ) stay for a pure ε and for --epsilon/--delta.
+    plain = mechanism is None and epsilon is not None and not (compose or sample_rate or group)
+    pure = g.pure_epsilon
+    if pure is None and not plain and (ratio is not None or dv is not None or df is not None):
+        raise PrivriskError("--ratio: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)")
+    summary = acc.risk_summary(
+        g, prior=prior, fpr=tuple(rates), n=n, at_delta=at_delta, at_epsilon=at_epsilon
+    )
+    doc: dict[str, Any] = {}
+    if pure is not None or plain:
+        eps = pure if pure is not None else parse_epsilon(epsilon or "", name="--epsilon")
+        d = 0.0 if pure is not None else float(delta or 0.0)
+        doc = _lee_clifton(eps, d, n_, ratio_from(ratio, dv, df))
+    doc.update({"prior": prior, **summary})
+    if as_json:
+        emit_json(doc)
+    else:
+        _print_risks(doc, n)
+    mw = doc.get("many_worlds")
+    if mw is None:
+        mw = acc.reconstruction_risk(g, n_)
+    if max_risk is not None and mw > max_risk:
+        raise ThresholdExceeded(f"many-worlds risk {mw:.4f} exceeds --max-risk {max_risk:g}")
+
+
+def _lee_clifton(eps: float, delta: float, n: int, r: float) -> dict[str, Any]:
+    mw = R.many_worlds(eps, n, r)
+    return {
         "epsilon": eps,
-        "n": n_,
+        "n": n,
         "ratio": r,
         "delta": delta,
         "many_worlds": mw,
         "two_worlds": R.two_worlds(eps, r),
         "global_risk": R.global_risk(eps, delta),
         "global_leak": R.global_leak(eps, delta),
-        "local_leak": R.leak(mw, n_),
-        "guess": 1.0 / n_,
-        "description": R.describe(eps, n_ if n_ > 2 else None, r),
+        "local_leak": R.leak(mw, n),
+        "guess": 1.0 / n,
+        "description": R.describe(eps, n if n > 2 else None, r),
     }
-    if as_json:
-        emit_json(doc)
-    else:
+
+
+def _print_risks(doc: dict[str, Any], n: int | None) -> None:
+    if "many_worlds" in doc:
+        n_, eps, r = doc["n"], doc["epsilon"], doc["ratio"]
         table = Table(title=f"ε = {eps:.6g}, n = {n_:,}, Δv/Δf = {r:.4g}", show_header=True)
-        table.add_column("measure")
-        table.add_column("value", justify="right")
-        table.add_column("what it is")
+        for name in ("measure", "value", "what it is"):
+            table.add_column(name, justify="right" if name == "value" else "left")
         table.add_row(
-            "many-worlds ρ_mw", f"{doc['many_worlds']:.4f}", f"attacker picks the true world of {n_:,}"
+            "many-worlds risk ρ_mw", f"{doc['many_worlds']:.4f}", f"attacker picks the true world of {n_:,}"
         )
         table.add_row(
-            "two-worlds ρ_tw", f"{doc['two_worlds']:.4f}", "attacker decides in or out of one person"
+            "two-worlds risk ρ_tw", f"{doc['two_worlds']:.4f}", "attacker decides in or out of one person"
         )
-        table.add_row("global risk P", f"{doc['global_risk']:.4f}", "worst case: n = 2, Δv = Δf")
+        table.add_row("global risk ρ_gl", f"{doc['global_risk']:.4f}", "worst case: n = 2, Δv = Δf")
         table.add_row(
-            "global leak Γ", f"{doc['global_leak']:.4f}", "2P − 1: the way from guessing to certainty"
+            "global leak Γ", f"{doc['global_leak']:.4f}", "2ρ_gl − 1: the way from guessing to certainty"
         )
         table.add_row("local leak γ", f"{doc['local_leak']:.4f}", "(ρ_mw − 1/n)/(1 − 1/n)")
         table.add_row("guessing", f"{doc['guess']:.4f}", "1/n: right without any answer")
         out.print(table)
         out.print(doc["description"])
-    if max_risk is not None and mw > max_risk:
-        raise ThresholdExceeded(f"many-worlds risk {mw:.4f} exceeds --max-risk {max_risk:g}")
+    w = doc["worst_case"]
+    table = Table(title=f"{doc['guarantee']}: the best attacker (prior {doc['prior']:g})", show_header=True)
+    for name in ("measure", "this guarantee", "worst case"):
+        table.add_column(name, justify="left" if name == "measure" else "right")
+    table.add_row("advantage", _cell(doc["advantage"]), _cell(w["advantage"]))
+    table.add_row("success", _cell(doc["success"]), _cell(w["success"]))
+    table.add_row("largest posterior", _cell(doc["posterior_max"]), _cell(w["posterior_max"]))
+    for mine, worst in zip(doc["tpr_at_fpr"], w["tpr_at_fpr"], strict=True):
+        table.add_row(f"TPR at FPR α = {mine['fpr']:g}", _cell(mine["tpr"]), _cell(worst["tpr"]))
+    if doc["reconstruction"] is not None:
+        table.add_row(f"risk among n = {n:,}", _cell(doc["reconstruction"]), _cell(w["reconstruction"]))
+    for key, label in (("epsilon_at_delta", "ε at δ"), ("delta_at_epsilon", "δ at ε")):
+        if doc.get(key) is not None or w.get(key) is not None:
+            table.add_row(label, _cell(doc.get(key), "g"), _cell(w.get(key), "g"))
+    out.print(table)
+    out.print(
+        "This guarantee: the exact mechanism (or definition) given; worst case: the worst mechanism with the same "
+        "(ε, δ). Advantage = TPR − FPR of the best test; success = its chance to be right; TPR at FPR α: "
+        "true-positive rate at false-positive rate α; risk among n: many-worlds risk ρ_mw (f-DP bound 1 − β(1/n))."
+    )
+    err.print(f"Conversion: {doc['conversion']}.")
+
+
+def _cell(value: Any, fmt: str = "pct") -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, str):
+        return value
+    return percent(value) if fmt == "pct" else f"{value:.4g}"
 
 
 @app.command("epsilon")

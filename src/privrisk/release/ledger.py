@@ -48,11 +48,13 @@ from typing import Any
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import atomic_path
+from privrisk.release.budget import Budget
 
 __all__ = [
     "KEY_ENV",
     "check_key",
     "deferred_signals",
+    "ledger_records",
     "read_key",
     "read_ledger",
     "record_release",
@@ -67,6 +69,7 @@ LOCK_TIMEOUT = 60.0
 TOLERANCE = 1e-12
 _ENTRY_KEYS = {"seq", "time", "epsilon", "queries", "data", "budget", "prev", "hash"}
 _QUERY_KEYS = {"column", "query", "epsilon"}
+_GAUSSIAN_KEYS = {"column", "query", "mechanism", "rho"}
 _HEADER_KEYS = {"schema_version", "kind", "entries", "count", "total_epsilon", "head"}
 _KEYED_KEYS = {"keyed", "mac"}
 
@@ -128,25 +131,44 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a number")
 
 
+def _record_ok(q: Any) -> bool:
+    """A query record: ``{column, query, epsilon}`` (Laplace, every ledger so far) or ``{column, query,
+    mechanism: "gaussian", rho}``."""
+    if not isinstance(q, dict):
+        return False
+    if set(q) == _QUERY_KEYS:
+        return _positive(q["epsilon"])
+    return set(q) == _GAUSSIAN_KEYS and q["mechanism"] == "gaussian" and _positive(q["rho"])
+
+
 def _check_entry(path: Path, i: int, entry: Any, prev: str, key: bytes | None = None) -> float:
     where = f"entry {i + 1}"
     if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS:
         raise _corrupt(path, f"{where} does not have the keys {', '.join(sorted(_ENTRY_KEYS))}")
     if entry["seq"] != i + 1 or isinstance(entry["seq"], bool):
         raise _corrupt(path, f"{where} has sequence number {entry['seq']!r}")
-    if not _positive(entry["epsilon"]):
-        raise _corrupt(path, f"{where} has ε = {entry['epsilon']!r}; every release spends ε > 0")
     queries = entry["queries"]
     if not isinstance(queries, list) or not queries:
         raise _corrupt(path, f"{where} lists no queries")
+    gaussian_only = all(isinstance(q, dict) and q.get("mechanism") == "gaussian" for q in queries)
+    # A release of Gaussian answers only spends no pure ε: its entry's ε is 0.
+    if not (_positive(entry["epsilon"]) or (gaussian_only and entry["epsilon"] == 0)) or isinstance(
+        entry["epsilon"], bool
+    ):
+        raise _corrupt(path, f"{where} has ε = {entry['epsilon']!r}; every Laplace release spends ε > 0")
     for q in queries:
-        if not isinstance(q, dict) or set(q) != _QUERY_KEYS or not _positive(q["epsilon"]):
-            raise _corrupt(path, f"{where} has a query without column, query and ε > 0")
-    parts = math.fsum(q["epsilon"] for q in queries)
+        if not _record_ok(q):
+            raise _corrupt(
+                path, f"{where} has a query without column, query and ε > 0 (or mechanism gaussian and ρ > 0)"
+            )
+    parts = math.fsum(q["epsilon"] for q in queries if "epsilon" in q)
     if not math.isclose(parts, entry["epsilon"], rel_tol=TOLERANCE):
         raise _corrupt(path, f"{where}: its queries add up to ε = {parts:.12g}, not {entry['epsilon']:.12g}")
-    if entry["budget"] is not None and not _positive(entry["budget"]):
-        raise _corrupt(path, f"{where} has budget {entry['budget']!r}")
+    if entry["budget"] is not None:
+        try:
+            Budget.from_json(entry["budget"])
+        except PrivriskError:
+            raise _corrupt(path, f"{where} has budget {entry['budget']!r}") from None
     if entry["prev"] != prev:
         raise _corrupt(
             path, f"{where} does not follow the entry before it (an entry was removed or reordered)"
@@ -322,11 +344,32 @@ def budget_message(epsilon: float, spent: float, budget: float, ledger: Path | N
     )
 
 
+def ledger_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every answer a ledger records, in order (each ``{column, query, epsilon}`` or a Gaussian's record).
+
+    Example:
+        >>> ledger_records([{"queries": [{"column": "h", "query": "mean", "epsilon": 0.5}]}])
+        [{'column': 'h', 'query': 'mean', 'epsilon': 0.5}]
+    """
+    return [q for e in entries for q in e["queries"]]
+
+
+def _clean(q: dict[str, Any]) -> dict[str, Any]:
+    if q.get("mechanism", "laplace") == "gaussian":
+        return {
+            "column": str(q["column"]),
+            "query": str(q["query"]),
+            "mechanism": "gaussian",
+            "rho": float(q["rho"]),
+        }
+    return {"column": str(q["column"]), "query": str(q["query"]), "epsilon": float(q["epsilon"])}
+
+
 def record_release(
     path: str | os.PathLike[str],
     *,
     queries: list[dict[str, Any]],
-    budget: float | None = None,
+    budget: float | Budget | None = None,
     data: str | None = None,
     timeout: float = LOCK_TIMEOUT,
     key: Key | None = None,
@@ -336,10 +379,12 @@ def record_release(
 
     Args:
         path: the ledger file (created if missing).
-        queries: ``[{"column", "query", "epsilon"}]`` for every answer of the release.
-        budget: the largest total ε the ledger may reach. None keeps the budget of the ledger's last entry (or,
-            for a ledger without one, only records). A different budget replaces it; ``previous_budget`` in the
-            result tells the caller, who should say so.
+        queries: ``[{"column", "query", "epsilon"}]`` for every Laplace answer of the release, ``{"column",
+            "query", "mechanism": "gaussian", "rho"}`` for a Gaussian one.
+        budget: the largest total the ledger may reach: a number (ε) or a :class:`~privrisk.release.budget.Budget`
+            (ε, (ε, δ) or ρ). None keeps the budget of the ledger's last entry (or, for a ledger without one,
+            only records). A different budget replaces it; ``previous_budget`` in the result tells the caller, who
+            should say so.
         data: the data file's name, for the record.
         timeout: seconds to wait for another release that holds the lock.
         key: the secret of a keyed ledger (see :func:`read_ledger`); a new ledger written with a key is keyed.
@@ -348,7 +393,8 @@ def record_release(
             together. If it raises, nothing is charged.
 
     Returns:
-        ``{"spent_before", "spent_after", "budget", "previous_budget", "entry"}``.
+        ``{"spent_before", "spent_after", "budget", "previous_budget", "entry", "records"}``: the plain sum of
+        ε before and after, the budget as the ledger keeps it, and every answer recorded after this release.
 
     Raises:
         ThresholdExceeded: when the release would take the ledger's total above the budget (nothing is written).
@@ -365,38 +411,39 @@ def record_release(
     # replace the target, not turn the link into a second ledger.
     raw_key = check_key(key)
     p = Path(os.path.realpath(path))
-    clean: list[dict[str, Any]] = [
-        {"column": str(q["column"]), "query": str(q["query"]), "epsilon": float(q["epsilon"])}
-        for q in queries
-    ]
-    if not clean or not all(_positive(q["epsilon"]) for q in clean):
-        raise PrivriskError("queries: a release spends ε > 0 on at least one query")
-    epsilon = math.fsum(q["epsilon"] for q in clean)
+    clean = [_clean(q) for q in queries]
+    if not clean or not all(_record_ok(q) for q in clean):
+        raise PrivriskError("queries: a release spends ε > 0 (or ρ > 0) on at least one query")
+    epsilon = math.fsum(q["epsilon"] for q in clean if "epsilon" in q)
+    wanted = budget if isinstance(budget, Budget) or budget is None else Budget.from_json(budget)
     with _locked(p, timeout):
         entries = read_ledger(p, raw_key)
         spent = math.fsum(float(e["epsilon"]) for e in entries)
         previous = entries[-1]["budget"] if entries else None
-        if budget is None:
-            # Leaving out the budget must not lift the budget the ledger was kept under.
-            budget = previous
-        if budget is not None and not fits_budget(spent, epsilon, budget):
-            raise ThresholdExceeded(budget_message(epsilon, spent, float(budget), p))
+        # Leaving out the budget must not lift the budget the ledger was kept under.
+        kept = wanted if wanted is not None else Budget.from_json(previous)
+        records = [*ledger_records(entries), *clean]
+        if kept is not None and not kept.fits(records):
+            if kept.rho is None and kept.delta is None:
+                raise ThresholdExceeded(budget_message(epsilon, spent, kept.limit, p))
+            raise ThresholdExceeded(kept.message(records, len(clean), f"the ledger {p} "))
         entry: dict[str, Any] = {
             "seq": len(entries) + 1,
             "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),
             "epsilon": epsilon,
             "queries": clean,
             "data": data,
-            "budget": None if budget is None else float(budget),
+            "budget": None if kept is None else kept.to_json(),
             "prev": entries[-1]["hash"] if entries else GENESIS,
         }
         entry["hash"] = _entry_hash(entry, raw_key)
         result = {
             "spent_before": spent,
             "spent_after": spent + epsilon,
-            "budget": budget,
+            "budget": entry["budget"],
             "previous_budget": previous,
             "entry": entry,
+            "records": records,
         }
         if before_write is not None:
             before_write(dict(result))

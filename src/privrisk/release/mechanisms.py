@@ -42,21 +42,24 @@ from privrisk._validation import check_probability, check_values, parse_epsilon
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.data import numeric_values
 from privrisk.release import ledger as _ledger
+from privrisk.release.budget import Budget, as_budget
 from privrisk.release.spec import ReleaseQuery, _interval, check_public_n
 from privrisk.release.statement import (
     Release,
     _internal_assessment,
     _Measured,
     _with_cumulative,
-    composed_epsilon,
-    public_statement,
+    release_statement,
 )
 from privrisk.sensitivity import Universe, evaluate, global_sensitivity, local_sensitivity
 
 __all__ = [
     "LEVEL",
     "MAX_EPSILON",
+    "MAX_RHO",
     "check_release_epsilon",
+    "gaussian_mechanism",
+    "gaussian_sigma",
     "laplace_mechanism",
     "noise_interval",
     "noise_scale",
@@ -68,6 +71,9 @@ LEVEL = 0.95
 #: The largest total ε a release accepts without ``allow_large_epsilon``: at ε = 20 the global risk is
 #: 1/(1 + e^(−20)) ≈ 1 − 2·10⁻⁹, and above it the noise hides next to nothing of the true value.
 MAX_EPSILON = 20.0
+#: The largest total ρ of Gaussian answers a release accepts without ``allow_large_epsilon``: ε²/2 at ε = 20, the
+#: ρ that pure ε-DP at the ε limit implies (Bun and Steinke 2016, Prop. 1.4).
+MAX_RHO = MAX_EPSILON**2 / 2
 
 
 def check_release_epsilon(total: float, allow_large_epsilon: bool = False, *, name: str = "epsilon") -> None:
@@ -131,6 +137,42 @@ def _certified_scale(sensitivity: float, epsilon: float) -> float:
             return scale
         scale = math.nextafter(scale, math.inf)
     raise PrivriskError(f"epsilon: OpenDP cannot certify ε = {epsilon:g} for sensitivity {sensitivity:g}")
+
+
+def _atom_gaussian(sigma: float) -> Any:
+    dp = _opendp()
+    return dp.m.make_gaussian(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=sigma)
+
+
+def gaussian_sigma(sensitivity: float, rho: float) -> float:
+    """σ = Δ/√(2ρ), the Gaussian noise that makes one answer ρ-zCDP, raised by as few ulps as needed for OpenDP's
+    privacy map to certify ρ' ≤ ρ (Bun and Steinke 2016, Prop. 1.6: N(0, σ²) noise on a query of sensitivity Δ
+    is Δ²/(2σ²)-zCDP).
+
+    Example:
+        >>> gaussian_sigma(1.0, 0.125)
+        2.0
+    """
+    if not math.isfinite(sensitivity):
+        raise PrivriskError(
+            f"universe: the global sensitivity overflows (Δf = {sensitivity:g}); give a smaller universe",
+            param="universe",
+        )
+    with np.errstate(all="ignore"):
+        sigma = float(sensitivity) / math.sqrt(2 * float(rho))
+    if not math.isfinite(sigma) or sigma <= 0:
+        raise PrivriskError(
+            f"rho: ρ = {rho:g} makes the noise σ = Δf/√(2ρ) = {sigma:g} for Δf = {sensitivity:g}; it must be a "
+            "finite number > 0",
+            param="rho",
+        )
+    for _ in range(64):
+        if _atom_gaussian(sigma).map(float(sensitivity)) <= rho:
+            return sigma
+        sigma = math.nextafter(sigma, math.inf)
+    raise PrivriskError(
+        f"rho: OpenDP cannot certify ρ = {rho:g} for sensitivity {sensitivity:g}", param="rho"
+    )
 
 
 def _check_scale(scale: Any) -> np.ndarray:
@@ -203,6 +245,40 @@ def _draw(values: np.ndarray, scale: float) -> np.ndarray:
     return np.asarray(meas([float(v) for v in values]), dtype=float)
 
 
+def _draw_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
+    """values + N(0, σ²) noise, in one vector call to OpenDP's Gaussian sampler (exact, not seedable)."""
+    dp = _opendp()
+    meas = dp.m.make_gaussian(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float), scale=float(sigma)
+    )
+    return np.asarray(meas([float(v) for v in values]), dtype=float)
+
+
+def gaussian_mechanism(values: ArrayLike, sigma: float) -> float | np.ndarray:
+    """values + Y with Y ~ N(0, σ²), drawn by OpenDP's Gaussian sampler (not seedable); a float for a scalar.
+
+    Example:
+        >>> noisy = gaussian_mechanism([0.0] * 1000, 2.0)
+        >>> noisy.shape, bool(abs(noisy.mean()) < 1)
+        ((1000,), True)
+    """
+    check_values(values, name="values", minimum=0)
+    arr = np.asarray(values, dtype=float)
+    s = float(_check_scale(sigma))
+    if arr.ndim == 0:
+        return float(_draw_gaussian(arr.reshape(1), s)[0])
+    return _draw_gaussian(arr.ravel(), s).reshape(arr.shape)
+
+
+def _half_width(mechanism: str, scale: float, level: float) -> float:
+    """Half-width of the interval that holds the noise with probability ``level`` (Laplace or Gaussian)."""
+    if mechanism == "gaussian":
+        from statistics import NormalDist
+
+        return scale * NormalDist().inv_cdf((1 + level) / 2)
+    return float(noise_interval(scale, level))
+
+
 @overload
 def laplace_mechanism(values: float, scale: float) -> float: ...
 @overload
@@ -235,6 +311,16 @@ def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray:
 # --------------------------------------------------------------------------------------------------------------
 
 
+def _check_rho(total: float, allow_large_epsilon: bool) -> None:
+    """Refuse Gaussian answers whose total ρ exceeds :data:`MAX_RHO`, or warn when it is allowed."""
+    if total <= MAX_RHO:
+        return
+    text = f"rho: a release with total ρ = {total:.6g} > {MAX_RHO:g} publishes about the true value"
+    if not allow_large_epsilon:
+        raise PrivriskError(text + "; refused unless allow_large_epsilon", param="rho")
+    warnings.warn(text + "; released because it was allowed", PrivacyLeakWarning, stacklevel=3)
+
+
 @dataclass(frozen=True)
 class _Prepared:
     measured: _Measured
@@ -260,7 +346,8 @@ def _prepare(
         clamped = np.clip(col.values, u.lo, u.hi)
         with np.errstate(all="ignore"):
             gs = global_sensitivity(q.query, u)
-        scale = _certified_scale(gs, q.epsilon)  # fails on an overflowing Δf before anything else is computed
+        # Fails on an overflowing Δf before anything else is computed.
+        scale = gaussian_sigma(gs, q.rho) if q.rho is not None else _certified_scale(gs, q.epsilon)
         with np.errstate(all="ignore"):
             ls = float(local_sensitivity(q.query, clamped, u))
             true_value = float(evaluate(q.query, clamped))
@@ -273,7 +360,7 @@ def noisy_release(
     queries: Sequence[ReleaseQuery] | ReleaseQuery,
     *,
     public_n: int | None = None,
-    budget: float | str | None = None,
+    budget: float | str | Budget | None = None,
     ledger: str | os.PathLike[str] | None = None,
     source: str | None = None,
     level: float = LEVEL,
@@ -294,8 +381,9 @@ def noisy_release(
         queries: the :class:`ReleaseQuery` objects (or one).
         public_n: the published number of people in the data, for the many-worlds risk in the public statement.
             Give only a number that is public anyway; the records actually read are never used for it.
-        budget: the largest total ε; with a ledger it bounds the ledger's total after this release, and None
-            keeps the budget of the ledger's last release.
+        budget: the largest total: a number (pure ε) or a :class:`~privrisk.release.budget.Budget` (ε, (ε, δ) or
+            ρ); with a ledger it bounds the ledger's total after this release, and None keeps the budget of the
+            ledger's last release.
         ledger: a JSON ledger file that records every release (created when missing).
         source: the data file's name, for messages and the ledger.
         level: the coverage of the reported noise interval.
@@ -321,24 +409,39 @@ def noisy_release(
     if not qs:
         raise PrivriskError("queries: a release needs at least one query")
     n_pub = check_public_n(public_n, "public_n")
-    limit = None if budget is None else parse_epsilon(budget, name="budget")
-    total = composed_epsilon(q.epsilon for q in qs)
-    check_release_epsilon(total, allow_large_epsilon)
+    limit = as_budget(budget)
+    total = math.fsum(q.epsilon for q in qs)
+    if total > 0:
+        check_release_epsilon(total, allow_large_epsilon)
+    _check_rho(math.fsum(q.rho or 0.0 for q in qs), allow_large_epsilon)
     prepared, summaries = _prepare(data, qs, source)
-    half = [float(noise_interval(p.scale, level)) for p in prepared]
+    check_probability(level, name="level", open_low=True, open_high=True)
+    half = [_half_width(p.measured.query.mechanism, p.scale, level) for p in prepared]
+    new = [q.ledger_record() for q in qs]
 
     # Every check that can refuse the release runs before any noise is drawn; with a ledger the budget is
     # checked again under the lock when the release is charged.
+    before: list[dict[str, Any]] = []
     if ledger is not None:
         entries = _ledger.read_ledger(ledger, key)
-        spent = math.fsum(float(e["epsilon"]) for e in entries)
-        kept = limit if limit is not None else (entries[-1]["budget"] if entries else None)
-        if kept is not None and not _ledger.fits_budget(spent, total, kept):
-            raise ThresholdExceeded(_ledger.budget_message(total, spent, float(kept), Path(ledger)))
-    elif limit is not None and not _ledger.fits_budget(0.0, total, limit):
-        raise ThresholdExceeded(_ledger.budget_message(total, 0.0, limit, None))
+        before = _ledger.ledger_records(entries)
+        kept = limit if limit is not None else Budget.from_json(entries[-1]["budget"] if entries else None)
+        where: Path | None = Path(ledger)
+    else:
+        kept, where = limit, None
+    if kept is not None and not kept.fits([*before, *new]):
+        spent = math.fsum(float(r.get("epsilon", 0.0)) for r in before)
+        if kept.rho is None and kept.delta is None:
+            raise ThresholdExceeded(_ledger.budget_message(total, spent, kept.limit, where))
+        at = f"the ledger {where} " if where is not None else ""
+        raise ThresholdExceeded(kept.message([*before, *new], len(new), at))
 
-    noisy = [laplace_mechanism(p.true_value, p.scale) for p in prepared]
+    noisy = [
+        gaussian_mechanism(p.true_value, p.scale)
+        if p.measured.query.mechanism == "gaussian"
+        else laplace_mechanism(p.true_value, p.scale)
+        for p in prepared
+    ]
     rows = []
     for p, y, h in zip(prepared, noisy, half, strict=True):
         m = p.measured
@@ -347,7 +450,9 @@ def noisy_release(
                 "label": m.query.label,
                 "column": m.query.column,
                 "query": m.query.query,
-                "epsilon": m.query.epsilon,
+                "mechanism": m.query.mechanism,
+                "epsilon": m.query.epsilon if m.query.rho is None else None,
+                "rho": m.query.rho,
                 "universe_lo": m.query.universe.lo,
                 "universe_hi": m.query.universe.hi,
                 "global_sensitivity": m.gs,
@@ -361,10 +466,13 @@ def noisy_release(
     answers = pd.DataFrame(rows)
     internal, withheld = _internal_assessment([p.measured for p in prepared], n_pub)
 
-    def build(record: dict[str, Any] | None, budget_: float | None) -> Release:
-        statement = public_statement(total, n_pub)
+    def build(record: dict[str, Any] | None, budget_: Any) -> Release:
+        b = Budget.from_json(budget_) if budget_ is not None and not isinstance(budget_, Budget) else budget_
+        delta = b.delta if b is not None and b.delta is not None else None
+        statement = release_statement(new, n_pub, delta=delta)
         if record is not None and ledger is not None:
-            statement = _with_cumulative(statement, record, ledger, n_pub)
+            statement = _with_cumulative(statement, record, ledger, n_pub, delta=delta)
+            record = {k: v for k, v in record.items() if k != "records"}
         return Release(
             answers=answers,
             statement=statement,
@@ -376,7 +484,7 @@ def noisy_release(
         )
 
     if ledger is None:
-        release = build(None, limit)
+        release = build(None, None if limit is None else limit.to_json())
         if before_charge is not None:
             before_charge(release)
         return release
@@ -392,7 +500,7 @@ def noisy_release(
 
     _ledger.record_release(
         ledger,
-        queries=[{"column": q.column, "query": q.query, "epsilon": q.epsilon} for q in qs],
+        queries=new,
         budget=limit,
         data=source,
         key=key,

@@ -18,17 +18,40 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
-from privrisk._validation import Query, check_query, parse_epsilon
+from privrisk._validation import Query, check_choice, check_query, parse_epsilon
 from privrisk.errors import PrivriskError
 from privrisk.io.data import MissingCodes, parse_missing
 from privrisk.sensitivity import Universe
 
-__all__ = ["ReleaseQuery", "ReleaseSpec", "check_public_n", "check_spec_columns", "read_release_spec"]
+__all__ = [
+    "MECHANISMS",
+    "Mechanism",
+    "ReleaseQuery",
+    "ReleaseSpec",
+    "check_public_n",
+    "check_spec_columns",
+    "read_release_spec",
+]
 
 _SPEC_TOP = {"public_n", "missing", "query"}
-_SPEC_QUERY = {"column", "query", "epsilon", "universe", "missing", "label"}
+_SPEC_QUERY = {"column", "query", "epsilon", "universe", "missing", "label", "mechanism", "rho"}
+
+#: The noise a release adds: Laplace (ε-DP) or Gaussian (ρ-zCDP, Bun and Steinke 2016), both from OpenDP.
+Mechanism = Literal["laplace", "gaussian"]
+MECHANISMS: tuple[Mechanism, ...] = ("laplace", "gaussian")
+
+
+def _rho(value: Any) -> float:
+    """ρ of zero-concentrated DP: a finite number > 0."""
+    try:
+        rho = float(value)
+    except (TypeError, ValueError):
+        rho = math.nan
+    if isinstance(value, bool) or not (math.isfinite(rho) and rho > 0):
+        raise PrivriskError(f"rho: must be a finite number greater than 0, got {value!r}", param="rho")
+    return rho
 
 
 def _interval(universe: Universe | Sequence[float]) -> Universe:
@@ -83,22 +106,29 @@ def check_public_n(value: Any, name: str = "public_n") -> int | None:
 
 @dataclass(frozen=True, init=False)
 class ReleaseQuery:
-    """One answer to release: a query on a column, its ε and the universe [lo, hi] its values are clamped to.
+    """One answer to release: a query on a column, its privacy parameter and the universe [lo, hi] it is clamped to.
+
+    A Laplace answer (the default) spends ε (pure ε-DP); a Gaussian answer spends ρ of zero-concentrated DP
+    (OpenDP's Gaussian mechanism: ρ = Δ²/(2σ²), Bun and Steinke 2016, Prop. 1.6).
 
     Args:
         column: the column's name.
         query: one of ``count, sum, mean, median, min, max, variance, std`` (``var`` is read as ``variance``).
-        epsilon: ε > 0, a number or ``ln3``, ``ln(3)``, ``log(3)``.
+        epsilon: ε > 0, a number or ``ln3``, ``ln(3)``, ``log(3)``, for a Laplace answer; None for a Gaussian one.
         universe: bounds ``(lo, hi)`` with lo < hi fixed before looking at the data, or an interval
             :class:`~privrisk.sensitivity.Universe`.
         missing: missing codes to drop: ``"negative"``, a list of codes, or
             :class:`~privrisk.io.data.MissingCodes`.
         name: how the answer is labelled in the published table (default ``query(column)``).
+        mechanism: ``laplace`` or ``gaussian``.
+        rho: ρ > 0 of a Gaussian answer.
 
     Example:
         >>> q = ReleaseQuery("hours", "mean", "ln3", (0, 24))
         >>> q.label, round(q.epsilon, 4), q.universe
         ('mean(hours)', 1.0986, Universe.from_bounds(0, 24))
+        >>> ReleaseQuery("hours", "mean", None, (0, 24), mechanism="gaussian", rho=0.125).ledger_record()
+        {'column': 'hours', 'query': 'mean', 'mechanism': 'gaussian', 'rho': 0.125}
     """
 
     column: str
@@ -107,26 +137,59 @@ class ReleaseQuery:
     universe: Universe
     missing: MissingCodes
     name: str | None
+    mechanism: Mechanism
+    rho: float | None
 
     def __init__(
         self,
         column: str,
         query: str,
-        epsilon: float | str,
+        epsilon: float | str | None,
         universe: Universe | Sequence[float],
         missing: MissingCodes | str | Sequence[float] | None = None,
         name: str | None = None,
+        *,
+        mechanism: str = "laplace",
+        rho: float | None = None,
     ) -> None:
         if not isinstance(column, str) or not column:
             raise PrivriskError("column: give the name of a column")
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise PrivriskError("label: give a non-empty text")
+        m = check_choice(mechanism, MECHANISMS, name="mechanism")
+        if m == "laplace":
+            if rho is not None:
+                raise PrivriskError(
+                    "rho: a Laplace answer spends ε, not ρ (give mechanism gaussian)", param="rho"
+                )
+            if epsilon is None:
+                raise PrivriskError("epsilon: a Laplace answer needs ε", param="epsilon")
+            eps = parse_epsilon(epsilon, name="epsilon")
+        else:
+            if epsilon is not None:
+                raise PrivriskError(
+                    "epsilon: a Gaussian answer spends ρ of zero-concentrated DP, not ε; give rho",
+                    param="epsilon",
+                )
+            if rho is None:
+                raise PrivriskError("rho: a Gaussian answer needs ρ of zero-concentrated DP", param="rho")
+            eps = 0.0
         object.__setattr__(self, "column", column)
         object.__setattr__(self, "query", cast(Query, check_query(query)))
-        object.__setattr__(self, "epsilon", parse_epsilon(epsilon, name="epsilon"))
+        # A Gaussian answer spends no pure ε: 0.0 keeps sums of ε right; ``rho`` is its parameter.
+        object.__setattr__(self, "epsilon", eps)
         object.__setattr__(self, "universe", _interval(universe))
         object.__setattr__(self, "missing", parse_missing(missing))
         object.__setattr__(self, "name", name)
+        object.__setattr__(self, "mechanism", m)
+        object.__setattr__(self, "rho", None if rho is None else _rho(rho))
+
+    def ledger_record(self) -> dict[str, Any]:
+        """What the ledger keeps of this answer: ``{column, query, epsilon}`` for Laplace (the format of every
+        ledger so far), ``{column, query, mechanism, rho}`` for Gaussian."""
+        if self.mechanism == "laplace":
+            return {"column": self.column, "query": self.query, "epsilon": self.epsilon}
+        return {"column": self.column, "query": self.query, "mechanism": "gaussian", "rho": self.rho}
 
     @property
     def label(self) -> str:
@@ -140,13 +203,16 @@ class ReleaseQuery:
             >>> ReleaseQuery("hours", "mean", 0.5, (0, 24), missing=[-1]).to_dict()["missing"]
             {'negative': False, 'codes': [-1.0]}
         """
-        return {
+        doc: dict[str, Any] = {
             "column": self.column,
             "query": self.query,
             "epsilon": self.epsilon,
             "universe": [self.universe.lo, self.universe.hi],
             "missing": {"negative": self.missing.negative, "codes": list(self.missing.codes)},
         }
+        if self.mechanism != "laplace":
+            doc.update({"epsilon": None, "mechanism": self.mechanism, "rho": self.rho})
+        return doc
 
 
 @dataclass(frozen=True)
@@ -172,6 +238,13 @@ def read_release_spec(path: str | os.PathLike[str]) -> ReleaseSpec:
         universe = [0, 24]          # bounds fixed before looking at the data
         missing = [-1, -3]          # optional, overrides the release-wide codes
         label = "Weekly hours, mean"  # optional: the answer's name in the published table
+
+        [[query]]
+        column = "income"
+        query = "mean"
+        mechanism = "gaussian"      # Gaussian noise from OpenDP: spends ρ of zCDP instead of ε
+        rho = 0.125
+        universe = [0, 5000]
 
     Raises:
         PrivriskError: naming the file and the query for a missing file, bad TOML, an unknown key, an unknown
@@ -208,10 +281,14 @@ def read_release_spec(path: str | os.PathLike[str]) -> ReleaseSpec:
             raise PrivriskError(
                 f"{where}: unknown key {sorted(unknown)[0]!r}; a query has {', '.join(sorted(_SPEC_QUERY))}"
             )
-        absent = [k for k in ("column", "query", "epsilon", "universe") if k not in table]
+        gaussian = str(table.get("mechanism", "laplace")).strip().lower() == "gaussian"
+        needed = ("column", "query", "rho" if gaussian else "epsilon", "universe")
+        absent = [k for k in needed if k not in table]
         if absent:
             raise PrivriskError(f"{where}: no {absent[0]!r} given")
-        if isinstance(table["epsilon"], bool) or not isinstance(table["epsilon"], str | int | float):
+        if not gaussian and (
+            isinstance(table["epsilon"], bool) or not isinstance(table["epsilon"], str | int | float)
+        ):
             raise PrivriskError(f'{where}: epsilon: {table["epsilon"]!r} is not a number (e.g. 0.5 or "ln3")')
         if not isinstance(table["universe"], list):
             raise PrivriskError(f"{where}: universe: give the bounds as [lo, hi], got {table['universe']!r}")
@@ -220,10 +297,12 @@ def read_release_spec(path: str | os.PathLike[str]) -> ReleaseSpec:
                 ReleaseQuery(
                     str(table["column"]),
                     str(table["query"]),
-                    table["epsilon"],
+                    table.get("epsilon"),
                     table["universe"],
                     table.get("missing", default_missing),
                     table.get("label"),
+                    mechanism=str(table.get("mechanism", "laplace")),
+                    rho=table.get("rho"),
                 )
             )
         except PrivriskError as exc:

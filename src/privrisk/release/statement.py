@@ -33,10 +33,18 @@ from typing import Any
 import pandas as pd
 
 from privrisk._format import percent
-from privrisk._validation import check_epsilons, parse_epsilon
+from privrisk._validation import check_epsilons
 from privrisk.errors import PrivriskError
 from privrisk.io.files import write_csv, write_json
-from privrisk.release.ledger import read_ledger
+from privrisk.release.budget import Budget, as_budget
+from privrisk.release.composition import (
+    composition_sentence,
+    composition_statement,
+    plain_epsilon,
+    plain_rho,
+    tradeoff_figure,
+)
+from privrisk.release.ledger import ledger_records, read_ledger
 from privrisk.release.spec import ReleaseQuery, check_public_n
 from privrisk.risk import describe, global_leak, global_risk, leak, many_worlds, two_worlds
 from privrisk.sensitivity import sensitivity_ratio
@@ -47,6 +55,7 @@ __all__ = [
     "composed_epsilon",
     "public_statement",
     "release_parameters",
+    "release_statement",
     "summarize_ledger",
     "write_outputs",
 ]
@@ -100,6 +109,52 @@ def public_statement(epsilon: float, n: int | None = None) -> dict[str, Any]:
     }
 
 
+def release_statement(
+    records: Sequence[Mapping[str, Any]], n: int | None = None, *, delta: float | None = None
+) -> dict[str, Any]:
+    """The public statement of recorded answers: :func:`public_statement` at the plain sum of ε when every answer
+    is Laplace (pure ε-DP), with ``composition`` (:func:`composition_statement`) beside it.
+
+    With a Gaussian answer there is no pure ε: ``epsilon`` is the plain sum of the Laplace answers' ε, ``rho``
+    the sum of the Gaussian answers' ρ, the pure-ε risks (``global_risk``, ``global_leak``, ``many_worlds``,
+    ``local_leak``) are None, and the sentences tell the composed guarantee's risk.
+
+    Example:
+        >>> s = release_statement([{"mechanism": "gaussian", "rho": 0.5}], n=100)
+        >>> s["global_risk"] is None, round(s["composition"]["advantage"], 4)  # μ = 1: 2Φ(1/2) − 1
+        (True, 0.3829)
+    """
+    n_ = check_public_n(n, "n")
+    composition = composition_statement(records, n_, delta=delta)
+    if not any(r.get("mechanism") == "gaussian" for r in records):
+        return {**public_statement(plain_epsilon(records), n_), "composition": composition}
+    c = composition
+    sentences = (
+        f"An attacker who wants to tell whether one person is in the data is right {percent(c['success'])} of the "
+        f"time at best (guessing: 50 %); the release takes them {percent(c['advantage'])} of the way from "
+        "guessing to certainty."
+    )
+    return {
+        "epsilon": c["plain_epsilon"],
+        "rho": plain_rho(records),
+        "global_risk": None,
+        "global_leak": None,
+        "n": n_,
+        "many_worlds": None,
+        "local_leak": None,
+        "guess": None if n_ is None else 1.0 / n_,
+        "sentences": sentences,
+        "composition": composition,
+    }
+
+
+#: What the noise of the answers is, in one sentence under their table.
+NOISE_NOTE = (
+    "Noise: Laplace with scale b = Δf/ε, or Gaussian with σ = Δf/√(2ρ) (global sensitivity Δf); the 95 % "
+    "interval holds the value of the clamped data in 95 % of releases."
+)
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The internal assessment
 # --------------------------------------------------------------------------------------------------------------
@@ -124,7 +179,8 @@ def _internal_assessment(
     rows = []
     for m in measured:
         ratio = sensitivity_ratio(m.ls, m.gs)
-        n_mw = public_n if withheld else m.n
+        # Lee and Clifton's risks are those of a pure ε; a Gaussian answer has none.
+        n_mw = None if m.query.rho is not None else public_n if withheld else m.n
         rows.append(
             {
                 "label": m.query.label,
@@ -134,7 +190,7 @@ def _internal_assessment(
                 "global_sensitivity": m.gs,
                 "local_sensitivity": m.ls,
                 "ratio": ratio,
-                "two_worlds": float(two_worlds(m.query.epsilon, ratio)),
+                "two_worlds": None if m.query.rho is not None else float(two_worlds(m.query.epsilon, ratio)),
                 "many_worlds": None if n_mw is None else float(many_worlds(m.query.epsilon, n_mw, ratio)),
             }
         )
@@ -142,10 +198,15 @@ def _internal_assessment(
 
 
 def _with_cumulative(
-    statement: dict[str, Any], record: Mapping[str, Any], ledger: str | os.PathLike[str], public_n: int | None
+    statement: dict[str, Any],
+    record: Mapping[str, Any],
+    ledger: str | os.PathLike[str],
+    public_n: int | None,
+    *,
+    delta: float | None = None,
 ) -> dict[str, Any]:
-    """The statement with ``cumulative``: the public statement at the ledger's total after this release."""
-    cumulative = public_statement(record["spent_after"], public_n)
+    """The statement with ``cumulative``: the public statement of every answer in the ledger after this release."""
+    cumulative = release_statement(record["records"], public_n, delta=delta)
     return {
         **statement,
         "cumulative": {
@@ -153,7 +214,7 @@ def _with_cumulative(
             "releases": record["entry"]["seq"],
             **{
                 k: cumulative[k]
-                for k in ("epsilon", "global_risk", "global_leak", "many_worlds", "sentences")
+                for k in ("epsilon", "global_risk", "global_leak", "many_worlds", "sentences", "composition")
             },
         },
     }
@@ -182,7 +243,8 @@ class Release:
         data: per column, what was read and dropped (empty when withheld). Not for publication.
         ledger: what the ledger recorded (``path``, ``spent_before``, ``spent_after``, ``budget``,
             ``previous_budget``, ``entry``), or None.
-        budget: the budget the release was checked against (with a ledger: the ledger's), or None.
+        budget: the budget the release was checked against (with a ledger: the ledger's), as the ledger keeps it
+            (a number for ε, ``{"epsilon", "delta"}`` or ``{"rho"}``), or None.
         withheld: why record counts are withheld, or None.
     """
 
@@ -191,7 +253,7 @@ class Release:
     internal: pd.DataFrame
     data: dict[str, Any]
     ledger: dict[str, Any] | None
-    budget: float | None
+    budget: float | dict[str, float] | None
     withheld: str | None = None
 
     @property
@@ -225,39 +287,84 @@ class Release:
         return self.public_dict()
 
     def findings(self) -> list[str]:
-        """The public statement in sentences: total ε, P and Γ, ρ_mw for a published n, the ledger's total."""
+        """The public statement in sentences: total ε (or ρ), P and Γ, ρ_mw for a published n, the tight
+        composition and its risk, the ledger's total."""
         s = self.statement
         k = len(self.answers)
-        lines = [
-            f"The release has {k} noisy answer{'s' if k != 1 else ''} with total ε = {_number(s['epsilon'])} "
-            f"(sequential composition: the ε of the answers add up).",
-            f"At that ε the global risk is P = {percent(s['global_risk'])} and the global leak Γ = "
-            f"{percent(s['global_leak'])} (Mehner et al., eq. 3–4).",
-        ]
-        if s["n"] is not None:
-            lines.append(
-                f"For the published n = {s['n']:,} the many-worlds risk is ρ_mw = {percent(s['many_worlds'])} "
-                f"(guessing: {percent(s['guess'])})."
+        noun = f"{k} noisy answer{'s' if k != 1 else ''}"
+        if s["global_risk"] is not None:
+            lines = [
+                f"The release has {noun} with total ε = {_number(s['epsilon'])} "
+                f"(sequential composition: the ε of the answers add up).",
+                f"At that ε the global risk is ρ_gl = {percent(s['global_risk'])} and the global leak Γ = "
+                f"{percent(s['global_leak'])} (Mehner et al., eq. 3–4).",
+            ]
+            if s["n"] is not None:
+                lines.append(
+                    f"For the published n = {s['n']:,} the many-worlds risk is ρ_mw = "
+                    f"{percent(s['many_worlds'])} (guessing: {percent(s['guess'])})."
+                )
+        else:
+            laplace = (
+                f"Laplace answers with ε = {_number(s['epsilon'])} in all and " if s["epsilon"] > 0 else ""
             )
+            lines = [
+                f"The release has {noun}: {laplace}Gaussian answers with ρ = {_number(s['rho'])} in all "
+                "(zero-concentrated DP, Bun and Steinke 2016)."
+            ]
         lines.append(s["sentences"])
+        if "composition" in s:
+            lines.append(composition_sentence(s["composition"], "this release"))
         if "cumulative" in s:
             c = s["cumulative"]
             what = "all " + f"{c['releases']} releases" if c["releases"] > 1 else "the one release"
-            lines.append(
-                f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
-                f"P = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
-            )
+            if c["global_risk"] is not None:
+                lines.append(
+                    f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
+                    f"ρ_gl = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
+                )
+            if c["releases"] > 1:
+                lines.append(composition_sentence(c["composition"], f"{what} in the ledger"))
         return lines
+
+    def answer_rows(self) -> list[tuple[str, ...]]:
+        """The published answers as table rows: label, noise, ε or ρ, universe, scale, noisy value, interval."""
+        return [
+            (
+                str(row.label),
+                str(row.mechanism),
+                f"ε = {row.epsilon:.4g}" if row.mechanism == "laplace" else f"ρ = {row.rho:.4g}",
+                f"[{row.universe_lo:g}, {row.universe_hi:g}]",
+                f"{row.noise_scale:.4g}",
+                f"{row.noisy_value:.5g}",
+                f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]",
+            )
+            for row in self.answers.itertuples()
+        ]
+
+    def ledger_line(self) -> str | None:
+        """What the ledger recorded, in one sentence, or None without a ledger."""
+        led = self.ledger
+        if led is None:
+            return None
+        b = Budget.from_json(led["budget"])
+        left = "" if b is None else f"; budget {b.describe()}"
+        return (
+            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; plain sum ε = "
+            f"{_number(led['spent_after'])}{left}."
+        )
 
     def budget_note(self) -> str | None:
         """A sentence when this release changed the ledger's budget, else None."""
         led = self.ledger
         if led is None or led["previous_budget"] is None or led["budget"] == led["previous_budget"]:
             return None
-        return (
-            f"the ledger's budget changed from {_number(led['previous_budget'])} to "
-            f"{_number(led['budget'])} with this release"
-        )
+        before, after = Budget.from_json(led["previous_budget"]), Budget.from_json(led["budget"])
+        if before is None or after is None:
+            return None
+        # A pure ε budget reads as the number alone, as it always has.
+        say = [b.describe().removeprefix("ε = ") for b in (before, after)]
+        return f"the ledger's budget changed from {say[0]} to {say[1]} with this release"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -271,7 +378,7 @@ def release_parameters(
     file: str | os.PathLike[str] | None = None,
     spec: str | os.PathLike[str] | None = None,
     public_n: int | None = None,
-    budget: float | None = None,
+    budget: float | Budget | None = None,
     ledger: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """What was asked of a release, as plain JSON for its manifest (the budget as given, not the ledger's).
@@ -285,7 +392,7 @@ def release_parameters(
         "spec": None if spec is None else str(spec),
         "queries": [q.to_dict() for q in queries],
         "public_n": public_n,
-        "budget": budget,
+        "budget": budget.to_json() if isinstance(budget, Budget) else budget,
         "ledger": None if ledger is None else str(ledger),
     }
 
@@ -362,14 +469,24 @@ def write_outputs(
         labels = [f"#{e['seq']}" for e in entries]
         risk_title = "Global risk and leak after each release in the ledger"
     else:
+        entries = [{"queries": _records_of(r)}]
         steps, labels = [s["epsilon"]], ["this release"]
         risk_title = "Global risk and leak at this release's total ε"
+    records = ledger_records(entries)
+    if any(q.get("mechanism") == "gaussian" for q in records):
+        # No pure ε to draw the global risk at: the trade-off curve of everything released, composed tightly.
+        risk = tradeoff_figure(records, out / "release_risk")
+        risk_title = "Trade-off curve of every answer released, composed tightly, beside the worst case"
+    else:
+        budget = Budget.from_json(r.budget) if r.budget is not None else None
+        limit = budget.epsilon if budget is not None and budget.rho is None else None
+        risk = plots.risk_figure(steps, limit, out / "release_risk", labels=labels)
     figures = [
         {
             "title": "Noisy answers with the 95 % interval of their noise",
             **plots.answers_figure(r.answers, out / "release_answers"),
         },
-        {"title": risk_title, **plots.risk_figure(steps, r.budget, out / "release_risk", labels=labels)},
+        {"title": risk_title, **risk},
     ]
     manifest = write_manifest(
         out,
@@ -384,7 +501,10 @@ def write_outputs(
             "public_n": s["n"],
             "many_worlds": s["many_worlds"],
             "ledger_epsilon": s.get("cumulative", {}).get("epsilon"),
-            "budget": r.budget,
+            "budget": r.budget if not isinstance(r.budget, dict) else Budget.from_json(r.budget).describe(),  # type: ignore[union-attr]
+            "composed_epsilon": s["composition"]["epsilon_at_delta"],
+            "composed_delta": s["composition"]["delta"],
+            "composed_success": s["composition"]["success"],
         },
         findings=r.findings(),
         tables=[{"title": "Noisy answers with 95 % noise intervals (public)", "path": "release.csv"}]
@@ -407,6 +527,21 @@ def write_outputs(
     return files + [f[kind] for f in figures for kind in ("png", "svg")] + [manifest.name]
 
 
+def _records_of(r: Release) -> list[dict[str, Any]]:
+    """The answers of a release as the ledger would record them (for a release without a ledger)."""
+    return [
+        {
+            "column": str(row["column"]),
+            "query": str(row["query"]),
+            "mechanism": "gaussian",
+            "rho": float(row["rho"]),
+        }
+        if row["mechanism"] == "gaussian"
+        else {"column": str(row["column"]), "query": str(row["query"]), "epsilon": float(row["epsilon"])}
+        for row in r.answers.to_dict(orient="records")
+    ]
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The ledger's history
 # --------------------------------------------------------------------------------------------------------------
@@ -419,44 +554,93 @@ class LedgerSummary:
     Attributes:
         ledger: the ledger's path.
         entries: per release ``seq``, ``time``, ``epsilon``, ``queries``, ``data`` and ``budget``.
-        total_epsilon: the sum of every release's ε (sequential composition).
-        budget: the budget asked about, or None.
-        statement: :func:`public_statement` at the total ε, or None for an empty ledger.
+        total_epsilon: the plain sum of every Laplace answer's ε (sequential composition).
+        budget: the budget asked about (ε, (ε, δ) or ρ), or None.
+        statement: :func:`release_statement` of every answer (with the tight ``composition``), or None for an
+            empty ledger.
+        spent: what the ledger spent in the budget's unit (the plain ε, the composed ε at δ, or ρ), or None.
     """
 
     ledger: str
     entries: tuple[dict[str, Any], ...]
     total_epsilon: float
-    budget: float | None
+    budget: Budget | None
     statement: dict[str, Any] | None
+    spent: float | None = None
 
     @property
     def left(self) -> float | None:
         """What is left of the budget (never below 0), or None without a budget."""
-        return None if self.budget is None else max(self.budget - self.total_epsilon, 0.0)
+        if self.budget is None:
+            return None
+        return max(self.budget.limit - (self.spent or 0.0), 0.0)
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether the ledger has spent more than the budget (with the float slack of a sum)."""
+        return self.budget is not None and (self.spent or 0.0) > self.budget.limit * (1 + 1e-12)
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """One table row per release: seq, time, ε, the answers (with ρ of a Gaussian one), data."""
+        return [
+            (
+                str(e["seq"]),
+                e["time"][:19],
+                _number(e["epsilon"]),
+                ", ".join(
+                    f"{q['query']}({q['column']})" + (f" ρ = {q['rho']:.4g}" if "rho" in q else "")
+                    for q in e["queries"]
+                ),
+                str(e["data"] or ""),
+            )
+            for e in self.entries
+        ]
+
+    def findings(self) -> list[str]:
+        """The ledger in sentences: the plain sum of ε, the budget, the risk, the tight composition."""
+        line = f"Total ε = {_number(self.total_epsilon)} (plain sum: sequential composition)"
+        if self.budget is not None:
+            line += (
+                f"; spent {self.budget.unit} = {_number(self.spent or 0.0)} of the budget "
+                f"{self.budget.describe()}, left {_number(self.left or 0.0)}"
+            )
+        lines = [line + "."]
+        s = self.statement
+        if s is not None:
+            if s["global_risk"] is not None:
+                lines.append(
+                    f"Global risk ρ_gl = {percent(s['global_risk'])}, global leak Γ = {percent(s['global_leak'])}."
+                )
+            lines += [s["sentences"], composition_sentence(s["composition"], "all releases in the ledger")]
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON: ``ledger``, ``releases``, ``total_epsilon``, ``budget``, ``left``, ``public_statement``,
-        ``entries``."""
+        """Plain JSON: ``ledger``, ``releases``, ``total_epsilon``, ``budget`` (as the ledger keeps it),
+        ``left``, ``public_statement``, ``entries``, ``spent`` (in the budget's unit)."""
         return {
             "ledger": self.ledger,
             "releases": len(self.entries),
             "total_epsilon": self.total_epsilon,
-            "budget": self.budget,
+            "budget": None if self.budget is None else self.budget.to_json(),
             "left": self.left,
             "public_statement": self.statement,
             "entries": [dict(e) for e in self.entries],
+            "spent": self.spent,
         }
 
 
 def summarize_ledger(
-    path: str | os.PathLike[str], budget: float | str | None = None, *, key: bytes | str | None = None
+    path: str | os.PathLike[str],
+    budget: Budget | float | str | None = None,
+    *,
+    key: bytes | str | None = None,
 ) -> LedgerSummary:
     """Check a ledger's hash chain and summarise what it records; the ledger must exist.
 
     Args:
         path: a ledger written by :func:`~privrisk.release.noisy_release` with ``ledger=``.
-        budget: a budget to say how much is left of (a number or ``ln3``), or None.
+        budget: a budget to say how much is left of: a number or ``ln3`` (pure ε), a
+            :class:`~privrisk.release.budget.Budget` (ε, (ε, δ) or ρ), or None.
         key: the secret of a keyed ledger, or None.
 
     Raises:
@@ -474,14 +658,17 @@ def summarize_ledger(
     p = Path(path)
     if not p.exists():
         raise PrivriskError(f"{p}: no such ledger")
-    limit = None if budget is None else parse_epsilon(budget, name="budget")
+    limit = as_budget(budget)
     entries = read_ledger(p, key)
+    records = ledger_records(entries)
     total = math.fsum(e["epsilon"] for e in entries)
     keys = ("seq", "time", "epsilon", "queries", "data", "budget")
+    delta = limit.delta if limit is not None else None
     return LedgerSummary(
         ledger=str(path),
         entries=tuple({k: e[k] for k in keys} for e in entries),
         total_epsilon=total,
         budget=limit,
-        statement=public_statement(total) if entries else None,
+        statement=release_statement(records, delta=delta) if entries else None,
+        spent=None if limit is None else limit.spent(records),
     )

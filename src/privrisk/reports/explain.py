@@ -23,7 +23,7 @@ import html
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,12 +33,19 @@ from privrisk._validation import check_choice, check_epsilon, check_epsilons, ch
 from privrisk.errors import PrivriskError
 from privrisk.reports.html import asset_text, html_page, json_script
 
+if TYPE_CHECKING:
+    from privrisk.accounting import Guarantee
+
 __all__ = [
     "LANGUAGES",
     "explainer_document",
     "explainer_numbers",
     "explainer_page",
     "explainer_paragraph",
+    "guarantee_document",
+    "guarantee_name",
+    "guarantee_numbers",
+    "guarantee_page",
     "slider_grid",
 ]
 
@@ -164,16 +171,24 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
             "nothing is left to explain",
             param="epsilon",
         )
-    p = float(R.global_risk(eps))
-    gamma = float(R.global_leak(eps))
-    kind, count, base = _frequency(p)
-    # The icons show the natural frequency: honest rounding never fills all 100 for P < 1.
-    shown = {"about": count, "more": base - 1, "all": base, "fewer": 0, "none": 0}[kind]
-    guess = base // 2
     ratio = math.exp(eps) if eps < math.log(_RATIO_LIMIT) + 1 else math.inf
     values = {
         "eps": _fixed(eps, 2, text),
         "ratio": _fixed(ratio, 1, text) if ratio < _RATIO_LIMIT else text["ratio_more"],
+        **_story(float(R.global_risk(eps)), float(R.global_leak(eps)), text),
+    }
+    if n_ is not None:
+        values.update(_among(float(R.many_worlds(eps, n_)), n_, text))
+    return values
+
+
+def _story(p: float, gamma: float, text: dict[str, Any]) -> dict[str, str]:
+    """The strings of the attacker's success ``p`` and advantage ``gamma``: natural frequency, icons, coin."""
+    kind, count, base = _frequency(p)
+    # The icons show the natural frequency: honest rounding never fills all 100 for P < 1.
+    shown = {"about": count, "more": base - 1, "all": base, "fewer": 0, "none": 0}[kind]
+    guess = base // 2
+    return {
         "risk": _phrase(kind, count, base, text),
         "risk_base": _group(base, text),
         "guess": _group(guess, text),
@@ -185,19 +200,18 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
         "icons_extra": str(max(shown - guess, 0)),
         "icons_wrong": str(base - max(shown, guess)),
     }
-    if n_ is not None:
-        rho = float(R.many_worlds(eps, n_))
-        mkind, mcount, mbase = _frequency(rho)
-        gkind, gcount, gbase = _frequency(1.0 / n_, mbase)
-        values.update(
-            {
-                "n": _group(n_, text),
-                "mw": _phrase(mkind, mcount, mbase, text),
-                "mw_base": _group(mbase, text),
-                "mw_guess": _phrase(gkind, gcount, gbase, text),
-            }
-        )
-    return values
+
+
+def _among(rho: float, n: int, text: dict[str, Any]) -> dict[str, str]:
+    """The strings of the risk ``rho`` of picking the right one of ``n`` people, against guessing 1/n."""
+    mkind, mcount, mbase = _frequency(rho)
+    gkind, gcount, gbase = _frequency(1.0 / n, mbase)
+    return {
+        "n": _group(n, text),
+        "mw": _phrase(mkind, mcount, mbase, text),
+        "mw_base": _group(mbase, text),
+        "mw_guess": _phrase(gkind, gcount, gbase, text),
+    }
 
 
 def slider_grid(epsilon: float, compare: tuple[float, ...] | list[float] = ()) -> list[float]:
@@ -444,3 +458,176 @@ def _comparison(eps: float, others: list[float], n: int | None, text: dict[str, 
         f'<h2>{html.escape(text["h_compare"])}</h2><div class="scroll"><table id="compare">'
         f"<thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Any guarantee: the same story told from the trade-off curve
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _num(x: float, text: dict[str, Any]) -> str:
+    return f"{x:.6g}".replace(".", text["decimal"])
+
+
+def guarantee_name(
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    rho: float | None = None,
+    mu: float | None = None,
+    mechanism: str | None = None,
+    scale: float | None = None,
+    sigma: float | None = None,
+    sensitivity: float | None = None,
+    compose: int | None = None,
+    lang: str = "en",
+) -> str:
+    """A guarantee in a few symbols for the page's title, in the page's language.
+
+    Example:
+        >>> guarantee_name(rho=0.5, compose=10, lang="de")
+        'ρ = 0,5, 10 Veröffentlichungen'
+        >>> guarantee_name(mechanism="gaussian", sigma=2.0)
+        'Gaussian noise, σ = 2'
+    """
+    text = TEXT[_language(lang)]
+    parts = []
+    if mechanism is not None:
+        parts.append(text[f"mech_{mechanism}"])
+    for symbol, value in (("ε", epsilon), ("δ", delta), ("ρ", rho), ("μ", mu), ("b", scale), ("σ", sigma)):
+        if value is not None:
+            parts.append(f"{symbol} = {_num(value, text)}")
+    if sensitivity is not None and sensitivity != 1:
+        parts.append(f"{text['sensitivity']} {_num(sensitivity, text)}")
+    if compose is not None and compose > 1:
+        parts.append(_fill(text["releases"], {"k": _group(compose, text)}))
+    return ", ".join(parts)
+
+
+def guarantee_numbers(
+    guarantee: Guarantee, n: int | None = None, *, lang: str = "en", name: str | None = None
+) -> dict[str, str]:
+    """Every number the page shows for any guarantee, from its trade-off curve, as the exact strings printed.
+
+    The best attacker's success (prior ½) is (1 + advantage)/2 with advantage = max_α (1 − α − β(α)) = δ(0)
+    (Dong, Roth and Su, 2022; :func:`privrisk.accounting.membership_risk`); among n people the risk is
+    :func:`privrisk.accounting.reconstruction_risk` (ρ_mw for a pure ε, 1 − β(1/n) otherwise). The strings are
+    those of :func:`explainer_numbers` (natural frequencies, icons, Γ as the advantage), without ε.
+
+    Returns:
+        ``guarantee`` (``name`` or the guarantee's label), ``risk, risk_base, guess, gamma, gamma_width, coin,
+        heads_width, icons_guess, icons_extra, icons_wrong`` and, with n, ``n, mw, mw_base, mw_guess``.
+
+    Example:
+        >>> from privrisk.accounting import gaussian_dp
+        >>> v = guarantee_numbers(gaussian_dp(1.0), n=100)
+        >>> v["risk"], v["gamma"]  # success (1 + 0.383)/2 = 0.691
+        ('about 69', '38 %')
+    """
+    from privrisk import accounting as A
+
+    text = TEXT[_language(lang)]
+    n_ = None if n is None else _people(n)
+    m = A.membership_risk(guarantee)
+    values = {"guarantee": name or guarantee.label, **_story(float(m.success), float(m.advantage), text)}
+    if n_ is not None:
+        values.update(_among(float(A.reconstruction_risk(guarantee, n_)), n_, text))
+    return values
+
+
+def _guarantee_paragraph(v: dict[str, str], text: dict[str, Any]) -> str:
+    return _fill(text["describe_g"], v) + (_fill(text["describe_g_n"], v) if "n" in v else "")
+
+
+def guarantee_page(
+    guarantee: Guarantee, *, n: int | None = None, lang: str = "en", name: str | None = None
+) -> str:
+    """The explainer page for any guarantee: the story of :func:`explainer_page` told from the trade-off curve.
+
+    The page shows the best attacker's success as a natural frequency with the icon array, the advantage as the
+    way from a coin toss to certainty, the risk among n people, the promises and a paragraph for a consent form;
+    it has no ε slider (the numbers come from the guarantee's curve, not from one formula in ε). One
+    self-contained HTML document without scripts.
+
+    Example:
+        >>> from privrisk.accounting import zcdp
+        >>> page = guarantee_page(zcdp(0.5), n=100, name="ρ = 0.5")
+        >>> "ρ = 0.5" in page and "<script" not in page
+        True
+    """
+    from privrisk import __version__
+
+    lang = _language(lang)
+    text = TEXT[lang]
+    v = guarantee_numbers(guarantee, n, lang=lang, name=name)
+    title = _fill(text["title_g"], v)
+    promises = [*text["promise"][:-1], text["promise_g"]]
+    parts = [
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="lead">{_fill(text["lead_g"], {"guarantee": html.escape(v["guarantee"])})}</p>',
+        f"<h2>{html.escape(text['h_risk'])}</h2>",
+        f"<p>{html.escape(text['risk_setup'])}</p>",
+        f'<p class="big" id="risk-sentence">{_static(text["risk_big"], v)}</p>',
+        '<figure class="card">',
+        _icons(v, text, element_id="risk-icons"),
+        f'<figcaption id="risk-caption">{_static(text["icons_caption"], v)}</figcaption></figure>',
+        f'<p class="note">{html.escape(text["risk_note"])}</p>',
+        f"<h2>{html.escape(text['h_leak'])}</h2>",
+        f'<p class="big" id="leak-sentence">{_static(text["leak_big"], v)}</p>',
+        _bar(v["gamma_width"], text["leak_scale_left"], text["leak_scale_right"], "gamma-bar"),
+        f"<p>{html.escape(text['leak_text_g'])}</p>",
+    ]
+    if n is not None:
+        parts += [
+            f"<h2>{_static(text['h_n'], v)}</h2>",
+            f'<p class="big" id="n-sentence">{_static(text["n_text"], v)}</p>',
+        ]
+    parts += [
+        f"<h2>{html.escape(text['h_promise'])}</h2>",
+        '<div class="cols"><div>',
+        f"<h3>{html.escape(text['promises'])}</h3><ul>"
+        + "".join(f"<li>{html.escape(s)}</li>" for s in promises)
+        + "</ul></div><div>",
+        f"<h3>{html.escape(text['not_promises'])}</h3><ul>"
+        + "".join(f"<li>{html.escape(s)}</li>" for s in text["not_promise"])
+        + "</ul></div></div>",
+        f"<h2>{html.escape(text['h_paragraph'])}</h2>",
+        f'<p id="paragraph">{html.escape(_guarantee_paragraph(v, text))}</p>',
+        f"<footer>{html.escape(_fill(text['footer_g'], {'version': __version__, 'conversion': guarantee.conversion}))}"
+        "</footer>",
+    ]
+    return html_page(title=title, body="\n".join(parts), lang=lang, css=PAGE_CSS)
+
+
+def guarantee_document(
+    guarantee: Guarantee, *, n: int | None = None, lang: str = "en", name: str | None = None
+) -> dict[str, Any]:
+    """The numbers of :func:`guarantee_page` as one JSON-ready document.
+
+    Keys: ``guarantee`` (the label), ``name``, ``conversion``, ``n``, ``lang``, ``success`` and ``advantage``
+    of the best attacker (prior ½), ``many_worlds`` (the risk among n people, or None), ``shown``
+    (:func:`guarantee_numbers`) and ``paragraph``.
+
+    Example:
+        >>> from privrisk.accounting import pure_dp
+        >>> round(guarantee_document(pure_dp(math.log(3)))["success"], 4)
+        0.75
+    """
+    from privrisk import accounting as A
+
+    language = _language(lang)
+    people = None if n is None else _people(n)
+    shown = guarantee_numbers(guarantee, people, lang=language, name=name)
+    m = A.membership_risk(guarantee)
+    return {
+        "guarantee": guarantee.label,
+        "name": shown["guarantee"],
+        "conversion": guarantee.conversion,
+        "n": people,
+        "lang": language,
+        "success": float(m.success),
+        "advantage": float(m.advantage),
+        "many_worlds": None if people is None else float(A.reconstruction_risk(guarantee, people)),
+        "shown": shown,
+        "paragraph": _guarantee_paragraph(shown, TEXT[language]),
+    }

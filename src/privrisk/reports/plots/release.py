@@ -30,10 +30,13 @@ def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
             label="noisy value, 95 % interval",
         )
         ax.set_yticks([0])
-        ax.set_yticklabels([f"{row.label}\nε = {row.epsilon:.3g}"])
+        gaussian = getattr(row, "mechanism", "laplace") == "gaussian"
+        ax.set_yticklabels(
+            [f"{row.label}\n" + (f"ρ = {row.rho:.3g}" if gaussian else f"ε = {row.epsilon:.3g}")]
+        )
         ax.set_ylim(-1, 1)
     axes[-1, 0].set_xlabel("value of the answer (each panel on its own scale)")
-    fig.suptitle("Noisy answers with the 95 % interval of their Laplace noise")
+    fig.suptitle("Noisy answers with the 95 % interval of their noise")
     fig.tight_layout()
     handles, names = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2, frameon=False)
