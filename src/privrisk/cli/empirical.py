@@ -54,7 +54,7 @@ def empirical_command(
     ),
     epsilons: str = typer.Option("0.03,0.1,0.3", "--epsilons", "-e", help="ε values, comma-separated."),
     density: str = typer.Option(
-        "kde-box", "--density", help="kde-box (the paper's), kde-triangle, kde-gauss or ecdf."
+        "kde-box", "--density", help="kde-box (Burchard and Daoud's, §5), kde-triangle, kde-gauss or ecdf."
     ),
     k: str | None = typer.Option(None, "--k", help="Points per local estimate (default auto = round(√t))."),
     preset: str | None = typer.Option(
@@ -104,7 +104,7 @@ def empirical_command(
         None, "--deltas-parquet", help="With --engine spark: Spark writes δᵢ per individual there as Parquet."
     ),
 ) -> None:
-    """Empirical differential privacy of a statistic published once per period (Burchard and Daoud).
+    """Empirical differential privacy of a statistic published once per period (Burchard and Daoud, §2–5).
 
     The periods are the databases. For every individual the statistic is recomputed without their rows, and
     the densities of the answers with and without them are compared: δ(ε) is the largest δᵢ, and the total

@@ -88,7 +88,7 @@ def presence_command(
     population_size: float | None = typer.Option(
         None,
         "--population-size",
-        help="Without --population: P's size N, for estimated k-map (El Emam–Dankar).",
+        help="Without --population: P's size N, for estimated k-map (El Emam and Dankar 2008).",
     ),
     sampling_fraction: float | None = typer.Option(
         None, "--sampling-fraction", help="Without --population: f = n/N instead of --population-size."
