@@ -155,7 +155,7 @@ def number(x: float, digits: int = 4) -> str:
     return _strip(f"{x:,.{decimals}f}")
 
 
-def epsilon_text(epsilon: float, *, approximate: bool = False) -> str:
+def epsilon_text(epsilon: float | str | None, *, approximate: bool = False) -> str:
     """ε as people write it: "ln 3" when ε is the natural logarithm of a whole number up to 1000, else the number.
 
     ``approximate`` adds the decimal value ("ln 3 ≈ 1.099").
@@ -165,7 +165,12 @@ def epsilon_text(epsilon: float, *, approximate: bool = False) -> str:
         >>> epsilon_text(math.log(3)), epsilon_text(1.0), epsilon_text(0.1), epsilon_text(math.log(7), approximate=True)
         ('ln 3', '1', '0.1', 'ln 7 ≈ 1.946')
     """
-    e = float(epsilon)
+    if epsilon is None:
+        return "—"
+    try:
+        e = float(epsilon)
+    except ValueError:
+        return str(epsilon)  # as the user wrote it ("ln3")
     if math.isfinite(e) and 0.5 < e < 7:
         k = round(math.exp(e))
         if 2 <= k <= 1000 and k != 1 and math.isclose(math.log(k), e, rel_tol=1e-12, abs_tol=0.0):

@@ -62,7 +62,9 @@ def audit_command(
     query: str = typer.Option("mean", "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the data-dependent noise (e.g. 2, ln3)."),
     u: float | None = typer.Option(
-        None, "--u", help="The uniform draw behind the answer (0.75 in Sarathy and Muralidhar, Tables 2 and 3)."
+        None,
+        "--u",
+        help="The uniform draw behind the answer (0.75 in Sarathy and Muralidhar, Tables 2 and 3).",
     ),
     response: float | None = typer.Option(None, "--response", help="The answer r itself, instead of --u."),
     event: str = typer.Option(

@@ -25,7 +25,9 @@ from privrisk.sensitivity import (
     sensitivity_ratio,
 )
 
-UNIVERSE_MIN_HELP = "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
+UNIVERSE_MIN_HELP = (
+    "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
+)
 
 
 def choose_universe(
@@ -138,7 +140,12 @@ def sensitivity_command(
     else:
         err.print(col.summary())
         err.print(f"Universe: {how}.")
-        table = Table(title=f"{query} of {column!r} (n = {n:,}, {nb} neighbours)")
+        table = Table(
+            title=f"{query} of {column!r} (n = {n:,}, {nb} neighbours)",
+            caption="measure: Δf over the universe, Δv on the data, their ratio"
+            + (" and the risks an attacker reaches at that ratio (probabilities)" if eps is not None else "")
+            + "; value: its size.",
+        )
         table.add_column("measure")
         table.add_column("value", justify="right")
         table.add_row("global sensitivity Δf", f"{gs:.6g}")
