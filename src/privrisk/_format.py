@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -32,6 +33,7 @@ __all__ = [
     "percent",
     "percent_3g",
     "percent_range",
+    "plain",
     "readable",
     "whole_percent",
 ]
@@ -90,10 +92,9 @@ def percent_3g(x: float, digits: int = 3) -> str:
     # Above one half the distance to certainty is what matters: keep its first significant digit.
     rest = 100 * (1 - x)
     decimals = max(digits - 2, 0, -math.floor(math.log10(rest)) if rest > 0 else 0)
-    text = f"{p:.{min(decimals, 15)}f}"
-    if float(text) >= 100:
-        return "more than 99.9999999999 %"
-    return f"{_strip(text)} %"
+    if decimals > 5:
+        return "more than 99.99999 %"  # closer to certainty than double precision says reliably
+    return f"{_strip(f'{p:.{decimals}f}')} %"
 
 
 def percent_range(low: float, high: float) -> str:
@@ -222,6 +223,25 @@ def listing(items: Sequence[Any]) -> str:
     return ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
+_E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?!\w|\.\d)")
+
+
+def plain(text: str) -> str:
+    """A sentence with its e-notation numbers written as powers of ten, for a page or a figure.
+
+    Example:
+        >>> plain("z = 15.74, p = 3.93e-56; ratio 9.506e+29.")
+        'z = 15.74, p = 3.93 × 10⁻⁵⁶; ratio 9.506 × 10²⁹.'
+    """
+
+    def power(match: re.Match[str]) -> str:
+        mantissa = match.group(1)
+        digits = len(mantissa.replace(".", "").lstrip("0")) or 1
+        return _power_of_ten(float(match.group(0)), min(max(digits, 1), 6))
+
+    return _E_NOTATION.sub(power, text)
+
+
 #: Words in a key or column name that mark a probability, shown as a percentage.
 PROBABILITY_WORDS = (
     "risk",
@@ -302,7 +322,7 @@ def readable(value: Any, key: str = "") -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, str):
-        return value
+        return plain(value)
     if isinstance(value, Mapping):
         return "; ".join(f"{label(str(k))}: {readable(v, str(k))}" for k, v in value.items()) or "—"
     if isinstance(value, Sequence):

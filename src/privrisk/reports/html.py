@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from privrisk._format import VOCABULARY, count, is_probability_key, label, percent_3g, readable
+from privrisk._format import VOCABULARY, count, is_probability_key, label, percent_3g, plain, readable
 from privrisk._format import number as _number
 from privrisk._validation import check_whole
 from privrisk.errors import PrivriskError
@@ -445,7 +445,9 @@ def _section(
     findings = _entries(manifest, "findings", str)
     if findings:
         parts.append(
-            "<h3>Findings</h3><ul>" + "".join(f"<li>{html.escape(str(f))}</li>" for f in findings) + "</ul>"
+            "<h3>Findings</h3><ul>"
+            + "".join(f"<li>{html.escape(plain(str(f)))}</li>" for f in findings)
+            + "</ul>"
         )
     summary = manifest.get("summary") or {}
     if isinstance(summary, dict) and summary:
@@ -458,7 +460,7 @@ def _section(
             + "</details>"
         )
     for number, figure in enumerate(_entries(manifest, "figures", dict), start=1):
-        caption = html.escape(str(figure.get("title") or f"Figure {number}"))
+        caption = html.escape(plain(str(figure.get("title") or f"Figure {number}")))
         prefix = f"{anchor}-f{number}-"
         # A path that leaves the folder is a broken or hostile manifest: refuse it rather than read it.
         svg = _inside(folder, figure["svg"], "figure") if figure.get("svg") else None
@@ -484,7 +486,7 @@ def _section(
         if internal and not include_internal:
             # The internal assessment depends on the data; beside the noisy answers it gives back true values.
             continue
-        caption = html.escape(str(table.get("title") or f"Table {number}"))
+        caption = html.escape(plain(str(table.get("title") or f"Table {number}")))
         path = _inside(folder, table.get("path"), "table")
         try:
             percent_columns = frozenset(str(c) for c in table.get("percent_columns") or ())
