@@ -62,7 +62,7 @@ def test_audit_sweep_is_table_3(cli):
     assert [round(row["ratio"]) for row in rows[:9]] == [9, 19, 41, 90, 195, 425, 925, 45140, 2201886]
     assert f"{rows[9]['ratio']:.3e}" == "5.239e+09"
     text = cli(*BASE, "--u", "0.75", "--sweep-record", "30", "--sweep-values", "14,40").out
-    assert "Table 3" in text and "5.239e+9" in text
+    assert "Table 3" in text and "5.239 × 10⁹" in text
 
 
 def test_audit_out_folder(cli, tmp_path):

@@ -261,9 +261,10 @@ def _csv_table(path: Path, max_rows: int, percent_columns: frozenset[str] = froz
                 rows.append(row)
             total += 1
     numeric = [all(_is_number(r[i]) for r in rows if i < len(r) and r[i] != "") for i in range(len(header))]
-    # A column without a name in the file still gets a heading on the page.
+    # The file's column names in the one vocabulary (many_worlds → many-worlds risk ρ_mw); a column without a
+    # name in the file still gets a heading on the page.
     head = "".join(
-        f'<th scope="col"{" class=num" if numeric[i] else ""}>{html.escape(h.strip() or f"column {i + 1}")}</th>'
+        f'<th scope="col"{" class=num" if numeric[i] else ""}>{html.escape(label(h.strip()) or f"column {i + 1}")}</th>'
         for i, h in enumerate(header)
     )
     body = []
