@@ -306,7 +306,12 @@ def _cell_text(text: str, column: str) -> str:
 
 
 def _value(value: Any, key: str = "") -> str:
-    """A summary or parameter value as HTML: a list of several items is a list, everything else readable text."""
+    """A summary or parameter value as HTML: a list of several names or a mapping is a list, the rest readable text."""
+    if isinstance(value, dict) and value:
+        items = "".join(
+            f"<li>{html.escape(label(str(k)))}: {_value(v, str(k))}</li>" for k, v in value.items()
+        )
+        return f'<ul class="plain">{items}</ul>'
     if (
         isinstance(value, list)
         and len(value) > 2
@@ -517,6 +522,14 @@ def _section(
     return "\n".join(parts), anchor, problems
 
 
+# Lists inside a summary's value cell, and the glossary's terms.
+_REPORT_CSS = """
+ul.plain { margin: 0; padding-left: 1.1rem; }
+#glossary dt { font-weight: 600; margin-top: 0.5rem; }
+#glossary dd { margin-left: 1.2rem; }
+"""
+
+
 def report_page(
     folders: list[str | os.PathLike[str]],
     *,
@@ -592,4 +605,7 @@ def report_page(
         + f"\n<footer>Made by privrisk {html.escape(__version__)} from {len(folders)} folder"
         f"{'s' if len(folders) != 1 else ''}. Self-contained: this page loads nothing from the network.</footer>"
     )
-    return html_page(title=title, body=body, wide=True), {"sections": info, "problems": problems}
+    return html_page(title=title, body=body, css=_REPORT_CSS, wide=True), {
+        "sections": info,
+        "problems": problems,
+    }

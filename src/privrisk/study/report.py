@@ -236,6 +236,8 @@ table.risks th, table.risks td { text-align: right; font-variant-numeric: tabula
 table.risks .l { text-align: left; }
 table.risks small { white-space: nowrap; color: var(--muted); }
 ul.findings li { margin: 0.3rem 0; }
+#glossary dt { font-weight: 600; margin-top: 0.5rem; }
+#glossary dd { margin-left: 1.2rem; }
 """
 
 
