@@ -281,7 +281,7 @@ VOCABULARY: dict[str, str] = {
     "two_worlds_range": "two-worlds risk ρ_tw, lowest – highest",
     "global_sensitivity": "global sensitivity Δf",
     "local_sensitivity": "local sensitivity Δv",
-    "ratio": "ratio Δv/Δf",
+    "violates": "beyond e^ε",
     "epsilon": "ε",
     "epsilons": "ε",
     "figure_epsilon": "ε of the figures",

@@ -294,6 +294,8 @@ def _cell_text(text: str, column: str) -> str:
     """A CSV cell as people read it: probabilities as percentages, counts with separators, no e-notation."""
     if text in VOCABULARY:
         return VOCABULARY[text]
+    if text in ("True", "False"):
+        return "yes" if text == "True" else "no"
     if not _is_number(text) or text.strip().lower() in ("nan", "inf", "-inf", "infinity"):
         return text
     value = float(text)
