@@ -41,6 +41,7 @@ __all__ = [
     "json_script",
     "report_page",
     "sanitize_svg",
+    "text_html",
 ]
 
 #: Rows of a CSV table shown in a report before it is cut (the rest is counted and said).
@@ -116,6 +117,16 @@ def json_script(element_id: str, document: Any) -> str:
     """Data for a page's script as ``<script type="application/json">``, safe against ``</script>`` inside."""
     text = json.dumps(document, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
     return f'<script type="application/json" id="{html.escape(element_id)}">{text}</script>'
+
+
+def text_html(text: str) -> str:
+    """Text escaped for a page, with a number kept on one line with its unit ("99.98 %" never breaks before %).
+
+    Example:
+        >>> text_html("50 % – 99.98 % & more")
+        '50\xa0% – 99.98\xa0% &amp; more'
+    """
+    return html.escape(text).replace(" %", "\u00a0%")
 
 
 def _local(tag: str) -> str:
@@ -274,7 +285,7 @@ def _csv_table(path: Path, max_rows: int, percent_columns: frozenset[str] = froz
             cls = " class=num" if i < len(numeric) and numeric[i] else ""
             column = header[i] if i < len(header) else ""
             shown = _cell_text(value, "probability" if column in percent_columns else column)
-            cells.append(f"<td{cls}>{html.escape(shown)}</td>")
+            cells.append(f"<td{cls}>{text_html(shown)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>',
@@ -321,7 +332,7 @@ def _value(value: Any, key: str = "") -> str:
         and all(isinstance(v, str) for v in value)
     ):
         return '<ul class="plain">' + "".join(f"<li>{html.escape(v)}</li>" for v in value) + "</ul>"
-    return html.escape(readable(value, key))
+    return text_html(readable(value, key))
 
 
 def _key_values(mapping: dict[str, Any], caption: str) -> str:
@@ -454,7 +465,7 @@ def _section(
     if findings:
         parts.append(
             "<h3>Findings</h3><ul>"
-            + "".join(f"<li>{html.escape(plain(str(f)))}</li>" for f in findings)
+            + "".join(f"<li>{text_html(plain(str(f)))}</li>" for f in findings)
             + "</ul>"
         )
     summary = manifest.get("summary") or {}

@@ -23,7 +23,7 @@ import pandas as pd
 
 from privrisk._format import epsilon_text, label, percent_3g, readable
 from privrisk.errors import PrivriskError
-from privrisk.reports.html import glossary_link, glossary_section, html_page, inline_svg
+from privrisk.reports.html import glossary_link, glossary_section, html_page, inline_svg, text_html
 from privrisk.study.inputs import StudySettings, figure_choices
 from privrisk.study.sampling import study_summary
 
@@ -289,7 +289,7 @@ def attack_section(
 
 
 def _cell(median: float, q1: float, q3: float) -> str:
-    return f"{percent_3g(median)}<br><small>{percent_3g(q1)} – {percent_3g(q3)}</small>"
+    return f"{text_html(percent_3g(median))}<br><small>{text_html(percent_3g(q1))} – {text_html(percent_3g(q3))}</small>"
 
 
 def study_page(
@@ -317,7 +317,7 @@ def study_page(
         glossary_link(),
         "<h2>Findings</h2>",
         '<ul class="findings">',
-        *(f"<li>{e(s)}</li>" for s in findings),
+        *(f"<li>{text_html(s)}</li>" for s in findings),
         "</ul>",
         "<h2>Figures</h2>",
         *(_figure(caption, svg, prefix=f"f{i}-") for i, (caption, svg) in enumerate(figures, start=1)),
