@@ -276,7 +276,6 @@ VOCABULARY: dict[str, str] = {
     "global_risk": "global risk ρ_gl",
     "global_leak": "global leak Γ",
     "local_leak": "local leak γ",
-    "leak": "local leak γ",
     "many_worlds_range": "many-worlds risk ρ_mw, lowest – highest",
     "two_worlds_range": "two-worlds risk ρ_tw, lowest – highest",
     "global_sensitivity": "global sensitivity Δf",
