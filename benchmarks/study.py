@@ -12,8 +12,12 @@ sum, mean, median, min, max, variance, 6 values of ε.
   nearest-to-the-mean value; remove the smallest, largest and nearest-to-the-mean record), timed on a few
   repetitions and scaled to all of them.
 
-Run: ``python benchmarks/study.py`` (the issue's case) or ``python benchmarks/study.py --quick`` (a smoke run).
-Add ``--continuous`` to time the fallback for data with (nearly) all values distinct.
+Run: ``python benchmarks/study.py`` (the issue's case) or ``python benchmarks/study.py --quick`` (a smoke run of
+both cases at N = 100,000). Add ``--continuous`` for data with every value distinct (lognormal incomes, issue 14
+part 2): privrisk then takes the order statistics of the prefixes from rank counts, and the previous way, merging
+sorted prefixes, is timed in the same run beside it (with its peak memory). Add ``--cli`` to time, as a user runs
+it, ``python -m privrisk study incomes.parquet -c income -q … -p … --out …`` on the same values written to a
+Parquet file (reading, the study, the figures and the report included).
 """
 
 from __future__ import annotations
@@ -42,11 +46,16 @@ def proportions(count: int = 20) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------- privrisk (child)
-def run_privrisk(n: int, reps: int, continuous: bool) -> dict:
+def run_privrisk(n: int, reps: int, continuous: bool, previous: bool = False) -> dict:
+    import privrisk.study.sampling as sampling
     from privrisk.study.sampling import sampling_study
 
+    if previous:  # the way before issue 14: sort every prefix by merging the previous one with the new chunk
+        sampling._block_by_ranks = lambda drawn, ranked, *rest: sampling._block_by_sorting(
+            drawn, ranked.sorted_values, *rest
+        )
     values = make_values(n, continuous)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     table = sampling_study(
         {"income": values},
         queries=QUERIES,
@@ -55,9 +64,9 @@ def run_privrisk(n: int, reps: int, continuous: bool) -> dict:
         repetitions=reps,
         seed=1,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: kilobytes
-    return {"seconds": seconds, "rows": len(table), "peak_bytes": peak}
+    return {"seconds": seconds, "cpu_seconds": cpu, "rows": len(table), "peak_bytes": peak}
 
 
 # ------------------------------------------------------------------------------------------- floor
@@ -121,45 +130,92 @@ def naive_seconds(values: np.ndarray, reps: int) -> float:
     return time.perf_counter() - start
 
 
-# ------------------------------------------------------------------------------------------- main
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="N = 100,000 and 10 repetitions (smoke run)")
-    parser.add_argument("--continuous", action="store_true", help="all values distinct: the sorting fallback")
-    parser.add_argument("--naive-reps", type=int, default=None, help="repetitions the naive loop is timed on")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        n, reps, cont = int(args.child[0]), int(args.child[1]), args.child[2] == "1"
-        print(json.dumps(run_privrisk(n, reps, cont)))
-        return
-
-    n, reps = (100_000, 10) if args.quick else (1_000_000, 100)
-    naive_reps = args.naive_reps or (1 if args.quick else 2)
-    values = make_values(n, args.continuous)
-    kind = "continuous" if args.continuous else f"{np.unique(values).size:,} distinct values"
-    print(f"sampling study: N = {n:,} ({kind}), {proportions().size} proportions, {reps} repetitions, "
-          f"{len(QUERIES)} queries, {len(EPSILONS)} ε")  # fmt: skip
-
-    child = subprocess.run(
-        [sys.executable, __file__, "--child", str(n), str(reps), "1" if args.continuous else "0"],
+# ------------------------------------------------------------------------------------------- children
+def child(n: int, reps: int, continuous: bool, previous: bool = False) -> dict:
+    """``sampling_study`` in a fresh process, so that its peak memory is its own."""
+    flags = ["1" if continuous else "0", "1" if previous else "0"]
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", str(n), str(reps), *flags],
         capture_output=True,
         text=True,
         check=True,
     )
-    ours = json.loads(child.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cli_seconds(values: np.ndarray, reps: int) -> float:
+    """``privrisk study`` on a Parquet file of the values, end to end, in a fresh process."""
+    import tempfile
+    from pathlib import Path
+
+    import pandas as pd
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "incomes.parquet"
+        pd.DataFrame({"income": values}).to_parquet(path)
+        command = [sys.executable, "-m", "privrisk", "study", str(path), "-c", "income", "-q", ",".join(QUERIES),
+                   "-e", ",".join(map(str, EPSILONS)), "-p", ",".join(map(str, proportions())),
+                   "-r", str(reps), "--out", str(Path(tmp) / "out")]  # fmt: skip
+        start = time.perf_counter()
+        subprocess.run(command, capture_output=True, text=True, check=True)
+        return time.perf_counter() - start
+
+
+# ------------------------------------------------------------------------------------------- main
+def run_case(n: int, reps: int, continuous: bool, naive_reps: int, cli: bool) -> None:
+    values = make_values(n, continuous)
+    kind = "continuous" if continuous else f"{np.unique(values).size:,} distinct values"
+    print(f"sampling study: N = {n:,} ({kind}), {proportions().size} proportions, {reps} repetitions, "
+          f"{len(QUERIES)} queries, {len(EPSILONS)} ε")  # fmt: skip
+    ours = child(n, reps, continuous)
+    previous = child(n, reps, continuous, previous=True) if continuous else None
     floor = floor_seconds(values, reps)
     naive_measured = naive_seconds(values, naive_reps)
     naive = naive_measured * reps / naive_reps
 
-    print(f"privrisk  sampling_study     {ours['seconds']:8.2f} s   ({ours['rows']:,} rows, "
-          f"peak memory {ours['peak_bytes'] / 2**30:.2f} GiB)")  # fmt: skip
+    print(f"privrisk  sampling_study     {ours['seconds']:8.2f} s   (CPU {ours['cpu_seconds']:.2f} s; "
+          f"{ours['rows']:,} rows, peak memory {ours['peak_bytes'] / 2**30:.2f} GiB)")  # fmt: skip
+    if previous is not None:
+        print(f"previous  sorted prefixes    {previous['seconds']:8.2f} s   (CPU {previous['cpu_seconds']:.2f} s; "
+              f"peak memory {previous['peak_bytes'] / 2**30:.2f} GiB; privrisk is "
+              f"{previous['seconds'] / ours['seconds']:.1f}× faster, {previous['cpu_seconds'] / ours['cpu_seconds']:.1f}× "
+              f"in CPU time)")  # fmt: skip
     print(
         f"floor     {reps} permutations of N {floor:8.2f} s   (privrisk is {ours['seconds'] / floor:.2f}× the floor)"
     )
     print(f"naive     Python loop        {naive:8.2f} s   (measured {naive_measured:.2f} s on {naive_reps} "
           f"repetition{'s' if naive_reps > 1 else ''}, scaled to {reps})")  # fmt: skip
     print(f"speed-up  naive / privrisk   {naive / ours['seconds']:8.1f}×")
+    if cli:
+        print(f"end to end  privrisk study FILE.parquet  {cli_seconds(values, reps):8.2f} s   (reading, study, "
+              f"figures, report)")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="N = 100,000, 10 repetitions, both cases (smoke run)"
+    )
+    parser.add_argument("--continuous", action="store_true", help="all values distinct: the sorting fallback")
+    parser.add_argument("--naive-reps", type=int, default=None, help="repetitions the naive loop is timed on")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--cli", action="store_true", help="also time `privrisk study` on a Parquet file")
+    args = parser.parse_args()
+    if args.child:
+        n, reps, cont, prev = (
+            int(args.child[0]),
+            int(args.child[1]),
+            args.child[2] == "1",
+            args.child[3] == "1",
+        )
+        print(json.dumps(run_privrisk(n, reps, cont, prev)))
+        return
+
+    n, reps = (100_000, 10) if args.quick else (1_000_000, 100)
+    naive_reps = args.naive_reps or (1 if args.quick else 2)
+    # The quick run smoke-tests both ways: histograms (survey-coded) and rank counts (continuous).
+    for continuous in (False, True) if args.quick else (args.continuous,):
+        run_case(n, reps, continuous, naive_reps, args.cli)
 
 
 if __name__ == "__main__":

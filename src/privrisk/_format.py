@@ -1,15 +1,44 @@
 """One place that turns numbers into text, so a number reads the same in the terminal, on a page and in a figure.
 
+Probabilities are percentages with sensible significant digits (a risk next to 100 % keeps the digits that
+tell it apart from certainty), counts carry thousands separators, ranges read "50 % – 99.98 %", ε reads as
+the user wrote it when it is the logarithm of a whole number ("ln 3"), times are in words and lists are lists.
+:func:`readable` picks the right one from a summary's key, for the pages that show a manifest.
+
 Example:
     >>> percent(7 / 16), percent_3g(3.5e-05), whole_percent(0.001)
     ('43.8%', '0.0035 %', 'less than 1 %')
+    >>> percent_range(0.5, 0.9998426007315884), count(31857), epsilon_text(1.0986122886681098)
+    ('50 % – 99.98 %', '31,857', 'ln 3')
 """
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
-__all__ = ["percent", "percent_3g", "whole_percent"]
+__all__ = [
+    "PROBABILITY_WORDS",
+    "VOCABULARY",
+    "count",
+    "duration",
+    "epsilon_text",
+    "is_probability_key",
+    "label",
+    "listing",
+    "number",
+    "percent",
+    "percent_3g",
+    "percent_range",
+    "plain",
+    "readable",
+    "whole_percent",
+]
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def percent(x: float, digits: int = 1) -> str:
@@ -26,22 +55,56 @@ def percent(x: float, digits: int = 1) -> str:
     return f"{value}%"
 
 
-def percent_3g(x: float) -> str:
-    """A probability as a percentage with three significant digits (never 0 % or 100 % unless exact).
+def _power_of_ten(x: float, digits: int) -> str:
+    """x as "3.14 × 10⁻⁷": no e-notation, which people do not read."""
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def _strip(text: str) -> str:
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def percent_3g(x: float, digits: int = 3) -> str:
+    """A probability as a percentage with three significant digits, never 0 % or 100 % unless exact.
+
+    Near certainty the digits go on until the value differs from 100 % (0.99984 → 99.98 %); a percentage below
+    0.0001 % is written as a power of ten.
 
     Example:
-        >>> percent_3g(0.7310585786), percent_3g(3.5e-05), percent_3g(1.0), percent_3g(0.99999)
-        ('73.1 %', '0.0035 %', '100 %', 'more than 99.9 %')
+        >>> percent_3g(0.7310585786), percent_3g(3.5e-05), percent_3g(1.0), percent_3g(0.9998426007315884)
+        ('73.1 %', '0.0035 %', '100 %', '99.98 %')
+        >>> percent_3g(3.139027529271432e-05), percent_3g(0.5), percent_3g(2e-12)
+        ('0.00314 %', '50 %', '2 × 10⁻¹⁰ %')
     """
     x = float(x)
+    if math.isnan(x):
+        return "—"
     if x in (0.0, 1.0):
         return f"{100 * x:.0f} %"
-    text = f"{100 * x:.3g}"
-    if "e" in text:
-        text = f"{100 * x:.2e}"
-    if text == "100":
-        return "more than 99.9 %"
-    return f"{text} %"
+    p = 100 * x
+    if abs(p) < 1e-4:
+        return f"{_power_of_ten(p, digits)} %"
+    if x <= 0.5:
+        decimals = max(digits - 1 - math.floor(math.log10(abs(p))), 0)
+        return f"{_strip(f'{p:.{decimals}f}')} %"
+    # Above one half the distance to certainty is what matters: keep its first significant digit.
+    rest = 100 * (1 - x)
+    decimals = max(digits - 2, 0, -math.floor(math.log10(rest)) if rest > 0 else 0)
+    if decimals > 5:
+        return "more than 99.99999 %"  # closer to certainty than double precision says reliably
+    return f"{_strip(f'{p:.{decimals}f}')} %"
+
+
+def percent_range(low: float, high: float) -> str:
+    """Two probabilities as a range of percentages (an en dash between, spaced).
+
+    Example:
+        >>> percent_range(3.139027529271432e-05, 0.9951435547073264)
+        '0.00314 % – 99.5 %'
+    """
+    return f"{percent_3g(low)} – {percent_3g(high)}"
 
 
 def whole_percent(x: float, *, less: str = "less than 1 %", more: str = "more than 99 %") -> str:
@@ -58,3 +121,225 @@ def whole_percent(x: float, *, less: str = "less than 1 %", more: str = "more th
     if 0.995 <= x < 1:
         return more
     return f"{round(100 * x)} %"
+
+
+def count(n: float) -> str:
+    """A whole number with thousands separators.
+
+    Example:
+        >>> count(31857), count(7), count(-1234567)
+        ('31,857', '7', '-1,234,567')
+    """
+    return f"{int(n):,}"
+
+
+def number(x: float, digits: int = 4) -> str:
+    """A measured number with ``digits`` significant digits, thousands separators, and no e-notation.
+
+    Example:
+        >>> number(13.31234), number(468.4456255278931), number(1055.0), number(3.9e-56), number(2.5e12)
+        ('13.31', '468.4', '1,055', '3.9 × 10⁻⁵⁶', '2.5 × 10¹²')
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "—"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == 0:
+        return "0"
+    if x == int(x) and abs(x) < 1e12:
+        return f"{int(x):,}"
+    magnitude = math.floor(math.log10(abs(x)))
+    if magnitude >= 12 or magnitude < -4:
+        return _power_of_ten(x, digits)
+    decimals = max(digits - 1 - magnitude, 0)
+    return _strip(f"{x:,.{decimals}f}")
+
+
+def epsilon_text(epsilon: float | str | None, *, approximate: bool = False) -> str:
+    """ε as people write it: "ln 3" when ε is the natural logarithm of a whole number up to 1000, else the number.
+
+    ``approximate`` adds the decimal value ("ln 3 ≈ 1.099").
+
+    Example:
+        >>> import math
+        >>> epsilon_text(math.log(3)), epsilon_text(1.0), epsilon_text(0.1), epsilon_text(math.log(7), approximate=True)
+        ('ln 3', '1', '0.1', 'ln 7 ≈ 1.946')
+    """
+    if epsilon is None:
+        return "—"
+    try:
+        e = float(epsilon)
+    except ValueError:
+        return str(epsilon)  # as the user wrote it ("ln3")
+    if math.isfinite(e) and 0.5 < e < 7:
+        k = round(math.exp(e))
+        if 2 <= k <= 1000 and k != 1 and math.isclose(math.log(k), e, rel_tol=1e-12, abs_tol=0.0):
+            return f"ln {k} ≈ {number(e)}" if approximate else f"ln {k}"
+    return number(e, 6) if math.isfinite(e) else number(e)
+
+
+def duration(seconds: float) -> str:
+    """A time in words: "0.1 seconds", "2.2 seconds", "3 minutes 5 seconds", "1 hour 2 minutes".
+
+    Example:
+        >>> duration(0.087), duration(2.189), duration(185), duration(3725), duration(1)
+        ('less than 0.1 seconds', '2.2 seconds', '3 minutes 5 seconds', '1 hour 2 minutes', '1 second')
+    """
+    s = float(seconds)
+    if s < 0.1:
+        return "less than 0.1 seconds"
+    if s < 60:
+        text = f"{s:.1f}" if s < 10 else f"{s:.0f}"
+        text = _strip(text)
+        return f"{text} second{'' if text == '1' else 's'}"
+
+    def unit(value: int, name: str) -> str:
+        return f"{value} {name}{'' if value == 1 else 's'}"
+
+    whole = round(s)
+    if whole < 3600:
+        minutes, rest = divmod(whole, 60)
+        return unit(minutes, "minute") + (f" {unit(rest, 'second')}" if rest else "")
+    hours, rest = divmod(whole, 3600)
+    minutes = rest // 60
+    return unit(hours, "hour") + (f" {unit(minutes, 'minute')}" if minutes else "")
+
+
+def listing(items: Sequence[Any]) -> str:
+    """Items as a list in words: "a, b and c" (items that hold a comma are separated by semicolons).
+
+    Example:
+        >>> listing(["mean", "median", "max"]), listing(["a"]), listing(["x, y", "z"])
+        ('mean, median and max', 'a', 'x, y; z')
+    """
+    texts = [str(i) for i in items]
+    if not texts:
+        return "none"
+    if any("," in t for t in texts):
+        return "; ".join(texts)
+    if len(texts) == 1:
+        return texts[0]
+    return ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+_E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?!\w|\.\d)")
+
+
+def plain(text: str) -> str:
+    """A sentence with its e-notation numbers written as powers of ten, for a page or a figure.
+
+    Example:
+        >>> plain("z = 15.74, p = 3.93e-56; ratio 9.506e+29.")
+        'z = 15.74, p = 3.93 × 10⁻⁵⁶; ratio 9.506 × 10²⁹.'
+    """
+
+    def power(match: re.Match[str]) -> str:
+        mantissa = match.group(1)
+        digits = len(mantissa.replace(".", "").lstrip("0")) or 1
+        return _power_of_ten(float(match.group(0)), min(max(digits, 1), 6))
+
+    return _E_NOTATION.sub(power, text)
+
+
+#: Words in a key or column name that mark a probability, shown as a percentage.
+PROBABILITY_WORDS = (
+    "risk",
+    "success",
+    "bound",
+    "leak",
+    "guess",
+    "two_worlds",
+    "many_worlds",
+    "probability",
+    "share",
+    "ci_low",
+    "ci_high",
+)
+
+
+def is_probability_key(key: str) -> bool:
+    """Whether a summary key or column name names a probability (a risk, a success, a leak, a share).
+
+    Example:
+        >>> is_probability_key("two_worlds_range"), is_probability_key("exact_risk"), is_probability_key("n")
+        (True, True, False)
+    """
+    name = key.lower().replace(" ", "_").replace("-", "_")
+    return any(word in name for word in PROBABILITY_WORDS)
+
+
+#: One name per concept: the JSON key (or column) and what every page, table and figure calls it.
+VOCABULARY: dict[str, str] = {
+    "many_worlds": "many-worlds risk ρ_mw",
+    "two_worlds": "two-worlds risk ρ_tw",
+    "global_risk": "global risk ρ_gl",
+    "global_leak": "global leak Γ",
+    "local_leak": "local leak γ",
+    "many_worlds_range": "many-worlds risk ρ_mw, lowest – highest",
+    "two_worlds_range": "two-worlds risk ρ_tw, lowest – highest",
+    "global_sensitivity": "global sensitivity Δf",
+    "local_sensitivity": "local sensitivity Δv",
+    "violates": "beyond e^ε",
+    "epsilon": "ε",
+    "epsilons": "ε",
+    "figure_epsilon": "ε of the figures",
+    "figure_query": "query of the figures",
+    "effective_epsilon": "effective ε",
+    "total_risk": "total risk δ*",
+    "seconds": "time taken",
+    "rows": "rows",
+}
+
+
+def label(key: str) -> str:
+    """The one name of a JSON key or column for people to read (the key with spaces when it has none).
+
+    Example:
+        >>> label("global_risk"), label("two_worlds_range"), label("sample_sizes")
+        ('global risk ρ_gl', 'two-worlds risk ρ_tw, lowest – highest', 'sample sizes')
+    """
+    return VOCABULARY.get(key, key.replace("_", " "))
+
+
+def readable(value: Any, key: str = "") -> str:
+    """A value of a manifest's summary or parameters as text, chosen by its key.
+
+    A pair under a key ending in ``_range`` is a range; probabilities (see :func:`is_probability_key`) are
+    percentages; keys naming ε give "ln 3"; ``seconds`` is a time in words; whole numbers get thousands
+    separators (except seeds and years); lists are lists in words; mappings read "key: value; …".
+
+    Example:
+        >>> readable([0.5, 0.9998426007315884], "two_worlds_range"), readable(2.189, "seconds")
+        ('50 % – 99.98 %', '2.2 seconds')
+        >>> readable([0.1, 1.0986122886681098, 2.0], "epsilons"), readable(24000, "rows"), readable(None)
+        ('0.1, ln 3 and 2', '24,000', '—')
+    """
+    name = key.lower()
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, Mapping):
+        return "; ".join(f"{label(str(k))}: {readable(v, str(k))}" for k, v in value.items()) or "—"
+    if isinstance(value, Sequence):
+        items = list(value)
+        if name.endswith("_range") and len(items) == 2 and all(isinstance(v, int | float) for v in items):
+            if is_probability_key(name):
+                return percent_range(items[0], items[1])
+            return f"{readable(items[0], name[:-6])} – {readable(items[1], name[:-6])}"
+        singular = name[:-1] if name.endswith("s") else name
+        return listing([readable(v, singular) for v in items])
+    if isinstance(value, int | float):
+        if "second" in name:
+            return duration(value)
+        if "epsilon" in name or name in ("ε", "eps"):
+            return epsilon_text(value)
+        if is_probability_key(name) and isinstance(value, float) and 0 <= value <= 1:
+            return percent_3g(value)
+        if isinstance(value, int):
+            return str(value) if "seed" in name or "year" in name or "version" in name else count(value)
+        return number(value)
+    return str(value)

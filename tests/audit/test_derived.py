@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from privrisk import PrivriskError, derived_scale
@@ -67,3 +68,33 @@ def test_errors_name_the_parameter_not_an_option(target, via, param):
     assert (
         info.value.param == param and str(info.value).startswith(param + ":") and "--" not in str(info.value)
     )
+
+
+def test_noise_variances_of_sarathy_and_muralidhar():
+    """Their text beside Table 4: 2·b_Sum² = 50, 2·b_Mean² = 0.125 and 2·n²·b_Mean² = 12.5 for X = 1, …, 10."""
+    d = derived_scale(list(range(1, 11)), 2)
+    assert d.variance == pytest.approx({"sum": 50.0, "mean": 0.125}, rel=1e-12)
+    assert d.effective_variance == pytest.approx(12.5, rel=1e-12)
+    # Shifting by 100 leaves the mean's noise alone and blows up the sum's (b_Sum = 55: 2·55² = 6050).
+    shifted = derived_scale(list(range(101, 111)), 2)
+    assert shifted.variance == pytest.approx({"sum": 6050.0, "mean": 0.125}, rel=1e-12)
+    assert shifted.effective_variance == pytest.approx(12.5, rel=1e-12)
+    table = d.table()
+    assert table.loc["noise variance 2b²", "sum"] == pytest.approx(50.0)
+    assert table.loc["effective variance", "sum"] == pytest.approx(12.5)
+    assert round(table.loc["effective half-width", "sum"], 2) == 21.29
+    doc = d.to_dict()
+    assert (
+        doc["variance"] == pytest.approx({"sum": 50.0, "mean": 0.125}) and doc["effective_variance"] == 12.5
+    )
+    assert "50 for the sum asked directly, 0.125 for the mean; 12.5 for the sum" in d.variance_sentence()
+
+
+def test_the_variance_is_that_of_the_laplace_density():
+    """2b² checked by integrating x² against the Laplace density e^(−|x|/b)/(2b) numerically."""
+    from scipy.integrate import quad
+
+    d = derived_scale(list(range(1, 11)), 2)
+    for q, b in d.scale.items():
+        second, _ = quad(lambda x, b=b: x * x * np.exp(-abs(x) / b) / (2 * b), -np.inf, np.inf)
+        assert d.variance[q] == pytest.approx(second, rel=1e-9)

@@ -62,7 +62,7 @@ def test_audit_sweep_is_table_3(cli):
     assert [round(row["ratio"]) for row in rows[:9]] == [9, 19, 41, 90, 195, 425, 925, 45140, 2201886]
     assert f"{rows[9]['ratio']:.3e}" == "5.239e+09"
     text = cli(*BASE, "--u", "0.75", "--sweep-record", "30", "--sweep-values", "14,40").out
-    assert "Table 3" in text and "5.239e+9" in text
+    assert "Table 3" in text and "5.239 × 10⁹" in text
 
 
 def test_audit_out_folder(cli, tmp_path):
@@ -171,6 +171,11 @@ def test_derived_is_table_4(cli, values, eff_b, eff_eps):
     assert doc["effective_scale"] == pytest.approx(eff_b)
     assert doc["effective_epsilon"] == pytest.approx(eff_eps)
     assert doc["scale"]["mean"] == pytest.approx(0.25)
+    # The noise variances 2b² beside the scales (Sarathy and Muralidhar: 2n²b_mean² = 12.5 for n = 10).
+    assert doc["variance"]["mean"] == pytest.approx(0.125) and doc["effective_variance"] == pytest.approx(
+        12.5
+    )
+    assert doc["variance"]["sum"] == pytest.approx(2 * doc["scale"]["sum"] ** 2)
 
 
 def test_derived_from_a_list_and_a_file(cli, tmp_path):
@@ -180,6 +185,9 @@ def test_derived_from_a_list_and_a_file(cli, tmp_path):
     assert doc["n"] == 30 and doc["factor"] == 30
     text = cli("derived", "--values", "101..110", "--epsilon", "2").out
     assert "effective ε" in text and "±468.45" in text and "±21.29" in text and "22 times" in text
+    assert (
+        "noise variance 2b²" in text and "6,050 for the sum asked directly, 0.125 for the mean; 12.5" in text
+    )
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -179,9 +179,9 @@ def test_report_page_in_chromium(browser, tmp_path):
         opened.assert_clean()
         assert page.title() == "privrisk report (test)"
         links = page.locator("nav.toc a")
-        assert links.count() == 3
-        # The table of contents leads to the sections.
-        for i in range(3):
+        assert links.count() == 4  # three folders and the glossary
+        # The table of contents leads to the sections and the glossary.
+        for i in range(4):
             target = links.nth(i).get_attribute("href")
             assert page.locator(target).count() == 1
         # Figures are drawn (inline SVG with a size), the hostile one did nothing.

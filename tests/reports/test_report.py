@@ -88,13 +88,19 @@ def test_report_gathers_every_folder(tmp_path):
     assert [s["kind"] for s in info["sections"]] == ["study", "release", "presence"]
     assert info["problems"] == 1  # the missing figure, noted in the page
     toc = re.search(r'<nav class="toc".*?</nav>', page, flags=re.S).group(0)
-    assert toc.count("<li>") == 3 and 'href="#s1-study"' in toc and 'href="#s3-presence"' in toc
+    assert (
+        toc.count("<li>") == 4
+        and "#glossary" in toc
+        and 'href="#s1-study"' in toc
+        and 'href="#s3-presence"' in toc
+    )
     assert page.count("<svg") == 3 and page.count("data:image/png;base64,") == 1
     assert "Figure “Lost figure” left out" in page
     # The long table is cut at 200 rows and says so; the short one is whole, with its semicolons understood.
     assert "Showing the first 200 of 500 rows" in page
     study = page.split('id="s1-study"')[1].split("</section>")[0]
-    assert study.count("<tr>") == 1 + 200 + 2 + 2  # header, rows, two summary and two parameter rows
+    # header, rows, two summary and two parameter rows, each key-value table with its heading row
+    assert study.count("<tr>") == 1 + 200 + (1 + 2) + (1 + 2)
     assert "<td>7,9</td>" in page and "2 rows, from <code>answers.csv</code>" in page
     # Text from manifests is escaped, never markup.
     assert "Medians are the riskiest &lt;b&gt;query&lt;/b&gt;." in page

@@ -49,7 +49,7 @@ def check_against_oracle(values, universe_spec, universe_min, proportions, reps,
             assert ls[q][r, k] == pytest.approx(expected, rel=1e-9, abs=1e-12), (q, method, path, sample)
 
 
-@pytest.mark.parametrize("path", ["histogram", "sort"])
+@pytest.mark.parametrize("path", ["histogram", "sort", "ranks"])
 @pytest.mark.parametrize("method", ["exact", "paper"])
 def test_local_sensitivity_equals_the_oracle_on_random_data(method, path):
     rng = np.random.default_rng(11)
@@ -73,7 +73,7 @@ def test_local_sensitivity_equals_the_oracle_on_random_data(method, path):
     props=st.lists(st.sampled_from([0.1, 0.3, 0.5, 0.8, 1.0]), min_size=1, max_size=3),
     seed=st.integers(0, 10**6),
     method=st.sampled_from(["exact", "paper"]),
-    path=st.sampled_from(["histogram", "sort"]),
+    path=st.sampled_from(["histogram", "sort", "ranks"]),
 )
 def test_local_sensitivity_oracle_property(values, props, seed, method, path):
     if math.floor(min(props) * len(values) + 0.5) < 1:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from privrisk._format import number as _number
 from privrisk._validation import QUERIES, Query, check_epsilon, check_query, check_summable
 from privrisk.audit.intruder import check_alpha
 from privrisk.audit.leave_out import _check_records, _provider
@@ -65,12 +66,34 @@ class DerivedScale:
         """The effective ε of the target over the ε that was set (Table 4: 2, 22 and 10002)."""
         return self.effective_epsilon / self.epsilon
 
+    @property
+    def variance(self) -> dict[str, float]:
+        """The variance 2b² of each query's Laplace noise (theirs: 2·5² = 50 for the sum and 2·0.25² = 0.125 for
+        the mean of X = 1…10).
+
+        Example:
+            >>> derived_scale(list(range(1, 11)), 2).variance
+            {'sum': 50.0, 'mean': 0.125}
+        """
+        return {q: 2 * b * b for q, b in self.scale.items()}
+
+    @property
+    def effective_variance(self) -> float:
+        """The variance 2a²b_via² of the derived estimate a·(released answer) (theirs: 2n²b_mean² = 12.5).
+
+        Example:
+            >>> derived_scale(list(range(1, 11)), 2).effective_variance
+            12.5
+        """
+        return 2 * self.effective_scale * self.effective_scale
+
     def half_width(self, scale: float) -> float:
         """Half the (α, 1 − α) range of Laplace(0, b) noise: b·ln(1/(2α)) (theirs: ±42.59 for b = 5)."""
         return scale * math.log(1 / (2 * self.alpha))
 
     def table(self) -> pd.DataFrame:
-        """Rows as their Table 4; one column for the target and one for the released query."""
+        """Rows as their Table 4 with the noise variances 2b² and half-widths (the text beside their Table 4); one
+        column for the target and one for the released query."""
         cols = [self.target] if self.target == self.via else [self.target, self.via]
         rows = {
             "f_n(X)": [self.f[c] for c in cols],
@@ -78,7 +101,11 @@ class DerivedScale:
             "Δf_n(X)": [self.delta[c] for c in cols],
             "ε": [self.epsilon for _ in cols],
             "b": [self.scale[c] for c in cols],
+            "noise variance 2b²": [self.variance[c] for c in cols],
+            "noise half-width": [self.half_width(self.scale[c]) for c in cols],
             "effective b": [self.effective_scale] + [math.nan] * (len(cols) - 1),
+            "effective variance": [self.effective_variance] + [math.nan] * (len(cols) - 1),
+            "effective half-width": [self.half_width(self.effective_scale)] + [math.nan] * (len(cols) - 1),
             "effective ε": [self.effective_epsilon] + [math.nan] * (len(cols) - 1),
         }
         return pd.DataFrame(rows, index=cols).T
@@ -102,6 +129,8 @@ class DerivedScale:
                 self.target: self.half_width(self.scale[self.target]),
                 "effective": self.half_width(self.effective_scale),
             },
+            "variance": self.variance,
+            "effective_variance": self.effective_variance,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -133,12 +162,28 @@ class DerivedScale:
 
         Example:
             >>> derived_scale(list(range(101, 111)), 2).range_sentence()
-            'Noise range (0.01 %–99.99 %): ±468.45 asking for the sum directly, ±21.29 through the mean.'
+            'Noise range (0.01 % – 99.99 %): ±468.45 asking for the sum directly, ±21.29 through the mean.'
         """
-        conf = f"{100 * self.alpha:.10g} %–{100 * (1 - self.alpha):.10g} %"
+        conf = f"{100 * self.alpha:.10g} % – {100 * (1 - self.alpha):.10g} %"
         return (
             f"Noise range ({conf}): ±{self.half_width(self.scale[self.target]):,.2f} asking for the "
             f"{self.target} directly, ±{self.half_width(self.effective_scale):,.2f} through the {self.via}."
+        )
+
+    def variance_sentence(self) -> str:
+        """The noise variances 2b² of the published answers and of the derived estimate.
+
+        Example:
+            >>> derived_scale(list(range(1, 11)), 2).variance_sentence()
+            'Noise variance 2b²: 50 for the sum asked directly, 0.125 for the mean; 12.5 for the sum estimated as 10·mean (2·10²·0.25²).'
+        """
+        published = ", ".join(
+            f"{_number(self.variance[q])} for the {q}{' asked directly' if q == self.target else ''}"
+            for q in dict.fromkeys((self.target, self.via))
+        )
+        return (
+            f"Noise variance 2b²: {published}; {_number(self.effective_variance)} for the {self.target} estimated "
+            f"as {_factor(self.factor)}·{self.via} (2·{_factor(self.factor)}²·{_number(self.scale[self.via])}²)."
         )
 
 

@@ -189,12 +189,14 @@ def ratio_text(log10_ratio: float) -> str:
     """A ratio given as log10, as Sarathy and Muralidhar print it: two decimals when small, powers of ten when huge.
 
     Example:
-        >>> ratio_text(0.5), ratio_text(9.0), ratio_text(float("inf"))
-        ('3.16', '1.000e+9', '∞')
+        >>> ratio_text(0.5), ratio_text(9.0), ratio_text(29.978), ratio_text(float("inf"))
+        ('3.16', '1.000 × 10⁹', '9.506 × 10²⁹', '∞')
     """
     if not math.isfinite(log10_ratio):
         return "∞" if log10_ratio > 0 else "0"
     if abs(log10_ratio) >= 6:
+        # Computed from the logarithm, so a ratio beyond the largest float (10³⁰⁸) is still written.
         exponent = math.floor(log10_ratio)
-        return f"{10 ** (log10_ratio - exponent):.3f}e{exponent:+d}"
+        power = str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return f"{10 ** (log10_ratio - exponent):.3f} × 10{power}"
     return f"{10**log10_ratio:,.2f}"

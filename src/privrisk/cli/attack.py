@@ -148,7 +148,11 @@ def attack_command(
     err.print(col.summary())
     err.print(f"Universe: {how}; global sensitivity Δf = {df:.6g}.")
     who = "all n" if kind == "many" else "the two most different"
-    table = Table(title=f"Attack on the {q} of {column!r}: {who} worlds ({result.n_worlds:,}), ε = {eps:.4g}")
+    table = Table(
+        title=f"Attack on the {q} of {column!r}: {who} worlds ({result.n_worlds:,}), ε = {eps:.4g}",
+        caption="measure: how often the attacker finds the missing record, from guessing alone to Lee and "
+        "Clifton's bound; value: a probability (the simulated success with its 95 % interval).",
+    )
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_row("guessing alone (1/n)", _share(doc["guess"]))

@@ -62,11 +62,13 @@ def audit_command(
     query: str = typer.Option("mean", "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the data-dependent noise (e.g. 2, ln3)."),
     u: float | None = typer.Option(
-        None, "--u", help="The uniform draw behind the answer (Sarathy and Muralidhar use 0.75)."
+        None,
+        "--u",
+        help="The uniform draw behind the answer (0.75 in Sarathy and Muralidhar, Tables 2 and 3).",
     ),
     response: float | None = typer.Option(None, "--response", help="The answer r itself, instead of --u."),
     event: str = typer.Option(
-        "tail", "--event", help="tail (P(answer ≥ r), as Sarathy and Muralidhar) or density (at r)."
+        "tail", "--event", help="tail (P(answer ≥ r), as Sarathy and Muralidhar, Table 2) or density (at r)."
     ),
     alpha: float = typer.Option(1e-4, "--alpha", help="1 − confidence of the bound on the missing record."),
     universe: str | None = typer.Option(
@@ -162,7 +164,12 @@ def _print_human(
 ) -> None:
     e = exp_text(res.epsilon)
     err.print(col.summary())
-    prov = Table(title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}")
+    prov = Table(
+        title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}",
+        caption="The provider's view (Sarathy and Muralidhar, Table 1): the answer on all records, the record "
+        "whose absence moves it most (X*), the data-dependent sensitivity and noise scale, one noisy answer r, "
+        "and how likely an answer as extreme as r is with and without that record.",
+    )
     prov.add_column("quantity")
     prov.add_column("value", justify="right")
     prov.add_row("f_n(X)", f"{res.f_n:.6g}")
@@ -185,12 +192,22 @@ def _print_human(
         order = rec["log10_ratio"].abs().sort_values(ascending=False).index
         show = rec.loc[order[:30]].sort_values("record")
         note = f" (the {len(show)} largest of {len(rec):,}; all in --records or --out)"
-    t2 = Table(title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e}){note}")
+    t2 = Table(
+        title=f"Intruder: ratio p1/p3 for each missing record (e^ε = {e}){note}",
+        caption="missing: the record the intruder lacks; value: its value; f(X₋ᵢ): the answer without it; b_n−1: "
+        "the scale the provider would use without it; p3: the probability of an answer as extreme as r then; "
+        "p1/p3 and beyond e^ε (✗): the ratio and whether it breaks e^ε"
+        + (
+            "; p1/p3, global Δf: the same ratio with noise calibrated to the global sensitivity."
+            if res.global_audit is not None
+            else "."
+        ),
+    )
     g = res.global_audit
     global_log10 = None if g is None else g.records["log_ratio"].to_numpy() / math.log(10)
     for name in ("missing", "value", "f(X₋ᵢ)", "b_n−1", "p3", "p1/p3"):
         t2.add_column(name, justify="right")
-    t2.add_column("", justify="left")
+    t2.add_column("beyond e^ε", justify="center")
     if global_log10 is not None:
         t2.add_column("p1/p3, global Δf", justify="right")
     names = ("record", "value", "f_without", "b_without", "p3", "log10_ratio", "violates")
@@ -211,10 +228,12 @@ def _print_human(
         out.print(glob)
     if sweep is not None:
         t3 = Table(
-            title=f"Ratio p1/p3 as record {sweep_record}'s value varies (Table 3 of Sarathy and Muralidhar 2009)"
+            title=f"Ratio p1/p3 as record {sweep_record}'s value varies (Table 3 of Sarathy and Muralidhar 2009)",
+            caption=f"value: record {sweep_record}'s value; answer r: the noisy answer at the same u; p1/p3: the "
+            "intruder's ratio; beyond e^ε: ✗ where it breaks e^ε.",
         )
-        for name in ("value", "answer r", "p1/p3", ""):
-            t3.add_column(name, justify="right" if name else "left")
+        for name in ("value", "answer r", "p1/p3", "beyond e^ε"):
+            t3.add_column(name, justify="center" if name == "beyond e^ε" else "right")
         columns = ("value", "response", "log10_ratio", "violates")
         for value, r, lr, bad in zip(*(sweep[c].to_numpy() for c in columns), strict=True):
             t3.add_row(f"{value:.6g}", f"{r:.6g}", ratio_text(lr), "[bold red]✗[/]" if bad else "")

@@ -89,13 +89,19 @@ def derived_command(
     if as_json:
         emit_json({"source": source, **d.to_dict()})
         return
-    table = Table(title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)")
+    table = Table(
+        title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)",
+        caption=f"quantity: f_n(X) the answer, f_n-1(X*) without the most influential record, Δf_n(X) the "
+        f"data-dependent sensitivity, b = Δf_n(X)/ε the Laplace scale, 2b² its variance and the half-width its "
+        f"(α, 1 − α) range; the effective rows: the {d.target} estimated from the released {d.via}.",
+    )
     frame = d.table()
-    table.add_column("")
+    table.add_column("quantity")
     for c in frame.columns:
         table.add_column(c, justify="right")
     for idx, row in frame.iterrows():
-        table.add_row(str(idx), *("" if not np.isfinite(v) else f"{v:.8g}" for v in row))
+        table.add_row(str(idx), *("" if not np.isfinite(v) else f"{v:,.6g}" for v in row))
     out.print(table)
     out.print(d.range_sentence())
+    out.print(d.variance_sentence())
     out.print(d.sentence())

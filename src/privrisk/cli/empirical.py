@@ -54,7 +54,7 @@ def empirical_command(
     ),
     epsilons: str = typer.Option("0.03,0.1,0.3", "--epsilons", "-e", help="ε values, comma-separated."),
     density: str = typer.Option(
-        "kde-box", "--density", help="kde-box (the paper's), kde-triangle, kde-gauss or ecdf."
+        "kde-box", "--density", help="kde-box (Burchard and Daoud's, §5), kde-triangle, kde-gauss or ecdf."
     ),
     k: str | None = typer.Option(None, "--k", help="Points per local estimate (default auto = round(√t))."),
     preset: str | None = typer.Option(
@@ -104,7 +104,7 @@ def empirical_command(
         None, "--deltas-parquet", help="With --engine spark: Spark writes δᵢ per individual there as Parquet."
     ),
 ) -> None:
-    """Empirical differential privacy of a statistic published once per period (Burchard and Daoud).
+    """Empirical differential privacy of a statistic published once per period (Burchard and Daoud, §2–5).
 
     The periods are the databases. For every individual the statistic is recomputed without their rows, and
     the densities of the answers with and without them are compared: δ(ε) is the largest δᵢ, and the total
@@ -216,11 +216,10 @@ def _noise(text: str | None) -> float | None:
     return value
 
 
-def _table(
-    title: str, names: Sequence[str], rows: Iterable[Sequence[str]], right: Collection[int] = ()
-) -> None:
-    """Print a Rich table; the columns numbered in ``right`` are right-justified."""
-    table = Table(title=title)
+def _table(title: str, names: Sequence[str], rows: Iterable[Sequence[str]], right: Collection[int] = (),
+           caption: str = "δ: the chance the answers expose someone by more than the factor e^ε.") -> None:  # fmt: skip
+    """Print a Rich table with a caption that says what its columns mean; ``right`` columns right-justified."""
+    table = Table(title=title, caption=caption)
     for j, name in enumerate(names):
         table.add_column(name, justify="right" if j in right else "left")
     for row in rows:
@@ -234,24 +233,21 @@ def _print_extras(result: EmpiricalPrivacy, target: pd.DataFrame | None) -> None
         names = ["bucket", "from", "to", "periods", *(f"δ at ε = {c[6:]}" for c in cols)]
         rows = [[str(r["bucket"]), f"{r['low']:.4g}", f"{r['high']:.4g}", str(r["periods"]), *(_fmt(r[c]) for c in cols)]
                 for r in result.conditional.to_dict(orient="records")]  # fmt: skip
-        _table(
-            "δ within buckets of the adversary's knowledge (Burchard and Daoud, Definition 4)",
-            names,
-            rows,
-            range(len(names)),
-        )
+        _table("δ within buckets of the adversary's knowledge (Burchard and Daoud, Definition 4)", names, rows,
+               range(len(names)), "bucket: what the adversary knows (from … to); δ: the largest δᵢ within it.")  # fmt: skip
     if target is not None:
         rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta_without_noise"]),
                  "not found" if r["scale"] != r["scale"] else f"{r['scale']:.4g}", _fmt(r["delta"])]
                 for r in target.to_dict(orient="records")]  # fmt: skip
         names = ["ε", "δ without noise", "scale", "δ with it"]
-        _table("Smallest Laplace scale for the target δ", names, rows, range(4))
+        _table("Smallest Laplace scale for the target δ", names, rows, range(4),
+               "scale: the Laplace noise that brings δ to the target.")  # fmt: skip
 
 
 def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, int] | None, top: int) -> None:
     if cleaning:
         err.print(
-            "Cleaning (Burchard and Daoud §5): dropped "
+            "Cleaning (Burchard and Daoud, §5): dropped "
             + ", ".join(f"{n:,} {why}" for why, n in cleaning.items())
             + "."
         )
@@ -278,19 +274,20 @@ def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, in
     rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta"]), _fmt(r["total_risk"]), str(r["worst_individual"])]
             for r in doc["rows"]]  # fmt: skip
     names = ["ε", "δ", "δ* (total risk)", "riskiest individual"]
-    _table(f"Empirical privacy of the {result.query} (Burchard and Daoud §5)", names, rows, range(3))
+    _table(f"Empirical privacy of the {result.query} (Burchard and Daoud, §5)", names, rows, range(3),
+           "δ: the largest δᵢ over the individuals; δ*: the chance that someone is exposed by more than ε.")  # fmt: skip
     if top:
         cols = [c for c in result.individuals.columns if c.startswith("delta_")]
         names = ["individual", "periods", *(f"δᵢ at ε = {c[6:]}" for c in cols)]
         rows = [[str(r["individual"]), str(r["periods"]), *(_fmt(r[c]) for c in cols)]
                 for r in result.top(top).to_dict(orient="records")]  # fmt: skip
-        _table(
-            f"The {min(top, result.n_individuals)} riskiest individuals", names, rows, range(1, len(names))
-        )
+        _table(f"The {min(top, result.n_individuals)} riskiest individuals", names, rows, range(1, len(names)),
+               "periods: how many periods the individual appears in; δᵢ: how far the answers without them differ.")  # fmt: skip
     if "windows" in doc:
         rows = [[str(r["first"]), str(r["last"]), f"{r['epsilon']:.4g}", _fmt(r["delta"]), _fmt(r["total_risk"])]
                 for r in doc["windows"]]  # fmt: skip
-        _table("δ on rolling windows", ["first", "last", "ε", "δ", "δ*"], rows)
+        _table("δ on rolling windows", ["first", "last", "ε", "δ", "δ*"], rows, (),
+               "first, last: the window's periods; δ, δ*: as above, within it.")  # fmt: skip
     for row in doc["rows"]:
         if row["total_risk"] >= 0.5:
             out.print(

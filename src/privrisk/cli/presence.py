@@ -88,7 +88,7 @@ def presence_command(
     population_size: float | None = typer.Option(
         None,
         "--population-size",
-        help="Without --population: P's size N, for estimated k-map (El Emam–Dankar).",
+        help="Without --population: P's size N, for estimated k-map (El Emam and Dankar 2008).",
     ),
     sampling_fraction: float | None = typer.Option(
         None, "--sampling-fraction", help="Without --population: f = n/N instead of --population-size."
@@ -191,7 +191,8 @@ def presence_command(
 
 
 def _class_table(r: PresenceResult, title: str) -> Table:
-    table = Table(title=title)
+    table = Table(title=title, caption="one row per class: its quasi-identifier values, how many research records "
+                  "(T) and population records (P) it holds, and δ = T/P.")  # fmt: skip
     for c in r.prepared.qi:
         table.add_column(c)
     for c in ("in T", "in P", "δ"):
@@ -201,12 +202,15 @@ def _class_table(r: PresenceResult, title: str) -> Table:
         table.add_row(*(str(row[c]) for c in r.prepared.qi), f"{row['dataset_count']:,}",
                       f"{row['population_count']:,}", f"{row['delta']:.3f}")  # fmt: skip
     if n_sup:
-        table.caption = f"{n_sup:,} classes ({r.summary['suppressed']:,} records) suppressed, not shown"
+        table.caption = (
+            f"{table.caption} {n_sup:,} classes ({r.summary['suppressed']:,} records) suppressed, not shown."
+        )
     return table
 
 
 def _measures_table(rows: list[tuple[str, str]], title: str) -> Table:
-    table = Table("measure", Column("value", justify="right"), title=title)
+    table = Table("measure", Column("value", justify="right"), title=title,
+                  caption="measure: what δ-presence, k-anonymity and k-map find; value: its size.")  # fmt: skip
     for a, b in rows:
         table.add_row(a, b)
     return table
@@ -242,7 +246,8 @@ def _print(before: PresenceResult, found: SearchResult | None) -> None:
     out.print(f"Search: {len(found.nodes):,} nodes, {found.evaluated:,} evaluated, "
               f"{len(found.minimal):,} minimal node(s) meet the targets.")  # fmt: skip
     if len(found.minimal):
-        table = Table(title="Minimal generalisations")
+        table = Table(title="Minimal generalisations", caption="one row per minimal node: the level of each "
+                      "quasi-identifier, then what it reaches and its information loss.")  # fmt: skip
         cols = [c for c in found.minimal.columns if c.startswith("level_")]
         for c in cols:
             table.add_column(c.removeprefix("level_"), justify="right")

@@ -25,7 +25,9 @@ from privrisk.sensitivity import (
     sensitivity_ratio,
 )
 
-UNIVERSE_MIN_HELP = "Lower the universe's minimum to this value (Allmann et al.: 0 where 0 is valid)."
+UNIVERSE_MIN_HELP = (
+    "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
+)
 
 
 def choose_universe(
@@ -52,7 +54,7 @@ def choose_universe(
         how = f"the {u.size:,} distinct values of {universe_column!r} in {universe_file}"
     else:
         u = Universe.from_values(values)
-        how = f"the column's own {u.size:,} distinct values (as Allmann et al. §3.2 do)"
+        how = f"the column's own {u.size:,} distinct values (as Allmann et al., §3.2 do)"
     if universe_min is not None:
         u = u.with_min(universe_min)
         how += f", with its minimum set to {universe_min:g}"
@@ -76,7 +78,7 @@ def sensitivity_command(
         "unbounded", "--neighbours", help="unbounded (add/remove) or bounded (replace)."
     ),
     method: str = typer.Option(
-        "exact", "--method", help="exact, or paper (the four-case rule of Allmann et al.)."
+        "exact", "--method", help="exact, or paper (the four-case rule of Allmann et al., §3.2)."
     ),
     epsilon: str | None = typer.Option(
         None, "--epsilon", "-e", help="Also give the risks at this ε (e.g. ln3)."
@@ -138,7 +140,12 @@ def sensitivity_command(
     else:
         err.print(col.summary())
         err.print(f"Universe: {how}.")
-        table = Table(title=f"{query} of {column!r} (n = {n:,}, {nb} neighbours)")
+        table = Table(
+            title=f"{query} of {column!r} (n = {n:,}, {nb} neighbours)",
+            caption="measure: Δf over the universe, Δv on the data, their ratio"
+            + (" and the risks an attacker reaches at that ratio (probabilities)" if eps is not None else "")
+            + "; value: its size.",
+        )
         table.add_column("measure")
         table.add_column("value", justify="right")
         table.add_row("global sensitivity Δf", f"{gs:.6g}")

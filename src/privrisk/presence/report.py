@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from privrisk._format import percent_3g
 from privrisk.presence.measures import PresenceResult, Targets
 from privrisk.presence.prepare import Prepared, Source
 from privrisk.presence.search import SearchResult, release_table
@@ -41,7 +42,7 @@ def finding(summary: Mapping[str, Any], when: str) -> str:
     return (
         f"{when}, the largest share of a population class that is in the research subset is δ = "
         f"{summary['delta_max']:.3g}: an attacker who sees the release and the population table can be "
-        f"{100 * summary['delta_max']:.0f}% sure that a person of that class is in the subset. "
+        f"{percent_3g(summary['delta_max'])} sure that a person of that class is in the subset. "
         f"Smallest research class k = {summary['k_anonymity']}, smallest population class k-map = "
         f"{summary['k_map']}."
     )

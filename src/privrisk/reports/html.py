@@ -23,19 +23,25 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from privrisk._format import VOCABULARY, count, is_probability_key, label, percent_3g, plain, readable
+from privrisk._format import number as _number
 from privrisk._validation import check_whole
 from privrisk.errors import PrivriskError
 from privrisk.reports.manifest import read_manifest
 
 __all__ = [
     "BASE_CSS",
+    "GLOSSARY",
     "MAX_ROWS",
     "asset_text",
+    "glossary_link",
+    "glossary_section",
     "html_page",
     "inline_svg",
     "json_script",
     "report_page",
     "sanitize_svg",
+    "text_html",
 ]
 
 #: Rows of a CSV table shown in a report before it is cut (the rest is counted and said).
@@ -111,6 +117,16 @@ def json_script(element_id: str, document: Any) -> str:
     """Data for a page's script as ``<script type="application/json">``, safe against ``</script>`` inside."""
     text = json.dumps(document, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
     return f'<script type="application/json" id="{html.escape(element_id)}">{text}</script>'
+
+
+def text_html(text: str) -> str:
+    """Text escaped for a page, with a number kept on one line with its unit ("99.98 %" never breaks before %).
+
+    Example:
+        >>> text_html("50 % – 99.98 % & more")
+        '50\xa0% – 99.98\xa0% &amp; more'
+    """
+    return html.escape(text).replace(" %", "\u00a0%")
 
 
 def _local(tag: str) -> str:
@@ -232,8 +248,12 @@ def _inside(folder: Path, relative: Any, what: str) -> Path:
     return path
 
 
-def _csv_table(path: Path, max_rows: int) -> tuple[str, int]:
-    """The first ``max_rows`` rows of a CSV file as an HTML table, and the number of data rows in the file."""
+def _csv_table(path: Path, max_rows: int, percent_columns: frozenset[str] = frozenset()) -> tuple[str, int]:
+    """The first ``max_rows`` rows of a CSV file as an HTML table, and the number of data rows in the file.
+
+    Cells are shown as people read them (:func:`_cell_text`); the columns in ``percent_columns`` (a manifest
+    table's ``percent_columns``) hold probabilities whatever their names.
+    """
     with path.open(newline="", encoding="utf-8-sig") as handle:
         sample = handle.read(65536)
         handle.seek(0)
@@ -252,8 +272,10 @@ def _csv_table(path: Path, max_rows: int) -> tuple[str, int]:
                 rows.append(row)
             total += 1
     numeric = [all(_is_number(r[i]) for r in rows if i < len(r) and r[i] != "") for i in range(len(header))]
+    # The file's column names in the one vocabulary (many_worlds → many-worlds risk ρ_mw); a column without a
+    # name in the file still gets a heading on the page.
     head = "".join(
-        f'<th scope="col"{" class=num" if numeric[i] else ""}>{html.escape(h)}</th>'
+        f'<th scope="col"{" class=num" if numeric[i] else ""}>{html.escape(label(h.strip()) or f"column {i + 1}")}</th>'
         for i, h in enumerate(header)
     )
     body = []
@@ -261,7 +283,9 @@ def _csv_table(path: Path, max_rows: int) -> tuple[str, int]:
         cells = []
         for i, value in enumerate(row):
             cls = " class=num" if i < len(numeric) and numeric[i] else ""
-            cells.append(f"<td{cls}>{html.escape(value)}</td>")
+            column = header[i] if i < len(header) else ""
+            shown = _cell_text(value, "probability" if column in percent_columns else column)
+            cells.append(f"<td{cls}>{text_html(shown)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>',
@@ -277,23 +301,106 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _value(value: Any) -> str:
-    if isinstance(value, float):
-        return html.escape(f"{value:.6g}")
-    if isinstance(value, dict | list):
-        return f"<code>{html.escape(json.dumps(value, ensure_ascii=False))}</code>"
-    if value is None:
-        return "—"
-    return html.escape(str(value))
+def _cell_text(text: str, column: str) -> str:
+    """A CSV cell as people read it: probabilities as percentages, counts with separators, no e-notation."""
+    if text in VOCABULARY:
+        return VOCABULARY[text]
+    if text in ("True", "False"):
+        return "yes" if text == "True" else "no"
+    if not _is_number(text) or text.strip().lower() in ("nan", "inf", "-inf", "infinity"):
+        return text
+    value = float(text)
+    if is_probability_key(column) and 0 <= value <= 1 and any(c in text.lower() for c in ".e"):
+        return percent_3g(value)
+    if value == int(value) and "." not in text and "e" not in text.lower():
+        name = column.lower()
+        return text if any(w in name for w in ("seed", "year", "record", "id", "zip")) else count(value)
+    return _number(value)
+
+
+def _value(value: Any, key: str = "") -> str:
+    """A summary or parameter value as HTML: a list of several names or a mapping is a list, the rest readable text."""
+    if isinstance(value, dict) and value:
+        items = "".join(
+            f"<li>{html.escape(label(str(k)))}: {_value(v, str(k))}</li>" for k, v in value.items()
+        )
+        return f'<ul class="plain">{items}</ul>'
+    if (
+        isinstance(value, list)
+        and len(value) > 2
+        and not key.lower().endswith("_range")
+        and all(isinstance(v, str) for v in value)
+    ):
+        return '<ul class="plain">' + "".join(f"<li>{html.escape(v)}</li>" for v in value) + "</ul>"
+    return text_html(readable(value, key))
 
 
 def _key_values(mapping: dict[str, Any], caption: str) -> str:
     if not mapping:
         return ""
     rows = "".join(
-        f'<tr><th scope="row">{html.escape(str(k))}</th><td>{_value(v)}</td></tr>' for k, v in mapping.items()
+        f'<tr><th scope="row">{html.escape(label(str(k)))}</th><td>{_value(v, str(k))}</td></tr>'
+        for k, v in mapping.items()
     )
-    return f'<div class="scroll"><table><caption class="visually-hidden">{html.escape(caption)}</caption>{rows}</table></div>'
+    return (
+        f'<div class="scroll"><table><caption class="visually-hidden">{html.escape(caption)}</caption>'
+        f'<thead><tr><th scope="col">quantity</th><th scope="col">value</th></tr></thead>{rows}</table></div>'
+    )
+
+
+#: The words a report page uses, each with its one name and a short definition (docs/glossary.md in full).
+GLOSSARY: dict[str, str] = {
+    "ε (epsilon)": "the privacy-loss parameter: for neighbouring databases the probability of any answer "
+    "changes by at most a factor e^ε. ln 3 means ε = ln 3 ≈ 1.099.",
+    "many-worlds risk ρ_mw": "the largest probability that an attacker who knows all n possible worlds picks "
+    "the true one after one answer: 1/(1 + (n − 1)·e^(−ε·Δv/Δf)) (Lee and Clifton; Allmann et al., eq. 4).",
+    "two-worlds risk ρ_tw": "the many-worlds risk for n = 2: the attacker only decides whether one person is "
+    "in the data; never below 50 % (Allmann et al., eq. 6).",
+    "global risk ρ_gl": "the worst case, n = 2 and Δv = Δf: e^ε/(1 + e^ε); it depends on ε only "
+    "(Mehner et al., eq. 3, where it is called P; Allmann et al., eq. 5).",
+    "global leak Γ": "how far one answer moves the worst-case attacker from a coin toss (0) towards certainty "
+    "(1): 2ρ_gl − 1 (Mehner et al., §3.4, eq. 4).",
+    "local leak γ": "the same for n worlds: (ρ_mw − 1/n)/(1 − 1/n) (Mehner et al., §3.4).",
+    "global sensitivity Δf": "the largest change of the query between any two neighbouring databases of the "
+    "universe; the Laplace noise scale is b = Δf/ε.",
+    "local sensitivity Δv": "the largest change of the query between the data at hand and one of its "
+    "neighbours.",
+    "data-dependent sensitivity Δf_n(X)": "the largest change one record of X makes when it is left out; "
+    "noise of scale b_n = Δf_n(X)/ε leaks (Sarathy and Muralidhar, Tables 1 and 2).",
+    "effective ε": "the ε an intruder faces for one query when deriving it from another, e.g. the sum as n × "
+    "the noisy mean (Sarathy and Muralidhar, Table 4).",
+    "δ-presence": "δ = |research class|/|population class|: the probability that a person of the population "
+    "in that class is in the research subset (Nergiz et al.; Desfontaines).",
+    "k-anonymity, k-map": "every class of the release holds at least k records (k-anonymity) or stands for at "
+    "least k people of the population (k-map) (Desfontaines).",
+    "empirical δᵢ, δ and total risk δ*": "for an individual i, how far the answers with and without i differ "
+    "beyond the factor e^ε; δ is the largest δᵢ, δ* = 1 − Πᵢ(1 − δᵢ) the chance that someone is exposed "
+    "(Burchard and Daoud, Theorem 1, Definitions 2 and 3).",
+}
+
+
+def glossary_section(anchor: str = "glossary") -> str:
+    """The short glossary every report page ends with (the pages are offline, so it is embedded, not linked).
+
+    Example:
+        >>> "many-worlds risk ρ_mw" in glossary_section()
+        True
+    """
+    items = "".join(
+        f"<dt>{html.escape(term)}</dt><dd>{html.escape(text)}</dd>" for term, text in GLOSSARY.items()
+    )
+    return (
+        f'<section id="{html.escape(anchor)}" aria-labelledby="{html.escape(anchor)}-h">'
+        f'<h2 id="{html.escape(anchor)}-h">Glossary</h2>'
+        '<p class="muted">One name per quantity, as in every privrisk command, table and JSON document; the full '
+        "glossary and the sources in full are in privrisk's documentation (docs/glossary.md, "
+        f"docs/references.md).</p><dl>{items}</dl></section>"
+    )
+
+
+def glossary_link(anchor: str = "glossary") -> str:
+    """A line near the top of a page that points to its glossary."""
+    return f'<p class="muted">The words and symbols are explained in the <a href="#{html.escape(anchor)}">glossary</a> at the end of this page.</p>'
 
 
 def _entries(manifest: dict[str, Any], key: str, kind: type) -> list:
@@ -305,6 +412,20 @@ def _entries(manifest: dict[str, Any], key: str, kind: type) -> list:
         title = manifest.get("title") or manifest.get("kind")
         raise PrivriskError(f"manifest.json of {title!r}: {key} must be a list of {kind.__name__} entries")
     return value
+
+
+def _when(stamp: str) -> str:
+    """An ISO time stamp as people write it: "23 November 2026, 06:46 UTC" (the stamp itself if unreadable)."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    zone = " UTC" if moment.tzinfo is not None else ""
+    return f"{moment.day} {moment:%B %Y}, {moment:%H:%M}{zone}"
 
 
 def _slug(index: int, kind: str) -> str:
@@ -336,14 +457,16 @@ def _section(
     ]
     meta = [f"kind: <strong>{html.escape(kind)}</strong>", f"folder: <code>{html.escape(str(folder))}</code>"]
     if manifest.get("created"):
-        meta.append(f"created {html.escape(str(manifest['created']))}")
+        meta.append(f"created {html.escape(_when(str(manifest['created'])))}")
     if manifest.get("privrisk_version"):
         meta.append(f"privrisk {html.escape(str(manifest['privrisk_version']))}")
     parts.append(f'<p class="muted">{" · ".join(meta)}</p>')
     findings = _entries(manifest, "findings", str)
     if findings:
         parts.append(
-            "<h3>Findings</h3><ul>" + "".join(f"<li>{html.escape(str(f))}</li>" for f in findings) + "</ul>"
+            "<h3>Findings</h3><ul>"
+            + "".join(f"<li>{text_html(plain(str(f)))}</li>" for f in findings)
+            + "</ul>"
         )
     summary = manifest.get("summary") or {}
     if isinstance(summary, dict) and summary:
@@ -356,7 +479,7 @@ def _section(
             + "</details>"
         )
     for number, figure in enumerate(_entries(manifest, "figures", dict), start=1):
-        caption = html.escape(str(figure.get("title") or f"Figure {number}"))
+        caption = html.escape(plain(str(figure.get("title") or f"Figure {number}")))
         prefix = f"{anchor}-f{number}-"
         # A path that leaves the folder is a broken or hostile manifest: refuse it rather than read it.
         svg = _inside(folder, figure["svg"], "figure") if figure.get("svg") else None
@@ -382,10 +505,11 @@ def _section(
         if internal and not include_internal:
             # The internal assessment depends on the data; beside the noisy answers it gives back true values.
             continue
-        caption = html.escape(str(table.get("title") or f"Table {number}"))
+        caption = html.escape(plain(str(table.get("title") or f"Table {number}")))
         path = _inside(folder, table.get("path"), "table")
         try:
-            content, total = _csv_table(path, max_rows)
+            percent_columns = frozenset(str(c) for c in table.get("percent_columns") or ())
+            content, total = _csv_table(path, max_rows, percent_columns)
         except (PrivriskError, OSError, UnicodeDecodeError, csv.Error) as exc:
             problems += 1
             parts.append(f'<p class="problem">Table “{caption}” left out: {html.escape(str(exc))}</p>')
@@ -409,6 +533,14 @@ def _section(
         parts.append(f'<h3>{caption}</h3>{content}<p class="muted table-note">{note}</p>')
     parts.append("</section>")
     return "\n".join(parts), anchor, problems
+
+
+# Lists inside a summary's value cell, and the glossary's terms.
+_REPORT_CSS = """
+ul.plain { margin: 0; padding-left: 1.1rem; }
+#glossary dt { font-weight: 600; margin-top: 0.5rem; }
+#glossary dd { margin-left: 1.2rem; }
+"""
 
 
 def report_page(
@@ -476,9 +608,17 @@ def report_page(
 
     body = (
         f"<h1>{html.escape(title)}</h1>\n"
-        f'<nav class="toc" aria-label="Contents"><strong>Contents</strong><ol>{"".join(toc)}</ol></nav>\n'
+        f'<nav class="toc" aria-label="Contents"><strong>Contents</strong><ol>{"".join(toc)}'
+        '<li><a href="#glossary">Glossary</a></li></ol></nav>\n'
+        + glossary_link()
+        + "\n"
         + "\n".join(sections)
+        + "\n"
+        + glossary_section()
         + f"\n<footer>Made by privrisk {html.escape(__version__)} from {len(folders)} folder"
         f"{'s' if len(folders) != 1 else ''}. Self-contained: this page loads nothing from the network.</footer>"
     )
-    return html_page(title=title, body=body, wide=True), {"sections": info, "problems": problems}
+    return html_page(title=title, body=body, css=_REPORT_CSS, wide=True), {
+        "sections": info,
+        "problems": problems,
+    }

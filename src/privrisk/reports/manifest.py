@@ -8,7 +8,9 @@ its folder. Keys:
 - ``parameters``: what the user asked for (plain JSON);
 - ``summary``: the headline numbers (plain JSON);
 - ``findings``: sentences whose numbers come from this run;
-- ``tables``: ``[{"title", "path"}]`` (CSV files);
+- ``tables``: ``[{"title", "path"}]`` (CSV files), optionally ``"percent_columns"``: the columns that hold
+  probabilities, shown as percentages by the report (columns named after a risk, a success or a leak are
+  recognised without it);
 - ``figures``: ``[{"title", "svg", "png"}]`` (SVG is inlined by the report; PNG for slides).
 """
 
@@ -34,7 +36,7 @@ def write_manifest(
     parameters: dict[str, Any] | None = None,
     summary: dict[str, Any] | None = None,
     findings: list[str] | None = None,
-    tables: list[dict[str, str]] | None = None,
+    tables: list[dict[str, Any]] | None = None,
     figures: list[dict[str, str]] | None = None,
 ) -> Path:
     """Write ``out_dir/manifest.json`` (atomically) and return its path.

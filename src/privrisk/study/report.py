@@ -1,7 +1,7 @@
 """The report of a sampling study: its settings, findings, key tables, page and folder.
 
 Formats the numbers of :func:`~privrisk.study.sampling.sampling_study` (the study of Allmann, Nuñez von Voigt and
-Tschorsch, Allmann et al. 2020, §4) and, when it was run, of :func:`~privrisk.study.attack.study_attack` (Lee and
+Tschorsch, Allmann et al. 2024, §4) and, when it was run, of :func:`~privrisk.study.attack.study_attack` (Lee and
 Clifton's 2011 attacker on every sample). :func:`write_bundle` writes the whole folder: ``results.parquet``,
 ``summary.csv``, ``figures/`` (PNG and SVG, the analogues of Figures 1 and 2 of Allmann et al.), ``report.html``
 and ``manifest.json``. The page goes through privrisk's one HTML skeleton
@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrisk._format import percent_3g
+from privrisk._format import epsilon_text, label, percent_3g, readable
 from privrisk.errors import PrivriskError
-from privrisk.reports.html import html_page, inline_svg
+from privrisk.reports.html import glossary_link, glossary_section, html_page, inline_svg, text_html
 from privrisk.study.inputs import StudySettings, figure_choices
 from privrisk.study.sampling import study_summary
 
@@ -92,7 +92,7 @@ def findings(
 ) -> list[str]:
     """Sentences whose numbers come from this run: riskiest query, the fall of ρ_mw with n, ρ_tw's range, ρ_gl.
 
-    They restate the findings of Allmann et al. (2020, §4.3) on the data at hand: the max query is riskier than
+    They restate the findings of Allmann et al. (2024, §4.3) on the data at hand: the max query is riskier than
     the min query on right-skewed data, ρ_mw falls with the sample size, and ρ_tw never falls below 50 %.
     """
     labels = labels or {}
@@ -106,7 +106,7 @@ def findings(
         per_query = med.loc[var].sort_values(ascending=False)
         if len(per_query) > 1:
             out.append(
-                f"At ε = {epsilon:g}, the riskiest query on {name} is {per_query.index[0]} "
+                f"At ε = {epsilon_text(epsilon)}, the riskiest query on {name} is {per_query.index[0]} "
                 f"(mean two-worlds risk {pct(per_query.iloc[0])} over all samples and proportions); the least risky is "
                 f"{per_query.index[-1]} ({pct(per_query.iloc[-1])})."
             )
@@ -120,13 +120,13 @@ def findings(
                 verb = "as risky as"
             out.append(
                 f"On {name}, the max query ({pct(mx)}) is {verb} the min query ({pct(mn)}), "
-                f"mean two-worlds risk at ε = {epsilon:g}."
+                f"mean two-worlds risk at ε = {epsilon_text(epsilon)}."
             )
         sub = at[(at["variable"] == var) & (at["query"] == query)]
         if not sub.empty and sub["n"].nunique() > 1:
             by_n = sub.groupby("n")["many_worlds"].median()
             out.append(
-                f"For the {query} query on {name} at ε = {epsilon:g}, the median many-worlds risk falls from "
+                f"For the {query} query on {name} at ε = {epsilon_text(epsilon)}, the median many-worlds risk falls from "
                 f"{pct(by_n.iloc[0])} with n = {by_n.index[0]:,} records to {pct(by_n.iloc[-1])} with "
                 f"n = {by_n.index[-1]:,}."
             )
@@ -137,7 +137,7 @@ def findings(
     )
     gl = float(at["global_risk"].iloc[0])
     out.append(
-        f"The worst case, the global risk ρ_gl at ε = {epsilon:g}, is {gl:.3f} ({pct(gl)}) whatever the data "
+        f"The worst case, the global risk ρ_gl at ε = {epsilon_text(epsilon)}, is {gl:.3f} ({pct(gl)}) whatever the data "
         "and the query."
     )
     return out
@@ -193,7 +193,7 @@ def attack_findings(
 ) -> list[str]:
     """Sentences: bound, exact risk and average success of one query per variable; skipped samples; excesses.
 
-    The bound is the study's ρ_mw (Allmann et al. 2020, eq. 4); the attacker is Lee and Clifton's (2011).
+    The bound is the study's ρ_mw (Allmann et al. 2024, eq. 4); the attacker is Lee and Clifton's (2011).
     """
     pct = percent_3g
     out = []
@@ -203,7 +203,7 @@ def attack_findings(
             continue
         row = part.iloc[0]  # the smallest sample, where the attacker does best
         out.append(
-            f"For the {query} query on {var} at ε = {epsilon:g} (n = {row['n']:,}, median of "
+            f"For the {query} query on {var} at ε = {epsilon_text(epsilon)} (n = {row['n']:,}, median of "
             f"{row['samples']} samples), the bound ρ_mw promises at most {pct(row['many_worlds'])}; the "
             f"attacker's best posterior is {pct(row['exact_risk'])} and it guesses the missing record in "
             f"{pct(row['expected_success'])} of releases on average (simulated: "
@@ -236,6 +236,8 @@ table.risks th, table.risks td { text-align: right; font-variant-numeric: tabula
 table.risks .l { text-align: left; }
 table.risks small { white-space: nowrap; color: var(--muted); }
 ul.findings li { margin: 0.3rem 0; }
+#glossary dt { font-weight: 600; margin-top: 0.5rem; }
+#glossary dd { margin-left: 1.2rem; }
 """
 
 
@@ -260,7 +262,7 @@ def attack_section(
     e = html.escape
     half_width = 1.96 * np.sqrt(0.25 / trials)
     parts = [
-        f"<h2>Bound, exact risk and the attacker's success at ε = {epsilon:g}</h2>",
+        f"<h2>Bound, exact risk and the attacker's success at ε = {epsilon_text(epsilon)}</h2>",
         f"<p>{e(MEANING)}</p>",
         '<p class="muted">Lee and Clifton\'s attacker knows every record of the sample but one and sees the '
         "answer with Laplace noise scaled to the global sensitivity Δf. Medians over the repetitions at the "
@@ -287,7 +289,7 @@ def attack_section(
 
 
 def _cell(median: float, q1: float, q3: float) -> str:
-    return f"{percent_3g(median)}<br><small>{percent_3g(q1)} – {percent_3g(q3)}</small>"
+    return f"{text_html(percent_3g(median))}<br><small>{text_html(percent_3g(q1))} – {text_html(percent_3g(q3))}</small>"
 
 
 def study_page(
@@ -312,13 +314,14 @@ def study_page(
     parts = [
         f"<h1>{e(title)}</h1>",
         f"<p>{e(intro)}</p>",
+        glossary_link(),
         "<h2>Findings</h2>",
         '<ul class="findings">',
-        *(f"<li>{e(s)}</li>" for s in findings),
+        *(f"<li>{text_html(s)}</li>" for s in findings),
         "</ul>",
         "<h2>Figures</h2>",
         *(_figure(caption, svg, prefix=f"f{i}-") for i, (caption, svg) in enumerate(figures, start=1)),
-        f"<h2>Risks at ε = {epsilon:g}: smallest and largest sample</h2>",
+        f"<h2>Risks at ε = {epsilon_text(epsilon)}: smallest and largest sample</h2>",
         '<p class="muted">Median over the repetitions, with the quartiles below. The full table (every '
         "proportion, every ε, minimum and maximum too) is <code>summary.csv</code>; every sample is a row of "
         "<code>results.parquet</code>.</p>",
@@ -355,12 +358,8 @@ def study_page(
         )
     parts.append('</tbody></table></div><ul class="muted">')
     for key, value in parameters.items():
-        shown = (
-            ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in value)
-            if isinstance(value, list | tuple)
-            else str(value)
-        )
-        parts.append(f"<li><b>{e(str(key))}</b>: {e(shown)}</li>")
+        shown = readable(list(value) if isinstance(value, tuple) else value, str(key))
+        parts.append(f"<li><b>{e(label(str(key)))}</b>: {e(shown)}</li>")
     parts += [
         "</ul>",
         '<p class="muted">Method (Allmann, Nuñez von Voigt and Tschorsch, §4): for each variable the universe is '
@@ -369,6 +368,7 @@ def study_page(
         "Δf is the global sensitivity over the universe, Δv the exact local sensitivity of the sample "
         "(unbounded neighbours). ρ_mw = 1/(1 + (n − 1)e^(−εΔv/Δf)) with n the sample size; "
         "ρ_tw = 1/(1 + e^(−εΔv/Δf)); ρ_gl = 1/(1 + e^(−ε)). The same seed gives the same numbers.</p>",
+        glossary_section(),
     ]
     return html_page(title=title, body="\n".join(parts), css=_CSS, wide=True)
 
@@ -426,7 +426,7 @@ def write_bundle(
     """Write a study's folder: results.parquet, summary.csv, figures/, report.html and manifest.json.
 
     The folder is written atomically: files of the same names are replaced only when everything is written,
-    other files in it stay. Figures 1 and 2 are the analogues of Figures 1 and 2 of Allmann et al. (2020);
+    other files in it stay. Figures 1 and 2 are the analogues of Figures 1 and 2 of Allmann et al. (2024);
     with the attack's columns (:func:`~privrisk.study.attack.merge_attack`) and ``settings.attack``, the page
     gains the attack's section and Figure 3.
 
@@ -482,11 +482,11 @@ def write_bundle(
     ]
     parameters = {**(extra_parameters or {}), **settings.parameters()}
     titles = [
-        f"Figure 1: many-worlds and two-worlds risk per query and variable at ε = {fig_eps:g} "
+        f"Figure 1: many-worlds and two-worlds risk per query and variable at ε = {epsilon_text(fig_eps)} "
         "(all sample proportions and repetitions; analogue of Figure 1 of Allmann et al.).",
         f"Figure 2: risk against sample proportion for the {fig_query} query, median and quartiles per ε "
         "(analogue of Figure 2 of Allmann et al.).",
-        f"Figure 3: the {fig_query} query at ε = {fig_eps:g}: the bounds, the exact risk and the attacker's "
+        f"Figure 3: the {fig_query} query at ε = {epsilon_text(fig_eps)}: the bounds, the exact risk and the attacker's "
         "expected and simulated success against sample size (medians over the repetitions).",
     ]
     with atomic_dir(out_dir) as tmp:
@@ -536,7 +536,13 @@ def write_bundle(
             parameters=parameters,
             summary=headline,
             findings=sentences,
-            tables=[{"title": "Risk quantiles per variable, query, proportion and ε", "path": "summary.csv"}],
+            tables=[
+                {
+                    "title": "Risk quantiles per variable, query, proportion and ε",
+                    "path": "summary.csv",
+                    "percent_columns": ["min", "q1", "median", "q3", "max"],
+                }
+            ],
             figures=[
                 {"title": t, "svg": f"figures/{n['svg']}", "png": f"figures/{n['png']}"}
                 for t, n in zip(titles, names, strict=False)

@@ -18,9 +18,11 @@ distinct values of the variable; the bincounts of the chunks between consecutive
 every prefix's histogram, from which the order statistics come by ``searchsorted`` on cumulative counts and the
 moments by one matrix product (after shifting by the variable's mean, for the variance's stability). All
 repetitions of a block and all proportions are handled at once. When the distinct values are too many for
-histograms (continuous data), each prefix is sorted instead, by merging the previous sorted prefix with the
-sorted new chunk, still one array operation for a block of repetitions. Both ways give the same numbers as
-:func:`privrisk.local_sensitivity` on the same samples.
+histograms (continuous data), no prefix is sorted either: each record gets its unique rank in the sorted variable,
+per repetition one scatter marks in rank order which chunk of the permutation each record falls in, and counts
+of ranks per block (one ``bincount``) locate any order statistic of any prefix by a ``searchsorted`` and the scan
+of one block of about √N ranks (:mod:`privrisk.study._ranks`: the offline form of a Fenwick tree's k-th smallest
+query). Both ways give the same numbers as :func:`privrisk.local_sensitivity` on the same samples.
 
 Randomness: repetition r of variable ``name`` draws from ``SeedSequence(seed, spawn_key=(crc32(name), r))``, so
 the same seed gives the same numbers, and a variable's samples do not depend on which other variables are
@@ -39,6 +41,7 @@ from privrisk import risk as _risk
 from privrisk._validation import check_whole
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import Universe, global_sensitivity
+from privrisk.study._ranks import RankedVariable, prefix_statistics, rank_variable
 from privrisk.study._samples import (
     ATTACK_COLUMNS,
     DEFAULT_EPSILONS,
@@ -287,8 +290,22 @@ def _block_by_sorting(
     return out
 
 
+def _block_by_ranks(
+    drawn: np.ndarray, ranked: RankedVariable, sizes: np.ndarray, queries, universe, method, centre
+):
+    """Δv for every (repetition, size) of a block from global ranks (many distinct values). Returns (B, K).
+
+    No prefix is sorted: the order statistics come from counts of ranks per block (:mod:`privrisk.study._ranks`).
+    """
+    st = prefix_statistics(drawn, ranked, sizes, centre)
+    ls = _local_sensitivities(
+        queries, st.m, st.order_stat, st.s1, st.s2, centre, st.nearest_record, universe, method
+    )
+    return {q: v.reshape(drawn.shape[0], sizes.size) for q, v in ls.items()}
+
+
 def _use_histograms(n_distinct: int, n_values: int, n_sizes: int) -> bool:
-    """Histograms cost about K·D per repetition, merging sorted prefixes about Σ m: histograms unless D ~ N."""
+    """Histograms cost about K·D per repetition, the rank counts about N: histograms unless D ~ N."""
     return n_sizes * n_distinct <= 4 * n_values + 65_536
 
 
@@ -304,21 +321,32 @@ def _variable_sensitivities(
     path: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Δv for each query: arrays of shape (repetitions, len(sizes))."""
+    """Δv for each query: arrays of shape (repetitions, len(sizes)).
+
+    ``path`` is ``"histogram"`` (few distinct values), ``"ranks"`` (many) or ``"sort"`` (merging sorted prefixes:
+    the previous way for many distinct values, kept as the reference the ranks are checked and timed against).
+    """
     vals, codes = code_values(values)
     n, k, d = values.size, sizes.size, vals.size
     if path is None:
-        path = "histogram" if _use_histograms(d, n, k) else "sort"
+        path = "histogram" if _use_histograms(d, n, k) else "ranks"
     stop = int(sizes[-1])
     per_rep = max(n, k * d if path == "histogram" else stop)
     block = max(1, min(repetitions, _BLOCK_ELEMENTS // per_rep))
     centre = float(np.mean(values))
-    kernel = _block_from_histograms if path == "histogram" else _block_by_sorting
+    kernel: Callable[..., dict[str, np.ndarray]]
+    table: Any = vals
+    if path == "ranks":
+        table = rank_variable(values, vals, codes)
+        # Permuting the unique ranks moves the records exactly as permuting their codes does.
+        codes, kernel = table.ranks, _block_by_ranks
+    else:
+        kernel = _block_from_histograms if path == "histogram" else _block_by_sorting
     out = {q: np.empty((repetitions, k)) for q in queries}
     for start in range(0, repetitions, block):
         reps = range(start, min(start + block, repetitions))
         drawn = draw_block(codes, stop, seed, name, reps)
-        ls = kernel(drawn, vals, sizes, queries, universe, method, centre)
+        ls = kernel(drawn, table, sizes, queries, universe, method, centre)
         for q in queries:
             out[q][reps.start : reps.stop] = ls[q]
         if progress is not None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from privrisk._format import number
 from privrisk.audit.intruder import AuditResult
 from privrisk.reports.plots._base import pyplot, save_figure
 
@@ -37,7 +38,9 @@ def _grid(res: AuditResult, scales: list[float]) -> np.ndarray:
 def _two_views(ax, res: AuditResult, b_other: float, label_other: str, title: str) -> None:
     x = _grid(res, [res.b_n, b_other])
     ax.plot(
-        x, _laplace_pdf(x, res.f_n, res.b_n), label=f"answer from all {res.n} records (scale {res.b_n:.3g})"
+        x,
+        _laplace_pdf(x, res.f_n, res.b_n),
+        label=f"answer from all {res.n} records (scale {number(res.b_n, 3)})",
     )
     ax.plot(x, _laplace_pdf(x, res.f_star, b_other), label=label_other)
     ax.axvline(res.response, color="black", linestyle="--", label=f"answer seen: {res.response:.4g}")
@@ -73,7 +76,7 @@ def _sampling_view(ax, res: AuditResult) -> None:
     ax.axvline(res.response, color="black", linestyle="--", label=f"answer seen: {res.response:.4g}")
     ax.set_xlabel(f"{res.query} of the records")
     ax.set_ylabel("probability density")
-    ax.set_title(f"Intruder's z-test: z = {h['z']:.3g}, p = {h['p_value']:.3g}")
+    ax.set_title(f"Intruder's z-test: z = {number(h['z'], 3)}, p = {number(h['p_value'], 3)}")
     ax.legend(fontsize="small")
 
 
@@ -96,7 +99,7 @@ def audit_figures(res: AuditResult, folder: Path) -> list[dict[str, str]]:
                 ax,
                 res,
                 res.b_star,
-                f"answer {missing}, scale b_(n−1) = {res.b_star:.3g}",
+                f"answer {missing}, scale b_(n−1) = {number(res.b_star, 3)}",
                 "Evaluation based on b_(n−1) (intruder)",
             ),
         ),

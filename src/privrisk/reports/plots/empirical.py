@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from privrisk._format import epsilon_text
 from privrisk.reports.plots._base import pyplot, save_figure
 
 
@@ -54,7 +55,7 @@ def window_figure(windows, *, folder: Path, stem: str = "windows") -> dict[str, 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.0, 4.0), dpi=120)
     for eps, part in windows.groupby("epsilon"):
-        ax.plot(np.arange(len(part)), part["delta"].to_numpy(), marker="o", label=f"ε = {eps:g}")
+        ax.plot(np.arange(len(part)), part["delta"].to_numpy(), marker="o", label=f"ε = {epsilon_text(eps)}")
     starts = [
         str(v)[:10] if str(v).endswith("00:00:00") else str(v)
         for v in windows.drop_duplicates("first")["first"]

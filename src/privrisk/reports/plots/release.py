@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrisk._format import epsilon_text, number
 from privrisk.reports.plots._base import pyplot, save_figure
 from privrisk.risk import global_leak, global_risk
 
@@ -31,9 +32,9 @@ def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
         )
         ax.set_yticks([0])
         gaussian = getattr(row, "mechanism", "laplace") == "gaussian"
-        ax.set_yticklabels(
-            [f"{row.label}\n" + (f"ρ = {row.rho:.3g}" if gaussian else f"ε = {row.epsilon:.3g}")]
-        )
+        value = f"ρ = {number(float(row.rho))}" if gaussian else f"ε = {epsilon_text(float(row.epsilon))}"  # type: ignore[arg-type]
+        ax.set_yticklabels([f"{row.label}
+{value}"])
         ax.set_ylim(-1, 1)
     axes[-1, 0].set_xlabel("value of the answer (each panel on its own scale)")
     fig.suptitle("Noisy answers with the 95 % interval of their noise")
@@ -48,21 +49,21 @@ def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
 def risk_figure(
     cumulative: Sequence[float], budget: float | None, stem: Path, *, labels: Sequence[str] | None = None
 ) -> dict[str, str]:
-    """Global risk P and leak Γ against ε, with the total ε after each release marked and the budget drawn."""
+    """Global risk ρ_gl and leak Γ against ε, with the total ε after each release marked and the budget drawn."""
     plt = pyplot()
     top = max([*cumulative, budget or 0.0]) * 1.25
     eps = np.linspace(0.0, top, 400)
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(eps, global_risk(eps), color="C3", label="global risk P: attacker right")
+    ax.plot(eps, global_risk(eps), color="C3", label="global risk ρ_gl: attacker right")
     ax.plot(eps, global_leak(eps), color="C1", label="global leak Γ: way from guessing to certainty")
-    ax.axhline(0.5, color="0.6", lw=0.8, ls=":", label="guessing (P = 1/2)")
+    ax.axhline(0.5, color="0.6", lw=0.8, ls=":", label="guessing (1/2)")
     marks = np.asarray(cumulative, dtype=float)
     ax.plot(marks, global_risk(marks), "o", color="C3")
     for i, x in enumerate(marks):
         text = labels[i] if labels else f"{i + 1}"
         ax.annotate(text, (x, float(global_risk(x))), textcoords="offset points", xytext=(4, -12), fontsize=8)
     if budget is not None:
-        ax.axvline(budget, color="k", lw=1, ls="--", label=f"budget ε = {budget:.3g}")
+        ax.axvline(budget, color="k", lw=1, ls="--", label=f"budget ε = {epsilon_text(budget)}")
     ax.set_xlim(0, top)
     ax.set_ylim(0, 1)
     ax.set_xlabel("total ε of all releases so far (sequential composition)")

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrisk._format import VOCABULARY, epsilon_text
 from privrisk.reports.plots._base import pyplot, save_figure
 
-_RISK_LABELS = {"many_worlds": "many-worlds risk ρ_mw", "two_worlds": "two-worlds risk ρ_tw"}
+_RISK_LABELS = {risk: VOCABULARY[risk] for risk in ("many_worlds", "two_worlds")}
 
 
 def _thin(values) -> np.ndarray:
@@ -71,7 +72,9 @@ def risk_boxplots(
             ax.set_yscale("log")
         if risk == "two_worlds":
             ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-        ax.set_title(f"({'ab'[risk == 'two_worlds']}) {_RISK_LABELS[risk].split(' ρ')[0]}, ε = {epsilon:g}")
+        ax.set_title(
+            f"({'ab'[risk == 'two_worlds']}) {_RISK_LABELS[risk].split(' ρ')[0]}, ε = {epsilon_text(epsilon)}"
+        )
         ax.grid(axis="y", alpha=0.3)
     axes[1].legend(title="variable", fontsize="small", loc="best")
     return save_figure(fig, folder, stem)
@@ -101,7 +104,9 @@ def risk_by_proportion(
                 line = part[np.isclose(part["epsilon"], eps)].sort_values("proportion")
                 colour = cmap(j / max(len(epsilons) - 1, 1))
                 ax.fill_between(line["proportion"], line["q1"], line["q3"], color=colour, alpha=0.25, lw=0)
-                ax.plot(line["proportion"], line["median"], color=colour, lw=1.5, label=f"ε = {eps:g}")
+                ax.plot(
+                    line["proportion"], line["median"], color=colour, lw=1.5, label=f"ε = {epsilon_text(eps)}"
+                )
             if _spans_decades(part["proportion"]):
                 ax.set_xscale("log")
             if risk == "many_worlds" and _spans_decades(part[["q1", "q3", "median"]].to_numpy().ravel()):

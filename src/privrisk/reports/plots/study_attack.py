@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privrisk._format import epsilon_text
 from privrisk.reports.plots._base import pyplot, save_figure
 
 # (column, legend, line style, marker)
@@ -50,7 +51,7 @@ def attack_by_size(
         ax.set_title(var, fontsize=10)
         ax.set_xlabel("sample size n (records)")
         ax.grid(True, which="major", alpha=0.3)
-    axes[0][0].set_ylabel(f"probability, {query} query, ε = {epsilon:g}")
+    axes[0][0].set_ylabel(f"probability, {query} query, ε = {epsilon_text(epsilon)}")
     handles, labels = max((ax.get_legend_handles_labels() for ax in axes[0]), key=lambda hl: len(hl[0]))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     return save_figure(fig, folder, stem, rect=(0, 0.12, 1, 1))
