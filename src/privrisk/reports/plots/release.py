@@ -33,8 +33,7 @@ def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
         ax.set_yticks([0])
         gaussian = getattr(row, "mechanism", "laplace") == "gaussian"
         value = f"ρ = {number(float(row.rho))}" if gaussian else f"ε = {epsilon_text(float(row.epsilon))}"  # type: ignore[arg-type]
-        ax.set_yticklabels([f"{row.label}
-{value}"])
+        ax.set_yticklabels([f"{row.label}\n{value}"])
         ax.set_ylim(-1, 1)
     axes[-1, 0].set_xlabel("value of the answer (each panel on its own scale)")
     fig.suptitle("Noisy answers with the 95 % interval of their noise")
