@@ -45,8 +45,8 @@ def test_option_message_maps_only_what_the_command_has(monkeypatch):
     args = ["risk", "--epsilon", "1"]
     assert option_message(PrivriskError("delta: must be …"), command, args) == "--delta: must be …"
     assert option_message(PrivriskError("max_risk: too high"), command, args) == "--max-risk: too high"
-    # the risk command has no --prior, and a message naming a file is left alone
-    assert option_message(PrivriskError("prior: must be …"), command, args) == "prior: must be …"
+    # the risk command has no --column, and a message naming a file is left alone
+    assert option_message(PrivriskError("column: must be …"), command, args) == "column: must be …"
     assert option_message(PrivriskError("data.csv: no such file"), command, args) == "data.csv: no such file"
     assert option_message(PrivriskError("delta: x"), command, ["--help"]) == "delta: x"
     assert option_message("delta: a warning's text", command, args) == "--delta: a warning's text"
