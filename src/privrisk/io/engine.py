@@ -11,6 +11,12 @@ The capabilities keep ONE code path for their logic; only the aggregations over 
   (``mapInPandas``) and grouped by Spark; the (smaller) result comes back to the driver.
 
 pyspark is imported only when ``engine="spark"``; an active SparkSession (``spark-submit``, a notebook) is reused.
+
+DuckDB streams a file through the GROUP BY (Parquet row group by row group, CSV block by block): the rows are
+never held, only the hash table of the distinct combinations. :func:`duckdb_connect` bounds that table's memory
+(``memory_limit``, 1 GB unless ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` says otherwise), lets DuckDB spill what does not
+fit to a private temporary folder (not the working directory), drops the row order nobody reads
+(``preserve_insertion_order``) and keeps DuckDB's progress bar off the user's terminal.
 """
 
 from __future__ import annotations
@@ -18,11 +24,15 @@ from __future__ import annotations
 import csv
 import os
 import re
+import shutil
 import sys
+import tempfile
 import uuid
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,10 +41,13 @@ from privrisk.errors import PrivriskError
 
 __all__ = [
     "DEFAULT_MASTER",
+    "DUCKDB_MEMORY_LIMIT",
     "ENGINES",
     "SPARK_ROLLUP_CLASSES",
     "SparkRollUp",
     "check_engine",
+    "duckdb_connect",
+    "duckdb_settings",
     "group_counts",
     "group_sql",
     "spark_map_groups",
@@ -46,6 +59,10 @@ ENGINES = ("duckdb", "spark")
 DEFAULT_MASTER = "local[*]"
 # Above this many finest classes (research subset + population), the lattice roll-ups run in Spark.
 SPARK_ROLLUP_CLASSES = 10_000_000
+
+# DuckDB's memory for the grouping pass (its hash table; the rest spills to disk). 1 GB keeps a 10⁸-row census
+# with a few million distinct combinations in memory while the whole process stays under 3 GB.
+DUCKDB_MEMORY_LIMIT = "1GB"
 
 _NUMERIC = re.compile(r"INT|DOUBLE|FLOAT|DECIMAL|REAL|LONG|SHORT|BYTE")
 
@@ -102,6 +119,61 @@ def spark_session(master: str | None = None):
         raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {first}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def duckdb_settings(memory_limit: str | None = None, threads: int | None = None) -> dict[str, str]:
+    """The DuckDB settings of a pass over rows: bounded memory, every core, no row order, no progress bar.
+
+    ``memory_limit`` defaults to ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` or :data:`DUCKDB_MEMORY_LIMIT`; ``threads`` to
+    ``PRIVRISK_DUCKDB_THREADS`` or the number of cores.
+
+    Example:
+        >>> duckdb_settings("512MB", 2)["memory_limit"], duckdb_settings("512MB", 2)["threads"]
+        ('512MB', '2')
+    """
+    limit = memory_limit or os.environ.get("PRIVRISK_DUCKDB_MEMORY_LIMIT") or DUCKDB_MEMORY_LIMIT
+    if not re.fullmatch(r"\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*", str(limit), flags=re.IGNORECASE):
+        raise PrivriskError(
+            f"memory_limit: expected a size such as 1GB or 512MB, got {limit!r}", param="memory_limit"
+        )
+    n = threads or os.environ.get("PRIVRISK_DUCKDB_THREADS") or os.cpu_count() or 1
+    try:
+        n_threads = int(n)
+    except ValueError:
+        n_threads = 0
+    if n_threads < 1:
+        raise PrivriskError(f"threads: expected a whole number of at least 1, got {n!r}", param="threads")
+    return {
+        "memory_limit": str(limit).strip(),
+        "threads": str(n_threads),
+        "preserve_insertion_order": "false",
+        "enable_progress_bar": "false",
+    }
+
+
+@contextmanager
+def duckdb_connect(memory_limit: str | None = None, threads: int | None = None) -> Iterator[Any]:
+    """An in-memory DuckDB connection with :func:`duckdb_settings`, spilling to a private temporary folder.
+
+    The folder (under the system's temporary directory, never the working directory) is removed on exit.
+
+    Example:
+        >>> with duckdb_connect("256MB", 1) as con:
+        ...     con.sql("SELECT current_setting('threads') AS t").fetchall()
+        [(1,)]
+    """
+    import duckdb
+
+    spill = Path(tempfile.gettempdir()) / f"privrisk-duckdb-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    settings = duckdb_settings(memory_limit, threads)
+    con = duckdb.connect()
+    try:
+        for key, value in {**settings, "temp_directory": str(spill)}.items():
+            con.execute(f"SET {key} = '{value.replace(chr(39), chr(39) * 2)}'")
+        yield con
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def _quote(name: str, engine: str) -> str:
@@ -182,7 +254,7 @@ def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
 
     p = check_file(source)
     label = str(p)
-    with duckdb.connect() as con:
+    with duckdb_connect() as con:
         rel = duckdb_relation(con, p, file_kind(p), text)
         check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
         _check_count_type(label, count, dict(zip(rel.columns, [str(t) for t in rel.types], strict=True)))

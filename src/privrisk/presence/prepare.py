@@ -53,7 +53,21 @@ Levels = Mapping[str, int] | Sequence[int] | None
 
 
 def _as_text(column: pd.Series) -> pd.Series:
-    return column.map(lambda v: v if isinstance(v, str) or pd.isna(v) else str(_key(v)))
+    """A column as text in the hierarchies' key form (``12.0`` → ``'12'``), converting each distinct value once.
+
+    A census histogram holds millions of classes but a few thousand ZIP codes: the conversion runs on the
+    distinct values (``pd.factorize``) and is spread back by their codes. Empty values stay empty.
+
+    Example:
+        >>> _as_text(pd.Series([85535, 85535.0, "01234", 7])).tolist()
+        ['85535', '85535', '01234', '7']
+    """
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    text = np.empty(len(uniques), dtype=object)
+    text[:] = [
+        v if isinstance(v, str) or pd.isna(v) else str(_key(v)) for v in np.asarray(uniques, dtype=object)
+    ]
+    return pd.Series(text[codes], index=column.index, name=column.name, dtype=object)
 
 
 def _histogram(
