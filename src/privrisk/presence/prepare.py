@@ -339,7 +339,9 @@ class Prepared:
         notes: what the reader of a report should know (lifted classes, roll-ups in Spark).
         engine: where the grouping pass ran (``duckdb`` or ``spark``).
         hierarchy_specs: the hierarchies as given (``{column: spec}``).
-        roller: rolls the finest histogram up to a node; None: locally (numpy), else e.g. an
+        roller: rolls the finest histogram up to a node; None: locally from the classes
+            (:func:`privrisk.presence.lattice.roll_up`), else a dense grid of counts
+            (:class:`privrisk.presence.lattice.CubeRollUp`, when the base codes span a small grid) or an
             :class:`privrisk.io.engine.SparkRollUp`.
     """
 
@@ -509,7 +511,8 @@ def prepare_presence(
         maps=tuple(p.maps for p in plans),
         sizes=tuple(p.sizes for p in plans),
     )
-    rolled = _lattice.roll_up(enc, enc.base)
+    cube = _lattice.CubeRollUp(enc) if _lattice.cube_fits(enc) else None
+    rolled = cube(enc.base) if cube is not None else _lattice.roll_up(enc, enc.base)
     bad = np.flatnonzero(rolled.data > rolled.pop)
     notes: list[str] = []
     inconsistent = pd.DataFrame()
@@ -543,7 +546,8 @@ def prepare_presence(
             maps=enc.maps,
             sizes=enc.sizes,
         )
-    roller = None
+        cube = _lattice.CubeRollUp(enc) if cube is not None else None
+    roller: Callable[..., _lattice.Rolled] | None = cube
     classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
     if engine == "spark" and classes > spark_rollup_classes:
         from privrisk.io.engine import SparkRollUp

@@ -1,0 +1,80 @@
+"""DuckDB's grouping pass: bounded memory, spilling to a private folder, the same histogram as brute force."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privrisk.errors import PrivriskError
+from privrisk.io.engine import DUCKDB_MEMORY_LIMIT, duckdb_connect, duckdb_settings, group_counts
+
+
+def _setting(con, name: str):
+    return con.sql(f"SELECT current_setting('{name}')").fetchall()[0][0]
+
+
+def test_the_connection_has_the_settings_of_a_pass_over_rows():
+    with duckdb_connect("300MB", 1) as con:
+        assert _setting(con, "threads") == 1
+        assert _setting(con, "preserve_insertion_order") is False
+        assert _setting(con, "enable_progress_bar") is False
+        # DuckDB prints the limit in its own units: 300 MB ≈ 286.1 MiB.
+        assert "286" in str(_setting(con, "memory_limit"))
+        spill = Path(_setting(con, "temp_directory"))
+        assert spill.parent == Path(tempfile.gettempdir()) and spill.name.startswith("privrisk-duckdb-")
+
+
+def test_the_defaults_and_the_environment(monkeypatch):
+    monkeypatch.delenv("PRIVRISK_DUCKDB_MEMORY_LIMIT", raising=False)
+    monkeypatch.delenv("PRIVRISK_DUCKDB_THREADS", raising=False)
+    assert duckdb_settings()["memory_limit"] == DUCKDB_MEMORY_LIMIT == "1GB"
+    monkeypatch.setenv("PRIVRISK_DUCKDB_MEMORY_LIMIT", "2.5GiB")
+    monkeypatch.setenv("PRIVRISK_DUCKDB_THREADS", "3")
+    assert duckdb_settings()["memory_limit"] == "2.5GiB" and duckdb_settings()["threads"] == "3"
+
+
+@pytest.mark.parametrize("limit", ["lots", "1GB'; SET threads=1; --", "-1GB", ""])
+def test_a_bad_memory_limit_is_a_one_line_error(limit, monkeypatch):
+    monkeypatch.setenv("PRIVRISK_DUCKDB_MEMORY_LIMIT", limit or "x")
+    with pytest.raises(PrivriskError) as info:
+        duckdb_settings(limit or None)
+    assert info.value.param == "memory_limit" and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("threads", ["0", "two"])
+def test_bad_threads_are_a_one_line_error(threads, monkeypatch):
+    monkeypatch.setenv("PRIVRISK_DUCKDB_THREADS", threads)
+    with pytest.raises(PrivriskError) as info:
+        duckdb_settings()
+    assert info.value.param == "threads"
+
+
+def test_a_grouping_under_a_tight_memory_limit_counts_exactly(tmp_path, monkeypatch):
+    # 400,000 distinct combinations read in row groups under 16 MB (DuckDB spills to the private folder if needed).
+    rng = np.random.default_rng(0)
+    n = 600_000
+    frame = pd.DataFrame(
+        {
+            "a": rng.integers(0, 2000, n).astype(np.int32),
+            "b": rng.integers(0, 200, n).astype(np.int16),
+            "c": rng.choice(["x", "y"], n),
+        }
+    )
+    path = tmp_path / "rows.parquet"
+    frame.to_parquet(path, row_group_size=50_000)
+    monkeypatch.setenv("PRIVRISK_DUCKDB_MEMORY_LIMIT", "16MB")
+    monkeypatch.setenv("PRIVRISK_DUCKDB_THREADS", "1")
+    before = set(Path(tempfile.gettempdir()).glob("privrisk-duckdb-*"))
+    hist, label = group_counts(path, ["a", "b", "c"])
+    assert label == str(path)
+    expected = frame.groupby(["a", "b", "c"]).size()
+    got = hist.set_index(["a", "b", "c"])["__n"]
+    assert len(got) == len(expected) > 300_000
+    pd.testing.assert_series_equal(got.sort_index().astype(np.int64), expected.sort_index().astype(np.int64),
+                                   check_names=False)  # fmt: skip
+    # The spill folder is gone.
+    assert set(Path(tempfile.gettempdir()).glob("privrisk-duckdb-*")) <= before
