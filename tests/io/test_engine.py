@@ -78,3 +78,67 @@ def test_a_grouping_under_a_tight_memory_limit_counts_exactly(tmp_path, monkeypa
                                    check_names=False)  # fmt: skip
     # The spill folder is gone.
     assert set(Path(tempfile.gettempdir()).glob("privrisk-duckdb-*")) <= before
+
+
+def _grouped_both_ways(path, columns, monkeypatch):
+    import privrisk.io.engine as engine
+
+    dense, _ = group_counts(path, columns)
+    monkeypatch.setattr(engine, "DENSE_GROUP_CELLS", 0)  # every grid too large: the GROUP BY statement
+    hashed, _ = group_counts(path, columns)
+    monkeypatch.undo()
+    return dense, hashed
+
+
+def _sorted(frame: pd.DataFrame, columns) -> pd.DataFrame:
+    return frame.sort_values(list(columns)).reset_index(drop=True)
+
+
+def test_integer_codes_are_counted_densely_as_the_group_by_counts(tmp_path, monkeypatch):
+    import privrisk.io.engine as engine
+
+    rng = np.random.default_rng(1)
+    n = 50_000
+    frame = pd.DataFrame(
+        {
+            "zip": rng.integers(10_000, 10_400, n).astype(np.int32),
+            "age": rng.integers(-3, 99, n).astype(np.int16),  # negative codes (missing-value codes) too
+            "sex": rng.integers(0, 2, n).astype(np.uint8),
+            "n": rng.integers(0, 5, n).astype(np.int64),
+        }
+    )
+    path = tmp_path / "codes.parquet"
+    frame.to_parquet(path, row_group_size=7_000)
+    calls = []
+    real = engine._group_dense
+    monkeypatch.setattr(engine, "_group_dense", lambda *a: calls.append(real(*a)) or calls[-1])
+    dense, hashed = _grouped_both_ways(path, ["zip", "age", "sex"], monkeypatch)
+    assert calls[0] is not None  # the dense path counted the first time
+    pd.testing.assert_frame_equal(
+        _sorted(dense, ["zip", "age", "sex"]), _sorted(hashed, ["zip", "age", "sex"])
+    )
+    brute = frame.groupby(["zip", "age", "sex"]).size().to_numpy()
+    np.testing.assert_array_equal(_sorted(dense, ["zip", "age", "sex"])["__n"].to_numpy(), brute)
+    # A count column is summed by the GROUP BY statement (the dense path counts rows only).
+    summed, _ = group_counts(path, ["zip"], count="n")
+    assert summed["__n"].sum() == frame["n"].sum()
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pd.Series([1, None, 3, 3], dtype="Int32"),  # empty values: the GROUP BY path names them
+        pd.Series(["a", "b", "a", "a"]),  # text
+        pd.Series([0, 2**40, 5, 5], dtype=np.int64),  # a range wider than the dense grid
+    ],
+    ids=["empty", "text", "wide"],
+)
+def test_other_columns_are_grouped_by_the_statement(column, tmp_path, monkeypatch):
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"a": column, "b": np.array([1, 1, 2, 2], dtype=np.int8)}).to_parquet(path)
+    dense, hashed = _grouped_both_ways(path, ["a", "b"], monkeypatch)
+    key = ["a", "b"]
+    pd.testing.assert_frame_equal(
+        dense.sort_values(key, na_position="first").reset_index(drop=True),
+        hashed.sort_values(key, na_position="first").reset_index(drop=True),
+    )

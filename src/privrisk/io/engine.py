@@ -22,6 +22,7 @@ fit to a private temporary folder (not the working directory), drops the row ord
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
 import shutil
@@ -41,6 +42,7 @@ from privrisk.errors import PrivriskError
 
 __all__ = [
     "DEFAULT_MASTER",
+    "DENSE_GROUP_CELLS",
     "DUCKDB_MEMORY_LIMIT",
     "ENGINES",
     "SPARK_ROLLUP_CLASSES",
@@ -254,15 +256,71 @@ def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
 
     p = check_file(source)
     label = str(p)
+    kind = file_kind(p)
     with duckdb_connect() as con:
-        rel = duckdb_relation(con, p, file_kind(p), text)
+        rel = duckdb_relation(con, p, kind, text)
         check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
-        _check_count_type(label, count, dict(zip(rel.columns, [str(t) for t in rel.types], strict=True)))
+        types = dict(zip(rel.columns, [str(t) for t in rel.types], strict=True))
+        _check_count_type(label, count, types)
         try:
-            hist = rel.query("__t", group_sql("__t", columns, count)).df()
+            hist = None
+            if kind == "parquet" and not count:
+                hist = _group_dense(rel, columns, types)
+            if hist is None:
+                hist = rel.query("__t", group_sql("__t", columns, count)).df()
         except duckdb.Error as exc:
             raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
     return hist, label
+
+
+# Integer columns DuckDB can pack into one key (UBIGINT and HUGEINT may not fit a BIGINT) and their pandas types.
+_DENSE_TYPES = {
+    "TINYINT": "int8", "SMALLINT": "int16", "INTEGER": "int32", "BIGINT": "int64",
+    "UTINYINT": "uint8", "USMALLINT": "uint16", "UINTEGER": "uint32",
+}  # fmt: skip
+# Rows of packed keys per batch that numpy counts (8 bytes each).
+_DENSE_BATCH = 1 << 22
+# The largest grid of integer keys counted densely (8 bytes a cell; the size of presence's dense cube).
+DENSE_GROUP_CELLS = 1 << 24
+
+
+def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.DataFrame | None:
+    """The GROUP BY of integer columns spanning a small grid, as DuckDB streams keys and numpy counts them.
+
+    A census register's quasi-identifiers are small integer codes (ZIP, age, sex, …): their ranges multiply to a
+    grid of a few million cells. DuckDB reads the ranges from the Parquet statistics (no scan), streams one
+    packed BIGINT key per row (``Σ (c_j − min_j)·stride_j``) in Arrow batches, and ``np.bincount`` adds them
+    into the grid, which is much lighter than a hash table of five columns. The result has the rows, columns and
+    types of :func:`group_sql`'s statement (in key order). None when a column is not such an integer, holds
+    empty values (the GROUP BY path reports them) or the grid is larger than :data:`DENSE_GROUP_CELLS`.
+    """
+    if not columns or any(types[c].upper() not in _DENSE_TYPES for c in columns):
+        return None
+    quoted = [_quote(c, "duckdb") for c in columns]
+    stats = ", ".join(f"MIN({q}), MAX({q}), COUNT(*) - COUNT({q})" for q in quoted)
+    row = rel.query("__t", f"SELECT {stats} FROM __t").fetchall()[0]
+    if row[0] is None or any(row[3 * j + 2] for j in range(len(columns))):
+        return None
+    lows = [int(row[3 * j]) for j in range(len(columns))]
+    sizes = [int(row[3 * j + 1]) - lows[j] + 1 for j in range(len(columns))]
+    cells = math.prod(sizes)
+    if cells > DENSE_GROUP_CELLS:
+        return None
+    key = f"(CAST({quoted[0]} AS BIGINT) - {lows[0]})"
+    for q, lo, size in zip(quoted[1:], lows[1:], sizes[1:], strict=True):
+        key = f"({key} * {size} + (CAST({q} AS BIGINT) - {lo}))"
+    counts = np.zeros(cells, dtype=np.int64)
+    reader = rel.query("__t", f"SELECT {key} AS k FROM __t").to_arrow_reader(_DENSE_BATCH)
+    for batch in reader:
+        counts += np.bincount(batch.column(0).to_numpy(zero_copy_only=False), minlength=cells)
+    present = np.flatnonzero(counts)
+    index = np.unravel_index(present, sizes)
+    hist = pd.DataFrame(
+        {c: (lows[j] + index[j]).astype(_DENSE_TYPES[types[c].upper()]) for j, c in enumerate(columns)}
+    )
+    hist["__n"] = counts[present]
+    hist["__min"] = np.zeros(present.size, dtype=np.int32)
+    return hist
 
 
 def _spark_kind(path: str) -> str:

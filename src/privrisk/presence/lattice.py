@@ -26,7 +26,8 @@ import numpy as np
 # Dense bincount up to this many keys (8 bytes each, twice): a sort is cheaper beyond.
 _DENSE_LIMIT = 1 << 22
 # A dense cube of both histograms up to this many cells (16 bytes each, 268 MB at most, twice while rolling) and
-# at most this many cells per finest class (a sparse grid is cheaper to roll up from its classes).
+# at most this many cells per finest class (a sparse grid is cheaper to roll up from its classes). The grouping
+# pass counts rows densely up to as many cells (privrisk.io.engine.DENSE_GROUP_CELLS).
 _CUBE_LIMIT = 1 << 24
 _CUBE_SPARSITY = 16
 
