@@ -47,7 +47,7 @@ def _equal(a: _lattice.Rolled, b: _lattice.Rolled) -> None:
 def test_the_cube_rolls_every_node_up_as_the_classes_do(seed):
     T, P = _tables(seed)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
-    assert isinstance(prep.roller, _lattice.CubeRollUp)
+    assert isinstance(prep.cube, _lattice.CubeRollUp)
     for node in prep.enc.nodes():
         _equal(prep.roll_up(node), _lattice.roll_up(prep.enc, node))
 
@@ -79,7 +79,7 @@ def test_a_search_gives_the_same_nodes_with_and_without_the_cube(monkeypatch):
     with_cube = search_generalisation(T, P, QI, hierarchies=HIER, **kw)
     monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
-    assert prep.roller is None
+    assert prep.cube is None
     without = search_generalisation(prep, **kw)
     pd.testing.assert_frame_equal(with_cube.nodes, without.nodes)
     pd.testing.assert_frame_equal(with_cube.minimal, without.minimal)
@@ -91,10 +91,10 @@ def test_a_sparse_grid_rolls_up_from_the_classes():
     P = pd.DataFrame({"a": np.arange(300), "b": np.arange(300)})
     prep = prepare_presence(P.head(2), P, ["a", "b"])
     assert _lattice.cube_cells(prep.enc) == 90_000 > _lattice._CUBE_SPARSITY * 302
-    assert not _lattice.cube_fits(prep.enc) and prep.roller is None
+    assert not _lattice.cube_fits(prep.enc) and prep.cube is None
     # A filled grid of the same size fits.
     Q = pd.DataFrame({"a": np.repeat(np.arange(300), 300), "b": np.tile(np.arange(300), 300)})
-    assert isinstance(prepare_presence(Q.head(2), Q, ["a", "b"]).roller, _lattice.CubeRollUp)
+    assert isinstance(prepare_presence(Q.head(2), Q, ["a", "b"]).cube, _lattice.CubeRollUp)
 
 
 def test_the_cube_limit_is_exact(monkeypatch):
@@ -113,7 +113,7 @@ def test_lifted_classes_are_in_the_cube():
     P = pd.DataFrame({"a": [1, 1, 1, 2]})
     with pytest.warns(Warning):
         prep = prepare_presence(T, P, ["a"], allow_inconsistent=True)
-    assert isinstance(prep.roller, _lattice.CubeRollUp)
+    assert isinstance(prep.cube, _lattice.CubeRollUp)
     r = prep.roll_up(prep.enc.base)
     assert r.pop.tolist() == [3, 1, 1] and r.data.tolist() == [2, 0, 1]
     _equal(r, _lattice.roll_up(prep.enc, prep.enc.base))

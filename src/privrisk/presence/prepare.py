@@ -339,10 +339,10 @@ class Prepared:
         notes: what the reader of a report should know (lifted classes, roll-ups in Spark).
         engine: where the grouping pass ran (``duckdb`` or ``spark``).
         hierarchy_specs: the hierarchies as given (``{column: spec}``).
-        roller: rolls the finest histogram up to a node; None: locally from the classes
-            (:func:`privrisk.presence.lattice.roll_up`), else a dense grid of counts
-            (:class:`privrisk.presence.lattice.CubeRollUp`, when the base codes span a small grid) or an
-            :class:`privrisk.io.engine.SparkRollUp`.
+        roller: rolls the finest histogram up to a node elsewhere, e.g. an :class:`privrisk.io.engine.SparkRollUp`;
+            None: locally.
+        cube: the local roll-up from a dense grid of counts (:class:`privrisk.presence.lattice.CubeRollUp`) when
+            the base codes span a small grid; None: from the classes (:func:`privrisk.presence.lattice.roll_up`).
     """
 
     qi: list[str]
@@ -357,10 +357,13 @@ class Prepared:
     engine: str = "duckdb"
     hierarchy_specs: Mapping[str, object] = field(default_factory=dict)
     roller: Callable[..., _lattice.Rolled] | None = field(default=None, repr=False)
+    cube: _lattice.CubeRollUp | None = field(default=None, repr=False)
 
     def roll_up(self, levels: Sequence[int]) -> _lattice.Rolled:
         """Both histograms aggregated to the node ``levels``."""
-        return self.roller(levels) if self.roller is not None else _lattice.roll_up(self.enc, levels)
+        if self.roller is not None:
+            return self.roller(levels)
+        return self.cube(levels) if self.cube is not None else _lattice.roll_up(self.enc, levels)
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -547,15 +550,15 @@ def prepare_presence(
             sizes=enc.sizes,
         )
         cube = _lattice.CubeRollUp(enc) if cube is not None else None
-    roller: Callable[..., _lattice.Rolled] | None = cube
+    roller = None
     classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
     if engine == "spark" and classes > spark_rollup_classes:
         from privrisk.io.engine import SparkRollUp
 
-        roller = SparkRollUp(enc, spark_master)
+        roller, cube = SparkRollUp(enc, spark_master), None
         notes.append(f"{classes:,} finest classes: the lattice roll-ups run in Spark")
     return Prepared(qi, tuple(plans), enc, int(enc.data_counts.sum()), int(enc.pop_counts.sum()), inconsistent,
-                    d_label, p_label, tuple(notes), engine, specs, roller)  # fmt: skip
+                    d_label, p_label, tuple(notes), engine, specs, roller, cube)  # fmt: skip
 
 
 def _label(source: object, what: str) -> str:
