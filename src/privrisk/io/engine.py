@@ -16,7 +16,9 @@ DuckDB streams a file through the GROUP BY (Parquet row group by row group, CSV 
 never held, only the hash table of the distinct combinations. :func:`duckdb_connect` bounds that table's memory
 (``memory_limit``, 1 GB unless ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` says otherwise), lets DuckDB spill what does not
 fit to a private temporary folder (not the working directory), drops the row order nobody reads
-(``preserve_insertion_order``) and keeps DuckDB's progress bar off the user's terminal.
+(``preserve_insertion_order``) and keeps DuckDB's progress bar off the user's terminal. Integer codes of a Parquet
+file that span a small grid (a census's ZIP, age, sex, …) skip the hash table: DuckDB streams one packed key per
+row and numpy counts them into the grid (:data:`DENSE_GROUP_CELLS`), the same histogram for half the CPU.
 """
 
 from __future__ import annotations
@@ -133,18 +135,22 @@ def duckdb_settings(memory_limit: str | None = None, threads: int | None = None)
         >>> duckdb_settings("512MB", 2)["memory_limit"], duckdb_settings("512MB", 2)["threads"]
         ('512MB', '2')
     """
-    limit = memory_limit or os.environ.get("PRIVRISK_DUCKDB_MEMORY_LIMIT") or DUCKDB_MEMORY_LIMIT
+    # An argument is named by its parameter; a value from the environment by its variable.
+    env_limit = os.environ.get("PRIVRISK_DUCKDB_MEMORY_LIMIT")
+    limit = memory_limit or env_limit or DUCKDB_MEMORY_LIMIT
     if not re.fullmatch(r"\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*", str(limit), flags=re.IGNORECASE):
-        raise PrivriskError(
-            f"memory_limit: expected a size such as 1GB or 512MB, got {limit!r}", param="memory_limit"
-        )
+        name = "memory_limit" if memory_limit else "PRIVRISK_DUCKDB_MEMORY_LIMIT"
+        raise PrivriskError(f"{name}: expected a size such as 1GB or 512MB, got {limit!r}",
+                            param="memory_limit" if memory_limit else None)  # fmt: skip
     n = threads or os.environ.get("PRIVRISK_DUCKDB_THREADS") or os.cpu_count() or 1
     try:
         n_threads = int(n)
     except ValueError:
         n_threads = 0
     if n_threads < 1:
-        raise PrivriskError(f"threads: expected a whole number of at least 1, got {n!r}", param="threads")
+        name = "threads" if threads else "PRIVRISK_DUCKDB_THREADS"
+        raise PrivriskError(f"{name}: expected a whole number of at least 1, got {n!r}",
+                            param="threads" if threads else None)  # fmt: skip
     return {
         "memory_limit": str(limit).strip(),
         "threads": str(n_threads),
