@@ -221,7 +221,9 @@ def test_sparse_and_dense_roll_up_agree(monkeypatch):
         {"a": rng.integers(0, 16, 300), "b": rng.choice(list("xyz"), 300), "c": rng.integers(0, 8, 300)}
     )
     T = P.sample(80, random_state=2)
+    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)  # roll up from the classes, not from a dense cube
     prep = prepare_presence(T, P, ["a", "b", "c"], hierarchies={"a": "interval:4", "c": "interval:2"})
+    assert prep.cube is None
     dense = delta_presence(prep, levels={"a": 1, "c": 1}).classes
     monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)
     monkeypatch.setattr(_lattice, "_keys", _compacting_keys(_lattice._keys))

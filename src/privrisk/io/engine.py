@@ -11,18 +11,31 @@ The capabilities keep ONE code path for their logic; only the aggregations over 
   (``mapInPandas``) and grouped by Spark; the (smaller) result comes back to the driver.
 
 pyspark is imported only when ``engine="spark"``; an active SparkSession (``spark-submit``, a notebook) is reused.
+
+DuckDB streams a file through the GROUP BY (Parquet row group by row group, CSV block by block): the rows are
+never held, only the hash table of the distinct combinations. :func:`duckdb_connect` bounds that table's memory
+(``memory_limit``, 1 GB unless ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` says otherwise), lets DuckDB spill what does not
+fit to a private temporary folder (not the working directory), drops the row order nobody reads
+(``preserve_insertion_order``) and keeps DuckDB's progress bar off the user's terminal. Integer codes of a Parquet
+file that span a small grid (a census's ZIP, age, sex, …) skip the hash table: DuckDB streams one packed key per
+row and numpy counts them into the grid (:data:`DENSE_GROUP_CELLS`), the same histogram for half the CPU.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
+import shutil
 import sys
+import tempfile
 import uuid
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,10 +44,14 @@ from privrisk.errors import PrivriskError
 
 __all__ = [
     "DEFAULT_MASTER",
+    "DENSE_GROUP_CELLS",
+    "DUCKDB_MEMORY_LIMIT",
     "ENGINES",
     "SPARK_ROLLUP_CLASSES",
     "SparkRollUp",
     "check_engine",
+    "duckdb_connect",
+    "duckdb_settings",
     "group_counts",
     "group_sql",
     "spark_map_groups",
@@ -46,6 +63,10 @@ ENGINES = ("duckdb", "spark")
 DEFAULT_MASTER = "local[*]"
 # Above this many finest classes (research subset + population), the lattice roll-ups run in Spark.
 SPARK_ROLLUP_CLASSES = 10_000_000
+
+# DuckDB's memory for the grouping pass (its hash table; the rest spills to disk). 1 GB keeps a 10⁸-row census
+# with a few million distinct combinations in memory while the whole process stays under 3 GB.
+DUCKDB_MEMORY_LIMIT = "1GB"
 
 _NUMERIC = re.compile(r"INT|DOUBLE|FLOAT|DECIMAL|REAL|LONG|SHORT|BYTE")
 
@@ -102,6 +123,65 @@ def spark_session(master: str | None = None):
         raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {first}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def duckdb_settings(memory_limit: str | None = None, threads: int | None = None) -> dict[str, str]:
+    """The DuckDB settings of a pass over rows: bounded memory, every core, no row order, no progress bar.
+
+    ``memory_limit`` defaults to ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` or :data:`DUCKDB_MEMORY_LIMIT`; ``threads`` to
+    ``PRIVRISK_DUCKDB_THREADS`` or the number of cores.
+
+    Example:
+        >>> duckdb_settings("512MB", 2)["memory_limit"], duckdb_settings("512MB", 2)["threads"]
+        ('512MB', '2')
+    """
+    # An argument is named by its parameter; a value from the environment by its variable.
+    env_limit = os.environ.get("PRIVRISK_DUCKDB_MEMORY_LIMIT")
+    limit = memory_limit or env_limit or DUCKDB_MEMORY_LIMIT
+    if not re.fullmatch(r"\s*\d+(\.\d+)?\s*[KMGT]?i?B\s*", str(limit), flags=re.IGNORECASE):
+        name = "memory_limit" if memory_limit else "PRIVRISK_DUCKDB_MEMORY_LIMIT"
+        raise PrivriskError(f"{name}: expected a size such as 1GB or 512MB, got {limit!r}",
+                            param="memory_limit" if memory_limit else None)  # fmt: skip
+    n = threads or os.environ.get("PRIVRISK_DUCKDB_THREADS") or os.cpu_count() or 1
+    try:
+        n_threads = int(n)
+    except ValueError:
+        n_threads = 0
+    if n_threads < 1:
+        name = "threads" if threads else "PRIVRISK_DUCKDB_THREADS"
+        raise PrivriskError(f"{name}: expected a whole number of at least 1, got {n!r}",
+                            param="threads" if threads else None)  # fmt: skip
+    return {
+        "memory_limit": str(limit).strip(),
+        "threads": str(n_threads),
+        "preserve_insertion_order": "false",
+        "enable_progress_bar": "false",
+    }
+
+
+@contextmanager
+def duckdb_connect(memory_limit: str | None = None, threads: int | None = None) -> Iterator[Any]:
+    """An in-memory DuckDB connection with :func:`duckdb_settings`, spilling to a private temporary folder.
+
+    The folder (under the system's temporary directory, never the working directory) is removed on exit.
+
+    Example:
+        >>> with duckdb_connect("256MB", 1) as con:
+        ...     con.sql("SELECT current_setting('threads') AS t").fetchall()
+        [(1,)]
+    """
+    import duckdb
+
+    spill = Path(tempfile.gettempdir()) / f"privrisk-duckdb-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    settings = duckdb_settings(memory_limit, threads)
+    con = duckdb.connect()
+    try:
+        for key, value in {**settings, "temp_directory": str(spill)}.items():
+            con.execute(f"SET {key} = '{value.replace(chr(39), chr(39) * 2)}'")
+        yield con
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def _quote(name: str, engine: str) -> str:
@@ -182,15 +262,71 @@ def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
 
     p = check_file(source)
     label = str(p)
-    with duckdb.connect() as con:
-        rel = duckdb_relation(con, p, file_kind(p), text)
+    kind = file_kind(p)
+    with duckdb_connect() as con:
+        rel = duckdb_relation(con, p, kind, text)
         check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
-        _check_count_type(label, count, dict(zip(rel.columns, [str(t) for t in rel.types], strict=True)))
+        types = dict(zip(rel.columns, [str(t) for t in rel.types], strict=True))
+        _check_count_type(label, count, types)
         try:
-            hist = rel.query("__t", group_sql("__t", columns, count)).df()
+            hist = None
+            if kind == "parquet" and not count:
+                hist = _group_dense(rel, columns, types)
+            if hist is None:
+                hist = rel.query("__t", group_sql("__t", columns, count)).df()
         except duckdb.Error as exc:
             raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
     return hist, label
+
+
+# Integer columns DuckDB can pack into one key (UBIGINT and HUGEINT may not fit a BIGINT) and their pandas types.
+_DENSE_TYPES = {
+    "TINYINT": "int8", "SMALLINT": "int16", "INTEGER": "int32", "BIGINT": "int64",
+    "UTINYINT": "uint8", "USMALLINT": "uint16", "UINTEGER": "uint32",
+}  # fmt: skip
+# Rows of packed keys per batch that numpy counts (8 bytes each).
+_DENSE_BATCH = 1 << 22
+# The largest grid of integer keys counted densely (8 bytes a cell; the size of presence's dense cube).
+DENSE_GROUP_CELLS = 1 << 24
+
+
+def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.DataFrame | None:
+    """The GROUP BY of integer columns spanning a small grid, as DuckDB streams keys and numpy counts them.
+
+    A census register's quasi-identifiers are small integer codes (ZIP, age, sex, …): their ranges multiply to a
+    grid of a few million cells. DuckDB reads the ranges from the Parquet statistics (no scan), streams one
+    packed BIGINT key per row (``Σ (c_j − min_j)·stride_j``) in Arrow batches, and ``np.bincount`` adds them
+    into the grid, which is much lighter than a hash table of five columns. The result has the rows, columns and
+    types of :func:`group_sql`'s statement (in key order). None when a column is not such an integer, holds
+    empty values (the GROUP BY path reports them) or the grid is larger than :data:`DENSE_GROUP_CELLS`.
+    """
+    if not columns or any(types[c].upper() not in _DENSE_TYPES for c in columns):
+        return None
+    quoted = [_quote(c, "duckdb") for c in columns]
+    stats = ", ".join(f"MIN({q}), MAX({q}), COUNT(*) - COUNT({q})" for q in quoted)
+    row = rel.query("__t", f"SELECT {stats} FROM __t").fetchall()[0]
+    if row[0] is None or any(row[3 * j + 2] for j in range(len(columns))):
+        return None
+    lows = [int(row[3 * j]) for j in range(len(columns))]
+    sizes = [int(row[3 * j + 1]) - lows[j] + 1 for j in range(len(columns))]
+    cells = math.prod(sizes)
+    if cells > DENSE_GROUP_CELLS:
+        return None
+    key = f"(CAST({quoted[0]} AS BIGINT) - {lows[0]})"
+    for q, lo, size in zip(quoted[1:], lows[1:], sizes[1:], strict=True):
+        key = f"({key} * {size} + (CAST({q} AS BIGINT) - {lo}))"
+    counts = np.zeros(cells, dtype=np.int64)
+    reader = rel.query("__t", f"SELECT {key} AS k FROM __t").to_arrow_reader(_DENSE_BATCH)
+    for batch in reader:
+        counts += np.bincount(batch.column(0).to_numpy(zero_copy_only=False), minlength=cells)
+    present = np.flatnonzero(counts)
+    index = np.unravel_index(present, sizes)
+    hist = pd.DataFrame(
+        {c: (lows[j] + index[j]).astype(_DENSE_TYPES[types[c].upper()]) for j, c in enumerate(columns)}
+    )
+    hist["__n"] = counts[present]
+    hist["__min"] = np.zeros(present.size, dtype=np.int32)
+    return hist
 
 
 def _spark_kind(path: str) -> str:

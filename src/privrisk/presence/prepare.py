@@ -53,7 +53,21 @@ Levels = Mapping[str, int] | Sequence[int] | None
 
 
 def _as_text(column: pd.Series) -> pd.Series:
-    return column.map(lambda v: v if isinstance(v, str) or pd.isna(v) else str(_key(v)))
+    """A column as text in the hierarchies' key form (``12.0`` → ``'12'``), converting each distinct value once.
+
+    A census histogram holds millions of classes but a few thousand ZIP codes: the conversion runs on the
+    distinct values (``pd.factorize``) and is spread back by their codes. Empty values stay empty.
+
+    Example:
+        >>> _as_text(pd.Series([85535, 85535.0, "01234", 7])).tolist()
+        ['85535', '85535', '01234', '7']
+    """
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    text = np.empty(len(uniques), dtype=object)
+    text[:] = [
+        v if isinstance(v, str) or pd.isna(v) else str(_key(v)) for v in np.asarray(uniques, dtype=object)
+    ]
+    return pd.Series(text[codes], index=column.index, name=column.name, dtype=object)
 
 
 def _histogram(
@@ -325,8 +339,10 @@ class Prepared:
         notes: what the reader of a report should know (lifted classes, roll-ups in Spark).
         engine: where the grouping pass ran (``duckdb`` or ``spark``).
         hierarchy_specs: the hierarchies as given (``{column: spec}``).
-        roller: rolls the finest histogram up to a node; None: locally (numpy), else e.g. an
-            :class:`privrisk.io.engine.SparkRollUp`.
+        roller: rolls the finest histogram up to a node elsewhere, e.g. an :class:`privrisk.io.engine.SparkRollUp`;
+            None: locally.
+        cube: the local roll-up from a dense grid of counts (:class:`privrisk.presence.lattice.CubeRollUp`) when
+            the base codes span a small grid; None: from the classes (:func:`privrisk.presence.lattice.roll_up`).
     """
 
     qi: list[str]
@@ -341,10 +357,13 @@ class Prepared:
     engine: str = "duckdb"
     hierarchy_specs: Mapping[str, object] = field(default_factory=dict)
     roller: Callable[..., _lattice.Rolled] | None = field(default=None, repr=False)
+    cube: _lattice.CubeRollUp | None = field(default=None, repr=False)
 
     def roll_up(self, levels: Sequence[int]) -> _lattice.Rolled:
         """Both histograms aggregated to the node ``levels``."""
-        return self.roller(levels) if self.roller is not None else _lattice.roll_up(self.enc, levels)
+        if self.roller is not None:
+            return self.roller(levels)
+        return self.cube(levels) if self.cube is not None else _lattice.roll_up(self.enc, levels)
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -495,7 +514,8 @@ def prepare_presence(
         maps=tuple(p.maps for p in plans),
         sizes=tuple(p.sizes for p in plans),
     )
-    rolled = _lattice.roll_up(enc, enc.base)
+    cube = _lattice.CubeRollUp(enc) if _lattice.cube_fits(enc) else None
+    rolled = cube(enc.base) if cube is not None else _lattice.roll_up(enc, enc.base)
     bad = np.flatnonzero(rolled.data > rolled.pop)
     notes: list[str] = []
     inconsistent = pd.DataFrame()
@@ -529,15 +549,16 @@ def prepare_presence(
             maps=enc.maps,
             sizes=enc.sizes,
         )
+        cube = _lattice.CubeRollUp(enc) if cube is not None else None
     roller = None
     classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
     if engine == "spark" and classes > spark_rollup_classes:
         from privrisk.io.engine import SparkRollUp
 
-        roller = SparkRollUp(enc, spark_master)
+        roller, cube = SparkRollUp(enc, spark_master), None
         notes.append(f"{classes:,} finest classes: the lattice roll-ups run in Spark")
     return Prepared(qi, tuple(plans), enc, int(enc.data_counts.sum()), int(enc.pop_counts.sum()), inconsistent,
-                    d_label, p_label, tuple(notes), engine, specs, roller)  # fmt: skip
+                    d_label, p_label, tuple(notes), engine, specs, roller, cube)  # fmt: skip
 
 
 def _label(source: object, what: str) -> str:
