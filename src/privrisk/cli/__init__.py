@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "release",
     # (explain)
     "explain",
+    "app",
 )
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}")
