@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import shlex
 import tempfile
@@ -184,7 +185,7 @@ def read_upload(
     if size > max_bytes:
         raise PrivriskError(
             f"{name}: the file is {format_bytes(size)}, above the upload limit of {format_bytes(max_bytes)} "
-            "(start the app with a larger --max-upload)"
+            "set when the app was started"
         )
     try:
         return read_table(path, columns)
@@ -201,20 +202,25 @@ def error_message(exc: BaseException, command: str | None = None) -> str:
     """
     if isinstance(exc, PrivriskError):
         message = str(exc).splitlines()[0] if str(exc) else "bad input"
-        param = exc.param
-        if param and message.startswith(param + ":"):
-            option = None
-            if command:
-                from privrisk.cli._common import PARAM_OPTIONS
+        if not command:
+            return message
+        from privrisk.cli import option_message
 
-                option = PARAM_OPTIONS.get(command.split()[0], {}).get(param)
-            option = option or "--" + param.replace("_", "-")
-            message = option + message[len(param) :]
-        return message
+        return option_message(PrivriskError(message, param=exc.param), _click_command(), command.split())
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
     return f"internal error: {type(exc).__name__}: {exc}"
+
+
+@functools.cache
+def _click_command() -> Any:
+    """The command line's Click command, for looking up the option that names a library parameter."""
+    import typer
+
+    from privrisk.cli import app
+
+    return typer.main.get_command(app)
 
 
 def error_ui(message: str | None) -> Tag | None:

@@ -45,7 +45,7 @@ COMMAND_MODULES = (
     "release",
     # (explain)
     "explain",
-    "app",
+    "webapp",
 )
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}")

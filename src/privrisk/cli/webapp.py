@@ -1,4 +1,7 @@
-"""``privrisk app``: start the local web app (Shiny) and open the browser on it."""
+"""``privrisk app``: start the local web app (Shiny) and open the browser on it.
+
+The module is not named ``app`` because importing ``privrisk.cli.app`` would replace the package's Typer ``app``.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ def app_command(
 
     Example: privrisk app --port 8000
     """
-    from privrisk.app._shared import parse_size
+    from privrisk.app import parse_size
     from privrisk.app.server import network_warning, serve
     from privrisk.errors import PrivriskError
 
