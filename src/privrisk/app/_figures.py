@@ -89,8 +89,8 @@ def line_chart(
         f'<line x1="{left}" x2="{left}" y1="{top}" y2="{height - bottom}" stroke="#444"/>'
         f'<line x1="{left}" x2="{width - right}" y1="{height - bottom}" y2="{height - bottom}" stroke="#444"/>'
     )
-    for i, (name, y, colour) in enumerate(series):
-        points = " ".join(f"{px(float(a)):.1f},{py(float(b)):.1f}" for a, b in zip(x, y, strict=True))
+    for i, (name, values, colour) in enumerate(series):
+        points = " ".join(f"{px(float(a)):.1f},{py(float(b)):.1f}" for a, b in zip(x, values, strict=True))
         parts.append(
             f'<polyline class="series" data-name="{html.escape(name)}" fill="none" stroke="{colour}" '
             f'stroke-width="2" points="{points}"/>'

@@ -190,6 +190,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def values() -> dict[str, Any]:
         eps = current.get()
         req(eps is not None)
+        assert eps is not None
         return risk_values(
             eps, _checked("n"), _checked("ratio"), _checked("delta"), _checked("prior")
         )  # raises PrivriskError
