@@ -55,6 +55,20 @@ def running_app():
 
 
 @pytest.fixture(scope="module")
+def start_app():
+    """``start_app(max_upload=…)``: another app for the module (e.g. with a small upload limit)."""
+    started: list[RunningApp] = []
+
+    def start(**options) -> RunningApp:
+        started.append(RunningApp(**options))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
 def app_url(running_app) -> str:
     """The app's address, ``http://127.0.0.1:<port>/``."""
     return running_app.url
