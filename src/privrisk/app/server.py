@@ -41,6 +41,15 @@ _CSS = """
 # The tab in the address bar (?page=<id>), so that a view can be bookmarked; the other presets belong to the first
 # page the URL opened and are dropped.
 _JS = """
+// Sliders send their value while they move (every 50 ms) instead of Shiny's 250 ms after they stop, so the
+// risks follow the ε slider live (the issue's 300 ms).
+(function () {
+  const names = window.Shiny && Shiny.inputBindings && Shiny.inputBindings.bindingNames;
+  const slider = names && names["shiny.sliderInput"];
+  if (slider) {
+    slider.binding.getRatePolicy = function () { return {policy: "throttle", delay: 50}; };
+  }
+})();
 $(function () {
   Shiny.addCustomMessageHandler("privrisk-page", function (id) {
     const url = new URL(window.location.href);
