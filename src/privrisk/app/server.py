@@ -196,6 +196,20 @@ def network_warning(host: str) -> str | None:
     )
 
 
+_WARM = ("pandas", "duckdb", "privrisk.io.data", "privrisk.sensitivity", "privrisk.posterior",
+         "privrisk.accounting", "privrisk.release.mechanisms", "privrisk.reports.explain")  # fmt: skip
+
+
+def _warm_up() -> None:
+    import importlib
+
+    for name in _WARM:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            return
+
+
 def bound_url(server: Any) -> str:
     """The address a started uvicorn server listens on (the real port when it was asked for port 0)."""
     sock = server.servers[0].sockets[0]
@@ -223,6 +237,9 @@ def serve(
     import uvicorn
 
     app = build_app(max_upload=max_upload)
+    # The pages import pandas, DuckDB, OpenDP and the accountant when a session first needs them; importing them
+    # while the browser opens saves the first visitor seconds.
+    threading.Thread(target=_warm_up, daemon=True).start()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 
