@@ -148,9 +148,10 @@ def main() -> None:
     print(line("privrisk app (inline SVG)", o_first, o_done))
     ratio = statistics.median(n_done) / max(statistics.median(o_done), 1e-9)
     print(f"ratio naive/ours (every output drawn, median): {ratio:.2f}×")
-    worst = max(o_done)
-    verdict = "meets" if worst <= TARGET_MS else "misses"
-    print(f"target {TARGET_MS:.0f} ms: privrisk app {verdict} it (slowest move {worst:.1f} ms)")
+    for what, values in (("risks updated", o_first), ("every output drawn", o_done)):
+        worst = max(values)
+        verdict = "meets" if worst <= TARGET_MS else "misses"
+        print(f"target {TARGET_MS:.0f} ms, {what}: privrisk app {verdict} it (slowest move {worst:.1f} ms)")
 
 
 if __name__ == "__main__":
