@@ -118,7 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few moves only (the test suite's smoke run)")
     args = parser.parse_args()
-    moves = 5 if args.quick else 40
+    moves = 3 if args.quick else 40
 
     from playwright.sync_api import sync_playwright
 

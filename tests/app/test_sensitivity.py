@@ -135,3 +135,26 @@ def test_screenshot(upload, page, goto, examples, screenshot):
     upload(page, "sensitivity-file", str(examples / "distance_work.csv"))
     expect(values_text(page, "ratio")).to_be_visible()
     screenshot(page, "sensitivity")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".dta", ".sav"])
+def test_parquet_stata_and_spss_uploads_give_the_same_numbers(
+    upload, page, goto, examples, tmp_path, capsys, suffix
+):
+    frame = pd.read_csv(examples / "distance_work.csv")
+    path = tmp_path / f"distance_work{suffix}"
+    if suffix == ".parquet":
+        frame.to_parquet(path)
+    elif suffix == ".dta":
+        frame.to_stata(path, write_index=False)
+    else:
+        import pyreadstat
+
+        pyreadstat.write_sav(frame, str(path))
+    doc = cli_json(
+        capsys, "sensitivity", path, "--column", "distance", "--query", "median", "--universe", "0,700"
+    )
+    goto(page, "page=sensitivity&column=distance&query=median&universe=0,700")
+    upload(page, "sensitivity-file", path)
+    expect(values_text(page, "local_sensitivity")).to_have_text(f"{doc['local_sensitivity']:.6g}")
+    expect(values_text(page, "global_sensitivity")).to_have_text(f"{doc['global_sensitivity']:.6g}")
