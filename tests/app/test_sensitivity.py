@@ -158,3 +158,23 @@ def test_parquet_stata_and_spss_uploads_give_the_same_numbers(
     upload(page, "sensitivity-file", path)
     expect(values_text(page, "local_sensitivity")).to_have_text(f"{doc['local_sensitivity']:.6g}")
     expect(values_text(page, "global_sensitivity")).to_have_text(f"{doc['global_sensitivity']:.6g}")
+
+
+def test_a_universe_from_another_file_gives_the_command_lines_numbers(
+    upload, page, goto, examples, tmp_path, capsys
+):
+    universe = tmp_path / "possible.csv"
+    universe.write_text("km\n" + "\n".join(str(v) for v in (0, 1, 3, 10, 17, 50, 675, 700)) + "\n")
+    data = examples / "distance_work.csv"
+    args = ["sensitivity", data, "--column", "distance", "--query", "mean", "--universe-file", universe]
+    doc = cli_json(capsys, *args, "--universe-column", "km")
+    goto(page, "page=sensitivity&column=distance&query=mean&universe_column=km")
+    upload(page, "sensitivity-file", data)
+    page.get_by_role("radio", name="the values of another file").check()
+    upload(page, "sensitivity-universe_file", universe)
+    page.locator("#sensitivity-universe_column").select_option("km")
+    expect(values_text(page, "global_sensitivity")).to_have_text(f"{doc['global_sensitivity']:.6g}")
+    expect(values_text(page, "local_sensitivity")).to_have_text(f"{doc['local_sensitivity']:.6g}")
+    expect(page.locator("#sensitivity-universe-text")).to_contain_text(
+        "the 8 distinct values of 'km' in possible.csv"
+    )
