@@ -46,6 +46,7 @@ COMMAND_MODULES = (
     # (explain)
     "explain",
     "accounting",
+    "webapp",
 )
 for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}")

@@ -1,0 +1,393 @@
+"""What every page of ``privrisk app`` shares: URL presets, uploads, one-line errors, the equivalent command line,
+and long work with progress and a cancel button.
+
+A page never re-implements a number: it calls the library functions its command calls and shows their result.
+Errors are the command line's one-line messages, with ``--option`` names (:func:`error_message`), shown next to
+the input (:func:`error_ui`) while the app keeps running.
+
+Example:
+    >>> command_line("risk", epsilon="ln3", n=10, json=False)
+    'privrisk risk --epsilon ln3 --n 10'
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shlex
+import tempfile
+import threading
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from privrisk.errors import PrivriskError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from htmltools import Tag
+
+__all__ = [
+    "DEFAULT_MAX_UPLOAD",
+    "Cancelled",
+    "Job",
+    "command_line",
+    "error_input",
+    "error_message",
+    "error_ui",
+    "format_bytes",
+    "parse_size",
+    "preset_inputs",
+    "query_params",
+    "quiet",
+    "read_upload",
+    "session_folder",
+    "upload_columns",
+    "upload_path",
+]
+
+DEFAULT_MAX_UPLOAD = 500 * 1000**2
+_QUERY_KEY = "_privrisk_query_params"
+_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3}
+_UNITS |= {"kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def parse_size(text: str | int, *, name: str = "max_upload") -> int:
+    """A size in bytes from ``500MB``, ``2GB``, ``100k`` or a plain number of bytes (decimal units; KiB/MiB too).
+
+    Raises:
+        PrivriskError: (parameter ``name``) for text that is not a size or a size below one byte.
+
+    Example:
+        >>> parse_size("500MB"), parse_size("1.5k"), parse_size(42)
+        (500000000, 1500, 42)
+    """
+    raw = str(text).strip().lower().replace(" ", "")
+    number = raw.rstrip("bikmgt")
+    unit = raw[len(number) :]
+    try:
+        value = float(number) * _UNITS[unit]
+    except (KeyError, ValueError):
+        raise PrivriskError(
+            f"{name}: {text!r} is not a size such as 500MB, 2GB or 100k", param=name
+        ) from None
+    if not math.isfinite(value) or value < 1:
+        raise PrivriskError(f"{name}: must be at least one byte, got {text!r}", param=name)
+    return int(value)
+
+
+def format_bytes(size: float) -> str:
+    """A size for people, in decimal units.
+
+    Example:
+        >>> format_bytes(500_000_000), format_bytes(1536)
+        ('500 MB', '1.54 kB')
+    """
+    for unit, factor in (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000)):
+        if size >= factor:
+            return f"{size / factor:.3g} {unit}"
+    return f"{int(size)} bytes"
+
+
+def query_params(session: Any) -> dict[str, str]:
+    """The query parameters of the page's URL (``?page=risk&epsilon=ln3``), parsed once per browser session.
+
+    The first value of a repeated parameter wins. Works with a module's session proxy as with the root session.
+    """
+    root = session.root_scope() if hasattr(session, "root_scope") else session
+    cached = getattr(root, _QUERY_KEY, None)
+    if cached is None:
+        from shiny import reactive
+
+        with reactive.isolate():
+            search = root.clientdata.url_search()
+        cached = {}
+        for key, value in urllib.parse.parse_qsl(str(search or "").lstrip("?"), keep_blank_values=True):
+            cached.setdefault(key, value)
+        setattr(root, _QUERY_KEY, cached)
+    return dict(cached)
+
+
+def preset_inputs(session: Any, kinds: Mapping[str, str]) -> dict[str, str]:
+    """Set a page's inputs from the URL: ``kinds`` maps an input (named like its option) to its kind.
+
+    Kinds: ``text`` (also text areas), ``numeric``, ``slider``, ``select``, ``radio``, ``checkbox``. A value that
+    does not fit a numeric input is put in anyway as text would not be; it is skipped, and the page's own check of
+    the input reports the problem. Returns the parameters that were used.
+    """
+    from shiny import ui
+
+    params = query_params(session)
+    used: dict[str, str] = {}
+    for name, kind in kinds.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if kind == "text":
+            ui.update_text(name, value=value)
+        elif kind in ("numeric", "slider"):
+            try:
+                number = float(value)
+            except ValueError:
+                continue
+            (ui.update_numeric if kind == "numeric" else ui.update_slider)(name, value=number)
+        elif kind == "select":
+            ui.update_select(name, selected=value)
+        elif kind == "radio":
+            ui.update_radio_buttons(name, selected=value)
+        elif kind == "checkbox":
+            ui.update_checkbox(name, value=value.lower() in ("1", "true", "yes", "on"))
+        else:  # pragma: no cover - a page's own mistake
+            raise ValueError(f"unknown input kind {kind!r}")
+        used[name] = value
+    return used
+
+
+_FOLDER_KEY = "_privrisk_session_folder"
+
+
+def session_folder(session: Any) -> Path:
+    """A private temporary folder of this browser session (mode 0700), deleted when the session ends.
+
+    Pages keep what a session works on there (a copy of an uploaded ledger); nothing of one session is visible to
+    another.
+    """
+    import shutil
+
+    root = session.root_scope() if hasattr(session, "root_scope") else session
+    folder = getattr(root, _FOLDER_KEY, None)
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="privrisk-app-"))
+        setattr(root, _FOLDER_KEY, folder)
+        root.on_ended(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return Path(folder)
+
+
+def upload_path(fileinfo: list[dict[str, Any]] | None) -> tuple[Path, str]:
+    """The server-side temporary file of an upload, and the name the user's file had.
+
+    Only a file that Shiny itself wrote for this upload (a numbered file in a ``fileupload-`` folder under the
+    temporary folder) is accepted: the browser sends the file's contents, never a path the server would open.
+    """
+    if not fileinfo:
+        raise PrivriskError("no file uploaded yet", param="file")
+    info = fileinfo[0]
+    name = Path(str(info.get("name", "upload"))).name
+    path = Path(str(info.get("datapath", "")))
+    tmp = Path(tempfile.gettempdir()).resolve()
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise PrivriskError(f"{name}: the upload is no longer there; upload the file again") from None
+    parents = real.parents
+    if (
+        len(parents) < 3
+        or parents[2] != tmp
+        or not parents[1].name.startswith("fileupload-")
+        or not real.stem.isdigit()
+        or not real.is_file()
+    ):
+        raise PrivriskError(f"{name}: not an upload of this session")
+    return real, name
+
+
+def read_upload(
+    fileinfo: list[dict[str, Any]] | None, *, max_bytes: int, columns: list[str] | None = None
+) -> pd.DataFrame:
+    """Read an uploaded CSV, Parquet, Stata or SPSS file with :func:`privrisk.io.data.read_table`.
+
+    Errors name the user's file (not the temporary copy), as the command line names the path it was given.
+
+    Raises:
+        PrivriskError: no upload, a file above ``max_bytes``, an unknown type, a file that is not a table.
+    """
+    from privrisk.io.data import read_table
+
+    path, name = _checked_upload(fileinfo, max_bytes)
+    try:
+        return read_table(path, columns)
+    except PrivriskError as exc:
+        raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+
+
+def upload_columns(fileinfo: list[dict[str, Any]] | None, *, max_bytes: int) -> list[str]:
+    """The column names of an uploaded file (CSV and Parquet without reading their rows)."""
+    from privrisk.io.data import table_columns
+
+    path, name = _checked_upload(fileinfo, max_bytes)
+    try:
+        return table_columns(path)
+    except PrivriskError as exc:
+        raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+
+
+def _checked_upload(fileinfo: list[dict[str, Any]] | None, max_bytes: int) -> tuple[Path, str]:
+    path, name = upload_path(fileinfo)
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise PrivriskError(
+            f"{name}: the file is {format_bytes(size)}, above the upload limit of {format_bytes(max_bytes)} "
+            "set when the app was started"
+        )
+    return path, name
+
+
+def error_message(exc: BaseException, command: str | None = None, options: Sequence[str] = ()) -> str:
+    """The one line the command line prints for an error, with the option's name for the library's parameter.
+
+    The option is looked up in ``command`` as the command line does; ``options`` names parameters that are
+    options of that command even where this version's command does not know them yet (``--rho``).
+
+    Example:
+        >>> error_message(PrivriskError("epsilon: must be greater than 0, got -1"), "risk")
+        '--epsilon: must be greater than 0, got -1'
+    """
+    if isinstance(exc, PrivriskError):
+        message = str(exc).splitlines()[0] if str(exc) else "bad input"
+        if not command:
+            return message
+        from privrisk.cli import option_message
+
+        named = option_message(PrivriskError(message, param=exc.param), _click_command(), command.split())
+        param = exc.param
+        if named == message and param and param in options and message.startswith(param + ":"):
+            named = "--" + param.replace("_", "-") + message[len(param) :]
+        return named
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+@functools.cache
+def _click_command() -> Any:
+    """The command line's Click command, for looking up the option that names a library parameter."""
+    import typer
+
+    from privrisk.cli import app
+
+    return typer.main.get_command(app)
+
+
+def error_input(message: str, inputs: tuple[str, ...], default: str) -> str:
+    """The input an error message belongs next to: the one its leading ``--option:`` (or ``name:``) names, else
+    ``default``.
+
+    Example:
+        >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
+        'universe'
+        >>> error_input("data.csv: no column 'x'", ("universe",), "file")
+        'file'
+    """
+    head, sep, _ = message.partition(":")
+    if sep:
+        name = head.removeprefix("--").split("/")[0].replace("-", "_")
+        if name in inputs:
+            return name
+    return default
+
+
+def quiet(calc: Callable[[], Any]) -> Any:
+    """``calc()``, or nothing shown (Shiny's silent ``req``) if it raises a :class:`PrivriskError`.
+
+    For outputs whose input's error is shown next to the input already: the output stays empty instead of
+    repeating the message (and the server's log stays free of tracebacks for bad input).
+    """
+    from shiny import req
+
+    try:
+        return calc()
+    except PrivriskError:
+        req(False)
+
+
+def error_ui(message: str | None) -> Tag | None:
+    """The error shown next to an input: one line in red with ``role="alert"``, or nothing."""
+    if not message:
+        return None
+    from shiny import ui
+
+    return ui.div(message, class_="privrisk-error text-danger small mt-1", role="alert")
+
+
+def command_line(command: str, **options: Any) -> str:
+    """The ``privrisk`` command that gives the same result as a page (options in the order given).
+
+    ``True`` is a flag, ``False`` and ``None`` are left out; ``snake_case`` becomes ``--kebab-case``.
+
+    Example:
+        >>> command_line("sensitivity", file="my data.csv", column="distance", universe="1,675")
+        "privrisk sensitivity 'my data.csv' --column distance --universe 1,675"
+    """
+    parts = ["privrisk", *command.split()]
+    positional = options.pop("file", None)
+    if positional is not None:
+        parts.append(shlex.quote(str(positional)))
+    for key, value in options.items():
+        if value is None or value is False or value == "":
+            continue
+        option = "--" + key.rstrip("_").replace("_", "-")
+        if value is True:
+            parts.append(option)
+        else:
+            text = f"{value:g}" if isinstance(value, float) else str(value)
+            parts += [option, shlex.quote(text)]
+    return " ".join(parts)
+
+
+class Cancelled(Exception):
+    """Raised inside a :class:`Job`'s work when the user pressed Cancel."""
+
+
+class Job:
+    """Long work in a worker thread: its progress is read by the page, Cancel sets an event the work checks.
+
+    The pattern: a page runs ``await asyncio.to_thread(work, job, ...)`` in a ``@reactive.extended_task`` bound to
+    its Run button; ``work`` calls ``job.advance(fraction, text)`` now and then (which raises :class:`Cancelled`
+    after :meth:`cancel`); the page polls :meth:`status_text` with ``reactive.invalidate_later`` while the task
+    runs, and its Cancel button calls ``job.cancel()`` and the task's ``cancel()``.
+
+    Example:
+        >>> job = Job()
+        >>> job.advance(0.5, "half way")
+        >>> job.status_text()
+        'half way (50 %)'
+        >>> job.cancel()
+        >>> job.advance(0.6)
+        Traceback (most recent call last):
+        ...
+        privrisk.app._shared.Cancelled: cancelled
+    """
+
+    def __init__(self) -> None:
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self.fraction = 0.0
+        self.text = ""
+
+    def advance(self, fraction: float, text: str | None = None) -> None:
+        """Record progress (0 to 1); raise :class:`Cancelled` if the user cancelled."""
+        if self._cancel.is_set():
+            raise Cancelled("cancelled")
+        with self._lock:
+            self.fraction = min(max(float(fraction), 0.0), 1.0)
+            if text is not None:
+                self.text = text
+
+    def cancel(self) -> None:
+        """Ask the work to stop at its next :meth:`advance`."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def status_text(self) -> str:
+        """What the progress line shows."""
+        with self._lock:
+            return f"{self.text or 'working'} ({self.fraction:.0%})".replace("%)", " %)")
+
+    def callback(self) -> Callable[..., None]:
+        """An ``advance(steps=1)``-style callback for library functions that count steps of a known total."""
+        return self.advance

@@ -1,0 +1,257 @@
+"""The app's frame: the pages of :data:`privrisk.app.pages.PAGES` in a navigation bar, the upload limit, serving.
+
+``?page=<id>`` selects the page a URL opens on; the other query parameters preset that page's inputs (named like
+the command line's options). Everything the browser loads comes from the installed Shiny package and from this
+package: no CDN, no web fonts.
+
+Example:
+    >>> app = build_app(max_upload=10_000_000)
+    >>> type(app).__name__
+    'App'
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+import webbrowser
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from privrisk.app._shared import DEFAULT_MAX_UPLOAD, format_bytes
+from privrisk.app.pages import PAGES
+
+__all__ = ["UploadLimit", "bound_url", "build_app", "is_loopback", "network_warning", "serve"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_CSS = """
+.privrisk-error { font-weight: 500; }
+.privrisk-command { font-family: monospace; background: #f4f4f4; padding: .4em .6em; border-radius: 4px;
+  white-space: pre-wrap; word-break: break-all; }
+.privrisk-internal { border: 3px dashed #b00020; padding: .8em; background: #fff4f4; }
+.privrisk-risk-table td, .privrisk-risk-table th { padding: .2em .6em; }
+.privrisk-help { color: #555; font-size: .92em; }
+"""
+
+
+# The tab in the address bar (?page=<id>), so that a view can be bookmarked; the other presets belong to the first
+# page the URL opened and are dropped.
+_JS = """
+// Sliders send their value while they move (every 50 ms) instead of Shiny's 250 ms after they stop, so the
+// risks follow the ε slider live (the issue's 300 ms).
+(function () {
+  const names = window.Shiny && Shiny.inputBindings && Shiny.inputBindings.bindingNames;
+  const slider = names && names["shiny.sliderInput"];
+  if (slider) {
+    slider.binding.getRatePolicy = function () { return {policy: "throttle", delay: 50}; };
+  }
+})();
+$(function () {
+  Shiny.addCustomMessageHandler("privrisk-page", function (id) {
+    const url = new URL(window.location.href);
+    url.search = "?page=" + encodeURIComponent(id);
+    window.history.replaceState(null, "", url);
+  });
+  // Set once the server has sent the first results (tests and scripts wait for it).
+  Shiny.addCustomMessageHandler("privrisk-ready", function (ready) {
+    document.documentElement.dataset.privriskReady = ready ? "1" : "0";
+  });
+});
+"""
+
+
+class UploadLimit:
+    """ASGI middleware refusing an upload above ``max_bytes`` before Shiny writes it to disk (HTTP 413).
+
+    Shiny's browser code posts each file to ``/session/<id>/upload/<job>``; the declared length is checked first
+    and the streamed body is counted, so a client that lies about the length is cut off as well.
+    """
+
+    def __init__(self, app: Callable[..., Awaitable[None]], max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope.get("type") != "http"
+            or scope.get("method") != "POST"
+            or "/upload/" not in scope.get("path", "")
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
+            return
+        seen = 0
+        refused = False
+
+        async def counting_receive() -> Message:
+            nonlocal seen, refused
+            message = await receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    refused = True
+                    raise _TooLarge
+            return message
+
+        try:
+            await self.app(scope, counting_receive, send)
+        except _TooLarge:
+            await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = f"the file is above the upload limit of {format_bytes(self.max_bytes)}".encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", b"%d" % len(body)),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _page_ui(request: Any) -> Any:
+    from shiny import ui
+
+    ids = [p.ID for p in PAGES]
+    wanted = request.query_params.get("page") if request is not None else None
+    selected = wanted if wanted in ids else ids[0]
+    panels = [ui.nav_panel(p.TITLE, p.page_ui(p.ID), value=p.ID) for p in PAGES]
+    return ui.page_navbar(
+        *panels,
+        id="page",
+        selected=selected,
+        title="privrisk",
+        header=ui.TagList(ui.tags.style(_CSS), ui.tags.script(_JS)),
+        fillable=False,
+        window_title="privrisk",
+    )
+
+
+def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD) -> Any:
+    """The Shiny app: one navigation tab per page of ``PAGES``; uploads limited to ``max_upload`` bytes.
+
+    Returns a :class:`shiny.App`; ``UploadLimit`` wraps its Starlette application.
+    """
+    from shiny import App, reactive
+
+    def server(input: Any, output: Any, session: Any) -> None:
+        for page in PAGES:
+            page.page_server(page.ID, max_upload=max_upload)
+
+        async def _ready() -> None:
+            await session.send_custom_message("privrisk-ready", True)
+
+        session.on_flushed(_ready, once=True)
+
+        @reactive.effect
+        @reactive.event(input.page, ignore_init=True)
+        async def _remember_page() -> None:
+            # Keep ?page= in the address bar in step with the tab, so the view can be bookmarked.
+            await session.send_custom_message("privrisk-page", input.page())
+
+    app = App(_page_ui, server)
+    starlette = app.starlette_app
+    app.starlette_app = UploadLimit(starlette, max_upload)  # type: ignore[assignment]
+    return app
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is reachable from this machine only.
+
+    Example:
+        >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
+        (True, True, False)
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def network_warning(host: str) -> str | None:
+    """The warning printed when the app listens on an address other machines can reach."""
+    if is_loopback(host):
+        return None
+    return (
+        f"listening on {host}: the app and any data uploaded to it are reachable from the network; "
+        "use --host 127.0.0.1 unless this machine's firewall restricts access"
+    )
+
+
+_WARM = ("pandas", "duckdb", "privrisk.io.data", "privrisk.sensitivity", "privrisk.posterior",
+         "privrisk.accounting", "privrisk.release.mechanisms", "privrisk.reports.explain")  # fmt: skip
+
+
+def _warm_up() -> None:
+    import importlib
+
+    for name in _WARM:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            return
+
+
+def bound_url(server: Any) -> str:
+    """The address a started uvicorn server listens on (the real port when it was asked for port 0)."""
+    sock = server.servers[0].sockets[0]
+    host, port = sock.getsockname()[:2]
+    shown = (
+        "127.0.0.1"
+        if host == "0.0.0.0"
+        else "[::1]"
+        if host == "::"
+        else f"[{host}]"
+        if ":" in host
+        else host
+    )
+    return f"http://{shown}:{port}/"
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    open_browser: bool = True,
+    max_upload: int = DEFAULT_MAX_UPLOAD,
+    on_started: Callable[[str], None] | None = None,
+) -> None:
+    """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url)`` and open the browser."""
+    import uvicorn
+
+    app = build_app(max_upload=max_upload)
+    # The pages import pandas, DuckDB, OpenDP and the accountant when a session first needs them; importing them
+    # while the browser opens saves the first visitor seconds.
+    threading.Thread(target=_warm_up, daemon=True).start()
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+
+    def _announce() -> None:
+        while not server.started and not server.should_exit:
+            threading.Event().wait(0.05)
+        if server.started:
+            url = bound_url(server)
+            if on_started is not None:
+                on_started(url)
+            if open_browser:
+                webbrowser.open(url)
+
+    threading.Thread(target=_announce, daemon=True).start()
+    server.run()
