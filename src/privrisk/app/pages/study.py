@@ -172,8 +172,8 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
         queries=list(queries),
         epsilons=parse_epsilons(text("epsilons") or DEFAULTS["epsilons"], name="epsilons"),
         proportions="auto" if proportions.lower() == "auto" else floats(proportions, name="proportions"),
-        repetitions=_whole(values.get("repetitions"), "repetitions"),
-        seed=_whole(values.get("seed"), "seed"),
+        repetitions=_whole(values.get("repetitions", DEFAULTS["repetitions"]), "repetitions"),
+        seed=_whole(values.get("seed", DEFAULTS["seed"]), "seed"),
         universe="data" if demo or bounds is None else bounds,
         universe_min=universe_min,
         ls_method="paper" if text("ls_method") == "paper" else "exact",
@@ -185,6 +185,8 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
 
 
 def _whole(value: Any, name: str) -> int:
+    if value is None or str(value).strip() == "":
+        raise PrivriskError(f"{name}: give a whole number", param=name)
     try:
         number = float(value)
     except (TypeError, ValueError):
