@@ -118,7 +118,9 @@ def test_estimated_kmap_without_a_population_table(page, goto, cli, examples, tm
         "page=presence&source=file&qi=zip,age&population_size=80000&kmap=5&search=false&delta_max=&hierarchy=",
     )
     page.set_input_files("#presence-data", str(examples / "presence_trial.csv"))
-    expect(page.locator("#presence-command-line")).to_contain_text("--population-size 80000")
+    expect(page.locator("#presence-command-line")).to_contain_text(
+        "privrisk presence presence_trial.csv --qi zip,age --kmap 5 --population-size 80000"
+    )
     page.locator("#presence-run").click()
     expect(page.locator("#presence-estimate")).to_be_visible(timeout=RUN_MS)
     res = cli(*_shown_command(page, tmp_path, {"presence_trial.csv": examples / "presence_trial.csv"}))

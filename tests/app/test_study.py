@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shlex
+import tempfile
+import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -143,3 +146,22 @@ def test_long_work_shows_progress_and_can_be_cancelled(page, goto):
     page.locator("#study-cancel").click()
     expect(page.locator("#study-status .privrisk-cancelled")).to_be_visible(timeout=RUN_MS)
     expect(page.locator("#study-key-figures")).to_have_count(0)
+
+
+def test_a_sessions_files_are_removed_when_the_session_ends(new_page, goto):
+    tmp = Path(tempfile.gettempdir())
+    before = set(tmp.glob("privrisk-app-study-*"))
+    page = new_page()
+    goto(page, "page=study&repetitions=3&queries=max&epsilons=1&proportions=0.5,1")
+    expect(page.locator("#study-command-line")).to_contain_text("--repetitions 3")
+    _run(page)
+    mine = [
+        p for p in set(tmp.glob("privrisk-app-study-*")) - before if (p / "study" / "report.html").is_file()
+    ]
+    assert len(mine) == 1
+    assert mine[0].stat().st_mode & 0o077 == 0  # private to the server's user
+    page.context.close()
+    deadline = time.monotonic() + 15
+    while mine[0].exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not mine[0].exists()

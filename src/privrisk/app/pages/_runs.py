@@ -104,21 +104,38 @@ class Runner:
     ``start`` replaces the previous result; ``cancel`` stops the work at its next progress step; ``status_ui``
     shows the progress bar with a Cancel button while it runs, the one-line message if it failed, and nothing
     otherwise; ``result()`` is the work's result (None before the first run or after a failure or a cancel).
-    Create it inside a page's server function (one per session).
+    Create it inside a page's server function (one per session), with the session's private ``folder``: when the
+    session ends, the work is cancelled and the folder removed, again after the work stops if it was still writing
+    (the library's writers would otherwise create the folder anew).
     """
 
-    def __init__(self, command: str, cancel_id: str) -> None:
+    def __init__(self, command: str, cancel_id: str, session: Any, folder: Path) -> None:
         from shiny import reactive
 
-        self.command, self.cancel_id = command, cancel_id
+        self.command, self.cancel_id, self.folder = command, cancel_id, folder
         self.job: Job | None = None
+        self.ended = False
         self.uploads: list[tuple[Path, str]] = []
         self.message: reactive.Value[str | None] = reactive.value(None)
 
+        def guarded(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
+            try:
+                return work(job, *args)
+            finally:
+                if self.ended:
+                    shutil.rmtree(self.folder, ignore_errors=True)
+
         async def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
-            return await asyncio.to_thread(work, job, *args)
+            return await asyncio.to_thread(guarded, work, job, args)
 
         self.task = reactive.extended_task(run)
+        session.on_ended(self._end)
+
+    def _end(self) -> None:
+        self.ended = True
+        if self.job is not None:
+            self.job.cancel()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def start(self, work: Callable[..., Any], *args: Any, uploads: Sequence[tuple[Path, str]] = ()) -> None:
         """Run ``work(job, *args)`` unless a run is under way (the Run button is ignored meanwhile)."""
@@ -235,7 +252,13 @@ def frame_ui(frame: pd.DataFrame, *, id: str, caption: str | None = None, rows: 
 
     shown = frame if rows is None else frame.head(rows)
     table = shown.to_html(
-        index=False, escape=True, border=0, classes="table table-sm privrisk-table", table_id=id, na_rep="–"
+        index=False,
+        escape=True,
+        border=0,
+        classes="table table-sm privrisk-table",
+        table_id=id,
+        na_rep="–",
+        justify="left",
     )
     parts: list[Any] = []
     if caption:

@@ -308,7 +308,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     folder = session_folder(session, ID)
     example = folder / "claims.csv"
     example.write_text(EXAMPLE_CSV, encoding="utf-8")
-    runner = Runner("audit", "cancel")
+    runner = Runner("audit", "cancel", session, folder)
     params = query_params(session)
     kinds = {
         "source": "radio",

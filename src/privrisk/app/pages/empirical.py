@@ -408,7 +408,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     """The page's reactive logic."""
     folder = session_folder(session, ID)
     example = folder / EXAMPLE_NAME
-    runner = Runner("empirical", "cancel")
+    runner = Runner("empirical", "cancel", session, folder)
     params = query_params(session)
     kinds = {
         "source": "radio",

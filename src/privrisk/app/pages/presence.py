@@ -401,7 +401,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     folder = session_folder(session, ID)
     for name, text in EXAMPLE.items():
         (folder / name).write_text(text, encoding="utf-8")
-    runner = Runner("presence", "cancel")
+    runner = Runner("presence", "cancel", session, folder)
     params = query_params(session)
     kinds = {
         "source": "radio",

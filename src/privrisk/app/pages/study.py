@@ -310,7 +310,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     from privrisk.study.report import MEANING
 
     folder = session_folder(session, ID)
-    runner = Runner("study", "cancel")
+    runner = Runner("study", "cancel", session, folder)
     params = query_params(session)
     kinds = {
         "source": "radio",
