@@ -33,13 +33,16 @@ __all__ = [
     "Cancelled",
     "Job",
     "command_line",
+    "error_input",
     "error_message",
     "error_ui",
     "format_bytes",
     "parse_size",
     "preset_inputs",
     "query_params",
+    "quiet",
     "read_upload",
+    "upload_columns",
     "upload_path",
 ]
 
@@ -180,6 +183,25 @@ def read_upload(
     """
     from privrisk.io.data import read_table
 
+    path, name = _checked_upload(fileinfo, max_bytes)
+    try:
+        return read_table(path, columns)
+    except PrivriskError as exc:
+        raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+
+
+def upload_columns(fileinfo: list[dict[str, Any]] | None, *, max_bytes: int) -> list[str]:
+    """The column names of an uploaded file (CSV and Parquet without reading their rows)."""
+    from privrisk.io.data import table_columns
+
+    path, name = _checked_upload(fileinfo, max_bytes)
+    try:
+        return table_columns(path)
+    except PrivriskError as exc:
+        raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+
+
+def _checked_upload(fileinfo: list[dict[str, Any]] | None, max_bytes: int) -> tuple[Path, str]:
     path, name = upload_path(fileinfo)
     size = path.stat().st_size
     if size > max_bytes:
@@ -187,10 +209,7 @@ def read_upload(
             f"{name}: the file is {format_bytes(size)}, above the upload limit of {format_bytes(max_bytes)} "
             "set when the app was started"
         )
-    try:
-        return read_table(path, columns)
-    except PrivriskError as exc:
-        raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+    return path, name
 
 
 def error_message(exc: BaseException, command: str | None = None) -> str:
@@ -221,6 +240,37 @@ def _click_command() -> Any:
     from privrisk.cli import app
 
     return typer.main.get_command(app)
+
+
+def error_input(message: str, inputs: tuple[str, ...], default: str) -> str:
+    """The input an error message belongs next to: the one its leading ``--option:`` names, else ``default``.
+
+    Example:
+        >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
+        'universe'
+        >>> error_input("data.csv: no column 'x'", ("universe",), "file")
+        'file'
+    """
+    head, sep, _ = message.partition(":")
+    if sep and head.startswith("--"):
+        name = head[2:].split("/")[0].replace("-", "_")
+        if name in inputs:
+            return name
+    return default
+
+
+def quiet(calc: Callable[[], Any]) -> Any:
+    """``calc()``, or nothing shown (Shiny's silent ``req``) if it raises a :class:`PrivriskError`.
+
+    For outputs whose input's error is shown next to the input already: the output stays empty instead of
+    repeating the message (and the server's log stays free of tracebacks for bad input).
+    """
+    from shiny import req
+
+    try:
+        return calc()
+    except PrivriskError:
+        req(False)
 
 
 def error_ui(message: str | None) -> Tag | None:

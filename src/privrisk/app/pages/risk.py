@@ -1,60 +1,342 @@
-"""The app's page "Risk": ε (and n, Δv/Δf, δ) in, the risks of ``privrisk risk`` out, live as the inputs move."""
+"""The app's page "Risk": ε, n, Δv/Δf, δ and a prior in; the risks of ``privrisk risk`` out, live as inputs move.
+
+Every number is the library's (:mod:`privrisk.risk`), the same as ``privrisk risk --json`` for the same inputs:
+the many-worlds risk ρ_mw (Allmann et al., eq. (4); Mehner et al., eq. (1)), the two-worlds risk ρ_tw (Allmann et
+al., eq. (6)), the global risk P (Mehner et al., eq. (3)), the leaks Γ and γ (eq. (4)), and the attacker's largest
+belief after one answer for a prior p. Below them: the explainer page's icon array, the risk against ε, and the
+largest ε that keeps ρ_mw under a target (``privrisk epsilon``).
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from shiny import module, reactive, render, ui
+import numpy as np
+from shiny import module, reactive, render, req, ui
 
 from privrisk import risk as R
-from privrisk._validation import parse_epsilon
+from privrisk._format import percent
+from privrisk._validation import check_probability, check_whole, parse_epsilon
+from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.errors import PrivriskError
+from privrisk.reports.explain import explainer_numbers
 
 ID = "risk"
 TITLE = "Risk"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui"]
+__all__ = ["ID", "TITLE", "page_server", "page_ui", "risk_values"]
+
+SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
+_EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
+
+
+def risk_values(
+    epsilon: float, n: int, ratio: float = 1.0, delta: float = 0.0, prior: float = 0.5
+) -> dict[str, Any]:
+    """The numbers of the page: ``privrisk risk --json``'s keys, plus the posterior bound for ``prior``.
+
+    Example:
+        >>> v = risk_values(math.log(3), 10)
+        >>> round(v["many_worlds"], 4), round(v["global_risk"], 4), round(v["posterior"], 4)
+        (0.25, 0.75, 0.75)
+    """
+    n_ = check_whole(n, name="n", minimum=2)
+    if not math.isfinite(ratio) or ratio < 0:
+        raise PrivriskError(f"ratio: must be at least 0, got {ratio:g}", param="ratio")
+    if not 0 <= delta <= 1:
+        raise PrivriskError(f"delta: must be in [0, 1], got {delta:g}", param="delta")
+    p = check_probability(prior, name="prior")
+    mw = float(R.many_worlds(epsilon, n_, ratio))
+    return {
+        "epsilon": epsilon,
+        "n": n_,
+        "ratio": ratio,
+        "delta": delta,
+        "many_worlds": mw,
+        "two_worlds": float(R.two_worlds(epsilon, ratio)),
+        "global_risk": float(R.global_risk(epsilon, delta)),
+        "global_leak": float(R.global_leak(epsilon, delta)),
+        "local_leak": float(R.leak(mw, n_)),
+        "guess": 1.0 / n_,
+        "prior": p,
+        "posterior": float(R.posterior_bound(epsilon, p)),
+        "description": R.describe(epsilon, n_ if n_ > 2 else None, ratio),
+    }
+
+
+_ROWS = (
+    ("many_worlds", "many-worlds risk ρ_mw", "the attacker picks the true world among n"),
+    ("two_worlds", "two-worlds risk ρ_tw", "the attacker decides: in or out, for one person"),
+    ("global_risk", "global risk P", "the worst case: n = 2, Δv = Δf (with δ)"),
+    ("global_leak", "global leak Γ", "2P − 1: how far from guessing towards certainty"),
+    ("local_leak", "local leak γ", "(ρ_mw − 1/n)/(1 − 1/n)"),
+    ("guess", "guessing 1/n", "right without any answer"),
+    ("posterior", "largest belief after the answer", "p·e^ε/(p·e^ε + 1 − p) for the prior p"),
+)
 
 
 @module.ui
 def page_ui() -> Any:
-    """The page's layout."""
+    """The page's layout: inputs on the left, numbers and figures on the right."""
     return ui.layout_sidebar(
         ui.sidebar(
-            ui.input_text("epsilon", "ε (a number, or ln3)", value="ln3"),
+            ui.input_slider(
+                "epsilon_slider",
+                "ε",
+                min=SLIDER_MIN,
+                max=SLIDER_MAX,
+                value=round(math.log(3), 2),
+                step=SLIDER_STEP,
+            ),
+            ui.input_text("epsilon", "ε exactly (a number, or ln3)", value="ln3"),
             ui.output_ui("epsilon_error"),
-            ui.input_numeric("n", "n: possible worlds", value=2, min=2),
-            width=320,
+            ui.input_numeric("n", "n: possible worlds the attacker picks among", value=2, min=2, step=1),
+            ui.output_ui("n_error"),
+            ui.input_numeric("ratio", "Δv/Δf: local over global sensitivity", value=1, min=0, step=0.05),
+            ui.output_ui("ratio_error"),
+            ui.input_numeric("delta", "δ of (ε, δ)-DP", value=0, min=0, max=1, step=1e-6),
+            ui.output_ui("delta_error"),
+            ui.input_numeric(
+                "prior", "prior p: the attacker's belief before the answer", value=0.5, min=0, max=1
+            ),
+            ui.output_ui("prior_error"),
+            ui.p(
+                "n = 2 is the worst case. Δv/Δf = 1 unless you know the data (the page Data and sensitivity "
+                "computes it).",
+                class_="privrisk-help",
+            ),
+            width=340,
+            title="The guarantee",
         ),
-        ui.h2("Risk"),
+        ui.h2("How likely is an attacker to be right?"),
+        ui.p(
+            "A differentially private answer with privacy loss ε limits how often an attacker who knows everyone "
+            "else's data can tell whether a person is in it. The numbers follow as you move the inputs.",
+            class_="privrisk-help",
+        ),
         ui.output_ui("risks"),
+        ui.layout_columns(
+            ui.card(ui.card_header("100 attempts (the explainer page's picture)"), ui.output_ui("icons")),
+            ui.card(ui.card_header("Risk against ε"), ui.output_ui("curve")),
+            col_widths=(4, 8),
+        ),
+        ui.card(
+            ui.card_header("Which ε keeps the risk under a target?"),
+            ui.input_numeric(
+                "max_risk", "largest acceptable many-worlds risk ρ_mw", value=0.75, min=0, max=1
+            ),
+            ui.output_ui("epsilon_for"),
+        ),
+        ui.h5("The same on the command line"),
         ui.output_ui("command"),
     )
 
 
+def _number(value: Any, default: float) -> float:
+    if value is None or value == "":
+        return default
+    return float(value)
+
+
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
-    """The page's reactive logic."""
-    preset_inputs(session, {"epsilon": "text", "n": "numeric"})
+    """The page's reactive logic: ε comes from the slider or the text, whichever moved last."""
+    used = preset_inputs(
+        session,
+        {"epsilon": "text", "n": "numeric", "ratio": "numeric", "delta": "numeric", "prior": "numeric",
+         "max_risk": "numeric"},
+    )  # fmt: skip
+    start = used.get("epsilon", "ln3")
+    current = reactive.value(_parse_or_none(start))
+    text_error = reactive.value("")
+
+    @reactive.effect
+    @reactive.event(input.epsilon_slider, ignore_init=True)
+    def _from_slider() -> None:
+        value = float(input.epsilon_slider())
+        old = current.get()
+        # The slider echoes a programmatic update rounded to its step: not a move of the user's.
+        if old is not None and abs(value - old) <= SLIDER_STEP / 2 + 1e-9:
+            return
+        current.set(value)
+        text_error.set("")
+        ui.update_text("epsilon", value=f"{value:g}")
+
+    @reactive.effect
+    @reactive.event(input.epsilon)
+    def _from_text() -> None:
+        try:
+            value = parse_epsilon(input.epsilon(), name="epsilon")
+        except PrivriskError as exc:
+            text_error.set(error_message(exc, "risk"))
+            current.set(None)
+            return
+        text_error.set("")
+        old = current.get()
+        if old is None or abs(value - old) > 1e-12:
+            current.set(value)
+        if abs(float(input.epsilon_slider()) - value) > SLIDER_STEP / 2:
+            ui.update_slider("epsilon_slider", value=min(max(value, SLIDER_MIN), SLIDER_MAX))
+
+    def _checked(name: str) -> Any:
+        getter = getattr(input, name)
+        default = {"n": 2, "ratio": 1.0, "delta": 0.0, "prior": 0.5}[name]
+        value = _number(getter(), default)
+        return value
 
     @reactive.calc
-    def epsilon() -> float:
-        return parse_epsilon(input.epsilon(), name="epsilon")
+    def values() -> dict[str, Any]:
+        eps = current.get()
+        req(eps is not None)
+        assert eps is not None
+        return risk_values(
+            eps, _checked("n"), _checked("ratio"), _checked("delta"), _checked("prior")
+        )  # raises PrivriskError
 
-    @render.ui
-    def epsilon_error() -> Any:
+    def _error_for(param: str) -> Any:
         try:
-            epsilon()
-        except Exception as exc:
-            return error_ui(error_message(exc, "risk"))
+            values()
+        except PrivriskError as exc:
+            if exc.param == param:
+                return error_ui(error_message(exc, "risk"))
+        except Exception:
+            return None
         return None
 
     @render.ui
+    def epsilon_error() -> Any:
+        return error_ui(text_error.get()) or _error_for("epsilon")
+
+    @render.ui
+    def n_error() -> Any:
+        return _error_for("n")
+
+    @render.ui
+    def ratio_error() -> Any:
+        return _error_for("ratio")
+
+    @render.ui
+    def delta_error() -> Any:
+        return _error_for("delta")
+
+    @render.ui
+    def prior_error() -> Any:
+        return _error_for("prior")
+
+    def _ok() -> dict[str, Any]:
+        try:
+            return values()
+        except PrivriskError:
+            req(False)
+            raise
+
+    @render.ui
     def risks() -> Any:
-        eps = epsilon()
-        n = int(input.n() or 2)
-        return ui.p(f"many-worlds risk: {R.many_worlds(eps, n, 1.0):.4f}", id="risk-many-worlds")
+        v = _ok()
+        rows = [
+            ui.tags.tr(
+                ui.tags.td(label),
+                ui.tags.td(f"{v[key]:.4f}", id=f"risk-value-{key}", class_="text-end font-monospace"),
+                ui.tags.td(percent(v[key]), class_="text-end"),
+                ui.tags.td(what, class_="privrisk-help"),
+            )
+            for key, label, what in _ROWS
+        ]
+        head = ui.tags.tr(*(ui.tags.th(h) for h in ("measure", "value", "", "what it is")))
+        return ui.TagList(
+            ui.tags.p(
+                f"ε = {v['epsilon']:.6g}, n = {v['n']:,}, Δv/Δf = {v['ratio']:.4g}, δ = {v['delta']:g}",
+                class_="fw-semibold",
+            ),
+            ui.tags.table(
+                ui.tags.thead(head), ui.tags.tbody(*rows), class_="table table-sm privrisk-risk-table"
+            ),
+            ui.tags.p(v["description"], id="risk-sentence"),
+        )
+
+    @render.ui
+    def icons() -> Any:
+        v = _ok()
+        if v["epsilon"] > _EXPLAIN_LIMIT:
+            return ui.p("The attacker is always right at this ε.")
+        shown = explainer_numbers(v["epsilon"])
+        guess, extra, wrong = (int(shown[k]) for k in ("icons_guess", "icons_extra", "icons_wrong"))
+        label = f"{shown['risk']} of {shown['risk_base']} attempts right; {shown['guess']} by guessing alone"
+        return ui.TagList(
+            ui.HTML(icon_array(guess, extra, label=label, element_id="risk-icon-array")),
+            ui.p(
+                ui.span(f"{guess} right by guessing, "),
+                ui.span(f"{extra} right because of the answer, ", style="color:#b35f00"),
+                ui.span(f"{wrong} wrong."),
+                class_="small",
+            ),
+            ui.p(
+                f"The attacker is right {shown['risk']} times in {shown['risk_base']} (global risk P).",
+                class_="small",
+            ),
+        )
+
+    @render.ui
+    def curve() -> Any:
+        v = _ok()
+        top = max(5.0, min(2 * v["epsilon"], 50.0))
+        grid = np.linspace(0.0, top, 201)
+        series = [
+            (f"ρ_mw, n = {v['n']:,}", np.asarray(R.many_worlds(grid, v["n"], v["ratio"])), "#1f5f99"),
+            ("global risk P", np.asarray(R.global_risk(grid, v["delta"])), "#d9822b"),
+        ]
+        if v["prior"] not in (0.5,):
+            series.append(
+                (f"belief, prior {v['prior']:g}", np.asarray(R.posterior_bound(grid, v["prior"])), "#5b8c3a")
+            )
+        return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
+
+    @render.ui
+    def epsilon_for() -> Any:
+        v = _ok()
+        target = input.max_risk()
+        try:
+            if target is None:
+                raise PrivriskError("risk: give the largest acceptable risk", param="risk")
+            eps = float(R.epsilon_for_risk(float(target), v["n"], v["ratio"]))
+            if not math.isfinite(eps):
+                raise PrivriskError(
+                    f"ratio: Δv/Δf = {v['ratio']:.4g} is so small that ε is not finite", param="ratio"
+                )
+        except PrivriskError as exc:
+            return error_ui(error_message(exc, "epsilon"))
+        cmd = command_line("epsilon", risk=f"{float(target):g}", n=v["n"], ratio=_ratio_option(v["ratio"]))
+        return ui.TagList(
+            ui.p(
+                f"ε ≤ {eps:.6g} (= ln {math.exp(eps):.6g}) keeps ρ_mw at or below {float(target):g} for n = "
+                f"{v['n']:,} and Δv/Δf = {v['ratio']:.4g}.",
+                id="risk-epsilon-for-text",
+            ),
+            ui.div(cmd, class_="privrisk-command"),
+        )
 
     @render.ui
     def command() -> Any:
-        return ui.div(command_line("risk", epsilon=input.epsilon(), n=input.n()), class_="privrisk-command")
+        v = _ok()
+        text = input.epsilon() if current.get() is not None else f"{v['epsilon']:g}"
+        cmd = command_line(
+            "risk",
+            epsilon=text.strip(),
+            n=v["n"] if v["n"] != 2 else None,
+            ratio=_ratio_option(v["ratio"]),
+            delta=f"{v['delta']:g}" if v["delta"] else None,
+        )
+        return ui.div(cmd, class_="privrisk-command", id="risk-command-line")
+
+
+def _ratio_option(ratio: float) -> str | None:
+    return None if ratio == 1 else f"{ratio:g}"
+
+
+def _parse_or_none(text: str) -> float | None:
+    try:
+        return parse_epsilon(text, name="epsilon")
+    except PrivriskError:
+        return None

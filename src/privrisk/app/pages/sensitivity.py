@@ -1,23 +1,524 @@
-"""The app's page "Data and sensitivity" (being built)."""
+"""The app's page "Data and sensitivity": a column of an uploaded file, a query and a universe in; the global and
+local sensitivity, their ratio and the risks out (``privrisk sensitivity``), with the Lee–Clifton attacker's
+simulated success beside the bound (``privrisk attack``).
+
+The numbers are those of the two commands: the same library calls in the same order (read the column, choose the
+universe with :func:`privrisk.cli.sensitivity.choose_universe`, :func:`privrisk.sensitivity.global_sensitivity`,
+:func:`~privrisk.sensitivity.local_sensitivity`, :func:`~privrisk.sensitivity.sensitivity_ratio`, the risks of
+:mod:`privrisk.risk`, :func:`privrisk.posterior.simulate_attack`). Allmann et al., §3.2 and eqs. (4)–(6).
+"""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-from shiny import module, ui
+import numpy as np
+from shiny import module, reactive, render, req, ui
+
+from privrisk import risk as R
+from privrisk._format import percent
+from privrisk._validation import check_choice, check_query, check_whole, parse_epsilon
+from privrisk.app._examples import EXAMPLES, example_frame
+from privrisk.app._shared import (
+    command_line,
+    error_input,
+    error_message,
+    error_ui,
+    preset_inputs,
+    query_params,
+    quiet,
+    read_upload,
+    upload_columns,
+    upload_path,
+)
+from privrisk.errors import PrivriskError
 
 ID = "sensitivity"
 TITLE = "Data and sensitivity"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui"]
+__all__ = ["ID", "TITLE", "attack_document", "page_server", "page_ui", "sensitivity_document"]
+
+_INPUTS = ("file", "column", "query", "universe", "universe_min", "universe_column", "epsilon", "missing",
+           "neighbours", "method", "trials", "seed", "worlds")  # fmt: skip
+_QUERIES = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
+MAX_APP_TRIALS = 1_000_000  # the command line allows 10⁷ (about a minute); the page keeps a run short
+
+
+def sensitivity_document(
+    values: Any, *, column: str, query: str, universe: Any, how: str, neighbours: str, method: str,
+    epsilon: float | None, data: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """``privrisk sensitivity --json``'s document for a column's values and a chosen universe.
+
+    Example:
+        >>> from privrisk.sensitivity import Universe
+        >>> d = sensitivity_document(np.array([1.0, 3, 10, 17, 675]), column="distance", query="mean",
+        ...     universe=Universe.from_bounds(1, 675), how="[1, 675]", neighbours="unbounded", method="exact",
+        ...     epsilon=1.0, data={})
+        >>> d["global_sensitivity"], round(d["ratio"], 4)
+        (674.0, 0.2436)
+    """
+    from privrisk.sensitivity import (
+        METHODS,
+        NEIGHBOURS,
+        global_sensitivity,
+        local_sensitivity,
+        sensitivity_ratio,
+    )
+
+    n = int(values.size)
+    nb = check_choice(neighbours, NEIGHBOURS, name="neighbours")
+    rule = check_choice(method, METHODS, name="method")
+    gs = global_sensitivity(query, universe, neighbours=nb, n=n if nb == "bounded" else None)
+    ls = float(local_sensitivity(query, values, universe, neighbours=nb, method=rule))
+    if not (np.isfinite(gs) and np.isfinite(ls)):
+        raise PrivriskError(
+            f"query: the sensitivity of the {query} over {universe.describe()} overflows a float; rescale the values",
+            param="query",
+        )
+    ratio = float(sensitivity_ratio(ls, gs))
+    doc: dict[str, Any] = {
+        "query": query,
+        "column": column,
+        "n": n,
+        "universe": {
+            "kind": "interval" if universe.is_interval else "values",
+            "lo": universe.lo,
+            "hi": universe.hi,
+            "description": how,
+        },
+        "neighbours": nb,
+        "method": rule,
+        "global_sensitivity": gs,
+        "local_sensitivity": ls,
+        "ratio": ratio,
+        "data": data,
+    }
+    if epsilon is not None:
+        doc.update(
+            epsilon=epsilon,
+            many_worlds=float(R.many_worlds(epsilon, n, ratio)),
+            two_worlds=float(R.two_worlds(epsilon, ratio)),
+            global_risk=float(R.global_risk(epsilon)),
+        )
+    return doc
+
+
+def attack_document(
+    values: Any, *, query: str, epsilon: float, universe: Any, trials: int, seed: int, worlds: str
+) -> dict[str, Any]:
+    """``privrisk attack --json``'s numbers: the simulated success, the exact values and the bound.
+
+    Example:
+        >>> from privrisk.sensitivity import Universe
+        >>> d = attack_document(np.array([1.0, 3, 10, 17, 675]), query="mean", epsilon=1.0,
+        ...     universe=Universe.from_values([1.0, 3, 10, 17, 675]), trials=20_000, seed=1, worlds="many")
+        >>> d["n_worlds"], round(d["exact_risk"], 4), round(d["bound"], 4)
+        (5, 0.2908, 0.2919)
+    """
+    from privrisk.posterior import WORLDS, simulate_attack
+    from privrisk.posterior import worlds as world_answers
+    from privrisk.sensitivity import global_sensitivity
+
+    q = check_query(query)
+    kind = check_choice(worlds, WORLDS, name="worlds")
+    check_whole(trials, name="trials", minimum=1, maximum=MAX_APP_TRIALS)
+    check_whole(seed, name="seed", minimum=0)
+    if values.size < 2:
+        raise PrivriskError(
+            f"column: {values.size} usable value(s); the attacker's worlds leave one record out, so at least 2 "
+            "are needed",
+            param="column",
+        )
+    df = global_sensitivity(q, universe)
+    if df == 0:
+        raise PrivriskError(
+            f"universe: the global sensitivity of the {q} over {universe.describe()} is 0, so no Laplace noise is "
+            "defined; give a wider universe",
+            param="universe",
+        )
+    result = simulate_attack(
+        values, q, epsilon, sensitivity=df, trials=int(trials), seed=int(seed), worlds=kind
+    )
+    f = world_answers(values, q)
+    if kind == "two":
+        f = f[[f.argmin(), f.argmax()]]
+    return {**result.to_dict(), "world_range": float(f.max() - f.min()), "guess": 1.0 / result.n_worlds}
 
 
 @module.ui
 def page_ui() -> Any:
-    """The page's layout."""
-    return ui.div(ui.h2(TITLE), ui.p("This page is being built."))
+    """The page's layout: the data and settings on the left, the results on the right."""
+    examples = {name: f"{path} ({what})" for name, (path, _, what) in EXAMPLES.items()}
+    return ui.layout_sidebar(
+        ui.sidebar(
+            ui.input_file(
+                "file",
+                "Data file (CSV, Parquet, Stata .dta, SPSS .sav)",
+                accept=[".csv", ".tsv", ".txt", ".gz", ".parquet", ".pq", ".dta", ".sav", ".zsav"],
+            ),
+            ui.output_ui("file_error"),
+            ui.input_select("example", "… or an example", {"": "(none)", **examples}),
+            ui.input_select("column", "Column (numeric)", []),
+            ui.output_ui("column_error"),
+            ui.input_select("query", "Query", list(_QUERIES), selected="mean"),
+            ui.input_radio_buttons(
+                "universe_kind",
+                "Universe: the values a record may take",
+                {
+                    "own": "the column's own values",
+                    "bounds": "bounds LO,HI",
+                    "file": "the values of another file",
+                },
+            ),
+            ui.panel_conditional(
+                "input.universe_kind === 'bounds'",
+                ui.input_text("universe", "Bounds LO,HI", placeholder="1,675"),
+            ),
+            ui.panel_conditional(
+                "input.universe_kind === 'file'",
+                ui.input_file("universe_file", "Universe file"),
+                ui.input_select("universe_column", "Its column", []),
+            ),
+            ui.output_ui("universe_error"),
+            ui.input_text("universe_min", "Lower the universe's minimum to (optional)", placeholder="0"),
+            ui.output_ui("universe_min_error"),
+            ui.input_text("missing", "Missing codes (negative, or -1,-3)", placeholder="negative"),
+            ui.output_ui("missing_error"),
+            ui.input_text("epsilon", "ε (a number, or ln3)", value="1"),
+            ui.output_ui("epsilon_error"),
+            ui.input_select("neighbours", "Neighbours", ["unbounded", "bounded"]),
+            ui.input_select(
+                "method", "Local sensitivity", {"exact": "exact", "paper": "paper (Allmann et al.)"}
+            ),
+            width=360,
+            title="Data",
+        ),
+        ui.h2("Sensitivity of a query on your data"),
+        ui.p(
+            "The global sensitivity Δf is how much one record can change the answer over every data set the "
+            "universe allows; the local sensitivity Δv how much it changes on your data. Their ratio Δv/Δf "
+            "lowers the risk of a release (Allmann et al., §3.2). Uploads stay in this browser session and are "
+            "deleted when it ends.",
+            class_="privrisk-help",
+        ),
+        ui.output_ui("summary"),
+        ui.output_ui("results"),
+        ui.card(
+            ui.card_header("The attacker, simulated (privrisk attack)"),
+            ui.p(
+                "The attacker knows every record but one and guesses which is missing from one noisy answer "
+                "(Lee and Clifton). The simulated success stays below the bound ρ_mw.",
+                class_="privrisk-help",
+            ),
+            ui.layout_columns(
+                ui.input_numeric("trials", "Simulated attacks", value=100_000, min=1, max=MAX_APP_TRIALS),
+                ui.input_numeric("seed", "Seed", value=1, min=0),
+                ui.input_select("worlds", "Worlds", {"many": "many: all n", "two": "two: most different"}),
+            ),
+            ui.output_ui("trials_error"),
+            ui.div(
+                ui.input_task_button("run_attack", "Simulate the attack"),
+                ui.input_action_button("cancel_attack", "Cancel", class_="btn-outline-secondary ms-2"),
+            ),
+            ui.output_ui("attack"),
+        ),
+        ui.h5("The same on the command line"),
+        ui.output_ui("command"),
+    )
 
 
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
-    """The page's reactive logic."""
+    """The page's reactive logic; the uploaded table lives in this session only."""
+    from privrisk.cli.sensitivity import choose_universe
+    from privrisk.io.data import numeric_values, parse_missing
+
+    params = query_params(session)
+    preset_inputs(
+        session,
+        {"query": "select", "universe": "text", "universe_min": "text", "missing": "text", "epsilon": "text",
+         "neighbours": "select", "method": "select", "trials": "numeric", "seed": "numeric", "worlds": "select",
+         "example": "select"},
+    )  # fmt: skip
+    if "universe" in params:
+        ui.update_radio_buttons("universe_kind", selected="bounds")
+    wanted_column = reactive.value(params.get("column"))
+
+    @reactive.calc
+    def source() -> tuple[str, list[str], Any]:
+        """(the file's name for messages and the command line, its columns, a reader of one column)."""
+        fileinfo = input.file()
+        if fileinfo:
+            _, name = upload_path(fileinfo)
+            columns = upload_columns(fileinfo, max_bytes=max_upload)
+            return name, columns, lambda col: read_upload(fileinfo, max_bytes=max_upload, columns=[col])[col]
+        example = input.example()
+        req(example)
+        frame = example_frame(example)
+        return EXAMPLES[example][0], list(frame.columns), lambda col: frame[col]
+
+    @reactive.effect
+    def _columns() -> None:
+        try:
+            _, columns, _ = source()
+        except PrivriskError:
+            columns = []
+        wanted = wanted_column.get()
+        with reactive.isolate():
+            current = input.column()
+        selected = wanted if wanted in columns else current if current in columns else None
+        if selected is None:
+            selected = next((c for c in columns if c.lower() != "id"), columns[0] if columns else None)
+        ui.update_select("column", choices=columns, selected=selected)
+
+    @reactive.calc
+    def column_values() -> Any:
+        name, columns, read = source()
+        column = input.column()
+        req(column)
+        if column not in columns:
+            req(False)
+        missing = input.missing().strip() or None
+        parse_missing(missing)
+        return numeric_values(read(column), name=column, missing=missing, source=name)
+
+    @reactive.calc
+    def universe_file_values() -> tuple[str, Any] | None:
+        if input.universe_kind() != "file":
+            return None
+        fileinfo = input.universe_file()
+        if not fileinfo:
+            raise PrivriskError("--universe-file: upload the file whose column is the universe")
+        path, name = upload_path(fileinfo)
+        columns = upload_columns(fileinfo, max_bytes=max_upload)
+        return name, (path, columns)
+
+    @reactive.effect
+    def _universe_columns() -> None:
+        try:
+            found = universe_file_values()
+        except PrivriskError:
+            found = None
+        columns = found[1][1] if found else []
+        wanted = params.get("universe_column")
+        ui.update_select("universe_column", choices=columns, selected=wanted if wanted in columns else None)
+
+    @reactive.calc
+    def chosen() -> tuple[Any, Any, str]:
+        col = column_values()
+        kind = input.universe_kind()
+        bounds = input.universe().strip() if kind == "bounds" else None
+        if kind == "bounds" and not bounds:
+            raise PrivriskError("--universe: give the bounds LO,HI")
+        universe_min = _optional_float(input.universe_min(), "--universe-min")
+        missing = input.missing().strip() or None
+        found = universe_file_values()
+        if found is not None:
+            name, (path, _) = found
+            try:
+                u, how = choose_universe(col.values, None, path, input.universe_column() or None, universe_min,
+                                         missing)  # fmt: skip
+            except PrivriskError as exc:
+                raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+            how = how.replace(str(path), name)
+        else:
+            u, how = choose_universe(col.values, bounds, None, None, universe_min, missing)
+        u.check_sample(col.values, name=f"{source()[0]}: column {col.name!r}")
+        return col, u, how
+
+    @reactive.calc
+    def epsilon() -> float | None:
+        text = input.epsilon().strip()
+        return parse_epsilon(text, name="epsilon") if text else None
+
+    @reactive.calc
+    def document() -> dict[str, Any]:
+        col, u, how = chosen()
+        query = check_choice(input.query(), _QUERIES, name="query")
+        return sensitivity_document(
+            col.values, column=col.name, query=query, universe=u, how=how, neighbours=input.neighbours(),
+            method=input.method(), epsilon=epsilon(), data=col.as_dict(),
+        )  # fmt: skip
+
+    def _problem() -> tuple[str, str] | None:
+        """(the input it belongs to, the one-line message) of the first thing wrong, or None."""
+        for step in (source, column_values, chosen, epsilon, document):
+            try:
+                step()
+            except PrivriskError as exc:
+                message = error_message(exc, "sensitivity")
+                return error_input(message, _INPUTS, "file"), message
+            except Exception as exc:  # req(): nothing chosen yet
+                if type(exc).__name__ == "SilentException":
+                    return None
+                raise
+        return None
+
+    def _error_output(name: str) -> Any:
+        problem = _problem()
+        return error_ui(problem[1]) if problem and problem[0] == name else None
+
+    for _name in ("file", "column", "universe", "universe_min", "missing", "epsilon"):
+
+        def _make(name: str = _name) -> None:
+            def _out() -> Any:
+                return _error_output(name)
+
+            _out.__name__ = f"{name}_error"  # the renderer takes the output's id from the function's name
+            render.ui(_out)
+
+        _make()
+
+    @render.ui
+    def summary() -> Any:
+        col, _, how = quiet(chosen)
+        return ui.div(
+            ui.p(col.summary(), id="sensitivity-data-summary"),
+            ui.p(f"Universe: {how}.", id="sensitivity-universe-text"),
+            class_="privrisk-help",
+        )
+
+    @render.ui
+    def results() -> Any:
+        doc = quiet(document)
+        rows = [
+            ("global_sensitivity", "global sensitivity Δf", doc["global_sensitivity"], "{:.6g}"),
+            (
+                "local_sensitivity",
+                f"local sensitivity Δv ({doc['method']})",
+                doc["local_sensitivity"],
+                "{:.6g}",
+            ),
+            ("ratio", "ratio Δv/Δf", doc["ratio"], "{:.6g}"),
+        ]
+        if "epsilon" in doc:
+            rows += [
+                ("many_worlds", f"many-worlds risk ρ_mw (n = {doc['n']:,}, ε = {doc['epsilon']:.4g})",
+                 doc["many_worlds"], "{:.6g}"),
+                ("two_worlds", "two-worlds risk ρ_tw", doc["two_worlds"], "{:.6g}"),
+                ("global_risk", "global risk ρ_gl", doc["global_risk"], "{:.6g}"),
+            ]  # fmt: skip
+        body = [
+            ui.tags.tr(
+                ui.tags.td(label),
+                ui.tags.td(
+                    fmt.format(value), id=f"sensitivity-value-{key}", class_="text-end font-monospace"
+                ),
+            )
+            for key, label, value, fmt in rows
+        ]
+        title = f"{doc['query']} of {doc['column']!r} (n = {doc['n']:,}, {doc['neighbours']} neighbours)"
+        return ui.TagList(
+            ui.h4(title),
+            ui.tags.table(
+                ui.tags.tbody(*body), class_="table table-sm privrisk-risk-table", style="max-width:40rem"
+            ),
+        )
+
+    @ui.bind_task_button(button_id="run_attack")
+    @reactive.extended_task
+    async def attack_task(values: Any, query: str, eps: float, universe: Any, trials: int, seed: int,
+                          worlds: str) -> dict[str, Any]:  # fmt: skip
+        return await asyncio.to_thread(
+            attack_document, values, query=query, epsilon=eps, universe=universe, trials=trials, seed=seed,
+            worlds=worlds,
+        )  # fmt: skip
+
+    attack_error = reactive.value("")
+
+    @reactive.effect
+    @reactive.event(input.run_attack)
+    def _run_attack() -> None:
+        attack_error.set("")
+        try:
+            col, u, _ = chosen()
+            eps = epsilon()
+            if eps is None:
+                raise PrivriskError("epsilon: the attack needs ε", param="epsilon")
+            trials = check_whole(input.trials(), name="trials", minimum=1, maximum=MAX_APP_TRIALS)
+            seed = check_whole(input.seed(), name="seed", minimum=0)
+            query = check_query(input.query())
+        except PrivriskError as exc:
+            attack_error.set(error_message(exc, "attack"))
+            return
+        attack_task(col.values, query, eps, u, trials, seed, input.worlds())
+
+    @reactive.effect
+    @reactive.event(input.cancel_attack)
+    def _cancel_attack() -> None:
+        attack_task.cancel()
+
+    @render.ui
+    def trials_error() -> Any:
+        return error_ui(attack_error.get())
+
+    @render.ui
+    def attack() -> Any:
+        status = attack_task.status()
+        if status == "initial":
+            return ui.p("Press the button to run the attack.", class_="privrisk-help")
+        if status == "running":
+            return ui.p("Simulating …", class_="privrisk-help")
+        if status == "cancelled":
+            return ui.p("Cancelled.", class_="privrisk-help")
+        try:
+            doc = attack_task.result()
+        except PrivriskError as exc:
+            return error_ui(error_message(exc, "attack"))
+        rows = [
+            ("guess", "guessing alone (1/n)", percent(doc["guess"])),
+            ("simulated_success", f"simulated success ({doc['trials']:,} trials, seed {doc['seed']})",
+             f"{percent(doc['simulated_success'])} [{percent(doc['ci_low'])}, {percent(doc['ci_high'])}]"),
+            ("expected_success", "expected success (exact)", percent(doc["expected_success"])),
+            ("exact_risk", "exact risk (most telling answer)", percent(doc["exact_risk"])),
+            ("bound", "Lee–Clifton bound ρ_mw", percent(doc["bound"])),
+        ]  # fmt: skip
+        body = [
+            ui.tags.tr(
+                ui.tags.td(label), ui.tags.td(value, id=f"sensitivity-attack-{key}", class_="text-end")
+            )
+            for key, label, value in rows
+        ]
+        return ui.tags.table(ui.tags.tbody(*body), class_="table table-sm", style="max-width:40rem")
+
+    @render.ui
+    def command() -> Any:
+        name, _, _ = quiet(source)
+        kind = input.universe_kind()
+        options = {
+            "file": name,
+            "column": input.column() or None,
+            "query": input.query(),
+            "universe": input.universe().strip() if kind == "bounds" else None,
+            "universe_file": "UNIVERSE_FILE" if kind == "file" else None,
+            "universe_column": (input.universe_column() or None) if kind == "file" else None,
+            "universe_min": input.universe_min().strip() or None,
+            "neighbours": input.neighbours() if input.neighbours() != "unbounded" else None,
+            "method": input.method() if input.method() != "exact" else None,
+            "epsilon": input.epsilon().strip() or None,
+            "missing": input.missing().strip() or None,
+        }
+        attack = {k: v for k, v in options.items() if k not in ("neighbours", "method")}
+        attack |= {"trials": input.trials(), "seed": input.seed(), "worlds": input.worlds()}
+        return ui.TagList(
+            ui.div(
+                command_line("sensitivity", **options),
+                class_="privrisk-command",
+                id="sensitivity-command-line",
+            ),
+            ui.div(
+                command_line("attack", **attack), class_="privrisk-command mt-2", id="sensitivity-attack-line"
+            ),
+        )
+
+
+def _optional_float(text: str, name: str) -> float | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise PrivriskError(f"{name}: {text!r} is not a number") from None

@@ -1,0 +1,87 @@
+"""The Risk page: the numbers of ``privrisk risk --json`` for the same inputs, live as the inputs move."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from playwright.sync_api import expect
+
+from privrisk.cli import main
+
+pytestmark = pytest.mark.browser
+
+
+def cli_json(capsys, *args: str) -> dict:
+    capsys.readouterr()
+    assert main([*args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("epsilon", "n"), [("ln3", 10), ("0.5", 2), ("7", 1000)])
+def test_the_risks_are_the_command_lines(page, goto, capsys, epsilon, n):
+    doc = cli_json(capsys, "risk", "--epsilon", epsilon, "--n", str(n))
+    goto(page, f"page=risk&epsilon={epsilon}&n={n}")
+    for key in ("many_worlds", "two_worlds", "global_risk", "global_leak", "local_leak", "guess"):
+        expect(page.locator(f"#risk-value-{key}")).to_have_text(f"{doc[key]:.4f}")
+    expect(page.locator("#risk-sentence")).to_have_text(doc["description"])
+    expect(page.locator("#risk-command-line")).to_have_text(
+        f"privrisk risk --epsilon {epsilon}" + (f" --n {n}" if n != 2 else "")
+    )
+
+
+def test_mehner_table_1_at_ln3(page, goto):
+    # Mehner et al., Table 1: ε = ln 3 gives P = 75 % and, for n = 10, ρ_mw = 25 %.
+    goto(page, "page=risk&epsilon=ln3&n=10")
+    expect(page.locator("#risk-value-global_risk")).to_have_text("0.7500")
+    expect(page.locator("#risk-value-many_worlds")).to_have_text("0.2500")
+    # the icon array: 50 right by guessing, 25 more from the answer, 25 wrong
+    expect(page.locator("#risk-icon-array .person.guess")).to_have_count(50)
+    expect(page.locator("#risk-icon-array .person.extra")).to_have_count(25)
+
+
+def test_the_slider_updates_the_risks_without_a_button(page, goto):
+    goto(page, "page=risk&epsilon=1")
+    expect(page.locator("#risk-value-two_worlds")).to_have_text(f"{1 / (1 + math.exp(-1)):.4f}")
+    text = page.locator("input[id='risk-epsilon']")
+    expect(text).to_have_value("1")
+    page.locator(".irs-line").first.focus()
+    page.keyboard.press("ArrowRight")  # ion.rangeSlider moves by about 1 % of the range, snapped to the step
+    expect(text).not_to_have_value("1")
+    eps = float(text.input_value())
+    assert 1 < eps < 1.2
+    expect(page.locator("#risk-value-two_worlds")).to_have_text(f"{1 / (1 + math.exp(-eps)):.4f}")
+    expect(page.locator("#risk-command-line")).to_have_text(f"privrisk risk --epsilon {eps:g}")
+
+
+def test_which_epsilon_keeps_the_risk_under_a_target(page, goto, capsys):
+    doc = cli_json(capsys, "epsilon", "--risk", "0.25", "--n", "10")
+    goto(page, "page=risk&epsilon=1&n=10&max_risk=0.25")
+    expect(page.locator("#risk-epsilon-for-text")).to_contain_text(f"ε ≤ {doc['epsilon']:.6g}")
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("epsilon=-1", "--epsilon: "),
+        ("epsilon=abc", "--epsilon: "),
+        ("epsilon=1&n=1", "--n: "),
+        ("epsilon=1&delta=2", "--delta: "),
+    ],
+)
+def test_bad_input_shows_the_one_line_message_and_the_app_keeps_running(page, goto, query, message):
+    goto(page, f"page=risk&{query}")
+    expect(page.locator(".privrisk-error").first).to_contain_text(message)
+    # still running: a good value brings the numbers back
+    page.locator("#risk-epsilon").fill("ln3")
+    page.locator("#risk-n").fill("2")
+    page.locator("#risk-delta").fill("0")
+    page.locator("#risk-epsilon").press("Enter")
+    expect(page.locator("#risk-value-global_risk")).to_have_text("0.7500")
+
+
+def test_screenshot(page, goto, screenshot):
+    goto(page, "page=risk&epsilon=ln3&n=10")
+    expect(page.locator("#risk-curve-svg")).to_be_visible()
+    screenshot(page, "risk")
