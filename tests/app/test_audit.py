@@ -114,7 +114,7 @@ def test_a_text_column_shows_the_command_lines_message_and_the_app_keeps_running
     assert res.err.strip().endswith(message)
     goto(page, "page=audit&source=file")
     page.set_input_files("#audit-file", str(bad))
-    expect(page.locator("#audit-command-line")).to_contain_text("--column claims")
+    expect(page.locator("#audit-command-line")).to_contain_text("privrisk audit text.csv --column claims")
     page.locator("#audit-run").click()
     expect(page.locator("#audit-status .privrisk-error")).to_have_text(message, timeout=RUN_MS)
     page.locator("#audit-source input[value='example']").check()

@@ -117,7 +117,7 @@ def test_a_text_column_shows_the_command_lines_message_and_the_app_keeps_running
     bad.write_text("name,claims\na,x\nb,y\nc,z\n")
     goto(page, "page=study&source=file")
     page.set_input_files("#study-file", str(bad))
-    expect(page.locator("#study-command-line")).to_contain_text("--column claims")
+    expect(page.locator("#study-command-line")).to_contain_text("privrisk study text.csv --column claims")
     page.locator("#study-run").click()
     res = cli("study", bad, "-c", "claims", "--out", tmp_path / "out")
     assert res.code == 2

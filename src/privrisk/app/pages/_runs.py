@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privrisk.app._shared import Cancelled, Job, error_message, format_bytes, upload_path
+from privrisk.app._shared import Cancelled, Job, _checked_upload, error_message
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -59,19 +59,15 @@ def checked_upload(
     """The server's own copy of an upload and the user's file name, refused above the upload limit.
 
     The library functions of ``privrisk audit``, ``study`` and ``presence`` read a path, as the command line passes
-    them; this is the path of the upload Shiny wrote, never one the user typed.
+    them; this is the path of the upload Shiny wrote, never one the user typed. ``param`` names the input when
+    nothing was uploaded.
     """
     try:
-        path, name = upload_path(fileinfo)
+        return _checked_upload(fileinfo, max_bytes)
     except PrivriskError as exc:
-        raise PrivriskError(str(exc), param=param) from None
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise PrivriskError(
-            f"{name}: the file is {format_bytes(size)}, above the upload limit of {format_bytes(max_bytes)} "
-            "(start the app with a larger --max-upload)"
-        )
-    return path, name
+        if not fileinfo:
+            raise PrivriskError(str(exc), param=param) from None
+        raise
 
 
 def named_error(exc: BaseException, command: str, uploads: Iterable[tuple[Path, str]] = ()) -> str:

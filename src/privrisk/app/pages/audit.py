@@ -16,7 +16,8 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params
+from privrisk.app._examples import example_frame
+from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params, upload_columns
 from privrisk.app.pages._runs import (
     Runner,
     checked_upload,
@@ -32,21 +33,10 @@ from privrisk.errors import PrivriskError
 ID = "audit"
 TITLE = "Audit"
 
-__all__ = ["EXAMPLE_CSV", "ID", "TITLE", "AuditInputs", "page_server", "page_ui", "run_audit"]
+__all__ = ["EXAMPLE_NAME", "ID", "TITLE", "AuditInputs", "page_server", "page_ui", "run_audit"]
 
 QUERY_CHOICES = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
-# examples/claims.csv: 30 claims, the last an outlier.
-EXAMPLE_CSV = "id,claims\n" + "".join(
-    f"{i},{v}\n"
-    for i, v in enumerate(
-        (
-            "9.91 9.16 10.59 11.27 10.50 11.89 10.62 12.54 9.29 8.92 13.37 8.55 11.18 9.45 12.65 9.49 11.24 8.69 "
-            "9.97 10.64 7.09 10.68 9.96 9.69 9.33 10.08 10.38 12.32 9.92 100.00"
-        ).split(),
-        start=1,
-    )
-)
-EXAMPLE_NAME = "examples/claims.csv"
+EXAMPLE_NAME = "examples/claims.csv"  # the built-in example is that file (privrisk.app._examples)
 _INTRO = (
     "A provider who scales Laplace noise to the data at hand, b_n = Δf_n(X)/ε, leaks: an intruder who holds every "
     "record but one computes the scale the provider would have used without the missing record, and one answer "
@@ -307,7 +297,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     folder = session_folder(session, ID)
     example = folder / "claims.csv"
-    example.write_text(EXAMPLE_CSV, encoding="utf-8")
+    example_frame("claims").to_csv(example, index=False)
     runner = Runner("audit", "cancel", session, folder)
     params = query_params(session)
     kinds = {
@@ -333,15 +323,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.effect
     @reactive.event(input.file)
     def _columns() -> None:
-        from privrisk.io.data import table_columns
-
         file_message.set(None)
         try:
-            path, name = checked_upload(input.file(), max_bytes=max_upload)
-            try:
-                found = table_columns(path)
-            except PrivriskError as exc:
-                raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+            found = upload_columns(input.file(), max_bytes=max_upload)
         except PrivriskError as exc:
             file_message.set(named_error(exc, "audit"))
             file_columns.set([])

@@ -18,7 +18,14 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, query_params
+from privrisk.app._shared import (
+    command_line,
+    error_message,
+    error_ui,
+    preset_inputs,
+    query_params,
+    upload_columns,
+)
 from privrisk.app.pages._runs import (
     Runner,
     StepCounter,
@@ -450,15 +457,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.effect
     @reactive.event(input.file)
     def _columns() -> None:
-        from privrisk.io.data import table_columns
-
         file_message.set(None)
         try:
-            path, name = checked_upload(input.file(), max_bytes=max_upload)
-            try:
-                found = table_columns(path)
-            except PrivriskError as exc:
-                raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+            found = upload_columns(input.file(), max_bytes=max_upload)
         except PrivriskError as exc:
             file_message.set(named_error(exc, "empirical"))
             columns.set([])

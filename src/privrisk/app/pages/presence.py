@@ -18,7 +18,7 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params
+from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params, upload_columns
 from privrisk.app.pages._runs import (
     Runner,
     StepCounter,
@@ -438,16 +438,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         "population": reactive.value([]),
     }
 
-    def upload_columns(which: str) -> None:
-        from privrisk.io.data import table_columns
-
+    def read_columns(which: str) -> None:
         messages[which].set(None)
         try:
-            path, name = checked_upload(input[which](), max_bytes=max_upload, param=which)
-            try:
-                found = table_columns(path)
-            except PrivriskError as exc:
-                raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+            found = upload_columns(input[which](), max_bytes=max_upload)
         except PrivriskError as exc:
             messages[which].set(named_error(exc, "presence"))
             columns[which].set([])
@@ -457,7 +451,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.effect
     @reactive.event(input.data)
     def _data_columns() -> None:
-        upload_columns("data")
+        read_columns("data")
         found = columns["data"]()
         with reactive.isolate():
             current = list(input.qi() or [])
@@ -467,7 +461,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.effect
     @reactive.event(input.population)
     def _population_columns() -> None:
-        upload_columns("population")
+        read_columns("population")
         found = columns["population"]()
         with reactive.isolate():
             current = input.population_count()
