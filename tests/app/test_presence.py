@@ -147,3 +147,13 @@ def test_a_file_that_is_not_a_table_shows_the_command_lines_message(page, goto, 
     page.locator("#presence-source input[value='example']").check()
     page.locator("#presence-run").click()
     expect(page.locator("#presence-chosen")).to_be_visible(timeout=RUN_MS)
+
+
+def test_a_hierarchy_naming_a_file_is_refused_the_server_opens_no_typed_path(page, goto):
+    goto(page, "page=presence&hierarchy=age=table:/etc/passwd")
+    expect(page.locator("#presence-command-line")).to_contain_text("-H age=table:/etc/passwd")
+    page.locator("#presence-run").click()
+    expect(page.locator("#presence-status .privrisk-error")).to_have_text(
+        "--hierarchy: the app reads no file named in a hierarchy (age=table:/etc/passwd); use interval, breaks, "
+        "prefix or date"
+    )
