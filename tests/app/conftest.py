@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "images" / "app"
@@ -51,6 +52,20 @@ def running_app():
     running = RunningApp()
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="module")
+def start_app():
+    """``start_app(max_upload=…)``: another app for the module (e.g. with a small upload limit)."""
+    started: list[RunningApp] = []
+
+    def start(**options) -> RunningApp:
+        started.append(RunningApp(**options))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +117,7 @@ def page(browser, app_url):
 
 def _goto(page, app_url: str, query: str = "") -> None:
     page.goto(app_url + (f"?{query}" if query else ""))
-    page.wait_for_function("() => window.Shiny && Shiny.shinyapp && Shiny.shinyapp.isConnected()")
+    page.wait_for_function("() => document.documentElement.dataset.privriskReady === '1'")
     _wait_idle(page)
 
 
@@ -148,6 +163,17 @@ def new_page(browser, app_url):
         context.close()
         assert guard.foreign == [], f"requests left the machine: {guard.foreign}"
         assert guard.errors == [], f"JavaScript errors: {guard.errors}"
+
+
+def _upload(page, input_id: str, path) -> None:
+    page.locator(f"#{input_id}").set_input_files(str(path))
+    expect(page.locator(f"#{input_id}_progress")).to_contain_text("Upload complete")
+
+
+@pytest.fixture
+def upload():
+    """``upload(page, "release-file", path)``: upload a file to a file input and wait until it arrived."""
+    return _upload
 
 
 @pytest.fixture

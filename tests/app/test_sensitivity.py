@@ -34,7 +34,7 @@ def test_the_built_in_examples_are_the_files_in_examples(examples, name):
 
 
 @pytest.mark.parametrize(("query", "universe"), [("mean", "1,675"), ("median", None), ("sum", "0,1000")])
-def test_an_upload_gives_the_command_lines_numbers(page, goto, examples, capsys, query, universe):
+def test_an_upload_gives_the_command_lines_numbers(upload, page, goto, examples, capsys, query, universe):
     file = examples / "distance_work.csv"
     args = ["sensitivity", file, "--column", "distance", "--query", query, "--epsilon", "1"]
     url = f"page=sensitivity&column=distance&query={query}&epsilon=1"
@@ -43,7 +43,7 @@ def test_an_upload_gives_the_command_lines_numbers(page, goto, examples, capsys,
         url += f"&universe={universe}"
     doc = cli_json(capsys, *args)
     goto(page, url)
-    page.locator("#sensitivity-file").set_input_files(str(file))
+    upload(page, "sensitivity-file", str(file))
     for key in (
         "global_sensitivity",
         "local_sensitivity",
@@ -82,7 +82,7 @@ def test_the_example_and_the_attack_match_privrisk_attack(page, goto, examples, 
 
 
 def test_a_file_that_is_not_a_table_shows_the_message_and_the_app_keeps_running(
-    page, goto, tmp_path, examples
+    upload, page, goto, tmp_path, examples
 ):
     bad = tmp_path / "photo.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
@@ -91,12 +91,12 @@ def test_a_file_that_is_not_a_table_shows_the_message_and_the_app_keeps_running(
     expect(page.locator(".privrisk-error")).to_have_text(
         "photo.png: unknown file type '.png'; use CSV, Parquet (.parquet), Stata (.dta) or SPSS (.sav)"
     )
-    page.locator("#sensitivity-file").set_input_files(str(examples / "distance_work.csv"))
+    upload(page, "sensitivity-file", str(examples / "distance_work.csv"))
     expect(values_text(page, "global_sensitivity")).to_have_text("337")
     expect(page.locator(".privrisk-error")).to_have_count(0)
 
 
-def test_a_text_column_and_bad_bounds_show_the_command_lines_messages(page, goto, tmp_path, capsys):
+def test_a_text_column_and_bad_bounds_show_the_command_lines_messages(upload, page, goto, tmp_path, capsys):
     data = tmp_path / "people.csv"
     data.write_text("name,age\nAnna,34\nBen,41\nCem,29\n")
     capsys.readouterr()
@@ -105,7 +105,7 @@ def test_a_text_column_and_bad_bounds_show_the_command_lines_messages(page, goto
         capsys.readouterr().err.strip().removeprefix("privrisk: error: ").replace(str(data), "people.csv")
     )
     goto(page, "page=sensitivity&column=name&query=mean")
-    page.locator("#sensitivity-file").set_input_files(str(data))
+    upload(page, "sensitivity-file", str(data))
     expect(page.locator(".privrisk-error")).to_have_text(message)
     page.locator("#sensitivity-column").select_option("age")
     expect(values_text(page, "global_sensitivity")).to_have_text("6")  # (41 − 29)/2
@@ -115,23 +115,23 @@ def test_a_text_column_and_bad_bounds_show_the_command_lines_messages(page, goto
     expect(page.locator(".privrisk-error")).to_contain_text("--universe: ")
 
 
-def test_two_sessions_do_not_see_each_others_data(page, new_page, goto, examples):
+def test_two_sessions_do_not_see_each_others_data(upload, page, new_page, goto, examples):
     goto(page, "page=sensitivity&column=distance&query=mean")
-    page.locator("#sensitivity-file").set_input_files(str(examples / "distance_work.csv"))
+    upload(page, "sensitivity-file", str(examples / "distance_work.csv"))
     expect(values_text(page, "global_sensitivity")).to_have_text("337")
     other = new_page()
     goto(other, "page=sensitivity&column=distance&query=mean")
     expect(other.locator("#sensitivity-column option")).to_have_count(0)
     expect(other.locator("#sensitivity-value-global_sensitivity")).to_have_count(0)
-    other.locator("#sensitivity-file").set_input_files(str(examples / "claims.csv"))
+    upload(other, "sensitivity-file", str(examples / "claims.csv"))
     expect(other.locator("#sensitivity-column")).to_have_value("claims")
     # the first session still has its own file
     expect(page.locator("#sensitivity-column")).to_have_value("distance")
     expect(values_text(page, "global_sensitivity")).to_have_text("337")
 
 
-def test_screenshot(page, goto, examples, screenshot):
+def test_screenshot(upload, page, goto, examples, screenshot):
     goto(page, "page=sensitivity&column=distance&query=mean&universe=1,675&epsilon=ln3")
-    page.locator("#sensitivity-file").set_input_files(str(examples / "distance_work.csv"))
+    upload(page, "sensitivity-file", str(examples / "distance_work.csv"))
     expect(values_text(page, "ratio")).to_be_visible()
     screenshot(page, "sensitivity")

@@ -42,6 +42,7 @@ __all__ = [
     "query_params",
     "quiet",
     "read_upload",
+    "session_folder",
     "upload_columns",
     "upload_path",
 ]
@@ -141,6 +142,26 @@ def preset_inputs(session: Any, kinds: Mapping[str, str]) -> dict[str, str]:
             raise ValueError(f"unknown input kind {kind!r}")
         used[name] = value
     return used
+
+
+_FOLDER_KEY = "_privrisk_session_folder"
+
+
+def session_folder(session: Any) -> Path:
+    """A private temporary folder of this browser session (mode 0700), deleted when the session ends.
+
+    Pages keep what a session works on there (a copy of an uploaded ledger); nothing of one session is visible to
+    another.
+    """
+    import shutil
+
+    root = session.root_scope() if hasattr(session, "root_scope") else session
+    folder = getattr(root, _FOLDER_KEY, None)
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="privrisk-app-"))
+        setattr(root, _FOLDER_KEY, folder)
+        root.on_ended(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return Path(folder)
 
 
 def upload_path(fileinfo: list[dict[str, Any]] | None) -> tuple[Path, str]:
@@ -243,7 +264,8 @@ def _click_command() -> Any:
 
 
 def error_input(message: str, inputs: tuple[str, ...], default: str) -> str:
-    """The input an error message belongs next to: the one its leading ``--option:`` names, else ``default``.
+    """The input an error message belongs next to: the one its leading ``--option:`` (or ``name:``) names, else
+    ``default``.
 
     Example:
         >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
@@ -252,8 +274,8 @@ def error_input(message: str, inputs: tuple[str, ...], default: str) -> str:
         'file'
     """
     head, sep, _ = message.partition(":")
-    if sep and head.startswith("--"):
-        name = head[2:].split("/")[0].replace("-", "_")
+    if sep:
+        name = head.removeprefix("--").split("/")[0].replace("-", "_")
         if name in inputs:
             return name
     return default

@@ -47,6 +47,10 @@ $(function () {
     url.search = "?page=" + encodeURIComponent(id);
     window.history.replaceState(null, "", url);
   });
+  // Set once the server has sent the first results (tests and scripts wait for it).
+  Shiny.addCustomMessageHandler("privrisk-ready", function (ready) {
+    document.documentElement.dataset.privriskReady = ready ? "1" : "0";
+  });
 });
 """
 
@@ -140,6 +144,11 @@ def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD) -> Any:
     def server(input: Any, output: Any, session: Any) -> None:
         for page in PAGES:
             page.page_server(page.ID, max_upload=max_upload)
+
+        async def _ready() -> None:
+            await session.send_custom_message("privrisk-ready", True)
+
+        session.on_flushed(_ready, once=True)
 
         @reactive.effect
         @reactive.event(input.page, ignore_init=True)

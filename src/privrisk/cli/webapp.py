@@ -5,10 +5,11 @@ The module is not named ``app`` because importing ``privrisk.cli.app`` would rep
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from privrisk.cli._app import app
-from privrisk.cli._common import err
 
 MAX_UPLOAD_HELP = "Largest file a user may upload: 500MB, 2GB, 100k or bytes."
 
@@ -35,11 +36,11 @@ def app_command(
         raise PrivriskError(f"--port: must be between 0 and 65535, got {port}")
     warning = network_warning(host)
     if warning:
-        err.print(f"privrisk: warning: {warning}")
+        print(f"privrisk: warning: {warning}", file=sys.stderr, flush=True)
     serve(
         host=host,
         port=port,
         open_browser=not no_browser,
         max_upload=limit,
-        on_started=lambda url: err.print(f"privrisk app on {url} (Ctrl-C stops it)"),
+        on_started=lambda url: print(f"privrisk app on {url} (Ctrl-C stops it)", file=sys.stderr, flush=True),
     )

@@ -1,23 +1,152 @@
-"""The app's page "Explain" (being built)."""
+"""The app's page "Explain": the page for the people in the data (``privrisk explain``), previewed and downloaded.
+
+The page is :func:`privrisk.reports.explain.explainer_page` (Mehner et al., §3–4: the global risk as a natural
+frequency with an icon array, the leak Γ, ρ_mw among n people, the randomized-response coin), in English or German;
+the preview is the same HTML in a sandboxed frame, the download the same file ``privrisk explain --out`` writes.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from shiny import module, ui
+from shiny import module, reactive, render, ui
+
+from privrisk._format import percent
+from privrisk._validation import parse_epsilon, parse_epsilons
+from privrisk.app._shared import command_line, error_input, error_message, error_ui, preset_inputs, quiet
+from privrisk.errors import PrivriskError
 
 ID = "explain"
 TITLE = "Explain"
 
 __all__ = ["ID", "TITLE", "page_server", "page_ui"]
 
+_INPUTS = ("epsilon", "n", "compare", "lang")
+
 
 @module.ui
 def page_ui() -> Any:
     """The page's layout."""
-    return ui.div(ui.h2(TITLE), ui.p("This page is being built."))
+    return ui.layout_sidebar(
+        ui.sidebar(
+            ui.input_text("epsilon", "ε of the release (the total; a number or ln3)", value="ln3"),
+            ui.output_ui("epsilon_error"),
+            ui.input_text(
+                "n", "Number of people the attacker picks among (optional)", placeholder="e.g. 100"
+            ),
+            ui.output_ui("n_error"),
+            ui.input_text("compare", "Other ε to show beside it (optional)", placeholder="ln2,ln7"),
+            ui.output_ui("compare_error"),
+            ui.input_radio_buttons("lang", "Language", {"en": "English", "de": "Deutsch"}, inline=True),
+            ui.download_button("download", "Download the page (one HTML file)"),
+            width=340,
+            title="The page for participants",
+        ),
+        ui.h2("Explain ε to the people in the data"),
+        ui.p(
+            "A page for participants: the risk as a natural frequency with a picture of 100 attempts, how far an "
+            "attacker gets from a coin toss towards certainty, and a paragraph for a consent form. It is one HTML "
+            "file that opens offline in any browser; below is a preview.",
+            class_="privrisk-help",
+        ),
+        ui.output_ui("paragraph"),
+        ui.output_ui("preview"),
+        ui.h5("The same on the command line"),
+        ui.output_ui("command"),
+    )
 
 
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
+    from privrisk.reports.explain import explainer_document, explainer_page
+
+    preset_inputs(session, {"epsilon": "text", "n": "text", "compare": "text", "lang": "radio"})
+
+    @reactive.calc
+    def arguments() -> dict[str, Any]:
+        eps = parse_epsilon(input.epsilon(), name="epsilon")
+        n_text = input.n().strip().replace(",", "").replace("_", "")
+        n: Any = None
+        if n_text:
+            try:
+                n = int(n_text)
+            except ValueError:
+                raise PrivriskError(f"n: {input.n().strip()!r} is not a whole number", param="n") from None
+        compare_text = input.compare().strip()
+        compare = parse_epsilons(compare_text, name="compare") if compare_text else []
+        args = {"epsilon": eps, "n": n, "compare": compare, "lang": input.lang()}
+        explainer_document(**args)  # checks every argument as the command does
+        return args
+
+    @reactive.calc
+    def page_html() -> str:
+        return explainer_page(**arguments())
+
+    def _problem() -> tuple[str, str] | None:
+        try:
+            arguments()
+        except PrivriskError as exc:
+            message = error_message(exc, "explain")
+            return error_input(message, _INPUTS, "epsilon"), message
+        return None
+
+    for _name in ("epsilon", "n", "compare"):
+
+        def _make(name: str = _name) -> None:
+            def _out() -> Any:
+                found = _problem()
+                return error_ui(found[1]) if found and found[0] == name else None
+
+            _out.__name__ = f"{name}_error"
+            render.ui(_out)
+
+        _make()
+
+    @render.ui
+    def paragraph() -> Any:
+        doc = explainer_document(**quiet(arguments))
+        return ui.div(
+            ui.h5("For a consent form"),
+            ui.p(doc["paragraph"], id="explain-paragraph-text"),
+            ui.p(
+                f"Global risk P = {percent(doc['global_risk'])}, global leak Γ = {percent(doc['global_leak'])}"
+                + (
+                    ""
+                    if doc["many_worlds"] is None
+                    else f", many-worlds risk ρ_mw = {percent(doc['many_worlds'])}"
+                )
+                + f"; the page says: {doc['shown']['risk']} of {doc['shown']['risk_base']}.",
+                id="explain-shown",
+                class_="privrisk-help",
+            ),
+        )
+
+    @render.ui
+    def preview() -> Any:
+        html = quiet(page_html)
+        # The page's own script (its slider) runs; the frame has no access to the app (no same-origin).
+        return ui.tags.iframe(
+            srcdoc=html,
+            sandbox="allow-scripts",
+            title="Preview of the page for participants",
+            id="explain-preview-frame",
+            style="width:100%;height:70vh;border:1px solid #ccc;border-radius:4px;background:#fff",
+        )
+
+    @render.download_button(filename=lambda: f"explain-{input.lang()}.html", media_type="text/html")
+    def download() -> Any:
+        yield page_html()
+
+    @render.ui
+    def command() -> Any:
+        args = quiet(arguments)
+        cmd = command_line(
+            "explain",
+            epsilon=input.epsilon().strip(),
+            n=args["n"],
+            compare=input.compare().strip() or None,
+            lang=args["lang"] if args["lang"] != "en" else None,
+            out=f"explain-{args['lang']}.html",
+        )
+        return ui.div(cmd, class_="privrisk-command", id="explain-command-line")

@@ -1,0 +1,754 @@
+"""Privacy guarantees by definition: pure ε, (ε, δ), zero-concentrated DP, Gaussian DP and Rényi DP.
+
+Every guarantee is a frozen :class:`Guarantee` with the same three views (Dong, Roth and Su 2022, §2):
+
+- the privacy profile δ(ε) (:meth:`Guarantee.delta_at`) and its inverse ε(δ) (:meth:`Guarantee.epsilon_at`);
+- the trade-off curve β(α) of f-DP (:meth:`Guarantee.tradeoff`): the smallest type II error of any test at type I
+  error α, for the harder of the two neighbouring orders;
+- a plain ``label`` and the ``conversion`` that produced the profile, so every number can say where it came from.
+
+Pure ε and (ε, δ) use closed forms and no scipy (Kairouz, Oh and Viswanath 2015, Thm. 2.1: the profile of the
+worst (ε, δ)-DP mechanism); zCDP converts with Canonne, Kamath and Steinke (2020), Prop. 12 / Cor. 13, the
+conversion OpenDP uses; Rényi DP with Balle et al. (2020), Thm. 21; Gaussian DP is exact (Dong, Roth and Su 2022,
+Cor. 2.13).
+
+Example:
+    >>> g = pure_dp(1.0)
+    >>> round(g.delta_at(0.0), 4), g.epsilon_at(0.0), g.pure_epsilon
+    (0.4621, 1.0, 1.0)
+    >>> round(gaussian_dp(1.0).delta_at(1.0), 4)      # Φ(−1/2) − e Φ(−3/2)
+    0.1269
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from privrisk._validation import check_epsilon, check_probability, check_whole
+from privrisk.accounting._math import (
+    dp_accounting_pld,
+    epsilon_from_profile,
+    expit,
+    log_norm_cdf,
+    norm_cdf,
+    norm_ppf,
+    tradeoff_envelope,
+)
+from privrisk.errors import PrivriskError
+
+PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
+
+__all__ = [
+    "ApproximateDP",
+    "GaussianDP",
+    "Guarantee",
+    "PureDP",
+    "RenyiDP",
+    "ZeroConcentratedDP",
+    "approximate_dp",
+    "gaussian_dp",
+    "pure_dp",
+    "renyi_dp",
+    "zcdp",
+]
+
+SamplingMethod = Literal["poisson", "without_replacement"]
+
+# Orders α at which Rényi curves are compared and summed when no curve brings its own (the DP-SGD custom).
+DEFAULT_ORDERS = np.concatenate(
+    [1.0 + np.geomspace(1e-3, 0.5, 24), np.linspace(1.75, 20.0, 74), np.geomspace(21.0, 1e4, 60)]
+)
+# Points of the profile from which a trade-off curve is drawn where no closed form exists.
+ENVELOPE_POINTS = 1500
+
+
+def check_positive(value: Any, *, name: str) -> float:
+    """A finite number > 0 (ρ, μ, σ, scale, sensitivity), one-line error naming the parameter otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
+    if not math.isfinite(number) or number <= 0:
+        raise PrivriskError(f"{name}: must be a finite number greater than 0, got {value!r}", param=name)
+    return number
+
+
+def check_delta(value: Any, *, name: str = "delta") -> float:
+    """δ in [0, 1): δ = 1 promises nothing."""
+    return float(check_probability(value, name=name, open_high=True))
+
+
+def fmt(x: float) -> str:
+    """A parameter for a label: up to four significant digits."""
+    return f"{x:.4g}"
+
+
+class Guarantee:
+    """A differential-privacy guarantee: its privacy profile, its trade-off curve and where they came from.
+
+    Subclasses implement ``_deltas`` (the profile on an array of ε ≥ 0) and may override the inverse, the
+    trade-off curve and the hooks that composition, subsampling and group privacy use.
+    """
+
+    # -- what subclasses provide -------------------------------------------------------------------------
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:  # pragma: no cover - abstract
+        """For people, e.g. "Gaussian mechanism, σ = 2, sensitivity 1"."""
+        raise NotImplementedError
+
+    @property
+    def conversion(self) -> str:  # pragma: no cover - abstract
+        """Which theorem or method gives the profile."""
+        raise NotImplementedError
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        """ε when the guarantee is pure ε-DP, else None."""
+        return None
+
+    def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
+        """The privacy loss distribution of dp_accounting, where one describes this guarantee exactly."""
+        return None
+
+    def _pld_key(self) -> tuple[Any, ...] | None:
+        """Identical keys mean identical privacy loss distributions (composition groups them)."""
+        return None
+
+    def _pld_span(self) -> float:
+        """Roughly the range of the privacy loss, to choose the discretisation of a PLD."""
+        return self.epsilon_at(1e-12) if math.isfinite(self.epsilon_at(1e-12)) else 50.0
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        """Rényi divergences ε_α at the orders α > 1, where the guarantee implies them; None otherwise."""
+        return None
+
+    def _grouped(self, k: int) -> Guarantee | None:
+        """An exact group-privacy rule for groups of k, where one exists."""
+        return None
+
+    def _kinks(self) -> tuple[float, ...]:
+        """ε at which the profile bends sharply (where a split of ε between two parts should be tried)."""
+        top = self.pure_epsilon
+        return () if top is None else (top,)
+
+    def _delta_floor(self) -> float:
+        """The δ no finite ε goes below (the δ of (ε, δ)-DP); 0 for most guarantees."""
+        return 0.0
+
+    def _max_loss(self) -> float:
+        """The largest privacy loss: ε(0), math.inf when δ(ε) > 0 for every ε."""
+        pure = self.pure_epsilon
+        return pure if pure is not None else self.epsilon_at(0.0)
+
+    def _envelope_epsilons(self) -> np.ndarray:
+        """The ε at which the trade-off envelope is taken (a grid up to where δ(ε) ≤ 10⁻¹⁴)."""
+        top = self.epsilon_at(1e-14)
+        if not math.isfinite(top) or top <= 0:
+            top = max(self.epsilon_at(1e-9), 1.0) * 4.0 if math.isfinite(self.epsilon_at(1e-9)) else 100.0
+        grid = np.concatenate([np.linspace(0.0, top, ENVELOPE_POINTS), top * np.geomspace(1e-6, 1e-3, 60)])
+        return np.unique(grid)
+
+    # -- the public views ----------------------------------------------------------------------------------
+    def delta_at(self, epsilon: float) -> float:
+        """The privacy profile δ(ε): the smallest δ for which the guarantee implies (ε, δ)-DP.
+
+        Args:
+            epsilon: ε ≥ 0.
+
+        Returns:
+            δ in [0, 1].
+        """
+        eps = check_epsilon(epsilon, name="epsilon", allow_zero=True)
+        return float(np.clip(self._deltas(np.array([eps]))[0], 0.0, 1.0))
+
+    def epsilon_at(self, delta: float) -> float:
+        """ε(δ), the smallest ε with δ(ε) ≤ δ; ``math.inf`` when no finite ε reaches that δ.
+
+        Args:
+            delta: δ in [0, 1].
+        """
+        d = float(check_probability(delta, name="delta"))
+        return epsilon_from_profile(self._deltas, d)
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        """β(α), the trade-off curve of f-DP (Dong, Roth and Su 2022, Def. 2.1), vectorised.
+
+        Where no closed form exists it is the envelope of the privacy profile (Dong, Roth and Su 2022,
+        Prop. 2.12) on a grid of ε, which lies on the safe side (below) of the true curve.
+
+        Args:
+            alpha: type I error(s) in [0, 1].
+
+        Returns:
+            β(α) in [0, 1 − α], same shape as ``alpha``.
+        """
+        a = check_probability(alpha, name="alpha")
+        eps = self._envelope_epsilons()
+        return tradeoff_envelope(a, eps, self._deltas(eps))
+
+    # -- convenience wrappers ----------------------------------------------------------------------------
+    def compose(self, k: int) -> Guarantee:
+        """k-fold composition with itself (:func:`privrisk.accounting.compose`)."""
+        from privrisk.accounting.composition import compose
+
+        return compose([self] * check_whole(k, name="k", minimum=1))
+
+    def subsample(self, rate: float, method: SamplingMethod = "poisson") -> Guarantee:
+        """Amplification by subsampling (:func:`privrisk.accounting.subsample`)."""
+        from privrisk.accounting.composition import subsample
+
+        return subsample(self, rate, method=method)
+
+    def group(self, k: int) -> Guarantee:
+        """Group privacy for groups of k (:func:`privrisk.accounting.group`)."""
+        from privrisk.accounting.composition import group
+
+        return group(self, k)
+
+    def __str__(self) -> str:
+        return self.label
+
+
+# ---------------------------------------------------------------------------------------- pure ε and (ε, δ)
+def pure_deltas(eps0: float, epsilon: np.ndarray) -> np.ndarray:
+    """δ(ε) of pure ε₀-DP: expit(ε₀)(1 − e^(ε − ε₀)) for ε < ε₀, else 0 (binary randomized response)."""
+    e = np.asarray(epsilon, dtype=float)
+    return np.where(e < eps0, float(expit(np.array(eps0))) * -np.expm1(np.minimum(e - eps0, 0.0)), 0.0)
+
+
+def pure_tradeoff(eps0: float, alpha: np.ndarray) -> np.ndarray:
+    """β(α) = max(0, 1 − e^ε α, e^(−ε)(1 − α)) (Dong, Roth and Su 2022, eq. (5) with δ = 0)."""
+    return approximate_tradeoff(eps0, 0.0, alpha)
+
+
+def approximate_tradeoff(eps0: float, delta: float, alpha: np.ndarray) -> np.ndarray:
+    """β(α) = max(0, 1 − δ − e^ε α, e^(−ε)(1 − δ − α)) (Dong, Roth and Su 2022, eq. (5)); e^ε α in log space."""
+    a = np.asarray(alpha, dtype=float)
+    with np.errstate(divide="ignore", over="ignore"):
+        first = (1.0 - delta) - np.exp(eps0 + np.log(a))
+    second = math.exp(-eps0) * ((1.0 - delta) - a)
+    return np.clip(np.maximum(np.maximum(first, second), 0.0), 0.0, 1.0 - a)
+
+
+@dataclass(frozen=True)
+class PureDP(Guarantee):
+    """Pure ε-DP (Dwork et al. 2006). Its profile is that of binary randomized response, the worst ε-DP mechanism
+    (Kairouz, Oh and Viswanath 2015, Thm. 2.1).
+
+    Attributes:
+        epsilon: ε > 0.
+        source: what produced ε when it is not a plain definition (group privacy, subsampling).
+    """
+
+    epsilon: float
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"ε = {fmt(self.epsilon)} (pure differential privacy)"
+
+    @property
+    def conversion(self) -> str:
+        return (
+            self.source
+            or "exact (pure ε-DP: the profile of randomized response, Kairouz, Oh and Viswanath 2015)"
+        )
+
+    @property
+    def pure_epsilon(self) -> float:
+        return self.epsilon
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        return pure_deltas(self.epsilon, epsilon)
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        if d == 0:
+            return self.epsilon
+        # Inverting δ = expit(ε₀)(1 − e^(ε − ε₀)): ε = ε₀ + ln(1 − δ(1 + e^(−ε₀))).
+        inner = d * (1.0 + math.exp(-self.epsilon))
+        return 0.0 if inner >= 1 else max(0.0, self.epsilon + math.log1p(-inner))
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        return pure_tradeoff(self.epsilon, check_probability(alpha, name="alpha"))
+
+    def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
+        if sampling_prob != 1.0:
+            return None
+        common, privacy_loss_distribution = dp_accounting_pld("common"), dp_accounting_pld()
+
+        parameters = common.DifferentialPrivacyParameters(self.epsilon, 0.0)
+        return privacy_loss_distribution.from_privacy_parameters(parameters, discretization)
+
+    def _pld_key(self) -> tuple[Any, ...]:
+        return ("approximate", self.epsilon, 0.0)
+
+    def _pld_span(self) -> float:
+        return self.epsilon
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray:
+        return randomized_response_rdp(self.epsilon, orders)
+
+    def _grouped(self, k: int) -> Guarantee:
+        return PureDP(
+            k * self.epsilon, source=f"group privacy: kε for k = {k} (Dwork and Roth 2014, Thm. 2.2)"
+        )
+
+
+def randomized_response_rdp(eps0: float, orders: np.ndarray) -> np.ndarray:
+    """Rényi divergences of binary randomized response, the largest of any ε₀-DP mechanism at every order.
+
+    D_α = ln(p^α q^(1−α) + q^α p^(1−α))/(α − 1) with p = expit(ε₀), q = 1 − p (Mironov 2017, Prop. 5 for the
+    pair; every ε₀-DP mechanism is a post-processing of it, Kairouz, Oh and Viswanath 2015, Thm. 2.1).
+    """
+    a = np.asarray(orders, dtype=float)
+    log_p, log_q = -np.logaddexp(0.0, -eps0), -np.logaddexp(0.0, eps0)
+    mixed = np.logaddexp(a * log_p + (1 - a) * log_q, a * log_q + (1 - a) * log_p)
+    return np.minimum(mixed / (a - 1.0), eps0)
+
+
+def approximate_deltas(eps0: float, delta: float, epsilon: np.ndarray) -> np.ndarray:
+    """δ(ε) of (ε₀, δ₀)-DP: δ₀ + (1 − δ₀)·expit(ε₀)(1 − e^(ε − ε₀)) below ε₀, δ₀ from ε₀ on.
+
+    The profile of the worst (ε₀, δ₀)-DP mechanism (Kairouz, Oh and Viswanath 2015, Thm. 2.1).
+    """
+    return delta + (1.0 - delta) * pure_deltas(eps0, epsilon)
+
+
+@dataclass(frozen=True)
+class ApproximateDP(Guarantee):
+    """(ε, δ)-DP with δ > 0 (Dwork et al. 2006): outside probability δ, the loss is at most ε.
+
+    Attributes:
+        epsilon: ε ≥ 0.
+        delta: δ in (0, 1).
+        source: what produced the pair when it is not a plain definition.
+    """
+
+    epsilon: float
+    delta: float
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"(ε = {fmt(self.epsilon)}, δ = {self.delta:.3g})-differential privacy"
+
+    @property
+    def conversion(self) -> str:
+        return self.source or (
+            "exact ((ε, δ)-DP: the profile of the worst such mechanism, Kairouz, Oh and Viswanath 2015)"
+        )
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        return approximate_deltas(self.epsilon, self.delta, epsilon)
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        if d < self.delta:
+            return math.inf
+        if d == self.delta:
+            return self.epsilon
+        inner = (d - self.delta) / (1.0 - self.delta) * (1.0 + math.exp(-self.epsilon))
+        return 0.0 if inner >= 1 else max(0.0, self.epsilon + math.log1p(-inner))
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        return approximate_tradeoff(self.epsilon, self.delta, check_probability(alpha, name="alpha"))
+
+    def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
+        if sampling_prob != 1.0:
+            return None
+        common, privacy_loss_distribution = dp_accounting_pld("common"), dp_accounting_pld()
+
+        parameters = common.DifferentialPrivacyParameters(self.epsilon, self.delta)
+        return privacy_loss_distribution.from_privacy_parameters(parameters, discretization)
+
+    def _pld_key(self) -> tuple[Any, ...]:
+        return ("approximate", self.epsilon, self.delta)
+
+    def _pld_span(self) -> float:
+        return self.epsilon
+
+    def _delta_floor(self) -> float:
+        return self.delta
+
+    def _kinks(self) -> tuple[float, ...]:
+        return (self.epsilon,)
+
+    def _grouped(self, k: int) -> Guarantee:
+        log_delta = math.log(k) + (k - 1) * self.epsilon + math.log(self.delta)
+        return approximate(
+            k * self.epsilon,
+            math.exp(log_delta) if log_delta < 0 else 1.0,
+            source=f"group privacy: (kε, k e^((k−1)ε) δ) for k = {k} (Dwork and Roth 2014, Thm. 2.2; Vadhan 2017)",
+        )
+
+    def _max_loss(self) -> float:
+        return math.inf
+
+
+def approximate(epsilon: float, delta: float, *, source: str = "") -> Guarantee:
+    """(ε, δ) without the checks of :func:`approximate_dp` (ε = 0 and δ = 1 allowed): for derived guarantees."""
+    if delta >= 1.0:
+        return ApproximateDP(epsilon, 1.0 - 1e-16, source=source)
+    if delta == 0 and epsilon > 0:
+        return PureDP(epsilon, source=source)
+    return ApproximateDP(epsilon, delta, source=source)
+
+
+def pure_dp(epsilon: float) -> PureDP:
+    """Pure ε-DP.
+
+    Args:
+        epsilon: ε > 0 (a number or ``"ln3"``).
+
+    Example:
+        >>> round(pure_dp(1.0).delta_at(0.0), 4)      # tanh(1/2): the advantage at prior ½
+        0.4621
+        >>> pure_dp(1e4).tradeoff([0.0, 0.5, 1.0]).tolist()   # no overflow at ε = 10⁴
+        [1.0, 0.0, 0.0]
+    """
+    return PureDP(check_epsilon(epsilon, name="epsilon"))
+
+
+def approximate_dp(epsilon: float, delta: float) -> Guarantee:
+    """(ε, δ)-DP; with δ = 0 it is :func:`pure_dp`.
+
+    Args:
+        epsilon: ε > 0.
+        delta: δ in [0, 1).
+
+    Example:
+        >>> g = approximate_dp(1.0, 1e-5)
+        >>> g.epsilon_at(1e-5), g.epsilon_at(1e-6)
+        (1.0, inf)
+        >>> round(float(g.tradeoff(0.0)), 6)
+        0.99999
+    """
+    eps = check_epsilon(epsilon, name="epsilon")
+    d = check_delta(delta)
+    return PureDP(eps) if d == 0 else ApproximateDP(eps, d)
+
+
+# ------------------------------------------------------------------------------------------------ Gaussian DP
+def gaussian_deltas(mu: float, epsilon: np.ndarray) -> np.ndarray:
+    """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth and Su 2022, Cor. 2.13; Balle and Wang 2018, Thm. 8).
+
+    Computed as Φ(a)(1 − e^(ε + ln Φ(b) − ln Φ(a))) with ln Φ taken in the tail, so neither the difference of
+    two tiny numbers nor e^ε at large ε loses the result.
+    """
+    e = np.asarray(epsilon, dtype=float)
+    a, b = -e / mu + mu / 2.0, -e / mu - mu / 2.0
+    log_a, log_b = log_norm_cdf(a), log_norm_cdf(b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = np.exp(log_a) * -np.expm1(np.minimum(e + log_b - log_a, 0.0))
+    return np.clip(np.nan_to_num(value, nan=0.0), 0.0, 1.0)
+
+
+def gaussian_tradeoff(mu: float, alpha: np.ndarray) -> np.ndarray:
+    """β(α) = Φ(Φ⁻¹(1 − α) − μ) (Dong, Roth and Su 2022, eq. (6))."""
+    a = np.asarray(alpha, dtype=float)
+    return np.clip(norm_cdf(norm_ppf(1.0 - a) - mu), 0.0, 1.0 - a)
+
+
+@dataclass(frozen=True)
+class GaussianDP(Guarantee):
+    """μ-Gaussian differential privacy (Dong, Roth and Su 2022, Def. 2.6): telling the neighbours apart is no
+    easier than telling N(0, 1) from N(μ, 1).
+
+    Attributes:
+        mu: μ > 0.
+        source: what produced μ when it is not a plain definition.
+        name: a label for people when the guarantee stands for something else (a composition).
+    """
+
+    mu: float
+    source: str = ""
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        return f"μ = {fmt(self.mu)} (Gaussian differential privacy)"
+
+    @property
+    def conversion(self) -> str:
+        return self.source or "exact (μ-GDP: the Gaussian trade-off curve, Dong, Roth and Su 2022)"
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        return gaussian_deltas(self.mu, epsilon)
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        return math.inf if d == 0 else epsilon_from_profile(self._deltas, d, start=self.mu)
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        return gaussian_tradeoff(self.mu, check_probability(alpha, name="alpha"))
+
+    def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
+        privacy_loss_distribution = dp_accounting_pld()
+
+        return privacy_loss_distribution.from_gaussian_mechanism(
+            1.0,
+            sensitivity=self.mu,
+            value_discretization_interval=discretization,
+            sampling_prob=sampling_prob,
+        )
+
+    def _pld_key(self) -> tuple[Any, ...]:
+        return ("gaussian", self.mu)
+
+    def _pld_span(self) -> float:
+        return self.mu * self.mu / 2.0 + 20.0 * self.mu
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray:
+        return np.asarray(orders, dtype=float) * self.mu**2 / 2.0
+
+    def _grouped(self, k: int) -> Guarantee:
+        return GaussianDP(
+            k * self.mu, source=f"group privacy: kμ for k = {k} (Dong, Roth and Su 2022, Thm. 2.14)"
+        )
+
+    def _max_loss(self) -> float:
+        return math.inf
+
+
+def gaussian_dp(mu: float) -> GaussianDP:
+    """μ-Gaussian differential privacy.
+
+    Example:
+        >>> round(gaussian_dp(1.0).delta_at(0.0), 4)   # 2Φ(μ/2) − 1
+        0.3829
+    """
+    return GaussianDP(check_positive(mu, name="mu"))
+
+
+# ------------------------------------------------------------------------------------------ zCDP and Rényi DP
+def rdp_log_deltas(orders: np.ndarray, rdp: np.ndarray, epsilon: np.ndarray) -> np.ndarray:
+    """ln δ(ε) from (α, ε_α)-RDP, minimised over the orders: (α − 1)(ε_α − ε + ln(1 − 1/α)) − ln α.
+
+    Balle et al. (2020), Thm. 21; the same bound is Canonne, Kamath and Steinke (2020), Prop. 12.
+    """
+    a = np.asarray(orders, dtype=float)[None, :]
+    r = np.asarray(rdp, dtype=float)[None, :]
+    e = np.asarray(epsilon, dtype=float)[:, None]
+    return ((a - 1.0) * (r - e + np.log(a - 1.0) - np.log(a)) - np.log(a)).min(axis=1)
+
+
+def pinsker_delta(kl: float) -> float:
+    """δ(0) = TV ≤ √(KL/2) (Pinsker's inequality): better than the Rényi conversions at large δ."""
+    return min(1.0, math.sqrt(max(kl, 0.0) / 2.0))
+
+
+def zcdp_optimal_order(rho: float, epsilon: np.ndarray) -> np.ndarray:
+    """ln(α − 1) for the α > 1 that minimises the zCDP bound: the root of ρ(2α − 1) − ε + ln(1 − 1/α) = 0.
+
+    The bound's logarithm is convex in α (its derivative is that increasing function), so bisection on
+    ln(α − 1) finds the minimum (Canonne, Kamath and Steinke 2020, Cor. 13).
+    """
+    e = np.asarray(epsilon, dtype=float)
+    lo, hi = np.full(e.shape, -60.0), np.full(e.shape, 60.0)
+    for _ in range(120):
+        mid = 0.5 * (lo + hi)
+        a = 1.0 + np.exp(mid)
+        slope = rho * (2.0 * a - 1.0) - e + (mid - np.logaddexp(0.0, mid))  # ln(1 − 1/a) = ln((a − 1)/a)
+        lo, hi = np.where(slope < 0, mid, lo), np.where(slope < 0, hi, mid)
+    return np.asarray(0.5 * (lo + hi))
+
+
+def zcdp_deltas(rho: float, epsilon: np.ndarray) -> np.ndarray:
+    """δ(ε) of ρ-zCDP: inf over α > 1 of e^((α−1)(αρ − ε)) (1 − 1/α)^α / (α − 1), capped by Pinsker."""
+    e = np.asarray(epsilon, dtype=float)
+    t = zcdp_optimal_order(rho, e)
+    log_a = np.logaddexp(0.0, t)
+    with np.errstate(over="ignore"):
+        a = 1.0 + np.exp(t)
+        log_delta = np.exp(t) * (a * rho - e + (t - log_a)) - log_a
+        value = np.exp(np.minimum(log_delta, 0.0))
+    return np.minimum(value, pinsker_delta(rho))
+
+
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """ε(δ) of ρ-zCDP: min over α > 1 of αρ + ln(1 − 1/α) − (ln δ + ln α)/(α − 1) (Canonne, Kamath and
+    Steinke 2020, Cor. 13), by golden-section search on ln(α − 1), where the bound is unimodal."""
+    log_delta = math.log(delta)
+
+    def bound(t: float) -> float:
+        a = 1.0 + math.exp(t)
+        return a * rho + (t - math.log(a)) - (log_delta + math.log(a)) / (a - 1.0)
+
+    lo, hi = -40.0, 40.0
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(200):
+        left, right = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if bound(left) < bound(right):
+            hi = right
+        else:
+            lo = left
+    return max(0.0, bound(0.5 * (lo + hi)))
+
+
+@dataclass(frozen=True)
+class ZeroConcentratedDP(Guarantee):
+    """ρ-zero-concentrated DP (Bun and Steinke 2016, Def. 1.1): D_α ≤ αρ for every Rényi order α > 1.
+
+    Attributes:
+        rho: ρ > 0 (the US Census Bureau's 2020 redistricting data: ρ = 2.63).
+        source: what produced ρ when it is not a plain definition.
+        name: a label for people when the guarantee stands for something else (a composition).
+    """
+
+    rho: float
+    source: str = ""
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        return f"ρ = {fmt(self.rho)} (zero-concentrated differential privacy)"
+
+    @property
+    def conversion(self) -> str:
+        base = "Canonne, Kamath and Steinke (2020), zCDP → (ε, δ)"
+        return f"{self.source}; {base}" if self.source else base
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        return zcdp_deltas(self.rho, epsilon)
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        if d == 0:
+            return math.inf
+        if d >= pinsker_delta(self.rho):
+            return 0.0
+        return zcdp_epsilon(self.rho, d)
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray:
+        return np.asarray(orders, dtype=float) * self.rho
+
+    def _grouped(self, k: int) -> Guarantee:
+        return ZeroConcentratedDP(
+            k * k * self.rho, source=f"group privacy: k²ρ for k = {k} (Bun and Steinke 2016, Prop. 1.9)"
+        )
+
+    def _max_loss(self) -> float:
+        return math.inf
+
+
+def zcdp(rho: float) -> ZeroConcentratedDP:
+    """ρ-zero-concentrated differential privacy, converted to (ε, δ) with Canonne, Kamath and Steinke (2020).
+
+    Example:
+        >>> round(zcdp(0.5).epsilon_at(1e-6), 3)          # OpenDP's make_zCDP_to_approxDP: 5.2215…
+        5.222
+    """
+    return ZeroConcentratedDP(check_positive(rho, name="rho"))
+
+
+@dataclass(frozen=True)
+class RenyiDP(Guarantee):
+    """(α, ε_α)-Rényi DP at finitely many orders (Mironov 2017, Def. 4), as DP-SGD's accountants report it.
+
+    Attributes:
+        orders: the orders α > 1, increasing.
+        epsilons: ε_α ≥ 0 at each order.
+        source: what produced the curve when it is not a plain definition.
+        name: a label for people when the guarantee stands for something else (a composition).
+    """
+
+    orders: tuple[float, ...]
+    epsilons: tuple[float, ...]
+    source: str = ""
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        if len(self.orders) == 1:
+            return f"Rényi DP of order α = {fmt(self.orders[0])}, ε_α = {fmt(self.epsilons[0])}"
+        return f"Rényi DP at {len(self.orders)} orders α from {fmt(self.orders[0])} to {fmt(self.orders[-1])}"
+
+    @property
+    def conversion(self) -> str:
+        base = "Balle et al. (2020), RDP → (ε, δ)"
+        return f"{self.source}; {base}" if self.source else base
+
+    @cached_property
+    def _curve(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.asarray(self.orders, dtype=float), np.asarray(self.epsilons, dtype=float)
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        orders, rdp = self._curve
+        log_delta = rdp_log_deltas(orders, rdp, epsilon)
+        return np.minimum(np.exp(np.minimum(log_delta, 0.0)), pinsker_delta(float(rdp.min())))
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        orders, rdp = self._curve
+        if d == 0:
+            return math.inf
+        if d >= pinsker_delta(float(rdp.min())):
+            return 0.0
+        # Balle et al. (2020), Thm. 21: ε = ε_α + ln(1 − 1/α) − (ln δ + ln α)/(α − 1), the best order.
+        eps = rdp + np.log(orders - 1.0) - np.log(orders) - (math.log(d) + np.log(orders)) / (orders - 1.0)
+        return max(0.0, float(eps.min()))
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        own, rdp = self._curve
+        if np.array_equal(np.asarray(orders, dtype=float), own):
+            return rdp
+        # Rényi divergence increases with the order: at α the curve of the next larger own order is a bound.
+        index = np.searchsorted(own, orders, side="left")
+        return np.where(index < own.size, rdp[np.minimum(index, own.size - 1)], np.inf)
+
+    def _max_loss(self) -> float:
+        return math.inf
+
+
+def renyi_dp(alphas: float | Sequence[float], epsilons: float | Sequence[float]) -> RenyiDP:
+    """Rényi DP at one or more orders, converted to (ε, δ) with Balle et al. (2020), Thm. 21.
+
+    Args:
+        alphas: the orders α > 1.
+        epsilons: ε_α ≥ 0 at each order (as many as orders).
+
+    Example:
+        >>> g = renyi_dp([2, 8, 32], [0.1, 0.4, 1.6])
+        >>> round(g.epsilon_at(1e-5), 3)
+        1.614
+    """
+    orders = np.atleast_1d(np.asarray(_numbers(alphas, "alphas"), dtype=float))
+    values = np.atleast_1d(np.asarray(_numbers(epsilons, "epsilons"), dtype=float))
+    if orders.ndim != 1 or orders.size == 0:
+        raise PrivriskError("alphas: give at least one order α > 1", param="alphas")
+    if values.shape != orders.shape:
+        raise PrivriskError(
+            f"epsilons: give one ε_α per order ({orders.size} orders, {values.size} values)", param="epsilons"
+        )
+    if np.any(~np.isfinite(orders)) or np.any(orders <= 1):
+        raise PrivriskError("alphas: every order must be a finite number greater than 1", param="alphas")
+    if np.any(~np.isfinite(values)) or np.any(values < 0):
+        raise PrivriskError("epsilons: every ε_α must be a finite number ≥ 0", param="epsilons")
+    if np.all(values == 0):
+        raise PrivriskError("epsilons: at least one ε_α must be greater than 0", param="epsilons")
+    order = np.argsort(orders, kind="stable")
+    return RenyiDP(tuple(float(x) for x in orders[order]), tuple(float(x) for x in values[order]))
+
+
+def _numbers(values: Any, name: str) -> Any:
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: must be numbers", param=name) from None
