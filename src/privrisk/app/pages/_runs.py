@@ -36,11 +36,13 @@ if TYPE_CHECKING:
 __all__ = [
     "Runner",
     "StepCounter",
+    "bounds",
     "checked_upload",
     "figures_ui",
     "findings_ui",
     "frame_ui",
     "named_error",
+    "number_list",
     "session_folder",
     "zip_bytes",
 ]
@@ -68,6 +70,44 @@ def checked_upload(
         if not fileinfo:
             raise PrivriskError(str(exc), param=param) from None
         raise
+
+
+def number_list(text: str, *, name: str) -> list[float]:
+    """Comma-separated numbers, as the command line reads a list option (errors name the parameter).
+
+    Example:
+        >>> number_list("14, 20,30", name="sweep_values")
+        [14.0, 20.0, 30.0]
+    """
+    values = []
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise PrivriskError(f"{name}: {part!r} is not a number", param=name) from None
+    if not values:
+        raise PrivriskError(f"{name}: give at least one number", param=name)
+    return values
+
+
+def bounds(text: str, *, name: str) -> tuple[float, float]:
+    """``LO,HI`` with LO < HI, as the command line reads a universe's bounds.
+
+    Example:
+        >>> bounds("0,100", name="universe")
+        (0.0, 100.0)
+    """
+    values = number_list(text, name=name)
+    if len(values) != 2:
+        raise PrivriskError(f"{name}: give two numbers LO,HI, got {text!r}", param=name)
+    lo, hi = values
+    if not lo < hi:
+        raise PrivriskError(
+            f"{name}: the lower bound must be below the upper bound, got {text!r}", param=name
+        )
+    return lo, hi
 
 
 def named_error(exc: BaseException, command: str, uploads: Iterable[tuple[Path, str]] = ()) -> str:

@@ -110,8 +110,8 @@ class AuditInputs:
 
     def __init__(self, values: dict[str, Any]) -> None:
         from privrisk._validation import check_whole, parse_epsilon
+        from privrisk.app.pages._runs import bounds, number_list
         from privrisk.audit.intruder import check_alpha, check_event
-        from privrisk.cli._common import floats, parse_bounds
 
         def text(name: str) -> str:
             return str(values.get(name) or "").strip()
@@ -128,7 +128,7 @@ class AuditInputs:
             raise PrivriskError(f"seed: must be a whole number of at least 0, got {self.seed}", param="seed")
         if self.u is not None and self.response is not None:
             raise PrivriskError(
-                "u: give either --u (the uniform draw) or --response (the answer), not both", param="u"
+                "u: give either u (the uniform draw) or response (the answer), not both", param="u"
             )
         self.event = check_event(text("event") or "tail")
         self.alpha = _number(text("alpha"), "alpha") or 1e-4
@@ -137,12 +137,12 @@ class AuditInputs:
         self.sweep_text = text("sweep_values")
         if (self.sweep_record is None) != (not self.sweep_text):
             raise PrivriskError(
-                "sweep_record: give --sweep-record N together with --sweep-values V1,V2,…",
+                "sweep_record: give the record N together with sweep_values V1,V2,…",
                 param="sweep_record",
             )
-        self.sweep_values = floats(self.sweep_text, name="--sweep-values") if self.sweep_text else None
+        self.sweep_values = number_list(self.sweep_text, name="sweep_values") if self.sweep_text else None
         self.universe_text = text("universe")
-        self.bounds = parse_bounds(self.universe_text) if self.universe_text else None
+        self.bounds = bounds(self.universe_text, name="universe") if self.universe_text else None
         self.missing = text("missing") or None
         top = values.get("top")
         self.top = check_whole(20 if top is None else int(top), name="--top")

@@ -170,7 +170,7 @@ class EmpiricalInputs:
         self.target_delta = _number(text("target_delta"), "target_delta")
         if self.target_delta is not None and self.noise is not None:
             raise PrivriskError(
-                "target_delta: finds the noise scale itself; leave out --noise", param="target_delta"
+                "target_delta: finds the noise scale itself; leave out noise", param="target_delta"
             )
         self.top = _int(values.get("top"), 10, "top")
         if self.top < 0:
@@ -209,7 +209,7 @@ class EmpiricalInputs:
         else:
             for name in ("period", "individual", "query"):
                 if self.options[name] is None:
-                    raise PrivriskError(f"{name}: required (or use --preset chicago)", param=name)
+                    raise PrivriskError(f"{name}: required (or use the preset chicago)", param=name)
             check_choice(self.options["query"], EMPIRICAL_QUERIES, name="query")
 
 

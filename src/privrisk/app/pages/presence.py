@@ -168,7 +168,7 @@ class PresenceInputs:
 
         self.qi = [c for c in values.get("qi") or [] if c]
         if not self.qi:
-            raise PrivriskError("qi: name the quasi-identifier columns, e.g. --qi zip,age,sex", param="qi")
+            raise PrivriskError("qi: name the quasi-identifier columns, e.g. zip,age,sex", param="qi")
         self.hierarchy_lines = [line.strip() for line in text("hierarchy").splitlines() if line.strip()]
         self.hierarchies = parse_hierarchies(self.hierarchy_lines)
         for name, spec in self.hierarchies.items():
@@ -200,17 +200,17 @@ class PresenceInputs:
         if not has_population:
             if self.population_size is None and self.sampling_fraction is None:
                 raise PrivriskError(
-                    "population: give the population table, or --population-size for estimates",
+                    "population: give the population table, or its size (population_size) for estimates",
                     param="population",
                 )
             return
         if self.population_size is not None or self.sampling_fraction is not None:
             raise PrivriskError(
-                "population_size: only without --population (the table gives the sizes)",
+                "population_size: only without a population table (the table gives the sizes)",
                 param="population_size",
             )
         if self.suppression and not self.search:
-            raise PrivriskError("suppression: only with --search", param="suppression")
+            raise PrivriskError("suppression: only with the search", param="suppression")
         if (
             self.search
             and self.delta_max is None
@@ -219,7 +219,7 @@ class PresenceInputs:
             and self.kmap is None
         ):
             raise PrivriskError(
-                "search: give at least one target (--delta-max, --delta-min, --k or --kmap)", param="search"
+                "search: give at least one target (delta_max, delta_min, k or kmap)", param="search"
             )
 
 
@@ -309,7 +309,7 @@ def run_presence(
                 allow_inconsistent=inputs.allow_inconsistent,
             )
         except InconsistentSubsetError as exc:
-            raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
+            raise PrivriskError(exc.detail + " (tick “warn instead of failing” to continue)") from None
     before = delta_presence(
         prep,
         levels=inputs.levels,

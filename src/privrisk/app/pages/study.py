@@ -140,7 +140,7 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
         (('max',), 0.0, (0.5, 1.0))
     """
     from privrisk._validation import parse_epsilons
-    from privrisk.cli._common import floats, parse_bounds
+    from privrisk.app.pages._runs import bounds, number_list
     from privrisk.study.inputs import StudySettings
 
     def text(name: str) -> str:
@@ -152,13 +152,13 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
         raise PrivriskError("queries: choose at least one query", param="queries")
     proportions = text("proportions") or "auto"
     universe = text("universe") or "data"
-    bounds = None if universe.lower() == "data" else parse_bounds(universe)
+    limits = None if universe.lower() == "data" else bounds(universe, name="universe")
     attack = bool(values.get("attack"))
     more: dict[str, Any] = {}
     for name in ("attack_trials", "attack_max_n"):
         if text(name):
             if not attack:
-                raise PrivriskError(f"{name}: only meaningful with --attack", param=name)
+                raise PrivriskError(f"{name}: only meaningful with the attack", param=name)
             try:
                 more[name] = int(text(name).replace(",", ""))
             except ValueError:
@@ -166,15 +166,15 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
     universe_min = (
         0.0
         if demo
-        else (floats(text("universe_min"), name="universe_min")[0] if text("universe_min") else None)
+        else (number_list(text("universe_min"), name="universe_min")[0] if text("universe_min") else None)
     )
     return StudySettings(
         queries=list(queries),
         epsilons=parse_epsilons(text("epsilons") or DEFAULTS["epsilons"], name="epsilons"),
-        proportions="auto" if proportions.lower() == "auto" else floats(proportions, name="proportions"),
+        proportions="auto" if proportions.lower() == "auto" else number_list(proportions, name="proportions"),
         repetitions=_whole(values.get("repetitions", DEFAULTS["repetitions"]), "repetitions"),
         seed=_whole(values.get("seed", DEFAULTS["seed"]), "seed"),
-        universe="data" if demo or bounds is None else bounds,
+        universe="data" if demo or limits is None else limits,
         universe_min=universe_min,
         ls_method="paper" if text("ls_method") == "paper" else "exact",
         figure_query=text("figure_query") or None,
