@@ -182,3 +182,32 @@ def test_a_forged_path_is_never_opened(tmp_path):
         read_upload([{"name": "x.csv", "datapath": str(secret)}], max_bytes=LIMIT)
     with pytest.raises(PrivriskError, match="no file uploaded yet"):
         read_upload(None, max_bytes=LIMIT)
+
+
+class _StubSession:
+    """What session_folder needs of a Shiny session: a root and on_ended."""
+
+    def __init__(self):
+        self.ended = []
+
+    def root_scope(self):
+        return self
+
+    def on_ended(self, callback):
+        self.ended.append(callback)
+
+
+def test_a_sessions_folder_is_private_and_removed_when_it_ends():
+    from privrisk.app._shared import session_folder
+
+    one, two = _StubSession(), _StubSession()
+    a, b = session_folder(one), session_folder(two)
+    assert a != b and session_folder(one) == a  # one folder per session, made once
+    assert (a.stat().st_mode & 0o777) == 0o700
+    (a / "ledger.json").write_text("{}")
+    for callback in one.ended:
+        callback()
+    assert not a.exists() and b.exists()
+    for callback in two.ended:
+        callback()
+    assert not b.exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -85,3 +86,30 @@ def test_screenshot(page, goto, screenshot):
     goto(page, "page=risk&epsilon=ln3&n=10")
     expect(page.locator("#risk-curve-svg")).to_be_visible()
     screenshot(page, "risk")
+
+
+@pytest.mark.parametrize(
+    ("query", "success"),
+    [
+        # Laplace at ε = 1: the best attacker succeeds 69.7 % of the time (privrisk.accounting's brief);
+        ("epsilon=1&guarantee=mechanism&mechanism=laplace", 0.697),
+        # randomized response at ε = 1 is the worst pure-ε mechanism: e/(1 + e) = 73.1 %;
+        ("epsilon=1&guarantee=mechanism&mechanism=rr", math.e / (1 + math.e)),
+        # μ-GDP: success Φ(μ/2); four releases of μ = 1 compose to μ = 2, Φ(1) = 0.8413.
+        ("epsilon=1&guarantee=mu&mu=1&compose=4", 0.5 * (1 + math.erf(1 / math.sqrt(2)))),
+    ],
+)
+def test_other_guarantees_give_the_accountants_risks(page, goto, query, success):
+    goto(page, f"page=risk&{query}")
+    cell = page.locator("#risk-acct-this-success")
+    expect(cell).to_have_text(re.compile(r"0\.\d{4}"))
+    assert float(cell.inner_text()) == pytest.approx(success, abs=6e-4)
+
+
+def test_a_bad_guarantee_shows_the_message(page, goto):
+    goto(page, "page=risk&epsilon=1&guarantee=rho&rho=-1")
+    expect(page.locator("#risk-accounting_error .privrisk-error")).to_have_text(
+        "--rho: must be a number greater than 0, got '-1'"
+    )
+    # the pure-ε risks above are unaffected
+    expect(page.locator("#risk-value-two_worlds")).to_have_text(f"{1 / (1 + math.exp(-1)):.4f}")

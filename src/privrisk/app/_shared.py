@@ -18,7 +18,7 @@ import shlex
 import tempfile
 import threading
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -233,8 +233,11 @@ def _checked_upload(fileinfo: list[dict[str, Any]] | None, max_bytes: int) -> tu
     return path, name
 
 
-def error_message(exc: BaseException, command: str | None = None) -> str:
+def error_message(exc: BaseException, command: str | None = None, options: Sequence[str] = ()) -> str:
     """The one line the command line prints for an error, with the option's name for the library's parameter.
+
+    The option is looked up in ``command`` as the command line does; ``options`` names parameters that are
+    options of that command even where this version's command does not know them yet (``--rho``).
 
     Example:
         >>> error_message(PrivriskError("epsilon: must be greater than 0, got -1"), "risk")
@@ -246,7 +249,11 @@ def error_message(exc: BaseException, command: str | None = None) -> str:
             return message
         from privrisk.cli import option_message
 
-        return option_message(PrivriskError(message, param=exc.param), _click_command(), command.split())
+        named = option_message(PrivriskError(message, param=exc.param), _click_command(), command.split())
+        param = exc.param
+        if named == message and param and param in options and message.startswith(param + ":"):
+            named = "--" + param.replace("_", "-") + message[len(param) :]
+        return named
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"

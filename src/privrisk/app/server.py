@@ -41,6 +41,15 @@ _CSS = """
 # The tab in the address bar (?page=<id>), so that a view can be bookmarked; the other presets belong to the first
 # page the URL opened and are dropped.
 _JS = """
+// Sliders send their value while they move (every 50 ms) instead of Shiny's 250 ms after they stop, so the
+// risks follow the ε slider live (the issue's 300 ms).
+(function () {
+  const names = window.Shiny && Shiny.inputBindings && Shiny.inputBindings.bindingNames;
+  const slider = names && names["shiny.sliderInput"];
+  if (slider) {
+    slider.binding.getRatePolicy = function () { return {policy: "throttle", delay: 50}; };
+  }
+})();
 $(function () {
   Shiny.addCustomMessageHandler("privrisk-page", function (id) {
     const url = new URL(window.location.href);
@@ -187,6 +196,20 @@ def network_warning(host: str) -> str | None:
     )
 
 
+_WARM = ("pandas", "duckdb", "privrisk.io.data", "privrisk.sensitivity", "privrisk.posterior",
+         "privrisk.accounting", "privrisk.release.mechanisms", "privrisk.reports.explain")  # fmt: skip
+
+
+def _warm_up() -> None:
+    import importlib
+
+    for name in _WARM:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            return
+
+
 def bound_url(server: Any) -> str:
     """The address a started uvicorn server listens on (the real port when it was asked for port 0)."""
     sock = server.servers[0].sockets[0]
@@ -214,6 +237,9 @@ def serve(
     import uvicorn
 
     app = build_app(max_upload=max_upload)
+    # The pages import pandas, DuckDB, OpenDP and the accountant when a session first needs them; importing them
+    # while the browser opens saves the first visitor seconds.
+    threading.Thread(target=_warm_up, daemon=True).start()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
 

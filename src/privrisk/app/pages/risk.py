@@ -19,7 +19,8 @@ from privrisk import risk as R
 from privrisk._format import percent
 from privrisk._validation import check_probability, check_whole, parse_epsilon
 from privrisk.app._figures import icon_array, line_chart
-from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
+from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, quiet
 from privrisk.errors import PrivriskError
 from privrisk.reports.explain import explainer_numbers
 
@@ -28,6 +29,18 @@ TITLE = "Risk"
 
 __all__ = ["ID", "TITLE", "page_server", "page_ui", "risk_values"]
 
+# privrisk risk's options for the other guarantees (the accounting command line names them so).
+_ACCOUNTING_OPTIONS = (
+    "rho",
+    "mu",
+    "mechanism",
+    "scale",
+    "sigma",
+    "sensitivity",
+    "sample_rate",
+    "compose",
+    "group",
+)
 SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
 _EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
 
@@ -123,6 +136,36 @@ def page_ui() -> Any:
             col_widths=(4, 8),
         ),
         ui.card(
+            ui.card_header("Other guarantees: (ε, δ), ρ, μ, a mechanism, composition"),
+            ui.p(
+                "Any guarantee as the risk of membership: the best attacker's advantage and success, the largest "
+                "belief after the answer, the true-positive rate at a few false-positive rates, and the worst "
+                "mechanism with the same (ε, δ) beside it (privrisk.accounting).",
+                class_="privrisk-help",
+            ),
+            ui.layout_columns(
+                ui.input_select("guarantee", "Guarantee", GUARANTEE_KINDS),
+                ui.input_select(
+                    "mechanism",
+                    "Mechanism",
+                    {"laplace": "Laplace", "gaussian": "Gaussian", "rr": "randomized response"},
+                ),
+                ui.input_text("rho", "ρ (zCDP)", placeholder="e.g. 0.5"),
+                ui.input_text("mu", "μ (Gaussian DP)", placeholder="e.g. 1"),
+                ui.input_text("scale", "Laplace scale b (else ε above)", placeholder="e.g. 2"),
+                ui.input_text("sigma", "Gaussian σ", placeholder="e.g. 2"),
+                ui.input_text("sensitivity", "Sensitivity Δ", placeholder="1"),
+                ui.input_text("sample_rate", "Poisson sample rate", placeholder="1"),
+                ui.input_text("compose", "Compose K releases", placeholder="1"),
+                ui.input_text("group", "Groups of K people", placeholder="1"),
+                col_widths=(3, 3, 3, 3, 3, 3, 3, 3, 3, 3),
+                fill=False,
+            ),
+            ui.output_ui("accounting_error"),
+            ui.output_ui("accounting"),
+            fill=False,
+        ),
+        ui.card(
             ui.card_header("Which ε keeps the risk under a target?"),
             ui.input_numeric(
                 "max_risk", "largest acceptable many-worlds risk ρ_mw", value=0.75, min=0, max=1
@@ -146,7 +189,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     used = preset_inputs(
         session,
         {"epsilon": "text", "n": "numeric", "ratio": "numeric", "delta": "numeric", "prior": "numeric",
-         "max_risk": "numeric"},
+         "max_risk": "numeric", "guarantee": "select", "mechanism": "select", "rho": "text", "mu": "text",
+         "scale": "text", "sigma": "text", "sensitivity": "text", "sample_rate": "text", "compose": "text",
+         "group": "text"},
     )  # fmt: skip
     start = used.get("epsilon", "ln3")
     current = reactive.value(_parse_or_none(start))
@@ -292,6 +337,82 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 (f"belief, prior {v['prior']:g}", np.asarray(R.posterior_bound(grid, v["prior"])), "#5b8c3a")
             )
         return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
+
+    @reactive.calc
+    def summary_doc() -> dict[str, Any]:
+        from privrisk.accounting import risk_summary
+
+        v = _ok()
+        g = guarantee_from_inputs(
+            kind=input.guarantee(), epsilon=v["epsilon"], delta=v["delta"], rho=input.rho().strip() or None,
+            mu=input.mu().strip() or None, mechanism=input.mechanism(), scale=input.scale().strip() or None,
+            sigma=input.sigma().strip() or None, sensitivity=input.sensitivity().strip() or None,
+            sample_rate=input.sample_rate().strip() or None, compose=input.compose().strip() or None,
+            group=input.group().strip() or None,
+        )  # fmt: skip
+        prior = min(max(v["prior"], 1e-12), 1 - 1e-12)  # the accountant's prior is open at 0 and 1
+        return risk_summary(g, prior=prior, n=v["n"], at_delta=v["delta"] or 1e-6)
+
+    @render.ui
+    def accounting_error() -> Any:
+        try:
+            summary_doc()
+        except PrivriskError as exc:
+            return error_ui(error_message(exc, "risk", _ACCOUNTING_OPTIONS))
+        except Exception as exc:
+            if type(exc).__name__ == "SilentException":
+                return None
+            raise
+        return None
+
+    @render.ui
+    def accounting() -> Any:
+        doc = quiet(summary_doc)
+        v = _ok()
+        worst = doc["worst_case"] or {}
+
+        def cell(value: Any, key: str, which: str) -> Any:
+            text = "—" if value is None else f"{value:.4f}"
+            return ui.tags.td(text, id=f"risk-acct-{which}-{key}", class_="text-end font-monospace")
+
+        rows = [
+            ("advantage", "membership advantage (TPR − FPR, best attacker)"),
+            ("success", "membership success (prior ½)"),
+            ("posterior_max", f"largest belief after the answer (prior {v['prior']:g})"),
+            ("reconstruction", f"singling out one of n = {v['n']:,}"),
+            ("epsilon_at_delta", f"ε at δ = {v['delta'] or 1e-6:g}"),
+        ]
+        body = [
+            ui.tags.tr(ui.tags.td(label), cell(doc[key], key, "this"), cell(worst.get(key), key, "worst"))
+            for key, label in rows
+        ]
+        body += [
+            ui.tags.tr(ui.tags.td(f"TPR at FPR {t['fpr']:g}"), cell(t["tpr"], f"tpr{i}", "this"),
+                       cell((worst.get("tpr_at_fpr") or [{}] * 9)[i].get("tpr"), f"tpr{i}", "worst"))
+            for i, t in enumerate(doc["tpr_at_fpr"])
+        ]  # fmt: skip
+        head = ui.tags.tr(ui.tags.th(""), ui.tags.th(doc["guarantee"]), ui.tags.th("worst case, same (ε, δ)"))
+        cmd = command_line(
+            "risk",
+            **guarantee_options(
+                input.guarantee(), epsilon_text=input.epsilon().strip(), delta=v["delta"],
+                rho=input.rho().strip(), mu=input.mu().strip(), mechanism=input.mechanism(),
+                scale=input.scale().strip(), sigma=input.sigma().strip(), sensitivity=input.sensitivity().strip(),
+                sample_rate=input.sample_rate().strip(), compose=input.compose().strip(),
+                group=input.group().strip(), n=v["n"], prior=v["prior"],
+            ),
+        )  # fmt: skip
+        return ui.TagList(
+            ui.tags.table(
+                ui.tags.thead(head), ui.tags.tbody(*body), class_="table table-sm privrisk-risk-table"
+            ),
+            ui.p(
+                f"Conversion: {doc['conversion']}. Worst case: {worst.get('guarantee', '—')}.",
+                class_="privrisk-help",
+                id="risk-acct-conversion",
+            ),
+            ui.div(cmd, class_="privrisk-command", id="risk-acct-command-line"),
+        )
 
     @render.ui
     def epsilon_for() -> Any:

@@ -56,8 +56,8 @@ def sensitivity_document(
         >>> d = sensitivity_document(np.array([1.0, 3, 10, 17, 675]), column="distance", query="mean",
         ...     universe=Universe.from_bounds(1, 675), how="[1, 675]", neighbours="unbounded", method="exact",
         ...     epsilon=1.0, data={})
-        >>> d["global_sensitivity"], round(d["ratio"], 4)
-        (674.0, 0.2436)
+        >>> d["global_sensitivity"], round(d["ratio"], 4)  # (675 − 1)/2: a record added to a data set of one
+        (337.0, 0.396)
     """
     from privrisk.sensitivity import (
         METHODS,
@@ -292,7 +292,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return None
         fileinfo = input.universe_file()
         if not fileinfo:
-            raise PrivriskError("--universe-file: upload the file whose column is the universe")
+            raise PrivriskError(
+                "universe_file: upload the file whose column is the universe", param="universe_file"
+            )
         path, name = upload_path(fileinfo)
         columns = upload_columns(fileinfo, max_bytes=max_upload)
         return name, (path, columns)
@@ -313,8 +315,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         kind = input.universe_kind()
         bounds = input.universe().strip() if kind == "bounds" else None
         if kind == "bounds" and not bounds:
-            raise PrivriskError("--universe: give the bounds LO,HI")
-        universe_min = _optional_float(input.universe_min(), "--universe-min")
+            raise PrivriskError("universe: give the bounds LO,HI", param="universe")
+        universe_min = _optional_float(input.universe_min(), "universe_min")
         missing = input.missing().strip() or None
         found = universe_file_values()
         if found is not None:
@@ -523,4 +525,4 @@ def _optional_float(text: str, name: str) -> float | None:
     try:
         return float(text)
     except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number") from None
+        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
