@@ -21,13 +21,13 @@ import html
 import io
 import json
 import shutil
-import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privrisk.app._shared import Cancelled, Job, _checked_upload, error_message
+from privrisk.app._shared import session_folder as _session_folder
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -48,10 +48,11 @@ __all__ = [
 ]
 
 
-def session_folder(session: Any, prefix: str) -> Path:
-    """A private temporary folder (mode 0700) for one page of one browser session, removed when the session ends."""
-    folder = Path(tempfile.mkdtemp(prefix=f"privrisk-app-{prefix}-"))
-    session.on_ended(lambda: shutil.rmtree(folder, ignore_errors=True))
+def session_folder(session: Any, page: str) -> Path:
+    """The page's folder inside the session's private folder (:func:`privrisk.app._shared.session_folder`, 0700,
+    removed when the session ends)."""
+    folder = _session_folder(session) / page
+    folder.mkdir(exist_ok=True)
     return folder
 
 
@@ -140,9 +141,9 @@ class Runner:
     ``start`` replaces the previous result; ``cancel`` stops the work at its next progress step; ``status_ui``
     shows the progress bar with a Cancel button while it runs, the one-line message if it failed, and nothing
     otherwise; ``result()`` is the work's result (None before the first run or after a failure or a cancel).
-    Create it inside a page's server function (one per session), with the session's private ``folder``: when the
-    session ends, the work is cancelled and the folder removed, again after the work stops if it was still writing
-    (the library's writers would otherwise create the folder anew).
+    Create it inside a page's server function (one per session), with the page's ``folder`` in the session's
+    private folder: when the session ends, the work is cancelled, and the session's folder is removed again after
+    the work stops if it was still writing (the library's writers would otherwise create the folder anew).
     """
 
     def __init__(self, command: str, cancel_id: str, session: Any, folder: Path) -> None:
@@ -159,7 +160,7 @@ class Runner:
                 return work(job, *args)
             finally:
                 if self.ended:
-                    shutil.rmtree(self.folder, ignore_errors=True)
+                    shutil.rmtree(self.folder.parent, ignore_errors=True)
 
         async def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
             return await asyncio.to_thread(guarded, work, job, args)
