@@ -15,10 +15,10 @@ __all__ = ["PAGES", "PAGE_MODULES"]
 PAGE_MODULES = (
     "risk",
     "sensitivity",
-    # (study)
-    # (presence)
-    # (audit)
-    # (empirical)
+    "study",
+    "presence",
+    "audit",
+    "empirical",
     "release",
     "explain",
 )

@@ -1,0 +1,320 @@
+"""What the pages Study, Presence, Audit and Empirical DP share: runs of a command's library code in a worker thread
+with progress and Cancel, a private folder per browser session for their outputs, and that folder shown as its
+findings, figures, tables and downloads.
+
+Every run writes its output folder with the very function its command calls for ``--out`` (the study's
+``write_bundle``, ``PresenceReport.write_outputs``, the audit's and empirical's ``write_outputs``) into a folder of
+the session's own temporary directory, removed when the session ends; the page shows what the folder's
+``manifest.json`` lists and offers the files for download.
+
+Example:
+    >>> counter = StepCounter(Job(), total=4, text="sampling")
+    >>> counter(); counter(2); counter.job.status_text()
+    'sampling (75 %)'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import html
+import io
+import json
+import shutil
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from privrisk.app._shared import Cancelled, Job, _checked_upload, error_message
+from privrisk.app._shared import session_folder as _session_folder
+from privrisk.errors import PrivriskError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "Runner",
+    "StepCounter",
+    "bounds",
+    "checked_upload",
+    "figures_ui",
+    "findings_ui",
+    "frame_ui",
+    "named_error",
+    "number_list",
+    "session_folder",
+    "zip_bytes",
+]
+
+
+def session_folder(session: Any, page: str) -> Path:
+    """The page's folder inside the session's private folder (:func:`privrisk.app._shared.session_folder`, 0700,
+    removed when the session ends)."""
+    folder = _session_folder(session) / page
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def checked_upload(
+    fileinfo: list[dict[str, Any]] | None, *, max_bytes: int, param: str = "file"
+) -> tuple[Path, str]:
+    """The server's own copy of an upload and the user's file name, refused above the upload limit.
+
+    The library functions of ``privrisk audit``, ``study`` and ``presence`` read a path, as the command line passes
+    them; this is the path of the upload Shiny wrote, never one the user typed. ``param`` names the input when
+    nothing was uploaded.
+    """
+    try:
+        return _checked_upload(fileinfo, max_bytes)
+    except PrivriskError as exc:
+        if not fileinfo:
+            raise PrivriskError(str(exc), param=param) from None
+        raise
+
+
+def number_list(text: str, *, name: str) -> list[float]:
+    """Comma-separated numbers, as the command line reads a list option (errors name the parameter).
+
+    Example:
+        >>> number_list("14, 20,30", name="sweep_values")
+        [14.0, 20.0, 30.0]
+    """
+    values = []
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise PrivriskError(f"{name}: {part!r} is not a number", param=name) from None
+    if not values:
+        raise PrivriskError(f"{name}: give at least one number", param=name)
+    return values
+
+
+def bounds(text: str, *, name: str) -> tuple[float, float]:
+    """``LO,HI`` with LO < HI, as the command line reads a universe's bounds.
+
+    Example:
+        >>> bounds("0,100", name="universe")
+        (0.0, 100.0)
+    """
+    values = number_list(text, name=name)
+    if len(values) != 2:
+        raise PrivriskError(f"{name}: give two numbers LO,HI, got {text!r}", param=name)
+    lo, hi = values
+    if not lo < hi:
+        raise PrivriskError(
+            f"{name}: the lower bound must be below the upper bound, got {text!r}", param=name
+        )
+    return lo, hi
+
+
+def named_error(exc: BaseException, command: str, uploads: Iterable[tuple[Path, str]] = ()) -> str:
+    """The command line's one-line message for ``exc``, naming the user's files instead of the server's copies."""
+    message = error_message(exc, command)
+    for path, name in uploads:
+        message = message.replace(str(path), name)
+    return message
+
+
+class StepCounter:
+    """A library's ``progress(steps=1)`` callback that moves a :class:`Job` over a known number of steps.
+
+    Raises :class:`~privrisk.app._shared.Cancelled` inside the library's loop once the user pressed Cancel.
+    """
+
+    def __init__(self, job: Job, total: int | None, text: str) -> None:
+        self.job, self.total, self.text, self.done = job, total, text, 0
+        job.advance(0.0, text)
+
+    def __call__(self, steps: int = 1) -> None:
+        self.done += steps
+        fraction = self.done / self.total if self.total else 0.0
+        self.job.advance(fraction, self.text if self.total else f"{self.text}: {self.done:,}")
+
+
+class Runner:
+    """One page's long work: a Shiny extended task running ``work(job, *args)`` in a worker thread.
+
+    ``start`` replaces the previous result; ``cancel`` stops the work at its next progress step; ``status_ui``
+    shows the progress bar with a Cancel button while it runs, the one-line message if it failed, and nothing
+    otherwise; ``result()`` is the work's result (None before the first run or after a failure or a cancel).
+    Create it inside a page's server function (one per session), with the page's ``folder`` in the session's
+    private folder: when the session ends, the work is cancelled, and the session's folder is removed again after
+    the work stops if it was still writing (the library's writers would otherwise create the folder anew).
+    """
+
+    def __init__(self, command: str, cancel_id: str, session: Any, folder: Path) -> None:
+        from shiny import reactive
+
+        self.command, self.cancel_id, self.folder = command, cancel_id, folder
+        self.job: Job | None = None
+        self.ended = False
+        self.uploads: list[tuple[Path, str]] = []
+        self.message: reactive.Value[str | None] = reactive.value(None)
+
+        def guarded(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
+            try:
+                return work(job, *args)
+            finally:
+                if self.ended:
+                    shutil.rmtree(self.folder.parent, ignore_errors=True)
+
+        async def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
+            return await asyncio.to_thread(guarded, work, job, args)
+
+        self.task = reactive.extended_task(run)
+        session.on_ended(self._end)
+
+    def _end(self) -> None:
+        self.ended = True
+        if self.job is not None:
+            self.job.cancel()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def start(self, work: Callable[..., Any], *args: Any, uploads: Sequence[tuple[Path, str]] = ()) -> None:
+        """Run ``work(job, *args)`` unless a run is under way (the Run button is ignored meanwhile)."""
+        from shiny import reactive
+
+        with reactive.isolate():
+            if self.task.status() == "running":
+                return
+        self.message.set(None)
+        self.uploads = list(uploads)
+        self.job = Job()
+        self.task.invoke(work, self.job, args)
+
+    def fail(self, exc: BaseException, uploads: Sequence[tuple[Path, str]] = ()) -> None:
+        """Show ``exc`` as the page's one-line message (a bad input found before the work started)."""
+        self.message.set(named_error(exc, self.command, uploads))
+
+    def cancel(self) -> None:
+        """Ask the work to stop; the page says it was cancelled."""
+        if self.job is not None:
+            self.job.cancel()
+        self.task.cancel()
+
+    def result(self) -> Any:
+        """The last run's result, or None (not run, running, failed or cancelled); reactive."""
+        if self.message() is not None or self.task.status() != "success":
+            return None
+        return self.task.value.get()
+
+    def status_ui(self) -> Any:
+        """The progress line and Cancel button while running; the error; "Cancelled."; reactive."""
+        from shiny import reactive, ui
+
+        from privrisk.app._shared import error_ui
+
+        if self.message() is not None:
+            return error_ui(self.message())
+        status = self.task.status()
+        if status == "running":
+            reactive.invalidate_later(0.25)
+            job = self.job
+            fraction = 0.0 if job is None else job.fraction
+            text = "starting" if job is None else job.status_text()
+            bar = ui.div(
+                ui.div(
+                    class_="progress-bar",
+                    role="progressbar",
+                    style=f"width: {100 * fraction:.0f}%",
+                    **{
+                        "aria-valuenow": f"{100 * fraction:.0f}",
+                        "aria-valuemin": "0",
+                        "aria-valuemax": "100",
+                    },
+                ),
+                class_="progress",
+                style="height: 1.2em; max-width: 32em;",
+            )
+            return ui.div(
+                ui.p(text, class_="privrisk-progress-text mb-1"),
+                bar,
+                ui.input_action_button(self.cancel_id, "Cancel", class_="btn-outline-danger btn-sm mt-2"),
+                class_="privrisk-progress mb-3",
+            )
+        if status == "cancelled" or (self.job is not None and self.job.cancelled and status != "success"):
+            return ui.p("Cancelled: nothing was computed or written.", class_="privrisk-cancelled text-muted")
+        if status == "error":
+            exc = self.task.error.get()
+            if isinstance(exc, Cancelled):
+                return ui.p(
+                    "Cancelled: nothing was computed or written.", class_="privrisk-cancelled text-muted"
+                )
+            return error_ui(named_error(exc, self.command, self.uploads))
+        return None
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+
+
+def figures_ui(folder: Path) -> Any:
+    """The figures the folder's manifest lists, as inline SVG images (``data:`` URLs: nothing is fetched)."""
+    from shiny import ui
+
+    shown = []
+    for figure in _manifest(folder).get("figures", []):
+        svg = folder / figure["svg"]
+        if not svg.is_file():
+            continue
+        data = base64.b64encode(svg.read_bytes()).decode("ascii")
+        shown.append(
+            ui.tags.figure(
+                ui.tags.img(
+                    src=f"data:image/svg+xml;base64,{data}",
+                    alt=figure.get("title", ""),
+                    style="max-width: 100%; height: auto;",
+                ),
+                ui.tags.figcaption(figure.get("title", ""), class_="privrisk-help"),
+                class_="privrisk-figure mb-4",
+            )
+        )
+    return ui.TagList(*shown)
+
+
+def findings_ui(sentences: Iterable[str]) -> Any:
+    """The findings as a list."""
+    from shiny import ui
+
+    return ui.tags.ul(*(ui.tags.li(s) for s in sentences), class_="privrisk-findings")
+
+
+def frame_ui(frame: pd.DataFrame, *, id: str, caption: str | None = None, rows: int | None = None) -> Any:
+    """A table shown in the page (HTML-escaped), its first ``rows`` rows, with a caption saying what was cut."""
+    from shiny import ui
+
+    shown = frame if rows is None else frame.head(rows)
+    table = shown.to_html(
+        index=False,
+        escape=True,
+        border=0,
+        classes="table table-sm privrisk-table",
+        table_id=id,
+        na_rep="–",
+        justify="left",
+    )
+    parts: list[Any] = []
+    if caption:
+        cut = f" (the first {len(shown):,} of {len(frame):,})" if len(shown) < len(frame) else ""
+        parts.append(ui.p(ui.strong(caption + cut), class_="mb-1"))
+    parts.append(ui.HTML(table))
+    return ui.div(*parts, class_="mb-3", style="overflow-x: auto;")
+
+
+def zip_bytes(folder: Path) -> bytes:
+    """The whole output folder as one ZIP archive."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, path.relative_to(folder).as_posix())
+    return buffer.getvalue()
+
+
+def escape(text: object) -> str:
+    """Text for HTML."""
+    return html.escape(str(text))

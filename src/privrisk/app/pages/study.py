@@ -1,0 +1,504 @@
+"""The app's page "Study": the sampling study of Allmann et al. (2020, §4), as ``privrisk study`` and ``privrisk demo``.
+
+The page reads the columns of an uploaded file with :func:`privrisk.study.read_variables` (or takes the demo's
+public survey data from :func:`privrisk.datasets.survey.survey_values`), checks the settings with
+:class:`privrisk.study.StudySettings`, runs :func:`privrisk.sampling_study` (and, with the attack,
+:func:`privrisk.study_attack` on the same samples) in a worker thread with progress and Cancel, and writes the
+command's folder with :func:`privrisk.study.write_bundle` into the session's private folder: its findings, key
+figures and figures are shown, and results.parquet, summary.csv, report.html and the whole folder are offered for
+download.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+from shiny import module, reactive, render, ui
+
+from privrisk._format import percent_3g
+from privrisk.app._shared import command_line, preset_inputs, query_params, upload_columns
+from privrisk.app.pages._runs import (
+    Runner,
+    StepCounter,
+    checked_upload,
+    figures_ui,
+    findings_ui,
+    frame_ui,
+    session_folder,
+    zip_bytes,
+)
+from privrisk.errors import PrivriskError
+
+ID = "study"
+TITLE = "Study"
+
+__all__ = ["ID", "TITLE", "page_server", "page_ui", "run_study", "study_settings"]
+
+QUERY_CHOICES = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
+DEFAULTS: dict[str, str] = {
+    "queries": "mean,median,min,max,variance",
+    "epsilons": "0.1,0.5,1,2,5,10",
+    "proportions": "auto",
+    "repetitions": "100",
+    "seed": "1",
+    "universe": "data",
+    "ls_method": "exact",
+}
+_INTRO = (
+    "Allmann et al. (2020, §4) ask how risky publishing a statistic of a survey variable is, and how the risk "
+    "moves with ε and with the size of the sample. For each column, sample proportion and repetition a sample is "
+    "drawn; for each query its global and exact local sensitivity give the many-worlds risk ρ_mw (n = the sample "
+    "size), the two-worlds risk ρ_tw and the global risk at each ε. Choose the demo's public survey data or "
+    "upload a CSV, Parquet, Stata or SPSS file and pick numeric columns."
+)
+
+
+@module.ui
+def page_ui() -> Any:
+    """The page's layout: the command's options on the left, the run's results on the right."""
+    advanced = ui.accordion(
+        ui.accordion_panel(
+            "More options",
+            ui.input_text(
+                "proportions",
+                "Sample proportions in (0, 1], or auto (20 on a log scale)",
+                value=DEFAULTS["proportions"],
+            ),
+            ui.input_text(
+                "universe",
+                "Universe: data (each column's valid values) or bounds LO,HI",
+                value=DEFAULTS["universe"],
+            ),
+            ui.input_text("universe_min", "Set the universe's minimum to (empty: keep it)", value=""),
+            ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
+            ui.input_select(
+                "ls_method", "Local sensitivity", {"exact": "exact", "paper": "paper (four-case rule)"}
+            ),
+            ui.input_select(
+                "figure_query", "Query of Figure 2", {"": "default (max)", **{q: q for q in QUERY_CHOICES}}
+            ),
+            ui.input_text(
+                "figure_epsilon", "ε of Figure 1 and the findings (empty: the one nearest 1)", value=""
+            ),
+            ui.input_checkbox("attack", "Also attack every sample (Lee and Clifton's attacker)", value=False),
+            ui.input_text("attack_trials", "Simulated attacks per sample (empty: 1,000)", value=""),
+            ui.input_text(
+                "attack_max_n", "Skip samples larger than this in the attack (empty: 50,000)", value=""
+            ),
+        ),
+        open=False,
+    )
+    return ui.layout_sidebar(
+        ui.sidebar(
+            ui.input_radio_buttons(
+                "source",
+                "Data",
+                {"demo": "the demo's public survey data (hours and incomes)", "file": "a file I upload"},
+                selected="demo",
+            ),
+            ui.panel_conditional(
+                "input.source === 'file'",
+                ui.input_file(
+                    "file",
+                    "CSV, Parquet, Stata (.dta) or SPSS (.sav) file",
+                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
+                ),
+                ui.output_ui("file_error"),
+                ui.input_selectize("column", "Numeric columns to study", choices=[], multiple=True),
+            ),
+            ui.input_checkbox_group(
+                "queries", "Queries", QUERY_CHOICES, selected=DEFAULTS["queries"].split(","), inline=True
+            ),
+            ui.input_text("epsilons", "ε values, comma-separated (ln3 works)", value=DEFAULTS["epsilons"]),
+            ui.input_numeric("repetitions", "Repetitions (samples per proportion)", value=100, min=1),
+            ui.input_numeric("seed", "Seed (the same seed gives the same numbers)", value=1, min=0),
+            advanced,
+            ui.input_action_button("run", "Run the study", class_="btn-primary mt-2"),
+            width=380,
+        ),
+        ui.h2("Sampling study"),
+        ui.p(_INTRO, class_="privrisk-help"),
+        ui.output_ui("status"),
+        ui.output_ui("results"),
+        ui.h5("The same on the command line"),
+        ui.output_ui("command"),
+    )
+
+
+def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
+    """The page's inputs as :class:`~privrisk.study.StudySettings`, checked as ``privrisk study`` checks them.
+
+    ``values`` holds the inputs as text or numbers, named like the command's options. Raises PrivriskError
+    naming the setting (the page shows it with its option: ``--epsilons: …``).
+
+    Example:
+        >>> s = study_settings({"queries": ["max"], "epsilons": "1,ln3", "proportions": "0.5,1"}, demo=True)
+        >>> s.queries, s.universe_min, s.proportions
+        (('max',), 0.0, (0.5, 1.0))
+    """
+    from privrisk._validation import parse_epsilons
+    from privrisk.app.pages._runs import bounds, number_list
+    from privrisk.study.inputs import StudySettings
+
+    def text(name: str) -> str:
+        value = values.get(name)
+        return "" if value is None else str(value).strip()
+
+    queries = values.get("queries") or []
+    if not queries:
+        raise PrivriskError("queries: choose at least one query", param="queries")
+    proportions = text("proportions") or "auto"
+    universe = text("universe") or "data"
+    limits = None if universe.lower() == "data" else bounds(universe, name="universe")
+    attack = bool(values.get("attack"))
+    more: dict[str, Any] = {}
+    for name in ("attack_trials", "attack_max_n"):
+        if text(name):
+            if not attack:
+                raise PrivriskError(f"{name}: only meaningful with the attack", param=name)
+            try:
+                more[name] = int(text(name).replace(",", ""))
+            except ValueError:
+                raise PrivriskError(f"{name}: give a whole number, got {text(name)!r}", param=name) from None
+    universe_min = (
+        0.0
+        if demo
+        else (number_list(text("universe_min"), name="universe_min")[0] if text("universe_min") else None)
+    )
+    return StudySettings(
+        queries=list(queries),
+        epsilons=parse_epsilons(text("epsilons") or DEFAULTS["epsilons"], name="epsilons"),
+        proportions="auto" if proportions.lower() == "auto" else number_list(proportions, name="proportions"),
+        repetitions=_whole(values.get("repetitions", DEFAULTS["repetitions"]), "repetitions"),
+        seed=_whole(values.get("seed", DEFAULTS["seed"]), "seed"),
+        universe="data" if demo or limits is None else limits,
+        universe_min=universe_min,
+        ls_method="paper" if text("ls_method") == "paper" else "exact",
+        figure_query=text("figure_query") or None,
+        figure_epsilon=text("figure_epsilon") or None,
+        attack=attack,
+        **more,
+    )
+
+
+def _whole(value: Any, name: str) -> int:
+    if value is None or str(value).strip() == "":
+        raise PrivriskError(f"{name}: give a whole number", param=name)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name) from None
+    if not number.is_integer():
+        raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name)
+    return int(number)
+
+
+def run_study(
+    job: Any,
+    settings: Any,
+    source: tuple[Path, str, list[str], str | None] | None,
+    folder: Path,
+) -> Any:
+    """Read the variables, run the study (and its attack) and write its folder: what ``privrisk study`` does.
+
+    ``source`` is (upload path, the file's name, columns, missing codes), or None for the demo's survey data.
+    Returns the :class:`~privrisk.study.report.StudyBundle`.
+    """
+    from privrisk.study.attack import merge_attack, study_attack
+    from privrisk.study.inputs import read_variables
+    from privrisk.study.report import write_bundle
+    from privrisk.study.sampling import sampling_study, study_summary
+
+    job.advance(0.0, "Reading the data")
+    extra: dict[str, Any]
+    if source is None:
+        from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
+
+        values, variables = survey_values()
+        title, intro, extra = SURVEY_TITLE, SURVEY_INTRO, {"data": SURVEY_SOURCE}
+    else:
+        path, name, columns, missing = source
+        values, variables = read_variables(
+            path, columns, missing=missing, universe=settings.universe, universe_min=settings.universe_min
+        )
+        variables = [{**v, "source": name} for v in variables]
+        title = f"Sampling study of {name}"
+        intro = (
+            f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
+            f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
+        )
+        extra = {"file": name, "missing": missing}
+    samples = settings.sample_arguments()
+    total = len(values) * settings.repetitions
+    started = time.perf_counter()
+    results = sampling_study(
+        values, **samples, ls_method=settings.ls_method, progress=StepCounter(job, total, "Sampling study")
+    )
+    if settings.attack:
+        attack = study_attack(
+            values,
+            **samples,
+            trials=settings.attack_trials,
+            max_n=settings.attack_max_n,
+            progress=StepCounter(job, total, "Attacking the samples"),
+        )
+        results = merge_attack(results, attack)
+    seconds = time.perf_counter() - started
+    job.advance(1.0, "Writing the figures and the report")
+    return write_bundle(
+        folder,
+        results,
+        study_summary(results),
+        settings=settings,
+        seconds=seconds,
+        title=title,
+        intro=intro,
+        variables=variables,
+        extra_parameters=extra,
+    )
+
+
+def key_figures_frame(bundle: Any) -> Any:
+    """The key table as the command line prints it (percentages with three significant digits)."""
+    import pandas as pd
+
+    rows = []
+    for row in bundle.key_figures.to_dict(orient="records"):
+        rows.append(
+            {
+                "variable": row["variable"],
+                "query": row["query"],
+                "n (smallest)": f"{row['n_smallest']:,}",
+                "ρ_tw": percent_3g(row["tw_smallest_median"]),
+                "ρ_mw": percent_3g(row["mw_smallest_median"]),
+                "n (largest)": f"{row['n_largest']:,}",
+                "ρ_tw ": percent_3g(row["tw_largest_median"]),
+                "ρ_mw ": percent_3g(row["mw_largest_median"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def attack_frame(bundle: Any) -> Any:
+    """The attacker's key table (bound, exact risk, expected and simulated success; medians), as percentages."""
+    import pandas as pd
+
+    columns = (
+        ("many_worlds", "bound ρ_mw"),
+        ("exact_risk", "exact risk"),
+        ("expected_success", "expected"),
+        ("simulated_success", "simulated"),
+    )
+    rows = [
+        {
+            "variable": r["variable"],
+            "query": r["query"],
+            "n": f"{r['n']:,}",
+            **{head: percent_3g(r[c]) for c, head in columns},
+        }
+        for r in bundle.attack["key_figures"]
+    ]
+    return pd.DataFrame(rows)
+
+
+@module.server
+def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
+    """The page's reactive logic."""
+    from privrisk.study.report import MEANING
+
+    folder = session_folder(session, ID)
+    runner = Runner("study", "cancel", session, folder)
+    params = query_params(session)
+    kinds = {
+        "source": "radio",
+        "epsilons": "text",
+        "proportions": "text",
+        "repetitions": "numeric",
+        "seed": "numeric",
+        "universe": "text",
+        "universe_min": "text",
+        "missing": "text",
+        "ls_method": "select",
+        "figure_query": "select",
+        "figure_epsilon": "text",
+        "attack": "checkbox",
+        "attack_trials": "text",
+        "attack_max_n": "text",
+    }
+    preset_inputs(session, kinds)
+    if "queries" in params:
+        ui.update_checkbox_group("queries", selected=[q.strip() for q in params["queries"].split(",")])
+    wanted_columns = [c.strip() for c in params.get("column", "").split(",") if c.strip()]
+    file_message: reactive.Value[str | None] = reactive.value(None)
+
+    @reactive.effect
+    @reactive.event(input.file)
+    def _columns() -> None:
+        file_message.set(None)
+        try:
+            columns = upload_columns(input.file(), max_bytes=max_upload)
+        except PrivriskError as exc:
+            file_message.set(runner_message(exc))
+            ui.update_selectize("column", choices=[], selected=[])
+            return
+        chosen = [c for c in wanted_columns if c in columns] or columns[-1:]
+        ui.update_selectize("column", choices=columns, selected=chosen)
+
+    def runner_message(exc: BaseException) -> str:
+        from privrisk.app.pages._runs import named_error
+
+        return named_error(exc, "study")
+
+    @render.ui
+    def file_error() -> Any:
+        from privrisk.app._shared import error_ui
+
+        return error_ui(file_message())
+
+    @reactive.effect
+    @reactive.event(input.run)
+    def _run() -> None:
+        demo = input.source() == "demo"
+        uploads: list[tuple[Path, str]] = []
+        try:
+            settings = study_settings(_inputs(), demo=demo)
+            source = None
+            if not demo:
+                path, name = checked_upload(input.file(), max_bytes=max_upload)
+                uploads = [(path, name)]
+                columns = list(input.column() or [])
+                if not columns:
+                    raise PrivriskError("column: choose at least one numeric column", param="column")
+                source = (path, name, list(dict.fromkeys(columns)), input.missing().strip() or None)
+        except Exception as exc:
+            runner.fail(exc, uploads)
+            return
+        runner.start(run_study, settings, source, folder / "study", uploads=uploads)
+
+    @reactive.effect
+    @reactive.event(input.cancel)
+    def _cancel() -> None:
+        runner.cancel()
+
+    def _inputs() -> dict[str, Any]:
+        names = (
+            "epsilons",
+            "proportions",
+            "repetitions",
+            "seed",
+            "universe",
+            "universe_min",
+            "missing",
+            "ls_method",
+            "figure_query",
+            "figure_epsilon",
+            "attack",
+            "attack_trials",
+            "attack_max_n",
+        )
+        return {"queries": list(input.queries() or []), **{n: input[n]() for n in names}}
+
+    @render.ui
+    def status() -> Any:
+        return runner.status_ui()
+
+    @render.ui
+    def results() -> Any:
+        bundle = runner.result()
+        if bundle is None:
+            return ui.p("Press “Run the study”: the demo runs in a few seconds.", class_="privrisk-help")
+        eps = bundle.parameters["figure_epsilon"]
+        parts = [
+            ui.h4("Findings"),
+            findings_ui(bundle.findings),
+            ui.tags.ul(
+                *(
+                    ui.tags.li(f"{v['label']}: {v['summary']}; universe {v['universe']}")
+                    for v in bundle.variables
+                ),
+                class_="privrisk-help",
+            ),
+            frame_ui(
+                key_figures_frame(bundle),
+                id="study-key-figures",
+                caption=f"Risks at ε = {eps:g}, smallest and largest sample (median of "
+                f"{bundle.parameters['repetitions']} repetitions)",
+            ),
+        ]
+        if bundle.attack is not None:
+            parts += [
+                frame_ui(
+                    attack_frame(bundle), id="study-attack", caption=f"The attacker at ε = {eps:g} (medians)"
+                ),
+                ui.p(MEANING, class_="privrisk-help"),
+            ]
+        parts += [
+            ui.p(f"{bundle.rows:,} rows in {bundle.seconds or 0:.1f} s.", class_="privrisk-help"),
+            ui.div(
+                ui.download_button("download_report", "report.html", class_="btn-sm me-2"),
+                ui.download_button("download_results", "results.parquet", class_="btn-sm me-2"),
+                ui.download_button("download_summary", "summary.csv", class_="btn-sm me-2"),
+                ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
+                class_="mb-3",
+            ),
+            ui.h4("Figures"),
+            figures_ui(folder / "study"),
+        ]
+        return ui.TagList(*parts)
+
+    @render.download_button(filename="report.html")
+    def download_report() -> Any:
+        yield (folder / "study" / "report.html").read_bytes()
+
+    @render.download_button(filename="results.parquet")
+    def download_results() -> Any:
+        yield (folder / "study" / "results.parquet").read_bytes()
+
+    @render.download_button(filename="summary.csv")
+    def download_summary() -> Any:
+        yield (folder / "study" / "summary.csv").read_bytes()
+
+    @render.download_button(filename="study.zip")
+    def download_all() -> Any:
+        yield zip_bytes(folder / "study")
+
+    @render.ui
+    def command() -> Any:
+        values = _inputs()
+        options: dict[str, Any] = {}
+        queries = ",".join(values["queries"])
+        if queries != DEFAULTS["queries"]:
+            options["queries"] = queries
+        for name in ("epsilons", "proportions", "repetitions", "seed"):
+            if str(values[name]).strip() != str(DEFAULTS[name]):
+                options[name] = values[name]
+        demo = input.source() == "demo"
+        if not demo:
+            if str(values["universe"]).strip() not in ("", "data"):
+                options["universe"] = values["universe"]
+            options |= {"universe_min": values["universe_min"], "missing": values["missing"]}
+        if values["ls_method"] != "exact":
+            options["ls_method"] = values["ls_method"]
+        options |= {"figure_query": values["figure_query"], "figure_epsilon": values["figure_epsilon"]}
+        if values["attack"]:
+            options |= {
+                "attack": True,
+                "attack_trials": values["attack_trials"],
+                "attack_max_n": values["attack_max_n"],
+            }
+        options["out"] = "study/"
+        if demo:
+            text = command_line("demo", **options)
+        else:
+            info = input.file()
+            name = Path(str(info[0]["name"])).name if info else "FILE"
+            columns = "".join(f" --column {shlex.quote(c)}" for c in (input.column() or ["COLUMN"]))
+            text = (
+                command_line("study", file=name)
+                + columns
+                + command_line("study", **options)[len("privrisk study") :]
+            )
+        return ui.div(text, class_="privrisk-command", id="study-command-line")
