@@ -4,7 +4,9 @@ The curated public API is listed in ``__all__``, grouped below; every other publ
 
 - :mod:`privrisk.risk`, :mod:`privrisk.sensitivity`, :mod:`privrisk.posterior`: ε → risk, exact global and local
   sensitivities, the Lee–Clifton attacker (the ground floor: arrays in, arrays out);
-- :mod:`privrisk.study`: the sampling study of Allmann et al. (2020), its attack and report;
+- :mod:`privrisk.accounting`: any guarantee ((ε, δ), zCDP, Gaussian and Rényi DP, real mechanisms, composition,
+  subsampling, groups) as the risks of a membership attack and of singling out;
+- :mod:`privrisk.study`: the sampling study of Allmann et al. (2024), its attack and report;
 - :mod:`privrisk.presence`: δ-presence, k-anonymity, k-map, hierarchies, the lattice search, k-map estimates;
 - :mod:`privrisk.audit`: the intruder's audit of data-dependent noise and derived queries (Sarathy and
   Muralidhar 2009);
@@ -34,6 +36,26 @@ from privrisk._version import __version__
 
 if TYPE_CHECKING:
     from privrisk._validation import parse_epsilon
+    from privrisk.accounting import (
+        Calibration,
+        Guarantee,
+        MembershipRisk,
+        approximate_dp,
+        calibrate,
+        compose,
+        gaussian_dp,
+        gaussian_mechanism,
+        group,
+        membership_risk,
+        pure_dp,
+        reconstruction_risk,
+        renyi_dp,
+        risk_summary,
+        subsample,
+        tpr_at_fpr,
+        worst_case,
+        zcdp,
+    )
     from privrisk.audit import (
         AuditResult,
         DerivedScale,
@@ -150,6 +172,25 @@ __all__ = [
     "epsilon_for_risk",
     "describe",
     "risk_table",
+    # Any guarantee as risk: (ε, δ), zCDP, Gaussian and Rényi DP, mechanisms, composition (privrisk.accounting)
+    "Guarantee",
+    "pure_dp",
+    "approximate_dp",
+    "zcdp",
+    "gaussian_dp",
+    "renyi_dp",
+    "gaussian_mechanism",
+    "compose",
+    "subsample",
+    "group",
+    "worst_case",
+    "membership_risk",
+    "MembershipRisk",
+    "tpr_at_fpr",
+    "reconstruction_risk",
+    "risk_summary",
+    "calibrate",
+    "Calibration",
     # Sensitivity over a data universe (Allmann et al. 2020)
     "QUERIES",
     "Universe",
@@ -198,6 +239,24 @@ __all__ = [
 
 # Where each name lives: the curated ones and those earlier versions exported here.
 _HOMES: dict[str, str] = {
+    "Guarantee": "privrisk.accounting",
+    "pure_dp": "privrisk.accounting",
+    "approximate_dp": "privrisk.accounting",
+    "zcdp": "privrisk.accounting",
+    "gaussian_dp": "privrisk.accounting",
+    "renyi_dp": "privrisk.accounting",
+    "gaussian_mechanism": "privrisk.accounting",
+    "compose": "privrisk.accounting",
+    "subsample": "privrisk.accounting",
+    "group": "privrisk.accounting",
+    "worst_case": "privrisk.accounting",
+    "membership_risk": "privrisk.accounting",
+    "MembershipRisk": "privrisk.accounting",
+    "tpr_at_fpr": "privrisk.accounting",
+    "reconstruction_risk": "privrisk.accounting",
+    "risk_summary": "privrisk.accounting",
+    "calibrate": "privrisk.accounting",
+    "Calibration": "privrisk.accounting",
     "AttackResult": "privrisk.posterior",
     "audit_data_dependent": "privrisk.audit",
     "audit_sweep": "privrisk.audit",
