@@ -106,13 +106,15 @@ def risk_by_proportion(
         for col, risk in enumerate(("many_worlds", "two_worlds")):
             ax = axes[row, col]
             part = sub[(sub["variable"] == var) & (sub["risk"] == risk)]
+            # Sorted by proportion once; each ε's line is then a mask over plain arrays, not a pandas query.
+            part = part.sort_values("proportion", kind="stable")
+            x, at_eps = part["proportion"].to_numpy(), part["epsilon"].to_numpy()
+            q1, median, q3 = (part[c].to_numpy() for c in ("q1", "median", "q3"))
             for j, eps in enumerate(epsilons):
-                line = part[np.isclose(part["epsilon"], eps)].sort_values("proportion")
+                line = np.isclose(at_eps, eps)
                 colour = cmap(j / max(len(epsilons) - 1, 1))
-                ax.fill_between(line["proportion"], line["q1"], line["q3"], color=colour, alpha=0.25, lw=0)
-                ax.plot(
-                    line["proportion"], line["median"], color=colour, lw=1.5, label=f"ε = {epsilon_text(eps)}"
-                )
+                ax.fill_between(x[line], q1[line], q3[line], color=colour, alpha=0.25, lw=0)
+                ax.plot(x[line], median[line], color=colour, lw=1.5, label=f"ε = {epsilon_text(eps)}")
             if _spans_decades(part["proportion"]):
                 log_scale(ax, "x")
             if risk == "many_worlds" and _spans_decades(part[["q1", "q3", "median"]].to_numpy().ravel()):
