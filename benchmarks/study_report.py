@@ -39,8 +39,8 @@ TARGET_SECONDS = 6.0
 
 def write_incomes(path: Path, n: int, seed: int = 0) -> None:
     """n lognormal incomes, every value distinct, as a one-column Parquet file."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     income = np.random.default_rng(seed).lognormal(5.0, 0.8, n)
     pq.write_table(pa.table({"income": income}), path)
@@ -88,7 +88,7 @@ def run_previous(argv: list[str]) -> int:
     import privrisk.reports.plots.study as plots
     from privrisk.cli import main
 
-    plots.save_figure = _previous_save_figure  # type: ignore[assignment]
+    plots.save_figure = _previous_save_figure
     plots.log_scale = _previous_log_scale
     set_title = Axes.set_title
 
