@@ -84,13 +84,14 @@ def save_figure(
                 # One Agg draw both lays the figure out (its layout engine runs in the draw) and paints the
                 # PNG; the SVG then reuses the frozen positions instead of laying out again.
                 _write_png(fig, paths["png"], dpi)
-            else:
                 if _has_layout_engine(fig):
+                    fig.set_layout_engine("none")
+            else:
+                if _has_layout_engine(fig):  # lay out once, then freeze: both crops see the same positions
                     fig.canvas.draw()
+                    fig.set_layout_engine("none")
                 fig.savefig(paths["png"], format="png", dpi=dpi, metadata={"Software": None},
                             bbox_inches=bbox_inches)  # fmt: skip
-            if _has_layout_engine(fig):
-                fig.set_layout_engine("none")
             fig.savefig(paths["svg"], format="svg", metadata={"Date": None}, bbox_inches=bbox_inches)
     finally:
         plt.close(fig)
