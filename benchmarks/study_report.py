@@ -10,8 +10,10 @@ proportions, 100 repetitions, the 7 queries, 6 values of ε; ``python -m privris
   on every draw), patched into a child process. The study itself is the same in both.
 
 Each is timed by its CPU time (``resource.getrusage`` of the child: on the shared 2-core machine wall times vary
-threefold with the load, CPU time little) and its wall time; the load average is printed beside them. Both runs
-must write the same results.parquet and summary.csv.
+threefold with the load, CPU time little) and its wall time; the load average is printed beside them. A third
+run of ours, in a child like the previous one, also times writing the folder (``write_bundle``: Matplotlib's
+import, the figures, the page and the files), which both children print. Both ways must write the same
+results.parquet and summary.csv.
 
 Run: ``python benchmarks/study_report.py`` (the issue's case, the median of ``--repeat`` runs, 3 by default) or
 ``python benchmarks/study_report.py --quick`` (N = 100,000, 10 repetitions, one run each).
@@ -81,27 +83,47 @@ def _previous_log_scale(ax: Any, axis: str = "y", *, minor: bool = False) -> Non
     (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
 
 
-def run_previous(argv: list[str]) -> int:
-    """``privrisk study`` with the previous figure path patched in (this process is the child)."""
-    from matplotlib.axes import Axes
+def run_child(way: str, argv: list[str]) -> int:
+    """``privrisk study`` in this process (the child), the previous figure path patched in for ``previous``.
 
-    import privrisk.reports.plots.study as plots
+    The CPU time of writing the folder (``write_bundle``: the figures, the page and the files) is printed last
+    on stderr as ``report_cpu=…``.
+    """
+    import privrisk.cli.study as command
     from privrisk.cli import main
 
-    plots.save_figure = _previous_save_figure
-    plots.log_scale = _previous_log_scale
-    set_title = Axes.set_title
+    if way == "previous":
+        from matplotlib.axes import Axes
 
-    def automatic_title(self: Any, label: str, *args: Any, y: Any = None, **kwargs: Any) -> Any:
-        return set_title(self, label, *args, **kwargs)  # Matplotlib searches for the title's place
+        import privrisk.reports.plots.study as plots
 
-    Axes.set_title = automatic_title  # type: ignore[method-assign]
-    return main(argv)
+        plots.save_figure = _previous_save_figure
+        plots.log_scale = _previous_log_scale
+        set_title = Axes.set_title
+
+        def automatic_title(self: Any, label: str, *args: Any, y: Any = None, **kwargs: Any) -> Any:
+            return set_title(self, label, *args, **kwargs)  # Matplotlib searches for the title's place
+
+        Axes.set_title = automatic_title  # type: ignore[method-assign]
+    write_bundle, spent = command.write_bundle, []
+
+    def timed_bundle(*args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return write_bundle(*args, **kwargs)
+        finally:
+            spent.append(time.process_time() - start)
+
+    command.write_bundle = timed_bundle
+    code = main(argv)
+    print(f"report_cpu={sum(spent)}", file=sys.stderr)
+    return code
 
 
 # ------------------------------------------------------------------------------------------- timing
-def timed(command: list[str]) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system, from getrusage of the children) of one command."""
+def timed(command: list[str]) -> tuple[float, float, float | None]:
+    """Wall and CPU seconds (user + system, from getrusage of the children) of one command, and the CPU
+    seconds of writing the folder if the command reports them (``report_cpu=…`` on stderr)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(command, capture_output=True, text=True)
@@ -112,17 +134,19 @@ def timed(command: list[str]) -> tuple[float, float]:
             f"{' '.join(command[:4])} … failed ({proc.returncode}): {proc.stderr.strip()[-500:]}"
         )
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    lines = proc.stderr.strip().splitlines()
+    report = float(lines[-1].split("=")[1]) if lines and lines[-1].startswith("report_cpu=") else None
+    return wall, cpu, report
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="N = 100,000, 10 repetitions, one run each")
     parser.add_argument("--repeat", type=int, default=None, help="runs of each way (the median is printed)")
-    parser.add_argument("--previous", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.previous is not None:
-        raise SystemExit(run_previous(args.previous))
+    if args.child is not None:
+        raise SystemExit(run_child(args.child[0], args.child[1:]))
 
     n, reps = (100_000, 10) if args.quick else (1_000_000, 100)
     repeat = args.repeat or (1 if args.quick else 3)
@@ -130,16 +154,17 @@ def main() -> None:
         data = Path(tmp) / "incomes.parquet"
         write_incomes(data, n)
         ways = {
-            "privrisk": [sys.executable, "-m", "privrisk"],
-            "previous": [sys.executable, __file__, "--previous"],
+            "privrisk": [sys.executable, "-m", "privrisk"],  # as a user runs it
+            "privrisk, report timed": [sys.executable, __file__, "--child", "privrisk"],
+            "previous": [sys.executable, __file__, "--child", "previous"],
         }
-        times: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
+        times: dict[str, list[tuple[float, float, float | None]]] = {way: [] for way in ways}
         for run in range(repeat):
-            for way, command in ways.items():  # alternated, so that both see the same load
-                out = Path(tmp) / f"{way}-{run}"
+            for i, (way, command) in enumerate(ways.items()):  # alternated, so that all see the same load
+                out = Path(tmp) / f"{i}-{run}"
                 times[way].append(timed([*command, *study_arguments(data, out, reps)]))
         same = all(
-            (Path(tmp) / f"privrisk-0/{name}").read_bytes() == (Path(tmp) / f"previous-0/{name}").read_bytes()
+            (Path(tmp) / f"0-0/{name}").read_bytes() == (Path(tmp) / f"2-0/{name}").read_bytes()
             for name in ("results.parquet", "summary.csv")
         )
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -147,8 +172,8 @@ def main() -> None:
           f"repetitions, {len(QUERIES)} queries, {len(EPSILONS)} ε; median of {repeat} run{'s' * (repeat > 1)}; "
           f"load average {load} (2 cores)")  # fmt: skip
     median = {
-        way: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t))
-        for way, t in times.items()
+        way: (statistics.median(t[0] for t in runs), statistics.median(t[1] for t in runs))
+        for way, runs in times.items()
     }
     for way, label in (
         ("privrisk", "privrisk  end to end      "),
@@ -159,6 +184,10 @@ def main() -> None:
     ratio_cpu = median["previous"][1] / median["privrisk"][1]
     ratio_wall = median["previous"][0] / median["privrisk"][0]
     print(f"ratio     previous / privrisk   CPU {ratio_cpu:5.2f}×   wall {ratio_wall:5.2f}×")
+    ours = statistics.median(t[2] or 0.0 for t in times["privrisk, report timed"])
+    before = statistics.median(t[2] or 0.0 for t in times["previous"])
+    print(f"report    writing the folder (figures, page, files), CPU: privrisk {ours:.2f} s, previous "
+          f"{before:.2f} s ({before / ours:.2f}×)")  # fmt: skip
     if not args.quick:
         met = "met" if median["privrisk"][1] <= TARGET_SECONDS else "NOT met"
         print(f"target    ≤ {TARGET_SECONDS:g} s end to end (CPU time): {met}")
