@@ -52,3 +52,32 @@ def test_save_figure_closes_on_failure(tmp_path):
     else:  # pragma: no cover
         raise AssertionError("writing into a file should fail")
     assert len(plt.get_fignums()) == before
+
+
+def test_the_png_drawn_once_is_what_savefig_draws(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    # Without a layout engine, one Agg draw at the dpi gives the pixels savefig gives (Matplotlib's own path).
+    paths = save_figure(_figure(), tmp_path, "once", dpi=120)
+    fig = _figure()
+    fig.savefig(tmp_path / "reference.png", format="png", dpi=120, metadata={"Software": None})
+    pyplot().close(fig)
+    ours, reference = Image.open(paths["png"]), Image.open(tmp_path / "reference.png")
+    assert ours.size == reference.size == (480, 360)  # 4 × 3 inches at 120 dpi
+    assert np.array_equal(np.asarray(ours), np.asarray(reference))
+
+
+def test_log_axes_read_powers_of_ten_as_plain_text(tmp_path):
+    from privrisk.reports.plots._base import _decade_text, log_scale
+
+    fig, ax = pyplot().subplots(figsize=(4, 3), layout="constrained")
+    ax.plot([0, 1, 2], [1e-6, 3e-5, 2e-3])
+    log_scale(ax, "y", minor=True)
+    svg = save_figure(fig, tmp_path, "log")["svg"].read_text(encoding="utf-8")
+    for label in ("10⁻⁶", "10⁻⁵", "10⁻⁴", "10⁻³"):
+        assert f">{label}</text>" in svg  # one text element each, searchable
+    assert "$" not in svg and "10^" not in svg  # no mathtext
+    assert [_decade_text(x) for x in (1.0, 10.0, 1e-12, 1e12)] == ["10⁰", "10¹", "10⁻¹²", "10¹²"]
+    assert _decade_text(2e-5) == "2 × 10⁻⁵" and _decade_text(0.5) == "0.5"  # not a power: the formatter
+    assert ax.yaxis.get_minor_formatter()(2e-5) == ""  # minor ticks drawn, never labelled

@@ -166,3 +166,27 @@ def test_write_bundle_writes_the_folder_and_the_json_document(tmp_path):
     with pytest.raises(PrivriskError, match="no attack columns"):
         write_bundle(tmp_path / "no", sampling_study(values, **args), settings=settings, title="T")
     assert not (tmp_path / "no").exists()
+
+
+def test_the_folder_is_the_same_run_to_run_and_its_log_axes_are_text(tmp_path):
+    settings = StudySettings(
+        queries=["max", "mean"], epsilons=[0.5, 1.0], proportions=[0.05, 1], repetitions=5
+    )
+    values = {"income": np.random.default_rng(3).lognormal(5.0, 0.8, 400)}  # every value distinct
+    results = sampling_study(values, **settings.sample_arguments())
+    for run in ("a", "b"):
+        write_bundle(tmp_path / run, results, settings=settings, title="T")
+    names = ["results.parquet", "summary.csv", "report.html"]
+    names += [f"figures/{p.name}" for p in sorted((tmp_path / "a" / "figures").iterdir())]
+    assert len(names) == 7
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    manifests = [json.loads((tmp_path / run / "manifest.json").read_text()) for run in ("a", "b")]
+    assert [{k: v for k, v in m.items() if k != "created"} for m in manifests] == [
+        {k: v for k, v in manifests[0].items() if k != "created"}
+    ] * 2  # only the time it was written differs
+    # results.parquet is what pandas writes for the frame (the same table, the same pandas metadata).
+    assert pd.read_parquet(tmp_path / "a" / "results.parquet").equals(results)
+    # ρ_mw spans decades (n = 20 to 400): its axis reads 10⁻ⁿ as text, without mathtext.
+    svg = (tmp_path / "a" / "figures" / "figure1_risk_by_query.svg").read_text(encoding="utf-8")
+    assert ">10⁻" in svg and "$" not in svg

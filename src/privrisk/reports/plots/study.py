@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk._format import VOCABULARY, epsilon_text
-from privrisk.reports.plots._base import pyplot, save_figure
+from privrisk.reports.plots._base import log_scale, pyplot, save_figure
 
 _RISK_LABELS = {risk: VOCABULARY[risk] for risk in ("many_worlds", "two_worlds")}
 
@@ -37,16 +37,19 @@ def risk_boxplots(
     from matplotlib import cbook
 
     labels = labels or {}
-    at = results[np.isclose(results["epsilon"], epsilon)]
-    queries = list(dict.fromkeys(at["query"]))
-    variables = list(dict.fromkeys(at["variable"]))
+    at = results[np.isclose(results["epsilon"].to_numpy(), epsilon)]
+    # Codes in order of first appearance, as dict.fromkeys gives them, without iterating strings in Python.
+    query_codes, queries = pd.factorize(at["query"])
+    variable_codes, variables = pd.factorize(at["variable"])
+    queries, variables = list(queries), list(variables)
     colours = plt.get_cmap("tab10").colors
     width = 0.8 / max(len(variables), 1)
     fig, axes = plt.subplots(1, 2, figsize=(max(7.5, 1.5 * len(queries) * 2), 4.2), constrained_layout=True)
     for ax, risk in zip(axes, ("many_worlds", "two_worlds"), strict=True):
         for i, var in enumerate(variables):
-            sub = at[at["variable"] == var]
-            data = [sub.loc[sub["query"] == q, risk].to_numpy() for q in queries]
+            of_var = variable_codes == i
+            values = at[risk].to_numpy()
+            data = [values[of_var & (query_codes == j)] for j in range(len(queries))]
             pos = np.arange(len(queries)) + (i - (len(variables) - 1) / 2) * width
             stats = cbook.boxplot_stats([d if d.size else np.array([np.nan]) for d in data])
             for st in stats:
@@ -69,11 +72,14 @@ def risk_boxplots(
         ax.set_xlabel("query")
         ax.set_ylabel(_RISK_LABELS[risk])
         if risk == "many_worlds" and _spans_decades(at[risk]):
-            ax.set_yscale("log")
+            log_scale(ax, "y", minor=True)  # the y axis only: set after minorticks_off, as it always was
         if risk == "two_worlds":
             ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        # y=1 where Matplotlib would put it anyway, given explicitly: it then skips searching, on every
+        # draw, for tick labels above the axes that the title would have to clear (there are none).
         ax.set_title(
-            f"({'ab'[risk == 'two_worlds']}) {_RISK_LABELS[risk].split(' ρ')[0]}, ε = {epsilon_text(epsilon)}"
+            f"({'ab'[risk == 'two_worlds']}) {_RISK_LABELS[risk].split(' ρ')[0]}, ε = {epsilon_text(epsilon)}",
+            y=1.0,
         )
         ax.grid(axis="y", alpha=0.3)
     axes[1].legend(title="variable", fontsize="small", loc="best")
@@ -100,21 +106,25 @@ def risk_by_proportion(
         for col, risk in enumerate(("many_worlds", "two_worlds")):
             ax = axes[row, col]
             part = sub[(sub["variable"] == var) & (sub["risk"] == risk)]
+            # Sorted by proportion once; each ε's line is then a mask over plain arrays, not a pandas query.
+            part = part.sort_values("proportion", kind="stable")
+            x, at_eps = part["proportion"].to_numpy(), part["epsilon"].to_numpy()
+            q1, median, q3 = (part[c].to_numpy() for c in ("q1", "median", "q3"))
             for j, eps in enumerate(epsilons):
-                line = part[np.isclose(part["epsilon"], eps)].sort_values("proportion")
+                line = np.isclose(at_eps, eps)
                 colour = cmap(j / max(len(epsilons) - 1, 1))
-                ax.fill_between(line["proportion"], line["q1"], line["q3"], color=colour, alpha=0.25, lw=0)
-                ax.plot(
-                    line["proportion"], line["median"], color=colour, lw=1.5, label=f"ε = {epsilon_text(eps)}"
-                )
+                ax.fill_between(x[line], q1[line], q3[line], color=colour, alpha=0.25, lw=0)
+                ax.plot(x[line], median[line], color=colour, lw=1.5, label=f"ε = {epsilon_text(eps)}")
             if _spans_decades(part["proportion"]):
-                ax.set_xscale("log")
+                log_scale(ax, "x")
             if risk == "many_worlds" and _spans_decades(part[["q1", "q3", "median"]].to_numpy().ravel()):
-                ax.set_yscale("log")
+                log_scale(ax, "y")
             ax.minorticks_off()  # minor ticks on log axes over many decades cost seconds to draw
             ax.set_xlabel("sample proportion (share of the variable's records)")
             ax.set_ylabel(_RISK_LABELS[risk])
-            ax.set_title(f"{labels.get(var, var)}: {_RISK_LABELS[risk].split(' ρ')[0]}", fontsize="medium")
+            ax.set_title(
+                f"{labels.get(var, var)}: {_RISK_LABELS[risk].split(' ρ')[0]}", fontsize="medium", y=1.0
+            )
             ax.grid(alpha=0.3)
     fig.suptitle(f"Risk against sample proportion, {query} query: median (line) and quartiles (band) per ε")
     handles, names = axes[0, 0].get_legend_handles_labels()
