@@ -21,7 +21,16 @@ _MAX_EXP = 700.0
 
 
 class BoxReference:
-    """The reference's box-kernel density P: sorted breakpoints, values between them, cumulative integral."""
+    """The reference's box-kernel density P: sorted breakpoints, values between them, cumulative integral.
+
+    P(x) = (1/t) Σⱼ 1{|x − yⱼ| < hⱼ}/(2hⱼ) (Burchard and Daoud 2022, §4), before truncation to [lo, hi].
+
+    Example:
+        >>> y = np.array([0.0, 1.0, 2.0, 3.0])
+        >>> ref = BoxReference(y, np.ones(4), 4, 0.0, 3.0)  # kernels of half-width 1, mass 1/4 each
+        >>> float(ref.integral(np.array([-1.0]), np.array([4.0]))[0]), ref.mass  # the tails hold 1/8 each
+        (1.0, 0.75)
+    """
 
     def __init__(self, y: np.ndarray, h: np.ndarray, t: int, lo: float, hi: float) -> None:
         w = 1.0 / (2.0 * t * h)
