@@ -145,11 +145,15 @@ def windowed_box(
     half = np.concatenate([hy[uc], hz[vr, vc]])
     sign = np.concatenate([-np.ones(ur.size), np.ones(vr.size)])
     weight = sign / (2.0 * t * half)
-    order = np.argsort(rows, kind="stable")
-    rows, centre, half, weight = rows[order], centre[order], half[order], weight[order]
-    counts = np.bincount(rows, minlength=n)
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    position = np.arange(rows.size) - start[rows]
+    # each row's slots: its reference kernels first, then its own (both lists are in row order already)
+    count_u, count_v = np.bincount(ur, minlength=n), np.bincount(vr, minlength=n)
+    position = np.concatenate(
+        [
+            np.arange(ur.size) - (np.cumsum(count_u) - count_u)[ur],
+            count_u[vr] + np.arange(vr.size) - (np.cumsum(count_v) - count_v)[vr],
+        ]
+    )
+    counts = count_u + count_v
     width = 2 * int(counts.max(initial=0)) + 4
     keys = np.full((n, width), np.inf)
     jumps = np.zeros((n, width))
