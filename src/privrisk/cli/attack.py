@@ -15,17 +15,7 @@ from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon, percent
 from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP, choose_universe
 from privrisk.errors import PrivriskError
-from privrisk.io.data import read_column
 from privrisk.io.files import check_outputs
-from privrisk.posterior import (
-    WORLDS,
-    exact_risk,
-    expected_success,
-    lee_clifton_bound,
-    simulate_attack,
-    tight_epsilon,
-    worlds,
-)
 from privrisk.sensitivity import QUERIES, global_sensitivity
 
 # What --out DIR receives (io.files.check_outputs refuses an input among them).
@@ -80,6 +70,9 @@ def attack_command(
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
+    from privrisk.io.data import read_column
+    from privrisk.posterior import WORLDS, simulate_attack, tight_epsilon, worlds
+
     if out_dir is not None:
         check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
     eps = parse_epsilon(epsilon, name="--epsilon")
@@ -171,6 +164,7 @@ def _write_outputs(out_dir: Path, doc: dict[str, Any], f: np.ndarray, df: float,
     import pandas as pd
 
     from privrisk.io.files import atomic_dir, write_json
+    from privrisk.posterior import exact_risk, expected_success, lee_clifton_bound
     from privrisk.reports.manifest import write_manifest
     from privrisk.reports.plots.attack import epsilon_grid, plot_risk_vs_epsilon
 
