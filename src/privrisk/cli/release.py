@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
 from privrisk.cli._common import (
+    KEY_ENV,
     MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
@@ -20,21 +22,12 @@ from privrisk.cli._common import (
     percent,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.data import read_table, table_columns
 from privrisk.io.files import atomic_dir, atomic_path, check_outputs
-from privrisk.release.ledger import KEY_ENV, deferred_signals, fits_budget, read_key
-from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
-from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
-from privrisk.release.statement import (
-    LedgerSummary,
-    Release,
-    composed_epsilon,
-    release_parameters,
-    summarize_ledger,
-    write_internal,
-    write_outputs,
-)
 from privrisk.sensitivity import QUERIES
+
+if TYPE_CHECKING:
+    from privrisk.release.spec import ReleaseQuery
+    from privrisk.release.statement import LedgerSummary, Release
 
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
@@ -50,6 +43,8 @@ def _queries(
     missing: str | None,
     public_n: int | None,
 ) -> tuple[list[ReleaseQuery], int | None]:
+    from privrisk.release.spec import ReleaseQuery, read_release_spec
+
     single = {"--column": column, "--query": query, "--epsilon": epsilon, "--universe": universe}
     if spec is not None:
         given = [name for name, value in single.items() if value is not None]
@@ -165,6 +160,17 @@ def release_command(
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
+    from privrisk.io.data import read_table, table_columns
+    from privrisk.release.ledger import deferred_signals, read_key
+    from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
+    from privrisk.release.spec import check_public_n, check_spec_columns
+    from privrisk.release.statement import (
+        composed_epsilon,
+        release_parameters,
+        write_internal,
+        write_outputs,
+    )
+
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n)
     limit = parse_epsilon(budget, name="budget") if budget is not None else None
@@ -262,6 +268,9 @@ def ledger_command(
 
     Example: privrisk ledger ledger.json --budget 1
     """
+    from privrisk.release.ledger import fits_budget, read_key
+    from privrisk.release.statement import summarize_ledger
+
     summary = summarize_ledger(path, budget, key=read_key(key_file))
     if as_json:
         emit_json(summary.to_dict())
