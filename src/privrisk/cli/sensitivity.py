@@ -14,7 +14,6 @@ from privrisk._validation import check_choice, check_probability
 from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.data import read_column
 from privrisk.sensitivity import (
     METHODS,
     NEIGHBOURS,
@@ -37,6 +36,8 @@ def choose_universe(
     missing: str | None,
 ) -> tuple[Universe, str]:
     """The universe named by the command-line options, and a sentence saying which it is."""
+    from privrisk.io.data import read_column
+
     if universe and universe_file:
         raise PrivriskError("--universe: give either --universe LO,HI or --universe-file, not both")
     if universe:
@@ -91,6 +92,8 @@ def sensitivity_command(
 
     Example: privrisk sensitivity examples/distance_work.csv --column distance --query mean --epsilon 1
     """
+    from privrisk.io.data import read_column
+
     if max_risk is not None and epsilon is None:
         raise PrivriskError("--max-risk: needs --epsilon")
     if max_risk is not None:
