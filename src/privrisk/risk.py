@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import math  # noqa: F401 - used by the doctests
-
 from typing import TYPE_CHECKING
 
 import numpy as np
