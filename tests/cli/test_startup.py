@@ -201,6 +201,7 @@ def test_the_defaults_in_cli_common_are_the_librarys():
     from privrisk.io.engine import SPARK_ROLLUP_CLASSES
     from privrisk.presence.search import LOSS_MEASURES
     from privrisk.release.ledger import KEY_ENV
+    from privrisk.reports.html import MAX_ROWS
     from privrisk.study.attack import DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS
     from privrisk.study.sampling import DEFAULT_EPSILONS, DEFAULT_QUERIES
 
@@ -212,3 +213,4 @@ def test_the_defaults_in_cli_common_are_the_librarys():
     assert _common.LOSS_MEASURES == LOSS_MEASURES
     assert _common.SPARK_ROLLUP_CLASSES == SPARK_ROLLUP_CLASSES
     assert _common.KEY_ENV == KEY_ENV
+    assert _common.MAX_ROWS == MAX_ROWS

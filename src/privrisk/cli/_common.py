@@ -37,6 +37,7 @@ LOSS_MEASURES: tuple[Literal["precision", "height", "discernibility"], ...] = (
 )  # privrisk.presence.search
 SPARK_ROLLUP_CLASSES = 10_000_000  # privrisk.io.engine
 KEY_ENV = "PRIVRISK_LEDGER_KEY"  # privrisk.release.ledger
+MAX_ROWS = 200  # privrisk.reports.html
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -48,6 +49,7 @@ __all__ = [
     "DEFAULT_QUERIES",
     "KEY_ENV",
     "LOSS_MEASURES",
+    "MAX_ROWS",
     "MISSING_HELP",
     "PARAM_OPTIONS",
     "SCHEMA_VERSION",
