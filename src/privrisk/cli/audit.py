@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from privrisk._validation import check_whole
+from privrisk._validation import QUERIES, check_whole
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     MISSING_HELP,
@@ -29,7 +29,6 @@ from privrisk.cli._common import (
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
-from privrisk.sensitivity import QUERIES, Universe
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -95,6 +94,7 @@ def audit_command(
     from privrisk.audit.intruder import audit_data_dependent, audit_sweep, check_alpha, check_event
     from privrisk.audit.report import audit_document, exp_text, write_outputs, write_records
     from privrisk.io.data import read_column
+    from privrisk.sensitivity import Universe
 
     if out_dir is not None:
         check_outputs(
