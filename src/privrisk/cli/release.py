@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     KEY_ENV,
@@ -23,7 +24,6 @@ from privrisk.cli._common import (
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import atomic_dir, atomic_path, check_outputs
-from privrisk.sensitivity import QUERIES
 
 if TYPE_CHECKING:
     from privrisk.release.spec import ReleaseQuery
