@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
 from privrisk._format import percent_3g
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     DEFAULT_ATTACK_MAX_N,
@@ -33,9 +33,10 @@ from privrisk.cli._common import (
 )
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
-from privrisk.sensitivity import QUERIES
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from privrisk.study.inputs import StudySettings
     from privrisk.study.report import StudyBundle
 
