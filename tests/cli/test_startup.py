@@ -105,6 +105,16 @@ def test_help_of_every_command_imports_nothing_heavy():
         assert "Usage: privrisk " + name in step["out"], name
 
 
+def test_the_list_of_commands_needs_not_even_numpy():
+    code = (
+        "import contextlib, io, sys\nfrom privrisk.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()): code = main(['--help'])\n"
+        "print(code, 'numpy' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["0", "False"]
+
+
 # ------------------------------------------------------------------------------------- the table cannot drift
 def _all_command_modules() -> list[str]:
     import privrisk.cli
