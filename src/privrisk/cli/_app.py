@@ -9,6 +9,7 @@ need. The commands, their modules and their one-line help are the table ``privri
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
@@ -36,6 +37,30 @@ def _built_command(name: str) -> _click.Command:
                 rich_markup_mode=app.rich_markup_mode,
             )
     raise RuntimeError(f"{module} defines no command {name!r} (privrisk.cli.COMMANDS says it does)")
+
+
+def command_table(modules: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """What ``privrisk.cli.COMMANDS`` must say: import each module and read the commands it registers.
+
+    Each command maps to its module and the first paragraph of its docstring (the line ``privrisk --help`` shows),
+    in the order the modules register them. Tests compare it with the table; after a command's docstring changes,
+    print it to update the table.
+
+    Example:
+        >>> command_table(["risk"])["table"][0]
+        'risk'
+    """
+    for module in modules:
+        importlib.import_module(f"privrisk.cli.{module}")
+    table: dict[str, tuple[str, str]] = {}
+    for info in app.registered_commands:
+        callback_name = getattr(info.callback, "__name__", "")
+        name = info.name or typer.main.get_command_name(callback_name)
+        module = getattr(info.callback, "__module__", "").rpartition(".")[2]
+        if module in modules:
+            help_text = info.help if info.help is not None else inspect.getdoc(info.callback) or ""
+            table[name] = (module, inspect.cleandoc(help_text).split("\n\n")[0])
+    return table
 
 
 class LazyCommands(MutableMapping[str, _click.Command]):
