@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any, Literal, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from privrisk.errors import PrivriskError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Query = Literal["count", "sum", "mean", "median", "min", "max", "variance", "std"]
 QUERIES: tuple[str, ...] = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
@@ -128,6 +129,8 @@ def check_epsilons(
         ...
         privrisk.errors.PrivriskError: epsilons: NaN is not a privacy parameter
     """
+    import numpy as np
+
     if isinstance(epsilons, str):
         return np.asarray(parse_epsilons(epsilons, name=name), dtype=float)
     try:
@@ -164,6 +167,8 @@ def check_probability(
         ...
         privrisk.errors.PrivriskError: alpha: must be a probability in [0, 1), got 1
     """
+    import numpy as np
+
     try:
         values = np.asarray(p, dtype=float)
     except (TypeError, ValueError):
@@ -234,6 +239,8 @@ def check_values(
         ...
         privrisk.errors.PrivriskError: values: contain NaN or infinite values; drop missing values first
     """
+    import numpy as np
+
     try:
         x = np.asarray(values, dtype=float).ravel()
     except (TypeError, ValueError):
@@ -254,11 +261,14 @@ def check_summable(values: np.ndarray, *, name: str = "values") -> np.ndarray:
     """Finite values whose sum of magnitudes is finite too, so a sum, mean or sensitivity cannot overflow.
 
     Example:
+        >>> import numpy as np
         >>> check_summable(np.array([1e308, 1e308]))
         Traceback (most recent call last):
         ...
         privrisk.errors.PrivriskError: values: their sum overflows a float (largest magnitude 1e+308); rescale them
     """
+    import numpy as np
+
     with np.errstate(over="ignore", invalid="ignore"):
         total = float(np.sum(np.abs(values)))
     if not math.isfinite(total):

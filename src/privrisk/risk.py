@@ -15,29 +15,65 @@ Example:
 from __future__ import annotations
 
 import math  # noqa: F401 - used by the doctests
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
-from scipy.special import expit, logit
 
 from privrisk._format import whole_percent
 from privrisk._validation import check_epsilons, check_probability, check_whole
 from privrisk.errors import PrivriskError
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "describe",
     "epsilon_for_risk",
+    "expit",
     "global_leak",
     "global_risk",
     "leak",
+    "logit",
     "many_worlds",
     "natural_frequency",
     "posterior_bound",
     "randomized_response",
+    "risk_rows",
     "risk_table",
     "two_worlds",
 ]
+
+
+def expit(x: ArrayLike) -> np.ndarray:
+    """The logistic function 1/(1 + e^(−x)), as :func:`scipy.special.expit` computes it (without importing scipy).
+
+    e^(−x) overflows to ∞ only where the result is 0 anyway, and for x → −∞ the quotient keeps its relative
+    precision, so the one formula is stable on the whole line.
+
+    Example:
+        >>> float(expit(math.log(3))), float(expit(-1000.0)), float(expit(1000.0))
+        (0.75, 0.0, 1.0)
+    """
+    with np.errstate(over="ignore"):
+        return np.asarray(1.0 / (1.0 + np.exp(-np.asarray(x, dtype=float))))
+
+
+def logit(p: ArrayLike) -> np.ndarray:
+    """ln(p/(1 − p)), as :func:`scipy.special.logit` computes it: near p = 1/2 as ln(1 + s) − ln(1 − s), s = 2p − 1.
+
+    The plain quotient loses digits where p/(1 − p) is close to 1; the log1p form keeps them. p = 0 and p = 1 give
+    −∞ and ∞.
+
+    Example:
+        >>> round(float(logit(0.75)), 12) == round(math.log(3), 12), float(logit(0.0)), float(logit(1.0))
+        (True, -inf, inf)
+    """
+    p = np.asarray(p, dtype=float)
+    middle = (p >= 0.3) & (p <= 0.65)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = 2.0 * (p - 0.5)
+        return np.asarray(np.where(middle, np.log1p(s) - np.log1p(-s), np.log(p / (1.0 - p))))
 
 
 def _out(value: ArrayLike) -> float | np.ndarray:
@@ -234,8 +270,34 @@ def randomized_response(epsilon: ArrayLike, d: ArrayLike = 2) -> float | np.ndar
     return many_worlds(epsilon, _n(d, minimum=1, name="d"), 1.0)
 
 
+def risk_rows(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> list[dict[str, float | int]]:
+    """Risk and leak for every ε and n: the rows of Table 1 of Mehner et al., as plain dictionaries.
+
+    For n = 2 the risk is the global risk P and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
+    and γ. :func:`risk_table` gives the same rows as a DataFrame; this form needs no pandas (the ``table``
+    command starts without it).
+
+    Returns:
+        One ``{"epsilon", "n", "risk", "leak"}`` per (ε, n), ε varying slowest.
+
+    Example:
+        >>> [f"{row['risk']:.1%}" for row in risk_rows([math.log(2)], [2, 10, 100])]
+        ['66.7%', '18.2%', '2.0%']
+    """
+    eps = np.atleast_1d(_epsilon(epsilons)).ravel()
+    n_ = np.atleast_1d(_n(ns, minimum=2)).ravel()
+    e_grid, n_grid = np.meshgrid(eps, n_, indexing="ij")
+    e_flat, n_flat = e_grid.ravel(), n_grid.ravel()
+    risk = np.asarray(many_worlds(e_flat, n_flat), dtype=float)
+    leaks = np.asarray(leak(risk, n_flat), dtype=float)
+    return [
+        {"epsilon": float(e), "n": int(n), "risk": float(r), "leak": float(g)}
+        for e, n, r, g in zip(e_flat, n_flat, risk, leaks, strict=True)
+    ]
+
+
 def risk_table(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> pd.DataFrame:
-    """Risk and leak for every ε and n: Table 1 of Mehner et al., as a tidy DataFrame.
+    """Risk and leak for every ε and n: Table 1 of Mehner et al., as a tidy DataFrame (the rows of :func:`risk_rows`).
 
     For n = 2 the risk is the global risk P and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
     and γ.
@@ -248,18 +310,10 @@ def risk_table(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> pd.DataFram
         >>> [f"{x:.1%}" for x in t["risk"]]
         ['66.7%', '18.2%', '2.0%']
     """
-    eps = np.atleast_1d(_epsilon(epsilons)).ravel()
-    n_ = np.atleast_1d(_n(ns, minimum=2)).ravel()
-    e_grid, n_grid = np.meshgrid(eps, n_, indexing="ij")
-    e_flat, n_flat = e_grid.ravel(), n_grid.ravel()
-    risk = np.asarray(many_worlds(e_flat, n_flat), dtype=float)
-    return pd.DataFrame(
-        {
-            "epsilon": e_flat,
-            "n": n_flat.astype(int),
-            "risk": risk,
-            "leak": np.asarray(leak(risk, n_flat), dtype=float),
-        }
+    import pandas as pd
+
+    return pd.DataFrame(risk_rows(epsilons, ns), columns=["epsilon", "n", "risk", "leak"]).astype(
+        {"epsilon": float, "n": int, "risk": float, "leak": float}
     )
 
 

@@ -181,12 +181,13 @@ def test_an_out_that_cannot_be_written_is_one_line_exit_2(cli, tmp_path):
 
 
 def test_out_is_checked_before_the_work(cli, tmp_path, monkeypatch):
-    import privrisk.cli.attack as attack_cli
+    import privrisk.io.data
 
     def never(*args, **kwargs):
         raise AssertionError("the attack ran before --out was checked")
 
-    monkeypatch.setattr(attack_cli, "read_column", never)
+    # The command imports read_column when it runs (privrisk.cli stays light), so the library's is replaced.
+    monkeypatch.setattr(privrisk.io.data, "read_column", never)
     afile = tmp_path / "f.csv"
     afile.write_text("x\n1\n2\n")
     one_line_error(cli("attack", afile, "-c", "x", "-q", "mean", "-e", "1", "--out", afile / "x"), "--out")

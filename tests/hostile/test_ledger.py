@@ -254,7 +254,7 @@ def test_out_under_a_file_fails_before_noise(cli, data, tmp_path, no_noise):
 
 
 def test_interrupt_while_writing_outputs_charges_nothing(cli, data, tmp_path, monkeypatch):
-    from privrisk.cli import release as cli_release
+    import privrisk.release.statement
 
     led = tmp_path / "ledger.json"
     record_release(led, queries=q(0.25), budget=1.0)
@@ -262,7 +262,8 @@ def test_interrupt_while_writing_outputs_charges_nothing(cli, data, tmp_path, mo
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_release, "write_outputs", interrupted)
+    # The command imports write_outputs when it runs (privrisk.cli stays light), so the library's is replaced.
+    monkeypatch.setattr(privrisk.release.statement, "write_outputs", interrupted)
     out = tmp_path / "out"
     try:
         cli(*release(data, "--ledger", led, "--out", out))  # exit 130 is privrisk.cli.main's (another change)

@@ -11,7 +11,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 
@@ -23,13 +23,38 @@ from privrisk.io.files import to_jsonable
 SCHEMA_VERSION = 1
 MISSING_HELP = "Missing codes to drop: 'negative' (SOEP: −1, −2, …) or a list such as -1,-3."
 
+# The library's defaults that options show in ``--help``, repeated here because their modules import pandas or
+# scipy and ``privrisk COMMAND --help`` must not (tests/cli/test_startup.py checks each equals the library's).
+DEFAULT_EPSILONS: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)  # privrisk.study.sampling
+DEFAULT_QUERIES: tuple[str, ...] = ("mean", "median", "min", "max", "variance")  # privrisk.study.sampling
+DEFAULT_ATTACK_TRIALS = 1_000  # privrisk.study.attack
+DEFAULT_ATTACK_MAX_N = 50_000  # privrisk.study.attack
+TOP_RECORDS = 20  # privrisk.audit.intruder
+LOSS_MEASURES: tuple[Literal["precision", "height", "discernibility"], ...] = (
+    "precision",
+    "height",
+    "discernibility",
+)  # privrisk.presence.search
+SPARK_ROLLUP_CLASSES = 10_000_000  # privrisk.io.engine
+KEY_ENV = "PRIVRISK_LEDGER_KEY"  # privrisk.release.ledger
+MAX_ROWS = 200  # privrisk.reports.html
+
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
 
 __all__ = [
+    "DEFAULT_ATTACK_MAX_N",
+    "DEFAULT_ATTACK_TRIALS",
+    "DEFAULT_EPSILONS",
+    "DEFAULT_QUERIES",
+    "KEY_ENV",
+    "LOSS_MEASURES",
+    "MAX_ROWS",
     "MISSING_HELP",
     "PARAM_OPTIONS",
     "SCHEMA_VERSION",
+    "SPARK_ROLLUP_CLASSES",
+    "TOP_RECORDS",
     "emit_json",
     "err",
     "floats",

@@ -3,30 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
-from privrisk import risk as R
-from privrisk._validation import check_choice, check_query
+from privrisk._validation import QUERIES, check_choice, check_query
 from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon, percent
 from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP, choose_universe
 from privrisk.errors import PrivriskError
-from privrisk.io.data import read_column
 from privrisk.io.files import check_outputs
-from privrisk.posterior import (
-    WORLDS,
-    exact_risk,
-    expected_success,
-    lee_clifton_bound,
-    simulate_attack,
-    tight_epsilon,
-    worlds,
-)
-from privrisk.sensitivity import QUERIES, global_sensitivity
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # What --out DIR receives (io.files.check_outputs refuses an input among them).
 OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
@@ -80,6 +70,11 @@ def attack_command(
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
+    from privrisk import risk as R
+    from privrisk.io.data import read_column
+    from privrisk.posterior import WORLDS, simulate_attack, tight_epsilon, worlds
+    from privrisk.sensitivity import global_sensitivity
+
     if out_dir is not None:
         check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
     eps = parse_epsilon(epsilon, name="--epsilon")
@@ -172,9 +167,11 @@ def attack_command(
 
 def _write_outputs(out_dir: Path, doc: dict[str, Any], f: np.ndarray, df: float, file: Path) -> None:
     """The JSON document, the curve over ε as CSV, its figure and the manifest, written whole or not at all."""
+    import numpy as np
     import pandas as pd
 
     from privrisk.io.files import atomic_dir, write_json
+    from privrisk.posterior import exact_risk, expected_success, lee_clifton_bound
     from privrisk.reports.manifest import write_manifest
     from privrisk.reports.plots.attack import epsilon_grid, plot_risk_vs_epsilon
 
@@ -236,6 +233,8 @@ def _share(p: float) -> str:
 
 def _sentence(doc: dict[str, Any]) -> str:
     """The result in words, with natural frequencies."""
+    from privrisk import risk as R
+
     n = doc["n_worlds"]
     phrase, base = R.natural_frequency(doc["expected_success"])
     guess, _ = R.natural_frequency(doc["guess"], base=base)

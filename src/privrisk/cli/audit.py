@@ -14,27 +14,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from privrisk._validation import check_whole
-from privrisk.audit.intruder import (
-    TOP_RECORDS,
-    AuditResult,
-    audit_data_dependent,
-    audit_sweep,
-    check_alpha,
-    check_event,
-)
-from privrisk.audit.report import (
-    audit_document,
-    exp_text,
-    ratio_text,
-    record_nouns,
-    write_outputs,
-    write_records,
-)
+from privrisk._validation import QUERIES, check_whole
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     MISSING_HELP,
     PARAM_OPTIONS,
+    TOP_RECORDS,
     emit_json,
     err,
     floats,
@@ -43,12 +28,13 @@ from privrisk.cli._common import (
     parse_epsilon,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.data import NumericColumn, read_column
 from privrisk.io.files import check_outputs
-from privrisk.sensitivity import QUERIES, Universe
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from privrisk.audit.intruder import AuditResult
+    from privrisk.io.data import NumericColumn
 
 
 # The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
@@ -107,6 +93,11 @@ def audit_command(
 
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
+    from privrisk.audit.intruder import audit_data_dependent, audit_sweep, check_alpha, check_event
+    from privrisk.audit.report import audit_document, exp_text, write_outputs, write_records
+    from privrisk.io.data import read_column
+    from privrisk.sensitivity import Universe
+
     if out_dir is not None:
         check_outputs(
             out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
@@ -162,6 +153,8 @@ def audit_command(
 def _print_human(
     res: AuditResult, sweep: pd.DataFrame | None, sweep_record: int | None, col: NumericColumn, column: str
 ) -> None:
+    from privrisk.audit.report import exp_text, ratio_text, record_nouns
+
     e = exp_text(res.epsilon)
     err.print(col.summary())
     prov = Table(

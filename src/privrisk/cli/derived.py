@@ -7,23 +7,27 @@ module parses the options, calls the library and prints.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import typer
 from rich.table import Table
 
-from privrisk.audit.derived import derived_scale
-from privrisk.audit.intruder import check_alpha
 from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, floats, out, parse_epsilon
 from privrisk.errors import PrivriskError
-from privrisk.io.data import read_column, table_columns
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_RANGE = 10_000_000  # a range lo..hi is held in memory: 10⁷ values are 80 MB
 
 
 def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np.ndarray, str]:
     """--values as a data file (with --column, or its only column), a list 1,2,3 or a range 1..10."""
+    import numpy as np
+
+    from privrisk.io.data import read_column, table_columns
+
     if not text.strip():
         raise PrivriskError("--values: the values are empty; give a data file, a list 1,2,3 or a range 1..10")
     path = Path(text)
@@ -80,6 +84,11 @@ def derived_command(
 
     Example: privrisk derived --values 101..110 --epsilon 2 --target sum --via mean
     """
+    import numpy as np
+
+    from privrisk.audit.derived import derived_scale
+    from privrisk.audit.intruder import check_alpha
+
     eps = parse_epsilon(epsilon, name="--epsilon")
     check_alpha(alpha)
     x, source = _read_values(values, column, missing)

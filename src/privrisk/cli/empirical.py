@@ -14,9 +14,7 @@ from rich.table import Table
 from privrisk._validation import check_choice, check_whole
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons, progress
-from privrisk.empirical.report import short_number as _fmt
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
-from privrisk.io.engine import check_engine
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
@@ -122,6 +120,7 @@ def empirical_command(
         write_outputs,
     )
     from privrisk.io.data import read_table
+    from privrisk.io.engine import check_engine
 
     if out_dir is not None:
         files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
@@ -228,6 +227,8 @@ def _table(title: str, names: Sequence[str], rows: Iterable[Sequence[str]], righ
 
 
 def _print_extras(result: EmpiricalPrivacy, target: pd.DataFrame | None) -> None:
+    from privrisk.empirical.report import short_number as _fmt
+
     if result.conditional is not None:
         cols = [c for c in result.conditional.columns if c.startswith("delta_")]
         names = ["bucket", "from", "to", "periods", *(f"δ at ε = {c[6:]}" for c in cols)]
@@ -245,6 +246,8 @@ def _print_extras(result: EmpiricalPrivacy, target: pd.DataFrame | None) -> None
 
 
 def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, int] | None, top: int) -> None:
+    from privrisk.empirical.report import short_number as _fmt
+
     if cleaning:
         err.print(
             "Cleaning (Burchard and Daoud, §5): dropped "

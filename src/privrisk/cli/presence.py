@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Column, Table
 
 from privrisk._validation import check_choice
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, progress
+from privrisk.cli._common import (
+    LOSS_MEASURES,
+    PARAM_OPTIONS,
+    SPARK_ROLLUP_CLASSES,
+    emit_json,
+    err,
+    out,
+    progress,
+)
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
-from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
 from privrisk.io.files import check_outputs
-from privrisk.presence import kmap as _kmap
-from privrisk.presence.hierarchy import parse_hierarchies
-from privrisk.presence.measures import PresenceResult, delta_presence
-from privrisk.presence.prepare import InconsistentSubsetError, Source, prepare_presence
-from privrisk.presence.report import PresenceReport
-from privrisk.presence.search import LOSS_MEASURES, SearchResult, search_generalisation
+
+if TYPE_CHECKING:
+    from privrisk.presence import kmap as _kmap
+    from privrisk.presence.measures import PresenceResult
+    from privrisk.presence.search import SearchResult
 
 SHOWN = 10
 
@@ -117,6 +124,14 @@ def presence_command(
 
     Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
+    from privrisk.io.engine import check_engine
+    from privrisk.presence import kmap as _kmap
+    from privrisk.presence.hierarchy import parse_hierarchies
+    from privrisk.presence.measures import delta_presence
+    from privrisk.presence.prepare import InconsistentSubsetError, Source, prepare_presence
+    from privrisk.presence.report import PresenceReport
+    from privrisk.presence.search import search_generalisation
+
     if out_dir is not None:
         check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
     hier = parse_hierarchies(hierarchy)
@@ -263,6 +278,8 @@ def _print(before: PresenceResult, found: SearchResult | None) -> None:
 
 
 def _estimated(e: _kmap.KMapEstimate, out_dir: Path | None, as_json: bool) -> None:
+    from privrisk.presence import kmap as _kmap
+
     if out_dir is not None:
         e.write_outputs(out_dir)
     if as_json:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import (
+    KEY_ENV,
     MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
@@ -19,22 +22,11 @@ from privrisk.cli._common import (
     parse_bounds,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.data import read_table, table_columns
 from privrisk.io.files import atomic_dir, atomic_path, check_outputs
-from privrisk.release.budget import Budget
-from privrisk.release.ledger import KEY_ENV, deferred_signals, read_key
-from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
-from privrisk.release.spec import ReleaseQuery, check_public_n, check_spec_columns, read_release_spec
-from privrisk.release.statement import (
-    NOISE_NOTE,
-    LedgerSummary,
-    Release,
-    release_parameters,
-    summarize_ledger,
-    write_internal,
-    write_outputs,
-)
-from privrisk.sensitivity import QUERIES
+
+if TYPE_CHECKING:
+    from privrisk.release.spec import ReleaseQuery
+    from privrisk.release.statement import LedgerSummary, Release
 
 BUDGET_EPSILON = typer.Option(None, "--budget-epsilon", help="Budget ε (pure; with --budget-delta: (ε, δ)).")
 BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budget (with --budget-epsilon).")
@@ -48,6 +40,8 @@ def _queries(
     spec: Path | None, column: str | None, query: str | None, epsilon: str | None, universe: str | None,
     missing: str | None, public_n: int | None, mechanism: str | None = None, rho: float | None = None,
 ) -> tuple[list[ReleaseQuery], int | None]:  # fmt: skip
+    from privrisk.release.spec import ReleaseQuery, read_release_spec
+
     options = {"--column": column, "--query": query, "--epsilon": epsilon, "--universe": universe,
                "--mechanism": mechanism, "--rho": rho}  # fmt: skip
     if spec is not None:
@@ -75,6 +69,8 @@ def _queries(
 
 
 def _print_human(r: Release, file: Path) -> None:
+    from privrisk.release.statement import NOISE_NOTE
+
     table = Table(title=f"Release of {file.name}: noisy answers (the true values are never shown)")
     for name in ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval"):
         table.add_column(name, justify="right" if name in ("ε or ρ", "scale", "noisy value") else "left")
@@ -174,6 +170,13 @@ def release_command(
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
+    from privrisk.io.data import read_table, table_columns
+    from privrisk.release.budget import Budget
+    from privrisk.release.ledger import deferred_signals, read_key
+    from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
+    from privrisk.release.spec import check_public_n, check_spec_columns
+    from privrisk.release.statement import release_parameters, write_internal, write_outputs
+
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n, mechanism, rho)
     limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
@@ -268,6 +271,10 @@ def ledger_command(
 
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
+    from privrisk.release.budget import Budget
+    from privrisk.release.ledger import read_key
+    from privrisk.release.statement import summarize_ledger
+
     limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
     summary = summarize_ledger(path, limit, key=read_key(key_file))
     if as_json:

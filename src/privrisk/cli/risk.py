@@ -233,9 +233,9 @@ def table_command(
         raise PrivriskError(f"--n: {ns!r} is not a list of whole numbers") from None
     if not n_values or min(n_values) < 2:
         raise PrivriskError("--n: give whole numbers of at least 2")
-    frame = R.risk_table(eps, n_values)
+    rows = R.risk_rows(eps, n_values)
     if as_json:
-        emit_json({"rows": frame.to_dict(orient="records")})
+        emit_json({"rows": rows})
         return
     labels = [_label(t) for t in epsilons.split(",") if t.strip()]
     table = Table(title="Risk and leak per ε (n = 2: global risk P and leak Γ; n > 2: ρ and γ)")
@@ -245,10 +245,9 @@ def table_command(
         table.add_column(f"n={n_} {sym[0]}", justify="right")
         table.add_column(f"n={n_} {sym[1]}", justify="right")
     for label, e in zip(labels, eps, strict=True):
-        rows = frame[frame["epsilon"] == e]
         cells = []
         for n_ in n_values:
-            row = rows[rows["n"] == n_].iloc[0]
+            row = next(r for r in rows if r["epsilon"] == e and r["n"] == n_)
             cells += [percent(row["risk"]), percent(row["leak"])]
         table.add_row(label, *cells)
     out.print(table)

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
-from privrisk import risk as R
-from privrisk._validation import check_choice, check_probability
+from privrisk._validation import QUERIES, check_choice, check_probability
 from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_bounds, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.data import read_column
-from privrisk.sensitivity import (
-    METHODS,
-    NEIGHBOURS,
-    QUERIES,
-    Universe,
-    global_sensitivity,
-    local_sensitivity,
-    sensitivity_ratio,
-)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from privrisk.sensitivity import Universe
 
 UNIVERSE_MIN_HELP = (
     "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
@@ -39,6 +32,9 @@ def choose_universe(
     missing: str | None,
 ) -> tuple[Universe, str]:
     """The universe named by the command-line options, and a sentence saying which it is."""
+    from privrisk.io.data import read_column
+    from privrisk.sensitivity import Universe
+
     if universe and universe_file:
         raise PrivriskError("--universe: give either --universe LO,HI or --universe-file, not both")
     if universe:
@@ -93,6 +89,18 @@ def sensitivity_command(
 
     Example: privrisk sensitivity examples/distance_work.csv --column distance --query mean --epsilon 1
     """
+    import numpy as np
+
+    from privrisk import risk as R
+    from privrisk.io.data import read_column
+    from privrisk.sensitivity import (
+        METHODS,
+        NEIGHBOURS,
+        global_sensitivity,
+        local_sensitivity,
+        sensitivity_ratio,
+    )
+
     if max_risk is not None and epsilon is None:
         raise PrivriskError("--max-risk: needs --epsilon")
     if max_risk is not None:

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
 from privrisk._format import percent_3g
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import (
+    DEFAULT_ATTACK_MAX_N,
+    DEFAULT_ATTACK_TRIALS,
+    DEFAULT_EPSILONS,
+    DEFAULT_QUERIES,
     MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
@@ -29,11 +33,12 @@ from privrisk.cli._common import (
 )
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
-from privrisk.sensitivity import QUERIES
-from privrisk.study.attack import DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS, merge_attack, study_attack
-from privrisk.study.inputs import StudySettings, read_variables
-from privrisk.study.report import BUNDLE_FILES, MEANING, StudyBundle, write_bundle
-from privrisk.study.sampling import DEFAULT_EPSILONS, DEFAULT_QUERIES, sampling_study, study_summary
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from privrisk.study.inputs import StudySettings
+    from privrisk.study.report import StudyBundle
 
 # The library names its parameters; these options are called differently (the others are -- + the name).
 for _command in ("study", "demo"):
@@ -65,6 +70,8 @@ def _settings(
     **more: Any,
 ) -> StudySettings:
     """The options as checked settings; the attack's options alone are a mistake, not silently ignored."""
+    from privrisk.study.inputs import StudySettings
+
     if not attack and attack_trials is not None:
         raise PrivriskError("--attack-trials: only meaningful with --attack")
     if not attack and attack_max_n is not None:
@@ -97,6 +104,10 @@ def _run(
     **page: Any,
 ) -> None:
     """Run the study (and its attack) on the same samples, write the folder, print the document or the tables."""
+    from privrisk.study.attack import merge_attack, study_attack
+    from privrisk.study.report import BUNDLE_FILES, write_bundle
+    from privrisk.study.sampling import sampling_study, study_summary
+
     check_outputs(out_dir, inputs, param="--out", folder=True, files=BUNDLE_FILES)
     samples = settings.sample_arguments()
     started = time.perf_counter()
@@ -123,6 +134,8 @@ def _run(
 
 
 def _print(bundle: StudyBundle, settings: StudySettings) -> None:
+    from privrisk.study.report import MEANING
+
     pct = percent_3g
     for v in bundle.variables:
         err.print(f"{v['label']}: {v['summary']}; universe {v['universe']}", soft_wrap=True)
@@ -250,6 +263,9 @@ def study_command(
 
     Example: privrisk study survey.dta --column hours --column labinc --missing negative --out results/
     """
+    from privrisk.study.inputs import read_variables
+    from privrisk.study.report import BUNDLE_FILES
+
     bounds = None if universe.strip().lower() == "data" else parse_bounds(universe)
     settings = _settings(
         queries, epsilons, proportions, attack, attack_trials, attack_max_n, repetitions=repetitions, seed=seed,
@@ -296,6 +312,7 @@ def demo_command(
     Example: privrisk demo --out results/
     """
     from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
+    from privrisk.study.report import BUNDLE_FILES
 
     settings = _settings(
         queries, epsilons, proportions, attack, attack_trials, attack_max_n, repetitions=repetitions, seed=seed,

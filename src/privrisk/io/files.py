@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from privrisk.errors import PrivriskError
 
 __all__ = [
@@ -91,6 +89,7 @@ def write_json(path: str | os.PathLike[str], document: Any) -> None:
 
     Example:
         >>> import tempfile, pathlib
+        >>> import numpy as np
         >>> target = pathlib.Path(tempfile.mkdtemp()) / "doc.json"
         >>> write_json(target, {"risk": np.float64(0.75), "missing": float("nan")})
         >>> json.loads(target.read_text())
@@ -105,9 +104,12 @@ def to_jsonable(value: Any) -> Any:
     Dicts (keys become strings), lists and tuples are converted all the way down; paths become strings.
 
     Example:
+        >>> import numpy as np
         >>> to_jsonable({"n": np.int64(3), "eps": np.array([0.5, np.inf]), 1: (np.bool_(True),)})
         {'n': 3, 'eps': [0.5, None], '1': [True]}
     """
+    import numpy as np  # already imported wherever a numpy value can occur; `--help` does without it
+
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
