@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 # A source cited by the number of its file: "000 §3.2", "002's", "(seed 001)", '"003"'; not 1,000, 0.001 or 2000.
-SEED = re.compile(r"(?<![\w.,])00[0-4](?![\d,]|\.\d)")
+SEED = re.compile(r"(?<![\w.,#])00[0-4](?![\d,]|\.\d)")  # not a colour such as #000
 # Numbers as a machine prints them: a JSON list of strings or of numbers, a JSON object, e-notation,
 # "seconds 2.189"; a decimal with more than seven significant digits is found by raw_numbers itself.
 RAW_JSON = (

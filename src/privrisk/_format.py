@@ -41,6 +41,16 @@ __all__ = [
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
+def superscript(exponent: int) -> str:
+    """A whole number in superscript digits, for powers of ten written as people write them.
+
+    Example:
+        >>> "10" + superscript(-5)
+        '10⁻⁵'
+    """
+    return str(exponent).translate(_SUPERSCRIPT)
+
+
 def percent(x: float, digits: int = 1) -> str:
     """A probability as a percentage rounded half up, as the papers print them (7/16 → 43.8 %, not 43.7 %).
 

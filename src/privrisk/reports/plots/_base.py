@@ -130,12 +130,12 @@ def _has_layout_engine(fig: Any) -> bool:
 
 def _decade_text(value: float, _position: Any = None) -> str:
     """A tick of a log axis as text: 10⁻⁵ for a power of ten, otherwise the number through the formatter."""
-    from privrisk._format import _SUPERSCRIPT, number
+    from privrisk._format import number, superscript
 
     if value > 0:
         exponent = round(math.log10(value))
         if math.isclose(value, 10.0**exponent, rel_tol=1e-9):
-            return "10" + str(exponent).translate(_SUPERSCRIPT)
+            return "10" + superscript(exponent)
     return number(value)
 
 
