@@ -191,7 +191,7 @@ __all__ = [
     "risk_summary",
     "calibrate",
     "Calibration",
-    # Sensitivity over a data universe (Allmann et al. 2020)
+    # Sensitivity over a data universe (Allmann et al. 2024)
     "QUERIES",
     "Universe",
     "global_sensitivity",

@@ -190,7 +190,7 @@ def leak(risk: ArrayLike, n: ArrayLike) -> float | np.ndarray:
 
 
 def global_leak(epsilon: ArrayLike, delta: ArrayLike = 0.0) -> float | np.ndarray:
-    """Γ, the global privacy leak: Γ = 2P − 1 = (e^ε − 1)/(e^ε + 1) for δ = 0, Mehner et al., §3.4.
+    """Γ, the global privacy leak: Γ = 2ρ_gl − 1 = (e^ε − 1)/(e^ε + 1) for δ = 0, Mehner et al., §3.4.
 
     Example:
         >>> round(global_leak(math.log(3)), 4)         # Mehner et al., Table 1: 50.0 %
@@ -260,7 +260,7 @@ def posterior_bound(epsilon: ArrayLike, prior: ArrayLike) -> float | np.ndarray:
 def randomized_response(epsilon: ArrayLike, d: ArrayLike = 2) -> float | np.ndarray:
     """The probability of a truthful answer in d-ary randomized response: e^ε / (e^ε + d − 1), Mehner et al., §4.2.
 
-    It equals the global risk P for d = 2 and the many-worlds risk (ratio 1) for d = n: the narrative that
+    It equals the global risk ρ_gl for d = 2 and the many-worlds risk (ratio 1) for d = n: the narrative that
     explains a Laplace release to data subjects.
 
     Example:
@@ -273,7 +273,7 @@ def randomized_response(epsilon: ArrayLike, d: ArrayLike = 2) -> float | np.ndar
 def risk_rows(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> list[dict[str, float | int]]:
     """Risk and leak for every ε and n: the rows of Table 1 of Mehner et al., as plain dictionaries.
 
-    For n = 2 the risk is the global risk P and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
+    For n = 2 the risk is the global risk ρ_gl and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
     and γ. :func:`risk_table` gives the same rows as a DataFrame; this form needs no pandas (the ``table``
     command starts without it).
 
@@ -299,7 +299,7 @@ def risk_rows(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> list[dict[st
 def risk_table(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> pd.DataFrame:
     """Risk and leak for every ε and n: Table 1 of Mehner et al., as a tidy DataFrame (the rows of :func:`risk_rows`).
 
-    For n = 2 the risk is the global risk P and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
+    For n = 2 the risk is the global risk ρ_gl and the leak the global leak Γ; for n > 2 they are ρ_mw (ratio 1)
     and γ.
 
     Returns:

@@ -211,7 +211,9 @@ def test_report_leaves_the_internal_assessment_out(cli, tmp_path):
         r = cli("report", folder, "--out", page)
         assert r.code == 0, r.err
         text = page.read_text()
-        assert "local_sensitivity" not in text and "NOT FOR PUBLICATION" not in text
+        # neither the key nor the table (its title; the glossary at the page's end names the concept)
+        assert "local_sensitivity" not in text and "Internal assessment" not in text
+        assert "NOT FOR PUBLICATION" not in text
 
 
 def test_report_include_internal_marks_it(cli, tmp_path):
@@ -220,7 +222,8 @@ def test_report_include_internal_marks_it(cli, tmp_path):
     r = cli("report", out, "--out", page, "--include-internal")
     assert r.code == 0, r.err
     text = page.read_text()
-    assert "local_sensitivity" in text and "NOT FOR PUBLICATION" in text
+    assert "Internal assessment" in text and "NOT FOR PUBLICATION" in text
+    assert "local sensitivity Δv</th>" in text  # the internal table's column, under the vocabulary's name
 
 
 # 3. Charging: the noisy answer is delivered and charged, or neither -------------------------------------------

@@ -159,10 +159,15 @@ def report_command(
         return
     for section in info["sections"]:
         out.print(
-            f"{section['kind']}: {section['title']} ({section['figures']} figures, {section['tables']} tables)"
+            f"{section['kind']}: {section['title']} ({_count(section['figures'], 'figure')}, "
+            f"{_count(section['tables'], 'table')})"
         )
     if info["problems"]:
         err.print(
             f"{info['problems']} figure(s) or table(s) could not be shown; the page says which and why."
         )
     err.print(f"Wrote {target}.")
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"

@@ -238,7 +238,9 @@ def table_command(
         emit_json({"rows": rows})
         return
     labels = [_label(t) for t in epsilons.split(",") if t.strip()]
-    table = Table(title="Risk and leak per ε (n = 2: global risk P and leak Γ; n > 2: ρ and γ)")
+    table = Table(
+        title="Risk and leak per ε (n = 2: global risk ρ_gl and global leak Γ; n > 2: many-worlds risk ρ_mw and local leak γ)"
+    )
     table.add_column("ε", justify="left")
     for n_ in n_values:
         sym = ("P", "Γ") if n_ == 2 else ("ρ", "γ")

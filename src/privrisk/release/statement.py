@@ -3,7 +3,7 @@
 Each release states its risk twice:
 
 - the **public statement** depends only on the ε values (and a published n), so it may be printed beside the
-  numbers: the total ε by sequential composition (Mehner et al., §3.4), the global risk P and leak Γ at that ε
+  numbers: the total ε by sequential composition (Mehner et al., §3.4), the global risk ρ_gl and leak Γ at that ε
   (Mehner et al., eq. 3–4), the many-worlds risk ρ_mw with Δv/Δf = 1 for a published n (Mehner et al., eq. 2),
   and :func:`privrisk.describe`'s sentences;
 - the **internal assessment** depends on the data and is *not for publication*: per query the exact local
@@ -85,7 +85,7 @@ def composed_epsilon(epsilons: Iterable[float]) -> float:
 def public_statement(epsilon: float, n: int | None = None) -> dict[str, Any]:
     """The data-independent risk statement for a total ε (and a published n): safe to print with the numbers.
 
-    P = 1/(1 + e^(−ε)) (Mehner et al., eq. 3), Γ = 2P − 1 (Mehner et al., eq. 4), and for a published n the
+    ρ_gl = 1/(1 + e^(−ε)) (Mehner et al., eq. 3), Γ = 2ρ_gl − 1 (Mehner et al., eq. 4), and for a published n the
     many-worlds risk with Δv/Δf = 1, ρ_mw = 1/(1 + (n − 1)e^(−ε)) (Mehner et al., eq. 2), its leak γ and
     guessing 1/n.
 

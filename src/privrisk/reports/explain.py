@@ -1,7 +1,7 @@
 """The explainer page for data subjects: what an ε means for a person deciding whether to take part.
 
-The page follows Mehner et al. (Mehner, Nuñez von Voigt and Tschorsch), §3–4: the global risk P = e^ε/(1 + e^ε)
-as a natural frequency with an icon array of 100 guesses, the global leak Γ = 2P − 1 as "how far from a coin toss
+The page follows Mehner et al. (Mehner, Nuñez von Voigt and Tschorsch), §3–4: the global risk ρ_gl = e^ε/(1 + e^ε)
+as a natural frequency with an icon array of 100 guesses, the global leak Γ = 2ρ_gl − 1 as "how far from a coin toss
 towards certainty", the many-worlds risk ρ_mw when the number of people n is known (the three columns of their
 Table 1), and their randomized-response narrative (§4.2): a coin that shows heads with probability
 e^ε/(1 + e^ε), on which a person answers truthfully, protects exactly as ε-differential privacy does. A slider

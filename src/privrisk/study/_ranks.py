@@ -1,6 +1,6 @@
 """Order statistics and moments of nested prefixes of permutations, without sorting any prefix.
 
-Private to :mod:`privrisk.study`. The study (Allmann et al. 2020, §4.2) takes as samples of one repetition the
+Private to :mod:`privrisk.study`. The study (Allmann et al. 2024, §4.2) takes as samples of one repetition the
 nested prefixes of one random permutation of the variable; the exact local sensitivities need, per prefix, a dozen
 order statistics (the ends, the records around the median, the records either side of the mean) and the first two
 moments. For data with (nearly) every value distinct, a histogram per prefix costs as much as the data, and sorting

@@ -6,7 +6,7 @@ arguments. ``study_proportions`` and ``sample_sizes`` are public through :mod:`p
 
 Randomness: repetition r of variable ``name`` draws from ``SeedSequence(seed, spawn_key=(crc32(name), r))``, so
 the same seed gives the same numbers, and a variable's samples do not depend on which other variables are
-studied, nor on the number of repetitions (Allmann et al. 2020, §4.2, draw 100 samples per proportion).
+studied, nor on the number of repetitions (Allmann et al. 2024, §4.2, draw 100 samples per proportion).
 """
 
 from __future__ import annotations

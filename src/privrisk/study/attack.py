@@ -179,7 +179,7 @@ def study_attack(
 
     Takes the study's arguments and evaluates the same samples (:func:`privrisk.study_samples`). For a sample X of
     n records the worlds are ωᵢ = X \\ {xᵢ}, the release f(ω) + Laplace(b) with b = Δf/ε and Δf the study's
-    global sensitivity (Allmann et al. 2020, eq. 2). Per sample, query and ε:
+    global sensitivity (Allmann et al. 2024, eq. 2). Per sample, query and ε:
 
     - ``exact_risk`` = maxᵢ sup_γ p(i | γ) = 1 / minᵢ Σⱼ e^(−|fᵢ − fⱼ|/b) (the worst-case posterior);
     - ``expected_success`` = (1/n)·Σ_g [1 − ½e^(−h⁻_g/b) − ½e^(−h⁺_g/b)] (the Bayes-optimal attacker's average);

@@ -1,6 +1,6 @@
 """The inputs of a study's report: its settings, checked once, and its variables read from a data file.
 
-:class:`StudySettings` holds what the report of a sampling study (Allmann et al. 2020, §4) was asked for: the
+:class:`StudySettings` holds what the report of a sampling study (Allmann et al. 2024, §4) was asked for: the
 study's arguments, the query and ε its figures show, and whether Lee and Clifton's (2011) attacker was run on the
 samples too. It is checked when made, so that a bad setting fails before the long computation, and every error
 names the field (``figure_epsilon: …``). :func:`read_variables` reads numeric columns of a survey file as the

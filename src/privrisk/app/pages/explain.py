@@ -110,7 +110,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ui.h5("For a consent form"),
             ui.p(doc["paragraph"], id="explain-paragraph-text"),
             ui.p(
-                f"Global risk P = {percent(doc['global_risk'])}, global leak Γ = {percent(doc['global_leak'])}"
+                f"Global risk ρ_gl = {percent(doc['global_risk'])}, global leak Γ = {percent(doc['global_leak'])}"
                 + (
                     ""
                     if doc["many_worlds"] is None

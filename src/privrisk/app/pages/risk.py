@@ -2,7 +2,7 @@
 
 Every number is the library's (:mod:`privrisk.risk`), the same as ``privrisk risk --json`` for the same inputs:
 the many-worlds risk ρ_mw (Allmann et al., eq. (4); Mehner et al., eq. (1)), the two-worlds risk ρ_tw (Allmann et
-al., eq. (6)), the global risk P (Mehner et al., eq. (3)), the leaks Γ and γ (eq. (4)), and the attacker's largest
+al., eq. (6)), the global risk ρ_gl (Mehner et al., eq. (3)), the leaks Γ and γ (eq. (4)), and the attacker's largest
 belief after one answer for a prior p. Below them: the explainer page's icon array, the risk against ε, and the
 largest ε that keeps ρ_mw under a target (``privrisk epsilon``).
 """
@@ -82,8 +82,8 @@ def risk_values(
 _ROWS = (
     ("many_worlds", "many-worlds risk ρ_mw", "the attacker picks the true world among n"),
     ("two_worlds", "two-worlds risk ρ_tw", "the attacker decides: in or out, for one person"),
-    ("global_risk", "global risk P", "the worst case: n = 2, Δv = Δf (with δ)"),
-    ("global_leak", "global leak Γ", "2P − 1: how far from guessing towards certainty"),
+    ("global_risk", "global risk ρ_gl", "the worst case: n = 2, Δv = Δf (with δ)"),
+    ("global_leak", "global leak Γ", "2ρ_gl − 1: how far from guessing towards certainty"),
     ("local_leak", "local leak γ", "(ρ_mw − 1/n)/(1 − 1/n)"),
     ("guess", "guessing 1/n", "right without any answer"),
     ("posterior", "largest belief after the answer", "p·e^ε/(p·e^ε + 1 − p) for the prior p"),
@@ -318,7 +318,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 class_="small",
             ),
             ui.p(
-                f"The attacker is right {shown['risk']} times in {shown['risk_base']} (global risk P).",
+                f"The attacker is right {shown['risk']} times in {shown['risk_base']} (global risk ρ_gl).",
                 class_="small",
             ),
         )
@@ -330,7 +330,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         grid = np.linspace(0.0, top, 201)
         series = [
             (f"ρ_mw, n = {v['n']:,}", np.asarray(R.many_worlds(grid, v["n"], v["ratio"])), "#1f5f99"),
-            ("global risk P", np.asarray(R.global_risk(grid, v["delta"])), "#d9822b"),
+            ("global risk ρ_gl", np.asarray(R.global_risk(grid, v["delta"])), "#d9822b"),
         ]
         if v["prior"] not in (0.5,):
             series.append(

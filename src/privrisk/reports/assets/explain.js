@@ -46,8 +46,8 @@
   }
   function expit(x) { return 1 / (1 + Math.exp(-x)); }
   function numbers(eps) {
-    var p = expit(eps);                          // global risk P (Mehner et al., eq. 3)
-    var gamma = Math.min(Math.tanh(eps / 2), 1); // global leak Γ = 2P − 1
+    var p = expit(eps);                          // global risk ρ_gl (Mehner et al., eq. 3)
+    var gamma = Math.min(Math.tanh(eps / 2), 1); // global leak Γ = 2ρ_gl − 1
     var f = frequency(p, 100);
     var shown = {about: f.count, more: f.base - 1, all: f.base, fewer: 0, none: 0}[f.kind];
     var guess = Math.floor(f.base / 2);
