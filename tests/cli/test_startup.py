@@ -134,7 +134,7 @@ def test_the_table_is_what_the_modules_define():
         name for name in defined if name not in COMMANDS
     ]
     paste = "".join(f"    {name!r}: {defined[name]!r},\n" for name in order)
-    assert COMMANDS == defined, f"privrisk.cli.COMMANDS should read:\n{{\n{paste}}}"
+    assert COMMANDS == defined, f"privrisk.cli.COMMANDS (src/privrisk/cli/_commands.py) should read:\n{{\n{paste}}}"
 
 
 def test_the_listed_help_is_what_the_built_commands_give():

@@ -14,13 +14,10 @@ import typer
 from rich.table import Table
 
 from privrisk._format import percent_3g
-from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     DEFAULT_ATTACK_MAX_N,
     DEFAULT_ATTACK_TRIALS,
-    DEFAULT_EPSILONS,
-    DEFAULT_QUERIES,
     MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
@@ -30,6 +27,21 @@ from privrisk.cli._common import (
     parse_bounds,
     parse_epsilons,
     progress,
+)
+from privrisk.cli._study_options import (  # the options study and demo share
+    _ATTACK_MAX_N_OPTION,
+    _ATTACK_OPTION,
+    _ATTACK_TRIALS_OPTION,
+    _EPSILONS_OPTION,
+    _FIGURE_EPSILON_OPTION,
+    _FIGURE_QUERY_OPTION,
+    _JSON_OPTION,
+    _LS_METHOD_OPTION,
+    _OUT_OPTION,
+    _PROPORTIONS_OPTION,
+    _QUERIES_OPTION,
+    _REPETITIONS_OPTION,
+    _SEED_OPTION,
 )
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
@@ -179,43 +191,6 @@ def _print(bundle: StudyBundle, settings: StudySettings) -> None:
         "summary.csv",
         soft_wrap=True,
     )
-
-
-_QUERIES_HELP = f"Comma-separated queries among {', '.join(QUERIES)}."
-_PROPORTIONS_HELP = (
-    "Sample proportions in (0, 1], e.g. 0.01,0.02,0.05,0.1,0.5,1, or 'auto' (20 on a log scale)."
-)
-
-# The options `privrisk study` and `privrisk demo` share, defined once (typer copies them for each command).
-_QUERIES_OPTION = typer.Option(",".join(DEFAULT_QUERIES), "--queries", "-q", help=_QUERIES_HELP)
-_EPSILONS_OPTION = typer.Option(
-    ",".join(f"{e:g}" for e in DEFAULT_EPSILONS), "--epsilons", "-e", help="Comma-separated ε (ln3 works)."
-)
-_PROPORTIONS_OPTION = typer.Option("auto", "--proportions", "-p", help=_PROPORTIONS_HELP)
-_REPETITIONS_OPTION = typer.Option(
-    100, "--repetitions", "-r", help="Samples per proportion (100 in Allmann et al., §4.2)."
-)
-_SEED_OPTION = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers.")
-_LS_METHOD_OPTION = typer.Option(
-    "exact", "--ls-method", help="exact, or paper (the four-case rule of Allmann et al., §3.2)."
-)
-_FIGURE_QUERY_OPTION = typer.Option(None, "--figure-query", help="The query of Figure 2 (default: max).")
-_FIGURE_EPSILON_OPTION = typer.Option(
-    None, "--figure-epsilon", help="The ε of Figure 1 and the findings (default: the one nearest 1)."
-)
-_OUT_OPTION = typer.Option(..., "--out", "-o", help="Folder for results, figures and report.html.")
-_ATTACK_OPTION = typer.Option(
-    False, "--attack", help="Also attack every sample: exact risk, expected and simulated success."
-)
-_ATTACK_TRIALS_OPTION = typer.Option(
-    None, "--attack-trials", help=f"Simulated attacks per sample (default {DEFAULT_ATTACK_TRIALS:,})."
-)
-_ATTACK_MAX_N_OPTION = typer.Option(
-    None,
-    "--attack-max-n",
-    help=f"Skip (NaN) samples with more records than this in the attack (default {DEFAULT_ATTACK_MAX_N:,}).",
-)
-_JSON_OPTION = typer.Option(False, "--json", help="Print a JSON summary instead of text.")
 
 
 @app.command("study")
