@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,16 @@ def _draw(curves: Sequence[tuple[str, ArrayLike, ArrayLike]], title: str) -> Any
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.2, 5.2))
     diagonal = np.linspace(0.0, 1.0, 2)
-    ax.plot(diagonal, 1 - diagonal, color="0.55", lw=1, ls=":", label="β = 1 − α: random guessing")
+    ax.plot(
+        diagonal,
+        1 - diagonal,
+        color="0.55",
+        lw=1,
+        ls=":",
+        label="β = 1 − α: random guessing (no privacy loss)",
+    )
+    # The other extreme: a test that is never wrong, the corner of no privacy at all.
+    ax.plot([0.0], [0.0], "o", color="0.3", ms=5, clip_on=False, label="α = β = 0: no privacy (never wrong)")
     for i, (label, alpha, beta) in enumerate(curves):
         a = np.asarray(alpha, dtype=float)
         b = np.clip(np.asarray(beta, dtype=float), 0.0, 1.0)
@@ -89,8 +99,12 @@ def _draw(curves: Sequence[tuple[str, ArrayLike, ArrayLike]], title: str) -> Any
     ax.set_aspect("equal")
     ax.set_xlabel("false-positive rate α (people wrongly called members)")
     ax.set_ylabel("false-negative rate β (members missed)")
-    ax.set_title(title, fontsize="medium")
-    ax.legend(fontsize="small", loc="upper right", frameon=False)
+    # Titles and labels name the guarantee in full, so they wrap rather than run off the figure.
+    ax.set_title(textwrap.fill(title, 48), fontsize="medium")
+    ax.legend(
+        fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False,
+        handlelength=2.5, labels=[textwrap.fill(t, 60) for t in ax.get_legend_handles_labels()[1]],
+    )  # fmt: skip
     return fig
 
 
