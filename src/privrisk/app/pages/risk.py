@@ -16,7 +16,7 @@ import numpy as np
 from shiny import module, reactive, render, req, ui
 
 from privrisk import risk as R
-from privrisk._format import percent
+from privrisk._format import epsilon_text, percent
 from privrisk._validation import check_probability, check_whole, parse_epsilon
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
@@ -292,7 +292,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         head = ui.tags.tr(*(ui.tags.th(h) for h in ("measure", "value", "", "what it is")))
         return ui.TagList(
             ui.tags.p(
-                f"ε = {v['epsilon']:.6g}, n = {v['n']:,}, Δv/Δf = {v['ratio']:.4g}, δ = {v['delta']:g}",
+                f"ε = {epsilon_text(v['epsilon'], approximate=True)}, n = {v['n']:,}, Δv/Δf = {v['ratio']:.4g}, δ = {v['delta']:g}",
                 class_="fw-semibold",
             ),
             ui.tags.table(
