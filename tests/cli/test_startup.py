@@ -16,7 +16,18 @@ import pytest
 
 # What a light command and any --help must not import (issue 14: pandas, scipy.stats, matplotlib, duckdb, pyspark,
 # dp_accounting, shiny; scipy as a whole, pyarrow and opendp as well, since nothing light needs them).
-HEAVY = ("pandas", "pyarrow", "scipy", "matplotlib", "duckdb", "pyspark", "dp_accounting", "shiny", "opendp")
+HEAVY = (
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "matplotlib",
+    "duckdb",
+    "pyspark",
+    "dp_accounting",
+    "shiny",
+    "opendp",
+    "pydantic",
+)
 
 LIGHT_COMMANDS = {
     "risk": ["risk", "--epsilon", "1", "--n", "10", "--json"],
@@ -74,7 +85,12 @@ def test_the_probe_sees_a_heavy_import(tmp_path):
 def test_importing_the_cli_imports_no_command_and_nothing_heavy():
     code = "import sys, privrisk.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in %r or m.startswith('privrisk.cli.')))"
     proc = subprocess.run([sys.executable, "-c", code % (HEAVY,)], capture_output=True, text=True, check=True)
-    assert proc.stdout.split() == ["['privrisk.cli._app',", "'privrisk.cli._commands',", "'privrisk.cli._common']"]
+    assert proc.stdout.split() == [
+        "['privrisk.cli._app',",
+        "'privrisk.cli._coercion',",
+        "'privrisk.cli._commands',",
+        "'privrisk.cli._common']",
+    ]
 
 
 @pytest.mark.parametrize("name", LIGHT_COMMANDS)
@@ -98,7 +114,12 @@ def test_help_of_every_command_imports_nothing_heavy():
     from privrisk.cli import COMMANDS
 
     steps = probe(["--help"], [], *([name, "--help"] for name in COMMANDS))
-    assert steps[0]["cli"] == ["privrisk.cli._app", "privrisk.cli._commands", "privrisk.cli._common"]  # the list imports no command
+    assert steps[0]["cli"] == [
+        "privrisk.cli._app",
+        "privrisk.cli._coercion",
+        "privrisk.cli._commands",
+        "privrisk.cli._common",
+    ]  # the list imports no command
     for step in steps:
         assert step["heavy"] == [], f"privrisk {' '.join(step['args'])} imported {step['heavy']}"
     assert [s["code"] for s in steps] == [0, 2] + [0] * len(COMMANDS)
@@ -134,7 +155,9 @@ def test_the_table_is_what_the_modules_define():
         name for name in defined if name not in COMMANDS
     ]
     paste = "".join(f"    {name!r}: {defined[name]!r},\n" for name in order)
-    assert COMMANDS == defined, f"privrisk.cli.COMMANDS (src/privrisk/cli/_commands.py) should read:\n{{\n{paste}}}"
+    assert COMMANDS == defined, (
+        f"privrisk.cli.COMMANDS (src/privrisk/cli/_commands.py) should read:\n{{\n{paste}}}"
+    )
 
 
 def test_the_listed_help_is_what_the_built_commands_give():

@@ -17,6 +17,10 @@ import typer
 from typer import _click
 from typer.core import TyperCommand, TyperGroup
 
+from privrisk.cli import _coercion
+
+_coercion.install()  # plain option values without pydantic (see the module)
+
 
 def _table() -> Mapping[str, tuple[str, str]]:
     from privrisk.cli import COMMANDS  # the package is imported before any command is looked up
