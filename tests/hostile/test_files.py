@@ -77,12 +77,12 @@ def test_ctrl_c_and_sigterm_exit_130_and_143_with_one_line(tmp_path, sig, code, 
 
 
 def test_main_returns_the_130_typer_gives_for_keyboard_interrupt(cli, monkeypatch):
-    import privrisk.cli.risk as risk_cli
+    import privrisk.risk as risk_lib  # the command imports it when it runs
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(risk_cli.R, "describe", interrupted)
+    monkeypatch.setattr(risk_lib, "describe", interrupted)
     r = cli("risk", "--epsilon", "1")
     assert r.code == 130 and r.err.strip() == "privrisk: error: interrupted"
 
@@ -110,12 +110,12 @@ def test_sigterm_or_any_exception_leaves_no_temporary_file_or_folder(tmp_path, e
 
 
 def test_a_bug_is_one_line_exit_70_and_debug_shows_the_traceback(cli, monkeypatch):
-    import privrisk.cli.risk as risk_cli
+    import privrisk.risk as risk_lib  # the command imports it when it runs
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("oops")
 
-    monkeypatch.setattr(risk_cli.R, "describe", broken)
+    monkeypatch.setattr(risk_lib, "describe", broken)
     r = cli("risk", "--epsilon", "1")
     assert r.code == 70
     assert r.err.strip().splitlines() == [

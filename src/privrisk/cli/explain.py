@@ -9,17 +9,9 @@ import typer
 
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk.cli._common import MAX_ROWS, PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs, write_text
-from privrisk.reports.explain import (
-    explainer_document,
-    explainer_page,
-    guarantee_document,
-    guarantee_name,
-    guarantee_page,
-)
-from privrisk.reports.html import MAX_ROWS, report_page
 
 EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
 
@@ -86,6 +78,8 @@ def explain_command(
         A.guarantee_from_options()  # the one-line error that names every way to give a guarantee
     eps = parse_epsilon(epsilon or "", name="--epsilon")
     others = parse_epsilons(compare, name="--compare") if compare is not None else []
+    from privrisk.reports.explain import explainer_document, explainer_page  # numpy: not for --help
+
     doc = explainer_document(eps, n=n, compare=others, lang=lang)
     if out_path is None and not as_json:
         raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
@@ -112,6 +106,8 @@ def _explain_guarantee(
     """The page for any guarantee other than a pure ε (from its trade-off curve)."""
     if compare is not None:
         raise PrivriskError("--compare: other ε values go beside a pure ε only (give --epsilon alone)")
+    from privrisk.reports.explain import guarantee_document, guarantee_name, guarantee_page
+
     g = A.guarantee_from_options(**options)
     eps = parse_epsilon(options["epsilon"], name="--epsilon") if options["epsilon"] is not None else None
     name = guarantee_name(**{**options, "epsilon": eps}, lang=lang)
@@ -149,6 +145,8 @@ def report_command(
 
     Example: privrisk report results/study results/release --out report.html
     """
+    from privrisk.reports.html import report_page
+
     target = _html_target(out_path, inputs=_folder_inputs(folders))
     page, info = report_page(
         [str(f) for f in folders], title=title, max_rows=max_rows, include_internal=include_internal

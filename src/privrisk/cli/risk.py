@@ -8,7 +8,6 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from privrisk import risk as R
 from privrisk._validation import check_probability
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
@@ -114,6 +113,8 @@ def risk_command(
 
 
 def _lee_clifton(eps: float, delta: float, n: int, r: float) -> dict[str, Any]:
+    from privrisk import risk as R  # numpy: not needed for --help
+
     mw = R.many_worlds(eps, n, r)
     return {
         "epsilon": eps,
@@ -198,6 +199,8 @@ def epsilon_command(
     r = ratio_from(ratio, dv, df)
     if not math.isfinite(risk):
         raise PrivriskError("--risk: must be a probability")
+    from privrisk import risk as R
+
     eps = R.epsilon_for_risk(risk, n_, r)
     if not math.isfinite(eps):
         raise PrivriskError(
@@ -233,6 +236,8 @@ def table_command(
         raise PrivriskError(f"--n: {ns!r} is not a list of whole numbers") from None
     if not n_values or min(n_values) < 2:
         raise PrivriskError("--n: give whole numbers of at least 2")
+    from privrisk import risk as R
+
     rows = R.risk_rows(eps, n_values)
     if as_json:
         emit_json({"rows": rows})
