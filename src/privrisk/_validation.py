@@ -320,3 +320,43 @@ def quote_identifier(name: str, engine: Literal["duckdb", "spark"] = "duckdb") -
     if engine == "spark":
         return "`" + name.replace("`", "``") + "`"
     return '"' + name.replace('"', '""') + '"'
+
+
+def parse_numbers(text: str, *, name: str) -> list[float]:
+    """A comma-separated list of numbers, as every list option reads one (empty parts are skipped).
+
+    ``name`` is the parameter (or an option such as ``--fpr``) the errors name.
+
+    Example:
+        >>> parse_numbers("14, 20,30", name="sweep_values")
+        [14.0, 20.0, 30.0]
+    """
+    values = []
+    for part in (p.strip() for p in str(text).split(",")):
+        if not part:
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise PrivriskError(f"{name}: {part!r} is not a number", param=name) from None
+    if not values:
+        raise PrivriskError(f"{name}: give at least one number", param=name)
+    return values
+
+
+def parse_bounds(text: str, *, name: str) -> tuple[float, float]:
+    """``LO,HI`` with LO < HI: a universe's bounds (a universe of one value has no sensitivity to speak of).
+
+    Example:
+        >>> parse_bounds("0,100", name="universe")
+        (0.0, 100.0)
+    """
+    values = parse_numbers(text, name=name)
+    if len(values) != 2:
+        raise PrivriskError(f"{name}: give two numbers LO,HI, got {text!r}", param=name)
+    lo, hi = values
+    if not lo < hi:
+        raise PrivriskError(
+            f"{name}: the lower bound must be below the upper bound, got {text!r}", param=name
+        )
+    return lo, hi

@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from rich.console import Console
 
+from privrisk import _validation
 from privrisk._format import percent
-from privrisk._validation import parse_epsilon, parse_epsilons
+from privrisk._validation import parse_epsilon, parse_epsilons, parse_numbers
 from privrisk.errors import PrivriskError
 from privrisk.io.files import to_jsonable
 
@@ -76,29 +77,13 @@ def emit_json(document: dict[str, Any]) -> None:
 
 
 def floats(text: str, *, name: str) -> list[float]:
-    """Read a comma-separated list of numbers."""
-    values = []
-    for part in (p.strip() for p in str(text).split(",")):
-        if not part:
-            continue
-        try:
-            values.append(float(part))
-        except ValueError:
-            raise PrivriskError(f"{name}: {part!r} is not a number") from None
-    if not values:
-        raise PrivriskError(f"{name}: give at least one number")
-    return values
+    """Read a comma-separated list of numbers (:func:`privrisk._validation.parse_numbers`)."""
+    return parse_numbers(text, name=name)
 
 
 def parse_bounds(text: str, *, name: str = "--universe") -> tuple[float, float]:
-    """Read ``LO,HI`` with LO < HI (a universe of one value has no sensitivity to speak of)."""
-    values = floats(text, name=name)
-    if len(values) != 2:
-        raise PrivriskError(f"{name}: give two numbers LO,HI, got {text!r}")
-    lo, hi = values
-    if not lo < hi:
-        raise PrivriskError(f"{name}: the lower bound must be below the upper bound, got {text!r}")
-    return lo, hi
+    """Read ``LO,HI`` with LO < HI (:func:`privrisk._validation.parse_bounds`)."""
+    return _validation.parse_bounds(text, name=name)
 
 
 def ratio_from(ratio: float | None, dv: float | None, df: float | None) -> float:

@@ -40,19 +40,7 @@ def measures_table(rows: list[tuple[str, str]], title: str) -> Table:
 
 def summary_table(s: dict, title: str) -> Table:
     """The summary's measures, titled with its levels (``Measured at zip=0, age=1``)."""
-    rows = [
-        ("δ_max (largest T/P of a class)", f"{s['delta_max']:.4g}"),
-        ("δ_min (all population classes)", f"{s['delta_min']:.4g}"),
-        ("δ_min over classes in T", f"{s['delta_min_present']:.4g}"),
-        ("k-anonymity", f"{s['k_anonymity']:,}"),
-        ("k-map", f"{s['k_map']:,}"),
-        ("classes in T / in P", f"{s['classes']:,} / {s['population_classes']:,}"),
-        ("unique records", f"{s['unique_records']:,}"),
-        ("records in T / P", f"{s['n_dataset']:,} / {s['n_population']:,}"),
-    ]
-    if s["records_at_risk"] is not None:
-        rows.append(("records at risk (δ > --delta-max)", f"{s['records_at_risk']:,}"))
-    if s["suppressed"]:
-        rows.append(("suppressed records", f"{s['suppressed']:,}"))
-    rows.append(("information loss (precision)", f"{s['loss_precision']:.3f}"))
+    from privrisk.presence.report import summary_rows
+
+    rows = summary_rows(s, target="--delta-max")
     return measures_table(rows, f"{title} {', '.join(f'{k}={v}' for k, v in s['levels'].items())}")

@@ -18,7 +18,7 @@ from privrisk.presence.measures import PresenceResult, Targets
 from privrisk.presence.prepare import Prepared, Source
 from privrisk.presence.search import SearchResult, release_table
 
-__all__ = ["PresenceReport", "finding"]
+__all__ = ["PresenceReport", "finding", "summary_rows"]
 
 ROWS = 200
 """Classes listed in a JSON document (the CSV tables hold all)."""
@@ -30,6 +30,37 @@ def _spec_text(spec: object) -> str:
     if isinstance(spec, str):
         return spec
     return f"mapping of {len(spec)} values" if isinstance(spec, Mapping) else type(spec).__name__
+
+
+def summary_rows(summary: Mapping[str, Any], *, target: str = "δ_max") -> list[tuple[str, str]]:
+    """A summary's measures as (name, value) rows, the way the terminal and the app show them.
+
+    ``target`` names the δ_max threshold in the "records at risk" row (the command line names its option).
+
+    Example:
+        >>> s = {"delta_max": 0.5, "delta_min": 0.1, "delta_min_present": 0.2, "k_anonymity": 1, "k_map": 2,
+        ...      "classes": 3, "population_classes": 5, "unique_records": 1, "n_dataset": 6, "n_population": 50,
+        ...      "records_at_risk": None, "suppressed": 0, "loss_precision": 0.25}
+        >>> summary_rows(s)[0], summary_rows(s)[-1]
+        (('δ_max (largest T/P of a class)', '0.5'), ('information loss (precision)', '0.250'))
+    """
+    s = summary
+    rows = [
+        ("δ_max (largest T/P of a class)", f"{s['delta_max']:.4g}"),
+        ("δ_min (all population classes)", f"{s['delta_min']:.4g}"),
+        ("δ_min over classes in T", f"{s['delta_min_present']:.4g}"),
+        ("k-anonymity", f"{s['k_anonymity']:,}"),
+        ("k-map", f"{s['k_map']:,}"),
+        ("classes in T / in P", f"{s['classes']:,} / {s['population_classes']:,}"),
+        ("unique records", f"{s['unique_records']:,}"),
+        ("records in T / P", f"{s['n_dataset']:,} / {s['n_population']:,}"),
+    ]
+    if s["records_at_risk"] is not None:
+        rows.append((f"records at risk (δ > {target})", f"{s['records_at_risk']:,}"))
+    if s["suppressed"]:
+        rows.append(("suppressed records", f"{s['suppressed']:,}"))
+    rows.append(("information loss (precision)", f"{s['loss_precision']:.3f}"))
+    return rows
 
 
 def finding(summary: Mapping[str, Any], when: str) -> str:

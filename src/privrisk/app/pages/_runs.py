@@ -36,13 +36,12 @@ if TYPE_CHECKING:
 __all__ = [
     "Runner",
     "StepCounter",
-    "bounds",
     "checked_upload",
     "figures_ui",
     "findings_ui",
     "frame_ui",
+    "main_panel",
     "named_error",
-    "number_list",
     "session_folder",
     "zip_bytes",
 ]
@@ -71,44 +70,6 @@ def checked_upload(
         if not fileinfo:
             raise PrivriskError(str(exc), param=param) from None
         raise
-
-
-def number_list(text: str, *, name: str) -> list[float]:
-    """Comma-separated numbers, as the command line reads a list option (errors name the parameter).
-
-    Example:
-        >>> number_list("14, 20,30", name="sweep_values")
-        [14.0, 20.0, 30.0]
-    """
-    values = []
-    for part in (p.strip() for p in str(text).split(",")):
-        if not part:
-            continue
-        try:
-            values.append(float(part))
-        except ValueError:
-            raise PrivriskError(f"{name}: {part!r} is not a number", param=name) from None
-    if not values:
-        raise PrivriskError(f"{name}: give at least one number", param=name)
-    return values
-
-
-def bounds(text: str, *, name: str) -> tuple[float, float]:
-    """``LO,HI`` with LO < HI, as the command line reads a universe's bounds.
-
-    Example:
-        >>> bounds("0,100", name="universe")
-        (0.0, 100.0)
-    """
-    values = number_list(text, name=name)
-    if len(values) != 2:
-        raise PrivriskError(f"{name}: give two numbers LO,HI, got {text!r}", param=name)
-    lo, hi = values
-    if not lo < hi:
-        raise PrivriskError(
-            f"{name}: the lower bound must be below the upper bound, got {text!r}", param=name
-        )
-    return lo, hi
 
 
 def named_error(exc: BaseException, command: str, uploads: Iterable[tuple[Path, str]] = ()) -> str:
@@ -201,6 +162,19 @@ class Runner:
         if self.message() is not None or self.task.status() != "success":
             return None
         return self.task.value.get()
+
+    def serve_status(self, input: Any) -> None:
+        """Wire the page's Cancel button and its ``status`` output; call it inside the page's server function."""
+        from shiny import reactive, render
+
+        @reactive.effect
+        @reactive.event(input[self.cancel_id])
+        def _cancel() -> None:
+            self.cancel()
+
+        @render.ui
+        def status() -> Any:
+            return self.status_ui()
 
     def status_ui(self) -> Any:
         """The progress line and Cancel button while running; the error; "Cancelled."; reactive."""
@@ -318,3 +292,17 @@ def zip_bytes(folder: Path) -> bytes:
 def escape(text: object) -> str:
     """Text for HTML."""
     return html.escape(str(text))
+
+
+def main_panel(title: str, intro: str) -> list[Any]:
+    """The main column every long page shares: title, introduction, status, results and the command line."""
+    from shiny import ui
+
+    return [
+        ui.h2(title),
+        ui.p(intro, class_="privrisk-help"),
+        ui.output_ui("status"),
+        ui.output_ui("results"),
+        ui.h5("The same on the command line"),
+        ui.output_ui("command"),
+    ]

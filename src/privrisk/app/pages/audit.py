@@ -24,6 +24,7 @@ from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
     frame_ui,
+    main_panel,
     named_error,
     session_folder,
     zip_bytes,
@@ -96,12 +97,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Audit", class_="btn-primary mt-2"),
             width=380,
         ),
-        ui.h2("The intruder's audit of data-dependent noise"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("The intruder's audit of data-dependent noise", _INTRO),
     )
 
 
@@ -109,8 +105,7 @@ class AuditInputs:
     """The page's inputs, checked as ``privrisk audit`` checks its options (messages name the options)."""
 
     def __init__(self, values: dict[str, Any]) -> None:
-        from privrisk._validation import check_whole, parse_epsilon
-        from privrisk.app.pages._runs import bounds, number_list
+        from privrisk._validation import check_whole, parse_bounds, parse_epsilon, parse_numbers
         from privrisk.audit.intruder import check_alpha, check_event
 
         def text(name: str) -> str:
@@ -140,9 +135,9 @@ class AuditInputs:
                 "sweep_record: give the record N together with sweep_values V1,V2,…",
                 param="sweep_record",
             )
-        self.sweep_values = number_list(self.sweep_text, name="sweep_values") if self.sweep_text else None
+        self.sweep_values = parse_numbers(self.sweep_text, name="sweep_values") if self.sweep_text else None
         self.universe_text = text("universe")
-        self.bounds = bounds(self.universe_text, name="universe") if self.universe_text else None
+        self.bounds = parse_bounds(self.universe_text, name="universe") if self.universe_text else None
         self.missing = text("missing") or None
         top = values.get("top")
         self.top = check_whole(20 if top is None else int(top), name="--top")
@@ -382,14 +377,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         runner.start(run_audit, inputs, path, name, folder / "out", uploads=uploads)
 
-    @reactive.effect
-    @reactive.event(input.cancel)
-    def _cancel() -> None:
-        runner.cancel()
-
-    @render.ui
-    def status() -> Any:
-        return runner.status_ui()
+    runner.serve_status(input)
 
     @render.ui
     def results() -> Any:

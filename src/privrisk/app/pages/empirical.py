@@ -32,6 +32,7 @@ from privrisk.app.pages._runs import (
     checked_upload,
     figures_ui,
     frame_ui,
+    main_panel,
     named_error,
     session_folder,
     zip_bytes,
@@ -144,12 +145,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
         ),
-        ui.h2("Empirical privacy of a statistic published every period"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("Empirical privacy of a statistic published every period", _INTRO),
     )
 
 
@@ -522,14 +518,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         runner.start(run_empirical, inputs, path, name, folder / "out", uploads=uploads)
 
-    @reactive.effect
-    @reactive.event(input.cancel)
-    def _cancel() -> None:
-        runner.cancel()
-
-    @render.ui
-    def status() -> Any:
-        return runner.status_ui()
+    runner.serve_status(input)
 
     @render.ui
     def results() -> Any:

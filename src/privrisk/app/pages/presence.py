@@ -27,6 +27,7 @@ from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
     frame_ui,
+    main_panel,
     named_error,
     session_folder,
     zip_bytes,
@@ -145,12 +146,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
         ),
-        ui.h2("δ-presence, k-anonymity and k-map"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("δ-presence, k-anonymity and k-map", _INTRO),
     )
 
 
@@ -495,14 +491,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         runner.start(run_presence, inputs, data, population, folder / "out", uploads=uploads)
 
-    @reactive.effect
-    @reactive.event(input.cancel)
-    def _cancel() -> None:
-        runner.cancel()
-
-    @render.ui
-    def status() -> Any:
-        return runner.status_ui()
+    runner.serve_status(input)
 
     @render.ui
     def results() -> Any:

@@ -27,6 +27,7 @@ from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
     frame_ui,
+    main_panel,
     session_folder,
     zip_bytes,
 )
@@ -119,12 +120,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Run the study", class_="btn-primary mt-2"),
             width=380,
         ),
-        ui.h2("Sampling study"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("Sampling study", _INTRO),
     )
 
 
@@ -139,8 +135,7 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
         >>> s.queries, s.universe_min, s.proportions
         (('max',), 0.0, (0.5, 1.0))
     """
-    from privrisk._validation import parse_epsilons
-    from privrisk.app.pages._runs import bounds, number_list
+    from privrisk._validation import parse_bounds, parse_epsilons, parse_numbers
     from privrisk.study.inputs import StudySettings
 
     def text(name: str) -> str:
@@ -152,7 +147,7 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
         raise PrivriskError("queries: choose at least one query", param="queries")
     proportions = text("proportions") or "auto"
     universe = text("universe") or "data"
-    limits = None if universe.lower() == "data" else bounds(universe, name="universe")
+    limits = None if universe.lower() == "data" else parse_bounds(universe, name="universe")
     attack = bool(values.get("attack"))
     more: dict[str, Any] = {}
     for name in ("attack_trials", "attack_max_n"):
@@ -166,12 +161,14 @@ def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
     universe_min = (
         0.0
         if demo
-        else (number_list(text("universe_min"), name="universe_min")[0] if text("universe_min") else None)
+        else (parse_numbers(text("universe_min"), name="universe_min")[0] if text("universe_min") else None)
     )
     return StudySettings(
         queries=list(queries),
         epsilons=parse_epsilons(text("epsilons") or DEFAULTS["epsilons"], name="epsilons"),
-        proportions="auto" if proportions.lower() == "auto" else number_list(proportions, name="proportions"),
+        proportions="auto"
+        if proportions.lower() == "auto"
+        else parse_numbers(proportions, name="proportions"),
         repetitions=_whole(values.get("repetitions", DEFAULTS["repetitions"]), "repetitions"),
         seed=_whole(values.get("seed", DEFAULTS["seed"]), "seed"),
         universe="data" if demo or limits is None else limits,
@@ -378,10 +375,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         runner.start(run_study, settings, source, folder / "study", uploads=uploads)
 
-    @reactive.effect
-    @reactive.event(input.cancel)
-    def _cancel() -> None:
-        runner.cancel()
+    runner.serve_status(input)
 
     def _inputs() -> dict[str, Any]:
         names = (
@@ -400,10 +394,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             "attack_max_n",
         )
         return {"queries": list(input.queries() or []), **{n: input[n]() for n in names}}
-
-    @render.ui
-    def status() -> Any:
-        return runner.status_ui()
 
     @render.ui
     def results() -> Any:
