@@ -402,7 +402,7 @@ VOCABULARY: dict[str, str] = {
     "figure_query": "query of the figures",
     "effective_epsilon": "effective ε",
     "total_risk": "total risk δ*",
-    "seconds": "time taken",
+    "seconds": "time computing (reading and writing not included)",
     "rows": "rows",
 }
 
