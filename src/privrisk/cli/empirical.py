@@ -13,7 +13,8 @@ from rich.table import Table
 
 from privrisk._validation import check_choice, check_whole
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons, progress
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons
+from privrisk.cli._progress import steps
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
 from privrisk.io.files import check_outputs
 
@@ -142,40 +143,48 @@ def empirical_command(
                               ("--condition-on", condition_on)):  # fmt: skip
             if extra is not None:
                 raise PrivriskError(f"{option}: not available with --engine spark; use --engine duckdb")
-    cleaning: dict[str, int] | None = None
-    frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
-    if preset is not None:
-        preset = check_choice(preset, PRESETS, name="preset")
-        frame, cleaning = chicago_clean(read_table(file))
-        period, period_unit = period or "month", None if period is None else period_unit
-        individual, query, value = individual or "License #", query or "rate", value or "failed"
-    else:
-        for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
-            if given is None:
-                raise PrivriskError(f"{option}: required (or use --preset chicago)")
-        check_choice(query, EMPIRICAL_QUERIES, name="query")
-        if engine != "spark":
-            frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
-    options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
-                                   epsilons=eps, density=density, k=kk, period_unit=period_unit,
-                                   aggregate=aggregate, lags=lags, joint=joint, condition_on=condition_on,
-                                   buckets=buckets, noise=scale, draws=draws, seed=seed)  # fmt: skip
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        warnings.simplefilter("always", DependenceWarning)
-        with progress("individuals", None) as advance:
+    with steps(quiet=as_json) as show:
+        cleaning: dict[str, int] | None = None
+        frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
+        if preset is not None:
+            preset = check_choice(preset, PRESETS, name="preset")
+            show("Reading and cleaning the data")
+            frame, cleaning = chicago_clean(read_table(file))
+            period, period_unit = period or "month", None if period is None else period_unit
+            individual, query, value = individual or "License #", query or "rate", value or "failed"
+        else:
+            for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
+                if given is None:
+                    raise PrivriskError(f"{option}: required (or use --preset chicago)")
+            check_choice(query, EMPIRICAL_QUERIES, name="query")
+            if engine != "spark":
+                show("Reading the data")
+                frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
+        options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value,
+                                       weight=weight, epsilons=eps, density=density, k=kk, period_unit=period_unit,
+                                       aggregate=aggregate, lags=lags, joint=joint, condition_on=condition_on,
+                                       buckets=buckets, noise=scale, draws=draws, seed=seed)  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            warnings.simplefilter("always", DependenceWarning)
             on: dict[str, Any] = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}  # fmt: skip
-            result = empirical_privacy(frame, progress=advance, **options, **on)
-        windows = None if window is None else rolling_privacy(frame, window=window, step=step, **options)
-        target = None
-        if target_delta is not None:
-            target = smallest_noise(frame, target_delta=target_delta, **options)
-    _warn(caught, PrivacyLeakWarning)
-    doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
-                         smallest_noise=target, target_delta=target_delta,
-                         out=None if out_dir is None else str(out_dir))  # fmt: skip
-    if out_dir is not None:
-        write_outputs(out_dir, result, windows=windows, file=str(file), preset=preset, parameters=options)
+            result = empirical_privacy(frame, progress=show("Measuring the individuals"), **options, **on)
+            windows = None
+            if window is not None:
+                advance = show("Measuring the rolling windows")
+                windows = rolling_privacy(frame, window=window, step=step, progress=advance, **options)
+            target = None
+            if target_delta is not None:
+                # each measurement of δ at a trial scale is one step; how many depends on the data
+                advance = show("Searching the noise scale (measurements of δ)")
+                target = smallest_noise(frame, target_delta=target_delta, progress=advance, **options)
+        _warn(caught, PrivacyLeakWarning)
+        doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
+                             smallest_noise=target, target_delta=target_delta,
+                             out=None if out_dir is None else str(out_dir))  # fmt: skip
+        if out_dir is not None:
+            show("Writing the tables and figures")
+            write_outputs(out_dir, result, windows=windows, file=str(file), preset=preset, parameters=options)
     if as_json:
         emit_json(doc)
     else:
