@@ -216,3 +216,23 @@ def test_zip_codes_keep_their_leading_zeros(cli, tmp_path):
     assert r.code == 0, r.err
     assert r.json["search"]["best"]["levels"] == {"zip": 1}
     assert pd.read_csv(out / "release.csv", dtype=str)["zip"].tolist() == ["0123*", "0123*"]
+
+
+def test_presence_shows_its_steps_on_a_terminal_only(cli, seed, tmp_path, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from privrisk.cli import _progress
+
+    t, p = seed
+    drawn = io.StringIO()
+    monkeypatch.setattr(_progress, "err", Console(file=drawn, force_terminal=True, width=100))
+    base = [t, "-p", p, "--population-count", "n", "--qi", "zip,age", "-H", BANDS, "--delta-max", "0.5", "--search"]
+    r = cli("presence", *base, "--out", tmp_path / "o")
+    assert r.code == 0, r.err
+    for step in ("Reading and grouping both tables", "Searching the lattice", "Writing the tables"):
+        assert step in drawn.getvalue()
+    assert "Searching the lattice" not in r.err  # stderr of the test is a pipe: nothing drawn there
+    before = len(drawn.getvalue())
+    assert cli("presence", *base, "--json").code == 1 and len(drawn.getvalue()) == before

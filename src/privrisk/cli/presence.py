@@ -18,12 +18,12 @@ from privrisk.cli._common import (
     emit_json,
     err,
     out,
-    progress,
 )
 from privrisk.cli._presence_tables import SHOWN
 from privrisk.cli._presence_tables import class_table as _class_table
 from privrisk.cli._presence_tables import measures_table as _measures_table
 from privrisk.cli._presence_tables import summary_table as _summary_table
+from privrisk.cli._progress import steps
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 
@@ -178,28 +178,34 @@ def presence_command(
         raise PrivriskError("--suppression: only with --search")
     if search and delta_max is None and delta_min is None and k is None and kmap is None:
         raise PrivriskError("--search: give at least one target (--delta-max, --delta-min, --k or --kmap)")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        try:
-            prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier, population_count=population_count,
-                                    allow_inconsistent=allow_inconsistent, engine=engine, spark_master=spark_master,
-                                    spark_rollup_classes=spark_rollup_classes)  # fmt: skip
-        except InconsistentSubsetError as exc:
-            raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
-    for w in caught:
-        err.print(f"warning: {w.message}")
-    before = delta_presence(
-        prep, levels=_levels(levels), delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap
-    )
-    found: SearchResult | None = None
-    if search:
-        with progress("searching the lattice", prep.lattice_size) as advance:
+    with steps(quiet=as_json) as show:
+        show("Reading and grouping both tables")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            try:
+                prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier,
+                                        population_count=population_count, allow_inconsistent=allow_inconsistent,
+                                        engine=engine, spark_master=spark_master,
+                                        spark_rollup_classes=spark_rollup_classes)  # fmt: skip
+            except InconsistentSubsetError as exc:
+                raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
+        show("Measuring δ, k and k-map")
+        before = delta_presence(
+            prep, levels=_levels(levels), delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap
+        )
+        found: SearchResult | None = None
+        if search:
+            advance = show("Searching the lattice (nodes evaluated)", total=prep.lattice_size)
             found = search_generalisation(prep, delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap,
                                           suppression=suppression, loss=check_choice(loss, LOSS_MEASURES, name="loss"),
                                           progress=advance)  # fmt: skip
-    report = PresenceReport(before, found)
+        report = PresenceReport(before, found)
+        if out_dir is not None:
+            show("Writing the tables, the release and the figure")
+            written = report.write_outputs(out_dir, data_src, title=title_src)
+    for w in caught:
+        err.print(f"warning: {w.message}")
     if out_dir is not None:
-        written = report.write_outputs(out_dir, data_src, title=title_src)
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
     if as_json:
         emit_json(report.to_dict(TARGET_OPTIONS))
