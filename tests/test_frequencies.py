@@ -14,14 +14,14 @@ import math
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privrisk import risk as R
 from privrisk._format import natural_frequencies
 from privrisk.app.pages.risk import risk_values
 from privrisk.release.statement import public_statement
-from privrisk.reports.explain import TEXT, explainer_numbers, explainer_page
+from privrisk.reports.explain import TEXT, explainer_numbers, explainer_page, guarantee_numbers
 
 LN3 = math.log(3)
 EPSILONS = st.floats(min_value=0.0, max_value=40.0, allow_nan=False)
@@ -135,3 +135,16 @@ def test_the_german_page_says_the_issues_example_truthfully():
     text = re.sub(r"<[^>]+>", "", html.unescape(explainer_page(LN3, n=500, lang="de")))
     assert "etwa 6 von 1.000 Versuchen erfolgreich. Durch bloßes Raten wären es etwa 2 von 1.000." in text
     assert TEXT["de"]["freq"]["about"] == "etwa {count}"
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@settings(max_examples=60)
+@given(mu=st.floats(min_value=1e-6, max_value=50.0, allow_nan=False), n=PEOPLE)
+def test_the_guarantee_page_never_says_the_attacker_is_worse_than_guessing(lang, mu, n):
+    """The explainer of any guarantee (here Gaussian DP, μ) says its risks the same way."""
+    from privrisk.accounting import gaussian_dp
+    from privrisk.accounting import reconstruction_risk as among
+
+    g = gaussian_dp(mu)
+    v = guarantee_numbers(g, n, lang=lang)
+    check(float(among(g, n)), 1 / n, v["mw"], v["mw_guess"], whole(v["mw_base"]), lang)
