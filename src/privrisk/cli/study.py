@@ -18,19 +18,15 @@ from rich.table import Table
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._common import (
-    DEFAULT_ATTACK_MAX_N,
-    DEFAULT_ATTACK_TRIALS,
     MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
     err,
-    floats,
     out,
     parse_bounds,
-    parse_epsilons,
 )
 from privrisk.cli._progress import steps
-from privrisk.cli._study_options import (  # the options study and demo share
+from privrisk.cli._study_options import (  # the options study and demo share, and their reading
     _ATTACK_MAX_N_OPTION,
     _ATTACK_OPTION,
     _ATTACK_TRIALS_OPTION,
@@ -44,8 +40,9 @@ from privrisk.cli._study_options import (  # the options study and demo share
     _QUERIES_OPTION,
     _REPETITIONS_OPTION,
     _SEED_OPTION,
+    _labels,
+    _settings,
 )
-from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
@@ -57,56 +54,6 @@ if TYPE_CHECKING:
 # The library names its parameters; these options are called differently (the others are -- + the name).
 for _command in ("study", "demo"):
     PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n"}
-
-
-def _labels(items: list[str] | None, columns: list[str]) -> dict[str, str]:
-    labels: dict[str, str] = {}
-    for item in items or []:
-        column, sep, label = item.partition("=")
-        if not sep or not column.strip() or not label.strip():
-            raise PrivriskError(f"--label: write COLUMN=LABEL, got {item!r}")
-        if column.strip() not in columns:
-            raise PrivriskError(f"--label: {column.strip()!r} is not one of the --column names")
-        labels[column.strip()] = label.strip()
-    names = [labels.get(c, c) for c in columns]
-    if len(set(names)) != len(names):
-        raise PrivriskError("--label: two variables would have the same name")
-    return labels
-
-
-def _settings(
-    queries: str,
-    epsilons: str,
-    proportions: str,
-    attack: bool,
-    attack_trials: int | None,
-    attack_max_n: int | None,
-    **more: Any,
-) -> StudySettings:
-    """The options as checked settings; the attack's options alone are a mistake, not silently ignored."""
-    from privrisk.study.inputs import StudySettings
-
-    if not attack and attack_trials is not None:
-        raise PrivriskError("--attack-trials: only meaningful with --attack")
-    if not attack and attack_max_n is not None:
-        raise PrivriskError("--attack-max-n: only meaningful with --attack")
-    auto = proportions.strip().lower() == "auto"
-    try:
-        return StudySettings(
-            queries=[p.strip() for p in queries.split(",") if p.strip()],
-            epsilons=parse_epsilons(epsilons, name="epsilons"),
-            proportions="auto" if auto else floats(proportions, name="proportions"),
-            attack=attack,
-            attack_trials=DEFAULT_ATTACK_TRIALS if attack_trials is None else attack_trials,
-            attack_max_n=DEFAULT_ATTACK_MAX_N if attack_max_n is None else attack_max_n,
-            **more,
-        )
-    except PrivriskError as exc:
-        # Each setting is an option of the same name (attack_trials → --attack-trials). main() names the option
-        # for any library error, but at this commit it does not find commands of the Click that Typer bundles.
-        if exc.param is None or not str(exc).startswith(f"{exc.param}:"):
-            raise
-        raise PrivriskError("--" + exc.param.replace("_", "-") + str(exc)[len(exc.param) :]) from None
 
 
 def _run(
