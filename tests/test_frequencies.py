@@ -148,3 +148,13 @@ def test_the_guarantee_page_never_says_the_attacker_is_worse_than_guessing(lang,
     g = gaussian_dp(mu)
     v = guarantee_numbers(g, n, lang=lang)
     check(float(among(g, n)), 1 / n, v["mw"], v["mw_guess"], whole(v["mw_base"]), lang)
+
+
+def test_the_attack_commands_sentence_counts_both_out_of_one_base():
+    from privrisk.cli.attack import _sentence
+
+    doc = {"n_worlds": 5000, "n": 5000, "worlds": "many", "query": "mean", "epsilon": LN3,
+           "expected_success": 3 / 5002, "guess": 1 / 5000, "simulated_success": 0.0006, "exact_risk": 0.0007,
+           "bound": 0.0008}  # fmt: skip
+    said = _sentence(doc)
+    assert "is right about 6 times in 10,000" in said and "would be right about 2 times" in said

@@ -254,3 +254,39 @@ def test_the_time_printed_is_the_whole_run_and_says_what_was_timed(cli, survey, 
     assert m is not None, said
     # the in-process run began with the test session, so the whole run is at least the computation
     assert "second" in m[1] and ("second" in m[2] or "minute" in m[2])
+
+
+def run_on_a_terminal(args: list[str]) -> str:
+    """Run ``privrisk ARGS`` with stderr on a pseudo-terminal; what it drew there, as text."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "privrisk", *args], stdout=subprocess.DEVNULL, stderr=slave,
+                               env={**os.environ, "COLUMNS": "100"})  # fmt: skip
+    os.close(slave)
+    drawn = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif process.poll() is not None:
+            break
+    process.wait(timeout=60)
+    os.close(master)
+    return drawn.decode("utf-8", "replace")
+
+
+def test_a_real_terminal_sees_the_steps_and_the_whole_time(survey, tmp_path):
+    drawn = run_on_a_terminal(["study", str(survey), *STUDY_ARGS, "--out", str(tmp_path / "o")])
+    for step in ("Reading the data", "Sampling study", "Writing the report", "the whole run took"):
+        assert step in drawn
