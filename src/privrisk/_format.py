@@ -17,18 +17,22 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 __all__ = [
+    "FREQUENCY_WORDS",
     "PROBABILITY_WORDS",
     "VOCABULARY",
+    "Frequency",
     "count",
     "duration",
     "epsilon_text",
     "is_probability_key",
     "label",
     "listing",
+    "natural_frequencies",
     "number",
     "percent",
     "percent_3g",
@@ -131,6 +135,107 @@ def whole_percent(x: float, *, less: str = "less than 1 %", more: str = "more th
     if 0.995 <= x < 1:
         return more
     return f"{round(100 * x)} %"
+
+
+#: The words of a natural frequency per language: ``{count}``, ``{base}`` and ``{base1}`` (base − 1) are filled in.
+#: The explainer's ``explain.LANG.json`` repeats them for its translators (tests keep both equal).
+FREQUENCY_WORDS: dict[str, dict[str, str]] = {
+    "en": {"none": "none", "all": "all {base}", "fewer": "fewer than 1", "more": "more than {base1}",
+           "about": "about {count}"},
+    "de": {"none": "keiner", "all": "alle {base}", "fewer": "weniger als 1", "more": "mehr als {base1}",
+           "about": "etwa {count}"},
+}  # fmt: skip
+_THOUSANDS = {"en": ",", "de": "."}
+#: The largest denominator a natural frequency uses: a count out of a million is still a count of people.
+MOST = 1_000_000
+
+
+@dataclass(frozen=True)
+class Frequency:
+    """A probability said as a count out of ``base``: ``kind`` is none, fewer (than 1), about, more (than base − 1)
+    or all; ``count`` is round(p · base), half to even (what the explainer's script repeats)."""
+
+    kind: str
+    count: int
+    base: int
+
+    def text(self, lang: str = "en", words: Mapping[str, str] | None = None, thousands: str | None = None) -> str:
+        """The phrase ("about 6", "fewer than 1", "etwa 6"), in ``lang`` or in the given ``words``.
+
+        Example:
+            >>> Frequency("about", 1234, 10_000).text(), Frequency("more", 100, 100).text("de")
+            ('about 1,234', 'mehr als 99')
+        """
+        said = FREQUENCY_WORDS[lang] if words is None else words
+        sep = _THOUSANDS[lang] if thousands is None else thousands
+
+        def group(k: int) -> str:
+            return f"{k:,}".replace(",", sep)
+
+        values = {"count": group(self.count), "base": group(self.base), "base1": group(self.base - 1)}
+        phrase = said[self.kind]
+        for key, value in values.items():
+            phrase = phrase.replace("{" + key + "}", value)
+        return phrase
+
+
+def _frequency(p: float, base: int) -> Frequency:
+    """p as a count out of ``base``, never "none" or "all" for a probability strictly between 0 and 1."""
+    k = round(p * base)
+    if p == 0:
+        kind = "none"
+    elif p == 1:
+        kind = "all"
+    elif k < 1:
+        kind = "fewer"
+    elif k >= base:
+        kind = "more"
+    else:
+        kind = "about"
+    return Frequency(kind, k, base)
+
+
+def natural_frequencies(p: float, guess: float | None = None, *, base: int = 100) -> tuple[Frequency, Frequency]:
+    """The attacker's success ``p`` and the guesser's ``guess`` as counts out of one denominator, both truthful.
+
+    The denominator starts at ``base`` and grows tenfold (up to 1,000,000) until the attacker's count is at least 1
+    (as :func:`privrisk.natural_frequency`), then further until the guesser's is too, so that "about 6 in 10,000"
+    stands beside "about 2 in 10,000" instead of "about 1 in 1,000" beside a guess that was counted in 10,000.
+    When no denominator up to a million gives the guesser a count, the attacker's denominator stays and the
+    guess is "fewer than 1" of it. Each count is p · base rounded (half to even), so the stated rate is within
+    half a count of the true one, and a larger probability never gets a smaller count (rounding is monotone):
+    an attacker at least as good as guessing is never said to be worse.
+
+    Args:
+        p: the attacker's probability of success, in [0, 1].
+        guess: what guessing alone achieves (1/n, or 1/2), in [0, 1]; None for p alone.
+        base: the least denominator (100: a row of an icon array of 100 people).
+
+    Returns:
+        The attacker's frequency and the guesser's, over one ``base`` (without ``guess``, p's twice).
+
+    Example:
+        >>> a, g = natural_frequencies(0.0005997, 1 / 5000)  # ε = ln 3, n = 5,000
+        >>> f"{a.text()} in {a.base:,}; guessing {g.text()} in {g.base:,}"
+        'about 6 in 10,000; guessing about 2 in 10,000'
+        >>> a, g = natural_frequencies(0.0022, 1e-7)
+        >>> a.text(), g.text(), a.base
+        ('about 2', 'fewer than 1', 1000)
+        >>> [f.text("de") for f in natural_frequencies(0.75, 0.5)]
+        ['etwa 75', 'etwa 50']
+    """
+    p = float(p)
+    b = int(base)
+    while p > 0 and round(p * b) < 1 and b < MOST:
+        b *= 10
+    if guess is not None and guess > 0:
+        g = float(guess)
+        c = b
+        while round(g * c) < 1 and c < MOST:
+            c *= 10
+        if round(g * c) >= 1:
+            b = c
+    return _frequency(p, b), _frequency(p if guess is None else float(guess), b)
 
 
 def count(n: float) -> str:
@@ -297,7 +402,7 @@ VOCABULARY: dict[str, str] = {
     "figure_query": "query of the figures",
     "effective_epsilon": "effective ε",
     "total_risk": "total risk δ*",
-    "seconds": "time taken",
+    "seconds": "time computing (reading and writing not included)",
     "rows": "rows",
 }
 

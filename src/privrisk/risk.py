@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._format import whole_percent
+from privrisk._format import natural_frequencies, whole_percent
 from privrisk._validation import check_epsilons, check_probability, check_whole
 from privrisk.errors import PrivriskError
 
@@ -322,7 +322,8 @@ def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
 
     A probability strictly between 0 and 1 is never rounded to "0" or to "all" of them: it becomes
     "fewer than 1" or "more than BASE − 1". The base grows by tenfold steps (up to 1,000,000) until N is at
-    least 1, so a small risk is still a count of people.
+    least 1, so a small risk is still a count of people. To say a risk beside what guessing achieves, use
+    :func:`privrisk._format.natural_frequencies`, which counts both out of one base.
 
     Returns:
         The phrase (e.g. ``"about 73"``) and the base it counts against.
@@ -337,19 +338,8 @@ def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
         >>> natural_frequency(0.9991)
         ('more than 99', 100)
     """
-    p = float(check_probability(p, name="p"))
-    while p > 0 and round(p * base) < 1 and base < 1_000_000:
-        base *= 10
-    count = round(p * base)
-    if p == 0:
-        return "none", base
-    if p == 1:
-        return f"all {base}", base
-    if count < 1:
-        return "fewer than 1", base
-    if count >= base:
-        return f"more than {base - 1}", base
-    return f"about {count}", base
+    f, _ = natural_frequencies(float(check_probability(p, name="p")), base=base)
+    return f.text(), f.base
 
 
 def describe(epsilon: float | str, n: int | None = None, ratio: float = 1.0) -> str:
@@ -368,23 +358,23 @@ def describe(epsilon: float | str, n: int | None = None, ratio: float = 1.0) -> 
     """
     eps = float(_epsilon(epsilon))
     p = float(global_risk(eps))
-    phrase, base = natural_frequency(p)
-    guess_count = base // 2
+    risk, guess = natural_frequencies(p, 0.5)
     gamma = float(global_leak(eps))
     sentences = [
         "Suppose an attacker knows everyone else's data and tries to tell whether you are in it.",
-        f"In {base:,} such attempts the attacker would be right {phrase} times; "
-        f"guessing alone would be right {guess_count:,} times.",
+        f"In {risk.base:,} such attempts the attacker would be right {risk.text()} times; "
+        f"guessing alone would be right {guess.count:,} times.",
         f"The answer takes the attacker at most {whole_percent(gamma)} of the way from a coin toss to certainty.",
     ]
     if n is not None:
         n_ = int(_n(n, minimum=2))
         rho = float(many_worlds(eps, n_, ratio))
-        phrase_n, base_n = natural_frequency(rho)
-        guess_phrase, _ = natural_frequency(1.0 / n_, base=base_n)
+        # One base for both rates: counted in different bases, "about 1 of 1,000" beside a guess counted in
+        # 10,000 ("about 2") made the attacker look worse than guessing.
+        mw, mw_guess = natural_frequencies(rho, 1.0 / n_)
         sentences.append(
             f"If the attacker must instead pick who is in the data among {n_:,} possible people, "
-            f"{phrase_n} of {base_n:,} attempts would succeed; guessing alone would succeed "
-            f"{guess_phrase} of them."
+            f"{mw.text()} of {mw.base:,} attempts would succeed; guessing alone would succeed "
+            f"{mw_guess.text()} of them."
         )
     return " ".join(sentences)

@@ -254,3 +254,41 @@ def test_the_library_warning_about_autocorrelation_is_shown_once(cli, tmp_path):
     assert text.count("autocorrelated") == 1
     assert "warning: --aggregate: the answers are autocorrelated" in text
     assert "merge 2 consecutive periods into one" in text
+
+
+def test_target_delta_and_windows_show_their_steps_on_a_terminal(cli, panel_csv, monkeypatch):
+    """Issue 20: ``empirical … --target-delta`` ran for minutes without a word."""
+    import io
+
+    from rich.console import Console
+
+    from privrisk.cli import _progress
+
+    path, _ = panel_csv
+    drawn = io.StringIO()
+    monkeypatch.setattr(_progress, "err", Console(file=drawn, force_terminal=True, width=100))
+    base = ("empirical", path, "--period", "month", "--individual", "shop", "--query", "rate", "--value", "failed",
+            "--epsilons", "0.5", "--draws", "4")  # fmt: skip
+    r = cli(*base, "--target-delta", "0.05", "--window", "6")
+    assert r.code == 0, r.err
+    for step in ("Reading the data", "Measuring the individuals", "Measuring the rolling windows",
+                 "Searching the noise scale"):  # fmt: skip
+        assert step in drawn.getvalue()
+    before = len(drawn.getvalue())
+    assert cli(*base, "--target-delta", "0.05", "--json").code == 0 and len(drawn.getvalue()) == before
+
+
+def test_the_library_counts_its_steps():
+    from privrisk.empirical.search import smallest_noise
+    from privrisk.empirical.windows import rolling_privacy
+
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"m": np.repeat(np.arange(30), 10), "id": rng.integers(0, 40, 300), "v": rng.gamma(2.0, 1.0, 300)})
+    counted: list[int] = []
+    found = smallest_noise(df, target_delta=0.02, epsilons=[0.1], steps=3, period="m", individual="id",
+                           query="mean", value="v", draws=4, progress=counted.append)  # fmt: skip
+    assert sum(counted) >= 1 + 3 and not found.empty  # the measurement without noise, then the bisection
+    counted.clear()
+    w = rolling_privacy(df, window=10, period="m", individual="id", query="count", epsilons=[1.0],
+                        progress=counted.append)  # fmt: skip
+    assert sum(counted) == w["first"].nunique() == 5

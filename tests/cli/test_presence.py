@@ -64,6 +64,26 @@ def test_search_writes_release_classes_minimal_nodes_and_manifest(cli, seed, tmp
     assert (out / manifest["figures"][0]["svg"]).exists()
 
 
+def test_search_proposes_and_a_violated_table_still_exits_1(cli, seed, tmp_path):
+    """Issue 20: "violated: δ_max 1 exceeds --delta-max 0.5" exited 0 because the search found a node."""
+    t, p = seed
+    base = [t, "-p", p, "--population-count", "n", "--qi", "zip,age", "-H", BANDS, "--delta-max", "0.5"]
+    r = cli("presence", *base, "--search")
+    assert r.code == 1, r.err
+    said = " ".join(r.err.split())
+    assert "violated: δ_max 1 exceeds --delta-max 0.5" in said
+    assert "meets the targets: --levels zip=0,age=2" in said and "--search proposes --levels zip=0,age=2" in said
+    assert cli("presence", *base, "--levels", "zip=0,age=2").code == 0  # the proposed node, applied, passes
+    j = cli("presence", *base, "--search", "--json")
+    assert j.code == 1 and j.json["search"]["best"]["levels"] == {"zip": 0, "age": 2}
+    assert j.json["violations"] == ["δ_max 1 exceeds --delta-max 0.5"]
+    # With --out the release written is generalised to that node: it meets the targets.
+    w = cli("presence", *base, "--search", "--out", tmp_path / "o")
+    assert w.code == 0 and "applied to release.csv" in " ".join(w.err.split())
+    # A measured table that already meets the targets passes with --search and without --out.
+    assert cli("presence", *base, "--levels", "age=2", "--search").code == 0
+
+
 def test_search_with_no_solution_exits_1(cli, seed):
     t, p = seed
     r = cli("presence", t, "-p", p, "--population-count", "n", "--qi", "zip,age", "-H", BANDS,
@@ -196,3 +216,23 @@ def test_zip_codes_keep_their_leading_zeros(cli, tmp_path):
     assert r.code == 0, r.err
     assert r.json["search"]["best"]["levels"] == {"zip": 1}
     assert pd.read_csv(out / "release.csv", dtype=str)["zip"].tolist() == ["0123*", "0123*"]
+
+
+def test_presence_shows_its_steps_on_a_terminal_only(cli, seed, tmp_path, monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from privrisk.cli import _progress
+
+    t, p = seed
+    drawn = io.StringIO()
+    monkeypatch.setattr(_progress, "err", Console(file=drawn, force_terminal=True, width=100))
+    base = [t, "-p", p, "--population-count", "n", "--qi", "zip,age", "-H", BANDS, "--delta-max", "0.5", "--search"]
+    r = cli("presence", *base, "--out", tmp_path / "o")
+    assert r.code == 0, r.err
+    for step in ("Reading and grouping both tables", "Searching the lattice", "Writing the tables"):
+        assert step in drawn.getvalue()
+    assert "Searching the lattice" not in r.err  # stderr of the test is a pipe: nothing drawn there
+    before = len(drawn.getvalue())
+    assert cli("presence", *base, "--json").code == 1 and len(drawn.getvalue()) == before

@@ -216,3 +216,77 @@ def test_report_opens_offline_in_chromium(browser, study_run):
         opened.assert_clean()  # no console error, no request beyond the file itself
     finally:
         opened.close()
+
+
+@pytest.fixture
+def terminal(monkeypatch):
+    """stderr as a terminal: what the steps draw goes to a buffer (Rich's codes included)."""
+    from rich.console import Console
+
+    from privrisk.cli import _progress
+
+    buffer = io.StringIO()
+    monkeypatch.setattr(_progress, "err", Console(file=buffer, force_terminal=True, width=100))
+    return buffer
+
+
+def test_a_long_command_shows_its_steps_on_a_terminal(cli, survey, tmp_path, terminal):
+    """Issue 20: demo, study --attack and empirical printed nothing for up to minutes."""
+    r = cli("study", survey, *STUDY_ARGS, "--attack", "--attack-trials", "20", "--out", tmp_path / "o")
+    assert r.code == 0, r.err
+    drawn = terminal.getvalue()
+    for step in ("Reading the data", "Sampling study", "Attacking the samples", "Writing the report"):
+        assert step in drawn
+    assert "Sampling study" not in r.err and "Sampling study" not in r.out  # not on a pipe
+
+
+def test_steps_are_not_drawn_with_json(cli, survey, tmp_path, terminal):
+    r = cli("study", survey, *STUDY_ARGS, "--out", tmp_path / "o", "--json")
+    assert r.code == 0 and terminal.getvalue() == ""
+    assert json.loads(r.out)["seconds"] > 0  # the JSON keeps its keys: seconds is the computation
+
+
+def test_the_time_printed_is_the_whole_run_and_says_what_was_timed(cli, survey, tmp_path):
+    """Issue 20: "120,000 rows in 2.8 seconds" was printed for a 42 s run (the sampling alone was timed)."""
+    r = cli("study", survey, *STUDY_ARGS, "--out", tmp_path / "o")
+    said = " ".join(r.err.split())
+    m = re.search(r"result rows, computed in (.+?); the whole run took (.+?)\. Wrote", said)
+    assert m is not None, said
+    # the in-process run began with the test session, so the whole run is at least the computation
+    assert "second" in m[1] and ("second" in m[2] or "minute" in m[2])
+
+
+def run_on_a_terminal(args: list[str]) -> str:
+    """Run ``privrisk ARGS`` with stderr on a pseudo-terminal; what it drew there, as text."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "privrisk", *args], stdout=subprocess.DEVNULL, stderr=slave,
+                               env={**os.environ, "COLUMNS": "100"})  # fmt: skip
+    os.close(slave)
+    drawn = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif process.poll() is not None:
+            break
+    process.wait(timeout=60)
+    os.close(master)
+    return drawn.decode("utf-8", "replace")
+
+
+def test_a_real_terminal_sees_the_steps_and_the_whole_time(survey, tmp_path):
+    drawn = run_on_a_terminal(["study", str(survey), *STUDY_ARGS, "--out", str(tmp_path / "o")])
+    for step in ("Reading the data", "Sampling study", "Writing the report", "the whole run took"):
+        assert step in drawn

@@ -157,7 +157,8 @@ def test_page_script_matches_python_for_many_epsilons(browser, tmp_path):
         40.0,
         800.0,
     ]
-    for lang, n in (("en", 21), ("de", 1_000_000), ("en", None)):
+    # n = 500 and 5,000: the guess needs a finer base than the attacker alone (issue 20)
+    for lang, n in (("en", 21), ("de", 1_000_000), ("en", None), ("en", 5000), ("de", 500), ("en", 10**9)):
         path = _write(tmp_path, f"grid-{lang}-{n}.html", explainer_page(1.0, n=n, lang=lang))
         opened = Opened(browser, path)
         try:

@@ -13,11 +13,10 @@ from hypothesis import strategies as st
 
 import privrisk as pr
 from privrisk import risk as R
-from privrisk._format import whole_percent
+from privrisk._format import FREQUENCY_WORDS, natural_frequencies, whole_percent
 from privrisk.reports.explain import (
     TEXT,
     _fixed,
-    _frequency,
     explainer_document,
     explainer_numbers,
     explainer_page,
@@ -77,18 +76,34 @@ def test_english_numbers_are_the_core_natural_frequency_and_describe(epsilon):
 def test_many_worlds_numbers_follow_the_core(epsilon, n):
     v = explainer_numbers(epsilon, n)
     rho = R.many_worlds(epsilon, n)
-    phrase, base = R.natural_frequency(rho)
-    assert v["mw"] == phrase and v["mw_base"] == f"{base:,}"
-    assert v["mw_guess"] == R.natural_frequency(1 / n, base=base)[0]
+    mw, guess = natural_frequencies(rho, 1 / n)  # one base for the attacker and for guessing
+    assert v["mw"] == mw.text() and v["mw_base"] == f"{mw.base:,}" and v["mw_guess"] == guess.text()
     sentence = R.describe(epsilon, n)
-    assert f"{phrase} of {base:,} attempts" in sentence and f"succeed {v['mw_guess']} of them" in sentence
+    assert f"{mw.text()} of {mw.base:,} attempts" in sentence and f"succeed {v['mw_guess']} of them" in sentence
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_pages_frequency_words_are_the_formatters(lang):
+    assert TEXT[lang]["freq"] == FREQUENCY_WORDS[lang]
 
 
 @given(st.floats(min_value=0.0, max_value=1.0))
-def test_frequency_kinds_say_the_same_as_natural_frequency(p):
-    kind, count, base = _frequency(p)
-    phrase = TEXT["en"]["freq"][kind].format(count=count, base=base, base1=base - 1)
-    assert (phrase, base) == R.natural_frequency(p)
+def test_a_rate_alone_is_natural_frequency(p):
+    f, _ = natural_frequencies(p)
+    assert (f.text(), f.base) == R.natural_frequency(p)
+
+
+@pytest.mark.parametrize(
+    ("n", "lang", "text"),
+    [  # issue 20: the attacker (ρ_mw, ε = ln 3) and guessing (1/n) counted out of one base
+        (500, "en", "about 6 of 1,000 attempts would succeed. Guessing alone would succeed in about 2 of 1,000."),
+        (5000, "en", "about 6 of 10,000 attempts would succeed. Guessing alone would succeed in about 2 of 10,000."),
+        (500, "de", "wären etwa 6 von 1.000 Versuchen erfolgreich. Durch bloßes Raten wären es etwa 2 von 1.000."),
+    ],
+)
+def test_the_attacker_and_guessing_share_one_base(n, lang, text):
+    page = explainer_page(LN3, n=n, lang=lang)
+    assert text in re.sub(r"<[^>]+>", "", html.unescape(page))
 
 
 def test_extreme_epsilon_is_honest():

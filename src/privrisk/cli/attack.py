@@ -233,11 +233,11 @@ def _share(p: float) -> str:
 
 def _sentence(doc: dict[str, Any]) -> str:
     """The result in words, with natural frequencies."""
-    from privrisk import risk as R
+    from privrisk._format import natural_frequencies
 
     n = doc["n_worlds"]
-    phrase, base = R.natural_frequency(doc["expected_success"])
-    guess, _ = R.natural_frequency(doc["guess"], base=base)
+    success, guessing = natural_frequencies(doc["expected_success"], doc["guess"])  # one base for both
+    phrase, base, guess = success.text(), success.base, guessing.text()
     setting = (
         f"knows all {doc['n']:,} records and must tell which one was left out of the release"
         if doc["worlds"] == "many"

@@ -13,7 +13,8 @@ from rich.table import Table
 
 from privrisk._validation import check_choice, check_whole
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons, progress
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons
+from privrisk.cli._progress import steps
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
 from privrisk.io.files import check_outputs
 
@@ -142,40 +143,43 @@ def empirical_command(
                               ("--condition-on", condition_on)):  # fmt: skip
             if extra is not None:
                 raise PrivriskError(f"{option}: not available with --engine spark; use --engine duckdb")
-    cleaning: dict[str, int] | None = None
-    frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
-    if preset is not None:
-        preset = check_choice(preset, PRESETS, name="preset")
-        frame, cleaning = chicago_clean(read_table(file))
-        period, period_unit = period or "month", None if period is None else period_unit
-        individual, query, value = individual or "License #", query or "rate", value or "failed"
-    else:
-        for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
-            if given is None:
-                raise PrivriskError(f"{option}: required (or use --preset chicago)")
-        check_choice(query, EMPIRICAL_QUERIES, name="query")
-        if engine != "spark":
-            frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
-    options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
-                                   epsilons=eps, density=density, k=kk, period_unit=period_unit,
-                                   aggregate=aggregate, lags=lags, joint=joint, condition_on=condition_on,
-                                   buckets=buckets, noise=scale, draws=draws, seed=seed)  # fmt: skip
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        warnings.simplefilter("always", DependenceWarning)
-        with progress("individuals", None) as advance:
+    with steps(quiet=as_json) as show:
+        show("Reading the data")
+        cleaning: dict[str, int] | None = None
+        frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
+        if preset is not None:
+            preset = check_choice(preset, PRESETS, name="preset")
+            frame, cleaning = chicago_clean(read_table(file))
+            period, period_unit = period or "month", None if period is None else period_unit
+            individual, query, value = individual or "License #", query or "rate", value or "failed"
+        else:
+            for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
+                if given is None:
+                    raise PrivriskError(f"{option}: required (or use --preset chicago)")
+            check_choice(query, EMPIRICAL_QUERIES, name="query")
+            if engine != "spark":
+                frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
+        options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
+                                       epsilons=eps, density=density, k=kk, period_unit=period_unit, aggregate=aggregate,
+                                       lags=lags, joint=joint, condition_on=condition_on, buckets=buckets, noise=scale,
+                                       draws=draws, seed=seed)  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            warnings.simplefilter("always", DependenceWarning)
             on: dict[str, Any] = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}  # fmt: skip
-            result = empirical_privacy(frame, progress=advance, **options, **on)
-        windows = None if window is None else rolling_privacy(frame, window=window, step=step, **options)
-        target = None
-        if target_delta is not None:
-            target = smallest_noise(frame, target_delta=target_delta, **options)
-    _warn(caught, PrivacyLeakWarning)
-    doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
-                         smallest_noise=target, target_delta=target_delta,
-                         out=None if out_dir is None else str(out_dir))  # fmt: skip
-    if out_dir is not None:
-        write_outputs(out_dir, result, windows=windows, file=str(file), preset=preset, parameters=options)
+            result = empirical_privacy(frame, progress=show("Measuring the individuals"), **options, **on)
+            windows = None if window is None else rolling_privacy(
+                frame, window=window, step=step, progress=show("Measuring the rolling windows"), **options)
+            # each measurement of δ at a trial scale is one step of the search; how many depends on the data
+            target = None if target_delta is None else smallest_noise(frame, target_delta=target_delta, progress=show(
+                "Searching the noise scale (measurements of δ)"), **options)  # fmt: skip
+        _warn(caught, PrivacyLeakWarning)
+        doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
+                             smallest_noise=target, target_delta=target_delta,
+                             out=None if out_dir is None else str(out_dir))  # fmt: skip
+        if out_dir is not None:
+            show("Writing the tables and figures")
+            write_outputs(out_dir, result, windows=windows, file=str(file), preset=preset, parameters=options)
     if as_json:
         emit_json(doc)
     else:
@@ -254,10 +258,8 @@ def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, in
             + ", ".join(f"{n:,} {why}" for why, n in cleaning.items())
             + "."
         )
-    err.print(
-        f"{result.periods} periods, {result.n_individuals:,} individuals "
-        f"({result.footprints:,} distinct footprints), {result.density}, k = {result.k}."
-    )
+    err.print(f"{result.periods} periods, {result.n_individuals:,} individuals ({result.footprints:,} distinct "
+              f"footprints), {result.density}, k = {result.k}.")  # fmt: skip
     if doc["error_bound"] is not None:
         bounds = ", ".join(
             f"±{b:.2g} (ε = {e:g})" for b, e in zip(doc["error_bound"], result.epsilons, strict=True)
@@ -266,14 +268,10 @@ def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, in
             f"kde-gauss: the densities are interpolated on a grid; each δ is within {bounds} of its exact value."
         )
     if result.dropped_periods:
-        err.print(
-            f"--aggregate: the last {result.dropped_periods} period(s) do not fill a group and were left out."
-        )
+        err.print(f"--aggregate: the last {result.dropped_periods} period(s) do not fill a group and were left out.")
     a = doc["appearances"]
-    err.print(
-        f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
-        f"{a['in_one_period']:,} in one period only."
-    )
+    err.print(f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
+              f"{a['in_one_period']:,} in one period only.")  # fmt: skip
     rows = [[f"{r['epsilon']:.4g}", _fmt(r["delta"]), _fmt(r["total_risk"]), str(r["worst_individual"])]
             for r in doc["rows"]]  # fmt: skip
     names = ["ε", "δ", "δ* (total risk)", "riskiest individual"]

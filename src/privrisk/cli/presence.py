@@ -18,18 +18,19 @@ from privrisk.cli._common import (
     emit_json,
     err,
     out,
-    progress,
 )
 from privrisk.cli._presence_tables import SHOWN
 from privrisk.cli._presence_tables import class_table as _class_table
 from privrisk.cli._presence_tables import measures_table as _measures_table
 from privrisk.cli._presence_tables import summary_table as _summary_table
+from privrisk.cli._progress import steps
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.presence import kmap as _kmap
     from privrisk.presence.measures import PresenceResult
+    from privrisk.presence.report import PresenceReport
     from privrisk.presence.search import SearchResult
 
 
@@ -85,7 +86,7 @@ def presence_command(
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: smallest research class allowed."),
     kmap: int | None = typer.Option(None, "--kmap", help="k-map: smallest population class allowed."),
-    search: bool = typer.Option(False, "--search", help="Find the least generalisation meeting the targets."),
+    search: bool = typer.Option(False, "--search", help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1."),
     suppression: float = typer.Option(
         0.0, "--suppression", help="Share of research records in failing classes that may be removed (0.02)."
     ),
@@ -177,38 +178,67 @@ def presence_command(
         raise PrivriskError("--suppression: only with --search")
     if search and delta_max is None and delta_min is None and k is None and kmap is None:
         raise PrivriskError("--search: give at least one target (--delta-max, --delta-min, --k or --kmap)")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        try:
-            prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier, population_count=population_count,
-                                    allow_inconsistent=allow_inconsistent, engine=engine, spark_master=spark_master,
-                                    spark_rollup_classes=spark_rollup_classes)  # fmt: skip
-        except InconsistentSubsetError as exc:
-            raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
-    for w in caught:
-        err.print(f"warning: {w.message}")
-    before = delta_presence(
-        prep, levels=_levels(levels), delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap
-    )
-    found: SearchResult | None = None
-    if search:
-        with progress("searching the lattice", prep.lattice_size) as advance:
+    with steps(quiet=as_json) as show:
+        show("Reading and grouping both tables")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PrivacyLeakWarning)
+            try:
+                prep = prepare_presence(data_src, pop_src, qi_names, hierarchies=hier,
+                                        population_count=population_count, allow_inconsistent=allow_inconsistent,
+                                        engine=engine, spark_master=spark_master,
+                                        spark_rollup_classes=spark_rollup_classes)  # fmt: skip
+            except InconsistentSubsetError as exc:
+                raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
+        show("Measuring δ, k and k-map")
+        before = delta_presence(
+            prep, levels=_levels(levels), delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap
+        )
+        found: SearchResult | None = None
+        if search:
+            advance = show("Searching the lattice (nodes evaluated)", total=prep.lattice_size)
             found = search_generalisation(prep, delta_max=delta_max, delta_min=delta_min, k=k, kmap=kmap,
                                           suppression=suppression, loss=check_choice(loss, LOSS_MEASURES, name="loss"),
                                           progress=advance)  # fmt: skip
-    report = PresenceReport(before, found)
+        report = PresenceReport(before, found)
+        if out_dir is not None:
+            show("Writing the tables, the release and the figure")
+            written = report.write_outputs(out_dir, data_src, title=title_src)
+    for w in caught:
+        err.print(f"warning: {w.message}")
     if out_dir is not None:
-        written = report.write_outputs(out_dir, data_src, title=title_src)
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
     if as_json:
         emit_json(report.to_dict(TARGET_OPTIONS))
     else:
-        _print(before, found)
-    if why := report.failure(TARGET_OPTIONS):
+        _print(before, found, applied=out_dir is not None)
+    if why := _failure(report, applied=out_dir is not None):
         raise ThresholdExceeded(why)
 
 
-def _print(before: PresenceResult, found: SearchResult | None) -> None:
+def _levels_text(levels: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in levels.items())
+
+
+def _failure(report: PresenceReport, *, applied: bool) -> str | None:
+    """Why the run misses its targets, in one line, or None when what it leaves behind meets them.
+
+    --search proposes a generalisation; it is applied only to the release that --out writes (release.csv). So a
+    measured table that violates a target fails (exit 1) unless --out wrote the proposed node's release; the
+    message names the node that meets the targets, as --levels to check it with.
+    """
+    if report.search is None or report.search.best is None:
+        return report.failure(TARGET_OPTIONS)
+    violated = report.violations(TARGET_OPTIONS)
+    if not violated or applied:
+        return None
+    node = _levels_text(report.search.best.levels)
+    return (
+        f"{'; '.join(violated)} at the measured generalisation; --search proposes --levels {node}, which meets the "
+        "targets, and applies it only to the release --out writes"
+    )
+
+
+def _print(before: PresenceResult, found: SearchResult | None, *, applied: bool) -> None:
     out.print(_summary_table(before.summary, "Measured at"))
     out.print(_class_table(before, f"Classes of highest δ ({len(before.classes):,} in all)"))
     for v in before.violations:
@@ -232,6 +262,8 @@ def _print(before: PresenceResult, found: SearchResult | None) -> None:
     if found.best is not None:
         out.print(_summary_table(found.best.summary, "Chosen:"))
         out.print(_class_table(found.best, "Classes of highest δ after the search"))
+        err.print(f"meets the targets: --levels {_levels_text(found.best.levels)} (the least information loss of "
+                  f"the minimal nodes){'; applied to release.csv' if applied else '; proposed only: without --out nothing is generalised'}")  # fmt: skip
 
 
 def _estimated(e: _kmap.KMapEstimate, out_dir: Path | None, as_json: bool) -> None:

@@ -1,12 +1,14 @@
 """``privrisk study`` and ``privrisk demo``: the sampling study of Allmann et al. on a user's file, or on public data.
 
-Parses the options, runs :func:`privrisk.sampling_study` (and :func:`privrisk.study_attack`) with progress bars,
-lets :func:`privrisk.study.report.write_bundle` write the folder, and prints its JSON document or its tables.
+Parses the options, runs :func:`privrisk.sampling_study` (and :func:`privrisk.study_attack`), lets
+:func:`privrisk.study.report.write_bundle` write the folder, and prints its JSON document or its tables; each step
+is shown on a terminal while it runs (:mod:`privrisk.cli._progress`), and the time printed is the whole run's.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,19 +18,15 @@ from rich.table import Table
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._common import (
-    DEFAULT_ATTACK_MAX_N,
-    DEFAULT_ATTACK_TRIALS,
     MISSING_HELP,
     PARAM_OPTIONS,
     emit_json,
     err,
-    floats,
     out,
     parse_bounds,
-    parse_epsilons,
-    progress,
 )
-from privrisk.cli._study_options import (  # the options study and demo share
+from privrisk.cli._progress import steps
+from privrisk.cli._study_options import (  # the options study and demo share, and their reading
     _ATTACK_MAX_N_OPTION,
     _ATTACK_OPTION,
     _ATTACK_TRIALS_OPTION,
@@ -42,8 +40,9 @@ from privrisk.cli._study_options import (  # the options study and demo share
     _QUERIES_OPTION,
     _REPETITIONS_OPTION,
     _SEED_OPTION,
+    _labels,
+    _settings,
 )
-from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
@@ -57,76 +56,32 @@ for _command in ("study", "demo"):
     PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n"}
 
 
-def _labels(items: list[str] | None, columns: list[str]) -> dict[str, str]:
-    labels: dict[str, str] = {}
-    for item in items or []:
-        column, sep, label = item.partition("=")
-        if not sep or not column.strip() or not label.strip():
-            raise PrivriskError(f"--label: write COLUMN=LABEL, got {item!r}")
-        if column.strip() not in columns:
-            raise PrivriskError(f"--label: {column.strip()!r} is not one of the --column names")
-        labels[column.strip()] = label.strip()
-    names = [labels.get(c, c) for c in columns]
-    if len(set(names)) != len(names):
-        raise PrivriskError("--label: two variables would have the same name")
-    return labels
-
-
-def _settings(
-    queries: str,
-    epsilons: str,
-    proportions: str,
-    attack: bool,
-    attack_trials: int | None,
-    attack_max_n: int | None,
-    **more: Any,
-) -> StudySettings:
-    """The options as checked settings; the attack's options alone are a mistake, not silently ignored."""
-    from privrisk.study.inputs import StudySettings
-
-    if not attack and attack_trials is not None:
-        raise PrivriskError("--attack-trials: only meaningful with --attack")
-    if not attack and attack_max_n is not None:
-        raise PrivriskError("--attack-max-n: only meaningful with --attack")
-    auto = proportions.strip().lower() == "auto"
-    try:
-        return StudySettings(
-            queries=[p.strip() for p in queries.split(",") if p.strip()],
-            epsilons=parse_epsilons(epsilons, name="epsilons"),
-            proportions="auto" if auto else floats(proportions, name="proportions"),
-            attack=attack,
-            attack_trials=DEFAULT_ATTACK_TRIALS if attack_trials is None else attack_trials,
-            attack_max_n=DEFAULT_ATTACK_MAX_N if attack_max_n is None else attack_max_n,
-            **more,
-        )
-    except PrivriskError as exc:
-        # Each setting is an option of the same name (attack_trials → --attack-trials). main() names the option
-        # for any library error, but at this commit it does not find commands of the Click that Typer bundles.
-        if exc.param is None or not str(exc).startswith(f"{exc.param}:"):
-            raise
-        raise PrivriskError("--" + exc.param.replace("_", "-") + str(exc)[len(exc.param) :]) from None
-
-
 def _run(
     settings: StudySettings,
-    values: dict[str, np.ndarray],
+    read: Callable[[], tuple[dict[str, np.ndarray], Any]],
     out_dir: Path,
     as_json: bool,
     inputs: tuple[Path, ...] = (),
     **page: Any,
 ) -> None:
-    """Run the study (and its attack) on the same samples, write the folder, print the document or the tables."""
+    """Read the data, run the study (and its attack) on the same samples, write the folder, print the document or
+    the tables; each step is shown on a terminal while it runs."""
     from privrisk.study.attack import merge_attack, study_attack
     from privrisk.study.report import BUNDLE_FILES, write_bundle
     from privrisk.study.sampling import sampling_study, study_summary
 
     check_outputs(out_dir, inputs, param="--out", folder=True, files=BUNDLE_FILES)
     samples = settings.sample_arguments()
-    started = time.perf_counter()
-    with progress("Sampling study", total=len(values) * settings.repetitions) as advance:
+    with steps(quiet=as_json) as step:
+        step("Reading the data")
+        values, variables = read()
+        intro = page.pop("intro")
+        page["intro"] = intro(values) if callable(intro) else intro
+        started = time.perf_counter()
+        advance = step("Sampling study", total=len(values) * settings.repetitions)
         results = sampling_study(values, **samples, ls_method=settings.ls_method, progress=advance)
-    if settings.attack:
-        with progress("Attacking the samples", total=len(values) * settings.repetitions) as advance:
+        if settings.attack:
+            advance = step("Attacking the samples", total=len(values) * settings.repetitions)
             attack = study_attack(
                 values,
                 **samples,
@@ -134,18 +89,22 @@ def _run(
                 max_n=settings.attack_max_n,
                 progress=advance,
             )
-        results = merge_attack(results, attack)
-    seconds = time.perf_counter() - started
-    bundle = write_bundle(
-        out_dir, results, study_summary(results), settings=settings, seconds=seconds, **page
-    )
+            results = merge_attack(results, attack)
+        # ``seconds`` (the JSON's and the manifest's) is the computation: sampling, risks and the attack
+        seconds = time.perf_counter() - started
+        step("Writing the report, the figures and the tables")
+        bundle = write_bundle(
+            out_dir, results, study_summary(results), settings=settings, seconds=seconds, variables=variables,
+            **page,
+        )  # fmt: skip
     if as_json:
         emit_json(bundle.to_dict())
     else:
-        _print(bundle, settings)
+        _print(bundle, settings, step.seconds)
 
 
-def _print(bundle: StudyBundle, settings: StudySettings) -> None:
+def _print(bundle: StudyBundle, settings: StudySettings, whole: float) -> None:
+    """The tables and findings on stdout; what was read and how long it took on stderr."""
     from privrisk.study.report import MEANING
 
     pct = percent_3g
@@ -186,9 +145,10 @@ def _print(bundle: StudyBundle, settings: StudySettings) -> None:
         out.print(MEANING)
     for sentence in bundle.findings:
         out.print(f"• {sentence}")
+    # Say what was timed: the computation alone was printed as if it were the run (issue 20).
     err.print(
-        f"{bundle.rows:,} rows in {duration(bundle.seconds or 0)}. Wrote {bundle.folder}/report.html, results.parquet, "
-        "summary.csv",
+        f"{bundle.rows:,} result rows, computed in {duration(bundle.seconds or 0)}; the whole run took "
+        f"{duration(whole)}. Wrote {bundle.folder}/report.html, results.parquet, summary.csv",
         soft_wrap=True,
     )
 
@@ -250,15 +210,20 @@ def study_command(
     check_outputs(out_dir, [file], param="--out", folder=True, files=BUNDLE_FILES)
     columns = list(dict.fromkeys(column))
     labels = _labels(label, columns)
-    values, variables = read_variables(
-        file, columns, labels=labels, missing=missing, universe=settings.universe, universe_min=universe_min
-    )
-    intro = (
-        f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
-        f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
-    )
-    _run(settings, values, out_dir, as_json, (file,), title=f"Sampling study of {file.name}", intro=intro,
-         variables=variables, extra_parameters={"file": str(file), "missing": missing})  # fmt: skip
+
+    def read() -> tuple[dict[str, np.ndarray], Any]:
+        return read_variables(
+            file, columns, labels=labels, missing=missing, universe=settings.universe, universe_min=universe_min
+        )
+
+    def intro(values: dict[str, np.ndarray]) -> str:
+        return (
+            f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
+            f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
+        )
+
+    _run(settings, read, out_dir, as_json, (file,), title=f"Sampling study of {file.name}", intro=intro,
+         extra_parameters={"file": str(file), "missing": missing})  # fmt: skip
 
 
 @app.command("demo")
@@ -295,6 +260,5 @@ def demo_command(
         figure_epsilon=figure_epsilon,
     )  # fmt: skip
     check_outputs(out_dir, param="--out", folder=True, files=BUNDLE_FILES)
-    values, variables = survey_values()
-    _run(settings, values, out_dir, as_json, title=SURVEY_TITLE, intro=SURVEY_INTRO, variables=variables,
+    _run(settings, survey_values, out_dir, as_json, title=SURVEY_TITLE, intro=SURVEY_INTRO,
          extra_parameters={"data": SURVEY_SOURCE})  # fmt: skip

@@ -8,6 +8,7 @@ can achieve the privacy wanted.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ def smallest_noise(
     target_delta: float,
     epsilons: Any = (0.03, 0.1, 0.3),
     steps: int = 12,
+    progress: Callable[[int], None] | None = None,
     **kwargs: Any,
 ) -> pd.DataFrame:
     """The smallest Laplace scale b that brings the empirical δ(ε) under ``target_delta``, per ε.
@@ -41,6 +43,8 @@ def smallest_noise(
         target_delta: the δ wanted, in (0, 1).
         epsilons: the ε at which δ must reach it.
         steps: halvings of the bracket.
+        progress: called with 1 after each measurement of δ (for a progress display; their number depends on
+            the data).
 
     Returns:
         One row per ε: ``epsilon``, ``scale`` (the smallest found; NaN if none up to 10⁴ × spread),
@@ -58,7 +62,9 @@ def smallest_noise(
     target_delta = float(check_probability(target_delta, name="target_delta", open_low=True, open_high=True))
     eps = check_epsilons(epsilons, name="epsilons")
     kwargs.pop("noise", None)
+    tick = progress or (lambda k: None)
     base = empirical_privacy(table, epsilons=eps, **kwargs)
+    tick(1)
     spread = float(np.nanstd(base.series.to_numpy())) or 1.0
     rows = []
     for j, e in enumerate(eps):
@@ -66,6 +72,7 @@ def smallest_noise(
         def delta_at(b: float, e: float = float(e)) -> float:
             with quiet_dependence():  # the same answers as ``base``: warned about once
                 result = empirical_privacy(table, epsilons=[e], noise=b, **kwargs)
+            tick(1)
             return float(result.summary["delta"].iloc[0])
 
         d0 = float(base.summary["delta"].iloc[j])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import numpy as np
@@ -167,7 +167,12 @@ def quiet_dependence() -> Iterator[None]:
 
 
 def rolling_privacy(
-    table: pd.DataFrame, *, window: int, step: int | None = None, **kwargs: Any
+    table: pd.DataFrame,
+    *,
+    window: int,
+    step: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    **kwargs: Any,
 ) -> pd.DataFrame:
     """:func:`~privrisk.empirical.measure.empirical_privacy` on windows of ``window`` consecutive periods.
 
@@ -176,6 +181,7 @@ def rolling_privacy(
 
     Args:
         window: periods per window (at least 3); ``step`` periods between window starts (default window // 2).
+        progress: called with 1 after each window is measured (for a progress display).
         kwargs: as for :func:`~privrisk.empirical.measure.empirical_privacy` (``period`` is required).
 
     Returns:
@@ -211,6 +217,8 @@ def rolling_privacy(
         sub = table.loc[per.isin(chosen).to_numpy()]
         with quiet_dependence():
             result = empirical_privacy(sub, **kwargs)
+        if progress is not None:
+            progress(1)
         part = result.summary.copy()
         part.insert(0, "periods", window)
         part.insert(0, "last", chosen[-1])

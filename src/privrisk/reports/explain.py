@@ -9,7 +9,7 @@ recomputes the same formulas in the page. ρ_mw is the bound of Lee and Clifton 
 
 Every number the page shows is a string made by :func:`explainer_numbers` in Python; the page's script repeats the
 same arithmetic (the same rounding of halves to even, the same honest natural frequencies as
-:func:`privrisk.natural_frequency`), so the page and Python agree at the precision shown. The browser tests check
+:func:`privrisk._format.natural_frequencies`: the attacker and guessing counted out of one base), so the page and Python agree at the precision shown. The browser tests check
 this string for string.
 
 The page's words, style and script are package data (``privrisk/reports/assets``): ``explain.LANG.json`` holds
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from privrisk import risk as R
-from privrisk._format import whole_percent
+from privrisk._format import Frequency, natural_frequencies, whole_percent
 from privrisk._validation import check_choice, check_epsilon, check_epsilons, check_whole
 from privrisk.errors import PrivriskError
 from privrisk.reports.html import asset_text, html_page, json_script
@@ -108,27 +108,9 @@ def _fixed(x: float, places: int, text: dict[str, Any]) -> str:
     return sign + _group(int(whole), text) + (text["decimal"] + fraction if places else "")
 
 
-def _frequency(p: float, base: int = 100) -> tuple[str, int, int]:
-    """The kind, count and base of :func:`privrisk.natural_frequency`, so the phrase can be said in any language."""
-    while p > 0 and round(p * base) < 1 and base < 1_000_000:
-        base *= 10
-    count = round(p * base)
-    if p == 0:
-        kind = "none"
-    elif p == 1:
-        kind = "all"
-    elif count < 1:
-        kind = "fewer"
-    elif count >= base:
-        kind = "more"
-    else:
-        kind = "about"
-    return kind, count, base
-
-
-def _phrase(kind: str, count: int, base: int, text: dict[str, Any]) -> str:
-    return _fill(text["freq"][kind], {"count": _group(count, text), "base": _group(base, text),
-                                      "base1": _group(base - 1, text)})  # fmt: skip
+def _phrase(f: Frequency, text: dict[str, Any]) -> str:
+    """A natural frequency (:func:`privrisk._format.natural_frequencies`) in the page's language."""
+    return f.text(words=text["freq"], thousands=text["thousands"])
 
 
 def _fill(template: str, values: dict[str, str]) -> str:
@@ -144,7 +126,7 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
     The probabilities are those of Table 1 of Mehner et al.: :func:`privrisk.global_risk` (P, their eq. 3),
     :func:`privrisk.global_leak` (Γ, eq. 4) and :func:`privrisk.many_worlds` (ρ_mw, eq. 2: Lee and Clifton's
     bound with ratio 1). P and ρ_mw are said as natural frequencies with the rounding of
-    :func:`privrisk.natural_frequency`, Γ as a whole percent as in :func:`privrisk.describe`.
+    :func:`privrisk._format.natural_frequencies`, Γ as a whole percent as in :func:`privrisk.describe`.
 
     Args:
         epsilon: ε ≥ 0.
@@ -184,12 +166,12 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
 
 def _story(p: float, gamma: float, text: dict[str, Any]) -> dict[str, str]:
     """The strings of the attacker's success ``p`` and advantage ``gamma``: natural frequency, icons, coin."""
-    kind, count, base = _frequency(p)
+    f, g = natural_frequencies(p, 0.5)
+    base, guess = f.base, g.count
     # The icons show the natural frequency: honest rounding never fills all 100 for P < 1.
-    shown = {"about": count, "more": base - 1, "all": base, "fewer": 0, "none": 0}[kind]
-    guess = base // 2
+    shown = {"about": f.count, "more": base - 1, "all": base, "fewer": 0, "none": 0}[f.kind]
     return {
-        "risk": _phrase(kind, count, base, text),
+        "risk": _phrase(f, text),
         "risk_base": _group(base, text),
         "guess": _group(guess, text),
         "gamma": whole_percent(gamma, less=text["pct_less"], more=text["pct_more"]),
@@ -204,13 +186,13 @@ def _story(p: float, gamma: float, text: dict[str, Any]) -> dict[str, str]:
 
 def _among(rho: float, n: int, text: dict[str, Any]) -> dict[str, str]:
     """The strings of the risk ``rho`` of picking the right one of ``n`` people, against guessing 1/n."""
-    mkind, mcount, mbase = _frequency(rho)
-    gkind, gcount, gbase = _frequency(1.0 / n, mbase)
+    # One base for both: the sentence says "{mw} of {mw_base} … guessing: {mw_guess} of {mw_base}".
+    m, g = natural_frequencies(rho, 1.0 / n)
     return {
         "n": _group(n, text),
-        "mw": _phrase(mkind, mcount, mbase, text),
-        "mw_base": _group(mbase, text),
-        "mw_guess": _phrase(gkind, gcount, gbase, text),
+        "mw": _phrase(m, text),
+        "mw_base": _group(m.base, text),
+        "mw_guess": _phrase(g, text),
     }
 
 

@@ -21,9 +21,20 @@
     var whole = s.slice(0, s.length - places), fraction = s.slice(s.length - places);
     return (r < 0 ? "-" : "") + group(Number(whole)) + (places ? decimal + fraction : "");
   }
-  // privrisk.natural_frequency: never "none" or "all" for a probability strictly between 0 and 1.
-  function frequency(p, base) {
+  // privrisk._format.natural_frequencies: the attacker's p and the guess g counted out of one base, the least
+  // (from 100, tenfold, up to 1,000,000) that gives p a count and then g one too; never "none" or "all" for a
+  // probability strictly between 0 and 1.
+  function frequencies(p, g) {
+    var base = 100;
     while (p > 0 && roundHalfEven(p * base) < 1 && base < 1000000) base *= 10;
+    if (g > 0) {
+      var c = base;
+      while (roundHalfEven(g * c) < 1 && c < 1000000) c *= 10;
+      if (roundHalfEven(g * c) >= 1) base = c;
+    }
+    return [frequency(p, base), frequency(g, base)];
+  }
+  function frequency(p, base) {
     var count = roundHalfEven(p * base), kind;
     if (p === 0) kind = "none";
     else if (p === 1) kind = "all";
@@ -48,9 +59,9 @@
   function numbers(eps) {
     var p = expit(eps);                          // global risk ρ_gl (Mehner et al., eq. 3)
     var gamma = Math.min(Math.tanh(eps / 2), 1); // global leak Γ = 2ρ_gl − 1
-    var f = frequency(p, 100);
+    var fg = frequencies(p, 0.5), f = fg[0];
     var shown = {about: f.count, more: f.base - 1, all: f.base, fewer: 0, none: 0}[f.kind];
-    var guess = Math.floor(f.base / 2);
+    var guess = fg[1].count;
     var ratio = eps < Math.log(D.ratio_limit) + 1 ? Math.exp(eps) : Infinity;
     var v = {
       eps: fixed(eps, 2, T.decimal),
@@ -68,7 +79,7 @@
     };
     if (D.n !== null) {
       var rho = expit(eps - Math.log(D.n - 1));  // many-worlds risk ρ_mw (Mehner et al., eq. 2)
-      var m = frequency(rho, 100), g = frequency(1 / D.n, m.base);
+      var mg = frequencies(rho, 1 / D.n), m = mg[0], g = mg[1];
       v.n = group(D.n); v.mw = phrase(m); v.mw_base = group(m.base); v.mw_guess = phrase(g);
     }
     return v;
