@@ -8,6 +8,10 @@ Three properties matter and are tested:
 
 - **One file.** A ledger named through a symbolic link is the file the link points to: the path is resolved
   (``os.path.realpath``) before locking and writing, so two names of one ledger share its lock and its budget.
+  A ledger with a second hard link is refused (read or written): the atomic rename would give one name the new
+  file and leave the other the old one, two budgets where there was one. It is read only if it is a regular file
+  of at most 64 MiB (opened without blocking, checked before reading), so a FIFO or ``/dev/zero`` cannot hang or
+  exhaust a release.
 - **Locked.** A release holds an exclusive ``fcntl.flock`` on ``LEDGER.lock`` while it reads the ledger, checks
   the budget and appends its entry, so two releases started at the same moment cannot both spend the last part of
   the budget. The lock file is never deleted: deleting it would let a third process lock a different inode.
@@ -47,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.files import atomic_path
+from privrisk.io.files import atomic_path, read_regular_file
 from privrisk.release.budget import Budget
 
 __all__ = [
@@ -76,6 +80,10 @@ _KEYED_KEYS = {"keyed", "mac"}
 
 Key = bytes | str
 MIN_KEY_BYTES = 16
+#: The largest key file read: a key is a few dozen bytes; more is a wrong file (or /dev/zero).
+MAX_KEY_BYTES = 64 * 1024
+#: The largest ledger read: about 150,000 releases of one answer each; more is not a ledger privrisk wrote.
+MAX_LEDGER_BYTES = 64 * 1024 * 1024
 
 
 def check_key(key: Key | None) -> bytes | None:
@@ -202,11 +210,20 @@ def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[di
     if p.is_dir():
         raise PrivriskError(f"{p}: the ledger is a folder, not a file")
     try:
-        text = p.read_text(encoding="utf-8")
+        # O_NONBLOCK and fstat before a byte is read: a FIFO would hang the release, /dev/zero fill the memory.
+        raw = read_regular_file(p, MAX_LEDGER_BYTES, what="the ledger")
+    except FileNotFoundError:
+        return []
+    links = os.stat(p).st_nlink
+    if links > 1:
+        raise PrivriskError(
+            f"{p}: the ledger has {links} names (hard links); each release replaces the file under one name "
+            "and the others would keep a second budget: remove the other names (find -samefile) and keep one"
+        )
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _corrupt(p, "not UTF-8 text") from None
-    except OSError as exc:
-        raise PrivriskError(f"{p}: cannot read the ledger: {exc.strerror}") from None
     if not text.strip():
         raise _corrupt(p, "the file is empty")
     try:
@@ -522,10 +539,10 @@ def read_key(key_file: str | os.PathLike[str] | None = None, environ: Any = None
     env = os.environ if environ is None else environ
     if key_file is not None:
         try:
-            raw = Path(key_file).read_bytes()
-        except OSError as exc:
+            raw = read_regular_file(key_file, MAX_KEY_BYTES, what="the ledger key", param="key_file")
+        except FileNotFoundError:
             raise PrivriskError(
-                f"key_file: cannot read {key_file}: {exc.strerror}", param="key_file"
+                f"key_file: cannot read {key_file}: No such file or directory", param="key_file"
             ) from None
         raw = raw.rstrip(b"\r\n")
         if len(raw) < MIN_KEY_BYTES:
