@@ -350,15 +350,17 @@ def budget_message(epsilon: float, spent: float, budget: float, ledger: Path | N
 
     Example:
         >>> budget_message(1.0, 0.0, 0.5, None)
-        'budget: this release needs ε = 1; the budget ε = 0.5 and ε = 0.5 is left; nothing was released and no noise was drawn'
+        'budget: this release needs ε = 1, more than the budget ε = 0.5 allows, of which ε = 0.5 is left; nothing was released and no noise was drawn'
+        >>> budget_message(0.3, 0.2, 0.25, Path("l.json"))
+        'budget: this release needs ε = 0.3; the ledger l.json has spent ε = 0.2 of the budget ε = 0.25, of which ε = 0.05 is left; nothing was released and no noise was drawn'
     """
     left = max(budget - spent, 0.0)
-    where = f"the ledger {ledger} has spent ε = {spent:.6g} of " if ledger is not None else ""
-    status = "the budget is already spent" if left <= budget * TOLERANCE else f"ε = {left:.6g} is left"
-    return (
-        f"budget: this release needs ε = {epsilon:.6g}; {where}the budget ε = {budget:.6g} and {status}; "
-        "nothing was released and no noise was drawn"
-    )
+    status = "which is already spent" if left <= budget * TOLERANCE else f"of which ε = {left:.6g} is left"
+    if ledger is None:
+        where = f", more than the budget ε = {budget:.6g} allows"
+    else:
+        where = f"; the ledger {ledger} has spent ε = {spent:.6g} of the budget ε = {budget:.6g}"
+    return f"budget: this release needs ε = {epsilon:.6g}{where}, {status}; nothing was released and no noise was drawn"
 
 
 def ledger_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -443,7 +445,7 @@ def record_release(
         if kept is not None and not kept.fits(records):
             if kept.rho is None and kept.delta is None:
                 raise ThresholdExceeded(budget_message(epsilon, spent, kept.limit, p))
-            raise ThresholdExceeded(kept.message(records, len(clean), f"the ledger {p} "))
+            raise ThresholdExceeded(kept.message(records, len(clean), p))
         entry: dict[str, Any] = {
             "seq": len(entries) + 1,
             "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),
