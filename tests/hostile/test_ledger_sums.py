@@ -97,3 +97,14 @@ def test_a_refused_gaussian_release_says_so_in_one_clear_sentence(cli, data, tmp
     assert f"this release would take the total of the ledger {led} to ε = 2.25" in r.err
     assert "above the budget (ε, δ) = (2, 1e-06), of which ε = 2 is left" in r.err
     assert r.err.count("\n") == 1
+
+
+def test_a_gaussian_release_manifest_has_no_total_epsilon_of_0(cli, data, tmp_path):
+    import json
+
+    out = tmp_path / "out"
+    assert cli(*gaussian(data, "--out", out, "--ledger", tmp_path / "ledger.json")).code == 0
+    summary = json.loads((out / "manifest.json").read_text())["summary"]
+    # Before: "total_epsilon": 0.0, shown as "total epsilon 0" by privrisk report.
+    assert summary["total_epsilon"] is None and summary["ledger_epsilon"] is None
+    assert summary["total_rho"] == 0.125

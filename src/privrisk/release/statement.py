@@ -498,12 +498,14 @@ def write_outputs(
         parameters=dict(parameters or {}),
         summary={
             "answers": len(r.answers),
-            "total_epsilon": s["epsilon"],
+            # Gaussian answers have no ε: their ρ, never a total ε of 0 (which reads as perfect privacy).
+            "total_epsilon": s["epsilon"] if s.get("rho") is None or s["epsilon"] > 0 else None,
+            "total_rho": s.get("rho"),
             "global_risk": s["global_risk"],
             "global_leak": s["global_leak"],
             "public_n": s["n"],
             "many_worlds": s["many_worlds"],
-            "ledger_epsilon": s.get("cumulative", {}).get("epsilon"),
+            "ledger_epsilon": _ledger_epsilon(s),
             "budget": r.budget if not isinstance(r.budget, dict) else Budget.from_json(r.budget).describe(),  # type: ignore[union-attr]
             "composed_epsilon": s["composition"]["epsilon_at_delta"],
             "composed_delta": s["composition"]["delta"],
@@ -528,6 +530,14 @@ def write_outputs(
     if include_internal:
         files += ["internal_assessment.json", "internal_assessment.csv"]
     return files + [f[kind] for f in figures for kind in ("png", "svg")] + [manifest.name]
+
+
+def _ledger_epsilon(s: Mapping[str, Any]) -> float | None:
+    """The plain sum of ε over the ledger, or None without a ledger or when it holds only Gaussian answers."""
+    c = s.get("cumulative")
+    if c is None or (c["composition"]["plain_rho"] is not None and not c["epsilon"]):
+        return None
+    return float(c["epsilon"])
 
 
 def _records_of(r: Release) -> list[dict[str, Any]]:
