@@ -129,3 +129,18 @@ def test_app_exits_130_on_ctrl_c(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (proc.returncode, err)
     assert "Traceback" not in err and err.strip().splitlines()[-1] == "privrisk: error: interrupted"
+
+
+def test_serve_raises_the_signal_that_stopped_uvicorn_even_if_uvicorn_swallows_it(monkeypatch):
+    """uvicorn before 0.29 returned from run() after Ctrl-C, and ``privrisk app`` exited 0; serve() raises it."""
+    import uvicorn
+
+    from privrisk.app import server
+
+    def run_and_swallow(self, sockets=None):
+        self.handle_exit(signal.SIGINT, None)  # what uvicorn's handler does on Ctrl-C, and nothing more
+        self.should_exit = True
+
+    monkeypatch.setattr(uvicorn.Server, "run", run_and_swallow)
+    with pytest.raises(KeyboardInterrupt):
+        server.serve(port=0, open_browser=False)
