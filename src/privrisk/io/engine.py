@@ -214,8 +214,8 @@ def interruptible(con: Any, work: Callable[[], _T]) -> _T:
                 with contextlib.suppress(Exception):
                     con.interrupt()
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for held, handler in previous.items():
+            signal.signal(held, handler)
     if caught:
         box.clear()  # the worker's "Query interrupted" holds DuckDB objects; they go with the connection
         signum, frame = caught[0]
