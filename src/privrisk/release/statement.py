@@ -596,6 +596,7 @@ class LedgerSummary:
         spent: what the ledger spent in the budget's unit (the plain ε, the composed ε at δ, or ρ), or None.
         recorded_budget: the budget the ledger's last release recorded (None for an empty ledger or one kept
             without a budget); ``budget`` is this one when none was asked about.
+        budget_from_ledger: whether ``budget`` is the recorded one because none was asked about.
         total_rho: the plain sum of every Gaussian answer's ρ (zCDP), or None when there is none.
     """
 
@@ -607,6 +608,7 @@ class LedgerSummary:
     spent: float | None = None
     recorded_budget: Budget | None = None
     total_rho: float | None = None
+    budget_from_ledger: bool = False
 
     @property
     def left(self) -> float | None:
@@ -647,7 +649,7 @@ class LedgerSummary:
         else:
             line = f"Total ε = {_number(self.total_epsilon)} (plain sum: sequential composition)"
         if self.budget is not None:
-            whose = " (recorded in the ledger)" if self.budget == self.recorded_budget else ""
+            whose = " (recorded in the ledger)" if self.budget_from_ledger else ""
             line += (
                 f"; spent {self.budget.unit} = {_number(self.spent or 0.0)} of the budget "
                 f"{self.budget.describe()}{whose}, left {_number(self.left or 0.0)}"
@@ -713,6 +715,7 @@ def summarize_ledger(
     entries = read_ledger(p, key)
     recorded = Budget.from_json(entries[-1]["budget"]) if entries else None
     limit = as_budget(budget)
+    from_ledger = limit is None and recorded is not None
     if limit is None:
         limit = recorded
     records = ledger_records(entries)
@@ -729,6 +732,7 @@ def summarize_ledger(
         spent=None if limit is None else limit.spent(records),
         recorded_budget=recorded,
         total_rho=plain_rho(records) if gaussian else None,
+        budget_from_ledger=from_ledger,
     )
 
 
