@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -12,7 +13,7 @@ from playwright.sync_api import expect
 from privrisk.cli import main
 from privrisk.release.ledger import read_ledger
 
-pytestmark = pytest.mark.browser
+browser = pytest.mark.browser
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:
@@ -26,6 +27,7 @@ def release(page):
     page.get_by_role("button", name="Release", exact=True).click()
 
 
+@browser
 def test_a_release_matches_the_command_line_and_charges_the_downloaded_ledger(
     upload, page, goto, examples, capsys, tmp_path
 ):
@@ -54,7 +56,7 @@ def test_a_release_matches_the_command_line_and_charges_the_downloaded_ledger(
     expect(page.locator("#release-statement")).to_contain_text(statement["sentences"])
     expect(page.locator("#release-statement")).to_contain_text("For the published n = 100")
     expect(page.locator("#release-ledger-line")).to_have_text(
-        "Ledger ledger.json: release 1 recorded; ε spent 1 of the budget 2."
+        "Ledger ledger.json: release 1 recorded; plain sum ε = 1; budget ε = 2."
     )
     # The internal assessment is hidden until the operator asks for it.
     expect(page.locator("#release-internal-box")).to_have_count(0)
@@ -72,6 +74,7 @@ def test_a_release_matches_the_command_line_and_charges_the_downloaded_ledger(
     assert code == 0 and json.loads(out)["total_epsilon"] == 1.0
 
 
+@browser
 def test_the_budget_refuses_as_the_command_line_does(page, goto, examples, capsys, tmp_path):
     data = examples / "distance_work.csv"
     ledger = tmp_path / "ledger.json"
@@ -83,7 +86,7 @@ def test_the_budget_refuses_as_the_command_line_does(page, goto, examples, capsy
     message = err.strip().removeprefix("privrisk: ").replace(str(ledger), "ledger.json")
     goto(page, "page=release&example=distance_work&queries=distance%20mean%200.75%200,700&budget=1")
     release(page)
-    expect(page.locator("#release-ledger-line")).to_contain_text("ε spent 0.75 of the budget 1")
+    expect(page.locator("#release-ledger-line")).to_contain_text("plain sum ε = 0.75; budget ε = 1")
     release(page)
     expect(page.locator(".privrisk-error").first).to_have_text(message)
     # nothing was charged by the refused release
@@ -94,6 +97,7 @@ def test_the_budget_refuses_as_the_command_line_does(page, goto, examples, capsy
     assert [e["epsilon"] for e in read_ledger(saved)] == [0.75]
 
 
+@browser
 def test_an_uploaded_ledger_is_continued_and_not_modified(upload, page, goto, examples, capsys, tmp_path):
     ledger = tmp_path / "mine.json"
     args = ["release", examples / "distance_work.csv", "--column", "distance", "--query", "mean", "--epsilon",
@@ -105,11 +109,12 @@ def test_an_uploaded_ledger_is_continued_and_not_modified(upload, page, goto, ex
     expect(page.locator("#release-ledger-line")).to_have_count(0)
     release(page)
     expect(page.locator("#release-ledger-line")).to_have_text(
-        "Ledger mine.json: release 2 recorded; ε spent 0.75."
+        "Ledger mine.json: release 2 recorded; plain sum ε = 0.75."
     )
     assert ledger.read_bytes() == before
 
 
+@browser
 @pytest.mark.parametrize(
     ("queries", "message"),
     [
@@ -128,6 +133,7 @@ def test_bad_queries_show_one_line_and_the_app_keeps_running(page, goto, queries
     expect(page.locator("#release-answers .release-scale")).to_have_text("350")
 
 
+@browser
 def test_a_bad_data_upload_shows_the_message(upload, page, goto, tmp_path):
     bad = tmp_path / "table.csv"
     bad.write_text("a,b\n1,2\n3\n")
@@ -139,6 +145,7 @@ def test_a_bad_data_upload_shows_the_message(upload, page, goto, tmp_path):
     )
 
 
+@browser
 def test_screenshot(page, goto, screenshot):
     goto(page, "page=release&example=distance_work&public_n=30000&budget=2")
     release(page)
@@ -147,6 +154,7 @@ def test_screenshot(page, goto, screenshot):
     screenshot(page, "release")
 
 
+@browser
 def test_the_shown_release_toml_gives_the_same_release_on_the_command_line(
     page, goto, examples, capsys, tmp_path
 ):
@@ -159,3 +167,43 @@ def test_the_shown_release_toml_gives_the_same_release_on_the_command_line(
     code, out, _ = cli(capsys, "release", examples / "distance_work.csv", "--spec", spec, "--json")
     assert code == 0
     assert scales == [f"{a['noise_scale']:.4g}" for a in json.loads(out)["answers"]] == ["318.6", "700"]
+
+
+def test_the_page_shows_a_gaussian_release_from_the_librarys_rows(tmp_path):
+    """Issue 20: the page formatted row.epsilon, None for a Gaussian answer, and failed after the ledger was
+    charged; it now shows what the command line prints (Release.answer_rows, findings, ledger_line)."""
+    import pandas as pd
+
+    from privrisk.app.pages.release import public_view
+    from privrisk.release import ReleaseQuery, noisy_release
+    from privrisk.release.budget import Budget
+
+    ledger = tmp_path / "session" / "ledger.json"
+    queries = [ReleaseQuery("h", "mean", None, (0, 24), mechanism="gaussian", rho=0.125),
+               ReleaseQuery("h", "max", 0.5, (0, 24))]  # fmt: skip
+    r = noisy_release(pd.DataFrame({"h": [8.0, 6, 30, 7]}), queries, ledger=ledger, budget=Budget(rho=1.0))
+    html = str(public_view(r, ledger=str(ledger), ledger_name="mine.json"))
+    for row in r.answer_rows():
+        assert all(cell in html for cell in row)
+    assert "ρ = 0.125" in html and "ε = 0.5" in html
+    assert r.ledger_line().replace(str(ledger), "mine.json") in html and str(ledger) not in html
+    assert not re.search(r"ε = 0(?![.\d])", html)  # never "ε = 0", which reads as perfect privacy
+
+
+@browser
+def test_a_double_click_releases_once(page, goto, tmp_path):
+    """Issue 20: a double-click on Release recorded two releases; the click disables the button until the
+    server is done, so the ledger has exactly one entry."""
+    goto(page, "page=release&example=distance_work&queries=distance%20mean%200.5%200,700")
+    button = page.get_by_role("button", name="Release", exact=True)
+    button.dblclick()
+    expect(page.locator("#release-ledger-line")).to_contain_text("release 1 recorded")
+    expect(button).to_be_enabled()  # the server is done with the first click
+    with page.expect_download() as info:
+        page.get_by_text("Download the updated ledger").click()
+    saved = tmp_path / "after.json"
+    info.value.save_as(saved)
+    assert [e["epsilon"] for e in read_ledger(saved)] == [0.5]
+    # A deliberate second click is a second release.
+    button.click()
+    expect(page.locator("#release-ledger-line")).to_contain_text("release 2 recorded")

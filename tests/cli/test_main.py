@@ -84,3 +84,11 @@ def test_library_warnings_are_one_line_each_and_runtime_warnings_stay_quiet(cli,
         "privrisk: warning: --delta: the periods are autocorrelated",  # the parameter named as the option
         "privrisk: warning: a plain UserWarning of privrisk",
     ]
+
+
+def test_version_prints_the_package_version(cli):
+    from privrisk._version import __version__
+
+    r = cli("--version")
+    assert r.code == 0 and r.out == f"privrisk {__version__}\n" and r.err == ""
+    assert "--version" in cli("--help").out

@@ -204,7 +204,10 @@ def test_summarize_ledger(tmp_path):
         "public_statement",
         "entries",
         "spent",
+        "total_rho",
+        "recorded_budget",
     ]
+    assert doc["total_rho"] is None and doc["recorded_budget"] is None  # only ε answers, kept without a budget
     assert doc["releases"] == 2 and set(doc["entries"][0]) == {
         "seq",
         "time",

@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import ipaddress
+import signal
 import threading
 import webbrowser
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -241,7 +242,7 @@ def serve(
     # while the browser opens saves the first visitor seconds.
     threading.Thread(target=_warm_up, daemon=True).start()
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
+    server = _server_class()(config)
 
     def _announce() -> None:
         while not server.started and not server.should_exit:
@@ -255,3 +256,24 @@ def serve(
 
     threading.Thread(target=_announce, daemon=True).start()
     server.run()
+    if server.stopped_by is not None:
+        # uvicorn before 0.29 swallowed the signal that stopped it (the command then exited 0 on Ctrl-C);
+        # newer ones raise it again themselves. Either way the caller sees it: 130 on Ctrl-C, 143 on SIGTERM.
+        signal.raise_signal(server.stopped_by)
+
+
+def _server_class() -> Any:
+    """uvicorn's Server with the signal that stopped it (uvicorn is imported only when the app starts)."""
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, remembering the first signal that stopped it."""
+
+        stopped_by: int | None = None
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if self.stopped_by is None:
+                self.stopped_by = sig
+            super().handle_exit(sig, frame)
+
+    return Server

@@ -8,28 +8,51 @@ with a one-line message and no traceback (an output that cannot be written too);
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import signal
 import sys
-import traceback
-import warnings
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
-import typer
 
-from privrisk.cli import _app
-from privrisk.cli._common import PARAM_OPTIONS
-from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+def _interrupted_during_start_up(signum: int, frame: object) -> None:
+    """Ctrl-C while ``privrisk`` imports its modules: nothing is written yet, so stop at once (exit 130)."""
+    os.write(2, b"privrisk: error: interrupted\n")
+    os._exit(130)
+
+
+def _is_the_privrisk_command() -> bool:
+    """Whether this process is ``privrisk …`` or ``python -m privrisk …`` (not a program importing the package)."""
+    first = sys.argv[0] if sys.argv else ""
+    return os.path.basename(first) == "privrisk" or first.endswith(os.path.join("privrisk", "__main__.py"))
+
+
+# The first thing the command does: until main() takes over, Ctrl-C is exit 130 without a traceback. Only for
+# the command itself, and only when Python's own handler is in place (a background job that ignores SIGINT
+# keeps ignoring it).
+_START_UP_HANDLER = (
+    _is_the_privrisk_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+)
+if _START_UP_HANDLER:
+    signal.signal(signal.SIGINT, _interrupted_during_start_up)
+
+import contextlib  # noqa: E402
+import importlib  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+from collections.abc import Callable, Iterator, Sequence  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TYPE_CHECKING, Any, TextIO  # noqa: E402
+
+import typer  # noqa: E402
+
+from privrisk.cli import _app  # noqa: E402
+from privrisk.cli._common import PARAM_OPTIONS  # noqa: E402
+from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError, ThresholdExceeded  # noqa: E402
 
 if TYPE_CHECKING:
     app: typer.Typer
 
-from privrisk.cli._commands import COMMANDS
+from privrisk.cli._commands import COMMANDS  # noqa: E402
 
 # The modules that define commands, in the order of the table.
 COMMAND_MODULES = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
@@ -77,15 +100,47 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
         previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        return _run(args, debug)
+        code = _run(args, debug)
     finally:
+        if _START_UP_HANDLER:
+            # The command is done and its outputs are in place (or not): a Ctrl-C while Python shuts down would
+            # be a traceback in whatever code it hits; let the process end with its exit code instead.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+    if _START_UP_HANDLER:
+        _exit(code)
+    return code
+
+
+def _exit(code: int) -> None:
+    """End the ``privrisk`` process with ``code``: flush, run the atexit functions, and skip the interpreter's
+    finalisation.
+
+    Finalisation is where an interrupted DuckDB query could still bring the process down ("Fatal Python error:
+    PyThreadState_Get", "FATAL: exception not rethrown", exit −6), and where CPython turns a KeyboardInterrupt
+    that a C extension saw, although privrisk caught it, into death by SIGINT (exit −2) whatever the exit code.
+    Every output is already complete (written whole or not at all), so nothing is lost by skipping it.
+    """
+    import atexit
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def _run(args: list[str], debug: bool) -> int:
     command = typer.main.get_group(_app.app)
     try:
+        if signal.getsignal(signal.SIGINT) is _interrupted_during_start_up:
+            # From here Ctrl-C is a KeyboardInterrupt: the temporary outputs are removed on the way out (exit 130).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         with library_warnings_on_stderr(lambda text: option_message(text, command, args)):
             result = command.main(args=args, prog_name="privrisk", standalone_mode=False)
         if isinstance(result, int) and not isinstance(result, bool) and result != 0:

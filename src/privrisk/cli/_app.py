@@ -148,3 +148,24 @@ app = typer.Typer(
     rich_markup_mode="rich",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from privrisk._version import __version__
+
+        print(f"privrisk {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print privrisk's version and exit.",
+        is_eager=True,
+        callback=_print_version,
+    ),
+) -> None:
+    """How much risk does a statistical release carry? Differential-privacy risk in numbers and words."""

@@ -291,8 +291,8 @@ def ledger_command(
 def _print_ledger(path: Path, summary: LedgerSummary) -> None:
     plural = "release" if len(summary.entries) == 1 else "releases"
     table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
-    for name in ("#", "time (UTC)", "ε", "answers", "data"):
-        table.add_column(name, justify="right" if name in ("#", "ε") else "left")
+    for name in ("#", "time (UTC)", "ε or ρ", "answers", "data"):
+        table.add_column(name, justify="right" if name in ("#", "ε or ρ") else "left")
     for row in summary.rows():
         table.add_row(*row)
     out.print(table)

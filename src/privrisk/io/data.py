@@ -283,8 +283,10 @@ def table_columns(path: str | os.PathLike[str]) -> list[str]:
     if kind in ("csv", "parquet"):
         import duckdb
 
+        from privrisk.io.engine import interruptible
+
         with duckdb.connect() as con:
-            return list(_duckdb_relation(con, p, kind).columns)
+            return interruptible(con, lambda: list(_duckdb_relation(con, p, kind).columns))
     return list(read_table(p).columns)
 
 
@@ -301,7 +303,9 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
     if kind in ("csv", "parquet"):
         import duckdb
 
-        with duckdb.connect() as con:
+        from privrisk.io.engine import interruptible
+
+        def read(con: Any) -> pd.DataFrame:
             rel = _duckdb_relation(con, p, kind)
             check_columns(p, wanted, list(rel.columns))
             if wanted is not None:
@@ -311,6 +315,11 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
             except duckdb.Error as exc:
                 first = str(exc).strip().splitlines()[0]
                 raise PrivriskError(f"{p}: could not be read: {first}") from None
+
+        # On a worker thread: Ctrl-C interrupts the query and is a KeyboardInterrupt (exit 130), not DuckDB's
+        # "Query interrupted".
+        with duckdb.connect() as con:
+            return interruptible(con, lambda: read(con))
     if kind == "stata":
         try:
             with pd.io.stata.StataReader(p) as reader:

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,8 @@ __all__ = [
     "atomic_dir",
     "atomic_path",
     "check_outputs",
+    "check_replaceable",
+    "read_regular_file",
     "safe_csv_cell",
     "to_jsonable",
     "write_csv",
@@ -43,9 +46,99 @@ def _apply_umask(path: Path) -> None:
     os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~_umask())
 
 
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def check_replaceable(path: str | os.PathLike[str], param: str | None = None) -> None:
+    """Refuse to replace anything but a regular file (or nothing): a FIFO, a device, a socket or a folder.
+
+    An atomic rename onto ``/dev/null`` or a named pipe would put a regular file in its place (as root, the
+    system's ``/dev/null``); a symbolic link is judged by what it points to. The message starts with ``param:``
+    when given.
+
+    Example:
+        >>> check_replaceable("/dev/null", "out")
+        Traceback (most recent call last):
+        privrisk.errors.PrivriskError: out: /dev/null is a character device, not a regular file; it is not replaced
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return  # nothing there (or a dangling link): the rename creates the file
+    except OSError:
+        return  # cannot be looked at: the write itself will say why
+    if not stat.S_ISREG(mode):
+        head = f"{param}: " if param else ""
+        raise PrivriskError(
+            f"{head}{path} is {_kind(mode)}, not a regular file; it is not replaced", param=param
+        )
+
+
+def read_regular_file(path: str | os.PathLike[str], limit: int, *, what: str, param: str | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; anything else is a one-line :class:`PrivriskError`.
+
+    The file is opened with ``O_NONBLOCK`` and checked with ``fstat`` before a byte is read, so that a FIFO
+    cannot hang the reader and ``/dev/zero`` cannot fill the memory; a file that grows past ``limit`` while it is
+    read is refused too. ``what`` names the file in messages (``the ledger``); a missing file raises
+    :class:`FileNotFoundError` for the caller to decide.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "key"; _ = p.write_bytes(b"secret")
+        >>> read_regular_file(p, 100, what="the key")
+        b'secret'
+        >>> read_regular_file("/dev/zero", 100, what="the key")
+        Traceback (most recent call last):
+        privrisk.errors.PrivriskError: /dev/zero: the key is a character device, not a regular file
+    """
+    head = f"{param}: " if param else ""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise PrivriskError(f"{head}{path}: cannot read {what}: {exc.strerror}", param=param) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PrivriskError(f"{head}{path}: {what} is {_kind(info.st_mode)}, not a regular file", param=param)
+        if info.st_size > limit:
+            raise PrivriskError(
+                f"{head}{path}: {what} has {info.st_size:,} bytes, more than the {limit:,} it may have",
+                param=param,
+            )
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise PrivriskError(f"{head}{path}: {what} grew past the {limit:,} bytes it may have", param=param)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise PrivriskError(f"{head}{path}: cannot read {what}: {exc.strerror}", param=param) from None
+    finally:
+        os.close(fd)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
+
+    Anything at ``path`` but a regular file (a FIFO, a device such as ``/dev/null``, a folder) is refused
+    before the block runs (:func:`check_replaceable`).
 
     Example:
         >>> import tempfile, pathlib
@@ -56,6 +149,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         'whole'
     """
     target = Path(path)
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
@@ -64,6 +158,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         # mkstemp makes the file 0600: give it the umask's mode now, so that a caller may still chmod it.
         _apply_umask(tmp)
         yield tmp
+        check_replaceable(target)  # a FIFO made while the block ran is not replaced either
         os.replace(tmp, target)
     finally:
         if tmp.exists():
@@ -149,7 +244,12 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
         _apply_umask(tmp)  # mkdtemp makes it 0700; what is written inside gets the umask's mode already
         yield tmp
         target.mkdir(exist_ok=True)
-        for item in sorted(tmp.rglob("*"), key=lambda p: len(p.parts)):
+        items = sorted(tmp.rglob("*"), key=lambda p: len(p.parts))
+        # Checked before the first rename, so that a refusal leaves the folder as it was.
+        for item in items:
+            if not item.is_dir():
+                check_replaceable(target / item.relative_to(tmp))
+        for item in items:
             dest = target / item.relative_to(tmp)
             if item.is_dir():
                 dest.mkdir(exist_ok=True)
@@ -264,12 +364,15 @@ def _check_writable(out: Path, *, folder: bool, param: str, files: list[str]) ->
             raise PrivriskError(f"{param}: {out} exists and is not a folder", param=param)
         if not folder and out.is_dir():
             raise PrivriskError(f"{param}: {out} is a folder; give a file name", param=param)
+        if not folder:
+            check_replaceable(out, param)
         if folder:
             for name in (n for n in files if not any(c in str(n) for c in "*?[")):
                 if (out / name).is_dir():
                     raise PrivriskError(
                         f"{param}: {out / name} is a folder and cannot be replaced", param=param
                     )
+                check_replaceable(out / name, param)
     # The nearest existing ancestor must be a writable folder (we create the rest).
     place = out.parent if not (folder and out.exists()) else out
     while not place.exists():

@@ -191,23 +191,33 @@ class Budget:
         """Whether the answers stay within the budget (with the float slack of a sum)."""
         return self.spent(records) <= self.limit * (1 + TOLERANCE)
 
-    def message(self, records: Sequence[Mapping[str, Any]], new: int, where: str = "") -> str:
-        """One line saying why a release of the last ``new`` records was refused; starts with ``budget:``."""
+    def message(self, records: Sequence[Mapping[str, Any]], new: int, ledger: Any = None) -> str:
+        """One line saying why a release of the last ``new`` records was refused; starts with ``budget:``.
+
+        ``ledger`` (a path, or None) names the ledger whose total is meant.
+
+        Example:
+            >>> b = Budget.parse(epsilon=2.0, delta=1e-6)
+            >>> gauss = [{"mechanism": "gaussian", "rho": r} for r in (0.05, 0.125)]
+            >>> b.message(gauss, 1, "ledger2.json")
+            'budget: this release would take the total of the ledger ledger2.json to ε = 2.71334 at δ = 1e-06 (tight composition), above the budget (ε, δ) = (2, 1e-06), of which ε = 0.632429 is left; nothing was released and no noise was drawn'
+        """
         before, after = self.spent(records[: len(records) - new]), self.spent(records)
         left = max(self.limit - before, 0.0)
         status = (
-            "the budget is already spent"
+            "which is already spent"
             if left <= self.limit * TOLERANCE
-            else f"{self.unit} = {left:.6g} is left"
+            else f"of which {self.unit} = {left:.6g} is left"
         )
         how = (
             ""
             if self.rho is not None or self.delta is None
             else f" at δ = {self.delta:.6g} (tight composition)"
         )
+        total = "the total" if ledger is None else f"the total of the ledger {ledger}"
         return (
-            f"budget: with this release {where}the total would be {self.unit} = {after:.6g}{how}; the budget "
-            f"{self.describe()} and {status}; nothing was released and no noise was drawn"
+            f"budget: this release would take {total} to {self.unit} = {after:.6g}{how}, above the budget "
+            f"{self.describe()}, {status}; nothing was released and no noise was drawn"
         )
 
 

@@ -8,6 +8,10 @@ Three properties matter and are tested:
 
 - **One file.** A ledger named through a symbolic link is the file the link points to: the path is resolved
   (``os.path.realpath``) before locking and writing, so two names of one ledger share its lock and its budget.
+  A ledger with a second hard link is refused (read or written): the atomic rename would give one name the new
+  file and leave the other the old one, two budgets where there was one. It is read only if it is a regular file
+  of at most 64 MiB (opened without blocking, checked before reading), so a FIFO or ``/dev/zero`` cannot hang or
+  exhaust a release.
 - **Locked.** A release holds an exclusive ``fcntl.flock`` on ``LEDGER.lock`` while it reads the ledger, checks
   the budget and appends its entry, so two releases started at the same moment cannot both spend the last part of
   the budget. The lock file is never deleted: deleting it would let a third process lock a different inode.
@@ -47,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.files import atomic_path
+from privrisk.io.files import atomic_path, read_regular_file
 from privrisk.release.budget import Budget
 
 __all__ = [
@@ -76,6 +80,10 @@ _KEYED_KEYS = {"keyed", "mac"}
 
 Key = bytes | str
 MIN_KEY_BYTES = 16
+#: The largest key file read: a key is a few dozen bytes; more is a wrong file (or /dev/zero).
+MAX_KEY_BYTES = 64 * 1024
+#: The largest ledger read: about 150,000 releases of one answer each; more is not a ledger privrisk wrote.
+MAX_LEDGER_BYTES = 64 * 1024 * 1024
 
 
 def check_key(key: Key | None) -> bytes | None:
@@ -202,11 +210,20 @@ def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[di
     if p.is_dir():
         raise PrivriskError(f"{p}: the ledger is a folder, not a file")
     try:
-        text = p.read_text(encoding="utf-8")
+        # O_NONBLOCK and fstat before a byte is read: a FIFO would hang the release, /dev/zero fill the memory.
+        raw = read_regular_file(p, MAX_LEDGER_BYTES, what="the ledger")
+    except FileNotFoundError:
+        return []
+    links = os.stat(p).st_nlink
+    if links > 1:
+        raise PrivriskError(
+            f"{p}: the ledger has {links} names (hard links); each release replaces the file under one name "
+            "and the others would keep a second budget: remove the other names (find -samefile) and keep one"
+        )
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _corrupt(p, "not UTF-8 text") from None
-    except OSError as exc:
-        raise PrivriskError(f"{p}: cannot read the ledger: {exc.strerror}") from None
     if not text.strip():
         raise _corrupt(p, "the file is empty")
     try:
@@ -333,15 +350,17 @@ def budget_message(epsilon: float, spent: float, budget: float, ledger: Path | N
 
     Example:
         >>> budget_message(1.0, 0.0, 0.5, None)
-        'budget: this release needs ε = 1; the budget ε = 0.5 and ε = 0.5 is left; nothing was released and no noise was drawn'
+        'budget: this release needs ε = 1, more than the budget ε = 0.5 allows, of which ε = 0.5 is left; nothing was released and no noise was drawn'
+        >>> budget_message(0.3, 0.2, 0.25, Path("l.json"))
+        'budget: this release needs ε = 0.3; the ledger l.json has spent ε = 0.2 of the budget ε = 0.25, of which ε = 0.05 is left; nothing was released and no noise was drawn'
     """
     left = max(budget - spent, 0.0)
-    where = f"the ledger {ledger} has spent ε = {spent:.6g} of " if ledger is not None else ""
-    status = "the budget is already spent" if left <= budget * TOLERANCE else f"ε = {left:.6g} is left"
-    return (
-        f"budget: this release needs ε = {epsilon:.6g}; {where}the budget ε = {budget:.6g} and {status}; "
-        "nothing was released and no noise was drawn"
-    )
+    status = "which is already spent" if left <= budget * TOLERANCE else f"of which ε = {left:.6g} is left"
+    if ledger is None:
+        where = f", more than the budget ε = {budget:.6g} allows"
+    else:
+        where = f"; the ledger {ledger} has spent ε = {spent:.6g} of the budget ε = {budget:.6g}"
+    return f"budget: this release needs ε = {epsilon:.6g}{where}, {status}; nothing was released and no noise was drawn"
 
 
 def ledger_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -426,7 +445,7 @@ def record_release(
         if kept is not None and not kept.fits(records):
             if kept.rho is None and kept.delta is None:
                 raise ThresholdExceeded(budget_message(epsilon, spent, kept.limit, p))
-            raise ThresholdExceeded(kept.message(records, len(clean), f"the ledger {p} "))
+            raise ThresholdExceeded(kept.message(records, len(clean), p))
         entry: dict[str, Any] = {
             "seq": len(entries) + 1,
             "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),
@@ -522,10 +541,10 @@ def read_key(key_file: str | os.PathLike[str] | None = None, environ: Any = None
     env = os.environ if environ is None else environ
     if key_file is not None:
         try:
-            raw = Path(key_file).read_bytes()
-        except OSError as exc:
+            raw = read_regular_file(key_file, MAX_KEY_BYTES, what="the ledger key", param="key_file")
+        except FileNotFoundError:
             raise PrivriskError(
-                f"key_file: cannot read {key_file}: {exc.strerror}", param="key_file"
+                f"key_file: cannot read {key_file}: No such file or directory", param="key_file"
             ) from None
         raw = raw.rstrip(b"\r\n")
         if len(raw) < MIN_KEY_BYTES:

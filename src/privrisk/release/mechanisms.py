@@ -433,8 +433,7 @@ def noisy_release(
         spent = math.fsum(float(r.get("epsilon", 0.0)) for r in before)
         if kept.rho is None and kept.delta is None:
             raise ThresholdExceeded(_ledger.budget_message(total, spent, kept.limit, where))
-        at = f"the ledger {where} " if where is not None else ""
-        raise ThresholdExceeded(kept.message([*before, *new], len(new), at))
+        raise ThresholdExceeded(kept.message([*before, *new], len(new), where))
 
     noisy = [
         gaussian_mechanism(p.true_value, p.scale)

@@ -349,10 +349,13 @@ class Release:
             return None
         b = Budget.from_json(led["budget"])
         left = "" if b is None else f"; budget {b.describe()}"
-        return (
-            f"Ledger {led['path']}: release {led['entry']['seq']} recorded; plain sum ε = "
-            f"{_number(led['spent_after'])}{left}."
-        )
+        c = self.statement.get("cumulative", {}).get("composition")
+        if c is None or c["plain_rho"] is None:
+            spent = f"plain sum ε = {_number(led['spent_after'])}"
+        else:
+            # Gaussian answers have no pure ε: a plain sum of ε alone would read as if they cost nothing.
+            spent = ledger_spending(c)
+        return f"Ledger {led['path']}: release {led['entry']['seq']} recorded; {spent}{left}."
 
     def budget_note(self) -> str | None:
         """A sentence when this release changed the ledger's budget, else None."""
@@ -495,12 +498,14 @@ def write_outputs(
         parameters=dict(parameters or {}),
         summary={
             "answers": len(r.answers),
-            "total_epsilon": s["epsilon"],
+            # Gaussian answers have no ε: their ρ, never a total ε of 0 (which reads as perfect privacy).
+            "total_epsilon": s["epsilon"] if s.get("rho") is None or s["epsilon"] > 0 else None,
+            "total_rho": s.get("rho"),
             "global_risk": s["global_risk"],
             "global_leak": s["global_leak"],
             "public_n": s["n"],
             "many_worlds": s["many_worlds"],
-            "ledger_epsilon": s.get("cumulative", {}).get("epsilon"),
+            "ledger_epsilon": _ledger_epsilon(s),
             "budget": r.budget if not isinstance(r.budget, dict) else Budget.from_json(r.budget).describe(),  # type: ignore[union-attr]
             "composed_epsilon": s["composition"]["epsilon_at_delta"],
             "composed_delta": s["composition"]["delta"],
@@ -527,6 +532,14 @@ def write_outputs(
     return files + [f[kind] for f in figures for kind in ("png", "svg")] + [manifest.name]
 
 
+def _ledger_epsilon(s: Mapping[str, Any]) -> float | None:
+    """The plain sum of ε over the ledger, or None without a ledger or when it holds only Gaussian answers."""
+    c = s.get("cumulative")
+    if c is None or (c["composition"]["plain_rho"] is not None and not c["epsilon"]):
+        return None
+    return float(c["epsilon"])
+
+
 def _records_of(r: Release) -> list[dict[str, Any]]:
     """The answers of a release as the ledger would record them (for a release without a ledger)."""
     return [
@@ -547,6 +560,28 @@ def _records_of(r: Release) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------------------------------------------
 
 
+def ledger_spending(c: Mapping[str, Any]) -> str:
+    """What recorded answers spent, from their :func:`composition_statement`: the plain sums of ε (Laplace) and ρ
+    (Gaussian, zCDP) and, when there is a Gaussian answer, the ε of everything at δ (tight composition).
+
+    Example:
+        >>> ledger_spending(composition_statement([{"epsilon": 0.4}, {"mechanism": "gaussian", "rho": 0.1}]))
+        'plain sums ε = 0.4 (Laplace answers) and ρ = 0.1 (Gaussian answers, zCDP); in all ε = 2.33104 at δ = 1e-06 (tight composition)'
+    """
+    if c["plain_rho"] is None:
+        return f"plain sum ε = {_number(c['plain_epsilon'])}"
+    eps = c["epsilon_at_delta"]
+    at = "no finite ε" if eps is None or not math.isfinite(eps) else f"ε = {_number(eps)}"
+    gauss = f"ρ = {_number(c['plain_rho'])} (Gaussian answers, zCDP)"
+    sums = (
+        f"plain sums ε = {_number(c['plain_epsilon'])} (Laplace answers) and {gauss}"
+        if c["plain_epsilon"] > 0
+        else f"plain sum {gauss}"
+    )
+    return f"{sums}; in all {at} at δ = {_number(c['delta'])} (tight composition)"
+
+
+
 @dataclass(frozen=True)
 class LedgerSummary:
     """A checked ledger: its releases, the total ε, what is left of a budget, and the public statement.
@@ -559,6 +594,10 @@ class LedgerSummary:
         statement: :func:`release_statement` of every answer (with the tight ``composition``), or None for an
             empty ledger.
         spent: what the ledger spent in the budget's unit (the plain ε, the composed ε at δ, or ρ), or None.
+        recorded_budget: the budget the ledger's last release recorded (None for an empty ledger or one kept
+            without a budget); ``budget`` is this one when none was asked about.
+        budget_from_ledger: whether ``budget`` is the recorded one because none was asked about.
+        total_rho: the plain sum of every Gaussian answer's ρ (zCDP), or None when there is none.
     """
 
     ledger: str
@@ -567,6 +606,9 @@ class LedgerSummary:
     budget: Budget | None
     statement: dict[str, Any] | None
     spent: float | None = None
+    recorded_budget: Budget | None = None
+    total_rho: float | None = None
+    budget_from_ledger: bool = False
 
     @property
     def left(self) -> float | None:
@@ -581,12 +623,13 @@ class LedgerSummary:
         return self.budget is not None and (self.spent or 0.0) > self.budget.limit * (1 + 1e-12)
 
     def rows(self) -> list[tuple[str, ...]]:
-        """One table row per release: seq, time, ε, the answers (with ρ of a Gaussian one), data."""
+        """One table row per release: seq, time, ε or ρ (``ε = 0.4``, ``ρ = 0.1``, or both), the answers (with ρ
+        of a Gaussian one), data."""
         return [
             (
                 str(e["seq"]),
                 e["time"][:19],
-                _number(e["epsilon"]),
+                _spend(e),
                 ", ".join(
                     f"{q['query']}({q['column']})" + (f" ρ = {q['rho']:.4g}" if "rho" in q else "")
                     for q in e["queries"]
@@ -598,14 +641,20 @@ class LedgerSummary:
 
     def findings(self) -> list[str]:
         """The ledger in sentences: the plain sum of ε, the budget, the risk, the tight composition."""
-        line = f"Total ε = {_number(self.total_epsilon)} (plain sum: sequential composition)"
+        s = self.statement
+        c = None if s is None else s["composition"]
+        if c is not None and c["plain_rho"] is not None:
+            # Gaussian answers are not ε-DP: their ρ and the ε of everything at δ, never "Total ε" alone.
+            line = "Total: " + ledger_spending(c)
+        else:
+            line = f"Total ε = {_number(self.total_epsilon)} (plain sum: sequential composition)"
         if self.budget is not None:
+            whose = " (recorded in the ledger)" if self.budget_from_ledger else ""
             line += (
                 f"; spent {self.budget.unit} = {_number(self.spent or 0.0)} of the budget "
-                f"{self.budget.describe()}, left {_number(self.left or 0.0)}"
+                f"{self.budget.describe()}{whose}, left {_number(self.left or 0.0)}"
             )
         lines = [line + "."]
-        s = self.statement
         if s is not None:
             if s["global_risk"] is not None:
                 lines.append(
@@ -615,8 +664,10 @@ class LedgerSummary:
         return lines
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON: ``ledger``, ``releases``, ``total_epsilon``, ``budget`` (as the ledger keeps it),
-        ``left``, ``public_statement``, ``entries``, ``spent`` (in the budget's unit)."""
+        """Plain JSON: ``ledger``, ``releases``, ``total_epsilon`` (the plain sum of the Laplace answers' ε),
+        ``total_rho`` (of the Gaussian answers' ρ, or None), ``budget`` (as the ledger keeps it: the one asked
+        about, else the one recorded), ``recorded_budget``, ``left``, ``public_statement``, ``entries``,
+        ``spent`` (in the budget's unit)."""
         return {
             "ledger": self.ledger,
             "releases": len(self.entries),
@@ -626,6 +677,8 @@ class LedgerSummary:
             "public_statement": self.statement,
             "entries": [dict(e) for e in self.entries],
             "spent": self.spent,
+            "total_rho": self.total_rho,
+            "recorded_budget": None if self.recorded_budget is None else self.recorded_budget.to_json(),
         }
 
 
@@ -640,7 +693,8 @@ def summarize_ledger(
     Args:
         path: a ledger written by :func:`~privrisk.release.noisy_release` with ``ledger=``.
         budget: a budget to say how much is left of: a number or ``ln3`` (pure ε), a
-            :class:`~privrisk.release.budget.Budget` (ε, (ε, δ) or ρ), or None.
+            :class:`~privrisk.release.budget.Budget` (ε, (ε, δ) or ρ), or None for the budget the ledger's last
+            release recorded.
         key: the secret of a keyed ledger, or None.
 
     Raises:
@@ -658,12 +712,17 @@ def summarize_ledger(
     p = Path(path)
     if not p.exists():
         raise PrivriskError(f"{p}: no such ledger")
-    limit = as_budget(budget)
     entries = read_ledger(p, key)
+    recorded = Budget.from_json(entries[-1]["budget"]) if entries else None
+    limit = as_budget(budget)
+    from_ledger = limit is None and recorded is not None
+    if limit is None:
+        limit = recorded
     records = ledger_records(entries)
     total = math.fsum(e["epsilon"] for e in entries)
     keys = ("seq", "time", "epsilon", "queries", "data", "budget")
     delta = limit.delta if limit is not None else None
+    gaussian = any(r.get("mechanism") == "gaussian" for r in records)
     return LedgerSummary(
         ledger=str(path),
         entries=tuple({k: e[k] for k in keys} for e in entries),
@@ -671,4 +730,16 @@ def summarize_ledger(
         budget=limit,
         statement=release_statement(records, delta=delta) if entries else None,
         spent=None if limit is None else limit.spent(records),
+        recorded_budget=recorded,
+        total_rho=plain_rho(records) if gaussian else None,
+        budget_from_ledger=from_ledger,
     )
+
+
+def _spend(entry: Mapping[str, Any]) -> str:
+    """What one release spent: ``ε = 0.4``, ``ρ = 0.1`` or both (a Gaussian answer has no ε)."""
+    rho = [float(q["rho"]) for q in entry["queries"] if q.get("mechanism") == "gaussian"]
+    parts = [] if rho and not entry["epsilon"] else [f"ε = {_number(entry['epsilon'])}"]
+    if rho:
+        parts.append(f"ρ = {_number(math.fsum(rho))}")
+    return ", ".join(parts)

@@ -35,7 +35,7 @@ from privrisk.errors import PrivriskError, ThresholdExceeded
 ID = "release"
 TITLE = "Release"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui", "parse_queries"]
+__all__ = ["ID", "TITLE", "page_server", "page_ui", "parse_queries", "public_view"]
 
 _INPUTS = ("file", "queries", "spec", "public_n", "budget", "ledger", "ledger_key")
 _EXAMPLE_QUERIES = "distance mean ln3 0,700\ndistance median 0.5 0,700"
@@ -123,7 +123,9 @@ def page_ui() -> Any:
             "are clamped. A release that would exceed the budget is refused before any noise is drawn.",
             class_="privrisk-help",
         ),
-        ui.input_action_button("release", "Release", class_="btn-primary"),
+        # Disabled by the click itself, before a second click of a double-click can land; the server enables it
+        # again when the release is done (or refused): one click, one release, one entry in the ledger.
+        ui.input_action_button("release", "Release", class_="btn-primary", onclick="this.disabled = true"),
         ui.output_ui("release_error"),
         ui.output_ui("public"),
         ui.output_ui("downloads"),
@@ -207,6 +209,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.effect
     @reactive.event(input.release)
     def _release() -> None:
+        try:
+            _release_once()
+        finally:
+            ui.update_action_button("release", disabled=False)
+
+    def _release_once() -> None:
         problem.set(None)
         notes.set([])
         try:
@@ -266,47 +274,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         r = result.get()
         if r is None:
             return ui.p("Nothing released yet in this session.", class_="privrisk-help")
-        head = ("answer", "ε", "universe", "scale b", "noisy value", "95 % interval")
-        rows = [
-            ui.tags.tr(
-                ui.tags.td(str(row.label)),
-                ui.tags.td(f"{row.epsilon:.4g}", class_="text-end"),
-                ui.tags.td(f"[{row.universe_lo:g}, {row.universe_hi:g}]"),
-                ui.tags.td(f"{row.noise_scale:.4g}", class_="text-end release-scale"),
-                ui.tags.td(f"{row.noisy_value:.5g}", class_="text-end release-noisy"),
-                ui.tags.td(f"[{row.interval_lo:.4g}, {row.interval_hi:.4g}]", class_="release-interval"),
-            )
-            for row in r.answers.itertuples()
-        ]
-        parts = [
-            ui.h4("Public: the noisy answers (the true values are never shown)"),
-            ui.tags.table(
-                ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in head))),
-                ui.tags.tbody(*rows),
-                class_="table table-sm",
-                id="release-answers",
-            ),
-            ui.p(
-                "Noise: Laplace with scale b = Δf/ε; the 95 % interval is the noisy value ± b·ln 20.",
-                class_="privrisk-help",
-            ),
-            ui.h4("Public statement (depends only on ε and the published n; safe to publish)"),
-            ui.tags.ul(*(ui.tags.li(line) for line in r.findings()), id="release-statement"),
-        ]
-        if r.ledger is not None:
-            led = r.ledger
-            left = "" if led["budget"] is None else f" of the budget {led['budget']:.6g}"
-            parts.append(
-                ui.p(
-                    f"Ledger {ledger_name.get()}: release {led['entry']['seq']} recorded; ε spent "
-                    f"{led['spent_after']:.6g}{left}.",
-                    id="release-ledger-line",
-                )
-            )
-        note = r.budget_note()
-        for line in [*notes.get(), *([f"Note: {note}."] if note else [])]:
-            parts.append(ui.p(line, class_="text-warning-emphasis"))
-        return ui.TagList(*parts)
+        return public_view(r, ledger=str(ledger_path()), ledger_name=ledger_name.get(), notes=notes.get())
 
     @render.ui
     def downloads() -> Any:
@@ -398,6 +366,55 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             parts += [ui.p("with this release.toml:", class_="privrisk-help mt-2 mb-1"),
                       ui.tags.pre(spec_text, class_="privrisk-command", id="release-spec-toml")]  # fmt: skip
         return ui.TagList(*parts)
+
+
+#: The columns of :meth:`Release.answer_rows` and the class each cell carries on the page (the tests find them).
+_ANSWER_HEAD = ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval")
+_ANSWER_CLASSES = ("", "", "text-end", "", "text-end release-scale", "text-end release-noisy", "release-interval")
+
+
+def public_view(release: Any, *, ledger: str | None = None, ledger_name: str = "ledger.json",
+                notes: list[str] | tuple[str, ...] = ()) -> Any:  # fmt: skip
+    """The public part of a release as the page shows it, from the library's own rows and sentences
+    (:meth:`~privrisk.release.statement.Release.answer_rows`, ``findings``, ``ledger_line``), as the command line
+    prints them: a Gaussian answer (ρ, no ε) is shown like a Laplace one. ``ledger`` (the session's private
+    path) is shown as ``ledger_name``.
+
+    Example:
+        >>> import pandas as pd
+        >>> from privrisk.release import ReleaseQuery, noisy_release
+        >>> r = noisy_release(pd.DataFrame({"h": [8.0, 6, 7]}),
+        ...                   ReleaseQuery("h", "mean", None, (0, 24), mechanism="gaussian", rho=0.5))
+        >>> "ρ = 0.5" in str(public_view(r))
+        True
+    """
+    from privrisk.release.statement import NOISE_NOTE
+
+    rows = [
+        ui.tags.tr(*(ui.tags.td(cell, class_=cls or None) for cell, cls in zip(row, _ANSWER_CLASSES, strict=True)))
+        for row in release.answer_rows()
+    ]
+    parts = [
+        ui.h4("Public: the noisy answers (the true values are never shown)"),
+        ui.tags.table(
+            ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in _ANSWER_HEAD))),
+            ui.tags.tbody(*rows),
+            class_="table table-sm",
+            id="release-answers",
+        ),
+        ui.p(NOISE_NOTE, class_="privrisk-help"),
+        ui.h4("Public statement (depends only on ε and the published n; safe to publish)"),
+        ui.tags.ul(*(ui.tags.li(line) for line in release.findings()), id="release-statement"),
+    ]
+    line = release.ledger_line()
+    if line is not None:
+        if ledger is not None:
+            line = line.replace(ledger, ledger_name)
+        parts.append(ui.p(line, id="release-ledger-line"))
+    note = release.budget_note()
+    for text in [*notes, *([f"Note: {note}."] if note else [])]:
+        parts.append(ui.p(text, class_="text-warning-emphasis"))
+    return ui.TagList(*parts)
 
 
 def _spec_toml(lines: list[list[str]], missing: str | None) -> str:
