@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-__all__ = ["MISSING_RULES", "Cells", "MissingRule", "cell_frequencies", "combine_codes", "key_codes"]
+__all__ = ["MISSING_RULES", "Cells", "MissingRule", "cell_frequencies", "combine_codes", "first_rows", "key_codes"]
 
 MissingRule = Literal["any", "category"]
 MISSING_RULES: tuple[MissingRule, ...] = ("any", "category")
@@ -68,6 +68,19 @@ def combine_codes(codes: np.ndarray) -> np.ndarray:
         size *= width
     dense, _ = pd.factorize(ids)
     return dense.astype(np.int64)
+
+
+def first_rows(ids: np.ndarray, size: int) -> np.ndarray:
+    """The first row of each id 0 … size−1 (written backwards, so the first row's write is the one that stays).
+
+    Example:
+        >>> first_rows(np.array([1, 0, 1, 0]), 2).tolist()
+        [1, 0]
+    """
+    first = np.zeros(size, dtype=np.int64)
+    rows = np.arange(ids.size, dtype=np.int64)
+    first[ids[::-1]] = rows[::-1]
+    return first
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,8 +133,7 @@ def cell_frequencies(codes: np.ndarray, weights: np.ndarray | None = None, *, mi
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     cell = combine_codes(codes + 1) if q else np.zeros(n, dtype=np.int64)
     n_cells = int(cell.max()) + 1 if n else 0
-    first = np.full(n_cells, n, dtype=np.int64)
-    np.minimum.at(first, cell, np.arange(n, dtype=np.int64))
+    first = first_rows(cell, n_cells)
     cell_codes = codes[first] if n else np.zeros((0, q), dtype=np.int64)
     count = np.bincount(cell, minlength=n_cells).astype(np.int64)
     weight = np.bincount(cell, weights=w, minlength=n_cells)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from privrisk.errors import PrivriskError
 from privrisk.microdata.diversity import Diversity, diversity
-from privrisk.microdata.frequencies import Cells, cell_frequencies, key_codes
+from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes
 from privrisk.microdata.risk import household_risk, individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
@@ -60,8 +60,7 @@ class MicrodataResult:
     def combinations(self) -> pd.DataFrame:
         """One row per distinct key combination: its values, records, f_k, F_k and individual risk, riskiest first."""
         c = self.cells
-        first = np.full(len(c.count), self.n, dtype=np.int64)
-        np.minimum.at(first, c.cell, np.arange(self.n, dtype=np.int64))
+        first = first_rows(c.cell, len(c.count))
         table = self.frame.iloc[first][list(self.settings.keys)].reset_index(drop=True)
         table["records"] = c.count
         table["f_k"] = c.fk
@@ -245,6 +244,7 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
         "records": n,
         "combinations": len(cells.count),
         "records_with_missing_keys": int((codes < 0).any(axis=1).sum()),
+        "missing": settings.missing,
         "weighted": w is not None,
         "sum_of_weights": float(w.sum()) if w is not None else float(n),
         "individual_risk": {
@@ -273,7 +273,8 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
             "max": float(household.max()),
             "records_above_threshold": int((household > threshold).sum()),
         }
-    parts = cell_frequencies(codes, w, missing="category")
+    has_missing = bool((codes < 0).any())
+    parts = cell_frequencies(codes, w, missing="category") if has_missing and settings.missing == "any" else cells
     measures["attacker_models"] = attacker_risks(parts.count, parts.weight, threshold=threshold)
     population = settings.population_size or (float(w.sum()) if w is not None else None)
     if population is not None:
