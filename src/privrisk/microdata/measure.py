@@ -114,8 +114,8 @@ class MicrodataResult:
         ir, k = m["individual_risk"], m["k_anonymity"]
         out = [
             f"Expected re-identifications: {ir['expected_reidentifications']:.4g} of {self.n:,} records "
-            f"({100 * ir['global_risk']:.3g} %): an intruder who knows a person's key values and finds a matching "
-            "record picks the right person with this chance on average.",
+            f"({100 * ir['global_risk']:.3g} %), the sum over the records of the chance that an intruder who knows "
+            "a person's key values picks the right record.",
             f"The riskiest record is picked correctly with probability {ir['max']:.3g}; {ir['records_above_threshold']:,} "
             f"record(s) are above {ir['threshold']:g}.",
             f"{k['violations']['2']:,} record(s) are unique in the file on their keys (f_k = 1); "
