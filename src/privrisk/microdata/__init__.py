@@ -7,6 +7,7 @@ After sdcMicro (Templ, Kowarik and Meindl 2015), ARX and Elliot et al.'s SUDA:
 - :mod:`~privrisk.microdata.diversity`: ℓ-diversity (distinct, entropy, recursive) and t-closeness;
 - :mod:`~privrisk.microdata.suda`: SUDA2's minimal sample uniques, SUDA and DIS-SUDA scores;
 - :mod:`~privrisk.microdata.uniqueness`: population uniqueness and the prosecutor, journalist, marketer risks;
+- :mod:`~privrisk.microdata.suppression`: local suppression to k-anonymity or a largest risk, measured again;
 - :mod:`~privrisk.microdata.settings` and :mod:`~privrisk.microdata.measure`: :class:`MicrodataSettings` and
   :func:`measure_microdata`, which the command line and the app call;
 - :mod:`~privrisk.microdata.report`: the HTML page.
@@ -20,6 +21,7 @@ from privrisk.microdata.measure import MicrodataResult, measure_microdata
 from privrisk.microdata.risk import household_risk, individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
+from privrisk.microdata.suppression import Suppression, suppress, suppress_microdata
 from privrisk.microdata.uniqueness import attacker_risks, sample_population_uniqueness
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "MicrodataResult",
     "MicrodataSettings",
     "Suda",
+    "Suppression",
     "attacker_risks",
     "cell_frequencies",
     "diversity",
@@ -37,4 +40,6 @@ __all__ = [
     "measure_microdata",
     "sample_population_uniqueness",
     "suda2",
+    "suppress",
+    "suppress_microdata",
 ]
