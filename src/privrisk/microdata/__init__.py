@@ -8,6 +8,7 @@ After sdcMicro (Templ, Kowarik and Meindl 2015), ARX and Elliot et al.'s SUDA:
 - :mod:`~privrisk.microdata.suda`: SUDA2's minimal sample uniques, SUDA and DIS-SUDA scores;
 - :mod:`~privrisk.microdata.uniqueness`: population uniqueness and the prosecutor, journalist, marketer risks;
 - :mod:`~privrisk.microdata.suppression`: local suppression to k-anonymity or a largest risk, measured again;
+- :mod:`~privrisk.microdata.recoding`: global recoding through hierarchies and the lattice, any target;
 - :mod:`~privrisk.microdata.settings` and :mod:`~privrisk.microdata.measure`: :class:`MicrodataSettings` and
   :func:`measure_microdata`, which the command line and the app call;
 - :mod:`~privrisk.microdata.report`: the HTML page.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from privrisk.microdata.diversity import Diversity, diversity
 from privrisk.microdata.frequencies import Cells, cell_frequencies, key_codes
 from privrisk.microdata.measure import MicrodataResult, measure_microdata
+from privrisk.microdata.recoding import Recoding, recode_microdata
 from privrisk.microdata.risk import household_risk, individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
@@ -29,6 +31,7 @@ __all__ = [
     "Diversity",
     "MicrodataResult",
     "MicrodataSettings",
+    "Recoding",
     "Suda",
     "Suppression",
     "attacker_risks",
@@ -38,6 +41,7 @@ __all__ = [
     "individual_risk",
     "key_codes",
     "measure_microdata",
+    "recode_microdata",
     "sample_population_uniqueness",
     "suda2",
     "suppress",
