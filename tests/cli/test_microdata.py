@@ -99,3 +99,28 @@ def test_missing_file(cli, tmp_path):
 def test_help_shows_an_example(cli):
     r = cli("microdata", "--help")
     assert r.code == 0 and "Example: privrisk microdata" in r.out
+
+
+def test_suppression_meets_k(cli, survey, tmp_path):
+    path, _ = survey
+    r = cli("microdata", path, *BASE, "--k", "2", "--suppress", "--importance", "sex,region,age", "--json",
+            "--out", tmp_path / "out")  # fmt: skip
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["failures"] == [] and doc["failures_before"][0].startswith("--k:")
+    assert doc["suppression"]["measures_after"]["k_anonymity"]["k"] >= 2
+    released = pd.read_csv(tmp_path / "out" / "released.csv")
+    assert int(released[["region", "age", "sex"]].isna().sum().sum()) == doc["suppression"]["suppressed"]
+
+
+def test_recoding_meets_k_or_exits_1(cli, survey):
+    path, _ = survey
+    hier = ["-H", f"age=table:{EXAMPLE.parent / 'microdata_age.csv'}", "-H", "sex=none"]
+    r = cli("microdata", path, *BASE, "--k", "2", *hier, "--json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["failures"] == [] and doc["recoding"]["levels"] == {"age": 2, "sex": 1}
+    r = cli("microdata", path, *BASE, "--k", "1000", *hier)
+    assert r.code == 1 and "none of the" in r.err
+    one_line_error(cli("microdata", path, *BASE, "--k", "2", "--suppress", *hier), "--suppress:")
+    one_line_error(cli("microdata", path, *BASE, "--importance", "age"), "--importance:")

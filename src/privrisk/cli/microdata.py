@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from privrisk.microdata import MicrodataResult
 
 PARAM_OPTIONS["microdata"] = {"suda_max_size": "--suda", "method": "--risk-method", "data": "FILE"}
-OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json")
+OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", "released.csv")
 TOP = 20  # privrisk.microdata.settings.MicrodataSettings.top
 
 
@@ -49,6 +49,16 @@ def microdata_command(
         None, "--population-size", help="N for population uniqueness (default: the sum of the weights)."
     ),
     top: int = typer.Option(TOP, "--top", help="How many of the riskiest records to list."),
+    suppress: bool = typer.Option(
+        False, "--suppress", help="Local suppression: set the fewest key values to missing to meet --k/--max-risk."
+    ),
+    importance: str | None = typer.Option(
+        None, "--importance", help="With --suppress: keys from most to least important (default: --keys order)."
+    ),
+    hierarchy: list[str] | None = typer.Option(
+        None, "--hierarchy", "-H", help="Global recoding: COLUMN=SPEC, repeatable (interval:10, breaks:…, prefix, "
+        "date, table:FILE.csv); the least recoding meeting --k, --max-risk, --l, --t."
+    ),
     records: Path | None = typer.Option(None, "--records", help="Write every record's risks to this CSV."),
     out_dir: Path | None = typer.Option(
         None, "--out", help="Write combinations.csv, records.csv, report.html and manifest.json."
@@ -73,22 +83,62 @@ def microdata_command(
     if not Path(data).exists():
         raise PrivriskError(f"FILE: {data} does not exist")
     result = measure_microdata(data, settings)
+    if suppress and hierarchy:
+        raise PrivriskError("--suppress: choose local suppression or global recoding (--hierarchy), not both")
+    reduced, extra = _reduce(data, result, suppress, importance, hierarchy)
     if out_dir is not None:
         written = result.write(out_dir)
+        if reduced is not None:
+            with atomic_path(Path(out_dir) / "released.csv") as tmp:
+                write_csv(reduced.frame, tmp)
+            written.append("released.csv")
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
     if records is not None:
         with atomic_path(records) as tmp:
             write_csv(result.records(), tmp)
         err.print(f"Wrote {records}")
     if as_json:
-        emit_json(_document(result))
+        doc = {**_document(result), **extra}
+        if reduced is not None:  # the thresholds are judged on the file as it will be released
+            doc["failures_before"] = doc["failures"]
+            doc["failures"] = [_option(f) for f in reduced.failures()]
+        emit_json(doc)
     else:
         _print(result)
-    failures = result.failures()
+        if reduced is not None:
+            _print(reduced, title=f"After {'local suppression' if suppress else 'global recoding'}: {extra['reduction']}")
+    if reduced is None and "recoding" in extra:
+        raise ThresholdExceeded(extra["reduction"])
+    failures = (reduced or result).failures()
     for why in failures[1:]:
         err.print(f"threshold exceeded: {_option(why)}")
     if failures:
         raise ThresholdExceeded(_option(failures[0]))
+
+
+def _reduce(data: str, result: MicrodataResult, suppress: bool, importance: str | None,
+            hierarchy: list[str] | None) -> tuple[MicrodataResult | None, dict[str, Any]]:  # fmt: skip
+    """Local suppression or global recoding, when asked; the file after it measured again."""
+    if suppress:
+        from privrisk.microdata.suppression import suppress_microdata
+
+        order = [c.strip() for c in importance.split(",") if c.strip()] if importance else None
+        s, after = suppress_microdata(result, importance=order)
+        text = f"{len(s.cells):,} key value(s) suppressed ({s.method}{', fewest possible' if s.optimal else ''})"
+        return after, {"suppression": {**s.to_dict(), "measures_after": after.measures}, "reduction": text}
+    if hierarchy:
+        from privrisk.microdata.recoding import recode_microdata
+        from privrisk.presence.hierarchy import parse_hierarchies
+
+        r = recode_microdata(data, result.settings, parse_hierarchies(hierarchy))
+        if r.result is None:
+            return None, {"recoding": r.to_dict(),
+                          "reduction": f"--hierarchy: none of the {len(r.nodes):,} recodings meets the targets"}
+        text = "levels " + ", ".join(f"{k}={v}" for k, v in (r.levels or {}).items())
+        return r.result, {"recoding": r.to_dict(), "reduction": text}
+    if importance:
+        raise PrivriskError("--importance: only with --suppress")
+    return None, {}
 
 
 def _option(message: str) -> str:
@@ -104,7 +154,7 @@ def _document(result: MicrodataResult) -> dict[str, Any]:
     return doc
 
 
-def _print(result: MicrodataResult) -> None:
+def _print(result: MicrodataResult, title: str | None = None) -> None:
     m = result.measures
     ir, ka = m["individual_risk"], m["k_anonymity"]
     rows = [
@@ -138,18 +188,19 @@ def _print(result: MicrodataResult) -> None:
     if "suda2" in m:
         s = m["suda2"]
         rows.append((f"SUDA2: records with an MSU (max size {s['max_size']})", f"{s['records_with_msu']:,}"))
-    table = Table("measure", Column("value", justify="right"), title=f"Risk of {result.source}")
+    table = Table("measure", Column("value", justify="right"), title=title or f"Risk of {result.source}")
     for a, b in rows:
         table.add_row(a, b)
     out.print(table)
     top = result.top_records()
-    if len(top):
+    if len(top) and title is None:
         t = Table(*top.columns, title=f"The {len(top)} riskiest records")
         for row in top.itertuples(index=False):
             t.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
         out.print(t)
-    for line in result.findings():
-        err.print(line)
+    if title is None:
+        for line in result.findings():
+            err.print(line)
 
 
 __all__ = ["microdata_command"]
