@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="20,000 records, SUDA2 on 5,000")
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--suda-rows", type=int, default=100_000)
-    parser.add_argument("--pycanon-rows", type=int, default=20_000)
+    parser.add_argument("--pycanon-rows", type=int, default=1_000)
     args = parser.parse_args()
     rows, suda_rows, pyc_rows = (20_000, 5_000, 300) if args.quick else (args.rows, args.suda_rows,
                                                                            args.pycanon_rows)  # fmt: skip

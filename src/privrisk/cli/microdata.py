@@ -193,6 +193,7 @@ def _print(result: MicrodataResult, title: str | None = None) -> None:
         table.add_row(a, b)
     out.print(table)
     top = result.top_records()
+    top = top[[c for c in top.columns if c in ("row", *result.settings.keys, "f_k", "F_k", "risk", "household_risk")]]
     if len(top) and title is None:
         t = Table(*top.columns, title=f"The {len(top)} riskiest records")
         for row in top.itertuples(index=False):
