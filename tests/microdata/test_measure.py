@@ -126,3 +126,12 @@ def test_settings_are_frozen():
     s = MicrodataSettings(keys="a")
     with pytest.raises(AttributeError):
         s.k = 3  # type: ignore[misc]
+
+
+def test_the_example_file_is_the_example_function():
+    from pathlib import Path
+
+    from privrisk.microdata.example import example_survey
+
+    path = Path(__file__).parents[2] / "examples" / "microdata_survey.csv"
+    pd.testing.assert_frame_equal(example_survey(), pd.read_csv(path), check_dtype=False)
