@@ -7,7 +7,7 @@ and prints.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from rich.table import Column, Table
@@ -77,7 +77,7 @@ def microdata_command(
     if records is not None:
         check_outputs(records, [data], param="--records")
     settings = MicrodataSettings(keys=keys, weights=weights, household=household, sensitive=sensitive or (),
-                                 missing=missing, method=method, max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
+                                 missing=cast(Any, missing), method=cast(Any, method), max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
                                  suda_max_size=suda, dis_fraction=dis_fraction, population_size=population_size,
                                  top=top)  # fmt: skip
     if not Path(data).exists():

@@ -286,6 +286,6 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
     measures["diversity"] = [d.summary() for d in div]
     suda = None
     if settings.suda_max_size:
-        suda = suda2(codes, settings.keys, max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction)
+        suda = suda2(codes, list(settings.keys), max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction)
         measures["suda2"] = suda.summary()
     return MicrodataResult(settings, source, frame, cells, risk, household, div, suda, measures)

@@ -122,9 +122,9 @@ def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mappin
     recoded = frame.copy()
     for k, lvl in best.items():
         codes = level_codes[k][lvl]
-        labels = built[k].labels[lvl]
-        recoded[k] = pd.Series(np.where(codes >= 0, labels[np.maximum(codes, 0)], None), index=frame.index,
-                               dtype=object)  # fmt: skip
+        values = built[k].labels[lvl].astype(object)[np.maximum(codes, 0)]
+        values[codes < 0] = None
+        recoded[k] = pd.Series(values, index=frame.index)
     return Recoding(table, mins.reset_index(drop=True), best, recoded, measure_microdata(recoded, st))
 
 

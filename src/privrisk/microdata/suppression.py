@@ -174,7 +174,8 @@ def suppress_microdata(result: MicrodataResult, *, importance: list[str] | None 
         raise PrivriskError("k: give k or max_risk as the target of the suppression", param="k")
     codes = key_codes(result.frame, st.keys)
     w = None if st.weights is None else result.frame[st.weights].to_numpy(dtype=float)
-    s = suppress(codes, st.keys, weights=w, k=st.k, max_risk=st.max_risk, importance=importance,
+    keys = list(st.keys)
+    s = suppress(codes, keys, weights=w, k=st.k, max_risk=st.max_risk, importance=importance,
                  method=st.method, max_sets=max_sets)  # fmt: skip
-    frame = s.apply(result.frame, st.keys)
+    frame = s.apply(result.frame, keys)
     return s, measure_microdata(frame, st)
