@@ -155,3 +155,12 @@ def test_exact_risk_to_13_digits_over_a_grid():
     got = individual_risk(f, f / p, method="exact")
     want = [float(mpmath.mpf(b) / a * mpmath.hyp2f1(1, 1, a + 1, 1 - mpmath.mpf(b))) for a, b in zip(f, p, strict=False)]
     assert got == pytest.approx(want, rel=1e-13)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**6), st.floats(1.0, 1e9), st.sampled_from(["approx", "exact"]))
+def test_risk_is_at_most_one_over_fk_and_falls_as_the_population_grows(f, ratio, method):
+    """E[1/F] with F ≥ f_k is at most 1/f_k, and a larger F_k (more people behind the records) lowers it."""
+    r1, r2 = individual_risk([f, f], [f * ratio, f * ratio * 2], method=method)
+    assert 0 < r1 <= 1 / f * (1 + 1e-12)
+    assert r2 <= r1 * (1 + 1e-12)
