@@ -8,6 +8,7 @@ The curated public API is listed in ``__all__``, grouped below; every other publ
   subsampling, groups) as the risks of a membership attack and of singling out;
 - :mod:`privrisk.study`: the sampling study of Allmann et al. (2024), its attack and report;
 - :mod:`privrisk.presence`: δ-presence, k-anonymity, k-map, hierarchies, the lattice search, k-map estimates;
+- :mod:`privrisk.microdata`: the re-identification risk of a sample file with weights (sdcMicro, ARX, SUDA);
 - :mod:`privrisk.audit`: the intruder's audit of data-dependent noise and derived queries (Sarathy and
   Muralidhar 2009);
 - :mod:`privrisk.empirical`: empirical differential privacy (Burchard and Daoud) and its densities;
@@ -94,6 +95,7 @@ if TYPE_CHECKING:
         read_table,
         spark_session,
     )
+    from privrisk.microdata import MicrodataSettings, measure_microdata
     from privrisk.posterior import (
         AttackResult,
         exact_risk,
@@ -211,6 +213,9 @@ __all__ = [
     "search_generalisation",
     "build_hierarchy",
     "Hierarchy",
+    # Microdata files: sdcMicro's, ARX's and SUDA's measures with weights
+    "MicrodataSettings",
+    "measure_microdata",
     # The intruder's audit
     "audit_data_dependent",
     "derived_scale",
@@ -258,6 +263,8 @@ _HOMES: dict[str, str] = {
     "calibrate": "privrisk.accounting",
     "Calibration": "privrisk.accounting",
     "AttackResult": "privrisk.posterior",
+    "MicrodataSettings": "privrisk.microdata",
+    "measure_microdata": "privrisk.microdata",
     "audit_data_dependent": "privrisk.audit",
     "audit_sweep": "privrisk.audit",
     "AuditResult": "privrisk.audit",

@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "presence",
         "δ-presence, k-anonymity and k-map of a research subset against a population; with --search the least\ngeneralisation that meets the targets. --engine spark groups the rows in Apache Spark (same results).",
     ),
+    "microdata": (
+        "microdata",
+        "The re-identification risk of a sample file: f_k, F_k, individual, global and household risk, k, ℓ, t, SUDA2.",
+    ),
     "audit": (
         "audit",
         "What an intruder holding every record but one learns from one answer with data-dependent noise.",

@@ -17,6 +17,7 @@ PAGE_MODULES = (
     "sensitivity",
     "study",
     "presence",
+    "microdata",
     "audit",
     "empirical",
     "release",

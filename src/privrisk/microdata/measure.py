@@ -1,0 +1,291 @@
+"""The run function of the capability: :func:`measure_microdata` reads a sample file and measures its risks."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privrisk.errors import PrivriskError
+from privrisk.microdata.diversity import Diversity, diversity
+from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes
+from privrisk.microdata.risk import household_risk, individual_risk
+from privrisk.microdata.settings import MicrodataSettings
+from privrisk.microdata.suda import Suda, suda2
+from privrisk.microdata.uniqueness import attacker_risks, sample_population_uniqueness
+
+__all__ = ["K_LEVELS", "MicrodataResult", "measure_microdata"]
+
+K_LEVELS = (2, 3, 5)
+"""The k of the k-anonymity violations every measurement counts."""
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True, eq=False)
+class MicrodataResult:
+    """The risks of a sample file (:func:`measure_microdata`).
+
+    Attributes:
+        settings: what was measured.
+        source: the file's name (or ``"data frame"``).
+        frame: the key, weight, household and sensitive columns as read.
+        cells: the distinct key combinations and their f_k, F_k.
+        risk: the individual risk of each record.
+        household: the household risk of each record, or None.
+        diversity: ℓ and t of each sensitive variable.
+        suda: SUDA2, or None.
+        measures: the file's measures as plain JSON.
+    """
+
+    settings: MicrodataSettings
+    source: str
+    frame: pd.DataFrame
+    cells: Cells
+    risk: np.ndarray
+    household: np.ndarray | None
+    diversity: tuple[Diversity, ...]
+    suda: Suda | None
+    measures: dict[str, Any]
+
+    @property
+    def n(self) -> int:
+        """The number of records."""
+        return len(self.frame)
+
+    def combinations(self) -> pd.DataFrame:
+        """One row per distinct key combination: its values, records, f_k, F_k and individual risk, riskiest first."""
+        c = self.cells
+        first = first_rows(c.cell, len(c.count))
+        table = self.frame.iloc[first][list(self.settings.keys)].reset_index(drop=True)
+        table["records"] = c.count
+        table["f_k"] = c.fk
+        table["F_k"] = c.Fk
+        table["risk"] = self.risk[first]
+        return table.sort_values(["risk", "f_k"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+    def records(self) -> pd.DataFrame:
+        """One row per record (in file order): its row number, keys, f_k, F_k, risks and SUDA scores."""
+        s = self.settings
+        table = self.frame[list(s.keys)].copy()
+        table.insert(0, "row", np.arange(1, self.n + 1))
+        table["f_k"] = self.cells.record_fk
+        table["F_k"] = self.cells.record_Fk
+        table["risk"] = self.risk
+        if self.household is not None:
+            table["household_risk"] = self.household
+        if self.suda is not None:
+            table["suda_score"] = self.suda.score
+            table["dis_suda_score"] = self.suda.dis_score
+        return table
+
+    def top_records(self, top: int | None = None) -> pd.DataFrame:
+        """The ``top`` riskiest records (default: the settings' ``top``)."""
+        count = self.settings.top if top is None else top
+        table = self.records()
+        return table.sort_values(["risk", "row"], ascending=[False, True], kind="stable").head(count)
+
+    def failures(self) -> list[str]:
+        """Each threshold of the settings that the file exceeds, in one line each (library parameter names)."""
+        s, m, out = self.settings, self.measures, []
+        if s.max_risk is not None and m["individual_risk"]["max"] > s.max_risk:
+            out.append(f"max_risk: {m['individual_risk']['records_above_threshold']:,} record(s) have an individual "
+                       f"risk above {s.max_risk:g} (highest {m['individual_risk']['max']:.4g})")  # fmt: skip
+        if s.k is not None and m["k_anonymity"]["k"] < s.k:
+            below = int((self.cells.record_fk < s.k).sum())
+            out.append(f"k: {below:,} record(s) share their key combination with fewer than {s.k} (smallest f_k "
+                       f"{m['k_anonymity']['k']})")  # fmt: skip
+        for d in m["diversity"]:
+            if s.l is not None and d["l_distinct"] < s.l:
+                out.append(f"l: {d['variable']} takes only {d['l_distinct']} distinct value(s) in some class "
+                           f"(ℓ = {s.l:g} asked)")  # fmt: skip
+            if s.t is not None and d["t"] > s.t:
+                out.append(f"t: {d['variable']} is {d['t']:.4g} from its distribution in the file in some class "
+                           f"(t = {s.t:g} allowed)")  # fmt: skip
+        return out
+
+    def findings(self) -> list[str]:
+        """What the measures mean for a person in the file, one sentence each."""
+        m = self.measures
+        ir, k = m["individual_risk"], m["k_anonymity"]
+        out = [
+            f"Expected re-identifications: {ir['expected_reidentifications']:.4g} of {self.n:,} records "
+            f"({100 * ir['global_risk']:.3g} %), the sum over the records of the chance that an intruder who knows "
+            "a person's key values picks the right record.",
+            f"The riskiest record is picked correctly with probability {ir['max']:.3g}; {ir['records_above_threshold']:,} "
+            f"record(s) are above {ir['threshold']:g}.",
+            f"{k['violations']['2']:,} record(s) are unique in the file on their keys (f_k = 1); "
+            f"{k['violations']['5']:,} share their combination with fewer than 4 others.",
+        ]
+        if "household_risk" in m:
+            out.append(f"Counting households (1 − Π(1 − r)): {m['household_risk']['expected_reidentifications']:.4g} "
+                       "expected re-identifications of a household member.")  # fmt: skip
+        for d in m["diversity"]:
+            out.append(f"{d['variable']}: every class shows at least {d['l_distinct']} distinct value(s) (entropy ℓ "
+                       f"{d['l_entropy']:.3g}); the largest distance of a class from the file's distribution is "
+                       f"t = {d['t']:.3g}.")  # fmt: skip
+        return out
+
+    def to_dict(self, *, rows: int | None = 200) -> dict[str, Any]:
+        """One JSON document: settings, measures, findings, the riskiest ``rows`` combinations and top records."""
+        combos = self.combinations()
+        shown = combos if rows is None else combos.head(rows)
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "source": self.source,
+            "settings": self.settings.to_dict(),
+            "measures": self.measures,
+            "failures": self.failures(),
+            "findings": self.findings(),
+            "combinations": {"total": len(combos), "rows": shown.to_dict(orient="records")},
+            "top_records": self.top_records().to_dict(orient="records"),
+        }
+
+    def write(self, folder: str | os.PathLike[str], *, records: bool = True) -> list[str]:
+        """Write ``combinations.csv``, ``records.csv``, ``report.html`` and ``manifest.json`` into ``folder``, whole."""
+        from privrisk.io.files import atomic_dir, write_csv, write_text
+        from privrisk.microdata.report import report_html
+        from privrisk.reports.manifest import write_manifest
+
+        tables = [{"title": "Key combinations, riskiest first", "path": "combinations.csv"}]
+        if records:
+            tables.append({"title": "Records and their risks", "path": "records.csv"})
+        with atomic_dir(Path(folder)) as tmp:
+            write_csv(self.combinations(), tmp / "combinations.csv")
+            if records:
+                write_csv(self.records(), tmp / "records.csv")
+            write_text(tmp / "report.html", report_html(self))
+            write_manifest(tmp, kind="microdata", title=f"Re-identification risk of {self.source}",
+                           parameters=self.settings.to_dict(), summary=self.measures, tables=tables,
+                           findings=self.findings())  # fmt: skip
+        return [t["path"] for t in tables] + ["report.html"]
+
+
+def _read(data: Any, settings: MicrodataSettings) -> tuple[pd.DataFrame, str]:
+    columns = list(dict.fromkeys([*settings.keys, *(c for c in (settings.weights, settings.household) if c),
+                                  *settings.sensitive]))  # fmt: skip
+    if isinstance(data, pd.DataFrame):
+        missing = [c for c in columns if c not in data.columns]
+        if missing:
+            shown = ", ".join(map(str, list(data.columns)[:20]))
+            raise PrivriskError(f"data: no column {missing[0]!r}; the columns are: {shown}", param="data")
+        return data[columns].reset_index(drop=True), "data frame"
+    if isinstance(data, (str, os.PathLike)):
+        from privrisk.io.data import read_table
+
+        return read_table(data, columns), str(data)
+    raise PrivriskError(f"data: expected a file name or a pandas DataFrame, got {type(data).__name__}", param="data")
+
+
+def _weights(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
+    if column is None:
+        return None
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0]) + 1
+        raise PrivriskError(f"weights: {column!r} is missing or not a number in {int(bad.sum()):,} record(s) "
+                            f"(first: record {row})", param="weights")  # fmt: skip
+    if (values < 0).any():
+        row = int(np.flatnonzero(values < 0)[0]) + 1
+        raise PrivriskError(f"weights: {column!r} is negative in {int((values < 0).sum()):,} record(s) "
+                            f"(first: record {row}, {values[row - 1]:g})", param="weights")  # fmt: skip
+    return values
+
+
+def _households(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
+    if column is None:
+        return None
+    ids, _ = pd.factorize(frame[column], use_na_sentinel=True)
+    if (ids < 0).any():
+        row = int(np.flatnonzero(ids < 0)[0]) + 1
+        raise PrivriskError(f"household: {column!r} is missing in {int((ids < 0).sum()):,} record(s) "
+                            f"(first: record {row}); every member needs its household's id", param="household")  # fmt: skip
+    return np.asarray(ids, dtype=np.int64)
+
+
+def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult:
+    """Every established risk measure of a sample file of microdata, with weights and households.
+
+    Frequencies f_k and F_k (:mod:`~privrisk.microdata.frequencies`), individual, global and household risk
+    (:mod:`~privrisk.microdata.risk`), k-anonymity violations at k = 2, 3, 5, ℓ-diversity and t-closeness of
+    each sensitive variable (:mod:`~privrisk.microdata.diversity`), SUDA2 (:mod:`~privrisk.microdata.suda`),
+    population uniqueness and ARX's attacker models (:mod:`~privrisk.microdata.uniqueness`).
+
+    Args:
+        data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
+        settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
+
+    Example:
+        >>> frame = pd.DataFrame({"sex": list("mmfff"), "age": [30, 30, 40, 40, 50], "w": [10.0] * 5})
+        >>> result = measure_microdata(frame, MicrodataSettings(keys="sex,age", weights="w", k=2))
+        >>> result.measures["k_anonymity"]["k"], result.failures()
+        (1, ['k: 1 record(s) share their key combination with fewer than 2 (smallest f_k 1)'])
+    """
+    if not isinstance(settings, MicrodataSettings):
+        raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
+    frame, source = _read(data, settings)
+    if len(frame) == 0:
+        raise PrivriskError(f"data: {source} has no records", param="data")
+    w = _weights(frame, settings.weights)
+    hh = _households(frame, settings.household)
+    codes = key_codes(frame, settings.keys)
+    cells = cell_frequencies(codes, w, missing=settings.missing)
+    cell_risk = individual_risk(cells.fk, cells.Fk, method=settings.method)
+    risk = cell_risk[cells.cell]
+    n = len(frame)
+    fk = cells.record_fk
+    threshold = settings.risk_threshold
+    measures: dict[str, Any] = {
+        "records": n,
+        "combinations": len(cells.count),
+        "records_with_missing_keys": int((codes < 0).any(axis=1).sum()),
+        "missing": settings.missing,
+        "weighted": w is not None,
+        "sum_of_weights": float(w.sum()) if w is not None else float(n),
+        "individual_risk": {
+            "method": settings.method,
+            "expected_reidentifications": float(risk.sum()),
+            "global_risk": float(risk.sum() / n),
+            "max": float(risk.max()),
+            "mean": float(risk.mean()),
+            "median": float(np.median(risk)),
+            "threshold": threshold,
+            "records_above_threshold": int((risk > threshold).sum()),
+        },
+        "k_anonymity": {
+            "k": int(fk.min()),
+            "violations": {str(k): int((fk < k).sum()) for k in K_LEVELS},
+            "sample_uniques": int((fk == 1).sum()),
+        },
+    }
+    household = None
+    if hh is not None:
+        household = household_risk(risk, hh)
+        measures["household_risk"] = {
+            "households": int(hh.max()) + 1,
+            "expected_reidentifications": float(household.sum()),
+            "global_risk": float(household.sum() / n),
+            "max": float(household.max()),
+            "records_above_threshold": int((household > threshold).sum()),
+        }
+    has_missing = bool((codes < 0).any())
+    parts = cell_frequencies(codes, w, missing="category") if has_missing and settings.missing == "any" else cells
+    measures["attacker_models"] = attacker_risks(parts.count, parts.weight, threshold=threshold)
+    population = settings.population_size or (float(w.sum()) if w is not None else None)
+    if population is not None:
+        if population < n:
+            raise PrivriskError(f"population_size: {population:g} is smaller than the file ({n:,} records)",
+                                param="population_size")  # fmt: skip
+        measures["population_uniqueness"] = sample_population_uniqueness(parts.count, population)
+    div = tuple(diversity(parts.cell, frame[s], c=settings.c, name=s) for s in settings.sensitive)
+    measures["diversity"] = [d.summary() for d in div]
+    suda = None
+    if settings.suda_max_size:
+        suda = suda2(codes, list(settings.keys), max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction)
+        measures["suda2"] = suda.summary()
+    return MicrodataResult(settings, source, frame, cells, risk, household, div, suda, measures)

@@ -1,0 +1,74 @@
+"""The HTML page of a microdata measurement: the verdict, the measures in words, the riskiest combinations."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from privrisk.microdata.measure import MicrodataResult
+
+__all__ = ["MEANINGS", "report_html", "risk_histogram"]
+
+MEANINGS = {
+    "f_k": "how many records in the file share this combination of key values",
+    "F_k": "how many people in the population are estimated to share it (the sum of the sampling weights)",
+    "individual risk": "the chance that an intruder who knows a person's key values and finds the matching "
+    "record(s) picks this person (Benedetti and Franconi, as sdcMicro)",
+    "global risk": "the expected number of people re-identified, as a share of the records",
+    "household risk": "the chance that at least one member of the household is re-identified",
+    "k-anonymity": "every combination is shared by at least k records",
+    "ℓ-diversity": "every class shows at least ℓ different values of the sensitive variable",
+    "t-closeness": "in every class the sensitive variable's distribution is within t (earth mover's distance) of "
+    "its distribution in the whole file",
+    "SUDA": "how many small sets of keys make a record unique (special uniques)",
+}
+
+BINS = (0.0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
+
+
+def risk_histogram(risk: np.ndarray) -> list[tuple[str, int]]:
+    """Records per band of individual risk (0–0.001, …, 0.5–1).
+
+    Example:
+        >>> risk_histogram(np.array([0.0005, 0.3, 1.0]))[-2:]
+        [('0.2–0.5', 1), ('0.5–1', 1)]
+    """
+    counts, _ = np.histogram(risk, bins=BINS)
+    return [(f"{lo:g}–{hi:g}", int(c)) for lo, hi, c in zip(BINS[:-1], BINS[1:], counts, strict=True)]
+
+
+def _table(rows: list[list[str]], head: list[str]) -> str:
+    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_html(result: MicrodataResult, *, rows: int = 50) -> str:
+    """A self-contained page (:func:`privrisk.reports.html.html_page`) of one measurement."""
+    from privrisk.reports.html import html_page
+
+    failures = result.failures()
+    verdict = ("<p class=\"verdict\"><strong>Thresholds exceeded:</strong></p><ul>"
+               + "".join(f"<li>{html.escape(f)}</li>" for f in failures) + "</ul>") if failures else (
+        "<p class=\"verdict\"><strong>Every threshold set is met.</strong></p>")  # fmt: skip
+    findings = "<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in result.findings()) + "</ul>"
+    hist = risk_histogram(result.risk)
+    biggest = max(c for _, c in hist) or 1
+    bars = _table([[band, f"{c:,}", "█" * max(0, round(40 * c / biggest))] for band, c in hist],
+                  ["individual risk", "records", ""])  # fmt: skip
+    combos = result.combinations().head(rows)
+    combo_rows = [[*(str(v) for v in r[: len(result.settings.keys)]), f"{r[-4]:,}", f"{r[-3]:,}", f"{r[-2]:.4g}",
+                   f"{r[-1]:.4g}"] for r in combos.itertuples(index=False)]  # fmt: skip
+    combo_table = _table(combo_rows, [*result.settings.keys, "records", "f_k", "F_k", "risk"])
+    meanings = "<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in MEANINGS.items())
+    body = (
+        f"<h1>Re-identification risk of {html.escape(result.source)}</h1>{verdict}"
+        f"<h2>What the measures say</h2>{findings}"
+        f"<h2>Distribution of individual risk</h2>{bars}"
+        f"<h2>The riskiest key combinations</h2>{combo_table}"
+        f"<h2>What each measure means</h2>{meanings}</dl>"
+    )
+    return html_page(title=f"Re-identification risk of {result.source}", body=body, wide=True)

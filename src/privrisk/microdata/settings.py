@@ -1,0 +1,145 @@
+"""The settings of a microdata measurement: one frozen, checked object (:class:`MicrodataSettings`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from privrisk._validation import check_choice, check_probability, check_whole
+from privrisk.errors import PrivriskError
+from privrisk.microdata.frequencies import MISSING_RULES, MissingRule
+from privrisk.microdata.risk import RISK_METHODS, RiskMethod
+
+__all__ = ["DEFAULT_RISK_THRESHOLD", "MicrodataSettings"]
+
+DEFAULT_RISK_THRESHOLD = 0.1
+"""Records whose individual risk exceeds this are counted when no ``max_risk`` is set."""
+
+
+def _names(value: Any, name: str, *, required: bool) -> tuple[str, ...]:
+    if value is None:
+        items: list[str] = []
+    elif isinstance(value, str):
+        items = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, Sequence):
+        items = [str(v).strip() for v in value if str(v).strip()]
+    else:
+        raise PrivriskError(f"{name}: expected column names, got {value!r}", param=name)
+    if required and not items:
+        raise PrivriskError(f"{name}: name at least one key column (e.g. region,age,sex)", param=name)
+    if len(set(items)) != len(items):
+        raise PrivriskError(f"{name}: a column is named twice ({', '.join(items)})", param=name)
+    return tuple(items)
+
+
+def _positive(value: Any, name: str, *, open_high: bool = False) -> float | None:
+    if value is None:
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
+    if not math.isfinite(x) or x <= 0:
+        raise PrivriskError(f"{name}: must be a number greater than 0, got {value!r}", param=name)
+    return x
+
+
+@dataclass(frozen=True)
+class MicrodataSettings:
+    """What to measure in a sample file and the thresholds it must meet. Checked when made.
+
+    Attributes:
+        keys: the key variables (quasi-identifiers), at least one.
+        weights: the sampling-weight column (F_k = sum of weights), or None (F_k = f_k).
+        household: the household-id column, for household risk, or None.
+        sensitive: sensitive variables for ℓ-diversity and t-closeness.
+        missing: ``"any"`` (a missing key value matches any value, as sdcMicro) or ``"category"``.
+        method: individual risk, ``"approx"`` (sdcMicro's default) or ``"exact"``.
+        max_risk: the largest individual risk allowed (a threshold), or None.
+        k: the smallest f_k allowed (k-anonymity, a threshold), or None.
+        l: the smallest distinct ℓ allowed in every class for every sensitive variable, or None.
+        t: the largest t (earth mover's distance) allowed, or None.
+        c: the c of recursive (c, ℓ)-diversity.
+        suda_max_size: the largest MSU size searched by SUDA2; 0 runs no SUDA2.
+        dis_fraction: the sampling fraction of DIS-SUDA.
+        population_size: N for population uniqueness (default: the sum of the weights).
+        top: how many of the riskiest records and combinations a summary lists.
+
+    Example:
+        >>> MicrodataSettings(keys="region,age", k=3).keys
+        ('region', 'age')
+        >>> MicrodataSettings(keys="age", max_risk=2)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: max_risk: must be a probability in (0, 1], got 2
+    """
+
+    keys: tuple[str, ...] | str
+    weights: str | None = None
+    household: str | None = None
+    sensitive: tuple[str, ...] | str = ()
+    missing: MissingRule = "any"
+    method: RiskMethod = "approx"
+    max_risk: float | None = None
+    k: int | None = None
+    l: float | None = None  # noqa: E741 - the paper's name
+    t: float | None = None
+    c: float = 2.0
+    suda_max_size: int = 0
+    dis_fraction: float = 0.01
+    population_size: float | None = None
+    top: int = 20
+
+    def __post_init__(self) -> None:
+        keys = _names(self.keys, "keys", required=True)
+        sensitive = _names(self.sensitive, "sensitive", required=False)
+        set_ = object.__setattr__
+        set_(self, "keys", keys)
+        set_(self, "sensitive", sensitive)
+        for name in ("weights", "household"):
+            value = getattr(self, name)
+            if value is not None and not str(value).strip():
+                set_(self, name, None)
+        used = [*keys, *(c for c in (self.weights, self.household) if c)]
+        for s in sensitive:
+            if s in used:
+                raise PrivriskError(f"sensitive: {s!r} is also a key, weight or household column", param="sensitive")
+        if self.weights is not None and self.weights in keys:
+            raise PrivriskError(f"weights: {self.weights!r} is also a key", param="weights")
+        set_(self, "missing", check_choice(self.missing, MISSING_RULES, name="missing"))
+        set_(self, "method", check_choice(self.method, RISK_METHODS, name="method"))
+        if self.max_risk is not None:
+            set_(self, "max_risk", float(check_probability(self.max_risk, name="max_risk", open_low=True)))
+        if self.k is not None:
+            set_(self, "k", check_whole(self.k, name="k", minimum=1))
+        if self.l is not None:
+            set_(self, "l", _positive(self.l, "l"))
+        if self.t is not None:
+            set_(self, "t", float(check_probability(self.t, name="t")))
+        c = _positive(self.c, "c")
+        set_(self, "c", c)
+        set_(self, "suda_max_size", check_whole(self.suda_max_size, name="suda_max_size", minimum=0,
+                                                maximum=len(keys)))  # fmt: skip
+        set_(self, "dis_fraction", float(check_probability(self.dis_fraction, name="dis_fraction", open_low=True,
+                                                           open_high=True)))  # fmt: skip
+        set_(self, "population_size", _positive(self.population_size, "population_size"))
+        set_(self, "top", check_whole(self.top, name="top", minimum=0))
+        if (self.l is not None or self.t is not None) and not sensitive:
+            raise PrivriskError("sensitive: ℓ and t need at least one sensitive variable", param="sensitive")
+
+    @property
+    def risk_threshold(self) -> float:
+        """The risk above which records are counted: ``max_risk``, or :data:`DEFAULT_RISK_THRESHOLD`."""
+        return DEFAULT_RISK_THRESHOLD if self.max_risk is None else float(self.max_risk)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as plain JSON."""
+        return {
+            "keys": list(self.keys), "weights": self.weights, "household": self.household,
+            "sensitive": list(self.sensitive), "missing": self.missing, "method": self.method,
+            "max_risk": self.max_risk, "k": self.k, "l": self.l, "t": self.t, "c": self.c,
+            "suda_max_size": self.suda_max_size, "dis_fraction": self.dis_fraction,
+            "population_size": self.population_size, "top": self.top,
+        }  # fmt: skip
