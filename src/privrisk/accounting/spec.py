@@ -68,6 +68,7 @@ _NOISE = {
     "discrete-gaussian": ("sigma",),
 }
 _MAX_RELEASES = 10_000
+_TEXT_KEYS = ("name", "mechanism", "sampling", "renyi")
 
 
 @dataclass(frozen=True)
@@ -178,7 +179,7 @@ class _Builder:
         except (TypeError, ValueError):
             raise self.fail(field, f"{value!r} is not a number") from None
         if not (math.isfinite(x) and x > 0):
-            raise self.fail(field, f"must be a finite number greater than 0, got {value!r}")
+            raise self.fail(field, f"must be a number greater than 0, got {value!r}")
         return x
 
     def whole(self, field: str, minimum: int) -> int:
@@ -486,10 +487,13 @@ def releases_from_toml(text: str, *, name: str = "releases") -> tuple[GuaranteeS
             if key not in RELEASE_KEYS:
                 raise PrivriskError(f"{where}: unknown key {key!r} (known: {', '.join(RELEASE_KEYS)})",
                                     param="releases")  # fmt: skip
-            text_ok = key in ("name", "mechanism", "sampling", "renyi", "epsilon")
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            if not (number or (text_ok and isinstance(value, str))):
-                kind = "a number" + (" or text" if text_ok else "")
+            if key in _TEXT_KEYS:
+                ok, kind = isinstance(value, str), "text"
+            else:
+                ok, kind = number or (key == "epsilon" and isinstance(value, str)), "a number"
+                kind += " or text such as 'ln3'" if key == "epsilon" else ""
+            if not ok:
                 raise PrivriskError(f"{where}: {key} must be {kind}, got {value!r}", param="releases")
         fields_ = {("compose" if k == "count" else k): v for k, v in table.items()}
         out.append(replace(GuaranteeSpec(), **fields_))
