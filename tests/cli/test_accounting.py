@@ -50,3 +50,21 @@ def test_tradeoff_bad_output(cli, tmp_path):
     (tmp_path / "file").write_text("x")
     one_line_error(cli("tradeoff", "--mu", "1", "--out", tmp_path / "file" / "c.svg"), "--out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_tradeoff_takes_every_guarantee_option(cli, tmp_path):
+    releases = tmp_path / "r.toml"
+    releases.write_text("[[release]]\nmechanism = 'laplace'\nepsilon = 'ln2'\ncount = 2\n[[release]]\nrho = 0.1\n")
+    for args in (
+        ["--renyi", "2:0.5,4:1.1"],
+        ["--mechanism", "rr", "--categories", "3", "--epsilon", "ln3"],
+        ["--mechanism", "discrete-laplace", "--epsilon", "ln3"],
+        ["--releases", releases],
+        ["--mu", "1", "--sample-rate", "0.5", "--sampling", "without-replacement"],
+    ):
+        out = tmp_path / "c.svg"
+        doc = cli("tradeoff", *args, "--out", out, "--json").json
+        assert out.exists() and all(0 <= b <= 1 for b in doc["beta"]), args
+        out.unlink()
+    one_line_error(cli("tradeoff", "--renyi", "2:x", "--out", tmp_path / "c.svg"), "--renyi")
+    assert releases.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["r.toml"]
