@@ -303,3 +303,53 @@ def test_parsers():
     assert parse_dpsgd((60000, 256, 0.5)) == (60000, 256, 0.5)
     with pytest.raises(PrivriskError, match=r"^renyi: "):
         parse_renyi("")
+
+
+JUNK = st.one_of(
+    st.none(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-5, 5),
+    st.sampled_from(["", "x", "ln3", "-1", "nan", "1e999", "2:0.5", "10,2,1", "laplace", "poisson"]),
+    st.lists(st.integers(0, 3), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            name: JUNK
+            for name in (
+                "epsilon",
+                "delta",
+                "rho",
+                "mu",
+                "renyi",
+                "mechanism",
+                "scale",
+                "sigma",
+                "sensitivity",
+                "categories",
+                "dpsgd",
+                "opacus_history",
+                "sample_rate",
+                "sampling",
+                "compose",
+                "group",
+            )
+        },
+    )
+)
+def test_any_junk_is_a_guarantee_or_one_privrisk_error(fields):
+    """Hostile input never escapes as TypeError, OverflowError or ZeroDivisionError: a guarantee or one line."""
+    try:
+        g = GuaranteeSpec(**fields).build()
+    except PrivriskError as exc:
+        assert exc.param in {f.name for f in __import__("dataclasses").fields(GuaranteeSpec)}, (
+            exc.param,
+            str(exc),
+        )
+        assert "\n" not in str(exc)
+    else:
+        assert isinstance(g, A.Guarantee)

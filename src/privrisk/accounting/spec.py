@@ -419,7 +419,7 @@ def parse_dpsgd(
         (60000, 256, 60.0)
     """
     parts: Sequence[Any] = value.split(",") if isinstance(value, str) else (value or ())
-    if len(parts) != 3:
+    if not isinstance(parts, Sequence) or len(parts) != 3:
         raise PrivriskError(
             f"{name}: give dataset size, batch size and epochs as N,B,EPOCHS, e.g. 60000,256,60"
         )
