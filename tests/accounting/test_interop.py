@@ -20,6 +20,7 @@ def test_pure_dp_from_a_laplace_measurement():
     m = dp.m.make_laplace(*SPACE, scale=2.0)
     g = A.from_opendp(m, 1.0)
     assert g.pure_epsilon == m.map(1.0) == 0.5
+    assert g.conversion.startswith("read from OpenDP's privacy map (MaxDivergence at d_in = 1.0); exact")
     assert A.from_opendp(m, 3.0).pure_epsilon == 1.5  # d_in is OpenDP's: three times the distance
 
 
@@ -27,6 +28,7 @@ def test_zcdp_from_a_gaussian_measurement():
     m = dp.m.make_gaussian(*SPACE, scale=2.0)
     g = A.from_opendp(m, 1.0)
     assert g.rho == pytest.approx(1 / 8)  # Δ²/(2σ²)
+    assert "OpenDP" in g.conversion and "Canonne, Kamath and Steinke" in g.conversion
     assert g.epsilon_at(1e-6) == A.zcdp(1 / 8).epsilon_at(1e-6)
 
 

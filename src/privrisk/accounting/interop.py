@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from privrisk._validation import check_probability
+from privrisk.accounting.concentrated import RenyiDP, ZeroConcentratedDP
 from privrisk.accounting.guarantees import DEFAULT_ORDERS, Guarantee
 from privrisk.errors import PrivriskError
 
@@ -95,7 +96,6 @@ def from_opendp(measurement: Any, d_in: Any) -> Guarantee:
         >>> from_opendp(m, 1.0).pure_epsilon
         0.5
     """
-    from privrisk import accounting as A
 
     measure = _measure_name(measurement)
     try:
@@ -103,6 +103,18 @@ def from_opendp(measurement: Any, d_in: Any) -> Guarantee:
     except Exception as exc:
         text = " ".join(str(exc).split())[:200]
         raise PrivriskError(f"d_in: OpenDP's privacy map refused {d_in!r}: {text}", param="d_in") from None
+    g = _read(measure, value)
+    if isinstance(g, OpenDPProfile):
+        return g
+    # Say where the numbers came from; zCDP and Rényi DP add their own conversion after the source.
+    tag = f"read from OpenDP's privacy map ({measure} at d_in = {d_in!r})"
+    own = isinstance(g, ZeroConcentratedDP | RenyiDP)
+    return replace(g, source=tag if own else f"{tag}; {g.conversion}")  # type: ignore[type-var]
+
+
+def _read(measure: str, value: Any) -> Guarantee:
+    from privrisk import accounting as A
+
     source = f"OpenDP {measure}"
     if measure == "MaxDivergence":
         return A.pure_dp(_number(value, "ε", source))
