@@ -12,7 +12,7 @@ from privrisk import accounting as A
 from privrisk.errors import PrivriskError
 
 dp = pytest.importorskip("opendp.prelude")
-dp.enable_features("contrib")
+dp.enable_features("contrib", "honest-but-curious")  # the user measurements below need the second
 SPACE = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float))
 
 
@@ -57,7 +57,6 @@ def test_a_privacy_profile_is_read_point_by_point():
 
 
 def test_a_renyi_curve_from_a_user_measurement():
-    dp.enable_features("honest-but-curious")
     rho = 0.125
     m = dp.m.make_user_measurement(
         *SPACE, dp.renyi_divergence(), function=lambda x: x, privacy_map=lambda d: lambda a: a * rho * d * d
