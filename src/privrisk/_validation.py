@@ -58,21 +58,20 @@ def parse_epsilon(text: str | float, *, name: str = "epsilon", allow_zero: bool 
         raw = str(text).strip()
         match = _LOG.match(raw.lower())
         try:
-            if match:
-                argument = float(match.group(1))
-                if argument <= 0:
-                    raise PrivriskError(f"{name}: the logarithm of {argument:g} is not defined")
-                value = math.log(argument)
-            else:
-                value = float(raw)
+            value = float(match.group(1)) if match else float(raw)
         except ValueError:
             raise PrivriskError(
                 f"{name}: {text!r} is not a number (write e.g. 1.5, ln3, ln(3) or log(3))"
             ) from None
+        if match:
+            # Outside the try: PrivriskError is a ValueError and would turn into "not a number".
+            if not value > 0:
+                raise PrivriskError(f"{name}: the logarithm of {value:g} is not defined")
+            value = math.log(value)
     if not math.isfinite(value):
         raise PrivriskError(f"{name}: must be finite, got {text!r}")
     if value < 0 or (value == 0 and not allow_zero):
-        raise PrivriskError(f"{name}: must be greater than 0, got {text!r}")
+        raise PrivriskError(f"{name}: must be {'at least' if allow_zero else 'greater than'} 0, got {text!r}")
     return value
 
 

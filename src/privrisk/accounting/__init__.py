@@ -10,6 +10,11 @@
 - :mod:`~privrisk.accounting.risks` — membership (success, advantage, posterior), TPR at FPR, singling out among
   n, the worst case with the same (ε, δ), and a JSON-ready summary.
 - :mod:`~privrisk.accounting.calibration` — the least noise or largest ε, ρ, μ for a target risk.
+- :mod:`~privrisk.accounting.spec` — :class:`GuaranteeSpec`: a guarantee as a person states it (any of the above,
+  a mixed composition of releases, DP-SGD), checked as a whole; the command line and the app build through it.
+- :mod:`~privrisk.accounting.dpsgd`, :mod:`~privrisk.accounting.kary` and :mod:`~privrisk.accounting.interop` —
+  DP-SGD in dataset size, batch size, epochs and noise multiplier; k-ary randomized response; OpenDP
+  measurements and Opacus histories as guarantees.
 
 Only numpy and privrisk's light modules are imported here; scipy and dp_accounting load when a Gaussian, zCDP or
 composed guarantee first needs them.
@@ -24,7 +29,10 @@ Example:
 from privrisk.accounting.calibration import Calibration, calibrate
 from privrisk.accounting.composition import compose, group, subsample
 from privrisk.accounting.concentrated import renyi_dp, zcdp
+from privrisk.accounting.dpsgd import dpsgd
 from privrisk.accounting.guarantees import Guarantee, approximate_dp, gaussian_dp, pure_dp
+from privrisk.accounting.interop import from_opacus, from_opendp
+from privrisk.accounting.kary import kary_randomized_response
 from privrisk.accounting.mechanisms import (
     discrete_gaussian_mechanism,
     discrete_laplace_mechanism,
@@ -40,24 +48,31 @@ from privrisk.accounting.risks import (
     tpr_at_fpr,
     worst_case,
 )
+from privrisk.accounting.spec import GuaranteeSpec, releases_from_toml
 
 __all__ = [
     "Calibration",
     "Guarantee",
+    "GuaranteeSpec",
     "MembershipRisk",
     "approximate_dp",
     "calibrate",
     "compose",
     "discrete_gaussian_mechanism",
     "discrete_laplace_mechanism",
+    "dpsgd",
+    "from_opacus",
+    "from_opendp",
     "gaussian_dp",
     "gaussian_mechanism",
     "group",
+    "kary_randomized_response",
     "laplace_mechanism",
     "membership_risk",
     "pure_dp",
     "randomized_response",
     "reconstruction_risk",
+    "releases_from_toml",
     "renyi_dp",
     "risk_summary",
     "subsample",

@@ -1,6 +1,6 @@
 """The Risk page's other guarantees: (ε, δ), zCDP ρ, Gaussian DP μ, a mechanism, subsampling, composition, groups.
 
-The guarantee is built with :mod:`privrisk.accounting` in the order the command line applies its options
+The guarantee is built by :class:`privrisk.accounting.GuaranteeSpec`, as the command line builds it, in this order
 (``privrisk risk --rho/--mu/--mechanism … --sample-rate G --compose K --group K``): the base guarantee, then
 Poisson subsampling, then composition, then group privacy; the risks are :func:`privrisk.accounting.risk_summary`
 (membership advantage and success, the largest posterior, TPR at fixed FPR, singling out among n, and the worst
@@ -14,11 +14,9 @@ Example:
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from privrisk._validation import check_choice, check_probability, check_whole
-from privrisk.errors import PrivriskError
+from privrisk._validation import check_choice
 
 __all__ = [
     "GUARANTEE_KINDS",
@@ -37,14 +35,9 @@ GUARANTEE_KINDS = {
 MECHANISMS = ("laplace", "gaussian", "rr")
 
 
-def _positive(value: Any, name: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if not math.isfinite(number) or number <= 0:
-        raise PrivriskError(f"{name}: must be a number greater than 0, got {value!r}", param=name)
-    return number
+def _given(value: Any) -> Any:
+    """An input left empty is not given."""
+    return None if value is None or (isinstance(value, str) and not value.strip()) else value
 
 
 def guarantee_from_inputs(
@@ -62,43 +55,35 @@ def guarantee_from_inputs(
     compose: Any = None,
     group: Any = None,
 ) -> Any:
-    """The :class:`privrisk.accounting.Guarantee` the page's inputs describe (one-line errors naming the input).
+    """The :class:`privrisk.accounting.Guarantee` the page's inputs describe: the inputs of the chosen kind mapped
+    onto :class:`privrisk.accounting.GuaranteeSpec`, whose one-line errors name the input (``param``).
 
     Example:
         >>> g = guarantee_from_inputs(kind="mu", epsilon=1.0, mu=1.0, compose=4)  # μ = √4 · 1 = 2
         >>> round(membership_success(g), 4)  # Φ(μ/2) = Φ(1)
         0.8413
     """
-    from privrisk import accounting as A
+    from privrisk.accounting.spec import GuaranteeSpec
 
     kind = check_choice(kind, tuple(GUARANTEE_KINDS), name="guarantee")
+    base: dict[str, Any] = {}
     if kind == "epsilon":
-        g = A.pure_dp(epsilon) if not delta else A.approximate_dp(epsilon, delta)
+        base = {"epsilon": epsilon, "delta": delta or None}
     elif kind == "rho":
-        g = A.zcdp(_positive(rho, "rho"))
+        base = {"rho": rho if _given(rho) is not None else ""}  # an empty ρ is a ρ that is not a number
     elif kind == "mu":
-        g = A.gaussian_dp(_positive(mu, "mu"))
+        base = {"mu": mu if _given(mu) is not None else ""}
     else:
         mech = check_choice(mechanism, MECHANISMS, name="mechanism")
-        delta_s = 1.0 if sensitivity in (None, "") else _positive(sensitivity, "sensitivity")
+        base = {"mechanism": mech, "sensitivity": _given(sensitivity) if mech != "rr" else None}
         if mech == "gaussian":
-            g = A.gaussian_mechanism(sigma=_positive(sigma, "sigma"), sensitivity=delta_s)
-        elif mech == "laplace":
-            if scale not in (None, ""):
-                g = A.laplace_mechanism(scale=_positive(scale, "scale"), sensitivity=delta_s)
-            else:
-                g = A.laplace_mechanism(epsilon=epsilon, sensitivity=delta_s)
+            base["sigma"] = sigma if _given(sigma) is not None else ""
+        elif mech == "laplace" and _given(scale) is not None:
+            base["scale"] = scale
         else:
-            g = A.randomized_response(epsilon=epsilon)
-    if sample_rate not in (None, ""):
-        rate = float(check_probability(float(sample_rate), name="sample_rate", open_low=True))
-        if rate < 1:
-            g = A.subsample(g, rate)
-    if compose not in (None, "") and check_whole(compose, name="compose", minimum=1) > 1:
-        g = g.compose(int(compose))
-    if group not in (None, "") and check_whole(group, name="group", minimum=1) > 1:
-        g = A.group(g, int(group))
-    return g
+            base["epsilon"] = epsilon
+    spec = GuaranteeSpec(**base, sample_rate=_given(sample_rate), compose=_given(compose), group=_given(group))
+    return spec.build()
 
 
 def membership_success(g: Any, prior: float = 0.5) -> float:

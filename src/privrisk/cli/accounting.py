@@ -1,152 +1,172 @@
-"""``privrisk calibrate`` and ``privrisk tradeoff``, and the guarantee options that ``risk`` and ``explain`` share.
+"""``privrisk tradeoff``, and the guarantee options that ``risk``, ``tradeoff`` and ``explain`` share.
 
-A guarantee is given exactly one way: ``--epsilon E [--delta D]``, ``--rho R``, ``--mu M``, or a mechanism
-``--mechanism laplace|gaussian|rr`` with ``--epsilon``, ``--scale`` or ``--sigma`` and ``--sensitivity``; then
-the modifiers ``--sample-rate``, ``--compose`` and ``--group`` apply in that order (each release is subsampled,
-the releases compose, a group of k people shares the result). :func:`guarantee_from_options` turns the options
-into a :class:`privrisk.accounting.Guarantee`; the library is imported inside the functions, so that ``--help``
-and the light commands stay quick.
+A guarantee is given exactly one way: ``--epsilon E [--delta D]``, ``--rho R``, ``--mu M``, ``--renyi
+"2:0.5,4:1.1"``, a mechanism ``--mechanism laplace|gaussian|rr|discrete-laplace|discrete-gaussian`` with
+``--epsilon``, ``--scale`` or ``--sigma`` (and ``--sensitivity``, ``--categories K`` for k-ary randomized
+response), DP-SGD ``--dpsgd N,B,EPOCHS --sigma S``, a mixed composition ``--releases FILE.toml`` or an Opacus
+accountant's history ``--opacus-history FILE.json``; then the modifiers ``--sample-rate`` (with ``--sampling
+poisson|without-replacement``), ``--compose`` and ``--group`` apply in that order. Every rule lives in
+:class:`privrisk.accounting.GuaranteeSpec`: :func:`guarantee_spec` maps the options onto its fields and
+:func:`guarantee_from_options` builds it, with the options named in its messages. The library is imported
+inside the functions, so that ``--help`` and the light commands stay quick.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.accounting import Guarantee
+    from privrisk.accounting import Guarantee, GuaranteeSpec
 
-MECHANISMS = ("laplace", "gaussian", "rr")
+MECHANISMS = ("laplace", "gaussian", "rr", "discrete-laplace", "discrete-gaussian")
 ONE_GUARANTEE = (
-    "give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M or --mechanism laplace|gaussian|rr"
+    "give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, --renyi CURVE, --mechanism NAME, "
+    "--dpsgd N,B,EPOCHS, --releases FILE or --opacus-history FILE"
 )
+#: The largest --releases or --opacus-history file read (a few hundred releases fit in a few kB).
+MAX_INPUT_BYTES = 1_000_000
 
 # Options shared by risk, tradeoff and explain (Typer reads each default when it builds a command).
 EPSILON = typer.Option(None, "--epsilon", "-e", help="ε of ε-DP or (ε, δ)-DP (a number or ln3), or of --mechanism.")  # fmt: skip
 DELTA = typer.Option(None, "--delta", help="δ of (ε, δ)-DP (with --epsilon).")
 RHO = typer.Option(None, "--rho", help="ρ of ρ-zero-concentrated DP (zCDP).")
 MU = typer.Option(None, "--mu", help="μ of μ-Gaussian DP.")
-MECHANISM = typer.Option(None, "--mechanism", help="The exact mechanism: laplace, gaussian or rr.")
-SCALE = typer.Option(None, "--scale", help="Laplace scale b (with --mechanism laplace).")
-SIGMA = typer.Option(None, "--sigma", help="Gaussian standard deviation σ (with --mechanism gaussian).")
+RENYI = typer.Option(None, "--renyi", help='A Rényi DP curve, order:ε pairs, e.g. "2:0.5,4:1.1,8:2.3".')
+MECHANISM = typer.Option(None, "--mechanism", help="The exact mechanism: laplace, gaussian, rr, discrete-laplace or discrete-gaussian.")  # fmt: skip
+SCALE = typer.Option(None, "--scale", help="Laplace scale b (with --mechanism laplace or discrete-laplace).")
+SIGMA = typer.Option(None, "--sigma", help="Gaussian σ (with --mechanism gaussian or discrete-gaussian); DP-SGD's noise multiplier (with --dpsgd).")  # fmt: skip
 SENSITIVITY = typer.Option(None, "--sensitivity", help="Sensitivity Δ of the query (default 1).")
+CATEGORIES = typer.Option(None, "--categories", help="Categories k of randomized response (with --mechanism rr; default 2).")  # fmt: skip
+DPSGD = typer.Option(None, "--dpsgd", help="DP-SGD: dataset size, batch size, epochs as N,B,EPOCHS (with --sigma, the noise multiplier).")  # fmt: skip
+RELEASES = typer.Option(None, "--releases", help="A mixed composition: a TOML file of [[release]] tables (see the README).")  # fmt: skip
+OPACUS_HISTORY = typer.Option(None, "--opacus-history", help="An Opacus accountant's history: a JSON list of [noise_multiplier, sample_rate, steps].")  # fmt: skip
 COMPOSE = typer.Option(None, "--compose", help="Compose K such releases.")
-SAMPLE_RATE = typer.Option(None, "--sample-rate", help="Each release sees a Poisson sample of rate G.")
+SAMPLE_RATE = typer.Option(None, "--sample-rate", help="Each release sees a random sample of rate G.")
+SAMPLING = typer.Option(None, "--sampling", help="How the sample is drawn: poisson (default) or without-replacement (fixed-size batches).")  # fmt: skip
 GROUP = typer.Option(None, "--group", help="Protect groups of K people (households) instead of one.")
 
+#: The option of each field of GuaranteeSpec, for its messages.
+OPTION_NAMES = {
+    name: "--" + name.replace("_", "-")
+    for name in (
+        "epsilon", "delta", "rho", "mu", "renyi", "mechanism", "scale", "sigma", "sensitivity", "categories",
+        "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group",
+    )
+}  # fmt: skip
+
 for _command in ("risk", "tradeoff", "explain"):
-    PARAM_OPTIONS.setdefault(_command, {}).update({"rate": "--sample-rate", "truth_probability": "--epsilon"})
+    PARAM_OPTIONS.setdefault(_command, {}).update(
+        {
+            "rate": "--sample-rate",
+            "truth_probability": "--epsilon",
+            "noise_multiplier": "--sigma",
+            "history": "--opacus-history",
+            "method": "--sampling",
+        }
+    )
 
 
-def guarantee_from_options(
+def read_small_text(path: Path | str, option: str, *, limit: int = MAX_INPUT_BYTES) -> str:
+    """The text of a small regular file (UTF-8, with or without BOM); one-line errors naming the option.
+
+    A FIFO, a device or a directory is refused before it is opened (reading one could hang or never end), and
+    at most ``limit`` bytes are read.
+    """
+    p = Path(path)
+    try:
+        info = os.stat(p)
+    except OSError as exc:
+        raise PrivriskError(f"{option}: cannot read {p}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise PrivriskError(f"{option}: {p} is not a regular file")
+    try:
+        with open(p, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise PrivriskError(f"{option}: cannot read {p}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise PrivriskError(f"{option}: {p} is larger than {limit:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PrivriskError(f"{option}: {p} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _opacus_history(path: Path | str) -> list[Any]:
+    text = read_small_text(path, "--opacus-history")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PrivriskError(f"--opacus-history: {path} is not JSON: {exc.msg} (line {exc.lineno})") from None
+    if isinstance(doc, dict) and "history" in doc:  # {"history": [...]}, as a script may save it
+        doc = doc["history"]
+    if not isinstance(doc, list):
+        raise PrivriskError(
+            f"--opacus-history: {path} must hold a JSON list of [noise_multiplier, sample_rate, steps]"
+        )
+    return doc
+
+
+def guarantee_spec(
     *,
     epsilon: str | None = None,
     delta: float | None = None,
     rho: float | None = None,
     mu: float | None = None,
+    renyi: str | None = None,
     mechanism: str | None = None,
     scale: float | None = None,
     sigma: float | None = None,
     sensitivity: float | None = None,
+    categories: int | None = None,
+    dpsgd: str | None = None,
+    releases: Path | str | None = None,
+    opacus_history: Path | str | None = None,
     compose: int | None = None,
     sample_rate: float | None = None,
+    sampling: str | None = None,
     group: int | None = None,
-) -> Guarantee:
-    """The guarantee the options describe; one-line errors that name the options for anything else.
+) -> GuaranteeSpec:
+    """The :class:`~privrisk.accounting.GuaranteeSpec` of the options (the files of ``--releases`` and
+    ``--opacus-history`` read, nothing checked yet)."""
+    from privrisk.accounting.spec import GuaranteeSpec, releases_from_toml
+
+    if releases is not None:
+        try:
+            parsed = releases_from_toml(
+                read_small_text(releases, "--releases"), name=f"--releases {releases}"
+            )
+        except PrivriskError as exc:
+            raise PrivriskError(str(exc)) from None  # the message names the option and the file already
+    history = None if opacus_history is None else _opacus_history(opacus_history)
+    return GuaranteeSpec(
+        epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism, scale=scale, sigma=sigma,
+        sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
+        releases=None if releases is None else parsed, opacus_history=history, sample_rate=sample_rate,
+        sampling=sampling, compose=compose, group=group,
+    )  # fmt: skip
+
+
+def guarantee_from_options(**options: Any) -> Guarantee:
+    """The guarantee the options describe (:func:`guarantee_spec`, then ``GuaranteeSpec.build`` with the
+    options named in its one-line errors).
 
     Example:
         >>> guarantee_from_options(mu=1.0, compose=4).delta_at(0.0) > guarantee_from_options(mu=1.0).delta_at(0.0)
         True
     """
-    from privrisk import accounting as A
-
-    given = {"--epsilon": epsilon, "--rho": rho, "--mu": mu}
-    named = [name for name, value in given.items() if value is not None]
-    if mechanism is None:
-        extra = [
-            n
-            for n, v in (("--scale", scale), ("--sigma", sigma), ("--sensitivity", sensitivity))
-            if v is not None
-        ]
-        if extra:
-            raise PrivriskError(f"{extra[0]}: only with --mechanism laplace|gaussian|rr")
-        if len(named) != 1:
-            got = " and ".join(named) if named else "none"
-            raise PrivriskError(f"{named[1] if named else '--epsilon'}: {ONE_GUARANTEE}; got {got}")
-        if delta is not None and epsilon is None:
-            raise PrivriskError(f"--delta: only with --epsilon (ε, δ)-DP, not with {named[0]}")
-        if epsilon is not None:
-            eps = parse_epsilon(epsilon, name="--epsilon")
-            g = A.pure_dp(eps) if not delta else A.approximate_dp(eps, _delta(delta))
-        elif rho is not None:
-            g = A.zcdp(_positive(rho, "--rho"))
-        else:
-            g = A.gaussian_dp(_positive(mu, "--mu"))
-    else:
-        g = _mechanism(check_choice(mechanism, MECHANISMS, name="--mechanism"), named, delta, epsilon,
-                       scale, sigma, sensitivity)  # fmt: skip
-    if sample_rate is not None:
-        rate = float(check_probability(sample_rate, name="--sample-rate", open_low=True))
-        if rate < 1:
-            g = A.subsample(g, rate)
-    if compose is not None and check_whole(compose, name="--compose", minimum=1) > 1:
-        g = g.compose(int(compose))
-    if group is not None and check_whole(group, name="--group", minimum=1) > 1:
-        g = A.group(g, int(group))
-    return g
-
-
-def _mechanism(
-    m: str,
-    named: list[str],
-    delta: float | None,
-    epsilon: str | None,
-    scale: float | None,
-    sigma: float | None,
-    sensitivity: float | None,
-) -> Guarantee:
-    from privrisk import accounting as A
-
-    for name in ("--rho", "--mu"):
-        if name in named:
-            raise PrivriskError(
-                f"{name}: not with --mechanism (a mechanism is its own guarantee); {ONE_GUARANTEE}"
-            )
-    if delta is not None:
-        raise PrivriskError("--delta: not with --mechanism (the mechanism's own profile gives δ at every ε)")
-    delta_f = 1.0 if sensitivity is None else _positive(sensitivity, "--sensitivity")
-    wanted = {"laplace": ("--epsilon", "--scale"), "gaussian": ("--sigma",), "rr": ("--epsilon",)}[m]
-    values = {"--epsilon": epsilon, "--scale": scale, "--sigma": sigma}
-    present = [name for name, value in values.items() if value is not None]
-    wrong = [name for name in present if name not in wanted]
-    if wrong:
-        raise PrivriskError(f"{wrong[0]}: not with --mechanism {m}; give {' or '.join(wanted)}")
-    if len(present) != 1:
-        raise PrivriskError(f"{wanted[0]}: --mechanism {m} needs exactly one of {', '.join(wanted)}")
-    if m == "laplace":
-        if epsilon is not None:
-            return A.laplace_mechanism(epsilon=parse_epsilon(epsilon, name="--epsilon"), sensitivity=delta_f)
-        return A.laplace_mechanism(scale=_positive(scale, "--scale"), sensitivity=delta_f)
-    if m == "gaussian":
-        return A.gaussian_mechanism(sigma=_positive(sigma, "--sigma"), sensitivity=delta_f)
-    if sensitivity is not None:
-        raise PrivriskError("--sensitivity: randomized response has no sensitivity")
-    return A.randomized_response(epsilon=parse_epsilon(epsilon or "", name="--epsilon"))
-
-
-def _positive(value: Any, name: str) -> float:
-    x = float(value)
-    if not (math.isfinite(x) and x > 0):
-        raise PrivriskError(f"{name}: must be a finite number greater than 0, got {value:g}")
-    return x
+    return guarantee_spec(**options).build(names=OPTION_NAMES)
 
 
 def _delta(value: float, name: str = "--delta") -> float:
@@ -187,56 +207,6 @@ def _target(
         raise PrivriskError(f"--target-tpr: give TPR@FPR such as 0.1@0.01, got {value!r}") from None
 
 
-@app.command("calibrate")
-def calibrate_command(
-    target_advantage: float | None = typer.Option(None, "--target-advantage", help="Largest advantage of the best attacker."),
-    target_success: float | None = typer.Option(None, "--target-success", help="Largest success of the best attacker."),
-    target_tpr: str | None = typer.Option(None, "--target-tpr", help="Largest true-positive rate at a false-positive rate: TPR@FPR, e.g. 0.1@0.01."),
-    target_risk: float | None = typer.Option(None, "--target-risk", help="Largest risk of singling out one of --n people."),
-    n: int | None = typer.Option(None, "--n", help="Number of candidates (with --target-risk)."),
-    mechanism: str | None = typer.Option(None, "--mechanism", help="laplace (solve for the scale), gaussian (σ) or rr (ε)."),
-    solve_for: str | None = typer.Option(None, "--solve-for", help="epsilon, rho, mu, scale or sigma (default: what --mechanism needs, else epsilon)."),
-    delta: float | None = typer.Option(None, "--delta", help="δ of (ε, δ)-DP (Gaussian σ by the analytic Gaussian mechanism)."),
-    sensitivity: float = typer.Option(1.0, "--sensitivity", help="Sensitivity Δ of the query."),
-    prior: float = typer.Option(0.5, "--prior", help="The attacker's prior that a person is in the data."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
-) -> None:  # fmt: skip
-    """The least noise (or the largest ε, ρ, μ) that keeps a chosen risk at or below a target.
-
-    Example: privrisk calibrate --target-success 0.6 --mechanism laplace
-    """
-    from privrisk import accounting as A
-
-    target, value, fpr = _target(target_advantage, target_success, target_tpr, target_risk)
-    m = None if mechanism is None else check_choice(mechanism, MECHANISMS, name="--mechanism")
-    default = {"laplace": "scale", "gaussian": "sigma", "rr": "epsilon", None: "epsilon"}[m]
-    solve = check_choice(solve_for or default, SOLVE_FOR, name="--solve-for")
-    if target == "risk" and n is None:
-        raise PrivriskError("--n: --target-risk needs the number of candidates --n")
-    if n is not None and target != "risk":
-        raise PrivriskError("--n: only with --target-risk")
-    if delta is not None:
-        _delta(delta)
-    PARAM_OPTIONS["calibrate"]["value"] = (
-        f"--target-{target}"  # the library's target value is the option given
-    )
-    c = A.calibrate(target=target, value=value, solve_for=solve, mechanism=m, delta=delta,  # type: ignore[arg-type]
-                    sensitivity=sensitivity, fpr=fpr, n=n, prior=prior)  # fmt: skip
-    doc = {"target": c.target, "target_value": c.target_value, "fpr": fpr, "n": n, "prior": prior,
-           "solve_for": c.solve_for, "parameter": c.parameter, "achieved": c.achieved, "method": c.method,
-           "guarantee": c.guarantee.label, "conversion": c.guarantee.conversion}  # fmt: skip
-    if as_json:
-        emit_json(doc)
-        return
-    what = {"advantage": "an advantage", "success": "a success", "risk": f"a many-worlds risk among {n or 2:,} candidates",
-            "tpr": f"a true-positive rate at false-positive rate {fpr if fpr is not None else 0:g}"}[target]  # fmt: skip
-    best = "least" if solve in ("scale", "sigma") else "largest"
-    symbol = {"epsilon": "ε", "rho": "ρ", "mu": "μ", "scale": "Laplace scale b", "sigma": "Gaussian σ"}[solve]
-    out.print(f"The {best} {symbol} is {c.parameter:.6g}: {c.guarantee.label}.")
-    out.print(f"It gives the best attacker {what} of {c.achieved:.6g} (target {value:g}).")
-    err.print(f"Method: {c.method}.")
-
-
 # --------------------------------------------------------------------------------------------------------------
 # privrisk tradeoff
 # --------------------------------------------------------------------------------------------------------------
@@ -249,12 +219,18 @@ def tradeoff_command(
     delta: float | None = DELTA,
     rho: float | None = RHO,
     mu: float | None = MU,
+    renyi: str | None = RENYI,
     mechanism: str | None = MECHANISM,
     scale: float | None = SCALE,
     sigma: float | None = SIGMA,
     sensitivity: float | None = SENSITIVITY,
+    categories: int | None = CATEGORIES,
+    dpsgd: str | None = DPSGD,
+    releases: Path | None = RELEASES,
+    opacus_history: Path | None = OPACUS_HISTORY,
     compose: int | None = COMPOSE,
     sample_rate: float | None = SAMPLE_RATE,
+    sampling: str | None = SAMPLING,
     group: int | None = GROUP,
     at_delta: float | None = typer.Option(
         None, "--at-delta", help="δ of the worst case (default 10⁻⁶ if not pure)."
@@ -269,9 +245,10 @@ def tradeoff_command(
     from privrisk.io.files import check_outputs
     from privrisk.reports.plots.tradeoff import alpha_grid, tradeoff_figure
 
-    g = guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, mechanism=mechanism, scale=scale,
-                               sigma=sigma, sensitivity=sensitivity, compose=compose, sample_rate=sample_rate,
-                               group=group)  # fmt: skip
+    g = guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism,
+                               scale=scale, sigma=sigma, sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
+                               releases=releases, opacus_history=opacus_history, compose=compose,
+                               sample_rate=sample_rate, sampling=sampling, group=group)  # fmt: skip
     check_outputs(out_path, [], param="--out")
     if out_path.suffix.lower() not in (".svg", ".png"):
         raise PrivriskError(f"--out: give a file ending in .svg or .png, got {out_path.name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -36,12 +37,18 @@ def risk_command(
     delta: float | None = A.DELTA,
     rho: float | None = A.RHO,
     mu: float | None = A.MU,
+    renyi: str | None = A.RENYI,
     mechanism: str | None = A.MECHANISM,
     scale: float | None = A.SCALE,
     sigma: float | None = A.SIGMA,
     sensitivity: float | None = A.SENSITIVITY,
+    categories: int | None = A.CATEGORIES,
+    dpsgd: str | None = A.DPSGD,
+    releases: Path | None = A.RELEASES,
+    opacus_history: Path | None = A.OPACUS_HISTORY,
     compose: int | None = A.COMPOSE,
     sample_rate: float | None = A.SAMPLE_RATE,
+    sampling: str | None = A.SAMPLING,
     group: int | None = A.GROUP,
     prior: float = typer.Option(0.5, "--prior", help="The attacker's prior that a person is in the data."),
     fpr: str = typer.Option(
@@ -51,50 +58,52 @@ def risk_command(
         None, "--n", help="Possible worlds (candidates) the attacker picks among (default 2)."
     ),
     at_delta: float | None = typer.Option(None, "--at-delta", help="Also give ε at this δ."),
-    at_epsilon: float | None = typer.Option(None, "--at-epsilon", help="Also give δ at this ε."),
+    at_epsilon: str | None = typer.Option(
+        None, "--at-epsilon", help="Also give δ at this ε (a number or ln3)."
+    ),
     ratio: float | None = typer.Option(
         None, "--ratio", help="Δv/Δf, local over global sensitivity (pure ε; default 1)."
     ),
     dv: float | None = typer.Option(None, "--dv", help="Local sensitivity Δv (with --df; pure ε)."),
     df: float | None = typer.Option(None, "--df", help="Global sensitivity Δf (with --dv; pure ε)."),
     max_risk: float | None = typer.Option(
-        None, "--max-risk", help="Exit with code 1 if the many-worlds risk exceeds this probability."
+        None,
+        "--max-risk",
+        help="Exit with code 1 if the risk among --n people (of the whole guarantee, δ included) exceeds this.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
     """The risks of one guarantee: membership (advantage, success, posterior, TPR at FPR) and singling out.
 
-    Give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, or --mechanism laplace|gaussian|rr
-    with --epsilon, --scale or --sigma (and --sensitivity); modifiers --sample-rate, --compose, --group.
+    Give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, --renyi CURVE, --mechanism
+    laplace|gaussian|rr|discrete-laplace|discrete-gaussian with --epsilon, --scale or --sigma (and
+    --sensitivity, --categories), --dpsgd N,B,EPOCHS with --sigma, --releases FILE.toml or --opacus-history
+    FILE.json; modifiers --sample-rate (--sampling), --compose, --group.
 
-    Example: privrisk risk --mechanism gaussian --sigma 2 --compose 10 --n 100
+    Example: privrisk risk --dpsgd 60000,256,1 --sigma 1.1 --at-delta 1e-5
     """
     from privrisk import accounting as acc
 
-    g = A.guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, mechanism=mechanism, scale=scale,
-                                 sigma=sigma, sensitivity=sensitivity, compose=compose, sample_rate=sample_rate,
-                                 group=group)  # fmt: skip
+    g = A.guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism,
+                                 scale=scale, sigma=sigma, sensitivity=sensitivity, categories=categories,
+                                 dpsgd=dpsgd, releases=releases, opacus_history=opacus_history, compose=compose,
+                                 sample_rate=sample_rate, sampling=sampling, group=group)  # fmt: skip
     if max_risk is not None:
         check_probability(max_risk, name="--max-risk")
     check_probability(prior, name="--prior", open_low=True, open_high=True)
     rates = floats(fpr, name="--fpr")
     check_probability(rates, name="--fpr")
-    for name, value in (("--at-delta", at_delta), ("--at-epsilon", at_epsilon)):
-        if value is not None and not (
-            math.isfinite(value) and value >= 0 and (name == "--at-epsilon" or value < 1)
-        ):
-            raise PrivriskError(
-                f"{name}: must be {'in [0, 1)' if name == '--at-delta' else 'a number ≥ 0'}, got {value:g}"
-            )
+    if at_delta is not None and not (math.isfinite(at_delta) and 0 <= at_delta < 1):
+        raise PrivriskError(f"--at-delta: must be in [0, 1), got {at_delta:g}")
+    at_eps = None if at_epsilon is None else parse_epsilon(at_epsilon, name="--at-epsilon", allow_zero=True)
     n_ = _whole(n if n is not None else 2, "--n")
     # Today's keys (Lee and Clifton's risks, Mehner et al.'s P and Γ) stay for a pure ε and for --epsilon/--delta.
     plain = mechanism is None and epsilon is not None and not (compose or sample_rate or group)
+    plain = plain and renyi is None and dpsgd is None and releases is None and opacus_history is None
     pure = g.pure_epsilon
     if pure is None and not plain and (ratio is not None or dv is not None or df is not None):
         raise PrivriskError("--ratio: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)")
-    summary = acc.risk_summary(
-        g, prior=prior, fpr=tuple(rates), n=n, at_delta=at_delta, at_epsilon=at_epsilon
-    )
+    summary = acc.risk_summary(g, prior=prior, fpr=tuple(rates), n=n, at_delta=at_delta, at_epsilon=at_eps)
     doc: dict[str, Any] = {}
     if pure is not None or plain:
         eps = pure if pure is not None else parse_epsilon(epsilon or "", name="--epsilon")
@@ -105,11 +114,15 @@ def risk_command(
         emit_json(doc)
     else:
         _print_risks(doc, n)
-    mw = doc.get("many_worlds")
-    if mw is None:
-        mw = acc.reconstruction_risk(g, n_)
-    if max_risk is not None and mw > max_risk:
-        raise ThresholdExceeded(f"many-worlds risk {mw:.4f} exceeds --max-risk {max_risk:g}")
+    if max_risk is not None:
+        # The risk of the whole guarantee: Lee and Clifton's ρ_mw (with Δv/Δf) for a pure ε, else the f-DP
+        # risk among n, 1 − β(1/n), which counts δ (their ρ_mw of an (ε, δ) guarantee would ignore it).
+        if pure is not None:
+            mw, what = doc["many_worlds"], "the many-worlds risk"
+        else:
+            mw, what = acc.reconstruction_risk(g, n_), f"the risk among n = {n_:,}"
+        if mw > max_risk:
+            raise ThresholdExceeded(f"{what}, {mw:.4g}, exceeds --max-risk {max_risk:g}")
 
 
 def _lee_clifton(eps: float, delta: float, n: int, r: float) -> dict[str, Any]:
@@ -171,7 +184,7 @@ def _print_risks(doc: dict[str, Any], n: int | None) -> None:
         "(ε, δ). Advantage = TPR − FPR of the best test; success = its chance to be right; TPR at FPR α: "
         "true-positive rate at false-positive rate α; risk among n: many-worlds risk ρ_mw (f-DP bound 1 − β(1/n))."
     )
-    err.print(f"Conversion: {doc['conversion']}.")
+    out.print(f"Conversion: {doc['conversion']}.")
 
 
 def _cell(value: Any, fmt: str = "pct") -> str:

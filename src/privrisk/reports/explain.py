@@ -463,20 +463,31 @@ def guarantee_name(
     sensitivity: float | None = None,
     compose: int | None = None,
     lang: str = "en",
+    categories: int | None = None,
+    renyi: str | None = None,
+    dpsgd: str | None = None,
 ) -> str:
-    """A guarantee in a few symbols for the page's title, in the page's language.
+    """A guarantee in a few symbols for the page's title, in the page's language, from the options of
+    :class:`privrisk.accounting.GuaranteeSpec` (a mechanism without words of its own is named as given).
 
     Example:
         >>> guarantee_name(rho=0.5, compose=10, lang="de")
         'ρ = 0,5, 10 Veröffentlichungen'
         >>> guarantee_name(mechanism="gaussian", sigma=2.0)
         'Gaussian noise, σ = 2'
+        >>> guarantee_name(dpsgd="60000,256,60", sigma=1.1)
+        'DP-SGD N,B,EPOCHS = 60000,256,60, σ = 1.1'
     """
     text = TEXT[_language(lang)]
     parts = []
     if mechanism is not None:
-        parts.append(text[f"mech_{mechanism}"])
-    for symbol, value in (("ε", epsilon), ("δ", delta), ("ρ", rho), ("μ", mu), ("b", scale), ("σ", sigma)):
+        parts.append(text.get(f"mech_{mechanism}", str(mechanism)))
+    if dpsgd is not None:
+        parts.append(f"DP-SGD N,B,EPOCHS = {dpsgd}")
+    if renyi is not None:
+        parts.append(f"Rényi DP {renyi}")
+    for symbol, value in (("ε", epsilon), ("δ", delta), ("ρ", rho), ("μ", mu), ("b", scale), ("σ", sigma),
+                          ("k", categories)):  # fmt: skip
         if value is not None:
             parts.append(f"{symbol} = {_num(value, text)}")
     if sensitivity is not None and sensitivity != 1:
