@@ -336,16 +336,24 @@ def error_message(exc: BaseException, command: str | None = None, options: Seque
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
-def error_input(message: str, inputs: tuple[str, ...], default: str) -> str:
-    """The input an error message belongs next to: the one its leading ``--option:`` (or ``name:``) names, else
-    ``default``.
+def error_input(error: BaseException | str, inputs: tuple[str, ...], default: str) -> str:
+    """The input an error belongs next to: the one its ``param`` names, else ``default``.
+
+    A library error or threshold names its parameter (``param``); for a message alone (the older callers), the
+    input its leading ``--option:`` (or ``name:``) names.
 
     Example:
+        >>> error_input(PrivriskError("universe: give two numbers LO,HI"), ("universe", "epsilon"), "file")
+        'universe'
         >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
         'universe'
-        >>> error_input("data.csv: no column 'x'", ("universe",), "file")
+        >>> error_input(PrivriskError("data.csv: no column 'x'"), ("universe",), "file")
         'file'
     """
+    if isinstance(error, BaseException):
+        param = getattr(error, "param", None)
+        return param if param in inputs else default
+    message = error
     head, sep, _ = message.partition(":")
     if sep:
         name = head.removeprefix("--").split("/")[0].replace("-", "_")

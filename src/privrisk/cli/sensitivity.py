@@ -136,4 +136,6 @@ def sensitivity_command(
             table.add_row("global risk ρ_gl", f"{doc['global_risk']:.6g}")
         out.print(table)
     if max_risk is not None and doc["two_worlds"] > max_risk:
-        raise ThresholdExceeded(f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}")
+        raise ThresholdExceeded(
+            f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}", param="max_risk"
+        )

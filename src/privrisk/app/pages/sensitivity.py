@@ -352,8 +352,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             try:
                 step()
             except PrivriskError as exc:
-                message = error_message(exc, "sensitivity")
-                return error_input(message, _INPUTS, "file"), message
+                return error_input(exc, _INPUTS, "file"), error_message(exc, "sensitivity")
             except Exception as exc:  # req(): nothing chosen yet
                 if type(exc).__name__ == "SilentException":
                     return None
