@@ -9,7 +9,7 @@ computed from.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -88,7 +88,12 @@ def plot_windows(windows: pd.DataFrame, *, ax: Axes | None = None) -> Axes:
     """
     _, ax = axes_or_figure(ax, figsize=(7.0, 4.0), dpi=120)
     for eps, part in windows.groupby("epsilon"):
-        ax.plot(np.arange(len(part)), part["delta"].to_numpy(), marker="o", label=f"ε = {epsilon_text(eps)}")
+        ax.plot(
+            np.arange(len(part)),
+            part["delta"].to_numpy(),
+            marker="o",
+            label=f"ε = {epsilon_text(cast(float, eps))}",
+        )
     starts = [
         str(v)[:10] if str(v).endswith("00:00:00") else str(v)
         for v in windows.drop_duplicates("first")["first"]

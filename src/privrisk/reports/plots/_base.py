@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.colors import Colormap
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure, SubFigure
 
 __all__ = ["axes_or_figure", "colormap", "figure", "log_scale", "save_figure", "subplots"]
 
@@ -53,7 +53,7 @@ def subplots(nrows: int = 1, ncols: int = 1, *, squeeze: bool = True, **kwargs: 
     return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
 
 
-def axes_or_figure(ax: Axes | None, **kwargs: Any) -> tuple[Figure, Axes]:
+def axes_or_figure(ax: Axes | None, **kwargs: Any) -> tuple[Figure | SubFigure, Axes]:
     """``ax``'s figure and ``ax`` when the caller gives axes to draw into; else a new figure with one axes.
 
     Example:

@@ -28,7 +28,7 @@ def plot_delta(before: Any, after: Any = None, *, ax: Axes | None = None) -> Axe
             continue
         c = result.classes
         c = c[~c["suppressed"]]
-        ax.hist(c["delta"], bins=bins, weights=c["dataset_count"], alpha=0.6, label=label, color=colour)
+        ax.hist(c["delta"], bins=bins, weights=c["dataset_count"], alpha=0.6, label=label, color=colour)  # type: ignore[arg-type]
     ax.set_xlabel("δ of the record's class (share of the population class that is in the research subset)")
     ax.set_ylabel("research records")
     ax.set_title("How sure an attacker can be that a person is in the research subset")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,7 @@ def risk_boxplots(
     query_codes, queries = pd.factorize(at["query"])
     variable_codes, variables = pd.factorize(at["variable"])
     queries, variables = list(queries), list(variables)
-    colours = colormap("tab10").colors
+    colours = cast(Any, colormap("tab10")).colors  # a ListedColormap: its ten colours
     width = 0.8 / max(len(variables), 1)
     fig, axes = subplots(1, 2, figsize=(max(7.5, 1.5 * len(queries) * 2), 4.2), constrained_layout=True)
     for ax, risk in zip(axes, ("many_worlds", "two_worlds"), strict=True):
