@@ -61,18 +61,11 @@ def plot_density(
 
 
 def density_figure(
-    series: np.ndarray,
-    without: np.ndarray,
-    *,
-    density: str,
-    k: int,
-    who: str,
-    label: str,
-    folder: Path,
-    stem: str = "density",
+    series: np.ndarray, without: np.ndarray, *, folder: Path, stem: str = "density", **drawing: Any
 ) -> dict[str, str]:
-    """:func:`plot_density` written as ``folder/stem.png`` and ``.svg``; returns the manifest entry."""
-    ax = plot_density(series, without, density=density, k=k, who=who, label=label)
+    """:func:`plot_density` (``drawing``: its ``density``, ``k``, ``who`` and ``label``) written as
+    ``folder/stem.png`` and ``.svg``; returns the manifest entry."""
+    ax = plot_density(series, without, **drawing)
     paths = save_figure(ax.figure, folder, stem, dpi=120, tight=True)
     return {
         "title": "Density with and without the riskiest individual",

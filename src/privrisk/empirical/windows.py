@@ -3,10 +3,11 @@
 Burchard and Daoud (2022, §2) ask for databases drawn independently from one distribution, and name the two ways
 a time series breaks that assumption, with a remedy for each:
 
-- **autocorrelation**: measure it (:func:`ljung_box`); when it is significant, aggregate consecutive databases
-  into longer periods (``aggregate``, :func:`merge_periods`). :func:`~privrisk.empirical.measure.empirical_privacy`
-  warns with :class:`~privrisk.errors.DependenceWarning` when the test finds dependence; these live in
-  :mod:`privrisk.empirical.periods` and are importable from here as well;
+- **autocorrelation**: measure it (:func:`~privrisk.empirical.periods.ljung_box`); when it is significant,
+  aggregate consecutive databases into longer periods (``aggregate``,
+  :func:`~privrisk.empirical.periods.merge_periods`). :func:`~privrisk.empirical.measure.empirical_privacy` warns
+  with :class:`~privrisk.errors.DependenceWarning` when the test finds dependence; these live in
+  :mod:`privrisk.empirical.periods`;
 - **secular change**: repeat the analysis on windows wide enough to be valid and narrow enough to avoid the
   change (:func:`rolling_privacy`).
 """
@@ -21,29 +22,10 @@ import pandas as pd
 
 from privrisk._validation import check_whole
 from privrisk.empirical.measure import empirical_privacy
-from privrisk.empirical.periods import (
-    PERIOD_UNITS,
-    PeriodUnit,
-    check_period_unit,
-    ljung_box,
-    merge_periods,
-    period_values,
-    quiet_dependence,
-    warn_dependence,
-)
+from privrisk.empirical.periods import period_values, quiet_dependence
 from privrisk.errors import PrivriskError
 
-__all__ = [
-    "PERIOD_UNITS",
-    "PeriodUnit",
-    "check_period_unit",
-    "ljung_box",
-    "merge_periods",
-    "period_values",
-    "quiet_dependence",
-    "rolling_privacy",
-    "warn_dependence",
-]
+__all__ = ["rolling_privacy"]
 
 
 def rolling_privacy(
