@@ -73,7 +73,8 @@ def naive_deltas(full: np.ndarray, without: np.ndarray, epsilons, k: int, grid: 
 
 
 def chicago_case(folder: Path, individuals: int, periods: int, subset: int) -> dict:
-    from privrisk.empirical.measure import aggregate_pairs, answers, empirical_privacy
+    from privrisk.empirical.deltas import aggregate_pairs, answers
+    from privrisk.empirical.measure import empirical_privacy
     from privrisk.io.data import read_table
 
     path = folder / "chicago_shape.parquet"

@@ -59,22 +59,20 @@ def _previous_save_figure(fig: Any, folder: Any, stem: str, *, dpi: float = 150,
     """save_figure before issue 14: a layout draw, then savefig draws again for the PNG and for the SVG."""
     import matplotlib
 
-    from privrisk.reports.plots._base import _has_layout_engine, pyplot
+    from privrisk.reports.plots._base import _has_layout_engine
 
     target = Path(folder)
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        if _has_layout_engine(fig):
-            fig.canvas.draw()
-            fig.set_layout_engine("none")
-        paths: dict[str, Path] = {}
-        with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "none"}):
-            for ext in ("png", "svg"):
-                paths[ext] = target / f"{stem}.{ext}"
-                meta = {"Date": None} if ext == "svg" else {"Software": None}
-                fig.savefig(paths[ext], format=ext, dpi=dpi if ext == "png" else None, metadata=meta)
-    finally:
-        pyplot().close(fig)
+    # The figures are no longer pyplot's: there is nothing to close.
+    target.mkdir(parents=True, exist_ok=True)
+    if _has_layout_engine(fig):
+        fig.canvas.draw()
+        fig.set_layout_engine("none")
+    paths: dict[str, Path] = {}
+    with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "none"}):
+        for ext in ("png", "svg"):
+            paths[ext] = target / f"{stem}.{ext}"
+            meta = {"Date": None} if ext == "svg" else {"Software": None}
+            fig.savefig(paths[ext], format=ext, dpi=dpi if ext == "png" else None, metadata=meta)
     return paths
 
 

@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
@@ -30,7 +31,7 @@ from typing import Any, Literal, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._validation import QUERIES, Query, check_choice, check_query, check_whole
+from privrisk._validation import QUERIES, Query, check_choice, check_query, check_whole, parse_bounds
 from privrisk.errors import PrivriskError
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "SensitivityMethod",
     "Universe",
     "as_universe",
+    "choose_universe",
     "evaluate",
     "global_sensitivity",
     "local_sensitivity",
@@ -214,6 +216,60 @@ def as_universe(universe: Universe | tuple[float, float] | ArrayLike) -> Univers
 # numpy's reducers: the median of an even count is the mean of the two middle values; variance with ddof = 0.
 _REDUCERS: dict[str, Callable[..., Any]] = {"sum": np.sum, "mean": np.mean, "median": np.median, "min": np.min,
                                             "max": np.max, "variance": np.var, "std": np.std}  # fmt: skip
+
+
+def choose_universe(
+    values: ArrayLike,
+    universe: str | tuple[float, float] | None = None,
+    universe_file: str | os.PathLike[str] | None = None,
+    universe_column: str | None = None,
+    universe_min: float | None = None,
+    missing: str | None = None,
+) -> tuple[Universe, str]:
+    """The universe a user chose, and a sentence saying which it is (Allmann et al., §3.2 and §4.2).
+
+    One of: ``universe`` bounds (``"LO,HI"`` or a pair), the distinct values of ``universe_column`` in
+    ``universe_file`` (read with the missing codes ``missing``), or, by default, the sample's own distinct
+    ``values`` (as Allmann et al., §3.2 take all valid values of the variable). ``universe_min`` then lowers the
+    minimum (0 where 0 is a valid answer, §4.2).
+
+    Raises:
+        PrivriskError: (parameter ``universe``) bounds and a file both given, or bounds that are not LO < HI;
+            (``universe_column``) a file without its column.
+
+    Example:
+        >>> u, how = choose_universe([1, 3, 10, 17, 675])
+        >>> u.size, how
+        (5, "the column's own 5 distinct values (as Allmann et al., §3.2 do)")
+        >>> choose_universe([1, 3], "0,100", universe_min=-5)[1]
+        'the interval [0, 100], with its minimum set to -5'
+    """
+    if universe is not None and universe_file is not None:
+        raise PrivriskError(
+            "universe: give either the bounds LO,HI or a universe file, not both", param="universe"
+        )
+    if universe is not None:
+        bounds = parse_bounds(universe, name="universe") if isinstance(universe, str) else universe
+        u = Universe.from_bounds(*bounds)
+        how = f"the interval {u.describe()}"
+    elif universe_file is not None:
+        if not universe_column:
+            raise PrivriskError(
+                "universe_column: name the column of the universe file that holds the universe",
+                param="universe_column",
+            )
+        from privrisk.io.data import read_column
+
+        col = read_column(universe_file, universe_column, missing=missing)
+        u = Universe.from_values(col.values)
+        how = f"the {u.size:,} distinct values of {universe_column!r} in {universe_file}"
+    else:
+        u = Universe.from_values(values)
+        how = f"the column's own {u.size:,} distinct values (as Allmann et al., §3.2 do)"
+    if universe_min is not None:
+        u = u.with_min(universe_min)
+        how += f", with its minimum set to {universe_min:g}"
+    return u, how
 
 
 def evaluate(query: Query | str, sample: ArrayLike, axis: int = -1) -> float | np.ndarray:

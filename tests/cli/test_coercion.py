@@ -88,3 +88,39 @@ def test_install_is_idempotent_and_bad_values_keep_typers_message(cli):
     assert r.code == 2 and "--n" in r.err and "valid integer" in r.err
     r = cli("risk", "--epsilon", "1", "--n", " 10", "--json")  # unusual text: the adapter reads it, as before
     assert r.code == 0
+
+
+def test_the_patch_is_pinned_to_the_typer_is_tested_versions():
+    import typer
+
+    from privrisk.cli._coercion import TESTED_TYPER, typer_is_tested
+
+    assert typer_is_tested(typer.__version__)  # the Typer of this environment is one the tests ran on
+    low, high = TESTED_TYPER
+    assert typer_is_tested(f"{low[0]}.{low[1]}.0") and not typer_is_tested(f"{high[0]}.{high[1]}.0")
+    assert not typer_is_tested(f"{low[0]}.{low[1] - 1}.9") and not typer_is_tested("") and not typer_is_tested("dev")
+
+
+def test_another_typer_runs_on_its_own_path(cli, monkeypatch):
+    # A Typer outside the tested range is left alone: Typer's own build_runtime_param (pydantic) reads the
+    # options, with the same values and the same messages as the patch.
+    import typer
+    from typer import core
+
+    patched = core.build_runtime_param
+    patched_doc = cli("risk", "--epsilon", "1", "--n", "10", "--json").json
+    built = []
+
+    def typers_own(descriptor):
+        built.append(descriptor)
+        return patched._typer(descriptor)
+
+    monkeypatch.setattr(core, "build_runtime_param", typers_own)
+    monkeypatch.setattr(typer, "__version__", "0.99.0")
+    assert install() is False
+    assert core.build_runtime_param is typers_own  # nothing patched
+    r = cli("risk", "--epsilon", "1", "--n", "10", "--json")
+    assert r.code == 0 and r.json == patched_doc
+    assert built  # the options went through Typer's own path
+    r = cli("risk", "--epsilon", "1", "--n", "x")
+    assert r.code == 2 and "--n" in r.err and "valid integer" in r.err

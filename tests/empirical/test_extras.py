@@ -215,7 +215,7 @@ def test_merge_periods_refuses_an_aggregate_leaving_one_database():
     import numpy as np
 
     from privrisk import PrivriskError
-    from privrisk.empirical.windows import merge_periods
+    from privrisk.empirical.periods import merge_periods
 
     codes = np.arange(24)
     assert merge_periods(codes, codes, 12)[1].tolist() == [

@@ -14,7 +14,8 @@ import privrisk
 from privrisk.datasets.chicago import chicago_clean, chicago_like
 from privrisk.empirical.density import hockey_stick_delta
 from privrisk.empirical.measure import delta_column, empirical_privacy, empirical_privacy_of, total_risk
-from privrisk.empirical.windows import ljung_box, rolling_privacy
+from privrisk.empirical.periods import ljung_box
+from privrisk.empirical.windows import rolling_privacy
 from privrisk.errors import PrivriskError
 
 EPS = [0.05, 0.2, 1.0]

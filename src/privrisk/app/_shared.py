@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import math
 import shlex
 import tempfile
@@ -233,6 +232,85 @@ def _checked_upload(fileinfo: list[dict[str, Any]] | None, max_bytes: int) -> tu
     return path, name
 
 
+# The options of each command the app runs, as the command line names a library parameter in an error: its own
+# name for a few (``record`` → ``--sweep-record``), ``--`` + the parameter with dashes for the options listed.
+# A copy, because the app does not import the command line (docs/architecture.md, floors); tests/test_layers.py
+# checks it against the command line's options and prints the up-to-date table when they differ.
+_COMMAND_OPTIONS: dict[str, tuple[dict[str, str], str]] = {
+    "attack": (
+        {},
+        "column epsilon missing out query risk seed trials universe universe-column universe-file "
+        "universe-min worlds",
+    ),
+    "audit": (
+        {"record": "--sweep-record"},
+        "alpha column epsilon event fail-on-leak missing out query records response seed sweep-record "
+        "sweep-values top u universe",
+    ),
+    "empirical": (
+        {"deltas_path": "--deltas-parquet", "frame": "--preset chicago"},
+        "aggregate buckets condition-on deltas-parquet density draws engine epsilons individual joint k "
+        "lags noise out period period-unit preset query seed spark-master step target-delta top value "
+        "weight window",
+    ),
+    "epsilon": (
+        {},
+        "df dv n ratio risk",
+    ),
+    "explain": (
+        {"rate": "--sample-rate", "truth_probability": "--epsilon"},
+        "compare compose delta epsilon lang mechanism mu n out rho scale sensitivity sigma",
+    ),
+    "presence": (
+        {"hierarchies": "--hierarchy", "model": "--estimator", "max_nodes": "--search"},
+        "allow-inconsistent alpha delta-max delta-min demo engine estimator hierarchy k kmap levels loss "
+        "out population population-count population-size qi sampling-fraction search spark-master "
+        "spark-rollup-classes suppression",
+    ),
+    "release": (
+        {"key": "--ledger-key", "key_file": "--ledger-key"},
+        "allow-large-epsilon budget budget-delta budget-epsilon budget-rho column epsilon internal ledger "
+        "ledger-key mechanism missing out public-n query rho spec universe",
+    ),
+    "risk": (
+        {"rate": "--sample-rate", "truth_probability": "--epsilon"},
+        "at-delta at-epsilon compose delta df dv epsilon fpr group max-risk mechanism mu n prior ratio "
+        "rho sample-rate scale sensitivity sigma",
+    ),
+    "sensitivity": (
+        {},
+        "column epsilon max-risk method missing neighbours query universe universe-column universe-file "
+        "universe-min",
+    ),
+    "study": (
+        {"trials": "--attack-trials", "max_n": "--attack-max-n"},
+        "attack attack-max-n attack-trials column epsilons figure-epsilon figure-query label ls-method "
+        "missing out proportions queries repetitions seed universe universe-min",
+    ),
+}
+
+
+def option_name(command: str | None, param: str | None, options: Sequence[str] = ()) -> str | None:
+    """The option of ``command`` that sets the library parameter ``param``, as the command line names it, or None.
+
+    ``options`` names parameters that are options of that command even where this version's command does not
+    know them yet (``--rho``).
+
+    Example:
+        >>> option_name("audit", "record"), option_name("sensitivity", "universe_column"), option_name("risk", "values")
+        ('--sweep-record', '--universe-column', None)
+    """
+    if not param:
+        return None
+    renames, known = _COMMAND_OPTIONS.get(command or "", ({}, ""))
+    if param in renames:
+        return renames[param]
+    dashed = param.replace("_", "-")
+    if dashed in known.split() or param in options:
+        return "--" + dashed
+    return None
+
+
 def error_message(exc: BaseException, command: str | None = None, options: Sequence[str] = ()) -> str:
     """The one line the command line prints for an error, with the option's name for the library's parameter.
 
@@ -247,39 +325,35 @@ def error_message(exc: BaseException, command: str | None = None, options: Seque
         message = str(exc).splitlines()[0] if str(exc) else "bad input"
         if not command:
             return message
-        from privrisk.cli import option_message
-
-        named = option_message(PrivriskError(message, param=exc.param), _click_command(), command.split())
         param = exc.param
-        if named == message and param and param in options and message.startswith(param + ":"):
-            named = "--" + param.replace("_", "-") + message[len(param) :]
-        return named
+        option = option_name(command.split()[0], param, options) if param else None
+        if param and option and message.startswith(param + ":"):
+            return option + message[len(param) :]
+        return message
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
-@functools.cache
-def _click_command() -> Any:
-    """The command line's Click command, for looking up the option that names a library parameter."""
-    import typer
+def error_input(error: BaseException | str, inputs: tuple[str, ...], default: str) -> str:
+    """The input an error belongs next to: the one its ``param`` names, else ``default``.
 
-    from privrisk.cli import app
-
-    return typer.main.get_command(app)
-
-
-def error_input(message: str, inputs: tuple[str, ...], default: str) -> str:
-    """The input an error message belongs next to: the one its leading ``--option:`` (or ``name:``) names, else
-    ``default``.
+    A library error or threshold names its parameter (``param``); for a message alone (the older callers), the
+    input its leading ``--option:`` (or ``name:``) names.
 
     Example:
+        >>> error_input(PrivriskError("universe: give two numbers LO,HI"), ("universe", "epsilon"), "file")
+        'universe'
         >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
         'universe'
-        >>> error_input("data.csv: no column 'x'", ("universe",), "file")
+        >>> error_input(PrivriskError("data.csv: no column 'x'"), ("universe",), "file")
         'file'
     """
+    if isinstance(error, BaseException):
+        param = getattr(error, "param", None)
+        return param if param in inputs else default
+    message = error
     head, sep, _ = message.partition(":")
     if sep:
         name = head.removeprefix("--").split("/")[0].replace("-", "_")

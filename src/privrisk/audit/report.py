@@ -146,9 +146,9 @@ def write_outputs(
     Returns:
         The path of ``manifest.json``.
     """
+    from privrisk.audit.plots import audit_figures
     from privrisk.io.files import atomic_dir
     from privrisk.reports.manifest import write_manifest
-    from privrisk.reports.plots.audit import audit_figures
 
     doc = audit_document(result, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
     with atomic_dir(folder) as tmp:

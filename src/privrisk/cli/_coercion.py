@@ -5,8 +5,11 @@ building one adapter per option is about a third of ``privrisk risk``'s start. A
 ``float``, ``bool`` or plain ``Path`` needs none of that, so :func:`install` gives such options a coercion of their own. The
 result is the value pydantic gives for the same text (``tests/cli/test_coercion.py`` checks both on the same
 inputs); any other text — malformed, unusual (``" 1"``, ``"1_000"``, ``"inf"``) — and every other type, range or
-parser still goes to Typer's own adapter, so its error messages are Typer's. When Typer's internals are not
-what this module expects, :func:`install` leaves Typer alone.
+parser still goes to Typer's own adapter, so its error messages are Typer's.
+
+The patch replaces a private function of Typer, so it is pinned: :func:`install` patches only the Typer versions
+it was tested with (:data:`TESTED_TYPER`), and only when Typer's internals are what it expects. Any other Typer
+runs on its own path, pydantic included: slower to start, the same values and messages (the tests run both).
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 # Options whose ParameterInfo carries any of these go to Typer's adapter (ranges, parsers, path checks).
 _CONSTRAINTS = ("parser", "click_type", "min", "max", "exists", "resolve_path", "path_type")
+# The Typer versions whose private ``core.build_runtime_param`` this module was tested with: at least the first,
+# below the second (tests/cli/test_coercion.py). Raise the bound after running those tests on a newer Typer.
+TESTED_TYPER = ((0, 29), (0, 30))
 _PATH_DEFAULTS = {
     "file_okay": True,
     "dir_okay": True,
@@ -79,8 +85,30 @@ def plain_value(kind: type, value: Any) -> Any:
     return Path(value) if isinstance(value, str) and value else NotImplemented
 
 
+def typer_is_tested(version: str) -> bool:
+    """True if Typer ``version`` is one of :data:`TESTED_TYPER`'s (the patch is installed only on those).
+
+    Example:
+        >>> typer_is_tested("0.29.2"), typer_is_tested("0.30.0"), typer_is_tested("0.28.0"), typer_is_tested("1.0")
+        (True, False, False, False)
+    """
+    found = re.match(r"(\d+)\.(\d+)", version)
+    if found is None:
+        return False
+    release = (int(found[1]), int(found[2]))
+    return TESTED_TYPER[0] <= release < TESTED_TYPER[1]
+
+
 def install() -> bool:
-    """Give Typer's plain options the coercion above; return whether it was installed."""
+    """Give Typer's plain options the coercion above; return whether it is installed.
+
+    Nothing is patched on a Typer outside :data:`TESTED_TYPER` or whose internals differ from those tested; the
+    command line then runs on Typer's own path.
+    """
+    import typer
+
+    if not typer_is_tested(getattr(typer, "__version__", "")):
+        return False
     try:
         from typer import _coercion, core
     except ImportError:  # pragma: no cover - another Typer
@@ -118,5 +146,6 @@ def install() -> bool:
         )
 
     build_runtime_param._privrisk = True  # type: ignore[attr-defined]
+    build_runtime_param._typer = build  # type: ignore[attr-defined]  # Typer's own, for the tests of the fallback
     core.build_runtime_param = build_runtime_param
     return True

@@ -146,7 +146,8 @@ def audit_command(
     if fail_on_leak and res.violations:
         raise ThresholdExceeded(
             f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
-            f"{exp_text(res.epsilon)} (--fail-on-leak)"
+            f"{exp_text(res.epsilon)} (--fail-on-leak)",
+            param="fail_on_leak",
         )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
@@ -188,20 +187,14 @@ def empirical_command(
     _warn(caught, DependenceWarning)
 
 
-def _named(message: str) -> str:
-    """A library message that starts with a parameter (``buckets: …``), with this command's option for it."""
-    param, sep, rest = message.partition(":")
-    option = PARAM_OPTIONS["empirical"].get(param)
-    declared = inspect.signature(empirical_command).parameters.get(param)
-    if option is None and declared is not None and isinstance(declared.default, typer.models.OptionInfo):
-        option = (declared.default.param_decls or (None,))[0]
-    return option + sep + rest if sep and option else message
-
-
 def _warn(caught: list[warnings.WarningMessage], category: type[Warning]) -> None:
-    """Show the library's warnings of one category once each, with their parameter named as the option."""
+    """Show the library's warnings of one category here, in their place among the output, once each.
+
+    They are warned again, so that :func:`privrisk.cli.main` shows them as it shows every warning, with the
+    parameter they start with named as this command's option (``PARAM_OPTIONS``), as it names errors.
+    """
     for message in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, category)):
-        err.print(f"[yellow]warning:[/] {_named(message)}")
+        warnings.warn(message, category, stacklevel=2)
 
 
 def _noise(text: str | None) -> float | None:

@@ -212,7 +212,12 @@ def presence_command(
     else:
         _print(before, found, applied=out_dir is not None)
     if why := _failure(report, applied=out_dir is not None):
-        raise ThresholdExceeded(why)
+        raise ThresholdExceeded(why, param=_violated_param(report))
+
+
+def _violated_param(report: PresenceReport) -> str | None:
+    """The target the measured generalisation misses first (``delta_max``, ``delta_min``, ``k``, ``kmap``), if any."""
+    return next((v.param for v in report.measured.violations), None)
 
 
 def _levels_text(levels: dict[str, int]) -> str:
@@ -285,7 +290,7 @@ def _estimated(e: _kmap.KMapEstimate, out_dir: Path | None, as_json: bool) -> No
         ], f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)"))  # fmt: skip
         err.print("Assumptions: " + _kmap.KMAP_ASSUMPTIONS + ".")
     if why := e.failure():
-        raise ThresholdExceeded(why)
+        raise ThresholdExceeded(why, param="kmap")
 
 
 __all__ = ["presence_command"]

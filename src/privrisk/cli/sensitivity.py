@@ -3,58 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from rich.table import Table
 
 from privrisk._validation import QUERIES, check_choice, check_probability
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_bounds, parse_epsilon
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon
 from privrisk.errors import PrivriskError, ThresholdExceeded
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from privrisk.sensitivity import Universe
 
 UNIVERSE_MIN_HELP = (
     "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
 )
 
 
-def choose_universe(
-    values: np.ndarray,
-    universe: str | None,
-    universe_file: Path | None,
-    universe_column: str | None,
-    universe_min: float | None,
-    missing: str | None,
-) -> tuple[Universe, str]:
-    """The universe named by the command-line options, and a sentence saying which it is."""
-    from privrisk.io.data import read_column
-    from privrisk.sensitivity import Universe
+def __getattr__(name: str) -> Any:
+    """``choose_universe`` lives in :mod:`privrisk.sensitivity` (``cli.attack`` still imports it from here)."""
+    if name == "choose_universe":
+        from privrisk.sensitivity import choose_universe
 
-    if universe and universe_file:
-        raise PrivriskError("--universe: give either --universe LO,HI or --universe-file, not both")
-    if universe:
-        u = Universe.from_bounds(*parse_bounds(universe))
-        how = f"the interval {u.describe()}"
-    elif universe_file:
-        if not universe_column:
-            raise PrivriskError(
-                "--universe-column: name the column of --universe-file that holds the universe"
-            )
-        col = read_column(universe_file, universe_column, missing=missing)
-        u = Universe.from_values(col.values)
-        how = f"the {u.size:,} distinct values of {universe_column!r} in {universe_file}"
-    else:
-        u = Universe.from_values(values)
-        how = f"the column's own {u.size:,} distinct values (as Allmann et al., §3.2 do)"
-    if universe_min is not None:
-        u = u.with_min(universe_min)
-        how += f", with its minimum set to {universe_min:g}"
-    return u, how
+        return choose_universe
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @app.command("sensitivity")
@@ -96,6 +66,7 @@ def sensitivity_command(
     from privrisk.sensitivity import (
         METHODS,
         NEIGHBOURS,
+        choose_universe,
         global_sensitivity,
         local_sensitivity,
         sensitivity_ratio,
@@ -165,4 +136,6 @@ def sensitivity_command(
             table.add_row("global risk ρ_gl", f"{doc['global_risk']:.6g}")
         out.print(table)
     if max_risk is not None and doc["two_worlds"] > max_risk:
-        raise ThresholdExceeded(f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}")
+        raise ThresholdExceeded(
+            f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}", param="max_risk"
+        )

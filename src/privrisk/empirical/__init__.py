@@ -29,10 +29,11 @@ from privrisk.empirical.density import (
 )
 from privrisk.empirical.inputs import EMPIRICAL_QUERIES, EmpiricalQuery, query_spec
 from privrisk.empirical.measure import ENGINES, Engine, empirical_privacy, empirical_privacy_of, total_risk
+from privrisk.empirical.periods import PERIOD_UNITS, PeriodUnit, ljung_box
 from privrisk.empirical.report import write_outputs
 from privrisk.empirical.result import EmpiricalPrivacy, delta_column
 from privrisk.empirical.search import smallest_noise
-from privrisk.empirical.windows import PERIOD_UNITS, PeriodUnit, ljung_box, rolling_privacy
+from privrisk.empirical.windows import rolling_privacy
 
 __all__ = [
     "DENSITIES",

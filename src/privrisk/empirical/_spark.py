@@ -14,9 +14,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk._validation import quote_identifier
-from privrisk.empirical.density import default_k
-from privrisk.empirical.inputs import check_periods, check_query, check_query_columns, noise_draws
-from privrisk.empirical.measure import (
+from privrisk.empirical.deltas import (
     Pairs,
     aggregate_pairs,
     build_result,
@@ -24,8 +22,10 @@ from privrisk.empirical.measure import (
     footprints,
     measure_deltas,
 )
+from privrisk.empirical.density import default_k
+from privrisk.empirical.inputs import check_periods, check_query, check_query_columns, noise_draws
+from privrisk.empirical.periods import check_period_unit, merge_periods
 from privrisk.empirical.result import EmpiricalPrivacy, delta_column
-from privrisk.empirical.windows import check_period_unit, merge_periods
 from privrisk.errors import PrivriskError
 
 _UNITS = {"day": "DAY", "week": "WEEK", "month": "MONTH", "quarter": "QUARTER", "year": "YEAR"}

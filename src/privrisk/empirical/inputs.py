@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk._validation import check_choice, check_k, check_whole
-from privrisk.empirical.windows import merge_periods, period_values
+from privrisk.empirical.periods import merge_periods, period_values
 from privrisk.errors import PrivriskError
 
 __all__ = ["EMPIRICAL_QUERIES", "EmpiricalQuery", "query_spec"]

@@ -55,9 +55,9 @@ def write_outputs(
     Returns:
         The folder.
     """
+    from privrisk.empirical.plots import density_figure, window_figure
     from privrisk.io.files import atomic_dir, write_csv
     from privrisk.reports.manifest import write_manifest
-    from privrisk.reports.plots.empirical import density_figure, window_figure
 
     rows = result.rows()
     with atomic_dir(folder) as tmp:

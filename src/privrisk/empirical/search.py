@@ -16,7 +16,7 @@ import pandas as pd
 
 from privrisk._validation import check_epsilons, check_probability
 from privrisk.empirical.measure import empirical_privacy
-from privrisk.empirical.windows import quiet_dependence
+from privrisk.empirical.periods import quiet_dependence
 
 __all__ = ["smallest_noise"]
 

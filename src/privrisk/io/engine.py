@@ -6,9 +6,8 @@ The capabilities keep ONE code path for their logic; only the aggregations over 
   table. The SQL text is built once by :func:`group_sql` and run by DuckDB or by Spark SQL (plain SQL through
   each engine rather than Ibis: the statement is a single GROUP BY that both dialects accept verbatim apart from
   identifier quoting, and Ibis would pin ``sqlglot`` against the other packages of the environment).
-- :class:`SparkRollUp` — rolling a large finest-level histogram up to a node of the generalisation lattice, on
-  Spark: the codes are mapped per batch with the same numpy lookup as :func:`privrisk.presence.lattice.roll_up`
-  (``mapInPandas``) and grouped by Spark; the (smaller) result comes back to the driver.
+- :func:`spark_session`, :func:`spark_query` and :func:`spark_map_groups` — what the Spark paths of the
+  capabilities share (presence's roll-up, :class:`privrisk.presence._spark.SparkRollUp`, lives with presence).
 
 pyspark is imported only when ``engine="spark"``; an active SparkSession (``spark-submit``, a notebook) is reused.
 
@@ -51,7 +50,6 @@ __all__ = [
     "DUCKDB_MEMORY_LIMIT",
     "ENGINES",
     "SPARK_ROLLUP_CLASSES",
-    "SparkRollUp",
     "check_engine",
     "duckdb_connect",
     "duckdb_settings",
@@ -494,55 +492,6 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
         if f.name in columns and f.dataType.simpleString() == "date":
             hist[f.name] = pd.to_datetime(hist[f.name])
     return hist, label
-
-
-class SparkRollUp:
-    """Roll-ups of a large finest-level histogram to lattice nodes, run in Spark.
-
-    The encoded histogram (codes of both tables and their counts) is shipped once and cached; each node maps the
-    codes through the hierarchies' level arrays with the same numpy lookup as the local roll-up
-    (``mapInPandas``), groups them in Spark, and brings the classes back sorted as the local path sorts them.
-    ``data_class`` (finest research class → class index) is not computed here; the measures do not use it.
-    """
-
-    def __init__(self, enc, master: str | None = None, spark=None):
-        self.enc = enc
-        self.spark = spark or spark_session(master)
-        q = enc.q
-        n_p, n_d = enc.pop_codes.shape[0], enc.data_codes.shape[0]
-        cols = {f"c{j}": np.concatenate([enc.pop_codes[:, j], enc.data_codes[:, j]]) for j in range(q)}
-        cols["p"] = np.concatenate([enc.pop_counts, np.zeros(n_d, np.int64)]).astype(np.int64)
-        cols["d"] = np.concatenate([np.zeros(n_p, np.int64), enc.data_counts]).astype(np.int64)
-        self.frame = self.spark.createDataFrame(pd.DataFrame(cols)).cache()
-
-    def __call__(self, levels):
-        from pyspark.sql import functions as F
-
-        from privrisk.presence.lattice import Rolled
-
-        levels = [int(x) for x in levels]
-        maps = [np.asarray(self.enc.maps[j][lvl], dtype=np.int64) for j, lvl in enumerate(levels)]
-        names = [f"c{j}" for j in range(len(levels))]
-
-        def kernel(batches):
-            for pdf in batches:
-                out = {n: m[pdf[n].to_numpy()] for n, m in zip(names, maps, strict=True)}
-                yield pd.DataFrame({**out, "p": pdf["p"], "d": pdf["d"]})
-
-        mapped = self.frame.mapInPandas(kernel, schema=self.frame.schema)
-        grouped = mapped.groupBy(*names).agg(F.sum("p").alias("p"), F.sum("d").alias("d"))
-        pdf = grouped.where("p > 0 OR d > 0").toPandas()
-        codes = pdf[names].to_numpy(np.int64).reshape(len(pdf), len(names))
-        order = np.lexsort(codes[:, ::-1].T) if len(names) else np.arange(len(pdf))
-        return Rolled(
-            codes[order],
-            pdf["d"].to_numpy(np.int64)[order],
-            pdf["p"].to_numpy(np.int64)[order],
-            np.zeros(0, np.int64),
-        )
-
-    def close(self) -> None:
-        self.frame.unpersist()
 
 
 # ------------------------------------------------------------------------ SQL and pandas kernels of capabilities

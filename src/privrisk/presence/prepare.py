@@ -339,7 +339,7 @@ class Prepared:
         notes: what the reader of a report should know (lifted classes, roll-ups in Spark).
         engine: where the grouping pass ran (``duckdb`` or ``spark``).
         hierarchy_specs: the hierarchies as given (``{column: spec}``).
-        roller: rolls the finest histogram up to a node elsewhere, e.g. an :class:`privrisk.io.engine.SparkRollUp`;
+        roller: rolls the finest histogram up to a node elsewhere, e.g. an :class:`privrisk.presence._spark.SparkRollUp`;
             None: locally.
         cube: the local roll-up from a dense grid of counts (:class:`privrisk.presence.lattice.CubeRollUp`) when
             the base codes span a small grid; None: from the classes (:func:`privrisk.presence.lattice.roll_up`).
@@ -443,7 +443,7 @@ def prepare_presence(
     (default ``local[*]``; an active SparkSession is reused) from CSV or Parquet files, folders or URIs, or from
     Spark DataFrames (pandas DataFrames are already in memory and are grouped locally); the histograms come back
     to the driver. When they hold more than ``spark_rollup_classes`` finest classes, every roll-up to a lattice
-    node runs in Spark too (:class:`privrisk.io.engine.SparkRollUp`). The results are the same on both engines.
+    node runs in Spark too (:class:`privrisk.presence._spark.SparkRollUp`). The results are the same on both engines.
 
     Args:
         dataset: the research subset T (a file or a DataFrame).
@@ -553,7 +553,7 @@ def prepare_presence(
     roller = None
     classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
     if engine == "spark" and classes > spark_rollup_classes:
-        from privrisk.io.engine import SparkRollUp
+        from privrisk.presence._spark import SparkRollUp
 
         roller, cube = SparkRollUp(enc, spark_master), None
         notes.append(f"{classes:,} finest classes: the lattice roll-ups run in Spark")

@@ -272,7 +272,7 @@ def explainer_page(
         >>> "about 75" in page and "50 %" in page and 'lang="en"' in page
         True
     """
-    from privrisk import __version__
+    from privrisk._version import __version__
 
     lang = _language(lang)
     text = TEXT[lang]
@@ -548,7 +548,7 @@ def guarantee_page(
         >>> "ρ = 0.5" in page and "<script" not in page
         True
     """
-    from privrisk import __version__
+    from privrisk._version import __version__
 
     lang = _language(lang)
     text = TEXT[lang]

@@ -604,7 +604,7 @@ def report_page(
                 ),
             }
         )
-    from privrisk import __version__
+    from privrisk._version import __version__
 
     body = (
         f"<h1>{html.escape(title)}</h1>\n"

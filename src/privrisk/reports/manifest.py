@@ -48,7 +48,7 @@ def write_manifest(
         >>> read_manifest(d)["summary"]
         {'rows': 3}
     """
-    from privrisk import __version__
+    from privrisk._version import __version__
 
     document = {
         "schema_version": 1,

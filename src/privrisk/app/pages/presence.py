@@ -250,6 +250,10 @@ def _levels(text: str) -> dict[str, int] | None:
     return levels or None
 
 
+# The thresholds named as the options of the equivalent command the page shows ("δ_max 1 exceeds --delta-max 0.5").
+TARGET_NAMES = {name: "--" + name.replace("_", "-") for name in ("delta_max", "delta_min", "k", "kmap")}
+
+
 def run_presence(
     job: Any, inputs: PresenceInputs, data: Any, population: Any, folder: Path
 ) -> dict[str, Any]:
@@ -260,7 +264,6 @@ def run_presence(
     are added). Returns ``{"report": PresenceReport, "warnings": [...]}`` or, without a population,
     ``{"estimate": …}``.
     """
-    from privrisk.cli.presence import TARGET_OPTIONS
     from privrisk.errors import PrivacyLeakWarning
     from privrisk.presence import kmap as _kmap
     from privrisk.presence.measures import delta_presence
@@ -332,8 +335,8 @@ def run_presence(
     return {
         "report": report,
         "warnings": [str(w.message) for w in caught],
-        "failure": report.failure(TARGET_OPTIONS),
-        "violations": report.violations(TARGET_OPTIONS),
+        "failure": report.failure(TARGET_NAMES),
+        "violations": report.violations(TARGET_NAMES),
     }
 
 

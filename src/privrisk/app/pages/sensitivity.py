@@ -3,7 +3,7 @@ local sensitivity, their ratio and the risks out (``privrisk sensitivity``), wit
 simulated success beside the bound (``privrisk attack``).
 
 The numbers are those of the two commands: the same library calls in the same order (read the column, choose the
-universe with :func:`privrisk.cli.sensitivity.choose_universe`, :func:`privrisk.sensitivity.global_sensitivity`,
+universe with :func:`privrisk.sensitivity.choose_universe`, :func:`privrisk.sensitivity.global_sensitivity`,
 :func:`~privrisk.sensitivity.local_sensitivity`, :func:`~privrisk.sensitivity.sensitivity_ratio`, the risks of
 :mod:`privrisk.risk`, :func:`privrisk.posterior.simulate_attack`). Allmann et al., §3.2 and eqs. (4)–(6).
 """
@@ -234,8 +234,8 @@ def page_ui() -> Any:
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic; the uploaded table lives in this session only."""
-    from privrisk.cli.sensitivity import choose_universe
     from privrisk.io.data import numeric_values, parse_missing
+    from privrisk.sensitivity import choose_universe
 
     params = query_params(session)
     preset_inputs(
@@ -352,8 +352,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             try:
                 step()
             except PrivriskError as exc:
-                message = error_message(exc, "sensitivity")
-                return error_input(message, _INPUTS, "file"), message
+                return error_input(exc, _INPUTS, "file"), error_message(exc, "sensitivity")
             except Exception as exc:  # req(): nothing chosen yet
                 if type(exc).__name__ == "SilentException":
                     return None

@@ -1,9 +1,11 @@
-"""The one figure base every plot module uses: the Agg backend, and saving a figure as PNG and SVG.
+"""The one figure base every plot module uses: figures on an Agg canvas, saved as PNG and SVG.
 
-Figures are drawn off screen (Matplotlib's Agg backend, no display needed) and written twice, as PNG for slides
-and as SVG for the HTML report, which inlines it (see :func:`privrisk.reports.html.sanitize_svg`). The files
-carry no timestamps and no random ids, so the same run gives the same bytes, and SVG text stays text (searchable,
-and smaller than glyph outlines).
+Figures are built with Matplotlib's object-oriented API (:class:`matplotlib.figure.Figure` on its own
+``FigureCanvasAgg``), never through pyplot, so drawing one changes no global state: the caller's backend (a
+notebook's inline or widget backend), pyplot's list of open figures and the rcParams stay as they were. They are
+written twice, as PNG for slides and as SVG for the HTML report, which inlines it (see
+:func:`privrisk.reports.html.sanitize_svg`). The files carry no timestamps and no random ids, so the same run
+gives the same bytes, and SVG text stays text (searchable, and smaller than glyph outlines).
 """
 
 from __future__ import annotations
@@ -11,26 +13,70 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["log_scale", "pyplot", "save_figure"]
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.colors import Colormap
+    from matplotlib.figure import Figure, SubFigure
+
+__all__ = ["axes_or_figure", "colormap", "figure", "log_scale", "save_figure", "subplots"]
 
 
-def pyplot() -> ModuleType:
-    """``matplotlib.pyplot`` on the Agg backend (no display, the same pixels everywhere).
+def figure(**kwargs: Any) -> Figure:
+    """A new figure on its own Agg canvas, outside pyplot (``kwargs`` as :class:`matplotlib.figure.Figure`'s).
 
     Example:
-        >>> plt = pyplot()
-        >>> plt.get_backend().lower()
-        'agg'
+        >>> fig = figure(figsize=(4, 3))
+        >>> type(fig.canvas).__name__, fig.get_size_inches().tolist()
+        ('FigureCanvasAgg', [4.0, 3.0])
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(**kwargs)
+    FigureCanvasAgg(fig)  # attaches itself as fig.canvas
+    return fig
+
+
+def subplots(nrows: int = 1, ncols: int = 1, *, squeeze: bool = True, **kwargs: Any) -> tuple[Figure, Any]:
+    """A figure and its grid of axes, as ``pyplot.subplots`` returns them, without pyplot.
+
+    ``kwargs`` go to :func:`figure` (``figsize``, ``dpi``, ``layout``, ``constrained_layout``).
+
+    Example:
+        >>> fig, axes = subplots(1, 2, figsize=(6, 3))
+        >>> axes.shape, type(fig.canvas).__name__
+        ((2,), 'FigureCanvasAgg')
+    """
+    fig = figure(**kwargs)
+    return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
+
+
+def axes_or_figure(ax: Axes | None, **kwargs: Any) -> tuple[Figure | SubFigure, Axes]:
+    """``ax``'s figure and ``ax`` when the caller gives axes to draw into; else a new figure with one axes.
+
+    Example:
+        >>> fig, ax = axes_or_figure(None, figsize=(4, 3))
+        >>> axes_or_figure(ax)[0] is fig
+        True
+    """
+    if ax is not None:
+        return ax.figure, ax
+    fig, new = subplots(**kwargs)
+    return fig, new
+
+
+def colormap(name: str) -> Colormap:
+    """Matplotlib's registered colormap ``name`` (what ``pyplot.get_cmap`` returns), without pyplot.
+
+    Example:
+        >>> len(colormap("tab10").colors)
+        10
     """
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return matplotlib.colormaps[name]
 
 
 def save_figure(
@@ -43,7 +89,7 @@ def save_figure(
     rect: tuple[float, float, float, float] | None = None,
     bbox_inches: str | None = None,
 ) -> dict[str, Path]:
-    """Lay ``fig`` out, write ``folder/stem.png`` and ``folder/stem.svg`` deterministically, and close it.
+    """Lay ``fig`` out and write ``folder/stem.png`` and ``folder/stem.svg`` deterministically.
 
     The layout is computed once (``tight``: Matplotlib's tight layout, within ``rect`` if given; otherwise the
     figure's own layout engine, e.g. ``layout="constrained"``) and then frozen, so that both formats show the
@@ -63,7 +109,7 @@ def save_figure(
 
     Example:
         >>> import tempfile
-        >>> fig, ax = pyplot().subplots()
+        >>> fig, ax = subplots()
         >>> _ = ax.plot([0, 1], [0, 1])
         >>> paths = save_figure(fig, tempfile.mkdtemp(), "line")
         >>> sorted(p.name for p in paths.values())
@@ -71,30 +117,27 @@ def save_figure(
     """
     import matplotlib
 
-    plt = pyplot()
     target = Path(folder)
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        if tight or rect is not None:
-            fig.tight_layout(**({"rect": rect} if rect is not None else {}))
-        # No timestamps or random ids in the files (the same run gives the same bytes); SVG text stays text.
-        with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "none"}):
-            paths = {"png": target / f"{stem}.png", "svg": target / f"{stem}.svg"}
-            if bbox_inches is None:
-                # One Agg draw both lays the figure out (its layout engine runs in the draw) and paints the
-                # PNG; the SVG then reuses the frozen positions instead of laying out again.
-                _write_png(fig, paths["png"], dpi)
-                if _has_layout_engine(fig):
-                    fig.set_layout_engine("none")
-            else:
-                if _has_layout_engine(fig):  # lay out once, then freeze: both crops see the same positions
-                    fig.canvas.draw()
-                    fig.set_layout_engine("none")
-                fig.savefig(paths["png"], format="png", dpi=dpi, metadata={"Software": None},
-                            bbox_inches=bbox_inches)  # fmt: skip
-            fig.savefig(paths["svg"], format="svg", metadata={"Date": None}, bbox_inches=bbox_inches)
-    finally:
-        plt.close(fig)
+    # The figure is not pyplot's: there is nothing to close; it goes with its last reference.
+    target.mkdir(parents=True, exist_ok=True)
+    if tight or rect is not None:
+        fig.tight_layout(**({"rect": rect} if rect is not None else {}))
+    # No timestamps or random ids in the files (the same run gives the same bytes); SVG text stays text.
+    with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "none"}):
+        paths = {"png": target / f"{stem}.png", "svg": target / f"{stem}.svg"}
+        if bbox_inches is None:
+            # One Agg draw both lays the figure out (its layout engine runs in the draw) and paints the
+            # PNG; the SVG then reuses the frozen positions instead of laying out again.
+            _write_png(fig, paths["png"], dpi)
+            if _has_layout_engine(fig):
+                fig.set_layout_engine("none")
+        else:
+            if _has_layout_engine(fig):  # lay out once, then freeze: both crops see the same positions
+                fig.canvas.draw()
+                fig.set_layout_engine("none")
+            fig.savefig(paths["png"], format="png", dpi=dpi, metadata={"Software": None},
+                        bbox_inches=bbox_inches)  # fmt: skip
+        fig.savefig(paths["svg"], format="svg", metadata={"Date": None}, bbox_inches=bbox_inches)
     return paths
 
 
@@ -149,11 +192,10 @@ def log_scale(ax: Any, axis: str = "y", *, minor: bool = False) -> None:
     decades they cost seconds to draw.
 
     Example:
-        >>> fig, ax = pyplot().subplots()
+        >>> fig, ax = subplots()
         >>> log_scale(ax, "y")
         >>> ax.get_yscale(), ax.yaxis.get_major_formatter()(1e-5), ax.yaxis.get_major_formatter()(0.5)
         ('log', '10⁻⁵', '0.5')
-        >>> pyplot().close(fig)
     """
     from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 

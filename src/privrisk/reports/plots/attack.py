@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from privrisk.reports.plots._base import pyplot, save_figure
+from privrisk.reports.plots._base import axes_or_figure, save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 
 def plot_risk_vs_epsilon(curve: pd.DataFrame, point: dict, stem: Path, *, title: str) -> dict[str, str]:
     """Draw ``curve`` (columns epsilon, guess, expected_success, exact_risk, bound) with the simulated point.
 
-    Writes ``stem.png`` and ``stem.svg`` and returns their names for the manifest.
+    Writes ``stem.png`` and ``stem.svg`` (:func:`draw_risk_vs_epsilon`) and returns their names for the manifest.
     """
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 4.6), layout="constrained")
+    ax = draw_risk_vs_epsilon(curve, point, title=title)
+    paths = save_figure(ax.figure, stem.parent, stem.name, dpi=150)
+    return {"png": paths["png"].name, "svg": paths["svg"].name}
+
+
+def draw_risk_vs_epsilon(curve: pd.DataFrame, point: dict, *, title: str, ax: Axes | None = None) -> Axes:
+    """The attack's curve against ε and its simulated point, drawn into ``ax`` (a new figure without one)."""
+    _, ax = axes_or_figure(ax, figsize=(7.5, 4.6), layout="constrained")
     eps = curve["epsilon"].to_numpy()
     ax.plot(eps, curve["bound"], color="#b2182b", lw=2, label="Lee–Clifton bound ρ_mw")
     ax.plot(
@@ -46,8 +56,7 @@ def plot_risk_vs_epsilon(curve: pd.DataFrame, point: dict, stem: Path, *, title:
     ax.set_title(title, fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
-    paths = save_figure(fig, stem.parent, stem.name, dpi=150)
-    return {"png": paths["png"].name, "svg": paths["svg"].name}
+    return ax
 
 
 def epsilon_grid(epsilon: float, points: int = 61) -> np.ndarray:

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from privrisk._format import epsilon_text, number
-from privrisk.reports.plots._base import pyplot, save_figure
+from privrisk.reports.plots._base import axes_or_figure, save_figure, subplots
 from privrisk.risk import global_leak, global_risk
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 
 def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
     """One panel per answer: the universe as a band, the noisy value with its 95 % noise interval."""
-    plt = pyplot()
     k = len(answers)
-    fig, axes = plt.subplots(k, 1, figsize=(7, 0.9 + 0.9 * k), squeeze=False)
+    fig, axes = subplots(k, 1, figsize=(7, 0.9 + 0.9 * k), squeeze=False)
     for ax, row in zip(axes[:, 0], answers.itertuples(), strict=True):
         lo, hi = row.universe_lo, row.universe_hi
         ax.axvspan(lo, hi, color="0.88", label="universe [lo, hi]")
@@ -48,11 +51,23 @@ def answers_figure(answers: pd.DataFrame, stem: Path) -> dict[str, str]:
 def risk_figure(
     cumulative: Sequence[float], budget: float | None, stem: Path, *, labels: Sequence[str] | None = None
 ) -> dict[str, str]:
+    """Global risk ρ_gl and leak Γ against ε (:func:`plot_risk`), written as ``stem.png`` and ``stem.svg``."""
+    ax = plot_risk(cumulative, budget, labels=labels)
+    paths = save_figure(ax.figure, stem.parent, stem.name, dpi=150, tight=True, bbox_inches="tight")
+    return {"svg": paths["svg"].name, "png": paths["png"].name}
+
+
+def plot_risk(
+    cumulative: Sequence[float],
+    budget: float | None,
+    *,
+    labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Global risk ρ_gl and leak Γ against ε, with the total ε after each release marked and the budget drawn."""
-    plt = pyplot()
     top = max([*cumulative, budget or 0.0]) * 1.25
     eps = np.linspace(0.0, top, 400)
-    fig, ax = plt.subplots(figsize=(7, 4))
+    _, ax = axes_or_figure(ax, figsize=(7, 4))
     ax.plot(eps, global_risk(eps), color="C3", label="global risk ρ_gl: attacker right")
     ax.plot(eps, global_leak(eps), color="C1", label="global leak Γ: way from guessing to certainty")
     ax.axhline(0.5, color="0.6", lw=0.8, ls=":", label="guessing (1/2)")
@@ -69,5 +84,4 @@ def risk_figure(
     ax.set_ylabel("probability / share")
     ax.set_title("Risk after each release")
     ax.legend(fontsize="small", loc="lower right")
-    paths = save_figure(fig, stem.parent, stem.name, dpi=150, tight=True, bbox_inches="tight")
-    return {"svg": paths["svg"].name, "png": paths["png"].name}
+    return ax

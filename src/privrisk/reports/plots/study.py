@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from privrisk._format import VOCABULARY, epsilon_text
-from privrisk.reports.plots._base import log_scale, pyplot, save_figure
+from privrisk.reports.plots._base import colormap, log_scale, save_figure, subplots
 
 _RISK_LABELS = {risk: VOCABULARY[risk] for risk in ("many_worlds", "two_worlds")}
 
@@ -33,7 +34,6 @@ def risk_boxplots(
     results: pd.DataFrame, epsilon: float, folder: Path, stem: str = "figure1_risk_by_query", labels=None
 ):
     """Figure 1 of Allmann et al.: box plots of ρ_mw and ρ_tw per query (groups) and variable (colours) at one ε."""
-    plt = pyplot()
     from matplotlib import cbook
 
     labels = labels or {}
@@ -42,9 +42,9 @@ def risk_boxplots(
     query_codes, queries = pd.factorize(at["query"])
     variable_codes, variables = pd.factorize(at["variable"])
     queries, variables = list(queries), list(variables)
-    colours = plt.get_cmap("tab10").colors
+    colours = cast(Any, colormap("tab10")).colors  # a ListedColormap: its ten colours
     width = 0.8 / max(len(variables), 1)
-    fig, axes = plt.subplots(1, 2, figsize=(max(7.5, 1.5 * len(queries) * 2), 4.2), constrained_layout=True)
+    fig, axes = subplots(1, 2, figsize=(max(7.5, 1.5 * len(queries) * 2), 4.2), constrained_layout=True)
     for ax, risk in zip(axes, ("many_worlds", "two_worlds"), strict=True):
         for i, var in enumerate(variables):
             of_var = variable_codes == i
@@ -93,13 +93,12 @@ def risk_by_proportion(
 
     One row per variable; many-worlds on the left, two-worlds on the right.
     """
-    plt = pyplot()
     labels = labels or {}
     sub = summary[summary["query"] == query]
     variables = list(dict.fromkeys(sub["variable"]))
     epsilons = sorted(sub["epsilon"].unique())
-    cmap = plt.get_cmap("viridis")
-    fig, axes = plt.subplots(
+    cmap = colormap("viridis")
+    fig, axes = subplots(
         len(variables), 2, figsize=(10, 3.2 * len(variables)), squeeze=False, constrained_layout=True
     )
     for row, var in enumerate(variables):

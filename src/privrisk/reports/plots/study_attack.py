@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk._format import epsilon_text
-from privrisk.reports.plots._base import pyplot, save_figure
+from privrisk.reports.plots._base import save_figure, subplots
 
 # (column, legend, line style, marker)
 _LINES = (
@@ -27,12 +27,11 @@ def attack_by_size(
 
     Simulated rates of 0 cannot be drawn on a log scale and are left out.
     """
-    plt = pyplot()
     from matplotlib.ticker import NullFormatter
 
     at = results[np.isclose(results["epsilon"], epsilon) & (results["query"] == query) & results["attacked"]]
     variables = list(dict.fromkeys(results["variable"]))
-    fig, axes = plt.subplots(1, len(variables), figsize=(4.2 * len(variables) + 1, 4.2), squeeze=False)
+    fig, axes = subplots(1, len(variables), figsize=(4.2 * len(variables) + 1, 4.2), squeeze=False)
     for ax, var in zip(axes[0], variables, strict=True):
         part = at[at["variable"] == var]
         if part.empty:  # every sample of this variable was above attack_max_n

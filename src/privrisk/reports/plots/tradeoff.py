@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from privrisk.errors import PrivriskError
 from privrisk.io.files import atomic_path
-from privrisk.reports.plots._base import pyplot, save_figure
+from privrisk.reports.plots._base import axes_or_figure, save_figure
 
 __all__ = ["FORMATS", "alpha_grid", "tradeoff_figure", "tradeoff_figures"]
 
@@ -77,8 +77,17 @@ def tradeoff_figures(
 
 
 def _draw(curves: Sequence[tuple[str, ArrayLike, ArrayLike]], title: str) -> Any:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.2, 5.2))
+    return plot_tradeoff(curves, title=title).figure
+
+
+def plot_tradeoff(
+    curves: Sequence[tuple[str, ArrayLike, ArrayLike]],
+    *,
+    title: str = "Trade-off curve: the best membership test",
+    ax: Any = None,
+) -> Any:
+    """The trade-off curves β(α) (label, α, β), the diagonal of guessing and the corner of no privacy, in ``ax``."""
+    _, ax = axes_or_figure(ax, figsize=(5.2, 5.2))
     diagonal = np.linspace(0.0, 1.0, 2)
     ax.plot(
         diagonal,
@@ -105,7 +114,7 @@ def _draw(curves: Sequence[tuple[str, ArrayLike, ArrayLike]], title: str) -> Any
         fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False,
         handlelength=2.5, labels=[textwrap.fill(t, 60) for t in ax.get_legend_handles_labels()[1]],
     )  # fmt: skip
-    return fig
+    return ax
 
 
 def alpha_grid() -> np.ndarray:

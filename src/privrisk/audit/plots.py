@@ -1,15 +1,26 @@
-"""Figures of the intruder's audit: analogues of Figures 1a/1b and 2a/2b of Sarathy and Muralidhar (2009)."""
+"""Figures of the intruder's audit: analogues of Figures 1a/1b and 2a/2b of Sarathy and Muralidhar (2009).
+
+Each figure is drawn by a ``plot_*`` function into the axes it is given (``ax=``; a new figure on an Agg canvas
+otherwise), and :func:`audit_figures` writes the four as PNG and SVG through the one figure base
+(:func:`privrisk.reports.plots.save_figure`).
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from privrisk._format import number
 from privrisk.audit.intruder import AuditResult
-from privrisk.reports.plots._base import pyplot, save_figure
+from privrisk.reports.plots import axes_or_figure, save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+_SIZE: dict[str, Any] = {"figsize": (7, 4.2)}
 
 
 def _laplace_pdf(x: np.ndarray, mu: float, b: float) -> np.ndarray:
@@ -35,7 +46,27 @@ def _grid(res: AuditResult, scales: list[float]) -> np.ndarray:
     return np.unique(x[(x >= lo) & (x <= hi)])
 
 
-def _two_views(ax, res: AuditResult, b_other: float, label_other: str, title: str) -> None:
+def plot_provider(res: AuditResult, *, ax: Axes | None = None) -> Axes:
+    """Figure 1a: the provider's check, the answers with and without the record, both with the scale b_n.
+
+    Example:
+        >>> from privrisk.audit import audit_data_dependent
+        >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
+        >>> plot_provider(res).get_title()
+        'Evaluation based on b_n (provider)'
+    """
+    label = f"answer without record {res.star}, scale b_n"
+    return _two_views(ax, res, res.b_n, label, "Evaluation based on b_n (provider)")
+
+
+def plot_intruder(res: AuditResult, *, ax: Axes | None = None) -> Axes:
+    """Figure 1b: the intruder's view, the answer without the record with its own scale b_(n−1)."""
+    label = f"answer without record {res.star}, scale b_(n−1) = {number(res.b_star, 3)}"
+    return _two_views(ax, res, res.b_star, label, "Evaluation based on b_(n−1) (intruder)")
+
+
+def _two_views(ax: Axes | None, res: AuditResult, b_other: float, label_other: str, title: str) -> Axes:
+    _, ax = axes_or_figure(ax, **_SIZE)
     x = _grid(res, [res.b_n, b_other])
     ax.plot(
         x,
@@ -48,9 +79,12 @@ def _two_views(ax, res: AuditResult, b_other: float, label_other: str, title: st
     ax.set_ylabel("probability density of the answer")
     ax.set_title(title)
     ax.legend(fontsize="small")
+    return ax
 
 
-def _intruder_laplace(ax, res: AuditResult) -> None:
+def plot_laplace(res: AuditResult, *, ax: Axes | None = None) -> Axes:
+    """Figure 2a: the answer against the Laplace distribution the intruder expects without the record."""
+    _, ax = axes_or_figure(ax, **_SIZE)
     x = _grid(res, [res.b_star])
     ax.plot(x, _laplace_pdf(x, res.f_star, res.b_star), label=f"answer without record {res.star}")
     ax.axvline(
@@ -64,9 +98,12 @@ def _intruder_laplace(ax, res: AuditResult) -> None:
     ax.set_ylabel("probability density of the answer")
     ax.set_title("Evaluation based on the Laplace distribution (intruder)")
     ax.legend(fontsize="small")
+    return ax
 
 
-def _sampling_view(ax, res: AuditResult) -> None:
+def plot_sampling(res: AuditResult, *, ax: Axes | None = None) -> Axes:
+    """Figure 2b: the answer against the sampling distribution of the statistic (the intruder's z-test)."""
+    _, ax = axes_or_figure(ax, **_SIZE)
     h = res.hypothesis
     centre, se = h["centre"], h["se"]
     lo = min(centre - 5 * se, res.response - se)
@@ -78,35 +115,22 @@ def _sampling_view(ax, res: AuditResult) -> None:
     ax.set_ylabel("probability density")
     ax.set_title(f"Intruder's z-test: z = {number(h['z'], 3)}, p = {number(h['p_value'], 3)}")
     ax.legend(fontsize="small")
+    return ax
 
 
 def audit_figures(res: AuditResult, folder: Path) -> list[dict[str, str]]:
     """Write the four figures as PNG and SVG into ``folder``; return their manifest entries."""
-    plt = pyplot()
-    missing = f"without record {res.star}"
-    specs = [
-        (
-            "fig1a_provider",
-            "Figure 1a: the provider's check, both answers with the scale b_n",
-            lambda ax: _two_views(
-                ax, res, res.b_n, f"answer {missing}, scale b_n", "Evaluation based on b_n (provider)"
-            ),
-        ),
+    specs: list[tuple[str, str, Any]] = [
+        ("fig1a_provider", "Figure 1a: the provider's check, both answers with the scale b_n", plot_provider),
         (
             "fig1b_intruder",
             "Figure 1b: the intruder's view, the answer without the record with its own scale b_(n−1)",
-            lambda ax: _two_views(
-                ax,
-                res,
-                res.b_star,
-                f"answer {missing}, scale b_(n−1) = {number(res.b_star, 3)}",
-                "Evaluation based on b_(n−1) (intruder)",
-            ),
+            plot_intruder,
         ),
         (
             "fig2a_laplace",
             "Figure 2a: the answer against the Laplace distribution the intruder expects without the record",
-            lambda ax: _intruder_laplace(ax, res),
+            plot_laplace,
         ),
     ]
     if res.hypothesis["applies"]:
@@ -114,17 +138,12 @@ def audit_figures(res: AuditResult, folder: Path) -> list[dict[str, str]]:
             (
                 "fig2b_sampling",
                 "Figure 2b: the answer against the sampling distribution of the statistic (the z-test)",
-                lambda ax: _sampling_view(ax, res),
+                plot_sampling,
             )
         )
     entries = []
-    for stem, title, draw in specs:
-        fig, ax = plt.subplots(figsize=(7, 4.2))
-        try:
-            draw(ax)
-        except Exception:
-            plt.close(fig)
-            raise
-        save_figure(fig, folder, stem, dpi=120, tight=True)
+    for stem, title, plot in specs:
+        ax = plot(res)
+        save_figure(ax.figure, folder, stem, dpi=120, tight=True)
         entries.append({"title": title, "svg": f"{stem}.svg", "png": f"{stem}.png"})
     return entries
