@@ -123,3 +123,21 @@ def test_report_bad_out_and_rows(cli, tmp_path):
 def test_report_needs_a_folder(cli, tmp_path):
     r = cli("report", "--out", tmp_path / "r.html")
     assert r.code == 2 and "Traceback" not in r.err
+
+
+def test_explain_takes_every_guarantee_risk_takes(cli, tmp_path):
+    """The page for DP-SGD, a Rényi curve or a mixed composition states the same advantage as `risk --json`."""
+    releases = tmp_path / "releases.toml"
+    releases.write_text('[[release]]\nmechanism = "laplace"\nscale = 2\ncount = 3\n', encoding="utf-8")
+    for args in (
+        ["--dpsgd", "6000,256,1", "--sigma", "1.1"],
+        ["--renyi", "2:0.5,4:1.1,8:2.3"],
+        ["--releases", releases],
+        ["--rho", "0.1", "--compose", "3", "--group", "2"],
+        ["--mechanism", "laplace", "--scale", "2", "--sample-rate", "0.1", "--compose", "3"],
+    ):
+        page = cli("explain", *args, "--json").json
+        risk = cli("risk", *args, "--json").json
+        assert page["advantage"] == pytest.approx(risk["advantage"], rel=1e-9), args
+    r = cli("explain", "--releases", tmp_path / "missing.toml", "--json")
+    assert r.code == 2 and "--releases" in r.err

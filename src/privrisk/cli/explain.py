@@ -50,6 +50,14 @@ def explain_command(
     sigma: float | None = A.SIGMA,
     sensitivity: float | None = A.SENSITIVITY,
     compose: int | None = A.COMPOSE,
+    renyi: str | None = A.RENYI,
+    categories: int | None = A.CATEGORIES,
+    dpsgd: str | None = A.DPSGD,
+    releases: Path | None = A.RELEASES,
+    opacus_history: Path | None = A.OPACUS_HISTORY,
+    sample_rate: float | None = A.SAMPLE_RATE,
+    sampling: str | None = A.SAMPLING,
+    group: int | None = A.GROUP,
     n: int | None = typer.Option(
         None, "--n", help="Number of people the attacker must pick among (≥ 2), when it is known."
     ),
@@ -69,7 +77,9 @@ def explain_command(
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
     options = {"epsilon": epsilon, "delta": delta, "rho": rho, "mu": mu, "mechanism": mechanism, "scale": scale,
-               "sigma": sigma, "sensitivity": sensitivity, "compose": compose}  # fmt: skip
+               "sigma": sigma, "sensitivity": sensitivity, "compose": compose, "renyi": renyi,
+               "categories": categories, "dpsgd": dpsgd, "releases": releases, "opacus_history": opacus_history,
+               "sample_rate": sample_rate, "sampling": sampling, "group": group}  # fmt: skip
     # A pure ε (δ = 0 included) keeps the page of Mehner et al. with its slider; anything else is told from its curve.
     if delta or any(v is not None for k, v in options.items() if k not in ("epsilon", "delta")):
         _explain_guarantee(options, n, compare, lang, out_path, as_json)
@@ -110,7 +120,9 @@ def _explain_guarantee(
 
     g = A.guarantee_from_options(**options)
     eps = parse_epsilon(options["epsilon"], name="--epsilon") if options["epsilon"] is not None else None
-    name = guarantee_name(**{**options, "epsilon": eps}, lang=lang)
+    named = ("epsilon", "delta", "rho", "mu", "mechanism", "scale", "sigma", "sensitivity", "compose", "categories",
+             "renyi", "dpsgd")  # fmt: skip
+    name = guarantee_name(**{**{k: options[k] for k in named}, "epsilon": eps}, lang=lang)
     doc = guarantee_document(g, n=n, lang=lang, name=name)
     if out_path is None and not as_json:
         raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
