@@ -1,4 +1,4 @@
-"""``privrisk calibrate`` and ``privrisk tradeoff``, and the guarantee options that ``risk`` and ``explain`` share.
+"""``privrisk tradeoff``, and the guarantee options that ``risk`` and ``explain`` share.
 
 A guarantee is given exactly one way: ``--epsilon E [--delta D]``, ``--rho R``, ``--mu M``, or a mechanism
 ``--mechanism laplace|gaussian|rr`` with ``--epsilon``, ``--scale`` or ``--sigma`` and ``--sensitivity``; then
@@ -18,7 +18,7 @@ import typer
 
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, parse_epsilon
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -185,56 +185,6 @@ def _target(
         return name, float(head), float(tail) if at else math.nan
     except ValueError:
         raise PrivriskError(f"--target-tpr: give TPR@FPR such as 0.1@0.01, got {value!r}") from None
-
-
-@app.command("calibrate")
-def calibrate_command(
-    target_advantage: float | None = typer.Option(None, "--target-advantage", help="Largest advantage of the best attacker."),
-    target_success: float | None = typer.Option(None, "--target-success", help="Largest success of the best attacker."),
-    target_tpr: str | None = typer.Option(None, "--target-tpr", help="Largest true-positive rate at a false-positive rate: TPR@FPR, e.g. 0.1@0.01."),
-    target_risk: float | None = typer.Option(None, "--target-risk", help="Largest risk of singling out one of --n people."),
-    n: int | None = typer.Option(None, "--n", help="Number of candidates (with --target-risk)."),
-    mechanism: str | None = typer.Option(None, "--mechanism", help="laplace (solve for the scale), gaussian (σ) or rr (ε)."),
-    solve_for: str | None = typer.Option(None, "--solve-for", help="epsilon, rho, mu, scale or sigma (default: what --mechanism needs, else epsilon)."),
-    delta: float | None = typer.Option(None, "--delta", help="δ of (ε, δ)-DP (Gaussian σ by the analytic Gaussian mechanism)."),
-    sensitivity: float = typer.Option(1.0, "--sensitivity", help="Sensitivity Δ of the query."),
-    prior: float = typer.Option(0.5, "--prior", help="The attacker's prior that a person is in the data."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
-) -> None:  # fmt: skip
-    """The least noise (or the largest ε, ρ, μ) that keeps a chosen risk at or below a target.
-
-    Example: privrisk calibrate --target-success 0.6 --mechanism laplace
-    """
-    from privrisk import accounting as A
-
-    target, value, fpr = _target(target_advantage, target_success, target_tpr, target_risk)
-    m = None if mechanism is None else check_choice(mechanism, MECHANISMS, name="--mechanism")
-    default = {"laplace": "scale", "gaussian": "sigma", "rr": "epsilon", None: "epsilon"}[m]
-    solve = check_choice(solve_for or default, SOLVE_FOR, name="--solve-for")
-    if target == "risk" and n is None:
-        raise PrivriskError("--n: --target-risk needs the number of candidates --n")
-    if n is not None and target != "risk":
-        raise PrivriskError("--n: only with --target-risk")
-    if delta is not None:
-        _delta(delta)
-    PARAM_OPTIONS["calibrate"]["value"] = (
-        f"--target-{target}"  # the library's target value is the option given
-    )
-    c = A.calibrate(target=target, value=value, solve_for=solve, mechanism=m, delta=delta,  # type: ignore[arg-type]
-                    sensitivity=sensitivity, fpr=fpr, n=n, prior=prior)  # fmt: skip
-    doc = {"target": c.target, "target_value": c.target_value, "fpr": fpr, "n": n, "prior": prior,
-           "solve_for": c.solve_for, "parameter": c.parameter, "achieved": c.achieved, "method": c.method,
-           "guarantee": c.guarantee.label, "conversion": c.guarantee.conversion}  # fmt: skip
-    if as_json:
-        emit_json(doc)
-        return
-    what = {"advantage": "an advantage", "success": "a success", "risk": f"a many-worlds risk among {n or 2:,} candidates",
-            "tpr": f"a true-positive rate at false-positive rate {fpr if fpr is not None else 0:g}"}[target]  # fmt: skip
-    best = "least" if solve in ("scale", "sigma") else "largest"
-    symbol = {"epsilon": "ε", "rho": "ρ", "mu": "μ", "scale": "Laplace scale b", "sigma": "Gaussian σ"}[solve]
-    out.print(f"The {best} {symbol} is {c.parameter:.6g}: {c.guarantee.label}.")
-    out.print(f"It gives the best attacker {what} of {c.achieved:.6g} (target {value:g}).")
-    err.print(f"Method: {c.method}.")
 
 
 # --------------------------------------------------------------------------------------------------------------
