@@ -397,7 +397,12 @@ def calibrate(
     build, increasing, method = _family(kind, unknown, family_delta)
     try:
         x = _bisect(lambda v: modify(build(v)), risk, bound, increasing=increasing)
-    except PrivriskError:
+    except PrivriskError as e:
+        if "stays below" in str(e):
+            raise PrivriskError(
+                f"value: {name} stays at or below {bound:g} for every {unknown} from e^-60 to e^60",
+                param="value",
+            ) from None
         raise PrivriskError(
             f"value: no {unknown} keeps {name} at or below {bound:g}"
             + (
