@@ -20,6 +20,7 @@ from privrisk.accounting import (
     renyi_dp,
     zcdp,
 )
+from privrisk.accounting.concentrated import zcdp_deltas, zcdp_epsilon
 
 
 def test_laplace_and_randomized_response_at_epsilon_1():
@@ -168,7 +169,10 @@ OPENDP_ZCDP = [
 
 @pytest.mark.parametrize(("rho", "delta", "epsilon"), OPENDP_ZCDP)
 def test_zcdp_matches_opendp_values(rho, delta, epsilon):
-    assert zcdp(rho).epsilon_at(delta) == pytest.approx(epsilon, rel=1e-12)
+    # The closed form is OpenDP's; the guarantee's ε(δ) inverts its trade-off curve's profile where that is
+    # smaller (privrisk.accounting.concentrated), so it is never above it.
+    assert zcdp_epsilon(rho, delta) == pytest.approx(epsilon, rel=1e-12)
+    assert zcdp(rho).epsilon_at(delta) <= epsilon * (1 + 1e-12)
 
 
 def test_zcdp_matches_opendps_own_test_values():
@@ -176,10 +180,13 @@ def test_zcdp_matches_opendps_own_test_values():
     # Gaussian mechanism with scale 4 at d_in = 1, ρ = (1/4)²/2; ε(10⁻³) = 0.6880024554878086 and
     # δ(0.6880024554878085) = 10⁻³. Its δ(0) = 0.1508457845622862 is the bare conversion; Pinsker's inequality
     # gives √(ρ/2) = 0.125 here, which is smaller, and both are valid.
-    g = zcdp((1 / 4) ** 2 / 2)
-    assert g.epsilon_at(1e-3) == pytest.approx(0.6880024554878086, rel=1e-13)
-    assert g.delta_at(0.6880024554878085) == pytest.approx(1e-3, rel=1e-9)
-    assert g.delta_at(0.0) == pytest.approx(min(0.1508457845622862, math.sqrt(1 / 64)), rel=1e-12)
+    rho = (1 / 4) ** 2 / 2
+    assert zcdp_epsilon(rho, 1e-3) == pytest.approx(0.6880024554878086, rel=1e-13)
+    assert zcdp_deltas(rho, np.array([0.6880024554878085]))[0] == pytest.approx(1e-3, rel=1e-9)
+    g = zcdp(rho)
+    assert g.epsilon_at(1e-3) <= 0.6880024554878086 and g.delta_at(0.6880024554878085) <= 1e-3
+    # δ(0) is now the advantage of the trade-off curve, below both closed forms and above the Gaussian's own.
+    assert gaussian_dp(0.25).delta_at(0.0) <= g.delta_at(0.0) <= min(0.1508457845622862, math.sqrt(1 / 64))
 
 
 @pytest.mark.parametrize("rho", [1e-3, 0.125, 1.0, 2.63, 40.0])
@@ -191,7 +198,8 @@ def test_zcdp_matches_opendp_live(rho):
     assert gaussian.map(1.0) == pytest.approx(rho, rel=1e-12)
     profile = dp.c.make_zCDP_to_approxDP(gaussian).map(1.0)
     for delta in (1e-9, 1e-5, 1e-2):
-        assert zcdp(rho).epsilon_at(delta) == pytest.approx(profile.epsilon(delta), rel=1e-10, abs=1e-12)
+        assert zcdp_epsilon(rho, delta) == pytest.approx(profile.epsilon(delta), rel=1e-10, abs=1e-12)
+        assert zcdp(rho).epsilon_at(delta) <= profile.epsilon(delta) * (1 + 1e-10) + 1e-12
 
 
 def test_zcdp_profile_and_inverse_agree():
@@ -206,8 +214,8 @@ def test_zcdp_profile_is_the_optimised_formula():
     rho, eps = 0.3, 2.0
     alphas = np.linspace(1.001, 30, 200_000)
     grid = np.min(np.exp((alphas - 1) * (alphas * rho - eps)) / (alphas - 1) * (1 - 1 / alphas) ** alphas)
-    assert zcdp(rho).delta_at(eps) == pytest.approx(grid, rel=1e-6)
-    assert zcdp(rho).delta_at(eps) <= grid
+    assert zcdp_deltas(rho, np.array([eps]))[0] == pytest.approx(grid, rel=1e-6)
+    assert zcdp(rho).delta_at(eps) <= zcdp_deltas(rho, np.array([eps]))[0] <= grid
 
 
 def test_zcdp_is_looser_than_the_gaussian_it_comes_from():
@@ -222,8 +230,9 @@ def test_renyi_conversion_formula():
     g = renyi_dp([4.0], [1.0])
     delta = 1e-5
     expected = 1.0 + math.log(1 - 1 / 4) - (math.log(delta) + math.log(4)) / 3
-    assert g.epsilon_at(delta) == pytest.approx(expected, rel=1e-14)
-    assert g.delta_at(expected) == pytest.approx(delta, rel=1e-10)
+    assert g._closed_epsilon(delta) == pytest.approx(expected, rel=1e-14)
+    # The guarantee also reads its trade-off curve's profile, never above the closed form.
+    assert g.epsilon_at(delta) <= expected and g.delta_at(expected) <= delta * (1 + 1e-10)
 
 
 def test_renyi_of_zcdp_approaches_zcdp():

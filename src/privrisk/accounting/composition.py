@@ -617,7 +617,9 @@ class GroupGuarantee(Guarantee):
         e = np.asarray(epsilon, dtype=float) / self.k
         with np.errstate(divide="ignore"):
             log_delta = math.log(self.k) + (self.k - 1) * e + np.log(self.base._deltas(e))
-        return np.exp(np.minimum(log_delta, 0.0))
+        # A profile decreases, so the bound at ε = 0 holds at every ε (and keeps this one decreasing).
+        cap = min(1.0, self.k * float(self.base._deltas(np.array([0.0]))[0]))
+        return np.minimum(np.exp(np.minimum(log_delta, 0.0)), cap)
 
     @property
     def pure_epsilon(self) -> float | None:

@@ -63,8 +63,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Gather the results of several commands (their manifest.json) into one self-contained HTML page.",
     ),
     "calibrate": (
-        "accounting",
-        "The least noise (or the largest ε, ρ, μ) that keeps a chosen risk at or below a target.",
+        "calibrate",
+        "The least noise (or the largest ε, ρ, μ, sample rate or number of steps) that keeps a chosen risk at or below a target.",
     ),
     "tradeoff": (
         "accounting",

@@ -176,38 +176,6 @@ def _delta(value: float, name: str = "--delta") -> float:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# privrisk calibrate
-# --------------------------------------------------------------------------------------------------------------
-
-SOLVE_FOR = ("epsilon", "rho", "mu", "scale", "sigma")
-PARAM_OPTIONS["calibrate"] = {"fpr": "--target-tpr"}
-
-
-def _target(
-    advantage: float | None, success: float | None, tpr: str | None, risk: float | None
-) -> tuple[str, float, float | None]:
-    given = [
-        (name, v)
-        for name, v in (("advantage", advantage), ("success", success), ("tpr", tpr), ("risk", risk))
-        if v is not None
-    ]
-    if len(given) != 1:
-        got = " and ".join(f"--target-{n}" for n, _ in given) or "none"
-        raise PrivriskError(
-            f"--target-{given[1][0] if given else 'advantage'}: give exactly one of --target-advantage, "
-            f"--target-success, --target-tpr A@FPR or --target-risk; got {got}"
-        )
-    name, value = given[0]
-    if name != "tpr":
-        return name, float(value), None
-    head, at, tail = str(value).partition("@")
-    try:
-        return name, float(head), float(tail) if at else math.nan
-    except ValueError:
-        raise PrivriskError(f"--target-tpr: give TPR@FPR such as 0.1@0.01, got {value!r}") from None
-
-
-# --------------------------------------------------------------------------------------------------------------
 # privrisk tradeoff
 # --------------------------------------------------------------------------------------------------------------
 
