@@ -133,8 +133,8 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     other classes enter the measures only through their number (and δ_min = 0 when there is one). So the
     population's finest classes are looked up among the research subset's C_T keys at the node (a semi-join:
     one ``searchsorted`` per class into the sorted research keys) and summed there, and the misses are only
-    counted: O(C_P log C_T) per node and a few arrays of C_P integers, never a sort of every class's key (except
-    to count the distinct missed keys). The classes come out in key order, as from :func:`roll_up`, and
+    counted: O(C_P log C_T) per node and a few arrays of C_P integers, never a sort of every class's key (the
+    distinct missed keys are marked in an array of the node's keys when it is small, sorted only otherwise). The classes come out in key order, as from :func:`roll_up`, and
     ``Rolled.pop_only`` holds the number of population classes left out.
 
     Example:
@@ -164,7 +164,14 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     np.minimum(pos, max(present.size - 1, 0), out=pos)
     hit = present[pos] == key_p if present.size else np.zeros(key_p.size, dtype=bool)
     pop = np.bincount(pos[hit], weights=enc.pop_counts[hit].astype(np.float64), minlength=present.size)
-    pop_only = int(np.unique(key_p[~hit]).size)
+    missed = key_p[~hit]
+    total = math.prod(sizes)
+    if total <= max(_DENSE_LIMIT, 2 * missed.size):  # few keys at this node: mark them instead of sorting
+        seen = np.zeros(total, dtype=bool)
+        seen[missed] = True
+        pop_only = int(np.count_nonzero(seen))
+    else:
+        pop_only = int(np.unique(missed).size)
     codes = np.stack(np.unravel_index(present, sizes), axis=1).astype(np.int64).reshape(present.size, -1)
     return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), inv, pop_only)
 
