@@ -134,8 +134,9 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     population's finest classes are looked up among the research subset's C_T keys at the node (a semi-join:
     one ``searchsorted`` per class into the sorted research keys) and summed there, and the misses are only
     counted: O(C_P log C_T) per node and a few arrays of C_P integers, never a sort of every class's key (the
-    distinct missed keys are marked in an array of the node's keys when it is small, sorted only otherwise). The classes come out in key order, as from :func:`roll_up`, and
-    ``Rolled.pop_only`` holds the number of population classes left out.
+    distinct missed keys are marked in an array of the node's keys when it is small, sorted only otherwise). The
+    classes come out in key order, as from :func:`roll_up`, and ``Rolled.pop_only`` holds the number of
+    population classes left out.
 
     Example:
         >>> enc = Encoded(np.array([[0, 1]]), np.array([1]), np.array([[0, 0], [0, 1], [1, 1]]),
