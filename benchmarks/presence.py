@@ -14,8 +14,8 @@ Targets on this 2-core machine:
 
 Issue 25 (``--grid large``): a census grid above the 2²⁴ cells counted densely (400 regions × single years of age
 × sex × 8 education levels × 40 occupations), one node (ages in ten-year classes) in ≤ 45 s including reading and
-≤ 3 GB at 10⁸ rows, with the same δ as a count by DuckDB alone; printed beside the previous way (the five columns
-grouped by DuckDB into pandas, every class rolled up at every node) run on the same files.
+≤ 3 GB at 10⁸ rows, with the same δ as a count by DuckDB alone; printed beside the previous way (every class
+rolled up at every node) run on the same files.
 
 The population is generated (seeded) chunk by chunk and written with pyarrow's ``ParquetWriter``, so that no more
 than one chunk of rows is ever in memory, and cached (``--cache``, default ``$PRIVRISK_BENCH_CACHE`` or the
@@ -182,15 +182,13 @@ def _cpu() -> float:
 def measure_large(pop_path: Path, data_path: Path, previous: bool) -> dict:
     """The large grid, in this process: read once, one node, then LARGE_NODES more; times and peak memory.
 
-    ``previous``: the way before issue 25, for the baseline column: the five columns grouped by DuckDB's GROUP BY
-    into pandas and every node rolled up over every class (the packed key and the sparse roll-up switched off).
+    ``previous``: the way before issue 25, for the baseline column: every node rolled up over every class, the
+    population's classes without research records included (the sparse roll-up switched off).
     """
-    import privrisk.io.engine as engine
     from privrisk import delta_presence, prepare_presence
     from privrisk.presence import lattice
 
     if previous:
-        engine._group_packed = lambda *args, **kwargs: None  # type: ignore[assignment]
         lattice._SPARSE_CELLS = 2**63
     out: dict = {}
     t0, c0 = time.perf_counter(), _cpu()
@@ -252,7 +250,8 @@ def _run_large(n_pop: int, pop_path: Path, data_path: Path) -> None:
     print(f"{'read once, wall (CPU) (s)':34}{'':>12}{_pair(ours, 'read')}{_pair(prev, 'read')}")
     print(f"{'one node with reading, wall (CPU)':34}{target_s:>12}{_pair(ours, 'node')}{_pair(prev, 'node')}")
     print(f"{'each further node, wall (CPU)':34}{'':>12}{_pair(ours, 'per_node')}{_pair(prev, 'per_node')}")
-    print(f"{'peak memory (MB, max RSS)':34}{'≤ 3,072':>12}{ours['peak_mb']:>16.0f}{prev['peak_mb']:>16.0f}")
+    print(f"{'peak memory, one node (MB)':34}{'≤ 3,072':>12}{ours['peak_node_mb']:>16.0f}{prev['peak_node_mb']:>16.0f}")
+    print(f"{'peak memory, all (MB, max RSS)':34}{'≤ 3,072':>12}{ours['peak_mb']:>16.0f}{prev['peak_mb']:>16.0f}")
     same = ours["node"] == prev["node"] and ours["deltas"] == prev["deltas"]
     o = ours["node"]
     print(f"the node {LARGE_NODE}: δ_max, k-map, classes: ours {o['delta_max']:.6f}, {o['k_map']}, {o['classes']:,}; "

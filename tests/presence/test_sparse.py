@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 import privrisk.io.engine as engine
 from privrisk import delta_presence, prepare_presence
-from privrisk.io.engine import group_counts
 from privrisk.presence import lattice as _lattice
 
 QI = ["a", "b", "c"]
@@ -84,7 +83,7 @@ def test_sparse_roll_up_matches_pandas_on_files(tmp_path, monkeypatch):
     pq.write_table(pa.Table.from_pandas(T, preserve_index=False), tmp_path / "t.parquet")
     monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 100)  # 50 × 30 × 4 cells: the census path
     monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 100)
-    monkeypatch.setattr(engine, "DENSE_GROUP_CELLS", 100)  # grouped on the packed key by DuckDB
+    monkeypatch.setattr(engine, "DENSE_GROUP_CELLS", 100)  # grouped by DuckDB's GROUP BY statement
     prep = prepare_presence(tmp_path / "t.parquet", tmp_path / "p.parquet", QI, hierarchies=HIER)
     assert prep.cube is None and _lattice.cube_cells(prep.enc) > _lattice._SPARSE_CELLS
     for la, lb, lc in NODES:
@@ -120,15 +119,3 @@ def test_sparse_summary_and_all_classes(monkeypatch):
     every = delta_presence(prep, all_classes=True)
     assert len(every.classes) == every.summary["population_classes"] == P.value_counts().size
     assert every.summary == delta_presence(prep).summary
-
-
-def test_packed_group_by_matches_pandas(tmp_path, monkeypatch):
-    _, P = _tables(5, n_pop=20_000)
-    P["a"] = P["a"] + 1000  # codes that do not start at 0
-    pq.write_table(pa.Table.from_pandas(P, preserve_index=False), tmp_path / "p.parquet")
-    monkeypatch.setattr(engine, "DENSE_GROUP_CELLS", 10)
-    hist, _ = group_counts(tmp_path / "p.parquet", QI)
-    want = P.value_counts().sort_index()
-    got = hist.set_index(QI)["__n"].sort_index()
-    assert list(hist.dtypes[QI]) == list(P.dtypes[QI])
-    pd.testing.assert_series_equal(got.astype(np.int64), want.astype(np.int64), check_names=False)

@@ -368,8 +368,7 @@ def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.Da
     packed BIGINT key per row (``Σ (c_j − min_j)·stride_j``) in Arrow batches, and ``np.bincount`` adds them
     into the grid, which is much lighter than a hash table of five columns. The result has the rows, columns and
     types of :func:`group_sql`'s statement (in key order). None when a column is not such an integer, holds
-    empty values (the GROUP BY path reports them) or the grid has 2⁶² cells or more; a grid above
-    :data:`DENSE_GROUP_CELLS` cells is grouped on the packed key by DuckDB instead (:func:`_group_packed`).
+    empty values (the GROUP BY path reports them) or the grid is larger than :data:`DENSE_GROUP_CELLS`.
     """
     if not columns or any(types[c].upper() not in _DENSE_TYPES for c in columns):
         return None
@@ -381,13 +380,11 @@ def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.Da
     lows = [int(row[3 * j]) for j in range(len(columns))]
     sizes = [int(row[3 * j + 1]) - lows[j] + 1 for j in range(len(columns))]
     cells = math.prod(sizes)
-    if cells >= 2**62:
+    if cells > DENSE_GROUP_CELLS:
         return None
     key = f"(CAST({quoted[0]} AS BIGINT) - {lows[0]})"
     for q, lo, size in zip(quoted[1:], lows[1:], sizes[1:], strict=True):
         key = f"({key} * {size} + (CAST({q} AS BIGINT) - {lo}))"
-    if cells > DENSE_GROUP_CELLS:
-        return _group_packed(rel, key, columns, types, lows, sizes)
     counts = np.zeros(cells, dtype=np.int64)
     reader = rel.query("__t", f"SELECT {key} AS k FROM __t").to_arrow_reader(_DENSE_BATCH)
     for batch in reader:
@@ -399,40 +396,6 @@ def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.Da
     )
     hist["__n"] = counts[present]
     hist["__min"] = np.zeros(present.size, dtype=np.int32)
-    return hist
-
-
-def _group_packed(
-    rel, key: str, columns: Sequence[str], types: Mapping[str, str], lows: list[int], sizes: list[int]
-) -> pd.DataFrame:
-    """The GROUP BY of integer columns on a grid too large to count densely: one packed key per row, grouped.
-
-    A census grid (postcodes × single years × sex × …) passes :data:`DENSE_GROUP_CELLS`. DuckDB groups the one
-    BIGINT key (a hash table of two BIGINTs per class instead of the five columns, spilled beyond its memory
-    limit) and streams the classes out in Arrow batches; numpy unpacks the keys into the columns' own small
-    types. The same rows as :func:`group_sql`'s statement (in key order).
-    """
-    reader = rel.query("__t", f"SELECT {key} AS k, COUNT(*) AS n FROM __t GROUP BY k").to_arrow_reader(
-        _DENSE_BATCH
-    )
-    keys, counts = [], []
-    for batch in reader:
-        keys.append(batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
-        counts.append(batch.column(1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False))
-    k = np.concatenate(keys) if keys else np.zeros(0, np.int64)
-    n = np.concatenate(counts) if counts else np.zeros(0, np.int64)
-    del keys, counts
-    order = np.argsort(k, kind="stable")
-    k, n = k[order], n[order]
-    del order
-    columns_out: dict[str, np.ndarray] = {}
-    for j in range(len(columns) - 1, -1, -1):  # the last column is the fastest digit of the key
-        c = columns[j]
-        columns_out[c] = (lows[j] + k % sizes[j]).astype(_DENSE_TYPES[types[c].upper()])
-        k //= sizes[j]
-    hist = pd.DataFrame({c: columns_out[c] for c in columns})
-    hist["__n"] = n
-    hist["__min"] = np.zeros(n.size, dtype=np.int32)
     return hist
 
 
