@@ -8,6 +8,7 @@ that a small table takes the census path.
 from __future__ import annotations
 
 import itertools
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -96,9 +97,12 @@ def test_sparse_roll_up_matches_the_full_roll_up(seed, share):
     """Every listed class equals the full roll-up's; the tally is the full roll-up's classes without records."""
     T, P = _tables(seed, n_pop=500, share=share)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
-    for levels in itertools.product(*(range(b, h) for b, h in zip(prep.enc.base, prep.enc.heights, strict=True))):
+    nodes = itertools.product(*(range(b, h) for b, h in zip(prep.enc.base, prep.enc.heights, strict=True)))
+    for levels, dense_limit in itertools.product(nodes, (_lattice._DENSE_LIMIT, 0)):
         full = _lattice.roll_up(prep.enc, levels, every_class=True)
-        sparse = _lattice.roll_up_present(prep.enc, levels)
+        # dense_limit 0: the missed population classes counted by sorting them, not by marking them.
+        with mock.patch.object(_lattice, "_DENSE_LIMIT", dense_limit):
+            sparse = _lattice.roll_up_present(prep.enc, levels)
         held = full.data > 0
         np.testing.assert_array_equal(sparse.codes, full.codes[held])
         np.testing.assert_array_equal(sparse.data, full.data[held])
