@@ -84,6 +84,7 @@ def test_sparse_roll_up_matches_pandas_on_files(tmp_path, monkeypatch):
     pq.write_table(pa.Table.from_pandas(T, preserve_index=False), tmp_path / "t.parquet")
     monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 100)  # 50 × 30 × 4 cells: the census path
     monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 100)
+    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)  # fine nodes look their classes up, coarse ones count densely
     monkeypatch.setattr(engine, "DENSE_GROUP_CELLS", 100)  # grouped by DuckDB's GROUP BY statement
     prep = prepare_presence(tmp_path / "t.parquet", tmp_path / "p.parquet", QI, hierarchies=HIER)
     assert prep.cube is None and _lattice.cube_cells(prep.enc) > _lattice._SPARSE_CELLS
@@ -100,7 +101,7 @@ def test_sparse_roll_up_matches_the_full_roll_up(seed, share):
     nodes = itertools.product(*(range(b, h) for b, h in zip(prep.enc.base, prep.enc.heights, strict=True)))
     for levels, dense_limit in itertools.product(nodes, (_lattice._DENSE_LIMIT, 0)):
         full = _lattice.roll_up(prep.enc, levels, every_class=True)
-        # dense_limit 0: the missed population classes counted by sorting them, not by marking them.
+        # dense_limit 0: the finest nodes by looking classes up (the grid has more cells than twice the classes).
         with mock.patch.object(_lattice, "_DENSE_LIMIT", dense_limit):
             sparse = _lattice.roll_up_present(prep.enc, levels)
         held = full.data > 0

@@ -133,10 +133,10 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     other classes enter the measures only through their number (and δ_min = 0 when there is one). So the
     population's finest classes are looked up among the research subset's C_T keys at the node (a semi-join:
     one ``searchsorted`` per class into the sorted research keys) and summed there, and the misses are only
-    counted: O(C_P log C_T) per node and a few arrays of C_P integers, never a sort of every class's key (the
-    distinct missed keys are marked in an array of the node's keys when it is small, sorted only otherwise). The
-    classes come out in key order, as from :func:`roll_up`, and ``Rolled.pop_only`` holds the number of
-    population classes left out.
+    counted: O(C_P log C_T) per node and a few arrays of C_P integers, never an argsort of every class's key.
+    Nodes with few keys (coarse ones) take :func:`roll_up`'s dense count and keep the classes holding research
+    records. The classes come out in key order, as from :func:`roll_up`, and ``Rolled.pop_only`` holds the number
+    of population classes left out.
 
     Example:
         >>> enc = Encoded(np.array([[0, 1]]), np.array([1]), np.array([[0, 0], [0, 1], [1, 1]]),
@@ -150,7 +150,11 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     """
     levels = [int(x) for x in levels]
     sizes = [int(enc.sizes[j][lvl]) for j, lvl in enumerate(levels)]
-    if math.prod(sizes) >= 2**62:  # keys would overflow int64: compact them together, as roll_up does
+    total = math.prod(sizes)
+    classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
+    if total >= 2**62 or total <= max(_DENSE_LIMIT, 2 * classes):
+        # Few keys at this node: roll_up's dense count of every class is cheaper than looking each class up (a
+        # searchsorted costs ~log₂ C_T cache misses per class). Too many for one int64: roll_up compacts them.
         full = roll_up(enc, levels, every_class=True)
         held = full.data > 0
         return Rolled(full.codes[held], full.data[held], full.pop[held],
@@ -165,15 +169,9 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     np.minimum(pos, max(present.size - 1, 0), out=pos)
     hit = present[pos] == key_p if present.size else np.zeros(key_p.size, dtype=bool)
     pop = np.bincount(pos[hit], weights=enc.pop_counts[hit].astype(np.float64), minlength=present.size)
-    missed = key_p[~hit]
-    total = math.prod(sizes)
-    if total <= max(_DENSE_LIMIT, 2 * missed.size):  # few keys at this node: mark them instead of sorting
-        seen = np.zeros(total, dtype=bool)
-        seen[missed] = True
-        pop_only = int(np.count_nonzero(seen))
-    else:  # np.sort, not np.unique: numpy 2.4's unique of 3·10⁶ int64 keys took 170× as long as this sort
-        ordered = np.sort(missed)
-        pop_only = int(ordered.size > 0) + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+    # np.sort, not np.unique: numpy 2.4's unique of 3·10⁶ int64 keys took 170× as long as this sort.
+    ordered = np.sort(key_p[~hit])
+    pop_only = int(ordered.size > 0) + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
     codes = np.stack(np.unravel_index(present, sizes), axis=1).astype(np.int64).reshape(present.size, -1)
     return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), inv, pop_only)
 
