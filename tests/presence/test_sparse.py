@@ -124,3 +124,38 @@ def test_sparse_summary_and_all_classes(monkeypatch):
     every = delta_presence(prep, all_classes=True)
     assert len(every.classes) == every.summary["population_classes"] == P.value_counts().size
     assert every.summary == delta_presence(prep).summary
+
+
+def test_search_is_the_same_on_the_sparse_path(monkeypatch):
+    """A search (with suppression, so that δ_max is not monotone) finds the same nodes with the same measures."""
+    from privrisk import search_generalisation
+
+    T, P = _tables(7, n_pop=3000, share=0.1)
+    want = search_generalisation(T, P, QI, hierarchies=HIER, delta_max=0.2, k=3, suppression=0.02)
+    monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 0)
+    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
+    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)
+    got = search_generalisation(T, P, QI, hierarchies=HIER, delta_max=0.2, k=3, suppression=0.02)
+    assert got.best is not None and want.best is not None
+    pd.testing.assert_frame_equal(got.minimal, want.minimal)
+    pd.testing.assert_frame_equal(got.nodes, want.nodes)
+    assert got.best.summary == want.best.summary
+    pd.testing.assert_frame_equal(got.best.classes, want.best.classes)
+
+
+def test_inconsistent_subset_found_on_the_sparse_path(monkeypatch):
+    """A research class missing from the population is reported, and lifted with allow_inconsistent."""
+    from privrisk.errors import PrivacyLeakWarning
+    from privrisk.presence.prepare import InconsistentSubsetError
+
+    T, P = _tables(11, n_pop=2000)
+    P = P[~((P["a"] == T.loc[0, "a"]) & (P["b"] == T.loc[0, "b"]) & (P["c"] == T.loc[0, "c"]))]
+    monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 0)
+    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
+    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)
+    with pytest.raises(InconsistentSubsetError) as info:
+        prepare_presence(T, P, QI, hierarchies=HIER)
+    assert len(info.value.classes) == 1 and info.value.classes["population_count"].tolist() == [0]
+    with pytest.warns(PrivacyLeakWarning):
+        prep = prepare_presence(T, P, QI, hierarchies=HIER, allow_inconsistent=True)
+    assert delta_presence(prep).summary["delta_max"] == 1.0
