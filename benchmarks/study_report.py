@@ -15,6 +15,9 @@ run of ours, in a child like the previous one, also times writing the folder (``
 import, the figures, the page and the files), which both children print. Both ways must write the same
 results.parquet and summary.csv.
 
+Issue 25 adds the log-spaced case (20 proportions from 1 % to 100 %) beside the linear one (from 5 %), and the
+previous way also draws its samples as before (``Generator.permutation`` and a copy of the prefix).
+
 Run: ``python benchmarks/study_report.py`` (the issue's case, the median of ``--repeat`` runs, 3 by default) or
 ``python benchmarks/study_report.py --quick`` (N = 100,000, 10 repetitions, one run each).
 """
@@ -48,8 +51,16 @@ def write_incomes(path: Path, n: int, seed: int = 0) -> None:
     pq.write_table(pa.table({"income": income}), path)
 
 
-def study_arguments(path: Path, out: Path, reps: int) -> list[str]:
-    proportions = np.round(np.linspace(1 / 20, 1.0, 20), 4)
+#: The two sets of 20 proportions: issue 14's (linear from 5 %) and issue 25's (log-spaced from 1 %, heavier: the
+#: small samples cost as much per repetition and the largest ones are the same).
+SPACINGS = {
+    "linear 5 %–100 %": np.round(np.linspace(1 / 20, 1.0, 20), 4),
+    "log-spaced 1 %–100 %": np.round(np.geomspace(0.01, 1.0, 20), 4),
+}
+
+
+def study_arguments(path: Path, out: Path, reps: int, spacing: str = "linear 5 %–100 %") -> list[str]:
+    proportions = SPACINGS[spacing]
     return ["study", str(path), "-c", "income", "-q", ",".join(QUERIES), "-e", ",".join(map(str, EPSILONS)),
             "-p", ",".join(map(str, proportions)), "-r", str(reps), "--out", str(out)]  # fmt: skip
 
@@ -81,6 +92,16 @@ def _previous_log_scale(ax: Any, axis: str = "y", *, minor: bool = False) -> Non
     (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
 
 
+def _previous_draw_block(codes: Any, stop: int, seed: int, name: str, reps: range) -> Any:
+    """draw_block before issue 25: ``Generator.permutation`` (a copy of N, shuffled) and a copy of its prefix."""
+    from privrisk.study._samples import _rep_generator
+
+    out = np.empty((len(reps), stop), dtype=codes.dtype)
+    for i, r in enumerate(reps):
+        out[i] = _rep_generator(seed, name, r).permutation(codes)[:stop]
+    return out
+
+
 def run_child(way: str, argv: list[str]) -> int:
     """``privrisk study`` in this process (the child), the previous figure path patched in for ``previous``.
 
@@ -93,6 +114,10 @@ def run_child(way: str, argv: list[str]) -> int:
 
     if way == "previous":
         from matplotlib.axes import Axes
+
+        import privrisk.study.sampling as sampling
+
+        sampling.draw_block = _previous_draw_block  # type: ignore[assignment]
 
         import privrisk.reports.plots.study as plots
 
@@ -149,6 +174,19 @@ def main() -> None:
 
     n, reps = (100_000, 10) if args.quick else (1_000_000, 100)
     repeat = args.repeat or (1 if args.quick else 3)
+    print(f"privrisk study on a Parquet file: N = {n:,} lognormal incomes (all distinct), 20 proportions, {reps} "
+          f"repetitions, {len(QUERIES)} queries, {len(EPSILONS)} ε; median of {repeat} run{'s' * (repeat > 1)}; "
+          "CPU time (user + system) and wall time of the whole command in a fresh process")  # fmt: skip
+    all_same = True
+    for spacing in SPACINGS:
+        all_same &= run_case(spacing, n, reps, repeat, args.quick)
+    print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores)")
+    if not all_same:
+        raise SystemExit(1)
+
+
+def run_case(spacing: str, n: int, reps: int, repeat: int, quick: bool) -> bool:
+    """One set of proportions: ours, ours with the folder's writing timed, and the previous way; the table."""
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "incomes.parquet"
         write_incomes(data, n)
@@ -161,38 +199,30 @@ def main() -> None:
         for run in range(repeat):
             for i, (way, command) in enumerate(ways.items()):  # alternated, so that all see the same load
                 out = Path(tmp) / f"{i}-{run}"
-                times[way].append(timed([*command, *study_arguments(data, out, reps)]))
+                times[way].append(timed([*command, *study_arguments(data, out, reps, spacing)]))
         same = all(
             (Path(tmp) / f"0-0/{name}").read_bytes() == (Path(tmp) / f"2-0/{name}").read_bytes()
             for name in ("results.parquet", "summary.csv")
         )
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"privrisk study on a Parquet file: N = {n:,} lognormal incomes (all distinct), 20 proportions, {reps} "
-          f"repetitions, {len(QUERIES)} queries, {len(EPSILONS)} ε; median of {repeat} run{'s' * (repeat > 1)}; "
-          f"load average {load} (2 cores)")  # fmt: skip
     median = {
         way: (statistics.median(t[0] for t in runs), statistics.median(t[1] for t in runs))
         for way, runs in times.items()
     }
-    for way, label in (
-        ("privrisk", "privrisk  end to end      "),
-        ("previous", "previous  report path     "),
-    ):
-        wall, cpu = median[way]
-        print(f"{label} CPU {cpu:6.2f} s   wall {wall:6.2f} s")
-    ratio_cpu = median["previous"][1] / median["privrisk"][1]
-    ratio_wall = median["previous"][0] / median["privrisk"][0]
-    print(f"ratio     previous / privrisk   CPU {ratio_cpu:5.2f}×   wall {ratio_wall:5.2f}×")
-    ours = statistics.median(t[2] or 0.0 for t in times["privrisk, report timed"])
-    before = statistics.median(t[2] or 0.0 for t in times["previous"])
-    print(f"report    writing the folder (figures, page, files), CPU: privrisk {ours:.2f} s, previous "
-          f"{before:.2f} s ({before / ours:.2f}×)")  # fmt: skip
-    if not args.quick:
+    report = {way: statistics.median(t[2] or 0.0 for t in times[way]) for way in ("privrisk, report timed",
+                                                                                 "previous")}  # fmt: skip
+    target = "—" if quick else f"≤ {TARGET_SECONDS:g}"
+    print(f"\n{spacing}{'target':>14}{'ours':>10}{'baseline':>10}   (baseline: the draw and figures before "
+          "issues 25 and 14)")  # fmt: skip
+    width = len(spacing)
+    print(f"{'  end to end, CPU (s)':{width}}{target:>14}{median['privrisk'][1]:>10.2f}{median['previous'][1]:>10.2f}")
+    print(f"{'  end to end, wall (s)':{width}}{'':>14}{median['privrisk'][0]:>10.2f}{median['previous'][0]:>10.2f}")
+    print(f"{'  writing the folder, CPU (s)':{width}}{'':>14}{report['privrisk, report timed']:>10.2f}"
+          f"{report['previous']:>10.2f}")  # fmt: skip
+    if not quick:
         met = "met" if median["privrisk"][1] <= TARGET_SECONDS else "NOT met"
-        print(f"target    ≤ {TARGET_SECONDS:g} s end to end (CPU time): {met}")
-    print(f"same results.parquet and summary.csv: {'yes' if same else 'NO'}")
-    if not same:
-        raise SystemExit(1)
+        print(f"  target ≤ {TARGET_SECONDS:g} s end to end (CPU time): {met}")
+    print(f"  same results.parquet and summary.csv: {'yes' if same else 'NO'}")
+    return same
 
 
 if __name__ == "__main__":

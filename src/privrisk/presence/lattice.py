@@ -30,6 +30,10 @@ _DENSE_LIMIT = 1 << 22
 # pass counts rows densely up to as many cells (privrisk.io.engine.DENSE_GROUP_CELLS).
 _CUBE_LIMIT = 1 << 24
 _CUBE_SPARSITY = 16
+# Grids of base codes above this many cells (a census's postcodes × single years × …) roll up sparsely: only the
+# classes holding research records are counted (:func:`roll_up_present`), the population's other classes only
+# tallied. A module constant so that tests can lower it.
+_SPARSE_CELLS = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class Rolled:
     data: np.ndarray  # (C,) research-subset count per class
     pop: np.ndarray  # (C,) population count per class
     data_class: np.ndarray  # (C_T,) class index of each finest research class (empty: not computed)
+    pop_only: int = 0  # population classes without research records left out of the arrays (sparse roll-up)
 
 
 def _keys(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
@@ -83,8 +88,14 @@ def _keys(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     return key
 
 
-def roll_up(enc: Encoded, levels) -> Rolled:
-    """Aggregate both finest histograms to the node ``levels`` (one level per quasi-identifier)."""
+def roll_up(enc: Encoded, levels, *, every_class: bool = False) -> Rolled:
+    """Aggregate both finest histograms to the node ``levels`` (one level per quasi-identifier).
+
+    On a grid above :data:`_SPARSE_CELLS` cells only the classes holding research records are listed
+    (:func:`roll_up_present`) unless ``every_class``.
+    """
+    if not every_class and cube_cells(enc) > _SPARSE_CELLS:
+        return roll_up_present(enc, levels)
     levels = [int(x) for x in levels]
     n_d, n_p = enc.data_codes.shape[0], enc.pop_codes.shape[0]
     cols, sizes = [], []
@@ -113,6 +124,65 @@ def roll_up(enc: Encoded, levels) -> Rolled:
         first[inv[::-1]] = np.arange(inv.size - 1, -1, -1)
     codes = np.stack([c[first] for c in cols], axis=1) if cols else np.zeros((present.size, 0), np.int64)
     return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), data_class.astype(np.int64))
+
+
+def roll_up_present(enc: Encoded, levels) -> Rolled:
+    """The node ``levels`` with only the classes that hold research records; the others are only tallied.
+
+    δ_c = |T_c|/|P_c|, k-anonymity and k-map read the classes that hold research records only; the population's
+    other classes enter the measures only through their number (and δ_min = 0 when there is one). So the
+    population's finest classes are looked up among the research subset's C_T keys at the node (a semi-join:
+    one ``searchsorted`` per class into the sorted research keys) and summed there, and the misses are only
+    counted: O(C_P log C_T) per node and a few arrays of C_P integers, never an argsort of every class's key.
+    Nodes with few keys (coarse ones) take :func:`roll_up`'s dense count and keep the classes holding research
+    records. The classes come out in key order, as from :func:`roll_up`, and ``Rolled.pop_only`` holds the number
+    of population classes left out.
+
+    Example:
+        >>> enc = Encoded(np.array([[0, 1]]), np.array([1]), np.array([[0, 0], [0, 1], [1, 1]]),
+        ...               np.array([2, 3, 4]), (0, 0), (2, 2),
+        ...               ((np.arange(2), np.zeros(2, np.int64)),) * 2, ((2, 1), (2, 1)))
+        >>> r = roll_up_present(enc, (0, 0))
+        >>> r.codes.tolist(), r.data.tolist(), r.pop.tolist(), r.pop_only
+        ([[0, 1]], [1], [3], 2)
+        >>> roll_up_present(enc, (0, 1)).pop_only
+        1
+    """
+    levels = [int(x) for x in levels]
+    sizes = [int(enc.sizes[j][lvl]) for j, lvl in enumerate(levels)]
+    total = math.prod(sizes)
+    classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
+    if total >= 2**62 or total <= max(_DENSE_LIMIT, 2 * classes):
+        # Few keys at this node: roll_up's dense count of every class is cheaper than looking each class up (a
+        # searchsorted costs ~log₂ C_T cache misses per class). Too many for one int64: roll_up compacts them.
+        full = roll_up(enc, levels, every_class=True)
+        held = full.data > 0
+        return Rolled(full.codes[held], full.data[held], full.pop[held],
+                      np.cumsum(held)[full.data_class] - 1, int((~held & (full.pop > 0)).sum()))  # fmt: skip
+    key_d = _node_key(enc.data_codes, enc.maps, levels, sizes)
+    key_p = _node_key(enc.pop_codes, enc.maps, levels, sizes)
+    present, inv = np.unique(key_d, return_inverse=True)
+    inv = inv.ravel().astype(np.int64)
+    # Whole counts below 2⁵³ are exact in float64, bincount's weights.
+    dat = np.bincount(inv, weights=enc.data_counts.astype(np.float64), minlength=present.size)
+    pos = np.searchsorted(present, key_p)
+    np.minimum(pos, max(present.size - 1, 0), out=pos)
+    hit = present[pos] == key_p if present.size else np.zeros(key_p.size, dtype=bool)
+    pop = np.bincount(pos[hit], weights=enc.pop_counts[hit].astype(np.float64), minlength=present.size)
+    # np.sort, not np.unique: numpy 2.4's unique of 3·10⁶ int64 keys took 170× as long as this sort.
+    ordered = np.sort(key_p[~hit])
+    pop_only = int(ordered.size > 0) + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+    codes = np.stack(np.unravel_index(present, sizes), axis=1).astype(np.int64).reshape(present.size, -1)
+    return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), inv, pop_only)
+
+
+def _node_key(codes: np.ndarray, maps, levels: list[int], sizes: list[int]) -> np.ndarray:
+    """One int64 key per class at the node (mixed radix, last quasi-identifier fastest), one column at a time."""
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for j, (lvl, size) in enumerate(zip(levels, sizes, strict=True)):
+        key *= size
+        key += maps[j][lvl][codes[:, j]]
+    return key
 
 
 def cube_cells(enc: Encoded) -> int:

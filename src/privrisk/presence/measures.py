@@ -191,9 +191,18 @@ class _NodeEval:
     summary: dict[str, Any]
 
 
-def _evaluate(prep: Prepared, levels: Sequence[int], targets: Targets) -> _NodeEval:
-    """Measure one node; suppress the failing research classes when they fit in the suppression budget."""
-    rolled = prep.roll_up(levels)
+def _evaluate(
+    prep: Prepared, levels: Sequence[int], targets: Targets, every_class: bool = False
+) -> _NodeEval:
+    """Measure one node; suppress the failing research classes when they fit in the suppression budget.
+
+    ``every_class``: list the population classes without research records too (a large grid otherwise counts
+    only the classes holding research records, :func:`privrisk.presence.lattice.roll_up_present`).
+    """
+    if every_class and prep.roller is None and prep.cube is None:
+        rolled = _lattice.roll_up(prep.enc, levels, every_class=True)
+    else:
+        rolled = prep.roll_up(levels)
     data, pop = rolled.data, rolled.pop
     budget = math.floor(targets.suppression * prep.n_data + 1e-9)
     fail = targets.failing(data, pop)
@@ -202,7 +211,7 @@ def _evaluate(prep: Prepared, levels: Sequence[int], targets: Targets) -> _NodeE
     monotone_fail = int(data[mono].sum()) > budget
     suppress = fail if (n_fail and n_fail <= budget) else np.zeros(data.shape, dtype=bool)
     released = np.where(suppress, 0, data)
-    summary = _summary(prep, levels, released, pop, targets, int(data[suppress].sum()))
+    summary = _summary(prep, levels, released, pop, targets, int(data[suppress].sum()), rolled.pop_only)
     passes = n_fail <= budget
     if targets.delta_min is not None and summary["delta_min"] < targets.delta_min:
         passes = False
@@ -216,10 +225,14 @@ def _summary(
     pop: np.ndarray,
     targets: Targets,
     suppressed: int,
+    pop_only: int = 0,
 ) -> dict[str, Any]:
+    """The node's measures; ``pop_only`` population classes without research records are not in the arrays."""
     held = data > 0
     ratio = _ratio(data, pop)
     has_pop = pop > 0
+    # A population class without research records has δ = 0, whether listed or only tallied.
+    delta_min = 0.0 if pop_only else (float(ratio[has_pop].min()) if has_pop.any() else 0.0)
     n_rel = int(data.sum())
     out: dict[str, Any] = {
         "levels": {name: int(levels[j]) for j, name in enumerate(prep.qi)},
@@ -228,9 +241,9 @@ def _summary(
         "n_released": n_rel,
         "suppressed": suppressed,
         "classes": int(held.sum()),
-        "population_classes": int(has_pop.sum()),
+        "population_classes": int(has_pop.sum()) + pop_only,
         "delta_max": float(ratio[held].max()) if held.any() else 0.0,
-        "delta_min": float(ratio[has_pop].min()) if has_pop.any() else 0.0,
+        "delta_min": delta_min,
         "delta_min_present": float(ratio[held].min()) if held.any() else 0.0,
         "k_anonymity": int(data[held].min()) if held.any() else 0,
         "k_map": int(pop[held].min()) if held.any() else 0,
@@ -365,7 +378,7 @@ def delta_presence(
         dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
     )
     targets = Targets.checked(delta_max, delta_min, k, kmap, suppression)
-    ev = _evaluate(prep, prep.levels_of(levels), targets)
+    ev = _evaluate(prep, prep.levels_of(levels), targets, every_class=all_classes)
     return _result(prep, ev, targets, all_classes)
 
 

@@ -125,9 +125,19 @@ def draw_block(codes: np.ndarray, stop: int, seed: int, name: str, reps: range) 
     The samples of one repetition are nested prefixes of its permutation; repetitions are independent.
     """
     out = np.empty((len(reps), stop), dtype=codes.dtype)
+    # The floor of the whole study: one permutation of N per repetition, done by numpy in C. ``shuffle`` in place
+    # draws the very stream ``permutation`` draws (which copies, then shuffles), so the samples stay those of the
+    # seed; shuffling the output row itself (or one reused buffer) saves two copies of N per repetition.
+    buffer = None if stop == codes.size else np.empty_like(codes)
     for i, r in enumerate(reps):
-        # The floor of the whole study: one permutation of N per repetition, done by numpy in C.
-        out[i] = _rep_generator(seed, name, r).permutation(codes)[:stop]
+        rng = _rep_generator(seed, name, r)
+        if buffer is None:
+            out[i] = codes
+            rng.shuffle(out[i])
+        else:
+            buffer[:] = codes
+            rng.shuffle(buffer)
+            out[i] = buffer[:stop]
     return out
 
 
