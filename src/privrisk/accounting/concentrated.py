@@ -87,7 +87,7 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
     def bound(t: float) -> float:
         a = 1.0 + math.exp(t)
-        return a * rho + (t - math.log(a)) - (log_delta + math.log(a)) / (a - 1.0)
+        return a * rho + (t - math.log(a)) - (log_delta + math.log(a)) / math.exp(t)  # a − 1, exactly
 
     lo, hi = -40.0, 40.0
     ratio = (math.sqrt(5.0) - 1.0) / 2.0
