@@ -32,7 +32,7 @@ import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from typing import Any, Literal
 
 import numpy as np
@@ -59,6 +59,7 @@ from privrisk.accounting.guarantees import (
     PureDP,
     approximate,
     gaussian_dp,  # noqa: F401 - used by the doctests
+    pure_deltas,
     pure_dp,
     randomized_response_rdp,
 )
@@ -670,8 +671,7 @@ def _rdp_route(flat: Sequence[tuple[Guarantee, int, float]], total: int, name: s
             # (Kairouz, Oh and Viswanath 2015, Thm. 2.1).
             log_keep += count * math.log1p(-g.delta)
             if g.epsilon > 0:
-                eps0 = g.epsilon
-                curves.append((lambda orders, e=eps0: randomized_response_rdp(e, orders), count))
+                curves.append((partial(randomized_response_rdp, g.epsilon), count))
             continue
         curve = part_rdp(g, rate)
         if curve is None:
@@ -1069,7 +1069,14 @@ class GroupGuarantee(Guarantee):
         e = np.asarray(epsilon, dtype=float) / self.k
         with np.errstate(divide="ignore"):
             log_delta = math.log(self.k) + (self.k - 1) * e + np.log(self.base._deltas(e))
-        return np.exp(np.minimum(log_delta, 0.0))
+        values = np.exp(np.minimum(log_delta, 0.0))
+        pure = self.pure_epsilon
+        # A pure base gives kε-DP for the group: its profile caps the point-by-point rule (both hold).
+        return (
+            values
+            if pure is None
+            else np.minimum(values, pure_deltas(pure, np.asarray(epsilon, dtype=float)))
+        )
 
     @property
     def pure_epsilon(self) -> float | None:
