@@ -79,7 +79,7 @@ kinds = st.sampled_from(["pure", "approx", "gdp", "zcdp", "laplace", "rr"])
 sizes = st.floats(min_value=-300, max_value=300).map(lambda x: 10.0**x)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     kind=kinds,
     size=sizes,

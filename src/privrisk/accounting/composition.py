@@ -15,7 +15,7 @@ Composition picks, in this order:
    distribution of the parts that have one joined with the others by basic composition (Dwork and Roth 2014,
    Thm. 3.16) at the best split of ε, the others' copies by Kairouz, Oh and Viswanath at the best point of their
    profile; the smaller δ(ε) of the two at every ε;
-6. as a bounded last resort, more than three distinct guarantees with neither enter the loss distribution as
+6. as a bounded last resort, more than two distinct guarantees with neither enter the loss distribution as
    (ε(δ), δ) at δ = 10⁻¹⁰.
 
 Example:
@@ -42,6 +42,7 @@ from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.accounting._math import (
     amplified_epsilon,
     epsilon_from_profile,
+    grid_profile,
     poisson_subsampled_rdp,
     tradeoff_from_loss,
     without_replacement_rdp,
@@ -92,11 +93,12 @@ MAX_COMPOSED_POINTS = 2_000_000
 # The composed loss is kept over its mean ± this many standard deviations (a Gaussian tail of e^(-200)).
 SPREAD_DEVIATIONS = 20.0
 TAIL_MASS = 1e-15
-# A privacy loss wider than this (nats) is not put on a grid: the attacker is as good as certain anyway.
-MAX_PLD_SPAN = 5_000.0
+# A privacy loss wider than this (nats) is not put on a grid: e^ε must stay a double in dp_accounting, and the
+# attacker is as good as certain anyway.
+MAX_PLD_SPAN = 700.0
 # The most distinct guarantees without a loss distribution or a Rényi curve joined by basic composition (each
 # join multiplies the work by about 250); the rest enter as (ε(δ), δ) at δ = LAST_RESORT_DELTA.
-MAX_BASIC_GROUPS = 3
+MAX_BASIC_GROUPS = 2
 LAST_RESORT_DELTA = 1e-10
 
 
@@ -134,17 +136,13 @@ def kov_deltas(eps0: float, delta0: float, k: int, epsilon: np.ndarray) -> np.nd
     δ(ε) = 1 − (1 − δ₀)^k (1 − Σ_(j: (k−2j)ε₀ > ε) C(k, j) p^(k−j) q^j (1 − e^(ε − (k−2j)ε₀))); every term is
     taken in log space and only the binomial terms that matter are summed (:func:`kov_atoms`).
     """
-    loss, log_mass = kov_atoms(eps0, k)
     e = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    out = np.empty(e.shape, dtype=float)
-    for i, value in enumerate(e.ravel()):
-        mask = loss > value
-        if not mask.any():
-            out.flat[i] = 0.0
-            continue
-        terms = log_mass[mask] + np.log(-np.expm1(value - loss[mask]))
-        top = float(terms.max())
-        out.flat[i] = math.exp(top) * float(np.sum(np.exp(terms - top)))
+    if eps0 > 0:
+        loss, log_mass = kov_atoms(eps0, k)
+        # The losses (k − 2j)ε₀ are a grid of step 2ε₀: every ε at once (the atoms come largest loss first).
+        out = grid_profile(e, float(loss[-1]), 2.0 * eps0, np.exp(log_mass[::-1]), 0.0)
+    else:
+        out = np.zeros(e.shape)
     pure = np.clip(out, 0.0, 1.0)
     if delta0 == 0:
         return pure
@@ -305,17 +303,27 @@ class PldComposition(Guarantee):
             out.append((losses[keep], probs[keep], infinity))
         return out
 
+    @cached_property
+    def _grid_pmfs(self) -> list[tuple[int, float, np.ndarray, float]]:
+        """(lowest grid index, grid step, masses, mass at +∞) of each neighbouring order's composed pmf."""
+        pld = self.pld
+        pmfs = [pld._pmf_remove] if getattr(pld, "_symmetric", True) else [pld._pmf_remove, pld._pmf_add]
+        out = []
+        for pmf in pmfs:
+            dense = pmf.to_dense_pmf() if hasattr(pmf, "to_dense_pmf") else pmf
+            probs = np.asarray(dense._probs, dtype=float)
+            out.append(
+                (int(dense._lower_loss), float(dense._discretization), probs, float(dense._infinity_mass))
+            )
+        return out
+
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         # δ(ε) = ω(+∞) + Σ_(ℓ > ε) ω(ℓ)(1 − e^(ε − ℓ)), the hockey-stick divergence of the discretised pair (what
-        # dp_accounting's get_delta_for_epsilon computes, summed here with numpy for speed).
-        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        # dp_accounting's get_delta_for_epsilon computes), for every ε at once on the loss grid.
+        e = np.atleast_1d(np.asarray(epsilon, dtype=float)).ravel()
         out = np.zeros(e.size, dtype=float)
-        for losses, probs, infinity in self._loss_pmfs:
-            values = np.empty(e.size, dtype=float)
-            for i, value in enumerate(e.ravel()):
-                mask = losses > value
-                values[i] = infinity + float(np.sum(probs[mask] * -np.expm1(value - losses[mask])))
-            out = np.maximum(out, values)
+        for lower, step, probs, infinity in self._grid_pmfs:
+            out = np.maximum(out, grid_profile(e, lower * step, step, probs, infinity))
         bound = self._pure_bound
         if bound is not None:
             out = np.minimum(out, bound._deltas(e))
@@ -368,6 +376,17 @@ class PldComposition(Guarantee):
 
     def _pld_span(self) -> float:
         return sum(count * g._pld_span() for g, count, _ in self.parts)
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        # The parts' curves add (Mironov 2017, Prop. 1): what a sampled or mixed composition of this one needs.
+        total = np.zeros(np.shape(orders), dtype=float)
+        for g, count, rate in self.parts:
+            curve = part_rdp(g, rate)
+            if curve is None:
+                return None
+            with np.errstate(over="ignore", invalid="ignore"):
+                total = total + count * np.asarray(curve(np.asarray(orders, dtype=float)), dtype=float)
+        return total
 
     def _delta_floor(self) -> float:
         keep = math.fsum(count * math.log1p(-rate * g._delta_floor()) for g, count, rate in self.parts)
@@ -739,13 +758,23 @@ def _generic(flat: Sequence[tuple[Guarantee, int, float]], name: str = "") -> Gu
             counts.setdefault(key, [g, 0])[1] += c
     groups = list(counts.values())
     slots = MAX_BASIC_GROUPS - (1 if with_pld else 0)
+    huge_eps, huge_count = 0.0, 0
     while len(groups) > max(slots, 1):
         g, c = groups.pop()
         eps = g.epsilon_at(LAST_RESORT_DELTA)
-        if not math.isfinite(eps):
-            eps = 1e4  # no finite ε reaches the δ: the attacker is as good as certain either way
-        one = approximate(min(eps, 1e4), LAST_RESORT_DELTA, source=f"{g.label} as (ε(δ), δ) at δ = 1e-10")
-        with_pld.append((one, c, 1.0))
+        if eps <= MAX_PLD_SPAN:
+            one = approximate(eps, LAST_RESORT_DELTA, source=f"{g.label} as (ε(δ), δ) at δ = 1e-10")
+            with_pld.append((one, c, 1.0))
+        else:  # beyond any grid (the attacker is as good as certain): added up, basic composition
+            huge_eps, huge_count = huge_eps + c * eps, huge_count + c
+    if huge_count and len(groups) >= max(slots, 1):
+        # The fold takes a slot of its own: one more group joins it, so basic compositions never nest deeper.
+        g, c = groups.pop()
+        huge_eps, huge_count = huge_eps + c * g.epsilon_at(LAST_RESORT_DELTA), huge_count + c
+    if huge_count:
+        delta = -math.expm1(huge_count * math.log1p(-LAST_RESORT_DELTA))
+        source = f"basic composition of {huge_count} releases, each as (ε(δ), δ) at δ = 1e-10"
+        groups.append([approximate(min(huge_eps, 1e300), delta, source=source), 1])
     result: Guarantee | None = None
     if with_pld:
         pld = _pld_composition(with_pld, _composed_label(with_pld))
