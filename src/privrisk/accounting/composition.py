@@ -6,12 +6,17 @@ Composition picks, in this order:
 1. Gaussian DP and Gaussian mechanisms only: μ = √Σμᵢ², exact (Dong, Roth and Su 2022, Cor. 3.3);
 2. zCDP (and Gaussian) only: ρ = Σρᵢ (Bun and Steinke 2016, Lemma 2.3);
 3. k copies of one pure ε or one (ε, δ): the optimal composition of Kairouz, Oh and Viswanath (2015, Thm. 3.3),
-   exact, summed in log space;
-4. anything with a Rényi curve when zCDP or Rényi DP is among them: the curves add (Mironov 2017, Prop. 1);
-5. everything else: the privacy loss distribution of ``dp_accounting`` (Koskela et al. 2020; Doroshenko et al.
-   2022), identical mechanisms grouped and composed by repeated squaring (``self_compose``);
-6. a mixture no single rule covers ((ε, δ) with zCDP): the profiles of the two parts added at the best split
-   of ε (basic composition, Dwork and Roth 2014, Thm. 3.16, applied point by point).
+   exact, summed in log space over the binomial terms that matter;
+4. everything with a privacy loss distribution: that of ``dp_accounting`` (Koskela et al. 2020; Doroshenko et
+   al. 2022), identical mechanisms composed by FFT (``self_compose``) on dp_accounting's grid of 10⁻⁴, coarsened
+   only from the composed spread (∝ √k) when the distribution would not fit in memory;
+5. otherwise the Rényi curves added (Mironov 2017, Prop. 1), with sampled curves for subsampled parts and (ε, δ)
+   parts as ε randomized response outside a catastrophe of probability δ; beside it, where cheap, the loss
+   distribution of the parts that have one joined with the others by basic composition (Dwork and Roth 2014,
+   Thm. 3.16) at the best split of ε, the others' copies by Kairouz, Oh and Viswanath at the best point of their
+   profile; the smaller δ(ε) of the two at every ε;
+6. as a bounded last resort, more than two distinct guarantees with neither enter the loss distribution as
+   (ε(δ), δ) at δ = 10⁻¹⁰.
 
 Example:
     >>> g = compose([gaussian_dp(0.6), gaussian_dp(0.8)])
@@ -23,17 +28,25 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache, partial
 from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from privrisk._validation import check_choice, check_probability, check_whole
-from privrisk.accounting._math import epsilon_from_profile, tradeoff_from_loss
+from privrisk.accounting._math import (
+    amplified_epsilon,
+    epsilon_from_profile,
+    grid_profile,
+    poisson_subsampled_rdp,
+    tradeoff_from_loss,
+    without_replacement_rdp,
+)
 from privrisk.accounting.concentrated import (
     RenyiDP,
     ZeroConcentratedDP,
@@ -47,7 +60,9 @@ from privrisk.accounting.guarantees import (
     PureDP,
     approximate,
     gaussian_dp,  # noqa: F401 - used by the doctests
+    pure_deltas,
     pure_dp,
+    randomized_response_rdp,
 )
 from privrisk.accounting.mechanisms import (
     GaussianMechanism,
@@ -73,33 +88,61 @@ __all__ = [
 # Discretisation of the privacy loss (dp_accounting's default) and the most points a loss grid may have.
 DISCRETIZATION = 1e-4
 MAX_PLD_POINTS = 500_000
+# The most points the composed loss distribution may have (about 16 MB of doubles per neighbouring order).
+MAX_COMPOSED_POINTS = 2_000_000
+# The composed loss is kept over its mean ± this many standard deviations (a Gaussian tail of e^(-200)).
+SPREAD_DEVIATIONS = 20.0
 TAIL_MASS = 1e-15
+# A privacy loss wider than this (nats) is not put on a grid: e^ε must stay a double in dp_accounting, and the
+# attacker is as good as certain anyway.
+MAX_PLD_SPAN = 700.0
+# The most distinct guarantees without a loss distribution or a Rényi curve joined by basic composition (each
+# join multiplies the work by about 250); the rest enter as (ε(δ), δ) at δ = LAST_RESORT_DELTA.
+MAX_BASIC_GROUPS = 2
+LAST_RESORT_DELTA = 1e-10
 
 
 # ------------------------------------------------------------------------------------- Kairouz, Oh, Viswanath
+# Binomial terms more than this far (in nats) below the largest one are dropped: e^(−800) is below any double.
+KOV_LOG_RANGE = 800.0
+
+
+@lru_cache(maxsize=256)
+def kov_atoms(eps0: float, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The privacy loss of k-fold binary randomized response: losses (k − 2j)ε₀ and ln masses under P.
+
+    j ~ Binomial(k, q), q = 1/(1 + e^ε₀). Only the j whose log-mass lies within 800 nats of the largest are kept
+    (about 60√(kpq) of them), so k = 10⁶ costs a few thousand terms, each a log-binomial (ln Γ), not a product.
+    """
+    log_p, log_q = -float(np.logaddexp(0.0, -eps0)), -float(np.logaddexp(0.0, eps0))
+    mode = math.floor((k + 1) * math.exp(log_q))
+    spread = math.sqrt(k * math.exp(log_p + log_q)) if k * math.exp(log_p + log_q) > 0 else 0.0
+    reach = int(45.0 * spread + 50.0)
+    j = np.arange(max(0, mode - reach), min(k, mode + reach) + 1, dtype=float)
+    # ln C(k, j) from ln C(k, j₀) by the ratios (k − j + 1)/j: no scipy (pure ε stays light to import).
+    start = math.lgamma(k + 1.0) - math.lgamma(j[0] + 1.0) - math.lgamma(k - j[0] + 1.0)
+    steps = np.log(k - j[1:] + 1.0) - np.log(j[1:])
+    log_mass = start + np.concatenate([[0.0], np.cumsum(steps)]) + (k - j) * log_p + j * log_q
+    keep = log_mass >= log_mass.max() - KOV_LOG_RANGE
+    loss, mass = (k - 2.0 * j[keep]) * eps0, log_mass[keep]
+    loss.flags.writeable = mass.flags.writeable = False  # shared through the cache
+    return loss, mass
+
+
 def kov_deltas(eps0: float, delta0: float, k: int, epsilon: np.ndarray) -> np.ndarray:
     """δ(ε) of k-fold (ε₀, δ₀)-DP, exactly (Kairouz, Oh and Viswanath 2015, Thm. 3.3).
 
     The composed worst mechanism has privacy loss (k − 2j)ε₀ with j ~ Binomial(k, q), q = 1/(1 + e^ε₀), so
     δ(ε) = 1 − (1 − δ₀)^k (1 − Σ_(j: (k−2j)ε₀ > ε) C(k, j) p^(k−j) q^j (1 − e^(ε − (k−2j)ε₀))); every term is
-    taken in log space.
+    taken in log space and only the binomial terms that matter are summed (:func:`kov_atoms`).
     """
-    j = np.arange(k + 1, dtype=float)
-    steps = np.log(k - j[1:] + 1.0) - np.log(j[1:])
-    log_binom = np.concatenate([[0.0], np.cumsum(steps)])
-    log_p, log_q = -np.logaddexp(0.0, -eps0), -np.logaddexp(0.0, eps0)
-    log_mass = log_binom + (k - j) * log_p + j * log_q
-    loss = (k - 2.0 * j) * eps0
     e = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    out = np.empty(e.shape, dtype=float)
-    for i, value in enumerate(e.ravel()):
-        mask = loss > value
-        terms = log_mass[mask] + np.log(-np.expm1(value - loss[mask]))
-        if terms.size:
-            top = float(terms.max())
-            out.flat[i] = math.exp(top) * float(np.sum(np.exp(terms - top)))
-        else:
-            out.flat[i] = 0.0
+    if eps0 > 0:
+        loss, log_mass = kov_atoms(eps0, k)
+        # The losses (k − 2j)ε₀ are a grid of step 2ε₀: every ε at once (the atoms come largest loss first).
+        out = grid_profile(e, float(loss[-1]), 2.0 * eps0, np.exp(log_mass[::-1]), 0.0)
+    else:
+        out = np.zeros(e.shape)
     pure = np.clip(out, 0.0, 1.0)
     if delta0 == 0:
         return pure
@@ -145,8 +188,17 @@ class KovComposition(Guarantee):
 
     def _envelope_epsilons(self) -> np.ndarray:
         # The loss takes only the values (k − 2j)ε: the envelope at those points is the exact curve.
-        loss = (self.k - 2.0 * np.arange(self.k + 1)) * self.epsilon
+        loss, _ = kov_atoms(self.epsilon, self.k)
         return np.concatenate([[0.0], loss[loss > 0]])
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        """β(α) of the composed worst pair itself (Neyman–Pearson on the binomial loss; with δ₀ > 0 the pair
+        reveals itself with probability 1 − (1 − δ₀)^k, Kairouz, Oh and Viswanath 2015, Thm. 2.1)."""
+        a = check_probability(alpha, name="alpha")
+        loss, log_mass = kov_atoms(self.epsilon, self.k)
+        keep = math.exp(self.k * math.log1p(-self.delta)) if self.delta else 1.0
+        probs = keep * np.exp(log_mass)
+        return tradeoff_from_loss(a, loss, probs, 1.0 - keep)
 
     def _max_loss(self) -> float:
         return self.k * self.epsilon if self.delta == 0 else math.inf
@@ -192,25 +244,48 @@ class PldComposition(Guarantee):
             pure = g.pure_epsilon
             if pure is None:
                 return None
-            total += count * (pure if rate == 1 else math.log1p(rate * math.expm1(pure)))
+            total += count * amplified_epsilon(pure, rate)
         return total
 
     @cached_property
-    def discretization(self) -> float:
-        """The loss grid: dp_accounting's 10⁻⁴, coarser only where the loss spans too far for memory."""
-        span = sum(count * g._pld_span() for g, count, _ in self.parts)
-        return max(DISCRETIZATION, 2.0 * span / MAX_PLD_POINTS)
+    def _singles(self) -> tuple[float, tuple[PrivacyLossDistribution, ...]]:
+        """The discretisation and one privacy loss distribution per part, built on that grid.
 
-    @cached_property
-    def pld(self) -> PrivacyLossDistribution:
-        """The composed privacy loss distribution (identical mechanisms composed by repeated squaring)."""
-        total = None
-        for g, count, rate in self.parts:
-            single = g._pld(self.discretization, rate)
+        dp_accounting's 10⁻⁴ by default. The grid is coarsened only where a single loss distribution or the
+        composed one would not fit in memory: the composed loss spreads like √k (its standard deviation is
+        √(Σ kᵢσᵢ²)), so the grid follows that spread, never the number of releases itself. Every estimate is
+        pessimistic (dp_accounting's connect-the-dots upper bounds), so a coarser grid errs on the safe side.
+        """
+        widest = max(g._pld_span() for g, _, _ in self.parts)
+        step = max(DISCRETIZATION, 2.0 * widest / MAX_PLD_POINTS)
+        singles = self._build(step)
+        width = _composed_width(singles, [count for _, count, _ in self.parts])
+        if width / step > MAX_COMPOSED_POINTS:
+            step = width / MAX_COMPOSED_POINTS
+            singles = self._build(step)
+        return step, singles
+
+    def _build(self, step: float) -> tuple[PrivacyLossDistribution, ...]:
+        out = []
+        for g, _, rate in self.parts:
+            single = g._pld(step, rate)
             if single is None:  # pragma: no cover - guarded by compose
                 raise PrivriskError(
                     f"guarantees: no privacy loss distribution for {g.label}", param="guarantees"
                 )
+            out.append(single)
+        return tuple(out)
+
+    @property
+    def discretization(self) -> float:
+        """The loss grid (see ``_singles``)."""
+        return self._singles[0]
+
+    @cached_property
+    def pld(self) -> PrivacyLossDistribution:
+        """The composed privacy loss distribution (identical mechanisms composed by FFT, ``self_compose``)."""
+        total = None
+        for (_, count, _), single in zip(self.parts, self._singles[1], strict=True):
             piece = single.self_compose(count, tail_mass_truncation=TAIL_MASS) if count > 1 else single
             total = piece if total is None else total.compose(piece, tail_mass_truncation=TAIL_MASS)
         assert total is not None
@@ -223,32 +298,57 @@ class PldComposition(Guarantee):
         pmfs = [pld._pmf_remove] if getattr(pld, "_symmetric", True) else [pld._pmf_remove, pld._pmf_add]
         out = []
         for pmf in pmfs:
+            losses, probs, infinity = _pmf_arrays(pmf)
+            keep = probs > 0
+            out.append((losses[keep], probs[keep], infinity))
+        return out
+
+    @cached_property
+    def _grid_pmfs(self) -> list[tuple[int, float, np.ndarray, float]]:
+        """(lowest grid index, grid step, masses, mass at +∞) of each neighbouring order's composed pmf."""
+        pld = self.pld
+        pmfs = [pld._pmf_remove] if getattr(pld, "_symmetric", True) else [pld._pmf_remove, pld._pmf_add]
+        out = []
+        for pmf in pmfs:
             dense = pmf.to_dense_pmf() if hasattr(pmf, "to_dense_pmf") else pmf
             probs = np.asarray(dense._probs, dtype=float)
-            losses = (dense._lower_loss + np.arange(probs.size)) * dense._discretization
-            keep = probs > 0
-            out.append((losses[keep], probs[keep], float(dense._infinity_mass)))
+            out.append(
+                (int(dense._lower_loss), float(dense._discretization), probs, float(dense._infinity_mass))
+            )
         return out
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         # δ(ε) = ω(+∞) + Σ_(ℓ > ε) ω(ℓ)(1 − e^(ε − ℓ)), the hockey-stick divergence of the discretised pair (what
-        # dp_accounting's get_delta_for_epsilon computes, summed here with numpy for speed).
-        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        # dp_accounting's get_delta_for_epsilon computes), for every ε at once on the loss grid.
+        e = np.atleast_1d(np.asarray(epsilon, dtype=float)).ravel()
         out = np.zeros(e.size, dtype=float)
-        for losses, probs, infinity in self._loss_pmfs:
-            values = np.empty(e.size, dtype=float)
-            for i, value in enumerate(e.ravel()):
-                mask = losses > value
-                values[i] = infinity + float(np.sum(probs[mask] * -np.expm1(value - losses[mask])))
-            out = np.maximum(out, values)
+        for lower, step, probs, infinity in self._grid_pmfs:
+            out = np.maximum(out, grid_profile(e, lower * step, step, probs, infinity))
+        bound = self._pure_bound
+        if bound is not None:
+            out = np.minimum(out, bound._deltas(e))
         return np.clip(out, 0.0, 1.0).reshape(np.shape(epsilon))
+
+    @cached_property
+    def _pure_bound(self) -> Guarantee | None:
+        """Where every part is pure ε, the bound that needs no grid: k copies of one ε by Kairouz, Oh and
+        Viswanath, different ones by adding ε. The discretised distribution's pessimistic rounding may sit a
+        hair above it; the smaller of the two holds, so no answer is riskier than the worst case."""
+        pure = self.pure_epsilon
+        if pure is None:
+            return None
+        if len(self.parts) == 1:
+            g, count, rate = self.parts[0]
+            single = amplified_epsilon(float(g.pure_epsilon), rate)  # type: ignore[arg-type]
+            return KovComposition(single, 0.0, count) if count > 1 else PureDP(single)
+        return PureDP(pure)
 
     def epsilon_at(self, delta: float) -> float:
         d = float(check_probability(delta, name="delta"))
         value = float(self.pld.get_epsilon_for_delta(d))
-        pure = self.pure_epsilon
-        if pure is not None:
-            value = min(value, pure)
+        bound = self._pure_bound
+        if bound is not None:
+            value = min(value, bound.epsilon_at(d))
         return max(0.0, value) if math.isfinite(value) else math.inf
 
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
@@ -261,7 +361,9 @@ class PldComposition(Guarantee):
         curves = [
             tradeoff_from_loss(a, losses, probs, infinity) for losses, probs, infinity in self._loss_pmfs
         ]
-        return np.minimum.reduce(curves)
+        beta = np.minimum.reduce(curves)
+        bound = self._pure_bound
+        return beta if bound is None else np.maximum(beta, bound.tradeoff(a))
 
     def _max_loss(self) -> float:
         total = 0.0
@@ -269,15 +371,55 @@ class PldComposition(Guarantee):
             top = g._max_loss()
             if not math.isfinite(top):
                 return math.inf
-            total += count * (top if rate == 1 else math.log1p(rate * math.expm1(min(top, 700.0))))
+            total += count * amplified_epsilon(top, rate)
         return total
 
     def _pld_span(self) -> float:
         return sum(count * g._pld_span() for g, count, _ in self.parts)
 
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        # The parts' curves add (Mironov 2017, Prop. 1): what a sampled or mixed composition of this one needs.
+        total = np.zeros(np.shape(orders), dtype=float)
+        for g, count, rate in self.parts:
+            curve = part_rdp(g, rate)
+            if curve is None:
+                return None
+            with np.errstate(over="ignore", invalid="ignore"):
+                total = total + count * np.asarray(curve(np.asarray(orders, dtype=float)), dtype=float)
+        return total
+
     def _delta_floor(self) -> float:
         keep = math.fsum(count * math.log1p(-rate * g._delta_floor()) for g, count, rate in self.parts)
         return -math.expm1(keep)
+
+
+def _pmf_arrays(pmf: Any) -> tuple[np.ndarray, np.ndarray, float]:
+    """(losses, masses, mass at +∞) of one of dp_accounting's loss pmfs."""
+    dense = pmf.to_dense_pmf() if hasattr(pmf, "to_dense_pmf") else pmf
+    probs = np.asarray(dense._probs, dtype=float)
+    losses = (dense._lower_loss + np.arange(probs.size)) * dense._discretization
+    return losses, probs, float(dense._infinity_mass)
+
+
+def _composed_width(singles: Sequence[PrivacyLossDistribution], counts: Sequence[int]) -> float:
+    """How wide the composed loss distribution is: ± SPREAD_DEVIATIONS standard deviations around its mean,
+    never more than the sum of the single ranges (variances add under composition)."""
+    variance = 0.0
+    reach = 0.0
+    for pld, count in zip(singles, counts, strict=True):
+        pmfs = [pld._pmf_remove] if getattr(pld, "_symmetric", True) else [pld._pmf_remove, pld._pmf_add]
+        worst_var, worst_range = 0.0, 0.0
+        for pmf in pmfs:
+            losses, probs, _ = _pmf_arrays(pmf)
+            mass = float(probs.sum())
+            if mass <= 0 or losses.size == 0:
+                continue
+            mean = float(np.dot(losses, probs)) / mass
+            worst_var = max(worst_var, float(np.dot((losses - mean) ** 2, probs)) / mass)
+            worst_range = max(worst_range, float(losses[-1] - losses[0]))
+        variance += count * worst_var
+        reach += count * worst_range
+    return min(2.0 * SPREAD_DEVIATIONS * math.sqrt(variance), reach)
 
 
 def _pld_composition(items: Sequence[tuple[Guarantee, int, float]], name: str = "") -> PldComposition:
@@ -376,15 +518,23 @@ def _check_guarantees(guarantees: Any) -> list[Guarantee]:
 
 
 def _flatten(items: list[Guarantee]) -> list[tuple[Guarantee, int, float]]:
-    """(guarantee, count, rate) triples; PLD compositions and KOV compositions are opened up."""
-    out: list[tuple[Guarantee, int, float]] = []
+    """(guarantee, count, rate) triples; PLD compositions and KOV compositions are opened up, and runs of one
+    object (``[g] * 10**6``) become one triple, so a million copies cost one entry."""
+    runs: list[list[Any]] = []
     for g in items:
-        if isinstance(g, PldComposition):
-            out.extend(g.parts)
-        elif isinstance(g, KovComposition):
-            out.append((pure_dp(g.epsilon) if g.delta == 0 else approximate(g.epsilon, g.delta), g.k, 1.0))
+        if runs and runs[-1][0] is g:
+            runs[-1][1] += 1
         else:
-            out.append((g, 1, 1.0))
+            runs.append([g, 1])
+    out: list[tuple[Guarantee, int, float]] = []
+    for g, times in runs:
+        if isinstance(g, PldComposition):
+            out.extend((part, count * times, rate) for part, count, rate in g.parts)
+        elif isinstance(g, KovComposition):
+            one = PureDP(g.epsilon) if g.delta == 0 else approximate(g.epsilon, g.delta)
+            out.append((one, g.k * times, 1.0))
+        else:
+            out.append((g, times, 1.0))
     return out
 
 
@@ -416,7 +566,7 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     name = _composed_label(flat, total)
     plain = all(rate == 1.0 for _, _, rate in flat)
     if plain and all(isinstance(g, GaussianDP | GaussianMechanism) for g, _, _ in flat):
-        mu = math.sqrt(math.fsum(count * _mu(g) ** 2 for g, count, _ in flat))
+        mu = _root_sum_squares([(_mu(g), count) for g, count, _ in flat])
         source = (
             f"exact: composition of {total} Gaussian releases, μ = √Σμᵢ² (Dong, Roth and Su 2022, Cor. 3.3)"
         )
@@ -424,21 +574,150 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     if plain and all(isinstance(g, ZeroConcentratedDP | GaussianDP | GaussianMechanism) for g, _, _ in flat):
         rho = math.fsum(count * _rho(g) for g, count, _ in flat)
         source = f"composition of {total} releases: ρ = Σρᵢ (Bun and Steinke 2016, Lemma 2.3)"
-        return ZeroConcentratedDP(rho, source=source, name=name)
+        return ZeroConcentratedDP(min(rho, math.inf), source=source, name=name)
     # Randomized response is pure ε with the same profile: Kairouz, Oh and Viswanath's formula is exact for it.
     worst = (PureDP, ApproximateDP, RandomizedResponse)
     kinds = {(g._pld_key(), rate) for g, _, rate in flat}
     first = flat[0][0]
     if len(kinds) == 1 and plain and all(type(g) in worst for g, _, _ in flat):
         return KovComposition(first.epsilon, getattr(first, "delta", 0.0), total)  # type: ignore[attr-defined]
-    if any(isinstance(g, ZeroConcentratedDP | RenyiDP) for g, _, _ in flat):
-        with_curve = [(g, c) for g, c, rate in flat if rate == 1.0 and g._rdp(DEFAULT_ORDERS) is not None]
-        if len(with_curve) == len(flat):
-            return _rdp_composition(with_curve, total, name)
-        renyi = [(g, c, r) for g, c, r in flat if isinstance(g, ZeroConcentratedDP | RenyiDP)]
-        rest = [(g, c, r) for g, c, r in flat if not isinstance(g, ZeroConcentratedDP | RenyiDP)]
-        return ComposedGuarantee(compose_parts(renyi), _generic(rest))
-    return _generic(flat)
+    if all(_has_pld(g) for g, _, _ in flat):
+        return _generic(flat)
+    # Some part has no privacy loss distribution: its Rényi curve where every part has one (with (ε, δ) parts
+    # split into a catastrophe of probability δ and ε randomized response), and the profile route beside it
+    # where that stays cheap; the smaller δ(ε) of the two holds at every ε.
+    candidates: list[Guarantee] = []
+    renyi = _rdp_route(flat, total, name)
+    if renyi is not None:
+        candidates.append(renyi)
+    lacking = {_group_key(g) for g, _, _ in flat if not _has_pld(g)}
+    if renyi is None or len(lacking) <= 1:
+        candidates.append(_generic(flat, name))
+    return candidates[0] if len(candidates) == 1 else BestOf(tuple(candidates), name)
+
+
+def _root_sum_squares(values: Sequence[tuple[float, int]]) -> float:
+    """√Σ cᵢ xᵢ², scaled by the largest x so that x = 10³⁰⁰ does not overflow."""
+    top = max(x for x, _ in values)
+    return top * math.sqrt(math.fsum(count * (x / top) ** 2 for x, count in values))
+
+
+def _has_pld(g: Guarantee) -> bool:
+    """A privacy loss distribution exists and its loss range fits on a grid (ε = 10³⁰⁰ does not)."""
+    return g._pld_key() is not None and g._pld_span() <= MAX_PLD_SPAN
+
+
+def _group_key(g: Guarantee) -> Any:
+    """Copies of one guarantee share a key (dataclasses compare by value)."""
+    try:
+        hash(g)
+    except TypeError:  # pragma: no cover - every guarantee is a frozen dataclass
+        return id(g)
+    return g
+
+
+RdpCurve = Callable[[np.ndarray], np.ndarray]
+
+
+# Integer orders at which sampled Rényi curves are computed (each bound costs O(α) to O(α²)); an order between
+# two of them takes the value of the next one up, which bounds it because ε(α) grows with α.
+SAMPLED_ORDERS = np.array(
+    [*range(2, 21), 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256], dtype=float
+)
+
+
+# dp_accounting's bound without replacement costs O(α²) in Python: up to 128 (0.2 s), not 256 (1 s).
+WITHOUT_REPLACEMENT_ORDERS = SAMPLED_ORDERS[SAMPLED_ORDERS <= 128]
+
+
+def _on_grid(values: np.ndarray, grid: np.ndarray = SAMPLED_ORDERS) -> RdpCurve:
+    """ε(α) at any orders from its values on a grid of integer orders (+∞ beyond the last)."""
+
+    def curve(orders: np.ndarray) -> np.ndarray:
+        o = np.asarray(orders, dtype=float)
+        index = np.searchsorted(grid, o - 1e-9, side="left")
+        return np.where(index < grid.size, values[np.minimum(index, grid.size - 1)], np.inf)
+
+    return curve
+
+
+def part_rdp(g: Guarantee, rate: float, method: str = "poisson") -> RdpCurve | None:
+    """ε(α) of ``g`` run on a sample of rate γ, as a function of the orders; None where no curve is known.
+
+    The Gaussian under Poisson sampling: dp_accounting's exact subsampled-Gaussian RDP (Mironov, Talwar and
+    Zhang 2019), as Opacus and TF-Privacy account; without replacement dp_accounting's bound of Wang, Balle and
+    Kasiviswanathan (2019). Any other curve: the general bounds :func:`~privrisk.accounting._math.
+    poisson_subsampled_rdp` and :func:`~privrisk.accounting._math.without_replacement_rdp`. Orders above 256
+    get +∞ (no bound), as in dp_accounting's default orders.
+    """
+    if rate >= 1.0:
+        return g._rdp if g._rdp(np.array([2.0])) is not None else None  # type: ignore[return-value]
+    if isinstance(g, GaussianDP | GaussianMechanism):
+        rdp_module = importlib.import_module("dp_accounting.rdp.rdp_privacy_accountant")
+        sigma = 1.0 / _mu(g)
+        if method == "poisson":
+
+            def exact(orders: np.ndarray) -> np.ndarray:
+                o = np.asarray(orders, dtype=float)
+                inside = o <= SAMPLED_ORDERS[-1]
+                out = np.full(o.shape, np.inf)
+                if inside.any():
+                    values = rdp_module._compute_rdp_poisson_subsampled_gaussian(rate, sigma, o[inside])
+                    out[inside] = np.asarray(values, dtype=float)
+                return out
+
+            return exact
+        values = rdp_module._compute_rdp_sample_wor_gaussian(rate, sigma, WITHOUT_REPLACEMENT_ORDERS)
+        return _on_grid(np.asarray(values, dtype=float), WITHOUT_REPLACEMENT_ORDERS)
+    if g._rdp(np.array([2.0])) is None:
+        return None
+    if method == "poisson":
+        values = poisson_subsampled_rdp(g._rdp, rate, SAMPLED_ORDERS)  # type: ignore[arg-type]
+    else:
+        values = without_replacement_rdp(g._rdp, rate, SAMPLED_ORDERS, g.pure_epsilon)  # type: ignore[arg-type]
+    return _on_grid(values)
+
+
+def _rdp_route(flat: Sequence[tuple[Guarantee, int, float]], total: int, name: str) -> Guarantee | None:
+    """Rényi curves added (Mironov 2017, Prop. 1); (ε, δ) parts enter as ε randomized response, their δ as
+    a catastrophe outside it. None when some part has no curve."""
+    curves: list[tuple[RdpCurve, int]] = []
+    own: list[RenyiDP] = []
+    log_keep = 0.0
+    for g, count, rate in flat:
+        if isinstance(g, ApproximateDP) and rate == 1.0:
+            # The worst (ε, δ) pair reveals itself with probability δ and is ε randomized response otherwise
+            # (Kairouz, Oh and Viswanath 2015, Thm. 2.1).
+            log_keep += count * math.log1p(-g.delta)
+            if g.epsilon > 0:
+                curves.append((partial(randomized_response_rdp, g.epsilon), count))
+            continue
+        curve = part_rdp(g, rate)
+        if curve is None:
+            return None
+        if isinstance(g, RenyiDP):
+            own.append(g)
+        curves.append((curve, count))
+    orders = np.asarray(DEFAULT_ORDERS, dtype=float)
+    if own:
+        orders = np.unique(np.concatenate([np.asarray(g.orders) for g in own]))
+    summed = np.zeros(orders.shape, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for curve, count in curves:
+            summed = summed + count * np.asarray(curve(orders), dtype=float)
+    keep = np.isfinite(summed)
+    if not keep.any():
+        return None
+    source = f"composition of {total} releases: Rényi curves added (Mironov 2017, Prop. 1)"
+    inner = RenyiDP(
+        tuple(float(x) for x in orders[keep]),
+        tuple(float(x) for x in np.maximum(summed[keep], 0.0)),
+        source=source,
+        name=name,
+    )
+    if log_keep == 0.0:
+        return inner
+    return CatastropheGuarantee(inner, -math.expm1(log_keep), name=name)
 
 
 def _composed_label(flat: Sequence[tuple[Guarantee, int, float]], total: int | None = None) -> str:
@@ -466,45 +745,207 @@ def _rho(g: Guarantee) -> float:
     return _mu(g) ** 2 / 2.0
 
 
-def _rdp_composition(curves: Sequence[tuple[Guarantee, int]], total: int, name: str) -> Guarantee:
-    orders = np.asarray(DEFAULT_ORDERS, dtype=float)
-    own = [g for g, _ in curves if isinstance(g, RenyiDP)]
-    if own:
-        orders = np.unique(np.concatenate([np.asarray(g.orders) for g in own]))
-    summed = np.zeros(orders.shape, dtype=float)
-    for g, count in curves:
-        values = g._rdp(orders)
-        assert values is not None
-        summed = summed + count * np.asarray(values, dtype=float)
-    keep = np.isfinite(summed)
-    return RenyiDP(
-        tuple(float(x) for x in orders[keep]),
-        tuple(float(x) for x in summed[keep]),
-        source=f"composition of {total} releases: Rényi curves added (Mironov 2017, Prop. 1)",
-        name=name,
-    )
-
-
-def _generic(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
-    """PLD when every part has one; otherwise the parts without one joined by basic composition."""
-    with_pld = [(g, c, r) for g, c, r in flat if g._pld_key() is not None]
-    without = [g for g, c, _ in flat for _ in range(c) if g._pld_key() is None]
+def _generic(flat: Sequence[tuple[Guarantee, int, float]], name: str = "") -> Guarantee:
+    """The privacy loss distribution of every part that has one; each other guarantee's copies by
+    Kairouz, Oh and Viswanath at the best point of its profile; the groups joined by basic composition at the
+    best split of ε. Beyond MAX_BASIC_GROUPS groups (a bounded last resort) the rest enter the loss distribution
+    as their (ε(δ), δ) at δ = 10⁻¹⁰ each."""
+    with_pld = [(g, c, r) for g, c, r in flat if _has_pld(g)]
+    counts: dict[Any, list[Any]] = {}
+    for g, c, _ in flat:
+        if not _has_pld(g):
+            key = _group_key(g)
+            counts.setdefault(key, [g, 0])[1] += c
+    groups = list(counts.values())
+    slots = MAX_BASIC_GROUPS - (1 if with_pld else 0)
+    huge_eps, huge_count = 0.0, 0
+    while len(groups) > max(slots, 1):
+        g, c = groups.pop()
+        eps = g.epsilon_at(LAST_RESORT_DELTA)
+        if eps <= MAX_PLD_SPAN:
+            one = approximate(eps, LAST_RESORT_DELTA, source=f"{g.label} as (ε(δ), δ) at δ = 1e-10")
+            with_pld.append((one, c, 1.0))
+        else:  # beyond any grid (the attacker is as good as certain): added up, basic composition
+            huge_eps, huge_count = huge_eps + c * eps, huge_count + c
+    if huge_count and len(groups) >= max(slots, 1):
+        # The fold takes a slot of its own: one more group joins it, so basic compositions never nest deeper.
+        g, c = groups.pop()
+        huge_eps, huge_count = huge_eps + c * g.epsilon_at(LAST_RESORT_DELTA), huge_count + c
+    if huge_count:
+        delta = -math.expm1(huge_count * math.log1p(-LAST_RESORT_DELTA))
+        source = f"basic composition of {huge_count} releases, each as (ε(δ), δ) at δ = 1e-10"
+        groups.append([approximate(min(huge_eps, 1e300), delta, source=source), 1])
     result: Guarantee | None = None
     if with_pld:
         pld = _pld_composition(with_pld, _composed_label(with_pld))
         single = len(pld.parts) == 1 and pld.parts[0][1] == 1 and pld.parts[0][2] == 1.0
         result = pld.parts[0][0] if single else pld
-    for g in without:
-        result = g if result is None else ComposedGuarantee(result, g)
+    for g, c in groups:
+        part = g if c == 1 else _copies(g, c)
+        result = part if result is None else ComposedGuarantee(result, part)
     assert result is not None
     return result
+
+
+def _copies(g: Guarantee, count: int) -> Guarantee:
+    """k copies of a guarantee with no loss distribution and no Rényi curve."""
+    pure = g.pure_epsilon
+    if pure is not None and g._delta_floor() == 0:
+        return KovComposition(pure, 0.0, count)
+    return ProfileKovComposition(g, count)
+
+
+@dataclass(frozen=True)
+class ProfileKovComposition(Guarantee):
+    """k copies of a guarantee known only by its profile: each copy is (ε₀, δ(ε₀))-DP for every ε₀, so
+    δ_k(ε) ≤ min over ε₀ of the optimal composition of k such releases (Kairouz, Oh and Viswanath 2015,
+    Thm. 3.3), taken over a grid of ε₀."""
+
+    base: Guarantee
+    k: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.k} releases of {self.base.label}"
+
+    @property
+    def conversion(self) -> str:
+        return (
+            "Kairouz, Oh and Viswanath (2015), optimal composition of k releases at the best point (ε₀, δ(ε₀)) "
+            f"of the profile; {self.base.conversion}"
+        )
+
+    @cached_property
+    def _points(self) -> tuple[np.ndarray, np.ndarray]:
+        eps = self.base._envelope_epsilons()
+        grid = np.unique(np.concatenate([eps[:: max(1, eps.size // 40)], np.asarray(self.base._kinks())]))
+        grid = grid[np.isfinite(grid) & (grid >= 0)]
+        return grid, np.clip(self.base._deltas(grid), 0.0, 1.0)
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        best = np.ones(e.shape, dtype=float)
+        for eps0, delta0 in zip(*self._points, strict=True):
+            if delta0 >= 1.0:
+                continue
+            best = np.minimum(best, kov_deltas(float(eps0), float(delta0), self.k, e))
+        return best.reshape(np.shape(epsilon))
+
+    def _envelope_epsilons(self) -> np.ndarray:
+        return super()._envelope_epsilons()[::4]
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        pure = self.base.pure_epsilon
+        return None if pure is None else self.k * pure
+
+    def _max_loss(self) -> float:
+        return self.k * self.base._max_loss()
+
+    def _delta_floor(self) -> float:
+        return -math.expm1(self.k * math.log1p(-min(self.base._delta_floor(), 1.0 - 1e-16)))
+
+
+@dataclass(frozen=True)
+class CatastropheGuarantee(Guarantee):
+    """A guarantee that, with probability δ꜀, gives everything away and otherwise holds ``inner``:
+    δ(ε) = 1 − (1 − δ꜀)(1 − δ_inner(ε)), β(α) = (1 − δ꜀) β_inner(α/(1 − δ꜀)) (the worst (ε, δ) pair is
+    randomized response outside a catastrophe of probability δ, Kairouz, Oh and Viswanath 2015, Thm. 2.1)."""
+
+    inner: Guarantee
+    delta: float
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.inner.label}, revealed with probability {self.delta:.3g}"
+
+    @property
+    def conversion(self) -> str:
+        return (
+            f"each (ε, δ) release as ε randomized response outside a catastrophe of probability δ (Kairouz, Oh "
+            f"and Viswanath 2015, Thm. 2.1), composed with the rest: δ(ε) = 1 − (1 − δ꜀)(1 − δ′(ε)), "
+            f"δ꜀ = {self.delta:.3g}; δ′: {self.inner.conversion}"
+        )
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        inner = np.asarray(self.inner._deltas(np.asarray(epsilon, dtype=float)), dtype=float)
+        return np.clip(1.0 - (1.0 - self.delta) * (1.0 - inner), 0.0, 1.0)
+
+    def epsilon_at(self, delta: float) -> float:
+        d = float(check_probability(delta, name="delta"))
+        if d < self.delta:
+            return math.inf
+        inner = 1.0 - (1.0 - d) / (1.0 - self.delta)
+        return self.inner.epsilon_at(min(max(inner, 0.0), 1.0))
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        a = check_probability(alpha, name="alpha")
+        keep = 1.0 - self.delta
+        inner = self.inner.tradeoff(np.clip(np.asarray(a, dtype=float) / keep, 0.0, 1.0))
+        return np.clip(np.where(np.asarray(a) <= keep, keep * inner, 0.0), 0.0, 1.0 - np.asarray(a))
+
+    def _delta_floor(self) -> float:
+        return max(self.delta, self.inner._delta_floor())
+
+    def _max_loss(self) -> float:
+        return math.inf
+
+
+@dataclass(frozen=True)
+class BestOf(Guarantee):
+    """Two or more valid bounds on one composition: the smallest δ(ε) at every ε, the largest β(α) at every α
+    (each holds, so their minimum does)."""
+
+    bounds: tuple[Guarantee, ...]
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or self.bounds[0].label
+
+    @property
+    def conversion(self) -> str:
+        return "the tighter, at every point, of " + " and of ".join(f"({b.conversion})" for b in self.bounds)
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        e = np.asarray(epsilon, dtype=float)
+        return np.minimum.reduce([np.asarray(b._deltas(e), dtype=float) for b in self.bounds])
+
+    def epsilon_at(self, delta: float) -> float:
+        return min(b.epsilon_at(delta) for b in self.bounds)
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        a = check_probability(alpha, name="alpha")
+        return np.maximum.reduce([np.asarray(b.tradeoff(a), dtype=float) for b in self.bounds])
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        pures = [b.pure_epsilon for b in self.bounds if b.pure_epsilon is not None]
+        return min(pures) if pures else None
+
+    def _max_loss(self) -> float:
+        return min(b._max_loss() for b in self.bounds)
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        curves = [c for c in (b._rdp(orders) for b in self.bounds) if c is not None]
+        return np.minimum.reduce([np.asarray(c, dtype=float) for c in curves]) if curves else None
+
+    def _delta_floor(self) -> float:
+        return min(b._delta_floor() for b in self.bounds)
+
+    def _kinks(self) -> tuple[float, ...]:
+        return tuple(k for b in self.bounds for k in b._kinks())
 
 
 # -------------------------------------------------------------------------------------------------- subsample
 @dataclass(frozen=True)
 class SubsampledGuarantee(Guarantee):
     """Amplification by subsampling of any profile: (ε, δ) becomes (ln(1 + γ(e^ε − 1)), γδ) at every ε
-    (Balle, Barthe and Gaboardi 2018, Thm. 8 for Poisson sampling, Thm. 9 without replacement)."""
+    (Balle, Barthe and Gaboardi 2018, Thm. 8 for Poisson sampling with add/remove neighbours, Thm. 9 for a
+    fixed-size sample without replacement with replace-one neighbours). Where the base has a Rényi curve the
+    sampled mechanism has one too (:func:`part_rdp`), which composition uses; the profile is the smaller of the
+    two conversions at every ε."""
 
     base: Guarantee
     rate: float
@@ -517,45 +958,76 @@ class SubsampledGuarantee(Guarantee):
 
     @property
     def conversion(self) -> str:
-        return (
-            f"amplification by subsampling: ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018); "
-            f"{self.base.conversion}"
+        theorem = "Thm. 8" if self.method == "poisson" else "Thm. 9, replace-one neighbours"
+        text = (
+            f"amplification by subsampling: ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018, "
+            f"{theorem})"
+        )
+        if self._curve is not None:
+            text += ", or its Rényi curve where tighter"
+        return f"{text}; {self.base.conversion}"
+
+    @cached_property
+    def _curve_fn(self) -> RdpCurve | None:
+        return part_rdp(self.base, self.rate, self.method)
+
+    @cached_property
+    def _curve(self) -> RenyiDP | None:
+        curve = self._curve_fn
+        if curve is None:
+            return None
+        orders = np.asarray(DEFAULT_ORDERS, dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):
+            values = np.asarray(curve(orders), dtype=float)
+        keep = np.isfinite(values)
+        if not keep.any():
+            return None
+        return RenyiDP(
+            tuple(float(x) for x in orders[keep]), tuple(float(x) for x in np.maximum(values[keep], 0))
         )
 
     def _base_epsilon(self, epsilon: np.ndarray) -> np.ndarray:
-        # ε = ln(1 + (e^ε′ − 1)/γ), as log(e^ε′ − 1 + γ) − log γ in a form that does not overflow.
+        # ε = ln(1 + (e^ε′ − 1)/γ), as ε′ − ln γ + ln(1 − (1 − γ)e^(−ε′)) where e^ε′ is large.
         e = np.asarray(epsilon, dtype=float)
         with np.errstate(over="ignore"):
-            small = np.log1p(np.expm1(np.minimum(e, 700.0)) / self.rate)
-        large = e - math.log(self.rate) + np.log1p(-(1.0 - self.rate) * np.exp(-np.maximum(e, 700.0)))
-        return np.where(e < 700.0, small, large)
+            small = np.log1p(np.expm1(np.minimum(e, 1.0)) / self.rate)
+        large = e - math.log(self.rate) + np.log1p(-(1.0 - self.rate) * np.exp(-np.maximum(e, 1.0)))
+        return np.where(e < 1.0, small, large)
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
-        return self.rate * self.base._deltas(self._base_epsilon(epsilon))
+        e = np.asarray(epsilon, dtype=float)
+        values = self.rate * np.asarray(self.base._deltas(self._base_epsilon(e)), dtype=float)
+        if self._curve is not None:
+            values = np.minimum(values, self._curve._deltas(np.atleast_1d(e)).reshape(np.shape(values)))
+        return values
 
     def epsilon_at(self, delta: float) -> float:
         d = float(check_probability(delta, name="delta"))
         # γ δ(ε) ≤ d exactly when δ(ε) ≤ d/γ: invert the base profile, then map ε to ln(1 + γ(e^ε − 1)).
         if d >= self.rate:
-            return 0.0
-        base = self.base.epsilon_at(d / self.rate)
-        if not math.isfinite(base):
-            return math.inf
-        if base > 700.0:
-            return base + math.log(self.rate) + math.log1p((1.0 - self.rate) * math.exp(-base) / self.rate)
-        return math.log1p(self.rate * math.expm1(base))
+            value = 0.0
+        else:
+            base = self.base.epsilon_at(d / self.rate)
+            value = amplified_epsilon(base, self.rate) if math.isfinite(base) else math.inf
+        if self._curve is not None:
+            value = min(value, self._curve.epsilon_at(d))
+        return value
 
     @property
     def pure_epsilon(self) -> float | None:
         pure = self.base.pure_epsilon
-        return None if pure is None else math.log1p(self.rate * math.expm1(pure))
+        return None if pure is None else amplified_epsilon(pure, self.rate)
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        curve = self._curve_fn
+        return None if curve is None else curve(np.asarray(orders, dtype=float))
 
     def _delta_floor(self) -> float:
         return self.rate * self.base._delta_floor()
 
     def _max_loss(self) -> float:
         top = self.base._max_loss()
-        return top if not math.isfinite(top) else math.log1p(self.rate * math.expm1(min(top, 700.0)))
+        return top if not math.isfinite(top) else amplified_epsilon(top, self.rate)
 
 
 def subsample(
@@ -563,10 +1035,15 @@ def subsample(
 ) -> Guarantee:
     """The guarantee of running ``g`` on a random sample of the data (amplification by subsampling).
 
-    Poisson sampling of rate γ (each record kept independently) or sampling a fraction γ without replacement.
-    Pure ε and (ε, δ) become (ln(1 + γ(e^ε − 1)), γδ) (Balle, Barthe and Gaboardi 2018, Thm. 8 and 9); a
-    Laplace, Gaussian or discrete mechanism under Poisson sampling goes through ``dp_accounting``'s privacy loss
-    distribution, which is tighter; any other profile is transformed point by point with the same rule.
+    Poisson sampling of rate γ (each record kept independently, neighbours add or remove one record) or a
+    fixed-size sample of a fraction γ drawn without replacement (neighbours replace one record; the mechanism's
+    sensitivity is then the replace-one sensitivity). Pure ε and (ε, δ) become (ln(1 + γ(e^ε − 1)), γδ)
+    (Balle, Barthe and Gaboardi 2018, Thm. 8 and 9). A Laplace, Gaussian or discrete mechanism under Poisson
+    sampling goes through ``dp_accounting``'s privacy loss distribution, which is tighter. Any other profile is
+    transformed point by point with the same rule and, where the base has a Rényi curve, also gets the sampled
+    curve (the subsampled Gaussian's RDP as dp_accounting computes it, for Poisson sampling and without
+    replacement; Zhu and Wang 2019 and Wang, Balle and Kasiviswanathan 2019 for other curves), so that many
+    sampled releases compose through Rényi DP.
 
     Args:
         g: the guarantee of the mechanism on the sample.
@@ -576,6 +1053,9 @@ def subsample(
     Example:
         >>> round(subsample(pure_dp(1.0), 0.1).pure_epsilon, 4)   # ln(1 + 0.1(e − 1))
         0.1586
+        >>> g = subsample(gaussian_dp(1.0), 0.01, method="without_replacement").compose(1000)
+        >>> round(g.epsilon_at(1e-5), 3)    # dp_accounting's RdpAccountant, replace one: 3.576
+        3.576
     """
     if not isinstance(g, Guarantee):
         raise PrivriskError(f"g: {g!r} is not a privacy guarantee", param="g")
@@ -585,13 +1065,14 @@ def subsample(
         return g
     source = (
         f"amplification by subsampling (rate {gamma:.3g}, {how.replace('_', ' ')}): "
-        f"ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018)"
+        f"ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018, "
+        f"{'Thm. 8' if how == 'poisson' else 'Thm. 9, replace-one neighbours'})"
     )
     if type(g) in (PureDP, RandomizedResponse):
-        return PureDP(math.log1p(gamma * math.expm1(g.epsilon)), source=source)  # type: ignore[attr-defined]
+        return PureDP(amplified_epsilon(g.epsilon, gamma), source=source)  # type: ignore[attr-defined]
     if isinstance(g, ApproximateDP):
-        return approximate(math.log1p(gamma * math.expm1(g.epsilon)), gamma * g.delta, source=source)
-    if how == "poisson" and g._pld_key() is not None and g._pld(DISCRETIZATION, gamma) is not None:
+        return approximate(amplified_epsilon(g.epsilon, gamma), gamma * g.delta, source=source)
+    if how == "poisson" and _has_pld(g) and g._pld_samples:
         return PldComposition(((g, 1, gamma),))
     return SubsampledGuarantee(g, gamma, how)
 
@@ -619,7 +1100,14 @@ class GroupGuarantee(Guarantee):
             log_delta = math.log(self.k) + (self.k - 1) * e + np.log(self.base._deltas(e))
         # A profile decreases, so the bound at ε = 0 holds at every ε (and keeps this one decreasing).
         cap = min(1.0, self.k * float(self.base._deltas(np.array([0.0]))[0]))
-        return np.minimum(np.exp(np.minimum(log_delta, 0.0)), cap)
+        values = np.minimum(np.exp(np.minimum(log_delta, 0.0)), cap)
+        pure = self.pure_epsilon
+        # A pure base gives kε-DP for the group: its profile caps the point-by-point rule (both hold).
+        return (
+            values
+            if pure is None
+            else np.minimum(values, pure_deltas(pure, np.asarray(epsilon, dtype=float)))
+        )
 
     @property
     def pure_epsilon(self) -> float | None:

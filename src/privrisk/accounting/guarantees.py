@@ -99,6 +99,9 @@ class Guarantee:
     """
 
     # -- what subclasses provide -------------------------------------------------------------------------
+    # Whether ``_pld`` takes a Poisson sampling rate below 1 (dp_accounting models the sampled mechanism).
+    _pld_samples = False
+
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -505,6 +508,8 @@ class GaussianDP(Guarantee):
             value_discretization_interval=discretization,
             sampling_prob=sampling_prob,
         )
+
+    _pld_samples = True
 
     def _pld_key(self) -> tuple[Any, ...]:
         return ("gaussian", self.mu)

@@ -152,6 +152,8 @@ class LaplaceMechanism(Guarantee):
             sampling_prob=sampling_prob,
         )
 
+    _pld_samples = True
+
     def _pld_key(self) -> tuple[Any, ...]:
         return ("laplace", self.epsilon)
 
@@ -230,6 +232,8 @@ class GaussianMechanism(Guarantee):
 
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
         return self._as_gdp()._pld(discretization, sampling_prob)
+
+    _pld_samples = True
 
     def _pld_key(self) -> tuple[Any, ...]:
         return ("gaussian", self.mu)
@@ -417,6 +421,8 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
             sampling_prob=sampling_prob,
         )
 
+    _pld_samples = True
+
     def _pld_key(self) -> tuple[Any, ...]:
         return ("discrete laplace", self.scale, self.sensitivity)
 
@@ -518,6 +524,8 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
             value_discretization_interval=discretization,
             sampling_prob=sampling_prob,
         )
+
+    _pld_samples = True
 
     def _pld_key(self) -> tuple[Any, ...]:
         return ("discrete gaussian", self.sigma, self.sensitivity)
