@@ -205,11 +205,6 @@ def test_dpsgd_small_case_against_riskcal():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="needs the exact DP-SGD composition of issue 20 (composition.py): until it lands the loss grid of 14,063 "
-    "steps is too coarse and σ comes out far too large (safe, but not riskcal's 1.196)",
-    strict=False,
-)
 def test_dpsgd_mnist_against_riskcal():
     # Issue 20's reference: q = 256/60,000, 14,063 steps, advantage ≤ 0.2 → σ = 1.196 (riskcal).
     dpsgd = pytest.importorskip("riskcal.calibration.dpsgd")
