@@ -236,7 +236,7 @@ def test_cli_json_is_the_same_on_both_engines(cli, spark, tmp_path):
             "age=interval:5", "--delta-max", "0.5", "--kmap", "3", "--search", "--json"]  # fmt: skip
     a = cli(*base)
     b = cli(*base, "--engine", "spark", "--spark-rollup-classes", "0")
-    assert a.code == b.code == 0, (a.err, b.err)
+    assert a.code == b.code and a.code in (0, 1), (a.err, b.err)  # 1: the measured table misses a target
     da, db = json.loads(a.out), json.loads(b.out)
     assert (da.pop("engine"), db.pop("engine")) == ("duckdb", "spark")
     db["notes"] = [n for n in db["notes"] if "roll-ups run in Spark" not in n]

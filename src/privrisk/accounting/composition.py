@@ -652,7 +652,8 @@ def part_rdp(g: Guarantee, rate: float, method: str = "poisson") -> RdpCurve | N
     """
     if rate >= 1.0:
         return g._rdp if g._rdp(np.array([2.0])) is not None else None  # type: ignore[return-value]
-    if isinstance(g, GaussianDP | GaussianMechanism):
+    # Below σ = 10⁻¹⁰⁰ dp_accounting divides by σ² = 0; the general bound below answers (the attacker is certain).
+    if isinstance(g, GaussianDP | GaussianMechanism) and 1.0 / _mu(g) >= 1e-100:
         rdp_module = importlib.import_module("dp_accounting.rdp.rdp_privacy_accountant")
         sigma = 1.0 / _mu(g)
         if method == "poisson":

@@ -518,7 +518,8 @@ class GaussianDP(Guarantee):
         return self.mu * self.mu / 2.0 + 10.0 * self.mu
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray:
-        return np.asarray(orders, dtype=float) * self.mu**2 / 2.0
+        with np.errstate(over="ignore"):  # μ above 10¹⁵⁴: every order is +∞ (the attacker is certain)
+            return np.asarray(orders, dtype=float) * np.square(np.float64(self.mu)) / 2.0
 
     def _grouped(self, k: int) -> Guarantee:
         return GaussianDP(

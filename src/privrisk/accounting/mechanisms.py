@@ -242,7 +242,8 @@ class GaussianMechanism(Guarantee):
         return self._as_gdp()._pld_span()
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray:
-        return np.asarray(orders, dtype=float) * self.mu**2 / 2.0
+        with np.errstate(over="ignore"):  # μ above 10¹⁵⁴: every order is +∞ (the attacker is certain)
+            return np.asarray(orders, dtype=float) * np.square(np.float64(self.mu)) / 2.0
 
     def _grouped(self, k: int) -> Guarantee:
         return GaussianMechanism(
