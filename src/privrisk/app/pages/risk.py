@@ -20,14 +20,19 @@ from privrisk._format import epsilon_text, percent
 from privrisk._validation import check_probability, check_whole, parse_epsilon
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
-from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, quiet
+from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.app.pages._runs import TimeLimit, call_in_process
 from privrisk.errors import PrivriskError
 from privrisk.reports.explain import explainer_numbers
 
 ID = "risk"
 TITLE = "Risk"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui", "risk_values"]
+__all__ = ["ACCOUNTING_TIME_LIMIT", "ID", "TITLE", "accounting_summary", "page_server", "page_ui", "risk_values"]
+
+# The accountant's work runs in a worker process, stopped after this many seconds (composing a guarantee 10⁶ times
+# can take minutes); the other sessions are answered meanwhile.
+ACCOUNTING_TIME_LIMIT = 60.0
 
 # privrisk risk's options for the other guarantees (the accounting command line names them so).
 _ACCOUNTING_OPTIONS = (
@@ -77,6 +82,26 @@ def risk_values(
         "posterior": float(R.posterior_bound(epsilon, p)),
         "description": R.describe(epsilon, n_ if n_ > 2 else None, ratio),
     }
+
+
+def accounting_summary(request: dict[str, Any]) -> dict[str, Any]:
+    """The accountant's risks (:func:`privrisk.accounting.risk_summary`) of the guarantee the page's fields describe.
+
+    ``request`` holds :func:`~privrisk.app._guarantee.guarantee_from_inputs`' keywords and ``prior``, ``n`` and
+    ``at_delta``; the page runs this in a worker process (:func:`~privrisk.app.pages._runs.call_in_process`).
+
+    Example:
+        >>> doc = accounting_summary({"kind": "mechanism", "epsilon": 1.0, "mechanism": "rr", "prior": 0.5,
+        ...                           "n": 2, "at_delta": 1e-6})
+        >>> round(doc["success"], 4)  # randomized response at ε = 1: e/(1 + e)
+        0.7311
+    """
+    from privrisk.accounting import risk_summary
+
+    options = dict(request)
+    prior, n, at_delta = options.pop("prior"), options.pop("n"), options.pop("at_delta")
+    g = guarantee_from_inputs(**options)
+    return risk_summary(g, prior=prior, n=n, at_delta=at_delta)
 
 
 _ROWS = (
@@ -339,35 +364,68 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
 
     @reactive.calc
-    def summary_doc() -> dict[str, Any]:
-        from privrisk.accounting import risk_summary
-
+    def accounting_request() -> dict[str, Any]:
         v = _ok()
-        g = guarantee_from_inputs(
+        return dict(
             kind=input.guarantee(), epsilon=v["epsilon"], delta=v["delta"], rho=input.rho().strip() or None,
             mu=input.mu().strip() or None, mechanism=input.mechanism(), scale=input.scale().strip() or None,
             sigma=input.sigma().strip() or None, sensitivity=input.sensitivity().strip() or None,
             sample_rate=input.sample_rate().strip() or None, compose=input.compose().strip() or None,
             group=input.group().strip() or None,
+            # the accountant's prior is open at 0 and 1
+            prior=min(max(v["prior"], 1e-12), 1 - 1e-12), n=v["n"], at_delta=v["delta"] or 1e-6,
         )  # fmt: skip
-        prior = min(max(v["prior"], 1e-12), 1 - 1e-12)  # the accountant's prior is open at 0 and 1
-        return risk_summary(g, prior=prior, n=v["n"], at_delta=v["delta"] or 1e-6)
+
+    # The accountant runs in a worker process: composing a guarantee 10⁶ times takes minutes, and the event loop
+    # that answers every session must not wait for it. A newer request, Cancel or the session's end kills it.
+    @reactive.extended_task
+    async def accounting_task(request: dict[str, Any]) -> dict[str, Any]:
+        return await call_in_process(accounting_summary, request, time_limit=ACCOUNTING_TIME_LIMIT)
+
+    @reactive.effect
+    def _account() -> None:
+        request = accounting_request()
+        with reactive.isolate():
+            if accounting_task.status() == "running":
+                accounting_task.cancel()
+        accounting_task.invoke(request)
+
+    @reactive.effect
+    @reactive.event(input.accounting_cancel)
+    def _cancel_accounting() -> None:
+        accounting_task.cancel()
+
+    session.on_ended(accounting_task.cancel)
+
+    def summary_doc() -> dict[str, Any]:
+        status = accounting_task.status()
+        req(status == "success")
+        return accounting_task.value.get()
 
     @render.ui
     def accounting_error() -> Any:
-        try:
-            summary_doc()
-        except PrivriskError as exc:
-            return error_ui(error_message(exc, "risk", _ACCOUNTING_OPTIONS))
-        except Exception as exc:
-            if type(exc).__name__ == "SilentException":
-                return None
-            raise
-        return None
+        status = accounting_task.status()
+        if status == "running":
+            return ui.div(
+                ui.span("Computing the risks of this guarantee… ", id="risk-acct-running"),
+                ui.input_action_button("accounting_cancel", "Cancel", class_="btn-outline-danger btn-sm"),
+                class_="privrisk-progress mb-2",
+            )
+        if status == "cancelled":
+            return ui.p("Cancelled: change a field to compute again.", class_="privrisk-cancelled text-muted")
+        if status != "error":
+            return None
+        exc = accounting_task.error.get()
+        if isinstance(exc, TimeLimit):
+            return error_ui(
+                f"This guarantee takes longer than {ACCOUNTING_TIME_LIMIT:g} s to compute here; it was stopped. "
+                "The command line below computes it without a limit."
+            )
+        return error_ui(error_message(exc, "risk", _ACCOUNTING_OPTIONS))
 
     @render.ui
     def accounting() -> Any:
-        doc = quiet(summary_doc)
+        doc = summary_doc()
         v = _ok()
         worst = doc["worst_case"] or {}
 
