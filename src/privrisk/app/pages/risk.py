@@ -28,7 +28,15 @@ from privrisk.reports.explain import explainer_numbers
 ID = "risk"
 TITLE = "Risk"
 
-__all__ = ["ACCOUNTING_TIME_LIMIT", "ID", "TITLE", "accounting_summary", "page_server", "page_ui", "risk_values"]
+__all__ = [
+    "ACCOUNTING_TIME_LIMIT",
+    "ID",
+    "TITLE",
+    "accounting_summary",
+    "page_server",
+    "page_ui",
+    "risk_values",
+]
 
 # The accountant's work runs in a worker process, stopped after this many seconds (composing a guarantee 10⁶ times
 # can take minutes); the other sessions are answered meanwhile.
