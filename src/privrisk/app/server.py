@@ -61,10 +61,35 @@ _JS = """
   }
 })();
 $(function () {
+  // The pages' container is the main landmark (the navigation bar is the nav landmark); Shiny builds the navbar
+  // page itself, so the role is given here.
+  const pages = document.querySelector(".tab-content[data-tabsetid='page']");
+  if (pages) { pages.setAttribute("role", "main"); }
   Shiny.addCustomMessageHandler("privrisk-page", function (id) {
     const url = new URL(window.location.href);
     url.search = "?page=" + encodeURIComponent(id);
     window.history.replaceState(null, "", url);
+  });
+  // The tab names the page: the window's title and the page's one h1 follow it.
+  $(document).on("shown.bs.tab", ".navbar a[data-bs-toggle='tab']", function (event) {
+    const name = event.target.textContent.trim();
+    document.title = name + " — privrisk";
+    const h1 = document.getElementById("privrisk-h1");
+    if (h1) { h1.textContent = name + " — privrisk"; }
+    // On a phone the menu stays expanded over the page after a choice unless it is closed.
+    const menu = document.querySelector(".navbar-collapse.show");
+    if (menu && window.bootstrap) { bootstrap.Collapse.getOrCreateInstance(menu).hide(); }
+  });
+  // On a phone a page's sidebar lies over its result: close it when the result of a run arrives (the long pages'
+  // "results" output), not while live numbers follow the inputs.
+  $(document).on("shiny:value", function (event) {
+    if (!/(^|-)results$/.test(event.name || "")) { return; }
+    const layout = event.target.closest(".bslib-sidebar-layout");
+    const Sidebar = window.bslib && window.bslib.Sidebar;
+    if (!layout || !Sidebar) { return; }
+    const size = getComputedStyle(layout).getPropertyValue("--bslib-sidebar-js-window-size").trim();
+    const sidebar = Sidebar.getInstance(layout);
+    if (size === "mobile" && sidebar && !sidebar.isClosed) { sidebar.toggle("close"); }
   });
   // Set once the server has sent the first results (tests and scripts wait for it).
   Shiny.addCustomMessageHandler("privrisk-ready", function (ready) {
@@ -235,14 +260,21 @@ def _page_ui(request: Any) -> Any:
     wanted = request.query_params.get("page") if request is not None else None
     selected = wanted if wanted in ids else ids[0]
     panels = [ui.nav_panel(p.TITLE, p.page_ui(p.ID), value=p.ID) for p in PAGES]
+    name = next(p.TITLE for p in PAGES if p.ID == selected)
     return ui.page_navbar(
         *panels,
         id="page",
         selected=selected,
         title="privrisk",
-        header=ui.TagList(ui.tags.style(_CSS), ui.tags.script(_JS)),
+        # The page's one h1 names it for screen readers; the visible heading is the page's own h2.
+        header=ui.TagList(
+            ui.tags.style(_CSS),
+            ui.tags.script(_JS),
+            ui.h1(f"{name} — privrisk", id="privrisk-h1", class_="visually-hidden"),
+        ),
         fillable=False,
-        window_title="privrisk",
+        window_title=f"{name} — privrisk",
+        lang="en",
     )
 
 
