@@ -91,8 +91,22 @@ $(function () {
     const sidebar = Sidebar.getInstance(layout);
     if (size === "mobile" && sidebar && !sidebar.isClosed) { sidebar.toggle("close"); }
   });
+  // bslib's sidebar resize handle is a focusable separator without a value until it is first dragged: screen
+  // readers (and axe-core) need aria-valuenow, so it gets the sidebar's width from the start.
+  function describeHandles() {
+    document.querySelectorAll(".bslib-sidebar-resize-handle[role='separator']").forEach(function (handle) {
+      if (handle.hasAttribute("aria-valuenow")) { return; }
+      const sidebar = handle.parentElement && handle.parentElement.querySelector(":scope > .sidebar");
+      const width = sidebar ? Math.round(sidebar.getBoundingClientRect().width) : 250;
+      handle.setAttribute("aria-valuenow", String(width || 250));
+      handle.setAttribute("aria-valuemin", "150");
+      handle.setAttribute("aria-valuemax", String(Math.max(window.innerWidth - 50, 150)));
+    });
+  }
+  $(document).on("shiny:connected", describeHandles);
   // Set once the server has sent the first results (tests and scripts wait for it).
   Shiny.addCustomMessageHandler("privrisk-ready", function (ready) {
+    describeHandles();
     document.documentElement.dataset.privriskReady = ready ? "1" : "0";
   });
 });
