@@ -114,3 +114,18 @@ def test_on_a_phone_the_risk_inputs_are_in_reach_and_the_result_visible(phone, g
     expect(verdict).to_contain_text("possible data sets")
     verdict.scroll_into_view_if_needed()
     expect(verdict).to_be_in_viewport()
+
+
+def test_on_a_phone_the_sidebar_closes_when_the_result_comes(phone, goto):
+    # The Audit page's example (as in test_audit.py): its inputs lie in a sidebar over the page on a phone.
+    goto(phone, "page=audit")
+    layout = phone.locator(".tab-pane.active .bslib-sidebar-layout").first
+    run = phone.locator("#audit-run")
+    if not run.is_visible():
+        layout.locator(":scope > .collapse-toggle").click()
+    expect(run).to_be_visible()
+    run.click()
+    expect(phone.locator("#audit-provider")).to_be_visible(timeout=120_000)
+    expect(layout).to_have_class(re.compile(r"\bsidebar-collapsed\b"))
+    phone.locator("#audit-provider").scroll_into_view_if_needed()
+    expect(phone.locator("#audit-provider")).to_be_in_viewport()

@@ -10,7 +10,7 @@ largest ε that keeps ρ_mw under a target (``privrisk epsilon``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from shiny import module, reactive, render, req, ui
@@ -277,7 +277,7 @@ def page_ui() -> Any:
                 ui.h5("The same on the command line"),
                 ui.output_ui("command"),
             ),
-            col_widths={"sm": (12, 12), "lg": (4, 8)},
+            col_widths=cast(Any, {"sm": (12, 12), "lg": (4, 8)}),
         ),
     )
 
