@@ -174,3 +174,16 @@ def test_nothing_is_shown_before_the_user_has_typed(page, goto):
     # σ is empty: the message names the field in the app's words, no "--sigma" and no "None"
     error = page.locator("#risk-accounting_error .privrisk-error")
     expect(error).to_have_text("Gaussian σ: required for this guarantee")
+
+
+def test_tabbing_onto_the_slider_does_not_move_it(page, goto):
+    # Tabbing onto the slider used to change ln 3 into 1.19.
+    goto(page, "page=risk&epsilon=ln3")
+    expect(page.locator("#risk-verdict-number")).to_have_text("75 %")
+    page.locator("#risk-epsilon").focus()
+    page.keyboard.press("Tab")
+    page.wait_for_function("() => document.activeElement.closest('.irs') !== null")
+    page.keyboard.press("Shift+Tab")
+    expect(page.locator("#risk-epsilon")).to_have_value("ln3")
+    expect(page.locator("#risk-command-line")).to_have_text("privrisk risk --epsilon ln3")
+    expect(page.locator("#risk-verdict-number")).to_have_text("75 %")
