@@ -28,6 +28,10 @@ def axe_script() -> str:
 
 def serious_violations(page) -> list[str]:
     """axe-core's serious and critical violations on the page as it is (rule: the first offending element)."""
+    # Outputs fading while Shiny recalculates would be measured at half opacity: wait until none is.
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.recalculating')).every(e => e.offsetParent === null)"
+    )
     page.add_script_tag(content=axe_script())
     result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     return [
@@ -98,7 +102,7 @@ def test_on_a_phone_the_menu_closes_after_a_choice(phone, goto):
     expect(phone).to_have_title(re.compile(r"— privrisk$"))
 
 
-def test_on_a_phone_the_risk_inputs_are_in_reach_and_the_result_visible(phone, goto):
+def test_on_a_phone_the_risk_inputs_are_in_reach_and_the_result_visible(phone, goto, wait_idle):
     goto(phone, "page=risk&epsilon=ln3&n=10")
     epsilon = phone.locator("#risk-epsilon")
     expect(epsilon).to_be_visible()
@@ -112,6 +116,7 @@ def test_on_a_phone_the_risk_inputs_are_in_reach_and_the_result_visible(phone, g
     epsilon.press("Enter")
     verdict = phone.locator("#risk-verdict")
     expect(verdict).to_contain_text("possible data sets")
+    wait_idle(phone)
     verdict.scroll_into_view_if_needed()
     expect(verdict).to_be_in_viewport()
 

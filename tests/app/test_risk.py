@@ -108,6 +108,7 @@ def test_other_guarantees_give_the_accountants_risks(page, goto, query, success)
         "([x]) => { const c = document.querySelector('#risk-acct-this-success');"
         " return c !== null && Math.abs(parseFloat(c.textContent) - x) < 6e-4; }",
         arg=[success],
+        timeout=60_000,
     )
 
 
@@ -173,7 +174,7 @@ def test_nothing_is_shown_before_the_user_has_typed(page, goto):
     goto(page, "page=risk&guarantee=mechanism&mechanism=gaussian")
     # σ is empty: the message names the field in the app's words, no "--sigma" and no "None"
     error = page.locator("#risk-accounting_error .privrisk-error")
-    expect(error).to_have_text("Gaussian σ: required for this guarantee")
+    expect(error).to_have_text("Gaussian σ: required for this guarantee", timeout=60_000)  # a worker process
 
 
 def test_tabbing_onto_the_slider_does_not_move_it(page, goto):
