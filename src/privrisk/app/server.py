@@ -22,7 +22,16 @@ from typing import Any
 from privrisk.app._shared import DEFAULT_MAX_UPLOAD, format_bytes
 from privrisk.app.pages import PAGES
 
-__all__ = ["UploadLimit", "bound_url", "build_app", "is_loopback", "network_warning", "serve"]
+__all__ = [
+    "LocalOnly",
+    "UploadLimit",
+    "bound_url",
+    "build_app",
+    "host_allowed",
+    "is_loopback",
+    "network_warning",
+    "serve",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -52,13 +61,52 @@ _JS = """
   }
 })();
 $(function () {
+  // The pages' container is the main landmark (the navigation bar is the nav landmark); Shiny builds the navbar
+  // page itself, so the role is given here.
+  const pages = document.querySelector(".tab-content[data-tabsetid='page']");
+  if (pages) { pages.setAttribute("role", "main"); }
   Shiny.addCustomMessageHandler("privrisk-page", function (id) {
     const url = new URL(window.location.href);
     url.search = "?page=" + encodeURIComponent(id);
     window.history.replaceState(null, "", url);
   });
+  // The tab names the page: the window's title and the page's one h1 follow it.
+  $(document).on("shown.bs.tab", ".navbar a[data-bs-toggle='tab']", function (event) {
+    const name = event.target.textContent.trim();
+    document.title = name + " — privrisk";
+    const h1 = document.getElementById("privrisk-h1");
+    if (h1) { h1.textContent = name + " — privrisk"; }
+    // On a phone the menu stays expanded over the page after a choice unless it is closed.
+    const menu = document.querySelector(".navbar-collapse.show");
+    if (menu && window.bootstrap) { bootstrap.Collapse.getOrCreateInstance(menu).hide(); }
+  });
+  // On a phone a page's sidebar lies over its result: close it when the result of a run arrives (the long pages'
+  // "results" output), not while live numbers follow the inputs.
+  $(document).on("shiny:value", function (event) {
+    if (!/(^|-)results$/.test(event.name || "")) { return; }
+    const layout = event.target.closest(".bslib-sidebar-layout");
+    const Sidebar = window.bslib && window.bslib.Sidebar;
+    if (!layout || !Sidebar) { return; }
+    const size = getComputedStyle(layout).getPropertyValue("--bslib-sidebar-js-window-size").trim();
+    const sidebar = Sidebar.getInstance(layout);
+    if (size === "mobile" && sidebar && !sidebar.isClosed) { sidebar.toggle("close"); }
+  });
+  // bslib's sidebar resize handle is a focusable separator without a value until it is first dragged: screen
+  // readers (and axe-core) need aria-valuenow, so it gets the sidebar's width from the start.
+  function describeHandles() {
+    document.querySelectorAll(".bslib-sidebar-resize-handle[role='separator']").forEach(function (handle) {
+      if (handle.hasAttribute("aria-valuenow")) { return; }
+      const sidebar = handle.parentElement && handle.parentElement.querySelector(":scope > .sidebar");
+      const width = sidebar ? Math.round(sidebar.getBoundingClientRect().width) : 250;
+      handle.setAttribute("aria-valuenow", String(width || 250));
+      handle.setAttribute("aria-valuemin", "150");
+      handle.setAttribute("aria-valuemax", String(Math.max(window.innerWidth - 50, 150)));
+    });
+  }
+  $(document).on("shiny:connected", describeHandles);
   // Set once the server has sent the first results (tests and scripts wait for it).
   Shiny.addCustomMessageHandler("privrisk-ready", function (ready) {
+    describeHandles();
     document.documentElement.dataset.privriskReady = ready ? "1" : "0";
   });
 });
@@ -126,6 +174,99 @@ class _TooLarge(Exception):
     pass
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def _split_host(value: str) -> tuple[str, int | None]:
+    """``name`` and port of a Host header (``[::1]:8000`` → ``("[::1]", 8000)``); port None if absent."""
+    value = value.strip().lower()
+    name, sep, port = value.rpartition(":")
+    if not sep or name.endswith("[") or (":" in name and not name.startswith("[")) or value.endswith("]"):
+        return value, None
+    return name, int(port) if port.isdigit() else -1
+
+
+def host_allowed(host_header: str, port: int, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a request's ``Host`` header names this app: a loopback name (or one of ``extra``) and its port.
+
+    Refusing every other name defeats DNS rebinding: a web page whose name was rebound to 127.0.0.1 sends its own
+    name in ``Host``.
+
+    Example:
+        >>> host_allowed("127.0.0.1:8000", 8000), host_allowed("localhost:8000", 8000)
+        (True, True)
+        >>> host_allowed("evil.example:8000", 8000), host_allowed("localhost:9999", 8000)
+        (False, False)
+        >>> host_allowed("[::1]:8000", 8000), host_allowed("box.lan:8000", 8000, ("box.lan",))
+        (True, True)
+    """
+    name, given = _split_host(host_header)
+    names = {*LOOPBACK_NAMES, *(_bracketed(h.lower()) for h in extra)}
+    return name in names and (given == port or (given is None and port == 80))
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+class LocalOnly:
+    """ASGI middleware: only this machine's pages (or the host named with ``hosts``) may talk to the app.
+
+    Every HTTP request and WebSocket whose ``Host`` header is not a loopback name or one of ``hosts`` with the
+    port the server listens on is refused (HTTP 421, WebSocket closed before it is accepted): DNS rebinding.
+    A WebSocket, and any other request, whose ``Origin`` header is present and is not the app's own address is
+    refused too (HTTP 403): cross-site WebSocket hijacking. A request without ``Origin`` passes when its ``Host`` is
+    allowed: browsers always send ``Origin`` on a WebSocket, so only programs on this machine omit it.
+    """
+
+    def __init__(self, app: Callable[..., Awaitable[None]], hosts: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.hosts = tuple(h for h in hosts if h)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope.get("type")
+        if kind not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.lower(): v for k, v in scope.get("headers") or []}
+        server = scope.get("server") or (None, None)
+        port = server[1] if server[1] is not None else 80
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not host_allowed(host, port, self.hosts):
+            await self._refuse(scope, receive, send, 421, "this app answers only on this machine's addresses")
+            return
+        origin = headers.get(b"origin")
+        if origin is not None and not self._own_origin(origin.decode("latin-1"), port):
+            await self._refuse(scope, receive, send, 403, "requests from other sites are refused")
+            return
+        await self.app(scope, receive, send)
+
+    def _own_origin(self, origin: str, port: int) -> bool:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(origin)
+        return parts.scheme in ("http", "https") and host_allowed(parts.netloc, port, self.hosts)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
+        if scope["type"] == "websocket":
+            # Closing before accepting makes the server answer the handshake with HTTP 403.
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        body = text.encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", b"%d" % len(body)),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
 def _page_ui(request: Any) -> Any:
     from shiny import ui
 
@@ -133,21 +274,29 @@ def _page_ui(request: Any) -> Any:
     wanted = request.query_params.get("page") if request is not None else None
     selected = wanted if wanted in ids else ids[0]
     panels = [ui.nav_panel(p.TITLE, p.page_ui(p.ID), value=p.ID) for p in PAGES]
+    name = next(p.TITLE for p in PAGES if p.ID == selected)
     return ui.page_navbar(
         *panels,
         id="page",
         selected=selected,
         title="privrisk",
-        header=ui.TagList(ui.tags.style(_CSS), ui.tags.script(_JS)),
+        # The page's one h1 names it for screen readers; the visible heading is the page's own h2.
+        header=ui.TagList(
+            ui.tags.style(_CSS),
+            ui.tags.script(_JS),
+            ui.h1(f"{name} — privrisk", id="privrisk-h1", class_="visually-hidden"),
+        ),
         fillable=False,
-        window_title="privrisk",
+        window_title=f"{name} — privrisk",
+        lang="en",
     )
 
 
-def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD) -> Any:
+def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD, hosts: tuple[str, ...] = ()) -> Any:
     """The Shiny app: one navigation tab per page of ``PAGES``; uploads limited to ``max_upload`` bytes.
 
-    Returns a :class:`shiny.App`; ``UploadLimit`` wraps its Starlette application.
+    Returns a :class:`shiny.App`; ``UploadLimit`` and ``LocalOnly`` (loopback names and ``hosts`` only) wrap its
+    Starlette application.
     """
     from shiny import App, reactive
 
@@ -168,7 +317,7 @@ def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD) -> Any:
 
     app = App(_page_ui, server)
     starlette = app.starlette_app
-    app.starlette_app = UploadLimit(starlette, max_upload)  # type: ignore[assignment]
+    app.starlette_app = LocalOnly(UploadLimit(starlette, max_upload), hosts)  # type: ignore[assignment]
     return app
 
 
@@ -237,7 +386,9 @@ def serve(
     """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url)`` and open the browser."""
     import uvicorn
 
-    app = build_app(max_upload=max_upload)
+    # The host the user named is allowed in the Host header besides the loopback names ("0.0.0.0" names no host).
+    named = () if host in ("0.0.0.0", "::", "") else (host,)
+    app = build_app(max_upload=max_upload, hosts=named)
     # The pages import pandas, DuckDB, OpenDP and the accountant when a session first needs them; importing them
     # while the browser opens saves the first visitor seconds.
     threading.Thread(target=_warm_up, daemon=True).start()

@@ -18,7 +18,12 @@ MAX_UPLOAD_HELP = "Largest file a user may upload: 500MB, 2GB, 100k or bytes."
 def app_command(
     port: int = typer.Option(8000, "--port", help="The port to listen on (0: any free port)."),
     host: str = typer.Option(
-        "127.0.0.1", "--host", help="The address to listen on; other than loopback, the data is reachable."
+        "127.0.0.1",
+        "--host",
+        help=(
+            "The address to listen on; other than loopback, the data is reachable. Requests must name this host "
+            "or a loopback name (127.0.0.1, localhost, [::1]) with the port; others are refused."
+        ),
     ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Do not open the web browser."),
     max_upload: str = typer.Option("500MB", "--max-upload", help=MAX_UPLOAD_HELP),

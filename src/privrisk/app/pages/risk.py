@@ -10,24 +10,38 @@ largest ε that keeps ρ_mw under a target (``privrisk epsilon``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from shiny import module, reactive, render, req, ui
 
 from privrisk import risk as R
-from privrisk._format import epsilon_text, percent
+from privrisk._format import epsilon_text, natural_frequencies, percent_3g
+from privrisk._format import number as number_text
 from privrisk._validation import check_probability, check_whole, parse_epsilon
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
-from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, quiet
+from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.app.pages._runs import TimeLimit, call_in_process
 from privrisk.errors import PrivriskError
 from privrisk.reports.explain import explainer_numbers
 
 ID = "risk"
 TITLE = "Risk"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui", "risk_values"]
+__all__ = [
+    "ACCOUNTING_TIME_LIMIT",
+    "ID",
+    "TITLE",
+    "accounting_summary",
+    "page_server",
+    "page_ui",
+    "risk_values",
+]
+
+# The accountant's work runs in a worker process, stopped after this many seconds (composing a guarantee 10⁶ times
+# can take minutes); the other sessions are answered meanwhile.
+ACCOUNTING_TIME_LIMIT = 60.0
 
 # privrisk risk's options for the other guarantees (the accounting command line names them so).
 _ACCOUNTING_OPTIONS = (
@@ -42,6 +56,38 @@ _ACCOUNTING_OPTIONS = (
     "group",
 )
 SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
+# The fields' labels, which the page's messages name instead of the command line's options.
+LABELS = {
+    "epsilon": "ε", "n": "Possible worlds n", "ratio": "Δv/Δf", "delta": "δ", "prior": "Prior p",
+    "guarantee": "Guarantee", "mechanism": "Mechanism", "rho": "ρ (zCDP)", "mu": "μ (Gaussian DP)",
+    "scale": "Laplace scale b", "sigma": "Gaussian σ", "sensitivity": "Sensitivity Δ",
+    "sample_rate": "Poisson sample rate", "compose": "Compose K releases", "group": "Groups of K people",
+    "risk": "Largest acceptable risk",
+}  # fmt: skip
+
+
+def field_message(exc: BaseException) -> str:
+    """The one-line message for a bad field, naming the field by its label (not the command line's option).
+
+    Example:
+        >>> field_message(PrivriskError("sigma: must be a number greater than 0, got None", param="sigma"))
+        'Gaussian σ: required for this guarantee'
+        >>> field_message(PrivriskError("n: must be at least 2, got 1", param="n"))
+        'Possible worlds n: must be at least 2, got 1'
+    """
+    if not isinstance(exc, PrivriskError):
+        return error_message(exc)
+    message = str(exc).splitlines()[0] if str(exc) else "bad input"
+    param = exc.param
+    if param and message.startswith(param + ":"):
+        label = LABELS.get(param, param)
+        rest = message[len(param) + 1 :].strip()
+        if rest.endswith("got None"):
+            rest = "required for this guarantee"
+        return f"{label}: {rest}"
+    return message
+
+
 _EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
 
 
@@ -79,6 +125,46 @@ def risk_values(
     }
 
 
+def accounting_summary(request: dict[str, Any]) -> dict[str, Any]:
+    """The accountant's risks (:func:`privrisk.accounting.risk_summary`) of the guarantee the page's fields describe.
+
+    ``request`` holds :func:`~privrisk.app._guarantee.guarantee_from_inputs`' keywords and ``prior``, ``n`` and
+    ``at_delta``; the page runs this in a worker process (:func:`~privrisk.app.pages._runs.call_in_process`).
+
+    Example:
+        >>> doc = accounting_summary({"kind": "mechanism", "epsilon": 1.0, "mechanism": "rr", "prior": 0.5,
+        ...                           "n": 2, "at_delta": 1e-6})
+        >>> round(doc["success"], 4)  # randomized response at ε = 1: e/(1 + e)
+        0.7311
+    """
+    from privrisk.accounting import risk_summary
+
+    options = dict(request)
+    prior, n, at_delta = options.pop("prior"), options.pop("n"), options.pop("at_delta")
+    g = guarantee_from_inputs(**options)
+    return risk_summary(g, prior=prior, n=n, at_delta=at_delta)
+
+
+def verdict(many_worlds: float, n: int) -> tuple[str, str]:
+    """The page's first number and sentence, in plain words: how often the attacker who knows everyone else
+    would be right (ρ_mw, Mehner et al. eq. (1)), beside guessing (1/n), as natural frequencies.
+
+    Example:
+        >>> verdict(0.75, 2)
+        ('75 %', 'An attacker who knows everyone else would be right about 75 times in 100; guessing, about 50 in 100.')
+        >>> verdict(0.25, 10)[1]
+        'An attacker who knows everyone else would pick the right one of 10 possible data sets about 25 times in 100; guessing, about 10 in 100.'
+    """
+    attacker, guess = natural_frequencies(many_worlds, 1.0 / n)
+    base = f"{attacker.base:,}"
+    what = "be right" if n == 2 else f"pick the right one of {n:,} possible data sets"
+    return (
+        percent_3g(many_worlds),
+        f"An attacker who knows everyone else would {what} {attacker.text()} times in {base}; "
+        f"guessing, {guess.text()} in {base}.",
+    )
+
+
 _ROWS = (
     ("many_worlds", "many-worlds risk ρ_mw", "the attacker picks the true world among n"),
     ("two_worlds", "two-worlds risk ρ_tw", "the attacker decides: in or out, for one person"),
@@ -93,87 +179,106 @@ _ROWS = (
 @module.ui
 def page_ui() -> Any:
     """The page's layout: inputs on the left, numbers and figures on the right."""
-    return ui.layout_sidebar(
-        ui.sidebar(
-            ui.input_slider(
-                "epsilon_slider",
-                "ε",
-                min=SLIDER_MIN,
-                max=SLIDER_MAX,
-                value=round(math.log(3), 2),
-                step=SLIDER_STEP,
-            ),
-            ui.input_text("epsilon", "ε exactly (a number, or ln3)", value="ln3"),
-            ui.output_ui("epsilon_error"),
-            ui.input_numeric("n", "n: possible worlds the attacker picks among", value=2, min=2, step=1),
-            ui.output_ui("n_error"),
-            ui.input_numeric("ratio", "Δv/Δf: local over global sensitivity", value=1, min=0, step=0.05),
-            ui.output_ui("ratio_error"),
-            ui.input_numeric("delta", "δ of (ε, δ)-DP", value=0, min=0, max=1, step=1e-6),
-            ui.output_ui("delta_error"),
-            ui.input_numeric(
-                "prior", "prior p: the attacker's belief before the answer", value=0.5, min=0, max=1
-            ),
-            ui.output_ui("prior_error"),
-            ui.p(
-                "n = 2 is the worst case. Δv/Δf = 1 unless you know the data (the page Data and sensitivity "
-                "computes it).",
-                class_="privrisk-help",
-            ),
-            width=340,
-            title="The guarantee",
+    # Inputs first in the document (and so in the keyboard order, starting with ε), the results beside them on a
+    # wide screen and below them on a phone, where no overlay hides the inputs (a sidebar layout puts its main
+    # column first in the document).
+    inputs = ui.tags.section(
+        ui.h3("The guarantee", class_="h5"),
+        # The main input comes first in the keyboard order: ε typed, then the same ε on a slider.
+        ui.input_text("epsilon", "ε, the privacy loss (a number, or ln3)", value="ln3"),
+        ui.output_ui("epsilon_error"),
+        ui.input_slider(
+            "epsilon_slider",
+            "ε on a slider",
+            min=SLIDER_MIN,
+            max=SLIDER_MAX,
+            value=round(math.log(3), 2),
+            step=SLIDER_STEP,
         ),
+        ui.input_numeric(
+            "n", "Possible worlds n: the data sets the attacker picks among", value=2, min=2, step=1
+        ),
+        ui.output_ui("n_error"),
+        ui.input_numeric("ratio", "Δv/Δf: local over global sensitivity", value=1, min=0, step=0.05),
+        ui.output_ui("ratio_error"),
+        ui.input_numeric("delta", "δ of (ε, δ)-DP", value=0, min=0, max=1, step=1e-6),
+        ui.output_ui("delta_error"),
+        ui.input_numeric(
+            "prior", "Prior p: the attacker's belief before the answer", value=0.5, min=0, max=1
+        ),
+        ui.output_ui("prior_error"),
+        ui.p(
+            "n = 2 is the worst case. Δv/Δf = 1 unless you know the data (the page Data and sensitivity "
+            "computes it).",
+            class_="privrisk-help",
+        ),
+        class_="privrisk-inputs",
+        **{"aria-label": "The guarantee"},
+    )
+    return ui.TagList(
         ui.h2("How likely is an attacker to be right?"),
         ui.p(
             "A differentially private answer with privacy loss ε limits how often an attacker who knows everyone "
             "else's data can tell whether a person is in it. The numbers follow as you move the inputs.",
             class_="privrisk-help",
         ),
-        ui.output_ui("risks"),
         ui.layout_columns(
-            ui.card(ui.card_header("100 attempts (the explainer page's picture)"), ui.output_ui("icons")),
-            ui.card(ui.card_header("Risk against ε"), ui.output_ui("curve")),
-            col_widths=(4, 8),
-        ),
-        ui.card(
-            ui.card_header("Other guarantees: (ε, δ), ρ, μ, a mechanism, composition"),
-            ui.p(
-                "Any guarantee as the risk of membership: the best attacker's advantage and success, the largest "
-                "belief after the answer, the true-positive rate at a few false-positive rates, and the worst "
-                "mechanism with the same (ε, δ) beside it (privrisk.accounting).",
-                class_="privrisk-help",
-            ),
-            ui.layout_columns(
-                ui.input_select("guarantee", "Guarantee", GUARANTEE_KINDS),
-                ui.input_select(
-                    "mechanism",
-                    "Mechanism",
-                    {"laplace": "Laplace", "gaussian": "Gaussian", "rr": "randomized response"},
+            inputs,
+            ui.div(
+                ui.output_ui("risks"),
+                ui.layout_columns(
+                    ui.card(
+                        ui.card_header("100 attempts (the explainer page's picture)"), ui.output_ui("icons")
+                    ),
+                    ui.card(ui.card_header("Risk against ε"), ui.output_ui("curve")),
+                    col_widths=(4, 8),
                 ),
-                ui.input_text("rho", "ρ (zCDP)", placeholder="e.g. 0.5"),
-                ui.input_text("mu", "μ (Gaussian DP)", placeholder="e.g. 1"),
-                ui.input_text("scale", "Laplace scale b (else ε above)", placeholder="e.g. 2"),
-                ui.input_text("sigma", "Gaussian σ", placeholder="e.g. 2"),
-                ui.input_text("sensitivity", "Sensitivity Δ", placeholder="1"),
-                ui.input_text("sample_rate", "Poisson sample rate", placeholder="1"),
-                ui.input_text("compose", "Compose K releases", placeholder="1"),
-                ui.input_text("group", "Groups of K people", placeholder="1"),
-                col_widths=(3, 3, 3, 3, 3, 3, 3, 3, 3, 3),
-                fill=False,
+                ui.accordion(
+                    ui.accordion_panel(
+                        "Other guarantees: (ε, δ), ρ, μ, a mechanism, composition",
+                        ui.p(
+                            "Any guarantee as the risk of membership: the best attacker's advantage and success, the largest "
+                            "belief after the answer, the true-positive rate at a few false-positive rates, and the worst "
+                            "mechanism with the same (ε, δ) beside it (privrisk.accounting).",
+                            class_="privrisk-help",
+                        ),
+                        ui.layout_columns(
+                            ui.input_select("guarantee", "Guarantee", GUARANTEE_KINDS),
+                            ui.input_select(
+                                "mechanism",
+                                "Mechanism",
+                                {"laplace": "Laplace", "gaussian": "Gaussian", "rr": "randomized response"},
+                            ),
+                            ui.input_text("rho", "ρ (zCDP)", placeholder="e.g. 0.5"),
+                            ui.input_text("mu", "μ (Gaussian DP)", placeholder="e.g. 1"),
+                            ui.input_text("scale", "Laplace scale b (else ε above)", placeholder="e.g. 2"),
+                            ui.input_text("sigma", "Gaussian σ", placeholder="e.g. 2"),
+                            ui.input_text("sensitivity", "Sensitivity Δ", placeholder="1"),
+                            ui.input_text("sample_rate", "Poisson sample rate", placeholder="1"),
+                            ui.input_text("compose", "Compose K releases", placeholder="1"),
+                            ui.input_text("group", "Groups of K people", placeholder="1"),
+                            col_widths=(3, 3, 3, 3, 3, 3, 3, 3, 3, 3),
+                            fill=False,
+                        ),
+                        ui.output_ui("accounting_error"),
+                        ui.output_ui("accounting"),
+                        value="other",
+                    ),
+                    id="other_guarantees",
+                    open=False,
+                ),
+                ui.card(
+                    ui.card_header("Which ε keeps the risk under a target?"),
+                    ui.input_numeric(
+                        "max_risk", "largest acceptable many-worlds risk ρ_mw", value=0.75, min=0, max=1
+                    ),
+                    ui.output_ui("epsilon_for"),
+                ),
+                ui.h5("The same on the command line"),
+                ui.output_ui("command"),
             ),
-            ui.output_ui("accounting_error"),
-            ui.output_ui("accounting"),
-            fill=False,
+            col_widths=cast(Any, {"sm": (12, 12), "lg": (4, 8)}),
         ),
-        ui.card(
-            ui.card_header("Which ε keeps the risk under a target?"),
-            ui.input_numeric(
-                "max_risk", "largest acceptable many-worlds risk ρ_mw", value=0.75, min=0, max=1
-            ),
-            ui.output_ui("epsilon_for"),
-        ),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
     )
 
 
@@ -194,6 +299,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
          "group": "text"},
     )  # fmt: skip
     start = used.get("epsilon", "ln3")
+    if set(used) & {"guarantee", "mechanism", "rho", "mu", "scale", "sigma", "sensitivity", "sample_rate",
+                    "compose", "group"}:  # fmt: skip
+        ui.update_accordion("other_guarantees", show=True)
     current = reactive.value(_parse_or_none(start))
     text_error = reactive.value("")
 
@@ -215,7 +323,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         try:
             value = parse_epsilon(input.epsilon(), name="epsilon")
         except PrivriskError as exc:
-            text_error.set(error_message(exc, "risk"))
+            text_error.set(field_message(exc))
             current.set(None)
             return
         text_error.set("")
@@ -223,7 +331,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if old is None or abs(value - old) > 1e-12:
             current.set(value)
         if abs(float(input.epsilon_slider()) - value) > SLIDER_STEP / 2:
-            ui.update_slider("epsilon_slider", value=min(max(value, SLIDER_MIN), SLIDER_MAX))
+            # A typed ε above the slider's range is kept: the slider's range grows to show it (never the
+            # other way round, which would change the user's ε silently).
+            top = max(SLIDER_MAX, float(math.ceil(value))) if math.isfinite(value) else SLIDER_MAX
+            ui.update_slider("epsilon_slider", value=min(max(value, SLIDER_MIN), top), max=top)
 
     def _checked(name: str) -> Any:
         getter = getattr(input, name)
@@ -245,7 +356,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             values()
         except PrivriskError as exc:
             if exc.param == param:
-                return error_ui(error_message(exc, "risk"))
+                return error_ui(field_message(exc))
         except Exception:
             return None
         return None
@@ -284,21 +395,32 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ui.tags.tr(
                 ui.tags.td(label),
                 ui.tags.td(f"{v[key]:.4f}", id=f"risk-value-{key}", class_="text-end font-monospace"),
-                ui.tags.td(percent(v[key]), class_="text-end"),
+                ui.tags.td(percent_3g(v[key]), class_="text-end"),
                 ui.tags.td(what, class_="privrisk-help"),
             )
             for key, label, what in _ROWS
         ]
         head = ui.tags.tr(*(ui.tags.th(h) for h in ("measure", "value", "", "what it is")))
+        number, sentence = verdict(v["many_worlds"], v["n"])
         return ui.TagList(
-            ui.tags.p(
-                f"ε = {epsilon_text(v['epsilon'], approximate=True)}, n = {v['n']:,}, Δv/Δf = {v['ratio']:.4g}, δ = {v['delta']:g}",
-                class_="fw-semibold",
+            ui.div(
+                ui.p(number, id="risk-verdict-number", class_="display-6 fw-semibold mb-0"),
+                ui.p(sentence, id="risk-verdict", class_="lead"),
+                class_="privrisk-verdict mb-3",
             ),
-            ui.tags.table(
-                ui.tags.thead(head), ui.tags.tbody(*rows), class_="table table-sm privrisk-risk-table"
+            ui.tags.details(
+                ui.tags.summary("The measures in detail"),
+                ui.tags.p(
+                    f"ε = {epsilon_text(v['epsilon'], approximate=True)}, n = {v['n']:,}, "
+                    f"Δv/Δf = {v['ratio']:.4g}, δ = {number_text(v['delta'])}",
+                    class_="fw-semibold",
+                ),
+                ui.tags.table(
+                    ui.tags.thead(head), ui.tags.tbody(*rows), class_="table table-sm privrisk-risk-table"
+                ),
+                ui.tags.p(v["description"], id="risk-sentence"),
+                id="risk-details",
             ),
-            ui.tags.p(v["description"], id="risk-sentence"),
         )
 
     @render.ui
@@ -339,35 +461,68 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
 
     @reactive.calc
-    def summary_doc() -> dict[str, Any]:
-        from privrisk.accounting import risk_summary
-
+    def accounting_request() -> dict[str, Any]:
         v = _ok()
-        g = guarantee_from_inputs(
+        return dict(
             kind=input.guarantee(), epsilon=v["epsilon"], delta=v["delta"], rho=input.rho().strip() or None,
             mu=input.mu().strip() or None, mechanism=input.mechanism(), scale=input.scale().strip() or None,
             sigma=input.sigma().strip() or None, sensitivity=input.sensitivity().strip() or None,
             sample_rate=input.sample_rate().strip() or None, compose=input.compose().strip() or None,
             group=input.group().strip() or None,
+            # the accountant's prior is open at 0 and 1
+            prior=min(max(v["prior"], 1e-12), 1 - 1e-12), n=v["n"], at_delta=v["delta"] or 1e-6,
         )  # fmt: skip
-        prior = min(max(v["prior"], 1e-12), 1 - 1e-12)  # the accountant's prior is open at 0 and 1
-        return risk_summary(g, prior=prior, n=v["n"], at_delta=v["delta"] or 1e-6)
+
+    # The accountant runs in a worker process: composing a guarantee 10⁶ times takes minutes, and the event loop
+    # that answers every session must not wait for it. A newer request, Cancel or the session's end kills it.
+    @reactive.extended_task
+    async def accounting_task(request: dict[str, Any]) -> dict[str, Any]:
+        return await call_in_process(accounting_summary, request, time_limit=ACCOUNTING_TIME_LIMIT)
+
+    @reactive.effect
+    def _account() -> None:
+        request = accounting_request()
+        with reactive.isolate():
+            if accounting_task.status() == "running":
+                accounting_task.cancel()
+        accounting_task.invoke(request)
+
+    @reactive.effect
+    @reactive.event(input.accounting_cancel)
+    def _cancel_accounting() -> None:
+        accounting_task.cancel()
+
+    session.on_ended(accounting_task.cancel)
+
+    def summary_doc() -> dict[str, Any]:
+        status = accounting_task.status()
+        req(status == "success")
+        return accounting_task.value.get()
 
     @render.ui
     def accounting_error() -> Any:
-        try:
-            summary_doc()
-        except PrivriskError as exc:
-            return error_ui(error_message(exc, "risk", _ACCOUNTING_OPTIONS))
-        except Exception as exc:
-            if type(exc).__name__ == "SilentException":
-                return None
-            raise
-        return None
+        status = accounting_task.status()
+        if status == "running":
+            return ui.div(
+                ui.span("Computing the risks of this guarantee… ", id="risk-acct-running"),
+                ui.input_action_button("accounting_cancel", "Cancel", class_="btn-outline-danger btn-sm"),
+                class_="privrisk-progress mb-2",
+            )
+        if status == "cancelled":
+            return ui.p("Cancelled: change a field to compute again.", class_="privrisk-cancelled text-muted")
+        if status != "error":
+            return None
+        exc = accounting_task.error.get()
+        if isinstance(exc, TimeLimit):
+            return error_ui(
+                f"This guarantee takes longer than {ACCOUNTING_TIME_LIMIT:g} s to compute here; it was stopped. "
+                "The command line below computes it without a limit."
+            )
+        return error_ui(field_message(exc))
 
     @render.ui
     def accounting() -> Any:
-        doc = quiet(summary_doc)
+        doc = summary_doc()
         v = _ok()
         worst = doc["worst_case"] or {}
 
@@ -427,7 +582,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                     f"ratio: Δv/Δf = {v['ratio']:.4g} is so small that ε is not finite", param="ratio"
                 )
         except PrivriskError as exc:
-            return error_ui(error_message(exc, "epsilon"))
+            return error_ui(field_message(exc))
         cmd = command_line("epsilon", risk=f"{float(target):g}", n=v["n"], ratio=_ratio_option(v["ratio"]))
         return ui.TagList(
             ui.p(

@@ -1,0 +1,136 @@
+"""The app's accessible frame, checked in Chromium: axe-core finds no serious or critical violation on any page;
+``lang``, a title and one h1 per page, ``main`` and ``nav`` landmarks; and at phone size (390 × 844) the menu
+closes after a choice and the Risk page's inputs stand in reach, not behind an overlay.
+
+axe-core's ``axe.min.js`` comes from the PyPI package ``axe-playwright-python`` (the test extra), injected into
+the page as an inline script: nothing is fetched from another host.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+import pytest
+from playwright.sync_api import expect
+
+from privrisk.app.pages import PAGES
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+def axe_script() -> str:
+    axe = pytest.importorskip("axe_playwright_python")
+    return (resources.files(axe) / "axe.min.js").read_text(encoding="utf-8")
+
+
+def serious_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is (rule: the first offending element)."""
+    # Outputs fading while Shiny recalculates would be measured at half opacity: wait until none is.
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.recalculating')).every(e => e.offsetParent === null)"
+    )
+    page.add_script_tag(content=axe_script())
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — {v['nodes'][0]['target']}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+@pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
+def test_axe_finds_no_serious_violation(page, goto, page_id):
+    goto(page, f"page={page_id}")
+    assert serious_violations(page) == []
+
+
+@pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
+def test_every_page_has_lang_a_title_one_h1_and_landmarks(page, goto, page_id):
+    title = next(p.TITLE for p in PAGES if p.ID == page_id)
+    goto(page, f"page={page_id}")
+    assert page.locator("html").get_attribute("lang") == "en"
+    expect(page).to_have_title(f"{title} — privrisk")
+    expect(page.locator("h1")).to_have_count(1)
+    expect(page.locator("h1")).to_have_text(f"{title} — privrisk")
+    expect(page.locator("[role=main], main")).to_have_count(1)
+    expect(page.locator("nav")).to_have_count(1)
+
+
+def test_the_title_follows_the_tab(page, goto):
+    goto(page, "page=risk")
+    explain = next(p for p in PAGES if p.ID == "explain")
+    page.locator(".nav-link[data-value='explain']").click()
+    expect(page).to_have_title(f"{explain.TITLE} — privrisk")
+    expect(page.locator("h1")).to_have_text(f"{explain.TITLE} — privrisk")
+
+
+def test_every_risk_control_has_a_label(page, goto):
+    goto(page, "page=risk")
+    unlabelled = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.tab-pane.active input, .tab-pane.active select'))
+              .filter(e => e.type !== 'hidden' && !e.classList.contains('irs-hidden-input'))
+              .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                           && !e.getAttribute('aria-labelledby'))
+              .map(e => e.id || e.name)"""
+    )
+    assert unlabelled == []
+
+
+@pytest.fixture
+def phone(browser, app_url):
+    from tests.app.conftest import open_page
+
+    context, pg, guard = open_page(browser, app_url)
+    pg.set_viewport_size(PHONE)
+    yield pg
+    context.close()
+    assert guard.foreign == [] and guard.errors == []
+
+
+def test_on_a_phone_the_menu_closes_after_a_choice(phone, goto):
+    goto(phone, "page=risk")
+    toggler = phone.locator(".navbar-toggler")
+    expect(toggler).to_be_visible()
+    toggler.click()
+    menu = phone.locator(".navbar-collapse")
+    expect(menu).to_have_class(re.compile(r"\bshow\b"))
+    phone.locator(".nav-link[data-value='explain']").click()
+    expect(menu).not_to_have_class(re.compile(r"\bshow\b"))
+    expect(phone).to_have_title(re.compile(r"— privrisk$"))
+
+
+def test_on_a_phone_the_risk_inputs_are_in_reach_and_the_result_visible(phone, goto, wait_idle):
+    goto(phone, "page=risk&epsilon=ln3&n=10")
+    epsilon = phone.locator("#risk-epsilon")
+    expect(epsilon).to_be_visible()
+    # nothing lies over the field: a click at its centre reaches it
+    box = epsilon.bounding_box()
+    hit = phone.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y).id", [box["x"] + box["width"] / 2, box["y"] + 5]
+    )
+    assert hit == "risk-epsilon"
+    epsilon.fill("ln 9")
+    epsilon.press("Enter")
+    verdict = phone.locator("#risk-verdict")
+    expect(verdict).to_contain_text("possible data sets")
+    wait_idle(phone)
+    verdict.scroll_into_view_if_needed()
+    expect(verdict).to_be_in_viewport()
+
+
+def test_on_a_phone_the_sidebar_closes_when_the_result_comes(phone, goto):
+    # The Audit page's example (as in test_audit.py): its inputs lie in a sidebar over the page on a phone.
+    goto(phone, "page=audit")
+    layout = phone.locator(".tab-pane.active .bslib-sidebar-layout").first
+    run = phone.locator("#audit-run")
+    if not run.is_visible():
+        layout.locator(":scope > .collapse-toggle").click()
+    expect(run).to_be_visible()
+    run.click()
+    expect(phone.locator("#audit-provider")).to_be_visible(timeout=120_000)
+    expect(layout).to_have_class(re.compile(r"\bsidebar-collapsed\b"))
+    phone.locator("#audit-provider").scroll_into_view_if_needed()
+    expect(phone.locator("#audit-provider")).to_be_in_viewport()

@@ -1,0 +1,164 @@
+"""Only this machine's pages may talk to the app: DNS rebinding and cross-site WebSocket hijacking refused (raw
+requests, no browser), and long work on one session leaves the others answered."""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import os
+import socket
+from urllib.parse import urlsplit
+
+import pytest
+
+from privrisk.app.server import host_allowed
+
+
+def _port(url: str) -> int:
+    return urlsplit(url).port or 80
+
+
+def get(url: str, host: str | None = None, origin: str | None = None, path: str = "/") -> tuple[int, bytes]:
+    """``GET path`` with the given Host (and Origin) header, as a page elsewhere could send it."""
+    conn = http.client.HTTPConnection("127.0.0.1", _port(url), timeout=30)
+    headers = {} if origin is None else {"Origin": origin}
+    conn.putrequest("GET", path, skip_host=host is not None)
+    if host is not None:
+        conn.putheader("Host", host)
+    for k, v in headers.items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response.status, body
+
+
+def websocket_status(url: str, host: str, origin: str | None) -> int:
+    """The HTTP status of a raw WebSocket handshake on Shiny's ``/websocket/`` (101: a session starts)."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [
+        "GET /websocket/ HTTP/1.1",
+        f"Host: {host}",
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        f"Sec-WebSocket-Key: {key}",
+        "Sec-WebSocket-Version: 13",
+    ]
+    if origin is not None:
+        lines.append(f"Origin: {origin}")
+    with socket.create_connection(("127.0.0.1", _port(url)), timeout=30) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    return int(head.split(b" ", 2)[1])
+
+
+def test_the_loopback_names_with_the_port_are_served(app_url):
+    port = _port(app_url)
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+        status, body = get(app_url, host)
+        assert status == 200, host
+        assert b"<html" in body.lower()
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:{port}", "127.0.0.1:1", "localhost.evil.example:{port}", ""]
+)
+def test_another_host_is_refused_dns_rebinding(app_url, host):
+    status, body = get(app_url, host.format(port=_port(app_url)))
+    assert status == 421
+    assert b"<html" not in body.lower()
+    # the app's scripts are refused as well, not only the page
+    assert get(app_url, host.format(port=_port(app_url)), path="/session/x/upload/y")[0] == 421
+
+
+def test_a_request_from_another_site_is_refused(app_url):
+    port = _port(app_url)
+    assert get(app_url, f"127.0.0.1:{port}", origin="http://evil.example")[0] == 403
+    assert get(app_url, f"127.0.0.1:{port}", origin=f"http://127.0.0.1:{port}")[0] == 200
+
+
+def test_the_websocket_is_opened_only_for_the_apps_own_pages(app_url):
+    port = _port(app_url)
+    own = f"127.0.0.1:{port}"
+    assert websocket_status(app_url, own, f"http://{own}") == 101
+    assert websocket_status(app_url, own, f"http://localhost:{port}") == 101
+    # a program on this machine (no Origin: browsers always send one) is let in
+    assert websocket_status(app_url, own, None) == 101
+    # cross-site WebSocket hijacking: a page on another site opens the app's socket
+    assert websocket_status(app_url, own, "http://evil.example") == 403
+    assert websocket_status(app_url, own, "null") == 403
+    assert websocket_status(app_url, own, f"http://evil.example:{port}") == 403
+    # DNS rebinding of the socket itself
+    assert websocket_status(app_url, f"evil.example:{port}", f"http://evil.example:{port}") == 403
+
+
+def test_the_host_named_with_host_is_allowed():
+    # build_app(hosts=...) is what `privrisk app --host NAME` passes: that name is served, others are not.
+    import threading
+
+    import uvicorn
+
+    from privrisk.app.server import bound_url, build_app
+
+    config = uvicorn.Config(build_app(hosts=("box.lan",)), host="127.0.0.1", port=0, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    started = threading.Event()
+    while not server.started and thread.is_alive():
+        started.wait(0.02)
+    try:
+        url = bound_url(server)
+        port = _port(url)
+        assert get(url, f"box.lan:{port}")[0] == 200
+        assert get(url, f"127.0.0.1:{port}")[0] == 200
+        assert get(url, f"other.lan:{port}")[0] == 421
+        assert websocket_status(url, f"box.lan:{port}", f"http://box.lan:{port}") == 101
+        assert websocket_status(url, f"box.lan:{port}", "http://other.lan") == 403
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.mark.parametrize(
+    ("header", "port", "allowed"),
+    [("127.0.0.1:8000", 8000, True), ("localhost:8000", 8000, True), ("[::1]:8000", 8000, True),
+     ("localhost", 80, True), ("localhost", 8000, False), ("127.0.0.1:80000", 8000, False), ("::1", 8000, False),
+     ("127.0.0.2:8000", 8000, False), ("127.0.0.1:8000:8000", 8000, False), ("[::1]", 8000, False),
+     ("localhost:x", 8000, False)],
+)  # fmt: skip
+def test_host_allowed(header, port, allowed):
+    assert host_allowed(header, port) is allowed
+
+
+@pytest.mark.browser
+def test_one_sessions_long_work_leaves_the_others_answered(page, goto, app_url):
+    # Composing ε = 1 a million times takes the accountant minutes: it runs in a worker process, and another
+    # client's GET / is answered while it is still running (issue 22, item 12: it used to wait 20 s).
+    import multiprocessing
+    import time
+
+    from playwright.sync_api import expect
+
+    goto(page, "page=risk&epsilon=1&compose=1000000")
+    running = page.locator("#risk-acct-running")
+    expect(running).to_be_visible()
+    started = time.monotonic()
+    status, body = get(app_url, f"127.0.0.1:{_port(app_url)}")
+    answered = time.monotonic() - started
+    assert status == 200 and b"<html" in body.lower()
+    assert running.is_visible()  # still computing: the answer did not wait for the work
+    assert answered < 5  # a generous ceiling on a loaded machine; the issue's 1 s is the aim
+    # Cancel stops the worker process itself, not only the wait for it.
+    page.locator("#risk-accounting_cancel").click()
+    expect(page.locator(".privrisk-cancelled")).to_be_visible()
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert multiprocessing.active_children() == []
