@@ -1,0 +1,199 @@
+"""What an intruder can infer from released sums: the interval of each unknown consistent with all of them.
+
+The unknowns x ≥ lower (≤ upper) satisfy A·x = b, one equation per released number. The interval of x_j is
+[min x_j, max x_j] over that set, found by linear programming (HiGHS through :func:`scipy.optimize.linprog`);
+with ``integer=True`` (counts of people) over whole x, with :func:`scipy.optimize.milp` wherever the linear
+optimum is not already whole. Feasible points found on the way certify other bounds for free: a whole solution
+in which x_k sits at 0 (or at the least released total containing it) proves that bound of x_k, so only the
+unknowns left uncertified need a program of their own. The system is split into its connected parts first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from scipy.sparse.csgraph import connected_components
+
+from privrisk.errors import PrivriskError
+
+__all__ = ["Intervals", "intervals"]
+
+_TOL = 1e-7
+
+
+@dataclass(frozen=True)
+class Intervals:
+    """The interval [lo, hi] of each unknown, and the equations (rows of A) that bound it."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    rank: int
+    witnesses: dict[int, tuple[int, ...]]
+
+
+def _whole(x: np.ndarray) -> bool:
+    return bool(np.all(np.abs(x - np.round(x)) <= 1e-6 * np.maximum(1.0, np.abs(x))))
+
+
+def intervals(
+    a: sp.csr_matrix,
+    b: np.ndarray,
+    *,
+    integer: bool,
+    lower: np.ndarray,
+    upper: np.ndarray | None = None,
+    explain: np.ndarray | None = None,
+) -> Intervals:
+    """The interval of every unknown x_j over {x : A·x = b, lower ≤ x ≤ upper, x whole if ``integer``}.
+
+    ``A`` has entries 0 and 1 (released totals over atoms). ``explain`` lists unknowns whose determining
+    equations are wanted (from the programs' duals): they are returned in ``witnesses``.
+
+    Example:
+        >>> import numpy as np, scipy.sparse as sp
+        >>> a = sp.csr_matrix(np.array([[1, 1, 0], [0, 1, 1], [1, 1, 1]]))   # x0+x1=3, x1+x2=4, all = 5
+        >>> r = intervals(a, np.array([3., 4., 5.]), integer=True, lower=np.zeros(3))
+        >>> r.lo.tolist(), r.hi.tolist()
+        ([1.0, 2.0, 2.0], [1.0, 2.0, 2.0])
+    """
+    a = sp.csr_matrix(a, dtype=float)
+    m, n = a.shape
+    lower = np.asarray(lower, dtype=float)
+    upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
+    lo = lower.copy()
+    hi = upper.copy()
+    witnesses: dict[int, tuple[int, ...]] = {}
+    want = set(int(j) for j in (explain if explain is not None else []))
+    if m == 0 or n == 0:
+        return Intervals(lo, hi, 0, witnesses)
+    # Bipartite graph of equations and unknowns: its connected parts are independent programs.
+    graph = sp.bmat([[None, a], [a.T, None]], format="csr")
+    _, comp = connected_components(graph, directed=False)
+    rows_comp, cols_comp = comp[:m], comp[m:]
+    rank = 0
+    for c in np.unique(rows_comp):
+        rows = np.flatnonzero(rows_comp == c)
+        cols = np.flatnonzero(cols_comp == c)
+        if cols.size == 0:
+            if np.any(np.abs(b[rows]) > _TOL):
+                raise PrivriskError(
+                    "outputs: the released numbers contradict each other (an empty total is not 0)"
+                )
+            continue
+        sub = a[rows][:, cols]
+        lo_c, hi_c, rank_c, wit = _component(
+            sub,
+            b[rows],
+            integer=integer,
+            lower=lower[cols],
+            upper=upper[cols],
+            explain=[k for k, j in enumerate(cols) if int(j) in want],
+        )
+        lo[cols], hi[cols] = lo_c, hi_c
+        rank += rank_c
+        for k, eqs in wit.items():
+            witnesses[int(cols[k])] = tuple(int(rows[e]) for e in eqs)
+    return Intervals(lo, hi, rank, witnesses)
+
+
+def _rank(sub: sp.csr_matrix) -> int:
+    if sub.shape[0] * sub.shape[1] <= 4_000_000:
+        return int(np.linalg.matrix_rank(sub.toarray()))
+    return -1  # too large to factor densely; the intervals below do not need it
+
+
+def _component(
+    sub: sp.csr_matrix,
+    b: np.ndarray,
+    *,
+    integer: bool,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    explain: list[int],
+) -> tuple[np.ndarray, np.ndarray, int, dict[int, tuple[int, ...]]]:
+    _m, n = sub.shape
+    # The least released total containing x_j bounds it when every unknown is ≥ 0.
+    trivial = upper.copy()
+    if np.all(lower >= 0):
+        coo = sub.tocoo()
+        tmin = np.full(n, np.inf)
+        np.minimum.at(tmin, coo.col, b[coo.row])
+        trivial = np.minimum(trivial, tmin)
+    bounds = list(zip(lower, np.where(np.isfinite(trivial), trivial, np.inf), strict=True))
+    lo = np.full(n, np.nan)
+    hi = np.full(n, np.nan)
+    lo[lower == trivial] = lower[lower == trivial]
+    hi[lower == trivial] = trivial[lower == trivial]
+
+    def certify(x: np.ndarray) -> None:
+        if integer and not _whole(x):
+            return
+        at_lo = np.isnan(lo) & (np.abs(x - lower) <= _TOL * np.maximum(1, np.abs(lower)))
+        lo[at_lo] = lower[at_lo]
+        at_hi = (
+            np.isnan(hi)
+            & np.isfinite(trivial)
+            & (np.abs(x - trivial) <= _TOL * np.maximum(1, np.abs(trivial)))
+        )
+        hi[at_hi] = trivial[at_hi]
+
+    def solve(c: np.ndarray) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
+        res = linprog(c, A_eq=sub, b_eq=b, bounds=bounds, method="highs")
+        if res.status == 2:
+            raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
+        if res.status == 3:
+            return -np.inf, None, None, "unbounded"
+        if res.status != 0:
+            raise PrivriskError(f"outputs: the linear program failed: {res.message}")
+        duals = getattr(getattr(res, "eqlin", None), "marginals", None)
+        return float(res.fun), np.asarray(res.x), None if duals is None else np.asarray(duals), "ok"
+
+    # Two programs over all unknowns at once certify most bounds: least and greatest total.
+    for sign in (1.0, -1.0):
+        _, x, _, status = solve(np.full(n, sign))
+        if x is not None:
+            certify(x)
+    witnesses: dict[int, tuple[int, ...]] = {}
+    for j in range(n):
+        for sign, out in ((1.0, lo), (-1.0, hi)):
+            if not np.isnan(out[j]) and j not in explain:
+                continue
+            c = np.zeros(n)
+            c[j] = sign
+            fun, x, duals, status = solve(c)
+            if status == "unbounded":
+                out[j] = -np.inf * sign if sign > 0 else np.inf
+                continue
+            assert x is not None
+            value = sign * fun
+            if integer and not _whole(x):
+                value = _integer_bound(sub, b, lower, trivial, c)
+            elif integer:
+                value = float(np.round(value))
+            else:
+                certify(x)
+            if integer and _whole(x):
+                certify(x)
+            out[j] = value
+            if j in explain and duals is not None:
+                used = np.flatnonzero(np.abs(duals) > 1e-9)
+                witnesses[j] = tuple(sorted(set(witnesses.get(j, ())) | {int(e) for e in used}))
+    return lo, hi, _rank(sub), witnesses
+
+
+def _integer_bound(
+    sub: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray, c: np.ndarray
+) -> float:
+    """min c·x over whole x (c picks ± one unknown), when the linear optimum is fractional."""
+    res = milp(
+        c,
+        constraints=LinearConstraint(sub, b, b),
+        integrality=np.ones(sub.shape[1]),
+        bounds=Bounds(lower, upper),
+    )
+    if res.status != 0 or res.x is None:
+        raise PrivriskError(f"outputs: the integer program failed: {res.message}")
+    return float(np.round(c @ res.x)) * (1.0 if c.sum() > 0 else -1.0)
