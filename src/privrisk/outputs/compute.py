@@ -191,5 +191,17 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
     out.loc[empty, "n"] = 0
     if spec.kind == "count":
         out.loc[out["value"].isna(), "value"] = 0.0
-    out = out.sort_values(by=["set"], key=lambda s: s.map(lambda t: -len(t)), kind="stable")
-    return out
+    # The full table first, then its margins; inside each, the labels in their natural order (numbers as numbers).
+    keys = pd.DataFrame({"__size": -out["set"].map(len)})
+    for v in variables:
+        keys[f"__k_{v}"] = out[v].map(lambda x: (x == ALL, *_order(str(x))))
+    order = keys.sort_values(by=list(keys.columns), kind="stable").index
+    return out.loc[order]
+
+
+def _order(value: str) -> tuple[int, float, str]:
+    """Numbers in numeric order before text (labels are read as text)."""
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)

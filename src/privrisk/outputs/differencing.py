@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from privrisk._format import listing
 from privrisk._validation import quote_identifier as qi
-from privrisk.outputs.compute import MISSING, check_where
+from privrisk.outputs.compute import MISSING, _order, check_where
 from privrisk.outputs.intervals import intervals
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
@@ -317,13 +317,6 @@ def _atoms(
     for f in fcols:
         atoms[f] = atoms[f].astype(bool)
     return atoms, complete
-
-
-def _order(value: str) -> tuple[int, float, str]:
-    try:
-        return (0, float(value), value)
-    except ValueError:
-        return (1, 0.0, value)
 
 
 def _describe(atoms: pd.DataFrame, j: int, variables: tuple[str, ...], conditions: tuple[str, ...]) -> str:

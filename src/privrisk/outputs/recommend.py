@@ -44,7 +44,7 @@ def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
         col = spec.weights if spec.kind == "count" else spec.variable
         lo, hi = con.sql(
             f"SELECT MIN(CAST({qi(str(col))} AS DOUBLE)), MAX(CAST({qi(str(col))} AS DOUBLE)) FROM data"
-        ).fetchone()
+        ).fetchall()[0]
         if lo is None or hi is None or hi <= lo:
             return None
         query = "sum" if spec.kind == "count" else spec.kind

@@ -77,8 +77,9 @@ def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[li
             else:
                 total, top_n, top1, top2 = (float(v) for v in (row.total, row.top_n, row.top1, row.top2))
                 share = top_n / total if total else float("nan")
-                # ACRO: an undefined share (an empty cell or a total of 0) counts as dominated.
-                if not share < policy.safe_nk_k:
+                # As in ACRO, an undefined share (an empty cell, a total of 0) is not dominated: the threshold
+                # and zeros rules speak for such cells.
+                if share >= policy.safe_nk_k:
                     broken.append(
                         {
                             "rule": "nk",
