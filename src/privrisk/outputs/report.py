@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from privrisk.io.files import atomic_dir, to_jsonable, write_csv
@@ -73,7 +74,11 @@ def atoms_table(result: OutputsResult) -> pd.DataFrame:
     """One row per atom: one column per grouping variable and per condition (its truth value), ``lo``, ``hi``."""
     frame = result.atoms
     keep = [c for c in frame.columns if c not in ("n",) and not c.startswith(("lo_", "hi_"))]
-    return frame[keep].copy()
+    table = frame[keep].copy()
+    for col in ("lo", "hi"):
+        # Counts are whole; an unbounded count (no released total holds the atom) is written as inf.
+        table[col] = [int(v) + 0 if np.isfinite(v) else "inf" for v in table[col]]
+    return table
 
 
 def _cell(value: Any) -> str:
