@@ -76,6 +76,12 @@ def test_every_atom_interval_equals_brute_force(cells: list[int], masks: list[li
     assert np.array_equal(res.lo[covered], lo[covered])
     assert np.array_equal(res.hi[covered], hi[covered])
     assert np.all(np.isinf(res.hi[~covered]))
+    # The shortcut of large systems keeps every lower end and every exact upper end, and never narrows one.
+    quick = intervals(sp.csr_matrix(a), b.astype(float), integer=True, lower=np.zeros(n), full_limit=0)
+    assert np.array_equal(quick.lo, res.lo)
+    assert np.all(quick.hi >= res.hi)
+    assert np.array_equal(quick.hi[quick.tight], res.hi[quick.tight])
+    assert np.all(quick.tight[quick.lo > 0])
 
 
 def test_integer_bounds_where_the_linear_relaxation_is_fractional() -> None:

@@ -245,6 +245,7 @@ def _atoms_public(diff: Any) -> pd.DataFrame:
         frame[c] = diff.atoms[f"__f{i}"].astype(bool)
     frame["lo"] = diff.atoms["lo"]
     frame["hi"] = diff.atoms["hi"]
+    frame["tight"] = diff.atoms["tight"]
     frame["n"] = diff.atoms["n"]
     for m in diff.magnitudes:
         if f"lo_{m}" in diff.atoms:

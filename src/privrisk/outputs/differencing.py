@@ -99,6 +99,7 @@ def difference(
     atoms, complete = _atoms(con, linear, variables, conditions, magnitudes, max_atoms)
     flag_of = {c: f"__f{i}" for i, c in enumerate(conditions)}
     t = policy.safe_threshold
+    p = policy.safe_pratio_p
     # Count equations, and the atom sets of every cell (for means and the findings).
     rows_c: list[np.ndarray] = []
     rows_a: list[np.ndarray] = []
@@ -148,8 +149,13 @@ def difference(
     a.sum_duplicates()
     truth = atoms["n"].to_numpy(dtype=float)
     candidates = np.flatnonzero((truth >= 1) & (truth < t))
-    res = intervals(a, np.asarray(b), integer=True, lower=np.zeros(n_atoms), explain=candidates)
-    atoms["lo"], atoms["hi"] = res.lo, res.hi
+
+    def exposed(lo: np.ndarray, hi: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        k = truth[cols]
+        return cols[(lo == hi) & (k >= 1) & (k < t)]
+
+    res = intervals(a, np.asarray(b), integer=True, lower=np.zeros(n_atoms), explain=exposed)
+    atoms["lo"], atoms["hi"], atoms["tight"] = res.lo, res.hi, res.tight
     disclosures: list[dict[str, Any]] = []
     for j in candidates:
         if res.lo[j] == res.hi[j] and int(j) not in singles:
@@ -167,9 +173,13 @@ def difference(
                     _count_sentence(names, int(res.lo[j]), _describe(atoms, int(j), variables, conditions)),
                 )
             )
-    # Means of groups whose count the intruder knows give sums (mean × count).
+    # Means of groups whose count the intruder knows give sums (mean × count); a count cell over the same atoms
+    # gives it at once, else two linear programs tell whether the released counts determine it.
+    same: dict[bytes, tuple[float, np.ndarray]] = {}
+    for e, members in enumerate(rows_a):
+        same.setdefault(np.sort(members).tobytes(), (b[e], np.array([e])))
     for var, members, mean, name in means:
-        known = _group_count(a, np.asarray(b), members, n_atoms)
+        known = same.get(np.sort(members).tobytes()) or _group_count(a, np.asarray(b), members, n_atoms)
         if known is not None:
             count, rows = known
             mag_eqs[var].append((members, mean * count, (name, *sorted({eq_output[e] for e in rows}))))
@@ -197,16 +207,33 @@ def difference(
         m.sum_duplicates()
         m.data[:] = 1.0
         cand = np.flatnonzero(truth >= 1)
+        top1 = atoms[f"__t1_{var}"].to_numpy(dtype=float)
+        top2 = atoms[f"__t2_{var}"].to_numpy(dtype=float)
+
+        def close(
+            lo: np.ndarray,
+            hi: np.ndarray,
+            cols: np.ndarray,
+            sums: np.ndarray = sums,
+            top1: np.ndarray = top1,
+            top2: np.ndarray = top2,
+        ) -> np.ndarray:
+            width = hi - lo
+            k = truth[cols]
+            exact = (width <= 1e-9 * np.maximum(1.0, np.abs(sums[cols]))) & (k >= 1) & (k < t)
+            with np.errstate(invalid="ignore"):
+                approx = (
+                    (k >= 1) & (top1[cols] > 0) & (width / 2 + (sums[cols] - top2[cols]) < p * top1[cols])
+                )
+            return cols[np.isfinite(width) & (exact | approx)]
+
         rm = intervals(
-            m, np.array([e[1] for e in eqs]), integer=False, lower=lower, upper=upper, explain=cand
+            m, np.array([e[1] for e in eqs]), integer=False, lower=lower, upper=upper, explain=close
         )
         atoms[f"lo_{var}"], atoms[f"hi_{var}"] = rm.lo, rm.hi
         rank += rm.rank
         equations += len(eqs)
         single_m = {int(e[0][0]) for e in eqs if e[0].size == 1}
-        top1 = atoms[f"__t1_{var}"].to_numpy(dtype=float)
-        top2 = atoms[f"__t2_{var}"].to_numpy(dtype=float)
-        p = policy.safe_pratio_p
         for j in cand:
             lo, hi = rm.lo[j], rm.hi[j]
             if not (np.isfinite(lo) and np.isfinite(hi)) or int(j) in single_m:

@@ -10,6 +10,7 @@ unknowns left uncertified need a program of their own. The system is split into 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +23,9 @@ from privrisk.errors import PrivriskError
 __all__ = ["Intervals", "intervals"]
 
 _TOL = 1e-7
+# Above this many unknowns in one connected part, the upper end is computed exactly only where the lower end is
+# above the lower bound (where a disclosure is possible); elsewhere it is the least total holding the unknown.
+FULL_LIMIT = 3_000
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class Intervals:
     hi: np.ndarray
     rank: int
     witnesses: dict[int, tuple[int, ...]]
+    tight: np.ndarray
 
 
 def _whole(x: np.ndarray) -> bool:
@@ -45,12 +50,14 @@ def intervals(
     integer: bool,
     lower: np.ndarray,
     upper: np.ndarray | None = None,
-    explain: np.ndarray | None = None,
+    explain: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
+    full_limit: int = FULL_LIMIT,
 ) -> Intervals:
     """The interval of every unknown x_j over {x : A·x = b, lower ≤ x ≤ upper, x whole if ``integer``}.
 
-    ``A`` has entries 0 and 1 (released totals over atoms). ``explain`` lists unknowns whose determining
-    equations are wanted (from the programs' duals): they are returned in ``witnesses``.
+    ``A`` has entries 0 and 1 (released totals over atoms). ``explain(lo, hi, cols)`` picks, once the intervals
+    of a connected part (the unknowns ``cols``) are known, the unknowns whose determining equations are wanted
+    (from their programs' duals): they are returned in ``witnesses``.
 
     Example:
         >>> import numpy as np, scipy.sparse as sp
@@ -66,9 +73,9 @@ def intervals(
     lo = lower.copy()
     hi = upper.copy()
     witnesses: dict[int, tuple[int, ...]] = {}
-    want = set(int(j) for j in (explain if explain is not None else []))
+    tight = np.ones(n, dtype=bool)
     if m == 0 or n == 0:
-        return Intervals(lo, hi, 0, witnesses)
+        return Intervals(lo, hi, 0, witnesses, tight)
     # Bipartite graph of equations and unknowns: its connected parts are independent programs.
     graph = sp.bmat([[None, a], [a.T, None]], format="csr")
     _, comp = connected_components(graph, directed=False)
@@ -84,19 +91,21 @@ def intervals(
                 )
             continue
         sub = a[rows][:, cols]
-        lo_c, hi_c, rank_c, wit = _component(
+        lo_c, hi_c, rank_c, wit, tight_c = _component(
             sub,
             b[rows],
             integer=integer,
             lower=lower[cols],
             upper=upper[cols],
-            explain=[k for k, j in enumerate(cols) if int(j) in want],
+            explain=explain,
+            cols=cols,
+            full=cols.size <= full_limit,
         )
-        lo[cols], hi[cols] = lo_c, hi_c
+        lo[cols], hi[cols], tight[cols] = lo_c, hi_c, tight_c
         rank += rank_c
         for k, eqs in wit.items():
             witnesses[int(cols[k])] = tuple(int(rows[e]) for e in eqs)
-    return Intervals(lo, hi, rank, witnesses)
+    return Intervals(lo, hi, rank, witnesses, tight)
 
 
 def _rank(sub: sp.csr_matrix) -> int:
@@ -112,8 +121,10 @@ def _component(
     integer: bool,
     lower: np.ndarray,
     upper: np.ndarray,
-    explain: list[int],
-) -> tuple[np.ndarray, np.ndarray, int, dict[int, tuple[int, ...]]]:
+    explain: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None,
+    cols: np.ndarray,
+    full: bool = True,
+) -> tuple[np.ndarray, np.ndarray, int, dict[int, tuple[int, ...]], np.ndarray]:
     _m, n = sub.shape
     # The least released total containing x_j bounds it when every unknown is ≥ 0.
     trivial = upper.copy()
@@ -151,21 +162,34 @@ def _component(
         duals = getattr(getattr(res, "eqlin", None), "marginals", None)
         return float(res.fun), np.asarray(res.x), None if duals is None else np.asarray(duals), "ok"
 
-    # Two programs over all unknowns at once certify most bounds: least and greatest total.
-    for sign in (1.0, -1.0):
-        _, x, _, status = solve(np.full(n, sign))
-        if x is not None:
+    # Programs over all uncertified unknowns at once certify most bounds (a vertex sits at many of them);
+    # repeated while they make progress, then one program per unknown still open.
+    for sign, out in ((1.0, lo), (-1.0, hi)):
+        for _ in range(20):
+            open_ = np.isnan(out)
+            if not open_.any():
+                break
+            before = int(open_.sum())
+            _, x, _, status = solve(np.where(open_, sign, 0.0))
+            if x is None:
+                break
             certify(x)
+            if int(np.isnan(out).sum()) >= before:
+                break
     witnesses: dict[int, tuple[int, ...]] = {}
     for j in range(n):
         for sign, out in ((1.0, lo), (-1.0, hi)):
-            if not np.isnan(out[j]) and j not in explain:
+            if not np.isnan(out[j]):
+                continue
+            if not full and sign < 0 and lo[j] == lower[j]:
+                # A large part: an unknown that can sit at its lower bound reveals nothing below the threshold
+                # (its interval holds 0 and its true value), so its upper end stays the least total holding it.
                 continue
             c = np.zeros(n)
             c[j] = sign
             fun, x, duals, status = solve(c)
             if status == "unbounded":
-                out[j] = -np.inf * sign if sign > 0 else np.inf
+                out[j] = -np.inf if sign > 0 else np.inf
                 continue
             assert x is not None
             value = sign * fun
@@ -173,15 +197,22 @@ def _component(
                 value = _integer_bound(sub, b, lower, trivial, c)
             elif integer:
                 value = float(np.round(value))
-            else:
-                certify(x)
-            if integer and _whole(x):
-                certify(x)
+            certify(x)
             out[j] = value
-            if j in explain and duals is not None:
+    # Which released numbers pin down the unknowns asked about: the duals of their two programs.
+    asked = [] if explain is None else np.flatnonzero(np.isin(cols, explain(lo, hi, cols)))
+    for j in asked:
+        j = int(j)
+        for sign in (1.0, -1.0):
+            c = np.zeros(n)
+            c[j] = sign
+            _, _, duals, status = solve(c)
+            if duals is not None:
                 used = np.flatnonzero(np.abs(duals) > 1e-9)
                 witnesses[j] = tuple(sorted(set(witnesses.get(j, ())) | {int(e) for e in used}))
-    return lo, hi, _rank(sub), witnesses
+    tight = ~np.isnan(hi)
+    hi = np.where(np.isnan(hi), trivial, hi)
+    return lo, hi, _rank(sub), witnesses, tight
 
 
 def _integer_bound(

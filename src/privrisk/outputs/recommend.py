@@ -241,12 +241,12 @@ def recommendations(
     withheld: set[str] = set()
     for d in diff.disclosures:
         mine = [n for n in d["outputs"] if n in by_name]
-        for name in sorted(mine, key=lambda n: len(tables.get(n, ()))):
-            if name not in tried:
+        for name in sorted(mine, key=lambda n: len(tables.get(n, ())))[:2]:
+            if name not in tried and len(tried) < 3:
                 rest = [(s, c) for s, c in linear if s.name != name]
                 again = difference(con, rest, policy)
                 tried[name] = not again.disclosures
-            if tried[name]:
+            if tried.get(name):
                 if name not in withheld:
                     withheld.add(name)
                     recs.append(

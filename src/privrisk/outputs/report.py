@@ -73,8 +73,11 @@ def table_frame(result: OutputsResult, name: str) -> pd.DataFrame:
 def atoms_table(result: OutputsResult) -> pd.DataFrame:
     """One row per atom: one column per grouping variable and per condition (its truth value), ``lo``, ``hi``."""
     frame = result.atoms
-    keep = [c for c in frame.columns if c not in ("n",) and not c.startswith(("lo_", "hi_"))]
+    keep = [c for c in frame.columns if c not in ("n", "tight") and not c.startswith(("lo_", "hi_"))]
     table = frame[keep].copy()
+    if "tight" in frame and not frame["tight"].all():
+        # In a very large system the upper end is exact only where a disclosure is possible (see intervals).
+        table["hi_exact"] = frame["tight"].to_numpy()
     for col in ("lo", "hi"):
         # Counts are whole; an unbounded count (no released total holds the atom) is written as inf.
         table[col] = [int(v) + 0 if np.isfinite(v) else "inf" for v in table[col]]
