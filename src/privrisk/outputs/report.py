@@ -18,7 +18,7 @@ from privrisk.reports.html import html_page
 if TYPE_CHECKING:
     from privrisk.outputs.check import OutputsResult
 
-__all__ = ["atoms_table", "html_report", "rule_text", "table_frame", "write_report"]
+__all__ = ["CSS", "atoms_table", "html_report", "report_body", "rule_text", "table_frame", "write_report"]
 
 CSS = """
 .verdict { font-size: 1.3em; font-weight: bold; padding: .4em .7em; border-radius: .3em; display: inline-block; }
@@ -94,6 +94,11 @@ def _cell(value: Any) -> str:
 
 def html_report(result: OutputsResult) -> str:
     """The HTML page for the checker."""
+    return html_page(title="Output check", body=report_body(result), css=CSS, wide=True)
+
+
+def report_body(result: OutputsResult) -> str:
+    """The page's body: the verdict first, the disclosures in sentences, what to do, every output's cells."""
     doc = result.to_dict()
     s = doc["summary"]
     status = doc["status"]
@@ -156,7 +161,7 @@ def html_report(result: OutputsResult) -> str:
         parts.append(
             f'<table class="cells"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
         )
-    return html_page(title="Output check", body="\n".join(parts), css=CSS, wide=True)
+    return "\n".join(parts)
 
 
 def _file_name(name: str) -> str:

@@ -20,6 +20,7 @@ PAGE_MODULES = (
     "audit",
     "empirical",
     "release",
+    "outputs",
     "explain",
 )
 
