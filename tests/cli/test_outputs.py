@@ -54,7 +54,7 @@ def test_differencing_exits_1_and_says_it_in_a_sentence(cli, files) -> None:
         "not (age >= 19)."
     )
     assert any(x["action"] == "withhold" and x["confirmed"] for x in doc["recommendations"])
-    assert "disclosures were found" in r.err
+    assert "1 disclosure by differencing" in r.err
 
 
 def test_one_output_alone_passes_and_is_appended_to_the_ledger(cli, files) -> None:
@@ -137,3 +137,20 @@ def test_an_acro_policy_file_is_read_unchanged(cli, files) -> None:
     policy.write_text("safe_threshold: 1\n")
     r = cli("outputs", data, "--spec", spec, "--policy", policy, "--json")
     assert r.code == 0 and json.loads(r.out)["disclosures"] == []
+
+
+def test_the_readme_example(cli, tmp_path) -> None:
+    r = cli(
+        "outputs",
+        "examples/outputs/people.csv",
+        "--spec",
+        "examples/outputs/outputs.toml",
+        "--out",
+        tmp_path / "check",
+    )
+    assert r.code == 1
+    assert (
+        "Table 1 and Table 3 together show that exactly 1 person has region = West, sex = female, age >= 18 and "
+        "not (age >= 19)." in r.out
+    )
+    assert "Suggestion: Do not release Table 3" in r.out

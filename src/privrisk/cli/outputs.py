@@ -106,7 +106,8 @@ def outputs_command(
         )
     if result.status != "pass":
         s = result.summary
+        found = s["disclosures_exact"] + s["disclosures_approximate"]
         raise ThresholdExceeded(
-            f"outputs: {s['cells_fail']} cells fail, {s['cells_review']} are for review and "
-            f"{s['disclosures_exact'] + s['disclosures_approximate']} disclosures were found"
+            f"outputs: {s['cells_fail']} cells fail, {s['cells_review']} are for review, "
+            f"{found} disclosure{'s' if found != 1 else ''} by differencing"
         )
