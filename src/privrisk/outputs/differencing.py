@@ -17,7 +17,7 @@ rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,12 @@ from privrisk.outputs.compute import MISSING, _order, check_where
 from privrisk.outputs.intervals import intervals
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
+
+
+def _at(frame: pd.DataFrame) -> Any:
+    """``frame.at`` as the untyped accessor it is (cells hold text, numbers and tuples)."""
+    return frame.at
+
 
 __all__ = ["Differencing", "difference"]
 
@@ -58,7 +64,7 @@ def _cells_atoms(
     pairs_a: list[np.ndarray] = []
     base = atoms if flag is None else atoms[atoms[flag]]
     for s, group in cells.groupby("set", sort=False):
-        keys = list(s)
+        keys = [str(v) for v in cast(Any, s)]
         left = (
             group[keys].assign(__cell=group.index.to_numpy())
             if keys
@@ -118,7 +124,7 @@ def difference(
         )
         for k, cell in enumerate(cells.index):
             members = aidx[bounds[0][k] : bounds[1][k]]
-            value = float(cells.at[cell, "value"])
+            value = float(_at(cells)[cell, "value"])
             if spec.kind == "count" and not spec.weights:
                 rows_c.append(np.full(members.size, len(b)))
                 rows_a.append(members)
@@ -135,7 +141,7 @@ def difference(
                 spec.kind == "mean"
                 and spec.variable
                 and np.isfinite(value)
-                and int(cells.at[cell, "missing"]) == 0
+                and int(_at(cells)[cell, "missing"]) == 0
             ):
                 means.append((spec.variable, members, value, spec.name))
     n_atoms = len(atoms)
@@ -347,9 +353,9 @@ def _atoms(
 
 
 def _describe(atoms: pd.DataFrame, j: int, variables: tuple[str, ...], conditions: tuple[str, ...]) -> str:
-    parts = [f"{v} = {atoms.at[j, v]}" for v in variables]
+    parts = [f"{v} = {_at(atoms)[j, v]}" for v in variables]
     for i, c in enumerate(conditions):
-        parts.append(c if bool(atoms.at[j, f"__f{i}"]) else f"not ({c})")
+        parts.append(c if bool(_at(atoms)[j, f"__f{i}"]) else f"not ({c})")
     return listing(parts) if parts else "everyone"
 
 
@@ -364,9 +370,9 @@ def _finding(
     hi: float,
     sentence: str,
 ) -> dict[str, Any]:
-    labels: dict[str, Any] = {v: atoms.at[j, v] for v in variables}
+    labels: dict[str, Any] = {v: _at(atoms)[j, v] for v in variables}
     for i, c in enumerate(conditions):
-        labels[c] = bool(atoms.at[j, f"__f{i}"])
+        labels[c] = bool(_at(atoms)[j, f"__f{i}"])
     return {
         "kind": kind,
         "outputs": names,

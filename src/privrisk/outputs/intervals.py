@@ -200,9 +200,10 @@ def _component(
             certify(x)
             out[j] = value
     # Which released numbers pin down the unknowns asked about: the duals of their two programs.
-    asked = [] if explain is None else np.flatnonzero(np.isin(cols, explain(lo, hi, cols)))
+    asked: list[int] = (
+        [] if explain is None else np.flatnonzero(np.isin(cols, explain(lo, hi, cols))).tolist()
+    )
     for j in asked:
-        j = int(j)
         for sign in (1.0, -1.0):
             c = np.zeros(n)
             c[j] = sign

@@ -11,6 +11,7 @@ use (``survival_safe_threshold``, ``federated``, ``blocked_extensions``) are acc
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ class Policy:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def read_policy(path: str | Path | None) -> Policy:
+def read_policy(path: str | os.PathLike[str] | None) -> Policy:
     """A policy from an ACRO-style YAML file (``None``: ACRO's defaults).
 
     Example:
@@ -68,7 +69,7 @@ def read_policy(path: str | Path | None) -> Policy:
     """
     if path is None:
         return Policy()
-    import yaml
+    import yaml  # type: ignore[import-untyped]
 
     file = Path(path)
     try:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,12 @@ import scipy.sparse as sp
 
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
+
+
+def _at(frame: pd.DataFrame) -> Any:
+    """``frame.at`` as the untyped accessor it is (cells hold text, numbers and tuples)."""
+    return frame.at
+
 
 __all__ = ["recommendations", "suppression"]
 
@@ -65,7 +71,7 @@ def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
 
 
 def _coarsen(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     full = cells[cells["set"] == spec.variables]
     if len(spec.variables) < 2:
         return out
@@ -106,7 +112,7 @@ def suppression(
             continue
         cidx, aidx = atoms_of(s, cells)
         for cell in cells.index:
-            equations.append((s.name, int(cell), aidx[cidx == cell], float(cells.at[cell, "value"])))
+            equations.append((s.name, int(cell), aidx[cidx == cell], float(_at(cells)[cell, "value"])))
     n_atoms = int(max((e[2].max() for e in equations if e[2].size), default=-1)) + 1
     suppressed = list(dict.fromkeys(failing))
     mine = {cell: members for name, cell, members, _ in equations if name == spec.name}
@@ -140,16 +146,16 @@ def suppression(
 
 def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[int]) -> int | None:
     """The smallest unsuppressed cell of the same grouping that shares all labels but one with ``cell``."""
-    s = cells.at[cell, "set"]
+    s = _at(cells)[cell, "set"]
     same = cells[(cells["set"].map(lambda t: t == s)) & ~cells.index.isin(suppressed)]
     best = None
     for idx, row in same.iterrows():
-        diff = sum(row[v] != cells.at[cell, v] for v in s)
-        if diff == 1 and (best is None or row["value"] < same.at[best, "value"]):
+        diff = sum(row[v] != _at(cells)[cell, v] for v in s)
+        if diff == 1 and (best is None or row["value"] < _at(same)[best, "value"]):
             best = idx
     if best is None and len(same):
         best = same["value"].idxmin()
-    return None if best is None else int(best)
+    return None if best is None else int(cast(Any, best))
 
 
 def recommendations(
@@ -274,4 +280,4 @@ def recommendations(
 
 
 def _labels(spec: OutputSpec, cells: pd.DataFrame, i: int) -> dict[str, Any]:
-    return {v: cells.at[i, v] for v in spec.variables}
+    return {v: _at(cells)[i, v] for v in spec.variables}

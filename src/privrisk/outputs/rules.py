@@ -57,7 +57,8 @@ def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[li
     out: list[list[dict[str, Any]]] = []
     magnitude = spec.kind in ("sum", "mean")
     class_cells = _class_cells(spec, cells) if spec.kind == "count" and spec.rows and spec.columns else set()
-    for i, row in enumerate(cells.itertuples(index=False)):
+    rows: list[Any] = list(cells.itertuples(index=False))
+    for i, row in enumerate(rows):
         n = int(row.n)
         broken: list[dict[str, Any]] = []
         if n < t:
@@ -119,9 +120,9 @@ def _class_cells(spec: OutputSpec, cells: pd.DataFrame) -> set[int]:
     full = cells[cells["set"] == spec.variables]
     found: set[int] = set()
     for _, group in full.groupby(list(spec.rows), sort=False):
-        total = group["value"].sum()
+        total: Any = group["value"].sum()
         if len(group) > 1 and total > 0:
-            hit = group.index[group["value"] == total]
+            hit: Any = group.index[group["value"] == total]
             found.update(int(i) for i in hit)
     return found
 

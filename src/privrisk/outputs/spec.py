@@ -8,6 +8,7 @@ or sum), ``q`` (the quantile) and ``formula`` (``y ~ x1 + C(x2)`` for ols and lo
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -223,7 +224,7 @@ def parse_spec(text: str, *, source: str = "spec") -> tuple[OutputSpec, ...]:
     return tuple(outputs)
 
 
-def read_spec(path: str | Path) -> tuple[OutputSpec, ...]:
+def read_spec(path: str | os.PathLike[str]) -> tuple[OutputSpec, ...]:
     """The outputs listed in an ``outputs.toml`` file."""
     file = Path(path)
     try:
