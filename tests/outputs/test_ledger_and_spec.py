@@ -75,3 +75,20 @@ def test_policy_reader(tmp_path) -> None:
     p.write_text("- a\n")
     with pytest.raises(PrivriskError, match="policy"):
         read_policy(p)
+
+
+def test_notebook_calls_return_the_table_and_its_check() -> None:
+    import numpy as np
+
+    from privrisk.outputs import crosstab, logit, ols, pivot_table
+
+    frame = pd.DataFrame({"g": ["a"] * 12 + ["b"] * 12, "h": ["x", "y"] * 12, "v": np.arange(24.0)})
+    table, check = crosstab(frame, "g", "h")
+    assert table.loc["a", "x"] == 6 and check.status == "fail"  # 6 < 10
+    means, check = pivot_table(frame, "g", "v")
+    assert means["value"].tolist() == pytest.approx([5.5, 17.5]) and check.outputs[0]["kind"] == "mean"
+    coef, check = ols(frame, "v ~ C(g)")
+    assert coef["coefficient"].tolist() == pytest.approx([5.5, 12.0]) and check.status == "pass"
+    frame["y"] = [0.0, 1.0, 1.0] * 8
+    coef, check = logit(frame, "y ~ v")
+    assert check.outputs[0]["dof"] == 22

@@ -11,10 +11,12 @@ each with its cost.
 - :mod:`privrisk.outputs.rules` — the primary rules; :mod:`privrisk.outputs.intervals` — the intruder's
   intervals; :mod:`privrisk.outputs.differencing` — atoms and disclosures;
 - :mod:`privrisk.outputs.recommend` — what to do; :mod:`privrisk.outputs.ledger` — outputs released before;
-- :mod:`privrisk.outputs.report` — HTML, JSON and CSVs; :mod:`privrisk.outputs.check` — settings and run.
+- :mod:`privrisk.outputs.report` — HTML, JSON and CSVs; :mod:`privrisk.outputs.check` — settings and run;
+- :mod:`privrisk.outputs.notebook` — ``crosstab``, ``pivot_table``, ``ols``, ``logit``: the table and its check.
 """
 
 from privrisk.outputs.check import OutputsResult, OutputsSettings, check_frame, check_outputs
+from privrisk.outputs.notebook import crosstab, logit, ols, pivot_table
 from privrisk.outputs.policy import Policy, read_policy
 from privrisk.outputs.spec import OutputSpec, parse_spec, read_spec
 
@@ -25,7 +27,11 @@ __all__ = [
     "Policy",
     "check_frame",
     "check_outputs",
+    "crosstab",
+    "logit",
+    "ols",
     "parse_spec",
+    "pivot_table",
     "read_policy",
     "read_spec",
 ]
