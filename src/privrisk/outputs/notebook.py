@@ -4,12 +4,12 @@ coefficients) and its check (an :class:`privrisk.outputs.check.OutputsResult` of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from privrisk.outputs.policy import Policy
-from privrisk.outputs.spec import OutputSpec
+from privrisk.outputs.spec import Kind, OutputSpec
 
 if TYPE_CHECKING:
     from privrisk.outputs.check import OutputsResult
@@ -70,10 +70,10 @@ def crosstab(
     kind = "count" if values is None else aggfunc
     spec = OutputSpec(
         name=name,
-        kind=kind,
+        kind=cast(Kind, kind),
         rows=_names(rows),
         columns=_names(columns),
-        where=where,  # type: ignore[arg-type]
+        where=where,
         margins=margins,
         variable=values,
         weights=weights,
@@ -97,10 +97,10 @@ def pivot_table(
     """A table of ``aggfunc`` (mean, sum, median, quantile, min, max) of ``values`` and its check."""
     spec = OutputSpec(
         name=name,
-        kind=aggfunc,
+        kind=cast(Kind, aggfunc),
         rows=_names(index),
         columns=_names(columns),
-        where=where,  # type: ignore[arg-type]
+        where=where,
         margins=margins,
         variable=values,
         q=q,
@@ -113,7 +113,7 @@ def _model(
 ) -> tuple[pd.DataFrame, OutputsResult]:
     from privrisk.outputs.check import check_frame
 
-    spec = OutputSpec(name=name, kind=kind, formula=formula, where=where)  # type: ignore[arg-type]
+    spec = OutputSpec(name=name, kind=cast(Kind, kind), formula=formula, where=where)
     result = check_frame(frame, [spec], policy)
     out: Any = result.outputs[0]
     table = pd.DataFrame(
