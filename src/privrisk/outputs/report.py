@@ -76,8 +76,9 @@ def atoms_table(result: OutputsResult) -> pd.DataFrame:
     keep = [c for c in frame.columns if c not in ("n", "tight") and not c.startswith(("lo_", "hi_"))]
     table = frame[keep].copy()
     if "tight" in frame and not frame["tight"].all():
-        # In a very large system the upper end is exact only where a disclosure is possible (see intervals).
-        table["hi_exact"] = frame["tight"].to_numpy()
+        # In a very large system the upper end is exact only where a disclosure is possible, and an integer
+        # program that ran out of time leaves a valid but wider bound (see intervals).
+        table["exact"] = frame["tight"].to_numpy()
     for col in ("lo", "hi"):
         # Counts are whole; an unbounded count (no released total holds the atom) is written as inf.
         table[col] = [int(v) + 0 if np.isfinite(v) else "inf" for v in table[col]]
