@@ -33,7 +33,7 @@ import json, logging, sys, time
 import pandas as pd
 import acro
 logging.disable(logging.CRITICAL)
-df = pd.read_parquet(sys.argv[1])
+df = pd.read_csv(sys.argv[1])
 tables = json.loads(open(sys.argv[2]).read())
 session = acro.ACRO(suppress=False)
 start = time.perf_counter()
@@ -123,8 +123,8 @@ def run(label: str, frame: pd.DataFrame, specs: list[dict], acro_python: str | N
     )
     if acro_python:
         with tempfile.TemporaryDirectory() as tmp:
-            data = Path(tmp) / "data.parquet"
-            frame.to_parquet(data)
+            data = Path(tmp) / "data.csv"
+            frame.to_csv(data, index=False)
             tables = Path(tmp) / "tables.json"
             tables.write_text(json.dumps(specs))
             script = Path(tmp) / "acro_run.py"
@@ -163,12 +163,12 @@ def main() -> None:
         frame = make_data(n, levels)
         run("typical", frame, typical_specs(), args.acro_python, 10)
     if args.only in (None, "large"):
-        n = 20_000 if args.quick else 1_000_000
-        levels = {"region": 3, "sex": 2, "ageband": 4, "edu": 3, "occ": 3}
+        n = 5_000 if args.quick else 1_000_000
+        levels = {"region": 2, "sex": 2, "ageband": 2, "edu": 2, "occ": 2}
         frame = make_data(
             n, levels if args.quick else {"region": 50, "sex": 2, "ageband": 10, "edu": 5, "occ": 10}
         )
-        specs = large_specs()[: 20 if args.quick else 200]
+        specs = large_specs()[: 10 if args.quick else 200]
         run("large", frame, specs, args.acro_python, 120)
     sys.stdout.flush()
 

@@ -16,7 +16,7 @@ rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
@@ -184,11 +184,14 @@ def difference(
     same: dict[bytes, tuple[float, np.ndarray]] = {}
     for e, members in enumerate(rows_a):
         same.setdefault(np.sort(members).tobytes(), (b[e], np.array([e])))
-    for var, members, mean, name in means:
+    for var, members, _mean, name in means:
         known = same.get(np.sort(members).tobytes()) or _group_count(a, np.asarray(b), members, n_atoms)
         if known is not None:
-            count, rows = known
-            mag_eqs[var].append((members, mean * count, (name, *sorted({eq_output[e] for e in rows}))))
+            _count, rows = known
+            # mean × count is the group's sum; taken as the sum of its atoms' sums, so that totals reached along
+            # different groupings agree to the last bit (a rounded product would make the system infeasible).
+            total = float(atoms[f"__s_{var}"].to_numpy(dtype=float)[members].sum())
+            mag_eqs[var].append((members, total, (name, *sorted({eq_output[e] for e in rows}))))
     rank = res.rank
     equations = len(b)
     for var in magnitudes:
@@ -213,6 +216,8 @@ def difference(
         m.sum_duplicates()
         m.data[:] = 1.0
         cand = np.flatnonzero(truth >= 1)
+        # Determined means: equal up to the solver's precision on the scale of the whole variable.
+        tol = 1e-7 * max(1.0, float(np.abs(sums).sum()))
         top1 = atoms[f"__t1_{var}"].to_numpy(dtype=float)
         top2 = atoms[f"__t2_{var}"].to_numpy(dtype=float)
 
@@ -223,19 +228,28 @@ def difference(
             sums: np.ndarray = sums,
             top1: np.ndarray = top1,
             top2: np.ndarray = top2,
+            tol: float = tol,
         ) -> np.ndarray:
             width = hi - lo
             k = truth[cols]
-            exact = (width <= 1e-9 * np.maximum(1.0, np.abs(sums[cols]))) & (k >= 1) & (k < t)
+            exact = (width <= tol) & (k >= 1) & (k < t)
             with np.errstate(invalid="ignore"):
                 approx = (
                     (k >= 1) & (top1[cols] > 0) & (width / 2 + (sums[cols] - top2[cols]) < p * top1[cols])
                 )
             return cols[np.isfinite(width) & (exact | approx)]
 
-        rm = intervals(
-            m, np.array([e[1] for e in eqs]), integer=False, lower=lower, upper=upper, explain=close
-        )
+        # Scaled to totals of order 1: HiGHS's tolerances are absolute, and sums of incomes are large.
+        rhs = np.array([e[1] for e in eqs])
+        scale = float(np.max(np.abs(rhs))) or 1.0
+
+        def close_scaled(
+            lo: np.ndarray, hi: np.ndarray, cols: np.ndarray, scale: float = scale
+        ) -> np.ndarray:
+            return close(lo * scale, hi * scale, cols)
+
+        rm = intervals(m, rhs / scale, integer=False, lower=lower, upper=upper, explain=close_scaled)
+        rm = replace(rm, lo=rm.lo * scale, hi=rm.hi * scale)
         atoms[f"lo_{var}"], atoms[f"hi_{var}"] = rm.lo, rm.hi
         rank += rm.rank
         equations += len(eqs)
@@ -245,7 +259,7 @@ def difference(
             if not (np.isfinite(lo) and np.isfinite(hi)) or int(j) in single_m:
                 continue
             width = hi - lo
-            exact = width <= 1e-9 * max(1.0, abs(sums[j]))
+            exact = width <= tol
             names = sorted({n for e in rm.witnesses.get(int(j), ()) for n in eqs[e][2]}) or sorted(
                 {n for e in eqs for n in e[2]}
             )
