@@ -13,6 +13,8 @@ The curated public API is listed in ``__all__``, grouped below; every other publ
   Muralidhar 2009);
 - :mod:`privrisk.empirical`: empirical differential privacy (Burchard and Daoud) and its densities;
 - :mod:`privrisk.release`: noisy releases (OpenDP), specifications, the ledger, public statements;
+- :mod:`privrisk.outputs`: output checking: each table or model by a centre's rules (ACRO's policy), and what all
+  outputs released so far reveal together (differencing by linear programming);
 - :mod:`privrisk.io`: reading files, the DuckDB and Spark engines, writing outputs whole;
 - :mod:`privrisk.reports`: HTML pages, manifests, the explainer page, figures;
 - :mod:`privrisk.datasets`: demo and synthetic data;
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         spark_session,
     )
     from privrisk.microdata import MicrodataSettings, measure_microdata
+    from privrisk.outputs import OutputsResult, OutputsSettings, check_outputs
     from privrisk.posterior import (
         AttackResult,
         exact_risk,
@@ -229,6 +232,10 @@ __all__ = [
     "read_release_spec",
     "public_statement",
     "read_ledger",
+    # Output checking: each output by a centre's rules, and all together (privrisk.outputs)
+    "check_outputs",
+    "OutputsSettings",
+    "OutputsResult",
     # Pages for people
     "explainer_page",
     "report_page",
@@ -244,6 +251,9 @@ __all__ = [
 
 # Where each name lives: the curated ones and those earlier versions exported here.
 _HOMES: dict[str, str] = {
+    "check_outputs": "privrisk.outputs",
+    "OutputsSettings": "privrisk.outputs",
+    "OutputsResult": "privrisk.outputs",
     "Guarantee": "privrisk.accounting",
     "pure_dp": "privrisk.accounting",
     "approximate_dp": "privrisk.accounting",

@@ -54,6 +54,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "release",
         "Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.",
     ),
+    "outputs": (
+        "outputs",
+        "Check a researcher's outputs (tables, means, quantiles, models) by a centre's rules, each alone and all\ntogether: the differencing an intruder can do, in sentences, with what to do about it.",
+    ),
     "explain": (
         "explain",
         "Write a self-contained HTML page that explains ε (or any guarantee) to the people in the data (English or German).",

@@ -21,6 +21,7 @@ PAGE_MODULES = (
     "audit",
     "empirical",
     "release",
+    "outputs",
     "explain",
 )
 

@@ -1,0 +1,177 @@
+"""Benchmark for output checking: a typical request and a large one, beside ACRO's per-output checks.
+
+1. 20 tables over 10⁶ records (6,000 atoms): counts with margins, filtered counts, means and sums by region, sex,
+   age band and education; checked with differencing. Target ≤ 10 s.
+2. 200 outputs over 10⁵ atoms (region × sex × age band × education × occupation × 2 conditions). Target ≤ 2 min,
+   memory ≤ 2 GB (peak resident size as the operating system reports it).
+
+Beside each, in the same run, ACRO's own per-output checks of the same tables (its crosstab and pivot_table, no
+differencing) when an interpreter with ACRO is given: ``--acro-python PATH`` or $PRIVRISK_ACRO_PYTHON (ACRO pins
+pandas ≤ 2.3.3, so it usually lives in a virtual environment of its own). It times ACRO inside that interpreter,
+after its import, on the same data file.
+
+Run: .venv/bin/python benchmarks/outputs.py [--quick] [--acro-python PATH] [--only typical|large]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ACRO_SCRIPT = r"""
+import json, logging, sys, time
+import pandas as pd
+import acro
+logging.disable(logging.CRITICAL)
+df = pd.read_csv(sys.argv[1])
+tables = json.loads(open(sys.argv[2]).read())
+session = acro.ACRO(suppress=False)
+start = time.perf_counter()
+for t in tables:
+    data = df.query(t["where"]) if t.get("where") else df
+    if t["kind"] == "count":
+        session.crosstab(data[t["rows"][0]], data[t["columns"][0]] if t.get("columns") else data[t["rows"][0]],
+                         margins=bool(t.get("margins")))
+    else:
+        session.crosstab(data[t["rows"][0]], data[t["columns"][0]] if t.get("columns") else data[t["rows"][0]],
+                         values=data[t["variable"]], aggfunc=t["kind"])
+print(json.dumps({"seconds": time.perf_counter() - start}))
+"""
+
+
+def make_data(n: int, levels: dict[str, int], seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({v: rng.integers(0, k, n).astype("int16") for v, k in levels.items()})
+    frame["age"] = rng.integers(0, 90, n).astype("int16")
+    frame["income"] = np.round(rng.pareto(1.5, n) * 20000, 2)
+    return frame
+
+
+def typical_specs() -> list[dict]:
+    dims = ["region", "sex", "ageband", "edu"]
+    specs: list[dict] = []
+    for i, (a, b) in enumerate([(a, b) for a in dims for b in dims if a < b]):
+        specs.append(
+            {"name": f"Count {i + 1}", "kind": "count", "rows": [a], "columns": [b], "margins": True}
+        )
+        specs.append(
+            {"name": f"Adults {i + 1}", "kind": "count", "rows": [a], "columns": [b], "where": "age >= 18"}
+        )
+    for v in dims:
+        specs.append({"name": f"Mean income by {v}", "kind": "mean", "variable": "income", "rows": [v]})
+    for v in dims[:4]:
+        specs.append({"name": f"Pensioners by {v}", "kind": "count", "rows": [v], "where": "age >= 65"})
+    return specs[:20]
+
+
+def large_specs() -> list[dict]:
+    dims = ["region", "sex", "ageband", "edu", "occ"]
+    specs: list[dict] = []
+    pairs = [(a, b) for a in dims for b in dims if a < b]
+    k = 0
+    while len(specs) < 200:
+        a, b = pairs[k % len(pairs)]
+        where = ["", "age >= 18", "age >= 65"][(k // len(pairs)) % 3]
+        spec = {"name": f"Output {k + 1}", "kind": "count", "rows": [a], "columns": [b]}
+        if where:
+            spec["where"] = where
+        if k % 4 == 0:
+            spec["margins"] = True
+        if k % 7 == 3:
+            spec = {"name": f"Output {k + 1}", "kind": "mean", "variable": "income", "rows": [a]}
+        specs.append(spec)
+        k += 1
+    return specs
+
+
+def to_toml(specs: list[dict]) -> str:
+    out = []
+    for s in specs:
+        out.append("[[output]]")
+        out.extend(f"{k} = {json.dumps(v)}" for k, v in s.items())
+        out.append("")
+    return "\n".join(out)
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run(label: str, frame: pd.DataFrame, specs: list[dict], acro_python: str | None, target: float) -> None:
+    from privrisk.outputs import check_frame, parse_spec
+
+    parsed = parse_spec(to_toml(specs))
+    start = time.perf_counter()
+    result = check_frame(frame, parsed)
+    ours = time.perf_counter() - start
+    s = result.summary
+    print(
+        f"{label}: {len(frame):,} records, {len(specs)} outputs, {s['atoms']:,} atoms, {s['equations']:,} released "
+        f"numbers: {ours:.2f} s (target ≤ {target:g} s), peak memory {peak_mb():,.0f} MB; "
+        f"{s['cells_fail']} cells fail, {s['disclosures_exact']} exact and {s['disclosures_approximate']} "
+        "approximate disclosures"
+    )
+    if acro_python:
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "data.csv"
+            frame.to_csv(data, index=False)
+            tables = Path(tmp) / "tables.json"
+            tables.write_text(json.dumps(specs))
+            script = Path(tmp) / "acro_run.py"
+            script.write_text(ACRO_SCRIPT)
+            done = subprocess.run(
+                [acro_python, str(script), str(data), str(tables)], capture_output=True, text=True
+            )
+            if done.returncode != 0:
+                print(
+                    f"  ACRO failed: {done.stderr.strip().splitlines()[-1] if done.stderr else done.returncode}"
+                )
+                return
+            theirs = json.loads(done.stdout.strip().splitlines()[-1])["seconds"]
+            print(
+                f"  ACRO's per-output checks of the same tables (no differencing): {theirs:.2f} s; "
+                f"privrisk / ACRO = {ours / theirs:.2f}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke test: small data, few atoms, 20 large outputs"
+    )
+    parser.add_argument("--acro-python", default=os.environ.get("PRIVRISK_ACRO_PYTHON"))
+    parser.add_argument("--only", choices=["typical", "large"])
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    if args.only in (None, "typical"):
+        n = 20_000 if args.quick else 1_000_000
+        levels = (
+            {"region": 3, "sex": 2, "ageband": 5, "edu": 4}
+            if args.quick
+            else {"region": 25, "sex": 2, "ageband": 10, "edu": 4}
+        )
+        frame = make_data(n, levels)
+        run("typical", frame, typical_specs(), args.acro_python, 10)
+    if args.only in (None, "large"):
+        n = 5_000 if args.quick else 1_000_000
+        levels = {"region": 2, "sex": 2, "ageband": 2, "edu": 2, "occ": 2}
+        frame = make_data(
+            n, levels if args.quick else {"region": 50, "sex": 2, "ageband": 10, "edu": 5, "occ": 10}
+        )
+        specs = large_specs()[: 10 if args.quick else 200]
+        run("large", frame, specs, args.acro_python, 120)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

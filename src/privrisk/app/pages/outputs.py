@@ -1,0 +1,101 @@
+"""The app's page "Outputs": a researcher's outputs checked by the centre's rules, each alone and all together.
+
+Upload the data and ``outputs.toml`` (and an ACRO policy file if the centre has one); the page calls
+:func:`privrisk.outputs.check_frame` as ``privrisk outputs`` does and shows the verdict first, then the
+differencing findings in sentences, the suggestions, and every output with its cells coloured by status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shiny import module, reactive, render, ui
+
+from privrisk.app._shared import error_message, read_upload, upload_path
+from privrisk.errors import PrivriskError
+
+ID = "outputs"
+TITLE = "Outputs"
+
+__all__ = ["ID", "TITLE", "page_server", "page_ui"]
+
+
+@module.ui
+def page_ui() -> Any:
+    """The page's layout."""
+    return ui.layout_sidebar(
+        ui.sidebar(
+            ui.input_file("file", "Data file (CSV, Parquet, Stata .dta, SPSS .sav)"),
+            ui.input_file("spec", "outputs.toml (the tables and models to check)"),
+            ui.input_file("policy", "Policy (ACRO's YAML, optional: ACRO's defaults otherwise)"),
+            ui.output_ui("problem"),
+            width=340,
+            title="The request",
+        ),
+        ui.h2("Check a researcher's outputs"),
+        ui.p(
+            "Each cell is checked by the centre's rules (minimum frequency, dominance, p % rule, zeros, degrees of "
+            "freedom); then all counts, sums and means are combined as an intruder would, to find groups below "
+            "the threshold that they pin down together.",
+            class_="privrisk-help",
+        ),
+        ui.output_ui("report"),
+        ui.download_button("download", "Download the report (one HTML file)"),
+    )
+
+
+@module.server
+def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
+    """The page's reactive logic."""
+    from privrisk.outputs import check_frame, read_policy, read_spec
+
+    def _text_file(fileinfo: Any, what: str) -> Any:
+        path, name = upload_path(fileinfo)
+        if path.stat().st_size > max_upload:
+            raise PrivriskError(f"{name}: the file is too large for the upload limit")
+        return path, name
+
+    @reactive.calc
+    def result() -> Any:
+        frame = read_upload(input.file(), max_bytes=max_upload)
+        path, name = _text_file(input.spec(), "spec")
+        try:
+            specs = read_spec(path)
+            policy = read_policy(_text_file(input.policy(), "policy")[0]) if input.policy() else None
+        except PrivriskError as exc:
+            raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+        return check_frame(frame, specs, policy)
+
+    def _problem() -> str | None:
+        if not input.file() or not input.spec():
+            return None
+        try:
+            result()
+        except PrivriskError as exc:
+            return error_message(exc, "outputs")
+        return None
+
+    @render.ui
+    def problem() -> Any:
+        message = _problem()
+        if not message:
+            return None
+        return ui.div(
+            message, class_="privrisk-error text-danger small mt-1", role="alert", id="outputs-problem"
+        )
+
+    @render.ui
+    def report() -> Any:
+        from privrisk.outputs.report import CSS, report_body
+
+        if not input.file() or not input.spec():
+            return ui.p("Upload the data and outputs.toml to check them.", class_="privrisk-help")
+        if _problem():
+            return None
+        return ui.div(ui.tags.style(CSS), ui.HTML(report_body(result())), id="outputs-check")
+
+    @render.download_button(filename="output-check.html", media_type="text/html")
+    def download() -> Any:
+        from privrisk.outputs.report import html_report
+
+        yield html_report(result())

@@ -1,0 +1,37 @@
+"""Output checking: the disclosure risk of a researcher's outputs, each alone and all together.
+
+A research data centre's output checker decides which tables, means, percentiles and regressions computed on
+the microdata may leave. This subpackage computes each output itself from the data (DuckDB), applies the primary
+rules of the centre's policy (ACRO's keys and defaults) to every cell, finds by linear programming what all
+outputs released so far reveal together (differencing), and proposes suppression, rounding, coarsening or noise,
+each with its cost.
+
+- :mod:`privrisk.outputs.spec` — ``outputs.toml``; :mod:`privrisk.outputs.policy` — the policy;
+- :mod:`privrisk.outputs.compute` — the cells and their evidence; :mod:`privrisk.outputs.models` — ols, logit;
+- :mod:`privrisk.outputs.rules` — the primary rules; :mod:`privrisk.outputs.intervals` — the intruder's
+  intervals; :mod:`privrisk.outputs.differencing` — atoms and disclosures;
+- :mod:`privrisk.outputs.recommend` — what to do; :mod:`privrisk.outputs.ledger` — outputs released before;
+- :mod:`privrisk.outputs.report` — HTML, JSON and CSVs; :mod:`privrisk.outputs.check` — settings and run;
+- :mod:`privrisk.outputs.notebook` — ``crosstab``, ``pivot_table``, ``ols``, ``logit``: the table and its check.
+"""
+
+from privrisk.outputs.check import OutputsResult, OutputsSettings, check_frame, check_outputs
+from privrisk.outputs.notebook import crosstab, logit, ols, pivot_table
+from privrisk.outputs.policy import Policy, read_policy
+from privrisk.outputs.spec import OutputSpec, parse_spec, read_spec
+
+__all__ = [
+    "OutputSpec",
+    "OutputsResult",
+    "OutputsSettings",
+    "Policy",
+    "check_frame",
+    "check_outputs",
+    "crosstab",
+    "logit",
+    "ols",
+    "parse_spec",
+    "pivot_table",
+    "read_policy",
+    "read_spec",
+]

@@ -1,0 +1,272 @@
+"""Output checking as one call: :class:`OutputsSettings` in, :class:`OutputsResult` out.
+
+:func:`check_outputs` reads the data and the spec, computes every output with DuckDB, applies the primary
+rules to each cell (:mod:`privrisk.outputs.rules`), finds what all outputs (this run's and the ledger's) reveal
+together (:mod:`privrisk.outputs.differencing`) and proposes what to do about it
+(:mod:`privrisk.outputs.recommend`). The command line and the app page both call it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from privrisk.errors import PrivriskError
+from privrisk.outputs.policy import Policy, read_policy
+from privrisk.outputs.rules import model_rules, worst
+from privrisk.outputs.spec import MODELS, OutputSpec, read_spec
+
+__all__ = ["OutputsResult", "OutputsSettings", "check_frame", "check_outputs"]
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class OutputsSettings:
+    """What to check: the data file, the spec of outputs, the policy and an outputs ledger.
+
+    Example:
+        >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
+        200000
+    """
+
+    data: str | os.PathLike[str]
+    spec: str | os.PathLike[str]
+    policy: str | os.PathLike[str] | None = None
+    ledger: str | os.PathLike[str] | None = None
+    key: bytes | None = None
+    max_atoms: int = 200_000
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_atoms, bool) or not isinstance(self.max_atoms, int) or self.max_atoms < 1:
+            raise PrivriskError(
+                f"max_atoms: must be a whole number ≥ 1, not {self.max_atoms!r}", param="max_atoms"
+            )
+        if self.key is not None and self.ledger is None:
+            raise PrivriskError("key: a ledger key needs a ledger", param="key")
+        if self.key is not None and not isinstance(self.key, bytes | bytearray):
+            raise PrivriskError("key: must be bytes", param="key")
+
+
+@dataclass(frozen=True)
+class OutputsResult:
+    """Every output with its cells and their statuses, the differencing findings and the recommendations."""
+
+    outputs: list[dict[str, Any]]
+    disclosures: list[dict[str, Any]]
+    recommendations: list[dict[str, Any]]
+    atoms: pd.DataFrame
+    summary: dict[str, Any]
+    policy: Policy
+    specs: tuple[OutputSpec, ...] = field(default=())
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        """pass when every cell passes and nothing is disclosed; fail otherwise (review: a person should look)."""
+        if self.disclosures:
+            return "fail"
+        return worst(o["status"] for o in self.outputs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (``schema_version`` 1)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": self.status,
+            "outputs": self.outputs,
+            "disclosures": [{k: v for k, v in d.items() if k != "atom"} for d in self.disclosures],
+            "recommendations": self.recommendations,
+            "summary": self.summary,
+            "policy": self.policy.to_dict(),
+        }
+
+    def atoms_frame(self) -> pd.DataFrame:
+        """One row per atom: its grouping values and conditions, then ``lo`` and ``hi`` of its count."""
+        from privrisk.outputs.report import atoms_table
+
+        return atoms_table(self)
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write the report folder (HTML, JSON, CSVs) whole or not at all; the files written."""
+        from privrisk.outputs.report import write_report
+
+        return write_report(self, folder)
+
+
+def check_outputs(settings: OutputsSettings) -> OutputsResult:
+    """Check the outputs of a spec file against the data (and the outputs ledger, if any).
+
+    Raises:
+        PrivriskError: for bad input: an unreadable file, a spec that is not TOML, an unknown column, a
+            ``where`` that is not a condition (the message names the output and the field).
+    """
+    from privrisk.io.data import read_table
+
+    specs = read_spec(settings.spec)
+    policy = read_policy(settings.policy)
+    frame = read_table(settings.data)
+    earlier: tuple[OutputSpec, ...] = ()
+    if settings.ledger is not None:
+        from privrisk.outputs.ledger import ledger_specs
+
+        earlier = ledger_specs(settings.ledger, key=settings.key)
+    return check_frame(frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms)
+
+
+def check_frame(
+    frame: pd.DataFrame,
+    specs: tuple[OutputSpec, ...] | list[OutputSpec],
+    policy: Policy | None = None,
+    *,
+    earlier: tuple[OutputSpec, ...] = (),
+    max_atoms: int = 200_000,
+) -> OutputsResult:
+    """Check outputs against a DataFrame (the library's entry for notebooks; :func:`check_outputs` reads files).
+
+    ``earlier`` are outputs released before (from the ledger): they take part in the differencing, and are not
+    checked again.
+
+    Example:
+        >>> import pandas as pd
+        >>> f = pd.DataFrame({"region": ["N"] * 12 + ["S"] * 3})
+        >>> r = check_frame(f, [OutputSpec(name="T1", kind="count", rows=("region",))])
+        >>> r.status, [c["status"] for c in r.outputs[0]["cells"]]
+        ('fail', ['pass', 'fail'])
+    """
+    from privrisk.outputs.compute import connect, table_cells
+    from privrisk.outputs.differencing import difference
+    from privrisk.outputs.models import fit_model
+    from privrisk.outputs.recommend import recommendations
+    from privrisk.outputs.rules import cell_rules
+
+    policy = policy or Policy()
+    specs = tuple(specs)
+    names = {s.name for s in specs}
+    earlier = tuple(s for s in earlier if s.name not in names)
+    columns = list(frame.columns)
+    for spec in (*specs, *earlier):
+        for col in spec.columns_used:
+            if col not in columns:
+                field_ = _field_of(spec, col)
+                raise PrivriskError(
+                    f"spec: output {spec.name!r}: field {field_!r}: no column {col!r} in the data "
+                    f"(it has {', '.join(map(str, columns[:12]))}{', …' if len(columns) > 12 else ''})",
+                    param="spec",
+                )
+    con = connect(frame)
+    outputs: list[dict[str, Any]] = []
+    tables: dict[str, pd.DataFrame] = {}
+    linear: list[tuple[OutputSpec, pd.DataFrame]] = []
+    for spec in (*specs, *earlier):
+        released = spec in specs
+        if spec.kind in MODELS:
+            from privrisk.outputs.compute import check_where
+
+            cond = check_where(con, spec)
+            rows = con.sql(f"SELECT * FROM data WHERE {cond}").df() if spec.where else frame
+            fit = fit_model(rows, spec)
+            broken = model_rules(fit.dof, policy)
+            status = worst(r["status"] for r in broken)
+            cells = [
+                {"labels": {"term": t}, "value": _value(c), "status": status, "rules": broken}
+                for t, c in zip(fit.terms, fit.coefficients, strict=True)
+            ]
+            if released:
+                outputs.append(
+                    {
+                        "name": spec.name,
+                        "kind": spec.kind,
+                        "status": status,
+                        "cells": cells,
+                        "n": fit.n,
+                        "dof": fit.dof,
+                    }
+                )
+            continue
+        cells_frame = table_cells(con, spec, policy)
+        linear.append((spec, cells_frame))
+        if not released:
+            continue
+        rules = cell_rules(spec, cells_frame, policy)
+        statuses = [worst(r["status"] for r in broken) for broken in rules]
+        cells_frame = cells_frame.assign(status=statuses)
+        tables[spec.name] = cells_frame
+        cells = [
+            {
+                "labels": {v: row[v] for v in spec.variables},
+                "value": _value(row["value"]),
+                "n": int(row["n"]),
+                "status": st,
+                "rules": broken,
+            }
+            for (_, row), st, broken in zip(cells_frame.iterrows(), statuses, rules, strict=True)
+        ]
+        outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells})
+    diff = difference(con, linear, policy, max_atoms=max_atoms)
+    recs = recommendations(outputs, diff, specs, linear, policy, con)
+    counts = {
+        s: sum(c["status"] == s for o in outputs for c in o["cells"]) for s in ("pass", "review", "fail")
+    }
+    summary = {
+        "outputs": len(outputs),
+        "earlier_outputs": len(earlier),
+        "cells": sum(len(o["cells"]) for o in outputs),
+        **{f"cells_{k}": v for k, v in counts.items()},
+        "atoms": len(diff.atoms),
+        "atoms_complete": diff.complete,
+        "equations": diff.equations,
+        "rank": diff.rank,
+        "disclosures_exact": sum(d["kind"] == "exact" for d in diff.disclosures),
+        "disclosures_approximate": sum(d["kind"] == "approximate" for d in diff.disclosures),
+        "records": len(frame),
+    }
+    con.close()
+    return OutputsResult(
+        outputs=outputs,
+        disclosures=diff.disclosures,
+        recommendations=recs,
+        atoms=_atoms_public(diff),
+        summary=summary,
+        policy=policy,
+        specs=specs,
+        tables=tables,
+    )
+
+
+def _atoms_public(diff: Any) -> pd.DataFrame:
+    if diff.atoms.empty:
+        return pd.DataFrame(columns=["lo", "hi"])
+    frame = pd.DataFrame({v: diff.atoms[v] for v in diff.variables})
+    for i, c in enumerate(diff.conditions):
+        frame[c] = diff.atoms[f"__f{i}"].astype(bool)
+    frame["lo"] = diff.atoms["lo"]
+    frame["hi"] = diff.atoms["hi"]
+    frame["tight"] = diff.atoms["tight"]
+    frame["n"] = diff.atoms["n"]
+    for m in diff.magnitudes:
+        if f"lo_{m}" in diff.atoms:
+            frame[f"lo_{m}"] = diff.atoms[f"lo_{m}"]
+            frame[f"hi_{m}"] = diff.atoms[f"hi_{m}"]
+    return frame
+
+
+def _value(x: Any) -> float | int | None:
+    v = float(x)
+    if v != v:
+        return None
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _field_of(spec: OutputSpec, col: str) -> str:
+    for key in ("rows", "columns"):
+        if col in getattr(spec, key):
+            return key
+    if col == spec.weights:
+        return "weights"
+    if spec.formula and spec.kind in MODELS:
+        return "formula"
+    return "variable"

@@ -1,0 +1,193 @@
+"""The checker's report: an HTML page (verdict first, cells coloured by status, findings in sentences, what to
+do), the JSON document, a CSV per checked table and the atoms' intervals (``atoms.csv``)."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from privrisk.io.files import atomic_dir, to_jsonable, write_csv
+from privrisk.reports.html import html_page
+
+if TYPE_CHECKING:
+    from privrisk.outputs.check import OutputsResult
+
+__all__ = ["CSS", "atoms_table", "html_report", "report_body", "rule_text", "table_frame", "write_report"]
+
+CSS = """
+.verdict { font-size: 1.3em; font-weight: bold; padding: .4em .7em; border-radius: .3em; display: inline-block; }
+.pass { background: #e3f4e1; } .review { background: #fff3cd; } .fail { background: #f8d7da; }
+td.pass, td.review, td.fail { text-align: right; }
+table.cells { border-collapse: collapse; margin: .5em 0 1.5em; } table.cells td, table.cells th { padding: .2em .6em; }
+"""
+
+
+def rule_text(rule: dict[str, Any]) -> str:
+    """One broken rule in words, with its numbers.
+
+    Example:
+        >>> rule_text({"rule": "threshold", "status": "fail", "n": 3, "threshold": 10})
+        'threshold: 3 contributors < 10'
+    """
+    r = rule["rule"]
+    if r == "threshold":
+        return f"threshold: {rule['n']} contributors < {rule['threshold']}"
+    if r == "nk":
+        share = rule.get("share")
+        share_text = "undefined" if share is None else f"{share:.1%}"
+        return f"({rule['n']}, k) dominance: the {rule['n']} largest hold {share_text} ≥ {rule['k']:.0%}"
+    if r == "p-ratio":
+        return f"p % rule: the rest is {rule['ratio']:.1%} of the largest < {rule['p']:.0%}"
+    if r == "zeros":
+        return "zeros: an empty cell"
+    if r == "dof":
+        return f"residual degrees of freedom {rule['dof']} < {rule['threshold']}"
+    if r == "missing":
+        return f"missing values: {rule['missing']}"
+    return f"{r}: {rule.get('reason', '')}".strip(": ")
+
+
+def table_frame(result: OutputsResult, name: str) -> pd.DataFrame:
+    """One checked output as a tidy table: labels, value, n, status and the rules it broke."""
+    out = next(o for o in result.outputs if o["name"] == name)
+    rows = []
+    for cell in out["cells"]:
+        rows.append(
+            {
+                **cell["labels"],
+                "value": cell["value"],
+                "n": cell.get("n"),
+                "status": cell["status"],
+                "rules": "; ".join(rule_text(r) for r in cell["rules"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def atoms_table(result: OutputsResult) -> pd.DataFrame:
+    """One row per atom: one column per grouping variable and per condition (its truth value), ``lo``, ``hi``."""
+    frame = result.atoms
+    keep = [c for c in frame.columns if c not in ("n", "tight") and not c.startswith(("lo_", "hi_"))]
+    table = frame[keep].copy()
+    if "tight" in frame and not frame["tight"].all():
+        # In a very large system the upper end is exact only where a disclosure is possible, and an integer
+        # program that ran out of time leaves a valid but wider bound (see intervals).
+        table["exact"] = frame["tight"].to_numpy()
+    for col in ("lo", "hi"):
+        # Counts are whole; an unbounded count (no released total holds the atom) is written as inf.
+        table[col] = [int(v) + 0 if np.isfinite(v) else "inf" for v in table[col]]
+    return table
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:,.6g}"
+    return html.escape(f"{value:,}" if isinstance(value, int) else str(value))
+
+
+def html_report(result: OutputsResult) -> str:
+    """The HTML page for the checker."""
+    return html_page(title="Output check", body=report_body(result), css=CSS, wide=True)
+
+
+def report_body(result: OutputsResult) -> str:
+    """The page's body: the verdict first, the disclosures in sentences, what to do, every output's cells."""
+    doc = result.to_dict()
+    s = doc["summary"]
+    status = doc["status"]
+    words = {
+        "pass": "May be released",
+        "review": "Needs a person's review",
+        "fail": "May not be released as it is",
+    }
+    parts = [
+        "<h1>Output check</h1>",
+        f'<p class="verdict {status}" id="verdict">{words[status]} ({status})</p>',
+        f"<p>{s['outputs']} outputs, {s['cells']} cells: {s['cells_pass']} pass, {s['cells_review']} for review, "
+        f"{s['cells_fail']} fail. Differencing over {s['atoms']:,} atoms ({s['equations']:,} released numbers"
+        f"{', ' + str(s['earlier_outputs']) + ' outputs from the ledger' if s['earlier_outputs'] else ''}): "
+        f"{s['disclosures_exact']} exact and {s['disclosures_approximate']} approximate disclosures.</p>",
+    ]
+    parts.append("<h2>Disclosures by differencing</h2>")
+    if doc["disclosures"]:
+        parts.append(
+            "<ul>"
+            + "".join(
+                f'<li class="{"fail" if d["kind"] == "exact" else "review"}">{html.escape(d["sentence"])}</li>'
+                for d in doc["disclosures"]
+            )
+            + "</ul>"
+        )
+    else:
+        parts.append(
+            "<p>None: no combination of the released outputs pins down a group below the threshold.</p>"
+        )
+    parts.append("<h2>What to do</h2>")
+    if doc["recommendations"]:
+        parts.append(
+            "<ul>"
+            + "".join(
+                f"<li>{html.escape(r['sentence'])} <em>Cost: {html.escape(str(r['cost']))}.</em></li>"
+                for r in doc["recommendations"]
+            )
+            + "</ul>"
+        )
+    else:
+        parts.append("<p>Nothing.</p>")
+    parts.append("<h2>Outputs</h2>")
+    for out in doc["outputs"]:
+        frame = table_frame(result, out["name"])
+        parts.append(
+            f'<h3>{html.escape(out["name"])} <span class="{out["status"]}">({out["kind"]}, '
+            f"{out['status']})</span></h3>"
+        )
+        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns if c != "status")
+        body = []
+        for row in frame.to_dict("records"):
+            cls = row["status"]
+            cells = "".join(
+                f'<td class="{cls}">{_cell(row[c])}</td>' if c == "value" else f"<td>{_cell(row[c])}</td>"
+                for c in frame.columns
+                if c != "status"
+            )
+            body.append(f'<tr class="{cls}">{cells}</tr>')
+        parts.append(
+            f'<table class="cells"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        )
+    return "\n".join(parts)
+
+
+def _file_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "output"
+
+
+def write_report(result: OutputsResult, folder: str | os.PathLike[str]) -> list[Path]:
+    """Write ``report.html``, ``outputs.json``, ``atoms.csv`` and one ``table-<name>.csv`` per output."""
+    import json
+
+    written: list[str] = []
+    with atomic_dir(folder) as tmp:
+        (tmp / "report.html").write_text(html_report(result), encoding="utf-8")
+        (tmp / "outputs.json").write_text(
+            json.dumps(to_jsonable(result.to_dict()), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        write_csv(atoms_table(result), tmp / "atoms.csv")
+        written += ["report.html", "outputs.json", "atoms.csv"]
+        used: set[str] = set()
+        for out in result.outputs:
+            base = f"table-{_file_name(out['name'])}"
+            name, k = base, 2
+            while name in used:
+                name, k = f"{base}-{k}", k + 1
+            used.add(name)
+            write_csv(table_frame(result, out["name"]), tmp / f"{name}.csv")
+            written.append(f"{name}.csv")
+    return [Path(folder) / w for w in written]

@@ -1,0 +1,49 @@
+"""The Outputs page: upload data and outputs.toml; the verdict first, the differencing sentence of the command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from privrisk.cli import main
+
+pytestmark = pytest.mark.browser
+
+ROWS = [("West", "f", 18)] + [(r, s, 30) for r in ("West", "East") for s in "fm" for _ in range(12)]
+DATA = "region,sex,age\n" + "".join(f"{r},{s},{a}\n" for r, s, a in ROWS)
+SPEC = """[[output]]
+name = "Table 1"
+kind = "count"
+rows = ["region"]
+columns = ["sex"]
+margins = true
+
+[[output]]
+name = "Table 3"
+kind = "count"
+rows = ["region"]
+columns = ["sex"]
+where = "age >= 19"
+"""
+
+
+def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(page, goto, upload, capsys, tmp_path):
+    data = tmp_path / "survey.csv"
+    data.write_text(DATA)
+    spec = tmp_path / "outputs.toml"
+    spec.write_text(SPEC)
+    capsys.readouterr()
+    assert main(["outputs", str(data), "--spec", str(spec), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    [finding] = doc["disclosures"]
+    goto(page, "page=outputs")
+    upload(page, "outputs-file", data)
+    upload(page, "outputs-spec", spec)
+    report = page.locator("#outputs-check")
+    expect(report.locator("#verdict")).to_contain_text("May not be released")
+    expect(report).to_contain_text(finding["sentence"])
+    # The verdict comes first, the cells coloured by status after it.
+    expect(report.locator("table.cells")).to_have_count(2)
+    expect(report.locator("td.pass").first).to_be_visible()
