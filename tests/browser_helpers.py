@@ -2,6 +2,12 @@
 
 The ``browser`` fixture (in conftest.py) skips only when Chromium is missing and the environment variable CI is
 unset: in CI a missing Chromium is a failure.
+
+A browser test waits for a state, never for a time. Every wait has a ceiling far above what it takes on an idle
+machine, so that a loaded one (the whole suite on 2 cores beside other work) only makes it slower, never failing:
+:data:`WAIT_MS` for anything a page shows (Playwright's ``expect`` and every action, instead of its 5 s and 30 s),
+:data:`RUN_MS` for a computation the page runs. Screenshots go to the test's temporary folder, never into the
+repository (``scripts/screenshots.py`` makes the ones in docs/images/app/).
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+WAIT_MS = 60_000
+RUN_MS = 300_000
 
 
 class Opened:
@@ -30,7 +37,9 @@ class Opened:
         self.url = path.resolve().as_uri()
         self.blocked: list[str] = []
         self.errors: list[str] = []
+        self.folder = path.resolve().parent
         self.context = browser.new_context(viewport={"width": width, "height": 900}, offline=True)
+        self.context.set_default_timeout(WAIT_MS)
         self.page = self.context.new_page()
         self.page.route("**/*", self._route)
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -50,8 +59,8 @@ class Opened:
         assert self.errors == [], f"console errors: {self.errors}"
 
     def shot(self, name: str):
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+        """Save the page as ``name`` beside the opened file (the test's temporary folder)."""
+        self.page.screenshot(path=str(self.folder / name), full_page=True)
 
     def close(self):
         self.context.close()
@@ -65,11 +74,12 @@ def launch_browser():
             pytest.fail(f"{message}; CI must run the browser tests (install Debian's chromium)")
         pytest.skip(message)
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:  # pragma: no cover - playwright is in the test extra
         if os.environ.get("CI"):
             pytest.fail("playwright is not installed; CI must run the browser tests")
         pytest.skip("playwright is not installed")
+    expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium

@@ -251,3 +251,29 @@ def test_every_api_page_is_in_the_site_navigation():
         assert f"api/{page.name}" in config, page.name
     for name in ("architecture.md", "errata.md", "glossary.md", "references.md", "index.md"):
         assert name in config
+
+
+# ---------------------------------------------------------------------------------------------- the app's images
+def linked_images() -> list[Path]:
+    """Every PNG the README and docs/app.md link, as a path in the repository."""
+    readme = re.findall(r"\]\((docs/images/[^)\s]+\.png)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    app = re.findall(r"\]\((images/[^)\s]+\.png)\)", text("app.md"))
+    return [ROOT / p for p in readme] + [DOCS / p for p in app]
+
+
+def test_every_linked_screenshot_exists():
+    images = linked_images()
+    assert len(images) >= 16
+    assert [p for p in images if not p.is_file()] == []
+
+
+def test_every_app_page_has_a_test_that_makes_its_screenshot():
+    """scripts/screenshots.py runs the browser tests that take the screenshot fixture: one per page of the app."""
+    from privrisk.app.pages import PAGES
+
+    tests = (ROOT / "tests" / "app").glob("test_*.py")
+    takes = [
+        m for t in tests for m in re.findall(r"screenshot\(page, \"(\w+)\"\)", t.read_text(encoding="utf-8"))
+    ]
+    assert sorted(takes) == sorted(p.ID for p in PAGES)
+    assert {p.stem for p in (DOCS / "images" / "app").glob("*.png")} == set(takes)

@@ -192,6 +192,7 @@ def test_expected_success_matches_quadrature(f, eps):
     assert expected_success(f, eps, 1.0) == pytest.approx(_brute_expected(f, eps, 1.0), rel=1e-6, abs=1e-9)
 
 
+@pytest.mark.slow
 @given(f=world_sets)
 def test_exact_risk_is_monotone_in_epsilon(f):
     eps = np.linspace(0, 20, 81)
@@ -201,6 +202,7 @@ def test_exact_risk_is_monotone_in_epsilon(f):
     assert r[0] == pytest.approx(1 / len(f))
 
 
+@pytest.mark.slow
 def test_exact_risk_scan_on_many_worlds_matches_brute_force():
     f = np.random.default_rng(3).gamma(2.0, 10.0, size=3000)
     for eps in (0.01, 1.0, 50.0):

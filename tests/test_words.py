@@ -187,6 +187,7 @@ def command_names() -> list[str]:
     return list(group.list_commands(click.Context(group)))
 
 
+@pytest.mark.slow
 def test_every_help_text_cites_sources_by_name():
     names = command_names()
     assert {"study", "audit", "derived", "presence", "empirical", "report"} <= set(names)
@@ -309,6 +310,7 @@ def outputs(tmp_path_factory):
     return {"printed": printed, "folders": folders, "pages": pages, "tmp": tmp}
 
 
+@pytest.mark.slow
 def test_every_page_the_commands_write_reads_as_words(outputs):
     pages = outputs["pages"]
     assert {"report.html", "study/report.html", "explain.html"} <= set(pages)
@@ -316,6 +318,7 @@ def test_every_page_the_commands_write_reads_as_words(outputs):
         check_page(name, path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_the_combined_report_shows_every_folder_formatted_and_has_a_glossary(outputs):
     page = outputs["pages"]["report.html"].read_text(encoding="utf-8")
     text = page_text(page)
@@ -337,6 +340,7 @@ def test_the_combined_report_shows_every_folder_formatted_and_has_a_glossary(out
     assert "global risk P" not in text
 
 
+@pytest.mark.slow
 def test_the_study_page_links_its_glossary(outputs):
     page = outputs["pages"]["study/report.html"].read_text(encoding="utf-8")
     assert 'href="#glossary"' in page and 'id="glossary"' in page
@@ -359,6 +363,7 @@ def terminal_tables(text: str) -> list[tuple[list[str], str]]:
     return tables
 
 
+@pytest.mark.slow
 def test_every_terminal_table_names_every_column(outputs):
     seen = 0
     for name, (out, err) in outputs["printed"].items():
@@ -373,6 +378,7 @@ def test_every_terminal_table_names_every_column(outputs):
 CAPTIONED = ("sensitivity", "study", "attack", "presence", "audit", "derived", "empirical")
 
 
+@pytest.mark.slow
 def test_every_table_says_what_its_columns_mean(outputs):
     for name in CAPTIONED:
         out, _ = outputs["printed"][name]
@@ -382,12 +388,14 @@ def test_every_table_says_what_its_columns_mean(outputs):
             assert ":" in under and len(under) > 30, (name, heads, under)
 
 
+@pytest.mark.slow
 def test_the_audit_names_its_flag_column(outputs):
     out, _ = outputs["printed"]["audit"]
     flagged = [heads for heads, _ in terminal_tables(out) if "p1/p3" in heads]
     assert len(flagged) == 2 and all("beyond e^ε" in h for h in flagged)  # the intruder's table and the sweep
 
 
+@pytest.mark.slow
 def test_derived_shows_the_variances_of_sarathy_and_muralidhar(outputs):
     out, _ = outputs["printed"]["derived"]
     rows = {line.strip("│").split("│")[0].strip(): line for line in out.splitlines() if line.startswith("│")}
@@ -396,6 +404,7 @@ def test_derived_shows_the_variances_of_sarathy_and_muralidhar(outputs):
     assert "b" in rows and "noise half-width" in rows and "effective half-width" in rows
 
 
+@pytest.mark.slow
 def test_json_keys_are_kept_and_the_new_ones_added(outputs):
     code, out, _ = run("derived", "--values", "101..110", "--epsilon", "2", "--json")
     doc = json.loads(out)
@@ -403,6 +412,8 @@ def test_json_keys_are_kept_and_the_new_ones_added(outputs):
     assert doc["variance"] == {"sum": 6050.0, "mean": 0.125} and doc["effective_variance"] == 12.5
 
 
+@pytest.mark.slow
+@pytest.mark.browser
 def test_report_pages_in_the_browser_have_headed_columns_and_no_raw_json(browser, outputs):
     for name in ("report.html", "study/report.html"):
         opened = Opened(browser, outputs["pages"][name])

@@ -2,11 +2,14 @@
 
 ``app_url`` runs ``privrisk.app.server.build_app`` under uvicorn in a background thread for the test module;
 ``page`` is a new Playwright page in its own browser context (its own session) that aborts and records every
-request to a host other than the app's, and fails the test if there was one.
+request to a host other than the app's, and fails the test if there was one. Waits are for states, with the
+ceilings of ``browser_helpers`` (``WAIT_MS``, ``RUN_MS``). ``screenshot`` saves to the test's temporary folder, or
+to the folder in ``PRIVRISK_SCREENSHOTS`` when ``scripts/screenshots.py`` runs the tests to make the docs' images.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -15,9 +18,11 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import WAIT_MS
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "images" / "app"
-TIMEOUT_MS = 15_000
+# Set by scripts/screenshots.py: where the screenshots of the docs go. Unset, they go to tmp_path.
+SCREENSHOTS_ENV = "PRIVRISK_SCREENSHOTS"
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +39,7 @@ class RunningApp:
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT_MS / 1000
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("the app did not start")
@@ -97,7 +102,7 @@ def open_page(browser, app_url: str, *, width: int = 1200):
     """A new browser context and page guarded by a :class:`Guard`; returns (context, page, guard)."""
     guard = Guard(app_url)
     context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     page.route("**/*", guard.route)
     page.on("pageerror", lambda e: guard.errors.append(str(e)))
@@ -138,12 +143,19 @@ def wait_idle():
 
 
 @pytest.fixture
-def screenshot():
-    """``screenshot(page, id)``: save the page for the README as docs/images/app/<id>.png."""
+def screenshot(tmp_path):
+    """``screenshot(page, id)``: save the page as <id>.png in tmp_path (or in $PRIVRISK_SCREENSHOTS, whole)."""
+    folder = (
+        Path(os.environ[SCREENSHOTS_ENV]) if os.environ.get(SCREENSHOTS_ENV) else tmp_path / "screenshots"
+    )
 
     def save(page, page_id: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{page_id}.png"), full_page=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{page_id}.png"
+        partial = folder / f".{page_id}.png.partial"
+        # Written whole or not at all: the docs never show half an image.
+        partial.write_bytes(page.screenshot(full_page=True))
+        partial.replace(target)
 
     return save
 

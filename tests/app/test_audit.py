@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import RUN_MS
 from privrisk.audit.report import ratio_text
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN_MS = 60_000
 
 
 def _shown_command(page, tmp_path, files: dict[str, object] | None = None) -> list[str]:

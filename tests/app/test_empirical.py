@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import RUN_MS
 from privrisk.empirical.report import short_number
 
 pytestmark = pytest.mark.browser
-
-RUN_MS = 90_000
 
 
 def _shown_command(page, tmp_path, files: dict[str, object] | None = None) -> list[str]:

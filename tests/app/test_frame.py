@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import WAIT_MS
 from privrisk.app._shared import parse_size
 from privrisk.app.pages import PAGES
 from privrisk.app.server import is_loopback, network_warning
@@ -95,7 +96,7 @@ def _start(*args: str):
 def _stop(proc) -> int:
     proc.send_signal(signal.SIGINT)
     try:
-        return proc.wait(timeout=20)
+        return proc.wait(timeout=WAIT_MS / 1000)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -107,7 +108,7 @@ def test_privrisk_app_listens_on_loopback_and_serves_the_page():
         url = lines[-1].removeprefix("privrisk app on ").split()[0]
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
         assert not any("warning" in line for line in lines)
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(url, timeout=WAIT_MS / 1000) as response:
             assert b"privrisk" in response.read()
     finally:
         _stop(proc)
@@ -168,7 +169,7 @@ def test_the_upload_limit_refuses_before_anything_is_written(small_app):
         small_app.url + "session/x/upload/y?w=", data=b"0" * (LIMIT + 1), method="POST"
     )
     with pytest.raises(urllib.error.HTTPError) as info:
-        urllib.request.urlopen(request, timeout=10)
+        urllib.request.urlopen(request, timeout=WAIT_MS / 1000)
     assert info.value.code == 413
     assert info.value.read().decode() == "the file is above the upload limit of 2 kB"
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import RUN_MS
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN_MS = 60_000
 
 
 def _shown_command(page, tmp_path, files: dict[str, object] | None = None) -> list[str]:

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import RUN_MS, WAIT_MS
 from privrisk._format import percent_3g
 
 pytestmark = pytest.mark.browser
-
-RUN_MS = 60_000
 
 
 def _table(page, table_id: str) -> list[list[str]]:
@@ -124,9 +123,12 @@ def test_a_text_column_shows_the_command_lines_message_and_the_app_keeps_running
     message = "text.csv: column 'claims' is not numeric: 'x' in row 1 (3 such values)"
     assert res.err.strip().endswith(message)
     expect(page.locator("#study-status .privrisk-error")).to_have_text(message, timeout=RUN_MS)
-    # The app still answers: the demo runs in the same session.
+    # The app still answers: the demo runs in the same session. The command line is drawn by the server from the
+    # inputs it has: once it shows them, Run runs with them (not with 100 repetitions still on their way).
     page.locator("#study-source input[value='demo']").check()
     page.locator("#study-repetitions").fill("3")
+    expect(page.locator("#study-command-line")).to_contain_text("privrisk demo")
+    expect(page.locator("#study-command-line")).to_contain_text("--repetitions 3")
     _run(page)
 
 
@@ -160,7 +162,8 @@ def test_a_sessions_files_are_removed_when_the_session_ends(new_page, goto):
     assert len(mine) == 1
     assert mine[0].stat().st_mode & 0o077 == 0  # private to the server's user
     page.context.close()
-    deadline = time.monotonic() + 15
+    # The server removes the folder when it notices that the session ended: wait for that state.
+    deadline = time.monotonic() + WAIT_MS / 1000
     while mine[0].exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not mine[0].exists()

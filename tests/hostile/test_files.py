@@ -65,6 +65,7 @@ def _interrupt(tmp_path: Path, sig: int) -> tuple[int, str]:
     return proc.returncode, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sig", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
 )

@@ -180,6 +180,7 @@ def test_seed_001_population_given_as_counts_per_band(spark):
     assert (s["delta_max"], s["k_map"], s["k_anonymity"]) == (0.25, 10, 1)
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @pytest.mark.xdist_group("spark")
 def test_spark_rollups_equal_the_local_ones_across_the_lattice(spark, tmp_path):
@@ -228,6 +229,7 @@ def test_semicolon_csv_with_a_byte_order_mark_and_a_folder_of_parts(spark, tmp_p
     assert got["delta"].tolist() == [0.5, 1.0, 0.5]
 
 
+@pytest.mark.slow
 @pytest.mark.spark
 @pytest.mark.xdist_group("spark")
 def test_cli_json_is_the_same_on_both_engines(cli, spark, tmp_path):

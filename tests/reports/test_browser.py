@@ -1,7 +1,7 @@
 """The HTML pages in a real browser: headless Chromium (Debian's), driven by Playwright, with the network cut.
 
 Each test checks that the page loads with no request leaving the file and no console error, that the numbers the
-browser shows equal Python's, and that the slider works from the keyboard; screenshots go to test-artifacts/.
+browser shows equal Python's, and that the slider works from the keyboard; screenshots go to tmp_path.
 
 These tests are skipped only when Chromium is missing and the environment variable CI is unset: in CI a missing
 Chromium is a failure.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import ARTIFACTS, Opened
+from browser_helpers import Opened
 from explain_fixtures import make_results
 from privrisk import describe, global_risk, natural_frequency
 from privrisk.reports.explain import explainer_numbers, explainer_page, slider_grid
@@ -107,8 +107,7 @@ def test_explainer_page_in_chromium(browser, tmp_path, lang):
         page.keyboard.press("End")
         _check_state(opened, grid[-1], n, lang)
         assert _icon_counts(page, "explore-icons") != (50, 25, 25)
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.locator("#explore").screenshot(path=str(ARTIFACTS / f"explain-{lang}-slider-end.png"))
+        page.locator("#explore").screenshot(path=str(tmp_path / f"explain-{lang}-slider-end.png"))
         page.keyboard.press("Home")
         _check_state(opened, grid[0], n, lang)
         page.keyboard.press("PageUp")  # a bigger step, as every range input allows

@@ -137,6 +137,7 @@ def test_the_attack_section_holds_its_figure(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------- the folder
+@pytest.mark.slow
 def test_write_bundle_writes_the_folder_and_the_json_document(tmp_path):
     settings = StudySettings(queries=["max", "mean"], epsilons=[0.5, 1.0], proportions=[0.25, 1],
                              repetitions=3, attack=True, attack_trials=100, attack_max_n=30)  # fmt: skip
@@ -168,6 +169,7 @@ def test_write_bundle_writes_the_folder_and_the_json_document(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.slow
 def test_the_folder_is_the_same_run_to_run_and_its_log_axes_are_text(tmp_path):
     settings = StudySettings(
         queries=["max", "mean"], epsilons=[0.5, 1.0], proportions=[0.05, 1], repetitions=5
