@@ -1119,6 +1119,9 @@ class GroupGuarantee(Guarantee):
         return self.k * self.base._max_loss()
 
 
+MAX_GROUP = 10**10
+
+
 def group(g: Guarantee, k: int) -> Guarantee:
     """The guarantee for a group of k people (a household) instead of one.
 
@@ -1139,6 +1142,8 @@ def group(g: Guarantee, k: int) -> Guarantee:
     size = check_whole(k, name="k", minimum=1)
     if size == 1:
         return g
+    if size > MAX_GROUP:  # more people than live on Earth; k²ρ and k·ε would overflow long before
+        raise PrivriskError(f"k: a group has at most 10¹⁰ people, got {size:.3g}", param="k")
     exact = g._grouped(size)
     if exact is not None:
         return exact

@@ -113,7 +113,7 @@ def from_opendp(measurement: Any, d_in: Any) -> Guarantee:
 
 
 def _read(measure: str, value: Any) -> Guarantee:
-    from privrisk import accounting as A
+    import privrisk.accounting._api as A
 
     source = f"OpenDP {measure}"
     if measure == "MaxDivergence":

@@ -239,7 +239,7 @@ class _Builder:
             raise self.fail("sampling", f"only with {self.n('sample_rate')} or {self.n('dpsgd')}")
 
     def base(self, base: str) -> Guarantee:
-        from privrisk import accounting as A
+        import privrisk.accounting._api as A
 
         s = self.s
         if base == "epsilon":
@@ -282,7 +282,7 @@ class _Builder:
         return how.replace("-", "_")
 
     def mechanism(self) -> Guarantee:
-        from privrisk import accounting as A
+        import privrisk.accounting._api as A
 
         s = self.s
         m = check_choice(str(s.mechanism).lower().replace("_", "-"), MECHANISMS, name="mechanism")
@@ -354,7 +354,12 @@ class _Builder:
         if s.compose is not None and self.whole("compose", 1) > 1:
             g = g.compose(int(s.compose))
         if s.group is not None and self.whole("group", 1) > 1:
-            g = group(g, int(s.group))
+            try:
+                g = group(g, int(s.group))
+            except PrivriskError as exc:
+                if exc.param != "k":
+                    raise
+                raise self.fail("group", str(exc).removeprefix("k: ")) from None
         return g
 
 

@@ -240,52 +240,53 @@ _COMMAND_OPTIONS: dict[str, tuple[dict[str, str], str]] = {
     "attack": (
         {},
         "column epsilon missing out query risk seed trials universe universe-column universe-file "
-        "universe-min worlds",
+        "universe-min worlds"
     ),
     "audit": (
         {"record": "--sweep-record"},
         "alpha column epsilon event fail-on-leak missing out query records response seed sweep-record "
-        "sweep-values top u universe",
+        "sweep-values top u universe"
     ),
     "empirical": (
         {"deltas_path": "--deltas-parquet", "frame": "--preset chicago"},
-        "aggregate buckets condition-on deltas-parquet density draws engine epsilons individual joint k "
-        "lags noise out period period-unit preset query seed spark-master step target-delta top value "
-        "weight window",
+        "aggregate buckets condition-on deltas-parquet density draws engine epsilons individual joint k lags "
+        "noise out period period-unit preset query seed spark-master step target-delta top value weight "
+        "window"
     ),
     "epsilon": (
         {},
-        "df dv n ratio risk",
+        "df dv n ratio risk"
     ),
     "explain": (
-        {"rate": "--sample-rate", "truth_probability": "--epsilon"},
-        "compare compose delta epsilon lang mechanism mu n out rho scale sensitivity sigma",
+        {"rate": "--sample-rate", "truth_probability": "--epsilon", "noise_multiplier": "--sigma", "history": "--opacus-history", "method": "--sampling"},
+        "categories compare compose delta dpsgd epsilon group lang mechanism mu n opacus-history out releases "
+        "renyi rho sample-rate sampling scale sensitivity sigma"
     ),
     "presence": (
         {"hierarchies": "--hierarchy", "model": "--estimator", "max_nodes": "--search"},
-        "allow-inconsistent alpha delta-max delta-min demo engine estimator hierarchy k kmap levels loss "
-        "out population population-count population-size qi sampling-fraction search spark-master "
-        "spark-rollup-classes suppression",
+        "allow-inconsistent alpha delta-max delta-min demo engine estimator hierarchy k kmap levels loss out "
+        "population population-count population-size qi sampling-fraction search spark-master "
+        "spark-rollup-classes suppression"
     ),
     "release": (
         {"key": "--ledger-key", "key_file": "--ledger-key"},
         "allow-large-epsilon budget budget-delta budget-epsilon budget-rho column epsilon internal ledger "
-        "ledger-key mechanism missing out public-n query rho spec universe",
+        "ledger-key mechanism missing out public-n query rho spec universe"
     ),
     "risk": (
-        {"rate": "--sample-rate", "truth_probability": "--epsilon"},
-        "at-delta at-epsilon compose delta df dv epsilon fpr group max-risk mechanism mu n prior ratio "
-        "rho sample-rate scale sensitivity sigma",
+        {"rate": "--sample-rate", "truth_probability": "--epsilon", "noise_multiplier": "--sigma", "history": "--opacus-history", "method": "--sampling"},
+        "at-delta at-epsilon categories compose delta df dpsgd dv epsilon fpr group max-risk mechanism mu n "
+        "opacus-history prior ratio releases renyi rho sample-rate sampling scale sensitivity sigma"
     ),
     "sensitivity": (
         {},
         "column epsilon max-risk method missing neighbours query universe universe-column universe-file "
-        "universe-min",
+        "universe-min"
     ),
     "study": (
         {"trials": "--attack-trials", "max_n": "--attack-max-n"},
         "attack attack-max-n attack-trials column epsilons figure-epsilon figure-query label ls-method "
-        "missing out proportions queries repetitions seed universe universe-min",
+        "missing out proportions queries repetitions seed universe universe-min"
     ),
 }
 

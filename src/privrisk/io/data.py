@@ -283,7 +283,7 @@ def table_columns(path: str | os.PathLike[str]) -> list[str]:
     if kind in ("csv", "parquet"):
         import duckdb
 
-        from privrisk.io.engine import interruptible
+        from privrisk.io._interrupt import interruptible
 
         with duckdb.connect() as con:
             return interruptible(con, lambda: list(_duckdb_relation(con, p, kind).columns))
@@ -303,7 +303,7 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
     if kind in ("csv", "parquet"):
         import duckdb
 
-        from privrisk.io.engine import interruptible
+        from privrisk.io._interrupt import interruptible
 
         def read(con: Any) -> pd.DataFrame:
             rel = _duckdb_relation(con, p, kind)
