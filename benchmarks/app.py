@@ -97,7 +97,7 @@ def measure(browser: Any, url: str, selector: str, moves: int) -> tuple[list[flo
     page = browser.new_page()
     page.goto(url)
     page.wait_for_function("() => window.Shiny && Shiny.shinyapp && Shiny.shinyapp.isConnected()")
-    page.wait_for_selector(selector)
+    page.wait_for_selector(selector, state="attached")  # the technical table is folded under the verdict
     page.wait_for_function("() => !document.documentElement.classList.contains('shiny-busy')")
     page.wait_for_timeout(300)
     first, done = [], []

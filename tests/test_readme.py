@@ -43,11 +43,24 @@ def readme_blocks() -> list[str]:
 
 
 def readme_commands() -> list[str]:
-    """Every command of the README's bash blocks, in order; continued lines joined, comment lines dropped."""
+    """Every command of the README's bash blocks, in order; continued lines joined, comment lines dropped, a
+    here-document (``cat > f <<'EOF'`` … ``EOF``) kept whole with its lines."""
     commands = []
     for block in readme_blocks():
         pending = ""
+        heredoc: list[str] = []
+        end = ""
         for line in block.splitlines():
+            if heredoc:
+                heredoc.append(line)
+                if line.strip() == end:
+                    commands.append("\n".join(heredoc))
+                    heredoc = []
+                continue
+            opened = re.search(r"<<-?\s*'?([A-Za-z_]+)'?", line)
+            if opened and not line.lstrip().startswith("#"):
+                heredoc, end = [line.strip()], opened.group(1)
+                continue
             if line.rstrip().endswith("\\"):
                 pending += line.rstrip()[:-1].rstrip() + " "
                 continue
@@ -248,7 +261,7 @@ def test_the_quick_start_installs_the_package_and_the_demos_data_only():
 def test_the_commands_are_read_whole():
     commands = readme_commands()
     assert len(commands) > 40
-    assert not any(c.endswith("\\") or "\n" in c for c in commands)
+    assert not any(c.endswith("\\") or ("\n" in c and "<<" not in c.splitlines()[0]) for c in commands)
     continued = [c for c in commands if c.startswith("privrisk study soep.dta")]
     assert continued and continued[0].endswith("--universe-min 0 --out study/")
     assert expected_code("privrisk ledger l.json --budget 1  # exits 1: more was spent") == 1

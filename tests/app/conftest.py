@@ -35,6 +35,12 @@ class RunningApp:
 
         from privrisk.app.server import bound_url, build_app
 
+        from shiny.reactive import _core
+
+        # Shiny's reactive lock is one per process and binds to the first event loop that waits on it; each test
+        # module's server runs a loop of its own (a waiting ExtendedTask then raised "bound to a different event
+        # loop" and the Risk page's accountant never answered). A server of its own gets a lock of its own.
+        _core._reactive_environment._lock = None
         config = uvicorn.Config(build_app(max_upload=max_upload), host=host, port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -29,7 +29,9 @@ where = "age >= 19"
 """
 
 
-def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(page, goto, upload, capsys, tmp_path):
+def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(
+    page, goto, upload, capsys, tmp_path, screenshot
+):
     data = tmp_path / "survey.csv"
     data.write_text(DATA)
     spec = tmp_path / "outputs.toml"
@@ -47,3 +49,4 @@ def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(page, goto, 
     # The verdict comes first, the cells coloured by status after it.
     expect(report.locator("table.cells")).to_have_count(2)
     expect(report.locator("td.pass").first).to_be_visible()
+    screenshot(page, "outputs")

@@ -82,7 +82,7 @@ def field_message(exc: BaseException) -> str:
     if param and message.startswith(param + ":"):
         label = LABELS.get(param, param)
         rest = message[len(param) + 1 :].strip()
-        if rest.endswith("got None"):
+        if rest.endswith("got None") or rest.startswith("'' is not a number"):
             rest = "required for this guarantee"
         return f"{label}: {rest}"
     return message
