@@ -65,14 +65,11 @@ def test_extreme_values_answer(build):
     )  # the attacker is (nearly) certain wherever the sample holds the record
 
 
-def test_huge_mu_composed_answers_or_says_why():
-    try:
-        summary = risk_summary(compose([gaussian_dp(1e300)] * 2), n=100)
-    except PrivriskError as error:
-        assert "\n" not in str(error)
-    else:
-        assert_sound(summary)
-        assert summary["advantage"] == 1.0
+def test_huge_mu_composed_answers():
+    # No finite ε reaches δ = 10⁻⁶: the worst case reveals every answer, as the exact guarantee nearly does.
+    summary = risk_summary(compose([gaussian_dp(1e300)] * 2), n=100)
+    assert_sound(summary)
+    assert summary["advantage"] == 1.0 and summary["worst_case"]["advantage"] == 1.0
 
 
 kinds = st.sampled_from(["pure", "approx", "gdp", "zcdp", "laplace", "rr"])

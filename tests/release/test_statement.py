@@ -220,3 +220,12 @@ def test_summarize_ledger(tmp_path):
     with pytest.raises(PrivriskError) as info:
         summarize_ledger(led, budget="-1")
     assert info.value.param == "budget"
+
+
+def test_findings_never_write_a_risk_that_is_not_zero_as_zero():
+    # n = 5,000 at ε = ln 3: ρ_mw = 1/(1 + 4,999/3) = 0.05998 % → 0.1 %; guessing 1/5,000 = 0.02 %, not "0.0%".
+    frame = pd.DataFrame({"h": [1.0, 2.0, 3.0]})
+    r = noisy_release(frame, ReleaseQuery("h", "mean", "ln3", (0, 24)), public_n=5000)
+    line = next(f for f in r.findings() if "many-worlds" in f)
+    assert "0.0%" not in line
+    assert "ρ_mw = 0.1% (guessing: 0.02%)" in line

@@ -163,6 +163,9 @@ def reconstruction_risk(g: Guarantee, n: int) -> float:
     return min(max(bound, 1.0 / count), 1.0)
 
 
+#: An ε at which randomized response is truthful with probability 1 in double precision (e^−ε < 2⁻⁵³).
+CERTAIN_EPSILON = 40.0
+
 def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     """The worst mechanism with the same (ε, δ) as ``g``: where "any mechanism with this guarantee" ends up.
 
@@ -189,6 +192,12 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
         # A floor that no finite ε attains (a catastrophe of probability δ꜀ beside Rényi curves): a hair above.
         d = min(0.5, 2.0 * d)
         eps = g.epsilon_at(d)
+    if not math.isfinite(eps) and delta is None:
+        # Nothing is hidden (e.g. μ = 10³⁰⁰): the worst case tells the truth, as randomized response with an ε
+        # whose truth probability is 1 to double precision.
+        return RandomizedResponse(
+            CERTAIN_EPSILON, source=f"no finite ε reaches δ = {d:.3g}: the worst case reveals every answer"
+        )
     if not math.isfinite(eps):
         raise PrivriskError(f"delta: no finite ε reaches δ = {d:.3g} for {g.label}", param="delta")
     conversion = (

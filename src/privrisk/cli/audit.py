@@ -115,6 +115,8 @@ def audit_command(
     check_whole(top, name="--top")
     if records_file is not None and records_file.resolve() == file.resolve():
         raise PrivriskError(f"--records: {records_file} is the input file; give another path")
+    if records_file is not None:  # before the work: a FIFO or device is refused now, not after minutes
+        check_outputs(records_file, [file], param="--records")
     col = read_column(file, column, missing=missing)
     values = col.values
     n = int(values.size)

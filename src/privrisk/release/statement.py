@@ -32,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from privrisk._format import percent
+from privrisk._format import percent, percent_3g
 from privrisk._validation import check_epsilons
 from privrisk.errors import PrivriskError
 from privrisk.io.files import write_csv, write_json
@@ -68,6 +68,12 @@ WITHHELD = (
     "the many-worlds risk uses the published n instead"
 )
 
+
+
+def _percent(x: float) -> str:
+    """As the papers print a percentage (one decimal), but a risk that is not zero is never written "0.0%"."""
+    text = percent(x)
+    return percent_3g(x).replace(" %", "%") if x > 0 and text == "0.0%" else text
 
 def composed_epsilon(epsilons: Iterable[float]) -> float:
     """The total ε of answers from the same data: their sum (sequential composition, Mehner et al., §3.4).
@@ -302,7 +308,7 @@ class Release:
             if s["n"] is not None:
                 lines.append(
                     f"For the published n = {s['n']:,} the many-worlds risk is ρ_mw = "
-                    f"{percent(s['many_worlds'])} (guessing: {percent(s['guess'])})."
+                    f"{_percent(s['many_worlds'])} (guessing: {_percent(s['guess'])})."
                 )
         else:
             laplace = (

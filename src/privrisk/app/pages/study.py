@@ -426,7 +426,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.p(MEANING, class_="privrisk-help"),
             ]
         parts += [
-            ui.p(f"{bundle.rows:,} rows in {bundle.seconds or 0:.1f} s.", class_="privrisk-help"),
+            ui.p(
+                f"{bundle.rows:,} result rows, computed in {bundle.seconds or 0:.1f} s "
+                "(reading the data and writing the figures not included).",
+                class_="privrisk-help",
+            ),
             ui.div(
                 ui.download_button("download_report", "report.html", class_="btn-sm me-2"),
                 ui.download_button("download_results", "results.parquet", class_="btn-sm me-2"),
