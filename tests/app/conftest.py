@@ -32,10 +32,9 @@ class RunningApp:
 
     def __init__(self, *, max_upload: int = 500 * 1000**2, host: str = "127.0.0.1") -> None:
         import uvicorn
+        from shiny.reactive import _core
 
         from privrisk.app.server import bound_url, build_app
-
-        from shiny.reactive import _core
 
         # Shiny's reactive lock is one per process and binds to the first event loop that waits on it; each test
         # module's server runs a loop of its own (a waiting ExtendedTask then raised "bound to a different event
