@@ -117,7 +117,17 @@ def test_on_a_phone_the_risk_inputs_are_in_reach_and_the_result_visible(phone, g
     verdict = phone.locator("#risk-verdict")
     expect(verdict).to_contain_text("possible data sets")
     wait_idle(phone)
-    verdict.scroll_into_view_if_needed()
+    # Shiny may redraw the verdict between finding and scrolling it: scroll whichever element is there now,
+    # until it stands in the viewport (a state, polled; no fixed wait).
+    phone.wait_for_function(
+        """() => {
+            const v = document.getElementById('risk-verdict');
+            if (!v) return false;
+            v.scrollIntoView({block: 'center'});
+            const r = v.getBoundingClientRect();
+            return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+        }"""
+    )
     expect(verdict).to_be_in_viewport()
 
 
