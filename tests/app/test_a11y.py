@@ -44,6 +44,12 @@ def serious_violations(page) -> list[str]:
 @pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
 def test_axe_finds_no_serious_violation(page, goto, page_id):
     goto(page, f"page={page_id}")
+    # Shiny draws a download button faded ("disabled") until the server has bound it: axe must see the page as
+    # the user does once it has settled, not that first frame.
+    page.wait_for_function(
+        """() => !document.documentElement.classList.contains('shiny-busy')
+                 && document.querySelectorAll('.tab-pane.active a.shiny-download-link.disabled').length === 0"""
+    )
     assert serious_violations(page) == []
 
 
