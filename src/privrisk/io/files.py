@@ -383,3 +383,58 @@ def _check_writable(out: Path, *, folder: bool, param: str, files: list[str]) ->
         raise PrivriskError(f"{param}: {out}: {place} is a file, not a folder", param=param)
     if str(os.path.realpath(place)).startswith(("/proc", "/sys")) or not os.access(place, os.W_OK | os.X_OK):
         raise PrivriskError(f"{param}: {out}: cannot write in {place}", param=param)
+
+
+def canonical_json(document: Any) -> bytes:
+    """The bytes a hash or an HMAC is taken over: sorted keys, no spaces, UTF-8, no NaN.
+
+    Example:
+        >>> canonical_json({"b": 1, "a": "ü"})
+        b'{"a":"\\xc3\\xbc","b":1}'
+    """
+    return json.dumps(
+        document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode()
+
+
+@contextlib.contextmanager
+def exclusive_lock(
+    path: Path, *, timeout: float, cannot_create: str, held: str, param: str | None = None
+) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path.lock``, waiting up to ``timeout`` seconds for its holder.
+
+    The messages are templates with ``{path}``, ``{lock}``, ``{error}`` and ``{timeout}``: each ledger says who
+    holds it in its own words.
+    """
+    import errno
+    import fcntl
+    import time
+
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise PrivriskError(
+            cannot_create.format(path=path, lock=lock_path, error=exc.strerror, timeout=timeout), param=param
+        ) from None
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                if time.monotonic() > deadline:
+                    raise PrivriskError(
+                        held.format(path=path, lock=lock_path, error="", timeout=timeout), param=param
+                    ) from None
+                time.sleep(0.01)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

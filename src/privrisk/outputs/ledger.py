@@ -10,20 +10,16 @@ found; the file is replaced atomically under an exclusive lock (the guarantees o
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import hmac
 import json
 import os
-import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from privrisk.errors import PrivriskError
-from privrisk.io.files import to_jsonable, write_json
+from privrisk.io.files import canonical_json, exclusive_lock, to_jsonable, write_json
 from privrisk.outputs.spec import OutputSpec, parse_spec
 from privrisk.release.ledger import check_key
 
@@ -36,14 +32,8 @@ KIND = "privrisk-outputs-ledger"
 LOCK_TIMEOUT = 30.0
 
 
-def _canonical(body: Any) -> bytes:
-    return json.dumps(
-        body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode()
-
-
 def _digest(entry: dict[str, Any], key: bytes | None) -> str:
-    body = _canonical({k: v for k, v in entry.items() if k != "hash"})
+    body = canonical_json({k: v for k, v in entry.items() if k != "hash"})
     if key is not None:
         return hmac.new(key, body, hashlib.sha256).hexdigest()
     return hashlib.sha256(body).hexdigest()
@@ -96,36 +86,14 @@ def ledger_specs(path: str | os.PathLike[str], key: bytes | str | None = None) -
     return tuple(found.values())
 
 
-@contextlib.contextmanager
-def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    lock_path = path.with_name(path.name + ".lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise PrivriskError(
-            f"ledger: cannot create the lock file {lock_path}: {exc.strerror}", param="ledger"
-        ) from None
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() > deadline:
-                    raise PrivriskError(
-                        f"ledger: {path} has been locked for more than {timeout:g} s", param="ledger"
-                    ) from None
-                time.sleep(0.01)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> contextlib.AbstractContextManager[None]:
+    return exclusive_lock(
+        path,
+        timeout=timeout,
+        cannot_create="ledger: cannot create the lock file {lock}: {error}",
+        held="ledger: {path} has been locked for more than {timeout:g} s",
+        param="ledger",
+    )
 
 
 def append_outputs(

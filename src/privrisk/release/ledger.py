@@ -38,20 +38,17 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import errno
-import fcntl
 import hashlib
 import hmac
 import json
 import math
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.files import atomic_path, read_regular_file
+from privrisk.io.files import atomic_path, canonical_json, exclusive_lock, read_regular_file
 from privrisk.release.budget import Budget
 
 __all__ = [
@@ -104,10 +101,7 @@ def check_key(key: Key | None) -> bytes | None:
 
 
 def _canonical(entry: dict[str, Any]) -> bytes:
-    body = {k: v for k, v in entry.items() if k != "hash"}
-    return json.dumps(
-        body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode()
+    return canonical_json({k: v for k, v in entry.items() if k != "hash"})
 
 
 def _entry_hash(entry: dict[str, Any], key: bytes | None = None) -> str:
@@ -281,37 +275,14 @@ def spent_epsilon(path: str | os.PathLike[str], key: Key | None = None) -> float
     return math.fsum(float(e["epsilon"]) for e in read_ledger(path, key))
 
 
-@contextlib.contextmanager
-def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> contextlib.AbstractContextManager[None]:
     """Hold an exclusive lock on ``path.lock`` (waiting up to ``timeout`` seconds for another release)."""
-    lock_path = path.with_name(path.name + ".lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise PrivriskError(
-            f"{path}: cannot create the ledger's lock file {lock_path}: {exc.strerror}"
-        ) from None
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() > deadline:
-                    raise PrivriskError(
-                        f"{path}: the ledger has been locked by another release for more than {timeout:g} s"
-                    ) from None
-                time.sleep(0.01)
-        try:
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+    return exclusive_lock(
+        path,
+        timeout=timeout,
+        cannot_create="{path}: cannot create the ledger's lock file {lock}: {error}",
+        held="{path}: the ledger has been locked by another release for more than {timeout:g} s",
+    )
 
 
 def _default_mode() -> int:
