@@ -253,18 +253,66 @@ def test_every_api_page_is_in_the_site_navigation():
         assert name in config
 
 
+def test_every_page_is_in_the_site_navigation():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = [p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md") if "_griffe" not in p.parts]
+    assert [p for p in pages if p not in config] == []
+
+
+# ---------------------------------------------------------------------------------------------- design and figures
+def test_architecture_keeps_the_design_only():
+    """No issue numbers, no dates and no measured times: those belong to the CHANGELOG and docs/performance.md."""
+    architecture = text("architecture.md")
+    assert not re.search(r"\bissues? \d+|#\d+\b", architecture, flags=re.I)
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b", architecture)
+    assert not re.search(r"\d+(\.\d+)? ?(s|ms|seconds|minutes) (CPU|wall)\b", architecture)
+    assert not re.search(r"load (average )?(of )?\d", architecture)
+
+
+def test_performance_has_one_table_of_figures_with_their_commands():
+    performance = text("performance.md")
+    headers = [line for line in performance.splitlines() if line.startswith("| Capability |")]
+    assert len(headers) == 1
+    columns = [c.strip() for c in headers[0].strip("|").split("|")]
+    assert columns[:6] == ["Capability", "Scale", "privrisk", "Baseline", "Ratio", "Command"]
+    table = performance.split(headers[0])[1].split("\n\n")[0]
+    rows = [r for r in table.splitlines()[2:] if r.startswith("|")]
+    assert len(rows) > 20
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert len(cells) == len(columns), row
+        assert cells[5].startswith("`python benchmarks/") or cells[5] == "the same", row
+        assert (ROOT / cells[5].strip("`").split()[1]).is_file() or cells[5] == "the same", row
+
+
+def test_changelog_has_one_set_of_headings_per_release():
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    releases = re.split(r"^## ", changelog, flags=re.M)[1:]
+    assert releases and releases[0].startswith("[Unreleased]")
+    allowed = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"]
+    for release in releases:
+        title = release.splitlines()[0]
+        assert re.fullmatch(r"\[Unreleased\]|\[\d+\.\d+\.\d+\] - \d{4}-\d\d-\d\d", title), title
+        headings = re.findall(r"^### (.+)$", release, flags=re.M)
+        assert headings, title
+        assert len(headings) == len(set(headings)), (title, headings)
+        assert set(headings) <= set(allowed), (title, headings)
+        assert headings == sorted(headings, key=allowed.index), (title, headings)
+
+
 # ---------------------------------------------------------------------------------------------- the app's images
 def linked_images() -> list[Path]:
-    """Every PNG the README and docs/app.md link, as a path in the repository."""
+    """Every PNG the README and the app's guide page link, as a path in the repository."""
     readme = re.findall(r"\]\((docs/images/[^)\s]+\.png)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
-    app = re.findall(r"\]\((images/[^)\s]+\.png)\)", text("app.md"))
-    return [ROOT / p for p in readme] + [DOCS / p for p in app]
+    app = re.findall(r"\]\((\.\./images/[^)\s]+\.png)\)", text("guide/app.md"))
+    return [ROOT / p for p in readme] + [(DOCS / "guide" / p).resolve() for p in app]
 
 
 def test_every_linked_screenshot_exists():
     images = linked_images()
-    assert len(images) >= 16
     assert [p for p in images if not p.is_file()] == []
+    # The app's guide shows every screenshot the script makes.
+    assert set(images) >= {p.resolve() for p in (DOCS / "images" / "app").glob("*.png")}
 
 
 def test_every_app_page_has_a_test_that_makes_its_screenshot():

@@ -1,8 +1,12 @@
-"""The README's commands stay true: CI runs exactly its test command, and every example runs as printed.
+"""The README's and the guide's commands stay true: CI runs exactly the README's test command, and every example
+runs as printed.
 
 ``test_every_readme_example_runs_as_printed`` takes every line of every ```bash block of the README (a line
 ending in ``\\`` continues on the next), and runs them in order with bash in one temporary folder, with
-``privrisk`` on the PATH. The folder holds a copy of ``examples/`` and small stand-ins for the files the examples
+``privrisk`` on the PATH. ``test_every_guide_example_runs_as_printed`` does the same with the ```bash blocks of
+the user's guide (``docs/guide/*.md``), page by page in the order of the site's navigation (a later page may use
+what an earlier one wrote: ``privrisk report`` reads the folders of the study, the audit and the release), in a
+folder of its own. The folder holds a copy of ``examples/`` and small stand-ins for the files the examples
 name as the reader's own data (``survey.csv``, ``shops.csv``, …, in :data:`STAND_INS`); files that one example
 writes (``results/``, ``ledger.json``) are there for the next. Each command must exit 0, or the code its comment
 names ("exits 1"). A command that names a data file nobody made fails with the command's own message: add a
@@ -31,22 +35,28 @@ EXEMPT: dict[str, str] = {
     "python3 -m venv": "installs the package; .ci/run does exactly this on a fresh machine",
     "pip install": "installs packages; .ci/run installs .[all]",
     "python -m pytest": "the test suite itself; .ci/run runs exactly this line",
-    "mkdocs build": "builds the site from the repository; .ci/run runs it",
     "privrisk app": "starts a server that runs until Ctrl-C; tests/app/test_frame.py starts and stops it",
     "spark-submit": "needs a YARN cluster",
-    "python scripts/screenshots.py": "rewrites the tracked docs/images/app/ of the repository",
+    "python benchmarks/": "a benchmark takes minutes; CI runs each in its --quick mode",
 }
 
 
+GUIDE = ROOT / "docs" / "guide"
+
+
+def bash_blocks(path: Path) -> list[str]:
+    return re.findall(r"```bash\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
+
+
 def readme_blocks() -> list[str]:
-    return re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.S)
+    return bash_blocks(ROOT / "README.md")
 
 
-def readme_commands() -> list[str]:
-    """Every command of the README's bash blocks, in order; continued lines joined, comment lines dropped, a
+def commands_of(blocks: list[str]) -> list[str]:
+    """Every command of some bash blocks, in order; continued lines joined, comment lines dropped, a
     here-document (``cat > f <<'EOF'`` … ``EOF``) kept whole with its lines."""
     commands = []
-    for block in readme_blocks():
+    for block in blocks:
         pending = ""
         heredoc: list[str] = []
         end = ""
@@ -69,6 +79,24 @@ def readme_commands() -> list[str]:
             if command and not command.startswith("#"):
                 commands.append(command)
     return commands
+
+
+def readme_commands() -> list[str]:
+    """Every command of the README's bash blocks, in order."""
+    return commands_of(readme_blocks())
+
+
+def guide_pages() -> list[Path]:
+    """The guide's pages in the order of the site's navigation (mkdocs.yml), then any page the navigation misses."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    named = [GUIDE / name for name in re.findall(r"\bguide/([\w-]+\.md)\b", config)]
+    ordered = list(dict.fromkeys(p for p in named if p.is_file()))
+    return ordered + sorted(set(GUIDE.glob("*.md")) - set(ordered))
+
+
+def guide_commands() -> list[str]:
+    """Every command of the guide's bash blocks, page by page in the navigation's order."""
+    return [c for page in guide_pages() for c in commands_of(bash_blocks(page))]
 
 
 def exemption(command: str) -> str | None:
@@ -259,28 +287,49 @@ def test_the_quick_start_installs_the_package_and_the_demos_data_only():
 
 
 def test_the_commands_are_read_whole():
-    commands = readme_commands()
-    assert len(commands) > 40
+    commands = readme_commands() + guide_commands()
+    assert len(commands) > 60
     assert not any(c.endswith("\\") or ("\n" in c and "<<" not in c.splitlines()[0]) for c in commands)
     continued = [c for c in commands if c.startswith("privrisk study soep.dta")]
     assert continued and continued[0].endswith("--universe-min 0 --out study/")
+    heredocs = [c for c in commands if c.startswith("cat > releases.toml <<")]
+    assert heredocs and heredocs[0].endswith("\nEOF") and heredocs[0].count("[[release]]") == 3
     assert expected_code("privrisk ledger l.json --budget 1  # exits 1: more was spent") == 1
     assert expected_code("privrisk risk --epsilon 1   # the risks") == 0
 
 
-def test_every_exemption_names_a_readme_command():
-    commands = readme_commands()
+def test_the_readme_has_one_example_per_capability_and_stays_short():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode("utf-8")) <= 10 * 1024
+    commands = " ".join(readme_commands())
+    for command in (
+        "risk", "epsilon", "calibrate", "attack", "study", "presence", "microdata", "audit", "empirical",
+        "release", "explain", "outputs", "app",
+    ):  # fmt: skip
+        assert f"privrisk {command} " in commands + " ", command
+
+
+def test_every_guide_page_is_in_the_navigation_and_linked_from_the_readme():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = sorted(GUIDE.glob("*.md"))
+    assert len(pages) >= 14
+    assert [p.name for p in pages if f"guide/{p.name}" not in config] == []
+    assert [p.name for p in pages if f"docs/guide/{p.name}" not in readme] == []
+
+
+def test_every_exemption_names_a_command_of_the_readme_or_the_guide():
+    commands = readme_commands() + guide_commands()
     assert [s for s in EXEMPT if not any(c.startswith(s) for c in commands)] == []
-    assert len([c for c in commands if not exemption(c)]) > 40
+    assert len([c for c in commands if not exemption(c)]) > 60
 
 
-@pytest.mark.slow
-def test_every_readme_example_runs_as_printed(tmp_path):
-    folder = tmp_path / "reader"
+def run_in_order(commands: list[str], folder: Path) -> list[str]:
+    """Run the commands with bash, one after the other in one folder; the failures, each with its stderr."""
     folder.mkdir()
     env = make_folder(folder)
     failures = []
-    for command in readme_commands():
+    for command in commands:
         if exemption(command) or missing_spark(command):
             continue
         done = subprocess.run(
@@ -291,4 +340,16 @@ def test_every_readme_example_runs_as_printed(tmp_path):
             failures.append(
                 f"{command}\n  exit {done.returncode}, expected {expected}: {done.stderr.strip()[-600:]}"
             )
+    return failures
+
+
+@pytest.mark.slow
+def test_every_readme_example_runs_as_printed(tmp_path):
+    failures = run_in_order(readme_commands(), tmp_path / "reader")
     assert not failures, "README examples that fail as printed:\n" + "\n".join(failures)
+
+
+@pytest.mark.slow
+def test_every_guide_example_runs_as_printed(tmp_path):
+    failures = run_in_order(guide_commands(), tmp_path / "reader")
+    assert not failures, "Examples of docs/guide/ that fail as printed:\n" + "\n".join(failures)

@@ -65,11 +65,11 @@ def test_explain_out_is_a_folder_or_in_a_missing_folder(cli, tmp_path):
     )
 
 
-def test_readme_explain_examples_run(cli, tmp_path, monkeypatch):
+def test_guide_explain_examples_run(cli, tmp_path, monkeypatch):
     import shlex
     from pathlib import Path
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[2] / "docs" / "guide" / "explain.md").read_text(encoding="utf-8")
     lines = [
         line.split("#")[0].strip() for line in readme.splitlines() if line.startswith("privrisk explain ")
     ]
