@@ -1,4 +1,4 @@
-"""Make the app's screenshots for the docs: docs/images/app/<page>.png (shown by the README and docs/app.md).
+"""Make the app's screenshots for the docs: docs/images/app/<page>.png (shown by the README and docs/guide/app.md).
 
 The browser tests in tests/app/ bring each page into a state whose numbers they check against the command line,
 and call the ``screenshot`` fixture there. This script runs exactly those tests (every test that takes the

@@ -447,7 +447,7 @@ def test_readme_and_docs_cite_sources_by_name_and_end_with_references():
     for authors in ("Allmann", "Desfontaines", "Mehner", "Sarathy", "Burchard", "Lee and Clifton", "Nergiz"):
         assert authors in references
     assert "arxiv.org/abs/2407.04084" in references and "arxiv.org/abs/1910.12820" in references
-    for doc in sorted((ROOT / "docs").glob("*.md")):
+    for doc in sorted((ROOT / "docs").rglob("*.md")):
         assert not seed_citations(doc.read_text(encoding="utf-8")), (
             doc.name,
             seed_citations(doc.read_text()),
