@@ -1,12 +1,14 @@
 """The output folder of an empirical-privacy measurement: tables, figures and a manifest, written whole.
 
-The command ``privrisk empirical`` calls :func:`write_outputs` when asked for a folder; a library user can call it
-with any :class:`~privrisk.empirical.result.EmpiricalPrivacy`.
+The command ``privrisk empirical`` and the app's page write it through
+:meth:`privrisk.empirical.settings.EmpiricalRun.write`; the earlier :func:`write_outputs` still works for one release,
+with a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ def short_number(x: float) -> str:
     return "0" if x == 0 else f"{x:.4g}"
 
 
-def write_outputs(
+def _write(
     folder: str | os.PathLike[str],
     result: EmpiricalPrivacy,
     *,
@@ -121,3 +123,13 @@ def write_outputs(
             figures=figures,
         )
     return Path(folder)
+
+
+def write_outputs(folder: str | os.PathLike[str], result: EmpiricalPrivacy, **options: Any) -> Path:
+    """Deprecated: use :meth:`privrisk.empirical.settings.EmpiricalRun.write` (the same folder)."""
+    warnings.warn(
+        "empirical.write_outputs is deprecated; use run_empirical(EmpiricalSettings(...)).write(folder)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _write(folder, result, **options)
