@@ -325,6 +325,29 @@ class AuditRun:
             param="fail_on_leak",
         )
 
+    def global_finding(self) -> str | None:
+        """What noise set for the whole universe would do instead, in plain words (None without a universe).
+
+        Example:
+            >>> run = run_audit(AuditSettings(values=[9.91, 9.16, 10.59, 11.27, 10.50, 100.0], epsilon=2, u=0.75,
+            ...                               universe=(0, 100)))
+            >>> run.global_finding()
+            'With noise set for any values in [0, 100] instead, no record is exposed: one answer changes the odds by at most 1.82 times.'
+        """
+        g = self.result.global_audit
+        if g is None:
+            return None
+        noun, plural = self.nouns()
+        if g.violations == 0:
+            return (
+                f"With noise set for any values in {g.universe} instead, no {noun} is exposed: one answer changes "
+                f"the odds by at most {number(g.max_ratio, 3)} times."
+            )
+        return (
+            f"With noise set for any values in {g.universe} instead, {g.violations:,} "
+            f"{plural if g.violations > 1 else noun} would still be exposed (rounding at the limit)."
+        )
+
     def verdict(self) -> Verdict:
         """The finding in plain words, one number and one sentence (no symbols, no citations).
 
