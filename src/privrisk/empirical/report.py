@@ -15,19 +15,20 @@ from typing import Any
 
 import pandas as pd
 
+from privrisk._format import number
 from privrisk.empirical.result import EmpiricalPrivacy
 
 __all__ = ["short_number", "write_outputs"]
 
 
 def short_number(x: float) -> str:
-    """δ as printed in tables and findings: four significant digits, and exactly 0 as ``0``.
+    """δ as printed in tables and findings: four significant digits, exactly 0 as ``0``, never e-notation.
 
     Example:
-        >>> short_number(0.0), short_number(0.0123456), short_number(1.0)
-        ('0', '0.01235', '1')
+        >>> short_number(0.0), short_number(0.0123456), short_number(1.0), short_number(1.234e-7)
+        ('0', '0.01235', '1', '1.234 × 10⁻⁷')
     """
-    return "0" if x == 0 else f"{x:.4g}"
+    return "0" if x == 0 else number(x, 4)
 
 
 def _write(
