@@ -222,8 +222,10 @@ class AuditSettings:
         v = self.sweep_values
         if _blank(v):
             return None
-        found = (
-            parse_numbers(v, name="sweep_values") if isinstance(v, str) else [float(x) for x in np.ravel(v)]
+        found: list[float] = (
+            parse_numbers(v, name="sweep_values")
+            if isinstance(v, str)
+            else [float(x) for x in np.ravel(np.asarray(v, dtype=float))]
         )
         if not found or not all(math.isfinite(x) for x in found):
             raise PrivriskError("sweep_values: give at least one finite number", param="sweep_values")
@@ -280,7 +282,7 @@ class AuditRun:
         return _document(
             self.result,
             sweep=self.sweep,
-            sweep_record=s.sweep_record if self.sweep is not None else None,
+            sweep_record=cast("int | None", s.sweep_record) if self.sweep is not None else None,
             file=self.file,
             column=s.column,
             data=None if self.data is None else self.data.to_dict(),
@@ -300,7 +302,7 @@ class AuditRun:
             self.result,
             folder,
             sweep=self.sweep,
-            sweep_record=s.sweep_record if self.sweep is not None else None,
+            sweep_record=cast("int | None", s.sweep_record) if self.sweep is not None else None,
             file=self.file,
             column=s.column,
             progress=progress,
@@ -466,7 +468,7 @@ def run_audit(
         report(0.2, "Sweeping the record's value")
         sweep = audit_sweep(
             values,
-            cast(str, s.query),
+            s.query,
             cast(float, s.epsilon),
             int(cast(int, s.sweep_record)),
             list(cast(tuple[float, ...], s.sweep_values)),

@@ -189,8 +189,9 @@ class EmpiricalSettings:
             for name in ("period", "individual", "query"):
                 if columns[name] is None:
                     raise PrivriskError(f"{name}: required (or use the preset chicago)", param=name)
-        columns["query"] = check_choice(columns["query"], EMPIRICAL_QUERIES, name="query")
-        check_query_columns(columns["query"], columns["value"], columns["weight"])
+        query = check_choice(columns["query"], EMPIRICAL_QUERIES, name="query")
+        columns["query"] = query
+        check_query_columns(query, columns["value"], columns["weight"])
         c.update(columns, preset=preset, period_unit=unit)
         eps = self.epsilons
         eps = parse_epsilons(eps, name="epsilons") if isinstance(eps, str) else eps
@@ -420,8 +421,8 @@ def run_empirical(
         from privrisk.datasets.chicago import chicago_clean
 
         frame, cleaning = chicago_clean(frame)
-    options = s.measure_options()
-    engine = {"engine": s.engine, "spark_master": s.spark_master, "deltas_path": s.deltas_path}
+    options: dict[str, Any] = s.measure_options()
+    engine: dict[str, Any] = {"engine": s.engine, "spark_master": s.spark_master, "deltas_path": s.deltas_path}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
         warnings.simplefilter("always", DependenceWarning)

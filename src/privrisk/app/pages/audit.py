@@ -231,7 +231,7 @@ def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditS
     """
     from privrisk.audit.settings import AuditSettings
 
-    given = {name: values.get(name) for name in FIELDS if name not in ("file",)}
+    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name not in ("file",)}
     if given.get("top") is None:
         given.pop("top")
     return AuditSettings(file=None if file is None else str(file), **given)

@@ -256,7 +256,7 @@ def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> Em
     """
     from privrisk.empirical.settings import EmpiricalSettings
 
-    given = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
+    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
     if given.get("preset"):
         for name in ("period", "individual", "query", "value", "weight", "period_unit"):
             given.pop(name, None)
