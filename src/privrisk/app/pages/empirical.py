@@ -21,14 +21,8 @@ from typing import TYPE_CHECKING, Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number
-from privrisk.app._shared import (
-    command_line,
-    error_input,
-    error_message,
-    error_ui,
-    preset_inputs,
-    query_params,
-)
+from privrisk.app._shared import command_line, error_message, preset_inputs, query_params
+from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
     Runner,
     checked_upload,
@@ -486,7 +480,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     }
     preset_inputs(session, kinds)
     file_message: reactive.Value[str | None] = reactive.value(None)
-    touched = reactive.value(False)
 
     def set_choices(found: list[str], roles: Mapping[str, str]) -> None:
         def pick(name: str) -> str:
@@ -517,12 +510,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _values() -> dict[str, Any]:
         return {n: input[n]() for n in FIELDS if n != "file"}
 
-    @reactive.effect
-    @reactive.event(*(input[n] for n in FIELDS if n not in ("file", "period", "individual", "value", "weight")),
-                    ignore_init=True)  # fmt: skip
-    def _typed() -> None:
-        touched.set(True)
-
     def _data() -> tuple[Path | None, str]:
         if input.source() == "example":
             return example, EXAMPLE_NAME
@@ -531,60 +518,25 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return None, "FILE"
         return Path(str(info[0]["datapath"])), Path(str(info[0]["name"])).name
 
-    @reactive.calc
-    def problem() -> tuple[str, str] | None:
-        """The input the settings' error belongs to, and its message (None when the settings hold)."""
-        try:
-            empirical_settings(_values(), _data()[0])
-        except PrivriskError as exc:
-            return error_input(exc, FIELDS, "file"), error_message(exc, "empirical")
-        return None
+    form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), _data,
+                        ("period", "individual", "value", "weight"))  # fmt: skip
 
     @render.ui
     def file_error() -> Any:
-        found = problem()
-        if file_message() is None and touched() and found is not None and found[0] == "file":
-            return error_ui(found[1])
-        return error_ui(file_message())
+        return form.file_error(file_message())
 
-    for _name in FIELDS[1:]:  # the file's error output is file_error above
-
-        def _make(name: str = _name) -> None:
-            def _out() -> Any:
-                found = problem()
-                if not touched() or found is None or found[0] != name:
-                    return None
-                return error_ui(found[1])
-
-            _out.__name__ = f"{name}_error"
-            render.ui(_out)
-
-        _make()
+    def _checked() -> tuple[Path, str]:
+        if input.source() == "example":
+            if not example.is_file():
+                example_table(example)
+            return example, EXAMPLE_NAME
+        return checked_upload(input.file(), max_bytes=max_upload)
 
     @reactive.effect
     @reactive.event(input.run)
     def _run() -> None:
-        touched.set(True)
-        uploads: list[tuple[Path, str]] = []
-        if input.source() == "file" and file_message() is not None:
-            runner.fail(PrivriskError(str(file_message())))
-            return
-        if problem() is not None:
-            runner.message.set(None)
-            return  # shown at its input
-        try:
-            if input.source() == "example":
-                if not example.is_file():
-                    example_table(example)
-                path, name = example, EXAMPLE_NAME
-            else:
-                path, name = checked_upload(input.file(), max_bytes=max_upload)
-            uploads = [(path, name)]
-            chosen = empirical_settings(_values(), path)
-        except Exception as exc:
-            runner.fail(exc, uploads)
-            return
-        runner.start(run_empirical_job, chosen, name, folder / "out", uploads=uploads)
+        message = file_message() if input.source() == "file" else None
+        form.start(runner, run_empirical_job, folder / "out", upload_message=message, checked=_checked)
 
     runner.serve_status(input)
 
