@@ -82,3 +82,21 @@ def test_stages_keep_their_share_of_the_bar():
     assert (job.fraction, job.text) == (0.1, "Measuring the individuals: 5 done")
     stages("Writing the tables and the figures")
     assert job.fraction == 0.9
+
+
+def test_the_verdict_leads_and_its_warnings_carry_no_e_notation():
+    import re
+
+    from privrisk.app.pages.empirical import verdict_ui
+    from privrisk.empirical import EmpiricalSettings, run_empirical
+
+    rng = np.random.default_rng(1)
+    months = np.repeat(np.arange(60), 50)
+    level = np.cumsum(rng.normal(size=60)) * 5  # a random walk: Ljung–Box p far below 10⁻⁵
+    df = pd.DataFrame({"m": months, "id": rng.integers(0, 400, months.size), "v": level[months] + rng.normal(size=months.size)})
+    run = run_empirical(EmpiricalSettings(table=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5]))
+    p = float(run.result.independence["p_value"].iloc[-1])
+    assert p < 1e-5 and f"{p:.3g}" in run.warned(Warning)[0]  # the library's text has e-notation …
+    html = str(verdict_ui(run))
+    assert html.index("empirical-verdict-number") < html.index("warning:")
+    assert "autocorrelated" in html and not re.search(r"\d[eE][+-]?\d", html)  # … the page does not

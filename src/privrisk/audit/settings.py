@@ -231,18 +231,6 @@ class AuditSettings:
             raise PrivriskError("sweep_values: give at least one finite number", param="sweep_values")
         return tuple(found)
 
-    def parameters(self) -> dict[str, Any]:
-        """The settings as plain JSON values (what a manifest or a page records)."""
-        keys = ("column", "missing", "query", "epsilon", "u", "response", "event", "alpha", "seed")
-        out: dict[str, Any] = {k: getattr(self, k) for k in keys}
-        out["file"] = None if self.file is None else str(self.file)
-        out["universe"] = None if self.universe is None else list(cast(tuple[float, float], self.universe))
-        out["sweep_record"] = self.sweep_record
-        out["sweep_values"] = (
-            None if self.sweep_values is None else list(cast(tuple[float, ...], self.sweep_values))
-        )
-        return out
-
 
 @dataclass(frozen=True)
 class Verdict:

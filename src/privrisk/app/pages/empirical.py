@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import number
+from privrisk._format import number, plain
 from privrisk.app._shared import command_line, error_message, preset_inputs, query_params
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
@@ -409,7 +409,7 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
 def verdict_ui(run: EmpiricalRun) -> Any:
     """The verdict first: one number and one sentence in plain words, then the library's warnings."""
     v = run.verdict()
-    warned = [error_message(PrivriskError(text), "empirical") for _, text in run.warnings]
+    warned = [plain(error_message(PrivriskError(text), "empirical")) for _, text in run.warnings]
     return ui.div(
         ui.p(v.headline, id="empirical-verdict-number", class_="display-6 fw-semibold mb-0"),
         ui.p(v.sentence, id="empirical-verdict", class_="lead privrisk-finding"),
