@@ -247,3 +247,13 @@ def test_fail_on_leak_exit_code_1(cli):
     assert r.code == 1 and "1 possible missing record break" in r.err and r.json["violations"] == 1
     safe = cli(*BASE, "--u", "0.75", "--query", "count", "--fail-on-leak")
     assert safe.code == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "option"),
+    [(("--missing", "-1,x"), "--missing"), (("--alpha", "0.7"), "--alpha"), (("--seed", "-3"), "--seed"),
+     (("--event", "peak"), "--event"), (("--universe", "5,5"), "--universe")],
+)  # fmt: skip
+def test_settings_that_do_not_hold_name_the_option(cli, extra, option):
+    """AuditSettings checks every field before the file is read; the command names its own option."""
+    one_line_error(cli(*BASE, "--u", "0.75", *extra), option)

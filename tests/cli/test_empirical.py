@@ -292,3 +292,21 @@ def test_the_library_counts_its_steps():
     w = rolling_privacy(df, window=10, period="m", individual="id", query="count", epsilons=[1.0],
                         progress=counted.append)  # fmt: skip
     assert sum(counted) == w["first"].nunique() == 5
+
+
+@pytest.mark.parametrize(
+    ("extra", "option"),
+    [
+        (("--step", "3"), "--step"),  # a step without a window
+        (("--spark-master", "local[2]"), "--spark-master"),  # only with --engine spark
+        (("--engine", "spark", "--window", "6"), "--window"),  # not with Spark
+        (("--noise", "laplace:0.5", "--target-delta", "0.1"), "--target-delta"),
+        (("--joint", "count", "--density", "ecdf"), "--joint"),
+        (("--k", "many"), "--k"),
+    ],
+)
+def test_options_that_do_not_go_together_name_the_option(cli, panel_csv, extra, option):
+    """EmpiricalSettings checks every combination; the command names its own option for the field."""
+    path, _ = panel_csv
+    r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count", *extra)
+    one_line_error(r, option)

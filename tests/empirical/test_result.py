@@ -80,6 +80,7 @@ def test_the_result_is_frozen_and_its_document_is_plain_json():
     assert noisy["noise"] == {"distribution": "laplace", "scale": 0.5, "draws": 3, "seed": 4}
 
 
+@pytest.mark.filterwarnings("ignore:empirical.write_outputs is deprecated:DeprecationWarning")
 def test_write_outputs(tmp_path):
     r = empirical_privacy(independent(), **COMMON)
     folder = write_outputs(

@@ -5,7 +5,11 @@
 - :mod:`privrisk.audit.intruder`: the intruder's audit of one answer (their Table 2, the bound on the missing
   record, the z-test, the same answer under global-sensitivity noise) and the sweep of one record (Table 3).
 - :mod:`privrisk.audit.derived`: the effective scale and ε of a query derived from another one (Table 4).
-- :mod:`privrisk.audit.report`: the audit as a JSON document and as an output folder.
+- :mod:`privrisk.audit.settings`: the one way in of the command and the app, :class:`AuditSettings` and
+  :func:`run_audit`, whose :class:`AuditRun` gives the JSON document (``to_dict``) and the output folder
+  (``write``); :class:`~privrisk.audit.derived.DerivedSettings` and :func:`run_derived` for ``privrisk derived``.
+- :mod:`privrisk.audit.report`: the writing of the document and the folder (the earlier ``audit_document`` and
+  ``write_outputs``, deprecated).
 
 Example:
     >>> round(data_dependent_sensitivity([1, 2, 3, 4, 10], "mean"), 2)
@@ -14,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from privrisk.audit.derived import DerivedScale, Target, derived_scale
+from privrisk.audit.derived import DerivedScale, DerivedSettings, Target, derived_scale, run_derived
 from privrisk.audit.intruder import (
     AuditResult,
     Event,
@@ -24,10 +28,14 @@ from privrisk.audit.intruder import (
 )
 from privrisk.audit.leave_out import data_dependent_sensitivity, leave_one_out
 from privrisk.audit.report import audit_document, write_outputs
+from privrisk.audit.settings import AuditRun, AuditSettings, run_audit
 
 __all__ = [
     "AuditResult",
+    "AuditRun",
+    "AuditSettings",
     "DerivedScale",
+    "DerivedSettings",
     "Event",
     "GlobalAudit",
     "Target",
@@ -37,5 +45,7 @@ __all__ = [
     "data_dependent_sensitivity",
     "derived_scale",
     "leave_one_out",
+    "run_audit",
+    "run_derived",
     "write_outputs",
 ]

@@ -17,8 +17,11 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, cast
 
 import numpy as np
@@ -32,7 +35,15 @@ from privrisk.audit.leave_out import _check_records, _provider
 from privrisk.errors import PrivriskError
 from privrisk.sensitivity import evaluate
 
-__all__ = ["TARGETS", "DerivedScale", "Target", "derived_scale"]
+__all__ = [
+    "MAX_RANGE",
+    "TARGETS",
+    "DerivedScale",
+    "DerivedSettings",
+    "Target",
+    "derived_scale",
+    "run_derived",
+]
 
 Target = Literal["count", "sum", "mean"]
 """The queries with a linear relation among them (the intruder knows n): sum = n·mean."""
@@ -60,6 +71,8 @@ class DerivedScale:
     effective_scale: float
     effective_epsilon: float
     alpha: float
+    source: str | None = None
+    """Where the values came from (a file and column, a range), when :func:`run_derived` read them."""
 
     @property
     def epsilon_ratio(self) -> float:
@@ -141,7 +154,8 @@ class DerivedScale:
             >>> doc["effective_epsilon"], doc["epsilon_ratio"]
             (44.0, 22.0)
         """
-        return {**self.summary(), "epsilon_ratio": self.epsilon_ratio, "sentence": self.sentence()}
+        head = {} if self.source is None else {"source": self.source}
+        return {**head, **self.summary(), "epsilon_ratio": self.epsilon_ratio, "sentence": self.sentence()}
 
     def sentence(self) -> str:
         """What releasing ``via`` does to the ε of ``target``, in one sentence.
@@ -270,3 +284,121 @@ def derived_scale(
     with np.errstate(divide="ignore"):
         eff_eps = delta[t] / eff_b if eff_b > 0 else math.inf
     return DerivedScale(t, v, int(x.size), eps, factor, f, f_star, delta, scale, eff_b, eff_eps, a)
+
+
+MAX_RANGE = 10_000_000
+"""The most values a range ``lo..hi`` may hold: they are held in memory (10⁷ values are 80 MB)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DerivedSettings:
+    """Everything ``privrisk derived`` takes, checked together when made; :func:`run_derived` computes it.
+
+    Args:
+        values: a data file (with ``column``, or its only column), a list ``"1,2,3"``, a range ``"1..10"``, or
+            the numbers themselves.
+        epsilon: ε > 0 of each query's data-dependent noise (``2``, ``"ln3"``).
+        target: the query the intruder wants: count, sum or mean.
+        via: the released query it is derived from.
+        column: the column, when ``values`` is a file.
+        alpha: the noise ranges are the (α, 1 − α) quantiles, α in (0, 1/2).
+        missing: missing codes to drop from a file's column (``"negative"``, ``"-1,-3"``).
+
+    Example:
+        >>> run_derived(DerivedSettings(values="101..110", epsilon=2)).effective_epsilon
+        44.0
+        >>> DerivedSettings(values="1..10", epsilon=2, target="median")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: target: no linear relation between the median and the mean (median is not one of count, sum, mean); supported: sum via mean, mean via sum, or a query via itself
+    """
+
+    values: Any = field(repr=False)
+    epsilon: float | str
+    target: str = "sum"
+    via: str = "mean"
+    column: str | None = None
+    alpha: float = 1e-4
+    missing: str | None = None
+
+    def __post_init__(self) -> None:
+        from privrisk._validation import parse_epsilon
+
+        eps = parse_epsilon(self.epsilon, name="epsilon")
+        check_alpha(self.alpha)
+        t, v = _check_target(self.target, "target"), _check_target(self.via, "via")
+        if t != v:
+            _linear_factor(t, v, 10)  # refuses a pair without a linear relation before any data is read
+        if isinstance(self.values, str) and not self.values.strip():
+            raise PrivriskError(
+                "values: the values are empty; give a data file, a list 1,2,3 or a range 1..10",
+                param="values",
+            )
+        for name, value in (("epsilon", eps), ("target", t), ("via", v)):
+            object.__setattr__(self, name, value)
+
+    def read(self) -> tuple[np.ndarray, str]:
+        """The values and where they came from (``"file.csv: column"``, ``"1..10"``, ``"the values given"``)."""
+        from privrisk._validation import parse_numbers
+
+        given = self.values
+        if not isinstance(given, str | os.PathLike):
+            x = np.asarray(given, dtype=float).ravel()
+            source = "the values given"
+        else:
+            text = str(given)
+            path = Path(text)
+            if path.exists():
+                from privrisk.io.data import read_column, table_columns
+
+                column = self.column
+                if column is None:
+                    cols = table_columns(path)
+                    if len(cols) != 1:
+                        raise PrivriskError(
+                            f"column: {path} has {len(cols)} columns; name the one to use", param="column"
+                        )
+                    column = cols[0]
+                return read_column(path, column, missing=self.missing).values, f"{path}: {column}"
+            raw = text.strip()
+            if ".." in raw and "," not in raw:
+                a, _, b = raw.partition("..")
+                try:
+                    lo, hi = int(a), int(b)
+                except ValueError:
+                    raise PrivriskError(
+                        f"values: {text!r} is neither a file, a list 1,2,3 nor a range 1..10", param="values"
+                    ) from None
+                if hi < lo:
+                    raise PrivriskError(f"values: the range {text!r} is empty", param="values")
+                if hi - lo + 1 > MAX_RANGE:
+                    raise PrivriskError(
+                        f"values: the range {text!r} holds {hi - lo + 1:,} values, more than the {MAX_RANGE:,} "
+                        "allowed; give the values as a data file",
+                        param="values",
+                    )
+                return np.arange(lo, hi + 1, dtype=float), raw
+            if not any(ch.isdigit() for ch in raw):
+                raise PrivriskError(
+                    f"values: {text!r}: no such file, and not a list of numbers", param="values"
+                )
+            x = np.asarray(parse_numbers(raw, name="values"))
+            source = "the values given"
+        if not np.all(np.isfinite(x)):
+            raise PrivriskError("values: every value must be a finite number", param="values")
+        return x, source
+
+
+def run_derived(settings: DerivedSettings) -> DerivedScale:
+    """Read the values of ``settings`` and compute :func:`derived_scale` (the command ``privrisk derived``).
+
+    Raises:
+        PrivriskError: as :func:`derived_scale`; values neither a file, a list nor a range; fewer than three.
+    """
+    x, source = settings.read()
+    if x.size < 3:
+        raise PrivriskError(f"values: {source} has {x.size} values; at least 3 are needed", param="values")
+    d = derived_scale(
+        x, cast(float, settings.epsilon), target=settings.target, via=settings.via, alpha=settings.alpha
+    )
+    return dataclasses.replace(d, source=source)

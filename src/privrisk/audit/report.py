@@ -1,20 +1,24 @@
 """The intruder's audit as one JSON document and as an output folder (CSV tables, figures, ``manifest.json``).
 
-The command ``privrisk audit`` prints :func:`audit_document` as its JSON output and writes its output folder with
-:func:`write_outputs`; ``privrisk report`` gathers such folders with those of the other commands.
+The command ``privrisk audit`` and the app's page reach them through
+:meth:`privrisk.audit.settings.AuditRun.to_dict` (its JSON output) and :meth:`~privrisk.audit.settings.AuditRun.write`
+(its output folder); ``privrisk report`` gathers such folders with those of the other commands. The earlier names
+:func:`audit_document` and :func:`write_outputs` still work for one release, with a :class:`DeprecationWarning`.
 
 Example:
-    >>> from privrisk.audit.intruder import audit_data_dependent
-    >>> res = audit_data_dependent([9.91, 9.16, 10.59, 11.27, 10.50, 100.0], "mean", 2, u=0.75)
-    >>> doc = audit_document(res, column="claims")
-    >>> doc["column"], doc["violations"], doc["sentence"][:46]
-    ('claims', 1, 'An intruder holding the other 5 claims learns ')
+    >>> from privrisk.audit.settings import AuditSettings, run_audit
+    >>> run = run_audit(AuditSettings(values=[9.91, 9.16, 10.59, 11.27, 10.50, 100.0], epsilon=2, u=0.75))
+    >>> doc = run.to_dict()
+    >>> doc["violations"], doc["sentence"][:47]
+    (1, 'An intruder holding the other 5 records learns ')
 """
 
 from __future__ import annotations
 
 import math
 import os
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +60,7 @@ def record_nouns(column: str | None) -> tuple[str, str]:
     return "record", "records"
 
 
-def audit_document(
+def _document(
     result: AuditResult,
     *,
     sweep: pd.DataFrame | None = None,
@@ -66,7 +70,7 @@ def audit_document(
     data: dict[str, Any] | None = None,
     top: int = TOP_RECORDS,
 ) -> dict[str, Any]:
-    """The audit as one JSON-able document, as the command ``privrisk audit`` prints it.
+    """The audit as one JSON-able document, as the command ``privrisk audit`` prints it (:meth:`AuditRun.to_dict`).
 
     Its size does not grow with n: ``records`` holds the ``top`` riskiest records (in file order) beside the
     counts ``records_total`` and ``records_shown``; every record goes to a file (:func:`write_records`,
@@ -120,7 +124,7 @@ def write_records(result: AuditResult, path: str | os.PathLike[str]) -> Path:
     return target
 
 
-def write_outputs(
+def _write(
     result: AuditResult,
     folder: str | os.PathLike[str],
     *,
@@ -128,6 +132,7 @@ def write_outputs(
     sweep_record: int | None = None,
     file: str | os.PathLike[str] | None = None,
     column: str | None = None,
+    progress: Callable[[float, str], None] | None = None,
 ) -> Path:
     """Write the audit's tables (CSV), its figures (PNG and SVG) and ``manifest.json`` into ``folder``.
 
@@ -142,6 +147,7 @@ def write_outputs(
         sweep_record: the record (numbered from 1) whose value the sweep varied.
         file: the data file, for the manifest's title and parameters.
         column: the column, likewise.
+        progress: ``progress(fraction, text)`` before each figure (drawing them is most of the time).
 
     Returns:
         The path of ``manifest.json``.
@@ -150,7 +156,7 @@ def write_outputs(
     from privrisk.io.files import atomic_dir
     from privrisk.reports.manifest import write_manifest
 
-    doc = audit_document(result, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
+    doc = _document(result, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
     with atomic_dir(folder) as tmp:
         frames = result.tables()
         if sweep is not None:
@@ -159,7 +165,7 @@ def write_outputs(
         for name, frame in frames.items():
             write_csv(frame, tmp / f"{name}.csv")
             tables.append({"title": _TITLES[name], "path": f"{name}.csv"})
-        figures = audit_figures(result, tmp)
+        figures = audit_figures(result, tmp, progress=progress)
         glob = result.global_sentence()
         findings = [doc["sentence"]] + ([glob] if glob else [])
         keys = ("file", "column", "query", "epsilon", "u", "event", "alpha")
@@ -183,6 +189,26 @@ def write_outputs(
             figures=figures,
         )
     return Path(folder) / "manifest.json"
+
+
+def audit_document(result: AuditResult, **options: Any) -> dict[str, Any]:
+    """Deprecated: use :meth:`privrisk.audit.settings.AuditRun.to_dict` (the same document)."""
+    warnings.warn(
+        "audit_document is deprecated; use run_audit(AuditSettings(...)).to_dict()",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _document(result, **options)
+
+
+def write_outputs(result: AuditResult, folder: str | os.PathLike[str], **options: Any) -> Path:
+    """Deprecated: use :meth:`privrisk.audit.settings.AuditRun.write` (the same folder)."""
+    warnings.warn(
+        "audit.write_outputs is deprecated; use run_audit(AuditSettings(...)).write(folder)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _write(result, folder, **options)
 
 
 def ratio_text(log10_ratio: float) -> str:

@@ -14,27 +14,14 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from privrisk._validation import QUERIES, check_whole
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import (
-    MISSING_HELP,
-    PARAM_OPTIONS,
-    TOP_RECORDS,
-    emit_json,
-    err,
-    floats,
-    out,
-    parse_bounds,
-    parse_epsilon,
-)
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.cli._common import MISSING_HELP, PARAM_OPTIONS, TOP_RECORDS, emit_json, err, out
+from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from privrisk.audit.intruder import AuditResult
-    from privrisk.io.data import NumericColumn
+    from privrisk.audit.settings import AuditRun
 
 
 # The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
@@ -93,73 +80,40 @@ def audit_command(
 
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
-    from privrisk.audit.intruder import audit_data_dependent, audit_sweep, check_alpha, check_event
-    from privrisk.audit.report import audit_document, exp_text, write_outputs, write_records
-    from privrisk.io.data import read_column
-    from privrisk.sensitivity import Universe
+    from privrisk.audit.settings import AuditSettings, run_audit
 
     if out_dir is not None:
         check_outputs(
             out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
         )
-    eps = parse_epsilon(epsilon, name="--epsilon")
-    if seed is not None and seed < 0:
-        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
-    if u is not None and response is not None:
-        raise PrivriskError("--u: give either --u (the uniform draw) or --response (the answer), not both")
-    ev = check_event(event)
-    check_alpha(alpha)
-    if (sweep_record is None) != (sweep_values is None):
-        raise PrivriskError("--sweep-record: give --sweep-record N together with --sweep-values V1,V2,…")
-    bounds = parse_bounds(universe) if universe else None
-    check_whole(top, name="--top")
+    settings = AuditSettings(file=file, column=column, missing=missing, query=query, epsilon=epsilon, u=u,
+                             response=response, event=event, alpha=alpha, universe=universe, seed=seed,
+                             sweep_record=sweep_record, sweep_values=sweep_values, top=top)  # fmt: skip
     if records_file is not None and records_file.resolve() == file.resolve():
         raise PrivriskError(f"--records: {records_file} is the input file; give another path")
     if records_file is not None:  # before the work: a FIFO or device is refused now, not after minutes
         check_outputs(records_file, [file], param="--records")
-    col = read_column(file, column, missing=missing)
-    values = col.values
-    n = int(values.size)
-    if n < 3:
-        raise PrivriskError(
-            f"{file}: column {column!r} has {n} value{'s' if n != 1 else ''}; the audit needs at least 3 "
-            "(the intruder leaves one record out, and then one more)"
-        )
-    if bounds is not None:
-        Universe.from_bounds(*bounds).check_sample(values, name=f"{file}: column {column!r}")
-    res = audit_data_dependent(
-        values, query, eps, u=u, response=response, event=ev, alpha=alpha, universe=bounds, seed=seed
-    )
-    sweep = None
-    if sweep_record is not None and sweep_values is not None:
-        wanted = floats(sweep_values, name="--sweep-values")
-        sweep = audit_sweep(values, query, eps, sweep_record, wanted, u=res.u, response=response, event=ev)
+    run = run_audit(settings)
     if out_dir is not None:
-        write_outputs(res, out_dir, sweep=sweep, sweep_record=sweep_record, file=file, column=column)
+        run.write(out_dir)
     if records_file is not None:
-        write_records(res, records_file)
+        run.write_records(records_file)
     if as_json:
-        doc = audit_document(
-            res, sweep=sweep, sweep_record=sweep_record, file=file, column=column, data=col.as_dict(), top=top
-        )
-        emit_json(doc)
+        emit_json(run.to_dict())
     else:
-        _print_human(res, sweep, sweep_record, col, column)
-    if fail_on_leak and res.violations:
-        raise ThresholdExceeded(
-            f"{res.violations:,} possible missing record{'s' if res.violations > 1 else ''} break e^ε = "
-            f"{exp_text(res.epsilon)} (--fail-on-leak)",
-            param="fail_on_leak",
-        )
+        _print_human(run)
+    leak = run.leak()
+    if fail_on_leak and leak is not None:
+        raise leak
 
 
-def _print_human(
-    res: AuditResult, sweep: pd.DataFrame | None, sweep_record: int | None, col: NumericColumn, column: str
-) -> None:
-    from privrisk.audit.report import exp_text, ratio_text, record_nouns
+def _print_human(run: AuditRun) -> None:
+    from privrisk.audit.report import exp_text, ratio_text
 
+    res, sweep, sweep_record, column = run.result, run.sweep, run.settings.sweep_record, run.settings.column
     e = exp_text(res.epsilon)
-    err.print(col.summary())
+    if run.data is not None:
+        err.print(run.data.summary())
     prov = Table(
         title=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}",
         caption="The provider's view (Sarathy and Muralidhar, Table 1): the answer on all records, the record "
@@ -234,4 +188,4 @@ def _print_human(
         for value, r, lr, bad in zip(*(sweep[c].to_numpy() for c in columns), strict=True):
             t3.add_row(f"{value:.6g}", f"{r:.6g}", ratio_text(lr), "[bold red]✗[/]" if bad else "")
         out.print(t3)
-    out.print(res.sentence(*record_nouns(column)))
+    out.print(res.sentence(*run.nouns()))

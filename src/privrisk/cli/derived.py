@@ -6,61 +6,11 @@ module parses the options, calls the library and prints.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
 import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, emit_json, floats, out, parse_epsilon
-from privrisk.errors import PrivriskError
-
-if TYPE_CHECKING:
-    import numpy as np
-
-MAX_RANGE = 10_000_000  # a range lo..hi is held in memory: 10⁷ values are 80 MB
-
-
-def _read_values(text: str, column: str | None, missing: str | None) -> tuple[np.ndarray, str]:
-    """--values as a data file (with --column, or its only column), a list 1,2,3 or a range 1..10."""
-    import numpy as np
-
-    from privrisk.io.data import read_column, table_columns
-
-    if not text.strip():
-        raise PrivriskError("--values: the values are empty; give a data file, a list 1,2,3 or a range 1..10")
-    path = Path(text)
-    if path.exists():
-        if column is None:
-            cols = table_columns(path)
-            if len(cols) != 1:
-                raise PrivriskError(f"--column: {path} has {len(cols)} columns; name the one to use")
-            column = cols[0]
-        return read_column(path, column, missing=missing).values, f"{path}: {column}"
-    raw = text.strip()
-    if ".." in raw and "," not in raw:
-        a, _, b = raw.partition("..")
-        try:
-            lo, hi = int(a), int(b)
-        except ValueError:
-            raise PrivriskError(
-                f"--values: {text!r} is neither a file, a list 1,2,3 nor a range 1..10"
-            ) from None
-        if hi < lo:
-            raise PrivriskError(f"--values: the range {text!r} is empty")
-        if hi - lo + 1 > MAX_RANGE:
-            raise PrivriskError(
-                f"--values: the range {text!r} holds {hi - lo + 1:,} values, more than the {MAX_RANGE:,} allowed; "
-                "give the values as a data file"
-            )
-        return np.arange(lo, hi + 1, dtype=float), raw
-    if not any(ch.isdigit() for ch in raw):
-        raise PrivriskError(f"--values: {text!r}: no such file, and not a list of numbers")
-    x = np.asarray(floats(raw, name="--values"))
-    if not np.all(np.isfinite(x)):
-        raise PrivriskError("--values: every value must be a finite number")
-    return x, "the values given"
+from privrisk.cli._common import MISSING_HELP, emit_json, out
 
 
 @app.command("derived")
@@ -86,17 +36,14 @@ def derived_command(
     """
     import numpy as np
 
-    from privrisk.audit.derived import derived_scale
-    from privrisk.audit.intruder import check_alpha
+    from privrisk.audit.derived import DerivedSettings, run_derived
 
-    eps = parse_epsilon(epsilon, name="--epsilon")
-    check_alpha(alpha)
-    x, source = _read_values(values, column, missing)
-    if x.size < 3:
-        raise PrivriskError(f"--values: {source} has {x.size} values; at least 3 are needed")
-    d = derived_scale(x, eps, target=target, via=via, alpha=alpha)
+    settings = DerivedSettings(
+        values=values, epsilon=epsilon, target=target, via=via, column=column, alpha=alpha, missing=missing
+    )
+    d = run_derived(settings)
     if as_json:
-        emit_json({"source": source, **d.to_dict()})
+        emit_json(d.to_dict())
         return
     table = Table(
         title=f"{d.target} via {d.via} (n = {d.n:,}; Table 4 of Sarathy and Muralidhar 2009)",

@@ -5,35 +5,25 @@ from __future__ import annotations
 import warnings
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from rich.table import Table
 
-from privrisk._validation import check_choice, check_whole
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilons
+from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out
 from privrisk.cli._progress import steps
-from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError
+from privrisk.errors import DependenceWarning, PrivacyLeakWarning
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from privrisk.empirical import EmpiricalPrivacy
+    from privrisk.empirical.settings import EmpiricalRun
 
-PRESETS = ("chicago",)
 # The library's parameters whose option is named otherwise (chicago_clean's table is the file of the preset).
 PARAM_OPTIONS["empirical"] = {"deltas_path": "--deltas-parquet", "frame": "--preset chicago"}
-
-
-def _k(text: str | None) -> int | None:
-    if text is None or text.strip().lower() == "auto":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise PrivriskError(f"--k: give a whole number or 'auto', got {text!r}") from None
 
 
 @app.command("empirical")
@@ -111,105 +101,41 @@ def empirical_command(
 
     Example: privrisk empirical inspections.csv --preset chicago --epsilons 0.03,0.1,0.3
     """
-    from privrisk.datasets.chicago import chicago_clean
-    from privrisk.empirical import (
-        EMPIRICAL_QUERIES,
-        empirical_privacy,
-        rolling_privacy,
-        smallest_noise,
-        write_outputs,
-    )
-    from privrisk.io.data import read_table
-    from privrisk.io.engine import check_engine
+    from privrisk.empirical.settings import EmpiricalSettings, run_empirical
 
     if out_dir is not None:
         files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
         check_outputs(out_dir, [file], param="--out", folder=True, files=files)
-    eps = parse_epsilons(epsilons, name="--epsilons")
-    kk, scale = _k(k), _noise(noise)
-    check_whole(seed, name="seed")
-    if target_delta is not None and scale is not None:
-        raise PrivriskError("--target-delta: finds the noise scale itself; leave out --noise")
-    if top < 0:
-        raise PrivriskError(f"--top: must be at least 0, got {top}")
-    engine = check_engine(engine)
-    if engine != "spark":
-        for option, given in (("--spark-master", spark_master), ("--deltas-parquet", deltas_parquet)):
-            if given is not None:
-                raise PrivriskError(f"{option}: only with --engine spark")
-    else:
-        for option, extra in (("--window", window), ("--target-delta", target_delta), ("--joint", joint),
-                              ("--condition-on", condition_on)):  # fmt: skip
-            if extra is not None:
-                raise PrivriskError(f"{option}: not available with --engine spark; use --engine duckdb")
+    settings = EmpiricalSettings(file=file, preset=preset, period=period, individual=individual, query=query,
+                                 value=value, weight=weight, period_unit=period_unit, epsilons=epsilons,
+                                 density=density, k=k, aggregate=aggregate, window=window, step=step, lags=lags,
+                                 joint=joint, condition_on=condition_on, buckets=buckets, noise=noise, draws=draws,
+                                 seed=seed, target_delta=target_delta, top=top, engine=engine,
+                                 spark_master=spark_master, deltas_path=deltas_parquet)  # fmt: skip
     with steps(quiet=as_json) as show:
-        show("Reading the data")
-        cleaning: dict[str, int] | None = None
-        frame: Any = file  # Spark reads the file itself (a folder of part files or a cluster URI as well)
-        if preset is not None:
-            preset = check_choice(preset, PRESETS, name="preset")
-            frame, cleaning = chicago_clean(read_table(file))
-            period, period_unit = period or "month", None if period is None else period_unit
-            individual, query, value = individual or "License #", query or "rate", value or "failed"
-        else:
-            for option, given in (("--period", period), ("--individual", individual), ("--query", query)):
-                if given is None:
-                    raise PrivriskError(f"{option}: required (or use --preset chicago)")
-            check_choice(query, EMPIRICAL_QUERIES, name="query")
-            if engine != "spark":
-                frame = read_table(file, [c for c in dict.fromkeys([period, individual, value, weight]) if c])
-        options: dict[str, Any] = dict(period=period, individual=individual, query=query, value=value, weight=weight,
-                                       epsilons=eps, density=density, k=kk, period_unit=period_unit, aggregate=aggregate,
-                                       lags=lags, joint=joint, condition_on=condition_on, buckets=buckets, noise=scale,
-                                       draws=draws, seed=seed)  # fmt: skip
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", PrivacyLeakWarning)
-            warnings.simplefilter("always", DependenceWarning)
-            on: dict[str, Any] = {"engine": engine, "spark_master": spark_master, "deltas_path": deltas_parquet}  # fmt: skip
-            result = empirical_privacy(frame, progress=show("Measuring the individuals"), **options, **on)
-            windows = None if window is None else rolling_privacy(
-                frame, window=window, step=step, progress=show("Measuring the rolling windows"), **options)
-            # each measurement of δ at a trial scale is one step of the search; how many depends on the data
-            target = None if target_delta is None else smallest_noise(frame, target_delta=target_delta, progress=show(
-                "Searching the noise scale (measurements of δ)"), **options)  # fmt: skip
-        _warn(caught, PrivacyLeakWarning)
-        doc = result.to_dict(top=top, file=str(file), preset=preset, cleaning=cleaning, windows=windows,
-                             smallest_noise=target, target_delta=target_delta,
-                             out=None if out_dir is None else str(out_dir))  # fmt: skip
+        run = run_empirical(settings, progress=show)
+        _warn(run, PrivacyLeakWarning)
         if out_dir is not None:
             show("Writing the tables and figures")
-            write_outputs(out_dir, result, windows=windows, file=str(file), preset=preset, parameters=options)
+            run.write(out_dir)
+    doc = run.to_dict(out=out_dir)
     if as_json:
         emit_json(doc)
     else:
-        _print(result, doc, cleaning, top)
-        _print_extras(result, target)
-    _warn(caught, DependenceWarning)
+        _print(run.result, doc, run.cleaning, cast(int, settings.top))
+        _print_extras(run.result, run.smallest_noise)
+        out.print(run.verdict().sentence)
+    _warn(run, DependenceWarning)
 
 
-def _warn(caught: list[warnings.WarningMessage], category: type[Warning]) -> None:
+def _warn(run: EmpiricalRun, category: type[Warning]) -> None:
     """Show the library's warnings of one category here, in their place among the output, once each.
 
     They are warned again, so that :func:`privrisk.cli.main` shows them as it shows every warning, with the
     parameter they start with named as this command's option (``PARAM_OPTIONS``), as it names errors.
     """
-    for message in dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, category)):
+    for message in run.warned(category):
         warnings.warn(message, category, stacklevel=2)
-
-
-def _noise(text: str | None) -> float | None:
-    if text is None:
-        return None
-    kind, _, number = str(text).partition(":")
-    if kind.strip().lower() != "laplace" or not number:
-        raise PrivriskError(f"--noise: write laplace:SCALE, got {text!r}")
-    try:
-        value = float(number)
-    except ValueError:
-        raise PrivriskError(f"--noise: {number!r} is not a number") from None
-    if not value >= 0 or value == float("inf"):
-        raise PrivriskError(f"--noise: the scale must be a finite number ≥ 0, got {number}")
-    return value
 
 
 def _table(title: str, names: Sequence[str], rows: Iterable[Sequence[str]], right: Collection[int] = (),
@@ -261,7 +187,9 @@ def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, in
             f"kde-gauss: the densities are interpolated on a grid; each δ is within {bounds} of its exact value."
         )
     if result.dropped_periods:
-        err.print(f"--aggregate: the last {result.dropped_periods} period(s) do not fill a group and were left out.")
+        err.print(
+            f"--aggregate: the last {result.dropped_periods} period(s) do not fill a group and were left out."
+        )
     a = doc["appearances"]
     err.print(f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
               f"{a['in_one_period']:,} in one period only.")  # fmt: skip
@@ -282,10 +210,3 @@ def _print(result: EmpiricalPrivacy, doc: dict[str, Any], cleaning: dict[str, in
                 for r in doc["windows"]]  # fmt: skip
         _table("δ on rolling windows", ["first", "last", "ε", "δ", "δ*"], rows, (),
                "first, last: the window's periods; δ, δ*: as above, within it.")  # fmt: skip
-    for row in doc["rows"]:
-        if row["total_risk"] >= 0.5:
-            out.print(
-                f"At ε = {row['epsilon']:.4g} the total risk is {row['total_risk']:.2f}: it is more likely than not that "
-                "someone's privacy is compromised by more than ε, although δ itself is small."
-            )
-            break

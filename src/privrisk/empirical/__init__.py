@@ -8,8 +8,11 @@
 - :mod:`~privrisk.empirical.windows`: the sequence of databases: :func:`ljung_box`, merged periods,
   :func:`rolling_privacy`;
 - :mod:`~privrisk.empirical.search`: :func:`smallest_noise`, the Laplace scale that reaches a target δ;
-- :mod:`~privrisk.empirical.result` and :mod:`~privrisk.empirical.report`: :class:`EmpiricalPrivacy`, its JSON
-  document and its output folder (:func:`write_outputs`);
+- :mod:`~privrisk.empirical.settings`: the one way in of the command and the app, :class:`EmpiricalSettings` and
+  :func:`run_empirical`, whose :class:`EmpiricalRun` gives the JSON document (``to_dict``) and the output folder
+  (``write``);
+- :mod:`~privrisk.empirical.result` and :mod:`~privrisk.empirical.report`: :class:`EmpiricalPrivacy` and the
+  writing of its folder (the earlier :func:`write_outputs`, deprecated);
 - the Chicago-like generator and the paper's cleaning live in :mod:`privrisk.datasets.chicago` and are
   re-exported here.
 """
@@ -33,9 +36,11 @@ from privrisk.empirical.periods import PERIOD_UNITS, PeriodUnit, ljung_box
 from privrisk.empirical.report import write_outputs
 from privrisk.empirical.result import EmpiricalPrivacy, delta_column
 from privrisk.empirical.search import smallest_noise
+from privrisk.empirical.settings import CHICAGO, EmpiricalRun, EmpiricalSettings, run_empirical
 from privrisk.empirical.windows import rolling_privacy
 
 __all__ = [
+    "CHICAGO",
     "DENSITIES",
     "EMPIRICAL_QUERIES",
     "ENGINES",
@@ -43,6 +48,8 @@ __all__ = [
     "Density",
     "EmpiricalPrivacy",
     "EmpiricalQuery",
+    "EmpiricalRun",
+    "EmpiricalSettings",
     "Engine",
     "PeriodUnit",
     "chicago_clean",
@@ -59,6 +66,7 @@ __all__ = [
     "ljung_box",
     "query_spec",
     "rolling_privacy",
+    "run_empirical",
     "smallest_noise",
     "total_risk",
     "write_outputs",

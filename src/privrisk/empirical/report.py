@@ -1,34 +1,37 @@
 """The output folder of an empirical-privacy measurement: tables, figures and a manifest, written whole.
 
-The command ``privrisk empirical`` calls :func:`write_outputs` when asked for a folder; a library user can call it
-with any :class:`~privrisk.empirical.result.EmpiricalPrivacy`.
+The command ``privrisk empirical`` and the app's page write it through
+:meth:`privrisk.empirical.settings.EmpiricalRun.write`; the earlier :func:`write_outputs` still works for one release,
+with a :class:`DeprecationWarning`.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from privrisk._format import number
 from privrisk.empirical.result import EmpiricalPrivacy
 
 __all__ = ["short_number", "write_outputs"]
 
 
 def short_number(x: float) -> str:
-    """δ as printed in tables and findings: four significant digits, and exactly 0 as ``0``.
+    """δ as printed in tables and findings: four significant digits, exactly 0 as ``0``, never e-notation.
 
     Example:
-        >>> short_number(0.0), short_number(0.0123456), short_number(1.0)
-        ('0', '0.01235', '1')
+        >>> short_number(0.0), short_number(0.0123456), short_number(1.0), short_number(1.234e-7)
+        ('0', '0.01235', '1', '1.234 × 10⁻⁷')
     """
-    return "0" if x == 0 else f"{x:.4g}"
+    return "0" if x == 0 else number(x, 4)
 
 
-def write_outputs(
+def _write(
     folder: str | os.PathLike[str],
     result: EmpiricalPrivacy,
     *,
@@ -121,3 +124,13 @@ def write_outputs(
             figures=figures,
         )
     return Path(folder)
+
+
+def write_outputs(folder: str | os.PathLike[str], result: EmpiricalPrivacy, **options: Any) -> Path:
+    """Deprecated: use :meth:`privrisk.empirical.settings.EmpiricalRun.write` (the same folder)."""
+    warnings.warn(
+        "empirical.write_outputs is deprecated; use run_empirical(EmpiricalSettings(...)).write(folder)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _write(folder, result, **options)

@@ -1,65 +1,103 @@
 """The app's page "Audit": what an intruder holding every record but one learns from one answer with noise scaled to
 a data-dependent sensitivity (Sarathy and Muralidhar 2009), as ``privrisk audit`` computes it.
 
-The page reads the column with :func:`privrisk.io.data.read_column` from the upload (the server's own copy), runs
-:func:`privrisk.audit.audit_data_dependent` (and :func:`privrisk.audit.audit_sweep` for their Table 3) and writes
-the command's folder with :func:`privrisk.audit.report.write_outputs`: the provider's table, the intruder's ratio
-for every possible missing record, the sentences and the analogues of their Figures 1a/1b and 2a/2b. The built-in
-example is the 30 insurance claims of examples/claims.csv (one of them an outlier of 100).
+The page maps its inputs onto :class:`privrisk.audit.AuditSettings` (:func:`audit_settings`: every rule about
+which inputs go together lives there, and an error is shown at the input it names), runs
+:func:`privrisk.audit.run_audit` in a worker thread and writes the command's folder with
+:meth:`~privrisk.audit.AuditRun.write`. The result leads with the verdict in plain words (one number, one
+sentence); the provider's and the intruder's tables, the sentences with symbols and the analogues of their
+Figures 1a/1b and 2a/2b are folded below it. The built-in example is the 30 insurance claims of
+examples/claims.csv (one of them an outlier of 100).
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
+from privrisk._format import number, plain
 from privrisk.app._examples import example_frame
-from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params, upload_columns
+from privrisk.app._shared import command_line, preset_inputs, query_params
+from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
     Runner,
     checked_upload,
     figures_ui,
     findings_ui,
     frame_ui,
-    main_panel,
     named_error,
     session_folder,
     zip_bytes,
 )
 from privrisk.errors import PrivriskError
 
+if TYPE_CHECKING:
+    from privrisk.audit.settings import AuditRun, AuditSettings
+
 ID = "audit"
 TITLE = "Audit"
 
-__all__ = ["EXAMPLE_NAME", "ID", "TITLE", "AuditInputs", "page_server", "page_ui", "run_audit"]
+__all__ = [
+    "EXAMPLE_NAME",
+    "FIELDS",
+    "ID",
+    "TITLE",
+    "audit_settings",
+    "id_like",
+    "numeric_columns",
+    "page_server",
+    "page_ui",
+    "run_audit_job",
+]
 
 QUERY_CHOICES = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
 EXAMPLE_NAME = "examples/claims.csv"  # the built-in example is that file (privrisk.app._examples)
 _INTRO = (
-    "A provider who scales Laplace noise to the data at hand, b_n = Δf_n(X)/ε, leaks: an intruder who holds every "
-    "record but one computes the scale the provider would have used without the missing record, and one answer "
-    "then tells them whether the missing record is an outlier and how large it is at least. Records whose ratio "
-    "p1/p3 breaks e^ε are marked ✗. Run this audit on your own data and query before you release anything."
+    "Some providers scale the noise they add to the data at hand. That leaks: someone who holds every record but "
+    "one can tell from a single answer whether the missing record is unusual, and how large it is at least. Run "
+    "this audit on your data and query before you release anything."
 )
+_HOW = (
+    "The provider adds Laplace noise of scale b_n = Δf_n(X)/ε, where Δf_n(X) is the largest change one record of "
+    "this data set makes. For every record that might be missing, the intruder computes the scale without it and "
+    "compares the probabilities of the answer: p1 with all records, p3 without the missing one. Records whose "
+    "ratio p1/p3 (or p3/p1) exceeds e^ε are marked ✗ (Sarathy and Muralidhar 2009, Tables 2 and 3)."
+)
+
+
+def _field(control: Any, name: str) -> Any:
+    """An input with its error output below it (shown once the user has typed or pressed Audit)."""
+    return ui.div(control, ui.output_ui(f"{name}_error"))
 
 
 @module.ui
 def page_ui() -> Any:
-    """The page's layout: the command's options on the left, the provider's and the intruder's view on the right."""
+    """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
     more = ui.accordion(
         ui.accordion_panel(
             "More options",
-            ui.input_text("response", "or the answer r itself (instead of u)", value=""),
-            ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
-            ui.input_text("alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"),
-            ui.input_text("seed", "Seed for the draw of u when u is empty", value=""),
-            ui.input_text("sweep_record", "Sweep: record number (from 1)", value=""),
-            ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""),
-            ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
-            ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0),
+            _field(ui.input_text("response", "or the answer r itself (instead of u)", value=""), "response"),
+            _field(
+                ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
+                "event",
+            ),
+            _field(
+                ui.input_text("alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"),
+                "alpha",
+            ),
+            _field(ui.input_text("seed", "Seed for the draw of u when u is empty", value=""), "seed"),
+            _field(ui.input_text("sweep_record", "Sweep: record number (from 1)", value=""), "sweep_record"),
+            _field(ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""), "sweep_values"),
+            _field(
+                ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
+                "missing",
+            ),
+            _field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
         ),
         open=False,
     )
@@ -80,159 +118,150 @@ def page_ui() -> Any:
                 ),
                 ui.output_ui("file_error"),
             ),
-            ui.input_selectize(
-                "column", "The numeric column the query runs on", choices=["claims"], selected="claims"
+            _field(
+                ui.input_selectize(
+                    "column", "The numeric column the query runs on", choices=["claims"], selected="claims"
+                ),
+                "column",
             ),
-            ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"),
-            ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"),
-            ui.input_text(
-                "u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", value="0.75"
+            _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"),
+            _field(ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"), "epsilon"),
+            _field(
+                ui.input_text(
+                    "u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", value="0.75"
+                ),
+                "u",
             ),
-            ui.input_text(
+            _field(
+                ui.input_text(
+                    "universe",
+                    "Bounds LO,HI: also audit noise calibrated to the global sensitivity",
+                    value="0,100",
+                ),
                 "universe",
-                "Bounds LO,HI: also audit noise calibrated to the global sensitivity",
-                value="0,100",
             ),
             more,
             ui.input_action_button("run", "Audit", class_="btn-primary mt-2"),
             width=380,
         ),
-        *main_panel("The intruder's audit of data-dependent noise", _INTRO),
+        ui.h2("The intruder's audit of data-dependent noise"),
+        ui.p(_INTRO, class_="privrisk-help"),
+        ui.output_ui("status"),
+        ui.output_ui("results"),
+        ui.h5("The same on the command line"),
+        ui.output_ui("command"),
     )
 
 
-class AuditInputs:
-    """The page's inputs, checked as ``privrisk audit`` checks its options (messages name the options)."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        from privrisk._validation import check_whole, parse_bounds, parse_epsilon, parse_numbers
-        from privrisk.audit.intruder import check_alpha, check_event
-
-        def text(name: str) -> str:
-            return str(values.get(name) or "").strip()
-
-        self.column = text("column")
-        if not self.column:
-            raise PrivriskError("column: choose the numeric column the query runs on", param="column")
-        self.query = text("query") or "mean"
-        self.epsilon = parse_epsilon(text("epsilon"), name="epsilon")
-        self.u = _number(text("u"), "u")
-        self.response = _number(text("response"), "response")
-        self.seed = _whole(text("seed"), "seed")
-        if self.seed is not None and self.seed < 0:
-            raise PrivriskError(f"seed: must be a whole number of at least 0, got {self.seed}", param="seed")
-        if self.u is not None and self.response is not None:
-            raise PrivriskError(
-                "u: give either u (the uniform draw) or response (the answer), not both", param="u"
-            )
-        self.event = check_event(text("event") or "tail")
-        self.alpha = _number(text("alpha"), "alpha") or 1e-4
-        check_alpha(self.alpha)
-        self.sweep_record = _whole(text("sweep_record"), "sweep_record")
-        self.sweep_text = text("sweep_values")
-        if (self.sweep_record is None) != (not self.sweep_text):
-            raise PrivriskError(
-                "sweep_record: give the record N together with sweep_values V1,V2,…",
-                param="sweep_record",
-            )
-        self.sweep_values = parse_numbers(self.sweep_text, name="sweep_values") if self.sweep_text else None
-        self.universe_text = text("universe")
-        self.bounds = parse_bounds(self.universe_text, name="universe") if self.universe_text else None
-        self.missing = text("missing") or None
-        top = values.get("top")
-        self.top = check_whole(20 if top is None else int(top), name="--top")
+#: The page's inputs that set a field of :class:`~privrisk.audit.settings.AuditSettings`; each has an error output
+#: below it (``<name>_error``), where an error naming that field is shown.
+FIELDS = (
+    "file",
+    "column",
+    "query",
+    "epsilon",
+    "u",
+    "universe",
+    "response",
+    "event",
+    "alpha",
+    "seed",
+    "sweep_record",
+    "sweep_values",
+    "missing",
+    "top",
+)
+_ID_NAME = re.compile(r"(^|[\s_.#-])(id|ids|key|nr|no|number|code|licen[cs]e)([\s_.#-]|$)|#|^(p|u)?id$", re.I)
 
 
-def _number(text: str, name: str) -> float | None:
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
+def id_like(name: str, values: Any) -> bool:
+    """Whether a column identifies records rather than measuring them: a name like ``id`` or ``License #``, or
+    whole numbers all distinct in one consecutive run (1, 2, 3, …).
+
+    Example:
+        >>> import pandas as pd
+        >>> id_like("id", pd.Series([7, 3])), id_like("n", pd.Series([3, 1, 2])), id_like("claims", pd.Series([1.5, 2]))
+        (True, True, False)
+    """
+    import numpy as np
+    import pandas as pd
+
+    if _ID_NAME.search(str(name)):
+        return True
+    series = pd.Series(values).dropna()
+    if series.size < 3 or not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        return False
+    x = np.sort(series.to_numpy(dtype=float))
+    return bool(np.all(x == np.round(x)) and np.all(np.diff(x) == 1))
 
 
-def _whole(text: str, name: str) -> int | None:
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a whole number", param=name) from None
+def numeric_columns(frame: Any) -> list[str]:
+    """The columns a query may run on: numeric, not an id (:func:`id_like`), in the file's order.
+
+    Example:
+        >>> import pandas as pd
+        >>> numeric_columns(pd.DataFrame({"id": [1, 2, 3], "name": ["a", "b", "c"], "claims": [9.9, 9.2, 100]}))
+        ['claims']
+    """
+    import pandas as pd
+
+    return [
+        str(c)
+        for c in frame.columns
+        if pd.api.types.is_numeric_dtype(frame[c])
+        and not pd.api.types.is_bool_dtype(frame[c])
+        and not id_like(str(c), frame[c])
+    ]
 
 
-def run_audit(job: Any, inputs: AuditInputs, path: Path, name: str, folder: Path) -> dict[str, Any]:
-    """Read the column, audit, sweep and write the command's folder: what ``privrisk audit --out`` does."""
-    from privrisk.audit.intruder import audit_data_dependent, audit_sweep
-    from privrisk.audit.report import audit_document, write_outputs
-    from privrisk.io.data import read_column
-    from privrisk.sensitivity import Universe
+def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditSettings:
+    """The page's inputs mapped onto :class:`~privrisk.audit.settings.AuditSettings` (every check is there).
 
-    job.advance(0.0, "Reading the column")
-    col = read_column(path, inputs.column, missing=inputs.missing)
-    values = col.values
-    n = int(values.size)
-    if n < 3:
-        raise PrivriskError(
-            f"{path}: column {inputs.column!r} has {n} value{'s' if n != 1 else ''}; the audit needs at least 3 "
-            "(the intruder leaves one record out, and then one more)"
-        )
-    if inputs.bounds is not None:
-        Universe.from_bounds(*inputs.bounds).check_sample(values, name=f"{path}: column {inputs.column!r}")
-    job.advance(0.3, "Auditing every possible missing record")
-    res = audit_data_dependent(
-        values,
-        inputs.query,
-        inputs.epsilon,
-        u=inputs.u,
-        response=inputs.response,
-        event=inputs.event,
-        alpha=inputs.alpha,
-        universe=inputs.bounds,
-        seed=inputs.seed,
-    )
-    sweep = None
-    if inputs.sweep_record is not None and inputs.sweep_values is not None:
-        sweep = audit_sweep(
-            values,
-            inputs.query,
-            inputs.epsilon,
-            inputs.sweep_record,
-            inputs.sweep_values,
-            u=res.u,
-            response=inputs.response,
-            event=inputs.event,
-        )
-    job.advance(0.8, "Writing the tables and the figures")
-    write_outputs(res, folder, sweep=sweep, sweep_record=inputs.sweep_record, file=name, column=inputs.column)
-    doc = audit_document(
-        res,
-        sweep=sweep,
-        sweep_record=inputs.sweep_record,
-        file=name,
-        column=inputs.column,
-        data=col.as_dict(),
-        top=inputs.top,
-    )
-    return {"result": res, "sweep": sweep, "column": col, "document": doc}
+    ``values`` are the inputs by name (text as typed); ``file`` is the data's path (None: nothing uploaded).
+
+    Example:
+        >>> audit_settings({"column": "claims", "epsilon": "ln3", "u": "", "universe": "0,100"}, "c.csv").universe
+        (0.0, 100.0)
+    """
+    from privrisk.audit.settings import AuditSettings
+
+    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name not in ("file",)}
+    if given.get("top") is None:
+        given.pop("top")
+    return AuditSettings(file=None if file is None else str(file), **given)
 
 
-def provider_frame(res: Any, column: str) -> Any:
-    """The provider's numbers, as the command line's table shows them."""
+def run_audit_job(job: Any, settings: AuditSettings, name: str, folder: Path) -> AuditRun:
+    """Audit and write the command's folder, what ``privrisk audit --out`` does; the bar follows each step."""
+    from privrisk.audit.settings import run_audit
+
+    run = run_audit(settings, progress=job.advance, name=name)
+    run.write(folder, progress=job.advance)
+    job.advance(1.0, "Done")
+    return run
+
+
+def _cell(x: float, digits: int = 4) -> str:
+    """A number for a table cell: significant digits, no e-notation (:func:`privrisk._format.number`)."""
+    return number(x, digits)
+
+
+def provider_frame(res: Any) -> Any:
+    """The provider's numbers, as the command line's table shows them (no e-notation)."""
     import pandas as pd
 
     label = "P[answer ≥ r]" if res.tail == "upper" else "P[answer ≤ r]"
     if res.event == "density":
         label = "density at r"
     rows = [
-        ("f_n(X)", f"{res.f_n:.6g}"),
-        (f"f_n−1(X*) (X* leaves out record {res.star})", f"{res.f_star:.6g}"),
-        ("Δf_n(X)", f"{res.delta_n:.6g}"),
-        ("b_n = Δf_n(X)/ε", f"{res.b_n:.6g}"),
-        ("answer r" + (f" (u = {res.u:.4g})" if res.u is not None else ""), f"{res.response:.6g}"),
-        (f"p1 = {label} with X", f"{res.p1:.4g}"),
-        (f"p2 = {label} with X*, scale b_n", f"{res.p2:.4g}"),
-        ("provider's ratio p1/p2", f"{res.p1 / res.p2:.4g}" if res.p2 > 0 else "∞"),
+        ("f_n(X)", _cell(res.f_n, 6)),
+        (f"f_n−1(X*) (X* leaves out record {res.star})", _cell(res.f_star, 6)),
+        ("Δf_n(X)", _cell(res.delta_n, 6)),
+        ("b_n = Δf_n(X)/ε", _cell(res.b_n, 6)),
+        ("answer r" + (f" (u = {number(res.u)})" if res.u is not None else ""), _cell(res.response, 6)),
+        (f"p1 = {label} with X", _cell(res.p1)),
+        (f"p2 = {label} with X*, scale b_n", _cell(res.p2)),
+        ("provider's ratio p1/p2", _cell(res.p1 / res.p2) if res.p2 > 0 else "∞"),
     ]
     return pd.DataFrame(rows, columns=["quantity", "value"])
 
@@ -254,10 +283,10 @@ def intruder_frame(res: Any) -> Any:
     for r in show.to_dict(orient="records"):
         row = {
             "missing": str(r["record"]),
-            "value": f"{r['value']:.6g}",
-            "f(X₋ᵢ)": f"{r['f_without']:.6g}",
-            "b_n−1": f"{r['b_without']:.4g}",
-            "p3": f"{r['p3']:.4g}",
+            "value": _cell(r["value"], 6),
+            "f(X₋ᵢ)": _cell(r["f_without"], 6),
+            "b_n−1": _cell(r["b_without"]),
+            "p3": _cell(r["p3"]),
             "p1/p3": ratio_text(r["log10_ratio"]),
             "": "✗" if r["violates"] else "",
         }
@@ -275,8 +304,8 @@ def sweep_frame(sweep: Any) -> Any:
 
     rows = [
         {
-            "value": f"{r['value']:.6g}",
-            "answer r": f"{r['response']:.6g}",
+            "value": _cell(r["value"], 6),
+            "answer r": _cell(r["response"], 6),
             "p1/p3": ratio_text(r["log10_ratio"]),
             "": "✗" if r["violates"] else "",
         }
@@ -285,11 +314,74 @@ def sweep_frame(sweep: Any) -> Any:
     return pd.DataFrame(rows)
 
 
+def verdict_ui(run: AuditRun) -> Any:
+    """The verdict first: one number and one sentence in plain words, and what global noise would do."""
+    v = run.verdict()
+    parts = [
+        ui.p(v.headline, id="audit-verdict-number", class_="display-6 fw-semibold mb-0"),
+        ui.p(v.sentence, id="audit-verdict", class_="lead"),
+    ]
+    if other := run.global_finding():
+        parts.append(ui.p(other, id="audit-global-plain"))
+    return ui.div(*parts, class_="privrisk-verdict mb-3")
+
+
+def detail_ui(run: AuditRun, folder: Path) -> Any:
+    """The technical detail, folded: the provider's and the intruder's tables, the sentences with symbols, the
+    sweep, the figures."""
+    from privrisk.audit.report import exp_text
+
+    res, column = run.result, run.settings.column or "values"
+    parts: list[Any] = []
+    if run.data is not None:
+        parts.append(ui.p(run.data.summary(), class_="privrisk-help"))
+    parts += [
+        ui.p(_HOW, class_="privrisk-help"),
+        findings_ui([plain(res.sentence(*run.nouns()))]),
+        frame_ui(
+            provider_frame(res),
+            id="audit-provider",
+            caption=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {number(res.epsilon)}",
+        ),
+        frame_ui(
+            intruder_frame(res),
+            id="audit-intruder",
+            caption=f"Intruder: ratio p1/p3 for each missing record (e^ε = {exp_text(res.epsilon)})",
+        ),
+        ui.p(
+            f"✗: p1/p3 or p3/p1 exceeds e^ε; {res.violations:,} of {res.n:,} possible missing records.",
+            id="audit-violations",
+        ),
+        ui.p(plain(res.quantile_sentence())),
+        ui.p(plain(res.test_sentence())),
+    ]
+    if glob := res.global_sentence():
+        parts.append(ui.p(plain(glob), id="audit-global"))
+    if run.sweep is not None:
+        parts.append(
+            frame_ui(
+                sweep_frame(run.sweep),
+                id="audit-sweep",
+                caption=f"Ratio p1/p3 as record {run.settings.sweep_record}'s value varies "
+                "(Table 3 of Sarathy and Muralidhar 2009)",
+            )
+        )
+    return ui.TagList(
+        ui.tags.details(
+            ui.tags.summary("The numbers behind it (Sarathy and Muralidhar 2009)"),
+            *parts,
+            id="audit-detail",
+            class_="mb-3",
+        ),
+        ui.tags.details(
+            ui.tags.summary("Figures"), figures_ui(folder), id="audit-figures", class_="mb-3"
+        ),
+    )
+
+
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    from privrisk.audit.report import exp_text, record_nouns
-
     folder = session_folder(session, ID)
     example = folder / "claims.csv"
     example_frame("claims").to_csv(example, index=False)
@@ -313,22 +405,33 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     preset_inputs(session, kinds)
     wanted_column = params.get("column")
     file_message: reactive.Value[str | None] = reactive.value(None)
-    file_columns: reactive.Value[list[str]] = reactive.value([])
+    file_columns: reactive.Value[tuple[list[str], list[str]]] = reactive.value(([], []))
+
+    def _choose(found: list[str], numeric: list[str]) -> None:
+        # Numeric columns first; none chosen unless one measures something (never an id or a text column).
+        choices = numeric + [c for c in found if c not in numeric]
+        chosen = wanted_column if wanted_column in found else (numeric[0] if numeric else None)
+        ui.update_selectize("column", choices=choices, selected=chosen or [])
 
     @reactive.effect
     @reactive.event(input.file)
     def _columns() -> None:
+        from privrisk.app._shared import read_upload
+
         file_message.set(None)
         try:
-            found = upload_columns(input.file(), max_bytes=max_upload)
+            frame = read_upload(input.file(), max_bytes=max_upload)
         except PrivriskError as exc:
             file_message.set(named_error(exc, "audit"))
-            file_columns.set([])
+            file_columns.set(([], []))
             ui.update_selectize("column", choices=[], selected=[])
             return
-        file_columns.set(found)
-        chosen = wanted_column if wanted_column in found else found[-1]
-        ui.update_selectize("column", choices=found, selected=chosen)
+        found = [str(c) for c in frame.columns]
+        numeric = numeric_columns(frame)
+        file_columns.set((found, numeric))
+        _choose(found, numeric)
+        if "universe" not in params:  # the example's bounds do not fit another file's values
+            ui.update_text("universe", value="")
 
     @reactive.effect
     @reactive.event(input.source, ignore_init=True)
@@ -336,96 +439,55 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if input.source() == "example":
             ui.update_selectize("column", choices=["claims"], selected="claims")
         else:
-            found = file_columns()
-            ui.update_selectize("column", choices=found, selected=found[-1:])
+            _choose(*file_columns())
+
+    def _values() -> dict[str, Any]:
+        return {n: input[n]() for n in FIELDS if n != "file"}
+
+    def _data() -> tuple[Path | None, str]:
+        if input.source() == "example":
+            return example, EXAMPLE_NAME
+        info = input.file()
+        if not info or file_message() is not None:
+            return None, "FILE"
+        return Path(str(info[0]["datapath"])), Path(str(info[0]["name"])).name
+
+    form = SettingsForm(input, "audit", FIELDS, lambda path: audit_settings(_values(), path), _data, ("column",))
 
     @render.ui
     def file_error() -> Any:
-        return error_ui(file_message())
+        return form.file_error(file_message())
 
-    def _values() -> dict[str, Any]:
-        names = (
-            "column",
-            "query",
-            "epsilon",
-            "u",
-            "universe",
-            "response",
-            "event",
-            "alpha",
-            "seed",
-            "sweep_record",
-            "sweep_values",
-            "missing",
-            "top",
-        )
-        return {n: input[n]() for n in names}
+    def _checked() -> tuple[Path, str]:
+        if input.source() == "example":
+            return example, EXAMPLE_NAME
+        return checked_upload(input.file(), max_bytes=max_upload)
 
     @reactive.effect
     @reactive.event(input.run)
     def _run() -> None:
-        uploads: list[tuple[Path, str]] = []
-        try:
-            inputs = AuditInputs(_values())
-            if input.source() == "example":
-                path, name = example, EXAMPLE_NAME
-            else:
-                path, name = checked_upload(input.file(), max_bytes=max_upload)
-            uploads = [(path, name)]
-        except Exception as exc:
-            runner.fail(exc, uploads)
-            return
-        runner.start(run_audit, inputs, path, name, folder / "out", uploads=uploads)
+        message = file_message() if input.source() == "file" else None
+        form.start(runner, run_audit_job, folder / "out", upload_message=message, checked=_checked)
 
     runner.serve_status(input)
 
     @render.ui
     def results() -> Any:
-        done = runner.result()
-        if done is None:
-            return ui.p("Press “Audit”: the example runs at once.", class_="privrisk-help")
-        res, col, sweep = done["result"], done["column"], done["sweep"]
-        column = done["document"].get("column", "")
-        sentences = [res.sentence(*record_nouns(column))]
-        parts: list[Any] = [
+        run = runner.result()
+        if run is None:
+            return ui.p(
+                "Press “Audit”: the example takes a few seconds, most of them drawing its four figures.",
+                class_="privrisk-help",
+            )
+        return ui.TagList(
+            verdict_ui(run),
             ui.div(
                 ui.download_button("download_records", "records.csv (every record)", class_="btn-sm me-2"),
                 ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
                 class_="mb-3",
             ),
-            ui.h4("What the intruder learns"),
-            findings_ui(sentences),
-            ui.p(col.summary(), class_="privrisk-help"),
-            frame_ui(
-                provider_frame(res, column),
-                id="audit-provider",
-                caption=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {res.epsilon:.4g}",
-            ),
-            frame_ui(
-                intruder_frame(res),
-                id="audit-intruder",
-                caption=f"Intruder: ratio p1/p3 for each missing record (e^ε = {exp_text(res.epsilon)})",
-            ),
-            ui.p(
-                f"✗: p1/p3 or p3/p1 exceeds e^ε; {res.violations:,} of {res.n:,} possible missing records.",
-                id="audit-violations",
-            ),
-            ui.p(res.quantile_sentence()),
-            ui.p(res.test_sentence()),
-        ]
-        if glob := res.global_sentence():
-            parts.append(ui.p(glob, id="audit-global"))
-        if sweep is not None:
-            parts.append(
-                frame_ui(
-                    sweep_frame(sweep),
-                    id="audit-sweep",
-                    caption=f"Ratio p1/p3 as record {done['document']['sweep']['record']}'s value varies "
-                    "(Table 3 of Sarathy and Muralidhar 2009)",
-                )
-            )
-        parts += [ui.h4("Figures"), figures_ui(folder / "out")]
-        return ui.TagList(*parts)
+            detail_ui(run, folder / "out"),
+        )
 
     @render.download_button(filename="records.csv")
     def download_records() -> Any:
@@ -438,11 +500,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @render.ui
     def command() -> Any:
         v = _values()
-        if input.source() == "example":
-            name = EXAMPLE_NAME
-        else:
-            info = input.file()
-            name = Path(str(info[0]["name"])).name if info else "FILE"
+        _, name = _data()
         options: dict[str, Any] = {
             "column": v["column"] or "COLUMN",
             "query": v["query"],

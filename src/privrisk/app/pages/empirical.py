@@ -1,56 +1,58 @@
 """The app's page "Empirical DP": how private a statistic published period after period already is (Burchard and
 Daoud 2022), as ``privrisk empirical`` measures it.
 
-The page reads the upload (the server's own copy) with :func:`privrisk.io.data.read_table` (cleaned by
-:func:`privrisk.datasets.chicago_clean` for the Chicago preset), measures with
-:func:`privrisk.empirical.empirical_privacy` in a worker thread (progress over the individuals, Cancel), adds
-:func:`privrisk.empirical.rolling_privacy` and :func:`privrisk.empirical.smallest_noise` when asked, and writes the
-command's folder with :func:`privrisk.empirical.write_outputs`. The built-in example is inspection data in the
-schema of the Chicago Food Inspections file made by :func:`privrisk.datasets.chicago_like` (no network needed); it
-can be downloaded to run the same command in a terminal.
+The page maps its inputs onto :class:`privrisk.empirical.EmpiricalSettings` (:func:`empirical_settings`: the
+rules about which inputs go together and the Chicago preset's columns live there, and an error is shown at the
+input it names), runs :func:`privrisk.empirical.run_empirical` in a worker thread (progress over the individuals,
+Cancel) and writes the command's folder with :meth:`~privrisk.empirical.EmpiricalRun.write`. The result leads
+with the verdict in plain words (how likely it is that someone is exposed, one number); the tables of δ and δ*,
+the riskiest individuals and the figures are folded below it. The built-in example is inspection data in the
+schema of the Chicago Food Inspections file made by :func:`privrisk.datasets.chicago_like` (no network needed);
+it can be downloaded to run the same command in a terminal.
 """
 
 from __future__ import annotations
 
-import warnings
+import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import (
-    command_line,
-    error_message,
-    error_ui,
-    preset_inputs,
-    query_params,
-    upload_columns,
-)
+from privrisk._format import number, plain
+from privrisk.app._shared import command_line, error_message, preset_inputs, query_params
+from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
     Runner,
-    StepCounter,
     checked_upload,
     figures_ui,
     frame_ui,
-    main_panel,
     named_error,
     session_folder,
     zip_bytes,
 )
+from privrisk.app.pages.audit import id_like, numeric_columns
 from privrisk.errors import PrivriskError
+
+if TYPE_CHECKING:
+    from privrisk.empirical.settings import EmpiricalRun, EmpiricalSettings
 
 ID = "empirical"
 TITLE = "Empirical DP"
 
 __all__ = [
     "EXAMPLE_NAME",
+    "FIELDS",
     "ID",
     "TITLE",
-    "EmpiricalInputs",
+    "JobStages",
+    "column_roles",
+    "empirical_settings",
     "example_table",
     "page_server",
     "page_ui",
-    "run_empirical",
+    "run_empirical_job",
 ]
 
 EXAMPLE_NAME = "inspections.csv"
@@ -58,12 +60,17 @@ DENSITIES = ("kde-box", "kde-triangle", "kde-gauss", "ecdf")
 QUERY_CHOICES = ("count", "sum", "mean", "rate")
 UNITS = ("", "day", "week", "month", "quarter", "year")
 _INTRO = (
-    "Many statistics are published without noise period after period. The periods are the databases; for each "
-    "individual the answers with and without their rows are compared through their densities, giving δᵢ(ε). "
-    "δ is the largest δᵢ, and the total risk δ* = 1 − Π(1 − δᵢ) is the chance that someone is exposed by more "
-    "than ε. The example is inspection data in the schema of the Chicago Food Inspections file (generated, with "
-    "the cleaning of Burchard and Daoud §5: the preset chicago). US patent 11,593,360 claims this method; check it "
-    "before commercial use."
+    "Many statistics are published without noise, period after period. This page measures how much such a "
+    "statistic already gives away about the individuals behind it: for each one, the answers with and without "
+    "their records are compared. The example is inspection data in the schema of the Chicago Food Inspections "
+    "file (generated)."
+)
+_HOW = (
+    "The periods are the databases. For each individual the answers with and without their rows are compared "
+    "through their densities, giving δᵢ(ε). δ is the largest δᵢ, and the total risk δ* = 1 − Π(1 − δᵢ) is the "
+    "chance that someone is exposed by more than the factor e^ε (Burchard and Daoud 2022, Definitions 2 and 3; "
+    "the preset chicago applies their cleaning of §5). US patent 11,593,360 claims this method; check it before "
+    "commercial use."
 )
 
 
@@ -75,32 +82,49 @@ def example_table(path: Path) -> Path:
     return path
 
 
+def _field(control: Any, name: str) -> Any:
+    """An input with its error output below it (shown once the user has typed or pressed Measure)."""
+    return ui.div(control, ui.output_ui(f"{name}_error"))
+
+
 @module.ui
 def page_ui() -> Any:
-    """The page's layout: the command's options on the left, δ, δ* and the riskiest individuals on the right."""
+    """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
     more = ui.accordion(
         ui.accordion_panel(
             "More options",
-            ui.input_select(
-                "period_unit", "When the period is a date: unit", {u: u or "(not a date)" for u in UNITS}
+            _field(
+                ui.input_select(
+                    "period_unit", "When the period is a date: unit", {u: u or "(not a date)" for u in UNITS}
+                ),
+                "period_unit",
             ),
-            ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""),
-            ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1),
-            ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""),
-            ui.input_text("step", "Periods between window starts (empty: W/2)", value=""),
-            ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""),
-            ui.input_text(
-                "joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)", value=""
+            _field(ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"),
+            _field(ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1), "aggregate"),
+            _field(ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""), "window"),
+            _field(ui.input_text("step", "Periods between window starts (empty: W/2)", value=""), "step"),
+            _field(ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"),
+            _field(
+                ui.input_text(
+                    "joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)", value=""
+                ),
+                "joint",
             ),
-            ui.input_text(
-                "condition_on", "What the adversary knows per period: a column or count, sum:COLUMN", value=""
+            _field(
+                ui.input_text(
+                    "condition_on", "What the adversary knows per period: a column or count, sum:COLUMN", value=""
+                ),
+                "condition_on",
             ),
-            ui.input_numeric("buckets", "Buckets of that knowledge", value=4, min=1),
-            ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""),
-            ui.input_text("target_delta", "Find the smallest Laplace scale bringing δ under", value=""),
-            ui.input_numeric("draws", "Noise draws per database", value=20, min=1),
-            ui.input_numeric("seed", "Seed of the noise draws", value=0, min=0),
-            ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0),
+            _field(ui.input_numeric("buckets", "Buckets of that knowledge", value=4, min=1), "buckets"),
+            _field(ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"),
+            _field(
+                ui.input_text("target_delta", "Find the smallest Laplace scale bringing δ under", value=""),
+                "target_delta",
+            ),
+            _field(ui.input_numeric("draws", "Noise draws per database", value=20, min=1), "draws"),
+            _field(ui.input_numeric("seed", "Seed of the noise draws", value=0, min=0), "seed"),
+            _field(ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0), "top"),
         ),
         open=False,
     )
@@ -121,208 +145,167 @@ def page_ui() -> Any:
                 ),
                 ui.output_ui("file_error"),
             ),
-            ui.input_select(
+            _field(
+                ui.input_select(
+                    "preset",
+                    "Preset",
+                    {
+                        "chicago": "chicago: Burchard and Daoud's cleaning, monthly failure rate per establishment",
+                        "": "none: choose the columns",
+                    },
+                    selected="chicago",
+                ),
                 "preset",
-                "Preset",
-                {
-                    "chicago": "chicago: Burchard and Daoud's cleaning, monthly "
-                    "failure rate per establishment",
-                    "": "none: choose the columns",
-                },
-                selected="chicago",
             ),
             ui.panel_conditional(
                 "input.preset === ''",
-                ui.input_selectize("period", "Column whose values are the databases", choices=[]),
-                ui.input_selectize("individual", "Column identifying individuals", choices=[]),
-                ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"),
-                ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
-                ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
+                _field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
+                _field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
+                _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
+                _field(
+                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]), "value"
+                ),
+                _field(
+                    ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
+                    "weight",
+                ),
             ),
-            ui.input_text("epsilons", "ε values, comma-separated", value="0.03,0.1,0.3"),
-            ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"),
+            _field(ui.input_text("epsilons", "ε values, comma-separated", value="0.03,0.1,0.3"), "epsilons"),
+            _field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
             more,
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
         ),
-        *main_panel("Empirical privacy of a statistic published every period", _INTRO),
+        ui.h2("Empirical privacy of a statistic published every period"),
+        ui.p(_INTRO, class_="privrisk-help"),
+        ui.output_ui("status"),
+        ui.output_ui("results"),
+        ui.h5("The same on the command line"),
+        ui.output_ui("command"),
     )
 
 
-class EmpiricalInputs:
-    """The page's inputs, checked as ``privrisk empirical`` checks its options (messages name the options)."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        from privrisk._validation import check_choice, check_whole, parse_epsilons
-        from privrisk.empirical import EMPIRICAL_QUERIES
-
-        def text(name: str) -> str:
-            return str(values.get(name) or "").strip()
-
-        self.epsilons = parse_epsilons(text("epsilons") or "0.03,0.1,0.3", name="epsilons")
-        self.k = None if text("k").lower() in ("", "auto") else _whole(text("k"), "k")
-        self.noise = _noise(text("noise"))
-        self.seed = check_whole(_int(values.get("seed"), 0, "seed"), name="seed")
-        self.target_delta = _number(text("target_delta"), "target_delta")
-        if self.target_delta is not None and self.noise is not None:
-            raise PrivriskError(
-                "target_delta: finds the noise scale itself; leave out noise", param="target_delta"
-            )
-        self.top = _int(values.get("top"), 10, "top")
-        if self.top < 0:
-            raise PrivriskError(f"top: must be at least 0, got {self.top}", param="top")
-        self.preset = text("preset") or None
-        self.window = _whole(text("window"), "window")
-        self.step = _whole(text("step"), "step")
-        self.options: dict[str, Any] = dict(
-            period=text("period") or None,
-            individual=text("individual") or None,
-            query=text("query") or None,
-            value=text("value") or None,
-            weight=text("weight") or None,
-            epsilons=self.epsilons,
-            density=text("density") or "kde-box",
-            k=self.k,
-            period_unit=text("period_unit") or None,
-            aggregate=_int(values.get("aggregate"), 1, "aggregate"),
-            lags=_whole(text("lags"), "lags"),
-            joint=text("joint") or None,
-            condition_on=text("condition_on") or None,
-            buckets=_int(values.get("buckets"), 4, "buckets"),
-            noise=self.noise,
-            draws=_int(values.get("draws"), 20, "draws"),
-            seed=self.seed,
-        )
-        if self.preset is not None:
-            self.preset = check_choice(self.preset, ("chicago",), name="preset")
-            o = self.options
-            o["period"], o["period_unit"] = (
-                o["period"] or "month",
-                None if o["period"] is None else o["period_unit"],
-            )
-            o["individual"], o["query"] = o["individual"] or "License #", o["query"] or "rate"
-            o["value"] = o["value"] or "failed"
-        else:
-            for name in ("period", "individual", "query"):
-                if self.options[name] is None:
-                    raise PrivriskError(f"{name}: required (or use the preset chicago)", param=name)
-            check_choice(self.options["query"], EMPIRICAL_QUERIES, name="query")
+#: The page's inputs that set a field of :class:`~privrisk.empirical.settings.EmpiricalSettings`; each but the file
+#: has an error output below it (``<name>_error``), where an error naming that field is shown.
+FIELDS = (
+    "file",
+    "preset",
+    "period",
+    "individual",
+    "query",
+    "value",
+    "weight",
+    "epsilons",
+    "density",
+    "period_unit",
+    "k",
+    "aggregate",
+    "window",
+    "step",
+    "lags",
+    "joint",
+    "condition_on",
+    "buckets",
+    "noise",
+    "target_delta",
+    "draws",
+    "seed",
+    "top",
+)
+_PERIOD_NAME = re.compile(r"date|month|week|year|day|period|quarter|time|wave", re.I)
 
 
-def _number(text: str, name: str) -> float | None:
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
+def column_roles(frame: Any) -> dict[str, str]:
+    """Sensible columns of an uploaded table: a ``period`` (a name like month, date, week), an ``individual`` (an
+    id), and a numeric ``value`` that is neither (never an id or a text column); a role left out when none fits.
+
+    Example:
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"week": [1, 1, 2], "shop": ["a", "b", "a"], "shop_id": [7, 8, 7], "failed": [0, 1, 0]})
+        >>> column_roles(df)
+        {'period': 'week', 'individual': 'shop_id', 'value': 'failed'}
+    """
+    names = [str(c) for c in frame.columns]
+    roles: dict[str, str] = {}
+    period = next((c for c in names if _PERIOD_NAME.search(c)), None)
+    if period is not None:
+        roles["period"] = period
+    individual = next((c for c in names if c != period and id_like(c, frame[c])), None)
+    if individual is not None:
+        roles["individual"] = individual
+    value = next((c for c in numeric_columns(frame) if c not in (period, individual)), None)
+    if value is not None:
+        roles["value"] = value
+    return roles
 
 
-def _whole(text: str, name: str) -> int | None:
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: give a whole number, got {text!r}", param=name) from None
+def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> EmpiricalSettings:
+    """The page's inputs mapped onto :class:`~privrisk.empirical.settings.EmpiricalSettings` (every check is
+    there). With a preset the column inputs are left out, as ``--preset chicago`` without ``--period`` does.
+
+    Example:
+        >>> s = empirical_settings({"preset": "chicago", "period": "week", "epsilons": "0.1", "k": "auto"}, "i.csv")
+        >>> s.period, s.epsilons, s.k
+        ('month', (0.1,), None)
+    """
+    from privrisk.empirical.settings import EmpiricalSettings
+
+    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
+    if given.get("preset"):
+        for name in ("period", "individual", "query", "value", "weight", "period_unit"):
+            given.pop(name, None)
+    return EmpiricalSettings(file=None if file is None else str(file), **given)
 
 
-def _int(value: Any, default: int, name: str) -> int:
-    if value is None or str(value).strip() == "":
-        return default
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name) from None
-    if not number.is_integer():
-        raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name)
-    return int(number)
+class JobStages:
+    """The library's steps (:data:`privrisk.empirical.settings.Stages`) on a page's :class:`Job`: each step moves
+    the bar to its share of the run, and the units it counts (individuals, windows, measurements) show in its
+    text as they are done."""
+
+    SHARES = (
+        ("Reading", 0.0),
+        ("Measuring the individuals", 0.1),
+        ("Measuring the rolling", 0.6),
+        ("Searching", 0.7),
+        ("Writing", 0.9),
+    )
+
+    def __init__(self, job: Any) -> None:
+        self.job = job
+
+    def __call__(self, text: str) -> Any:
+        start = next((share for head, share in self.SHARES if text.startswith(head)), self.job.fraction)
+        self.job.advance(start, text)
+        done = [0]
+
+        def advance(steps: int = 1) -> None:
+            done[0] += steps
+            self.job.advance(start, f"{text}: {done[0]:,} done")
+
+        return advance
 
 
-def _noise(text: str) -> float | None:
-    if not text:
-        return None
-    kind, _, number = text.partition(":")
-    if kind.strip().lower() != "laplace" or not number:
-        raise PrivriskError(f"noise: write laplace:SCALE, got {text!r}", param="noise")
-    try:
-        value = float(number)
-    except ValueError:
-        raise PrivriskError(f"noise: {number!r} is not a number", param="noise") from None
-    if not value >= 0 or value == float("inf"):
-        raise PrivriskError(f"noise: the scale must be a finite number ≥ 0, got {number}", param="noise")
-    return value
-
-
-def run_empirical(job: Any, inputs: EmpiricalInputs, path: Path, name: str, folder: Path) -> dict[str, Any]:
+def run_empirical_job(job: Any, settings: EmpiricalSettings, name: str, folder: Path) -> EmpiricalRun:
     """Read, clean (preset), measure and write the command's folder: what ``privrisk empirical --out`` does."""
-    from privrisk.datasets.chicago import chicago_clean
-    from privrisk.empirical import empirical_privacy, rolling_privacy, smallest_noise, write_outputs
-    from privrisk.errors import DependenceWarning, PrivacyLeakWarning
-    from privrisk.io.data import read_table
+    from privrisk.empirical.settings import run_empirical
 
-    job.advance(0.0, "Reading the data")
-    options = inputs.options
-    cleaning = None
-    if inputs.preset is not None:
-        frame, cleaning = chicago_clean(read_table(path))
-    else:
-        wanted = [
-            c
-            for c in dict.fromkeys(
-                [options["period"], options["individual"], options["value"], options["weight"]]
-            )
-            if c
-        ]
-        frame = read_table(path, wanted)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        warnings.simplefilter("always", DependenceWarning)
-        result = empirical_privacy(frame, progress=StepCounter(job, None, "Individuals measured"), **options)
-        job.advance(0.0, "Windows and noise")
-        windows = (
-            None
-            if inputs.window is None
-            else rolling_privacy(frame, window=inputs.window, step=inputs.step, **options)
-        )
-        target = None
-        if inputs.target_delta is not None:
-            target = smallest_noise(frame, target_delta=inputs.target_delta, **options)
-    doc = result.to_dict(
-        top=inputs.top,
-        file=name,
-        preset=inputs.preset,
-        cleaning=cleaning,
-        windows=windows,
-        smallest_noise=target,
-        target_delta=inputs.target_delta,
-        out="empirical/",
-    )
-    job.advance(1.0, "Writing the tables and the figures")
-    write_outputs(folder, result, windows=windows, file=name, preset=inputs.preset, parameters=options)
-    said = [
-        error_message(PrivriskError(str(w.message)), "empirical")
-        for w in caught
-        if issubclass(w.category, (PrivacyLeakWarning, DependenceWarning))
-    ]
-    return {
-        "result": result,
-        "document": doc,
-        "cleaning": cleaning,
-        "target": target,
-        "warnings": list(dict.fromkeys(said)),
-    }
+    stages = JobStages(job)
+    run = run_empirical(settings, progress=stages, name=name)
+    stages("Writing the tables and the figures")
+    run.write(folder)
+    job.advance(1.0, "Done")
+    return run
 
 
 def privacy_frame(doc: dict[str, Any]) -> Any:
-    """δ and δ* per ε with the riskiest individual, as the command line prints them."""
+    """δ and δ* per ε with the riskiest individual, as the command line prints them (no e-notation)."""
     import pandas as pd
 
     from privrisk.empirical.report import short_number
 
     rows = [
         {
-            "ε": f"{r['epsilon']:.4g}",
+            "ε": number(r["epsilon"]),
             "δ": short_number(r["delta"]),
             "δ* (total risk)": short_number(r["total_risk"]),
             "riskiest individual": str(r["worst_individual"]),
@@ -343,26 +326,26 @@ def riskiest_frame(result: Any, top: int) -> Any:
         {
             "individual": str(r["individual"]),
             "periods": str(r["periods"]),
-            **{f"δᵢ at ε = {c[6:]}": short_number(r[c]) for c in cols},
+            **{f"δᵢ at ε = {c.removeprefix('delta_')}": short_number(r[c]) for c in cols},
         }
         for r in result.top(top).to_dict(orient="records")
     ]
     return pd.DataFrame(rows)
 
 
-def _extras(done: dict[str, Any]) -> list[Any]:
+def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
     import pandas as pd
 
     from privrisk.empirical.report import short_number
 
-    result, doc, target = done["result"], done["document"], done["target"]
+    result, target = run.result, run.smallest_noise
     parts: list[Any] = []
     if "windows" in doc:
         rows = [
             {
                 "first": str(r["first"]),
                 "last": str(r["last"]),
-                "ε": f"{r['epsilon']:.4g}",
+                "ε": number(r["epsilon"]),
                 "δ": short_number(r["delta"]),
                 "δ*": short_number(r["total_risk"]),
             }
@@ -374,10 +357,10 @@ def _extras(done: dict[str, Any]) -> list[Any]:
         rows = [
             {
                 "bucket": str(r["bucket"]),
-                "from": f"{r['low']:.4g}",
-                "to": f"{r['high']:.4g}",
+                "from": number(r["low"]),
+                "to": number(r["high"]),
                 "periods": str(r["periods"]),
-                **{f"δ at ε = {c[6:]}": short_number(r[c]) for c in cols},
+                **{f"δ at ε = {c.removeprefix('delta_')}": short_number(r[c]) for c in cols},
             }
             for r in result.conditional.to_dict(orient="records")
         ]
@@ -391,19 +374,80 @@ def _extras(done: dict[str, Any]) -> list[Any]:
     if target is not None:
         rows = [
             {
-                "ε": f"{r['epsilon']:.4g}",
+                "ε": number(r["epsilon"]),
                 "δ without noise": short_number(r["delta_without_noise"]),
-                "scale": "not found" if r["scale"] != r["scale"] else f"{r['scale']:.4g}",
+                "scale": "not found" if r["scale"] != r["scale"] else number(r["scale"]),
                 "δ with it": short_number(r["delta"]),
             }
             for r in target.to_dict(orient="records")
         ]
         parts.append(
-            frame_ui(
-                pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ"
-            )
+            frame_ui(pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ")
         )
     return parts
+
+
+def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
+    """What was read and measured, in sentences (the cleaning, the periods and individuals, their appearances)."""
+    result, a = run.result, doc["appearances"]
+    said = []
+    if run.cleaning:
+        said.append(
+            "Cleaning (Burchard and Daoud §5): dropped " + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items()) + "."
+        )
+    said.append(
+        f"{result.periods} periods, {result.n_individuals:,} individuals ({result.footprints:,} distinct "
+        f"footprints), {result.density}, k = {result.k}."
+    )
+    said.append(
+        f"Individuals appear in {a['min']}–{a['max']} periods (median {number(a['median'])}); "
+        f"{a['in_one_period']:,} in one period only."
+    )
+    return said
+
+
+def verdict_ui(run: EmpiricalRun) -> Any:
+    """The verdict first: one number and one sentence in plain words, then the library's warnings."""
+    v = run.verdict()
+    warned = [plain(error_message(PrivriskError(text), "empirical")) for _, text in run.warnings]
+    return ui.div(
+        ui.p(v.headline, id="empirical-verdict-number", class_="display-6 fw-semibold mb-0"),
+        ui.p(v.sentence, id="empirical-verdict", class_="lead privrisk-finding"),
+        *(ui.p(f"warning: {w}", class_="text-warning privrisk-warning") for w in warned),
+        class_="privrisk-verdict mb-3",
+    )
+
+
+def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
+    """The technical detail, folded: δ and δ* per ε, the riskiest individuals, the extras, the figures."""
+    doc = run.to_dict()
+    parts: list[Any] = [ui.p(_HOW, class_="privrisk-help")]
+    parts += [ui.p(n, class_="privrisk-help") for n in notes(run, doc)]
+    parts.append(
+        frame_ui(
+            privacy_frame(doc),
+            id="empirical-privacy",
+            caption=f"Empirical privacy of the {run.result.query} (Burchard and Daoud §5)",
+        )
+    )
+    if doc.get("top"):
+        parts.append(
+            frame_ui(
+                riskiest_frame(run.result, len(doc["top"])),
+                id="empirical-riskiest",
+                caption=f"The {len(doc['top'])} riskiest individuals",
+            )
+        )
+    parts += _extras(run, doc)
+    return ui.TagList(
+        ui.tags.details(
+            ui.tags.summary("The numbers behind it (Burchard and Daoud 2022)"),
+            *parts,
+            id="empirical-detail",
+            class_="mb-3",
+        ),
+        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"),
+    )
 
 
 @module.server
@@ -436,150 +480,84 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     }
     preset_inputs(session, kinds)
     file_message: reactive.Value[str | None] = reactive.value(None)
-    columns: reactive.Value[list[str]] = reactive.value([])
 
-    def set_choices(found: list[str]) -> None:
-        def pick(name: str, fallback: str) -> str:
+    def set_choices(found: list[str], roles: Mapping[str, str]) -> None:
+        def pick(name: str) -> str:
             wanted = params.get(name)
-            return wanted if wanted in found else fallback
+            return wanted if wanted in found else roles.get(name, "")
 
-        ui.update_selectize("period", choices=found, selected=pick("period", found[0] if found else ""))
-        ui.update_selectize(
-            "individual", choices=found, selected=pick("individual", found[1] if len(found) > 1 else "")
-        )
-        ui.update_selectize("value", choices=["", *found], selected=pick("value", ""))
-        ui.update_selectize("weight", choices=["", *found], selected=pick("weight", ""))
+        ui.update_selectize("period", choices=found, selected=pick("period") or [])
+        ui.update_selectize("individual", choices=found, selected=pick("individual") or [])
+        ui.update_selectize("value", choices=["", *found], selected=pick("value"))
+        ui.update_selectize("weight", choices=["", *found], selected=pick("weight"))
 
     @reactive.effect
     @reactive.event(input.file)
     def _columns() -> None:
+        from privrisk.app._shared import read_upload
+
         file_message.set(None)
         try:
-            found = upload_columns(input.file(), max_bytes=max_upload)
+            frame = read_upload(input.file(), max_bytes=max_upload)
         except PrivriskError as exc:
             file_message.set(named_error(exc, "empirical"))
-            columns.set([])
-            set_choices([])
+            set_choices([], {})
             return
-        columns.set(found)
-        set_choices(found)
+        set_choices([str(c) for c in frame.columns], column_roles(frame))
+        if "preset" not in params:  # the example's preset does not describe another file
+            ui.update_select("preset", selected="")
+
+    def _values() -> dict[str, Any]:
+        return {n: input[n]() for n in FIELDS if n != "file"}
+
+    def _data() -> tuple[Path | None, str]:
+        if input.source() == "example":
+            return example, EXAMPLE_NAME
+        info = input.file()
+        if not info or file_message() is not None:
+            return None, "FILE"
+        return Path(str(info[0]["datapath"])), Path(str(info[0]["name"])).name
+
+    form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), _data,
+                        ("period", "individual", "value", "weight"))  # fmt: skip
 
     @render.ui
     def file_error() -> Any:
-        return error_ui(file_message())
+        return form.file_error(file_message())
 
-    def _values() -> dict[str, Any]:
-        names = (
-            "preset",
-            "period",
-            "individual",
-            "query",
-            "value",
-            "weight",
-            "epsilons",
-            "density",
-            "period_unit",
-            "k",
-            "aggregate",
-            "window",
-            "step",
-            "lags",
-            "joint",
-            "condition_on",
-            "buckets",
-            "noise",
-            "target_delta",
-            "draws",
-            "seed",
-            "top",
-        )
-        return {n: input[n]() for n in names}
+    def _checked() -> tuple[Path, str]:
+        if input.source() == "example":
+            if not example.is_file():
+                example_table(example)
+            return example, EXAMPLE_NAME
+        return checked_upload(input.file(), max_bytes=max_upload)
 
     @reactive.effect
     @reactive.event(input.run)
     def _run() -> None:
-        uploads: list[tuple[Path, str]] = []
-        try:
-            values = _values()
-            if values[
-                "preset"
-            ]:  # the preset names its own columns, as --preset chicago does without --period
-                values |= {"period": None, "individual": None, "query": None, "value": None, "weight": None}
-            inputs = EmpiricalInputs(values)
-            if input.source() == "example":
-                if not example.is_file():
-                    example_table(example)
-                path, name = example, EXAMPLE_NAME
-            else:
-                path, name = checked_upload(input.file(), max_bytes=max_upload)
-            uploads = [(path, name)]
-        except Exception as exc:
-            runner.fail(exc, uploads)
-            return
-        runner.start(run_empirical, inputs, path, name, folder / "out", uploads=uploads)
+        message = file_message() if input.source() == "file" else None
+        form.start(runner, run_empirical_job, folder / "out", upload_message=message, checked=_checked)
 
     runner.serve_status(input)
 
     @render.ui
     def results() -> Any:
-        done = runner.result()
-        if done is None:
-            return ui.p("Press “Measure”: the example runs in a few seconds.", class_="privrisk-help")
-        result, doc, cleaning = done["result"], done["document"], done["cleaning"]
-        a = doc["appearances"]
-        notes = []
-        if cleaning:
-            notes.append(
-                "Cleaning (Burchard and Daoud §5): dropped "
-                + ", ".join(f"{n:,} {why}" for why, n in cleaning.items())
-                + "."
+        run = runner.result()
+        if run is None:
+            return ui.p(
+                "Press “Measure”: the example (1,500 establishments over 48 months) takes a few seconds.",
+                class_="privrisk-help",
             )
-        notes.append(
-            f"{result.periods} periods, {result.n_individuals:,} individuals ({result.footprints:,} distinct "
-            f"footprints), {result.density}, k = {result.k}."
-        )
-        notes.append(
-            f"Individuals appear in {a['min']}–{a['max']} periods (median {a['median']:g}); "
-            f"{a['in_one_period']:,} in one period only."
-        )
-        parts: list[Any] = [
+        return ui.TagList(
+            verdict_ui(run),
             ui.div(
                 ui.download_button("download_privacy", "privacy.csv", class_="btn-sm me-2"),
                 ui.download_button("download_individuals", "individuals.parquet", class_="btn-sm me-2"),
                 ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
                 class_="mb-3",
             ),
-            *(ui.p(f"warning: {w}", class_="text-warning privrisk-warning") for w in done["warnings"]),
-            *(ui.p(n, class_="privrisk-help") for n in notes),
-            frame_ui(
-                privacy_frame(doc),
-                id="empirical-privacy",
-                caption=f"Empirical privacy of the {result.query} (Burchard and Daoud §5)",
-            ),
-        ]
-        for row in doc["rows"]:
-            if row["total_risk"] >= 0.5:
-                parts.append(
-                    ui.p(
-                        f"At ε = {row['epsilon']:.4g} the total risk is {row['total_risk']:.2f}: it is more "
-                        "likely than not that someone's privacy is compromised by more than ε, although δ "
-                        "itself is small.",
-                        class_="privrisk-finding fw-semibold",
-                    )
-                )
-                break
-        top = done["document"].get("top")
-        if top:
-            parts.append(
-                frame_ui(
-                    riskiest_frame(result, len(top)),
-                    id="empirical-riskiest",
-                    caption=f"The {len(top)} riskiest individuals",
-                )
-            )
-        parts += _extras(done)
-        parts += [ui.h4("Figures"), figures_ui(folder / "out")]
-        return ui.TagList(*parts)
+            detail_ui(run, folder / "out"),
+        )
 
     @render.download_button(filename="privacy.csv")
     def download_privacy() -> Any:
@@ -603,11 +581,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def command() -> Any:
         v = _values()
         example_chosen = input.source() == "example"
-        if example_chosen:
-            name = EXAMPLE_NAME
-        else:
-            info = input.file()
-            name = Path(str(info[0]["name"])).name if info else "FILE"
+        _, name = _data()
         options: dict[str, Any] = {}
         if v["preset"]:
             options["preset"] = v["preset"]
@@ -619,21 +593,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if v["density"] != "kde-box":
             options["density"] = v["density"]
         defaults = {"aggregate": 1, "buckets": 4, "draws": 20, "seed": 0, "top": 10}
-        for key in (
-            "k",
-            "aggregate",
-            "window",
-            "step",
-            "lags",
-            "joint",
-            "condition_on",
-            "buckets",
-            "noise",
-            "draws",
-            "seed",
-            "target_delta",
-            "top",
-        ):
+        for key in ("k", "aggregate", "window", "step", "lags", "joint", "condition_on", "buckets", "noise", "draws",
+                    "seed", "target_delta", "top"):  # fmt: skip
             value = v[key]
             if value is None or str(value).strip() == "" or (key in defaults and _same(value, defaults[key])):
                 continue
