@@ -55,14 +55,13 @@ CHILD = """
 import json, resource, sys, time
 import numpy as np
 from privrisk.audit.intruder import audit_data_dependent
-from privrisk.audit.report import audit_document
 n, query = int(sys.argv[1]), sys.argv[2]
 rng = np.random.default_rng(0)
 x = np.round(rng.normal(10, 2, n), 2)
 x[-1] = 100.0
 t0, c0 = time.perf_counter(), time.process_time()
 res = audit_data_dependent(x, query, 2, u=0.75, universe=(-100, 200))
-size = len(json.dumps(audit_document(res), default=float))
+size = len(json.dumps(res.to_dict(), default=float))
 seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux: the child's own peak, in MiB
 print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "json_bytes": size, "violations": res.violations, "peak_mib": peak}))
