@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from privrisk._params import leading_param
+
 
 class PrivriskError(ValueError):
     """Bad input: a file, a column, a parameter. The message names what was wrong in one line.
@@ -34,10 +36,7 @@ class PrivriskError(ValueError):
 
 def _leading_name(message: str) -> str | None:
     """The parameter a message starts with (``"epsilon: must be …"`` → ``"epsilon"``), if it looks like one."""
-    head, sep, _ = str(message).partition(":")
-    if sep and head.isidentifier():
-        return head
-    return None
+    return leading_param(message)
 
 
 class ThresholdExceeded(Exception):

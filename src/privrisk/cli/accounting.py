@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err
+from privrisk.cli._common import emit_json, err
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -64,17 +64,6 @@ OPTION_NAMES = {
         "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group",
     )
 }  # fmt: skip
-
-for _command in ("risk", "tradeoff", "explain"):
-    PARAM_OPTIONS.setdefault(_command, {}).update(
-        {
-            "rate": "--sample-rate",
-            "truth_probability": "--epsilon",
-            "noise_multiplier": "--sigma",
-            "history": "--opacus-history",
-            "method": "--sampling",
-        }
-    )
 
 
 def read_small_text(path: Path | str, option: str, *, limit: int = MAX_INPUT_BYTES) -> str:

@@ -18,6 +18,7 @@ from shiny import module, reactive, render, req, ui
 from privrisk import risk as R
 from privrisk._format import epsilon_text, natural_frequencies, percent_3g
 from privrisk._format import number as number_text
+from privrisk._params import label
 from privrisk._validation import check_probability, check_whole, parse_epsilon
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
@@ -57,15 +58,6 @@ _ACCOUNTING_OPTIONS = (
 )
 SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
 # The fields' labels, which the page's messages name instead of the command line's options.
-LABELS = {
-    "epsilon": "ε", "n": "Possible worlds n", "ratio": "Δv/Δf", "delta": "δ", "prior": "Prior p",
-    "guarantee": "Guarantee", "mechanism": "Mechanism", "rho": "ρ (zCDP)", "mu": "μ (Gaussian DP)",
-    "scale": "Laplace scale b", "sigma": "Gaussian σ", "sensitivity": "Sensitivity Δ",
-    "sample_rate": "Poisson sample rate", "compose": "Compose K releases", "group": "Groups of K people",
-    "risk": "Largest acceptable risk",
-}  # fmt: skip
-
-
 def field_message(exc: BaseException) -> str:
     """The one-line message for a bad field, naming the field by its label (not the command line's option).
 
@@ -80,12 +72,11 @@ def field_message(exc: BaseException) -> str:
     message = str(exc).splitlines()[0] if str(exc) else "bad input"
     param = exc.param
     if param and message.startswith(param + ":"):
-        label = LABELS.get(param, param)
         rest = message[len(param) + 1 :].strip()
         if rest.endswith("got None") or rest.startswith("'' is not a number"):
-            rest = "required for this guarantee"
-        return f"{label}: {rest}"
-    return message
+            # An empty field: say what is missing, not what the library was given.
+            return f"{label(param, 'risk')}: required for this guarantee"
+    return error_message(exc, "risk")
 
 
 _EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
