@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privrisk._params import label, renamed, warning_text
+from privrisk._params import PARAMS, label, renamed, warning_text
 from privrisk._validation import parse_size
 from privrisk.errors import PrivriskError, ThresholdExceeded
 
@@ -254,6 +254,8 @@ def error_input(error: BaseException | str, inputs: tuple[str, ...], default: st
         'universe'
         >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
         'universe'
+        >>> error_input("Bounds: give two numbers LO,HI", ("universe", "epsilon"), "file")
+        'universe'
         >>> error_input(PrivriskError("data.csv: no column 'x'"), ("universe",), "file")
         'file'
     """
@@ -266,6 +268,12 @@ def error_input(error: BaseException | str, inputs: tuple[str, ...], default: st
         name = head.removeprefix("--").split("/")[0].replace("-", "_")
         if name in inputs:
             return name
+        # A message error_message has already labelled: the input whose label (on any page) it starts with.
+        for name in inputs:
+            entry = PARAMS.get(name)
+            labels = {label(name), *(entry.page_labels.values() if entry else ())}
+            if head in labels:
+                return name
     return default
 
 

@@ -88,7 +88,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             arguments()
         except PrivriskError as exc:
             message = error_message(exc, "explain")
-            return error_input(message, _INPUTS, "epsilon"), message
+            return error_input(exc, _INPUTS, "epsilon"), message
         return None
 
     for _name in ("epsilon", "n", "compare"):
