@@ -67,7 +67,7 @@ from privrisk.accounting.guarantees import (
 from privrisk.accounting.mechanisms import (
     GaussianMechanism,
     RandomizedResponse,
-    laplace_mechanism,  # noqa: F401 - used by the doctests
+    laplace_guarantee,  # noqa: F401 - used by the doctests
 )
 from privrisk.errors import PrivriskError
 
@@ -549,7 +549,7 @@ def compose(guarantees: Sequence[Guarantee]) -> Guarantee:
         PrivriskError: if the list is empty or holds something else than guarantees.
 
     Example:
-        >>> round(compose([laplace_mechanism(epsilon=0.5)] * 2).epsilon_at(1e-6), 3)
+        >>> round(compose([laplace_guarantee(epsilon=0.5)] * 2).epsilon_at(1e-6), 3)
         1.0
     """
     items = _check_guarantees(guarantees)

@@ -179,7 +179,7 @@ def from_opacus(history: Sequence[Sequence[float]]) -> Guarantee:
         True
     """
     from privrisk.accounting.composition import compose, subsample
-    from privrisk.accounting.mechanisms import gaussian_mechanism
+    from privrisk.accounting.mechanisms import gaussian_guarantee
 
     if isinstance(history, str | bytes) or not isinstance(history, Sequence) or not history:
         raise PrivriskError(
@@ -214,7 +214,7 @@ def from_opacus(history: Sequence[Sequence[float]]) -> Guarantee:
         steps_of[(sigma, rate)] = steps_of.get((sigma, rate), 0) + int(steps)
     parts = []
     for (sigma, rate), steps in steps_of.items():
-        step = gaussian_mechanism(sigma=sigma)
+        step = gaussian_guarantee(sigma=sigma)
         if rate < 1:
             step = subsample(step, rate)  # type: ignore[assignment]
         parts.append(step.compose(steps))
