@@ -6,7 +6,9 @@
 - :mod:`~privrisk.accounting.mechanisms` — Laplace, Gaussian, randomized response, discrete Laplace and discrete
   Gaussian (OpenDP's samplers), with exact profiles.
 - :mod:`~privrisk.accounting.composition` — composition (exact for GDP, zCDP, RDP; Kairouz–Oh–Viswanath for k
-  pure-ε releases; dp_accounting's privacy loss distribution for mechanisms), subsampling, group privacy.
+  pure-ε releases; dp_accounting's privacy loss distribution for mechanisms);
+  :mod:`~privrisk.accounting.subsampling` — amplification by subsampling; :mod:`~privrisk.accounting.grouping` —
+  group privacy.
 - :mod:`~privrisk.accounting.risks` — membership (success, advantage, posterior), TPR at FPR, singling out among
   n, the worst case with the same (ε, δ), and a JSON-ready summary.
 - :mod:`~privrisk.accounting.calibration` — the least noise or largest ε, ρ, μ for a target risk.
@@ -27,9 +29,10 @@ Example:
 """
 
 from privrisk.accounting.calibration import Calibration, calibrate
-from privrisk.accounting.composition import compose, group, subsample
+from privrisk.accounting.composition import compose
 from privrisk.accounting.concentrated import renyi_dp, zcdp
 from privrisk.accounting.dpsgd import dpsgd
+from privrisk.accounting.grouping import group
 from privrisk.accounting.guarantees import Guarantee, approximate_dp, gaussian_dp, pure_dp
 from privrisk.accounting.interop import from_opacus, from_opendp
 
@@ -60,6 +63,7 @@ from privrisk.accounting.risks import (
     worst_case,
 )
 from privrisk.accounting.spec import GuaranteeSpec, releases_from_toml
+from privrisk.accounting.subsampling import subsample
 
 __all__ = [
     "Calibration",

@@ -99,8 +99,8 @@ def dpsgd(
         >>> 0 < g.epsilon_at(1e-5) < 1
         True
     """
-    from privrisk.accounting.composition import subsample
     from privrisk.accounting.mechanisms import gaussian_guarantee
+    from privrisk.accounting.subsampling import subsample
 
     steps = dpsgd_steps(dataset_size=dataset_size, batch_size=batch_size, epochs=epochs)
     rate = dpsgd_sample_rate(dataset_size=dataset_size, batch_size=batch_size)

@@ -178,8 +178,9 @@ def from_opacus(history: Sequence[Sequence[float]]) -> Guarantee:
         >>> g.epsilon_at(1e-5) > from_opacus([(1.1, 256 / 60_000, 100)]).epsilon_at(1e-5)
         True
     """
-    from privrisk.accounting.composition import compose, subsample
+    from privrisk.accounting.composition import compose
     from privrisk.accounting.mechanisms import gaussian_guarantee
+    from privrisk.accounting.subsampling import subsample
 
     if isinstance(history, str | bytes) or not isinstance(history, Sequence) or not history:
         raise PrivriskError(

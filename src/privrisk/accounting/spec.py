@@ -344,7 +344,8 @@ class _Builder:
         return compose(parts)
 
     def modify(self, g: Guarantee, base: str) -> Guarantee:
-        from privrisk.accounting.composition import group, subsample
+        from privrisk.accounting.grouping import group
+        from privrisk.accounting.subsampling import subsample
 
         s = self.s
         if s.sample_rate is not None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from privrisk._params import option
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err
 from privrisk.errors import PrivriskError
@@ -56,9 +57,10 @@ SAMPLE_RATE = typer.Option(None, "--sample-rate", help="Each release sees a rand
 SAMPLING = typer.Option(None, "--sampling", help="How the sample is drawn: poisson (default) or without-replacement (fixed-size batches).")  # fmt: skip
 GROUP = typer.Option(None, "--group", help="Protect groups of K people (households) instead of one.")
 
-#: The option of each field of GuaranteeSpec, for its messages.
+#: The option of each field of GuaranteeSpec, for its messages (each field is the option of its name: the fields
+#: are read from the library's table of parameters, privrisk/_params.py, so a renamed option follows).
 OPTION_NAMES = {
-    name: "--" + name.replace("_", "-")
+    name: option(name, "risk") or "--" + name.replace("_", "-")
     for name in (
         "epsilon", "delta", "rho", "mu", "renyi", "mechanism", "scale", "sigma", "sensitivity", "categories",
         "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group",

@@ -71,11 +71,14 @@ def field_message(exc: BaseException) -> str:
         return error_message(exc)
     message = str(exc).splitlines()[0] if str(exc) else "bad input"
     param = exc.param
-    if param and message.startswith(param + ":"):
-        rest = message[len(param) + 1 :].strip()
-        if rest.endswith("got None") or rest.startswith("'' is not a number"):
-            # An empty field: say what is missing, not what the library was given.
-            return f"{label(param, 'risk')}: required for this guarantee"
+    if param:
+        named = label(param, "risk")
+        for head in (param, named):  # the guarantee's messages already use the page's labels
+            if message.startswith(head + ":"):
+                rest = message[len(head) + 1 :].strip()
+                if rest.endswith("got None") or rest.startswith("'' is not a number"):
+                    # An empty field: say what is missing, not what the library was given.
+                    return f"{named}: required for this guarantee"
     return error_message(exc, "risk")
 
 
