@@ -130,8 +130,11 @@ def decimal(text: str, lang: str = "en") -> str:
         ('12.345,6', '12,345.6', '3,9 × 10⁻⁵⁶')
     """
     if lang == "de":
-        return text.translate(str.maketrans({",": ".", ".": ","}))
+        return text.translate(_GERMAN_SEPARATORS)
     return text
+
+
+_GERMAN_SEPARATORS = str.maketrans(",.", ".,")
 
 
 def percent_for_people(p: float, lang: str = "en", *, decimals: int = 1) -> str:

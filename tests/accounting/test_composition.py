@@ -274,3 +274,16 @@ def test_group_of_a_kov_composition():
     assert isinstance(g, KovComposition)
     assert g.epsilon == 1.0 and g.k == 4
     assert g.delta == pytest.approx(2 * math.exp(0.5) * 1e-7)
+
+
+def test_the_split_modules_keep_the_public_imports():
+    # composition.py was split by what each part computes; every earlier import still gives the same object.
+    import privrisk.accounting as A
+    from privrisk.accounting import composition, grouping, subsampling
+
+    assert A.subsample is subsampling.subsample is composition.subsample
+    assert A.group is grouping.group is composition.group
+    assert composition.SubsampledGuarantee is subsampling.SubsampledGuarantee
+    assert composition.GroupGuarantee is grouping.GroupGuarantee
+    with pytest.raises(AttributeError):
+        composition.no_such_name  # noqa: B018

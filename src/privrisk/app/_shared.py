@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from privrisk._format import number
 from privrisk._params import PARAMS, label, renamed, warning_text
 from privrisk._validation import parse_size
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -54,12 +55,12 @@ def format_bytes(size: float) -> str:
     """A size for people, in decimal units.
 
     Example:
-        >>> format_bytes(500_000_000), format_bytes(1536)
-        ('500 MB', '1.54 kB')
+        >>> format_bytes(500_000_000), format_bytes(1536), format_bytes(2e12)
+        ('500 MB', '1.54 kB', '2,000 GB')
     """
     for unit, factor in (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000)):
         if size >= factor:
-            return f"{size / factor:.3g} {unit}"
+            return f"{number(size / factor, 3)} {unit}"  # the app's number format: 2,000 GB, not 2e+03 GB
     return f"{int(size)} bytes"
 
 
