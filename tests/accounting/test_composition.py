@@ -286,4 +286,4 @@ def test_the_split_modules_keep_the_public_imports():
     assert composition.SubsampledGuarantee is subsampling.SubsampledGuarantee
     assert composition.GroupGuarantee is grouping.GroupGuarantee
     with pytest.raises(AttributeError):
-        composition.no_such_name  # noqa: B018
+        composition.no_such_name
