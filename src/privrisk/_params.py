@@ -162,6 +162,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "preset": _p("Example"),
         "prior": _p("Prior p"),
         "proportions": _p("Proportions"),
+        "public_n": _p("Published number of people"),
         "qi": _p("Quasi-identifiers"),
         "queries": _p("Queries"),
         "query": _p("Query"),
