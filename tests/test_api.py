@@ -22,8 +22,9 @@ import pytest
 import privrisk
 
 SRC = Path(privrisk.__file__).parent
-# Private top-level modules every subpackage is meant to use: one validation layer, one number formatter.
-SHARED = {"_validation", "_format", "_version"}
+# Private top-level modules every subpackage is meant to use: one validation layer, one number formatter, one
+# table of parameters (options and labels).
+SHARED = {"_validation", "_format", "_params", "_version"}
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 
 
@@ -178,3 +179,67 @@ def test_no_module_imports_another_subpackages_private_name(file):
     module = ".".join(rel.parent.parts if is_package else rel.parts)
     found = private_imports(ast.parse(file.read_text(encoding="utf-8")), module, is_package)
     assert not found, f"{_relative(file)} imports private names of another subpackage: {found}"
+
+
+# ------------------------------------------------------------------------------------------ one list, old names
+def test_the_lazy_table_is_the_type_checking_imports():
+    # One list: __all__ and the lazy map are read from the `if TYPE_CHECKING:` imports, so every name there
+    # resolves to the object of its home module, and the curated names come first in their written order.
+    curated, homes = privrisk._table()
+    assert curated[:3] == ("many_worlds", "two_worlds", "global_risk") and curated[-1] == "__version__"
+    assert set(curated) - {"__version__"} <= set(homes)
+    for name, module in homes.items():
+        assert getattr(privrisk, name) is getattr(importlib.import_module(module), name), name
+    assert {"sample_laplace", "sample_gaussian", "gaussian_guarantee", "laplace_guarantee"} <= set(curated)
+
+
+def _renamed() -> list[tuple[str, str, str]]:
+    """(module, old name, new name) of every name renamed in this release."""
+    top = [("privrisk", old, new) for old, new in privrisk._RENAMED.items()]
+    accounting = [
+        ("privrisk.accounting", "laplace_mechanism", "laplace_guarantee"),
+        ("privrisk.accounting", "gaussian_mechanism", "gaussian_guarantee"),
+        ("privrisk.accounting", "randomized_response", "randomized_response_guarantee"),
+        ("privrisk.accounting", "discrete_laplace_mechanism", "discrete_laplace_guarantee"),
+        ("privrisk.accounting", "discrete_gaussian_mechanism", "discrete_gaussian_guarantee"),
+        ("privrisk.accounting", "kary_randomized_response", "kary_randomized_response_guarantee"),
+    ]
+    others = [
+        ("privrisk.risk", "randomized_response", "truthful_answer_probability"),
+        ("privrisk.release.mechanisms", "laplace_mechanism", "sample_laplace"),
+        ("privrisk.release.mechanisms", "gaussian_mechanism", "sample_gaussian"),
+    ]
+    return top + accounting + others
+
+
+# Arguments each old name is called with (the same for the new one).
+_CALLS = {
+    "laplace_guarantee": {"epsilon": 1.0},
+    "gaussian_guarantee": {"sigma": 2.0},
+    "randomized_response_guarantee": {"epsilon": 1.0},
+    "discrete_laplace_guarantee": {"scale": 1.0},
+    "discrete_gaussian_guarantee": {"sigma": 2.0},
+    "kary_randomized_response_guarantee": {"epsilon": 1.0, "categories": 3},
+    "truthful_answer_probability": {"epsilon": 1.0986122886681098},
+}
+
+
+@pytest.mark.parametrize(("module", "old", "new"), _renamed(), ids=lambda v: v if "." not in v else None)
+def test_an_old_name_warns_and_does_what_the_new_one_does(module, old, new):
+    home = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated .* use (privrisk.)?{new}"):
+        function = getattr(home, old)
+        if new.startswith("sample_"):
+            # A sampler draws afresh each time: compare what is drawn, not the draws (no seed in OpenDP).
+            noisy = function([0.0] * 200, 1e-9)
+            assert noisy.shape == (200,) and abs(noisy).max() < 1e-6
+            return
+        result = function(**_CALLS[new])
+    expected = getattr(home, new)(**_CALLS[new])
+    if new == "truthful_answer_probability":
+        assert result == pytest.approx(0.75) and expected == pytest.approx(0.75)
+    else:
+        # The same guarantee: the same privacy profile at a few ε.
+        for epsilon in (0.0, 0.5, 1.0):
+            assert result.delta_at(epsilon) == pytest.approx(expected.delta_at(epsilon), rel=1e-12, abs=1e-15)
+        assert type(result) is type(expected)

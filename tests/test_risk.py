@@ -67,11 +67,11 @@ def test_mehner_et_al_running_example():
 
 def test_randomized_response_equals_global_risk_and_many_worlds():
     eps = np.linspace(0, 8, 81)
-    np.testing.assert_allclose(pr.randomized_response(eps, 2), pr.global_risk(eps), rtol=1e-14)
+    np.testing.assert_allclose(pr.truthful_answer_probability(eps, 2), pr.global_risk(eps), rtol=1e-14)
     for d in (3, 10, 1000):
-        np.testing.assert_allclose(pr.randomized_response(eps, d), pr.many_worlds(eps, d), rtol=1e-14)
+        np.testing.assert_allclose(pr.truthful_answer_probability(eps, d), pr.many_worlds(eps, d), rtol=1e-14)
     # The coin of Mehner et al., §4.2, shows heads with probability e^ε/(1 + e^ε).
-    assert pr.randomized_response(LN3) == pytest.approx(3 / 4)
+    assert pr.truthful_answer_probability(LN3) == pytest.approx(3 / 4)
 
 
 def test_epsilon_zero_is_the_no_information_limit():

@@ -5,6 +5,10 @@ tell it apart from certainty), counts carry thousands separators, ranges read "5
 the user wrote it when it is the logarithm of a whole number ("ln 3"), times are in words and lists are lists.
 :func:`readable` picks the right one from a summary's key, for the pages that show a manifest.
 
+For the app's pages, :func:`percent_for_people` is the one format of a probability (never "0.0 %" for a risk
+above 0, "less than 0.1 %", a decimal comma in German), and :func:`count` and :func:`number` take the page's
+language for their separators.
+
 Example:
     >>> percent(7 / 16), percent_3g(3.5e-05), whole_percent(0.001)
     ('43.8%', '0.0035 %', 'less than 1 %')
@@ -27,6 +31,7 @@ __all__ = [
     "VOCABULARY",
     "Frequency",
     "count",
+    "decimal",
     "duration",
     "epsilon_text",
     "is_probability_key",
@@ -36,6 +41,7 @@ __all__ = [
     "number",
     "percent",
     "percent_3g",
+    "percent_for_people",
     "percent_range",
     "plain",
     "readable",
@@ -109,6 +115,62 @@ def percent_3g(x: float, digits: int = 3) -> str:
     if decimals > 5:
         return "more than 99.99999 %"  # closer to certainty than double precision says reliably
     return f"{_strip(f'{p:.{decimals}f}')} %"
+
+
+#: The words of :func:`percent_for_people` at its two edges, per language.
+EDGE_WORDS: dict[str, tuple[str, str]] = {"en": ("less than", "more than"), "de": ("weniger als", "mehr als")}
+
+
+def decimal(text: str, lang: str = "en") -> str:
+    """A number written in English (``12,345.6``) rewritten with the separators of ``lang``: German swaps them
+    (``12.345,6``).
+
+    Example:
+        >>> decimal("12,345.6", "de"), decimal("12,345.6", "en"), decimal("3.9 × 10⁻⁵⁶", "de")
+        ('12.345,6', '12,345.6', '3,9 × 10⁻⁵⁶')
+    """
+    if lang == "de":
+        return text.translate(_GERMAN_SEPARATORS)
+    return text
+
+
+_GERMAN_SEPARATORS = str.maketrans(",.", ".,")
+
+
+def percent_for_people(p: float, lang: str = "en", *, decimals: int = 1) -> str:
+    """A probability as the pages show it to people: a percentage with ``decimals`` decimals at most, truthful
+    at both ends.
+
+    Never "0 %" for a value above 0 nor "100 %" for a value below 1: a value that would show as less than the
+    smallest step is "less than 0.1 %", one that close to certainty "more than 99.9 %". No e-notation; German
+    writes a decimal comma ("73,1 %"). The rounding is half up (as the papers print percentages), and trailing
+    zeros go ("50 %").
+
+    Args:
+        p: A probability in [0, 1]; NaN is "—".
+        lang: ``"en"`` or ``"de"``.
+        decimals: Decimals of the percentage (0 to 6).
+
+    Example:
+        >>> percent_for_people(0.7310585786), percent_for_people(0.0002), percent_for_people(0.5, "de")
+        ('73.1 %', 'less than 0.1 %', '50 %')
+        >>> percent_for_people(0.9999), percent_for_people(0.0123, "de"), percent_for_people(0.0)
+        ('more than 99.9 %', '1,2 %', '0 %')
+    """
+    x = float(p)
+    if math.isnan(x):
+        return "—"
+    if x <= 0 or x >= 1:
+        return f"{100 * min(max(x, 0.0), 1.0):.0f} %"
+    step = Decimal(1).scaleb(-decimals)  # the smallest percentage shown, 0.1 with one decimal
+    less, more = EDGE_WORDS.get(lang, EDGE_WORDS["en"])
+    value = Decimal(f"{100 * x:.12g}")
+    if value < step:
+        return f"{less} {decimal(str(step), lang)} %"
+    if value > 100 - step:
+        return f"{more} {decimal(str(100 - step), lang)} %"
+    shown = value.quantize(step, rounding=ROUND_HALF_UP)
+    return f"{decimal(_strip(f'{shown:f}'), lang)} %"
 
 
 def percent_range(low: float, high: float) -> str:
@@ -238,23 +300,31 @@ def natural_frequencies(p: float, guess: float | None = None, *, base: int = 100
     return _frequency(p, b), _frequency(p if guess is None else float(guess), b)
 
 
-def count(n: float) -> str:
-    """A whole number with thousands separators.
+def count(n: float, lang: str = "en") -> str:
+    """A whole number with the thousands separators of ``lang`` (en "12,000", de "12.000").
 
     Example:
-        >>> count(31857), count(7), count(-1234567)
-        ('31,857', '7', '-1,234,567')
+        >>> count(31857), count(7), count(-1234567), count(12000, "de")
+        ('31,857', '7', '-1,234,567', '12.000')
     """
-    return f"{int(n):,}"
+    return decimal(f"{int(n):,}", lang)
 
 
-def number(x: float, digits: int = 4) -> str:
+def number(x: float, digits: int = 4, lang: str = "en") -> str:
     """A measured number with ``digits`` significant digits, thousands separators, and no e-notation.
+
+    German (``lang="de"``) writes a decimal comma and a point between thousands.
 
     Example:
         >>> number(13.31234), number(468.4456255278931), number(1055.0), number(3.9e-56), number(2.5e12)
         ('13.31', '468.4', '1,055', '3.9 × 10⁻⁵⁶', '2.5 × 10¹²')
+        >>> number(12345.678, 6, "de")
+        '12.345,7'
     """
+    return decimal(_number(x, digits), lang)
+
+
+def _number(x: float, digits: int) -> str:
     x = float(x)
     if math.isnan(x):
         return "—"

@@ -359,3 +359,31 @@ def parse_bounds(text: str, *, name: str) -> tuple[float, float]:
             f"{name}: the lower bound must be below the upper bound, got {text!r}", param=name
         )
     return lo, hi
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3}
+_SIZE_UNITS |= {"kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def parse_size(text: str | int, *, name: str = "max_upload") -> int:
+    """A size in bytes from ``500MB``, ``2GB``, ``100k`` or a plain number of bytes (decimal units; KiB/MiB too).
+
+    Raises:
+        PrivriskError: (parameter ``name``) for text that is not a size or a size below one byte.
+
+    Example:
+        >>> parse_size("500MB"), parse_size("1.5k"), parse_size(42), parse_size("1KiB")
+        (500000000, 1500, 42, 1024)
+    """
+    raw = str(text).strip().lower().replace(" ", "")
+    number = raw.rstrip("bikmgt")
+    unit = raw[len(number) :]
+    try:
+        value = float(number) * _SIZE_UNITS[unit]
+    except (KeyError, ValueError):
+        raise PrivriskError(
+            f"{name}: {text!r} is not a size such as 500MB, 2GB or 100k", param=name
+        ) from None
+    if not math.isfinite(value) or value < 1:
+        raise PrivriskError(f"{name}: must be at least one byte, got {text!r}", param=name)
+    return int(value)

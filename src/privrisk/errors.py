@@ -15,6 +15,15 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from privrisk._params import leading_param
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 
 class PrivriskError(ValueError):
     """Bad input: a file, a column, a parameter. The message names what was wrong in one line.
@@ -34,10 +43,7 @@ class PrivriskError(ValueError):
 
 def _leading_name(message: str) -> str | None:
     """The parameter a message starts with (``"epsilon: must be …"`` → ``"epsilon"``), if it looks like one."""
-    head, sep, _ = str(message).partition(":")
-    if sep and head.isidentifier():
-        return head
-    return None
+    return leading_param(message)
 
 
 class ThresholdExceeded(Exception):
@@ -68,3 +74,34 @@ class PrivacyLeakWarning(UserWarning):
 
 class DependenceWarning(UserWarning):
     """The data break an assumption of the method (e.g. the periods of empirical DP are autocorrelated)."""
+
+
+def deprecated_alias(new: _F, old: str) -> _F:
+    """``new`` under its old name ``old``, kept one release: each call warns with a :class:`DeprecationWarning`.
+
+    Example:
+        >>> import warnings
+        >>> def sample_laplace(x):
+        ...     return x
+        >>> laplace_mechanism = deprecated_alias(sample_laplace, "laplace_mechanism")
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     laplace_mechanism(3)
+        3
+        >>> str(caught[0].message)
+        'laplace_mechanism is deprecated and will be removed in the next release; use sample_laplace'
+    """
+
+    @functools.wraps(new)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(deprecation_message(old, new.__name__), DeprecationWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated: use :func:`{new.__name__}` (same arguments).\n\n{new.__doc__ or ''}"
+    return alias  # type: ignore[return-value]
+
+
+def deprecation_message(old: str, new: str) -> str:
+    """The one wording of a deprecated name's warning."""
+    return f"{old} is deprecated and will be removed in the next release; use {new}"

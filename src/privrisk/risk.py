@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from privrisk._format import natural_frequencies, whole_percent
 from privrisk._validation import check_epsilons, check_probability, check_whole
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecated_alias
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,9 +38,9 @@ __all__ = [
     "many_worlds",
     "natural_frequency",
     "posterior_bound",
-    "randomized_response",
     "risk_rows",
     "risk_table",
+    "truthful_answer_probability",
     "two_worlds",
 ]
 
@@ -257,17 +257,22 @@ def posterior_bound(epsilon: ArrayLike, prior: ArrayLike) -> float | np.ndarray:
         return _out(expit(eps + logit(p)))
 
 
-def randomized_response(epsilon: ArrayLike, d: ArrayLike = 2) -> float | np.ndarray:
+def truthful_answer_probability(epsilon: ArrayLike, d: ArrayLike = 2) -> float | np.ndarray:
     """The probability of a truthful answer in d-ary randomized response: e^ε / (e^ε + d − 1), Mehner et al., §4.2.
 
     It equals the global risk ρ_gl for d = 2 and the many-worlds risk (ratio 1) for d = n: the narrative that
-    explains a Laplace release to data subjects.
+    explains a Laplace release to data subjects. A probability (the guarantee of randomized response is
+    :func:`privrisk.accounting.randomized_response_guarantee`).
 
     Example:
-        >>> round(randomized_response(math.log(3)), 4)
+        >>> round(truthful_answer_probability(math.log(3)), 4)
         0.75
     """
     return many_worlds(epsilon, _n(d, minimum=1, name="d"), 1.0)
+
+
+#: The name before 0.2, kept one release: it read like the guarantee ``privrisk.accounting.randomized_response``.
+randomized_response = deprecated_alias(truthful_answer_probability, "randomized_response")
 
 
 def risk_rows(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> list[dict[str, float | int]]:

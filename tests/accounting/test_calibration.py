@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy.stats import norm
 
-from privrisk.accounting import Calibration, calibrate, gaussian_mechanism, membership_risk
+from privrisk.accounting import Calibration, calibrate, gaussian_guarantee, membership_risk
 from privrisk.accounting.calibration import analytic_gaussian_sigma
 from privrisk.errors import PrivriskError
 from privrisk.risk import epsilon_for_risk
@@ -40,10 +40,10 @@ def test_laplace_scale_for_a_success_closed_form():
     c = calibrate(target="success", value=s, solve_for="scale", mechanism="laplace", sensitivity=delta_f)
     expected = delta_f / (-2 * math.log(2 * (1 - s)))
     assert c.parameter == pytest.approx(expected, rel=1e-12)
-    from privrisk.accounting import laplace_mechanism
+    from privrisk.accounting import laplace_guarantee
 
-    assert membership_risk(laplace_mechanism(scale=c.parameter, sensitivity=delta_f)).success <= s
-    assert membership_risk(laplace_mechanism(scale=beyond(c), sensitivity=delta_f)).success > s
+    assert membership_risk(laplace_guarantee(scale=c.parameter, sensitivity=delta_f)).success <= s
+    assert membership_risk(laplace_guarantee(scale=beyond(c), sensitivity=delta_f)).success > s
 
 
 def test_gaussian_sigma_for_an_advantage_closed_form():
@@ -52,8 +52,8 @@ def test_gaussian_sigma_for_an_advantage_closed_form():
     c = calibrate(target="advantage", value=a, solve_for="sigma", mechanism="gaussian", sensitivity=2.0)
     mu = 2 * norm.ppf((1 + a) / 2)
     assert c.parameter == pytest.approx(2.0 / mu, rel=1e-10)
-    assert membership_risk(gaussian_mechanism(sigma=c.parameter, sensitivity=2.0)).advantage <= a
-    assert membership_risk(gaussian_mechanism(sigma=beyond(c), sensitivity=2.0)).advantage > a
+    assert membership_risk(gaussian_guarantee(sigma=c.parameter, sensitivity=2.0)).advantage <= a
+    assert membership_risk(gaussian_guarantee(sigma=beyond(c), sensitivity=2.0)).advantage > a
     m = calibrate(target="advantage", value=a, solve_for="mu")
     assert m.parameter == pytest.approx(mu, rel=1e-10)
 
@@ -95,8 +95,8 @@ def test_gaussian_with_delta_is_the_analytic_gaussian():
     eps = math.log((0.7 - 1e-5) / 0.3)
     sigma = analytic_gaussian_sigma(eps, 1e-5)
     assert c.parameter == pytest.approx(sigma, rel=1e-12)
-    g = gaussian_mechanism(sigma=sigma)
-    assert g.delta_at(eps) <= 1e-5 < gaussian_mechanism(sigma=sigma * (1 - HAIR)).delta_at(eps)
+    g = gaussian_guarantee(sigma=sigma)
+    assert g.delta_at(eps) <= 1e-5 < gaussian_guarantee(sigma=sigma * (1 - HAIR)).delta_at(eps)
     assert "Balle and Wang" in c.method
     # The exact Gaussian is safer than the target that fixed (ε, δ).
     assert membership_risk(g).success <= 0.7

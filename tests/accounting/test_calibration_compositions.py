@@ -15,8 +15,8 @@ from scipy.stats import norm
 
 from privrisk.accounting import (
     calibrate,
-    gaussian_mechanism,
-    laplace_mechanism,
+    gaussian_guarantee,
+    laplace_guarantee,
     membership_risk,
     pure_dp,
     subsample,
@@ -41,7 +41,7 @@ def test_gaussian_sigma_for_compositions_and_groups(k, size):
     assert c.achieved <= 0.2 and (c.compose, c.group) == (k, size)
     more = calibrate(target="advantage", value=0.2, solve_for="sigma", mechanism="gaussian", compose=k)
     assert more.parameter <= c.parameter
-    tighter = gaussian_mechanism(sigma=c.parameter * (1 - HAIR)).compose(k).group(size)
+    tighter = gaussian_guarantee(sigma=c.parameter * (1 - HAIR)).compose(k).group(size)
     assert membership_risk(tighter).advantage > 0.2  # a hair less noise misses
 
 
@@ -83,9 +83,9 @@ def test_a_release_safe_on_the_whole_data_has_rate_one():
 def test_most_steps_closed_form():
     # k Gaussian steps of μ: √k μ ≤ μ* ⇔ k ≤ (μ*/μ)².
     sigma, a = 5.0, 0.3
-    c = calibrate(target="advantage", value=a, solve_for="steps", guarantee=gaussian_mechanism(sigma=sigma))
+    c = calibrate(target="advantage", value=a, solve_for="steps", guarantee=gaussian_guarantee(sigma=sigma))
     assert c.parameter == math.floor((mu_for_advantage(a) * sigma) ** 2) and c.compose == c.parameter
-    assert membership_risk(gaussian_mechanism(sigma=sigma).compose(int(c.parameter) + 1)).advantage > a
+    assert membership_risk(gaussian_guarantee(sigma=sigma).compose(int(c.parameter) + 1)).advantage > a
 
 
 def test_most_steps_of_a_subsampled_pure_release():
@@ -103,7 +103,7 @@ def test_target_epsilon_at_delta_is_the_analytic_gaussian():
     c = calibrate(target="epsilon", value=1.0, delta=1e-5, solve_for="sigma", mechanism="gaussian")
     assert c.parameter == pytest.approx(analytic_gaussian_sigma(1.0, 1e-5), rel=1e-9)
     assert c.guarantee.epsilon_at(1e-5) <= 1.0 and c.delta == 1e-5
-    assert gaussian_mechanism(sigma=c.parameter * (1 - 1e-7)).epsilon_at(1e-5) > 1.0
+    assert gaussian_guarantee(sigma=c.parameter * (1 - 1e-7)).epsilon_at(1e-5) > 1.0
 
 
 def test_target_epsilon_for_laplace_compositions():
@@ -123,7 +123,7 @@ def test_the_issues_huge_sensitivity(kwargs):
     )
     unit = calibrate(target="success", value=0.6, solve_for="sigma", mechanism="gaussian", **kwargs)
     assert c.parameter == pytest.approx(1e27 * unit.parameter, rel=1e-12)
-    again = membership_risk(gaussian_mechanism(sigma=c.parameter, sensitivity=1e27)).success
+    again = membership_risk(gaussian_guarantee(sigma=c.parameter, sensitivity=1e27)).success
     assert again == c.achieved <= 0.6
 
 
@@ -136,7 +136,7 @@ def test_noise_in_units_of_the_sensitivity(exponent, target):
                       mechanism=mechanism, sensitivity=delta_f)  # fmt: skip
         unit = calibrate(target="success", value=target, solve_for=c.solve_for, mechanism=mechanism)
         assert c.parameter == pytest.approx(delta_f * unit.parameter, rel=1e-12)
-        make = laplace_mechanism if mechanism == "laplace" else gaussian_mechanism
+        make = laplace_guarantee if mechanism == "laplace" else gaussian_guarantee
         noise = {"scale": c.parameter} if mechanism == "laplace" else {"sigma": c.parameter}
         assert membership_risk(make(**noise, sensitivity=delta_f)).success <= target
 

@@ -15,11 +15,11 @@ from privrisk.accounting import (
     approximate_dp,
     compose,
     gaussian_dp,
-    gaussian_mechanism,
+    gaussian_guarantee,
     group,
-    laplace_mechanism,
+    laplace_guarantee,
     pure_dp,
-    randomized_response,
+    randomized_response_guarantee,
     renyi_dp,
     subsample,
     zcdp,
@@ -72,7 +72,7 @@ def test_kov_tradeoff_is_exact_at_the_loss_points():
 
 
 def test_randomized_response_composes_by_kov():
-    g = compose([randomized_response(epsilon=0.7), pure_dp(0.7), randomized_response(epsilon=0.7)])
+    g = compose([randomized_response_guarantee(epsilon=0.7), pure_dp(0.7), randomized_response_guarantee(epsilon=0.7)])
     assert isinstance(g, KovComposition) and g.k == 3
     assert g.delta_at(0.5) == pytest.approx(brute_force_composition(0.7, 0.0, 3, 0.5), abs=1e-14)
 
@@ -88,7 +88,7 @@ def test_kov_large_k_and_large_epsilon_stay_finite():
 
 
 def test_gaussian_dp_composition_is_exact():
-    g = compose([gaussian_dp(0.3), gaussian_dp(0.4), gaussian_mechanism(sigma=2.0, sensitivity=1.2)])
+    g = compose([gaussian_dp(0.3), gaussian_dp(0.4), gaussian_guarantee(sigma=2.0, sensitivity=1.2)])
     assert isinstance(g, GaussianDP)
     assert g.mu == pytest.approx(math.sqrt(0.09 + 0.16 + 0.36), rel=1e-15)
     assert g.conversion.startswith("exact")
@@ -111,7 +111,7 @@ def test_renyi_composition_adds_curves():
 
 
 def test_laplace_with_zcdp_goes_through_renyi():
-    g = compose([laplace_mechanism(epsilon=0.5), zcdp(0.1)])
+    g = compose([laplace_guarantee(epsilon=0.5), zcdp(0.1)])
     assert isinstance(g, BestOf) and any(isinstance(b, RenyiDP) for b in g.bounds)
     # Mironov (2017), Prop. 6 at α = 2: ln(2/3 e^ε + 1/3 e^(−2ε)).
     laplace_2 = math.log(2 / 3 * math.exp(0.5) + 1 / 3 * math.exp(-1.0))
@@ -138,7 +138,7 @@ def test_pld_of_mixed_mechanisms_against_prv_accountant():
         max_self_compositions=[30, 20],
     )
     lower, _, upper = acc.compute_epsilon(delta=1e-6, num_self_compositions=[30, 20])
-    g = compose([laplace_mechanism(epsilon=0.2)] * 30 + [gaussian_mechanism(sigma=5.0)] * 20)
+    g = compose([laplace_guarantee(epsilon=0.2)] * 30 + [gaussian_guarantee(sigma=5.0)] * 20)
     assert isinstance(g, PldComposition)
     assert g.conversion == "privacy loss distribution (dp_accounting)"
     assert lower <= g.epsilon_at(1e-6) <= upper
@@ -148,9 +148,9 @@ def test_pld_of_mixed_mechanisms_against_prv_accountant():
 def test_pld_groups_identical_mechanisms():
     g = compose(
         [
-            laplace_mechanism(scale=2.0),
-            laplace_mechanism(scale=4.0, sensitivity=2.0),
-            randomized_response(epsilon=1.0),
+            laplace_guarantee(scale=2.0),
+            laplace_guarantee(scale=4.0, sensitivity=2.0),
+            randomized_response_guarantee(epsilon=1.0),
         ]
     )
     assert isinstance(g, PldComposition)
@@ -186,7 +186,7 @@ def test_subsampled_pure_and_approximate_formula():
 
 
 def test_subsampled_laplace_pld_is_no_worse_than_the_formula():
-    g = subsample(laplace_mechanism(epsilon=1.0), 0.1)
+    g = subsample(laplace_guarantee(epsilon=1.0), 0.1)
     formula = math.log(1 + 0.1 * (math.e - 1))
     assert g.epsilon_at(1e-9) <= formula + 1e-3
     assert g.pure_epsilon == pytest.approx(formula)
@@ -208,18 +208,18 @@ def test_group_rules():
     assert g.epsilon == 1.5 and g.delta == pytest.approx(3 * math.exp(1.0) * 1e-6)
     assert group(gaussian_dp(0.5), 4).mu == 2.0
     assert group(zcdp(0.1), 3).rho == pytest.approx(0.9)
-    assert group(laplace_mechanism(scale=2.0), 2).epsilon == 1.0
-    assert group(gaussian_mechanism(sigma=2.0), 2).mu == 1.0
+    assert group(laplace_guarantee(scale=2.0), 2).epsilon == 1.0
+    assert group(gaussian_guarantee(sigma=2.0), 2).mu == 1.0
     assert group(pure_dp(0.5), 1) == pure_dp(0.5)
-    assert "group privacy" in group(randomized_response(epsilon=1.0), 2).conversion
-    assert group(laplace_mechanism(scale=2.0), 2).conversion.startswith("group privacy for groups of 2")
-    assert group(gaussian_mechanism(sigma=2.0), 3).conversion.endswith("exact (Gaussian mechanism)")
+    assert "group privacy" in group(randomized_response_guarantee(epsilon=1.0), 2).conversion
+    assert group(laplace_guarantee(scale=2.0), 2).conversion.startswith("group privacy for groups of 2")
+    assert group(gaussian_guarantee(sigma=2.0), 3).conversion.endswith("exact (Gaussian mechanism)")
 
 
 def test_group_of_a_composition_groups_each_release():
-    g = compose([laplace_mechanism(epsilon=0.5)] * 3 + [gaussian_mechanism(sigma=4.0)])
+    g = compose([laplace_guarantee(epsilon=0.5)] * 3 + [gaussian_guarantee(sigma=4.0)])
     h = group(g, 2)
-    direct = compose([laplace_mechanism(epsilon=1.0)] * 3 + [gaussian_mechanism(sigma=2.0)])
+    direct = compose([laplace_guarantee(epsilon=1.0)] * 3 + [gaussian_guarantee(sigma=2.0)])
     assert h.epsilon_at(1e-6) == pytest.approx(direct.epsilon_at(1e-6), rel=1e-9)
 
 
@@ -233,7 +233,7 @@ def test_group_of_renyi_goes_point_by_point():
 
 # ---------------------------------------------------------------------------------------------- the PLD views
 def test_pld_profile_is_dp_accountings():
-    g = compose([laplace_mechanism(epsilon=0.3)] * 7 + [gaussian_mechanism(sigma=4.0)] * 3)
+    g = compose([laplace_guarantee(epsilon=0.3)] * 7 + [gaussian_guarantee(sigma=4.0)] * 3)
     assert isinstance(g, PldComposition)
     for e in (0.0, 0.5, 1.5, 3.0):
         assert g.delta_at(e) == pytest.approx(float(g.pld.get_delta_for_epsilon(e)), rel=1e-9, abs=1e-15)
@@ -241,7 +241,7 @@ def test_pld_profile_is_dp_accountings():
 
 def test_pld_tradeoff_matches_riskcal():
     analysis = pytest.importorskip("riskcal.analysis")
-    g = compose([laplace_mechanism(epsilon=0.5)] * 4 + [gaussian_mechanism(sigma=3.0)] * 2)
+    g = compose([laplace_guarantee(epsilon=0.5)] * 4 + [gaussian_guarantee(sigma=3.0)] * 2)
     alpha = np.array([0.001, 0.01, 0.1, 0.3, 0.6])
     theirs = analysis.get_beta_from_pld(g.pld, alpha=alpha)
     assert np.allclose(g.tradeoff(alpha), theirs, atol=2e-4)
@@ -251,7 +251,7 @@ def test_pld_tradeoff_matches_riskcal():
 
 
 def test_subsampled_pld_curve_is_a_valid_bound():
-    g = subsample(gaussian_mechanism(sigma=1.0), 0.05)
+    g = subsample(gaussian_guarantee(sigma=1.0), 0.05)
     assert isinstance(g, PldComposition)
     alpha = np.linspace(0, 1, 2001)
     beta = g.tradeoff(alpha)
@@ -263,7 +263,7 @@ def test_subsampled_pld_curve_is_a_valid_bound():
 
 
 def test_large_epsilon_composition_is_quick_and_sane():
-    g = compose([laplace_mechanism(epsilon=700.0)] * 3)
+    g = compose([laplace_guarantee(epsilon=700.0)] * 3)
     assert g.epsilon_at(1e-6) <= 2100.0
     assert float(g.tradeoff(0.5)) == 0.0
     assert g.pure_epsilon == 2100.0
@@ -274,3 +274,16 @@ def test_group_of_a_kov_composition():
     assert isinstance(g, KovComposition)
     assert g.epsilon == 1.0 and g.k == 4
     assert g.delta == pytest.approx(2 * math.exp(0.5) * 1e-7)
+
+
+def test_the_split_modules_keep_the_public_imports():
+    # composition.py was split by what each part computes; every earlier import still gives the same object.
+    import privrisk.accounting as A
+    from privrisk.accounting import composition, grouping, subsampling
+
+    assert A.subsample is subsampling.subsample is composition.subsample
+    assert A.group is grouping.group is composition.group
+    assert composition.SubsampledGuarantee is subsampling.SubsampledGuarantee
+    assert composition.GroupGuarantee is grouping.GroupGuarantee
+    with pytest.raises(AttributeError):
+        composition.no_such_name

@@ -35,7 +35,7 @@ def test_whole_epochs_give_the_integer_ceiling(n, b, e):
 
 def test_dpsgd_is_the_subsampled_gaussian_composed():
     g = A.dpsgd(dataset_size=1000, batch_size=100, epochs=5, noise_multiplier=2.0)
-    h = A.subsample(A.gaussian_mechanism(sigma=2.0), 0.1).compose(50)
+    h = A.subsample(A.gaussian_guarantee(sigma=2.0), 0.1).compose(50)
     assert g.label == h.label and g.epsilon_at(1e-5) == h.epsilon_at(1e-5)
     assert A.from_opacus([(2.0, 0.1, 50)]).epsilon_at(1e-5) == pytest.approx(g.epsilon_at(1e-5), rel=1e-12)
     # Full batches: no amplification, T Gaussian steps are μ = √T/σ exactly.

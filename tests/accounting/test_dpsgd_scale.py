@@ -17,8 +17,8 @@ from privrisk.accounting import (
     approximate_dp,
     compose,
     gaussian_dp,
-    gaussian_mechanism,
-    laplace_mechanism,
+    gaussian_guarantee,
+    laplace_guarantee,
     membership_risk,
     subsample,
     tpr_at_fpr,
@@ -58,7 +58,7 @@ def pld_accountant(*parts: tuple[str, float, float, int]) -> object:
 def ours(*parts: tuple[str, float, float, int]):
     releases = []
     for kind, noise, rate, steps in parts:
-        one = gaussian_mechanism(sigma=noise) if kind == "gaussian" else laplace_mechanism(scale=noise)
+        one = gaussian_guarantee(sigma=noise) if kind == "gaussian" else laplace_guarantee(scale=noise)
         releases.append(subsample(one, rate).compose(steps))
     return compose(releases) if len(releases) > 1 else releases[0]
 

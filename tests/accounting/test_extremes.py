@@ -19,9 +19,9 @@ from privrisk.accounting import (
     compose,
     gaussian_dp,
     group,
-    laplace_mechanism,
+    laplace_guarantee,
     pure_dp,
-    randomized_response,
+    randomized_response_guarantee,
     risk_summary,
     subsample,
     zcdp,
@@ -52,7 +52,7 @@ def assert_sound(summary: dict) -> None:
         lambda: subsample(pure_dp(800.0), 0.5),
         lambda: zcdp(1e200),
         lambda: subsample(gaussian_dp(5000.0), 0.5),
-        lambda: compose([laplace_mechanism(scale=1e-300)] * 2),
+        lambda: compose([laplace_guarantee(scale=1e-300)] * 2),
         lambda: subsample(approximate_dp(1e6, 1e-6), 0.3).compose(5),
     ],
     ids=["eps800-sampled", "rho1e200", "mu5000-sampled", "laplace-tiny-scale-composed", "huge-approx"],
@@ -91,8 +91,8 @@ def test_any_guarantee_gives_probabilities_or_a_privrisk_error(kind, size, rate,
             "approx": lambda: approximate_dp(size, 1e-7),
             "gdp": lambda: gaussian_dp(size),
             "zcdp": lambda: zcdp(size),
-            "laplace": lambda: laplace_mechanism(scale=size),
-            "rr": lambda: randomized_response(epsilon=size),
+            "laplace": lambda: laplace_guarantee(scale=size),
+            "rr": lambda: randomized_response_guarantee(epsilon=size),
         }[kind]()
         if rate < 1.0:
             g = subsample(g, rate)
@@ -138,7 +138,7 @@ def test_kov_at_large_k_against_dp_accountings_pld():
     "build",
     [
         lambda: compose([pure_dp(1.0)] * 100_000),
-        lambda: compose([randomized_response(epsilon=0.1)] * 1_000_000),
+        lambda: compose([randomized_response_guarantee(epsilon=0.1)] * 1_000_000),
         lambda: compose([approximate_dp(0.1, 1e-9)] * 1_000_000),
     ],
     ids=["eps1-1e5", "rr-1e6", "approx-1e6"],
@@ -155,10 +155,10 @@ def test_pure_epsilon_composed_a_million_times_answers(build):
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: subsample(laplace_mechanism(scale=1.0), 0.5),
-        lambda: compose([subsample(laplace_mechanism(scale=1.0), 0.5)] * 3),
-        lambda: group(subsample(laplace_mechanism(scale=2.0), 0.3), 2),
-        lambda: compose([laplace_mechanism(scale=1.0), subsample(laplace_mechanism(scale=0.5), 0.2)]),
+        lambda: subsample(laplace_guarantee(scale=1.0), 0.5),
+        lambda: compose([subsample(laplace_guarantee(scale=1.0), 0.5)] * 3),
+        lambda: group(subsample(laplace_guarantee(scale=2.0), 0.3), 2),
+        lambda: compose([laplace_guarantee(scale=1.0), subsample(laplace_guarantee(scale=0.5), 0.2)]),
     ],
     ids=["sampled", "sampled-composed", "sampled-grouped", "mixed"],
 )

@@ -13,10 +13,10 @@ import pytest
 from privrisk.accounting import (
     approximate_dp,
     gaussian_dp,
-    laplace_mechanism,
+    laplace_guarantee,
     membership_risk,
     pure_dp,
-    randomized_response,
+    randomized_response_guarantee,
     renyi_dp,
     zcdp,
 )
@@ -25,11 +25,11 @@ from privrisk.accounting.concentrated import zcdp_deltas, zcdp_epsilon
 
 def test_laplace_and_randomized_response_at_epsilon_1():
     # Laplace: δ(0) = 1 − e^(−1/2); success (1 + δ(0))/2 = 1 − e^(−1/2)/2 = 0.69673.
-    laplace = membership_risk(laplace_mechanism(epsilon=1.0)).success
+    laplace = membership_risk(laplace_guarantee(epsilon=1.0)).success
     assert laplace == pytest.approx(1 - math.exp(-0.5) / 2, abs=1e-15)
     assert round(laplace, 3) == 0.697
     # Randomized response: e/(1 + e) = 0.73106.
-    rr = membership_risk(randomized_response(epsilon=1.0)).success
+    rr = membership_risk(randomized_response_guarantee(epsilon=1.0)).success
     assert rr == pytest.approx(math.e / (1 + math.e), abs=1e-15)
     assert round(rr, 3) == 0.731
 
@@ -38,7 +38,7 @@ def test_import_is_light():
     code = (
         "import sys, privrisk.accounting as a; g = a.approximate_dp(1.0, 1e-6); g.delta_at(0.5); g.tradeoff(0.1);"
         "a.pure_dp(2).epsilon_at(0.1); a.membership_risk(a.pure_dp(1.0), 0.3);"
-        "a.risk_summary(a.laplace_mechanism(epsilon=1.0), at_delta=1e-6, at_epsilon=0.5);"
+        "a.risk_summary(a.laplace_guarantee(epsilon=1.0), at_delta=1e-6, at_epsilon=0.5);"
         "a.risk_summary(a.approximate_dp(1.0, 1e-6)); a.calibrate(target='success', value=0.7, solve_for='epsilon');"
         "a.pure_dp(1.0).compose(5).epsilon_at(1e-6); a.group(a.pure_dp(1.0), 3); a.subsample(a.pure_dp(1.0), 0.1);"
         "print(sorted(m for m in ('scipy', 'pandas', 'dp_accounting', 'opendp') if m in sys.modules))"

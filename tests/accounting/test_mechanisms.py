@@ -10,13 +10,13 @@ import pytest
 from scipy import integrate
 
 from privrisk.accounting import (
-    discrete_gaussian_mechanism,
-    discrete_laplace_mechanism,
+    discrete_gaussian_guarantee,
+    discrete_laplace_guarantee,
     gaussian_dp,
-    gaussian_mechanism,
-    laplace_mechanism,
+    gaussian_guarantee,
+    laplace_guarantee,
     pure_dp,
-    randomized_response,
+    randomized_response_guarantee,
 )
 
 
@@ -37,7 +37,7 @@ def laplace_delta_by_quad(eps: float, b: float, sensitivity: float) -> float:
 
 @pytest.mark.parametrize(("b", "sensitivity"), [(1.0, 1.0), (2.0, 0.5), (0.5, 3.0)])
 def test_laplace_profile_by_numerical_integration(b, sensitivity):
-    g = laplace_mechanism(scale=b, sensitivity=sensitivity)
+    g = laplace_guarantee(scale=b, sensitivity=sensitivity)
     for eps in (0.0, 0.1, 0.5 * sensitivity / b, 0.99 * sensitivity / b, 2 * sensitivity / b):
         assert g.delta_at(eps) == pytest.approx(laplace_delta_by_quad(eps, b, sensitivity), abs=1e-9)
 
@@ -45,7 +45,7 @@ def test_laplace_profile_by_numerical_integration(b, sensitivity):
 def test_laplace_tradeoff_by_neyman_pearson():
     # Reject (say "in the data", P = Lap(0, 1) vs Q = Lap(ε, 1)) when x < t: α = Q(X < t), 1 − β = P(X < t).
     eps = 1.5
-    g = laplace_mechanism(epsilon=eps)
+    g = laplace_guarantee(epsilon=eps)
 
     def cdf(x, centre):
         z = x - centre
@@ -57,7 +57,7 @@ def test_laplace_tradeoff_by_neyman_pearson():
 
 
 def test_laplace_calibrated_to_epsilon_and_inverse():
-    g = laplace_mechanism(epsilon=0.5, sensitivity=4.0)
+    g = laplace_guarantee(epsilon=0.5, sensitivity=4.0)
     assert g.scale == 8.0 and g.pure_epsilon == 0.5
     assert g.epsilon_at(g.delta_at(0.2)) == pytest.approx(0.2, rel=1e-12)
     assert g.epsilon_at(0.0) == 0.5
@@ -65,7 +65,7 @@ def test_laplace_calibrated_to_epsilon_and_inverse():
 
 def test_laplace_is_below_the_worst_case():
     a = np.linspace(0, 1, 201)
-    assert np.all(laplace_mechanism(epsilon=1.0).tradeoff(a) >= pure_dp(1.0).tradeoff(a) - 1e-15)
+    assert np.all(laplace_guarantee(epsilon=1.0).tradeoff(a) >= pure_dp(1.0).tradeoff(a) - 1e-15)
 
 
 def test_laplace_against_prv_accountant():
@@ -75,12 +75,12 @@ def test_laplace_against_prv_accountant():
         prvs=[prv.LaplaceMechanism(mu=0.5)], eps_error=1e-3, delta_error=1e-10, max_self_compositions=[20]
     )
     lower, _, upper = acc.compute_epsilon(delta=1e-6, num_self_compositions=[20])
-    ours = laplace_mechanism(epsilon=0.5).compose(20).epsilon_at(1e-6)
+    ours = laplace_guarantee(epsilon=0.5).compose(20).epsilon_at(1e-6)
     assert lower <= ours <= upper
 
 
 def test_gaussian_mechanism_is_gdp_with_mu_delta_over_sigma():
-    g = gaussian_mechanism(sigma=4.0, sensitivity=2.0)
+    g = gaussian_guarantee(sigma=4.0, sensitivity=2.0)
     h = gaussian_dp(0.5)
     for e in (0.0, 0.3, 1.0, 3.0):
         assert g.delta_at(e) == h.delta_at(e)
@@ -100,12 +100,12 @@ def test_gaussian_profile_by_numerical_integration():
             return max(0.0, pdf(x, 0) - math.exp(eps) * pdf(x, d))
 
         value = integrate.quad(excess, -30, 30, limit=400)[0]
-        assert gaussian_mechanism(sigma=sigma, sensitivity=d).delta_at(eps) == pytest.approx(value, abs=1e-10)
+        assert gaussian_guarantee(sigma=sigma, sensitivity=d).delta_at(eps) == pytest.approx(value, abs=1e-10)
 
 
 def test_randomized_response_both_ways():
-    assert randomized_response(truth_probability=0.75).epsilon == pytest.approx(math.log(3), rel=1e-15)
-    g = randomized_response(epsilon=1.0)
+    assert randomized_response_guarantee(truth_probability=0.75).epsilon == pytest.approx(math.log(3), rel=1e-15)
+    g = randomized_response_guarantee(epsilon=1.0)
     assert g.truth_probability == pytest.approx(math.e / (1 + math.e))
     assert g.pure_epsilon == 1.0
     assert "73.1 %" in g.label
@@ -129,7 +129,7 @@ def brute_force_discrete(log_pmf, sensitivity: int, reach: int, eps: float) -> f
 
 @pytest.mark.parametrize(("t", "sensitivity"), [(1.0, 1), (2.5, 3), (0.3, 2)])
 def test_discrete_laplace_by_brute_force(t, sensitivity):
-    g = discrete_laplace_mechanism(scale=t, sensitivity=sensitivity)
+    g = discrete_laplace_guarantee(scale=t, sensitivity=sensitivity)
     assert g.pure_epsilon == pytest.approx(sensitivity / t)
     for eps in (0.0, 0.2, 0.5 * sensitivity / t, 2 * sensitivity / t):
         expected = brute_force_discrete(lambda x: -np.abs(x) / t, sensitivity, 4000, eps)
@@ -138,7 +138,7 @@ def test_discrete_laplace_by_brute_force(t, sensitivity):
 
 @pytest.mark.parametrize(("sigma", "sensitivity"), [(1.0, 1), (3.0, 2), (0.4, 1)])
 def test_discrete_gaussian_by_brute_force(sigma, sensitivity):
-    g = discrete_gaussian_mechanism(sigma=sigma, sensitivity=sensitivity)
+    g = discrete_gaussian_guarantee(sigma=sigma, sensitivity=sensitivity)
     for eps in (0.0, 0.5, 1.5):
         expected = brute_force_discrete(
             lambda x: -(x.astype(float) ** 2) / (2 * sigma**2), sensitivity, 400, eps
@@ -154,13 +154,13 @@ def test_discrete_tradeoff_by_neyman_pearson():
     p, q = p / p.sum(), q / q.sum()
     order = np.argsort(-(np.log(p) - np.log(q)), kind="stable")
     alpha, power = np.cumsum(q[order]), np.cumsum(p[order])
-    g = discrete_laplace_mechanism(scale=t)
+    g = discrete_laplace_guarantee(scale=t)
     assert np.allclose(g.tradeoff(alpha[:-1]), 1 - power[:-1], atol=1e-12)
 
 
 def test_discrete_against_dp_accounting():
     # dp_accounting's pessimistic PLD lies above the exact profile, and close to it.
-    for g in (discrete_laplace_mechanism(scale=2.0, sensitivity=2), discrete_gaussian_mechanism(sigma=2.0)):
+    for g in (discrete_laplace_guarantee(scale=2.0, sensitivity=2), discrete_gaussian_guarantee(sigma=2.0)):
         pld = g._pld(1e-4)
         for eps in (0.1, 0.5, 1.0):
             assert g.delta_at(eps) <= pld.get_delta_for_epsilon(eps) + 1e-12
@@ -170,7 +170,7 @@ def test_discrete_against_dp_accounting():
 def test_discrete_gaussian_is_tighter_than_its_zcdp():
     from privrisk.accounting import zcdp
 
-    g = discrete_gaussian_mechanism(sigma=2.0)
+    g = discrete_gaussian_guarantee(sigma=2.0)
     for e in (0.5, 1.0, 2.0):
         assert g.delta_at(e) <= zcdp(1 / 8).delta_at(e)
 
@@ -178,7 +178,7 @@ def test_discrete_gaussian_is_tighter_than_its_zcdp():
 def test_huge_discrete_gaussian_falls_back_to_its_zcdp():
     from privrisk.accounting import zcdp
 
-    g = discrete_gaussian_mechanism(sigma=1e5, sensitivity=3)
+    g = discrete_gaussian_guarantee(sigma=1e5, sensitivity=3)
     rho = 9 / (2 * 1e10)
     assert g.delta_at(1e-4) == zcdp(rho).delta_at(1e-4)
     assert g.epsilon_at(1e-6) == zcdp(rho).epsilon_at(1e-6)

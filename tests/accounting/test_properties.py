@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 from privrisk.accounting import (
     approximate_dp,
     compose,
-    discrete_gaussian_mechanism,
-    discrete_laplace_mechanism,
+    discrete_gaussian_guarantee,
+    discrete_laplace_guarantee,
     gaussian_dp,
-    gaussian_mechanism,
+    gaussian_guarantee,
     group,
-    laplace_mechanism,
+    laplace_guarantee,
     membership_risk,
     pure_dp,
-    randomized_response,
+    randomized_response_guarantee,
     reconstruction_risk,
     renyi_dp,
     subsample,
@@ -35,18 +35,18 @@ BUILDERS = {
     "gdp": lambda x: gaussian_dp(x),
     "zcdp": lambda x: zcdp(x * x / 2),
     "renyi": lambda x: renyi_dp([2.0, 8.0, 32.0], [x, 3 * x, 8 * x]),
-    "laplace": lambda x: laplace_mechanism(epsilon=x),
-    "gaussian": lambda x: gaussian_mechanism(sigma=1 / x),
-    "rr": lambda x: randomized_response(epsilon=x),
-    "discrete laplace": lambda x: discrete_laplace_mechanism(scale=1 / x),
-    "discrete gaussian": lambda x: discrete_gaussian_mechanism(sigma=1 / x),
+    "laplace": lambda x: laplace_guarantee(epsilon=x),
+    "gaussian": lambda x: gaussian_guarantee(sigma=1 / x),
+    "rr": lambda x: randomized_response_guarantee(epsilon=x),
+    "discrete laplace": lambda x: discrete_laplace_guarantee(scale=1 / x),
+    "discrete gaussian": lambda x: discrete_gaussian_guarantee(sigma=1 / x),
     "kov": lambda x: compose([pure_dp(x)] * 3),
     "subsampled": lambda x: subsample(zcdp(x), 0.3),
     "group": lambda x: group(renyi_dp([4.0], [x]), 2),
 }
 # Slower to build: checked at a few fixed parameters instead of by hypothesis.
 SLOW = {
-    "pld": lambda x: compose([laplace_mechanism(epsilon=x / 2), gaussian_mechanism(sigma=2 / x)] * 2),
+    "pld": lambda x: compose([laplace_guarantee(epsilon=x / 2), gaussian_guarantee(sigma=2 / x)] * 2),
     "mixture": lambda x: compose([zcdp(x * x / 4), approximate_dp(x / 2, 1e-6)]),
 }
 ALPHA = np.linspace(0, 1, 401)
@@ -113,7 +113,7 @@ def test_slow_kinds_keep_the_invariants(kind, x):
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.01, 5.0), st.floats(0.01, 0.99))
 def test_prior_symmetry(eps, prior):
-    g = laplace_mechanism(epsilon=eps)
+    g = laplace_guarantee(epsilon=eps)
     a, b = membership_risk(g, prior), membership_risk(g, 1 - prior)
     assert a.success == pytest.approx(b.success, abs=1e-12)
     assert a.advantage == pytest.approx(b.advantage, abs=1e-12)

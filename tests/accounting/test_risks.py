@@ -17,11 +17,11 @@ from privrisk.accounting import (
     approximate_dp,
     compose,
     gaussian_dp,
-    gaussian_mechanism,
-    laplace_mechanism,
+    gaussian_guarantee,
+    laplace_guarantee,
     membership_risk,
     pure_dp,
-    randomized_response,
+    randomized_response_guarantee,
     reconstruction_risk,
     risk_summary,
     tpr_at_fpr,
@@ -34,8 +34,8 @@ GUARANTEES = [
     pure_dp(1.0),
     approximate_dp(0.7, 1e-3),
     gaussian_dp(1.2),
-    laplace_mechanism(epsilon=0.8),
-    gaussian_mechanism(sigma=1.5),
+    laplace_guarantee(epsilon=0.8),
+    gaussian_guarantee(sigma=1.5),
     zcdp(0.3),
 ]
 
@@ -79,7 +79,7 @@ def test_pure_epsilon_is_mehner_and_lee_clifton():
 def test_posterior_is_certain_without_a_largest_loss():
     assert membership_risk(gaussian_dp(0.1), 0.3).posterior_max == 1.0
     assert membership_risk(approximate_dp(1.0, 1e-9), 0.3).posterior_max == 1.0
-    laplace = membership_risk(laplace_mechanism(epsilon=1.0), 0.3).posterior_max
+    laplace = membership_risk(laplace_guarantee(epsilon=1.0), 0.3).posterior_max
     assert laplace == pytest.approx(float(posterior_bound(1.0, 0.3)))
     assert membership_risk(pure_dp(1.0), 0.0) == MembershipRisk(0.0, 0.0, 1.0, 0.0)
 
@@ -125,12 +125,12 @@ def test_reconstruction_beyond_pure():
     assert reconstruction_risk(g, 100) == pytest.approx(1 - norm.cdf(norm.ppf(1 - 0.01) - 1.0))
     assert reconstruction_risk(g, 1) == 1.0
     # Laplace: the smaller of ρ_mw and its own 1 − β(1/n).
-    lap = laplace_mechanism(epsilon=2.0)
+    lap = laplace_guarantee(epsilon=2.0)
     assert reconstruction_risk(lap, 10) <= float(many_worlds(2.0, 10)) + 1e-15
 
 
 def test_worst_case():
-    assert worst_case(laplace_mechanism(epsilon=1.0)) == randomized_response(epsilon=1.0)
+    assert worst_case(laplace_guarantee(epsilon=1.0)) == randomized_response_guarantee(epsilon=1.0)
     w = worst_case(gaussian_dp(1.0))
     assert w.delta == 1e-6 and w.epsilon == pytest.approx(gaussian_dp(1.0).epsilon_at(1e-6))
     assert "δ = 1e-06" in w.conversion
@@ -143,7 +143,7 @@ def test_worst_case():
 
 
 def test_risk_summary_keys_and_json():
-    s = risk_summary(gaussian_mechanism(sigma=2.0), n=20, at_delta=1e-6, at_epsilon=1.0)
+    s = risk_summary(gaussian_guarantee(sigma=2.0), n=20, at_delta=1e-6, at_epsilon=1.0)
     keys = {
         "guarantee", "advantage", "success", "posterior_max", "tpr_at_fpr", "reconstruction",
         "epsilon_at_delta", "delta_at_epsilon", "worst_case", "conversion",
@@ -153,14 +153,14 @@ def test_risk_summary_keys_and_json():
     assert [row["fpr"] for row in s["tpr_at_fpr"]] == [0.001, 0.01, 0.05, 0.1]
     json.dumps(s, allow_nan=False)
     assert s["guarantee"] == "Gaussian mechanism, σ = 2, sensitivity 1"
-    assert s["epsilon_at_delta"] == pytest.approx(gaussian_mechanism(sigma=2.0).epsilon_at(1e-6))
+    assert s["epsilon_at_delta"] == pytest.approx(gaussian_guarantee(sigma=2.0).epsilon_at(1e-6))
     none = risk_summary(approximate_dp(1.0, 1e-3), at_delta=1e-6)
     assert none["epsilon_at_delta"] is None and none["reconstruction"] is None
     json.dumps(none, allow_nan=False)
 
 
 def test_risk_summary_of_a_composition():
-    g = compose([laplace_mechanism(epsilon=0.1)] * 10 + [gaussian_mechanism(sigma=10.0)] * 5)
+    g = compose([laplace_guarantee(epsilon=0.1)] * 10 + [gaussian_guarantee(sigma=10.0)] * 5)
     s = risk_summary(g, fpr=[0.01])
     assert s["conversion"] == "privacy loss distribution (dp_accounting)"
     assert 0.5 <= s["success"] <= s["worst_case"]["success"] <= 1

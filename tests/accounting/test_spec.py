@@ -33,28 +33,28 @@ def same(g, h) -> None:
         (GuaranteeSpec(mu=1.5), lambda: A.gaussian_dp(1.5)),
         (GuaranteeSpec(renyi="2:0.5,4:ln3,8:2.3"), lambda: A.renyi_dp([2, 4, 8], [0.5, math.log(3), 2.3])),
         (GuaranteeSpec(renyi={8: 2.3, 2: 0.5}), lambda: A.renyi_dp([2, 8], [0.5, 2.3])),
-        (GuaranteeSpec(mechanism="laplace", epsilon=0.5), lambda: A.laplace_mechanism(epsilon=0.5)),
+        (GuaranteeSpec(mechanism="laplace", epsilon=0.5), lambda: A.laplace_guarantee(epsilon=0.5)),
         (
             GuaranteeSpec(mechanism="laplace", scale=2, sensitivity=3),
-            lambda: A.laplace_mechanism(scale=2, sensitivity=3),
+            lambda: A.laplace_guarantee(scale=2, sensitivity=3),
         ),
-        (GuaranteeSpec(mechanism="gaussian", sigma=2.0), lambda: A.gaussian_mechanism(sigma=2.0)),
-        (GuaranteeSpec(mechanism="rr", epsilon=1.0), lambda: A.randomized_response(epsilon=1.0)),
+        (GuaranteeSpec(mechanism="gaussian", sigma=2.0), lambda: A.gaussian_guarantee(sigma=2.0)),
+        (GuaranteeSpec(mechanism="rr", epsilon=1.0), lambda: A.randomized_response_guarantee(epsilon=1.0)),
         (
             GuaranteeSpec(mechanism="rr", epsilon=1.0, categories=5),
-            lambda: A.kary_randomized_response(epsilon=1.0, categories=5),
+            lambda: A.kary_randomized_response_guarantee(epsilon=1.0, categories=5),
         ),
         (
             GuaranteeSpec(mechanism="discrete-laplace", scale=2.0),
-            lambda: A.discrete_laplace_mechanism(scale=2.0),
+            lambda: A.discrete_laplace_guarantee(scale=2.0),
         ),
         (
             GuaranteeSpec(mechanism="discrete_laplace", epsilon=0.5, sensitivity=2),
-            lambda: A.discrete_laplace_mechanism(scale=4.0, sensitivity=2),
+            lambda: A.discrete_laplace_guarantee(scale=4.0, sensitivity=2),
         ),
         (
             GuaranteeSpec(mechanism="discrete-gaussian", sigma=3.0),
-            lambda: A.discrete_gaussian_mechanism(sigma=3.0),
+            lambda: A.discrete_gaussian_guarantee(sigma=3.0),
         ),
         (
             GuaranteeSpec(dpsgd="1000,100,2", sigma=2.0),
@@ -71,7 +71,7 @@ def same(g, h) -> None:
         ),
         (
             GuaranteeSpec(mechanism="gaussian", sigma=2.0, sample_rate=1.0, compose=1, group=1),
-            lambda: A.gaussian_mechanism(sigma=2.0),
+            lambda: A.gaussian_guarantee(sigma=2.0),
         ),
     ],
 )
@@ -188,7 +188,7 @@ def brute_tradeoff(p: np.ndarray, q: np.ndarray, alpha: float) -> float:
 
 @pytest.mark.parametrize(("eps", "k"), [(math.log(3), 2), (math.log(3), 4), (0.2, 6), (2.5, 3)])
 def test_kary_randomized_response_against_brute_force(eps, k):
-    g = A.kary_randomized_response(epsilon=eps, categories=k)
+    g = A.kary_randomized_response_guarantee(epsilon=eps, categories=k)
     p, q = kary_distributions(eps, k)
     for e in (0.0, 0.1, eps / 2, eps * 0.99, eps, eps + 1):
         assert g.delta_at(e) == pytest.approx(brute_profile(p, q, e), abs=1e-12)
@@ -203,7 +203,7 @@ def test_kary_randomized_response_against_dp_accounting():
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     eps, k = math.log(3), 5
-    g = A.kary_randomized_response(epsilon=eps, categories=k)
+    g = A.kary_randomized_response_guarantee(epsilon=eps, categories=k)
     ref = pld.from_randomized_response(k / (math.exp(eps) + k - 1), k, value_discretization_interval=1e-5)
     for e in (0.0, 0.3, 0.8):
         assert g.delta_at(e) == pytest.approx(ref.get_delta_for_epsilon(e), abs=2e-5)  # the grid's pessimism
@@ -218,9 +218,9 @@ def test_kary_randomized_response_against_dp_accounting():
 @settings(max_examples=60, deadline=None)
 @given(st.floats(0.01, 800.0), st.integers(2, 10_000), st.floats(0.0, 1.0))
 def test_kary_profile_is_a_probability_and_more_categories_hide_more(eps, k, alpha):
-    g = A.kary_randomized_response(epsilon=eps, categories=k)
+    g = A.kary_randomized_response_guarantee(epsilon=eps, categories=k)
     d = g.delta_at(min(eps / 2, 1.0))
-    assert 0.0 <= d <= A.randomized_response(epsilon=eps).delta_at(min(eps / 2, 1.0)) + 1e-15
+    assert 0.0 <= d <= A.randomized_response_guarantee(epsilon=eps).delta_at(min(eps / 2, 1.0)) + 1e-15
     b = float(g.tradeoff(alpha))
     assert 0.0 <= b <= 1.0 - alpha + 1e-15 and math.isfinite(b)
     assert np.all(np.isfinite(g._rdp(np.array([1.5, 2.0, 64.0]))))
@@ -255,14 +255,14 @@ def test_releases_from_toml_compose_like_the_library():
     g = GuaranteeSpec(releases=releases).build()
     h = A.compose(
         [
-            A.laplace_mechanism(epsilon=math.log(2)).compose(3),
-            A.subsample(A.gaussian_mechanism(sigma=2.0), 0.1).compose(20),
-            A.kary_randomized_response(epsilon=1.0, categories=4),
+            A.laplace_guarantee(epsilon=math.log(2)).compose(3),
+            A.subsample(A.gaussian_guarantee(sigma=2.0), 0.1).compose(20),
+            A.kary_randomized_response_guarantee(epsilon=1.0, categories=4),
         ]
     )
     np.testing.assert_allclose(g._deltas(EPS), h._deltas(EPS), rtol=1e-12, atol=1e-15)
     # The mix protects less than any of its parts alone.
-    assert g.delta_at(1.0) > A.subsample(A.gaussian_mechanism(sigma=2.0), 0.1).compose(20).delta_at(1.0)
+    assert g.delta_at(1.0) > A.subsample(A.gaussian_guarantee(sigma=2.0), 0.1).compose(20).delta_at(1.0)
 
 
 @pytest.mark.parametrize(

@@ -47,10 +47,11 @@ def test_the_page_is_the_command_lines(page, goto, capsys, tmp_path, lang, n):
 @pytest.mark.parametrize(
     ("query", "field", "message"),
     [
-        ("epsilon=0", "epsilon", "--epsilon: "),
-        ("epsilon=ln3&n=1", "n", "--n: "),
-        ("epsilon=ln3&n=abc", "n", "--n: 'abc' is not a whole number"),
-        ("epsilon=ln3&compare=x", "compare", "--compare: "),
+        # The page names an input by its label (privrisk/_params.py), never by the command line's option.
+        ("epsilon=0", "epsilon", "Privacy loss ε: "),
+        ("epsilon=ln3&n=1", "n", "Number of people n: "),
+        ("epsilon=ln3&n=abc", "n", "Number of people n: 'abc' is not a whole number"),
+        ("epsilon=ln3&compare=x", "compare", "Other ε to show: "),
     ],
 )
 def test_bad_input_shows_the_message_next_to_the_input(page, goto, query, field, message):

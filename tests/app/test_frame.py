@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser_helpers import WAIT_MS
-from privrisk.app._shared import parse_size
+from privrisk._validation import parse_size
 from privrisk.app.pages import PAGES
 from privrisk.app.server import is_loopback, network_warning
 from privrisk.errors import PrivriskError

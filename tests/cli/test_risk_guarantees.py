@@ -232,7 +232,7 @@ def test_discrete_mechanisms_kary_rr_and_a_renyi_curve(cli):
     assert dl["advantage"] == pytest.approx(math.tanh(0.5), abs=1e-12)  # (1 − e^(−1))/(1 + e^(−1))
     dg = cli("risk", "--mechanism", "discrete-gaussian", "--sigma", "3", "--json").json
     assert dg["advantage"] == pytest.approx(
-        A.membership_risk(A.discrete_gaussian_mechanism(sigma=3)).advantage
+        A.membership_risk(A.discrete_gaussian_guarantee(sigma=3)).advantage
     )
     curve = cli("risk", "--renyi", "2:0.5,4:1.1,8:ln10", "--at-delta", "1e-5", "--json").json
     want = A.renyi_dp([2, 4, 8], [0.5, 1.1, math.log(10)]).epsilon_at(1e-5)
@@ -269,9 +269,9 @@ def test_releases_file_composes_the_mixture(cli, tmp_path):
     doc = cli("risk", "--releases", path, "--at-delta", "1e-6", "--json").json
     g = A.compose(
         [
-            A.laplace_mechanism(epsilon=math.log(2)).compose(3),
-            A.subsample(A.gaussian_mechanism(sigma=2), 0.1).compose(50),
-            A.kary_randomized_response(epsilon=1, categories=4),
+            A.laplace_guarantee(epsilon=math.log(2)).compose(3),
+            A.subsample(A.gaussian_guarantee(sigma=2), 0.1).compose(50),
+            A.kary_randomized_response_guarantee(epsilon=1, categories=4),
         ]
     )
     assert doc["epsilon_at_delta"] == pytest.approx(g.epsilon_at(1e-6), rel=1e-12)

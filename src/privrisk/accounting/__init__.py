@@ -6,7 +6,9 @@
 - :mod:`~privrisk.accounting.mechanisms` — Laplace, Gaussian, randomized response, discrete Laplace and discrete
   Gaussian (OpenDP's samplers), with exact profiles.
 - :mod:`~privrisk.accounting.composition` — composition (exact for GDP, zCDP, RDP; Kairouz–Oh–Viswanath for k
-  pure-ε releases; dp_accounting's privacy loss distribution for mechanisms), subsampling, group privacy.
+  pure-ε releases; dp_accounting's privacy loss distribution for mechanisms);
+  :mod:`~privrisk.accounting.subsampling` — amplification by subsampling; :mod:`~privrisk.accounting.grouping` —
+  group privacy.
 - :mod:`~privrisk.accounting.risks` — membership (success, advantage, posterior), TPR at FPR, singling out among
   n, the worst case with the same (ε, δ), and a JSON-ready summary.
 - :mod:`~privrisk.accounting.calibration` — the least noise or largest ε, ρ, μ for a target risk.
@@ -20,25 +22,37 @@ Only numpy and privrisk's light modules are imported here; scipy and dp_accounti
 composed guarantee first needs them.
 
 Example:
-    >>> from privrisk.accounting import laplace_mechanism, membership_risk, worst_case
-    >>> g = laplace_mechanism(epsilon=1.0)
+    >>> from privrisk.accounting import laplace_guarantee, membership_risk, worst_case
+    >>> g = laplace_guarantee(epsilon=1.0)
     >>> round(membership_risk(g).success, 3), round(membership_risk(worst_case(g)).success, 3)
     (0.697, 0.731)
 """
 
 from privrisk.accounting.calibration import Calibration, calibrate
-from privrisk.accounting.composition import compose, group, subsample
+from privrisk.accounting.composition import compose
 from privrisk.accounting.concentrated import renyi_dp, zcdp
 from privrisk.accounting.dpsgd import dpsgd
+from privrisk.accounting.grouping import group
 from privrisk.accounting.guarantees import Guarantee, approximate_dp, gaussian_dp, pure_dp
 from privrisk.accounting.interop import from_opacus, from_opendp
-from privrisk.accounting.kary import kary_randomized_response
-from privrisk.accounting.mechanisms import (
+
+# With the guarantees' names before 0.2 (``laplace_mechanism``, ``randomized_response``, …), kept one release with a
+# DeprecationWarning and left out of __all__.
+from privrisk.accounting.kary import (
+    kary_randomized_response,  # noqa: F401
+    kary_randomized_response_guarantee,
+)
+from privrisk.accounting.mechanisms import (  # noqa: F401
+    discrete_gaussian_guarantee,
     discrete_gaussian_mechanism,
+    discrete_laplace_guarantee,
     discrete_laplace_mechanism,
+    gaussian_guarantee,
     gaussian_mechanism,
+    laplace_guarantee,
     laplace_mechanism,
     randomized_response,
+    randomized_response_guarantee,
 )
 from privrisk.accounting.risks import (
     MembershipRisk,
@@ -49,6 +63,7 @@ from privrisk.accounting.risks import (
     worst_case,
 )
 from privrisk.accounting.spec import GuaranteeSpec, releases_from_toml
+from privrisk.accounting.subsampling import subsample
 
 __all__ = [
     "Calibration",
@@ -58,19 +73,19 @@ __all__ = [
     "approximate_dp",
     "calibrate",
     "compose",
-    "discrete_gaussian_mechanism",
-    "discrete_laplace_mechanism",
+    "discrete_gaussian_guarantee",
+    "discrete_laplace_guarantee",
     "dpsgd",
     "from_opacus",
     "from_opendp",
     "gaussian_dp",
-    "gaussian_mechanism",
+    "gaussian_guarantee",
     "group",
-    "kary_randomized_response",
-    "laplace_mechanism",
+    "kary_randomized_response_guarantee",
+    "laplace_guarantee",
     "membership_risk",
     "pure_dp",
-    "randomized_response",
+    "randomized_response_guarantee",
     "reconstruction_risk",
     "releases_from_toml",
     "renyi_dp",

@@ -9,26 +9,26 @@ from __future__ import annotations
 from privrisk.accounting.concentrated import renyi_dp, zcdp
 from privrisk.accounting.dpsgd import dpsgd
 from privrisk.accounting.guarantees import approximate_dp, gaussian_dp, pure_dp
-from privrisk.accounting.kary import kary_randomized_response
+from privrisk.accounting.kary import kary_randomized_response_guarantee
 from privrisk.accounting.mechanisms import (
-    discrete_gaussian_mechanism,
-    discrete_laplace_mechanism,
-    gaussian_mechanism,
-    laplace_mechanism,
-    randomized_response,
+    discrete_gaussian_guarantee,
+    discrete_laplace_guarantee,
+    gaussian_guarantee,
+    laplace_guarantee,
+    randomized_response_guarantee,
 )
 
 __all__ = [
     "approximate_dp",
-    "discrete_gaussian_mechanism",
-    "discrete_laplace_mechanism",
+    "discrete_gaussian_guarantee",
+    "discrete_laplace_guarantee",
     "dpsgd",
     "gaussian_dp",
-    "gaussian_mechanism",
-    "kary_randomized_response",
-    "laplace_mechanism",
+    "gaussian_guarantee",
+    "kary_randomized_response_guarantee",
+    "laplace_guarantee",
     "pure_dp",
-    "randomized_response",
+    "randomized_response_guarantee",
     "renyi_dp",
     "zcdp",
 ]

@@ -378,8 +378,8 @@ def calibrate(
 
     def modify(g: Guarantee, r: float | None = rate, k: int = steps) -> Guarantee:
         """Each release on its sample, k of them composed, for groups of ``size`` (the order ``risk`` uses)."""
-        from privrisk.accounting.composition import group as grouped
-        from privrisk.accounting.composition import subsample
+        from privrisk.accounting.grouping import group as grouped
+        from privrisk.accounting.subsampling import subsample
 
         if r is not None and r < 1:
             g = subsample(g, r, method=how)  # type: ignore[arg-type]

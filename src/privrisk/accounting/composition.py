@@ -1,5 +1,6 @@
-"""Combining guarantees: composition, amplification by subsampling and group privacy, each with the tightest
-rule that applies, named in the result's ``conversion``.
+"""Composition: the guarantee of several releases about the same people, with the tightest rule that applies,
+named in the result's ``conversion``. Amplification by subsampling is in :mod:`~privrisk.accounting.subsampling`,
+group privacy in :mod:`~privrisk.accounting.grouping`.
 
 Composition picks, in this order:
 
@@ -30,22 +31,20 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache, partial
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._validation import check_choice, check_probability, check_whole
+from privrisk._validation import check_probability
 from privrisk.accounting._math import (
     amplified_epsilon,
     epsilon_from_profile,
     grid_profile,
-    poisson_subsampled_rdp,
     tradeoff_from_loss,
-    without_replacement_rdp,
 )
 from privrisk.accounting.concentrated import (
     RenyiDP,
@@ -60,29 +59,25 @@ from privrisk.accounting.guarantees import (
     PureDP,
     approximate,
     gaussian_dp,  # noqa: F401 - used by the doctests
-    pure_deltas,
     pure_dp,
     randomized_response_rdp,
 )
 from privrisk.accounting.mechanisms import (
     GaussianMechanism,
     RandomizedResponse,
-    laplace_mechanism,  # noqa: F401 - used by the doctests
+    laplace_guarantee,  # noqa: F401 - used by the doctests
 )
+from privrisk.accounting.subsampling import RdpCurve, part_rdp
 from privrisk.errors import PrivriskError
 
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
 __all__ = [
     "ComposedGuarantee",
-    "GroupGuarantee",
     "KovComposition",
     "PldComposition",
-    "SubsampledGuarantee",
     "compose",
     "compose_parts",
-    "group",
-    "subsample",
 ]
 
 # Discretisation of the privacy loss (dp_accounting's default) and the most points a loss grid may have.
@@ -549,7 +544,7 @@ def compose(guarantees: Sequence[Guarantee]) -> Guarantee:
         PrivriskError: if the list is empty or holds something else than guarantees.
 
     Example:
-        >>> round(compose([laplace_mechanism(epsilon=0.5)] * 2).epsilon_at(1e-6), 3)
+        >>> round(compose([laplace_guarantee(epsilon=0.5)] * 2).epsilon_at(1e-6), 3)
         1.0
     """
     items = _check_guarantees(guarantees)
@@ -614,69 +609,6 @@ def _group_key(g: Guarantee) -> Any:
     except TypeError:  # pragma: no cover - every guarantee is a frozen dataclass
         return id(g)
     return g
-
-
-RdpCurve = Callable[[np.ndarray], np.ndarray]
-
-
-# Integer orders at which sampled Rényi curves are computed (each bound costs O(α) to O(α²)); an order between
-# two of them takes the value of the next one up, which bounds it because ε(α) grows with α.
-SAMPLED_ORDERS = np.array(
-    [*range(2, 21), 24, 28, 32, 40, 48, 56, 64, 80, 96, 128, 160, 192, 256], dtype=float
-)
-
-
-# dp_accounting's bound without replacement costs O(α²) in Python: up to 128 (0.2 s), not 256 (1 s).
-WITHOUT_REPLACEMENT_ORDERS = SAMPLED_ORDERS[SAMPLED_ORDERS <= 128]
-
-
-def _on_grid(values: np.ndarray, grid: np.ndarray = SAMPLED_ORDERS) -> RdpCurve:
-    """ε(α) at any orders from its values on a grid of integer orders (+∞ beyond the last)."""
-
-    def curve(orders: np.ndarray) -> np.ndarray:
-        o = np.asarray(orders, dtype=float)
-        index = np.searchsorted(grid, o - 1e-9, side="left")
-        return np.where(index < grid.size, values[np.minimum(index, grid.size - 1)], np.inf)
-
-    return curve
-
-
-def part_rdp(g: Guarantee, rate: float, method: str = "poisson") -> RdpCurve | None:
-    """ε(α) of ``g`` run on a sample of rate γ, as a function of the orders; None where no curve is known.
-
-    The Gaussian under Poisson sampling: dp_accounting's exact subsampled-Gaussian RDP (Mironov, Talwar and
-    Zhang 2019), as Opacus and TF-Privacy account; without replacement dp_accounting's bound of Wang, Balle and
-    Kasiviswanathan (2019). Any other curve: the general bounds :func:`~privrisk.accounting._math.
-    poisson_subsampled_rdp` and :func:`~privrisk.accounting._math.without_replacement_rdp`. Orders above 256
-    get +∞ (no bound), as in dp_accounting's default orders.
-    """
-    if rate >= 1.0:
-        return g._rdp if g._rdp(np.array([2.0])) is not None else None  # type: ignore[return-value]
-    # Below σ = 10⁻¹⁰⁰ dp_accounting divides by σ² = 0; the general bound below answers (the attacker is certain).
-    if isinstance(g, GaussianDP | GaussianMechanism) and 1.0 / _mu(g) >= 1e-100:
-        rdp_module = importlib.import_module("dp_accounting.rdp.rdp_privacy_accountant")
-        sigma = 1.0 / _mu(g)
-        if method == "poisson":
-
-            def exact(orders: np.ndarray) -> np.ndarray:
-                o = np.asarray(orders, dtype=float)
-                inside = o <= SAMPLED_ORDERS[-1]
-                out = np.full(o.shape, np.inf)
-                if inside.any():
-                    values = rdp_module._compute_rdp_poisson_subsampled_gaussian(rate, sigma, o[inside])
-                    out[inside] = np.asarray(values, dtype=float)
-                return out
-
-            return exact
-        values = rdp_module._compute_rdp_sample_wor_gaussian(rate, sigma, WITHOUT_REPLACEMENT_ORDERS)
-        return _on_grid(np.asarray(values, dtype=float), WITHOUT_REPLACEMENT_ORDERS)
-    if g._rdp(np.array([2.0])) is None:
-        return None
-    if method == "poisson":
-        values = poisson_subsampled_rdp(g._rdp, rate, SAMPLED_ORDERS)  # type: ignore[arg-type]
-    else:
-        values = without_replacement_rdp(g._rdp, rate, SAMPLED_ORDERS, g.pure_epsilon)  # type: ignore[arg-type]
-    return _on_grid(values)
 
 
 def _rdp_route(flat: Sequence[tuple[Guarantee, int, float]], total: int, name: str) -> Guarantee | None:
@@ -939,221 +871,21 @@ class BestOf(Guarantee):
         return tuple(k for b in self.bounds for k in b._kinks())
 
 
-# -------------------------------------------------------------------------------------------------- subsample
-@dataclass(frozen=True)
-class SubsampledGuarantee(Guarantee):
-    """Amplification by subsampling of any profile: (ε, δ) becomes (ln(1 + γ(e^ε − 1)), γδ) at every ε
-    (Balle, Barthe and Gaboardi 2018, Thm. 8 for Poisson sampling with add/remove neighbours, Thm. 9 for a
-    fixed-size sample without replacement with replace-one neighbours). Where the base has a Rényi curve the
-    sampled mechanism has one too (:func:`part_rdp`), which composition uses; the profile is the smaller of the
-    two conversions at every ε."""
-
-    base: Guarantee
-    rate: float
-    method: str = "poisson"
-
-    @property
-    def label(self) -> str:
-        how = "Poisson sample" if self.method == "poisson" else "sample without replacement"
-        return f"{self.base.label}, on a {how} of rate {self.rate:.3g}"
-
-    @property
-    def conversion(self) -> str:
-        theorem = "Thm. 8" if self.method == "poisson" else "Thm. 9, replace-one neighbours"
-        text = (
-            f"amplification by subsampling: ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018, "
-            f"{theorem})"
-        )
-        if self._curve is not None:
-            text += ", or its Rényi curve where tighter"
-        return f"{text}; {self.base.conversion}"
-
-    @cached_property
-    def _curve_fn(self) -> RdpCurve | None:
-        return part_rdp(self.base, self.rate, self.method)
-
-    @cached_property
-    def _curve(self) -> RenyiDP | None:
-        curve = self._curve_fn
-        if curve is None:
-            return None
-        orders = np.asarray(DEFAULT_ORDERS, dtype=float)
-        with np.errstate(over="ignore", invalid="ignore"):
-            values = np.asarray(curve(orders), dtype=float)
-        keep = np.isfinite(values)
-        if not keep.any():
-            return None
-        return RenyiDP(
-            tuple(float(x) for x in orders[keep]), tuple(float(x) for x in np.maximum(values[keep], 0))
-        )
-
-    def _base_epsilon(self, epsilon: np.ndarray) -> np.ndarray:
-        # ε = ln(1 + (e^ε′ − 1)/γ), as ε′ − ln γ + ln(1 − (1 − γ)e^(−ε′)) where e^ε′ is large.
-        e = np.asarray(epsilon, dtype=float)
-        with np.errstate(over="ignore"):
-            small = np.log1p(np.expm1(np.minimum(e, 1.0)) / self.rate)
-        large = e - math.log(self.rate) + np.log1p(-(1.0 - self.rate) * np.exp(-np.maximum(e, 1.0)))
-        return np.where(e < 1.0, small, large)
-
-    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
-        e = np.asarray(epsilon, dtype=float)
-        values = self.rate * np.asarray(self.base._deltas(self._base_epsilon(e)), dtype=float)
-        if self._curve is not None:
-            values = np.minimum(values, self._curve._deltas(np.atleast_1d(e)).reshape(np.shape(values)))
-        return values
-
-    def epsilon_at(self, delta: float) -> float:
-        d = float(check_probability(delta, name="delta"))
-        # γ δ(ε) ≤ d exactly when δ(ε) ≤ d/γ: invert the base profile, then map ε to ln(1 + γ(e^ε − 1)).
-        if d >= self.rate:
-            value = 0.0
-        else:
-            base = self.base.epsilon_at(d / self.rate)
-            value = amplified_epsilon(base, self.rate) if math.isfinite(base) else math.inf
-        if self._curve is not None:
-            value = min(value, self._curve.epsilon_at(d))
-        return value
-
-    @property
-    def pure_epsilon(self) -> float | None:
-        pure = self.base.pure_epsilon
-        return None if pure is None else amplified_epsilon(pure, self.rate)
-
-    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
-        curve = self._curve_fn
-        return None if curve is None else curve(np.asarray(orders, dtype=float))
-
-    def _delta_floor(self) -> float:
-        return self.rate * self.base._delta_floor()
-
-    def _max_loss(self) -> float:
-        top = self.base._max_loss()
-        return top if not math.isfinite(top) else amplified_epsilon(top, self.rate)
+# Names this module held before subsampling and group privacy got modules of their own: still importable here.
+_MOVED = {
+    "SubsampledGuarantee": "privrisk.accounting.subsampling",
+    "subsample": "privrisk.accounting.subsampling",
+    "part_rdp": "privrisk.accounting.subsampling",
+    "SAMPLED_ORDERS": "privrisk.accounting.subsampling",
+    "GroupGuarantee": "privrisk.accounting.grouping",
+    "group": "privrisk.accounting.grouping",
+    "MAX_GROUP": "privrisk.accounting.grouping",
+}
 
 
-def subsample(
-    g: Guarantee, rate: float, *, method: Literal["poisson", "without_replacement"] = "poisson"
-) -> Guarantee:
-    """The guarantee of running ``g`` on a random sample of the data (amplification by subsampling).
-
-    Poisson sampling of rate γ (each record kept independently, neighbours add or remove one record) or a
-    fixed-size sample of a fraction γ drawn without replacement (neighbours replace one record; the mechanism's
-    sensitivity is then the replace-one sensitivity). Pure ε and (ε, δ) become (ln(1 + γ(e^ε − 1)), γδ)
-    (Balle, Barthe and Gaboardi 2018, Thm. 8 and 9). A Laplace, Gaussian or discrete mechanism under Poisson
-    sampling goes through ``dp_accounting``'s privacy loss distribution, which is tighter. Any other profile is
-    transformed point by point with the same rule and, where the base has a Rényi curve, also gets the sampled
-    curve (the subsampled Gaussian's RDP as dp_accounting computes it, for Poisson sampling and without
-    replacement; Zhu and Wang 2019 and Wang, Balle and Kasiviswanathan 2019 for other curves), so that many
-    sampled releases compose through Rényi DP.
-
-    Args:
-        g: the guarantee of the mechanism on the sample.
-        rate: γ in (0, 1].
-        method: ``"poisson"`` or ``"without_replacement"``.
-
-    Example:
-        >>> round(subsample(pure_dp(1.0), 0.1).pure_epsilon, 4)   # ln(1 + 0.1(e − 1))
-        0.1586
-        >>> g = subsample(gaussian_dp(1.0), 0.01, method="without_replacement").compose(1000)
-        >>> round(g.epsilon_at(1e-5), 3)    # dp_accounting's RdpAccountant, replace one: 3.576
-        3.576
-    """
-    if not isinstance(g, Guarantee):
-        raise PrivriskError(f"g: {g!r} is not a privacy guarantee", param="g")
-    gamma = float(check_probability(rate, name="rate", open_low=True))
-    how = check_choice(method, ("poisson", "without_replacement"), name="method")
-    if gamma == 1.0:
-        return g
-    source = (
-        f"amplification by subsampling (rate {gamma:.3g}, {how.replace('_', ' ')}): "
-        f"ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018, "
-        f"{'Thm. 8' if how == 'poisson' else 'Thm. 9, replace-one neighbours'})"
-    )
-    if type(g) in (PureDP, RandomizedResponse):
-        return PureDP(amplified_epsilon(g.epsilon, gamma), source=source)  # type: ignore[attr-defined]
-    if isinstance(g, ApproximateDP):
-        return approximate(amplified_epsilon(g.epsilon, gamma), gamma * g.delta, source=source)
-    if how == "poisson" and _has_pld(g) and g._pld_samples:
-        return PldComposition(((g, 1, gamma),))
-    return SubsampledGuarantee(g, gamma, how)
-
-
-# ------------------------------------------------------------------------------------------------------ group
-@dataclass(frozen=True)
-class GroupGuarantee(Guarantee):
-    """Group privacy from a profile, point by point: (ε, δ) for one person gives (kε, k e^((k−1)ε) δ) for k
-    (Dwork and Roth 2014, Thm. 2.2; Vadhan 2017, Lemma 2.2), with the product taken in log space."""
-
-    base: Guarantee
-    k: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.base.label}, for groups of {self.k}"
-
-    @property
-    def conversion(self) -> str:
-        return f"group privacy: (kε, k e^((k−1)ε) δ) for k = {self.k} (Vadhan 2017); {self.base.conversion}"
-
-    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
-        e = np.asarray(epsilon, dtype=float) / self.k
-        with np.errstate(divide="ignore"):
-            log_delta = math.log(self.k) + (self.k - 1) * e + np.log(self.base._deltas(e))
-        # A profile decreases, so the bound at ε = 0 holds at every ε (and keeps this one decreasing).
-        cap = min(1.0, self.k * float(self.base._deltas(np.array([0.0]))[0]))
-        values = np.minimum(np.exp(np.minimum(log_delta, 0.0)), cap)
-        pure = self.pure_epsilon
-        # A pure base gives kε-DP for the group: its profile caps the point-by-point rule (both hold).
-        return (
-            values
-            if pure is None
-            else np.minimum(values, pure_deltas(pure, np.asarray(epsilon, dtype=float)))
-        )
-
-    @property
-    def pure_epsilon(self) -> float | None:
-        pure = self.base.pure_epsilon
-        return None if pure is None else self.k * pure
-
-    def _max_loss(self) -> float:
-        return self.k * self.base._max_loss()
-
-
-MAX_GROUP = 10**10
-
-
-def group(g: Guarantee, k: int) -> Guarantee:
-    """The guarantee for a group of k people (a household) instead of one.
-
-    Pure ε → kε; (ε, δ) → (kε, k e^((k−1)ε) δ); μ-GDP → kμ; ρ-zCDP → k²ρ; a mechanism with sensitivity Δ → the
-    same mechanism with sensitivity kΔ (exact); compositions group part by part; any other profile point by
-    point. ``conversion`` names the rule.
-
-    Args:
-        g: the guarantee for one person.
-        k: the group size, a whole number ≥ 1.
-
-    Example:
-        >>> group(zcdp(0.5), 3).rho
-        4.5
-    """
-    if not isinstance(g, Guarantee):
-        raise PrivriskError(f"g: {g!r} is not a privacy guarantee", param="g")
-    size = check_whole(k, name="k", minimum=1)
-    if size == 1:
-        return g
-    if size > MAX_GROUP:  # more people than live on Earth; k²ρ and k·ε would overflow long before
-        raise PrivriskError(f"k: a group has at most 10¹⁰ people, got {size:.3g}", param="k")
-    exact = g._grouped(size)
-    if exact is not None:
-        return exact
-    if isinstance(g, KovComposition):
-        one = pure_dp(g.epsilon) if g.delta == 0 else approximate(g.epsilon, g.delta)
-        # Each of the k releases is grouped, then they compose (the composition theorem holds for any pair).
-        return compose_parts([(group(one, size), g.k, 1.0)])
-    if isinstance(g, PldComposition) and all(rate == 1.0 for _, _, rate in g.parts):
-        grouped = [(part._grouped(size), count, rate) for part, count, rate in g.parts]
-        # Each release is a mechanism of its own on the same pair of databases: group, then compose.
-        if all(part is not None for part, _, _ in grouped):
-            return compose_parts([(part, count, rate) for part, count, rate in grouped if part is not None])
-    return GroupGuarantee(g, size)
+def __getattr__(name: str) -> Any:
+    """``privrisk.accounting.composition.subsample`` and the other moved names, from their new modules."""
+    home = _MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

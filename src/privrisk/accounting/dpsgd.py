@@ -5,7 +5,7 @@ deviation σ·C to the sum over a batch and takes T steps. Per step, on the batc
 with noise multiplier σ (sensitivity 1 in units of C); each batch is a sample of rate q = B/N of the N records;
 the T = ⌈E·N/B⌉ steps of E epochs compose. So the guarantee is
 
-    subsample(gaussian_mechanism(sigma=σ), q, method=sampling), composed T times,
+    subsample(gaussian_guarantee(sigma=σ), q, method=sampling), composed T times,
 
 with the library's tightest accountant for each part (:func:`privrisk.accounting.subsample`,
 :func:`privrisk.accounting.compose`). ``sampling="poisson"`` is the analysis of Abadi et al. and of Opacus and
@@ -99,8 +99,8 @@ def dpsgd(
         >>> 0 < g.epsilon_at(1e-5) < 1
         True
     """
-    from privrisk.accounting.composition import subsample
-    from privrisk.accounting.mechanisms import gaussian_mechanism
+    from privrisk.accounting.mechanisms import gaussian_guarantee
+    from privrisk.accounting.subsampling import subsample
 
     steps = dpsgd_steps(dataset_size=dataset_size, batch_size=batch_size, epochs=epochs)
     rate = dpsgd_sample_rate(dataset_size=dataset_size, batch_size=batch_size)
@@ -108,7 +108,7 @@ def dpsgd(
     method = check_choice(
         str(sampling).replace("-", "_"), ("poisson", "without_replacement"), name="sampling"
     )
-    step: Guarantee = gaussian_mechanism(sigma=sigma)
+    step: Guarantee = gaussian_guarantee(sigma=sigma)
     if rate < 1.0:
         step = subsample(step, rate, method=method)  # type: ignore[arg-type]
     return step.compose(steps) if steps > 1 else step

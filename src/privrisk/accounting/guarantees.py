@@ -209,13 +209,13 @@ class Guarantee:
 
     def subsample(self, rate: float, method: SamplingMethod = "poisson") -> Guarantee:
         """Amplification by subsampling (:func:`privrisk.accounting.subsample`)."""
-        from privrisk.accounting.composition import subsample
+        from privrisk.accounting.subsampling import subsample
 
         return subsample(self, rate, method=method)
 
     def group(self, k: int) -> Guarantee:
         """Group privacy for groups of k (:func:`privrisk.accounting.group`)."""
-        from privrisk.accounting.composition import group
+        from privrisk.accounting.grouping import group
 
         return group(self, k)
 

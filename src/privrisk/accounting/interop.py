@@ -178,8 +178,9 @@ def from_opacus(history: Sequence[Sequence[float]]) -> Guarantee:
         >>> g.epsilon_at(1e-5) > from_opacus([(1.1, 256 / 60_000, 100)]).epsilon_at(1e-5)
         True
     """
-    from privrisk.accounting.composition import compose, subsample
-    from privrisk.accounting.mechanisms import gaussian_mechanism
+    from privrisk.accounting.composition import compose
+    from privrisk.accounting.mechanisms import gaussian_guarantee
+    from privrisk.accounting.subsampling import subsample
 
     if isinstance(history, str | bytes) or not isinstance(history, Sequence) or not history:
         raise PrivriskError(
@@ -214,7 +215,7 @@ def from_opacus(history: Sequence[Sequence[float]]) -> Guarantee:
         steps_of[(sigma, rate)] = steps_of.get((sigma, rate), 0) + int(steps)
     parts = []
     for (sigma, rate), steps in steps_of.items():
-        step = gaussian_mechanism(sigma=sigma)
+        step = gaussian_guarantee(sigma=sigma)
         if rate < 1:
             step = subsample(step, rate)  # type: ignore[assignment]
         parts.append(step.compose(steps))

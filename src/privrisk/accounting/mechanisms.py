@@ -7,8 +7,8 @@ Laplace one in closed form (δ(ε) = 1 − e^((ε − ε₀)/2) below ε₀ = Δ
 μ = Δ/σ (Balle and Wang 2018, Thm. 8), the discrete ones summed over the integers in log space.
 
 Example:
-    >>> g = laplace_mechanism(epsilon=1.0)
-    >>> round((1 + g.delta_at(0.0)) / 2, 3), round((1 + randomized_response(epsilon=1.0).delta_at(0.0)) / 2, 3)
+    >>> g = laplace_guarantee(epsilon=1.0)
+    >>> round((1 + g.delta_at(0.0)) / 2, 3), round((1 + randomized_response_guarantee(epsilon=1.0).delta_at(0.0)) / 2, 3)
     (0.697, 0.731)
 """
 
@@ -39,7 +39,7 @@ from privrisk.accounting.guarantees import (
     gaussian_tradeoff,
     randomized_response_rdp,
 )
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecated_alias
 
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
@@ -49,11 +49,16 @@ __all__ = [
     "GaussianMechanism",
     "LaplaceMechanism",
     "RandomizedResponse",
+    "discrete_gaussian_guarantee",
     "discrete_gaussian_mechanism",
+    "discrete_laplace_guarantee",
     "discrete_laplace_mechanism",
+    "gaussian_guarantee",
     "gaussian_mechanism",
+    "laplace_guarantee",
     "laplace_mechanism",
     "randomized_response",
+    "randomized_response_guarantee",
 ]
 
 
@@ -172,13 +177,13 @@ class LaplaceMechanism(Guarantee):
         )
 
 
-def laplace_mechanism(
+def laplace_guarantee(
     *, scale: float | None = None, sensitivity: float = 1.0, epsilon: float | None = None
 ) -> LaplaceMechanism:
     """The Laplace mechanism, given its scale b or calibrated to ε (b = Δ/ε); exactly one of the two.
 
     Example:
-        >>> g = laplace_mechanism(scale=2.0, sensitivity=1.0)
+        >>> g = laplace_guarantee(scale=2.0, sensitivity=1.0)
         >>> g.pure_epsilon, round(g.delta_at(0.0), 4)        # 1 − e^(−1/4)
         (0.5, 0.2212)
     """
@@ -256,11 +261,11 @@ class GaussianMechanism(Guarantee):
         return math.inf
 
 
-def gaussian_mechanism(*, sigma: float, sensitivity: float = 1.0) -> GaussianMechanism:
+def gaussian_guarantee(*, sigma: float, sensitivity: float = 1.0) -> GaussianMechanism:
     """The Gaussian mechanism with noise σ on a query of L2 sensitivity Δ (exact profile: Balle and Wang 2018).
 
     Example:
-        >>> g = gaussian_mechanism(sigma=2.0)
+        >>> g = gaussian_guarantee(sigma=2.0)
         >>> g.label, round(g.delta_at(0.0), 4)                # 2Φ(1/4) − 1
         ('Gaussian mechanism, σ = 2, sensitivity 1', 0.1974)
     """
@@ -300,13 +305,13 @@ class RandomizedResponse(PureDP):
         )
 
 
-def randomized_response(
+def randomized_response_guarantee(
     *, epsilon: float | None = None, truth_probability: float | None = None
 ) -> RandomizedResponse:
     """Binary randomized response, given ε or the probability of a truthful answer p (ε = ln(p/(1 − p))).
 
     Example:
-        >>> randomized_response(truth_probability=0.75).epsilon == math.log(3)
+        >>> randomized_response_guarantee(truth_probability=0.75).epsilon == math.log(3)
         True
     """
     if (epsilon is None) == (truth_probability is None):
@@ -441,12 +446,12 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
         )
 
 
-def discrete_laplace_mechanism(*, scale: float, sensitivity: int = 1) -> DiscreteLaplaceMechanism:
+def discrete_laplace_guarantee(*, scale: float, sensitivity: int = 1) -> DiscreteLaplaceMechanism:
     """Discrete Laplace noise of scale t on an integer query of sensitivity Δ (OpenDP's ``make_laplace`` on
     integers).
 
     Example:
-        >>> g = discrete_laplace_mechanism(scale=1.0)
+        >>> g = discrete_laplace_guarantee(scale=1.0)
         >>> g.pure_epsilon, round(g.delta_at(0.0), 4)          # (1 − e^(−1))/(1 + e^(−1)) = tanh(1/2)
         (1.0, 0.4621)
     """
@@ -549,14 +554,22 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
         return math.inf
 
 
-def discrete_gaussian_mechanism(*, sigma: float, sensitivity: int = 1) -> DiscreteGaussianMechanism:
+def discrete_gaussian_guarantee(*, sigma: float, sensitivity: int = 1) -> DiscreteGaussianMechanism:
     """Discrete Gaussian noise σ on an integer query of sensitivity Δ (OpenDP's ``make_gaussian`` on integers).
 
     Example:
-        >>> g = discrete_gaussian_mechanism(sigma=5.0)
-        >>> abs(g.delta_at(1.0) - gaussian_mechanism(sigma=5.0).delta_at(1.0)) < 1e-9   # close to continuous
+        >>> g = discrete_gaussian_guarantee(sigma=5.0)
+        >>> abs(g.delta_at(1.0) - gaussian_guarantee(sigma=5.0).delta_at(1.0)) < 1e-9   # close to continuous
         True
     """
     return DiscreteGaussianMechanism(
         check_positive(sigma, name="sigma"), check_whole(sensitivity, name="sensitivity", minimum=1)
     )
+
+
+# The names before 0.2, kept one release: they read like the noise samplers of privrisk.release.
+laplace_mechanism = deprecated_alias(laplace_guarantee, "laplace_mechanism")
+gaussian_mechanism = deprecated_alias(gaussian_guarantee, "gaussian_mechanism")
+randomized_response = deprecated_alias(randomized_response_guarantee, "randomized_response")
+discrete_laplace_mechanism = deprecated_alias(discrete_laplace_guarantee, "discrete_laplace_mechanism")
+discrete_gaussian_mechanism = deprecated_alias(discrete_gaussian_guarantee, "discrete_gaussian_mechanism")

@@ -10,8 +10,8 @@ where it is the global leak Γ and P). The worst-case posterior is sup over test
 and 1 when δ(ε) > 0 for every ε (Gaussian noise, δ > 0: some outputs give membership away).
 
 Example:
-    >>> r = membership_risk(laplace_mechanism(epsilon=1.0))
-    >>> round(r.success, 3), round(membership_risk(randomized_response(epsilon=1.0)).success, 3)
+    >>> r = membership_risk(laplace_guarantee(epsilon=1.0))
+    >>> round(r.success, 3), round(membership_risk(randomized_response_guarantee(epsilon=1.0)).success, 3)
     (0.697, 0.731)
 """
 
@@ -33,9 +33,9 @@ from privrisk.accounting.guarantees import (
 )
 from privrisk.accounting.mechanisms import (  # noqa: F401 - used by the doctests
     RandomizedResponse,
-    gaussian_mechanism,
-    laplace_mechanism,
-    randomized_response,
+    gaussian_guarantee,
+    laplace_guarantee,
+    randomized_response_guarantee,
 )
 from privrisk.errors import PrivriskError
 
@@ -125,7 +125,7 @@ def tpr_at_fpr(g: Guarantee, fpr: float | ArrayLike) -> float | np.ndarray:
     Example:
         >>> round(tpr_at_fpr(pure_dp(1.0), 0.01), 5)           # e^ε α
         0.02718
-        >>> tpr_at_fpr(gaussian_mechanism(sigma=1.0), [0.0, 1.0]).tolist()
+        >>> tpr_at_fpr(gaussian_guarantee(sigma=1.0), [0.0, 1.0]).tolist()
         [0.0, 1.0]
     """
     g = _check(g)
@@ -177,9 +177,9 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
         PrivriskError: if no finite ε reaches that δ (e.g. δ below the δ of an (ε, δ) guarantee).
 
     Example:
-        >>> worst_case(laplace_mechanism(epsilon=1.0)).label
+        >>> worst_case(laplace_guarantee(epsilon=1.0)).label
         'randomized response, ε = 1 (truthful with probability 73.1 %)'
-        >>> print(worst_case(gaussian_mechanism(sigma=1.0)).conversion)   # doctest: +ELLIPSIS
+        >>> print(worst_case(gaussian_guarantee(sigma=1.0)).conversion)   # doctest: +ELLIPSIS
         worst case at δ = 1e-06: ε(δ) of the exact (Gaussian mechanism)...
     """
     g = _check(g)
@@ -253,7 +253,7 @@ def risk_summary(
     ``worst_case`` is None). Infinite values are written as None, never as a float.
 
     Example:
-        >>> s = risk_summary(laplace_mechanism(epsilon=1.0), n=10)
+        >>> s = risk_summary(laplace_guarantee(epsilon=1.0), n=10)
         >>> round(s["success"], 3), round(s["worst_case"]["success"], 3), s["worst_case"]["worst_case"]
         (0.697, 0.731, None)
         >>> sorted(s)[:4]

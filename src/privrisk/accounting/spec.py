@@ -304,21 +304,21 @@ class _Builder:
                 raise self.fail("sensitivity", "randomized response has no sensitivity")
             k = 2 if s.categories is None else self.whole("categories", 2)
             if k == 2:
-                return A.randomized_response(epsilon=self.epsilon())
-            return A.kary_randomized_response(epsilon=self.epsilon(), categories=k)
+                return A.randomized_response_guarantee(epsilon=self.epsilon())
+            return A.kary_randomized_response_guarantee(epsilon=self.epsilon(), categories=k)
         if m.startswith("discrete"):
             delta_f = 1 if s.sensitivity is None else self.whole("sensitivity", 1)
             if m == "discrete-gaussian":
-                return A.discrete_gaussian_mechanism(sigma=self.positive("sigma"), sensitivity=delta_f)
+                return A.discrete_gaussian_guarantee(sigma=self.positive("sigma"), sensitivity=delta_f)
             # ε = Δ/t, as for the continuous Laplace mechanism.
             scale = self.positive("scale") if s.scale is not None else delta_f / self.epsilon()
-            return A.discrete_laplace_mechanism(scale=scale, sensitivity=delta_f)
+            return A.discrete_laplace_guarantee(scale=scale, sensitivity=delta_f)
         delta_s = 1.0 if s.sensitivity is None else self.positive("sensitivity")
         if m == "laplace":
             if s.epsilon is not None:
-                return A.laplace_mechanism(epsilon=self.epsilon(), sensitivity=delta_s)
-            return A.laplace_mechanism(scale=self.positive("scale"), sensitivity=delta_s)
-        return A.gaussian_mechanism(sigma=self.positive("sigma"), sensitivity=delta_s)
+                return A.laplace_guarantee(epsilon=self.epsilon(), sensitivity=delta_s)
+            return A.laplace_guarantee(scale=self.positive("scale"), sensitivity=delta_s)
+        return A.gaussian_guarantee(sigma=self.positive("sigma"), sensitivity=delta_s)
 
     def releases(self) -> Guarantee:
         from privrisk.accounting.composition import compose
@@ -344,7 +344,8 @@ class _Builder:
         return compose(parts)
 
     def modify(self, g: Guarantee, base: str) -> Guarantee:
-        from privrisk.accounting.composition import group, subsample
+        from privrisk.accounting.grouping import group
+        from privrisk.accounting.subsampling import subsample
 
         s = self.s
         if s.sample_rate is not None:

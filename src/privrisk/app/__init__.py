@@ -6,7 +6,7 @@ line's. Start it with ``privrisk app`` or :func:`serve`; :func:`build_app` gives
 
 from __future__ import annotations
 
-from privrisk.app._shared import parse_size
+from privrisk._validation import parse_size
 from privrisk.app.server import build_app, serve
 
 __all__ = ["build_app", "parse_size", "serve"]

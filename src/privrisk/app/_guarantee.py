@@ -14,8 +14,10 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
+from privrisk._params import label
 from privrisk._validation import check_choice
 
 __all__ = [
@@ -56,7 +58,8 @@ def guarantee_from_inputs(
     group: Any = None,
 ) -> Any:
     """The :class:`privrisk.accounting.Guarantee` the page's inputs describe: the inputs of the chosen kind mapped
-    onto :class:`privrisk.accounting.GuaranteeSpec`, whose one-line errors name the input (``param``).
+    onto :class:`privrisk.accounting.GuaranteeSpec`, whose one-line errors name the input (``param``) and use the
+    page's labels in their words.
 
     Example:
         >>> g = guarantee_from_inputs(kind="mu", epsilon=1.0, mu=1.0, compose=4)  # μ = √4 · 1 = 2
@@ -83,7 +86,9 @@ def guarantee_from_inputs(
         else:
             base["epsilon"] = epsilon
     spec = GuaranteeSpec(**base, sample_rate=_given(sample_rate), compose=_given(compose), group=_given(group))
-    return spec.build()
+    # Messages name every field by the page's label ("only with Privacy loss ε …"), as the command line names
+    # its options: one table of both (privrisk/_params.py).
+    return spec.build(names={f.name: label(f.name, "risk") for f in fields(GuaranteeSpec)})
 
 
 def membership_success(g: Any, prior: float = 0.5) -> float:

@@ -2,8 +2,8 @@
 and long work with progress and a cancel button.
 
 A page never re-implements a number: it calls the library functions its command calls and shows their result.
-Errors are the command line's one-line messages, with ``--option`` names (:func:`error_message`), shown next to
-the input (:func:`error_ui`) while the app keeps running.
+Errors are the library's one-line messages with the parameter named by the input's label, never by a command-line
+option (:func:`error_message`), shown next to the input (:func:`error_ui`) while the app keeps running.
 
 Example:
     >>> command_line("risk", epsilon="ln3", n=10, json=False)
@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import shlex
 import tempfile
 import threading
@@ -21,7 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privrisk.errors import PrivriskError
+from privrisk._format import number
+from privrisk._params import PARAMS, label, renamed, warning_text
+from privrisk._validation import parse_size
+from privrisk.errors import PrivriskError, ThresholdExceeded
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,48 +46,21 @@ __all__ = [
     "session_folder",
     "upload_columns",
     "upload_path",
+    "warning_message",
 ]
 
 DEFAULT_MAX_UPLOAD = 500 * 1000**2
 _QUERY_KEY = "_privrisk_query_params"
-_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3}
-_UNITS |= {"kib": 1024, "mib": 1024**2, "gib": 1024**3}
-
-
-def parse_size(text: str | int, *, name: str = "max_upload") -> int:
-    """A size in bytes from ``500MB``, ``2GB``, ``100k`` or a plain number of bytes (decimal units; KiB/MiB too).
-
-    Raises:
-        PrivriskError: (parameter ``name``) for text that is not a size or a size below one byte.
-
-    Example:
-        >>> parse_size("500MB"), parse_size("1.5k"), parse_size(42)
-        (500000000, 1500, 42)
-    """
-    raw = str(text).strip().lower().replace(" ", "")
-    number = raw.rstrip("bikmgt")
-    unit = raw[len(number) :]
-    try:
-        value = float(number) * _UNITS[unit]
-    except (KeyError, ValueError):
-        raise PrivriskError(
-            f"{name}: {text!r} is not a size such as 500MB, 2GB or 100k", param=name
-        ) from None
-    if not math.isfinite(value) or value < 1:
-        raise PrivriskError(f"{name}: must be at least one byte, got {text!r}", param=name)
-    return int(value)
-
-
 def format_bytes(size: float) -> str:
     """A size for people, in decimal units.
 
     Example:
-        >>> format_bytes(500_000_000), format_bytes(1536)
-        ('500 MB', '1.54 kB')
+        >>> format_bytes(500_000_000), format_bytes(1536), format_bytes(2e12)
+        ('500 MB', '1.54 kB', '2,000 GB')
     """
     for unit, factor in (("GB", 1000**3), ("MB", 1000**2), ("kB", 1000)):
         if size >= factor:
-            return f"{size / factor:.3g} {unit}"
+            return f"{number(size / factor, 3)} {unit}"  # the app's number format: 2,000 GB, not 2e+03 GB
     return f"{int(size)} bytes"
 
 
@@ -232,109 +207,41 @@ def _checked_upload(fileinfo: list[dict[str, Any]] | None, max_bytes: int) -> tu
     return path, name
 
 
-# The options of each command the app runs, as the command line names a library parameter in an error: its own
-# name for a few (``record`` → ``--sweep-record``), ``--`` + the parameter with dashes for the options listed.
-# A copy, because the app does not import the command line (docs/architecture.md, floors); tests/test_layers.py
-# checks it against the command line's options and prints the up-to-date table when they differ.
-_COMMAND_OPTIONS: dict[str, tuple[dict[str, str], str]] = {
-    "attack": (
-        {},
-        "column epsilon missing out query risk seed trials universe universe-column universe-file "
-        "universe-min worlds"
-    ),
-    "audit": (
-        {"record": "--sweep-record"},
-        "alpha column epsilon event fail-on-leak missing out query records response seed sweep-record "
-        "sweep-values top u universe"
-    ),
-    "empirical": (
-        {"deltas_path": "--deltas-parquet", "frame": "--preset chicago"},
-        "aggregate buckets condition-on deltas-parquet density draws engine epsilons individual joint k lags "
-        "noise out period period-unit preset query seed spark-master step target-delta top value weight "
-        "window"
-    ),
-    "epsilon": (
-        {},
-        "df dv n ratio risk"
-    ),
-    "explain": (
-        {"rate": "--sample-rate", "truth_probability": "--epsilon", "noise_multiplier": "--sigma", "history": "--opacus-history", "method": "--sampling"},
-        "categories compare compose delta dpsgd epsilon group lang mechanism mu n opacus-history out releases "
-        "renyi rho sample-rate sampling scale sensitivity sigma"
-    ),
-    "presence": (
-        {"hierarchies": "--hierarchy", "model": "--estimator", "max_nodes": "--search"},
-        "allow-inconsistent alpha delta-max delta-min demo engine estimator hierarchy k kmap levels loss out "
-        "population population-count population-size qi sampling-fraction search spark-master "
-        "spark-rollup-classes suppression"
-    ),
-    "release": (
-        {"key": "--ledger-key", "key_file": "--ledger-key"},
-        "allow-large-epsilon budget budget-delta budget-epsilon budget-rho column epsilon internal ledger "
-        "ledger-key mechanism missing out public-n query rho spec universe"
-    ),
-    "risk": (
-        {"rate": "--sample-rate", "truth_probability": "--epsilon", "noise_multiplier": "--sigma", "history": "--opacus-history", "method": "--sampling"},
-        "at-delta at-epsilon categories compose delta df dpsgd dv epsilon fpr group max-risk mechanism mu n "
-        "opacus-history prior ratio releases renyi rho sample-rate sampling scale sensitivity sigma"
-    ),
-    "sensitivity": (
-        {},
-        "column epsilon max-risk method missing neighbours query universe universe-column universe-file "
-        "universe-min"
-    ),
-    "study": (
-        {"trials": "--attack-trials", "max_n": "--attack-max-n"},
-        "attack attack-max-n attack-trials column epsilons figure-epsilon figure-query label ls-method "
-        "missing out proportions queries repetitions seed universe universe-min"
-    ),
-}
-
-
-def option_name(command: str | None, param: str | None, options: Sequence[str] = ()) -> str | None:
-    """The option of ``command`` that sets the library parameter ``param``, as the command line names it, or None.
-
-    ``options`` names parameters that are options of that command even where this version's command does not
-    know them yet (``--rho``).
-
-    Example:
-        >>> option_name("audit", "record"), option_name("sensitivity", "universe_column"), option_name("risk", "values")
-        ('--sweep-record', '--universe-column', None)
-    """
-    if not param:
-        return None
-    renames, known = _COMMAND_OPTIONS.get(command or "", ({}, ""))
-    if param in renames:
-        return renames[param]
-    dashed = param.replace("_", "-")
-    if dashed in known.split() or param in options:
-        return "--" + dashed
-    return None
-
-
 def error_message(exc: BaseException, command: str | None = None, options: Sequence[str] = ()) -> str:
-    """The one line the command line prints for an error, with the option's name for the library's parameter.
+    """The one line the app shows for an error: the library's message with its parameter named by the page's label.
 
-    The option is looked up in ``command`` as the command line does; ``options`` names parameters that are
-    options of that command even where this version's command does not know them yet (``--rho``).
+    The label is the app's own word for the input ("Largest acceptable risk"), from the library's one table of
+    parameters (:mod:`privrisk._params`), never the command line's option; ``command`` is the page (a command's
+    name), whose own label wins where it has one. A parameter the table does not label is humanised
+    (``by_hand`` → "By hand"). ``options`` is kept for the pages that still pass it; labels need no list.
 
     Example:
         >>> error_message(PrivriskError("epsilon: must be greater than 0, got -1"), "risk")
-        '--epsilon: must be greater than 0, got -1'
+        'Privacy loss ε: must be greater than 0, got -1'
+        >>> error_message(PrivriskError("by_hand: too many"))
+        'By hand: too many'
     """
-    if isinstance(exc, PrivriskError):
+    del options  # every parameter has a label: nothing to look up per command any more
+    if isinstance(exc, PrivriskError | ThresholdExceeded):
         message = str(exc).splitlines()[0] if str(exc) else "bad input"
-        if not command:
-            return message
         param = exc.param
-        option = option_name(command.split()[0], param, options) if param else None
-        if param and option and message.startswith(param + ":"):
-            return option + message[len(param) :]
-        return message
+        page = command.split()[0] if command else None
+        return renamed(message, param, label(param, page)) if param else message
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
     return f"internal error: {type(exc).__name__}: {exc}"
+
+
+def warning_message(warning: Warning | str, command: str | None = None) -> str:
+    """The one line the app shows for a library warning: the command line's format, its parameter labelled.
+
+    Example:
+        >>> warning_message("window:  fewer than 10 periods", "empirical")
+        'Window: fewer than 10 periods'
+    """
+    page = command.split()[0] if command else None
+    return warning_text(warning, lambda param: label(param, page))
 
 
 def error_input(error: BaseException | str, inputs: tuple[str, ...], default: str) -> str:
@@ -348,6 +255,8 @@ def error_input(error: BaseException | str, inputs: tuple[str, ...], default: st
         'universe'
         >>> error_input("--universe: give two numbers LO,HI", ("universe", "epsilon"), "file")
         'universe'
+        >>> error_input("Bounds: give two numbers LO,HI", ("universe", "epsilon"), "file")
+        'universe'
         >>> error_input(PrivriskError("data.csv: no column 'x'"), ("universe",), "file")
         'file'
     """
@@ -360,6 +269,12 @@ def error_input(error: BaseException | str, inputs: tuple[str, ...], default: st
         name = head.removeprefix("--").split("/")[0].replace("-", "_")
         if name in inputs:
             return name
+        # A message error_message has already labelled: the input whose label (on any page) it starts with.
+        for name in inputs:
+            entry = PARAMS.get(name)
+            labels = {label(name), *(entry.page_labels.values() if entry else ())}
+            if head in labels:
+                return name
     return default
 
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 import ipaddress
 import signal
 import threading
+import warnings
 import webbrowser
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from privrisk.app._shared import DEFAULT_MAX_UPLOAD, format_bytes
 from privrisk.app.pages import PAGES
+from privrisk.errors import PrivacyLeakWarning
 
 __all__ = [
     "LocalOnly",
@@ -337,12 +339,17 @@ def is_loopback(host: str) -> bool:
 
 
 def network_warning(host: str) -> str | None:
-    """The warning printed when the app listens on an address other machines can reach."""
+    """The warning :func:`serve` gives when the app listens on an address other machines can reach.
+
+    Example:
+        >>> network_warning("127.0.0.1") is None, network_warning("0.0.0.0").startswith("listening on 0.0.0.0:")
+        (True, True)
+    """
     if is_loopback(host):
         return None
     return (
         f"listening on {host}: the app and any data uploaded to it are reachable from the network; "
-        "use --host 127.0.0.1 unless this machine's firewall restricts access"
+        "listen on 127.0.0.1 unless this machine's firewall restricts access"
     )
 
 
@@ -383,8 +390,16 @@ def serve(
     max_upload: int = DEFAULT_MAX_UPLOAD,
     on_started: Callable[[str], None] | None = None,
 ) -> None:
-    """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url)`` and open the browser."""
+    """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url)`` and open the browser.
+
+    On a host other machines can reach it first warns (:class:`~privrisk.errors.PrivacyLeakWarning`): the
+    uploaded data are then reachable from the network.
+    """
     import uvicorn
+
+    warning = network_warning(host)
+    if warning:
+        warnings.warn(warning, PrivacyLeakWarning, stacklevel=2)
 
     # The host the user named is allowed in the Host header besides the loopback names ("0.0.0.0" names no host).
     named = () if host in ("0.0.0.0", "::", "") else (host,)

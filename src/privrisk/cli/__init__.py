@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, TextIO  # noqa: E402
 
 import typer  # noqa: E402
 
+from privrisk._params import leading_param, renamed, warning_text  # noqa: E402
 from privrisk.cli import _app  # noqa: E402
 from privrisk.cli._common import PARAM_OPTIONS  # noqa: E402
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError, ThresholdExceeded  # noqa: E402
@@ -221,17 +222,14 @@ def option_message(exc: PrivriskError | str, command: object, args: Sequence[str
     """The library's message with its parameter named as the command's option (``density:`` → ``--density:``).
 
     The library names parameters, never options (docs/architecture.md); the option is looked up in the
-    command that ran: ``PARAM_OPTIONS`` first, then ``--`` + the parameter with dashes if the command has it.
+    command that ran: the library's table (:mod:`privrisk._params`, as ``PARAM_OPTIONS``) first, then ``--`` +
+    the parameter with dashes if the command has it.
     A warning's text is read as an error's: a leading ``name:`` is its parameter.
     ``command`` is the Click command Typer builds (Typer ships its own copy of Click, so it is read by its
     attributes, ``commands``, ``params`` and ``opts``, not checked against ``click``'s classes).
     """
     message = str(exc)
-    if isinstance(exc, PrivriskError):
-        param = exc.param
-    else:
-        head, sep, _ = message.partition(":")
-        param = head if sep and head.isidentifier() else None
+    param = exc.param if isinstance(exc, PrivriskError) else leading_param(message)
     if not param or not message.startswith(param + ":"):
         return message
     ran = command
@@ -247,7 +245,7 @@ def option_message(exc: PrivriskError | str, command: object, args: Sequence[str
         wanted = "--" + param.replace("_", "-")
         if any(wanted in getattr(p, "opts", ()) for p in getattr(ran, "params", ())):
             option = wanted
-    return option + message[len(param) :] if option else message
+    return renamed(message, param, option)
 
 
 @contextmanager
@@ -285,7 +283,7 @@ def library_warnings_on_stderr(name_options: Callable[[str], str] | None = None)
             if issubclass(category, PrivacyLeakWarning | DependenceWarning) or (
                 issubclass(category, UserWarning) and _PACKAGE in Path(filename).resolve().parents
             ):
-                text = " ".join(str(message).split())
+                text = warning_text(message)
                 if name_options is not None:
                     text = name_options(text)
                 if text not in shown:

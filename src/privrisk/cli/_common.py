@@ -17,6 +17,7 @@ from rich.console import Console
 
 from privrisk import _validation
 from privrisk._format import percent
+from privrisk._params import command_options
 from privrisk._validation import parse_epsilon, parse_epsilons, parse_numbers
 from privrisk.errors import PrivriskError
 from privrisk.io.files import to_jsonable
@@ -128,6 +129,7 @@ def progress(description: str, total: int | None) -> Iterator[Callable[..., None
         yield lambda steps=1: bar.advance(task, steps)
 
 
-# Library parameters whose option is not simply ``--`` + the name with dashes: {command: {param: option}}.
-# A command module adds its own at import time; ``privrisk.cli.main`` reads it when it prints an error.
-PARAM_OPTIONS: dict[str, dict[str, str]] = {}
+# Library parameters whose option is not simply ``--`` + the name with dashes: {command: {param: option}}, read
+# from the library's one table (privrisk/_params.py). ``privrisk.cli.main`` reads it when it prints an error; a
+# command whose option depends on another option (``calibrate``'s ``--target-*``) sets its entry as it runs.
+PARAM_OPTIONS: dict[str, dict[str, str]] = command_options()

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from privrisk._params import option
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err
+from privrisk.cli._common import emit_json, err
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -56,25 +57,15 @@ SAMPLE_RATE = typer.Option(None, "--sample-rate", help="Each release sees a rand
 SAMPLING = typer.Option(None, "--sampling", help="How the sample is drawn: poisson (default) or without-replacement (fixed-size batches).")  # fmt: skip
 GROUP = typer.Option(None, "--group", help="Protect groups of K people (households) instead of one.")
 
-#: The option of each field of GuaranteeSpec, for its messages.
+#: The option of each field of GuaranteeSpec, for its messages (each field is the option of its name: the fields
+#: are read from the library's table of parameters, privrisk/_params.py, so a renamed option follows).
 OPTION_NAMES = {
-    name: "--" + name.replace("_", "-")
+    name: option(name, "risk") or "--" + name.replace("_", "-")
     for name in (
         "epsilon", "delta", "rho", "mu", "renyi", "mechanism", "scale", "sigma", "sensitivity", "categories",
         "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group",
     )
 }  # fmt: skip
-
-for _command in ("risk", "tradeoff", "explain"):
-    PARAM_OPTIONS.setdefault(_command, {}).update(
-        {
-            "rate": "--sample-rate",
-            "truth_probability": "--epsilon",
-            "noise_multiplier": "--sigma",
-            "history": "--opacus-history",
-            "method": "--sampling",
-        }
-    )
 
 
 def read_small_text(path: Path | str, option: str, *, limit: int = MAX_INPUT_BYTES) -> str:

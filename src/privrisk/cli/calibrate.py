@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from privrisk._params import command_options
 from privrisk._validation import check_choice
 from privrisk.cli._app import app
 from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out, parse_epsilon
@@ -29,10 +30,8 @@ TARGETS = ("advantage", "success", "tpr", "risk", "epsilon")
 # The library's parameters as this command's options (set again when it runs: cli.accounting, which reads the
 # release's options, sets its own entry for this command when it is imported).
 OPTIONS = {
-    "fpr": "--target-tpr",
     "sample_rate": "--sample-rate",
     "solve_for": "--solve-for",
-    "guarantee": "--solve-for",
     "delta": "--delta",
     "compose": "--compose",
     "group": "--group",
@@ -150,7 +149,11 @@ def calibrate_command(
         raise PrivriskError(
             f"{given[0]}: a given parameter of one release is for --solve-for sample-rate or steps"
         )
-    PARAM_OPTIONS["calibrate"] = {**OPTIONS, "value": f"--target-{target}"}  # the value is the option given
+    PARAM_OPTIONS["calibrate"] = {
+        **command_options()["calibrate"],
+        **OPTIONS,
+        "value": f"--target-{target}",
+    }  # the value is the option given
     c = A.calibrate(
         target=target,  # type: ignore[arg-type]
         value=value,

@@ -9,7 +9,7 @@ import typer
 
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
-from privrisk.cli._common import MAX_ROWS, PARAM_OPTIONS, emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk.cli._common import MAX_ROWS, emit_json, err, out, parse_epsilon, parse_epsilons
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs, write_text
 
@@ -17,7 +17,6 @@ EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, 
 
 # The library's parameters epsilon, n, compare, lang and max_rows are these commands' options of the same name;
 # report's folders are its DIR arguments.
-PARAM_OPTIONS["report"] = {"folders": "DIR"}
 
 
 def _html_target(path: Path, name: str = "--out", inputs: list[Path] | None = None) -> Path:

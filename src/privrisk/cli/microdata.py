@@ -13,14 +13,13 @@ import typer
 from rich.table import Column, Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._common import emit_json, err, out
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.microdata import MicrodataResult
 
-PARAM_OPTIONS["microdata"] = {"suda_max_size": "--suda", "method": "--risk-method", "data": "FILE"}
 OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", "released.csv")
 TOP = 20  # privrisk.microdata.settings.MicrodataSettings.top
 

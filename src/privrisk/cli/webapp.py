@@ -32,16 +32,13 @@ def app_command(
 
     Example: privrisk app --port 8000
     """
-    from privrisk.app import parse_size
-    from privrisk.app.server import network_warning, serve
+    from privrisk._validation import parse_size
+    from privrisk.app import serve
     from privrisk.errors import PrivriskError
 
     limit = parse_size(max_upload, name="max_upload")
     if not 0 <= port <= 65535:
         raise PrivriskError(f"--port: must be between 0 and 65535, got {port}")
-    warning = network_warning(host)
-    if warning:
-        print(f"privrisk: warning: {warning}", file=sys.stderr, flush=True)
     serve(
         host=host,
         port=port,

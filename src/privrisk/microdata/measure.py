@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privrisk._format import number, percent_for_people
 from privrisk.errors import PrivriskError
 from privrisk.microdata.diversity import Diversity, diversity
 from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes
@@ -94,7 +95,7 @@ class MicrodataResult:
         s, m, out = self.settings, self.measures, []
         if s.max_risk is not None and m["individual_risk"]["max"] > s.max_risk:
             out.append(f"max_risk: {m['individual_risk']['records_above_threshold']:,} record(s) have an individual "
-                       f"risk above {s.max_risk:g} (highest {m['individual_risk']['max']:.4g})")  # fmt: skip
+                       f"risk above {percent_for_people(s.max_risk)} (highest {percent_for_people(m['individual_risk']['max'])})")  # fmt: skip
         if s.k is not None and m["k_anonymity"]["k"] < s.k:
             below = int((self.cells.record_fk < s.k).sum())
             out.append(f"k: {below:,} record(s) share their key combination with fewer than {s.k} (smallest f_k "
@@ -104,7 +105,7 @@ class MicrodataResult:
                 out.append(f"l: {d['variable']} takes only {d['l_distinct']} distinct value(s) in some class "
                            f"(ℓ = {s.l:g} asked)")  # fmt: skip
             if s.t is not None and d["t"] > s.t:
-                out.append(f"t: {d['variable']} is {d['t']:.4g} from its distribution in the file in some class "
+                out.append(f"t: {d['variable']} is {number(d['t'])} from its distribution in the file in some class "
                            f"(t = {s.t:g} allowed)")  # fmt: skip
         return out
 
@@ -112,22 +113,24 @@ class MicrodataResult:
         """What the measures mean for a person in the file, one sentence each."""
         m = self.measures
         ir, k = m["individual_risk"], m["k_anonymity"]
+        # One number format for people (privrisk._format): percentages that never read 0 % for a risk above 0,
+        # no e-notation.
         out = [
-            f"Expected re-identifications: {ir['expected_reidentifications']:.4g} of {self.n:,} records "
-            f"({100 * ir['global_risk']:.3g} %), the sum over the records of the chance that an intruder who knows "
-            "a person's key values picks the right record.",
-            f"The riskiest record is picked correctly with probability {ir['max']:.3g}; {ir['records_above_threshold']:,} "
-            f"record(s) are above {ir['threshold']:g}.",
+            f"Expected re-identifications: {number(ir['expected_reidentifications'])} of {self.n:,} records "
+            f"({percent_for_people(ir['global_risk'])}), the sum over the records of the chance that an intruder "
+            "who knows a person's key values picks the right record.",
+            f"The riskiest record is picked correctly with probability {percent_for_people(ir['max'])}; "
+            f"{ir['records_above_threshold']:,} record(s) are above {percent_for_people(ir['threshold'])}.",
             f"{k['violations']['2']:,} record(s) are unique in the file on their keys (f_k = 1); "
             f"{k['violations']['5']:,} share their combination with fewer than 4 others.",
         ]
         if "household_risk" in m:
-            out.append(f"Counting households (1 − Π(1 − r)): {m['household_risk']['expected_reidentifications']:.4g} "
+            out.append(f"Counting households (1 − Π(1 − r)): {number(m['household_risk']['expected_reidentifications'])} "
                        "expected re-identifications of a household member.")  # fmt: skip
         for d in m["diversity"]:
             out.append(f"{d['variable']}: every class shows at least {d['l_distinct']} distinct value(s) (entropy ℓ "
-                       f"{d['l_entropy']:.3g}); the largest distance of a class from the file's distribution is "
-                       f"t = {d['t']:.3g}.")  # fmt: skip
+                       f"{number(d['l_entropy'], 3)}); the largest distance of a class from the file's distribution is "
+                       f"t = {number(d['t'], 3)}.")  # fmt: skip
         return out
 
     def to_dict(self, *, rows: int | None = 200) -> dict[str, Any]:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from privrisk._format import number
+
 if TYPE_CHECKING:
     from privrisk.microdata.measure import MicrodataResult
 
@@ -60,8 +62,8 @@ def report_html(result: MicrodataResult, *, rows: int = 50) -> str:
     bars = _table([[band, f"{c:,}", "█" * max(0, round(40 * c / biggest))] for band, c in hist],
                   ["individual risk", "records", ""])  # fmt: skip
     combos = result.combinations().head(rows)
-    combo_rows = [[*(str(v) for v in r[: len(result.settings.keys)]), f"{r[-4]:,}", f"{r[-3]:,}", f"{r[-2]:.4g}",
-                   f"{r[-1]:.4g}"] for r in combos.itertuples(index=False)]  # fmt: skip
+    combo_rows = [[*(str(v) for v in r[: len(result.settings.keys)]), f"{r[-4]:,}", f"{r[-3]:,}", number(r[-2]),
+                   number(r[-1])] for r in combos.itertuples(index=False)]  # fmt: skip
     combo_table = _table(combo_rows, [*result.settings.keys, "records", "f_k", "F_k", "risk"])
     meanings = "<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in MEANINGS.items())
     body = (

@@ -107,9 +107,9 @@ def _composed(parts: tuple[tuple[str, float], ...]) -> Guarantee:
     from privrisk import accounting as A
 
     mechanisms = [
-        A.gaussian_mechanism(sigma=1 / math.sqrt(2 * value))
+        A.gaussian_guarantee(sigma=1 / math.sqrt(2 * value))
         if kind == "rho"
-        else A.laplace_mechanism(epsilon=value)
+        else A.laplace_guarantee(epsilon=value)
         for kind, value in parts
     ]
     return mechanisms[0] if len(mechanisms) == 1 else A.compose(mechanisms)

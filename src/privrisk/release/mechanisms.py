@@ -39,7 +39,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from privrisk._validation import check_probability, check_values, parse_epsilon
-from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
+from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded, deprecated_alias
 from privrisk.io.data import numeric_values
 from privrisk.release import ledger as _ledger
 from privrisk.release.budget import Budget, as_budget
@@ -64,6 +64,8 @@ __all__ = [
     "noise_interval",
     "noise_scale",
     "noisy_release",
+    "sample_gaussian",
+    "sample_laplace",
 ]
 
 #: The share of releases whose noise lies inside the reported interval.
@@ -254,11 +256,13 @@ def _draw_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
     return np.asarray(meas([float(v) for v in values]), dtype=float)
 
 
-def gaussian_mechanism(values: ArrayLike, sigma: float) -> float | np.ndarray:
+def sample_gaussian(values: ArrayLike, sigma: float) -> float | np.ndarray:
     """values + Y with Y ~ N(0, σ²), drawn by OpenDP's Gaussian sampler (not seedable); a float for a scalar.
 
+    A sampler: it draws noise (``privrisk.accounting.gaussian_guarantee`` is the guarantee of this noise).
+
     Example:
-        >>> noisy = gaussian_mechanism([0.0] * 1000, 2.0)
+        >>> noisy = sample_gaussian([0.0] * 1000, 2.0)
         >>> noisy.shape, bool(abs(noisy.mean()) < 1)
         ((1000,), True)
     """
@@ -268,6 +272,10 @@ def gaussian_mechanism(values: ArrayLike, sigma: float) -> float | np.ndarray:
     if arr.ndim == 0:
         return float(_draw_gaussian(arr.reshape(1), s)[0])
     return _draw_gaussian(arr.ravel(), s).reshape(arr.shape)
+
+
+#: The sampler's name before 0.2 (it read like the guarantee ``privrisk.accounting.gaussian_mechanism``).
+gaussian_mechanism = deprecated_alias(sample_gaussian, "gaussian_mechanism")
 
 
 def _half_width(mechanism: str, scale: float, level: float) -> float:
@@ -280,21 +288,22 @@ def _half_width(mechanism: str, scale: float, level: float) -> float:
 
 
 @overload
-def laplace_mechanism(values: float, scale: float) -> float: ...
+def sample_laplace(values: float, scale: float) -> float: ...
 @overload
-def laplace_mechanism(values: np.ndarray, scale: float) -> np.ndarray: ...
+def sample_laplace(values: np.ndarray, scale: float) -> np.ndarray: ...
 @overload
-def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray: ...
+def sample_laplace(values: ArrayLike, scale: float) -> float | np.ndarray: ...
 
 
-def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray:
+def sample_laplace(values: ArrayLike, scale: float) -> float | np.ndarray:
     """values + Y with Y ~ Lap(scale), drawn by OpenDP's floating-point-safe sampler (not seedable).
 
     Many values are sent to OpenDP in one vector call; each gets independent noise of the same scale. A float for
-    a scalar, an array of the same shape otherwise.
+    a scalar, an array of the same shape otherwise. A sampler: it draws noise
+    (``privrisk.accounting.laplace_guarantee`` is the guarantee of this noise).
 
     Example:
-        >>> noisy = laplace_mechanism([0.0] * 1000, 2.0)
+        >>> noisy = sample_laplace([0.0] * 1000, 2.0)
         >>> noisy.shape, bool(abs(noisy.mean()) < 1)
         ((1000,), True)
     """
@@ -304,6 +313,11 @@ def laplace_mechanism(values: ArrayLike, scale: float) -> float | np.ndarray:
     if arr.ndim == 0:
         return float(_draw(arr.reshape(1), b)[0])
     return _draw(arr.ravel(), b).reshape(arr.shape)
+
+
+#: The sampler's name before 0.2 (``privrisk.laplace_mechanism`` drew noise while ``gaussian_mechanism`` was a
+#: guarantee).
+laplace_mechanism = deprecated_alias(sample_laplace, "laplace_mechanism")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -436,9 +450,9 @@ def noisy_release(
         raise ThresholdExceeded(kept.message([*before, *new], len(new), where))
 
     noisy = [
-        gaussian_mechanism(p.true_value, p.scale)
+        sample_gaussian(p.true_value, p.scale)
         if p.measured.query.mechanism == "gaussian"
-        else laplace_mechanism(p.true_value, p.scale)
+        else sample_laplace(p.true_value, p.scale)
         for p in prepared
     ]
     rows = []

@@ -11,7 +11,7 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import percent
+from privrisk._format import percent_for_people as percent
 from privrisk._validation import parse_epsilon, parse_epsilons
 from privrisk.app._shared import command_line, error_input, error_message, error_ui, preset_inputs, quiet
 from privrisk.errors import PrivriskError
@@ -88,7 +88,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             arguments()
         except PrivriskError as exc:
             message = error_message(exc, "explain")
-            return error_input(message, _INPUTS, "epsilon"), message
+            return error_input(exc, _INPUTS, "epsilon"), message
         return None
 
     for _name in ("epsilon", "n", "compare"):
@@ -106,15 +106,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @render.ui
     def paragraph() -> Any:
         doc = explainer_document(**quiet(arguments))
+        lang = input.lang()
         return ui.div(
             ui.h5("For a consent form"),
             ui.p(doc["paragraph"], id="explain-paragraph-text"),
             ui.p(
-                f"Global risk ρ_gl = {percent(doc['global_risk'])}, global leak Γ = {percent(doc['global_leak'])}"
+                f"Global risk ρ_gl = {percent(doc['global_risk'], lang)}, "
+                f"global leak Γ = {percent(doc['global_leak'], lang)}"
                 + (
                     ""
                     if doc["many_worlds"] is None
-                    else f", many-worlds risk ρ_mw = {percent(doc['many_worlds'])}"
+                    else f", many-worlds risk ρ_mw = {percent(doc['many_worlds'], lang)}"
                 )
                 + f"; the page says: {doc['shown']['risk']} of {doc['shown']['risk_base']}.",
                 id="explain-shown",

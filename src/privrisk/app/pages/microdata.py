@@ -11,6 +11,7 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
+from privrisk._format import number
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, read_upload
 from privrisk.errors import PrivriskError
 
@@ -117,7 +118,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return None
         top = result.top_records(10)
         head = ui.tags.tr(*(ui.tags.th(c) for c in top.columns))
-        rows = [ui.tags.tr(*(ui.tags.td(f"{v:.4g}" if isinstance(v, float) else str(v)) for v in r))
+        rows = [ui.tags.tr(*(ui.tags.td(number(v) if isinstance(v, float) else str(v)) for v in r))
                 for r in top.itertuples(index=False)]  # fmt: skip
         return ui.div(ui.h5("The riskiest records"), ui.tags.table(ui.tags.thead(head), ui.tags.tbody(*rows),
                       class_="table table-sm", id="microdata-top"))  # fmt: skip

@@ -16,8 +16,9 @@ import numpy as np
 from shiny import module, reactive, render, req, ui
 
 from privrisk import risk as R
-from privrisk._format import epsilon_text, natural_frequencies, percent_3g
+from privrisk._format import epsilon_text, natural_frequencies, percent_for_people
 from privrisk._format import number as number_text
+from privrisk._params import label
 from privrisk._validation import check_probability, check_whole, parse_epsilon
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
@@ -57,15 +58,6 @@ _ACCOUNTING_OPTIONS = (
 )
 SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
 # The fields' labels, which the page's messages name instead of the command line's options.
-LABELS = {
-    "epsilon": "ε", "n": "Possible worlds n", "ratio": "Δv/Δf", "delta": "δ", "prior": "Prior p",
-    "guarantee": "Guarantee", "mechanism": "Mechanism", "rho": "ρ (zCDP)", "mu": "μ (Gaussian DP)",
-    "scale": "Laplace scale b", "sigma": "Gaussian σ", "sensitivity": "Sensitivity Δ",
-    "sample_rate": "Poisson sample rate", "compose": "Compose K releases", "group": "Groups of K people",
-    "risk": "Largest acceptable risk",
-}  # fmt: skip
-
-
 def field_message(exc: BaseException) -> str:
     """The one-line message for a bad field, naming the field by its label (not the command line's option).
 
@@ -79,13 +71,15 @@ def field_message(exc: BaseException) -> str:
         return error_message(exc)
     message = str(exc).splitlines()[0] if str(exc) else "bad input"
     param = exc.param
-    if param and message.startswith(param + ":"):
-        label = LABELS.get(param, param)
-        rest = message[len(param) + 1 :].strip()
-        if rest.endswith("got None") or rest.startswith("'' is not a number"):
-            rest = "required for this guarantee"
-        return f"{label}: {rest}"
-    return message
+    if param:
+        named = label(param, "risk")
+        for head in (param, named):  # the guarantee's messages already use the page's labels
+            if message.startswith(head + ":"):
+                rest = message[len(head) + 1 :].strip()
+                if rest.endswith("got None") or rest.startswith("'' is not a number"):
+                    # An empty field: say what is missing, not what the library was given.
+                    return f"{named}: required for this guarantee"
+    return error_message(exc, "risk")
 
 
 _EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
@@ -159,7 +153,7 @@ def verdict(many_worlds: float, n: int) -> tuple[str, str]:
     base = f"{attacker.base:,}"
     what = "be right" if n == 2 else f"pick the right one of {n:,} possible data sets"
     return (
-        percent_3g(many_worlds),
+        percent_for_people(many_worlds),
         f"An attacker who knows everyone else would {what} {attacker.text()} times in {base}; "
         f"guessing, {guess.text()} in {base}.",
     )
@@ -395,7 +389,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ui.tags.tr(
                 ui.tags.td(label),
                 ui.tags.td(f"{v[key]:.4f}", id=f"risk-value-{key}", class_="text-end font-monospace"),
-                ui.tags.td(percent_3g(v[key]), class_="text-end"),
+                ui.tags.td(percent_for_people(v[key]), class_="text-end"),
                 ui.tags.td(what, class_="privrisk-help"),
             )
             for key, label, what in _ROWS
@@ -412,7 +406,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.tags.summary("The measures in detail"),
                 ui.tags.p(
                     f"ε = {epsilon_text(v['epsilon'], approximate=True)}, n = {v['n']:,}, "
-                    f"Δv/Δf = {v['ratio']:.4g}, δ = {number_text(v['delta'])}",
+                    f"Δv/Δf = {number_text(v['ratio'])}, δ = {number_text(v['delta'])}",
                     class_="fw-semibold",
                 ),
                 ui.tags.table(
@@ -456,7 +450,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ]
         if v["prior"] not in (0.5,):
             series.append(
-                (f"belief, prior {v['prior']:g}", np.asarray(R.posterior_bound(grid, v["prior"])), "#5b8c3a")
+                (f"belief, prior {number_text(v['prior'])}", np.asarray(R.posterior_bound(grid, v["prior"])), "#5b8c3a")
             )
         return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
 
@@ -533,16 +527,16 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         rows = [
             ("advantage", "membership advantage (TPR − FPR, best attacker)"),
             ("success", "membership success (prior ½)"),
-            ("posterior_max", f"largest belief after the answer (prior {v['prior']:g})"),
+            ("posterior_max", f"largest belief after the answer (prior {number_text(v['prior'])})"),
             ("reconstruction", f"singling out one of n = {v['n']:,}"),
-            ("epsilon_at_delta", f"ε at δ = {v['delta'] or 1e-6:g}"),
+            ("epsilon_at_delta", f"ε at δ = {number_text(v['delta'] or 1e-6)}"),
         ]
         body = [
             ui.tags.tr(ui.tags.td(label), cell(doc[key], key, "this"), cell(worst.get(key), key, "worst"))
             for key, label in rows
         ]
         body += [
-            ui.tags.tr(ui.tags.td(f"TPR at FPR {t['fpr']:g}"), cell(t["tpr"], f"tpr{i}", "this"),
+            ui.tags.tr(ui.tags.td(f"TPR at FPR {number_text(t['fpr'])}"), cell(t["tpr"], f"tpr{i}", "this"),
                        cell((worst.get("tpr_at_fpr") or [{}] * 9)[i].get("tpr"), f"tpr{i}", "worst"))
             for i, t in enumerate(doc["tpr_at_fpr"])
         ]  # fmt: skip
@@ -579,15 +573,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             eps = float(R.epsilon_for_risk(float(target), v["n"], v["ratio"]))
             if not math.isfinite(eps):
                 raise PrivriskError(
-                    f"ratio: Δv/Δf = {v['ratio']:.4g} is so small that ε is not finite", param="ratio"
+                    f"ratio: Δv/Δf = {number_text(v['ratio'])} is so small that ε is not finite", param="ratio"
                 )
         except PrivriskError as exc:
             return error_ui(field_message(exc))
         cmd = command_line("epsilon", risk=f"{float(target):g}", n=v["n"], ratio=_ratio_option(v["ratio"]))
         return ui.TagList(
             ui.p(
-                f"ε ≤ {eps:.6g} (= ln {math.exp(eps):.6g}) keeps ρ_mw at or below {float(target):g} for n = "
-                f"{v['n']:,} and Δv/Δf = {v['ratio']:.4g}.",
+                f"ε ≤ {number_text(eps, 6)} (= ln {number_text(math.exp(eps), 6)}) keeps ρ_mw at or below "
+                f"{percent_for_people(float(target))} for n = {v['n']:,} and Δv/Δf = {number_text(v['ratio'])}.",
                 id="risk-epsilon-for-text",
             ),
             ui.div(cmd, class_="privrisk-command"),
