@@ -48,15 +48,15 @@ BASE = {"dataset": T, "population": P, "qi": ["zip", "age"], "population_count":
         ({"population": None, "population_count": None}, "population"),
         ({"population": None, "population_count": None, "population_size": 100}, "kmap"),
         ({"population": None, "population_count": None, "population_size": 100, "sampling_fraction": 0.1,
-          "kmap": 2}, "sampling_fraction"),  # fmt: skip
+          "kmap": 2}, "sampling_fraction"),
         ({"population": None, "population_count": None, "population_size": float("nan"), "kmap": 2},
-         "population_size"),  # fmt: skip
+         "population_size"),
         ({"population": None, "population_count": None, "sampling_fraction": 0.0, "kmap": 2}, "sampling_fraction"),
         ({"population": None, "population_count": None, "population_size": 100, "kmap": 2, "delta_max": 0.5},
-         "delta_max"),  # fmt: skip
+         "delta_max"),
         ({"population": None, "population_count": None, "population_size": 100, "kmap": 2, "k": 2}, "k"),
         ({"population": None, "population_count": None, "population_size": 100, "kmap": 2, "search": True},
-         "search"),  # fmt: skip
+         "search"),
         ({"demo": True}, "demo"),  # the demo brings its own tables
     ],
 )

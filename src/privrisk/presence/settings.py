@@ -28,7 +28,7 @@ Example (Desfontaines' trial: the 10-19 band holds all 5 of its people, δ = 1; 
     >>> PresenceSettings(dataset=T, population=P, qi=["zip"], suppression=0.1)
     Traceback (most recent call last):
     ...
-    privrisk.errors.PrivriskError: suppression: only with the search (search=True)
+    privrisk.errors.PrivriskError: suppression: only with the search
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ class PresenceSettings:
         alpha = float(check_probability(self.alpha, name="alpha", open_low=True, open_high=True))
         self._check_population(targets)
         if targets.suppression and not self.search:
-            raise PrivriskError("suppression: only with the search (search=True)", param="suppression")
+            raise PrivriskError("suppression: only with the search", param="suppression")
         if self.search and not targets.any:
             raise PrivriskError(
                 "search: give at least one target (delta_max, delta_min, k or kmap)", param="search"

@@ -797,7 +797,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                     ui.tags.small("breaks at" if level == 1 else "a coarser level: breaks at (some of the above)"),
                     ui.layout_columns(*(
                         ui.input_numeric(session.ns(_id(name, f"b{level}_{i}")), f"break {i + 1}",
-                                         value=row[i] if i < len(row) else None)
+                                         value=row[i] if i < len(row) else None)  # type: ignore[arg-type]
                         for i in range(BREAK_FIELDS)
                     ), col_widths=(4, 4, 4, 4, 4, 4)),
                 ))  # fmt: skip
@@ -807,8 +807,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                     ui.panel_conditional(
                         f"input['{shown_if}'] === 'interval'",
                         ui.layout_columns(
-                            ui.input_numeric(session.ns(_id(name, "width")), "width W", value=c.width),
-                            ui.input_numeric(session.ns(_id(name, "start")), "starting at (empty: 0)", value=c.start),
+                            # An empty number field is what the user sees for "not given" (Shiny's types say float).
+                            ui.input_numeric(session.ns(_id(name, "width")), "width W",
+                                             value=c.width),  # type: ignore[arg-type]
+                            ui.input_numeric(session.ns(_id(name, "start")), "starting at (empty: 0)",
+                                             value=c.start),  # type: ignore[arg-type]
                             col_widths=(6, 6),
                         ),
                     ),
@@ -913,13 +916,14 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         """The tables the run reads, the uploads (to name the user's files in messages) and the run's title."""
         source = input.source()
         if source == "example":
-            data, population = folder / "trial.csv", folder / "census.csv"
-            uploads = [(data, EXAMPLE_NAMES["trial.csv"]), (population, EXAMPLE_NAMES["census.csv"])]
-            return data, population, uploads, "Desfontaines' trial against its census"
+            trial, census = folder / "trial.csv", folder / "census.csv"
+            given = [(trial, EXAMPLE_NAMES["trial.csv"]), (census, EXAMPLE_NAMES["census.csv"])]
+            return trial, census, given, "Desfontaines' trial against its census"
         if source == "demo":
             return None, None, [], ""
         uploads: list[tuple[Path, str]] = []
-        data = population = None
+        data: Path | None = None
+        population: Path | None = None
         if input.data():
             data, name = checked_upload(input.data(), max_bytes=max_upload, param="dataset")
             uploads.append((data, name))
