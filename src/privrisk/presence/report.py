@@ -252,7 +252,7 @@ def finding(summary: Mapping[str, Any], when: str) -> str:
     """
     return (
         f"{when}, the largest share of a population class that is in the research subset is δ = "
-        f"{summary['delta_max']:.3g}: an attacker who sees the release and the population table can be "
+        f"{delta_text(summary['delta_max'])}: an attacker who sees the release and the population table can be "
         f"{percent_3g(summary['delta_max'])} sure that a person of that class is in the subset. "
         f"Smallest research class k = {summary['k_anonymity']}, smallest population class k-map = "
         f"{summary['k_map']}."

@@ -792,7 +792,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             breaks = [*c.breaks, (), ()][:BREAK_LEVELS]
             fields = []
             for level in range(1, BREAK_LEVELS + 1):
-                row = list(breaks[level - 1])
+                row = [_shown(x) for x in breaks[level - 1]]
                 fields.append(ui.div(
                     ui.tags.small("breaks at" if level == 1 else "a coarser level: breaks at (some of the above)"),
                     ui.layout_columns(*(
@@ -809,16 +809,16 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                         ui.layout_columns(
                             # An empty number field is what the user sees for "not given" (Shiny's types say float).
                             ui.input_numeric(session.ns(_id(name, "width")), "width W",
-                                             value=c.width),  # type: ignore[arg-type]
+                                             value=_shown(c.width)),  # type: ignore[arg-type]
                             ui.input_numeric(session.ns(_id(name, "start")), "starting at (empty: 0)",
-                                             value=c.start),  # type: ignore[arg-type]
+                                             value=_shown(c.start)),  # type: ignore[arg-type]
                             col_widths=(6, 6),
                         ),
                     ),
                     ui.panel_conditional(
                         f"input['{shown_if}'] === 'breaks'",
                         *fields,
-                        ui.input_checkbox(session.ns(_id(name, "open")), "the last class is open (50+)",
+                        ui.input_checkbox(session.ns(_id(name, "open")), "the last class is open (… and above)",
                                           value=c.open_top),
                     ),
                     class_="privrisk-hierarchy border-start ps-2 mb-2",
@@ -1029,6 +1029,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
         text = _command(_values(), source=source, data_name=data_name, pop_name=pop_name)
         return ui.div(text, class_="privrisk-command", id="presence-command-line")
+
+
+def _shown(x: float | None) -> float | int | None:
+    """A number as a number field shows it: 10, not 10.0."""
+    return int(x) if x is not None and float(x).is_integer() else x
 
 
 def _name(fileinfo: list[dict[str, Any]] | None, default: str | None) -> str | None:
