@@ -58,6 +58,13 @@ BASE = {"dataset": T, "population": P, "qi": ["zip", "age"], "population_count":
         ({"population": None, "population_count": None, "population_size": 100, "kmap": 2, "search": True},
          "search"),
         ({"demo": True}, "demo"),  # the demo brings its own tables
+        ({"dataset": None, "population": None, "population_count": "n", "demo": True}, "population_count"),
+        ({"population": None, "population_count": None, "population_size": 100, "kmap": 2,
+          "allow_inconsistent": True}, "allow_inconsistent"),
+        ({"model": "zero-truncated-poisson"}, "model"),
+        ({"alpha": 0.01}, "alpha"),
+        ({"loss": "height"}, "loss"),
+        ({"spark_rollup_classes": 5}, "spark_rollup_classes"),
     ],
 )
 def test_each_bad_combination_names_its_field(fields, param):

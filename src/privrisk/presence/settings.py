@@ -181,7 +181,7 @@ class PresenceSettings:
         if len(set(qi)) != len(qi):
             raise PrivriskError(f"qi: a column is named twice: {', '.join(qi)}", param="qi")
         count = (self.population_count or "").strip() or None
-        if count is not None and self.population is None and not self.demo:
+        if count is not None and self.population is None:
             raise PrivriskError(
                 "population_count: only with a population table (it names the table's column of counts)",
                 param="population_count",
@@ -220,6 +220,22 @@ class PresenceSettings:
         model = check_choice(self.model, KMAP_MODELS, name="model")
         alpha = float(check_probability(self.alpha, name="alpha", open_low=True, open_high=True))
         self._check_population(targets)
+        # Options that only one way of running reads are refused elsewhere rather than silently ignored.
+        if self.estimates:
+            if self.allow_inconsistent:
+                raise PrivriskError(
+                    "allow_inconsistent: only with a population table (T is checked against it)",
+                    param="allow_inconsistent",
+                )
+        elif model != "poisson" or alpha != 0.05:
+            which = "model" if model != "poisson" else "alpha"
+            raise PrivriskError(
+                f"{which}: only for the estimate of k-map without a population table", param=which
+            )
+        if loss != "precision" and not self.search:
+            raise PrivriskError("loss: only with the search (it chooses among the minimal nodes)", param="loss")
+        if self.spark_rollup_classes != SPARK_ROLLUP_CLASSES and engine != "spark":
+            raise PrivriskError("spark_rollup_classes: only with the spark engine", param="spark_rollup_classes")
         if targets.suppression and not self.search:
             raise PrivriskError("suppression: only with the search", param="suppression")
         if self.search and not targets.any:
