@@ -6,8 +6,6 @@ from typing import TYPE_CHECKING
 
 from rich.table import Column, Table
 
-from privrisk.presence.report import class_rows, levels_text, minimal_rows, summary_rows
-
 if TYPE_CHECKING:
     from privrisk.presence.measures import PresenceResult
     from privrisk.presence.search import SearchResult
@@ -15,7 +13,19 @@ if TYPE_CHECKING:
 __all__ = ["class_table", "levels_text", "measures_table", "minimal_table", "summary_table"]
 
 
+# The library's rows are imported when a table is drawn: ``privrisk presence --help`` imports no pandas.
+
+
+def levels_text(levels: dict[str, int]) -> str:
+    """A node as ``zip=0,age=2`` (:func:`privrisk.presence.report.levels_text`)."""
+    from privrisk.presence.report import levels_text as text
+
+    return text(levels)
+
+
 def class_table(r: PresenceResult, title: str) -> Table:
+    from privrisk.presence.report import class_rows
+
     header, rows, note = class_rows(r)
     table = Table(title=title, caption="one row per class: its quasi-identifier values, how many research records "
                   f"(T) and population records (P) it holds, and δ = T/P.{' ' + note if note else ''}")  # fmt: skip
@@ -27,6 +37,8 @@ def class_table(r: PresenceResult, title: str) -> Table:
 
 
 def minimal_table(found: SearchResult) -> Table:
+    from privrisk.presence.report import minimal_rows
+
     header, rows = minimal_rows(found)
     table = Table(*(Column(c, justify="right") for c in header), title="Minimal generalisations",
                   caption="one row per minimal node: the level of each quasi-identifier, then what it reaches and "
@@ -46,5 +58,7 @@ def measures_table(rows: list[tuple[str, str]], title: str) -> Table:
 
 def summary_table(s: dict, title: str) -> Table:
     """The summary's measures, titled with its levels (``Measured at zip=0, age=1``)."""
+    from privrisk.presence.report import summary_rows
+
     rows = summary_rows(s, target="--delta-max")
     return measures_table(rows, f"{title} {', '.join(f'{k}={v}' for k, v in s['levels'].items())}")
