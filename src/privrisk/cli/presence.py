@@ -124,7 +124,7 @@ def presence_command(
     settings = PresenceSettings(
         dataset=data,
         population=population,
-        qi=[] if demo else (qi or "").split(","),
+        qi=[] if demo else (qi or ""),
         population_count=population_count,
         hierarchies=parse_hierarchies(hierarchy),
         levels=parse_levels(levels),

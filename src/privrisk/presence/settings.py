@@ -97,7 +97,7 @@ class PresenceSettings:
         dataset: the research subset T (a file, a folder or URI with Spark, or a DataFrame); None with ``demo``.
         population: the population P (rows, or counts per class with ``population_count``); None to estimate
             k-map from ``population_size`` or ``sampling_fraction`` (El Emam and Dankar 2008).
-        qi: the quasi-identifier columns.
+        qi: the quasi-identifier columns (a list, or one text separated by commas).
         population_count: P's column of counts per class (P may then be coarser, e.g. age bands).
         hierarchies: ``{column: spec}`` (:mod:`privrisk.presence.hierarchy`); columns without one go raw → ``*``.
         levels: the generalisation to measure (``{column: level}``); default the finest.
@@ -157,9 +157,8 @@ class PresenceSettings:
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # a frozen dataclass normalises itself once, while it is made
         hierarchies = dict(self.hierarchies or {})
-        qi = [str(c).strip() for c in self.qi if str(c).strip()] if not isinstance(self.qi, str) else []
-        if isinstance(self.qi, str):
-            qi = [c.strip() for c in self.qi.split(",") if c.strip()]
+        given = self.qi.split(",") if isinstance(self.qi, str) else self.qi  # "zip,age" as the command takes it
+        qi = [str(c).strip() for c in given if str(c).strip()]
         if self.demo:
             from privrisk.datasets.tv16 import HIERARCHIES, QI, TARGETS
 
