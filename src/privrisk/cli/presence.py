@@ -144,7 +144,7 @@ def presence_command(
         engine=engine,
         spark_master=spark_master,
         spark_rollup_classes=spark_rollup_classes,
-        title=None if demo else f"{data} against {population}",
+        title=f"{data} against {population}" if population is not None else None,
     )
     with steps(quiet=as_json or settings.estimates) as show:
         try:
