@@ -155,7 +155,7 @@ def test_human_output(cli, seed):
         (["--qi", "zip,age", "--levels", "age=9"], ["--levels", "outside"]),
         (["--qi", "zip,age", "--levels", "age:1"], ["--levels", "COLUMN=LEVEL"]),
         (["--qi", "zip,age", "--delta-max", "2"], ["--delta-max"]),
-        (["--qi", "zip,age", "--suppression", "0.1"], ["--suppression", "--search"]),
+        (["--qi", "zip,age", "--suppression", "0.1"], ["--suppression", "search"]),
         (["--qi", "zip,age", "--search"], ["--search", "target"]),
         (["--qi", "zip,age", "--search", "--k", "2", "--loss", "magic"], ["--loss"]),
         (["--qi", "zip,age", "--population-size", "100"], ["--population-size"]),

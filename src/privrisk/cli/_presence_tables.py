@@ -1,4 +1,4 @@
-"""The terminal tables of ``privrisk presence``: classes, measures and the summary at a node."""
+"""The terminal tables of ``privrisk presence``: the library's rows (:mod:`privrisk.presence.report`) as Rich tables."""
 
 from __future__ import annotations
 
@@ -8,25 +8,43 @@ from rich.table import Column, Table
 
 if TYPE_CHECKING:
     from privrisk.presence.measures import PresenceResult
+    from privrisk.presence.search import SearchResult
 
-SHOWN = 10  # classes shown in the terminal
+__all__ = ["class_table", "levels_text", "measures_table", "minimal_table", "summary_table"]
+
+
+# The library's rows are imported when a table is drawn: ``privrisk presence --help`` imports no pandas.
+
+
+def levels_text(levels: dict[str, int]) -> str:
+    """A node as ``zip=0,age=2`` (:func:`privrisk.presence.report.levels_text`)."""
+    from privrisk.presence.report import levels_text as text
+
+    return text(levels)
 
 
 def class_table(r: PresenceResult, title: str) -> Table:
+    from privrisk.presence.report import class_rows
+
+    header, rows, note = class_rows(r)
     table = Table(title=title, caption="one row per class: its quasi-identifier values, how many research records "
-                  "(T) and population records (P) it holds, and δ = T/P.")  # fmt: skip
-    for c in r.prepared.qi:
-        table.add_column(c)
-    for c in ("in T", "in P", "δ"):
-        table.add_column(c, justify="right")
-    n_sup = int(r.classes["suppressed"].sum())
-    for row in r.classes.head(SHOWN).to_dict(orient="records"):
-        table.add_row(*(str(row[c]) for c in r.prepared.qi), f"{row['dataset_count']:,}",
-                      f"{row['population_count']:,}", f"{row['delta']:.3f}")  # fmt: skip
-    if n_sup:
-        table.caption = (
-            f"{table.caption} {n_sup:,} classes ({r.summary['suppressed']:,} records) suppressed, not shown."
-        )
+                  f"(T) and population records (P) it holds, and δ = T/P.{' ' + note if note else ''}")  # fmt: skip
+    for i, c in enumerate(header):
+        table.add_column(c, justify="right" if i >= len(header) - 3 else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def minimal_table(found: SearchResult) -> Table:
+    from privrisk.presence.report import minimal_rows
+
+    header, rows = minimal_rows(found)
+    table = Table(*(Column(c, justify="right") for c in header), title="Minimal generalisations",
+                  caption="one row per minimal node: the level of each quasi-identifier, then what it reaches and "
+                  "its information loss.")  # fmt: skip
+    for row in rows:
+        table.add_row(*row)
     return table
 
 

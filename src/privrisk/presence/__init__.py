@@ -8,6 +8,8 @@ sensitive"); k-map estimates without a population table after El Emam and Dankar
 - :mod:`~privrisk.presence.search`: the lattice search for the least generalisation, and the release it gives;
 - :mod:`~privrisk.presence.hierarchy` and :mod:`~privrisk.presence.lattice`: the generalisations themselves;
 - :mod:`~privrisk.presence.report`: a run as one JSON document or a report folder;
+- :mod:`~privrisk.presence.settings`: one way in: :class:`PresenceSettings`, checked once, and
+  :func:`run_presence`, which the command line and the app both call;
 - :mod:`~privrisk.presence.kmap`: k-map and population uniqueness estimated from the sample alone
   (:func:`privrisk.presence.kmap.estimate`).
 """
@@ -18,8 +20,9 @@ from privrisk.presence.hierarchy import Hierarchy, build_hierarchy, parse_hierar
 from privrisk.presence.kmap import KMapEstimate, KMapModel, kmap_derived_k, population_uniqueness
 from privrisk.presence.measures import PresenceResult, Targets, Violation, delta_presence
 from privrisk.presence.prepare import InconsistentSubsetError, Prepared, prepare_presence
-from privrisk.presence.report import PresenceReport
+from privrisk.presence.report import PresenceReport, Verdict
 from privrisk.presence.search import LOSS_MEASURES, Loss, SearchResult, release_table, search_generalisation
+from privrisk.presence.settings import PresenceRun, PresenceSettings, parse_levels, run_presence
 
 __all__ = [
     "LOSS_MEASURES",
@@ -31,15 +34,20 @@ __all__ = [
     "Prepared",
     "PresenceReport",
     "PresenceResult",
+    "PresenceRun",
+    "PresenceSettings",
     "SearchResult",
     "Targets",
+    "Verdict",
     "Violation",
     "build_hierarchy",
     "delta_presence",
     "kmap_derived_k",
     "parse_hierarchy",
+    "parse_levels",
     "population_uniqueness",
     "prepare_presence",
     "release_table",
+    "run_presence",
     "search_generalisation",
 ]

@@ -33,7 +33,7 @@ import pandas as pd
 
 from privrisk.errors import PrivriskError
 
-__all__ = ["Hierarchy", "build_hierarchy", "parse_hierarchies", "parse_hierarchy"]
+__all__ = ["EDITOR_KINDS", "Hierarchy", "HierarchyChoice", "build_hierarchy", "parse_hierarchies", "parse_hierarchy"]
 
 TOP = "*"
 
@@ -440,3 +440,151 @@ def build_hierarchy(name: str, spec, values) -> Hierarchy:
             "table:FILE.csv"
         )
     return _from_rows(name, rows, text)
+
+
+# --------------------------------------------------------------------------------------------------- editor
+
+EDITOR_KINDS = ("none", "interval", "breaks", "prefix", "date")
+"""The hierarchies a form can build without typed syntax: as is, intervals of a width, breaks, prefixes, dates."""
+
+
+def _numbers_text(values: Sequence[float]) -> str:
+    return ",".join(_fmt(v) for v in values)
+
+
+@dataclass(frozen=True)
+class HierarchyChoice:
+    """A hierarchy chosen with controls instead of typed syntax, and the specification it stands for.
+
+    Attributes:
+        kind: ``none`` (the value as is, then ``*``), ``interval`` (bins of ``width`` from ``start``, widths
+            doubled level by level), ``breaks`` (bins between the numbers of each level of ``breaks``), ``prefix``
+            or ``date``.
+        width, start: the intervals' width and first edge (start None: from 0, or below the smallest value).
+        breaks: the finite breaks of each level, finest first (each level's breaks a subset of the one before).
+        open_top: whether the last bin of every level is open ("50+"), i.e. each level ends with ``inf``.
+
+    Example:
+        >>> HierarchyChoice("breaks", breaks=((10, 20, 30, 40, 50), (10, 40, 50))).spec()
+        'breaks:10,20,30,40,50,inf/10,40,50,inf'
+        >>> HierarchyChoice.from_spec("interval:10:5")
+        HierarchyChoice(kind='interval', width=10.0, start=5.0, breaks=(), open_top=True)
+        >>> HierarchyChoice("interval").spec()
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: hierarchies: give the intervals' width, a number above 0
+    """
+
+    kind: str = "none"
+    width: float | None = None
+    start: float | None = None
+    breaks: tuple[tuple[float, ...], ...] = ()
+    open_top: bool = True
+
+    def spec(self) -> str | None:
+        """The specification (``interval:10``, ``breaks:…``), or None for the value as is.
+
+        Raises:
+            PrivriskError: (``hierarchies``) a missing or non-positive width, fewer than two edges in a level,
+                breaks of a coarser level that are not among the finer level's.
+        """
+        if self.kind not in EDITOR_KINDS:
+            raise PrivriskError(f"hierarchies: unknown kind {self.kind!r}", param="hierarchies")
+        if self.kind == "none":
+            return None
+        if self.kind in ("prefix", "date"):
+            return self.kind
+        if self.kind == "interval":
+            w = self.width
+            if w is None or not math.isfinite(w) or w <= 0:
+                raise PrivriskError("hierarchies: give the intervals' width, a number above 0", param="hierarchies")
+            if self.start is None:
+                return f"interval:{_fmt(w)}"
+            if not math.isfinite(self.start):
+                raise PrivriskError("hierarchies: the intervals' start must be a number", param="hierarchies")
+            return f"interval:{_fmt(w)}:{_fmt(self.start)}"
+        levels = [sorted({float(b) for b in level if b is not None and math.isfinite(b)}) for level in self.breaks]
+        levels = [level for level in levels if level]
+        if not levels:
+            raise PrivriskError("hierarchies: give the breaks, e.g. 18, 30, 50", param="hierarchies")
+        for i, level in enumerate(levels):
+            if len(level) + self.open_top < 2:
+                raise PrivriskError(
+                    f"hierarchies: level {i + 1} needs at least two breaks (or one and an open top)",
+                    param="hierarchies",
+                )
+            if i and not set(level) <= set(levels[i - 1]):
+                extra = _numbers_text(sorted(set(level) - set(levels[i - 1])))
+                raise PrivriskError(
+                    f"hierarchies: level {i + 1} breaks at {extra}, which level {i} does not: a coarser level can "
+                    "only leave breaks out",
+                    param="hierarchies",
+                )
+        tail = ",inf" if self.open_top else ""
+        return "breaks:" + "/".join(_numbers_text(level) + tail for level in levels)
+
+    @classmethod
+    def from_spec(cls, spec: object) -> HierarchyChoice:
+        """The controls that give ``spec`` (a URL's preset, the example's hierarchy).
+
+        Raises:
+            PrivriskError: (``hierarchies``) a specification the controls cannot give (a table file, a mapping).
+        """
+        if spec is None or str(spec).strip().lower() in ("", "none"):
+            return cls("none")
+        text = str(spec).strip()
+        kind, _, rest = text.partition(":")
+        kind = kind.strip().lower()
+        try:
+            if kind in ("prefix", "date") and not rest:
+                return cls(kind)
+            if kind == "interval":
+                parts = rest.split(":")
+                start = float(parts[1]) if len(parts) > 1 and parts[1].strip() else None
+                return cls("interval", width=float(parts[0]), start=start)
+            if kind == "breaks":
+                sets = [[float(x) for x in part.split(",") if x.strip()] for part in rest.split("/") if part.strip()]
+                open_top = bool(sets) and all(level and math.isinf(level[-1]) for level in sets)
+                finite = tuple(tuple(x for x in level if math.isfinite(x)) for level in sets)
+                return cls("breaks", breaks=finite, open_top=open_top)
+        except ValueError:
+            pass
+        raise PrivriskError(
+            f"hierarchies: {text!r} is not a hierarchy the form can build (intervals, breaks, prefix or date)",
+            param="hierarchies",
+        )
+
+    def preview(self, name: str, values: Sequence[object] = (), *, most: int = 8) -> list[str]:
+        """The classes of each level, one line a level (at most ``most`` labels each), for the form to show.
+
+        Breaks show every bin they make; intervals, prefixes and dates the classes of ``values`` (the column's
+        distinct values, where known).
+
+        Example:
+            >>> HierarchyChoice("breaks", breaks=((10, 20, 30), (10, 30)), open_top=True).preview("age")
+            ['level 1: 10-19, 20-29, 30+', 'level 2: 10-29, 30+']
+            >>> HierarchyChoice("interval", width=10).preview("age", [3, 17, 25])
+            ['level 1: 0-9, 10-19, 20-29', 'level 2: 0-19, 20-39']
+        """
+        spec = self.spec()
+        if spec is None:
+            return ["as is, then *"]
+
+        def line(level: int, labels: Sequence[str]) -> str:
+            shown = list(labels)[:most]
+            more = f", … ({len(labels):,} in all)" if len(labels) > most else ""
+            return f"level {level}: {', '.join(shown)}{more}"
+
+        if self.kind == "breaks":
+            out = []
+            for i, part in enumerate(spec.removeprefix("breaks:").split("/")):
+                edges = np.asarray([float(x) for x in part.split(",")], dtype=float)
+                integer = bool(np.all(np.mod(edges[np.isfinite(edges)], 1) == 0))
+                out.append(line(i + 1, _bin_labels(edges, integer)))
+            return out
+        if not values:
+            return ["the classes show once the column's values are known"]
+        h = build_hierarchy(name, spec, list(values))
+        return [line(lvl, [str(x) for x in h.labels[lvl]]) for lvl in range(1, h.height - 1)] or [
+            "one level: *"
+        ]

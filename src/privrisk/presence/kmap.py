@@ -440,6 +440,15 @@ class KMapEstimate:
         )
 
     def write_outputs(self, folder: str | os.PathLike[str]) -> list[str]:
+        """Deprecated: :meth:`write` (one name for writing a result's files in every capability)."""
+        import warnings
+
+        warnings.warn(
+            "KMapEstimate.write_outputs is deprecated; use KMapEstimate.write", DeprecationWarning, stacklevel=2
+        )
+        return self.write(folder)
+
+    def write(self, folder: str | os.PathLike[str]) -> list[str]:
         """Write ``classes.csv`` and ``manifest.json`` into ``folder`` (atomically); return the tables written."""
         from privrisk.io.files import atomic_dir
         from privrisk.reports.manifest import write_manifest

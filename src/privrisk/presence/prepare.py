@@ -180,6 +180,15 @@ def _plan_qi(
     name: str, spec: object, d_uniques: list, p_uniques: list, coarse_allowed: bool, pop_label: str
 ) -> QIPlan:
     d_set = set(d_uniques)
+    if not coarse_allowed and p_uniques and not d_set & set(p_uniques):
+        # P holds bins ("10-19") where T holds raw values: P is counts per class whose count column is unset. Said
+        # before any hierarchy is built, which would otherwise fail on the bins and blame the hierarchy.
+        if all(_parse_bin(v) is not None for v in p_uniques) and any(_parse_bin(v) is None for v in d_uniques):
+            raise PrivriskError(
+                f"population_count: {pop_label} holds bins such as {str(p_uniques[0])!r} for {name!r} where the "
+                "research subset holds single values: it gives counts per class; name its column of counts",
+                param="population_count",
+            )
     coarse = coarse_allowed and not all(v in d_set for v in p_uniques)
     bins = [_parse_bin(v) for v in p_uniques] if coarse else []
     if coarse and bins and not d_set & set(p_uniques):

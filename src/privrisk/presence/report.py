@@ -2,26 +2,206 @@
 
 :class:`PresenceReport` gathers what a run found (the tables as prepared, the generalisation measured, the search
 if one ran) so that it can be written as one JSON document (:meth:`PresenceReport.to_dict`) or as a folder of CSV
-tables, a figure and a ``manifest.json`` (:meth:`PresenceReport.write_outputs`) that ``privrisk report`` gathers.
+tables, a figure and a ``manifest.json`` (:meth:`PresenceReport.write`) that ``privrisk report`` gathers.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from privrisk._format import percent_3g
+from privrisk._format import count, number, percent_3g
 from privrisk.presence.measures import PresenceResult, Targets
 from privrisk.presence.prepare import Prepared, Source
 from privrisk.presence.search import SearchResult, release_table
 
-__all__ = ["PresenceReport", "finding", "summary_rows"]
+if TYPE_CHECKING:
+    from privrisk.presence.kmap import KMapEstimate
+
+__all__ = [
+    "SHOWN",
+    "PresenceReport",
+    "Verdict",
+    "class_rows",
+    "estimate_rows",
+    "estimate_verdict",
+    "finding",
+    "levels_text",
+    "minimal_rows",
+    "report_verdict",
+    "summary_rows",
+]
 
 ROWS = 200
 """Classes listed in a JSON document (the CSV tables hold all)."""
+SHOWN = 10
+"""Classes and nodes shown in the terminal's and the page's tables."""
+
+
+def levels_text(levels: Mapping[str, int]) -> str:
+    """A node as ``zip=0,age=2``: the form ``levels`` takes.
+
+    Example:
+        >>> levels_text({"zip": 0, "age": 2})
+        'zip=0,age=2'
+    """
+    return ",".join(f"{k}={v}" for k, v in levels.items())
+
+
+def delta_text(delta: float) -> str:
+    """A δ of a class with three significant digits, never e-notation, never 0 for a non-zero δ.
+
+    Example:
+        >>> delta_text(0.25), delta_text(1.0), delta_text(1 / 30000), delta_text(0.0)
+        ('0.25', '1', '0.0000333', '0')
+    """
+    d = float(delta)
+    if 0 < abs(d) < 1e-4:  # number() writes powers of ten from here on; a share of a class reads as a decimal
+        return f"{d:.{2 - math.floor(math.log10(abs(d)))}f}".rstrip("0")
+    return number(d, 3)
+
+
+def class_rows(result: PresenceResult, shown: int = SHOWN) -> tuple[list[str], list[list[str]], str]:
+    """The classes of highest δ (released ones), as the terminal and the page show them.
+
+    Returns:
+        The column names (the quasi-identifiers, ``in T``, ``in P``, ``δ``), the rows as text, and a note on the
+        suppressed classes not shown ("" when none).
+    """
+    qi = list(result.prepared.qi)
+    frame = result.classes[~result.classes["suppressed"]].head(shown)
+    rows = [[*(str(r[c]) for c in qi), count(r["dataset_count"]), count(r["population_count"]),
+             delta_text(r["delta"])] for r in frame.to_dict(orient="records")]  # fmt: skip
+    n_sup = int(result.classes["suppressed"].sum())
+    note = f"{n_sup:,} classes ({result.summary['suppressed']:,} records) suppressed, not shown." if n_sup else ""
+    return [*qi, "in T", "in P", "δ"], rows, note
+
+
+def minimal_rows(found: SearchResult, shown: int = SHOWN) -> tuple[list[str], list[list[str]]]:
+    """The minimal generalisations of a search: the level of each quasi-identifier, then what the node reaches."""
+    cols = [c for c in found.minimal.columns if c.startswith("level_")]
+    header = [*(c.removeprefix("level_") for c in cols), "δ_max", "k", "k-map", "suppressed", f"loss ({found.loss})"]
+    rows = [[*(str(row[c]) for c in cols), delta_text(row["delta_max"]), count(row["k_anonymity"]),
+             count(row["k_map"]), count(row["suppressed"]), number(row["loss_" + found.loss], 4)]
+            for row in found.minimal.head(shown).to_dict(orient="records")]  # fmt: skip
+    return header, rows
+
+
+def estimate_rows(e: KMapEstimate) -> list[tuple[str, str]]:
+    """An estimate of k-map's measures as (name, value) rows."""
+    uniq = e.population_uniqueness
+    return [
+        ("sampling fraction f", number(e.sampling_fraction, 4)),
+        ("significance α", number(e.alpha, 4)),
+        ("derived k′ (sample classes must hold ≥ k′)", count(e.derived_k)),
+        ("type I error", percent_3g(e.type1_error)),
+        ("k-anonymity of the sample", count(e.k_anonymity)),
+        ("records in classes below k′", count(e.records_at_risk)),
+        ("sample uniques", count(uniq["sample_uniques"])),
+        (f"share of them population-unique ({uniq['dankar_model']}, Dankar's rule)",
+         percent_3g(uniq["share_of_sample_uniques"])),
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A run in plain words: one sentence, the one number it turns on, and whether the targets are met.
+
+    Attributes:
+        sentence: the verdict ("Of the 50 people in the population, …; target at most 50 %: met.").
+        number: the number the sentence turns on, as it reads there ("25 %").
+        met: whether the targets are met (None when none was set).
+        detail: what else to know in one sentence (the table as measured beside the proposed release), or "".
+    """
+
+    sentence: str
+    number: str
+    met: bool | None
+    detail: str = ""
+
+
+def _target_words(t: Targets) -> list[str]:
+    said = []
+    if t.delta_max is not None:
+        said.append(f"at most {percent_3g(t.delta_max)}")
+    if t.delta_min is not None:
+        said.append(f"at least {percent_3g(t.delta_min)} in every population class")
+    if t.k is not None:
+        said.append(f"every research class holding at least {count(t.k)} people")
+    if t.kmap is not None:
+        said.append(f"every class matching at least {count(t.kmap)} people of the population")
+    return said
+
+
+def report_verdict(report: PresenceReport) -> Verdict:
+    """The verdict of a run against a population: the largest δ of what the run leaves behind, against the targets.
+
+    δ_max is the probability that an attacker who sees the release and the population table is right to say
+    that a person of the most exposed class is in the research subset (Nergiz et al. 2007). After a successful
+    search that is the release the search proposes; otherwise the table as measured.
+
+    Example:
+        >>> import pandas as pd
+        >>> from privrisk.presence import delta_presence
+        >>> r = delta_presence(pd.DataFrame({"a": [1]}), pd.DataFrame({"a": [1, 1, 2, 2]}), ["a"], delta_max=0.4)
+        >>> v = report_verdict(PresenceReport(r, None))
+        >>> v.sentence
+        'Of the 4 people in the population, the most exposed could be identified as present in the research subset with probability 50 %; target at most 40 %: not met.'
+        >>> v.number, v.met
+        ('50 %', False)
+    """
+    measured, found = report.measured, report.search
+    best = found.best if found is not None else None
+    shown = best if best is not None else measured
+    s = shown.summary
+    number_text = percent_3g(s["delta_max"])
+    where = " in the release the search proposes" if best is not None else ""
+    sentence = (
+        f"Of the {count(s['n_population'])} people in the population, the most exposed could be identified as present "
+        f"in the research subset with probability {number_text}{where}"
+    )
+    said = _target_words(report.targets)
+    met: bool | None = None
+    if said:
+        met = best is not None if found is not None else not measured.violations
+        sentence += f"; target{'s' if len(said) > 1 else ''} {'; '.join(said)}: {'met' if met else 'not met'}."
+    else:
+        sentence += "."
+    detail = ""
+    if best is not None:
+        detail = (
+            f"The proposed release generalises to {levels_text(best.levels)}; the table as measured "
+            f"({levels_text(measured.levels)}) reaches {percent_3g(measured.summary['delta_max'])}"
+            f"{' and misses the targets' if measured.violations else ''}."
+        )
+    elif found is not None:
+        detail = "No generalisation of the lattice meets the targets."
+    return Verdict(sentence, number_text, met, detail)
+
+
+def estimate_verdict(e: KMapEstimate) -> Verdict:
+    """The verdict of an estimate of k-map without a population table: the records in classes too small.
+
+    Example:
+        >>> import pandas as pd
+        >>> from privrisk.presence.kmap import estimate
+        >>> v = estimate_verdict(estimate(pd.DataFrame({"a": [0, 0, 0, 0, 1, 1, 2]}), ["a"], kmap=5,
+        ...                               sampling_fraction=0.1))
+        >>> print(v.sentence)
+        Of the 7 people in the sample, 3 are in classes of fewer than 4 people, too small for each to match 5 people of the population (estimated from the population's size); target: not met.
+    """
+    people = "none" if e.records_at_risk == 0 else count(e.records_at_risk)
+    sentence = (
+        f"Of the {count(e.n)} people in the sample, {people} {'is' if e.records_at_risk == 1 else 'are'} in classes "
+        f"of fewer than {count(e.derived_k)} people, too small for each to match {count(e.kmap)} people of the "
+        f"population (estimated from the population's size); target: {'met' if e.met else 'not met'}."
+    )
+    return Verdict(sentence, people, e.met)
 
 
 def _spec_text(spec: object) -> str:
@@ -42,24 +222,24 @@ def summary_rows(summary: Mapping[str, Any], *, target: str = "δ_max") -> list[
         ...      "classes": 3, "population_classes": 5, "unique_records": 1, "n_dataset": 6, "n_population": 50,
         ...      "records_at_risk": None, "suppressed": 0, "loss_precision": 0.25}
         >>> summary_rows(s)[0], summary_rows(s)[-1]
-        (('δ_max (largest T/P of a class)', '0.5'), ('information loss (precision)', '0.250'))
+        (('δ_max (largest T/P of a class)', '0.5'), ('information loss (precision)', '0.25'))
     """
     s = summary
     rows = [
-        ("δ_max (largest T/P of a class)", f"{s['delta_max']:.4g}"),
-        ("δ_min (all population classes)", f"{s['delta_min']:.4g}"),
-        ("δ_min over classes in T", f"{s['delta_min_present']:.4g}"),
-        ("k-anonymity", f"{s['k_anonymity']:,}"),
-        ("k-map", f"{s['k_map']:,}"),
-        ("classes in T / in P", f"{s['classes']:,} / {s['population_classes']:,}"),
-        ("unique records", f"{s['unique_records']:,}"),
-        ("records in T / P", f"{s['n_dataset']:,} / {s['n_population']:,}"),
+        ("δ_max (largest T/P of a class)", delta_text(s["delta_max"])),
+        ("δ_min (all population classes)", delta_text(s["delta_min"])),
+        ("δ_min over classes in T", delta_text(s["delta_min_present"])),
+        ("k-anonymity", count(s["k_anonymity"])),
+        ("k-map", count(s["k_map"])),
+        ("classes in T / in P", f"{count(s['classes'])} / {count(s['population_classes'])}"),
+        ("unique records", count(s["unique_records"])),
+        ("records in T / P", f"{count(s['n_dataset'])} / {count(s['n_population'])}"),
     ]
     if s["records_at_risk"] is not None:
-        rows.append((f"records at risk (δ > {target})", f"{s['records_at_risk']:,}"))
+        rows.append((f"records at risk (δ > {target})", count(s["records_at_risk"])))
     if s["suppressed"]:
-        rows.append(("suppressed records", f"{s['suppressed']:,}"))
-    rows.append(("information loss (precision)", f"{s['loss_precision']:.3f}"))
+        rows.append(("suppressed records", count(s["suppressed"])))
+    rows.append(("information loss (precision)", number(s["loss_precision"], 3)))
     return rows
 
 
@@ -72,7 +252,7 @@ def finding(summary: Mapping[str, Any], when: str) -> str:
     """
     return (
         f"{when}, the largest share of a population class that is in the research subset is δ = "
-        f"{summary['delta_max']:.3g}: an attacker who sees the release and the population table can be "
+        f"{delta_text(summary['delta_max'])}: an attacker who sees the release and the population table can be "
         f"{percent_3g(summary['delta_max'])} sure that a person of that class is in the subset. "
         f"Smallest research class k = {summary['k_anonymity']}, smallest population class k-map = "
         f"{summary['k_map']}."
@@ -176,6 +356,13 @@ class PresenceReport:
         return out
 
     def write_outputs(self, folder: str | os.PathLike[str], dataset: Source, *, title: str) -> list[str]:
+        """Deprecated: :meth:`write` (one name for writing a result's files in every capability)."""
+        warnings.warn(
+            "PresenceReport.write_outputs is deprecated; use PresenceReport.write", DeprecationWarning, stacklevel=2
+        )
+        return self.write(folder, dataset, title=title)
+
+    def write(self, folder: str | os.PathLike[str], dataset: Source, *, title: str) -> list[str]:
         """Write the report folder (atomically) and return the tables written.
 
         ``classes_measured.csv``; with a search also ``minimal_nodes.csv``, ``lattice.csv`` and, if a node meets the

@@ -1,20 +1,24 @@
 """The app's page "Presence": δ-presence, k-anonymity and k-map of a research subset against a population, and the
 least generalisation meeting the targets, as ``privrisk presence`` computes them (Nergiz et al. 2007).
 
-The page passes the uploads (the server's own copies) to :func:`privrisk.presence.prepare_presence`, measures with
-:func:`privrisk.presence.delta_presence`, searches with :func:`privrisk.presence.search_generalisation` in a worker
-thread (progress over the lattice, Cancel), and writes the command's folder with
-:meth:`privrisk.presence.PresenceReport.write_outputs`; without a population table it estimates k-map with
-:func:`privrisk.presence.kmap.estimate`. The built-in example is Desfontaines' clinical trial and the census it
-is drawn from (the files examples/presence_trial.csv and examples/presence_census.csv of the repository).
+The page maps its inputs onto :class:`privrisk.presence.PresenceSettings` (:func:`settings_from`, which holds no
+Shiny), runs :func:`privrisk.presence.run_presence` in a worker thread (progress over the lattice, Cancel) and
+writes the command's folder with :meth:`privrisk.presence.PresenceRun.write`. The result leads with the verdict in
+plain words (:meth:`privrisk.presence.PresenceRun.verdict`); the measures, classes and search are folded below it.
+An error is shown at the input its field names. Hierarchies are chosen with controls (as is, intervals of a width,
+breaks), each with a preview of its classes; the command line the page shows gives the equivalent ``-H`` syntax.
+The built-in example is Desfontaines' clinical trial and the census it is drawn from (the files
+examples/presence_trial.csv and examples/presence_census.csv of the repository).
 """
 
 from __future__ import annotations
 
+import math
+import re
 import shlex
-import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
@@ -25,7 +29,6 @@ from privrisk.app.pages._runs import (
     StepCounter,
     checked_upload,
     figures_ui,
-    findings_ui,
     frame_ui,
     main_panel,
     named_error,
@@ -33,11 +36,30 @@ from privrisk.app.pages._runs import (
     zip_bytes,
 )
 from privrisk.errors import PrivriskError
+from privrisk.presence.hierarchy import HierarchyChoice, parse_hierarchy
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from privrisk.app._shared import Job
+    from privrisk.presence.settings import PresenceRun, PresenceSettings
 
 ID = "presence"
 TITLE = "Presence"
 
-__all__ = ["EXAMPLE", "ID", "TITLE", "PresenceInputs", "page_server", "page_ui", "run_presence"]
+__all__ = [
+    "EXAMPLE",
+    "FIELDS",
+    "ID",
+    "TITLE",
+    "choice_from_inputs",
+    "field_of",
+    "page_server",
+    "page_ui",
+    "settings_from",
+    "suggest_count",
+    "suggest_qi",
+]
 
 # Desfontaines' clinical trial T (ZIP code and age) and the census P it is drawn from, as counts per age band.
 EXAMPLE = {
@@ -49,33 +71,75 @@ EXAMPLE_NAMES = {"trial.csv": "examples/presence_trial.csv", "census.csv": "exam
 EXAMPLE_INPUTS: dict[str, Any] = {
     "qi": ["zip", "age"],
     "population_count": "n",
-    "hierarchy": "age=breaks:10,20,30,40,50,inf/10,40,50,inf",
+    "hierarchies": {"age": "breaks:10,20,30,40,50,inf/10,40,50,inf"},
     "delta_max": "0.5",
     "search": True,
 }
+EXAMPLE_VALUES = {"zip": [85535], "age": [10, 12, 13, 16, 43]}
 _INTRO = (
     "When being in a data set is itself sensitive (a trial, a disease register), a release can reveal membership "
     "without re-identifying anyone. Give the research subset T and the population P an attacker can also see: "
-    "both are generalised the same way and for each class δ = |T class| / |P class|. The search finds the least "
-    "generalisation that meets the targets. Without a population table, give its size for estimated k-map."
+    "both are generalised the same way, and for each class δ = |T class| / |P class| is the probability that a "
+    "person of that class is in T. The search finds the least generalisation that meets the targets. Without a "
+    "population table, give its size for estimated k-map."
 )
 LOSSES = ("precision", "height", "discernibility")
+KIND_LABELS = {
+    "none": "as is",
+    "interval": "intervals of width W",
+    "breaks": "breaks at …",
+    "prefix": "codes: drop the last digit",
+    "date": "dates: day, month, year",
+}
+BREAK_FIELDS = 6  # number fields per level of breaks
+BREAK_LEVELS = 2  # levels of breaks the form offers (the finest, and one coarser)
+
+# Every input an error can stand beside: the settings' field → the page's input (its error shows under it).
+FIELDS: dict[str, str] = {
+    "dataset": "data",
+    "population": "population",
+    "qi": "qi",
+    "population_count": "population_count",
+    "hierarchies": "hierarchies",
+    "levels": "levels",
+    "delta_max": "delta_max",
+    "delta_min": "delta_min",
+    "k": "k",
+    "kmap": "kmap",
+    "search": "search",
+    "suppression": "suppression",
+    "loss": "loss",
+    "allow_inconsistent": "allow_inconsistent",
+    "population_size": "population_size",
+    "sampling_fraction": "sampling_fraction",
+    "model": "estimator",
+    "alpha": "alpha",
+    "demo": "source",
+}
+
+
+def _field_error(name: str) -> Any:
+    return ui.output_ui(f"err_{name}")
 
 
 @module.ui
 def page_ui() -> Any:
-    """The page's layout: the command's options on the left, the measures, the search and the chart on the right."""
+    """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
     population = ui.accordion(
         ui.accordion_panel(
             "No population table? Estimate k-map",
             ui.input_text("population_size", "Population size N (without a population table)", value=""),
+            _field_error("population_size"),
             ui.input_text("sampling_fraction", "or the sampling fraction f = n/N", value=""),
+            _field_error("sampling_fraction"),
             ui.input_select(
                 "estimator",
                 "Model",
                 {"poisson": "poisson", "zero-truncated-poisson": "zero-truncated-poisson"},
             ),
+            _field_error("estimator"),
             ui.input_numeric("alpha", "Significance level α", value=0.05, min=0, max=1, step=0.01),
+            _field_error("alpha"),
         ),
         open=False,
     )
@@ -91,6 +155,7 @@ def page_ui() -> Any:
                 },
                 selected="example",
             ),
+            _field_error("source"),
             ui.panel_conditional(
                 "input.source === 'file'",
                 ui.input_file(
@@ -99,12 +164,14 @@ def page_ui() -> Any:
                     accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
                 ),
                 ui.output_ui("data_error"),
+                _field_error("data"),
                 ui.input_file(
                     "population",
                     "Population P (rows, or counts per class)",
                     accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
                 ),
                 ui.output_ui("population_error"),
+                _field_error("population"),
                 population,
             ),
             ui.input_selectize(
@@ -114,35 +181,44 @@ def page_ui() -> Any:
                 selected=EXAMPLE_INPUTS["qi"],
                 multiple=True,
             ),
+            _field_error("qi"),
             ui.input_selectize(
                 "population_count",
                 "P's column of counts per class (empty: P is rows)",
                 choices=["", "n"],
                 selected="n",
             ),
-            ui.input_text_area(
-                "hierarchy",
-                "Hierarchies, one COLUMN=SPEC a line (interval:10, breaks:0,18,30,inf, prefix, date)",
-                value=EXAMPLE_INPUTS["hierarchy"],
-                rows=2,
+            _field_error("population_count"),
+            ui.tags.fieldset(
+                ui.tags.legend("Hierarchies", class_="fs-6 mb-1"),
+                ui.output_ui("hierarchy_editor"),
+                ui.output_ui("hierarchy_preview"),
+                _field_error("hierarchies"),
+                class_="mb-3",
             ),
             ui.input_text("levels", "Measure this generalisation (age=1,zip=2; empty: the finest)", value=""),
+            _field_error("levels"),
             ui.layout_columns(
-                ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]),
-                ui.input_text("delta_min", "δ_min", value=""),
-                ui.input_text("k", "k-anonymity k", value=""),
-                ui.input_text("kmap", "k-map", value=""),
+                ui.div(ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]), _field_error("delta_max")),
+                ui.div(ui.input_text("delta_min", "δ_min", value=""), _field_error("delta_min")),
+                ui.div(ui.input_text("k", "k-anonymity k", value=""), _field_error("k")),
+                ui.div(ui.input_text("kmap", "k-map", value=""), _field_error("kmap")),
                 col_widths=(6, 6, 6, 6),
             ),
             ui.input_checkbox("search", "Search the least generalisation meeting the targets", value=True),
+            _field_error("search"),
             ui.layout_columns(
-                ui.input_numeric("suppression", "Suppression share", value=0.0, min=0, max=1, step=0.01),
-                ui.input_select("loss", "Loss", {v: v for v in LOSSES}),
+                ui.div(
+                    ui.input_numeric("suppression", "Suppression share", value=0.0, min=0, max=1, step=0.01),
+                    _field_error("suppression"),
+                ),
+                ui.div(ui.input_select("loss", "Loss", {v: v for v in LOSSES}), _field_error("loss")),
                 col_widths=(6, 6),
             ),
             ui.input_checkbox(
                 "allow_inconsistent", "Warn instead of failing when T is not part of P", value=False
             ),
+            _field_error("allow_inconsistent"),
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
         ),
@@ -150,85 +226,49 @@ def page_ui() -> Any:
     )
 
 
-class PresenceInputs:
-    """The page's inputs, checked as ``privrisk presence`` checks its options (messages name the options)."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        from privrisk._validation import check_choice
-        from privrisk.presence.hierarchy import parse_hierarchies
-        from privrisk.presence.kmap import KMAP_MODELS
-        from privrisk.presence.search import LOSS_MEASURES
-
-        def text(name: str) -> str:
-            return str(values.get(name) or "").strip()
-
-        self.qi = [c for c in values.get("qi") or [] if c]
-        if not self.qi:
-            raise PrivriskError("qi: name the quasi-identifier columns, e.g. zip,age,sex", param="qi")
-        self.hierarchy_lines = [line.strip() for line in text("hierarchy").splitlines() if line.strip()]
-        self.hierarchies = parse_hierarchies(self.hierarchy_lines)
-        for name, spec in self.hierarchies.items():
-            if str(spec).strip().lower().startswith("table:"):
-                raise PrivriskError(
-                    f"hierarchy: the app reads no file named in a hierarchy ({name}={spec}); use interval, breaks, "
-                    "prefix or date",
-                    param="hierarchy",
-                )
-        self.levels_text = text("levels")
-        self.levels = _levels(self.levels_text)
-        self.delta_max = _number(text("delta_max"), "delta_max")
-        self.delta_min = _number(text("delta_min"), "delta_min")
-        self.k = _whole(text("k"), "k")
-        self.kmap = _whole(text("kmap"), "kmap")
-        self.search = bool(values.get("search"))
-        self.suppression = float(values.get("suppression") or 0.0)
-        self.loss = check_choice(text("loss") or "precision", LOSS_MEASURES, name="loss")
-        self.allow_inconsistent = bool(values.get("allow_inconsistent"))
-        self.population_count = text("population_count") or None
-        self.population_size = _number(text("population_size"), "population_size")
-        self.sampling_fraction = _number(text("sampling_fraction"), "sampling_fraction")
-        self.model = check_choice(text("estimator") or "poisson", KMAP_MODELS, name="model")
-        alpha = values.get("alpha")
-        self.alpha = 0.05 if alpha is None else float(alpha)
-
-    def check(self, has_population: bool) -> None:
-        """The command's checks of option combinations."""
-        if not has_population:
-            if self.population_size is None and self.sampling_fraction is None:
-                raise PrivriskError(
-                    "population: give the population table, or its size (population_size) for estimates",
-                    param="population",
-                )
-            return
-        if self.population_size is not None or self.sampling_fraction is not None:
-            raise PrivriskError(
-                "population_size: only without a population table (the table gives the sizes)",
-                param="population_size",
-            )
-        if self.suppression and not self.search:
-            raise PrivriskError("suppression: only with the search", param="suppression")
-        if (
-            self.search
-            and self.delta_max is None
-            and self.delta_min is None
-            and self.k is None
-            and self.kmap is None
-        ):
-            raise PrivriskError(
-                "search: give at least one target (delta_max, delta_min, k or kmap)", param="search"
-            )
+# ----------------------------------------------------------------------------------- the inputs, without Shiny
 
 
-def _number(text: str, name: str) -> float | None:
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+
+
+def _number(value: Any, name: str) -> float | None:
+    """A number typed into a text field (None when empty). The page is English: a comma separates thousands
+    (``80,000``); any other comma is refused rather than guessed at (``0,5`` is not read as 5 nor as 0.5).
+
+    Example:
+        >>> _number("80,000", "population_size"), _number(" 0.5 ", "delta_max"), _number("", "k")
+        (80000.0, 0.5, None)
+        >>> _number("0,5", "delta_max")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: delta_max: '0,5' is not a number (write decimals with a point: 0.5)
+    """
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
     if not text:
         return None
+    if "," in text:
+        if not _THOUSANDS.match(text):
+            raise PrivriskError(
+                f"{name}: {text!r} is not a number (write decimals with a point: {text.replace(',', '.')})",
+                param=name,
+            )
+        text = text.replace(",", "")
     try:
-        return float(text)
+        x = float(text)
     except ValueError:
         raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
+    if math.isnan(x):
+        raise PrivriskError(f"{name}: {text!r} is not a number", param=name)
+    return x
 
 
-def _whole(text: str, name: str) -> int | None:
+def _whole(value: Any, name: str) -> int | None:
+    text = str(value if value is not None else "").strip()
     if not text:
         return None
     try:
@@ -237,107 +277,343 @@ def _whole(text: str, name: str) -> int | None:
         raise PrivriskError(f"{name}: {text!r} is not a whole number", param=name) from None
 
 
-def _levels(text: str) -> dict[str, int] | None:
-    levels: dict[str, int] = {}
-    for part in (p.strip() for p in text.split(",") if p.strip()):
-        name, eq, value = part.partition("=")
-        try:
-            levels[name.strip()] = int(value if eq else "?")
-        except ValueError:
-            raise PrivriskError(
-                f"levels: expected COLUMN=LEVEL pairs such as age=1,zip=2, got {part!r}", param="levels"
-            ) from None
-    return levels or None
+def choice_from_inputs(values: Mapping[str, Any]) -> HierarchyChoice:
+    """One quasi-identifier's hierarchy from the editor's controls: ``kind``, ``width``, ``start``, ``open`` and
+    the break fields ``b{level}_{i}`` (empty fields left out).
 
-
-# The thresholds named as the options of the equivalent command the page shows ("δ_max 1 exceeds --delta-max 0.5").
-TARGET_NAMES = {name: "--" + name.replace("_", "-") for name in ("delta_max", "delta_min", "k", "kmap")}
-
-
-def run_presence(
-    job: Any, inputs: PresenceInputs, data: Any, population: Any, folder: Path
-) -> dict[str, Any]:
-    """Measure (and search), and write the command's folder: what ``privrisk presence --out`` does.
-
-    ``data`` is a file, or ``"demo"`` for ``--demo``: stevedata/TV16's born-again respondents among all respondents
-    (:func:`privrisk.datasets.tv16.demo_inputs`, its quasi-identifiers and hierarchies; the page's own hierarchies
-    are added). Returns ``{"report": PresenceReport, "warnings": [...]}`` or, without a population,
-    ``{"estimate": …}``.
+    Example:
+        >>> choice_from_inputs({"kind": "breaks", "b1_0": 10, "b1_1": 20, "b1_2": None, "b2_0": 10, "open": True}).spec()
+        'breaks:10,20,inf/10,inf'
+        >>> choice_from_inputs({"kind": "interval", "width": 10, "start": None}).spec()
+        'interval:10'
     """
-    from privrisk.errors import PrivacyLeakWarning
-    from privrisk.presence import kmap as _kmap
-    from privrisk.presence.measures import delta_presence
-    from privrisk.presence.prepare import InconsistentSubsetError, prepare_presence
-    from privrisk.presence.report import PresenceReport
-    from privrisk.presence.search import search_generalisation
+    kind = str(values.get("kind") or "none")
+    if kind == "interval":
+        return HierarchyChoice("interval", width=_number(values.get("width"), "hierarchies"),
+                               start=_number(values.get("start"), "hierarchies"))  # fmt: skip
+    if kind == "breaks":
+        levels = []
+        for level in range(1, BREAK_LEVELS + 1):
+            found = [_number(values.get(f"b{level}_{i}"), "hierarchies") for i in range(BREAK_FIELDS)]
+            levels.append(tuple(x for x in found if x is not None))
+        return HierarchyChoice("breaks", breaks=tuple(levels), open_top=bool(values.get("open", True)))
+    return HierarchyChoice(kind)
 
-    job.advance(0.0, "Reading and grouping the tables")
-    title = "the research subset against the population"
-    if isinstance(data, str) and data == "demo":
-        from privrisk.datasets.tv16 import demo_inputs
 
-        data, population, inputs.qi, demo_hier, targets = demo_inputs()
-        inputs.hierarchies = {**demo_hier, **inputs.hierarchies}
-        inputs.delta_max = targets["delta_max"] if inputs.delta_max is None else inputs.delta_max
-        inputs.kmap = targets["kmap"] if inputs.kmap is None else inputs.kmap
-        inputs.suppression, inputs.search = inputs.suppression or targets["suppression"], True
-        title = "stevedata/TV16: born-again respondents (T) among all respondents (P)"
-    if population is None:
-        est = _kmap.estimate(
-            data,
-            inputs.qi,
-            kmap=inputs.kmap,
-            population_size=inputs.population_size,
-            sampling_fraction=inputs.sampling_fraction,
-            model=inputs.model,
-            alpha=inputs.alpha,
-            hierarchies=inputs.hierarchies,
-            levels=inputs.levels,
-        )
-        est.write_outputs(folder)
-        return {"estimate": est, "failure": est.failure()}
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", PrivacyLeakWarning)
-        try:
-            prep = prepare_presence(
-                data,
-                population,
-                inputs.qi,
-                hierarchies=inputs.hierarchies,
-                population_count=inputs.population_count,
-                allow_inconsistent=inputs.allow_inconsistent,
-            )
-        except InconsistentSubsetError as exc:
-            raise PrivriskError(exc.detail + " (tick “warn instead of failing” to continue)") from None
-    before = delta_presence(
-        prep,
-        levels=inputs.levels,
-        delta_max=inputs.delta_max,
-        delta_min=inputs.delta_min,
-        k=inputs.k,
-        kmap=inputs.kmap,
+def settings_from(
+    values: Mapping[str, Any],
+    *,
+    source: str,
+    data: Any = None,
+    population: Any = None,
+    title: str | None = None,
+) -> PresenceSettings:
+    """The page's inputs as :class:`~privrisk.presence.PresenceSettings` (checked there; errors name the field).
+
+    Args:
+        values: the inputs by name (``qi`` a list, ``hierarchies`` ``{column: spec}`` from the editor, numbers as
+            typed).
+        source: ``example``, ``demo`` or ``file``.
+        data, population: the tables (the server's copies of the uploads; None where none was given).
+        title: what the run measures, for the report folder (the user's file names, never a server path).
+
+    Example:
+        >>> s = settings_from({"qi": ["a"], "delta_max": "0.5", "search": True}, source="file", data="t.csv",
+        ...                   population="p.csv")
+        >>> s.delta_max, s.search, s.hierarchy_files
+        (0.5, True, False)
+    """
+    from privrisk.presence.settings import PresenceSettings, parse_levels
+
+    demo = source == "demo"
+    alpha = values.get("alpha")
+    suppression = _number(values.get("suppression"), "suppression") or 0.0
+    return PresenceSettings(
+        dataset=None if demo else data,
+        population=None if demo else population,
+        qi=[] if demo else [c for c in values.get("qi") or [] if c],
+        population_count=None if demo else (str(values.get("population_count") or "").strip() or None),
+        hierarchies={k: v for k, v in (values.get("hierarchies") or {}).items() if v},
+        levels=parse_levels(str(values.get("levels") or "")),
+        delta_max=_number(values.get("delta_max"), "delta_max"),
+        delta_min=_number(values.get("delta_min"), "delta_min"),
+        k=_whole(values.get("k"), "k"),
+        kmap=_whole(values.get("kmap"), "kmap"),
+        search=bool(values.get("search")),
+        suppression=suppression,
+        loss=str(values.get("loss") or "precision"),  # type: ignore[arg-type]  # checked by the settings
+        allow_inconsistent=bool(values.get("allow_inconsistent")),
+        population_size=_number(values.get("population_size"), "population_size"),
+        sampling_fraction=_number(values.get("sampling_fraction"), "sampling_fraction"),
+        model=str(values.get("estimator") or "poisson"),  # type: ignore[arg-type]  # checked by the settings
+        alpha=0.05 if alpha is None or alpha == "" else float(alpha),
+        demo=demo,
+        hierarchy_files=False,  # the server opens no path a user typed
+        title=title,
     )
-    found = None
-    if inputs.search:
-        found = search_generalisation(
-            prep,
-            delta_max=inputs.delta_max,
-            delta_min=inputs.delta_min,
-            k=inputs.k,
-            kmap=inputs.kmap,
-            suppression=inputs.suppression,
-            loss=inputs.loss,
-            progress=StepCounter(job, prep.lattice_size, "Searching the lattice"),
-        )
-    job.advance(1.0, "Writing the tables and the chart")
-    report = PresenceReport(before, found)
-    report.write_outputs(folder, data, title=title)
-    return {
-        "report": report,
-        "warnings": [str(w.message) for w in caught],
-        "failure": report.failure(TARGET_NAMES),
-        "violations": report.violations(TARGET_NAMES),
+
+
+def field_of(exc: BaseException) -> str | None:
+    """The input an error belongs beside (:data:`FIELDS`), or None for the page's status line.
+
+    A hierarchy that cannot place a value names no field (``hierarchy 'age': …``): it belongs to the editor.
+
+    Example:
+        >>> field_of(PrivriskError("population_count: name it", param="population_count"))
+        'population_count'
+        >>> field_of(PrivriskError("hierarchy 'age': the value 'x' is not a number")), field_of(ValueError("x"))
+        ('hierarchies', None)
+    """
+    if not isinstance(exc, PrivriskError):
+        return None
+    param = exc.param
+    if param in ("hierarchy", "hierarchies") or (param is None and str(exc).startswith("hierarchy ")):
+        return "hierarchies"
+    return FIELDS.get(param or "")
+
+
+_ID_NAME = re.compile(r"(^|_)(id|key|uuid|pid|hid)$", re.IGNORECASE)
+COUNT_NAMES = ("n", "count", "counts", "freq", "frequency", "weight", "total", "population", "pop")
+
+
+def _id_like(column: pd.Series, name: str) -> bool:
+    """A record's identifier: a name like ``id``, or (from 20 values on) every value distinct."""
+    values = column.dropna()
+    return bool(_ID_NAME.search(name)) or (len(values) >= 20 and values.nunique() == len(values))
+
+
+def _free_text(column: pd.Series) -> bool:
+    """Text that is not a code: long values, or (from 20 values on) mostly distinct ones."""
+    import pandas as pd
+
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return False
+    values = column.dropna().astype(str)
+    if values.empty:
+        return False
+    return bool(values.str.len().mean() > 30 or (len(values) >= 20 and values.nunique() > 0.5 * len(values)))
+
+
+def suggest_qi(sample: pd.DataFrame, population_columns: Sequence[str] | None = None) -> list[str]:
+    """Quasi-identifiers to pre-select after an upload: columns P holds too, never an id, free text or a count.
+
+    Without the population's columns nothing is pre-selected (which of T's columns P holds is not known yet).
+
+    Example:
+        >>> import pandas as pd
+        >>> T = pd.DataFrame({"id": range(30), "zip": [85535] * 30, "age": [20, 30, 40] * 10,
+        ...                   "note": [f"free text number {i}" for i in range(30)]})
+        >>> suggest_qi(T, ["zip", "age", "note", "n"]), suggest_qi(T)
+        (['zip', 'age'], [])
+    """
+    if population_columns is None:
+        return []
+    shared = [c for c in sample.columns if c in set(population_columns)]
+    return [
+        c
+        for c in shared
+        if not _id_like(sample[c], str(c)) and not _free_text(sample[c]) and str(c).lower() not in COUNT_NAMES
+    ]
+
+
+def suggest_count(sample: pd.DataFrame, data_columns: Sequence[str] = ()) -> str:
+    """P's column of counts per class to pre-select: a whole-number column T lacks, named like a count; else "".
+
+    Example:
+        >>> import pandas as pd
+        >>> P = pd.DataFrame({"zip": [1, 2], "age": ["10-19", "20-29"], "n": [5, 7]})
+        >>> suggest_count(P, ["zip", "age"]), suggest_count(P.rename(columns={"n": "income"}), ["zip", "age"])
+        ('n', '')
+    """
+    import pandas as pd
+
+    for c in sample.columns:
+        column = sample[c]
+        if (
+            c not in set(data_columns)
+            and str(c).lower() in COUNT_NAMES
+            and pd.api.types.is_integer_dtype(column)
+            and bool((column.dropna() >= 0).all())
+        ):
+            return str(c)
+    return ""
+
+
+def _sample(path: Path, rows: int = 5000) -> pd.DataFrame:
+    """The first rows of a table (for the column choices and the hierarchies' previews), read as the run reads it."""
+    import duckdb
+
+    from privrisk.io.data import check_file, file_kind
+    from privrisk.io.engine import duckdb_relation
+
+    p = check_file(path)
+    with duckdb.connect() as con:
+        return duckdb_relation(con, p, file_kind(p)).limit(rows).df()
+
+
+def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, pop_name: str | None) -> str:
+    """The ``privrisk presence`` command that gives the page's result (``-H`` for the editor's hierarchies)."""
+    hier = "".join(
+        f" -H {shlex.quote(f'{name}={spec}')}" for name, spec in (values.get("hierarchies") or {}).items() if spec
+    )
+    if source == "demo":
+        from privrisk.datasets.tv16 import TARGETS
+
+        options: dict[str, Any] = {"demo": True}
+        if str(values.get("delta_max") or "").strip() != f"{TARGETS['delta_max']:g}":
+            options["delta_max"] = values.get("delta_max")
+        if str(values.get("kmap") or "").strip() != str(TARGETS["kmap"]):
+            options["kmap"] = values.get("kmap")
+        options |= {"delta_min": values.get("delta_min"), "k": values.get("k"), "levels": values.get("levels")}
+        if float(values.get("suppression") or 0) not in (0.0, TARGETS["suppression"]):
+            options["suppression"] = values.get("suppression")
+        if values.get("loss", "precision") != "precision":
+            options["loss"] = values.get("loss")
+        options["out"] = "presence/"
+        return command_line("presence", **options) + hier
+    head = command_line(
+        "presence",
+        file=data_name or "DATA",
+        population=pop_name,
+        population_count=values.get("population_count") or None,
+        qi=",".join(values.get("qi") or []) or None,
+    )
+    more: dict[str, Any] = {
+        "levels": values.get("levels"),
+        "delta_max": values.get("delta_max"),
+        "delta_min": values.get("delta_min"),
+        "k": values.get("k"),
+        "kmap": values.get("kmap"),
+        "search": bool(values.get("search")),
     }
+    if values.get("search") and float(values.get("suppression") or 0):
+        more["suppression"] = values.get("suppression")
+    if values.get("search") and values.get("loss", "precision") != "precision":
+        more["loss"] = values.get("loss")
+    more["allow_inconsistent"] = bool(values.get("allow_inconsistent"))
+    if pop_name is None:
+        more |= {"population_size": values.get("population_size"), "sampling_fraction": values.get("sampling_fraction")}
+        if values.get("estimator", "poisson") != "poisson":
+            more["estimator"] = values.get("estimator")
+        alpha = values.get("alpha")
+        if alpha is not None and alpha != "" and float(alpha) != 0.05:
+            more["alpha"] = alpha
+    more["out"] = "presence/"
+    return head + hier + command_line("presence", **more)[len("privrisk presence") :]
+
+
+# ----------------------------------------------------------------------------------------------- the work
+
+
+def _work(job: Job, settings: PresenceSettings, folder: Path) -> dict[str, Any]:
+    """Run the settings and write the command's folder (what ``privrisk presence --out`` does), in a worker thread.
+
+    A bad input found while reading (a column, a hierarchy, a count column) comes back as ``{"error": exc}``, so
+    that the page shows it at its input rather than as the run's failure.
+    """
+    from privrisk.presence.prepare import InconsistentSubsetError
+    from privrisk.presence.settings import run_presence
+
+    def steps(text: str, total: int | None = None) -> Any:
+        if total is not None:
+            return StepCounter(job, total, text)
+        job.advance(0.0, text)
+        return None
+
+    try:
+        run = run_presence(settings, steps=steps)
+    except InconsistentSubsetError as exc:
+        said = PrivriskError(
+            f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue", param="allow_inconsistent"
+        )
+        return {"error": said}
+    except PrivriskError as exc:
+        if field_of(exc) is None:
+            raise
+        return {"error": exc}
+    job.advance(1.0, "Writing the tables and the chart")
+    run.write(folder)
+    return {"run": run}
+
+
+# The thresholds as the page names them (its labels), in the violations it lists.
+TARGET_NAMES = {"delta_max": "δ_max allowed", "delta_min": "δ_min allowed", "k": "k", "kmap": "k-map allowed"}
+
+
+def _results_ui(run: PresenceRun, out: Path) -> Any:
+    """The verdict first; the measures, classes, search and figure folded below it."""
+    verdict = run.verdict()
+    tone = "success" if verdict.met else ("warning" if verdict.met is False else "secondary")
+    parts: list[Any] = [
+        ui.div(
+            ui.p(verdict.sentence, class_="lead mb-1"),
+            ui.p(verdict.detail, class_="mb-0 small") if verdict.detail else None,
+            class_=f"alert alert-{tone} privrisk-verdict",
+            id="presence-verdict",
+            role="status",
+        )
+    ]
+    failure = run.failure(TARGET_NAMES)
+    if failure:
+        parts.append(
+            ui.p(f"Target missed: {failure} (the command line exits with code 1).", class_="privrisk-failure")
+        )
+    parts += [ui.p(f"warning: {w}", class_="text-warning") for w in run.warnings]
+    buttons = [ui.download_button("download_classes", "classes.csv", class_="btn-sm me-2")]
+    if (out / "release.csv").is_file():
+        buttons.insert(
+            0, ui.download_button("download_release", "the release table (release.csv)", class_="btn-sm btn-success me-2")
+        )
+    buttons.append(ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"))
+    parts.append(ui.div(*buttons, class_="mb-3"))
+    detail: list[Any] = []
+    if run.estimate is not None:
+        e = run.estimate
+        detail += [
+            ui.p(e.finding()),
+            frame_ui(estimate_frame(e), id="presence-estimate",
+                     caption=f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)"),
+            ui.p("Assumptions: " + e.to_dict()["assumptions"] + ".", class_="privrisk-help"),
+        ]
+    else:
+        assert run.report is not None
+        report = run.report
+        before, found = report.measured, report.search
+        levels = ", ".join(f"{k}={v}" for k, v in before.summary["levels"].items())
+        detail += [ui.p(f"violated: {v}", class_="privrisk-violation") for v in report.violations(TARGET_NAMES)]
+        detail.append(frame_ui(summary_frame(before.summary), id="presence-summary", caption=f"Measured at {levels}"))
+        detail.append(frame_ui(classes_frame(before), id="presence-classes",
+                               caption=f"Classes of highest δ ({len(before.classes):,} in all)"))  # fmt: skip
+        if found is not None:
+            detail.append(
+                ui.p(
+                    f"Search: {len(found.nodes):,} nodes, {found.evaluated:,} evaluated, "
+                    f"{len(found.minimal):,} minimal node(s) meet the targets.",
+                    id="presence-search-result",
+                )
+            )
+            if len(found.minimal):
+                detail.append(frame_ui(minimal_frame(found), id="presence-minimal", caption="Minimal generalisations"))
+            if found.best is not None:
+                chosen = ", ".join(f"{k}={v}" for k, v in found.best.summary["levels"].items())
+                detail += [
+                    frame_ui(summary_frame(found.best.summary), id="presence-chosen", caption=f"Chosen: {chosen}"),
+                    frame_ui(classes_frame(found.best), id="presence-chosen-classes",
+                             caption="Classes of highest δ after the search"),
+                ]
+        detail += [ui.h4("δ per class"), figures_ui(out)]
+    parts.append(
+        ui.tags.details(
+            ui.tags.summary("The measures, the classes and the search (δ, k-anonymity, k-map)"),
+            *detail,
+            id="presence-detail",
+            class_="mb-3",
+        )
+    )
+    return ui.TagList(*parts)
+
+
+# --------------------------------------------------------------------------------------------------- server
 
 
 @module.server
@@ -363,28 +639,46 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         "sampling_fraction": "text",
         "estimator": "select",
         "alpha": "numeric",
-        "hierarchy": "text",
     }
     preset_inputs(session, kinds)
     wanted_qi = [c.strip() for c in params.get("qi", "").split(",") if c.strip()]
     wanted_count = params.get("population_count")
+    field_error: reactive.Value[tuple[str, str] | None] = reactive.value(None)
+    tried = reactive.value(False)  # errors show once the user has pressed Measure, never before
+    preset_error: reactive.Value[str | None] = reactive.value(None)  # a URL's hierarchy the form cannot build
+    # The editor's state per quasi-identifier; the example's hierarchy until the user changes it.
+    choices: reactive.Value[dict[str, HierarchyChoice]] = reactive.value(
+        {k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()}
+    )
+    # Bumped when the choices are set from outside the editor (presets, the source, an upload).
+    editor_version = reactive.value(0)
     if "hierarchy" in params:  # several specifications: separated by ';' or new lines in the URL
-        ui.update_text_area("hierarchy", value="\n".join(p.strip() for p in params["hierarchy"].split(";")))
+        preset: dict[str, HierarchyChoice] = {}
+        for part in re.split(r"[;\n]", params["hierarchy"]):
+            if not part.strip():
+                continue
+            try:
+                name, spec = parse_hierarchy(part)
+                preset[name] = HierarchyChoice.from_spec(spec)
+            except PrivriskError:
+                said = PrivriskError(
+                    f"hierarchies: {part.strip()!r} is not a hierarchy the form can build (intervals, breaks, prefix "
+                    "or date); it is not used",
+                    param="hierarchies",
+                )
+                preset_error.set(named_error(said, "presence"))
+        choices.set(preset)
     if wanted_qi:
         ui.update_selectize("qi", selected=[c for c in wanted_qi if c in EXAMPLE_INPUTS["qi"]])
     if wanted_count is not None:
         ui.update_selectize("population_count", selected=wanted_count)
-    messages: dict[str, reactive.Value[str | None]] = {
-        "data": reactive.value(None),
-        "population": reactive.value(None),
-    }
-    columns: dict[str, reactive.Value[list[str]]] = {
-        "data": reactive.value([]),
-        "population": reactive.value([]),
-    }
+    messages: dict[str, reactive.Value[str | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
+    samples: dict[str, reactive.Value[pd.DataFrame | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
+    columns: dict[str, reactive.Value[list[str]]] = {"data": reactive.value([]), "population": reactive.value([])}
 
     def read_columns(which: str) -> None:
         messages[which].set(None)
+        samples[which].set(None)
         try:
             found = upload_columns(input[which](), max_bytes=max_upload)
         except PrivriskError as exc:
@@ -392,34 +686,56 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             columns[which].set([])
             return
         columns[which].set(found)
+        try:
+            path, _ = checked_upload(input[which](), max_bytes=max_upload)
+            samples[which].set(_sample(path))
+        except Exception:  # the columns are known; the choices and previews only fall back to none
+            samples[which].set(None)
+
+    def choose_columns() -> None:
+        """After an upload: the example's settings cleared, sensible columns chosen (never an id or free text)."""
+        data, pop = samples["data"](), samples["population"]()
+        found = columns["data"]()
+        if wanted_qi:
+            selected = [c for c in wanted_qi if c in found]
+        elif data is not None:
+            selected = suggest_qi(data, columns["population"]() or None)
+        else:
+            selected = []
+        ui.update_selectize("qi", choices=found, selected=selected)
+        pop_found = columns["population"]()
+        if wanted_count is not None and (wanted_count == "" or wanted_count in pop_found):
+            count = wanted_count  # the URL's choice, an empty one too (P is rows)
+        else:
+            count = suggest_count(pop, found) if pop is not None else ""
+        ui.update_selectize("population_count", choices=["", *pop_found], selected=count)
+        if "hierarchy" not in params:
+            choices.set({})
+            preset_error.set(None)
+            editor_version.set(editor_version() + 1)
 
     @reactive.effect
     @reactive.event(input.data)
     def _data_columns() -> None:
         read_columns("data")
-        found = columns["data"]()
         with reactive.isolate():
-            current = list(input.qi() or [])
-        keep = [c for c in (wanted_qi or current) if c in found]
-        ui.update_selectize("qi", choices=found, selected=keep)
+            choose_columns()
 
     @reactive.effect
     @reactive.event(input.population)
     def _population_columns() -> None:
         read_columns("population")
-        found = columns["population"]()
         with reactive.isolate():
-            current = input.population_count()
-        chosen = wanted_count if wanted_count in found else current if current in found else ""
-        ui.update_selectize("population_count", choices=["", *found], selected=chosen)
+            choose_columns()
 
     @reactive.effect
     @reactive.event(input.source, ignore_init=True)
     def _source() -> None:
+        field_error.set(None)
         if input.source() == "example":
             ui.update_selectize("qi", choices=EXAMPLE_INPUTS["qi"], selected=EXAMPLE_INPUTS["qi"])
             ui.update_selectize("population_count", choices=["", "n"], selected="n")
-            ui.update_text_area("hierarchy", value=EXAMPLE_INPUTS["hierarchy"])
+            choices.set({k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()})
             ui.update_text("kmap", value="")
             ui.update_numeric("suppression", value=0.0)
         elif input.source() == "demo":  # what --demo sets; the page's targets are then used as given
@@ -427,14 +743,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
             ui.update_selectize("qi", choices=QI, selected=QI)
             ui.update_selectize("population_count", choices=[""], selected="")
-            ui.update_text_area("hierarchy", value="")
+            choices.set({})
             ui.update_text("delta_max", value=f"{TARGETS['delta_max']:g}")
             ui.update_text("kmap", value=str(TARGETS["kmap"]))
             ui.update_numeric("suppression", value=TARGETS["suppression"])
             ui.update_checkbox("search", value=True)
         else:
-            ui.update_selectize("qi", choices=columns["data"](), selected=[])
-            ui.update_selectize("population_count", choices=["", *columns["population"]()], selected="")
+            with reactive.isolate():
+                choose_columns()
+        editor_version.set(editor_version() + 1)
 
     @render.ui
     def data_error() -> Any:
@@ -444,145 +761,253 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def population_error() -> Any:
         return error_ui(messages["population"]())
 
+    # ------------------------------------------------------------------------------------------ the editor
+
+    slots: dict[str, int] = {}  # a column's controls keep their ids while the column stays chosen
+
+    def qi_list() -> list[str]:
+        return [c for c in (input.qi() or []) if c]
+
+    def _id(name: str, control: str) -> str:
+        # A new generation of ids each time the choices are set from outside (source, upload, URL): the old
+        # controls' values, which Shiny keeps, are then never read for the new ones.
+        slot = slots.setdefault(name, len(slots))
+        return f"h{slot}v{editor_version()}_{control}"
+
+    @render.ui
+    def hierarchy_editor() -> Any:
+        names = qi_list()
+        if input.source() == "demo":
+            return ui.p("The demo brings its own hierarchies (states to divisions and regions, age bands).",
+                        class_="privrisk-help")  # fmt: skip
+        if not names:
+            return ui.p("Choose the quasi-identifiers first.", class_="privrisk-help")
+        with reactive.isolate():
+            current = dict(choices())
+        blocks = []
+        for name in names:
+            c = current.get(name, HierarchyChoice())
+            kind = session.ns(_id(name, "kind"))
+            shown_if = _id(name, "kind")  # a conditional panel's condition is read inside the module's namespace
+            breaks = [*c.breaks, (), ()][:BREAK_LEVELS]
+            fields = []
+            for level in range(1, BREAK_LEVELS + 1):
+                row = [_shown(x) for x in breaks[level - 1]]
+                fields.append(ui.div(
+                    ui.tags.small("breaks at" if level == 1 else "a coarser level: breaks at (some of the above)"),
+                    ui.layout_columns(*(
+                        ui.input_numeric(session.ns(_id(name, f"b{level}_{i}")), f"break {i + 1}",
+                                         value=row[i] if i < len(row) else None)  # type: ignore[arg-type]
+                        for i in range(BREAK_FIELDS)
+                    ), col_widths=(4, 4, 4, 4, 4, 4)),
+                ))  # fmt: skip
+            blocks.append(
+                ui.div(
+                    ui.input_select(kind, name, KIND_LABELS, selected=c.kind),
+                    ui.panel_conditional(
+                        f"input['{shown_if}'] === 'interval'",
+                        ui.layout_columns(
+                            # An empty number field is what the user sees for "not given" (Shiny's types say float).
+                            ui.input_numeric(session.ns(_id(name, "width")), "width W",
+                                             value=_shown(c.width)),  # type: ignore[arg-type]
+                            ui.input_numeric(session.ns(_id(name, "start")), "starting at (empty: 0)",
+                                             value=_shown(c.start)),  # type: ignore[arg-type]
+                            col_widths=(6, 6),
+                        ),
+                    ),
+                    ui.panel_conditional(
+                        f"input['{shown_if}'] === 'breaks'",
+                        *fields,
+                        ui.input_checkbox(session.ns(_id(name, "open")), "the last class is open (… and above)",
+                                          value=c.open_top),
+                    ),
+                    class_="privrisk-hierarchy border-start ps-2 mb-2",
+                )
+            )
+        return ui.TagList(*blocks)
+
+    def editor_values(name: str) -> dict[str, Any]:
+        controls = ["kind", "width", "start", "open"] + [
+            f"b{level}_{i}" for level in range(1, BREAK_LEVELS + 1) for i in range(BREAK_FIELDS)
+        ]
+        return {c: input[_id(name, c)]() for c in controls if _id(name, c) in input}
+
+    def editor_choices() -> dict[str, HierarchyChoice | PrivriskError]:
+        """Each column's choice: from its controls once drawn, else from the state (an error where it is bad)."""
+        with reactive.isolate():
+            current = dict(choices())
+        out: dict[str, HierarchyChoice | PrivriskError] = {}
+        for name in qi_list():
+            values = editor_values(name)
+            try:
+                out[name] = choice_from_inputs(values) if "kind" in values else current.get(name, HierarchyChoice())
+            except PrivriskError as exc:
+                out[name] = exc
+        return out
+
+    @reactive.calc
+    def hierarchy_specs() -> dict[str, str]:
+        """``{column: spec}`` of the editor (a column whose controls do not yet make a hierarchy is left out)."""
+        specs: dict[str, str] = {}
+        for name, choice in editor_choices().items():
+            try:
+                spec = choice.spec() if isinstance(choice, HierarchyChoice) else None
+            except PrivriskError:
+                spec = None
+            if spec:
+                specs[name] = spec
+        return specs
+
+    def editor_error() -> PrivriskError | None:
+        """The first column whose controls do not make a hierarchy (shown when the run is asked for)."""
+        for name, choice in editor_choices().items():
+            try:
+                if isinstance(choice, PrivriskError):
+                    raise choice
+                choice.spec()
+            except PrivriskError as exc:
+                return PrivriskError(f"hierarchies: {name}: {str(exc).removeprefix('hierarchies: ')}",
+                                     param="hierarchies")  # fmt: skip
+        return None
+
+    @reactive.effect
+    def _keep_choices() -> None:
+        """Remember each column's choice, so that it survives a change of the quasi-identifiers."""
+        kept = {n: c for n, c in editor_choices().items() if isinstance(c, HierarchyChoice)}
+        with reactive.isolate():
+            if any(choices().get(n) != c for n, c in kept.items()):
+                choices.set({**choices(), **kept})
+
+    def column_values(name: str) -> list[Any]:
+        if input.source() == "example":
+            return list(EXAMPLE_VALUES.get(name, []))
+        sample = samples["data"]()
+        if sample is None or name not in sample.columns:
+            return []
+        return sorted(sample[name].dropna().unique().tolist(), key=str)
+
+    @render.ui
+    def hierarchy_preview() -> Any:
+        if input.source() == "demo":
+            return None
+        items = []
+        for name, choice in editor_choices().items():
+            try:
+                if isinstance(choice, PrivriskError):
+                    raise choice
+                lines = choice.preview(name, column_values(name))
+            except PrivriskError as exc:
+                lines = [str(exc).removeprefix("hierarchies: ").removeprefix(f"hierarchy {name!r}: ")]
+            items.append(ui.tags.li(ui.strong(name), ": ", "; ".join(lines)))
+        if not items:
+            return None
+        return ui.div(ui.tags.small("The classes each level makes:"), ui.tags.ul(*items, class_="small mb-1"),
+                      class_="privrisk-preview", id="presence-hierarchy-preview")  # fmt: skip
+
+    # ----------------------------------------------------------------------------------------- the run
+
     def _values() -> dict[str, Any]:
-        names = (
-            "hierarchy",
-            "levels",
-            "delta_max",
-            "delta_min",
-            "k",
-            "kmap",
-            "search",
-            "suppression",
-            "loss",
-            "allow_inconsistent",
-            "population_count",
-            "population_size",
-            "sampling_fraction",
-            "estimator",
-            "alpha",
-        )
-        return {"qi": list(input.qi() or []), **{n: input[n]() for n in names}}
+        names = ("levels", "delta_max", "delta_min", "k", "kmap", "search", "suppression", "loss",
+                 "allow_inconsistent", "population_count", "population_size", "sampling_fraction", "estimator",
+                 "alpha")  # fmt: skip
+        return {"qi": qi_list(), "hierarchies": hierarchy_specs(), **{n: input[n]() for n in names}}
+
+    def tables() -> tuple[Any, Any, list[tuple[Path, str]], str]:
+        """The tables the run reads, the uploads (to name the user's files in messages) and the run's title."""
+        source = input.source()
+        if source == "example":
+            trial, census = folder / "trial.csv", folder / "census.csv"
+            given = [(trial, EXAMPLE_NAMES["trial.csv"]), (census, EXAMPLE_NAMES["census.csv"])]
+            return trial, census, given, "Desfontaines' trial against its census"
+        if source == "demo":
+            return None, None, [], ""
+        uploads: list[tuple[Path, str]] = []
+        data: Path | None = None
+        population: Path | None = None
+        if input.data():
+            data, name = checked_upload(input.data(), max_bytes=max_upload, param="dataset")
+            uploads.append((data, name))
+        if input.population():
+            population, pop_name = checked_upload(input.population(), max_bytes=max_upload, param="population")
+            uploads.append((population, pop_name))
+        names = [n for _, n in uploads]
+        return data, population, uploads, " against ".join(names) or "the uploads"
+
+    def checked() -> tuple[PresenceSettings | None, list[tuple[Path, str]]]:
+        """The settings of the inputs as they stand; an error goes to its input (or the status line)."""
+        uploads: list[tuple[Path, str]] = []
+        try:
+            data, population, uploads, title = tables()
+            if (bad := editor_error()) is not None and input.source() != "demo":
+                raise bad
+            settings = settings_from(_values(), source=input.source(), data=data, population=population, title=title)
+        except Exception as exc:
+            where = field_of(exc)
+            if where is not None:
+                field_error.set((where, named_error(exc, "presence", uploads)))
+                runner.message.set(None)
+            else:
+                field_error.set(None)
+                runner.fail(exc, uploads)
+            return None, uploads
+        field_error.set(None)
+        return settings, uploads
+
+    @reactive.effect
+    def _recheck() -> None:
+        """Once Measure was pressed, an error follows the inputs: it moves or goes as the user corrects them."""
+        if not tried():
+            return
+        _values()
+        input.source()
+        input.data()
+        input.population()
+        with reactive.isolate():
+            if runner.task.status() == "running":
+                return
+            checked()
 
     @reactive.effect
     @reactive.event(input.run)
     def _run() -> None:
-        uploads: list[tuple[Path, str]] = []
-        data: Any
-        population: Any
-        try:
-            inputs = PresenceInputs(_values())
-            if input.source() == "example":
-                data, population = folder / "trial.csv", folder / "census.csv"
-                uploads += [(data, EXAMPLE_NAMES["trial.csv"]), (population, EXAMPLE_NAMES["census.csv"])]
-            elif input.source() == "demo":
-                data, population = "demo", "demo"
-            else:
-                data_path, data_name = checked_upload(input.data(), max_bytes=max_upload, param="data")
-                uploads.append((data_path, data_name))
-                data, population = data_path, None
-                if input.population():
-                    pop_path, pop_name = checked_upload(
-                        input.population(), max_bytes=max_upload, param="population"
-                    )
-                    uploads.append((pop_path, pop_name))
-                    population = pop_path
-            if input.source() != "demo":  # --demo sets its targets and the search first
-                inputs.check(population is not None)
-        except Exception as exc:
-            runner.fail(exc, uploads)
+        tried.set(True)
+        with reactive.isolate():
+            settings, uploads = checked()
+        if settings is None:
             return
-        runner.start(run_presence, inputs, data, population, folder / "out", uploads=uploads)
+        runner.start(_work, settings, folder / "out", uploads=uploads)
 
     runner.serve_status(input)
+
+    @reactive.effect
+    def _error_from_the_run() -> None:
+        """A bad input the run found while reading (a column, a hierarchy, the count column) goes to its input."""
+        if runner.task.status() != "success":
+            return
+        done = runner.task.value.get()
+        if isinstance(done, dict) and "error" in done:
+            exc = done["error"]
+            with reactive.isolate():
+                field_error.set((field_of(exc) or "source", named_error(exc, "presence", runner.uploads)))
+
+    def make_field_error(name: str) -> None:
+        @output(id=f"err_{name}")
+        @render.ui
+        def _error() -> Any:
+            found = field_error()
+            if found and found[0] == name:
+                return error_ui(found[1])
+            return error_ui(preset_error()) if name == "hierarchies" else None
+
+    for name in dict.fromkeys(FIELDS.values()):
+        make_field_error(name)
 
     @render.ui
     def results() -> Any:
         done = runner.result()
-        if done is None:
+        if done is None or "run" not in done:
             return ui.p("Press “Measure”: the example runs at once.", class_="privrisk-help")
-        out = folder / "out"
-        parts: list[Any] = []
-        if done.get("failure"):
-            parts.append(
-                ui.div(
-                    f"Target missed: {done['failure']} (the command line exits with code 1).",
-                    class_="alert alert-warning privrisk-failure",
-                )
-            )
-        if "estimate" in done:
-            e = done["estimate"]
-            parts += [
-                findings_ui([e.finding()]),
-                frame_ui(
-                    estimate_frame(e),
-                    id="presence-estimate",
-                    caption=f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)",
-                ),
-                ui.p("Assumptions: " + e.to_dict()["assumptions"] + ".", class_="privrisk-help"),
-            ]
-        else:
-            report = done["report"]
-            before, found = report.measured, report.search
-            levels = ", ".join(f"{k}={v}" for k, v in before.summary["levels"].items())
-            parts += [ui.h4("Findings"), findings_ui(report.findings())]
-            parts += [ui.p(f"warning: {w}", class_="text-warning") for w in done["warnings"]]
-            parts += [
-                ui.p(f"violated: {v}", class_="privrisk-violation text-danger") for v in done["violations"]
-            ]
-            parts.append(
-                frame_ui(
-                    summary_frame(before.summary), id="presence-summary", caption=f"Measured at {levels}"
-                )
-            )
-            parts.append(
-                frame_ui(
-                    classes_frame(before),
-                    id="presence-classes",
-                    caption=f"Classes of highest δ ({len(before.classes):,} in all)",
-                )
-            )
-            if found is not None:
-                parts.append(
-                    ui.p(
-                        f"Search: {len(found.nodes):,} nodes, {found.evaluated:,} evaluated, "
-                        f"{len(found.minimal):,} minimal node(s) meet the targets.",
-                        id="presence-search-result",
-                    )
-                )
-                if len(found.minimal):
-                    parts.append(
-                        frame_ui(
-                            minimal_frame(found), id="presence-minimal", caption="Minimal generalisations"
-                        )
-                    )
-                if found.best is not None:
-                    chosen = ", ".join(f"{k}={v}" for k, v in found.best.summary["levels"].items())
-                    parts += [
-                        frame_ui(
-                            summary_frame(found.best.summary),
-                            id="presence-chosen",
-                            caption=f"Chosen: {chosen}",
-                        ),
-                        frame_ui(
-                            classes_frame(found.best),
-                            id="presence-chosen-classes",
-                            caption="Classes of highest δ after the search",
-                        ),
-                    ]
-            parts.append(ui.h4("δ per class"))
-            parts.append(figures_ui(out))
-        buttons = [ui.download_button("download_classes", "classes.csv", class_="btn-sm me-2")]
-        if (out / "release.csv").is_file():
-            buttons.insert(
-                0,
-                ui.download_button(
-                    "download_release", "the release table (release.csv)", class_="btn-sm btn-success me-2"
-                ),
-            )
-        buttons.append(ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"))
-        parts.insert(0, ui.div(*buttons, class_="mb-3"))
-        return ui.TagList(*parts)
+        return _results_ui(done["run"], folder / "out")
 
     @render.download_button(filename="release.csv")
     def download_release() -> Any:
@@ -598,69 +1023,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @render.ui
     def command() -> Any:
-        values = _values()
-        if input.source() == "demo":
-            return ui.div(_demo_command(values), class_="privrisk-command", id="presence-command-line")
-        example = input.source() == "example"
+        source = input.source()
+        example = source == "example"
         data_name = EXAMPLE_NAMES["trial.csv"] if example else _name(input.data(), "DATA")
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
-        text = command_line("presence", file=data_name)
-        options: dict[str, Any] = {
-            "population": pop_name,
-            "population_count": values["population_count"] or None,
-            "qi": ",".join(values["qi"]) or None,
-        }
-        tail = command_line("presence", **options)[len("privrisk presence") :]
-        hier = "".join(
-            f" -H {shlex.quote(h.strip())}" for h in str(values["hierarchy"] or "").splitlines() if h.strip()
-        )
-        more: dict[str, Any] = {
-            "levels": values["levels"],
-            "delta_max": values["delta_max"],
-            "delta_min": values["delta_min"],
-            "k": values["k"],
-            "kmap": values["kmap"],
-            "search": bool(values["search"]),
-        }
-        if values["search"] and float(values["suppression"] or 0):
-            more["suppression"] = values["suppression"]
-        if values["search"] and values["loss"] != "precision":
-            more["loss"] = values["loss"]
-        more["allow_inconsistent"] = bool(values["allow_inconsistent"])
-        if pop_name is None:
-            more |= {
-                "population_size": values["population_size"],
-                "sampling_fraction": values["sampling_fraction"],
-            }
-            if values["estimator"] != "poisson":
-                more["estimator"] = values["estimator"]
-            if values["alpha"] is not None and float(values["alpha"]) != 0.05:
-                more["alpha"] = values["alpha"]
-        more["out"] = "presence/"
-        rest = command_line("presence", **more)[len("privrisk presence") :]
-        return ui.div(text + tail + hier + rest, class_="privrisk-command", id="presence-command-line")
+        text = _command(_values(), source=source, data_name=data_name, pop_name=pop_name)
+        return ui.div(text, class_="privrisk-command", id="presence-command-line")
+
+
+def _shown(x: float | None) -> float | int | None:
+    """A number as a number field shows it: 10, not 10.0."""
+    return int(x) if x is not None and float(x).is_integer() else x
 
 
 def _name(fileinfo: list[dict[str, Any]] | None, default: str | None) -> str | None:
     return Path(str(fileinfo[0]["name"])).name if fileinfo else default
-
-
-def _demo_command(values: dict[str, Any]) -> str:
-    """``privrisk presence --demo`` with the options that differ from what --demo sets."""
-    from privrisk.datasets.tv16 import TARGETS
-
-    options: dict[str, Any] = {"demo": True}
-    if str(values["delta_max"]).strip() != f"{TARGETS['delta_max']:g}":
-        options["delta_max"] = values["delta_max"]
-    if str(values["kmap"]).strip() != str(TARGETS["kmap"]):
-        options["kmap"] = values["kmap"]
-    options |= {"delta_min": values["delta_min"], "k": values["k"], "levels": values["levels"]}
-    if float(values["suppression"] or 0) not in (0.0, TARGETS["suppression"]):
-        options["suppression"] = values["suppression"]
-    if values["loss"] != "precision":
-        options["loss"] = values["loss"]
-    options["out"] = "presence/"
-    hier = "".join(
-        f" -H {shlex.quote(h.strip())}" for h in str(values["hierarchy"] or "").splitlines() if h.strip()
-    )
-    return command_line("presence", **options) + hier
