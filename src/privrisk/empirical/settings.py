@@ -121,9 +121,10 @@ class EmpiricalSettings:
         file: the data (CSV, Parquet, Stata, SPSS; with ``engine="spark"`` also a folder or URI). Or ``table``.
         table: a DataFrame instead of a file (library use).
         preset: ``"chicago"``: the Chicago Food Inspections file, cleaned as Burchard and Daoud §5 do.
-        period, individual, query, value, weight, period_unit, density, k, aggregate, lags, joint,
-            condition_on, buckets, draws, seed, engine, spark_master, deltas_path: as for
-            :func:`~privrisk.empirical.measure.empirical_privacy`; ``k`` may be ``"auto"``.
+        period: the period column. It and ``individual``, ``query``, ``value``, ``weight``, ``period_unit``,
+            ``density``, ``k`` (which may be ``"auto"``), ``aggregate``, ``lags``, ``joint``, ``condition_on``,
+            ``buckets``, ``draws``, ``seed``, ``engine``, ``spark_master`` and ``deltas_path`` are as for
+            :func:`~privrisk.empirical.measure.empirical_privacy`.
         epsilons: the ε at which δ is measured (a list or ``"0.03,0.1,ln2"``).
         noise: a Laplace scale (or ``"laplace:SCALE"``) added to the answers.
         window, step: also measure rolling windows of ``window`` periods, ``step`` apart.
