@@ -110,7 +110,7 @@ def test_out_folder(cli, files):
     r = cli("release", data, "--spec", spec, "--out", out)
     assert r.code == 0, r.err
     names = {p.name for p in out.iterdir()}
-    assert names == {"release.json", "release.csv",
+    assert names == {"release.json", "release.csv", "statement.html",
                      "manifest.json", "release_answers.png", "release_answers.svg", "release_risk.png",
                      "release_risk.svg"}  # fmt: skip
     manifest = json.loads((out / "manifest.json").read_text())
