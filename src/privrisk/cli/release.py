@@ -181,9 +181,9 @@ def release_command(
     from privrisk.release.budget import Budget
     from privrisk.release.ledger import read_key
     from privrisk.release.mechanisms import LargeEpsilonRefused
-    from privrisk.release.transaction import publish
     from privrisk.release.request import ReleaseRequest, preview
     from privrisk.release.spec import check_public_n, check_spec_columns
+    from privrisk.release.transaction import publish
 
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n, mechanism, rho)

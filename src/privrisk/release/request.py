@@ -396,16 +396,31 @@ def ledger_state(request: ReleaseRequest) -> tuple[list[dict[str, Any]], Budget 
     return _ledger.ledger_records(entries), kept
 
 
+def check_columns(request: ReleaseRequest) -> None:
+    """Fail when a query names a column the data does not have (a data file's header is read, not its rows)."""
+    if isinstance(request.data, pd.DataFrame | Mapping):
+        available = [str(c) for c in request.data.keys()]
+    else:
+        from privrisk.io.data import table_columns
+
+        available = list(table_columns(request.data))
+    where = f"{request.source}: " if request.source else ""
+    for q in request.queries:
+        if q.column not in available:
+            shown = ", ".join(available[:20]) + (" …" if len(available) > 20 else "")
+            raise PrivriskError(f"{where}no column {q.column!r} for {q.label}; the columns are: {shown}")
+
+
 def preview(request: ReleaseRequest) -> ReleasePreview:
     """What a release would cost and how noisy its answers would be, before any noise is drawn or ε spent.
 
     Per query: the noise scale (b = Δf/ε, or σ = Δf/√(2ρ)), the expected absolute error (b, or σ·√(2/π)), the
     half-width of the 95 % interval (b·ln 20, or 1.96·σ) and whether that interval is wider than the whole range the
     answer can take (:func:`plausible_width`): then the answer would be useless. With a ledger, whether its budget
-    would refuse the release (the ledger is read, never written). The data is not read.
+    would refuse the release (the ledger is read, never written). Only the data's column names are read.
 
     Raises:
-        PrivriskError: for a corrupt ledger or a wrong key.
+        PrivriskError: for a column the data does not have, a corrupt ledger or a wrong key.
 
     Example:
         >>> import pandas as pd
@@ -414,6 +429,7 @@ def preview(request: ReleaseRequest) -> ReleasePreview:
         >>> p.warnings[0].split(":")[1].strip()
         'the 95 % interval (± 748,933) is wider than the whole range its answer can take (500,000)'
     """
+    check_columns(request)
     before, kept = ledger_state(request)
     rows = []
     for q in request.queries:
