@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from privrisk._format import natural_frequencies, number, percent, percent_3g
+from privrisk._format import natural_frequencies, number, percent, percent_3g, plain
 from privrisk._validation import check_epsilons
 from privrisk.release.composition import composition_statement, plain_epsilon, plain_rho
 from privrisk.release.spec import check_public_n
@@ -284,9 +284,10 @@ def statement_html(release: Release, *, title: str = "Public statement of a rele
         whole = verdict(c).replace("would be right", "would now be right")
         cost.append(
             f"<p>The data's privacy ledger records {c['releases']:,} release{'s' if c['releases'] != 1 else ''} "
-            f"in all, which spent {escape(spent)} together. {escape(whole)}</p>"
+            f"in all, which spent {escape(plain(spent))} together. {escape(whole)}</p>"
         )
-    annex = "".join(f"<li>{escape(line)}</li>" for line in release.findings())
+    # The annex keeps the command line's sentences, with powers of ten where they print e-notation (δ = 1e-06).
+    annex = "".join(f"<li>{escape(plain(line))}</li>" for line in release.findings())
     return f"""<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -22,7 +22,7 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import number
+from privrisk._format import number, plain
 from privrisk._validation import QUERIES
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
@@ -119,9 +119,11 @@ def _row_ui(i: int) -> Any:
             ui.input_text(
                 f"q{i}_epsilon", "ε (ρ for Gaussian noise): a number or ln3", placeholder="e.g. 0.5"
             ),
+            # Empty until typed (Shiny renders None as an empty field): a bound is never a placeholder taken
+            # for a value, and two number fields read decimals as the browser's language writes them.
             ui.div(
-                ui.input_numeric(f"q{i}_lower", "Lowest possible value", value=None),
-                ui.input_numeric(f"q{i}_upper", "Highest possible value", value=None),
+                ui.input_numeric(f"q{i}_lower", "Lowest possible value", value=None),  # type: ignore[arg-type]
+                ui.input_numeric(f"q{i}_upper", "Highest possible value", value=None),  # type: ignore[arg-type]
                 class_="d-flex gap-2",
             ),
             ui.output_ui(f"q{i}_error"),
@@ -748,7 +750,7 @@ def public_view(release: Any, *, ledger: str | None = None, ledger_name: str = "
 
     rows = [
         ui.tags.tr(
-            *(ui.tags.td(cell, class_=cls or None) for cell, cls in zip(row, _ANSWER_CLASSES, strict=True))
+            *(ui.tags.td(plain(cell), class_=cls or None) for cell, cls in zip(row, _ANSWER_CLASSES, strict=True))
         )
         for row in release.answer_rows()
     ]
@@ -767,7 +769,7 @@ def public_view(release: Any, *, ledger: str | None = None, ledger_name: str = "
         statement_view(release),
         ui.tags.details(
             ui.tags.summary("The statement in the command line's words"),
-            ui.tags.ul(*(ui.tags.li(line) for line in release.findings()), id="release-statement"),
+            ui.tags.ul(*(ui.tags.li(plain(line)) for line in release.findings()), id="release-statement"),
             ui.p(NOISE_NOTE, class_="privrisk-help"),
         ),
     ]
@@ -775,7 +777,7 @@ def public_view(release: Any, *, ledger: str | None = None, ledger_name: str = "
     if line is not None:
         if ledger is not None:
             line = line.replace(os.path.realpath(ledger), ledger_name).replace(ledger, ledger_name)
-        parts.append(ui.p(line, id="release-ledger-line"))
+        parts.append(ui.p(plain(line), id="release-ledger-line"))
     note = release.budget_note()
     if note:
         parts.append(ui.p(f"Note: {note}.", class_="text-warning-emphasis"))
