@@ -10,8 +10,10 @@
    is charged, and then the outputs are moved into place, with SIGINT and SIGTERM held back from the charge to
    the end (:class:`~privrisk.release.ledger.deferred_signals`).
 
-So either the ledger is charged and the outputs are whole, or neither (a failure before the charge charges
-nothing and leaves no output; the renames after it were checked before the charge). Published with a preview's
+So either the ledger is charged and the outputs are whole, or neither: a failure (or an interrupt) before the
+charge charges nothing and leaves no output, and the renames after the charge go to places checked before any
+noise was drawn, in the folder their temporary names share (they fail only if the file system changes meanwhile,
+and then the release is charged without its files: the budget is never under-counted). Published with a preview's
 id (:func:`~privrisk.release.request.preview`), a release is published once: the ledger entry records the id,
 and a second call returns the first release without charging again.
 
@@ -403,13 +405,14 @@ def publish(
     with _LOCKS_LOCK:
         lock = _LOCKS.setdefault(preview_id, threading.Lock())
     with lock:
-        done = _PUBLISHED.get(preview_id)
+        with _LOCKS_LOCK:
+            done = _PUBLISHED.get(preview_id)
         if done is not None:
             return done
         release = _transaction(request, preview_id, after)
-        _PUBLISHED[preview_id] = release
-        while len(_PUBLISHED) > _KEEP:
-            old, _ = _PUBLISHED.popitem(last=False)
-            with _LOCKS_LOCK:
+        with _LOCKS_LOCK:
+            _PUBLISHED[preview_id] = release
+            while len(_PUBLISHED) > _KEEP:
+                old, _ = _PUBLISHED.popitem(last=False)
                 _LOCKS.pop(old, None)
         return release
