@@ -347,6 +347,7 @@ def test_the_page_shows_a_gaussian_release_from_the_librarys_rows(tmp_path):
     charged; it now shows what the command line prints (Release.answer_rows, findings, ledger_line)."""
     import pandas as pd
 
+    from privrisk._format import plain
     from privrisk.app.pages.release import public_view
     from privrisk.release import ReleaseQuery, noisy_release
     from privrisk.release.budget import Budget
@@ -356,8 +357,27 @@ def test_the_page_shows_a_gaussian_release_from_the_librarys_rows(tmp_path):
                ReleaseQuery("h", "max", 0.5, (0, 24))]  # fmt: skip
     r = noisy_release(pd.DataFrame({"h": [8.0, 6, 30, 7]}), queries, ledger=ledger, budget=Budget(rho=1.0))
     html = str(public_view(r, ledger=str(ledger), ledger_name="mine.json"))
+    # The library's rows and sentences, with e-notation written as powers of ten (δ = 1e-06 → 1 × 10⁻⁶).
     for row in r.answer_rows():
-        assert all(cell in html for cell in row)
+        assert all(plain(cell) in html for cell in row)
     assert "ρ = 0.125" in html and "ε = 0.5" in html
-    assert r.ledger_line().replace(str(ledger), "mine.json") in html and str(ledger) not in html
+    assert plain(r.ledger_line().replace(str(ledger), "mine.json")) in html and str(ledger) not in html
+    assert "1e-06" not in html
     assert not re.search(r"ε = 0(?![.\d])", html)  # never "ε = 0", which reads as perfect privacy
+
+
+@browser
+def test_an_upload_clears_the_examples_queries_and_skips_an_id_column(upload, page, goto, tmp_path):
+    goto(page, "page=release&example=distance_work")
+    expect(page.locator("#release-q2_column")).to_have_value("distance")
+    expect(page.locator("#release-q1_upper")).to_have_value("700")
+    data = tmp_path / "survey.csv"
+    data.write_text("person_id,income\n1,1200\n2,800\n3,3000\n")
+    upload(page, "release-file", str(data))
+    expect(page.locator("#release-q1_column")).to_have_value("income")
+    expect(page.locator("#release-q2_column")).to_have_value("")
+    expect(page.locator("#release-q1_epsilon")).to_have_value("")
+    expect(page.locator("#release-q1_lower")).to_have_value("")
+    expect(page.locator("#release-q1_upper")).to_have_value("")
+    page.get_by_role("button", name="Preview the release").click()
+    expect(page.locator("#release-q1_error .privrisk-error")).to_contain_text("--epsilon: required")

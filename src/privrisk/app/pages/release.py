@@ -301,7 +301,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             defaults = url_rows
         elif example in _EXAMPLE_ROWS and not (first and url_columns):
             defaults = [dict(zip(_ROW_FIELDS, r, strict=True)) for r in _EXAMPLE_ROWS[example]]
-        elif input.file() and found:
+        upload = bool(input.file())
+        if not defaults and upload and found:
             sensible = [c for c in found if not _ID_NAME.search(c)] or found
             defaults = [{"column": sensible[0]}]
         if found:
@@ -313,13 +314,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             if wanted and wanted not in choices:
                 choices[wanted] = wanted  # the page's check names a column the data does not have
             ui.update_select(f"q{i}_column", choices=choices, selected=wanted or "")
-            if defaults:
-                if "query" in row:
-                    ui.update_select(f"q{i}_query", selected=row["query"])
-                    ui.update_select(f"q{i}_mechanism", selected=row["mechanism"])
-                    ui.update_text(f"q{i}_epsilon", value=str(row["epsilon"]))
-                    ui.update_numeric(f"q{i}_lower", value=row["lower"])
-                    ui.update_numeric(f"q{i}_upper", value=row["upper"])
+            if "query" in row:
+                ui.update_select(f"q{i}_query", selected=row["query"])
+                ui.update_select(f"q{i}_mechanism", selected=row["mechanism"])
+                ui.update_text(f"q{i}_epsilon", value=str(row["epsilon"]))
+                ui.update_numeric(f"q{i}_lower", value=row["lower"])
+                ui.update_numeric(f"q{i}_upper", value=row["upper"])
+            elif upload and not first:
+                # A new file clears the example's settings: its ε and bounds belong to another column. (Shiny's
+                # update_numeric leaves a field alone for None; the input's own message empties it.)
+                ui.update_text(f"q{i}_epsilon", value="")
+                for bound in ("lower", "upper"):
+                    session.send_input_message(f"q{i}_{bound}", {"value": ""})
 
     def _data() -> tuple[str, Any]:
         fileinfo = input.file()
@@ -750,7 +756,10 @@ def public_view(release: Any, *, ledger: str | None = None, ledger_name: str = "
 
     rows = [
         ui.tags.tr(
-            *(ui.tags.td(plain(cell), class_=cls or None) for cell, cls in zip(row, _ANSWER_CLASSES, strict=True))
+            *(
+                ui.tags.td(plain(cell), class_=cls or None)
+                for cell, cls in zip(row, _ANSWER_CLASSES, strict=True)
+            )
         )
         for row in release.answer_rows()
     ]
