@@ -735,6 +735,8 @@ def statement_view(release: Any) -> Any:
     body = page[page.index("<main>") + len("<main>") : page.index("</main>")]
     # The page's own title is this page's h2; the statement's headings sit one level below.
     body = re.sub(r"<h1>.*?</h1>", "", body, flags=re.S).replace("<h2>", "<h5>").replace("</h2>", "</h5>")
+    # The statement's own style is not loaded inside the app: its table takes the app's.
+    body = body.replace("<table>", '<table class="table table-sm">')
     return ui.div(ui.HTML(body), id="release-statement-page", class_="release-statement")
 
 
