@@ -215,8 +215,12 @@ def test_outputs_that_are_links_or_inputs_are_refused_before_the_noise(tmp_path,
     (tmp_path / "link").symlink_to(real)
     data = tmp_path / "data.csv"
     data.write_text("hours\n8\n6\n")
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "release.json").symlink_to(tmp_path / "elsewhere.json")
     cases = [
         ({"out": tmp_path / "link"}, "out"),
+        ({"out": folder}, "out"),
         ({"internal": ledger.with_suffix(".json.lock")}, "internal"),
         ({"data": data, "internal": data}, "internal"),
         ({"data": data, "out": tmp_path, "internal": tmp_path / "release.json"}, "internal"),
@@ -226,6 +230,7 @@ def test_outputs_that_are_links_or_inputs_are_refused_before_the_noise(tmp_path,
             publish(request(ledger=ledger, **changes))
         assert info.value.param == param, (changes, str(info.value))
     assert not ledger.exists() and data.read_text() == "hours\n8\n6\n"
+    assert not (tmp_path / "elsewhere.json").exists()
 
 
 def test_an_interrupt_while_the_outputs_are_written_charges_nothing(tmp_path, monkeypatch):
