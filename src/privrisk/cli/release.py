@@ -245,7 +245,7 @@ def _print_preview(p: ReleasePreview, file: Path) -> None:
     out.print(p.verdict())
     for warning in p.warnings:
         err.print(f"Warning: {warning}.")
-    out.print(f"Preview id {p.id}; run the command without --preview to release.")
+    err.print("Nothing was drawn, charged or written; run the command without --preview to release.")
 
 
 def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
