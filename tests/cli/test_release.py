@@ -110,7 +110,7 @@ def test_out_folder(cli, files):
     r = cli("release", data, "--spec", spec, "--out", out)
     assert r.code == 0, r.err
     names = {p.name for p in out.iterdir()}
-    assert names == {"release.json", "release.csv",
+    assert names == {"release.json", "release.csv", "statement.html",
                      "manifest.json", "release_answers.png", "release_answers.svg", "release_risk.png",
                      "release_risk.svg"}  # fmt: skip
     manifest = json.loads((out / "manifest.json").read_text())
@@ -332,3 +332,46 @@ def test_parquet_and_labels(cli, tmp_path):
     assert doc["answers"][0]["label"] == "Hours worked, total"
     assert doc["answers"][0]["noise_scale"] == 24.0  # Δf(sum) = max(|0|, |24|)
     assert doc["internal_assessment"]["queries"][0]["local_sensitivity"] == 24.0  # adding 24
+
+
+def test_release_json_keys_are_unchanged(cli, files):
+    data, _, tmp = files
+    r = cli(*single(data, "--ledger", tmp / "ledger.json", "--json"))
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert set(doc) == {"schema_version", "file", "answers", "public_statement", "budget", "ledger"}
+    assert set(doc["ledger"]) == {"path", "spent_before", "spent_after", "budget", "previous_budget", "entry"}
+    assert doc["ledger"]["path"] == str(tmp / "ledger.json")
+
+
+def test_preview_shows_the_noise_and_charges_nothing(cli, files, no_noise):
+    data, spec, tmp = files
+    ledger = tmp / "ledger.json"
+    r = cli("release", data, "--spec", spec, "--ledger", ledger, "--out", tmp / "out", "--preview", "--json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    # By hand: mean on [0, 24] at ε = ln 3: b = 12/ln 3; median on [0, 600] at ε = 0.25: b = 300/0.25 = 1200.
+    scales = [q["scale"] for q in doc["queries"]]
+    assert scales == pytest.approx([12 / math.log(3), 1200.0], rel=1e-12)
+    assert [q["half_width"] for q in doc["queries"]] == pytest.approx([s * math.log(20) for s in scales])
+    # 1200 ln 20 = 3595 > 600/2: the median would be useless; the mean (± 32.7 > 12) too.
+    assert [q["useless"] for q in doc["queries"]] == [True, True] and len(doc["warnings"]) == 2
+    assert len(doc["preview_id"]) == 64 and doc["refusal"] is None
+    assert not ledger.exists() and not (tmp / "out").exists()
+    human = cli(*single(data, "--preview"))
+    assert human.code == 0, human.err
+    assert "nothing is drawn and no ε is spent" in human.out and "would be right about" in human.out
+
+
+def test_preview_exits_1_when_the_budget_would_refuse(cli, files, no_noise):
+    data, _, _ = files
+    r = cli(*single(data, "--budget-epsilon", "0.25", "--preview"))
+    assert r.code == 1
+    assert r.err.strip().splitlines()[-1].startswith("privrisk: --budget-epsilon: this release needs ε = 0.5")
+
+
+def test_a_large_epsilon_names_the_option_that_allows_it(cli, files, no_noise):
+    data, _, _ = files
+    one_line_error(
+        cli(*single(data, eps="25")), "--epsilon: a release with total ε = 25 > 20", "--allow-large-epsilon"
+    )

@@ -187,7 +187,7 @@ def _old_release_folder(tmp_path, cli):
     import pandas as pd
 
     from privrisk.release import ReleaseQuery, noisy_release
-    from privrisk.release.statement import write_outputs
+    from privrisk.release.outputs import write_outputs
 
     out = tmp_path / "rel"
     out.mkdir()
@@ -257,7 +257,7 @@ def test_out_under_a_file_fails_before_noise(cli, data, tmp_path, no_noise):
 
 
 def test_interrupt_while_writing_outputs_charges_nothing(cli, data, tmp_path, monkeypatch):
-    import privrisk.release.statement
+    import privrisk.release.transaction
 
     led = tmp_path / "ledger.json"
     record_release(led, queries=q(0.25), budget=1.0)
@@ -265,8 +265,8 @@ def test_interrupt_while_writing_outputs_charges_nothing(cli, data, tmp_path, mo
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    # The command imports write_outputs when it runs (privrisk.cli stays light), so the library's is replaced.
-    monkeypatch.setattr(privrisk.release.statement, "write_outputs", interrupted)
+    # The release transaction is the library's (publish), so the outputs it writes are replaced there.
+    monkeypatch.setattr(privrisk.release.transaction, "write_outputs", interrupted)
     out = tmp_path / "out"
     try:
         cli(*release(data, "--ledger", led, "--out", out))  # exit 130 is privrisk.cli.main's (another change)

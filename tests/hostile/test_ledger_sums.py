@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from privrisk.release.history import summarize_ledger
 from privrisk.release.ledger import record_release
-from privrisk.release.statement import summarize_ledger
 
 DATA = "hours\n8\n6\n30\n7\n9\n12\n"
 GAUSS = {"column": "hours", "query": "mean", "mechanism": "gaussian", "rho": 0.1}

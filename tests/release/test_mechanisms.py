@@ -17,8 +17,8 @@ from scipy import stats
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.release import mechanisms as R
-from privrisk.release.mechanisms import noisy_release
 from privrisk.release.spec import ReleaseQuery
+from privrisk.release.transaction import noisy_release
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ import pytest
 import privrisk
 from privrisk._format import percent
 from privrisk.errors import PrivriskError
-from privrisk.release.mechanisms import noisy_release
 from privrisk.release.spec import ReleaseQuery
 from privrisk.release.statement import composed_epsilon, public_statement
+from privrisk.release.transaction import noisy_release
 from release_helpers import never_written
 
 
@@ -157,7 +157,7 @@ def test_findings_and_budget_note_with_a_ledger(tmp_path):
 def test_write_outputs_without_the_command_line(tmp_path):
     import json
 
-    from privrisk.release.statement import release_parameters, write_outputs
+    from privrisk.release.outputs import release_parameters, write_outputs
 
     # The true mean of {1, 3, 10, 17} is 7.75; no file may hold it.
     frame = pd.DataFrame({"d": [1.0, 3.0, 10.0, 17.0]})
@@ -183,8 +183,8 @@ def test_write_outputs_without_the_command_line(tmp_path):
 
 # ------------------------------------------------------------------------------------------ the ledger's history
 def test_summarize_ledger(tmp_path):
+    from privrisk.release.history import summarize_ledger
     from privrisk.release.ledger import record_release
-    from privrisk.release.statement import summarize_ledger
 
     led = tmp_path / "ledger.json"
     with pytest.raises(PrivriskError, match="no such ledger"):

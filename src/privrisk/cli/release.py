@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,11 +20,12 @@ from privrisk.cli._common import (
     parse_bounds,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.files import atomic_dir, atomic_path, check_outputs
 
 if TYPE_CHECKING:
+    from privrisk.release.history import LedgerSummary
+    from privrisk.release.request import ReleasePreview
+    from privrisk.release.result import Release
     from privrisk.release.spec import ReleaseQuery
-    from privrisk.release.statement import LedgerSummary, Release
 
 BUDGET_EPSILON = typer.Option(None, "--budget-epsilon", help="Budget ε (pure; with --budget-delta: (ε, δ)).")
 BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budget (with --budget-epsilon).")
@@ -150,6 +149,12 @@ def release_command(
         "--allow-large-epsilon",
         help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
     ),
+    show_preview: bool = typer.Option(
+        False,
+        "--preview",
+        help="Show each answer's noise scale, expected error and 95 % interval (and whether the budget takes the "
+        "release), then stop: nothing is drawn, charged or written.",
+    ),
 ) -> None:
     """Release noisy answers (Laplace or Gaussian noise from OpenDP) with a public risk statement and a ledger.
 
@@ -167,73 +172,80 @@ def release_command(
     --budget-epsilon E (pure ε: plain sum), with --budget-delta D (tight composition of every answer at δ), or
     --budget-rho R (zCDP; a Laplace answer counts ε²/2). --ledger-key FILE
     (or PRIVRISK_LEDGER_KEY) keys the ledger with HMAC-SHA256: edits, truncation and a reset are detected.
+    --preview shows the noise and the expected error of each answer before any ε is spent, and warns when an
+    answer's 95 % interval is wider than the range it can take.
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
-    from privrisk.io.data import read_table, table_columns
+    from privrisk.io.data import table_columns
     from privrisk.release.budget import Budget
-    from privrisk.release.ledger import deferred_signals, read_key
-    from privrisk.release.mechanisms import MAX_EPSILON, noisy_release
+    from privrisk.release.ledger import read_key
+    from privrisk.release.mechanisms import LargeEpsilonRefused
+    from privrisk.release.request import ReleaseRequest, preview
     from privrisk.release.spec import check_public_n, check_spec_columns
-    from privrisk.release.statement import release_parameters, write_internal, write_outputs
+    from privrisk.release.transaction import publish
 
     check_public_n(public_n)
     queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n, mechanism, rho)
     limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
-    total = math.fsum(q.epsilon for q in queries)
-    if total > MAX_EPSILON and not allow_large_epsilon:
-        where = f"{spec}: epsilon" if spec is not None else "--epsilon"
-        raise PrivriskError(
-            f"{where}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value; "
-            "refused (give --allow-large-epsilon to release it anyway)"
+    try:
+        # Every rule about which settings go together is the library's (ReleaseRequest); its errors name the
+        # parameter, which privrisk.cli.main turns into the option.
+        request = ReleaseRequest(
+            file,
+            tuple(queries),
+            public_n=n_pub,
+            budget=limit,
+            ledger=ledger,
+            key=read_key(key_file),
+            out=out_dir,
+            internal=internal,
+            source=str(file),
+            spec=spec,
+            inputs=(key_file,) if key_file is not None else (),
+            allow_large_epsilon=allow_large_epsilon,
         )
+    except LargeEpsilonRefused as exc:
+        raise PrivriskError(
+            f"{exc} (give --allow-large-epsilon to release it anyway)", param=exc.param
+        ) from None
     if spec is not None:
         check_spec_columns(queries, table_columns(file), spec=spec, source=file)
-    frame = read_table(file, list(dict.fromkeys(q.column for q in queries)))
-    inputs = [p for p in (file, spec, ledger, key_file) if p is not None]
-    if out_dir is not None:
-        check_outputs(out_dir, inputs, param="out", folder=True, files=PUBLIC_FILES)
-    if internal is not None:
-        check_outputs(internal, [*inputs, *([out_dir] if out_dir is not None else [])], param="internal")
-    key = read_key(key_file)
-    if key is not None and ledger is None:
-        raise PrivriskError("--ledger-key: a key is for a ledger; give --ledger too")
-    asked = release_parameters(queries, file=file, spec=spec, public_n=n_pub, budget=limit, ledger=ledger)
-
+    option = _option(budget, budget_epsilon, budget_rho)
+    if show_preview:
+        p = preview(request)
+        if as_json:
+            emit_json({"file": str(file), **p.to_dict()})
+        else:
+            _print_preview(p, file)
+        if p.refusal is not None:
+            raise _named(ThresholdExceeded(p.refusal), option)
+        return
     try:
-        # SIGINT and SIGTERM are held back from the charge of the ledger until the outputs are in place.
-        with deferred_signals() as guard:
-            with contextlib.ExitStack() as stack:
-                tmp = stack.enter_context(atomic_dir(out_dir)) if out_dir is not None else None
-                tmp_internal = stack.enter_context(atomic_path(internal)) if internal is not None else None
-
-                def before_charge(r: Release) -> None:
-                    # Noise is drawn; the outputs go to temporary names, then the ledger is charged, then they
-                    # are moved into place (when the with-blocks end).
-                    if tmp is not None:
-                        write_outputs(r, tmp, asked, key=key)
-                    if tmp_internal is not None:
-                        write_internal(r, tmp_internal)
-                    guard.arm()
-
-                r = noisy_release(
-                    frame,
-                    queries,
-                    public_n=n_pub,
-                    budget=limit,
-                    ledger=ledger,
-                    source=str(file),
-                    allow_large_epsilon=allow_large_epsilon,
-                    key=key,
-                    before_charge=before_charge,
-                )
-            # Printing is part of delivering the answer: an interrupt after the charge waits until it is done.
-            _deliver(r, file, out_dir, internal, as_json)
+        publish(request, after=lambda r: _deliver(r, file, out_dir, internal, as_json))
     except ThresholdExceeded as exc:
-        # The library names the parameter (budget: …); the command line names its option.
-        text = str(exc)
-        option = _option(budget, budget_epsilon, budget_rho)
-        raise ThresholdExceeded(option + text[6:] if text.startswith("budget:") else text) from None
+        raise _named(exc, option) from None
+
+
+def _named(exc: ThresholdExceeded, option: str) -> ThresholdExceeded:
+    """The library names the budget's parameter (``budget: …``); the command line names the option given."""
+    message = str(exc)
+    if exc.param == "budget" and message.startswith("budget:"):
+        return ThresholdExceeded(option + message[len(exc.param) :], param=exc.param)
+    return exc
+
+
+def _print_preview(p: ReleasePreview, file: Path) -> None:
+    table = Table(title=f"Preview of a release of {file.name}: nothing is drawn and no ε is spent")
+    for name in ("answer", "noise", "ε or ρ", "scale", "expected error", "95 % interval", ""):
+        table.add_column(name, justify="right" if name in ("scale", "expected error") else "left")
+    for row in p.rows():
+        table.add_row(*row)
+    out.print(table)
+    out.print(p.verdict())
+    for warning in p.warnings:
+        err.print(f"Warning: {warning}.")
+    err.print("Nothing was drawn, charged or written; run the command without --preview to release.")
 
 
 def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
@@ -242,13 +254,11 @@ def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None
         return
     _print_human(r, file)
     if out_dir is not None:
-        err.print(f"Wrote {out_dir}/release.json, release.csv, manifest.json and the figures.")
+        err.print(
+            f"Wrote {out_dir}/release.json, release.csv, statement.html, manifest.json and the figures."
+        )
     if internal is not None:
         err.print(f"Wrote the internal assessment (NOT FOR PUBLICATION, mode 0600) to {internal}.")
-
-
-PUBLIC_FILES = ("release.json", "release.csv", "manifest.json", "release_answers.png", "release_answers.svg",
-                "release_risk.png", "release_risk.svg")  # fmt: skip
 
 
 @app.command("ledger")
@@ -272,8 +282,8 @@ def ledger_command(
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
     from privrisk.release.budget import Budget
+    from privrisk.release.history import summarize_ledger
     from privrisk.release.ledger import read_key
-    from privrisk.release.statement import summarize_ledger
 
     limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
     summary = summarize_ledger(path, limit, key=read_key(key_file))

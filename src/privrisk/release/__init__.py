@@ -1,19 +1,25 @@
 """Noisy releases with OpenDP, release specifications, the ledger of spent ε, and public statements.
 
-- :mod:`~privrisk.release.mechanisms`: the Laplace mechanism through OpenDP (:func:`noise_scale`,
-  :func:`noise_interval`, :func:`laplace_mechanism`) and :func:`noisy_release`, which answers several queries;
+- :mod:`~privrisk.release.request`: the one way in: :class:`ReleaseRequest` (every setting of a release, checked
+  together) and :func:`preview` (the noise and error of each answer before any ε is spent);
+- :mod:`~privrisk.release.transaction`: :func:`publish`, the release as one transaction (check the outputs, draw,
+  charge the ledger under its lock, move the outputs into place), and :func:`noisy_release`, its keyword form;
+- :mod:`~privrisk.release.mechanisms`: the Laplace and Gaussian mechanisms through OpenDP (:func:`noise_scale`,
+  :func:`noise_interval`, :func:`sample_laplace`) and the ε > 20 check;
 - :mod:`~privrisk.release.spec`: what to release (:class:`ReleaseQuery`, a ``release.toml`` read by
   :func:`read_release_spec`);
 - :mod:`~privrisk.release.statement`: the risk a release states (:func:`public_statement`,
-  :func:`composed_epsilon`), its result :class:`Release`, the files it writes (:func:`write_outputs`) and a
-  ledger's history (:func:`summarize_ledger`);
+  :func:`composed_epsilon`), in plain words (:func:`statement_html`);
+- :mod:`~privrisk.release.result`: a release's result :class:`Release` and its internal assessment;
+- :mod:`~privrisk.release.outputs`: the files a release writes (:func:`write_outputs`);
+- :mod:`~privrisk.release.history`: a ledger's history (:func:`summarize_ledger`);
 - :mod:`~privrisk.release.ledger`: the locked, hash-chained ledger (:func:`read_ledger`, :func:`spent_epsilon`);
 - :mod:`~privrisk.release.budget`: budgets as ε, (ε, δ) or ρ (:class:`Budget`);
 - :mod:`~privrisk.release.composition`: the tight composition of what a ledger records and its risk
   (:func:`composition_statement`), next to the plain sums.
 
-Laplace answers spend ε (:func:`laplace_mechanism`); Gaussian answers spend ρ of zero-concentrated DP
-(:func:`gaussian_mechanism`, :func:`gaussian_sigma`; ``ReleaseQuery(…, mechanism="gaussian", rho=…)``).
+Laplace answers spend ε (:func:`sample_laplace`); Gaussian answers spend ρ of zero-concentrated DP
+(:func:`sample_gaussian`, :func:`gaussian_sigma`; ``ReleaseQuery(…, mechanism="gaussian", rho=…)``).
 
 Example:
     >>> import pandas as pd
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 from privrisk.release.budget import Budget
 from privrisk.release.composition import composed_guarantee, composition_statement
+from privrisk.release.history import LedgerSummary, summarize_ledger
 from privrisk.release.ledger import read_ledger, spent_epsilon
 from privrisk.release.mechanisms import (
     gaussian_mechanism,
@@ -33,25 +40,24 @@ from privrisk.release.mechanisms import (
     laplace_mechanism,
     noise_interval,
     noise_scale,
-    noisy_release,
+    sample_gaussian,
+    sample_laplace,
 )
+from privrisk.release.outputs import release_parameters, write_outputs
+from privrisk.release.request import QueryPreview, ReleasePreview, ReleaseRequest, preview
+from privrisk.release.result import Release
 from privrisk.release.spec import ReleaseQuery, ReleaseSpec, check_spec_columns, read_release_spec
-from privrisk.release.statement import (
-    LedgerSummary,
-    Release,
-    composed_epsilon,
-    public_statement,
-    release_parameters,
-    release_statement,
-    summarize_ledger,
-    write_outputs,
-)
+from privrisk.release.statement import composed_epsilon, public_statement, release_statement, statement_html
+from privrisk.release.transaction import noisy_release, publish
 
 __all__ = [
     "Budget",
     "LedgerSummary",
+    "QueryPreview",
     "Release",
+    "ReleasePreview",
     "ReleaseQuery",
+    "ReleaseRequest",
     "ReleaseSpec",
     "check_spec_columns",
     "composed_epsilon",
@@ -63,12 +69,17 @@ __all__ = [
     "noise_interval",
     "noise_scale",
     "noisy_release",
+    "preview",
     "public_statement",
+    "publish",
     "read_ledger",
     "read_release_spec",
     "release_parameters",
     "release_statement",
+    "sample_gaussian",
+    "sample_laplace",
     "spent_epsilon",
+    "statement_html",
     "summarize_ledger",
     "write_outputs",
 ]

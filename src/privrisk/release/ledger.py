@@ -69,6 +69,9 @@ LOCK_TIMEOUT = 60.0
 # ε values are off by far less than 1e−12; no real release spends that little.
 TOLERANCE = 1e-12
 _ENTRY_KEYS = {"seq", "time", "epsilon", "queries", "data", "budget", "prev", "hash"}
+# A release published from a preview also records the preview's id (ledgers written before have no such key; the
+# hash covers it like every other key, so their chains are unchanged).
+_PREVIEW_KEY = "preview"
 _QUERY_KEYS = {"column", "query", "epsilon"}
 _GAUSSIAN_KEYS = {"column", "query", "mechanism", "rho"}
 _HEADER_KEYS = {"schema_version", "kind", "entries", "count", "total_epsilon", "head"}
@@ -145,8 +148,10 @@ def _record_ok(q: Any) -> bool:
 
 def _check_entry(path: Path, i: int, entry: Any, prev: str, key: bytes | None = None) -> float:
     where = f"entry {i + 1}"
-    if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS:
+    if not isinstance(entry, dict) or set(entry) - {_PREVIEW_KEY} != _ENTRY_KEYS:
         raise _corrupt(path, f"{where} does not have the keys {', '.join(sorted(_ENTRY_KEYS))}")
+    if _PREVIEW_KEY in entry and not isinstance(entry[_PREVIEW_KEY], str):
+        raise _corrupt(path, f"{where} has a preview id that is not text")
     if entry["seq"] != i + 1 or isinstance(entry["seq"], bool):
         raise _corrupt(path, f"{where} has sequence number {entry['seq']!r}")
     queries = entry["queries"]
@@ -364,6 +369,7 @@ def record_release(
     timeout: float = LOCK_TIMEOUT,
     key: Key | None = None,
     before_write: Callable[[dict[str, Any]], None] | None = None,
+    preview: str | None = None,
 ) -> dict[str, Any]:
     """Lock the ledger, check the budget and append one release, atomically.
 
@@ -381,10 +387,13 @@ def record_release(
         before_write: called under the lock, after the budget check, with what this function returns, before the
             ledger is written; the release's outputs are written here so that the charge and the outputs go
             together. If it raises, nothing is charged.
+        preview: the id of the preview this release publishes, recorded in the entry; a ledger that records it
+            already refuses the release (a preview is charged once).
 
     Returns:
-        ``{"spent_before", "spent_after", "budget", "previous_budget", "entry", "records"}``: the plain sum of
-        ε before and after, the budget as the ledger keeps it, and every answer recorded after this release.
+        ``{"spent_before", "spent_after", "budget", "previous_budget", "entry", "records", "history"}``: the
+        plain sum of ε before and after, the budget as the ledger keeps it, every answer recorded after this
+        release, and the entries before it.
 
     Raises:
         ThresholdExceeded: when the release would take the ledger's total above the budget (nothing is written).
@@ -408,6 +417,13 @@ def record_release(
     wanted = budget if isinstance(budget, Budget) or budget is None else Budget.from_json(budget)
     with _locked(p, timeout):
         entries = read_ledger(p, raw_key)
+        done = next((e for e in entries if preview is not None and e.get(_PREVIEW_KEY) == preview), None)
+        if done is not None:
+            raise PrivriskError(
+                f"preview_id: this preview was published already as release {done['seq']} of the ledger {p}; "
+                "nothing was charged again",
+                param="preview_id",
+            )
         spent = math.fsum(float(e["epsilon"]) for e in entries)
         previous = entries[-1]["budget"] if entries else None
         # Leaving out the budget must not lift the budget the ledger was kept under.
@@ -426,6 +442,8 @@ def record_release(
             "budget": None if kept is None else kept.to_json(),
             "prev": entries[-1]["hash"] if entries else GENESIS,
         }
+        if preview is not None:
+            entry[_PREVIEW_KEY] = str(preview)
         entry["hash"] = _entry_hash(entry, raw_key)
         result = {
             "spent_before": spent,
@@ -434,6 +452,7 @@ def record_release(
             "previous_budget": previous,
             "entry": entry,
             "records": records,
+            "history": list(entries),
         }
         if before_write is not None:
             before_write(dict(result))

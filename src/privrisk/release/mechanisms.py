@@ -27,43 +27,30 @@ Example:
 from __future__ import annotations
 
 import math
-import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, overload
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from privrisk._validation import check_probability, check_values, parse_epsilon
-from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded, deprecated_alias
-from privrisk.io.data import numeric_values
-from privrisk.release import ledger as _ledger
-from privrisk.release.budget import Budget, as_budget
-from privrisk.release.spec import ReleaseQuery, _interval, check_public_n
-from privrisk.release.statement import (
-    Release,
-    _internal_assessment,
-    _Measured,
-    _with_cumulative,
-    release_statement,
-)
-from privrisk.sensitivity import Universe, evaluate, global_sensitivity, local_sensitivity
+from privrisk.errors import PrivacyLeakWarning, PrivriskError, deprecated_alias
+from privrisk.release.spec import _interval
+from privrisk.sensitivity import Universe, global_sensitivity
 
 __all__ = [
     "LEVEL",
     "MAX_EPSILON",
     "MAX_RHO",
+    "LargeEpsilonRefused",
     "check_release_epsilon",
+    "expected_error",
     "gaussian_mechanism",
     "gaussian_sigma",
     "laplace_mechanism",
     "noise_interval",
     "noise_scale",
-    "noisy_release",
     "sample_gaussian",
     "sample_laplace",
 ]
@@ -78,28 +65,45 @@ MAX_EPSILON = 20.0
 MAX_RHO = MAX_EPSILON**2 / 2
 
 
-def check_release_epsilon(total: float, allow_large_epsilon: bool = False, *, name: str = "epsilon") -> None:
-    """Refuse a release whose total ε exceeds :data:`MAX_EPSILON`, or warn when it is allowed.
+class LargeEpsilonRefused(PrivriskError):
+    """A release refused because its total ε (or ρ) is above :data:`MAX_EPSILON` (:data:`MAX_RHO`) and large
+    values were not allowed; a caller names its own way to allow them (``--allow-large-epsilon``)."""
+
+
+def check_release_epsilon(
+    total: float, allow_large_epsilon: bool = False, *, name: str = "epsilon", rho: float = 0.0
+) -> None:
+    """Refuse a release whose total ε exceeds :data:`MAX_EPSILON` (or whose total ρ of Gaussian answers exceeds
+    :data:`MAX_RHO`), or warn when it is allowed. The one place this limit is checked:
+    :class:`~privrisk.release.request.ReleaseRequest` calls it.
 
     Raises:
-        PrivriskError: (parameter ``epsilon``) when ``total`` > 20 and ``allow_large_epsilon`` is false.
+        LargeEpsilonRefused: (parameter ``epsilon``, or ``rho``) when a total is above its limit and
+            ``allow_large_epsilon`` is false.
 
     Warns:
-        PrivacyLeakWarning: when ``total`` > 20 and ``allow_large_epsilon`` is true.
+        PrivacyLeakWarning: when a total is above its limit and ``allow_large_epsilon`` is true.
 
     Example:
         >>> check_release_epsilon(20.0)
         >>> check_release_epsilon(21.0)
         Traceback (most recent call last):
         ...
-        privrisk.errors.PrivriskError: epsilon: a release with total ε = 21 > 20 publishes about the true value; refused unless allow_large_epsilon
+        privrisk.release.mechanisms.LargeEpsilonRefused: epsilon: a release with total ε = 21 > 20 publishes about the true value; refused unless allow_large_epsilon
     """
-    if total <= MAX_EPSILON:
+    if total > MAX_EPSILON:
+        text = (
+            f"{name}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value"
+        )
+        param = name
+    elif rho > MAX_RHO:
+        text = f"rho: a release with total ρ = {rho:.6g} > {MAX_RHO:g} publishes about the true value"
+        param = "rho"
+    else:
         return
-    text = f"{name}: a release with total ε = {total:.6g} > {MAX_EPSILON:g} publishes about the true value"
     if not allow_large_epsilon:
-        raise PrivriskError(text + "; refused unless allow_large_epsilon", param=name)
-    warnings.warn(text + "; released because it was allowed", PrivacyLeakWarning, stacklevel=3)
+        raise LargeEpsilonRefused(text + "; refused unless allow_large_epsilon", param=param)
+    warnings.warn(text + "; released because it was allowed", PrivacyLeakWarning, stacklevel=4)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -320,203 +324,12 @@ def sample_laplace(values: ArrayLike, scale: float) -> float | np.ndarray:
 laplace_mechanism = deprecated_alias(sample_laplace, "laplace_mechanism")
 
 
-# --------------------------------------------------------------------------------------------------------------
-# The release
-# --------------------------------------------------------------------------------------------------------------
-
-
-def _check_rho(total: float, allow_large_epsilon: bool) -> None:
-    """Refuse Gaussian answers whose total ρ exceeds :data:`MAX_RHO`, or warn when it is allowed."""
-    if total <= MAX_RHO:
-        return
-    text = f"rho: a release with total ρ = {total:.6g} > {MAX_RHO:g} publishes about the true value"
-    if not allow_large_epsilon:
-        raise PrivriskError(text + "; refused unless allow_large_epsilon", param="rho")
-    warnings.warn(text + "; released because it was allowed", PrivacyLeakWarning, stacklevel=3)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    measured: _Measured
-    true_value: float = field(repr=False)  # never leaves this module, not even in a repr
-    scale: float = 0.0
-
-
-def _prepare(
-    data: pd.DataFrame | Mapping[str, Any], queries: Sequence[ReleaseQuery], source: str | None
-) -> tuple[list[_Prepared], dict[str, Any]]:
-    """Clamp each query's column to its universe; Δf, Δv, the certified scale and the true value."""
-    available = list(data.keys())
-    where = f"{source}: " if source else ""
-    prepared, summaries = [], {}
-    for q in queries:
-        if q.column not in available:
-            shown = ", ".join(map(str, available[:20])) + (" …" if len(available) > 20 else "")
-            raise PrivriskError(f"{where}no column {q.column!r} for {q.label}; the columns are: {shown}")
-        col = numeric_values(data[q.column], name=q.column, missing=q.missing, source=source)
-        summaries[q.column] = col.as_dict()
-        u = q.universe
-        outside = int(np.count_nonzero((col.values < u.lo) | (col.values > u.hi)))
-        clamped = np.clip(col.values, u.lo, u.hi)
-        with np.errstate(all="ignore"):
-            gs = global_sensitivity(q.query, u)
-        # Fails on an overflowing Δf before anything else is computed.
-        scale = gaussian_sigma(gs, q.rho) if q.rho is not None else _certified_scale(gs, q.epsilon)
-        with np.errstate(all="ignore"):
-            ls = float(local_sensitivity(q.query, clamped, u))
-            true_value = float(evaluate(q.query, clamped))
-        prepared.append(_Prepared(_Measured(q, int(clamped.size), outside, gs, ls), true_value, scale))
-    return prepared, summaries
-
-
-def noisy_release(
-    data: pd.DataFrame | Mapping[str, Any],
-    queries: Sequence[ReleaseQuery] | ReleaseQuery,
-    *,
-    public_n: int | None = None,
-    budget: float | str | Budget | None = None,
-    ledger: str | os.PathLike[str] | None = None,
-    source: str | None = None,
-    level: float = LEVEL,
-    allow_large_epsilon: bool = False,
-    key: bytes | str | None = None,
-    before_charge: Callable[[Release], None] | None = None,
-) -> Release:
-    """Release noisy answers to queries on a data set, with the public statement and the internal assessment.
-
-    Everything that can fail on bad input (columns, missing codes, universes, ε, the budget, a corrupt ledger)
-    fails before any noise is drawn. With a ledger the noise is drawn, then under the ledger's lock the budget
-    is checked again, ``before_charge`` is called with the finished release (write its outputs there, to
-    temporary names), and only then is the release charged to the ledger: if anything fails before the charge,
-    nothing is charged, and a release is charged only once its outputs are written.
-
-    Args:
-        data: a DataFrame (or a mapping of column name to values).
-        queries: the :class:`ReleaseQuery` objects (or one).
-        public_n: the published number of people in the data, for the many-worlds risk in the public statement.
-            Give only a number that is public anyway; the records actually read are never used for it.
-        budget: the largest total: a number (pure ε) or a :class:`~privrisk.release.budget.Budget` (ε, (ε, δ) or
-            ρ); with a ledger it bounds the ledger's total after this release, and None keeps the budget of the
-            ledger's last release.
-        ledger: a JSON ledger file that records every release (created when missing).
-        source: the data file's name, for messages and the ledger.
-        level: the coverage of the reported noise interval.
-        allow_large_epsilon: release even when the total ε exceeds :data:`MAX_EPSILON` (20), with a
-            :class:`~privrisk.errors.PrivacyLeakWarning`; otherwise such a release is refused.
-        key: the secret of a keyed ledger (see :func:`privrisk.release.ledger.read_ledger`).
-        before_charge: called with the release before the ledger is charged (without a ledger: before
-            returning); if it raises, nothing is charged.
-
-    Raises:
-        PrivriskError: for bad input or a corrupt ledger.
-        ThresholdExceeded: when the release would exceed the budget; nothing is drawn or recorded.
+def expected_error(mechanism: str, scale: float) -> float:
+    """E|Y|, the mean absolute error the noise adds: b for Laplace(b), σ·√(2/π) for N(0, σ²).
 
     Example:
-        >>> frame = pd.DataFrame({"hours": [8, 6, 30, 7, 9]})
-        >>> r = noisy_release(frame, ReleaseQuery("hours", "mean", 1.0, (0, 24)), public_n=100)
-        >>> float(r.answers.loc[0, "noise_scale"]), int(r.internal.loc[0, "n_clamped"])
-        (12.0, 1)
-        >>> round(r.statement["global_risk"], 4), round(r.statement["many_worlds"], 4)
-        (0.7311, 0.0267)
+        >>> expected_error("laplace", 2.0), round(expected_error("gaussian", 1.0), 4)
+        (2.0, 0.7979)
     """
-    qs = [queries] if isinstance(queries, ReleaseQuery) else list(queries)
-    if not qs:
-        raise PrivriskError("queries: a release needs at least one query")
-    n_pub = check_public_n(public_n, "public_n")
-    limit = as_budget(budget)
-    total = math.fsum(q.epsilon for q in qs)
-    if total > 0:
-        check_release_epsilon(total, allow_large_epsilon)
-    _check_rho(math.fsum(q.rho or 0.0 for q in qs), allow_large_epsilon)
-    prepared, summaries = _prepare(data, qs, source)
-    check_probability(level, name="level", open_low=True, open_high=True)
-    half = [_half_width(p.measured.query.mechanism, p.scale, level) for p in prepared]
-    new = [q.ledger_record() for q in qs]
-
-    # Every check that can refuse the release runs before any noise is drawn; with a ledger the budget is
-    # checked again under the lock when the release is charged.
-    before: list[dict[str, Any]] = []
-    if ledger is not None:
-        entries = _ledger.read_ledger(ledger, key)
-        before = _ledger.ledger_records(entries)
-        kept = limit if limit is not None else Budget.from_json(entries[-1]["budget"] if entries else None)
-        where: Path | None = Path(ledger)
-    else:
-        kept, where = limit, None
-    if kept is not None and not kept.fits([*before, *new]):
-        spent = math.fsum(float(r.get("epsilon", 0.0)) for r in before)
-        if kept.rho is None and kept.delta is None:
-            raise ThresholdExceeded(_ledger.budget_message(total, spent, kept.limit, where))
-        raise ThresholdExceeded(kept.message([*before, *new], len(new), where))
-
-    noisy = [
-        sample_gaussian(p.true_value, p.scale)
-        if p.measured.query.mechanism == "gaussian"
-        else sample_laplace(p.true_value, p.scale)
-        for p in prepared
-    ]
-    rows = []
-    for p, y, h in zip(prepared, noisy, half, strict=True):
-        m = p.measured
-        rows.append(
-            {
-                "label": m.query.label,
-                "column": m.query.column,
-                "query": m.query.query,
-                "mechanism": m.query.mechanism,
-                "epsilon": m.query.epsilon if m.query.rho is None else None,
-                "rho": m.query.rho,
-                "universe_lo": m.query.universe.lo,
-                "universe_hi": m.query.universe.hi,
-                "global_sensitivity": m.gs,
-                "noise_scale": p.scale,
-                "noisy_value": y,
-                "noise_95": h,
-                "interval_lo": y - h,
-                "interval_hi": y + h,
-            }
-        )
-    answers = pd.DataFrame(rows)
-    internal, withheld = _internal_assessment([p.measured for p in prepared], n_pub)
-
-    def build(record: dict[str, Any] | None, budget_: Any) -> Release:
-        b = Budget.from_json(budget_) if budget_ is not None and not isinstance(budget_, Budget) else budget_
-        delta = b.delta if b is not None and b.delta is not None else None
-        statement = release_statement(new, n_pub, delta=delta)
-        if record is not None and ledger is not None:
-            statement = _with_cumulative(statement, record, ledger, n_pub, delta=delta)
-            record = {k: v for k, v in record.items() if k != "records"}
-        return Release(
-            answers=answers,
-            statement=statement,
-            internal=internal,
-            data={} if withheld else summaries,
-            ledger=record,
-            budget=budget_,
-            withheld=withheld,
-        )
-
-    if ledger is None:
-        release = build(None, None if limit is None else limit.to_json())
-        if before_charge is not None:
-            before_charge(release)
-        return release
-
-    built: list[Release] = []
-
-    def charge(result: dict[str, Any]) -> None:
-        record = {"path": str(ledger), **result}
-        release = build(record, result["budget"])
-        if before_charge is not None:
-            before_charge(release)
-        built.append(release)
-
-    _ledger.record_release(
-        ledger,
-        queries=new,
-        budget=limit,
-        data=source,
-        key=key,
-        before_write=charge,
-    )
-    return built[0]
+    s = float(_check_scale(scale))
+    return s * math.sqrt(2 / math.pi) if mechanism == "gaussian" else s
