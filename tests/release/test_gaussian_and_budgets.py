@@ -115,7 +115,7 @@ def test_gaussian_sigma_is_delta_over_root_two_rho_and_opendp_certifies_it():
 
 
 def test_gaussian_noise_has_the_asked_spread():
-    noisy = M.gaussian_mechanism([0.0] * 4000, 2.0)
+    noisy = M.sample_gaussian([0.0] * 4000, 2.0)
     # The sample variance of 4000 normal draws is within 10 % of σ² = 4 with probability 1 − 10⁻⁸ or so.
     assert abs(noisy.var() / 4.0 - 1) < 0.1 and abs(noisy.mean()) < 0.3
 

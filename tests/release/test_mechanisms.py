@@ -99,7 +99,7 @@ def test_noise_matches_laplace_b_in_many_releases():
     test fails by chance about once in a million runs.
     """
     m, b, true = 20_000, 2.5, 7.0
-    noise = R.laplace_mechanism(np.full(m, true), b) - true
+    noise = R.sample_laplace(np.full(m, true), b) - true
     assert abs(noise.mean()) < 6 * b * math.sqrt(2 / m)
     assert abs(np.mean(noise**2) - 2 * b * b) < 6 * b * b * math.sqrt(20 / m)
     assert stats.kstest(noise, stats.laplace(scale=b).cdf).pvalue > 1e-6
@@ -119,13 +119,13 @@ def test_noise_of_full_releases_is_centred_with_the_stated_scale():
     assert len(set(values)) == m  # not seeded: every release differs
 
 
-def test_laplace_mechanism_shapes_and_bad_input():
-    assert isinstance(R.laplace_mechanism(1.0, 1.0), float)
-    assert R.laplace_mechanism(np.zeros((3, 2)), 1.0).shape == (3, 2)
+def test_sample_laplace_shapes_and_bad_input():
+    assert isinstance(R.sample_laplace(1.0, 1.0), float)
+    assert R.sample_laplace(np.zeros((3, 2)), 1.0).shape == (3, 2)
     with pytest.raises(PrivriskError, match="scale"):
-        R.laplace_mechanism(1.0, 0.0)
+        R.sample_laplace(1.0, 0.0)
     with pytest.raises(PrivriskError, match="finite"):
-        R.laplace_mechanism([1.0, math.nan], 1.0)
+        R.sample_laplace([1.0, math.nan], 1.0)
 
 
 # ------------------------------------------------------------------------------------------ bad input, no noise
