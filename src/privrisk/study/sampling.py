@@ -343,9 +343,11 @@ def _variable_sensitivities(
     else:
         kernel = _block_from_histograms if path == "histogram" else _block_by_sorting
     out = {q: np.empty((repetitions, k)) for q in queries}
+    # One block of draws for every block of repetitions: its pages are mapped (and zeroed) once, not per block.
+    drawn_block = np.empty((block, stop), dtype=codes.dtype)
     for start in range(0, repetitions, block):
         reps = range(start, min(start + block, repetitions))
-        drawn = draw_block(codes, stop, seed, name, reps)
+        drawn = draw_block(codes, stop, seed, name, reps, out=drawn_block)
         ls = kernel(drawn, table, sizes, queries, universe, method, centre)
         for q in queries:
             out[q][reps.start : reps.stop] = ls[q]

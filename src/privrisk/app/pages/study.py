@@ -12,7 +12,6 @@ download.
 from __future__ import annotations
 
 import shlex
-import time
 from pathlib import Path
 from typing import Any
 
@@ -199,18 +198,18 @@ def run_study(
     source: tuple[Path, str, list[str], str | None] | None,
     folder: Path,
 ) -> Any:
-    """Read the variables, run the study (and its attack) and write its folder: what ``privrisk study`` does.
+    """Read the variables and hand them to :func:`privrisk.study.run.run_study`, as ``privrisk study`` does.
 
     ``source`` is (upload path, the file's name, columns, missing codes), or None for the demo's survey data.
+    The job's progress bar follows the library's steps (repetitions, then the parts of the folder written).
     Returns the :class:`~privrisk.study.report.StudyBundle`.
     """
-    from privrisk.study.attack import merge_attack, study_attack
     from privrisk.study.inputs import read_variables
-    from privrisk.study.report import write_bundle
-    from privrisk.study.sampling import sampling_study, study_summary
+    from privrisk.study.run import run_study as run
 
     job.advance(0.0, "Reading the data")
     extra: dict[str, Any]
+    intro: str | None = None
     if source is None:
         from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
 
@@ -222,40 +221,13 @@ def run_study(
             path, columns, missing=missing, universe=settings.universe, universe_min=settings.universe_min
         )
         variables = [{**v, "source": name} for v in variables]
-        title = f"Sampling study of {name}"
-        intro = (
-            f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
-            f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
-        )
-        extra = {"file": name, "missing": missing}
-    samples = settings.sample_arguments()
-    total = len(values) * settings.repetitions
-    started = time.perf_counter()
-    results = sampling_study(
-        values, **samples, ls_method=settings.ls_method, progress=StepCounter(job, total, "Sampling study")
-    )
-    if settings.attack:
-        attack = study_attack(
-            values,
-            **samples,
-            trials=settings.attack_trials,
-            max_n=settings.attack_max_n,
-            progress=StepCounter(job, total, "Attacking the samples"),
-        )
-        results = merge_attack(results, attack)
-    seconds = time.perf_counter() - started
-    job.advance(1.0, "Writing the figures and the report")
-    return write_bundle(
-        folder,
-        results,
-        study_summary(results),
-        settings=settings,
-        seconds=seconds,
-        title=title,
-        intro=intro,
-        variables=variables,
-        extra_parameters=extra,
-    )
+        title, extra = f"Sampling study of {name}", {"file": name, "missing": missing}
+
+    def on_step(text: str, total: int | None = None) -> StepCounter:
+        return StepCounter(job, total, text)
+
+    return run(settings, values, folder, title=title, intro=intro, variables=variables, extra_parameters=extra,
+               on_step=on_step)  # fmt: skip
 
 
 def key_figures_frame(bundle: Any) -> Any:
