@@ -55,6 +55,7 @@ def run_study(
     variables: Sequence[Mapping[str, Any]] = (),
     extra_parameters: Mapping[str, Any] | None = None,
     on_step: OnStep | None = None,
+    figure_formats: tuple[str, ...] = ("png", "svg"),
 ) -> Any:
     """Run the study (and its attack) on ``values`` with ``settings`` and write its folder.
 
@@ -68,6 +69,7 @@ def run_study(
         extra_parameters: more settings to record before the study's (e.g. the file read).
         on_step: called as each step of :data:`STEPS` starts; the ``advance`` it returns is called with the
             units done (repetitions for the study and the attack, the files written for the report).
+        figure_formats: the figures' files (``("svg",)``: no PNG, for a page that shows the SVG).
 
     Returns:
         The :class:`~privrisk.study.report.StudyBundle`; its ``seconds`` time the computation (the study and the
@@ -117,4 +119,5 @@ def run_study(
         extra_parameters=extra_parameters,
         seconds=seconds,
         progress=step(STEPS[2], bundle_parts(settings)),
+        figure_formats=figure_formats,
     )
