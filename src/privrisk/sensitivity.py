@@ -712,26 +712,35 @@ class SensitivitySettings:
             object.__setattr__(self, name, value)
 
     def universe_for(
-        self, values: ArrayLike, *, universe_file_name: str | None = None
+        self, values: ArrayLike, *, universe_file_name: str | None = None, name: str | None = None
     ) -> tuple[Universe, str]:
         """The universe these settings choose for ``values`` (:func:`choose_universe`) and its description.
 
         ``universe_file_name`` replaces the universe file's path in the description and the messages (the
-        app's uploads live under a temporary path the user never saw).
+        app's uploads live under a temporary path the user never saw). With ``name`` (``"data.csv: column
+        'x'"``) the values are checked to lie in the universe; a value outside is an error of parameter
+        ``universe``.
 
         Example:
             >>> SensitivitySettings(query="max", universe_min=0).universe_for([3, 5, 9])[1]
             "the column's own 3 distinct values (as Allmann et al., §3.2 do), with its minimum set to 0"
         """
-        file, name = self.universe_file, universe_file_name
+        file = self.universe_file
         try:
             u, how = choose_universe(values, self.universe, file, self.universe_column, self.universe_min,
                                      self.missing)  # fmt: skip
         except PrivriskError as exc:
-            if name is None or file is None:
+            if universe_file_name is None or file is None:
                 raise
-            raise PrivriskError(str(exc).replace(str(file), name), param=exc.param) from None
-        return u, how if name is None or file is None else how.replace(str(file), name)
+            raise PrivriskError(str(exc).replace(str(file), universe_file_name), param=exc.param) from None
+        if universe_file_name is not None and file is not None:
+            how = how.replace(str(file), universe_file_name)
+        if name is not None:
+            try:
+                u.check_sample(np.asarray(values, dtype=float), name=name)
+            except PrivriskError as exc:
+                raise PrivriskError(str(exc), param="universe") from None
+        return u, how
 
 
 def run_sensitivity(
@@ -770,8 +779,8 @@ def run_sensitivity(
 
     x = np.asarray(values, dtype=float)
     s = settings
-    u, how = s.universe_for(x, universe_file_name=universe_file_name)
-    u.check_sample(x, name=f"{source}: column {column!r}" if source else f"column {column!r}")
+    name = f"{source}: column {column!r}" if source else f"column {column!r}"
+    u, how = s.universe_for(x, universe_file_name=universe_file_name, name=name)
     n = int(x.size)
     gs = global_sensitivity(s.query, u, neighbours=s.neighbours, n=n if s.neighbours == "bounded" else None)
     ls = float(local_sensitivity(s.query, x, u, neighbours=s.neighbours, method=s.method))

@@ -301,8 +301,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         """(the column, its universe, the universe's description), for the summary and the attack."""
         col = column_values()
         found = universe_file_values()
-        u, how = settings().universe_for(col.values, universe_file_name=found[0] if found else None)
-        u.check_sample(col.values, name=f"{source()[0]}: column {col.name!r}")
+        u, how = settings().universe_for(
+            col.values,
+            universe_file_name=found[0] if found else None,
+            name=f"{source()[0]}: column {col.name!r}",
+        )
         return col, u, how
 
     @reactive.calc
