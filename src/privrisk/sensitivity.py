@@ -625,8 +625,8 @@ class SensitivitySettings:
     universe_file: str | os.PathLike[str] | None = None
     universe_column: str | None = None
     universe_min: float | None = None
-    neighbours: Neighbours = "unbounded"
-    method: SensitivityMethod = "exact"
+    neighbours: Neighbours | str = "unbounded"
+    method: SensitivityMethod | str = "exact"
     epsilon: float | str | None = None
     max_risk: float | None = None
     missing: str | None = None
@@ -782,8 +782,10 @@ def run_sensitivity(
     name = f"{source}: column {column!r}" if source else f"column {column!r}"
     u, how = s.universe_for(x, universe_file_name=universe_file_name, name=name)
     n = int(x.size)
-    gs = global_sensitivity(s.query, u, neighbours=s.neighbours, n=n if s.neighbours == "bounded" else None)
-    ls = float(local_sensitivity(s.query, x, u, neighbours=s.neighbours, method=s.method))
+    # Checked words, normalised when the settings were made.
+    nb, rule = cast(Neighbours, s.neighbours), cast(SensitivityMethod, s.method)
+    gs = global_sensitivity(s.query, u, neighbours=nb, n=n if nb == "bounded" else None)
+    ls = float(local_sensitivity(s.query, x, u, neighbours=nb, method=rule))
     if not (np.isfinite(gs) and np.isfinite(ls)):
         raise PrivriskError(
             f"query: the sensitivity of the {s.query} over {u.describe()} overflows a float; rescale the values",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -26,10 +26,9 @@ __all__ = ["STEPS", "OnStep", "run_study", "study_question"]
 STEPS = ("Sampling study", "Attacking the samples", "Writing the report, the figures and the tables")
 
 
-class OnStep(Protocol):
-    """Called as each step starts, with its name and its number of units (or None); returns ``advance(k)``."""
-
-    def __call__(self, description: str, total: int | None = None) -> Callable[..., None] | None: ...
+#: Called as each step starts, with its name and ``total=`` its number of units (or None); returns ``advance(k)``
+#: (or None), as :mod:`privrisk.cli._progress`'s ``step`` does.
+OnStep = Callable[..., Callable[..., None] | None]
 
 
 def study_question(queries: Sequence[str], variables: Sequence[str]) -> str:
