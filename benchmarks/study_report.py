@@ -126,7 +126,7 @@ def run_child(way: str, argv: list[str]) -> int:
 
         import privrisk.study.sampling as sampling
 
-        sampling._drawn_blocks = _previous_drawn_blocks  # type: ignore[assignment]
+        sampling._drawn_blocks = _previous_drawn_blocks
 
         import privrisk.reports.plots.study as plots
 
