@@ -11,7 +11,10 @@ app's progress bar both advance with the real work.
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -29,6 +32,27 @@ STEPS = ("Sampling study", "Attacking the samples", "Writing the report, the fig
 #: Called as each step starts, with its name and ``total=`` its number of units (or None); returns ``advance(k)``
 #: (or None), as :mod:`privrisk.cli._progress`'s ``step`` does.
 OnStep = Callable[..., Callable[..., None] | None]
+
+
+def _import_the_writers_meanwhile() -> None:
+    """Import Matplotlib and the report's writers in a second thread while the study computes.
+
+    Their import is about a third of a second of Python that the report needs only at the end; the study's
+    shuffles and array operations mostly run without the GIL, so on two cores the import costs no wall time.
+    Python's import locks make a later ``import`` of the same module wait for this one, never run it twice.
+    """
+    if (os.cpu_count() or 1) < 2 or "matplotlib.backends.backend_agg" in sys.modules:
+        return
+
+    def load() -> None:
+        for name in ("matplotlib.figure", "matplotlib.backends.backend_agg", "privrisk.reports.plots.study",
+                     "pyarrow.parquet"):  # fmt: skip
+            try:
+                importlib.import_module(name)
+            except Exception:  # it fails again, with its message, where the report needs it
+                return
+
+    threading.Thread(target=load, name="privrisk-import", daemon=True).start()
 
 
 def study_question(queries: Sequence[str], variables: Sequence[str]) -> str:
@@ -89,6 +113,7 @@ def run_study(
     def step(name: str, total: int | None) -> Callable[..., None] | None:
         return None if on_step is None else on_step(name, total=total)
 
+    _import_the_writers_meanwhile()
     samples = settings.sample_arguments()
     total = len(values) * settings.repetitions
     started = time.perf_counter()
