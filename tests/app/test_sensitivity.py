@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from privrisk._format import number
+from privrisk._format import number, percent_3g
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app.pages.sensitivity import sensitivity_verdict
 from privrisk.cli import main
@@ -82,7 +82,7 @@ def test_the_example_and_the_attack_match_privrisk_attack(page, goto, examples, 
         "337"
     )  # (675 − 1)/2: a record added to a data set of one
     page.get_by_role("button", name="Simulate the attack").click()
-    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731 - privrisk._format.percent
+    pct = percent_3g  # three significant digits: never "0.0%" for a small non-zero rate
     expect(page.locator("#sensitivity-attack-bound")).to_have_text(pct(doc["bound"]))
     expect(page.locator("#sensitivity-attack-exact_risk")).to_have_text(pct(doc["exact_risk"]))
     expect(page.locator("#sensitivity-attack-simulated_success")).to_have_text(

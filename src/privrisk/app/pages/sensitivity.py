@@ -15,7 +15,7 @@ from typing import Any
 
 from shiny import module, reactive, render, req, ui
 
-from privrisk._format import epsilon_text, number, percent, percent_3g
+from privrisk._format import epsilon_text, number, percent_3g
 from privrisk._validation import check_choice, check_query, check_whole
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
@@ -448,12 +448,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         except PrivriskError as exc:
             return error_ui(error_message(exc, "attack"))
         rows = [
-            ("guess", "guessing alone (1/n)", percent(doc["guess"])),
+            ("guess", "guessing alone (1/n)", percent_3g(doc["guess"])),
             ("simulated_success", f"simulated success ({doc['trials']:,} trials, seed {doc['seed']})",
-             f"{percent(doc['simulated_success'])} [{percent(doc['ci_low'])}, {percent(doc['ci_high'])}]"),
-            ("expected_success", "expected success (exact)", percent(doc["expected_success"])),
-            ("exact_risk", "exact risk (most telling answer)", percent(doc["exact_risk"])),
-            ("bound", "Lee–Clifton bound ρ_mw", percent(doc["bound"])),
+             f"{percent_3g(doc['simulated_success'])} [{percent_3g(doc['ci_low'])}, {percent_3g(doc['ci_high'])}]"),
+            ("expected_success", "expected success (exact)", percent_3g(doc["expected_success"])),
+            ("exact_risk", "exact risk (most telling answer)", percent_3g(doc["exact_risk"])),
+            ("bound", "Lee–Clifton bound ρ_mw", percent_3g(doc["bound"])),
         ]  # fmt: skip
         body = [
             ui.tags.tr(
