@@ -97,9 +97,9 @@ def sensitivity_verdict(doc: dict[str, Any]) -> tuple[str, str]:
         >>> doc = {"query": "mean", "column": "distance", "n": 5, "global_sensitivity": 337.0,
         ...        "local_sensitivity": 133.46, "ratio": 0.396, "epsilon": 1.0, "two_worlds": 0.5977}
         >>> sensitivity_verdict(doc)
-        ('59.8 %', 'At ε = 1, an attacker who knows every other record would tell from the mean of distance whether one person is in the data right about 60 times in 100; guessing, about 50 in 100.')
+        ('59.8 %', 'At a privacy loss of 1, an attacker who knows every other record would tell from the mean of distance whether one person is in the data right about 60 times in 100; guessing, about 50 in 100.')
         >>> sensitivity_verdict({**doc, "epsilon": None})[1]
-        'One record moves the mean of distance by at most 133.5 on your data: 39.6 % of the 337 the universe allows (Δv/Δf), which lowers the risk of releasing it.'
+        'One record moves the mean of distance by at most 133.5 on your data: 39.6 % of the 337 the universe allows, which lowers the risk of releasing it.'
     """
     from privrisk._format import natural_frequencies
 
@@ -107,13 +107,14 @@ def sensitivity_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     if doc.get("epsilon") is None:
         return percent_3g(doc["ratio"]), (
             f"One record moves {what} by at most {number(doc['local_sensitivity'])} on your data: "
-            f"{percent_3g(doc['ratio'])} of the {number(doc['global_sensitivity'])} the universe allows (Δv/Δf), "
-            "which lowers the risk of releasing it."
+            f"{percent_3g(doc['ratio'])} of the {number(doc['global_sensitivity'])} the universe allows, which lowers "
+            "the risk of releasing it."
         )
     attacker, guess = natural_frequencies(doc["two_worlds"], 0.5)
     base = f"{attacker.base:,}"
     return percent_3g(doc["two_worlds"]), (
-        f"At ε = {epsilon_text(doc['epsilon'])}, an attacker who knows every other record would tell from {what} "
+        f"At a privacy loss of {epsilon_text(doc['epsilon'])}, an attacker who knows every other record would tell "
+        f"from {what} "
         f"whether one person is in the data right {attacker.text()} times in {base}; guessing, {guess.text()} "
         f"in {base}."
     )

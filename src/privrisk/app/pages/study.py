@@ -234,7 +234,7 @@ def run_study(
 def study_verdict(
     key_figures: list[dict[str, Any]], epsilon: float, repetitions: int
 ) -> tuple[str, str, str]:
-    """The page's first number and sentence, in plain words, and the line that says where they come from.
+    """The page's first number and sentence, in plain words (no symbols), and the line that says where they come from.
 
     The number is the worst median two-worlds risk ρ_tw (Allmann et al., eq. 6) at the figures' ε over the
     variables, queries and the smallest and largest samples: how often an attacker who knows every other record
@@ -247,7 +247,7 @@ def study_verdict(
         >>> number
         '62 %'
         >>> sentence
-        'At ε = 1, an attacker who knows every other record would tell whether one person is in the data right about 62 times in 100 at worst; guessing, about 50 in 100.'
+        'At a privacy loss of 1, an attacker who knows every other record would tell whether one person is in the data right about 62 times in 100 at worst; guessing, about 50 in 100.'
         >>> where
         'The worst case is the max of hours on samples of 31 records (the median of 100 samples).'
     """
@@ -264,8 +264,9 @@ def study_verdict(
     attacker, guess = natural_frequencies(risk, 0.5)
     base = f"{attacker.base:,}"
     sentence = (
-        f"At ε = {epsilon_text(epsilon)}, an attacker who knows every other record would tell whether one person "
-        f"is in the data right {attacker.text()} times in {base} at worst; guessing, {guess.text()} in {base}."
+        f"At a privacy loss of {epsilon_text(epsilon)}, an attacker who knows every other record would tell whether "
+        f"one person is in the data right {attacker.text()} times in {base} at worst; guessing, {guess.text()} in "
+        f"{base}."
     )
     where = (
         f"The worst case is the {row['query']} of {row['variable']} on samples of {n:,} records (the median of "
