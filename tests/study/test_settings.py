@@ -69,7 +69,9 @@ def test_good_combinations_are_kept(kwargs):
 
 
 def test_the_settings_are_normalised_once():
-    s = StudySettings(queries=["MAX", "mean", "max"], epsilons=[1, "ln3"], proportions=[1, 0.25], universe=[0, 9])
+    s = StudySettings(
+        queries=["MAX", "mean", "max"], epsilons=[1, "ln3"], proportions=[1, 0.25], universe=[0, 9]
+    )
     assert s.queries == ("max", "mean")
     assert s.epsilons == (1.0, pytest.approx(np.log(3)))
     assert s.proportions == (1.0, 0.25)  # the order given, which the report repeats
@@ -102,7 +104,9 @@ def test_run_study_reports_its_steps_and_writes_the_folder(tmp_path):
 
 def test_svg_only_figures_leave_the_png_out(tmp_path):
     settings = StudySettings(queries=["max"], epsilons=[1.0], proportions=[0.5, 1], repetitions=2)
-    bundle = run_study(settings, {"x": np.arange(40) % 7}, tmp_path / "out", title="T", figure_formats=("svg",))
+    bundle = run_study(
+        settings, {"x": np.arange(40) % 7}, tmp_path / "out", title="T", figure_formats=("svg",)
+    )
     names = sorted(p.name for p in (tmp_path / "out" / "figures").iterdir())
     assert names == ["figure1_risk_by_query.svg", "figure2_risk_by_proportion.svg"]
     assert all(f.endswith(".svg") for f in bundle.files["figures"])
