@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -199,3 +200,73 @@ def test_ratio_may_exceed_one_and_zero_global_is_an_error():
     assert pr.global_sensitivity("mean", single) == 0.0
     with pytest.raises(PrivriskError):
         pr.sensitivity_ratio(pr.local_sensitivity("mean", [4], single), 0.0)
+
+
+# ------------------------------------------------------------------ the one way in: SensitivitySettings, run_sensitivity
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"query": "mode"}, "query"),
+        ({"query": "mean", "neighbours": "close"}, "neighbours"),
+        ({"query": "mean", "method": "fast"}, "method"),
+        ({"query": "mean", "universe": "5,1"}, "universe"),
+        ({"query": "mean", "universe": "a,b"}, "universe"),
+        ({"query": "mean", "universe": (0, float("inf"))}, "universe"),
+        ({"query": "mean", "universe_min": "low"}, "universe_min"),
+        ({"query": "mean", "epsilon": "-1"}, "epsilon"),
+        ({"query": "mean", "epsilon": 0}, "epsilon"),
+        ({"query": "mean", "missing": "blank"}, "missing"),
+        ({"query": "mean", "epsilon": 1, "max_risk": 1.5}, "max_risk"),
+        # combinations of fields
+        ({"query": "mean", "max_risk": 0.6}, "max_risk"),
+        ({"query": "mean", "universe": "0,10", "universe_file": "u.csv", "universe_column": "x"}, "universe"),
+        ({"query": "mean", "universe_file": "u.csv"}, "universe_column"),
+        ({"query": "mean", "universe_column": "x"}, "universe_column"),
+        ({"query": "mean", "universe": "0,10", "universe_min": 3}, "universe_min"),
+    ],
+)
+def test_sensitivity_settings_name_the_field_of_a_bad_setting_or_combination(kwargs, param):
+    from privrisk.sensitivity import SensitivitySettings
+
+    with pytest.raises(PrivriskError) as caught:
+        SensitivitySettings(**kwargs)
+    assert caught.value.param == param
+    assert str(caught.value).startswith(f"{param}: ")
+
+
+def test_run_sensitivity_gives_table_1s_numbers_by_hand():
+    """Allmann et al., Table 1: five distances 1, 3, 10, 17, 675 and the mean; by hand, Δf = (675 − 1)/2 = 337 and
+    Δv = 133.45 (removing 675 moves the mean from 141.2 to 7.75), ρ_tw = 1/(1 + e^(−ε·Δv/Δf))."""
+    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
+
+    values = np.array([1.0, 3, 10, 17, 675])
+    settings = SensitivitySettings(query="mean", epsilon="ln3", max_risk=0.9)
+    doc = run_sensitivity(values, settings, column="distance", source="distance_work.csv")
+    assert doc["global_sensitivity"] == 337.0
+    assert doc["local_sensitivity"] == pytest.approx(141.2 - 7.75)
+    ratio = (141.2 - 7.75) / 337
+    assert doc["ratio"] == pytest.approx(ratio)
+    assert doc["two_worlds"] == pytest.approx(1 / (1 + math.exp(-math.log(3) * ratio)))
+    assert doc["many_worlds"] == pytest.approx(1 / (1 + 4 * math.exp(-math.log(3) * ratio)))
+    assert doc["universe"]["description"].startswith("the column's own 5 distinct values")
+    with pytest.raises(PrivriskError, match=r"^distance_work\.csv: column 'distance': value 675") as caught:
+        run_sensitivity(values, SensitivitySettings(query="mean", universe="0,100"), column="distance",
+                        source="distance_work.csv")  # fmt: skip
+    assert caught.value.param == "universe"  # shown at the universe's field in the app
+
+
+def test_run_sensitivity_shows_the_universe_files_name_not_its_path(tmp_path):
+    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
+
+    path = tmp_path / "upload-1234.csv"
+    path.write_text("u\n0\n5\n10\n")
+    settings = SensitivitySettings(query="max", universe_file=path, universe_column="u")
+    doc = run_sensitivity([0.0, 5.0], settings, column="x", universe_file_name="levels.csv")
+    assert (
+        "levels.csv" in doc["universe"]["description"] and str(tmp_path) not in doc["universe"]["description"]
+    )
+    assert doc["global_sensitivity"] == 10.0  # max over {0, 5, 10}: one record of 10 added to a data set of 0
+    bad = SensitivitySettings(query="max", universe_file=path, universe_column="v")
+    with pytest.raises(PrivriskError) as caught:
+        run_sensitivity([0.0, 5.0], bad, column="x", universe_file_name="levels.csv")
+    assert str(tmp_path) not in str(caught.value)

@@ -41,12 +41,14 @@ __all__ = [
     "Neighbours",
     "Query",
     "SensitivityMethod",
+    "SensitivitySettings",
     "Universe",
     "as_universe",
     "choose_universe",
     "evaluate",
     "global_sensitivity",
     "local_sensitivity",
+    "run_sensitivity",
     "sensitivity_ratio",
 ]
 
@@ -591,3 +593,227 @@ def sensitivity_ratio(local: ArrayLike, global_: ArrayLike) -> float | np.ndarra
         )
     out = lv / gv
     return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The one way in: ``privrisk sensitivity`` and the app's page "Data and sensitivity"
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SensitivitySettings:
+    """What ``privrisk sensitivity`` and the app's page ask: a query, a universe, neighbours, a method, and ε.
+
+    Checked and normalised when made; every error names its field (``param``), so the command line shows the
+    option and the app the input. The universe is one of: the column's own values (the default), ``universe``
+    bounds (``"LO,HI"`` or a pair), or the distinct values of ``universe_column`` in ``universe_file``;
+    ``universe_min`` then lowers its minimum (Allmann et al., §3.2 and §4.2). ``max_risk`` (a threshold on the
+    two-worlds risk) needs ε.
+
+    Example:
+        >>> s = SensitivitySettings(query="MEAN", universe="1,675", epsilon="ln3")
+        >>> s.query, s.universe, round(s.epsilon, 4)
+        ('mean', (1.0, 675.0), 1.0986)
+        >>> SensitivitySettings(query="mean", max_risk=0.6)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: max_risk: needs epsilon (the risk is computed at an ε)
+    """
+
+    query: str
+    universe: str | tuple[float, float] | None = None
+    universe_file: str | os.PathLike[str] | None = None
+    universe_column: str | None = None
+    universe_min: float | None = None
+    neighbours: Neighbours | str = "unbounded"
+    method: SensitivityMethod | str = "exact"
+    epsilon: float | str | None = None
+    max_risk: float | None = None
+    missing: str | None = None
+
+    def __post_init__(self) -> None:
+        from privrisk._validation import check_epsilon, check_probability, parse_epsilon
+
+        checked: dict[str, Any] = {
+            "query": check_query(self.query),
+            "neighbours": check_choice(self.neighbours, NEIGHBOURS, name="neighbours"),
+            "method": check_choice(self.method, METHODS, name="method"),
+        }
+        universe = self.universe
+        if isinstance(universe, str):
+            universe = parse_bounds(universe, name="universe") if universe.strip() else None
+        elif universe is not None:
+            try:
+                lo, hi = (float(x) for x in universe)
+            except (TypeError, ValueError):
+                raise PrivriskError(
+                    f"universe: bounds (lo, hi), got {universe!r}", param="universe"
+                ) from None
+            if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+                raise PrivriskError(
+                    f"universe: give finite bounds lo < hi, got ({lo:g}, {hi:g})", param="universe"
+                )
+            universe = (lo, hi)
+        if universe is not None and self.universe_file is not None:
+            raise PrivriskError(
+                "universe: give either the bounds LO,HI or a universe file, not both", param="universe"
+            )
+        if self.universe_file is not None and not self.universe_column:
+            raise PrivriskError(
+                "universe_column: name the column of the universe file that holds the universe",
+                param="universe_column",
+            )
+        if self.universe_column and self.universe_file is None:
+            raise PrivriskError(
+                "universe_column: only meaningful with a universe file", param="universe_column"
+            )
+        universe_min = self.universe_min
+        if universe_min is not None:
+            try:
+                universe_min = float(universe_min)
+            except (TypeError, ValueError):
+                raise PrivriskError(
+                    f"universe_min: {self.universe_min!r} is not a number", param="universe_min"
+                ) from None
+            if not np.isfinite(universe_min):
+                raise PrivriskError(
+                    f"universe_min: must be finite, got {universe_min:g}", param="universe_min"
+                )
+            if universe is not None and universe_min > universe[0]:
+                raise PrivriskError(
+                    f"universe_min: {universe_min:g} is above the universe's lower bound {universe[0]:g}",
+                    param="universe_min",
+                )
+        epsilon = self.epsilon
+        if isinstance(epsilon, str):
+            epsilon = parse_epsilon(epsilon, name="epsilon") if epsilon.strip() else None
+        elif epsilon is not None:
+            epsilon = check_epsilon(epsilon, name="epsilon")
+        if self.max_risk is not None:
+            if epsilon is None:
+                raise PrivriskError(
+                    "max_risk: needs epsilon (the risk is computed at an ε)", param="max_risk"
+                )
+            check_probability(self.max_risk, name="max_risk")
+        missing = self.missing.strip() or None if isinstance(self.missing, str) else self.missing
+        if missing is not None:
+            from privrisk.io.data import parse_missing
+
+            parse_missing(missing)
+        checked.update(
+            universe=universe,
+            universe_column=self.universe_column or None,
+            universe_min=universe_min,
+            epsilon=epsilon,
+            max_risk=None if self.max_risk is None else float(self.max_risk),
+            missing=missing,
+        )
+        for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
+            object.__setattr__(self, name, value)
+
+    def universe_for(
+        self, values: ArrayLike, *, universe_file_name: str | None = None, name: str | None = None
+    ) -> tuple[Universe, str]:
+        """The universe these settings choose for ``values`` (:func:`choose_universe`) and its description.
+
+        ``universe_file_name`` replaces the universe file's path in the description and the messages (the
+        app's uploads live under a temporary path the user never saw). With ``name`` (``"data.csv: column
+        'x'"``) the values are checked to lie in the universe; a value outside is an error of parameter
+        ``universe``.
+
+        Example:
+            >>> SensitivitySettings(query="max", universe_min=0).universe_for([3, 5, 9])[1]
+            "the column's own 3 distinct values (as Allmann et al., §3.2 do), with its minimum set to 0"
+        """
+        file = self.universe_file
+        try:
+            u, how = choose_universe(values, self.universe, file, self.universe_column, self.universe_min,
+                                     self.missing)  # fmt: skip
+        except PrivriskError as exc:
+            if universe_file_name is None or file is None:
+                raise
+            raise PrivriskError(str(exc).replace(str(file), universe_file_name), param=exc.param) from None
+        if universe_file_name is not None and file is not None:
+            how = how.replace(str(file), universe_file_name)
+        if name is not None:
+            try:
+                u.check_sample(np.asarray(values, dtype=float), name=name)
+            except PrivriskError as exc:
+                raise PrivriskError(str(exc), param="universe") from None
+        return u, how
+
+
+def run_sensitivity(
+    values: ArrayLike,
+    settings: SensitivitySettings,
+    *,
+    column: str,
+    source: str | None = None,
+    data: dict[str, Any] | None = None,
+    universe_file_name: str | None = None,
+) -> dict[str, Any]:
+    """Δf, Δv, their ratio and, with ε, the risks of one query on one column: ``privrisk sensitivity --json``.
+
+    The universe is chosen by :func:`choose_universe` from ``settings``; the values must lie in it. With ε the
+    risks are ρ_mw (Allmann et al., eq. 4, n the number of values), ρ_tw (eq. 6) and ρ_gl (eq. 5).
+
+    Args:
+        values: the column's values, missing values dropped.
+        settings: the checked settings.
+        column: the column's name (for the document and the messages).
+        source: the file's name, for the messages (``data.csv: column 'x' …``).
+        data: what was read (:meth:`privrisk.io.data.NumericColumn.as_dict`), kept in the document.
+        universe_file_name: the universe file's name to show instead of its path (the app's uploads).
+
+    Raises:
+        PrivriskError: a value outside the universe (parameter ``universe``), or a sensitivity that overflows
+            a float (parameter ``query``).
+
+    Example:
+        >>> doc = run_sensitivity(np.array([1.0, 3, 10, 17, 675]), SensitivitySettings(query="mean",
+        ...                       universe="1,675", epsilon=1.0), column="distance")
+        >>> doc["global_sensitivity"], round(doc["ratio"], 4), round(doc["two_worlds"], 4)
+        (337.0, 0.396, 0.5977)
+    """
+    from privrisk import risk as R
+
+    x = np.asarray(values, dtype=float)
+    s = settings
+    name = f"{source}: column {column!r}" if source else f"column {column!r}"
+    u, how = s.universe_for(x, universe_file_name=universe_file_name, name=name)
+    n = int(x.size)
+    # Checked words, normalised when the settings were made.
+    nb, rule = cast(Neighbours, s.neighbours), cast(SensitivityMethod, s.method)
+    gs = global_sensitivity(s.query, u, neighbours=nb, n=n if nb == "bounded" else None)
+    ls = float(local_sensitivity(s.query, x, u, neighbours=nb, method=rule))
+    if not (np.isfinite(gs) and np.isfinite(ls)):
+        raise PrivriskError(
+            f"query: the sensitivity of the {s.query} over {u.describe()} overflows a float; rescale the values",
+            param="query",
+        )
+    ratio = float(sensitivity_ratio(ls, gs))
+    doc: dict[str, Any] = {
+        "query": s.query,
+        "column": column,
+        "n": n,
+        "universe": {
+            "kind": "interval" if u.is_interval else "values",
+            "lo": u.lo,
+            "hi": u.hi,
+            "description": how,
+        },
+        "neighbours": s.neighbours,
+        "method": s.method,
+        "global_sensitivity": gs,
+        "local_sensitivity": ls,
+        "ratio": ratio,
+        "data": data if data is not None else {},
+    }
+    if s.epsilon is not None:
+        doc.update(
+            epsilon=s.epsilon,
+            many_worlds=float(R.many_worlds(s.epsilon, n, ratio)),
+            two_worlds=float(R.two_worlds(s.epsilon, ratio)),
+            global_risk=float(R.global_risk(s.epsilon)),
+        )
+    return doc

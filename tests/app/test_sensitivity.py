@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
+from privrisk._format import number, percent_3g
 from privrisk.app._examples import EXAMPLES, example_frame
+from privrisk.app.pages.sensitivity import sensitivity_verdict
 from privrisk.cli import main
 
 pytestmark = pytest.mark.browser
@@ -52,10 +55,16 @@ def test_an_upload_gives_the_command_lines_numbers(upload, page, goto, examples,
         "two_worlds",
         "global_risk",
     ):
-        expect(values_text(page, key)).to_have_text(f"{doc[key]:.6g}")
+        expect(values_text(page, key)).to_have_text(number(doc[key], 6))
     expect(page.locator("#sensitivity-universe-text")).to_contain_text(
         doc["universe"]["description"].split(" (")[0]
     )
+    # The verdict leads: one number and one sentence made of the command's numbers; the table is folded.
+    figure, sentence = sensitivity_verdict(doc)
+    expect(page.locator("#sensitivity-verdict-number")).to_have_text(figure)
+    expect(page.locator("#sensitivity-verdict")).to_have_text(sentence)
+    expect(page.locator("#sensitivity-results > *").first).to_have_class(re.compile(r"\bprivrisk-verdict\b"))
+    expect(values_text(page, "ratio")).to_be_hidden()
     command = f"privrisk sensitivity distance_work.csv --column distance --query {query}"
     expect(page.locator("#sensitivity-command-line")).to_contain_text(command)
 
@@ -73,7 +82,7 @@ def test_the_example_and_the_attack_match_privrisk_attack(page, goto, examples, 
         "337"
     )  # (675 − 1)/2: a record added to a data set of one
     page.get_by_role("button", name="Simulate the attack").click()
-    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731 - privrisk._format.percent
+    pct = percent_3g  # three significant digits: never "0.0%" for a small non-zero rate
     expect(page.locator("#sensitivity-attack-bound")).to_have_text(pct(doc["bound"]))
     expect(page.locator("#sensitivity-attack-exact_risk")).to_have_text(pct(doc["exact_risk"]))
     expect(page.locator("#sensitivity-attack-simulated_success")).to_have_text(
@@ -133,7 +142,7 @@ def test_two_sessions_do_not_see_each_others_data(upload, page, new_page, goto, 
 def test_screenshot(upload, page, goto, examples, screenshot):
     goto(page, "page=sensitivity&column=distance&query=mean&universe=1,675&epsilon=ln3")
     upload(page, "sensitivity-file", str(examples / "distance_work.csv"))
-    expect(values_text(page, "ratio")).to_be_visible()
+    expect(page.locator("#sensitivity-verdict")).to_be_visible()
     screenshot(page, "sensitivity")
 
 

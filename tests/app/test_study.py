@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import tempfile
 import time
@@ -12,11 +13,14 @@ from playwright.sync_api import expect
 
 from browser_helpers import RUN_MS, WAIT_MS
 from privrisk._format import percent_3g
+from privrisk.app.pages.study import study_verdict
 
 pytestmark = pytest.mark.browser
 
 
 def _table(page, table_id: str) -> list[list[str]]:
+    """The rows of a table the page shows (in its folded detail, opened first)."""
+    page.evaluate("() => document.querySelectorAll('#study-results details').forEach(d => d.open = true)")
     rows = page.locator(f"#{table_id} tbody tr")
     return [[c.strip() for c in rows.nth(i).locator("td").all_inner_texts()] for i in range(rows.count())]
 
@@ -49,7 +53,7 @@ def _shown_command(page, tmp_path, files: dict[str, object] | None = None) -> li
 
 def _run(page) -> None:
     page.locator("#study-run").click()
-    expect(page.locator("#study-key-figures")).to_be_visible(timeout=RUN_MS)
+    expect(page.locator("#study-verdict")).to_be_visible(timeout=RUN_MS)
 
 
 def test_the_demo_from_a_url_gives_the_numbers_of_privrisk_demo(page, goto, cli, tmp_path, screenshot):
@@ -79,6 +83,7 @@ def test_the_demo_from_a_url_gives_the_numbers_of_privrisk_demo(page, goto, cli,
     assert res.code == 0, res.err
     doc = res.json
     assert _table(page, "study-key-figures") == _expected_rows(doc)
+    _table(page, "study-key-figures")  # opens the detail
     shown = page.locator(".privrisk-findings li").all_inner_texts()
     assert [s.strip() for s in shown] == doc["findings"]
     expect(page.locator(".privrisk-figure img")).to_have_count(2)
@@ -167,3 +172,56 @@ def test_a_sessions_files_are_removed_when_the_session_ends(new_page, goto):
     while mine[0].exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not mine[0].exists()
+
+
+def test_the_demo_leads_with_a_verdict_and_folds_the_detail(page, goto, cli, tmp_path):
+    """The demo as it opens (the default settings): the verdict comes first, one number and one sentence whose
+    numbers are those of ``privrisk demo``'s key figures; the findings and tables are folded below it."""
+    goto(page, "page=study")
+    expect(page.locator("#study-command-line")).to_have_text("privrisk demo --out study/")
+    _run(page)
+    first = page.locator("#study-results > *").first
+    expect(first).to_have_class(re.compile(r"\bprivrisk-verdict\b"))
+    res = cli("demo", "--out", tmp_path / "out", "--json")
+    assert res.code == 0, res.err
+    doc = res.json
+    number, sentence, _ = study_verdict(
+        doc["key_figures"], doc["parameters"]["figure_epsilon"], doc["parameters"]["repetitions"]
+    )
+    expect(page.locator("#study-verdict-number")).to_have_text(number)
+    expect(page.locator("#study-verdict")).to_have_text(sentence)
+    # The detail is there but folded: the findings are not shown until the reader opens it.
+    expect(page.locator("#study-details")).not_to_have_attribute("open", "")
+    expect(page.locator(".privrisk-findings")).to_be_hidden()
+    text = page.locator("#study-results").inner_text()
+    assert not re.search(r"\d[eE][-+]?\d", text), text  # no e-notation
+    assert "0.0%" not in text and "0.0 %" not in text
+
+
+def test_on_a_phone_the_demos_result_is_visible(browser, app_url, goto):
+    from tests.app.conftest import open_page
+
+    context, phone, guard = open_page(browser, app_url)
+    phone.set_viewport_size({"width": 390, "height": 844})
+    goto(phone, "page=study&repetitions=5&queries=max&proportions=0.1,1")
+    layout = phone.locator(".tab-pane.active .bslib-sidebar-layout").first
+    run = phone.locator("#study-run")
+    if not run.is_visible():
+        layout.locator(":scope > .collapse-toggle").click()
+    expect(run).to_be_visible()
+    run.click()
+    verdict = phone.locator("#study-verdict")
+    expect(verdict).to_be_visible(timeout=RUN_MS)
+    # Shiny may redraw the verdict between finding and scrolling it: scroll whichever element is there now.
+    phone.wait_for_function(
+        """() => {
+            const v = document.getElementById('study-verdict');
+            if (!v) return false;
+            v.scrollIntoView({block: 'center'});
+            const r = v.getBoundingClientRect();
+            return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight;
+        }"""
+    )
+    expect(verdict).to_be_in_viewport()
+    context.close()
+    assert guard.foreign == [] and guard.errors == []

@@ -261,3 +261,54 @@ def test_bad_values_raise(values, fragment):
 
 def test_public_names():
     assert pr.sampling_study is sampling_study and pr.study_summary is study_summary
+
+
+# ------------------------------------------------------------------------------------ the same samples as before
+def _reference_samples(values, sizes, reps, seed, name):
+    """The naive draw the study documents: per repetition r, ``Generator.permutation`` of the values with the
+    generator of ``SeedSequence(seed, spawn_key=(crc32(name), r))``, and its prefixes."""
+    import zlib
+
+    for r in range(reps):
+        key = (zlib.crc32(name.encode("utf-8")), r)
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+        perm = rng.permutation(np.asarray(values))
+        yield r, [perm[:m] for m in sizes]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 12345])
+@pytest.mark.parametrize("distinct", [True, False], ids=["continuous", "few-values"])
+def test_the_study_evaluates_the_samples_of_the_naive_draw(monkeypatch, seed, distinct):
+    """The draw in place, the reused buffers and the second thread give the very samples of
+    ``Generator.permutation`` for the same seed: each Δv equals the brute force on the naive sample."""
+    import privrisk.study.sampling as sampling
+
+    rng = np.random.default_rng(seed + 7)
+    n, reps, name = 400, 7, "income"
+    values = rng.lognormal(5, 0.8, n) if distinct else rng.integers(0, 9, n).astype(float)
+    # Blocks of 2 repetitions (4 blocks, the last short): the drawing thread and both buffers are used.
+    monkeypatch.setattr(sampling, "_BLOCK_ELEMENTS", 2 * n)
+    proportions = [0.01, 0.05, 0.3, 0.77, 1.0]
+    u = _variable_universe(values, "data", None, name)
+    sizes = sample_sizes(proportions, n)
+    path = "ranks" if distinct else "histogram"
+    ls = _variable_sensitivities(values, u, ALL_QUERIES, sizes, reps, seed, name, "exact", path=path)
+    for r, samples in _reference_samples(values, sizes, reps, seed, name):
+        for k, sample in enumerate(samples):
+            for q in ALL_QUERIES:
+                expected = local_sensitivity(q, sample, u)
+                assert ls[q][r, k] == pytest.approx(expected, rel=1e-9, abs=1e-12), (q, r, k)
+
+
+@pytest.mark.parametrize("stop", [10, 137, 500])
+def test_draw_block_gives_the_prefixes_of_generator_permutation(stop):
+    from privrisk.study._samples import code_values, draw_block
+
+    values = np.random.default_rng(3).normal(size=500)
+    _, codes = code_values(values)
+    buffer = np.full((4, stop), -1, dtype=codes.dtype)
+    drawn = draw_block(codes, stop, 5, "x", range(2, 6), out=buffer)
+    assert drawn.base is buffer or drawn is buffer  # written into the caller's buffer
+    for i, (_, samples) in enumerate(_reference_samples(codes, [stop], 6, 5, "x")):
+        if i >= 2:
+            assert drawn[i - 2].tolist() == samples[0].tolist()

@@ -89,19 +89,13 @@ def _settings(
     if not attack and attack_max_n is not None:
         raise PrivriskError("--attack-max-n: only meaningful with --attack")
     auto = proportions.strip().lower() == "auto"
-    try:
-        return StudySettings(
-            queries=[p.strip() for p in queries.split(",") if p.strip()],
-            epsilons=parse_epsilons(epsilons, name="epsilons"),
-            proportions="auto" if auto else floats(proportions, name="proportions"),
-            attack=attack,
-            attack_trials=DEFAULT_ATTACK_TRIALS if attack_trials is None else attack_trials,
-            attack_max_n=DEFAULT_ATTACK_MAX_N if attack_max_n is None else attack_max_n,
-            **more,
-        )
-    except PrivriskError as exc:
-        # Each setting is an option of the same name (attack_trials → --attack-trials). main() names the option
-        # for any library error, but at this commit it does not find commands of the Click that Typer bundles.
-        if exc.param is None or not str(exc).startswith(f"{exc.param}:"):
-            raise
-        raise PrivriskError("--" + exc.param.replace("_", "-") + str(exc)[len(exc.param) :]) from None
+    # A setting's error names its field (attack_trials); main() shows it as the option (--attack-trials).
+    return StudySettings(
+        queries=[p.strip() for p in queries.split(",") if p.strip()],
+        epsilons=parse_epsilons(epsilons, name="epsilons"),
+        proportions="auto" if auto else floats(proportions, name="proportions"),
+        attack=attack,
+        attack_trials=DEFAULT_ATTACK_TRIALS if attack_trials is None else attack_trials,
+        attack_max_n=DEFAULT_ATTACK_MAX_N if attack_max_n is None else attack_max_n,
+        **more,
+    )

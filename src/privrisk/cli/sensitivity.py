@@ -8,10 +8,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from privrisk._validation import QUERIES, check_choice, check_probability
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out
+from privrisk.errors import ThresholdExceeded
 
 UNIVERSE_MIN_HELP = (
     "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
@@ -59,61 +59,23 @@ def sensitivity_command(
 
     Example: privrisk sensitivity examples/distance_work.csv --column distance --query mean --epsilon 1
     """
-    import numpy as np
-
-    from privrisk import risk as R
     from privrisk.io.data import read_column
-    from privrisk.sensitivity import (
-        METHODS,
-        NEIGHBOURS,
-        choose_universe,
-        global_sensitivity,
-        local_sensitivity,
-        sensitivity_ratio,
-    )
+    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
 
-    if max_risk is not None and epsilon is None:
-        raise PrivriskError("--max-risk: needs --epsilon")
-    if max_risk is not None:
-        check_probability(max_risk, name="--max-risk")
-    eps = parse_epsilon(epsilon, name="--epsilon") if epsilon is not None else None
+    settings = SensitivitySettings(
+        query=query, universe=universe, universe_file=universe_file, universe_column=universe_column,
+        universe_min=universe_min, neighbours=neighbours, method=method, epsilon=epsilon, max_risk=max_risk,
+        missing=missing,
+    )  # fmt: skip
     col = read_column(file, column, missing=missing)
-    u, how = choose_universe(col.values, universe, universe_file, universe_column, universe_min, missing)
-    u.check_sample(col.values, name=f"{file}: column {column!r}")
-    n = int(col.values.size)
-    nb = check_choice(neighbours, NEIGHBOURS, name="neighbours")
-    rule = check_choice(method, METHODS, name="method")
-    gs = global_sensitivity(query, u, neighbours=nb, n=n if nb == "bounded" else None)
-    ls = float(local_sensitivity(query, col.values, u, neighbours=nb, method=rule))
-    if not (np.isfinite(gs) and np.isfinite(ls)):
-        raise PrivriskError(
-            f"--query: the sensitivity of the {query} over {u.describe()} overflows a float; rescale the values"
-        )
-    ratio = float(sensitivity_ratio(ls, gs))
-    doc: dict[str, Any] = {
-        "query": query,
-        "column": column,
-        "n": n,
-        "universe": {
-            "kind": "interval" if u.is_interval else "values",
-            "lo": u.lo,
-            "hi": u.hi,
-            "description": how,
-        },
-        "neighbours": nb,
-        "method": rule,
-        "global_sensitivity": gs,
-        "local_sensitivity": ls,
-        "ratio": ratio,
-        "data": col.as_dict(),
-    }
-    if eps is not None:
-        doc.update(
-            epsilon=eps,
-            many_worlds=R.many_worlds(eps, n, ratio),
-            two_worlds=R.two_worlds(eps, ratio),
-            global_risk=R.global_risk(eps),
-        )
+    doc = run_sensitivity(col.values, settings, column=column, source=str(file), data=col.as_dict())
+    n, nb, rule, eps = doc["n"], doc["neighbours"], doc["method"], settings.epsilon
+    gs, ls, ratio, how = (
+        doc["global_sensitivity"],
+        doc["local_sensitivity"],
+        doc["ratio"],
+        doc["universe"]["description"],
+    )
     if as_json:
         emit_json(doc)
     else:
@@ -135,7 +97,7 @@ def sensitivity_command(
             table.add_row("two-worlds ρ_tw", f"{doc['two_worlds']:.6g}")
             table.add_row("global risk ρ_gl", f"{doc['global_risk']:.6g}")
         out.print(table)
-    if max_risk is not None and doc["two_worlds"] > max_risk:
+    if settings.max_risk is not None and doc["two_worlds"] > settings.max_risk:
         raise ThresholdExceeded(
             f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}", param="max_risk"
         )

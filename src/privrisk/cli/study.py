@@ -7,7 +7,6 @@ is shown on a terminal while it runs (:mod:`privrisk.cli._progress`), and the ti
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,39 +63,16 @@ def _run(
     inputs: tuple[Path, ...] = (),
     **page: Any,
 ) -> None:
-    """Read the data, run the study (and its attack) on the same samples, write the folder, print the document or
-    the tables; each step is shown on a terminal while it runs."""
-    from privrisk.study.attack import merge_attack, study_attack
-    from privrisk.study.report import BUNDLE_FILES, write_bundle
-    from privrisk.study.sampling import sampling_study, study_summary
+    """Read the data, run the study through :func:`privrisk.study.run.run_study`, print the document or the
+    tables; each step is shown on a terminal while it runs."""
+    from privrisk.study.report import BUNDLE_FILES
+    from privrisk.study.run import run_study
 
     check_outputs(out_dir, inputs, param="--out", folder=True, files=BUNDLE_FILES)
-    samples = settings.sample_arguments()
     with steps(quiet=as_json) as step:
         step("Reading the data")
         values, variables = read()
-        intro = page.pop("intro")
-        page["intro"] = intro(values) if callable(intro) else intro
-        started = time.perf_counter()
-        advance = step("Sampling study", total=len(values) * settings.repetitions)
-        results = sampling_study(values, **samples, ls_method=settings.ls_method, progress=advance)
-        if settings.attack:
-            advance = step("Attacking the samples", total=len(values) * settings.repetitions)
-            attack = study_attack(
-                values,
-                **samples,
-                trials=settings.attack_trials,
-                max_n=settings.attack_max_n,
-                progress=advance,
-            )
-            results = merge_attack(results, attack)
-        # ``seconds`` (the JSON's and the manifest's) is the computation: sampling, risks and the attack
-        seconds = time.perf_counter() - started
-        step("Writing the report, the figures and the tables")
-        bundle = write_bundle(
-            out_dir, results, study_summary(results), settings=settings, seconds=seconds, variables=variables,
-            **page,
-        )  # fmt: skip
+        bundle = run_study(settings, values, out_dir, variables=variables, on_step=step, **page)
     if as_json:
         emit_json(bundle.to_dict())
     else:
@@ -213,16 +189,15 @@ def study_command(
 
     def read() -> tuple[dict[str, np.ndarray], Any]:
         return read_variables(
-            file, columns, labels=labels, missing=missing, universe=settings.universe, universe_min=universe_min
+            file,
+            columns,
+            labels=labels,
+            missing=missing,
+            universe=settings.universe,
+            universe_min=universe_min,
         )
 
-    def intro(values: dict[str, np.ndarray]) -> str:
-        return (
-            f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
-            f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
-        )
-
-    _run(settings, read, out_dir, as_json, (file,), title=f"Sampling study of {file.name}", intro=intro,
+    _run(settings, read, out_dir, as_json, (file,), title=f"Sampling study of {file.name}",
          extra_parameters={"file": str(file), "missing": missing})  # fmt: skip
 
 

@@ -6,27 +6,52 @@ Clifton's (2011) attacker on every sample, and the study's report.
 - :mod:`~privrisk.study.attack`: :func:`study_attack` on the very same samples, and :func:`merge_attack`;
 - :mod:`~privrisk.study.inputs`: :class:`StudySettings` (checked once) and :func:`read_variables` from a file;
 - :mod:`~privrisk.study.report`: findings, key tables, the page, and :func:`write_bundle`, which writes the
-  report's folder (results, summary, figures, ``report.html``, ``manifest.json``).
+  report's folder (results, summary, figures, ``report.html``, ``manifest.json``);
+- :mod:`~privrisk.study.run`: :func:`run_study`, the one way in that ``privrisk study``, ``privrisk demo`` and
+  the app's Study page all take: settings and values in, the study (and its attack) run, the folder written.
+
+The names are imported when first used: the attack needs SciPy and the report Matplotlib, which a study without
+them (``sampling_study`` alone, or ``--json`` of a run without the attack) does not pay for.
 """
 
 from __future__ import annotations
 
-from privrisk.study.attack import merge_attack, study_attack
-from privrisk.study.inputs import StudySettings, read_variables
-from privrisk.study.report import StudyBundle, write_bundle
-from privrisk.study.sampling import (
-    sample_sizes,
-    sampling_study,
-    study_proportions,
-    study_samples,
-    study_summary,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from privrisk.study.attack import merge_attack, study_attack
+    from privrisk.study.inputs import StudySettings, read_variables
+    from privrisk.study.report import StudyBundle, write_bundle
+    from privrisk.study.run import run_study
+    from privrisk.study.sampling import (
+        sample_sizes,
+        sampling_study,
+        study_proportions,
+        study_samples,
+        study_summary,
+    )
+
+_HOMES = {
+    "StudyBundle": "report",
+    "StudySettings": "inputs",
+    "merge_attack": "attack",
+    "read_variables": "inputs",
+    "run_study": "run",
+    "sample_sizes": "sampling",
+    "sampling_study": "sampling",
+    "study_attack": "attack",
+    "study_proportions": "sampling",
+    "study_samples": "sampling",
+    "study_summary": "sampling",
+    "write_bundle": "report",
+}
 __all__ = [
     "StudyBundle",
     "StudySettings",
     "merge_attack",
     "read_variables",
+    "run_study",
     "sample_sizes",
     "sampling_study",
     "study_attack",
@@ -35,3 +60,17 @@ __all__ = [
     "study_summary",
     "write_bundle",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module when it is first asked for (see the module's docstring)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

@@ -24,6 +24,8 @@ from privrisk.sensitivity import Universe
 
 __all__ = [
     "ATTACK_COLUMNS",
+    "DEFAULT_ATTACK_MAX_N",
+    "DEFAULT_ATTACK_TRIALS",
     "DEFAULT_EPSILONS",
     "DEFAULT_QUERIES",
     "Prepared",
@@ -41,6 +43,9 @@ __all__ = [
 
 DEFAULT_QUERIES: tuple[str, ...] = ("mean", "median", "min", "max", "variance")
 DEFAULT_EPSILONS: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
+#: The attack's simulated attacks per sample and the largest sample it attacks (:func:`~privrisk.study_attack`).
+DEFAULT_ATTACK_TRIALS = 1_000
+DEFAULT_ATTACK_MAX_N = 50_000
 #: The columns :func:`privrisk.study.attack.study_attack` adds to the study's results.
 ATTACK_COLUMNS: tuple[str, ...] = ("exact_risk", "expected_success", "simulated_success", "lee_clifton_bound")
 
@@ -119,12 +124,28 @@ def _rep_generator(seed: int, name: str, repetition: int) -> np.random.Generator
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
 
 
-def draw_block(codes: np.ndarray, stop: int, seed: int, name: str, reps: range) -> np.ndarray:
+def draw_block(
+    codes: np.ndarray, stop: int, seed: int, name: str, reps: range, out: np.ndarray | None = None
+) -> np.ndarray:
     """One permutation of the coded values per repetition, its first ``stop`` entries, one row per repetition.
 
-    The samples of one repetition are nested prefixes of its permutation; repetitions are independent.
+    The samples of one repetition are nested prefixes of its permutation; repetitions are independent. ``out``
+    (at least ``len(reps)`` rows of ``stop`` entries of the codes' dtype), if given, is filled and its first
+    rows returned: the study reuses one block for all its blocks, so that the operating system maps its pages
+    once, not once per block.
+
+    Example:
+        >>> block = draw_block(np.arange(5), 5, seed=1, name="x", reps=range(2))
+        >>> [sorted(row) for row in block.tolist()]
+        [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4]]
+        >>> block[0].tolist() == np.random.default_rng(np.random.SeedSequence(1, spawn_key=(
+        ...     zlib.crc32(b"x"), 0))).permutation(5).tolist()
+        True
     """
-    out = np.empty((len(reps), stop), dtype=codes.dtype)
+    if out is None:
+        out = np.empty((len(reps), stop), dtype=codes.dtype)
+    else:
+        out = out[: len(reps), :stop]
     # The floor of the whole study: one permutation of N per repetition, done by numpy in C. ``shuffle`` in place
     # draws the very stream ``permutation`` draws (which copies, then shuffles), so the samples stay those of the
     # seed; shuffling the output row itself (or one reused buffer) saves two copies of N per repetition.

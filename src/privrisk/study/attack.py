@@ -57,6 +57,8 @@ from privrisk.posterior import min_denominators, world_answers
 from privrisk.sensitivity import Universe, global_sensitivity
 from privrisk.study._samples import (
     ATTACK_COLUMNS,
+    DEFAULT_ATTACK_MAX_N,
+    DEFAULT_ATTACK_TRIALS,
     DEFAULT_EPSILONS,
     DEFAULT_QUERIES,
     check_max_n,
@@ -74,8 +76,6 @@ __all__ = [
     "study_attack",
 ]
 
-DEFAULT_ATTACK_TRIALS = 1_000
-DEFAULT_ATTACK_MAX_N = 50_000
 
 _KEYS = ("variable", "query", "proportion", "n", "repetition", "epsilon")
 # Work arrays of one batch stay below about this many elements (8 bytes each).

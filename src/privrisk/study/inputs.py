@@ -9,6 +9,7 @@ study takes them, with a description of each for the report's set-up table.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ import numpy as np
 from privrisk._validation import check_epsilon, check_epsilons, check_query, check_whole
 from privrisk.errors import PrivriskError
 from privrisk.study._samples import (
+    DEFAULT_ATTACK_MAX_N,
+    DEFAULT_ATTACK_TRIALS,
     DEFAULT_EPSILONS,
     DEFAULT_QUERIES,
     check_max_n,
@@ -26,7 +29,6 @@ from privrisk.study._samples import (
     check_queries,
     check_trials,
 )
-from privrisk.study.attack import DEFAULT_ATTACK_MAX_N, DEFAULT_ATTACK_TRIALS
 from privrisk.study.sampling import LsMethod
 
 __all__ = ["StudySettings", "figure_choices", "pick_epsilon", "read_variables"]
@@ -67,14 +69,18 @@ def figure_choices(
             message = str(exc).removeprefix("query: ")
             raise PrivriskError(f"figure_query: {message}", param="figure_query") from None
         if query not in queries:
-            raise PrivriskError(f"figure_query: {query!r} is not among the queries {','.join(queries)}")
+            raise PrivriskError(
+                f"figure_query: {query!r} is not among the queries {','.join(queries)}", param="figure_query"
+            )
     if figure_epsilon is None:
         return query, pick_epsilon(epsilons, 1.0)
     eps = check_epsilon(figure_epsilon, name="figure_epsilon")
     hits = [float(e) for e in epsilons if np.isclose(e, eps)]
     if not hits:
         among = ",".join(f"{e:g}" for e in epsilons)
-        raise PrivriskError(f"figure_epsilon: {eps:g} is not among the epsilons {among}")
+        raise PrivriskError(
+            f"figure_epsilon: {eps:g} is not among the epsilons {among}", param="figure_epsilon"
+        )
     return query, hits[0]
 
 
@@ -128,7 +134,8 @@ class StudySettings:
         if isinstance(self.proportions, str):
             if self.proportions != "auto":
                 raise PrivriskError(
-                    f"proportions: a list of numbers in (0, 1] or 'auto', got {self.proportions!r}"
+                    f"proportions: a list of numbers in (0, 1] or 'auto', got {self.proportions!r}",
+                    param="proportions",
                 )
         else:
             check_proportions(self.proportions)
@@ -142,12 +149,27 @@ class StudySettings:
             "attack_max_n": check_max_n(self.attack_max_n, name="attack_max_n"),
             "seed": check_whole(self.seed, name="seed"),
             "universe": _check_universe(self.universe),
-            "universe_min": None if self.universe_min is None else float(self.universe_min),
+            "universe_min": _check_universe_min(self.universe_min, self.universe),
         }
+        if isinstance(self.repetitions, bool) or isinstance(self.seed, bool):
+            name = "repetitions" if isinstance(self.repetitions, bool) else "seed"
+            raise PrivriskError(f"{name}: must be a whole number, got {getattr(self, name)!r}", param=name)
         if self.ls_method not in ("exact", "paper"):
-            raise PrivriskError(f"ls_method: must be 'exact' or 'paper', got {self.ls_method!r}")
+            raise PrivriskError(
+                f"ls_method: must be 'exact' or 'paper', got {self.ls_method!r}", param="ls_method"
+            )
+        if not isinstance(self.attack, bool):
+            raise PrivriskError(f"attack: must be True or False, got {self.attack!r}", param="attack")
+        # The attack's settings alone are a mistake (the user meant to attack), not something silently ignored.
+        if not self.attack:
+            for name, default in (
+                ("attack_trials", DEFAULT_ATTACK_TRIALS),
+                ("attack_max_n", DEFAULT_ATTACK_MAX_N),
+            ):
+                if checked[name] != default:
+                    raise PrivriskError(f"{name}: only meaningful with the attack (attack=True)", param=name)
         query, eps = figure_choices(queries, epsilons, self.figure_query, self.figure_epsilon)
-        checked.update(figure_query=query, figure_epsilon=eps, attack=bool(self.attack))
+        checked.update(figure_query=query, figure_epsilon=eps, attack=self.attack)
         for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
             object.__setattr__(self, name, value)
 
@@ -182,10 +204,39 @@ def _check_universe(universe: Any) -> Literal["data"] | tuple[float, float]:
     try:
         lo, hi = (float(x) for x in universe)
     except (TypeError, ValueError):
-        raise PrivriskError(f"universe: 'data' or bounds (lo, hi), got {universe!r}") from None
+        raise PrivriskError(
+            f"universe: 'data' or bounds (lo, hi), got {universe!r}", param="universe"
+        ) from None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise PrivriskError(f"universe: the bounds must be finite, got ({lo:g}, {hi:g})", param="universe")
     if not lo < hi:
-        raise PrivriskError(f"universe: the lower bound must be below the upper bound, got ({lo:g}, {hi:g})")
+        raise PrivriskError(
+            f"universe: the lower bound must be below the upper bound, got ({lo:g}, {hi:g})", param="universe"
+        )
     return lo, hi
+
+
+def _check_universe_min(universe_min: Any, universe: Any) -> float | None:
+    """A finite number, and with bounds (lo, hi) at most lo: it lowers the universe's minimum, never raises it."""
+    if universe_min is None:
+        return None
+    try:
+        if isinstance(universe_min, bool):
+            raise TypeError
+        value = float(universe_min)
+    except (TypeError, ValueError):
+        raise PrivriskError(
+            f"universe_min: must be a number, got {universe_min!r}", param="universe_min"
+        ) from None
+    if not math.isfinite(value):
+        raise PrivriskError(f"universe_min: must be finite, got {value:g}", param="universe_min")
+    bounds = _check_universe(universe)
+    if not isinstance(bounds, str) and value > bounds[0]:
+        raise PrivriskError(
+            f"universe_min: {value:g} is above the universe's lower bound {bounds[0]:g}; it can only lower it",
+            param="universe_min",
+        )
+    return value
 
 
 def read_variables(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ __all__ = [
     "attack_findings",
     "attack_section",
     "attack_table",
+    "bundle_parts",
     "findings",
     "key_table",
     "study_page",
@@ -411,6 +412,17 @@ class StudyBundle:
         return doc
 
 
+def bundle_parts(settings: StudySettings) -> int:
+    """How many parts :func:`write_bundle` reports to its ``progress``: the tables, Figures 1 and 2 (and the
+    attack's section with Figure 3), the page and the manifest.
+
+    Example:
+        >>> bundle_parts(StudySettings()), bundle_parts(StudySettings(attack=True))
+        (4, 5)
+    """
+    return 4 + bool(settings.attack)
+
+
 def write_bundle(
     folder: str | os.PathLike[str],
     results: pd.DataFrame,
@@ -422,6 +434,8 @@ def write_bundle(
     variables: Sequence[Mapping[str, Any]] = (),
     extra_parameters: Mapping[str, Any] | None = None,
     seconds: float | None = None,
+    progress: Callable[..., None] | None = None,
+    figure_formats: tuple[str, ...] = ("png", "svg"),
 ) -> StudyBundle:
     """Write a study's folder: results.parquet, summary.csv, figures/, report.html and manifest.json.
 
@@ -440,6 +454,10 @@ def write_bundle(
             :func:`~privrisk.study.inputs.read_variables` gives them; each gains ``sample_sizes``.
         extra_parameters: more settings to record before the study's (e.g. the file read).
         seconds: how long the computation took, if measured.
+        progress: called with 1 as each of the :func:`bundle_parts` is written (the tables, each figure, the
+            page and the manifest), for a progress bar.
+        figure_formats: the figures' files: PNG (for slides) and SVG (inlined in the page), or ``("svg",)``
+            alone, which saves the PNG's raster draw where only the page is shown (the app).
 
     Example:
         >>> import tempfile
@@ -492,22 +510,29 @@ def write_bundle(
         f"Figure 3: the {fig_query} query at ε = {epsilon_text(fig_eps)}: the bounds, the exact risk and the attacker's "
         "expected and simulated success against sample size (medians over the repetitions).",
     ]
+    done = progress or (lambda steps=1: None)
+    formats = tuple(f for f in ("png", "svg") if f in figure_formats)
+    if "svg" not in formats:
+        raise PrivriskError("figure_formats: the page inlines the SVG; give ('png', 'svg') or ('svg',)",
+                            param="figure_formats")  # fmt: skip
     with atomic_dir(out_dir) as tmp:
         # What results.to_parquet(index=False) writes, byte for byte, without pandas' dispatch on top.
         pq.write_table(pa.Table.from_pandas(results, preserve_index=False), tmp / "results.parquet")
         write_csv(summary, tmp / "summary.csv")
-        made = [
-            plots.risk_boxplots(results, fig_eps, tmp / "figures"),
-            plots.risk_by_proportion(summary, fig_query, tmp / "figures"),
-        ]
+        done(1)
+        made = [plots.risk_boxplots(results, fig_eps, tmp / "figures", formats=formats)]
+        done(1)
+        made.append(plots.risk_by_proportion(summary, fig_query, tmp / "figures", formats=formats))
+        done(1)
         attack_html = ""
         if a_table is not None:
             figure = None
             if results["attacked"].any():
                 from privrisk.reports.plots.study_attack import attack_by_size
 
-                made.append(attack_by_size(results, fig_eps, fig_query, tmp / "figures"))
+                made.append(attack_by_size(results, fig_eps, fig_query, tmp / "figures", formats=formats))
                 figure = (titles[2], made[2]["svg"])
+            done(1)
             attack_html = attack_section(a_table, fig_eps, settings.attack_trials, figure=figure)
         page = study_page(
             title=title,
@@ -532,7 +557,7 @@ def write_bundle(
         }
         if attack_info is not None:
             headline["attack"] = {k: v for k, v in attack_info.items() if k != "key_figures"}
-        names = [{ext: Path(f[ext]).name for ext in ("svg", "png")} for f in made]
+        names = [{ext: Path(f[ext]).name for ext in ("svg", "png") if ext in f} for f in made]
         write_manifest(
             tmp,
             kind="study",
@@ -548,16 +573,17 @@ def write_bundle(
                 }
             ],
             figures=[
-                {"title": t, "svg": f"figures/{n['svg']}", "png": f"figures/{n['png']}"}
+                {"title": t, **{ext: f"figures/{n[ext]}" for ext in ("svg", "png") if ext in n}}
                 for t, n in zip(titles, names, strict=False)
             ],
         )
+    done(1)
     files = {
         "results": str(out_dir / "results.parquet"),
         "summary": str(out_dir / "summary.csv"),
         "report": str(out_dir / "report.html"),
         "manifest": str(out_dir / "manifest.json"),
-        "figures": [str(out_dir / "figures" / n[ext]) for n in names for ext in ("png", "svg")],
+        "figures": [str(out_dir / "figures" / n[ext]) for n in names for ext in ("png", "svg") if ext in n],
     }
     return StudyBundle(
         folder=out_dir,

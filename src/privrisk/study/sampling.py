@@ -31,6 +31,7 @@ studied, nor on the number of repetitions (the first 10 of 100 are the 10 of a 1
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -343,15 +344,46 @@ def _variable_sensitivities(
     else:
         kernel = _block_from_histograms if path == "histogram" else _block_by_sorting
     out = {q: np.empty((repetitions, k)) for q in queries}
-    for start in range(0, repetitions, block):
-        reps = range(start, min(start + block, repetitions))
-        drawn = draw_block(codes, stop, seed, name, reps)
+    blocks = [range(s, min(s + block, repetitions)) for s in range(0, repetitions, block)]
+    for reps, drawn in _drawn_blocks(codes, stop, seed, name, blocks):
         ls = kernel(drawn, table, sizes, queries, universe, method, centre)
         for q in queries:
             out[q][reps.start : reps.stop] = ls[q]
         if progress is not None:
             progress(len(reps))
     return out
+
+
+def _drawn_blocks(
+    codes: np.ndarray, stop: int, seed: int, name: str, blocks: list[range]
+) -> Iterator[tuple[range, np.ndarray]]:
+    """Each block of repetitions with its draws; the next block is drawn in a second thread meanwhile.
+
+    The shuffles are the floor of the study and numpy runs them without the GIL, so on two cores the draw of
+    block i + 1 overlaps the order statistics of block i; each repetition has its own generator, so the samples
+    are the same whichever thread draws them. Two buffers are reused for all blocks (their pages are mapped
+    once). With one block, or one core, everything stays in the caller's thread.
+    """
+    size = max(len(r) for r in blocks)
+    buffers = [np.empty((size, stop), dtype=codes.dtype) for _ in range(min(2, len(blocks)))]
+    if len(blocks) == 1 or (os.cpu_count() or 1) < 2:
+        for reps in blocks:
+            yield reps, draw_block(codes, stop, seed, name, reps, out=buffers[0])
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="privrisk-draw") as pool:
+        pending = pool.submit(draw_block, codes, stop, seed, name, blocks[0], buffers[0])
+        try:
+            for i, reps in enumerate(blocks):
+                drawn = pending.result()
+                if i + 1 < len(blocks):  # the other buffer: the caller is done with it (block i − 1)
+                    pending = pool.submit(
+                        draw_block, codes, stop, seed, name, blocks[i + 1], buffers[(i + 1) % 2]
+                    )
+                yield reps, drawn
+        finally:
+            pending.cancel()  # a cancelled run (an exception in the caller's loop) stops after this block
 
 
 # --------------------------------------------------------------------------------------------------------------

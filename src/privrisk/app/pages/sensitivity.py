@@ -13,12 +13,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import numpy as np
 from shiny import module, reactive, render, req, ui
 
-from privrisk import risk as R
-from privrisk._format import percent
-from privrisk._validation import check_choice, check_query, check_whole, parse_epsilon
+from privrisk._format import epsilon_text, number, percent_3g
+from privrisk._validation import check_choice, check_query, check_whole
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
     command_line,
@@ -37,72 +35,12 @@ from privrisk.errors import PrivriskError
 ID = "sensitivity"
 TITLE = "Data and sensitivity"
 
-__all__ = ["ID", "TITLE", "attack_document", "page_server", "page_ui", "sensitivity_document"]
+__all__ = ["ID", "TITLE", "attack_document", "page_server", "page_ui", "sensitivity_verdict"]
 
 _INPUTS = ("file", "column", "query", "universe", "universe_min", "universe_column", "epsilon", "missing",
            "neighbours", "method", "trials", "seed", "worlds")  # fmt: skip
 _QUERIES = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
 MAX_APP_TRIALS = 1_000_000  # the command line allows 10⁷ (about a minute); the page keeps a run short
-
-
-def sensitivity_document(
-    values: Any, *, column: str, query: str, universe: Any, how: str, neighbours: str, method: str,
-    epsilon: float | None, data: dict[str, Any],
-) -> dict[str, Any]:  # fmt: skip
-    """``privrisk sensitivity --json``'s document for a column's values and a chosen universe.
-
-    Example:
-        >>> from privrisk.sensitivity import Universe
-        >>> d = sensitivity_document(np.array([1.0, 3, 10, 17, 675]), column="distance", query="mean",
-        ...     universe=Universe.from_bounds(1, 675), how="[1, 675]", neighbours="unbounded", method="exact",
-        ...     epsilon=1.0, data={})
-        >>> d["global_sensitivity"], round(d["ratio"], 4)  # (675 − 1)/2: a record added to a data set of one
-        (337.0, 0.396)
-    """
-    from privrisk.sensitivity import (
-        METHODS,
-        NEIGHBOURS,
-        global_sensitivity,
-        local_sensitivity,
-        sensitivity_ratio,
-    )
-
-    n = int(values.size)
-    nb = check_choice(neighbours, NEIGHBOURS, name="neighbours")
-    rule = check_choice(method, METHODS, name="method")
-    gs = global_sensitivity(query, universe, neighbours=nb, n=n if nb == "bounded" else None)
-    ls = float(local_sensitivity(query, values, universe, neighbours=nb, method=rule))
-    if not (np.isfinite(gs) and np.isfinite(ls)):
-        raise PrivriskError(
-            f"query: the sensitivity of the {query} over {universe.describe()} overflows a float; rescale the values",
-            param="query",
-        )
-    ratio = float(sensitivity_ratio(ls, gs))
-    doc: dict[str, Any] = {
-        "query": query,
-        "column": column,
-        "n": n,
-        "universe": {
-            "kind": "interval" if universe.is_interval else "values",
-            "lo": universe.lo,
-            "hi": universe.hi,
-            "description": how,
-        },
-        "neighbours": nb,
-        "method": rule,
-        "global_sensitivity": gs,
-        "local_sensitivity": ls,
-        "ratio": ratio,
-        "data": data,
-    }
-    if epsilon is not None:
-        doc.update(
-            epsilon=epsilon,
-            many_worlds=float(R.many_worlds(epsilon, n, ratio)),
-            two_worlds=float(R.two_worlds(epsilon, ratio)),
-            global_risk=float(R.global_risk(epsilon)),
-        )
-    return doc
 
 
 def attack_document(
@@ -111,6 +49,7 @@ def attack_document(
     """``privrisk attack --json``'s numbers: the simulated success, the exact values and the bound.
 
     Example:
+        >>> import numpy as np
         >>> from privrisk.sensitivity import Universe
         >>> d = attack_document(np.array([1.0, 3, 10, 17, 675]), query="mean", epsilon=1.0,
         ...     universe=Universe.from_values([1.0, 3, 10, 17, 675]), trials=20_000, seed=1, worlds="many")
@@ -145,6 +84,40 @@ def attack_document(
     if kind == "two":
         f = f[[f.argmin(), f.argmax()]]
     return {**result.to_dict(), "world_range": float(f.max() - f.min()), "guess": 1.0 / result.n_worlds}
+
+
+def sensitivity_verdict(doc: dict[str, Any]) -> tuple[str, str]:
+    """The page's first number and sentence, in plain words, from ``privrisk sensitivity``'s document.
+
+    With ε: the two-worlds risk ρ_tw (Allmann et al., eq. 6), how often an attacker who knows every other record
+    would tell from the answer whether one person is in the data, beside guessing, as natural frequencies.
+    Without ε: the ratio Δv/Δf, how much of the worst case one record moves the answer on this data.
+
+    Example:
+        >>> doc = {"query": "mean", "column": "distance", "n": 5, "global_sensitivity": 337.0,
+        ...        "local_sensitivity": 133.46, "ratio": 0.396, "epsilon": 1.0, "two_worlds": 0.5977}
+        >>> sensitivity_verdict(doc)
+        ('59.8 %', 'At a privacy loss of 1, an attacker who knows every other record would tell from the mean of distance whether one person is in the data right about 60 times in 100; guessing, about 50 in 100.')
+        >>> sensitivity_verdict({**doc, "epsilon": None})[1]
+        'One record moves the mean of distance by at most 133.5 on your data: 39.6 % of the 337 the universe allows, which lowers the risk of releasing it.'
+    """
+    from privrisk._format import natural_frequencies
+
+    what = f"the {doc['query']} of {doc['column']}"
+    if doc.get("epsilon") is None:
+        return percent_3g(doc["ratio"]), (
+            f"One record moves {what} by at most {number(doc['local_sensitivity'])} on your data: "
+            f"{percent_3g(doc['ratio'])} of the {number(doc['global_sensitivity'])} the universe allows, which lowers "
+            "the risk of releasing it."
+        )
+    attacker, guess = natural_frequencies(doc["two_worlds"], 0.5)
+    base = f"{attacker.base:,}"
+    return percent_3g(doc["two_worlds"]), (
+        f"At a privacy loss of {epsilon_text(doc['epsilon'])}, an attacker who knows every other record would tell "
+        f"from {what} "
+        f"whether one person is in the data right {attacker.text()} times in {base}; guessing, {guess.text()} "
+        f"in {base}."
+    )
 
 
 @module.ui
@@ -203,8 +176,8 @@ def page_ui() -> Any:
             "deleted when it ends.",
             class_="privrisk-help",
         ),
+        ui.output_ui("results"),  # the verdict first, then what was read and the universe
         ui.output_ui("summary"),
-        ui.output_ui("results"),
         ui.card(
             ui.card_header("The attacker, simulated (privrisk attack)"),
             ui.p(
@@ -235,7 +208,7 @@ def page_ui() -> Any:
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic; the uploaded table lives in this session only."""
     from privrisk.io.data import numeric_values, parse_missing
-    from privrisk.sensitivity import choose_universe
+    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
 
     params = query_params(session)
     preset_inputs(
@@ -310,45 +283,48 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_select("universe_column", choices=columns, selected=wanted if wanted in columns else None)
 
     @reactive.calc
-    def chosen() -> tuple[Any, Any, str]:
-        col = column_values()
+    def settings() -> Any:
+        """The inputs as :class:`privrisk.sensitivity.SensitivitySettings`, as ``privrisk sensitivity`` reads them."""
         kind = input.universe_kind()
         bounds = input.universe().strip() if kind == "bounds" else None
         if kind == "bounds" and not bounds:
             raise PrivriskError("universe: give the bounds LO,HI", param="universe")
-        universe_min = _optional_float(input.universe_min(), "universe_min")
-        missing = input.missing().strip() or None
         found = universe_file_values()
-        if found is not None:
-            name, (path, _) = found
-            try:
-                u, how = choose_universe(col.values, None, path, input.universe_column() or None, universe_min,
-                                         missing)  # fmt: skip
-            except PrivriskError as exc:
-                raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
-            how = how.replace(str(path), name)
-        else:
-            u, how = choose_universe(col.values, bounds, None, None, universe_min, missing)
-        u.check_sample(col.values, name=f"{source()[0]}: column {col.name!r}")
+        return SensitivitySettings(
+            query=input.query(), universe=bounds, universe_file=found[1][0] if found else None,
+            universe_column=(input.universe_column() or None) if found else None,
+            universe_min=input.universe_min().strip() or None, neighbours=input.neighbours(),
+            method=input.method(), epsilon=input.epsilon().strip() or None, missing=input.missing().strip() or None,
+        )  # fmt: skip
+
+    @reactive.calc
+    def chosen() -> tuple[Any, Any, str]:
+        """(the column, its universe, the universe's description), for the summary and the attack."""
+        col = column_values()
+        found = universe_file_values()
+        u, how = settings().universe_for(
+            col.values,
+            universe_file_name=found[0] if found else None,
+            name=f"{source()[0]}: column {col.name!r}",
+        )
         return col, u, how
 
     @reactive.calc
     def epsilon() -> float | None:
-        text = input.epsilon().strip()
-        return parse_epsilon(text, name="epsilon") if text else None
+        return settings().epsilon
 
     @reactive.calc
     def document() -> dict[str, Any]:
-        col, u, how = chosen()
-        query = check_choice(input.query(), _QUERIES, name="query")
-        return sensitivity_document(
-            col.values, column=col.name, query=query, universe=u, how=how, neighbours=input.neighbours(),
-            method=input.method(), epsilon=epsilon(), data=col.as_dict(),
+        col = column_values()
+        found = universe_file_values()
+        return run_sensitivity(
+            col.values, settings(), column=col.name, source=source()[0], data=col.as_dict(),
+            universe_file_name=found[0] if found else None,
         )  # fmt: skip
 
     def _problem() -> tuple[str, str] | None:
         """(the input it belongs to, the one-line message) of the first thing wrong, or None."""
-        for step in (source, column_values, chosen, epsilon, document):
+        for step in (source, column_values, settings, chosen, document):
             try:
                 step()
             except PrivriskError as exc:
@@ -387,36 +363,38 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def results() -> Any:
         doc = quiet(document)
         rows = [
-            ("global_sensitivity", "global sensitivity Δf", doc["global_sensitivity"], "{:.6g}"),
-            (
-                "local_sensitivity",
-                f"local sensitivity Δv ({doc['method']})",
-                doc["local_sensitivity"],
-                "{:.6g}",
-            ),
-            ("ratio", "ratio Δv/Δf", doc["ratio"], "{:.6g}"),
+            ("global_sensitivity", "global sensitivity Δf", doc["global_sensitivity"]),
+            ("local_sensitivity", f"local sensitivity Δv ({doc['method']})", doc["local_sensitivity"]),
+            ("ratio", "ratio Δv/Δf", doc["ratio"]),
         ]
         if "epsilon" in doc:
             rows += [
-                ("many_worlds", f"many-worlds risk ρ_mw (n = {doc['n']:,}, ε = {doc['epsilon']:.4g})",
-                 doc["many_worlds"], "{:.6g}"),
-                ("two_worlds", "two-worlds risk ρ_tw", doc["two_worlds"], "{:.6g}"),
-                ("global_risk", "global risk ρ_gl", doc["global_risk"], "{:.6g}"),
+                ("many_worlds", f"many-worlds risk ρ_mw (n = {doc['n']:,}, ε = {epsilon_text(doc['epsilon'])})",
+                 doc["many_worlds"]),
+                ("two_worlds", "two-worlds risk ρ_tw", doc["two_worlds"]),
+                ("global_risk", "global risk ρ_gl", doc["global_risk"]),
             ]  # fmt: skip
         body = [
             ui.tags.tr(
                 ui.tags.td(label),
-                ui.tags.td(
-                    fmt.format(value), id=f"sensitivity-value-{key}", class_="text-end font-monospace"
-                ),
+                ui.tags.td(number(value, 6), id=f"sensitivity-value-{key}", class_="text-end font-monospace"),
             )
-            for key, label, value, fmt in rows
+            for key, label, value in rows
         ]
         title = f"{doc['query']} of {doc['column']!r} (n = {doc['n']:,}, {doc['neighbours']} neighbours)"
+        figure, sentence = sensitivity_verdict(doc)
         return ui.TagList(
-            ui.h4(title),
-            ui.tags.table(
-                ui.tags.tbody(*body), class_="table table-sm privrisk-risk-table", style="max-width:40rem"
+            ui.div(
+                ui.p(figure, id="sensitivity-verdict-number", class_="display-6 fw-semibold mb-0"),
+                ui.p(sentence, id="sensitivity-verdict", class_="lead"),
+                class_="privrisk-verdict mb-3",
+            ),
+            ui.tags.details(
+                ui.tags.summary(f"The measures in detail: {title}"),
+                ui.tags.table(
+                    ui.tags.tbody(*body), class_="table table-sm privrisk-risk-table", style="max-width:40rem"
+                ),
+                id="sensitivity-details",
             ),
         )
 
@@ -471,12 +449,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         except PrivriskError as exc:
             return error_ui(error_message(exc, "attack"))
         rows = [
-            ("guess", "guessing alone (1/n)", percent(doc["guess"])),
+            ("guess", "guessing alone (1/n)", percent_3g(doc["guess"])),
             ("simulated_success", f"simulated success ({doc['trials']:,} trials, seed {doc['seed']})",
-             f"{percent(doc['simulated_success'])} [{percent(doc['ci_low'])}, {percent(doc['ci_high'])}]"),
-            ("expected_success", "expected success (exact)", percent(doc["expected_success"])),
-            ("exact_risk", "exact risk (most telling answer)", percent(doc["exact_risk"])),
-            ("bound", "Lee–Clifton bound ρ_mw", percent(doc["bound"])),
+             f"{percent_3g(doc['simulated_success'])} [{percent_3g(doc['ci_low'])}, {percent_3g(doc['ci_high'])}]"),
+            ("expected_success", "expected success (exact)", percent_3g(doc["expected_success"])),
+            ("exact_risk", "exact risk (most telling answer)", percent_3g(doc["exact_risk"])),
+            ("bound", "Lee–Clifton bound ρ_mw", percent_3g(doc["bound"])),
         ]  # fmt: skip
         body = [
             ui.tags.tr(
@@ -515,13 +493,3 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 command_line("attack", **attack), class_="privrisk-command mt-2", id="sensitivity-attack-line"
             ),
         )
-
-
-def _optional_float(text: str, name: str) -> float | None:
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None

@@ -12,13 +12,12 @@ download.
 from __future__ import annotations
 
 import shlex
-import time
 from pathlib import Path
 from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import percent_3g
+from privrisk._format import duration, epsilon_text, percent_3g
 from privrisk.app._shared import command_line, preset_inputs, query_params, upload_columns
 from privrisk.app.pages._runs import (
     Runner,
@@ -36,7 +35,7 @@ from privrisk.errors import PrivriskError
 ID = "study"
 TITLE = "Study"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui", "run_study", "study_settings"]
+__all__ = ["ID", "TITLE", "page_server", "page_ui", "run_study", "study_settings", "study_verdict"]
 
 QUERY_CHOICES = ("count", "sum", "mean", "median", "min", "max", "variance", "std")
 DEFAULTS: dict[str, str] = {
@@ -199,18 +198,18 @@ def run_study(
     source: tuple[Path, str, list[str], str | None] | None,
     folder: Path,
 ) -> Any:
-    """Read the variables, run the study (and its attack) and write its folder: what ``privrisk study`` does.
+    """Read the variables and hand them to :func:`privrisk.study.run.run_study`, as ``privrisk study`` does.
 
     ``source`` is (upload path, the file's name, columns, missing codes), or None for the demo's survey data.
+    The job's progress bar follows the library's steps (repetitions, then the parts of the folder written).
     Returns the :class:`~privrisk.study.report.StudyBundle`.
     """
-    from privrisk.study.attack import merge_attack, study_attack
     from privrisk.study.inputs import read_variables
-    from privrisk.study.report import write_bundle
-    from privrisk.study.sampling import sampling_study, study_summary
+    from privrisk.study.run import run_study as run
 
     job.advance(0.0, "Reading the data")
     extra: dict[str, Any]
+    intro: str | None = None
     if source is None:
         from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
 
@@ -222,40 +221,58 @@ def run_study(
             path, columns, missing=missing, universe=settings.universe, universe_min=settings.universe_min
         )
         variables = [{**v, "source": name} for v in variables]
-        title = f"Sampling study of {name}"
-        intro = (
-            f"How large are the many-worlds, two-worlds and global risks of {', '.join(settings.queries)} on "
-            f"{', '.join(values)}, and how do they move with ε and the size of the sample?"
-        )
-        extra = {"file": name, "missing": missing}
-    samples = settings.sample_arguments()
-    total = len(values) * settings.repetitions
-    started = time.perf_counter()
-    results = sampling_study(
-        values, **samples, ls_method=settings.ls_method, progress=StepCounter(job, total, "Sampling study")
+        title, extra = f"Sampling study of {name}", {"file": name, "missing": missing}
+
+    def on_step(text: str, total: int | None = None) -> StepCounter:
+        return StepCounter(job, total, text)
+
+    # The page shows the SVG figures (and report.html inlines them): the PNGs' raster draw is left out.
+    return run(settings, values, folder, title=title, intro=intro, variables=variables, extra_parameters=extra,
+               on_step=on_step, figure_formats=("svg",))  # fmt: skip
+
+
+def study_verdict(
+    key_figures: list[dict[str, Any]], epsilon: float, repetitions: int
+) -> tuple[str, str, str]:
+    """The page's first number and sentence, in plain words (no symbols), and the line that says where they come from.
+
+    The number is the worst median two-worlds risk ρ_tw (Allmann et al., eq. 6) at the figures' ε over the
+    variables, queries and the smallest and largest samples: how often an attacker who knows every other record
+    would tell whether one person is in the sample, beside guessing (1 in 2), as natural frequencies.
+
+    Example:
+        >>> row = {"variable": "hours", "query": "max", "n_smallest": 31, "n_largest": 3100,
+        ...        "tw_smallest_median": 0.62, "tw_largest_median": 0.51}
+        >>> number, sentence, where = study_verdict([row], 1.0, 100)
+        >>> number
+        '62 %'
+        >>> sentence
+        'At a privacy loss of 1, an attacker who knows every other record would tell whether one person is in the data right about 62 times in 100 at worst; guessing, about 50 in 100.'
+        >>> where
+        'The worst case is the max of hours on samples of 31 records (the median of 100 samples).'
+    """
+    from privrisk._format import epsilon_text, natural_frequencies
+
+    worst = max(
+        ((row["tw_smallest_median"], row, row["n_smallest"]) for row in key_figures),
+        key=lambda t: t[0],
     )
-    if settings.attack:
-        attack = study_attack(
-            values,
-            **samples,
-            trials=settings.attack_trials,
-            max_n=settings.attack_max_n,
-            progress=StepCounter(job, total, "Attacking the samples"),
-        )
-        results = merge_attack(results, attack)
-    seconds = time.perf_counter() - started
-    job.advance(1.0, "Writing the figures and the report")
-    return write_bundle(
-        folder,
-        results,
-        study_summary(results),
-        settings=settings,
-        seconds=seconds,
-        title=title,
-        intro=intro,
-        variables=variables,
-        extra_parameters=extra,
+    for row in key_figures:
+        if row["tw_largest_median"] > worst[0]:
+            worst = (row["tw_largest_median"], row, row["n_largest"])
+    risk, row, n = worst
+    attacker, guess = natural_frequencies(risk, 0.5)
+    base = f"{attacker.base:,}"
+    sentence = (
+        f"At a privacy loss of {epsilon_text(epsilon)}, an attacker who knows every other record would tell whether "
+        f"one person is in the data right {attacker.text()} times in {base} at worst; guessing, {guess.text()} in "
+        f"{base}."
     )
+    where = (
+        f"The worst case is the {row['query']} of {row['variable']} on samples of {n:,} records (the median of "
+        f"{repetitions:,} samples)."
+    )
+    return percent_3g(risk), sentence, where
 
 
 def key_figures_frame(bundle: Any) -> Any:
@@ -399,10 +416,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def results() -> Any:
         bundle = runner.result()
         if bundle is None:
-            return ui.p("Press “Run the study”: the demo runs in a few seconds.", class_="privrisk-help")
+            return ui.p(
+                "Press “Run the study”. The demo (2 variables, 100 repetitions) takes up to about 10 seconds; "
+                "a column of a million values, about half a minute.",
+                class_="privrisk-help",
+            )
         eps = bundle.parameters["figure_epsilon"]
-        parts = [
-            ui.h4("Findings"),
+        reps = bundle.parameters["repetitions"]
+        number, sentence, where = study_verdict(bundle.key_figures.to_dict(orient="records"), eps, reps)
+        detail = [
             findings_ui(bundle.findings),
             ui.tags.ul(
                 *(
@@ -414,22 +436,32 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             frame_ui(
                 key_figures_frame(bundle),
                 id="study-key-figures",
-                caption=f"Risks at ε = {eps:g}, smallest and largest sample (median of "
-                f"{bundle.parameters['repetitions']} repetitions)",
+                caption=f"Risks at ε = {epsilon_text(eps)}, smallest and largest sample (median of {reps:,} "
+                "repetitions): ρ_tw the two-worlds risk (in or out), ρ_mw the many-worlds risk (which of n).",
             ),
         ]
         if bundle.attack is not None:
-            parts += [
+            detail += [
                 frame_ui(
-                    attack_frame(bundle), id="study-attack", caption=f"The attacker at ε = {eps:g} (medians)"
+                    attack_frame(bundle),
+                    id="study-attack",
+                    caption=f"The attacker at ε = {epsilon_text(eps)} (medians)",
                 ),
                 ui.p(MEANING, class_="privrisk-help"),
             ]
-        parts += [
+        detail.append(
             ui.p(
-                f"{bundle.rows:,} result rows, computed in {bundle.seconds or 0:.1f} s "
-                "(reading the data and writing the figures not included).",
+                f"{bundle.rows:,} result rows, computed in {duration(bundle.seconds or 0)} (reading the data and "
+                "writing the figures not included).",
                 class_="privrisk-help",
+            )
+        )
+        return ui.TagList(
+            ui.div(
+                ui.p(number, id="study-verdict-number", class_="display-6 fw-semibold mb-0"),
+                ui.p(sentence, id="study-verdict", class_="lead mb-1"),
+                ui.p(where, id="study-verdict-where", class_="privrisk-help"),
+                class_="privrisk-verdict mb-3",
             ),
             ui.div(
                 ui.download_button("download_report", "report.html", class_="btn-sm me-2"),
@@ -438,10 +470,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
                 class_="mb-3",
             ),
-            ui.h4("Figures"),
-            figures_ui(folder / "study"),
-        ]
-        return ui.TagList(*parts)
+            ui.tags.details(
+                ui.tags.summary(f"Findings and key figures ({len(bundle.findings)} findings)"),
+                *detail,
+                id="study-details",
+            ),
+            ui.tags.details(
+                ui.tags.summary("Figures 1 and 2 (as in Allmann et al.)"),
+                figures_ui(folder / "study"),
+                id="study-figures",
+            ),
+        )
 
     @render.download_button(filename="report.html")
     def download_report() -> Any:

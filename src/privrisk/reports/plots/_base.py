@@ -88,6 +88,7 @@ def save_figure(
     tight: bool = False,
     rect: tuple[float, float, float, float] | None = None,
     bbox_inches: str | None = None,
+    formats: tuple[str, ...] = ("png", "svg"),
 ) -> dict[str, Path]:
     """Lay ``fig`` out and write ``folder/stem.png`` and ``folder/stem.svg`` deterministically.
 
@@ -103,9 +104,10 @@ def save_figure(
         tight: apply the tight layout before saving.
         rect: the rectangle of the figure (0 to 1) the tight layout fills; implies ``tight``.
         bbox_inches: ``"tight"`` to crop both files to what is drawn (legends outside the axes included).
+        formats: the files to write; ``("svg",)`` skips the PNG's raster draw (a page that shows the SVG only).
 
     Returns:
-        ``{"png": path, "svg": path}``.
+        ``{"png": path, "svg": path}``, the formats written.
 
     Example:
         >>> import tempfile
@@ -125,7 +127,9 @@ def save_figure(
     # No timestamps or random ids in the files (the same run gives the same bytes); SVG text stays text.
     with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "none"}):
         paths = {"png": target / f"{stem}.png", "svg": target / f"{stem}.svg"}
-        if bbox_inches is None:
+        if "png" not in formats:
+            paths.pop("png")  # the SVG's own draw lays the figure out
+        elif bbox_inches is None:
             # One Agg draw both lays the figure out (its layout engine runs in the draw) and paints the
             # PNG; the SVG then reuses the frozen positions instead of laying out again.
             _write_png(fig, paths["png"], dpi)

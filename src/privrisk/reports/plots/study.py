@@ -31,7 +31,12 @@ def _spans_decades(values) -> bool:
 
 
 def risk_boxplots(
-    results: pd.DataFrame, epsilon: float, folder: Path, stem: str = "figure1_risk_by_query", labels=None
+    results: pd.DataFrame,
+    epsilon: float,
+    folder: Path,
+    stem: str = "figure1_risk_by_query",
+    labels=None,
+    formats: tuple[str, ...] = ("png", "svg"),
 ):
     """Figure 1 of Allmann et al.: box plots of ρ_mw and ρ_tw per query (groups) and variable (colours) at one ε."""
     from matplotlib import cbook
@@ -83,11 +88,16 @@ def risk_boxplots(
         )
         ax.grid(axis="y", alpha=0.3)
     axes[1].legend(title="variable", fontsize="small", loc="best")
-    return save_figure(fig, folder, stem)
+    return save_figure(fig, folder, stem, formats=formats)
 
 
 def risk_by_proportion(
-    summary: pd.DataFrame, query: str, folder: Path, stem: str = "figure2_risk_by_proportion", labels=None
+    summary: pd.DataFrame,
+    query: str,
+    folder: Path,
+    stem: str = "figure2_risk_by_proportion",
+    labels=None,
+    formats: tuple[str, ...] = ("png", "svg"),
 ):
     """Figure 2 of Allmann et al.: risk against sample proportion for one query, a band (quartiles) and median per ε.
 
@@ -128,4 +138,4 @@ def risk_by_proportion(
     fig.suptitle(f"Risk against sample proportion, {query} query: median (line) and quartiles (band) per ε")
     handles, names = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, names, loc="outside lower center", ncols=len(epsilons), fontsize="small")
-    return save_figure(fig, folder, stem)
+    return save_figure(fig, folder, stem, formats=formats)

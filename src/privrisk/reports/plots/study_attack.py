@@ -21,7 +21,12 @@ _LINES = (
 
 
 def attack_by_size(
-    results: pd.DataFrame, epsilon: float, query: str, folder: Path, stem: str = "figure3_attack_by_size"
+    results: pd.DataFrame,
+    epsilon: float,
+    query: str,
+    folder: Path,
+    stem: str = "figure3_attack_by_size",
+    formats: tuple[str, ...] = ("png", "svg"),
 ) -> dict[str, Path]:
     """Medians over the repetitions against n, one panel per variable, at one ε for one query (log-log axes).
 
@@ -53,4 +58,4 @@ def attack_by_size(
     axes[0][0].set_ylabel(f"probability, {query} query, ε = {epsilon_text(epsilon)}")
     handles, labels = max((ax.get_legend_handles_labels() for ax in axes[0]), key=lambda hl: len(hl[0]))
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    return save_figure(fig, folder, stem, rect=(0, 0.12, 1, 1))
+    return save_figure(fig, folder, stem, rect=(0, 0.12, 1, 1), formats=formats)
