@@ -170,26 +170,33 @@ def roll_up_present(enc: Encoded, levels, *, tally: bool = True) -> Rolled:
     # Whole counts below 2⁵³ are exact in float64, bincount's weights.
     w_d = enc.data_counts.astype(np.float64)
     if n_p > _SLICE and total <= _SLICED_CELLS:
-        # A large population on a grid of at most 2²⁴ cells at this node (a coarse node of a census on
-        # postcodes): counted densely, slice by slice (two arrays of the grid's cells, 128 MB each at most).
-        dat_grid = np.bincount(key_d, weights=w_d, minlength=total)
-        pop_grid = np.zeros(total, dtype=np.float64)
-        for start in range(0, n_p, _SLICE):
-            stop = min(start + _SLICE, n_p)
-            key_p = _node_key(enc.pop_codes[start:stop], enc.maps, levels, sizes)
-            pop_grid += np.bincount(
-                key_p, weights=enc.pop_counts[start:stop].astype(np.float64), minlength=total
-            )
-        present = np.flatnonzero(dat_grid)
-        dat, pop = dat_grid[present], pop_grid[present]
-        pop_only = int(np.count_nonzero(pop_grid)) - int(np.count_nonzero(pop))
-        inv = np.searchsorted(present, key_d)
+        present, inv, dat, pop, pop_only = _counted_densely(enc, levels, sizes, total, key_d, w_d)
     else:
         present, inv, pop, pop_only = _looked_up(enc, levels, sizes, key_d, tally)
         inv = inv.ravel().astype(np.int64)
         dat = np.bincount(inv, weights=w_d, minlength=present.size)
     codes = np.stack(np.unravel_index(present, sizes), axis=1).astype(np.int64).reshape(present.size, -1)
     return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), inv.astype(np.int64), pop_only)
+
+
+def _counted_densely(
+    enc: Encoded, levels: list[int], sizes: list[int], total: int, key_d: np.ndarray, w_d: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """A large population at a node of at most :data:`_SLICED_CELLS` cells (a coarse node of a census on
+    postcodes), counted densely slice by slice: two arrays of the node's cells (128 MB each at most) and a
+    slice's temporaries. The research keys at the node, each finest research class's index among them, the
+    research and population counts there, and the number of population classes without research records."""
+    dat_grid = np.bincount(key_d, weights=w_d, minlength=total)
+    pop_grid = np.zeros(total, dtype=np.float64)
+    n_p = enc.pop_codes.shape[0]
+    for start in range(0, n_p, _SLICE):
+        stop = min(start + _SLICE, n_p)
+        key_p = _node_key(enc.pop_codes[start:stop], enc.maps, levels, sizes)
+        pop_grid += np.bincount(key_p, weights=enc.pop_counts[start:stop].astype(np.float64), minlength=total)
+    present = np.flatnonzero(dat_grid)
+    pop = pop_grid[present]
+    pop_only = int(np.count_nonzero(pop_grid)) - int(np.count_nonzero(pop))
+    return present, np.searchsorted(present, key_d), dat_grid[present], pop, pop_only
 
 
 def _looked_up(
