@@ -421,7 +421,8 @@ def main() -> None:
             how = f"generated chunk by chunk in {time.perf_counter() - t0:.1f} s" if fresh else "cached"
             print(f"{grid} grid population: {n_pop:,} rows, research subset {n_sub:,} rows ({size_mb:.0f} MB of "
                   f"Parquet, {how}: {folder})")  # fmt: skip
-            _run_large(grid, n_pop, pop_path, data_path, args.with_previous)
+            # The previous way too when asked, and in quick mode (cheap there; the smoke test compares it).
+            _run_large(grid, n_pop, pop_path, data_path, args.with_previous or args.quick)
             print(f"load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())} on "
                   f"{os.cpu_count()} cores")  # fmt: skip
         if args.grid in ("large", "postcode"):
