@@ -75,7 +75,7 @@ def _heights(P: pd.DataFrame) -> list[int]:
 
 
 @contextlib.contextmanager
-def _census_path(slice_: int, sliced_cells: int):
+def _census_path(slice_: int, sliced_cells: int, seen_cells: int = 0):
     """The thresholds lowered so that a table of a few hundred rows takes every branch of the census path."""
     with contextlib.ExitStack() as stack:
         for obj, name, value in (
@@ -84,6 +84,7 @@ def _census_path(slice_: int, sliced_cells: int):
             (_lattice, "_DENSE_LIMIT", 0),
             (_lattice, "_SLICE", slice_),
             (_lattice, "_SLICED_CELLS", sliced_cells),
+            (_lattice, "_SEEN_CELLS", seen_cells),
             (engine, "DENSE_GROUP_CELLS", 0),
             (_prepare, "_ENCODE_SLICE", slice_),
         ):
@@ -124,11 +125,14 @@ tables = st.builds(
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tp=tables, path=st.sampled_from(["grid", "census"]), slice_=st.integers(1, 50),
-       sliced_cells=st.sampled_from([0, 40, 10**9]))  # fmt: skip
-def test_delta_equals_a_brute_force_count_on_both_paths(tmp_path_factory, tp, path, slice_, sliced_cells):
+       sliced_cells=st.sampled_from([0, 40, 10**9]), seen_cells=st.sampled_from([0, 10**9]))  # fmt: skip
+def test_delta_equals_a_brute_force_count_on_both_paths(
+    tmp_path_factory, tp, path, slice_, sliced_cells, seen_cells
+):
     T, P = tp
     t_file, p_file = _write(tmp_path_factory.mktemp("grid"), T, P)
-    ctx = _census_path(slice_, sliced_cells) if path == "census" else contextlib.nullcontext()
+    census = _census_path(slice_, sliced_cells, seen_cells)
+    ctx = census if path == "census" else contextlib.nullcontext()
     with ctx:
         prep = prepare_presence(t_file, p_file, QI, hierarchies=SPECS)
         census = _lattice.cube_cells(prep.enc) > _lattice._SPARSE_CELLS
@@ -157,6 +161,10 @@ def test_the_census_path_runs_every_branch(tmp_path):
         _check_every_node(prep, T, P)
         for name in ("looked_up", "distinct", "densely"):
             assert called[name].call_count > 0, name
+    # The missed keys marked one flag per cell instead of sorted: the same measures, and no sort.
+    with _census_path(16, 40, 10**9), mock.patch.object(_lattice, "_distinct") as distinct:
+        _check_every_node(prepare_presence(t_file, p_file, QI, hierarchies=SPECS), T, P)
+        assert distinct.call_count == 0
 
 
 def test_the_census_path_finds_an_inconsistent_subset(tmp_path):
