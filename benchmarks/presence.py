@@ -11,11 +11,14 @@ Targets on this 2-core machine:
     python benchmarks/presence.py --rows 100000000      # 10⁸ rows: ~300 MB of Parquet, generated once and cached
     python benchmarks/presence.py --quick               # a small smoke run (temporary folder, no cache)
     python benchmarks/presence.py --grid large          # issue 25: a grid of 25.6·10⁶ cells, above 2²⁴
+    python benchmarks/presence.py --grid postcode --rows 100000000   # 1.28·10⁹ cells, 6.6·10⁷ classes
 
-Issue 25 (``--grid large``): a census grid above the 2²⁴ cells counted densely (400 regions × single years of age
-× sex × 8 education levels × 40 occupations), one node (ages in ten-year classes) in ≤ 45 s including reading and
-≤ 3 GB at 10⁸ rows, with the same δ as a count by DuckDB alone; printed beside the previous way (every class
-rolled up at every node) run on the same files.
+Issue 25 (``--grid large``, ``--grid postcode``): census grids above the 2²⁴ cells counted densely — 400 regions,
+or 20,000 postcodes, × single years of age × sex × 8 education levels × 40 occupations — with a research subset
+of 200,000 rows (1 % below 2·10⁷ rows); one node (ages in ten-year classes) in ≤ 45 s including reading and
+≤ 3 GB at 10⁸ rows, with the same δ_max, k-map and classes as a count by DuckDB alone. That count is also the
+naive baseline: its time and peak memory are printed beside privrisk's, with their ratio. ``--with-previous``
+adds the way before issue 25 (every class rolled up at every node) run on the same files.
 
 The population is generated (seeded) chunk by chunk and written with pyarrow's ``ParquetWriter``, so that no more
 than one chunk of rows is ever in memory, and cached (``--cache``, default ``$PRIVRISK_BENCH_CACHE`` or the
@@ -76,6 +79,9 @@ LARGE_SCHEMA = pa.schema(
         ("occupation", pa.int8()),
     ]
 )
+# The postcode grid: 20,000 postcodes (a few thousand people each) × single years of age × sex × 8 education levels
+# × 40 occupations = 1.28·10⁹ cells; at 10⁸ rows nearly every person is alone in a finest class.
+# Same schema, hierarchies and node as the large grid.
 LARGE_NODE = {"age": 1}  # ten-year age classes, everything else raw
 LARGE_NODES = 10  # further nodes timed one by one on the large grid (a search there is the small grid's story)
 
@@ -83,6 +89,22 @@ LARGE_NODES = 10  # further nodes timed one by one on the large grid (a search t
 def _large_chunk(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     return {
         "region": (rng.zipf(1.2, n) % 400).astype(np.int16),
+        "age": np.minimum(rng.gamma(4.0, 11.0, n), 99).astype(np.int8),
+        "sex": rng.integers(0, 2, n).astype(np.int8),
+        "education": rng.choice(8, n, p=[0.05, 0.1, 0.25, 0.2, 0.15, 0.12, 0.08, 0.05]).astype(np.int8),
+        "occupation": (rng.zipf(1.5, n) % 40).astype(np.int8),
+    }
+
+
+def _postcode_weights() -> np.ndarray:
+    """Each postcode's share of the population (lognormal sizes, fixed)."""
+    w = np.random.default_rng(99).lognormal(0.0, 0.8, 20_000)
+    return w / w.sum()
+
+
+def _postcode_chunk(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    return {
+        "region": rng.choice(20_000, n, p=_postcode_weights()).astype(np.int16),
         "age": np.minimum(rng.gamma(4.0, 11.0, n), 99).astype(np.int8),
         "sex": rng.integers(0, 2, n).astype(np.int8),
         "education": rng.choice(8, n, p=[0.05, 0.1, 0.25, 0.2, 0.15, 0.12, 0.08, 0.05]).astype(np.int8),
@@ -119,7 +141,7 @@ def generate(
         for i, start in enumerate(range(0, n_pop, CHUNK)):
             n = min(CHUNK, n_pop - start)
             rng = np.random.default_rng([seed, i])
-            cols = _chunk(rng, n) if grid == "small" else _large_chunk(rng, n)
+            cols = {"small": _chunk, "large": _large_chunk, "postcode": _postcode_chunk}[grid](rng, n)
             wp.write_table(pa.table(cols, schema=schema), row_group_size=ROW_GROUP)
             want = round(n_data * (start + n) / n_pop) - done
             pick = np.sort(rng.choice(n, want, replace=False))
@@ -213,9 +235,14 @@ def measure_large(pop_path: Path, data_path: Path, previous: bool) -> dict:
     return out
 
 
-def _duckdb_delta(pop_path: Path, data_path: Path) -> tuple[float, int, int]:
-    """δ_max, k-map and the classes of LARGE_NODE counted by DuckDB alone (ages in ten-year classes): the
-    independent reference."""
+def duckdb_count(pop_path: Path, data_path: Path) -> dict:
+    """The naive baseline and the independent reference, in this process: LARGE_NODE counted by DuckDB alone.
+
+    One statement over the raw files (ages in ten-year classes): the research classes and their counts, the
+    population's rows of the research subset's regions × sex × education × occupation counted per class (a
+    semi-join), and δ_max, k-map and the number of classes of the join. DuckDB as privrisk configures it
+    (memory limit 1 GB, every core); time, CPU and peak memory measured like privrisk's.
+    """
     import duckdb
 
     keys = "region, age // 10 AS a10, sex, education, occupation"
@@ -224,41 +251,53 @@ def _duckdb_delta(pop_path: Path, data_path: Path) -> tuple[float, int, int]:
            f"p AS (SELECT {keys}, COUNT(*) AS n FROM read_parquet('{pop_path}') "
            f"SEMI JOIN t USING (region, sex, education, occupation) GROUP BY ALL) "
            f"SELECT MAX(t.n / p.n), MIN(p.n), COUNT(*) FROM t JOIN p USING ({by})")  # fmt: skip
+    t0, c0 = time.perf_counter(), _cpu()
     con = duckdb.connect()
     con.execute("SET memory_limit = '1GB'")
     row = con.sql(sql).fetchall()[0]
-    return float(row[0]), int(row[1]), int(row[2])
+    return {"node_s": time.perf_counter() - t0, "node_cpu": _cpu() - c0, "peak_mb": _peak_mb(),
+            "delta_max": float(row[0]), "k_map": int(row[1]), "classes": int(row[2])}  # fmt: skip
 
 
 def _pair(m: dict, what: str) -> str:
     return f"{m[what + '_s']:>7.2f} ({m[what + '_cpu']:.2f})".rjust(16)
 
 
-def _run_large(n_pop: int, pop_path: Path, data_path: Path) -> None:
-    """The large grid beside the previous way (baseline) and the targets of issue 25."""
+def _run_large(grid: str, n_pop: int, pop_path: Path, data_path: Path, previous: bool) -> None:
+    """A grid above 2²⁴ cells beside the naive baseline (DuckDB alone), the targets of issue 25 and, with
+    ``previous``, the way before it (every class rolled up at every node)."""
     paths = [str(pop_path), str(data_path)]
     ours = _child(["--measure-large", *paths])
-    prev = _child(["--measure-large", *paths, "--previous"])
-    t0 = time.perf_counter()
-    ref = _duckdb_delta(pop_path, data_path)
-    ref_s = time.perf_counter() - t0
-    print(f"large grid: {ours['cells']:,} cells (above the 2²⁴ = {2**24:,} counted densely); finest classes "
+    ref = _child(["--duckdb-count", *paths])
+    prev = _child(["--measure-large", *paths, "--previous"]) if previous else None
+    print(f"{grid} grid: {ours['cells']:,} cells (above the 2²⁴ = {2**24:,} counted densely); finest classes "
           f"{ours['pop_classes']:,} in the population, {ours['data_classes']:,} in the subset; lattice "
           f"{ours['lattice']} nodes")  # fmt: skip
-    print(f"{'':34}{'target':>12}{'ours':>16}{'baseline':>16}")
+    head = f"{'':36}{'target':>10}{'ours':>16}{'DuckDB alone':>16}{'ratio':>7}"
+    print(head + (f"{'previous way':>16}" if prev else ""))
     target_s = "≤ 45 s" if n_pop >= 10**8 else "—"
-    print(f"{'read once, wall (CPU) (s)':34}{'':>12}{_pair(ours, 'read')}{_pair(prev, 'read')}")
-    print(f"{'one node with reading, wall (CPU)':34}{target_s:>12}{_pair(ours, 'node')}{_pair(prev, 'node')}")
-    print(f"{'each further node, wall (CPU)':34}{'':>12}{_pair(ours, 'per_node')}{_pair(prev, 'per_node')}")
-    print(f"{'peak memory, one node (MB)':34}{'≤ 3,072':>12}{ours['peak_node_mb']:>16.0f}{prev['peak_node_mb']:>16.0f}")
-    print(f"{'peak memory, all (MB, max RSS)':34}{'≤ 3,072':>12}{ours['peak_mb']:>16.0f}{prev['peak_mb']:>16.0f}")
-    same = ours["node"] == prev["node"] and ours["deltas"] == prev["deltas"]
+    rows = [
+        ("read once, wall (CPU) (s)", "", _pair(ours, "read"), "", "", prev and _pair(prev, "read")),
+        ("one node with reading, wall (CPU)", target_s, _pair(ours, "node"), _pair(ref, "node"),
+         f"{ours['node_s'] / ref['node_s']:.2f}×", prev and _pair(prev, "node")),
+        ("each further node, wall (CPU)", "", _pair(ours, "per_node"), "", "", prev and _pair(prev, "per_node")),
+        ("peak memory, one node (MB)", "≤ 3,072", f"{ours['peak_node_mb']:>16.0f}", f"{ref['peak_mb']:>16.0f}",
+         f"{ours['peak_node_mb'] / ref['peak_mb']:.2f}×", prev and f"{prev['peak_node_mb']:>16.0f}"),
+        ("peak memory, all nodes (MB)", "≤ 3,072", f"{ours['peak_mb']:>16.0f}", "", "",
+         prev and f"{prev['peak_mb']:>16.0f}"),
+    ]  # fmt: skip
+    for name, target, a, b, ratio, c in rows:
+        print(f"{name:36}{target:>10}{a:>16}{b:>16}{ratio:>7}" + (f"{c:>16}" if prev else ""))
     o = ours["node"]
-    print(f"the node {LARGE_NODE}: δ_max, k-map, classes: ours {o['delta_max']:.6f}, {o['k_map']}, {o['classes']:,}; "
-          f"DuckDB alone {ref[0]:.6f}, {ref[1]}, {ref[2]:,} ({ref_s:.1f} s); every measure of "
-          f"{1 + len(ours['deltas'])} nodes the same as the baseline's: {same}")  # fmt: skip
-    agree = (o["delta_max"], o["k_map"], o["classes"]) == ref
+    print(f"the node {LARGE_NODE}: δ_max, k-map, classes: ours {o['delta_max']:.6f}, {o['k_map']}, {o['classes']:,} "
+          f"(population classes {o['population_classes']:,}); DuckDB alone {ref['delta_max']:.6f}, {ref['k_map']}, "
+          f"{ref['classes']:,}")  # fmt: skip
+    agree = (o["delta_max"], o["k_map"], o["classes"]) == (ref["delta_max"], ref["k_map"], ref["classes"])
     print(f"ours equal to DuckDB alone: {agree}")
+    same = True
+    if prev:
+        same = ours["node"] == prev["node"] and ours["deltas"] == prev["deltas"]
+        print(f"every measure of {1 + len(ours['deltas'])} nodes the same as the previous way's: {same}")
     print("issue 25's figures at 10⁸ rows before this (idle machine): 43 s and 6.7 GB for one node")
     if not (agree and same):
         raise SystemExit("the measures differ")
@@ -339,11 +378,16 @@ def main() -> None:
     ap.add_argument("--baseline-rows", type=int, default=10_000_000, help="population rows pandas holds")
     ap.add_argument("--all-nodes", action=argparse.BooleanOptionalAction, default=None,
                     help="also roll every node up (default: above the quick size, up to 10⁷ rows)")  # fmt: skip
-    ap.add_argument("--grid", choices=["small", "large", "both"], default="small",
-                    help="small: today's grid (6·10⁶ cells, the dense path); large: 25.6·10⁶ cells (above 2²⁴) "
-                         "beside the previous way; both")  # fmt: skip
+    ap.add_argument("--grid", choices=["small", "large", "postcode", "both", "all"], default="small",
+                    help="small: today's grid (6·10⁶ cells, the dense path); large: 400 regions, 25.6·10⁶ cells "
+                         "(above 2²⁴); postcode: 20,000 postcodes, 1.28·10⁹ cells; both: small and large; all: "
+                         "the three")  # fmt: skip
+    ap.add_argument("--with-previous", action="store_true",
+                    help="on the grids above 2²⁴ cells, also the way before issue 25 (every class rolled up; "
+                         "more than 9 GB on the postcode grid at 10⁸ rows)")  # fmt: skip
     ap.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--measure-large", nargs=2, type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--duckdb-count", nargs=2, type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--previous", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--baseline", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -352,6 +396,9 @@ def main() -> None:
         return
     if args.measure_large:
         print(json.dumps(measure_large(*args.measure_large, args.previous)))
+        return
+    if args.duckdb_count:
+        print(json.dumps(duckdb_count(*args.duckdb_count)))
         return
     if args.baseline:
         print(json.dumps(baseline(*args.baseline, args.baseline_rows, args.baseline_nodes)))
@@ -363,19 +410,23 @@ def main() -> None:
         cache = Path(tmp) if args.quick else (
             args.cache or Path(os.environ.get("PRIVRISK_BENCH_CACHE") or Path(tempfile.gettempdir()) / "privrisk-bench")
         )  # fmt: skip
-        if args.grid != "small":
+        large = {"large": ["large"], "postcode": ["postcode"], "both": ["large"], "all": ["large", "postcode"]}
+        for grid in large.get(args.grid, []):
+            # The issue's research subset: 200,000 rows of 10⁸ (1 % of smaller populations).
+            n_sub = args.data_rows or min(max(1, n_pop // 100), 200_000)
             t0 = time.perf_counter()
-            folder = cache / f"presence-large-{n_pop}-{n_data}-seed1"
-            pop_path, data_path, fresh = generate(folder, n_pop, n_data, grid="large")
+            folder = cache / f"presence-{grid}-{n_pop}-{n_sub}-seed1"
+            pop_path, data_path, fresh = generate(folder, n_pop, n_sub, grid=grid)
             size_mb = pop_path.stat().st_size / 2**20
             how = f"generated chunk by chunk in {time.perf_counter() - t0:.1f} s" if fresh else "cached"
-            print(f"large grid population: {n_pop:,} rows, research subset {n_data:,} rows ({size_mb:.0f} MB of "
+            print(f"{grid} grid population: {n_pop:,} rows, research subset {n_sub:,} rows ({size_mb:.0f} MB of "
                   f"Parquet, {how}: {folder})")  # fmt: skip
-            _run_large(n_pop, pop_path, data_path)
+            # The previous way too when asked, and in quick mode (cheap there; the smoke test compares it).
+            _run_large(grid, n_pop, pop_path, data_path, args.with_previous or args.quick)
             print(f"load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())} on "
                   f"{os.cpu_count()} cores")  # fmt: skip
-            if args.grid == "large":
-                return
+        if args.grid in ("large", "postcode"):
+            return
         t0 = time.perf_counter()
         pop_path, data_path, fresh = generate(cache / f"presence-{n_pop}-{n_data}-seed1", n_pop, n_data)
         gen_s = time.perf_counter() - t0

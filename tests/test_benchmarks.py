@@ -40,5 +40,5 @@ def test_presence_benchmark_large_grid_quick(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "25,600,000 cells" in proc.stdout
-    assert "the same as the baseline's: True" in proc.stdout
+    assert "the same as the previous way's: True" in proc.stdout
     assert "ours equal to DuckDB alone: True" in proc.stdout

@@ -30,6 +30,8 @@ HEAVY = (
 )
 
 LIGHT_COMMANDS = {
+    "version": ["--version"],
+    "risk-plain": ["risk", "--epsilon", "1"],
     "risk": ["risk", "--epsilon", "1", "--n", "10", "--json"],
     "risk-text": ["risk", "--epsilon", "ln3"],
     "epsilon": ["epsilon", "--risk", "0.75", "--json"],

@@ -302,8 +302,9 @@ def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.Da
     grid of a few million cells. DuckDB reads the ranges from the Parquet statistics (no scan), streams one
     packed BIGINT key per row (``Σ (c_j − min_j)·stride_j``) in Arrow batches, and ``np.bincount`` adds them
     into the grid, which is much lighter than a hash table of five columns. The result has the rows, columns and
-    types of :func:`group_sql`'s statement (in key order). None when a column is not such an integer, holds
-    empty values (the GROUP BY path reports them) or the grid is larger than :data:`DENSE_GROUP_CELLS`.
+    types of :func:`group_sql`'s statement (in key order). A grid larger than :data:`DENSE_GROUP_CELLS` is grouped
+    by DuckDB and streamed (:func:`_group_streamed`). None when a column is not such an integer or holds empty
+    values (the GROUP BY path reports them).
     """
     if not columns or any(types[c].upper() not in _DENSE_TYPES for c in columns):
         return None
@@ -316,7 +317,7 @@ def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.Da
     sizes = [int(row[3 * j + 1]) - lows[j] + 1 for j in range(len(columns))]
     cells = math.prod(sizes)
     if cells > DENSE_GROUP_CELLS:
-        return None
+        return _group_streamed(rel, columns, types)
     key = f"(CAST({quoted[0]} AS BIGINT) - {lows[0]})"
     for q, lo, size in zip(quoted[1:], lows[1:], sizes[1:], strict=True):
         key = f"({key} * {size} + (CAST({q} AS BIGINT) - {lo}))"
@@ -332,6 +333,31 @@ def _group_dense(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.Da
     hist["__n"] = counts[present]
     hist["__min"] = np.zeros(present.size, dtype=np.int32)
     return hist
+
+
+def _group_streamed(rel, columns: Sequence[str], types: Mapping[str, str]) -> pd.DataFrame:
+    """DuckDB's GROUP BY of integer columns on a grid too large to count densely, streamed in Arrow batches.
+
+    A census on postcodes × single years × … has nearly as many distinct combinations as people (6.6·10⁷ of 10⁸).
+    DuckDB's hash table stays under its memory limit (spilling the rest); the result comes over in Arrow batches
+    kept in the columns' own integer types, and each column is joined up and its batches let go before the next,
+    so the frame (a few bytes per class) is never held twice, as ``.df()`` holds DuckDB's copy and pandas'.
+    The rows, columns and order of the columns of :func:`group_sql`'s statement (``__min`` as int8 zeros).
+    """
+    reader = rel.query("__t", group_sql("__t", columns)).to_arrow_reader(_DENSE_BATCH)
+    names = [*columns, "__n"]
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    for batch in reader:
+        for name, column in zip(names, batch.columns, strict=False):
+            parts[name].append(column.to_numpy(zero_copy_only=False))
+    out: dict[str, np.ndarray] = {}
+    for name in names:
+        dtype = np.int64 if name == "__n" else _DENSE_TYPES[types[name].upper()]
+        chunks = parts.pop(name)
+        out[name] = np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.zeros(0, dtype)
+        del chunks
+    out["__min"] = np.zeros(out["__n"].size, dtype=np.int8)
+    return pd.DataFrame(out, copy=False)
 
 
 def _spark_kind(path: str) -> str:

@@ -31,7 +31,9 @@ class SparkRollUp:
         self.spark = spark or spark_session(master)
         q = enc.q
         n_p, n_d = enc.pop_codes.shape[0], enc.data_codes.shape[0]
-        cols = {f"c{j}": np.concatenate([enc.pop_codes[:, j], enc.data_codes[:, j]]) for j in range(q)}
+        # int64 whatever the codes' type: the kernel's lookups give int64, and mapInPandas keeps this schema.
+        cols = {f"c{j}": np.concatenate([enc.pop_codes[:, j], enc.data_codes[:, j]]).astype(np.int64)
+                for j in range(q)}  # fmt: skip
         cols["p"] = np.concatenate([enc.pop_counts, np.zeros(n_d, np.int64)]).astype(np.int64)
         cols["d"] = np.concatenate([np.zeros(n_p, np.int64), enc.data_counts]).astype(np.int64)
         self.frame = self.spark.createDataFrame(pd.DataFrame(cols)).cache()

@@ -34,6 +34,12 @@ _CUBE_SPARSITY = 16
 # classes holding research records are counted (:func:`roll_up_present`), the population's other classes only
 # tallied. A module constant so that tests can lower it.
 _SPARSE_CELLS = 1 << 24
+# Population classes looked up per slice in the sparse roll-up (8 bytes each, a few arrays at a time).
+_SLICE = 1 << 22
+# Beyond _SLICE population classes, nodes of at most this many cells are counted densely slice by slice.
+_SLICED_CELLS = 1 << 24
+# Nodes of at most this many cells mark the population's missed keys in one flag (byte) per cell; more, sort them.
+_SEEN_CELLS = 1 << 28
 
 
 @dataclass(frozen=True)
@@ -44,9 +50,9 @@ class Encoded:
     base level); ``sizes[j][level]`` is the number of codes at that level.
     """
 
-    data_codes: np.ndarray  # (C_T, q) int64 base codes
+    data_codes: np.ndarray  # (C_T, q) integer base codes
     data_counts: np.ndarray  # (C_T,) int64
-    pop_codes: np.ndarray  # (C_P, q)
+    pop_codes: np.ndarray  # (C_P, q) integer base codes (prepare_presence: the smallest type that holds them)
     pop_counts: np.ndarray  # (C_P,)
     base: tuple[int, ...]
     heights: tuple[int, ...]
@@ -88,14 +94,14 @@ def _keys(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
     return key
 
 
-def roll_up(enc: Encoded, levels, *, every_class: bool = False) -> Rolled:
+def roll_up(enc: Encoded, levels, *, every_class: bool = False, tally: bool = True) -> Rolled:
     """Aggregate both finest histograms to the node ``levels`` (one level per quasi-identifier).
 
     On a grid above :data:`_SPARSE_CELLS` cells only the classes holding research records are listed
-    (:func:`roll_up_present`) unless ``every_class``.
+    (:func:`roll_up_present`, ``tally`` passed on) unless ``every_class``.
     """
     if not every_class and cube_cells(enc) > _SPARSE_CELLS:
-        return roll_up_present(enc, levels)
+        return roll_up_present(enc, levels, tally=tally)
     levels = [int(x) for x in levels]
     n_d, n_p = enc.data_codes.shape[0], enc.pop_codes.shape[0]
     cols, sizes = [], []
@@ -126,16 +132,17 @@ def roll_up(enc: Encoded, levels, *, every_class: bool = False) -> Rolled:
     return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), data_class.astype(np.int64))
 
 
-def roll_up_present(enc: Encoded, levels) -> Rolled:
+def roll_up_present(enc: Encoded, levels, *, tally: bool = True) -> Rolled:
     """The node ``levels`` with only the classes that hold research records; the others are only tallied.
 
     δ_c = |T_c|/|P_c|, k-anonymity and k-map read the classes that hold research records only; the population's
     other classes enter the measures only through their number (and δ_min = 0 when there is one). So the
     population's finest classes are looked up among the research subset's C_T keys at the node (a semi-join:
-    one ``searchsorted`` per class into the sorted research keys) and summed there, and the misses are only
-    counted: O(C_P log C_T) per node and a few arrays of C_P integers, never an argsort of every class's key.
-    Nodes with few keys (coarse ones) take :func:`roll_up`'s dense count and keep the classes holding research
-    records. The classes come out in key order, as from :func:`roll_up`, and ``Rolled.pop_only`` holds the number
+    a hash table of the research keys, pandas' ``Index.get_indexer``) and summed there, and the misses are only
+    counted: O(C_P) per node, the population taken in slices of :data:`_SLICE` classes (temporaries of
+    a slice only, and one buffer of the missed keys, sorted to count them), never an argsort of every class's
+    key. Nodes with few keys (coarse ones) are counted densely: by :func:`roll_up` (keeping the classes holding
+    research records) for up to :data:`_SLICE` population classes, slice by slice beyond. The classes come out in key order, as from :func:`roll_up`, and ``Rolled.pop_only`` holds the number
     of population classes left out.
 
     Example:
@@ -152,28 +159,95 @@ def roll_up_present(enc: Encoded, levels) -> Rolled:
     sizes = [int(enc.sizes[j][lvl]) for j, lvl in enumerate(levels)]
     total = math.prod(sizes)
     classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
-    if total >= 2**62 or total <= max(_DENSE_LIMIT, 2 * classes):
+    n_p = enc.pop_codes.shape[0]
+    if total >= 2**62 or (total <= max(_DENSE_LIMIT, 2 * classes) and n_p <= _SLICE):
         # Few keys at this node: roll_up's dense count of every class is cheaper than looking each class up (a
-        # searchsorted costs ~log₂ C_T cache misses per class). Too many for one int64: roll_up compacts them.
+        # hash lookup per class). Too many for one int64: roll_up compacts them.
+        # Only for a population of at most _SLICE classes: roll_up holds q + 3 arrays of every class's codes.
         full = roll_up(enc, levels, every_class=True)
         held = full.data > 0
         return Rolled(full.codes[held], full.data[held], full.pop[held],
                       np.cumsum(held)[full.data_class] - 1, int((~held & (full.pop > 0)).sum()))  # fmt: skip
     key_d = _node_key(enc.data_codes, enc.maps, levels, sizes)
-    key_p = _node_key(enc.pop_codes, enc.maps, levels, sizes)
-    present, inv = np.unique(key_d, return_inverse=True)
-    inv = inv.ravel().astype(np.int64)
     # Whole counts below 2⁵³ are exact in float64, bincount's weights.
-    dat = np.bincount(inv, weights=enc.data_counts.astype(np.float64), minlength=present.size)
-    pos = np.searchsorted(present, key_p)
-    np.minimum(pos, max(present.size - 1, 0), out=pos)
-    hit = present[pos] == key_p if present.size else np.zeros(key_p.size, dtype=bool)
-    pop = np.bincount(pos[hit], weights=enc.pop_counts[hit].astype(np.float64), minlength=present.size)
-    # np.sort, not np.unique: numpy 2.4's unique of 3·10⁶ int64 keys took 170× as long as this sort.
-    ordered = np.sort(key_p[~hit])
-    pop_only = int(ordered.size > 0) + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+    w_d = enc.data_counts.astype(np.float64)
+    if n_p > _SLICE and total <= _SLICED_CELLS:
+        present, inv, dat, pop, pop_only = _counted_densely(enc, levels, sizes, total, key_d, w_d)
+    else:
+        present, inv, pop, pop_only = _looked_up(enc, levels, sizes, key_d, tally)
+        inv = inv.ravel().astype(np.int64)
+        dat = np.bincount(inv, weights=w_d, minlength=present.size)
     codes = np.stack(np.unravel_index(present, sizes), axis=1).astype(np.int64).reshape(present.size, -1)
-    return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), inv, pop_only)
+    return Rolled(codes, dat.astype(np.int64), pop.astype(np.int64), inv.astype(np.int64), pop_only)
+
+
+def _counted_densely(
+    enc: Encoded, levels: list[int], sizes: list[int], total: int, key_d: np.ndarray, w_d: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """A large population at a node of at most :data:`_SLICED_CELLS` cells (a coarse node of a census on
+    postcodes), counted densely slice by slice: two arrays of the node's cells (128 MB each at most) and a
+    slice's temporaries. The research keys at the node, each finest research class's index among them, the
+    research and population counts there, and the number of population classes without research records."""
+    dat_grid = np.bincount(key_d, weights=w_d, minlength=total)
+    pop_grid = np.zeros(total, dtype=np.float64)
+    n_p = enc.pop_codes.shape[0]
+    for start in range(0, n_p, _SLICE):
+        stop = min(start + _SLICE, n_p)
+        key_p = _node_key(enc.pop_codes[start:stop], enc.maps, levels, sizes)
+        pop_grid += np.bincount(key_p, weights=enc.pop_counts[start:stop].astype(np.float64), minlength=total)
+    present = np.flatnonzero(dat_grid)
+    pop = pop_grid[present]
+    pop_only = int(np.count_nonzero(pop_grid)) - int(np.count_nonzero(pop))
+    return present, np.searchsorted(present, key_d), dat_grid[present], pop, pop_only
+
+
+def _looked_up(
+    enc: Encoded, levels: list[int], sizes: list[int], key_d: np.ndarray, tally: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The research keys at the node (sorted), each finest research class's index among them, the population
+    counted there (a semi-join: each population class looked up among them) and the number of distinct keys of
+    the population classes that miss them (0 unless ``tally``)."""
+    import pandas as pd  # its hash table: 8× as fast as a searchsorted into C_T keys (4·10⁶ keys into 10⁵)
+
+    present, inv = np.unique(key_d, return_inverse=True)
+    index = pd.Index(present)
+    n_p = enc.pop_codes.shape[0]
+    pop = np.zeros(present.size, dtype=np.float64)
+    # The population's classes in slices (a census on postcodes has ~10⁸ of them): each slice's temporaries are
+    # a few arrays of _SLICE integers, never of C_P. The missed keys are marked in one flag per cell of the node
+    # (at most _SEEN_CELLS bytes; a sixth of the time of sorting them) or else go to one buffer of C_P keys whose
+    # pages are only touched as it fills (np.empty), deduplicated slice by slice and then sorted.
+    total = math.prod(sizes)
+    seen = np.zeros(total if tally and total <= _SEEN_CELLS else 0, dtype=bool)
+    missed = np.empty(n_p if tally and not seen.size else 0, dtype=np.int64)
+    n_missed = 0
+    for start in range(0, n_p, _SLICE):
+        stop = min(start + _SLICE, n_p)
+        key_p = _node_key(enc.pop_codes[start:stop], enc.maps, levels, sizes)
+        at = index.get_indexer(key_p)
+        hit = at >= 0
+        pop += np.bincount(at[hit], weights=enc.pop_counts[start:stop][hit].astype(np.float64),
+                           minlength=present.size)  # fmt: skip
+        miss = key_p[~hit]
+        if seen.size:
+            seen[miss] = True
+        elif tally:
+            # np.sort, not np.unique: numpy 2.4's unique of 3·10⁶ int64 keys took 170× as long as this sort.
+            miss.sort()
+            miss = miss[np.r_[True, miss[1:] != miss[:-1]]] if miss.size else miss
+            missed[n_missed : n_missed + miss.size] = miss
+            n_missed += miss.size
+    if seen.size:
+        pop_only = int(np.count_nonzero(seen))
+    else:  # deduplicated within each slice; across slices the same key may recur
+        pop_only = n_missed if n_p <= _SLICE else _distinct(missed[:n_missed])
+    return present, inv, pop, pop_only
+
+
+def _distinct(keys: np.ndarray) -> int:
+    """The number of distinct values of ``keys``, sorting them in place."""
+    keys.sort()
+    return int(keys.size > 0) + int(np.count_nonzero(keys[1:] != keys[:-1]))
 
 
 def _node_key(codes: np.ndarray, maps, levels: list[int], sizes: list[int]) -> np.ndarray:

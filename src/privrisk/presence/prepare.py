@@ -126,7 +126,9 @@ def _checked(hist: pd.DataFrame, qi: Sequence[str], count: str | None, label: st
             )
     hist["__n"] = hist["__n"].astype(np.int64)
     hist = hist.drop(columns="__min")
-    return hist[hist["__n"] > 0].reset_index(drop=True)
+    # Filtered only when a class is empty (a count column's zeros): a census's histogram is not copied for nothing.
+    empty = hist["__n"].to_numpy() <= 0
+    return hist[~empty].reset_index(drop=True) if empty.any() else hist
 
 
 # --------------------------------------------------------------------------------------------------- encoding
@@ -153,6 +155,46 @@ def factor(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """Integer codes of a column and its distinct values in the hierarchies' key form (``12.0`` → ``12``)."""
     codes, uniques = pd.factorize(column, sort=False)
     return codes.astype(np.int64), [_key(v) for v in np.asarray(uniques, dtype=object)]
+
+
+# Population classes encoded per slice (a census on postcodes has ~10⁸ of them).
+_ENCODE_SLICE = 1 << 22
+
+
+def _base_codes(
+    hist: pd.DataFrame, qi: Sequence[str], raw: Sequence[Any], plans: Sequence[QIPlan]
+) -> np.ndarray:
+    """The histogram's base codes, (C, q), in the smallest integer type that holds every quasi-identifier's.
+
+    Slice by slice into one array, each value looked up among its column's distinct values ``raw`` (in the order
+    of ``plan.pop_base``): the temporaries are a slice's, and a census's codes take 2 bytes a value, not 8.
+    """
+    widest = max((int(p.sizes[p.base]) for p in plans), default=1)
+    dtype = next(t for t in (np.int8, np.int16, np.int32, np.int64) if widest <= np.iinfo(t).max)
+    out = np.empty((len(hist), len(qi)), dtype=dtype)
+    for j, (name, plan) in enumerate(zip(qi, plans, strict=True)):
+        lookup = plan.pop_base.astype(dtype)
+        column = hist[name].to_numpy()
+        index = _value_index(column, raw[j])
+        for start in range(0, len(hist), _ENCODE_SLICE):
+            at = index(column[start : start + _ENCODE_SLICE])
+            if at.size and at.min() < 0:  # cannot happen (raw holds the column's own values); never index -1
+                raise RuntimeError(f"{name!r}: a value not among the column's distinct values")
+            out[start : start + _ENCODE_SLICE, j] = lookup[at]
+    return out
+
+
+def _value_index(column: np.ndarray, raw: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """Position of each value among ``raw`` (the column's distinct values): a table for integers of a small
+    range (ages, codes: a gather), a hash table otherwise."""
+    values = np.asarray(raw)
+    if column.dtype.kind in "iu" and values.dtype.kind in "iu" and values.size:
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < 1 << 24:
+            table = np.full(hi - lo + 1, -1, dtype=np.int64)
+            table[values.astype(np.int64) - lo] = np.arange(values.size)
+            return lambda part: table[part.astype(np.int64) - lo]
+    return pd.Index(raw).get_indexer
 
 
 @dataclass(frozen=True, eq=False)
@@ -505,18 +547,19 @@ def prepare_presence(
         raise PrivriskError(f"{d_label}: no records")
     if ph.empty:
         raise PrivriskError(f"{p_label}: no records")
-    plans, d_cols, p_cols = [], [], []
+    plans, d_cols, p_raw = [], [], []
     for name in qi:
         d_idx, d_uni = factor(dh[name])
-        p_idx, p_uni = factor(ph[name])
+        raw = pd.unique(ph[name])
+        p_uni = [_key(v) for v in np.asarray(raw, dtype=object)]
         plan = _plan_qi(name, specs.get(name), d_uni, p_uni, population_count is not None, p_label)
         plans.append(plan)
         d_cols.append(plan.data_base[d_idx])
-        p_cols.append(plan.pop_base[p_idx])
+        p_raw.append(raw)
     enc = _lattice.Encoded(
         data_codes=np.stack(d_cols, axis=1),
         data_counts=dh["__n"].to_numpy(np.int64),
-        pop_codes=np.stack(p_cols, axis=1),
+        pop_codes=_base_codes(ph, qi, p_raw, plans),
         pop_counts=ph["__n"].to_numpy(np.int64),
         base=tuple(p.base for p in plans),
         heights=tuple(p.hierarchy.height for p in plans),
