@@ -240,9 +240,9 @@ def test_an_uploaded_ledger_is_continued_and_not_modified(upload, page, goto, ex
 @pytest.mark.parametrize(
     ("query", "where", "message"),
     [
-        ("q1_column=distance&q1_epsilon=0&q1_lower=0&q1_upper=700", "q1", "--epsilon: "),
-        ("q1_column=distance&q1_epsilon=1&q1_lower=0", "q1", "--universe: give the highest possible value"),
-        ("q1_column=distance&q1_epsilon=1&q1_lower=700&q1_upper=0", "q1", "--universe: the lower bound 700"),
+        ("q1_column=distance&q1_epsilon=0&q1_lower=0&q1_upper=700", "q1", "Privacy loss ε: "),
+        ("q1_column=distance&q1_epsilon=1&q1_lower=0", "q1", "Bounds: give the highest possible value"),
+        ("q1_column=distance&q1_epsilon=1&q1_lower=700&q1_upper=0", "q1", "Bounds: the lower bound 700"),
         ("q1_column=nosuch&q1_epsilon=1&q1_lower=0&q1_upper=700", "file", "examples/distance_work.csv: no column 'nosuch'"),
     ],
 )  # fmt: skip
@@ -380,4 +380,4 @@ def test_an_upload_clears_the_examples_queries_and_skips_an_id_column(upload, pa
     expect(page.locator("#release-q1_lower")).to_have_value("")
     expect(page.locator("#release-q1_upper")).to_have_value("")
     page.get_by_role("button", name="Preview the release").click()
-    expect(page.locator("#release-q1_error .privrisk-error")).to_contain_text("--epsilon: required")
+    expect(page.locator("#release-q1_error .privrisk-error")).to_contain_text("Privacy loss ε: required")

@@ -121,7 +121,7 @@ def test_a_text_column_and_bad_bounds_show_the_command_lines_messages(upload, pa
     page.get_by_role("radio", name="bounds LO,HI").check()
     page.locator("#sensitivity-universe").fill("50,10")
     page.locator("#sensitivity-universe").press("Enter")
-    expect(page.locator(".privrisk-error")).to_contain_text("--universe: ")
+    expect(page.locator(".privrisk-error")).to_contain_text("Bounds: ")
 
 
 def test_two_sessions_do_not_see_each_others_data(upload, page, new_page, goto, examples):

@@ -141,7 +141,7 @@ def test_a_bad_setting_is_named_by_its_option(page, goto):
     goto(page, "page=study&epsilons=0,-1")
     expect(page.locator("#study-command-line")).to_contain_text("--epsilons 0,-1")
     page.locator("#study-run").click()
-    expect(page.locator("#study-status .privrisk-error")).to_contain_text("--epsilons:")
+    expect(page.locator("#study-status .privrisk-error")).to_contain_text("ε values:")
 
 
 def test_long_work_shows_progress_and_can_be_cancelled(page, goto):
