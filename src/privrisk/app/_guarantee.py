@@ -43,20 +43,10 @@ def _given(value: Any) -> Any:
 
 
 def guarantee_from_inputs(
-    *,
-    kind: str,
-    epsilon: float,
-    delta: float = 0.0,
-    rho: Any = None,
-    mu: Any = None,
-    mechanism: str = "laplace",
-    scale: Any = None,
-    sigma: Any = None,
-    sensitivity: Any = None,
-    sample_rate: Any = None,
-    compose: Any = None,
+    *, kind: str, epsilon: float, delta: float = 0.0, rho: Any = None, mu: Any = None, mechanism: str = "laplace",
+    scale: Any = None, sigma: Any = None, sensitivity: Any = None, sample_rate: Any = None, compose: Any = None,
     group: Any = None,
-) -> Any:
+) -> Any:  # fmt: skip
     """The :class:`privrisk.accounting.Guarantee` the page's inputs describe: the inputs of the chosen kind mapped
     onto :class:`privrisk.accounting.GuaranteeSpec`, whose one-line errors name the input (``param``) and use the
     page's labels in their words.

@@ -11,7 +11,7 @@ from rich.table import Table
 from privrisk._validation import QUERIES, check_choice, check_query
 from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon, percent
-from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP, choose_universe
+from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
@@ -73,7 +73,7 @@ def attack_command(
     from privrisk import risk as R
     from privrisk.io.data import read_column
     from privrisk.posterior import WORLDS, simulate_attack, tight_epsilon, worlds
-    from privrisk.sensitivity import global_sensitivity
+    from privrisk.sensitivity import choose_universe, global_sensitivity
 
     if out_dir is not None:
         check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)

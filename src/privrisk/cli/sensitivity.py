@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.table import Table
@@ -16,15 +15,6 @@ from privrisk.errors import ThresholdExceeded
 UNIVERSE_MIN_HELP = (
     "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
 )
-
-
-def __getattr__(name: str) -> Any:
-    """``choose_universe`` lives in :mod:`privrisk.sensitivity` (``cli.attack`` still imports it from here)."""
-    if name == "choose_universe":
-        from privrisk.sensitivity import choose_universe
-
-        return choose_universe
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @app.command("sensitivity")
