@@ -120,7 +120,9 @@ class OutputsResult:
         """pass when every cell passes and nothing is disclosed; fail otherwise (review: a person should look)."""
         if self.disclosures:
             return "fail"
-        return worst(o["status"] for o in self.outputs)
+        status = worst(o["status"] for o in self.outputs)
+        # Atoms the programs could not decide in their time may hide a disclosure: a person looks.
+        return "review" if status == "pass" and self.summary.get("atoms_undecided") else status
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (``schema_version`` 1)."""
@@ -205,9 +207,8 @@ def check_frame(
             continue  # a model's coefficients are not sums of atoms: they take no part in the differencing
         earlier_specs.append(spec_)
         before[spec_.name] = None if isinstance(item, OutputSpec) else item.values()
-    earlier = tuple(earlier_specs)
     columns = list(frame.columns)
-    for spec in (*specs, *earlier):
+    for spec in (*specs, *earlier_specs):
         for col in spec.columns_used:
             if col not in columns:
                 field_ = _field_of(spec, col)
@@ -221,7 +222,7 @@ def check_frame(
     tables: dict[str, pd.DataFrame] = {}
     linear: list[tuple[OutputSpec, pd.DataFrame]] = []
     changed = 0
-    for spec in (*specs, *earlier):
+    for spec in (*specs, *earlier_specs):
         released = spec in specs
         if spec.kind in MODELS:
             from privrisk.outputs.compute import check_where
@@ -260,8 +261,8 @@ def check_frame(
         statuses = [worst(r["status"] for r in broken) for broken in rules]
         cells_frame = cells_frame.assign(status=statuses)
         tables[spec.name] = cells_frame
-        labels = (
-            cells_frame[list(spec.variables)].to_dict("records")
+        labels: list[dict[str, Any]] = (
+            cells_frame[list(spec.variables)].to_dict("records")  # type: ignore[assignment]
             if spec.variables
             else [{} for _ in range(len(cells_frame))]
         )
@@ -293,12 +294,13 @@ def check_frame(
     }
     summary = {
         "outputs": len(outputs),
-        "earlier_outputs": len(earlier),
+        "earlier_outputs": len(earlier_specs),
         "earlier_numbers_changed": changed,
         "cells": sum(len(o["cells"]) for o in outputs),
         **{f"cells_{k}": v for k, v in counts.items()},
         "atoms": len(diff.atoms),
         "atoms_complete": diff.complete,
+        "atoms_undecided": diff.undecided,
         "equations": diff.equations,
         "rank": diff.rank,
         "disclosures_exact": sum(d["kind"] == "exact" for d in diff.disclosures),

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from privrisk._format import listing, number
 from privrisk._validation import quote_identifier as qi
 from privrisk.outputs.compute import MISSING, _order, check_where
-from privrisk.outputs.intervals import intervals
+from privrisk.outputs.intervals import FULL_LIMIT, intervals
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
 
@@ -54,6 +54,7 @@ class Differencing:
     rank: int
     complete: bool
     magnitudes: tuple[str, ...] = field(default=())
+    undecided: int = 0
 
 
 def incidence(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None) -> sp.csr_matrix:
@@ -253,6 +254,7 @@ def difference(
         reached=(reach_lo, reach_hi),
     )
     atoms["lo"], atoms["hi"], atoms["tight"] = res.lo, res.hi, res.tight
+    undecided = int(res.undecided.sum()) if res.undecided is not None else 0
     disclosures: list[dict[str, Any]] = []
     for j in candidates:
         if res.lo[j] == res.hi[j] and int(j) not in singles:
@@ -381,6 +383,16 @@ def difference(
         m_lo, m_hi, _ = _moves(
             atoms, variables, conditions, mag_faces[var], sums / scale, lower=lower / scale, upper=upper
         )
+        k_all = truth
+        with np.errstate(invalid="ignore"):
+            still_open = (
+                (k_all >= 1) & (top1 > 0) & ~((m_hi - m_lo) * scale / 2 + (sums - top2) >= p * top1)
+            ) | ((k_all >= 1) & (k_all < t) & ~((m_hi - m_lo) * scale > tol))
+        if n_atoms > FULL_LIMIT:
+            _local_reach(
+                atoms, variables, conditions, m, rhs / scale, sums / scale, lower / scale, upper,
+                np.flatnonzero(still_open), m_lo, m_hi,
+            )  # fmt: skip
         rm = intervals(
             m,
             rhs / scale,
@@ -393,6 +405,7 @@ def difference(
             reached=(m_lo, m_hi),
         )
         rm = replace(rm, lo=rm.lo * scale, hi=rm.hi * scale)
+        undecided += int(rm.undecided.sum()) if rm.undecided is not None else 0
         atoms[f"lo_{var}"], atoms[f"hi_{var}"] = rm.lo, rm.hi
         rank = -1 if rank < 0 or rm.rank < 0 else rank + rm.rank
         equations += rows_m.released
@@ -435,7 +448,9 @@ def difference(
                         _sum_sentence(names, var, int(truth[j]), lo, who, exact=False, hi=hi),
                     )
                 )
-    return Differencing(atoms, variables, conditions, disclosures, equations, rank, complete, magnitudes)
+    return Differencing(
+        atoms, variables, conditions, disclosures, equations, rank, complete, magnitudes, undecided
+    )
 
 
 def _moves(
@@ -552,6 +567,62 @@ def _moves(
     return lo, hi, movable
 
 
+def _local_reach(
+    atoms: pd.DataFrame,
+    variables: tuple[str, ...],
+    conditions: tuple[str, ...],
+    m: sp.csr_matrix,
+    rhs: np.ndarray,
+    point: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    asked: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    width: int = 3,
+    seed: int = 1,
+) -> None:
+    """Widen the reached range of the ``asked`` atoms by small programs: every atom outside a small sub-grid
+    around the asked one (its own level and ``width`` − 1 others of each variable, its conditions' pattern)
+    is held at ``point``; any solution of that program is a solution of the whole system, so its least and
+    largest value of the atom are reached. (Only a lower bound on the atom's range: what it cannot show is
+    left to the programs over the whole block.)"""
+    from scipy.optimize import linprog
+
+    if asked.size == 0 or not variables:
+        return
+    rng = np.random.default_rng(seed)
+    codes = {v: atoms[f"__c_{v}"].to_numpy(dtype=np.int64) for v in variables}
+    sizes = {v: len(cast(pd.Index, atoms.attrs["levels"][v])) for v in variables}
+    fcols = [f"__f{i}" for i in range(len(conditions))]
+    flags = atoms[fcols].to_numpy(dtype=bool) if fcols else np.zeros((len(atoms), 0), dtype=bool)
+    csc = sp.csc_matrix(m)
+    for j in asked.tolist():
+        keep = np.all(flags == flags[j], axis=1)
+        for v in variables:
+            others = np.delete(np.arange(sizes[v]), codes[v][j])
+            pick = rng.choice(others, size=min(width - 1, others.size), replace=False)
+            keep &= np.isin(codes[v], np.append(pick, codes[v][j]))
+        cols = np.flatnonzero(keep)
+        fixed = point * ~keep
+        local = csc[:, cols]
+        rows = np.flatnonzero(np.diff(sp.csr_matrix(local).indptr) > 0)
+        a_loc = sp.csr_matrix(local)[rows]
+        b_loc = (rhs - m @ fixed)[rows]
+        bounds = np.column_stack([lower[cols], upper[cols]])
+        at = int(np.flatnonzero(cols == j)[0])
+        for sign in (1.0, -1.0):
+            c = np.zeros(cols.size)
+            c[at] = sign
+            res = linprog(c, A_eq=a_loc, b_eq=b_loc, bounds=bounds, method="highs")
+            if res.status == 0:
+                value = float(res.x[at])
+                lo[j], hi[j] = min(lo[j], value), max(hi[j], value)
+            elif res.status == 3:
+                (lo if sign > 0 else hi)[j] = -np.inf if sign > 0 else np.inf
+
+
 def _singles(a: sp.csr_matrix) -> set[int]:
     """The atoms that one released number shows by itself (a row holding only them): the primary rules'."""
     lone = np.flatnonzero(np.diff(a.indptr) == 1)
@@ -631,7 +702,7 @@ def _atoms(
     for v in variables:
         index = pd.Index(sorted(atoms[v].astype(str).unique(), key=_order))
         atoms.attrs["levels"][v] = index
-        atoms[f"__c_{v}"] = index.get_indexer(atoms[v].astype(str)).astype(np.int32)
+        atoms[f"__c_{v}"] = index.get_indexer(pd.Index(atoms[v].astype(str))).astype(np.int32)
     return atoms, complete
 
 

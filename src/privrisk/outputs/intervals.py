@@ -42,6 +42,9 @@ FULL_LIMIT = 200
 MILP_SECONDS = 2.0
 # … and all integer programs of one block together this long; later ones keep the rounded bound.
 MILP_BUDGET = 20.0
+# In a block above ``full_limit``, the programs over the whole block (after moves and small programs) may take
+# this long; ends still open then stay at their propagated bounds and are counted as undecided.
+LP_BUDGET = 20.0
 # How many solutions other than the known one each block keeps (see Intervals.points).
 _POINTS = 6
 
@@ -56,7 +59,8 @@ class Intervals:
     ``tight`` marks the intervals known to be exact (both ends); the others are valid but perhaps wider.
     ``rank`` is the rank of A, or -1 where a block was too large to factor. ``points`` are solutions other than
     ``known`` met on the way (whole ones for counts; only when ``known`` was given): any total over the unknowns
-    that differs between them and ``known`` is not determined.
+    that differs between them and ``known`` is not determined. ``undecided`` marks the unknowns ``need`` still
+    asked for when a large block's programs ran out of time (``LP_BUDGET``).
     """
 
     lo: np.ndarray
@@ -65,6 +69,7 @@ class Intervals:
     witnesses: dict[int, tuple[int, ...]]
     tight: np.ndarray
     points: tuple[np.ndarray, ...] = ()
+    undecided: np.ndarray | None = None
 
 
 def _whole(x: np.ndarray) -> bool:
@@ -136,6 +141,7 @@ def intervals(
     starts_c = np.searchsorted(cols_comp[order_c], labels)
     ends_c = np.searchsorted(cols_comp[order_c], labels, side="right")
     rank = 0
+    undecided = np.zeros(n, dtype=bool)
     points = [known.copy() for _ in range(_POINTS)] if known is not None else []
     for k in range(labels.size):
         rows = order_r[starts_r[k] : ends_r[k]]
@@ -159,6 +165,8 @@ def intervals(
             reached=None if reached is None or known is None else (reached[0][cols], reached[1][cols]),
         )
         lo_c, hi_c, tight_c = block.solve_all(need, cols, full=cols.size <= full_limit)
+        if need is not None and cols.size > full_limit:
+            undecided[cols] = ~(block.lo_ok & block.hi_ok) & block._wanted(need, cols)
         lo[cols], hi[cols], tight[cols] = lo_c, hi_c, tight_c
         # Blocks are independent: a solution of one block beside the known values elsewhere solves the whole.
         for i, x in enumerate(block.points[: len(points)]):
@@ -169,7 +177,7 @@ def intervals(
             asked = np.flatnonzero(np.isin(cols, explain(lo_c, hi_c, cols)))
             for j, eqs in block.witnesses(asked).items():
                 witnesses[int(cols[j])] = tuple(int(rows[e]) for e in eqs)
-    return Intervals(lo, hi, rank, witnesses, tight, tuple(points))
+    return Intervals(lo, hi, rank, witnesses, tight, tuple(points), undecided)
 
 
 def _rank(sub: sp.csr_matrix) -> int:
@@ -192,11 +200,15 @@ def _propagate(
     table these are Fréchet's bounds max(0, r + c − N) … min(r, c).
     """
     m, _n = sub.shape
-    coo = sub.tocoo()
-    r, c = coo.row, coo.col
+    csc = sp.csc_matrix(sub)
+    c = np.repeat(np.arange(csc.shape[1]), np.diff(csc.indptr))
+    r = csc.indices
+    present = np.flatnonzero(np.diff(csc.indptr) > 0)
+    starts = csc.indptr[present]
     lo, hi = lower.copy(), upper.copy()
     slack = 0.0 if integer else 1e-9 * max(1.0, float(np.max(np.abs(b), initial=0.0)))
-    for _ in range(50):
+    # Real bounds can shrink geometrically for ever: a few rounds get most of it.
+    for _ in range(50 if integer else 8):
         new_lo, new_hi = lo.copy(), hi.copy()
         for bound, out, fn in ((hi, new_lo, np.maximum), (lo, new_hi, np.minimum)):
             finite = np.isfinite(bound)
@@ -209,7 +221,8 @@ def _propagate(
                 implied = np.where(rest_inf > 0, -np.inf, implied - slack)
             else:
                 implied = np.where(rest_inf > 0, np.inf, implied + slack)
-            fn.at(out, c, implied)
+            # Entries are in column order (CSC): one reduction per column.
+            out[present] = fn(out[present], fn.reduceat(implied, starts))
         if integer:
             new_lo = np.ceil(new_lo - 1e-6)
             new_hi = np.floor(new_hi + 1e-6)
@@ -236,6 +249,7 @@ class _Program:
         self.sub, self.b, self.lower, self.upper = sub, b, lower, upper
         self.n = sub.shape[1]
         self.cost_idx = np.empty(0, dtype=np.int32)
+        self.deadline = np.inf  # a program that would end later stops and reports "timeout"
         self.h: Any = None
         try:
             from scipy.optimize._highspy import _core
@@ -276,8 +290,15 @@ class _Program:
                 h.changeColsCost(self.cost_idx.size, self.cost_idx, np.zeros(self.cost_idx.size))
             self.cost_idx = np.asarray(idx, dtype=np.int32)
             h.changeColsCost(self.cost_idx.size, self.cost_idx, np.asarray(val, dtype=float))
+            if np.isfinite(self.deadline):
+                left = self.deadline - time.perf_counter()
+                if left <= 0:
+                    return "timeout", np.nan, None, None
+                h.setOptionValue("time_limit", float(left))
             h.run()
             status = h.getModelStatus()
+            if status == core.HighsModelStatus.kTimeLimit:
+                return "timeout", np.nan, None, None
             if status == core.HighsModelStatus.kOptimal:
                 sol = h.getSolution()
                 x = np.asarray(sol.col_value)
@@ -379,12 +400,15 @@ class _Block:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         milp_need = need
         need = None if full else need
+        deadline = np.inf if full else time.perf_counter() + LP_BUDGET
+        if not full:
+            self.program.deadline = deadline
         # Programs over all open ends at once certify many bounds (a vertex sits at many of them); repeated
         # while they make progress. Then one program per end still open.
         for sign, ok in ((1.0, self.lo_ok), (-1.0, self.hi_ok)):
             for _ in range(20):
                 open_ = np.flatnonzero(~ok & self._wanted(need, cols))
-                if open_.size == 0:
+                if open_.size == 0 or time.perf_counter() > deadline:
                     break
                 before = int((~ok).sum())
                 status, _, x, _ = self.program.solve(open_, np.full(open_.size, sign))
@@ -396,11 +420,15 @@ class _Block:
         milp_spent = 0.0
         open_ = np.flatnonzero(~(self.lo_ok & self.hi_ok) & self._wanted(need, cols))
         for j in open_.tolist():
+            if time.perf_counter() > deadline:
+                break
             for sign in (1.0, -1.0):
                 ok = self.lo_ok if sign > 0 else self.hi_ok
                 if ok[j] or not self._wanted_one(need, cols, j):
                     continue
                 status, fun, x, _ = self.program.solve(np.array([j]), np.array([sign]))
+                if status == "timeout":
+                    break
                 if status == "unbounded":
                     if sign > 0:
                         self.lo[j] = -np.inf

@@ -119,6 +119,9 @@ def report_body(result: OutputsResult) -> str:
             why.append(f"{found} disclosure{'s' if found != 1 else ''} by differencing")
         if s["cells_fail"]:
             why.append(f"{s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} failing the rules")
+        if s.get("atoms_undecided"):
+            n = s["atoms_undecided"]
+            why.append(f"{n:,} atom{'s' if n != 1 else ''} the differencing could not decide in its time")
         if s["cells_review"]:
             why.append(
                 f"{s['cells_review']} cell{'s' if s['cells_review'] != 1 else ''} for a person's review"
