@@ -129,7 +129,7 @@ def run(label: str, frame: pd.DataFrame, specs: list[dict], acro_python: str | N
         f"{label}: {len(frame):,} records, {len(specs)} outputs, {s['atoms']:,} atoms, {s['equations']:,} released "
         f"numbers: {ours:.2f} s (target ≤ {target:g} s), peak memory {peak_mb():,.0f} MB; "
         f"{s['cells_fail']} cells fail, {s['disclosures_exact']} exact and {s['disclosures_approximate']} "
-        "approximate disclosures"
+        f"approximate disclosures, {s['atoms_undecided']} atoms undecided in the time given"
     )
     if acro_python:
         with tempfile.TemporaryDirectory() as tmp:

@@ -256,11 +256,10 @@ def difference(
     atoms["lo"], atoms["hi"], atoms["tight"] = res.lo, res.hi, res.tight
     undecided = int(res.undecided.sum()) if res.undecided is not None else 0
     disclosures: list[dict[str, Any]] = []
-    for j in candidates:
-        if res.lo[j] == res.hi[j] and int(j) not in singles:
-            names = sorted({n for e in res.witnesses.get(int(j), ()) for n in eq_names[e]}) or sorted(
-                {n for ns in eq_names for n in ns}
-            )
+    every_count = sorted({n for ns in eq_names for n in ns})
+    for j in candidates[res.lo[candidates] == res.hi[candidates]]:
+        if int(j) not in singles:
+            names = sorted({n for e in res.witnesses.get(int(j), ()) for n in eq_names[e]}) or every_count
             disclosures.append(
                 _finding(
                     "exact",
@@ -328,7 +327,6 @@ def difference(
         lower = np.zeros(n_atoms) if nonneg else np.full(n_atoms, -np.inf)
         upper = np.where(atoms["hi"].to_numpy() == 0, 0.0, np.inf)
         lower = np.where(upper == 0, 0.0, lower)
-        cand = np.flatnonzero(truth >= 1)
         # Determined means: equal up to the solver's precision on the scale of the whole variable.
         tol = 1e-7 * max(1.0, float(np.abs(sums).sum()))
         top1 = atoms[f"__t1_{var}"].to_numpy(dtype=float)
@@ -336,24 +334,29 @@ def difference(
         # Scaled to totals of order 1: HiGHS's tolerances are absolute, and sums of incomes are large.
         scale = float(np.max(np.abs(rhs))) or 1.0
 
-        def close_scaled(
-            lo: np.ndarray,
-            hi: np.ndarray,
+        def telling(
+            width: np.ndarray,
             cols: np.ndarray,
-            scale: float = scale,
             sums: np.ndarray = sums,
             top1: np.ndarray = top1,
             top2: np.ndarray = top2,
             tol: float = tol,
         ) -> np.ndarray:
-            width = (hi - lo) * scale
+            # Would an interval this wide disclose the atom: its sum determined below the threshold, or known
+            # more closely than the p % rule allows? (NaN widths never do; an infinite one never does.)
             k = truth[cols]
-            exact = (width <= tol) & (k >= 1) & (k < t)
             with np.errstate(invalid="ignore"):
+                exact = (width <= tol) & (k >= 1) & (k < t)
                 approx = (
                     (k >= 1) & (top1[cols] > 0) & (width / 2 + (sums[cols] - top2[cols]) < p * top1[cols])
                 )
-            return cols[np.isfinite(width) & (exact | approx)]
+            return exact | approx
+
+        def close_scaled(
+            lo: np.ndarray, hi: np.ndarray, cols: np.ndarray, scale: float = scale
+        ) -> np.ndarray:
+            width = (hi - lo) * scale
+            return cols[np.isfinite(width) & telling(width, cols)]
 
         def need_sum(
             lo: np.ndarray,
@@ -362,32 +365,17 @@ def difference(
             seen_hi: np.ndarray,
             cols: np.ndarray,
             scale: float = scale,
-            sums: np.ndarray = sums,
-            top1: np.ndarray = top1,
-            top2: np.ndarray = top2,
-            tol: float = tol,
         ) -> np.ndarray:
             # The true interval is at least as wide as the values seen: once those are too far apart for the
             # exact and the p % finding, the atom's interval cannot change a finding.
-            k = truth[cols]
-            seen = (seen_hi - seen_lo) * scale
-            with np.errstate(invalid="ignore"):
-                exact_open = (k >= 1) & (k < t) & ~(seen > tol)
-                approx_open = (
-                    (k >= 1) & (top1[cols] > 0) & ~(seen / 2 + (sums[cols] - top2[cols]) >= p * top1[cols])
-                )
-            return (exact_open | approx_open) & (hi > lo)
+            return telling((seen_hi - seen_lo) * scale, cols) & (hi > lo)
 
         # The moves of the counts' kind, here of sums: every sum table (and mean) of this magnitude lacks a
         # variable of the move (an atom known to be empty gains nothing).
         m_lo, m_hi, _ = _moves(
             atoms, variables, conditions, mag_faces[var], sums / scale, lower=lower / scale, upper=upper
         )
-        k_all = truth
-        with np.errstate(invalid="ignore"):
-            still_open = (
-                (k_all >= 1) & (top1 > 0) & ~((m_hi - m_lo) * scale / 2 + (sums - top2) >= p * top1)
-            ) | ((k_all >= 1) & (k_all < t) & ~((m_hi - m_lo) * scale > tol))
+        still_open = telling((m_hi - m_lo) * scale, np.arange(n_atoms))
         if n_atoms > FULL_LIMIT:
             _local_reach(
                 atoms, variables, conditions, m, rhs / scale, sums / scale, lower / scale, upper,
@@ -410,15 +398,16 @@ def difference(
         rank = -1 if rank < 0 or rm.rank < 0 else rank + rm.rank
         equations += rows_m.released
         single_m = _singles(m)
-        for j in cand:
+        every = sorted({n for ns in rows_m.names for n in ns})
+        width_all = rm.hi - rm.lo
+        flagged = np.isfinite(width_all) & telling(width_all, np.arange(n_atoms))
+        for j in np.flatnonzero(flagged):
             lo, hi = rm.lo[j], rm.hi[j]
-            if not (np.isfinite(lo) and np.isfinite(hi)) or int(j) in single_m:
+            if int(j) in single_m:
                 continue
             width = hi - lo
             exact = width <= tol
-            names = sorted({n for e in rm.witnesses.get(int(j), ()) for n in rows_m.names[e]}) or sorted(
-                {n for ns in rows_m.names for n in ns}
-            )
+            names = sorted({n for e in rm.witnesses.get(int(j), ()) for n in rows_m.names[e]}) or every
             who = _describe(atoms, int(j), variables, conditions)
             if exact and truth[j] < t:
                 disclosures.append(
