@@ -163,7 +163,7 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
     # Every released grouping shows each observed row × each observed column (a crosstab's empty cells).
     parts = []
     for s in sets:
-        part = frame[frame["set"] == s]
+        part = frame[[t == s for t in frame["set"]]]
         rows = [v for v in spec.rows if v in s]
         cols = [v for v in spec.columns if v in s]
         row_keys = part[rows].drop_duplicates().itertuples(index=False, name=None) if rows else [()]

@@ -74,7 +74,7 @@ def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
 
 def _coarsen(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    full = cells[cells["set"] == spec.variables]
+    full = cells[[t == spec.variables for t in cells["set"]]]
     if len(spec.variables) < 2:
         return out
     for v in spec.variables:
