@@ -46,7 +46,10 @@ def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(
     report = page.locator("#outputs-check")
     expect(report.locator("#verdict")).to_contain_text("May not be released")
     expect(report).to_contain_text(finding["sentence"])
-    # The verdict comes first, the cells coloured by status after it.
+    # The verdict is a sentence and comes first; the cells, coloured by status, are folded after it.
+    expect(report.locator("#verdict")).to_contain_text("1 disclosure by differencing")
     expect(report.locator("table.cells")).to_have_count(2)
+    expect(report.locator("td.pass").first).not_to_be_visible()
+    report.locator("details.output summary").first.click()
     expect(report.locator("td.pass").first).to_be_visible()
     screenshot(page, "outputs")

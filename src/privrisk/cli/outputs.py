@@ -11,7 +11,7 @@ import typer
 
 from privrisk.cli._app import app
 from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, emit_json, err, out
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import ThresholdExceeded
 
 PARAM_OPTIONS["outputs"] = {"key": "--ledger-key", "key_file": "--ledger-key", "max_atoms": "--max-atoms"}
 REPORT_FILES = ("report.html", "outputs.json", "atoms.csv", "table-*.csv")
@@ -62,8 +62,6 @@ def outputs_command(
     if atoms is not None:
         check_outputs(atoms, inputs, param="atoms")
     key = read_key(key_file)
-    if key is not None and ledger is None:
-        raise PrivriskError("--ledger-key: a key is for a ledger; give --ledger too")
     settings = OutputsSettings(
         data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms
     )

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
@@ -20,36 +21,85 @@ from privrisk.outputs.policy import Policy, read_policy
 from privrisk.outputs.rules import model_rules, worst
 from privrisk.outputs.spec import MODELS, OutputSpec, read_spec
 
+if TYPE_CHECKING:
+    from privrisk.outputs.ledger import Released
+
 __all__ = ["OutputsResult", "OutputsSettings", "check_frame", "check_outputs"]
 
 SCHEMA_VERSION = 1
 
 
+def _path(value: Any, name: str, *, optional: bool) -> Path | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | os.PathLike):
+        raise PrivriskError(f"{name}: must be a file path, not {type(value).__name__}", param=name)
+    if not str(value).strip():
+        raise PrivriskError(f"{name}: the path is empty", param=name)
+    return Path(value)
+
+
 @dataclass(frozen=True)
 class OutputsSettings:
-    """What to check: the data file, the spec of outputs, the policy and an outputs ledger.
+    """What to check: the data, the spec of outputs, the policy and an outputs ledger. Checked when made.
+
+    Attributes:
+        data: the microdata: a file (CSV, Parquet, Stata, SPSS) or a DataFrame.
+        spec: ``outputs.toml``, or the outputs as :class:`OutputSpec` objects.
+        policy: an ACRO policy file (YAML) or a :class:`Policy`; ACRO's defaults if None.
+        ledger: an outputs ledger: the outputs released before (their specs and numbers) join the differencing.
+        key: the ledger's HMAC key, if it was written with one.
+        max_atoms: the largest grid of atoms crossed in full (above it, only the observed combinations).
 
     Example:
         >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
         200000
+        >>> OutputsSettings(data="d.csv", spec="outputs.toml", key=b"k")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: key: a ledger key needs a ledger
     """
 
-    data: str | os.PathLike[str]
-    spec: str | os.PathLike[str]
-    policy: str | os.PathLike[str] | None = None
+    data: str | os.PathLike[str] | pd.DataFrame
+    spec: str | os.PathLike[str] | tuple[OutputSpec, ...]
+    policy: str | os.PathLike[str] | Policy | None = None
     ledger: str | os.PathLike[str] | None = None
     key: bytes | None = None
     max_atoms: int = 200_000
 
     def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        if not isinstance(self.data, pd.DataFrame):
+            _path(self.data, "data", optional=False)
+        if isinstance(self.spec, list | tuple):
+            specs = tuple(self.spec)
+            if not specs or not all(isinstance(s, OutputSpec) for s in specs):
+                raise PrivriskError("spec: give a file or at least one OutputSpec", param="spec")
+            names = [s.name for s in specs]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise PrivriskError(f"spec: output {dupes[0]!r} is named twice", param="spec")
+            set_(self, "spec", specs)
+        else:
+            _path(self.spec, "spec", optional=False)
+        if not isinstance(self.policy, Policy):
+            _path(self.policy, "policy", optional=True)
+        ledger = _path(self.ledger, "ledger", optional=True)
         if isinstance(self.max_atoms, bool) or not isinstance(self.max_atoms, int) or self.max_atoms < 1:
             raise PrivriskError(
                 f"max_atoms: must be a whole number ≥ 1, not {self.max_atoms!r}", param="max_atoms"
             )
-        if self.key is not None and self.ledger is None:
-            raise PrivriskError("key: a ledger key needs a ledger", param="key")
-        if self.key is not None and not isinstance(self.key, bytes | bytearray):
-            raise PrivriskError("key: must be bytes", param="key")
+        if self.key is not None:
+            if ledger is None:
+                raise PrivriskError("key: a ledger key needs a ledger", param="key")
+            if not isinstance(self.key, bytes | bytearray) or not self.key:
+                raise PrivriskError("key: must be non-empty bytes", param="key")
+        if ledger is not None:
+            # The ledger is written after the check: it must not be one of the inputs it would overwrite.
+            for name in ("data", "spec", "policy"):
+                other = getattr(self, name)
+                if isinstance(other, str | os.PathLike) and Path(other).resolve() == ledger.resolve():
+                    raise PrivriskError(f"ledger: {ledger} is also the {name} file", param="ledger")
 
 
 @dataclass(frozen=True)
@@ -70,7 +120,9 @@ class OutputsResult:
         """pass when every cell passes and nothing is disclosed; fail otherwise (review: a person should look)."""
         if self.disclosures:
             return "fail"
-        return worst(o["status"] for o in self.outputs)
+        status = worst(o["status"] for o in self.outputs)
+        # Atoms the programs could not decide in their time may hide a disclosure: a person looks.
+        return "review" if status == "pass" and self.summary.get("atoms_undecided") else status
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (``schema_version`` 1)."""
@@ -106,14 +158,14 @@ def check_outputs(settings: OutputsSettings) -> OutputsResult:
     """
     from privrisk.io.data import read_table
 
-    specs = read_spec(settings.spec)
-    policy = read_policy(settings.policy)
-    frame = read_table(settings.data)
-    earlier: tuple[OutputSpec, ...] = ()
+    specs = settings.spec if isinstance(settings.spec, tuple) else read_spec(settings.spec)
+    policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
+    frame = settings.data if isinstance(settings.data, pd.DataFrame) else read_table(settings.data)
+    earlier: tuple[Released, ...] = ()
     if settings.ledger is not None:
-        from privrisk.outputs.ledger import ledger_specs
+        from privrisk.outputs.ledger import ledger_outputs
 
-        earlier = ledger_specs(settings.ledger, key=settings.key)
+        earlier = ledger_outputs(settings.ledger, key=settings.key)
     return check_frame(frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms)
 
 
@@ -122,13 +174,14 @@ def check_frame(
     specs: tuple[OutputSpec, ...] | list[OutputSpec],
     policy: Policy | None = None,
     *,
-    earlier: tuple[OutputSpec, ...] = (),
+    earlier: tuple[OutputSpec | Released, ...] = (),
     max_atoms: int = 200_000,
 ) -> OutputsResult:
     """Check outputs against a DataFrame (the library's entry for notebooks; :func:`check_outputs` reads files).
 
     ``earlier`` are outputs released before (from the ledger): they take part in the differencing, and are not
-    checked again.
+    checked again. A :class:`~privrisk.outputs.ledger.Released` enters with the numbers released then (its
+    cells that today's data no longer has are left out); a bare spec is recomputed from the data.
 
     Example:
         >>> import pandas as pd
@@ -146,9 +199,16 @@ def check_frame(
     policy = policy or Policy()
     specs = tuple(specs)
     names = {s.name for s in specs}
-    earlier = tuple(s for s in earlier if s.name not in names)
+    before: dict[str, dict[tuple[str, ...], Any] | None] = {}
+    earlier_specs: list[OutputSpec] = []
+    for item in earlier:
+        spec_ = item if isinstance(item, OutputSpec) else item.spec
+        if spec_.name in names or spec_.kind in MODELS:
+            continue  # a model's coefficients are not sums of atoms: they take no part in the differencing
+        earlier_specs.append(spec_)
+        before[spec_.name] = None if isinstance(item, OutputSpec) else item.values()
     columns = list(frame.columns)
-    for spec in (*specs, *earlier):
+    for spec in (*specs, *earlier_specs):
         for col in spec.columns_used:
             if col not in columns:
                 field_ = _field_of(spec, col)
@@ -161,7 +221,8 @@ def check_frame(
     outputs: list[dict[str, Any]] = []
     tables: dict[str, pd.DataFrame] = {}
     linear: list[tuple[OutputSpec, pd.DataFrame]] = []
-    for spec in (*specs, *earlier):
+    changed = 0
+    for spec in (*specs, *earlier_specs):
         released = spec in specs
         if spec.kind in MODELS:
             from privrisk.outputs.compute import check_where
@@ -188,36 +249,58 @@ def check_frame(
                 )
             continue
         cells_frame = table_cells(con, spec, policy)
-        linear.append((spec, cells_frame))
         if not released:
+            values = before.get(spec.name)
+            if values is not None:
+                cells_frame, moved = _as_released(cells_frame, spec, values)
+                changed += moved
+            linear.append((spec, cells_frame))
             continue
+        linear.append((spec, cells_frame))
         rules = cell_rules(spec, cells_frame, policy)
         statuses = [worst(r["status"] for r in broken) for broken in rules]
         cells_frame = cells_frame.assign(status=statuses)
         tables[spec.name] = cells_frame
+        labels: list[dict[str, Any]] = (
+            cells_frame[list(spec.variables)].to_dict("records")  # type: ignore[assignment]
+            if spec.variables
+            else [{} for _ in range(len(cells_frame))]
+        )
         cells = [
-            {
-                "labels": {v: row[v] for v in spec.variables},
-                "value": _value(row["value"]),
-                "n": int(row["n"]),
-                "status": st,
-                "rules": broken,
-            }
-            for (_, row), st, broken in zip(cells_frame.iterrows(), statuses, rules, strict=True)
+            {"labels": lab, "value": _value(value), "n": int(n), "status": st, "rules": broken}
+            for lab, value, n, st, broken in zip(
+                labels,
+                cells_frame["value"].tolist(),
+                cells_frame["n"].tolist(),
+                statuses,
+                rules,
+                strict=True,
+            )
         ]
         outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells})
-    diff = difference(con, linear, policy, max_atoms=max_atoms)
+    try:
+        diff = difference(con, linear, policy, max_atoms=max_atoms)
+    except PrivriskError as exc:
+        if not changed or "contradict" not in str(exc):
+            raise
+        raise PrivriskError(
+            f"ledger: {changed} number{'s' if changed != 1 else ''} released before differ from today's data, "
+            "and with this request they contradict each other: check against the data those outputs came from",
+            param="ledger",
+        ) from None
     recs = recommendations(outputs, diff, specs, linear, policy, con)
     counts = {
         s: sum(c["status"] == s for o in outputs for c in o["cells"]) for s in ("pass", "review", "fail")
     }
     summary = {
         "outputs": len(outputs),
-        "earlier_outputs": len(earlier),
+        "earlier_outputs": len(earlier_specs),
+        "earlier_numbers_changed": changed,
         "cells": sum(len(o["cells"]) for o in outputs),
         **{f"cells_{k}": v for k, v in counts.items()},
         "atoms": len(diff.atoms),
         "atoms_complete": diff.complete,
+        "atoms_undecided": diff.undecided,
         "equations": diff.equations,
         "rank": diff.rank,
         "disclosures_exact": sum(d["kind"] == "exact" for d in diff.disclosures),
@@ -235,6 +318,27 @@ def check_frame(
         specs=specs,
         tables=tables,
     )
+
+
+def _as_released(
+    cells: pd.DataFrame, spec: OutputSpec, values: dict[tuple[str, ...], Any]
+) -> tuple[pd.DataFrame, int]:
+    """Today's cells of an earlier output, carrying the numbers released then (cells it did not release are
+    left out); and how many of those numbers differ from today's."""
+    variables = list(spec.variables)
+    keys = (
+        [tuple(str(x) for x in row) for row in cells[variables].itertuples(index=False, name=None)]
+        if variables
+        else [()] * len(cells)
+    )
+    keep = np.array([k in values for k in keys], dtype=bool)
+    then = np.array(
+        [np.nan if values[k] is None else float(values[k]) for k, ok in zip(keys, keep, strict=True) if ok]
+    )
+    kept = cells[keep].reset_index(drop=True)
+    now = kept["value"].to_numpy(dtype=float)
+    same = np.isclose(then, now, rtol=1e-12, atol=0.0) | (np.isnan(then) & np.isnan(now))
+    return kept.assign(value=then), int((~same).sum())
 
 
 def _atoms_public(diff: Any) -> pd.DataFrame:

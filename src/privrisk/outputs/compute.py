@@ -163,7 +163,7 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
     # Every released grouping shows each observed row × each observed column (a crosstab's empty cells).
     parts = []
     for s in sets:
-        part = frame[frame["set"] == s]
+        part = frame[[t == s for t in frame["set"]]]
         rows = [v for v in spec.rows if v in s]
         cols = [v for v in spec.columns if v in s]
         row_keys = part[rows].drop_duplicates().itertuples(index=False, name=None) if rows else [()]
@@ -171,7 +171,12 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
         grid = [r + c for r, c in itertools.product(list(row_keys), list(col_keys))]
         if not grid:
             grid = [()]
-        full = pd.DataFrame(grid, columns=rows + cols) if rows + cols else pd.DataFrame(index=[0])
+        if rows + cols:
+            # A condition no record meets leaves no observed row or column: the table has no cells.
+            grid = [g for g in grid if len(g) == len(rows + cols)]
+            full = pd.DataFrame(grid, columns=rows + cols) if grid else pd.DataFrame(columns=rows + cols)
+        else:
+            full = pd.DataFrame(index=[0])
         for v in variables:
             if v not in s:
                 full[v] = ALL

@@ -1,11 +1,20 @@
 """What an intruder can infer from released sums: the interval of each unknown consistent with all of them.
 
 The unknowns x ≥ lower (≤ upper) satisfy A·x = b, one equation per released number. The interval of x_j is
-[min x_j, max x_j] over that set, found by linear programming (HiGHS through :func:`scipy.optimize.linprog`);
-with ``integer=True`` (counts of people) over whole x, with :func:`scipy.optimize.milp` wherever the linear
-optimum is not already whole. Feasible points found on the way certify other bounds for free: a whole solution
-in which x_k sits at 0 (or at the least released total containing it) proves that bound of x_k, so only the
-unknowns left uncertified need a program of their own. The system is split into its connected parts first.
+[min x_j, max x_j] over that set, found by linear programming (HiGHS, through scipy); with ``integer=True``
+(counts of people) over whole x, with :func:`scipy.optimize.milp` wherever the linear optimum is not already
+whole. The work is cut down in four steps, none of which gives up exactness where it is asked for:
+
+1. the system is split into its independent blocks (connected parts of the graph of equations and unknowns);
+2. cheap bounds first: each unknown lies between ``lower`` and the least released total holding it, and
+   bounds propagate through the equations (x_j ≥ b_i − Σ_{k≠j} U_k, x_j ≤ b_i − Σ_{k≠j} L_k: Fréchet's bounds
+   when two margins are released); where they meet, the unknown is determined without a program;
+3. every feasible point certifies: the true data (``known``) and each vertex the solver visits are whole
+   solutions, and an unknown that one of them puts at its cheap bound has that bound as its exact end; an
+   unknown that two of them put at different values is not determined;
+4. one HiGHS model per block, solved again with only the objective changed (warm started by primal simplex),
+   for the ends still open, and only for the unknowns whose interval can change a finding (``need``) in
+   blocks larger than ``full_limit``; elsewhere the cheap bound is kept and marked as not tight.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,24 +34,42 @@ from privrisk.errors import PrivriskError
 __all__ = ["Intervals", "intervals"]
 
 _TOL = 1e-7
-# Above this many unknowns in one connected part, the upper end is computed exactly only where the lower end is
-# above the lower bound (where a disclosure is possible); elsewhere it is the least total holding the unknown.
-FULL_LIMIT = 3_000
+# Above this many unknowns in one block, an interval is computed exactly only where ``need`` asks for it
+# (where a disclosure depends on it); elsewhere it is the propagated bound, marked as not tight. Up to it every
+# end gets its linear program, and integer programs run where ``need`` asks for them.
+FULL_LIMIT = 200
 # The time one integer program may take before the linear bound, rounded inwards, is kept (and marked as such).
 MILP_SECONDS = 2.0
-# … and all integer programs of one connected part together this long; later ones keep the rounded bound.
+# … and all integer programs of one block together this long; later ones keep the rounded bound.
 MILP_BUDGET = 20.0
+# In a block above ``full_limit``, the programs over the whole block (after moves and small programs) may take
+# this long; ends still open then stay at their propagated bounds and are counted as undecided.
+LP_BUDGET = 20.0
+# How many solutions other than the known one each block keeps (see Intervals.points).
+_POINTS = 6
+
+# need(lo, hi, seen_lo, seen_hi, cols) -> the unknowns of a block whose exact interval is still wanted.
+Need = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
 class Intervals:
-    """The interval [lo, hi] of each unknown, and the equations (rows of A) that bound it."""
+    """The interval [lo, hi] of each unknown, and the equations (rows of A) that bound it.
+
+    ``tight`` marks the intervals known to be exact (both ends); the others are valid but perhaps wider.
+    ``rank`` is the rank of A, or -1 where a block was too large to factor. ``points`` are solutions other than
+    ``known`` met on the way (whole ones for counts; only when ``known`` was given): any total over the unknowns
+    that differs between them and ``known`` is not determined. ``undecided`` marks the unknowns ``need`` still
+    asked for when a large block's programs ran out of time (``LP_BUDGET``).
+    """
 
     lo: np.ndarray
     hi: np.ndarray
     rank: int
     witnesses: dict[int, tuple[int, ...]]
     tight: np.ndarray
+    points: tuple[np.ndarray, ...] = ()
+    undecided: np.ndarray | None = None
 
 
 def _whole(x: np.ndarray) -> bool:
@@ -57,12 +85,20 @@ def intervals(
     upper: np.ndarray | None = None,
     explain: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
     full_limit: int = FULL_LIMIT,
+    known: np.ndarray | None = None,
+    need: Need | None = None,
+    with_rank: bool = True,
+    reached: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Intervals:
     """The interval of every unknown x_j over {x : A·x = b, lower ≤ x ≤ upper, x whole if ``integer``}.
 
-    ``A`` has entries 0 and 1 (released totals over atoms). ``explain(lo, hi, cols)`` picks, once the intervals
-    of a connected part (the unknowns ``cols``) are known, the unknowns whose determining equations are wanted
-    (from their programs' duals): they are returned in ``witnesses``.
+    ``A`` has entries 0 and 1 (released totals over atoms). ``known`` is one solution (the true data), which
+    certifies bounds for free. ``need`` picks, in blocks above ``full_limit`` unknowns, those whose exact
+    interval is wanted (without it, every interval is exact). ``explain(lo, hi, cols)`` picks, once the
+    intervals of a block (the unknowns ``cols``) are known, the unknowns whose determining equations are
+    wanted (from their programs' duals): they are returned in ``witnesses``. ``with_rank=False`` skips the rank.
+    ``reached`` = (low, high): for each unknown, a lower and a higher value that some solution gives it (found
+    by the caller, e.g. by moves that keep every released total); they certify like ``known``.
 
     Example:
         >>> import numpy as np, scipy.sparse as sp
@@ -73,6 +109,7 @@ def intervals(
     """
     a = sp.csr_matrix(a, dtype=float)
     m, n = a.shape
+    b = np.asarray(b, dtype=float)
     lower = np.asarray(lower, dtype=float)
     upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
     lo = lower.copy()
@@ -81,14 +118,36 @@ def intervals(
     tight = np.ones(n, dtype=bool)
     if m == 0 or n == 0:
         return Intervals(lo, hi, 0, witnesses, tight)
+    if known is not None:
+        known = np.asarray(known, dtype=float)
+        scale = np.maximum(1.0, np.abs(b))
+        fits = (
+            np.all(np.abs(a @ known - b) <= 1e-6 * scale)
+            and np.all(known >= lower - _TOL)
+            and np.all(known <= upper + _TOL)
+            and (not integer or _whole(known))
+        )
+        known = known if fits else None
     # Bipartite graph of equations and unknowns: its connected parts are independent programs.
-    graph = sp.bmat([[None, a], [a.T, None]], format="csr")
-    _, comp = connected_components(graph, directed=False)
+    coo = a.tocoo()
+    graph = sp.csr_matrix((np.ones(coo.nnz, dtype=np.int8), (coo.row, coo.col + m)), shape=(m + n, m + n))
+    _, comp = connected_components(graph, directed=True, connection="weak")
     rows_comp, cols_comp = comp[:m], comp[m:]
+    order_r = np.argsort(rows_comp, kind="stable")
+    order_c = np.argsort(cols_comp, kind="stable")
+    labels = np.unique(comp)
+    starts_r = np.searchsorted(rows_comp[order_r], labels)
+    ends_r = np.searchsorted(rows_comp[order_r], labels, side="right")
+    starts_c = np.searchsorted(cols_comp[order_c], labels)
+    ends_c = np.searchsorted(cols_comp[order_c], labels, side="right")
     rank = 0
-    for c in np.unique(rows_comp):
-        rows = np.flatnonzero(rows_comp == c)
-        cols = np.flatnonzero(cols_comp == c)
+    undecided = np.zeros(n, dtype=bool)
+    points = [known.copy() for _ in range(_POINTS)] if known is not None else []
+    for k in range(labels.size):
+        rows = order_r[starts_r[k] : ends_r[k]]
+        cols = order_c[starts_c[k] : ends_c[k]]
+        if rows.size == 0:
+            continue
         if cols.size == 0:
             if np.any(np.abs(b[rows]) > _TOL):
                 raise PrivriskError(
@@ -96,164 +155,347 @@ def intervals(
                 )
             continue
         sub = a[rows][:, cols]
-        lo_c, hi_c, rank_c, wit, tight_c = _component(
-            sub,
+        block = _Block(
+            sp.csr_matrix(sub),
             b[rows],
             integer=integer,
             lower=lower[cols],
             upper=upper[cols],
-            explain=explain,
-            cols=cols,
-            full=cols.size <= full_limit,
+            known=None if known is None else known[cols],
+            reached=None if reached is None or known is None else (reached[0][cols], reached[1][cols]),
         )
+        lo_c, hi_c, tight_c = block.solve_all(need, cols, full=cols.size <= full_limit)
+        if need is not None and cols.size > full_limit:
+            undecided[cols] = ~(block.lo_ok & block.hi_ok) & block._wanted(need, cols)
         lo[cols], hi[cols], tight[cols] = lo_c, hi_c, tight_c
-        rank += rank_c
-        for k, eqs in wit.items():
-            witnesses[int(cols[k])] = tuple(int(rows[e]) for e in eqs)
-    return Intervals(lo, hi, rank, witnesses, tight)
+        # Blocks are independent: a solution of one block beside the known values elsewhere solves the whole.
+        for i, x in enumerate(block.points[: len(points)]):
+            points[i][cols] = x
+        rank_c = _rank(sub) if with_rank else -1
+        rank = -1 if rank < 0 or rank_c < 0 else rank + rank_c
+        if explain is not None:
+            asked = np.flatnonzero(np.isin(cols, explain(lo_c, hi_c, cols)))
+            for j, eqs in block.witnesses(asked).items():
+                witnesses[int(cols[j])] = tuple(int(rows[e]) for e in eqs)
+    return Intervals(lo, hi, rank, witnesses, tight, tuple(points), undecided)
 
 
 def _rank(sub: sp.csr_matrix) -> int:
-    if sub.shape[0] * sub.shape[1] <= 4_000_000:
+    """The rank of a block: dense where that is cheap, else through the smaller Gram matrix, else unknown."""
+    m, n = sub.shape
+    if m * n <= 2_000_000:
         return int(np.linalg.matrix_rank(sub.toarray()))
-    return -1  # too large to factor densely; the intervals below do not need it
+    if min(m, n) <= 1_500:
+        gram = (sub @ sub.T) if m <= n else (sub.T @ sub)
+        return int(np.linalg.matrix_rank(gram.toarray(), hermitian=True))
+    return -1
 
 
-def _component(
-    sub: sp.csr_matrix,
-    b: np.ndarray,
-    *,
-    integer: bool,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    explain: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None,
-    cols: np.ndarray,
-    full: bool = True,
-) -> tuple[np.ndarray, np.ndarray, int, dict[int, tuple[int, ...]], np.ndarray]:
-    _m, n = sub.shape
-    # The least released total containing x_j bounds it when every unknown is ≥ 0.
-    trivial = upper.copy()
-    if np.all(lower >= 0):
-        coo = sub.tocoo()
-        tmin = np.full(n, np.inf)
-        np.minimum.at(tmin, coo.col, b[coo.row])
-        trivial = np.minimum(trivial, tmin)
-    bounds = list(zip(lower, np.where(np.isfinite(trivial), trivial, np.inf), strict=True))
-    lo = np.full(n, np.nan)
-    hi = np.full(n, np.nan)
-    lo[lower == trivial] = lower[lower == trivial]
-    hi[lower == trivial] = trivial[lower == trivial]
+def _propagate(
+    sub: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray, integer: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of every unknown implied by the equations one at a time (iterated to a fixed point).
 
-    def certify(x: np.ndarray) -> None:
-        if integer and not _whole(x):
+    For a row Σ_{k∈i} x_k = b_i: x_j ≥ b_i − Σ_{k≠j} U_k and x_j ≤ b_i − Σ_{k≠j} L_k. With two margins of a
+    table these are Fréchet's bounds max(0, r + c − N) … min(r, c).
+    """
+    m, _n = sub.shape
+    csc = sp.csc_matrix(sub)
+    c = np.repeat(np.arange(csc.shape[1]), np.diff(csc.indptr))
+    r = csc.indices
+    present = np.flatnonzero(np.diff(csc.indptr) > 0)
+    starts = csc.indptr[present]
+    lo, hi = lower.copy(), upper.copy()
+    slack = 0.0 if integer else 1e-9 * max(1.0, float(np.max(np.abs(b), initial=0.0)))
+    # Real bounds can shrink geometrically for ever: a few rounds get most of it.
+    for _ in range(50 if integer else 8):
+        new_lo, new_hi = lo.copy(), hi.copy()
+        for bound, out, fn in ((hi, new_lo, np.maximum), (lo, new_hi, np.minimum)):
+            finite = np.isfinite(bound)
+            part = np.where(finite, bound, 0.0)
+            total = np.bincount(r, weights=part[c], minlength=m)
+            infinite = np.bincount(r, weights=(~finite)[c].astype(float), minlength=m)
+            rest_inf = infinite[r] - (~finite)[c]
+            implied = b[r] - (total[r] - part[c])
+            if fn is np.maximum:
+                implied = np.where(rest_inf > 0, -np.inf, implied - slack)
+            else:
+                implied = np.where(rest_inf > 0, np.inf, implied + slack)
+            # Entries are in column order (CSC): one reduction per column.
+            out[present] = fn(out[present], fn.reduceat(implied, starts))
+        if integer:
+            new_lo = np.ceil(new_lo - 1e-6)
+            new_hi = np.floor(new_hi + 1e-6)
+        if np.any(new_lo > new_hi + 1e-6 * np.maximum(1.0, np.abs(new_hi))):
+            raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
+        new_hi = np.maximum(new_hi, new_lo)
+        moved = np.any(np.abs(new_lo - lo) > _TOL) or np.any(np.abs(new_hi - hi) > _TOL)
+        lo, hi = new_lo, new_hi
+        if not moved:
+            break
+    return lo, hi
+
+
+class _Program:
+    """One HiGHS model of a block: A·x = b, bounds; solved again and again with only the objective changed.
+
+    After a change of objective the last basis stays primal feasible, so primal simplex restarts from it: a
+    program then takes a few dozen iterations instead of a solve from scratch (scipy's ``linprog`` builds
+    a new model every call). scipy's bundled HiGHS is used through its module ``_highspy``; where that is
+    missing, every program goes through ``linprog``.
+    """
+
+    def __init__(self, sub: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        self.sub, self.b, self.lower, self.upper = sub, b, lower, upper
+        self.n = sub.shape[1]
+        self.cost_idx = np.empty(0, dtype=np.int32)
+        self.deadline = np.inf  # a program that would end later stops and reports "timeout"
+        self.h: Any = None
+        try:
+            from scipy.optimize._highspy import _core
+        except ImportError:  # pragma: no cover - scipy without its HiGHS bindings
             return
-        at_lo = np.isnan(lo) & (np.abs(x - lower) <= _TOL * np.maximum(1, np.abs(lower)))
-        lo[at_lo] = lower[at_lo]
-        at_hi = (
-            np.isnan(hi)
-            & np.isfinite(trivial)
-            & (np.abs(x - trivial) <= _TOL * np.maximum(1, np.abs(trivial)))
-        )
-        hi[at_hi] = trivial[at_hi]
+        self.core = _core
+        csc = sp.csc_matrix(sub)
+        h = _core._Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
+        h.setOptionValue("solver", "simplex")
+        h.setOptionValue("simplex_strategy", 4)  # primal: a new objective keeps the basis feasible
+        lp = _core.HighsLp()
+        lp.num_col_ = self.n
+        lp.num_row_ = sub.shape[0]
+        lp.a_matrix_.num_col_ = self.n
+        lp.a_matrix_.num_row_ = sub.shape[0]
+        lp.a_matrix_.format_ = _core.MatrixFormat.kColwise
+        lp.col_cost_ = np.zeros(self.n)
+        lp.col_lower_ = lower
+        lp.col_upper_ = upper
+        lp.row_lower_ = b
+        lp.row_upper_ = b
+        lp.a_matrix_.start_ = csc.indptr
+        lp.a_matrix_.index_ = csc.indices
+        lp.a_matrix_.value_ = csc.data
+        if h.passModel(lp) == _core.HighsStatus.kError:  # pragma: no cover
+            return
+        self.h = h
 
-    def solve(c: np.ndarray) -> tuple[float, np.ndarray | None, np.ndarray | None, str]:
-        res = linprog(c, A_eq=sub, b_eq=b, bounds=bounds, method="highs")
+    def solve(
+        self, idx: np.ndarray, val: np.ndarray
+    ) -> tuple[str, float, np.ndarray | None, np.ndarray | None]:
+        """Minimise Σ val·x[idx]: (status, optimum, x, duals of the equations)."""
+        if self.h is not None:
+            h, core = self.h, self.core
+            if self.cost_idx.size:
+                h.changeColsCost(self.cost_idx.size, self.cost_idx, np.zeros(self.cost_idx.size))
+            self.cost_idx = np.asarray(idx, dtype=np.int32)
+            h.changeColsCost(self.cost_idx.size, self.cost_idx, np.asarray(val, dtype=float))
+            if np.isfinite(self.deadline):
+                left = self.deadline - time.perf_counter()
+                if left <= 0:
+                    return "timeout", np.nan, None, None
+                h.setOptionValue("time_limit", float(left))
+            h.run()
+            status = h.getModelStatus()
+            if status == core.HighsModelStatus.kTimeLimit:
+                return "timeout", np.nan, None, None
+            if status == core.HighsModelStatus.kOptimal:
+                sol = h.getSolution()
+                x = np.asarray(sol.col_value)
+                return "ok", float(np.dot(val, x[idx])), x, np.asarray(sol.row_dual)
+            if status == core.HighsModelStatus.kInfeasible:
+                raise PrivriskError(
+                    "outputs: the released numbers contradict each other (no data fit them all)"
+                )
+            if status == core.HighsModelStatus.kUnbounded:
+                return "unbounded", -np.inf, None, None
+            # Anything else (a numerical difficulty of the warm start): solve this one from scratch.
+        c = np.zeros(self.n)
+        c[idx] = val
+        bounds = np.column_stack([self.lower, np.where(np.isfinite(self.upper), self.upper, np.inf)])
+        res = linprog(c, A_eq=self.sub, b_eq=self.b, bounds=bounds, method="highs")
         if res.status == 2:
             raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
         if res.status == 3:
-            return -np.inf, None, None, "unbounded"
+            return "unbounded", -np.inf, None, None
         if res.status != 0:
             raise PrivriskError(f"outputs: the linear program failed: {res.message}")
         duals = getattr(getattr(res, "eqlin", None), "marginals", None)
-        return float(res.fun), np.asarray(res.x), None if duals is None else np.asarray(duals), "ok"
+        return "ok", float(res.fun), np.asarray(res.x), None if duals is None else np.asarray(duals)
 
-    # Programs over all uncertified unknowns at once certify most bounds (a vertex sits at many of them);
-    # repeated while they make progress, then one program per unknown still open.
-    for sign, out in ((1.0, lo), (-1.0, hi)):
-        for _ in range(20):
-            open_ = np.isnan(out)
-            if not open_.any():
+
+class _Block:
+    """The intervals of one connected block of the released system."""
+
+    def __init__(
+        self,
+        sub: sp.csr_matrix,
+        b: np.ndarray,
+        *,
+        integer: bool,
+        lower: np.ndarray,
+        upper: np.ndarray,
+        known: np.ndarray | None,
+        reached: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        self.sub, self.b, self.integer, self.lower = sub, b, integer, lower
+        n = sub.shape[1]
+        # The least released total containing x_j bounds it when every unknown is ≥ 0: the programs' box.
+        trivial = upper.copy()
+        if np.all(lower >= 0):
+            coo = sub.tocoo()
+            tmin = np.full(n, np.inf)
+            np.minimum.at(tmin, coo.col, b[coo.row])
+            trivial = np.minimum(trivial, tmin)
+        self.trivial = trivial
+        self.lo, self.hi = _propagate(sub, b, lower, trivial, integer)
+        self.lo_ok = self.lo >= self.hi
+        self.hi_ok = self.lo_ok.copy()
+        self.seen_lo = np.full(n, np.inf)
+        self.seen_hi = np.full(n, -np.inf)
+        self.loose = np.zeros(n, dtype=bool)
+        self.points: list[np.ndarray] = []
+        self._program: _Program | None = None
+        if known is not None:
+            self.certify(known)
+            if reached is not None:
+                self.seen_lo = np.minimum(self.seen_lo, reached[0])
+                self.seen_hi = np.maximum(self.seen_hi, reached[1])
+                self._mark()
+
+    @property
+    def program(self) -> _Program:
+        if self._program is None:
+            self._program = _Program(self.sub, self.b, self.lower, self.trivial)
+        return self._program
+
+    def certify(self, x: np.ndarray) -> None:
+        """A feasible point (whole, for counts): its values are reached, so a bound it meets is exact."""
+        if self.integer and not _whole(x):
+            return
+        if self.integer:
+            x = np.round(x)
+        first = not np.all(np.isfinite(self.seen_lo))
+        if not first and len(self.points) < _POINTS:
+            if np.any(np.abs(x - self.seen_lo) > _TOL) or np.any(np.abs(x - self.seen_hi) > _TOL):
+                self.points.append(x.copy())
+        self.seen_lo = np.minimum(self.seen_lo, x)
+        self.seen_hi = np.maximum(self.seen_hi, x)
+        self._mark()
+
+    def _mark(self) -> None:
+        """Ends met by a value seen are exact."""
+        tol = _TOL * np.maximum(1.0, np.abs(self.lo))
+        self.lo_ok |= ~self.lo_ok & (self.seen_lo <= self.lo + tol)
+        tol = _TOL * np.maximum(1.0, np.abs(self.hi))
+        self.hi_ok |= ~self.hi_ok & np.isfinite(self.hi) & (self.seen_hi >= self.hi - tol)
+
+    def _wanted(self, need: Need | None, cols: np.ndarray) -> np.ndarray:
+        if need is None:
+            return np.ones(self.lo.size, dtype=bool)
+        return np.asarray(need(self.lo, self.hi, self.seen_lo, self.seen_hi, cols), dtype=bool)
+
+    def solve_all(
+        self, need: Need | None, cols: np.ndarray, *, full: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        milp_need = need
+        need = None if full else need
+        deadline = np.inf if full else time.perf_counter() + LP_BUDGET
+        if not full:
+            self.program.deadline = deadline
+        # Programs over all open ends at once certify many bounds (a vertex sits at many of them); repeated
+        # while they make progress. Then one program per end still open.
+        for sign, ok in ((1.0, self.lo_ok), (-1.0, self.hi_ok)):
+            for _ in range(20):
+                open_ = np.flatnonzero(~ok & self._wanted(need, cols))
+                if open_.size == 0 or time.perf_counter() > deadline:
+                    break
+                before = int((~ok).sum())
+                status, _, x, _ = self.program.solve(open_, np.full(open_.size, sign))
+                if x is None:
+                    break
+                self.certify(x)
+                if int((~ok).sum()) >= before:
+                    break
+        milp_spent = 0.0
+        open_ = np.flatnonzero(~(self.lo_ok & self.hi_ok) & self._wanted(need, cols))
+        for j in open_.tolist():
+            if time.perf_counter() > deadline:
                 break
-            before = int(open_.sum())
-            _, x, _, status = solve(np.where(open_, sign, 0.0))
-            if x is None:
-                break
-            certify(x)
-            if int(np.isnan(out).sum()) >= before:
-                break
-    witnesses: dict[int, tuple[int, ...]] = {}
-    loose = np.zeros(n, dtype=bool)
-    milp_spent = [0.0]
-    for j in range(n):
-        for sign, out in ((1.0, lo), (-1.0, hi)):
-            if not np.isnan(out[j]):
-                continue
-            if not full and sign < 0 and lo[j] == lower[j]:
-                # A large part: an unknown that can sit at its lower bound reveals nothing below the threshold
-                # (its interval holds 0 and its true value), so its upper end stays the least total holding it.
-                continue
-            c = np.zeros(n)
-            c[j] = sign
-            fun, x, duals, status = solve(c)
-            if status == "unbounded":
-                out[j] = -np.inf if sign > 0 else np.inf
-                continue
-            assert x is not None
-            value = sign * fun
-            if integer and not _whole(x):
-                if milp_spent[0] < MILP_BUDGET:
-                    started = time.perf_counter()
-                    value, exact = _integer_bound(sub, b, lower, trivial, c, value)
-                    milp_spent[0] += time.perf_counter() - started
+            for sign in (1.0, -1.0):
+                ok = self.lo_ok if sign > 0 else self.hi_ok
+                if ok[j] or not self._wanted_one(need, cols, j):
+                    continue
+                status, fun, x, _ = self.program.solve(np.array([j]), np.array([sign]))
+                if status == "timeout":
+                    break
+                if status == "unbounded":
+                    if sign > 0:
+                        self.lo[j] = -np.inf
+                    else:
+                        self.hi[j] = np.inf
+                    ok[j] = True
+                    continue
+                assert x is not None
+                value = sign * fun
+                exact = True
+                if self.integer and not _whole(x):
+                    if milp_spent < MILP_BUDGET and self._wanted_one(milp_need, cols, j):
+                        started = time.perf_counter()
+                        value, exact = self._integer_bound(j, sign, value)
+                        milp_spent += time.perf_counter() - started
+                    else:
+                        value = np.ceil(value - 1e-9) if sign > 0 else np.floor(value + 1e-9)
+                        exact = False
+                elif self.integer:
+                    value = float(np.round(value))
+                self.certify(x)
+                if sign > 0:
+                    self.lo[j] = max(self.lo[j], value)
                 else:
-                    value, exact = (np.ceil(value - 1e-9) if sign > 0 else np.floor(value + 1e-9)), False
-                if not exact:
-                    loose[j] = True
-            elif integer:
-                value = float(np.round(value))
-            certify(x)
-            out[j] = value
-    # Which released numbers pin down the unknowns asked about: the duals of their two programs.
-    asked: list[int] = (
-        [] if explain is None else np.flatnonzero(np.isin(cols, explain(lo, hi, cols))).tolist()
-    )
-    for j in asked:
-        for sign in (1.0, -1.0):
-            c = np.zeros(n)
-            c[j] = sign
-            _, _, duals, status = solve(c)
-            if duals is not None:
-                used = np.flatnonzero(np.abs(duals) > 1e-9)
-                witnesses[j] = tuple(sorted(set(witnesses.get(j, ())) | {int(e) for e in used}))
-    tight = ~np.isnan(hi) & ~loose
-    hi = np.where(np.isnan(hi), trivial, hi)
-    return lo, hi, _rank(sub), witnesses, tight
+                    self.hi[j] = min(self.hi[j], value)
+                ok[j] = True
+                self.loose[j] |= not exact
+        tight = self.lo_ok & self.hi_ok & ~self.loose
+        return self.lo.copy(), self.hi.copy(), tight
 
+    def _wanted_one(self, need: Need | None, cols: np.ndarray, j: int) -> bool:
+        if need is None:
+            return True
+        sl = slice(j, j + 1)
+        return bool(need(self.lo[sl], self.hi[sl], self.seen_lo[sl], self.seen_hi[sl], cols[sl])[0])
 
-def _integer_bound(
-    sub: sp.csr_matrix,
-    b: np.ndarray,
-    lower: np.ndarray,
-    upper: np.ndarray,
-    c: np.ndarray,
-    relaxed: float,
-) -> tuple[float, bool]:
-    """The bound over whole x (c picks ± one unknown) when the linear optimum ``relaxed`` is fractional, and
-    whether it is exact. The linear bound rounded inwards is always valid; the integer program (given
-    ``MILP_SECONDS``) can only tighten it."""
-    sign = 1.0 if c.sum() > 0 else -1.0
-    rounded = float(np.ceil(relaxed - 1e-9)) if sign > 0 else float(np.floor(relaxed + 1e-9))
-    res = milp(
-        c,
-        constraints=LinearConstraint(sub, b, b),
-        integrality=np.ones(sub.shape[1]),
-        bounds=Bounds(lower, upper),
-        options={"time_limit": MILP_SECONDS},
-    )
-    if res.status == 0 and res.x is not None:
-        return float(np.round(c @ res.x)) * sign, True
-    if res.status == 2:
-        raise PrivriskError(
-            "outputs: the released counts contradict each other (no whole numbers fit them all)"
+    def witnesses(self, asked: np.ndarray) -> dict[int, tuple[int, ...]]:
+        """Which released numbers pin down the unknowns asked about: the duals of their two programs."""
+        out: dict[int, tuple[int, ...]] = {}
+        for j in asked.tolist():
+            used: set[int] = set()
+            for sign in (1.0, -1.0):
+                _, _, _, duals = self.program.solve(np.array([j]), np.array([sign]))
+                if duals is not None:
+                    used |= {int(e) for e in np.flatnonzero(np.abs(duals) > 1e-9)}
+            out[j] = tuple(sorted(used))
+        return out
+
+    def _integer_bound(self, j: int, sign: float, relaxed: float) -> tuple[float, bool]:
+        """The bound over whole x when the linear optimum ``relaxed`` is fractional, and whether it is exact.
+        The linear bound rounded inwards is always valid; the integer program (given ``MILP_SECONDS``) can only
+        tighten it."""
+        rounded = float(np.ceil(relaxed - 1e-9)) if sign > 0 else float(np.floor(relaxed + 1e-9))
+        c = np.zeros(self.sub.shape[1])
+        c[j] = sign
+        res = milp(
+            c,
+            constraints=LinearConstraint(self.sub, self.b, self.b),
+            integrality=np.ones(self.sub.shape[1]),
+            bounds=Bounds(self.lo, self.hi),
+            options={"time_limit": MILP_SECONDS},
         )
-    return rounded, False
+        if res.status == 0 and res.x is not None:
+            self.certify(res.x)
+            return float(np.round(c @ res.x)) * sign, True
+        if res.status == 2:
+            raise PrivriskError(
+                "outputs: the released counts contradict each other (no whole numbers fit them all)"
+            )
+        return rounded, False

@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,7 @@ from privrisk.release.ledger import check_key
 if TYPE_CHECKING:
     from privrisk.outputs.check import OutputsResult
 
-__all__ = ["KIND", "append_outputs", "ledger_specs", "read_outputs_ledger"]
+__all__ = ["KIND", "Released", "append_outputs", "ledger_outputs", "ledger_specs", "read_outputs_ledger"]
 
 KIND = "privrisk-outputs-ledger"
 LOCK_TIMEOUT = 30.0
@@ -75,15 +76,46 @@ def read_outputs_ledger(path: str | os.PathLike[str], key: bytes | str | None = 
     return list(doc["entries"])
 
 
-def ledger_specs(path: str | os.PathLike[str], key: bytes | str | None = None) -> tuple[OutputSpec, ...]:
-    """Every output released so far, as specs (the latest of a name wins)."""
-    found: dict[str, OutputSpec] = {}
+@dataclass(frozen=True)
+class Released:
+    """An output as it left: its spec and the numbers released then (labels of each cell → its value).
+
+    The differencing uses these numbers, not the output recomputed from today's data: the intruder knows what
+    was released then.
+
+    Example:
+        >>> r = Released(OutputSpec(name="T", kind="count", rows=("sex",)), ((("f",), 12), (("m",), 15)))
+        >>> r.values()[("m",)]
+        15
+    """
+
+    spec: OutputSpec
+    cells: tuple[tuple[tuple[str, ...], float | int | None], ...]
+
+    def values(self) -> dict[tuple[str, ...], float | int | None]:
+        """The released value of each cell, by its labels (text, in the order of the spec's variables)."""
+        return dict(self.cells)
+
+
+def ledger_outputs(path: str | os.PathLike[str], key: bytes | str | None = None) -> tuple[Released, ...]:
+    """Every output released so far, with its numbers (the latest of a name wins)."""
+    found: dict[str, Released] = {}
     for entry in read_outputs_ledger(path, key):
         for out in entry["outputs"]:
             text = "[[output]]\n" + "\n".join(f"{k} = {json.dumps(v)}" for k, v in out["spec"].items())
             (spec,) = parse_spec(text, source=f"ledger {path}")
-            found[spec.name] = spec
+            cells = tuple(
+                (tuple(str(c["labels"].get(v)) for v in spec.variables), c.get("value"))
+                for c in out.get("cells", [])
+                if isinstance(c, dict) and isinstance(c.get("labels"), dict)
+            )
+            found[spec.name] = Released(spec, cells)
     return tuple(found.values())
+
+
+def ledger_specs(path: str | os.PathLike[str], key: bytes | str | None = None) -> tuple[OutputSpec, ...]:
+    """Every output released so far, as specs (the latest of a name wins)."""
+    return tuple(r.spec for r in ledger_outputs(path, key))
 
 
 def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> contextlib.AbstractContextManager[None]:

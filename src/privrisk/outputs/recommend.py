@@ -1,9 +1,10 @@
 """What to do about failing cells and disclosures, each suggestion with what it costs.
 
 - **suppress** the failing cells of a count table, with the secondary suppressions they then need: cells are
-  added greedily (the smallest cell sharing a row or column with an exposed one) until the differencing audit of
-  :mod:`privrisk.outputs.intervals`, run over everything else released, no longer determines any suppressed
-  cell; the audit's verdict is part of the suggestion;
+  added greedily (the smallest cell on a line through a given-away cell that holds no other hidden cell) until
+  the differencing audit (:func:`audit`: the intervals of :mod:`privrisk.outputs.intervals` over everything
+  else released) determines neither a hidden cell's count nor any of its atoms below the threshold; the audit's
+  verdict and the chosen cells are part of the suggestion;
 - **round** every cell to the policy's ``safe_round_base`` (each cell moves by at most half the base);
 - **coarsen**: leave out one grouping variable, and say how many cells would still fail;
 - **noise**: release with Laplace noise of scale Δf/ε, Δf the global sensitivity of the query over the
@@ -30,12 +31,13 @@ def _at(frame: pd.DataFrame) -> Any:
     return frame.at
 
 
-__all__ = ["recommendations", "suppression"]
+__all__ = ["audit", "recommendations", "suppression"]
 
 MAX_SECONDARY = 50
 
 
 def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
+    from privrisk._format import number, percent_3g
     from privrisk._validation import quote_identifier as qi
     from privrisk.risk import many_worlds
     from privrisk.sensitivity import global_sensitivity
@@ -63,16 +65,16 @@ def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
         "sensitivity": delta,
         "scale": scale,
         "risk": float(many_worlds(epsilon, t)),
-        "cost": f"Laplace noise of scale {scale:,.4g} on every cell (its mean absolute size)",
-        "sentence": f"Release {spec.name} with Laplace noise of scale {scale:,.4g} (Δf = {delta:,.6g}, ε = ln {t - 1} "
+        "cost": f"Laplace noise of scale {number(scale)} on every cell (its mean absolute size)",
+        "sentence": f"Release {spec.name} with Laplace noise of scale {number(scale)} (Δf = {number(delta, 6)}, ε = ln {t - 1} "
         f"≈ {epsilon:.3f}): an intruder choosing among {t} possible worlds is right with probability "
-        f"{many_worlds(epsilon, t):.0%}.",
+        f"{percent_3g(float(many_worlds(epsilon, t)))}.",
     }
 
 
 def _coarsen(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    full = cells[cells["set"] == spec.variables]
+    full = cells[[t == spec.variables for t in cells["set"]]]
     if len(spec.variables) < 2:
         return out
     for v in spec.variables:
@@ -92,52 +94,91 @@ def _coarsen(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[dict
     return out
 
 
+def audit(
+    a: sp.csr_matrix,
+    b: np.ndarray,
+    truth: np.ndarray,
+    threshold: int,
+    hidden: list[np.ndarray],
+) -> int | None:
+    """The differencing audit of a suppression: the first hidden cell (given by its atoms) that the released
+    counts ``a·x = b`` still give away, or None.
+
+    A hidden cell is given away when its count is determined, or when one of its atoms holding 1 … threshold − 1
+    people is (the exact disclosure of :mod:`privrisk.outputs.differencing`).
+    """
+    from privrisk.outputs.differencing import _group_count
+    from privrisk.outputs.intervals import intervals
+
+    inside = np.zeros(truth.size, dtype=bool)
+    for members in hidden:
+        inside[members] = True
+    small = inside & (truth >= 1) & (truth < threshold)
+
+    def need(
+        lo: np.ndarray, hi: np.ndarray, seen_lo: np.ndarray, seen_hi: np.ndarray, cols: np.ndarray
+    ) -> np.ndarray:
+        k = truth[cols]
+        return small[cols] & (seen_lo >= k) & (seen_hi <= k) & (lo < hi)
+
+    res = intervals(
+        a, b, integer=True, lower=np.zeros(truth.size), known=truth, need=need, full_limit=0, with_rank=False
+    )
+    determined = (res.lo == res.hi) & res.tight
+    for i, members in enumerate(hidden):
+        if np.any(determined[members] & small[members]):
+            return i
+        if np.all(determined[members]):
+            return i
+        if any(pt[members].sum() != truth[members].sum() for pt in res.points):
+            continue
+        if _group_count(a, b, members, truth.size) is not None:
+            return i
+    return None
+
+
 def suppression(
     spec: OutputSpec,
     linear: list[tuple[OutputSpec, pd.DataFrame]],
     failing: list[int],
-    atoms_of: Any,
+    incidence_of: Any,
+    truth: np.ndarray,
+    threshold: int,
 ) -> tuple[list[int], bool]:
-    """Cells to suppress in a count table (the failing ones first), and whether the audit confirms them.
+    """Cells to suppress in a count table (the failing ones first, then secondary ones chosen greedily), and
+    whether the differencing audit (:func:`audit`, over everything else released) confirms them.
 
-    ``atoms_of(spec, cells)`` gives (cell, atom) pairs as :func:`privrisk.outputs.differencing.difference` builds
-    them. The audit: each suppressed cell's count, over everything else released, must not be determined.
+    ``incidence_of(spec, cells)`` gives a table's cells × atoms matrix
+    (:func:`privrisk.outputs.differencing.incidence`). Greedy: a hidden cell that is given away gets a partner:
+    along a line of its table (the cells that share all labels but one with it) where it is the only hidden
+    cell, the smallest other cell of that line; failing that, the smallest cell of its line.
     """
-    from scipy.optimize import linprog
-
     own = dict(linear)[spec]
-    equations: list[tuple[str, int, np.ndarray, float]] = []
+    others: list[sp.csr_matrix] = []
+    other_b: list[np.ndarray] = []
+    mat = None
     for s, cells in linear:
         if s.kind != "count" or s.weights:
             continue
-        cidx, aidx = atoms_of(s, cells)
-        for cell in cells.index:
-            equations.append((s.name, int(cell), aidx[cidx == cell], float(_at(cells)[cell, "value"])))
-    n_atoms = int(max((e[2].max() for e in equations if e[2].size), default=-1)) + 1
+        m = incidence_of(s, cells)
+        if s == spec:
+            mat = m
+            continue
+        others.append(m)
+        other_b.append(cells["value"].to_numpy(dtype=float))
+    assert mat is not None
+    values = own["value"].to_numpy(dtype=float)
+    position = {int(c): i for i, c in enumerate(own.index)}
     suppressed = list(dict.fromkeys(failing))
-    mine = {cell: members for name, cell, members, _ in equations if name == spec.name}
     for _ in range(MAX_SECONDARY + 1):
-        keep = [e for e in equations if not (e[0] == spec.name and e[1] in suppressed)]
-        rows = (
-            np.concatenate([np.full(e[2].size, i) for i, e in enumerate(keep)]) if keep else np.empty(0, int)
-        )
-        cols = np.concatenate([e[2] for e in keep]) if keep else np.empty(0, int)
-        a = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(keep), max(n_atoms, 1)))
-        a.sum_duplicates()
-        a.data[:] = 1.0
-        b = np.array([e[3] for e in keep])
-        exposed = None
-        for cell in suppressed:
-            c = np.zeros(a.shape[1])
-            c[mine[cell]] = 1.0
-            lo = linprog(c, A_eq=a, b_eq=b, bounds=(0, None), method="highs")
-            hi = linprog(-c, A_eq=a, b_eq=b, bounds=(0, None), method="highs")
-            if lo.status == 0 and hi.status == 0 and abs(lo.fun + hi.fun) < 0.5:
-                exposed = cell
-                break
+        shown = np.array([i for c, i in position.items() if c not in suppressed], dtype=np.int64)
+        a = sp.vstack([*others, mat[shown]], format="csr") if others or shown.size else mat[shown]
+        b = np.concatenate([*other_b, values[shown]])
+        hidden = [mat.indices[mat.indptr[position[c]] : mat.indptr[position[c] + 1]] for c in suppressed]
+        exposed = audit(sp.csr_matrix(a), b, truth, threshold, hidden)
         if exposed is None:
             return suppressed, True
-        candidate = _partner(spec, own, exposed, suppressed)
+        candidate = _partner(spec, own, suppressed[exposed], suppressed)
         if candidate is None:
             return suppressed, False
         suppressed.append(candidate)
@@ -145,17 +186,28 @@ def suppression(
 
 
 def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[int]) -> int | None:
-    """The smallest unsuppressed cell of the same grouping that shares all labels but one with ``cell``."""
+    """A secondary suppression for ``cell``: in a line through it (same grouping, all labels but one equal)
+    that holds no other hidden cell, the smallest cell; else the smallest unhidden cell of any line through it;
+    else the smallest unhidden cell of its grouping."""
     s = _at(cells)[cell, "set"]
-    same = cells[(cells["set"].map(lambda t: t == s)) & ~cells.index.isin(suppressed)]
-    best = None
-    for idx, row in same.iterrows():
-        diff = sum(row[v] != _at(cells)[cell, v] for v in s)
-        if diff == 1 and (best is None or row["value"] < _at(same)[best, "value"]):
-            best = idx
-    if best is None and len(same):
-        best = same["value"].idxmin()
-    return None if best is None else int(cast(Any, best))
+    same = cells[cells["set"].map(lambda t: t == s)]
+    lines: list[tuple[bool, float, int]] = []
+    for v in s:
+        fixed = [u for u in s if u != v]
+        on_line = (
+            same[np.logical_and.reduce([same[u] == _at(cells)[cell, u] for u in fixed])] if fixed else same
+        )
+        others = [int(cast(Any, i)) for i in on_line.index if int(cast(Any, i)) != cell]
+        free = [i for i in others if i not in suppressed]
+        if not free:
+            continue
+        lonely = not any(i in suppressed for i in others)
+        best = min(free, key=lambda i: float(_at(cells)[i, "value"]))
+        lines.append((not lonely, float(_at(cells)[best, "value"]), best))
+    if lines:
+        return min(lines)[2]
+    rest = same[~same.index.isin(suppressed)]
+    return None if rest.empty else int(cast(Any, rest["value"].idxmin()))
 
 
 def recommendations(
@@ -167,15 +219,15 @@ def recommendations(
     con: Any,
 ) -> list[dict[str, Any]]:
     """The suggestions for every failing output and every disclosure."""
-    from privrisk.outputs.differencing import _cells_atoms, difference
+    from privrisk.outputs.differencing import difference, incidence
 
     by_name = {s.name: s for s in specs}
     tables = {s.name: c for s, c in linear}
     flag_of = {c: f"__f{i}" for i, c in enumerate(diff.conditions)}
     recs: list[dict[str, Any]] = []
 
-    def atoms_of(s: OutputSpec, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        return _cells_atoms(diff.atoms, s, cells, flag_of.get(s.where) if s.where else None)
+    def incidence_of(s: OutputSpec, cells: pd.DataFrame) -> sp.csr_matrix:
+        return incidence(diff.atoms, s, cells, flag_of.get(s.where) if s.where else None)
 
     for o in outputs:
         if o["status"] != "fail" or o["kind"] in ("ols", "logit"):
@@ -193,13 +245,15 @@ def recommendations(
         cells = tables[spec.name]
         failing = [int(i) for i, c in zip(cells.index, o["cells"], strict=True) if c["status"] == "fail"]
         if spec.kind == "count" and not spec.weights and not diff.atoms.empty:
-            chosen, confirmed = suppression(spec, linear, failing, atoms_of)
+            truth = diff.atoms["n"].to_numpy(dtype=float)
+            chosen, confirmed = suppression(spec, linear, failing, incidence_of, truth, policy.safe_threshold)
             secondary = len(chosen) - len(failing)
             recs.append(
                 {
                     "action": "suppress",
                     "output": spec.name,
                     "cells": [_labels(spec, cells, i) for i in chosen],
+                    "secondary_cells": [_labels(spec, cells, i) for i in chosen[len(failing) :]],
                     "primary": len(failing),
                     "secondary": secondary,
                     "confirmed": confirmed,

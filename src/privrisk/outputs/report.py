@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from privrisk._format import listing, number, percent_3g
 from privrisk.io.files import atomic_dir, to_jsonable, write_csv
 from privrisk.reports.html import html_page
 
@@ -40,10 +41,12 @@ def rule_text(rule: dict[str, Any]) -> str:
         return f"threshold: {rule['n']} contributors < {rule['threshold']}"
     if r == "nk":
         share = rule.get("share")
-        share_text = "undefined" if share is None else f"{share:.1%}"
-        return f"({rule['n']}, k) dominance: the {rule['n']} largest hold {share_text} ≥ {rule['k']:.0%}"
+        share_text = "undefined" if share is None else percent_3g(share)
+        return (
+            f"({rule['n']}, k) dominance: the {rule['n']} largest hold {share_text} ≥ {percent_3g(rule['k'])}"
+        )
     if r == "p-ratio":
-        return f"p % rule: the rest is {rule['ratio']:.1%} of the largest < {rule['p']:.0%}"
+        return f"p % rule: the rest is {percent_3g(rule['ratio'])} of the largest < {percent_3g(rule['p'])}"
     if r == "zeros":
         return "zeros: an empty cell"
     if r == "dof":
@@ -89,7 +92,7 @@ def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:,.6g}"
+        return number(value, 6)
     return html.escape(f"{value:,}" if isinstance(value, int) else str(value))
 
 
@@ -103,14 +106,31 @@ def report_body(result: OutputsResult) -> str:
     doc = result.to_dict()
     s = doc["summary"]
     status = doc["status"]
-    words = {
-        "pass": "May be released",
-        "review": "Needs a person's review",
-        "fail": "May not be released as it is",
-    }
+    found = s["disclosures_exact"] + s["disclosures_approximate"]
+    if status == "pass":
+        verdict = (
+            "May be released: every cell passes the rules, and no combination of the outputs"
+            + (" with those released before" if s["earlier_outputs"] else "")
+            + " pins down a group below the threshold."
+        )
+    else:
+        why = []
+        if found:
+            why.append(f"{found} disclosure{'s' if found != 1 else ''} by differencing")
+        if s["cells_fail"]:
+            why.append(f"{s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} failing the rules")
+        if s.get("atoms_undecided"):
+            n = s["atoms_undecided"]
+            why.append(f"{n:,} atom{'s' if n != 1 else ''} the differencing could not decide in its time")
+        if s["cells_review"]:
+            why.append(
+                f"{s['cells_review']} cell{'s' if s['cells_review'] != 1 else ''} for a person's review"
+            )
+        head = "May not be released as it is" if status == "fail" else "Needs a person's review"
+        verdict = f"{head}: {listing(why)}. What to do is below."
     parts = [
         "<h1>Output check</h1>",
-        f'<p class="verdict {status}" id="verdict">{words[status]} ({status})</p>',
+        f'<p class="verdict {status}" id="verdict">{html.escape(verdict)}</p>',
         f"<p>{s['outputs']} outputs, {s['cells']} cells: {s['cells_pass']} pass, {s['cells_review']} for review, "
         f"{s['cells_fail']} fail. Differencing over {s['atoms']:,} atoms ({s['equations']:,} released numbers"
         f"{', ' + str(s['earlier_outputs']) + ' outputs from the ledger' if s['earlier_outputs'] else ''}): "
@@ -145,9 +165,10 @@ def report_body(result: OutputsResult) -> str:
     parts.append("<h2>Outputs</h2>")
     for out in doc["outputs"]:
         frame = table_frame(result, out["name"])
+        # The cells are technical detail: folded, the output's name and status on the fold.
         parts.append(
-            f'<h3>{html.escape(out["name"])} <span class="{out["status"]}">({out["kind"]}, '
-            f"{out['status']})</span></h3>"
+            f'<details class="output"><summary><strong>{html.escape(out["name"])}</strong> '
+            f'<span class="{out["status"]}">({out["kind"]}, {out["status"]})</span></summary>'
         )
         head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns if c != "status")
         body = []
@@ -160,7 +181,7 @@ def report_body(result: OutputsResult) -> str:
             )
             body.append(f'<tr class="{cls}">{cells}</tr>')
         parts.append(
-            f'<table class="cells"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<table class="cells"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></details>'
         )
     return "\n".join(parts)
 

@@ -117,7 +117,7 @@ def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[li
 
 def _class_cells(spec: OutputSpec, cells: pd.DataFrame) -> set[int]:
     """Cells of the full two-way grouping that hold a whole non-empty row (class disclosure)."""
-    full = cells[cells["set"] == spec.variables]
+    full = cells[[t == spec.variables for t in cells["set"]]]
     found: set[int] = set()
     for _, group in full.groupby(list(spec.rows), sort=False):
         total: Any = group["value"].sum()

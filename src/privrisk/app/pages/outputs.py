@@ -1,8 +1,9 @@
 """The app's page "Outputs": a researcher's outputs checked by the centre's rules, each alone and all together.
 
 Upload the data and ``outputs.toml`` (and an ACRO policy file if the centre has one); the page calls
-:func:`privrisk.outputs.check_frame` as ``privrisk outputs`` does and shows the verdict first, then the
-differencing findings in sentences, the suggestions, and every output with its cells coloured by status.
+:func:`privrisk.outputs.check_outputs` with the same :class:`~privrisk.outputs.OutputsSettings` as
+``privrisk outputs`` and shows the verdict sentence first, then the differencing findings in sentences, the
+suggestions, and every output with its cells coloured by status (folded).
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ def page_ui() -> Any:
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    from privrisk.outputs import check_frame, read_policy, read_spec
+    from privrisk.outputs import OutputsSettings, check_outputs
 
-    def _text_file(fileinfo: Any, what: str) -> Any:
+    def _text_file(fileinfo: Any) -> tuple[Any, str]:
         path, name = upload_path(fileinfo)
         if path.stat().st_size > max_upload:
             raise PrivriskError(f"{name}: the file is too large for the upload limit")
@@ -57,14 +58,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @reactive.calc
     def result() -> Any:
+        # The page maps its uploads to the settings and calls the run function, as `privrisk outputs` does.
         frame = read_upload(input.file(), max_bytes=max_upload)
-        path, name = _text_file(input.spec(), "spec")
+        spec, spec_name = _text_file(input.spec())
+        policy, policy_name = _text_file(input.policy()) if input.policy() else (None, "")
         try:
-            specs = read_spec(path)
-            policy = read_policy(_text_file(input.policy(), "policy")[0]) if input.policy() else None
+            return check_outputs(OutputsSettings(data=frame, spec=spec, policy=policy))
         except PrivriskError as exc:
-            raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
-        return check_frame(frame, specs, policy)
+            message = str(exc).replace(str(spec), spec_name)
+            if policy is not None:
+                message = message.replace(str(policy), policy_name)
+            raise PrivriskError(message, param=exc.param) from None
 
     def _problem() -> str | None:
         if not input.file() or not input.spec():
