@@ -124,7 +124,7 @@ def test_cli_unknown_engine_exits_2(cli):
 def test_cli_spark_master_needs_the_spark_engine(cli):
     r = cli("presence", "examples/presence_trial.csv", "-p", "examples/presence_census.csv", "--qi", "zip,age",
             "--population-count", "n", "--spark-master", "local[2]")  # fmt: skip
-    one_line_error(r, "--spark-master", "--engine spark")
+    one_line_error(r, "--spark-master", "spark engine")
 
 
 def test_cli_negative_rollup_threshold_exits_2(cli):
@@ -387,14 +387,14 @@ def test_cli_empirical_deltas_parquet_needs_spark(cli, tmp_path):
     _, path = _inspections(tmp_path, n=20, months=5)
     r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count",
             "--deltas-parquet", tmp_path / "d")  # fmt: skip
-    one_line_error(r, "--deltas-parquet", "--engine spark")
+    one_line_error(r, "--deltas-parquet", "engine spark")
 
 
 def test_cli_empirical_window_is_not_on_spark(cli, tmp_path):
     _, path = _inspections(tmp_path, n=20, months=5)
     r = cli("empirical", path, "--period", "month", "--individual", "shop", "--query", "count",
             "--engine", "spark", "--window", "3")  # fmt: skip
-    one_line_error(r, "--window", "--engine spark")
+    one_line_error(r, "--window", "engine spark")
 
 
 def test_library_joint_is_not_on_spark(tmp_path):

@@ -163,7 +163,8 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
     # Every released grouping shows each observed row × each observed column (a crosstab's empty cells).
     parts = []
     for s in sets:
-        part = frame[[t == s for t in frame["set"]]]
+        # A boolean array, not a list: an empty list would select no columns instead of no rows.
+        part = frame[np.fromiter((t == s for t in frame["set"]), dtype=bool, count=len(frame))]
         rows = [v for v in spec.rows if v in s]
         cols = [v for v in spec.columns if v in s]
         row_keys = part[rows].drop_duplicates().itertuples(index=False, name=None) if rows else [()]
