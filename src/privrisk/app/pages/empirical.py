@@ -21,18 +21,25 @@ from typing import TYPE_CHECKING, Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number, plain
-from privrisk.app._shared import command_line, error_message, preset_inputs, query_params
+from privrisk.app._shared import (
+    KeptUpload,
+    command_line,
+    error_message,
+    id_like,
+    numeric_columns,
+    preset_inputs,
+    query_params,
+    session_upload,
+)
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
     Runner,
-    checked_upload,
     figures_ui,
     frame_ui,
     named_error,
     session_folder,
     zip_bytes,
 )
-from privrisk.app.pages.audit import id_like, numeric_columns
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -99,11 +106,21 @@ def page_ui() -> Any:
                 ),
                 "period_unit",
             ),
-            _field(ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"),
-            _field(ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1), "aggregate"),
-            _field(ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""), "window"),
+            _field(
+                ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"
+            ),
+            _field(
+                ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1),
+                "aggregate",
+            ),
+            _field(
+                ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""),
+                "window",
+            ),
             _field(ui.input_text("step", "Periods between window starts (empty: W/2)", value=""), "step"),
-            _field(ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"),
+            _field(
+                ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"
+            ),
             _field(
                 ui.input_text(
                     "joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)", value=""
@@ -112,19 +129,26 @@ def page_ui() -> Any:
             ),
             _field(
                 ui.input_text(
-                    "condition_on", "What the adversary knows per period: a column or count, sum:COLUMN", value=""
+                    "condition_on",
+                    "What the adversary knows per period: a column or count, sum:COLUMN",
+                    value="",
                 ),
                 "condition_on",
             ),
             _field(ui.input_numeric("buckets", "Buckets of that knowledge", value=4, min=1), "buckets"),
-            _field(ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"),
+            _field(
+                ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"
+            ),
             _field(
                 ui.input_text("target_delta", "Find the smallest Laplace scale bringing δ under", value=""),
                 "target_delta",
             ),
             _field(ui.input_numeric("draws", "Noise draws per database", value=20, min=1), "draws"),
             _field(ui.input_numeric("seed", "Seed of the noise draws", value=0, min=0), "seed"),
-            _field(ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0), "top"),
+            _field(
+                ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0),
+                "top",
+            ),
         ),
         open=False,
     )
@@ -133,7 +157,7 @@ def page_ui() -> Any:
             ui.input_radio_buttons(
                 "source",
                 "Data",
-                {"example": "the example: inspections in Chicago's schema", "file": "a file I upload"},
+                SOURCES,
                 selected="example",
             ),
             ui.panel_conditional(
@@ -159,11 +183,20 @@ def page_ui() -> Any:
             ),
             ui.panel_conditional(
                 "input.preset === ''",
-                _field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
-                _field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
-                _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
                 _field(
-                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]), "value"
+                    ui.input_selectize("period", "Column whose values are the databases", choices=[]),
+                    "period",
+                ),
+                _field(
+                    ui.input_selectize("individual", "Column identifying individuals", choices=[]),
+                    "individual",
+                ),
+                _field(
+                    ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"
+                ),
+                _field(
+                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
+                    "value",
                 ),
                 _field(
                     ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
@@ -171,7 +204,10 @@ def page_ui() -> Any:
                 ),
             ),
             _field(ui.input_text("epsilons", "ε values, comma-separated", value="0.03,0.1,0.3"), "epsilons"),
-            _field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
+            _field(
+                ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"),
+                "density",
+            ),
             more,
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
@@ -250,7 +286,9 @@ def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> Em
     """
     from privrisk.empirical.settings import EmpiricalSettings
 
-    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
+    given: dict[str, Any] = {
+        name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None
+    }
     if given.get("preset"):
         for name in ("period", "individual", "query", "value", "weight", "period_unit"):
             given.pop(name, None)
@@ -382,7 +420,9 @@ def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
             for r in target.to_dict(orient="records")
         ]
         parts.append(
-            frame_ui(pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ")
+            frame_ui(
+                pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ"
+            )
         )
     return parts
 
@@ -393,7 +433,9 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
     said = []
     if run.cleaning:
         said.append(
-            "Cleaning (Burchard and Daoud §5): dropped " + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items()) + "."
+            "Cleaning (Burchard and Daoud §5): dropped "
+            + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items())
+            + "."
         )
     said.append(
         f"{result.periods} periods, {result.n_individuals:,} individuals ({result.footprints:,} distinct "
@@ -446,8 +488,18 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
             id="empirical-detail",
             class_="mb-3",
         ),
-        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"),
+        ui.tags.details(
+            ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"
+        ),
     )
+
+
+SOURCES = {"example": "the example: inspections in Chicago's schema", "file": "a file I upload"}
+
+
+def _sources(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the example, and the session's upload by name once there is one."""
+    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
 
 
 @module.server
@@ -491,18 +543,32 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_selectize("value", choices=["", *found], selected=pick("value"))
         ui.update_selectize("weight", choices=["", *found], selected=pick("weight"))
 
+    uploads = session_upload(session, max_bytes=max_upload)
+
     @reactive.effect
     @reactive.event(input.file)
-    def _columns() -> None:
-        from privrisk.app._shared import read_upload
-
+    def _keep() -> None:
         file_message.set(None)
         try:
-            frame = read_upload(input.file(), max_bytes=max_upload)
+            uploads.keep(input.file())
+        except PrivriskError as exc:
+            file_message.set(named_error(exc, "empirical"))
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session: offered here, its columns chosen, the example's preset cleared.
+        kept = uploads.current()
+        if kept is None:
+            return
+        try:
+            frame = uploads.read()
         except PrivriskError as exc:
             file_message.set(named_error(exc, "empirical"))
             set_choices([], {})
             return
+        file_message.set(None)
+        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
         set_choices([str(c) for c in frame.columns], column_roles(frame))
         if "preset" not in params:  # the example's preset does not describe another file
             ui.update_select("preset", selected="")
@@ -513,10 +579,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _data() -> tuple[Path | None, str]:
         if input.source() == "example":
             return example, EXAMPLE_NAME
-        info = input.file()
-        if not info or file_message() is not None:
+        kept = uploads.current()
+        if kept is None or file_message() is not None:
             return None, "FILE"
-        return Path(str(info[0]["datapath"])), Path(str(info[0]["name"])).name
+        return kept.path, kept.name
 
     form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), _data,
                         ("period", "individual", "value", "weight"))  # fmt: skip
@@ -530,7 +596,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             if not example.is_file():
                 example_table(example)
             return example, EXAMPLE_NAME
-        return checked_upload(input.file(), max_bytes=max_upload)
+        return uploads.checked()
 
     @reactive.effect
     @reactive.event(input.run)
