@@ -55,6 +55,7 @@ __all__ = [
     "upload_columns",
     "upload_path",
     "warning_message",
+    "warning_ui",
 ]
 
 DEFAULT_MAX_UPLOAD = 500 * 1000**2
@@ -412,6 +413,20 @@ def warning_message(warning: Warning | str, command: str | None = None) -> str:
     """
     page = command.split()[0] if command else None
     return warning_text(warning, lambda param: label(param, page))
+
+
+def warning_ui(warning: Warning | str, command: str | None = None) -> Tag:
+    """A library warning on a page: :func:`warning_message`'s line (e-notation as powers of ten), marked a warning.
+
+    The command line shows the same warning as ``privrisk: warning: <text>``, with the option named instead.
+    """
+    from shiny import ui
+
+    from privrisk._format import plain
+
+    return ui.p(
+        f"Warning: {plain(warning_message(warning, command))}", class_="text-warning privrisk-warning"
+    )
 
 
 def error_input(error: BaseException | str, inputs: tuple[str, ...], default: str) -> str:

@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import number, plain
+from privrisk._format import number
 from privrisk.app._shared import (
     KeptUpload,
     command_line,
-    error_message,
     id_like,
     numeric_columns,
     preset_inputs,
     query_params,
     session_upload,
+    warning_ui,
 )
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
@@ -451,11 +451,10 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
 def verdict_ui(run: EmpiricalRun) -> Any:
     """The verdict first: one number and one sentence in plain words, then the library's warnings."""
     v = run.verdict()
-    warned = [plain(error_message(PrivriskError(text), "empirical")) for _, text in run.warnings]
     return ui.div(
         ui.p(v.headline, id="empirical-verdict-number", class_="display-6 fw-semibold mb-0"),
         ui.p(v.sentence, id="empirical-verdict", class_="lead privrisk-finding"),
-        *(ui.p(f"warning: {w}", class_="text-warning privrisk-warning") for w in warned),
+        *(warning_ui(text, "empirical") for _, text in run.warnings),
         class_="privrisk-verdict mb-3",
     )
 

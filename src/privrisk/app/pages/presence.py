@@ -31,6 +31,7 @@ from privrisk.app._shared import (
     query_params,
     session_upload,
     upload_columns,
+    warning_ui,
 )
 from privrisk.app.pages._presence_tables import classes_frame, estimate_frame, minimal_frame, summary_frame
 from privrisk.app.pages._runs import (
@@ -576,7 +577,7 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
         parts.append(
             ui.p(f"Target missed: {failure} (the command line exits with code 1).", class_="privrisk-failure")
         )
-    parts += [ui.p(f"warning: {w}", class_="text-warning") for w in run.warnings]
+    parts += [warning_ui(w, "presence") for w in run.warnings]
     buttons = [ui.download_button("download_classes", "classes.csv", class_="btn-sm me-2")]
     if (out / "release.csv").is_file():
         buttons.insert(
