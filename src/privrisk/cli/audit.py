@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from privrisk.audit.settings import AuditRun
 
 
-# The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
-
-
 @app.command("audit")
 def audit_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),

@@ -22,9 +22,6 @@ if TYPE_CHECKING:
     from privrisk.empirical import EmpiricalPrivacy
     from privrisk.empirical.settings import EmpiricalRun
 
-# The library's parameters whose option is named otherwise (chicago_clean's table is the file of the preset).
-
-
 @app.command("empirical")
 def empirical_command(
     file: str = typer.Argument(

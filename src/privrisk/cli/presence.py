@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from privrisk.presence.report import PresenceReport
 
 
-# Library parameters whose option has another name (the rest are "--" + the name with dashes); the thresholds' options.
+# The thresholds' options (the other parameters' options are in privrisk._params, as PARAM_OPTIONS).
 TARGET_OPTIONS = {"delta_max": "--delta-max", "delta_min": "--delta-min", "k": "--k", "kmap": "--kmap"}
 # The proposal of a search that the measured table misses, in the command's words.
 FAILURE_NAMES = {**TARGET_OPTIONS, "search": "--search", "levels": "--levels", "out": "--out writes"}
@@ -70,11 +70,7 @@ def presence_command(
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: smallest research class allowed."),
     kmap: int | None = typer.Option(None, "--kmap", help="k-map: smallest population class allowed."),
-    search: bool = typer.Option(
-        False,
-        "--search",
-        help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1.",
-    ),
+    search: bool = typer.Option(False, "--search", help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1."),
     suppression: float = typer.Option(
         0.0, "--suppression", help="Share of research records in failing classes that may be removed (0.02)."
     ),

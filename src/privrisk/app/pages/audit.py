@@ -93,20 +93,14 @@ def page_ui() -> Any:
                 "event",
             ),
             _field(
-                ui.input_text(
-                    "alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"
-                ),
+                ui.input_text("alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"),
                 "alpha",
             ),
             _field(ui.input_text("seed", "Seed for the draw of u when u is empty", value=""), "seed"),
             _field(ui.input_text("sweep_record", "Sweep: record number (from 1)", value=""), "sweep_record"),
+            _field(ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""), "sweep_values"),
             _field(
-                ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""), "sweep_values"
-            ),
-            _field(
-                ui.input_text(
-                    "missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""
-                ),
+                ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
                 "missing",
             ),
             _field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
@@ -136,12 +130,8 @@ def page_ui() -> Any:
                 ),
                 "column",
             ),
-            _field(
-                ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"
-            ),
-            _field(
-                ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"), "epsilon"
-            ),
+            _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"),
+            _field(ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"), "epsilon"),
             _field(
                 ui.input_text(
                     "u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", value="0.75"
@@ -187,8 +177,6 @@ FIELDS = (
     "missing",
     "top",
 )
-
-
 def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditSettings:
     """The page's inputs mapped onto :class:`~privrisk.audit.settings.AuditSettings` (every check is there).
 
@@ -348,7 +336,9 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
             id="audit-detail",
             class_="mb-3",
         ),
-        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="audit-figures", class_="mb-3"),
+        ui.tags.details(
+            ui.tags.summary("Figures"), figures_ui(folder), id="audit-figures", class_="mb-3"
+        ),
     )
 
 
@@ -447,9 +437,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return None, "FILE"
         return kept.path, kept.name
 
-    form = SettingsForm(
-        input, "audit", FIELDS, lambda path: audit_settings(_values(), path), _data, ("column",)
-    )
+    form = SettingsForm(input, "audit", FIELDS, lambda path: audit_settings(_values(), path), _data, ("column",))
 
     @render.ui
     def file_error() -> Any:

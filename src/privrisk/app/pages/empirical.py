@@ -106,21 +106,11 @@ def page_ui() -> Any:
                 ),
                 "period_unit",
             ),
-            _field(
-                ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"
-            ),
-            _field(
-                ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1),
-                "aggregate",
-            ),
-            _field(
-                ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""),
-                "window",
-            ),
+            _field(ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"),
+            _field(ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1), "aggregate"),
+            _field(ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""), "window"),
             _field(ui.input_text("step", "Periods between window starts (empty: W/2)", value=""), "step"),
-            _field(
-                ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"
-            ),
+            _field(ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"),
             _field(
                 ui.input_text(
                     "joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)", value=""
@@ -129,26 +119,19 @@ def page_ui() -> Any:
             ),
             _field(
                 ui.input_text(
-                    "condition_on",
-                    "What the adversary knows per period: a column or count, sum:COLUMN",
-                    value="",
+                    "condition_on", "What the adversary knows per period: a column or count, sum:COLUMN", value=""
                 ),
                 "condition_on",
             ),
             _field(ui.input_numeric("buckets", "Buckets of that knowledge", value=4, min=1), "buckets"),
-            _field(
-                ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"
-            ),
+            _field(ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"),
             _field(
                 ui.input_text("target_delta", "Find the smallest Laplace scale bringing δ under", value=""),
                 "target_delta",
             ),
             _field(ui.input_numeric("draws", "Noise draws per database", value=20, min=1), "draws"),
             _field(ui.input_numeric("seed", "Seed of the noise draws", value=0, min=0), "seed"),
-            _field(
-                ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0),
-                "top",
-            ),
+            _field(ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0), "top"),
         ),
         open=False,
     )
@@ -183,20 +166,11 @@ def page_ui() -> Any:
             ),
             ui.panel_conditional(
                 "input.preset === ''",
+                _field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
+                _field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
+                _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
                 _field(
-                    ui.input_selectize("period", "Column whose values are the databases", choices=[]),
-                    "period",
-                ),
-                _field(
-                    ui.input_selectize("individual", "Column identifying individuals", choices=[]),
-                    "individual",
-                ),
-                _field(
-                    ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"
-                ),
-                _field(
-                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
-                    "value",
+                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]), "value"
                 ),
                 _field(
                     ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
@@ -204,10 +178,7 @@ def page_ui() -> Any:
                 ),
             ),
             _field(ui.input_text("epsilons", "ε values, comma-separated", value="0.03,0.1,0.3"), "epsilons"),
-            _field(
-                ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"),
-                "density",
-            ),
+            _field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
             more,
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
@@ -286,9 +257,7 @@ def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> Em
     """
     from privrisk.empirical.settings import EmpiricalSettings
 
-    given: dict[str, Any] = {
-        name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None
-    }
+    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
     if given.get("preset"):
         for name in ("period", "individual", "query", "value", "weight", "period_unit"):
             given.pop(name, None)
@@ -420,9 +389,7 @@ def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
             for r in target.to_dict(orient="records")
         ]
         parts.append(
-            frame_ui(
-                pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ"
-            )
+            frame_ui(pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ")
         )
     return parts
 
@@ -433,9 +400,7 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
     said = []
     if run.cleaning:
         said.append(
-            "Cleaning (Burchard and Daoud §5): dropped "
-            + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items())
-            + "."
+            "Cleaning (Burchard and Daoud §5): dropped " + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items()) + "."
         )
     said.append(
         f"{result.periods} periods, {result.n_individuals:,} individuals ({result.footprints:,} distinct "
@@ -487,9 +452,7 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
             id="empirical-detail",
             class_="mb-3",
         ),
-        ui.tags.details(
-            ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"
-        ),
+        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"),
     )
 
 

@@ -131,9 +131,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             items = [ui.tags.li(error_message(PrivriskError(f), "microdata")) for f in failures]
             return ui.div(ui.h4("Thresholds exceeded"), ui.tags.ul(*items), id="microdata-verdict-text",
                           class_="alert alert-danger")  # fmt: skip
-        return ui.div(
-            ui.h4("Every threshold set is met"), id="microdata-verdict-text", class_="alert alert-success"
-        )
+        return ui.div(ui.h4("Every threshold set is met"), id="microdata-verdict-text", class_="alert alert-success")
 
     @render.ui
     def measures() -> Any:

@@ -205,10 +205,7 @@ def page_ui() -> Any:
             ui.input_text("levels", "Measure this generalisation (age=1,zip=2; empty: the finest)", value=""),
             _field_error("levels"),
             ui.layout_columns(
-                ui.div(
-                    ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]),
-                    _field_error("delta_max"),
-                ),
+                ui.div(ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]), _field_error("delta_max")),
                 ui.div(ui.input_text("delta_min", "δ_min", value=""), _field_error("delta_min")),
                 ui.div(ui.input_text("k", "k-anonymity k", value=""), _field_error("k")),
                 ui.div(ui.input_text("kmap", "k-map", value=""), _field_error("kmap")),
@@ -463,9 +460,7 @@ def _sample(path: Path, rows: int = 5000) -> pd.DataFrame:
 def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, pop_name: str | None) -> str:
     """The ``privrisk presence`` command that gives the page's result (``-H`` for the editor's hierarchies)."""
     hier = "".join(
-        f" -H {shlex.quote(f'{name}={spec}')}"
-        for name, spec in (values.get("hierarchies") or {}).items()
-        if spec
+        f" -H {shlex.quote(f'{name}={spec}')}" for name, spec in (values.get("hierarchies") or {}).items() if spec
     )
     if source == "demo":
         from privrisk.datasets.tv16 import TARGETS
@@ -475,11 +470,7 @@ def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, p
             options["delta_max"] = values.get("delta_max")
         if str(values.get("kmap") or "").strip() != str(TARGETS["kmap"]):
             options["kmap"] = values.get("kmap")
-        options |= {
-            "delta_min": values.get("delta_min"),
-            "k": values.get("k"),
-            "levels": values.get("levels"),
-        }
+        options |= {"delta_min": values.get("delta_min"), "k": values.get("k"), "levels": values.get("levels")}
         if float(values.get("suppression") or 0) not in (0.0, TARGETS["suppression"]):
             options["suppression"] = values.get("suppression")
         if values.get("loss", "precision") != "precision":
@@ -507,10 +498,7 @@ def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, p
         more["loss"] = values.get("loss")
     more["allow_inconsistent"] = bool(values.get("allow_inconsistent"))
     if pop_name is None:
-        more |= {
-            "population_size": values.get("population_size"),
-            "sampling_fraction": values.get("sampling_fraction"),
-        }
+        more |= {"population_size": values.get("population_size"), "sampling_fraction": values.get("sampling_fraction")}
         if values.get("estimator", "poisson") != "poisson":
             more["estimator"] = values.get("estimator")
         alpha = values.get("alpha")
@@ -542,8 +530,7 @@ def _work(job: Job, settings: PresenceSettings, folder: Path) -> dict[str, Any]:
         run = run_presence(settings, steps=steps)
     except InconsistentSubsetError as exc:
         said = PrivriskError(
-            f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue",
-            param="allow_inconsistent",
+            f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue", param="allow_inconsistent"
         )
         return {"error": said}
     except PrivriskError as exc:
@@ -581,10 +568,7 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
     buttons = [ui.download_button("download_classes", "classes.csv", class_="btn-sm me-2")]
     if (out / "release.csv").is_file():
         buttons.insert(
-            0,
-            ui.download_button(
-                "download_release", "the release table (release.csv)", class_="btn-sm btn-success me-2"
-            ),
+            0, ui.download_button("download_release", "the release table (release.csv)", class_="btn-sm btn-success me-2")
         )
     buttons.append(ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"))
     parts.append(ui.div(*buttons, class_="mb-3"))
@@ -593,11 +577,8 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
         e = run.estimate
         detail += [
             ui.p(e.finding()),
-            frame_ui(
-                estimate_frame(e),
-                id="presence-estimate",
-                caption=f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)",
-            ),
+            frame_ui(estimate_frame(e), id="presence-estimate",
+                     caption=f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)"),
             ui.p("Assumptions: " + e.to_dict()["assumptions"] + ".", class_="privrisk-help"),
         ]
     else:
@@ -605,12 +586,8 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
         report = run.report
         before, found = report.measured, report.search
         levels = ", ".join(f"{k}={v}" for k, v in before.summary["levels"].items())
-        detail += [
-            ui.p(f"violated: {v}", class_="privrisk-violation") for v in report.violations(TARGET_NAMES)
-        ]
-        detail.append(
-            frame_ui(summary_frame(before.summary), id="presence-summary", caption=f"Measured at {levels}")
-        )
+        detail += [ui.p(f"violated: {v}", class_="privrisk-violation") for v in report.violations(TARGET_NAMES)]
+        detail.append(frame_ui(summary_frame(before.summary), id="presence-summary", caption=f"Measured at {levels}"))
         detail.append(frame_ui(classes_frame(before), id="presence-classes",
                                caption=f"Classes of highest δ ({len(before.classes):,} in all)"))  # fmt: skip
         if found is not None:
@@ -622,20 +599,13 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
                 )
             )
             if len(found.minimal):
-                detail.append(
-                    frame_ui(minimal_frame(found), id="presence-minimal", caption="Minimal generalisations")
-                )
+                detail.append(frame_ui(minimal_frame(found), id="presence-minimal", caption="Minimal generalisations"))
             if found.best is not None:
                 chosen = ", ".join(f"{k}={v}" for k, v in found.best.summary["levels"].items())
                 detail += [
-                    frame_ui(
-                        summary_frame(found.best.summary), id="presence-chosen", caption=f"Chosen: {chosen}"
-                    ),
-                    frame_ui(
-                        classes_frame(found.best),
-                        id="presence-chosen-classes",
-                        caption="Classes of highest δ after the search",
-                    ),
+                    frame_ui(summary_frame(found.best.summary), id="presence-chosen", caption=f"Chosen: {chosen}"),
+                    frame_ui(classes_frame(found.best), id="presence-chosen-classes",
+                             caption="Classes of highest δ after the search"),
                 ]
         detail += [ui.h4("δ per class"), figures_ui(out)]
     parts.append(
@@ -720,29 +690,21 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_selectize("qi", selected=[c for c in wanted_qi if c in EXAMPLE_INPUTS["qi"]])
     if wanted_count is not None:
         ui.update_selectize("population_count", selected=wanted_count)
-    messages: dict[str, reactive.Value[str | None]] = {
-        "data": reactive.value(None),
-        "population": reactive.value(None),
-    }
-    samples: dict[str, reactive.Value[pd.DataFrame | None]] = {
-        "data": reactive.value(None),
-        "population": reactive.value(None),
-    }
-    columns: dict[str, reactive.Value[list[str]]] = {
-        "data": reactive.value([]),
-        "population": reactive.value([]),
-    }
+    messages: dict[str, reactive.Value[str | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
+    samples: dict[str, reactive.Value[pd.DataFrame | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
+    columns: dict[str, reactive.Value[list[str]]] = {"data": reactive.value([]), "population": reactive.value([])}
 
-    uploads = session_upload(session, max_bytes=max_upload)
+    kept_upload = session_upload(session, max_bytes=max_upload)
 
     def read_columns(which: str) -> None:
         messages[which].set(None)
         samples[which].set(None)
         try:
             # T is the session's upload (from this page or another); P is this page's own.
-            found = (
-                uploads.columns() if which == "data" else upload_columns(input[which](), max_bytes=max_upload)
-            )
+            if which == "data":
+                found = kept_upload.columns()
+            else:
+                found = upload_columns(input[which](), max_bytes=max_upload)
         except PrivriskError as exc:
             messages[which].set(named_error(exc, "presence"))
             columns[which].set([])
@@ -750,7 +712,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         columns[which].set(found)
         try:
             if which == "data":
-                path, _ = uploads.checked()
+                path, _ = kept_upload.checked()
             else:
                 path, _ = checked_upload(input[which](), max_bytes=max_upload)
             samples[which].set(_sample(path))
@@ -784,15 +746,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _keep() -> None:
         messages["data"].set(None)
         try:
-            uploads.keep(input.data())
+            kept_upload.keep(input.data())
         except PrivriskError as exc:
             messages["data"].set(named_error(exc, "presence"))
 
     @reactive.effect
-    @reactive.event(uploads.current)
+    @reactive.event(kept_upload.current)
     def _data_columns() -> None:
         # A file uploaded on any page of this session is offered as T, with columns chosen and the example cleared.
-        kept = uploads.current()
+        kept = kept_upload.current()
         if kept is None:
             return
         read_columns("data")
@@ -868,9 +830,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         for name in names:
             c = current.get(name, HierarchyChoice())
             kind = session.ns(_id(name, "kind"))
-            shown_if = _id(
-                name, "kind"
-            )  # a conditional panel's condition is read inside the module's namespace
+            shown_if = _id(name, "kind")  # a conditional panel's condition is read inside the module's namespace
             breaks = [*c.breaks, (), ()][:BREAK_LEVELS]
             fields = []
             for level in range(1, BREAK_LEVELS + 1):
@@ -890,25 +850,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                         f"input['{shown_if}'] === 'interval'",
                         ui.layout_columns(
                             # An empty number field is what the user sees for "not given" (Shiny's types say float).
-                            ui.input_numeric(
-                                session.ns(_id(name, "width")), "width W", value=_shown(c.width)
-                            ),  # type: ignore[arg-type]
-                            ui.input_numeric(
-                                session.ns(_id(name, "start")),
-                                "starting at (empty: 0)",
-                                value=_shown(c.start),
-                            ),  # type: ignore[arg-type]
+                            ui.input_numeric(session.ns(_id(name, "width")), "width W",
+                                             value=_shown(c.width)),  # type: ignore[arg-type]
+                            ui.input_numeric(session.ns(_id(name, "start")), "starting at (empty: 0)",
+                                             value=_shown(c.start)),  # type: ignore[arg-type]
                             col_widths=(6, 6),
                         ),
                     ),
                     ui.panel_conditional(
                         f"input['{shown_if}'] === 'breaks'",
                         *fields,
-                        ui.input_checkbox(
-                            session.ns(_id(name, "open")),
-                            "the last class is open (… and above)",
-                            value=c.open_top,
-                        ),
+                        ui.input_checkbox(session.ns(_id(name, "open")), "the last class is open (… and above)",
+                                          value=c.open_top),
                     ),
                     class_="privrisk-hierarchy border-start ps-2 mb-2",
                 )
@@ -929,9 +882,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         for name in qi_list():
             values = editor_values(name)
             try:
-                out[name] = (
-                    choice_from_inputs(values) if "kind" in values else current.get(name, HierarchyChoice())
-                )
+                out[name] = choice_from_inputs(values) if "kind" in values else current.get(name, HierarchyChoice())
             except PrivriskError as exc:
                 out[name] = exc
         return out
@@ -1015,13 +966,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         uploads: list[tuple[Path, str]] = []
         data: Path | None = None
         population: Path | None = None
-        if uploads.current() is not None:
-            data, name = uploads.checked(param="dataset")
+        if kept_upload.current() is not None:
+            data, name = kept_upload.checked(param="dataset")
             uploads.append((data, name))
         if input.population():
-            population, pop_name = checked_upload(
-                input.population(), max_bytes=max_upload, param="population"
-            )
+            population, pop_name = checked_upload(input.population(), max_bytes=max_upload, param="population")
             uploads.append((population, pop_name))
         names = [n for _, n in uploads]
         return data, population, uploads, " against ".join(names) or "the uploads"
@@ -1033,9 +982,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             data, population, uploads, title = tables()
             if (bad := editor_error()) is not None and input.source() != "demo":
                 raise bad
-            settings = settings_from(
-                _values(), source=input.source(), data=data, population=population, title=title
-            )
+            settings = settings_from(_values(), source=input.source(), data=data, population=population, title=title)
         except Exception as exc:
             where = field_of(exc)
             if where is not None:
@@ -1055,7 +1002,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         _values()
         input.source()
-        uploads.current()
+        kept_upload.current()
         input.population()
         with reactive.isolate():
             if runner.task.status() == "running":
@@ -1120,9 +1067,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def command() -> Any:
         source = input.source()
         example = source == "example"
-        data_name = (
-            EXAMPLE_NAMES["trial.csv"] if example else (kept.name if (kept := uploads.current()) else "DATA")
-        )
+        data_name = EXAMPLE_NAMES["trial.csv"] if example else (kept.name if (kept := kept_upload.current()) else "DATA")
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
         text = _command(_values(), source=source, data_name=data_name, pop_name=pop_name)
         return ui.div(text, class_="privrisk-command", id="presence-command-line")
