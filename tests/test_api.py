@@ -243,3 +243,22 @@ def test_an_old_name_warns_and_does_what_the_new_one_does(module, old, new):
         for epsilon in (0.0, 0.5, 1.0):
             assert result.delta_at(epsilon) == pytest.approx(expected.delta_at(epsilon), rel=1e-12, abs=1e-15)
         assert type(result) is type(expected)
+
+
+def test_the_one_way_in_of_presence_audit_and_empirical_is_curated():
+    # Each command's settings, its run and its result are public at the top level, from their home modules.
+    import privrisk.audit
+    import privrisk.empirical
+    import privrisk.presence
+
+    wanted = {
+        privrisk.presence: ("PresenceSettings", "PresenceRun", "run_presence"),
+        privrisk.audit: ("AuditSettings", "AuditRun", "run_audit", "DerivedSettings", "run_derived"),
+        privrisk.empirical: ("EmpiricalSettings", "EmpiricalRun", "run_empirical"),
+    }
+    curated, homes = privrisk._table()
+    for module, names in wanted.items():
+        for name in names:
+            assert name in privrisk.__all__ and name in curated, name
+            assert getattr(privrisk, name) is getattr(module, name), name
+            assert homes[name] == module.__name__, name

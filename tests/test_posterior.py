@@ -341,8 +341,13 @@ def test_big_attack_is_vectorised():
 
 def test_result_fields_are_the_json_keys():
     r = simulate_attack([1, 2, 3], "mean", 1.0, sensitivity=1.0, trials=10)
-    assert {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_high"} <= set(r.as_dict())
-    assert r.to_dict() == r.as_dict()
+    assert {"n_worlds", "exact_risk", "bound", "simulated_success", "ci_low", "ci_high"} <= set(r.to_dict())
+    assert r.to_dict()["exact_risk"] == r.exact_risk and r.to_dict()["query"] == "mean"
+    # as_dict is the old name: the same dict, with a DeprecationWarning naming to_dict.
+    with pytest.warns(
+        DeprecationWarning, match=r"AttackResult\.as_dict is deprecated .*use AttackResult\.to_dict"
+    ):
+        assert r.as_dict() == r.to_dict()
     with pytest.raises(AttributeError):
         r.exact_risk = 0.0  # frozen
 

@@ -82,7 +82,13 @@ if TYPE_CHECKING:
     )
 
     # Sensitivity over a data universe (Allmann et al. 2024)
-    from privrisk.sensitivity import QUERIES, Universe, global_sensitivity, local_sensitivity, sensitivity_ratio
+    from privrisk.sensitivity import (
+        QUERIES,
+        Universe,
+        global_sensitivity,
+        local_sensitivity,
+        sensitivity_ratio,
+    )
 
     # The Lee–Clifton attacker on real data
     from privrisk.posterior import worlds, exact_risk, simulate_attack, tight_epsilon
@@ -90,16 +96,19 @@ if TYPE_CHECKING:
     # The sampling study
     from privrisk.study import sampling_study, study_summary, study_attack
 
-    # δ-presence, k-anonymity, k-map
+    # δ-presence, k-anonymity, k-map: the command's one way in (settings checked once, a run), then the parts
+    from privrisk.presence import PresenceSettings, PresenceRun, run_presence
     from privrisk.presence import delta_presence, search_generalisation, build_hierarchy, Hierarchy
 
     # Microdata files: sdcMicro's, ARX's and SUDA's measures with weights
     from privrisk.microdata import MicrodataSettings, measure_microdata
 
-    # The intruder's audit
+    # The intruder's audit: the commands' ways in (audit, derived), then the parts
+    from privrisk.audit import AuditSettings, AuditRun, run_audit, DerivedSettings, run_derived
     from privrisk.audit import audit_data_dependent, derived_scale, leave_one_out
 
-    # Empirical DP
+    # Empirical DP: the command's way in, then the parts
+    from privrisk.empirical import EmpiricalSettings, EmpiricalRun, run_empirical
     from privrisk.empirical import empirical_privacy, hockey_stick_delta, rolling_privacy
 
     # Releases: the noise samplers and noisy answers under a budget
@@ -187,7 +196,9 @@ def _table() -> tuple[tuple[str, ...], dict[str, str]]:
         blocks = [
             node.body
             for node in tree.body
-            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            if isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
         ]
         curated: list[str] = []
         homes: dict[str, str] = {}
@@ -210,7 +221,9 @@ def __getattr__(name: str) -> Any:
         from privrisk.errors import deprecation_message
 
         new = _RENAMED[name]
-        warnings.warn(deprecation_message(f"privrisk.{name}", f"privrisk.{new}"), DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            deprecation_message(f"privrisk.{name}", f"privrisk.{new}"), DeprecationWarning, stacklevel=2
+        )
         return __getattr__(new)
     else:
         home = _table()[1].get(name)

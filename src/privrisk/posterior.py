@@ -479,11 +479,23 @@ class AttackResult:
     ci_high: float
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict: the keys and values of the attack command's JSON document."""
+        """The fields as a dict: the keys and values of the attack command's JSON document.
+
+        Example:
+            >>> r = simulate_attack([1, 2, 3], "mean", 1.0, sensitivity=1.0, trials=10, seed=0)
+            >>> r.to_dict()["n_worlds"], sorted(r.to_dict())[:3]
+            (3, ['bound', 'ci_high', 'ci_low'])
+        """
         return asdict(self)
 
     def as_dict(self) -> dict[str, Any]:
-        """The same as :meth:`to_dict` (its earlier name)."""
+        """Deprecated: use :meth:`to_dict` (every result's dict is ``to_dict``; this name goes in the next release)."""
+        import warnings
+
+        from privrisk.errors import deprecation_message
+
+        warnings.warn(deprecation_message("AttackResult.as_dict", "AttackResult.to_dict"), DeprecationWarning,
+                      stacklevel=2)  # fmt: skip
         return self.to_dict()
 
 

@@ -12,11 +12,14 @@ Example:
 
 from __future__ import annotations
 
+import re
 import shlex
+import shutil
 import tempfile
 import threading
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,24 +36,32 @@ __all__ = [
     "DEFAULT_MAX_UPLOAD",
     "Cancelled",
     "Job",
+    "KeptUpload",
+    "SessionUpload",
     "command_line",
     "error_input",
     "error_message",
     "error_ui",
     "format_bytes",
+    "id_like",
+    "numeric_columns",
     "parse_size",
     "preset_inputs",
     "query_params",
     "quiet",
     "read_upload",
     "session_folder",
+    "session_upload",
     "upload_columns",
     "upload_path",
     "warning_message",
+    "warning_ui",
 ]
 
 DEFAULT_MAX_UPLOAD = 500 * 1000**2
 _QUERY_KEY = "_privrisk_query_params"
+
+
 def format_bytes(size: float) -> str:
     """A size for people, in decimal units.
 
@@ -207,6 +218,166 @@ def _checked_upload(fileinfo: list[dict[str, Any]] | None, max_bytes: int) -> tu
     return path, name
 
 
+_ID_NAME = re.compile(
+    r"(^|[\s_.#-])(id|ids|key|nr|no|number|code|licen[cs]e|uuid)([\s_.#-]|$)|#|^(p|u|h)?id$", re.I
+)
+
+
+def id_like(name: str, values: Any) -> bool:
+    """Whether a column identifies records rather than measuring them: a name like ``id`` or ``License #``, or
+    whole numbers all distinct in one consecutive run (1, 2, 3, …).
+
+    Example:
+        >>> import pandas as pd
+        >>> id_like("id", pd.Series([7, 3])), id_like("n", pd.Series([3, 1, 2])), id_like("claims", pd.Series([1.5, 2]))
+        (True, True, False)
+        >>> id_like("License #", pd.Series([5.5, 1])), id_like("income", pd.Series([30_000, 12_500, 41_000]))
+        (True, False)
+    """
+    import numpy as np
+    import pandas as pd
+
+    if _ID_NAME.search(str(name)):
+        return True
+    series = pd.Series(values).dropna()
+    if series.size < 3 or not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        return False
+    x = np.sort(series.to_numpy(dtype=float))
+    if not np.all(x == np.round(x)):
+        return False
+    return bool(np.all(np.diff(x) == 1))  # a row number: whole numbers, all distinct, in one consecutive run
+
+
+def numeric_columns(frame: Any) -> list[str]:
+    """The columns a query may run on: numeric, not an id (:func:`id_like`), in the file's order.
+
+    Example:
+        >>> import pandas as pd
+        >>> numeric_columns(pd.DataFrame({"id": [1, 2, 3], "name": ["a", "b", "c"], "claims": [9.9, 9.2, 100]}))
+        ['claims']
+    """
+    import pandas as pd
+
+    return [
+        str(c)
+        for c in frame.columns
+        if pd.api.types.is_numeric_dtype(frame[c])
+        and not pd.api.types.is_bool_dtype(frame[c])
+        and not id_like(str(c), frame[c])
+    ]
+
+
+@dataclass(frozen=True)
+class KeptUpload:
+    """The session's uploaded file: the server's copy (never shown) and the name the user's file had.
+
+    Example:
+        >>> KeptUpload(Path("/tmp/x/upload.csv"), "claims.csv").label
+        'Use claims.csv (uploaded)'
+    """
+
+    path: Path
+    name: str
+
+    @property
+    def label(self) -> str:
+        """What a page's data choice says for it."""
+        return f"Use {self.name} (uploaded)"
+
+
+_UPLOAD_KEY = "_privrisk_session_upload"
+
+
+class SessionUpload:
+    """The one upload of a browser session, offered by every page that takes data (:func:`session_upload`).
+
+    A page's own file input hands its upload to :meth:`keep`; the file is checked (the upload limit, a file Shiny
+    wrote for this session) and copied into the session's private folder (:func:`session_folder`), so that it
+    outlives the page's input and every page can read it. :meth:`current` is reactive: a page that reads it in an
+    effect hears of each new upload, whichever page it came from.
+    """
+
+    def __init__(self, session: Any, max_bytes: int) -> None:
+        from shiny import reactive
+
+        self.folder = session_folder(session) / "upload"
+        self.max_bytes = max_bytes
+        self._value: reactive.Value[KeptUpload | None] = reactive.value(None)
+
+    def current(self) -> KeptUpload | None:
+        """The kept upload (None: none yet); reactive."""
+        return self._value()
+
+    def keep(self, fileinfo: list[dict[str, Any]] | None) -> KeptUpload:
+        """Check an upload of a page's file input and keep it for the session (it replaces the one kept before).
+
+        Raises:
+            PrivriskError: no upload, not an upload of this session, above the upload limit.
+        """
+        path, name = _checked_upload(fileinfo, self.max_bytes)
+        # A fresh folder per upload: a page still reading the previous file keeps it until the session ends.
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+        target = Path(tempfile.mkdtemp(dir=self.folder)) / f"data{''.join(Path(name).suffixes[-2:]).lower()}"
+        shutil.copyfile(path, target)
+        kept = KeptUpload(target, name)
+        self._value.set(kept)
+        return kept
+
+    def checked(self, param: str = "file") -> tuple[Path, str]:
+        """The kept file's path and name (for the library's settings, which read a path); reactive.
+
+        Raises:
+            PrivriskError: nothing uploaded yet (``param`` names the input), or the copy is gone.
+        """
+        kept = self.current()
+        if kept is None:
+            raise PrivriskError("no file uploaded yet", param=param)
+        if not kept.path.is_file():
+            raise PrivriskError(
+                f"{kept.name}: the upload is no longer there; upload the file again", param=param
+            )
+        return kept.path, kept.name
+
+    def read(self, columns: list[str] | None = None) -> pd.DataFrame:
+        """The kept file as a table (:func:`privrisk.io.data.read_table`), errors naming the user's file."""
+        from privrisk.io.data import read_table
+
+        path, name = self.checked()
+        try:
+            return read_table(path, columns)
+        except PrivriskError as exc:
+            raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+
+    def columns(self) -> list[str]:
+        """The kept file's column names (CSV and Parquet without reading their rows)."""
+        from privrisk.io.data import table_columns
+
+        path, name = self.checked()
+        try:
+            return table_columns(path)
+        except PrivriskError as exc:
+            raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+
+
+def session_upload(session: Any, *, max_bytes: int) -> SessionUpload:
+    """The browser session's one :class:`SessionUpload`, the same object for every page (module) of the session.
+
+    The pattern for a page (its file input ``file``, its data choice ``source`` with a ``"file"`` entry):
+
+    - ``@reactive.event(input.file)``: ``uploads.keep(input.file())``, its error shown at the file input;
+    - ``@reactive.event(uploads.current)``: offer the file (``ui.update_radio_buttons("source",
+      choices={..., "file": kept.label}, selected="file")``), choose columns with :func:`numeric_columns` and
+      :func:`id_like` on ``uploads.read()``, and clear the example's settings;
+    - the run reads ``uploads.checked()`` instead of the page's own input.
+    """
+    root = session.root_scope() if hasattr(session, "root_scope") else session
+    found = getattr(root, _UPLOAD_KEY, None)
+    if found is None:
+        found = SessionUpload(root, max_bytes)
+        setattr(root, _UPLOAD_KEY, found)
+    return found
+
+
 def error_message(exc: BaseException, command: str | None = None, options: Sequence[str] = ()) -> str:
     """The one line the app shows for an error: the library's message with its parameter named by the page's label.
 
@@ -242,6 +413,20 @@ def warning_message(warning: Warning | str, command: str | None = None) -> str:
     """
     page = command.split()[0] if command else None
     return warning_text(warning, lambda param: label(param, page))
+
+
+def warning_ui(warning: Warning | str, command: str | None = None) -> Tag:
+    """A library warning on a page: :func:`warning_message`'s line (e-notation as powers of ten), marked a warning.
+
+    The command line shows the same warning as ``privrisk: warning: <text>``, with the option named instead.
+    """
+    from shiny import ui
+
+    from privrisk._format import plain
+
+    return ui.p(
+        f"Warning: {plain(warning_message(warning, command))}", class_="text-warning privrisk-warning"
+    )
 
 
 def error_input(error: BaseException | str, inputs: tuple[str, ...], default: str) -> str:

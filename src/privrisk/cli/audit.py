@@ -16,16 +16,12 @@ from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, PARAM_OPTIONS, TOP_RECORDS, emit_json, err, out
+from privrisk.cli._common import MISSING_HELP, TOP_RECORDS, emit_json, err, out
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.audit.settings import AuditRun
-
-
-# The library's parameter → this command's option, where the names differ (privrisk.cli.main maps the rest).
-PARAM_OPTIONS["audit"] = {"record": "--sweep-record"}
 
 
 @app.command("audit")

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._common import emit_json, err, out
 from privrisk.cli._progress import steps
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning
 from privrisk.io.files import check_outputs
@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 
     from privrisk.empirical import EmpiricalPrivacy
     from privrisk.empirical.settings import EmpiricalRun
-
-# The library's parameters whose option is named otherwise (chicago_clean's table is the file of the preset).
-PARAM_OPTIONS["empirical"] = {"deltas_path": "--deltas-parquet", "frame": "--preset chicago"}
-
 
 @app.command("empirical")
 def empirical_command(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,6 @@ import typer
 from privrisk.cli._app import app
 from privrisk.cli._common import (
     LOSS_MEASURES,
-    PARAM_OPTIONS,
     SPARK_ROLLUP_CLASSES,
     emit_json,
     err,
@@ -22,7 +22,7 @@ from privrisk.cli._presence_tables import measures_table as _measures_table
 from privrisk.cli._presence_tables import minimal_table as _minimal_table
 from privrisk.cli._presence_tables import summary_table as _summary_table
 from privrisk.cli._progress import steps
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from privrisk.presence.report import PresenceReport
 
 
-# Library parameters whose option has another name (the rest are "--" + the name with dashes); the thresholds' options.
-PARAM_OPTIONS["presence"] = {"hierarchies": "--hierarchy", "model": "--estimator", "max_nodes": "--search"}
+# The thresholds' options (the other parameters' options are in privrisk._params, as PARAM_OPTIONS).
 TARGET_OPTIONS = {"delta_max": "--delta-max", "delta_min": "--delta-min", "k": "--k", "kmap": "--kmap"}
 # The proposal of a search that the measured table misses, in the command's words.
 FAILURE_NAMES = {**TARGET_OPTIONS, "search": "--search", "levels": "--levels", "out": "--out writes"}
@@ -155,7 +154,8 @@ def presence_command(
             show("Writing the tables, the release and the figure")
             written = run.write(out_dir)
     for w in run.warnings:
-        err.print(f"warning: {w}")
+        # Warned again so that privrisk.cli.main shows it as every warning: "privrisk: warning: …", option named.
+        warnings.warn(w, PrivacyLeakWarning, stacklevel=2)
     if out_dir is not None and run.report is not None:
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
     if as_json:

@@ -13,7 +13,6 @@ examples/claims.csv (one of them an outlier of 100).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,11 +21,18 @@ from shiny import module, reactive, render, ui
 
 from privrisk._format import number, plain
 from privrisk.app._examples import example_frame
-from privrisk.app._shared import command_line, preset_inputs, query_params
+from privrisk.app._shared import (
+    KeptUpload,
+    command_line,
+    id_like,
+    numeric_columns,
+    preset_inputs,
+    query_params,
+    session_upload,
+)
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
     Runner,
-    checked_upload,
     figures_ui,
     findings_ui,
     frame_ui,
@@ -106,7 +112,7 @@ def page_ui() -> Any:
             ui.input_radio_buttons(
                 "source",
                 "Data",
-                {"example": "the example: 30 insurance claims", "file": "a file I upload"},
+                SOURCES,
                 selected="example",
             ),
             ui.panel_conditional(
@@ -171,49 +177,6 @@ FIELDS = (
     "missing",
     "top",
 )
-_ID_NAME = re.compile(r"(^|[\s_.#-])(id|ids|key|nr|no|number|code|licen[cs]e)([\s_.#-]|$)|#|^(p|u)?id$", re.I)
-
-
-def id_like(name: str, values: Any) -> bool:
-    """Whether a column identifies records rather than measuring them: a name like ``id`` or ``License #``, or
-    whole numbers all distinct in one consecutive run (1, 2, 3, …).
-
-    Example:
-        >>> import pandas as pd
-        >>> id_like("id", pd.Series([7, 3])), id_like("n", pd.Series([3, 1, 2])), id_like("claims", pd.Series([1.5, 2]))
-        (True, True, False)
-    """
-    import numpy as np
-    import pandas as pd
-
-    if _ID_NAME.search(str(name)):
-        return True
-    series = pd.Series(values).dropna()
-    if series.size < 3 or not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
-        return False
-    x = np.sort(series.to_numpy(dtype=float))
-    return bool(np.all(x == np.round(x)) and np.all(np.diff(x) == 1))
-
-
-def numeric_columns(frame: Any) -> list[str]:
-    """The columns a query may run on: numeric, not an id (:func:`id_like`), in the file's order.
-
-    Example:
-        >>> import pandas as pd
-        >>> numeric_columns(pd.DataFrame({"id": [1, 2, 3], "name": ["a", "b", "c"], "claims": [9.9, 9.2, 100]}))
-        ['claims']
-    """
-    import pandas as pd
-
-    return [
-        str(c)
-        for c in frame.columns
-        if pd.api.types.is_numeric_dtype(frame[c])
-        and not pd.api.types.is_bool_dtype(frame[c])
-        and not id_like(str(c), frame[c])
-    ]
-
-
 def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditSettings:
     """The page's inputs mapped onto :class:`~privrisk.audit.settings.AuditSettings` (every check is there).
 
@@ -379,6 +342,14 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
     )
 
 
+SOURCES = {"example": "the example: 30 insurance claims", "file": "a file I upload"}
+
+
+def _sources(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the example, and the session's upload by name once there is one."""
+    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
+
+
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
@@ -413,22 +384,36 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         chosen = wanted_column if wanted_column in found else (numeric[0] if numeric else None)
         ui.update_selectize("column", choices=choices, selected=chosen or [])
 
+    uploads = session_upload(session, max_bytes=max_upload)
+
     @reactive.effect
     @reactive.event(input.file)
-    def _columns() -> None:
-        from privrisk.app._shared import read_upload
-
+    def _keep() -> None:
         file_message.set(None)
         try:
-            frame = read_upload(input.file(), max_bytes=max_upload)
+            uploads.keep(input.file())
+        except PrivriskError as exc:
+            file_message.set(named_error(exc, "audit"))
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session: offered here, its columns chosen, the example's bounds cleared.
+        kept = uploads.current()
+        if kept is None:
+            return
+        try:
+            frame = uploads.read()
         except PrivriskError as exc:
             file_message.set(named_error(exc, "audit"))
             file_columns.set(([], []))
             ui.update_selectize("column", choices=[], selected=[])
             return
+        file_message.set(None)
         found = [str(c) for c in frame.columns]
         numeric = numeric_columns(frame)
         file_columns.set((found, numeric))
+        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
         _choose(found, numeric)
         if "universe" not in params:  # the example's bounds do not fit another file's values
             ui.update_text("universe", value="")
@@ -447,10 +432,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _data() -> tuple[Path | None, str]:
         if input.source() == "example":
             return example, EXAMPLE_NAME
-        info = input.file()
-        if not info or file_message() is not None:
+        kept = uploads.current()
+        if kept is None or file_message() is not None:
             return None, "FILE"
-        return Path(str(info[0]["datapath"])), Path(str(info[0]["name"])).name
+        return kept.path, kept.name
 
     form = SettingsForm(input, "audit", FIELDS, lambda path: audit_settings(_values(), path), _data, ("column",))
 
@@ -461,7 +446,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _checked() -> tuple[Path, str]:
         if input.source() == "example":
             return example, EXAMPLE_NAME
-        return checked_upload(input.file(), max_bytes=max_upload)
+        return uploads.checked()
 
     @reactive.effect
     @reactive.event(input.run)

@@ -20,19 +20,26 @@ from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import number, plain
-from privrisk.app._shared import command_line, error_message, preset_inputs, query_params
+from privrisk._format import number
+from privrisk.app._shared import (
+    KeptUpload,
+    command_line,
+    id_like,
+    numeric_columns,
+    preset_inputs,
+    query_params,
+    session_upload,
+    warning_ui,
+)
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
     Runner,
-    checked_upload,
     figures_ui,
     frame_ui,
     named_error,
     session_folder,
     zip_bytes,
 )
-from privrisk.app.pages.audit import id_like, numeric_columns
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -133,7 +140,7 @@ def page_ui() -> Any:
             ui.input_radio_buttons(
                 "source",
                 "Data",
-                {"example": "the example: inspections in Chicago's schema", "file": "a file I upload"},
+                SOURCES,
                 selected="example",
             ),
             ui.panel_conditional(
@@ -409,11 +416,10 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
 def verdict_ui(run: EmpiricalRun) -> Any:
     """The verdict first: one number and one sentence in plain words, then the library's warnings."""
     v = run.verdict()
-    warned = [plain(error_message(PrivriskError(text), "empirical")) for _, text in run.warnings]
     return ui.div(
         ui.p(v.headline, id="empirical-verdict-number", class_="display-6 fw-semibold mb-0"),
         ui.p(v.sentence, id="empirical-verdict", class_="lead privrisk-finding"),
-        *(ui.p(f"warning: {w}", class_="text-warning privrisk-warning") for w in warned),
+        *(warning_ui(text, "empirical") for _, text in run.warnings),
         class_="privrisk-verdict mb-3",
     )
 
@@ -448,6 +454,14 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
         ),
         ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"),
     )
+
+
+SOURCES = {"example": "the example: inspections in Chicago's schema", "file": "a file I upload"}
+
+
+def _sources(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the example, and the session's upload by name once there is one."""
+    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
 
 
 @module.server
@@ -491,18 +505,32 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_selectize("value", choices=["", *found], selected=pick("value"))
         ui.update_selectize("weight", choices=["", *found], selected=pick("weight"))
 
+    uploads = session_upload(session, max_bytes=max_upload)
+
     @reactive.effect
     @reactive.event(input.file)
-    def _columns() -> None:
-        from privrisk.app._shared import read_upload
-
+    def _keep() -> None:
         file_message.set(None)
         try:
-            frame = read_upload(input.file(), max_bytes=max_upload)
+            uploads.keep(input.file())
+        except PrivriskError as exc:
+            file_message.set(named_error(exc, "empirical"))
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session: offered here, its columns chosen, the example's preset cleared.
+        kept = uploads.current()
+        if kept is None:
+            return
+        try:
+            frame = uploads.read()
         except PrivriskError as exc:
             file_message.set(named_error(exc, "empirical"))
             set_choices([], {})
             return
+        file_message.set(None)
+        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
         set_choices([str(c) for c in frame.columns], column_roles(frame))
         if "preset" not in params:  # the example's preset does not describe another file
             ui.update_select("preset", selected="")
@@ -513,10 +541,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _data() -> tuple[Path | None, str]:
         if input.source() == "example":
             return example, EXAMPLE_NAME
-        info = input.file()
-        if not info or file_message() is not None:
+        kept = uploads.current()
+        if kept is None or file_message() is not None:
             return None, "FILE"
-        return Path(str(info[0]["datapath"])), Path(str(info[0]["name"])).name
+        return kept.path, kept.name
 
     form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), _data,
                         ("period", "individual", "value", "weight"))  # fmt: skip
@@ -530,7 +558,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             if not example.is_file():
                 example_table(example)
             return example, EXAMPLE_NAME
-        return checked_upload(input.file(), max_bytes=max_upload)
+        return uploads.checked()
 
     @reactive.effect
     @reactive.event(input.run)

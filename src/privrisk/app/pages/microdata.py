@@ -12,7 +12,7 @@ from typing import Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number
-from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, read_upload
+from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, session_upload
 from privrisk.errors import PrivriskError
 
 ID = "microdata"
@@ -29,6 +29,7 @@ def page_ui() -> Any:
             ui.input_file(
                 "data", "Sample file (CSV, Parquet, Stata, SPSS)", accept=[".csv", ".parquet", ".dta", ".sav"]
             ),
+            ui.output_ui("kept"),
             ui.input_checkbox("example", "Use the example survey instead", value=False),
             ui.input_text("keys", "Key variables (comma-separated)", placeholder="region,age,sex"),
             ui.input_text("weights", "Sampling-weight column (optional)"),
@@ -70,6 +71,34 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     """The page's reactive logic."""
     preset_inputs(session, {"keys": "text", "weights": "text", "household": "text", "sensitive": "text",
                             "k": "text", "max_risk": "text", "example": "checkbox"})  # fmt: skip
+    uploads = session_upload(session, max_bytes=max_upload)
+    upload_message: reactive.Value[str | None] = reactive.value(None)
+
+    @reactive.effect
+    @reactive.event(input.data)
+    def _keep() -> None:
+        upload_message.set(None)
+        try:
+            uploads.keep(input.data())
+        except PrivriskError as exc:
+            upload_message.set(error_message(exc, "microdata"))
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session is the one measured here, instead of the example.
+        if uploads.current() is not None:
+            ui.update_checkbox("example", value=False)
+
+    @render.ui
+    def kept() -> Any:
+        if upload_message() is not None:
+            return error_ui(upload_message())
+        found = uploads.current()
+        if found is None:
+            return None
+        return ui.p(f"{found.label}: measured unless the example is ticked.", class_="privrisk-help small",
+                    id="microdata-kept")  # fmt: skip
 
     @reactive.calc
     @reactive.event(input.run)
@@ -87,7 +116,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
                 frame: Any = example_survey()
             else:
-                frame = read_upload(input.data(), max_bytes=max_upload)
+                frame = uploads.read()
             return measure_microdata(frame, settings), None
         except PrivriskError as exc:
             return None, error_message(exc, "microdata")
@@ -125,8 +154,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @render.ui
     def command() -> Any:
-        uploaded = input.data()
-        name = uploaded[0]["name"] if uploaded else "FILE"
+        found = uploads.current()
+        name = found.name if found else "FILE"
         cmd = command_line("microdata", file="examples/microdata_survey.csv" if input.example() else name,
                            keys=input.keys().strip(), weights=input.weights().strip() or None,
                            household=input.household().strip() or None,

@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import command_line, error_ui, preset_inputs, query_params, upload_columns
+from privrisk.app._shared import (
+    KeptUpload,
+    command_line,
+    error_ui,
+    id_like,
+    preset_inputs,
+    query_params,
+    session_upload,
+    upload_columns,
+    warning_ui,
+)
 from privrisk.app.pages._presence_tables import classes_frame, estimate_frame, minimal_frame, summary_frame
 from privrisk.app.pages._runs import (
     Runner,
@@ -148,11 +158,7 @@ def page_ui() -> Any:
             ui.input_radio_buttons(
                 "source",
                 "Data",
-                {
-                    "example": "the example: Desfontaines' trial and census",
-                    "demo": "real data: born-again respondents among all TV16 respondents",
-                    "file": "files I upload",
-                },
+                SOURCES,
                 selected="example",
             ),
             _field_error("source"),
@@ -372,14 +378,14 @@ def field_of(exc: BaseException) -> str | None:
     return FIELDS.get(param or "")
 
 
-_ID_NAME = re.compile(r"(^|_)(id|key|uuid|pid|hid)$", re.IGNORECASE)
 COUNT_NAMES = ("n", "count", "counts", "freq", "frequency", "weight", "total", "population", "pop")
 
 
 def _id_like(column: pd.Series, name: str) -> bool:
-    """A record's identifier: a name like ``id``, or (from 20 values on) every value distinct."""
+    """A record's identifier (:func:`~privrisk.app._shared.id_like`), or (from 20 values on) every value distinct:
+    a quasi-identifier that singles out everyone is no class."""
     values = column.dropna()
-    return bool(_ID_NAME.search(name)) or (len(values) >= 20 and values.nunique() == len(values))
+    return id_like(name, values) or (len(values) >= 20 and values.nunique() == len(values))
 
 
 def _free_text(column: pd.Series) -> bool:
@@ -558,7 +564,7 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
         parts.append(
             ui.p(f"Target missed: {failure} (the command line exits with code 1).", class_="privrisk-failure")
         )
-    parts += [ui.p(f"warning: {w}", class_="text-warning") for w in run.warnings]
+    parts += [warning_ui(w, "presence") for w in run.warnings]
     buttons = [ui.download_button("download_classes", "classes.csv", class_="btn-sm me-2")]
     if (out / "release.csv").is_file():
         buttons.insert(
@@ -614,6 +620,18 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
 
 
 # --------------------------------------------------------------------------------------------------- server
+
+
+SOURCES = {
+    "example": "the example: Desfontaines' trial and census",
+    "demo": "real data: born-again respondents among all TV16 respondents",
+    "file": "files I upload",
+}
+
+
+def _sources(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the examples, and the session's upload by name (as T) once there is one."""
+    return SOURCES if kept is None else {**SOURCES, "file": f"{kept.label} as T"}
 
 
 @module.server
@@ -676,18 +694,27 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     samples: dict[str, reactive.Value[pd.DataFrame | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
     columns: dict[str, reactive.Value[list[str]]] = {"data": reactive.value([]), "population": reactive.value([])}
 
+    kept_upload = session_upload(session, max_bytes=max_upload)
+
     def read_columns(which: str) -> None:
         messages[which].set(None)
         samples[which].set(None)
         try:
-            found = upload_columns(input[which](), max_bytes=max_upload)
+            # T is the session's upload (from this page or another); P is this page's own.
+            if which == "data":
+                found = kept_upload.columns()
+            else:
+                found = upload_columns(input[which](), max_bytes=max_upload)
         except PrivriskError as exc:
             messages[which].set(named_error(exc, "presence"))
             columns[which].set([])
             return
         columns[which].set(found)
         try:
-            path, _ = checked_upload(input[which](), max_bytes=max_upload)
+            if which == "data":
+                path, _ = kept_upload.checked()
+            else:
+                path, _ = checked_upload(input[which](), max_bytes=max_upload)
             samples[which].set(_sample(path))
         except Exception:  # the columns are known; the choices and previews only fall back to none
             samples[which].set(None)
@@ -716,10 +743,25 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @reactive.effect
     @reactive.event(input.data)
+    def _keep() -> None:
+        messages["data"].set(None)
+        try:
+            kept_upload.keep(input.data())
+        except PrivriskError as exc:
+            messages["data"].set(named_error(exc, "presence"))
+
+    @reactive.effect
+    @reactive.event(kept_upload.current)
     def _data_columns() -> None:
+        # A file uploaded on any page of this session is offered as T, with columns chosen and the example cleared.
+        kept = kept_upload.current()
+        if kept is None:
+            return
         read_columns("data")
         with reactive.isolate():
-            choose_columns()
+            if input.source() == "file":
+                choose_columns()
+        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
 
     @reactive.effect
     @reactive.event(input.population)
@@ -924,8 +966,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         uploads: list[tuple[Path, str]] = []
         data: Path | None = None
         population: Path | None = None
-        if input.data():
-            data, name = checked_upload(input.data(), max_bytes=max_upload, param="dataset")
+        if kept_upload.current() is not None:
+            data, name = kept_upload.checked(param="dataset")
             uploads.append((data, name))
         if input.population():
             population, pop_name = checked_upload(input.population(), max_bytes=max_upload, param="population")
@@ -960,7 +1002,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         _values()
         input.source()
-        input.data()
+        kept_upload.current()
         input.population()
         with reactive.isolate():
             if runner.task.status() == "running":
@@ -1025,7 +1067,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def command() -> Any:
         source = input.source()
         example = source == "example"
-        data_name = EXAMPLE_NAMES["trial.csv"] if example else _name(input.data(), "DATA")
+        data_name = EXAMPLE_NAMES["trial.csv"] if example else (kept.name if (kept := kept_upload.current()) else "DATA")
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
         text = _command(_values(), source=source, data_name=data_name, pop_name=pop_name)
         return ui.div(text, class_="privrisk-command", id="presence-command-line")

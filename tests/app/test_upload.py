@@ -1,0 +1,108 @@
+"""One upload per session: a file uploaded on one page is offered on every page that takes data, with sensible
+columns and the example's settings cleared; the server keeps its own copy in the session's private folder."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from browser_helpers import RUN_MS
+
+# A period (text), an identifier (named like one), a text column and one measured quantity: the only column a
+# query may run on is income.
+TABLE = "month,shop_id,region,income\n" + "".join(
+    f"2024-{m:02d},{s},{'north' if s % 2 else 'south'},{1000 + 37 * s + m}.5\n" for m in (1, 2, 3) for s in range(8)
+)
+
+
+class _Session:
+    """What :func:`privrisk.app._shared.session_folder` needs of a Shiny session."""
+
+    def __init__(self) -> None:
+        self.ended: list = []
+
+    def on_ended(self, callback) -> None:
+        self.ended.append(callback)
+
+
+def _shiny_upload(folder: Path, name: str, text: str) -> list[dict[str, str]]:
+    """What Shiny's file input gives the server: its own numbered file in a fileupload- folder of its temporary folder."""
+    where = Path(tempfile.mkdtemp(prefix="fileupload-", dir=folder)) / "job"
+    where.mkdir()
+    (where / "0.csv").write_text(text)
+    return [{"name": name, "datapath": str(where / "0.csv")}]
+
+
+def test_the_session_keeps_a_checked_copy_every_page_reads(tmp_path, monkeypatch):
+    from shiny import reactive
+
+    from privrisk.app._shared import numeric_columns, session_upload
+    from privrisk.errors import PrivriskError
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # Shiny's uploads and the session folder in tmp_path
+    session = _Session()
+    uploads = session_upload(session, max_bytes=10_000)
+    assert session_upload(session, max_bytes=10_000) is uploads  # one per session, whichever page asks
+    with reactive.isolate():
+        assert uploads.current() is None
+        with pytest.raises(PrivriskError, match="no file uploaded yet") as caught:
+            uploads.checked(param="dataset")
+        assert caught.value.param == "dataset"
+        info = _shiny_upload(tmp_path, "shops.csv", TABLE)
+        kept = uploads.keep(info)
+        Path(info[0]["datapath"]).unlink()  # Shiny's copy may go: the session's copy stays
+        assert uploads.current() == kept and kept.label == "Use shops.csv (uploaded)"
+        assert kept.path.read_text() == TABLE and kept.path.parent.parent.parent.name.startswith("privrisk-app-")
+        assert uploads.columns() == ["month", "shop_id", "region", "income"]
+        assert numeric_columns(uploads.read()) == ["income"]
+        # The upload limit holds for the session's upload as for a page's own.
+        with pytest.raises(PrivriskError, match="above the upload limit"):
+            uploads.keep(_shiny_upload(tmp_path, "big.csv", "x\n" + "1\n" * 6000))
+        assert uploads.current() == kept
+        # A path the user made up is refused: only Shiny's own files are kept.
+        with pytest.raises(PrivriskError, match="not an upload of this session"):
+            uploads.keep([{"name": "x.csv", "datapath": str(kept.path)}])
+    for callback in session.ended:
+        callback()
+    assert not kept.path.exists()
+
+
+@pytest.mark.browser
+def test_a_file_uploaded_on_audit_is_used_on_presence_and_empirical(page, goto, upload, tmp_path):
+    data = tmp_path / "shops.csv"
+    data.write_text(TABLE)
+    goto(page, "page=audit&source=file")
+    upload(page, "audit-file", data)
+    expect(page.locator("#audit-command-line")).to_contain_text("privrisk audit shops.csv --column income")
+    expect(page.locator("#audit-universe")).to_have_value("")
+    expect(page.locator("#audit-source")).to_contain_text("Use shops.csv (uploaded)")
+
+    page.locator(".nav-link[data-value='presence']").click()
+    source = page.locator("#presence-source input[value='file']")
+    expect(source).to_be_checked()
+    expect(page.locator("#presence-source")).to_contain_text("Use shops.csv (uploaded) as T")
+    expect(page.locator("#presence-command-line")).to_contain_text("shops.csv")
+    # The example's quasi-identifiers and hierarchies are gone; the file's columns are offered.
+    qi = page.locator("#presence-qi")
+    assert qi.evaluate("s => Array.from(s.selectedOptions).map(o => o.value)") == []
+    page.locator("#presence-qi + .selectize-control .selectize-input").click()
+    options = page.locator("#presence-qi + .selectize-control .selectize-dropdown .option")
+    expect(options).to_have_text(["month", "shop_id", "region", "income"])
+    page.keyboard.press("Escape")
+
+    page.locator(".nav-link[data-value='empirical']").click()
+    expect(page.locator("#empirical-source input[value='file']")).to_be_checked()
+    expect(page.locator("#empirical-source")).to_contain_text("Use shops.csv (uploaded)")
+    for name, chosen in (("period", "month"), ("individual", "shop_id"), ("value", "income")):
+        expect(page.locator(f"#empirical-{name}")).to_have_value(chosen)
+    expect(page.locator("#empirical-preset")).to_have_value("")
+    # No second upload: the page's own file input is still empty, and the run reads the session's file.
+    assert page.locator("#empirical-file").evaluate("f => f.files.length") == 0
+    page.locator("#empirical-run").click()
+    expect(page.locator("#empirical-status .privrisk-error, #empirical-verdict").first).to_be_visible(timeout=RUN_MS)
+    expect(page.locator("#empirical-status")).not_to_contain_text("no file uploaded")
+    # Nothing shows the server's copy.
+    assert "privrisk-app-" not in page.content()
