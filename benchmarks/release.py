@@ -19,7 +19,7 @@ import pandas as pd
 
 from privrisk.release import ledger as _ledger
 from privrisk.release import mechanisms as R
-from privrisk.release.mechanisms import noisy_release
+from privrisk.release import noisy_release
 from privrisk.release.spec import ReleaseQuery
 
 

@@ -353,3 +353,20 @@ def test_any_junk_is_a_guarantee_or_one_privrisk_error(fields):
         assert "\n" not in str(exc)
     else:
         assert isinstance(g, A.Guarantee)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"epsilon": 10132601120.0, "compose": 10132601120.0},  # hypothesis's MemoryError: a list of 10¹⁰ copies
+        {"mechanism": "rr", "epsilon": 0.1, "compose": 10**12},
+        {"mu": 0.01, "compose": 10**15},
+    ],
+)
+def test_composing_a_huge_number_of_copies_needs_no_list_of_them(fields):
+    g = GuaranteeSpec(**fields).build()
+    k = fields["compose"]
+    if "mu" in fields:
+        assert g.mu == pytest.approx(fields["mu"] * math.sqrt(k))  # μ = √k · μ₀, exactly
+    else:
+        assert 0.0 <= g.delta_at(1.0) <= 1.0

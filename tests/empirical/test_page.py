@@ -98,5 +98,5 @@ def test_the_verdict_leads_and_its_warnings_carry_no_e_notation():
     p = float(run.result.independence["p_value"].iloc[-1])
     assert p < 1e-5 and f"{p:.3g}" in run.warned(Warning)[0]  # the library's text has e-notation …
     html = str(verdict_ui(run))
-    assert html.index("empirical-verdict-number") < html.index("warning:")
+    assert html.index("empirical-verdict-number") < html.index("Warning:")
     assert "autocorrelated" in html and not re.search(r"\d[eE][+-]?\d", html)  # … the page does not

@@ -202,10 +202,14 @@ class Guarantee:
 
     # -- convenience wrappers ----------------------------------------------------------------------------
     def compose(self, k: int) -> Guarantee:
-        """k-fold composition with itself (:func:`privrisk.accounting.compose`)."""
-        from privrisk.accounting.composition import compose
+        """k-fold composition with itself (:func:`privrisk.accounting.compose`), in memory independent of k."""
+        from privrisk.accounting.composition import _flatten, compose_parts
 
-        return compose([self] * check_whole(k, name="k", minimum=1))
+        times = check_whole(k, name="k", minimum=1)
+        if times == 1:
+            return self
+        # Not compose([self] * k): a list of k references would not fit in memory for k = 10¹⁰.
+        return compose_parts([(g, count * times, rate) for g, count, rate in _flatten([self])])
 
     def subsample(self, rate: float, method: SamplingMethod = "poisson") -> Guarantee:
         """Amplification by subsampling (:func:`privrisk.accounting.subsample`)."""
