@@ -8,6 +8,10 @@ confirm returns the same release and charges the ledger once). The ledger is the
 into this session's private folder; the updated ledger is downloaded, with the public statement as a readable page
 and the public release as JSON (neither holds a path of the server). The internal assessment (local sensitivity,
 record counts) is shown only on request, inside a box marked NOT FOR PUBLICATION.
+
+The data is the session's one upload (:func:`privrisk.app._shared.session_upload`): a file uploaded on any page is
+offered here by name, without a second upload, with the builder's first query on its first numeric column that is
+not an id and none of an example's ε or bounds left in place.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The app's page "Data and sensitivity": a column of an uploaded file, a query and a universe in; the global and
 local sensitivity, their ratio and the risks out (``privrisk sensitivity``), with the Lee–Clifton attacker's
-simulated success beside the bound (``privrisk attack``).
+simulated success beside the bound (``privrisk attack``). The data is the session's one upload (a file uploaded on
+any page, offered here by name with its first numeric non-id column chosen) or an example.
 
 The numbers are those of the two commands: the same library calls in the same order (read the column, choose the
 universe with :func:`privrisk.sensitivity.choose_universe`, :func:`privrisk.sensitivity.global_sensitivity`,
