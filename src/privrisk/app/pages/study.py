@@ -5,9 +5,9 @@ first numeric non-id column chosen; :func:`privrisk.app._shared.session_upload`)
 :func:`privrisk.study.read_variables` (or takes the demo's public survey data from
 :func:`privrisk.datasets.survey.survey_values`), checks the settings with :class:`privrisk.study.StudySettings`,
 runs :func:`privrisk.sampling_study` (and, with the attack, :func:`privrisk.study_attack` on the same samples) in a
-worker thread with progress and Cancel, and writes the command's folder with :func:`privrisk.study.write_bundle` into the session's private folder: its findings, key
-figures and figures are shown, and results.parquet, summary.csv, report.html and the whole folder are offered for
-download.
+worker thread with progress and Cancel, and writes the command's folder with :func:`privrisk.study.write_bundle`
+into the session's private folder: its findings, key figures and figures are shown, and results.parquet,
+summary.csv, report.html and the whole folder are offered for download.
 """
 
 from __future__ import annotations
