@@ -106,3 +106,56 @@ def test_a_file_uploaded_on_audit_is_used_on_presence_and_empirical(page, goto, 
     expect(page.locator("#empirical-status")).not_to_contain_text("no file uploaded")
     # Nothing shows the server's copy.
     assert "privrisk-app-" not in page.content()
+
+
+@pytest.mark.browser
+def test_a_file_uploaded_on_audit_is_offered_on_release_study_and_sensitivity(page, goto, upload, tmp_path):
+    data = tmp_path / "shops.csv"
+    data.write_text(TABLE)
+    goto(page, "page=audit&source=file")
+    upload(page, "audit-file", data)
+    expect(page.locator("#audit-source")).to_contain_text("Use shops.csv (uploaded)")
+
+    # Release: the file is the data (no example chosen), the builder's first query runs on the one numeric non-id
+    # column, and no example's ε or bounds are left in it.
+    page.locator(".nav-link[data-value='release']").click()
+    expect(page.locator("#release-example")).to_have_value("")
+    expect(page.locator("#release-example option[value='']")).to_have_text("Use shops.csv (uploaded)")
+    expect(page.locator("#release-q1_column")).to_have_value("income")
+    expect(page.locator("#release-q2_column")).to_have_value("")
+    expect(page.locator("#release-q1_lower")).to_have_value("")
+    expect(page.locator("#release-command-line")).to_contain_text("privrisk release shops.csv --column income")
+
+    page.locator(".nav-link[data-value='study']").click()
+    expect(page.locator("#study-source input[value='file']")).to_be_checked()
+    expect(page.locator("#study-source")).to_contain_text("Use shops.csv (uploaded)")
+    expect(page.locator("#study-command-line")).to_contain_text("privrisk study shops.csv --column income")
+    assert page.locator("#study-column").evaluate("s => Array.from(s.selectedOptions).map(o => o.value)") == [
+        "income"
+    ]
+
+    page.locator(".nav-link[data-value='sensitivity']").click()
+    expect(page.locator("#sensitivity-example")).to_have_value("")
+    expect(page.locator("#sensitivity-example option[value='']")).to_have_text("Use shops.csv (uploaded)")
+    expect(page.locator("#sensitivity-column")).to_have_value("income")
+    expect(page.locator("#sensitivity-command-line")).to_contain_text("privrisk sensitivity shops.csv --column income")
+    # No second upload: the page's own file input is empty, and its numbers come from the session's file.
+    assert page.locator("#sensitivity-file").evaluate("f => f.files.length") == 0
+    expect(page.locator(".privrisk-error:visible")).to_have_count(0)
+    # 3 months × 8 shops = 24 incomes, read from the session's copy of the file.
+    expect(page.locator("#sensitivity-data-summary")).to_contain_text("24 of 24 values of 'income' used")
+
+    # Outputs shares the data file only (its outputs.toml stays its own upload).
+    page.locator(".nav-link[data-value='outputs']").click()
+    expect(page.locator("#outputs-data-name")).to_have_text("Data: shops.csv (uploaded)")
+
+    # A page's own upload becomes the session's: a file uploaded on Sensitivity replaces it on Release.
+    other = tmp_path / "visits.csv"
+    other.write_text("visit_id,minutes\n" + "".join(f"{i},{(7 * i) % 50}\n" for i in range(1, 21)))
+    page.locator(".nav-link[data-value='sensitivity']").click()
+    upload(page, "sensitivity-file", other)
+    expect(page.locator("#sensitivity-column")).to_have_value("minutes")
+    page.locator(".nav-link[data-value='release']").click()
+    expect(page.locator("#release-example option[value='']")).to_have_text("Use visits.csv (uploaded)")
+    expect(page.locator("#release-q1_column")).to_have_value("minutes")
+    assert "privrisk-app-" not in page.content()

@@ -1,6 +1,8 @@
 """The app's page "Outputs": a researcher's outputs checked by the centre's rules, each alone and all together.
 
-Upload the data and ``outputs.toml`` (and an ACRO policy file if the centre has one); the page calls
+Upload the data and ``outputs.toml`` (and an ACRO policy file if the centre has one); the data is the session's
+upload (:func:`privrisk.app._shared.session_upload`), so a file uploaded on another page is used here without a
+second upload, while the spec and the policy belong to this page. The page calls
 :func:`privrisk.outputs.check_outputs` with the same :class:`~privrisk.outputs.OutputsSettings` as
 ``privrisk outputs`` and shows the verdict sentence first, then the differencing findings in sentences, the
 suggestions, and every output with its cells coloured by status (folded).
@@ -12,7 +14,7 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import error_message, read_upload, upload_path
+from privrisk.app._shared import error_message, session_upload, upload_path
 from privrisk.errors import PrivriskError
 
 ID = "outputs"
@@ -27,6 +29,7 @@ def page_ui() -> Any:
     return ui.layout_sidebar(
         ui.sidebar(
             ui.input_file("file", "Data file (CSV, Parquet, Stata .dta, SPSS .sav)"),
+            ui.output_ui("data"),
             ui.input_file("spec", "outputs.toml (the tables and models to check)"),
             ui.input_file("policy", "Policy (ACRO's YAML, optional: ACRO's defaults otherwise)"),
             ui.output_ui("problem"),
@@ -56,10 +59,30 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             raise PrivriskError(f"{name}: the file is too large for the upload limit")
         return path, name
 
+    uploads = session_upload(session, max_bytes=max_upload)
+    keep_problem: reactive.Value[str | None] = reactive.value(None)
+
+    @reactive.effect
+    @reactive.event(input.file)
+    def _keep() -> None:
+        # This page's data upload becomes the session's: every page that takes data offers it.
+        keep_problem.set(None)
+        try:
+            uploads.keep(input.file())
+        except PrivriskError as exc:
+            keep_problem.set(error_message(exc, "outputs"))
+
+    @render.ui
+    def data() -> Any:
+        kept = uploads.current()
+        if kept is None:
+            return None
+        return ui.p(f"Data: {kept.name} (uploaded)", class_="privrisk-help", id="outputs-data-name")
+
     @reactive.calc
     def result() -> Any:
         # The page maps its uploads to the settings and calls the run function, as `privrisk outputs` does.
-        frame = read_upload(input.file(), max_bytes=max_upload)
+        frame = uploads.read()
         spec, spec_name = _text_file(input.spec())
         policy, policy_name = _text_file(input.policy()) if input.policy() else (None, "")
         try:
@@ -71,7 +94,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             raise PrivriskError(message, param=exc.param) from None
 
     def _problem() -> str | None:
-        if not input.file() or not input.spec():
+        if keep_problem.get() is not None:
+            return keep_problem.get()
+        if uploads.current() is None or not input.spec():
             return None
         try:
             result()
@@ -92,7 +117,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def report() -> Any:
         from privrisk.outputs.report import CSS, report_body
 
-        if not input.file() or not input.spec():
+        if uploads.current() is None or not input.spec():
             return ui.p("Upload the data and outputs.toml to check them.", class_="privrisk-help")
         if _problem():
             return None

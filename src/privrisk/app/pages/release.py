@@ -8,6 +8,10 @@ confirm returns the same release and charges the ledger once). The ledger is the
 into this session's private folder; the updated ledger is downloaded, with the public statement as a readable page
 and the public release as JSON (neither holds a path of the server). The internal assessment (local sensitivity,
 record counts) is shown only on request, inside a box marked NOT FOR PUBLICATION.
+
+The data is the session's one upload (:func:`privrisk.app._shared.session_upload`): a file uploaded on any page is
+offered here by name, without a second upload, with the builder's first query on its first numeric column that is
+not an id and none of an example's ε or bounds left in place.
 """
 
 from __future__ import annotations
@@ -26,15 +30,16 @@ from privrisk._format import number, plain
 from privrisk._validation import QUERIES
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
+    KeptUpload,
     command_line,
     error_input,
     error_message,
     error_ui,
+    numeric_columns,
     preset_inputs,
     query_params,
-    read_upload,
     session_folder,
-    upload_columns,
+    session_upload,
     upload_path,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -136,13 +141,12 @@ def _row_ui(i: int) -> Any:
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the set-up in the sidebar; verdict, preview, confirm and result in the main panel."""
-    examples = {name: f"{path} ({what})" for name, (path, _, what) in EXAMPLES.items()}
     return ui.layout_sidebar(
         ui.sidebar(
             ui.h3("1. Set up", class_="fs-5"),
             ui.input_file("file", "Data file (CSV, Parquet, Stata .dta, SPSS .sav)"),
             ui.output_ui("file_error"),
-            ui.input_select("example", "… or an example", {"": "(none)", **examples}),
+            ui.input_select("example", "… or an example", _data_choices(None)),
             ui.input_radio_buttons(
                 "queries_from", "Queries", {"form": "built here", "spec": "from a release.toml"}, inline=True
             ),
@@ -185,6 +189,12 @@ def page_ui() -> Any:
         ui.h5("The same on the command line"),
         ui.output_ui("command"),
     )
+
+
+def _data_choices(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the session's upload by name once there is one (the empty choice), or an example."""
+    examples = {name: f"{path} ({what})" for name, (path, _, what) in EXAMPLES.items()}
+    return {"": "(none)" if kept is None else kept.label, **examples}
 
 
 def _rows(values: dict[str, Any]) -> list[dict[str, Any]]:
@@ -279,31 +289,58 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ledger_name.set(name)
         problem.set(None)
 
+    uploads = session_upload(session, max_bytes=max_upload)
+
+    @reactive.effect
+    @reactive.event(input.file)
+    def _keep() -> None:
+        # This page's upload becomes the session's: every page that takes data offers it.
+        try:
+            uploads.keep(input.file())
+        except PrivriskError as exc:
+            problem.set(("file", error_message(exc, "release")))
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session: offered as the data (the example is unselected, so the
+        # builder's columns and settings follow the file).
+        kept = uploads.current()
+        if kept is None:
+            return
+        problem.set(None)
+        ui.update_select("example", choices=_data_choices(kept), selected="")
+
     @reactive.calc
-    def columns() -> list[str]:
-        if input.file():
-            try:
-                return upload_columns(input.file(), max_bytes=max_upload)
-            except PrivriskError:
-                return []
+    def columns() -> tuple[list[str], list[str]]:
+        """The data's columns, and those a query may run on (numeric, not an id) when the data is the upload."""
         if input.example():
-            return list(EXAMPLES[input.example()][1])
-        return []
+            return list(EXAMPLES[input.example()][1]), []
+        if uploads.current() is None:
+            return [], []
+        try:
+            frame = uploads.read()
+        except PrivriskError:
+            try:  # the header of a file whose rows do not read (the preview says why)
+                return uploads.columns(), []
+            except PrivriskError:
+                return [], []
+        return [str(c) for c in frame.columns], numeric_columns(frame)
 
     @reactive.effect
     def _fill_columns() -> None:
-        found = columns()
+        found, numeric = columns()
         with reactive.isolate():
             first = first_fill.get()
-            example = input.example() if not input.file() else ""
+            example = input.example()
         defaults: list[dict[str, Any]] = []
         if first and url_rows:
             defaults = url_rows
         elif example in _EXAMPLE_ROWS and not (first and url_columns):
             defaults = [dict(zip(_ROW_FIELDS, r, strict=True)) for r in _EXAMPLE_ROWS[example]]
-        upload = bool(input.file())
-        if not defaults and upload and found:
-            sensible = [c for c in found if not _ID_NAME.search(c)] or found
+        upload = not example and bool(found)
+        if not defaults and upload:
+            sensible = numeric or [c for c in found if not _ID_NAME.search(c)] or found
             defaults = [{"column": sensible[0]}]
         if found:
             first_fill.set(False)
@@ -328,12 +365,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                     session.send_input_message(f"q{i}_{bound}", {"value": ""})
 
     def _data() -> tuple[str, Any]:
-        fileinfo = input.file()
-        if fileinfo:
-            _, name = upload_path(fileinfo)
-            return name, read_upload(fileinfo, max_bytes=max_upload)
         if input.example():
             return EXAMPLES[input.example()][0], example_frame(input.example())
+        kept = uploads.current()
+        if kept is not None:
+            return kept.name, uploads.read()
         raise PrivriskError("file: upload a data file or choose an example", param="file")
 
     def _public_n() -> int | None:
@@ -349,7 +385,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _settings() -> tuple[Any, ...]:
         """Every input a release depends on: a preview is shown only while they are unchanged."""
         rows = tuple(input[f"q{i}_{f}"]() for i in range(1, ROWS + 1) for f in _ROW_FIELDS)
-        return (input.file(), input.example(), input.queries_from(), input.spec(), rows, input.missing(),
+        return (uploads.current(), input.example(), input.queries_from(), input.spec(), rows, input.missing(),
                 input.public_n(), input.budget(), input.ledger(), input.ledger_key(), input.allow_large_epsilon(),
                 ledger_name.get())  # fmt: skip
 
@@ -577,12 +613,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @render.ui
     def command() -> Any:
-        try:
-            name = (
-                upload_path(input.file())[1] if input.file() else EXAMPLES.get(input.example(), ("DATA",))[0]
-            )
-        except PrivriskError:
-            name = "DATA"
+        kept = uploads.current()
+        if input.example():
+            name = EXAMPLES.get(input.example(), ("DATA",))[0]
+        else:
+            name = "DATA" if kept is None else kept.name
         options: dict[str, Any] = {"file": name}
         rows = _rows({k: input[k]() for k in row_kinds})
         missing = input.missing().strip() or None

@@ -1,6 +1,7 @@
 """The app's page "Data and sensitivity": a column of an uploaded file, a query and a universe in; the global and
 local sensitivity, their ratio and the risks out (``privrisk sensitivity``), with the Lee–Clifton attacker's
-simulated success beside the bound (``privrisk attack``).
+simulated success beside the bound (``privrisk attack``). The data is the session's one upload (a file uploaded on
+any page, offered here by name with its first numeric non-id column chosen) or an example.
 
 The numbers are those of the two commands: the same library calls in the same order (read the column, choose the
 universe with :func:`privrisk.sensitivity.choose_universe`, :func:`privrisk.sensitivity.global_sensitivity`,
@@ -19,14 +20,16 @@ from privrisk._format import epsilon_text, number, percent_3g
 from privrisk._validation import check_choice, check_query, check_whole
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
+    KeptUpload,
     command_line,
     error_input,
     error_message,
     error_ui,
+    numeric_columns,
     preset_inputs,
     query_params,
     quiet,
-    read_upload,
+    session_upload,
     upload_columns,
     upload_path,
 )
@@ -120,10 +123,15 @@ def sensitivity_verdict(doc: dict[str, Any]) -> tuple[str, str]:
     )
 
 
+def _data_choices(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the session's upload by name once there is one (the empty choice), or an example."""
+    examples = {name: f"{path} ({what})" for name, (path, _, what) in EXAMPLES.items()}
+    return {"": "(none)" if kept is None else kept.label, **examples}
+
+
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the data and settings on the left, the results on the right."""
-    examples = {name: f"{path} ({what})" for name, (path, _, what) in EXAMPLES.items()}
     return ui.layout_sidebar(
         ui.sidebar(
             ui.input_file(
@@ -132,7 +140,7 @@ def page_ui() -> Any:
                 accept=[".csv", ".tsv", ".txt", ".gz", ".parquet", ".pq", ".dta", ".sav", ".zsav"],
             ),
             ui.output_ui("file_error"),
-            ui.input_select("example", "… or an example", {"": "(none)", **examples}),
+            ui.input_select("example", "… or an example", _data_choices(None)),
             ui.input_select("column", "Column (numeric)", []),
             ui.output_ui("column_error"),
             ui.input_select("query", "Query", list(_QUERIES), selected="mean"),
@@ -221,18 +229,54 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_radio_buttons("universe_kind", selected="bounds")
     wanted_column = reactive.value(params.get("column"))
 
+    uploads = session_upload(session, max_bytes=max_upload)
+    keep_problem: reactive.Value[PrivriskError | None] = reactive.value(None)
+
+    @reactive.effect
+    @reactive.event(input.file)
+    def _keep() -> None:
+        # This page's upload becomes the session's: every page that takes data offers it.
+        keep_problem.set(None)
+        try:
+            uploads.keep(input.file())
+        except PrivriskError as exc:
+            keep_problem.set(exc)
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session: offered as the data (the example is unselected).
+        kept = uploads.current()
+        if kept is None:
+            return
+        keep_problem.set(None)
+        ui.update_select("example", choices=_data_choices(kept), selected="")
+
     @reactive.calc
     def source() -> tuple[str, list[str], Any]:
         """(the file's name for messages and the command line, its columns, a reader of one column)."""
-        fileinfo = input.file()
-        if fileinfo:
-            _, name = upload_path(fileinfo)
-            columns = upload_columns(fileinfo, max_bytes=max_upload)
-            return name, columns, lambda col: read_upload(fileinfo, max_bytes=max_upload, columns=[col])[col]
+        failed = keep_problem.get()
+        if failed is not None:
+            raise failed
         example = input.example()
-        req(example)
-        frame = example_frame(example)
-        return EXAMPLES[example][0], list(frame.columns), lambda col: frame[col]
+        if example:
+            frame = example_frame(example)
+            return EXAMPLES[example][0], list(frame.columns), lambda col: frame[col]
+        kept = uploads.current()
+        if kept is None:
+            req(False)  # no data chosen yet: the page waits without a message
+            return "", [], None
+        return kept.name, uploads.columns(), lambda col: uploads.read(columns=[col])[col]
+
+    @reactive.calc
+    def measured() -> list[str] | None:
+        """The upload's columns a query may run on (numeric, not an id); None for an example or an unread file."""
+        if input.example() or uploads.current() is None:
+            return None
+        try:
+            return numeric_columns(uploads.read())
+        except PrivriskError:
+            return None
 
     @reactive.effect
     def _columns() -> None:
@@ -240,12 +284,14 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             _, columns, _ = source()
         except PrivriskError:
             columns = []
+        numeric = measured()
         wanted = wanted_column.get()
         with reactive.isolate():
             current = input.column()
-        selected = wanted if wanted in columns else current if current in columns else None
+        sensible = numeric if numeric else [c for c in columns if c.lower() != "id"]
+        selected = wanted if wanted in columns else current if current in sensible else None
         if selected is None:
-            selected = next((c for c in columns if c.lower() != "id"), columns[0] if columns else None)
+            selected = sensible[0] if sensible else columns[0] if columns else None
         ui.update_select("column", choices=columns, selected=selected)
 
     @reactive.calc

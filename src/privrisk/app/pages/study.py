@@ -1,12 +1,13 @@
 """The app's page "Study": the sampling study of Allmann et al. (2020, §4), as ``privrisk study`` and ``privrisk demo``.
 
-The page reads the columns of an uploaded file with :func:`privrisk.study.read_variables` (or takes the demo's
-public survey data from :func:`privrisk.datasets.survey.survey_values`), checks the settings with
-:class:`privrisk.study.StudySettings`, runs :func:`privrisk.sampling_study` (and, with the attack,
-:func:`privrisk.study_attack` on the same samples) in a worker thread with progress and Cancel, and writes the
-command's folder with :func:`privrisk.study.write_bundle` into the session's private folder: its findings, key
-figures and figures are shown, and results.parquet, summary.csv, report.html and the whole folder are offered for
-download.
+The page reads the columns of the session's upload (a file uploaded on any page, offered here by name with its
+first numeric non-id column chosen; :func:`privrisk.app._shared.session_upload`) with
+:func:`privrisk.study.read_variables` (or takes the demo's public survey data from
+:func:`privrisk.datasets.survey.survey_values`), checks the settings with :class:`privrisk.study.StudySettings`,
+runs :func:`privrisk.sampling_study` (and, with the attack, :func:`privrisk.study_attack` on the same samples) in a
+worker thread with progress and Cancel, and writes the command's folder with :func:`privrisk.study.write_bundle`
+into the session's private folder: its findings, key figures and figures are shown, and results.parquet,
+summary.csv, report.html and the whole folder are offered for download.
 """
 
 from __future__ import annotations
@@ -18,11 +19,17 @@ from typing import Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import duration, epsilon_text, percent_3g
-from privrisk.app._shared import command_line, preset_inputs, query_params, upload_columns
+from privrisk.app._shared import (
+    KeptUpload,
+    command_line,
+    numeric_columns,
+    preset_inputs,
+    query_params,
+    session_upload,
+)
 from privrisk.app.pages._runs import (
     Runner,
     StepCounter,
-    checked_upload,
     figures_ui,
     findings_ui,
     frame_ui,
@@ -96,7 +103,7 @@ def page_ui() -> Any:
             ui.input_radio_buttons(
                 "source",
                 "Data",
-                {"demo": "the demo's public survey data (hours and incomes)", "file": "a file I upload"},
+                SOURCES,
                 selected="demo",
             ),
             ui.panel_conditional(
@@ -318,6 +325,14 @@ def attack_frame(bundle: Any) -> Any:
     return pd.DataFrame(rows)
 
 
+SOURCES = {"demo": "the demo's public survey data (hours and incomes)", "file": "a file I upload"}
+
+
+def _sources(kept: KeptUpload | None) -> dict[str, str]:
+    """The data choices: the demo, and the session's upload by name once there is one."""
+    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
+
+
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
@@ -348,17 +363,38 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     wanted_columns = [c.strip() for c in params.get("column", "").split(",") if c.strip()]
     file_message: reactive.Value[str | None] = reactive.value(None)
 
+    uploads = session_upload(session, max_bytes=max_upload)
+
     @reactive.effect
     @reactive.event(input.file)
-    def _columns() -> None:
+    def _keep() -> None:
+        # This page's upload becomes the session's: every page that takes data offers it.
         file_message.set(None)
         try:
-            columns = upload_columns(input.file(), max_bytes=max_upload)
+            uploads.keep(input.file())
         except PrivriskError as exc:
             file_message.set(runner_message(exc))
-            ui.update_selectize("column", choices=[], selected=[])
+
+    @reactive.effect
+    @reactive.event(uploads.current)
+    def _offer() -> None:
+        # A file uploaded on any page of this session: offered here, its numeric non-id column chosen.
+        kept = uploads.current()
+        if kept is None:
             return
-        chosen = [c for c in wanted_columns if c in columns] or columns[-1:]
+        try:
+            frame = uploads.read()
+            columns, numeric = [str(c) for c in frame.columns], numeric_columns(frame)
+        except PrivriskError:
+            try:  # a file whose rows do not read: its header still names the columns (the run says what is wrong)
+                columns, numeric = uploads.columns(), []
+            except PrivriskError as exc:
+                file_message.set(runner_message(exc))
+                ui.update_selectize("column", choices=[], selected=[])
+                return
+        file_message.set(None)
+        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
+        chosen = [c for c in wanted_columns if c in columns] or numeric[:1] or columns[-1:]
         ui.update_selectize("column", choices=columns, selected=chosen)
 
     def runner_message(exc: BaseException) -> str:
@@ -376,21 +412,21 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.event(input.run)
     def _run() -> None:
         demo = input.source() == "demo"
-        uploads: list[tuple[Path, str]] = []
+        files: list[tuple[Path, str]] = []
         try:
             settings = study_settings(_inputs(), demo=demo)
             source = None
             if not demo:
-                path, name = checked_upload(input.file(), max_bytes=max_upload)
-                uploads = [(path, name)]
+                path, name = uploads.checked()
+                files = [(path, name)]
                 columns = list(input.column() or [])
                 if not columns:
                     raise PrivriskError("column: choose at least one numeric column", param="column")
                 source = (path, name, list(dict.fromkeys(columns)), input.missing().strip() or None)
         except Exception as exc:
-            runner.fail(exc, uploads)
+            runner.fail(exc, files)
             return
-        runner.start(run_study, settings, source, folder / "study", uploads=uploads)
+        runner.start(run_study, settings, source, folder / "study", uploads=files)
 
     runner.serve_status(input)
 
@@ -526,8 +562,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if demo:
             text = command_line("demo", **options)
         else:
-            info = input.file()
-            name = Path(str(info[0]["name"])).name if info else "FILE"
+            kept = uploads.current()
+            name = "FILE" if kept is None else kept.name
             columns = "".join(f" --column {shlex.quote(c)}" for c in (input.column() or ["COLUMN"]))
             text = (
                 command_line("study", file=name)
