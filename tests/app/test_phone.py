@@ -92,12 +92,7 @@ CASES: dict[str, Case] = {
 }
 
 # A page whose case fails until its fix is merged: page id → the reason (the fix is in the helper's report).
-XFAIL: dict[str, str] = {
-    "microdata": (
-        "the sidebar stays open over the verdict on a phone: server.py closes it on a '…results' output, and "
-        "Microdata's result output is named 'verdict' (fix: pages/microdata.py, output_ui/def 'verdict' → 'results')"
-    ),
-}
+XFAIL: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

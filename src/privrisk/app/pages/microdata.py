@@ -48,7 +48,7 @@ def page_ui() -> Any:
             "the chance that an intruder who knows a person's key values picks the right record.",
             class_="privrisk-help",
         ),
-        ui.output_ui("verdict"),
+        ui.output_ui("results"),
         ui.output_ui("measures"),
         ui.output_ui("records"),
         ui.h5("The same on the command line"),
@@ -122,7 +122,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return None, error_message(exc, "microdata")
 
     @render.ui
-    def verdict() -> Any:
+    def results() -> Any:
         result, problem = outcome()
         if problem:
             return error_ui(problem)
