@@ -9,7 +9,7 @@ import pytest
 
 from helpers import one_line_error
 from privrisk import risk as R
-from privrisk.accounting import gaussian_dp, laplace_mechanism, pure_dp, zcdp
+from privrisk.accounting import gaussian_dp, laplace_guarantee, pure_dp, zcdp
 from privrisk.reports.explain import (
     explainer_numbers,
     guarantee_document,
@@ -35,7 +35,7 @@ def test_gaussian_dp_numbers():
     # success Φ(μ/2) = 0.6915: about 69 of 100; advantage 2Φ(1/2) − 1 = 0.383: 38 %.
     assert PHI(0.5) == pytest.approx(0.6915, abs=1e-4)
     assert v["risk"] == "about 69" and v["gamma"] == "38 %" and v["icons_extra"] == "19"
-    doc = guarantee_document(laplace_mechanism(epsilon=1.0), lang="de")
+    doc = guarantee_document(laplace_guarantee(epsilon=1.0), lang="de")
     assert doc["success"] == pytest.approx(1 - math.exp(-0.5) / 2) and doc["shown"]["risk"] == "etwa 70"
     assert doc["paragraph"].startswith("Angenommen, ein Angreifer") and doc["many_worlds"] is None
 
