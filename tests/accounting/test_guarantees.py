@@ -235,6 +235,7 @@ def test_renyi_conversion_formula():
     assert g.epsilon_at(delta) <= expected and g.delta_at(expected) <= delta * (1 + 1e-10)
 
 
+@pytest.mark.slow  # about 20 s: Rényi curves at many orders
 def test_renyi_of_zcdp_approaches_zcdp():
     orders = np.linspace(1.01, 200, 20_000)
     g = renyi_dp(orders, 0.5 * orders)

@@ -234,6 +234,7 @@ def _suppressed_table(seed: int) -> tuple[pd.DataFrame, np.ndarray]:
     return pd.DataFrame(rows, columns=["r", "c"]), counts
 
 
+@pytest.mark.slow  # up to 12 s a table: every table that fits what is still shown is enumerated
 @pytest.mark.parametrize("seed", range(8))
 def test_secondary_suppression_is_confirmed_by_enumerating_every_table(seed: int) -> None:
     # A 3 × 3 table with its margins, threshold 3 and zeros allowed: the suggestion hides the failing cells and
