@@ -476,8 +476,10 @@ def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
         where = "values"
     n = int(col.values.size)
     if n < 2:
+        # A file's column is named by the file (no parameter); values given directly are the parameter.
+        head = "values:" if where == "values" else f"{where} has"
         raise PrivriskError(
-            f"{where} has {n} usable value(s); the attacker's worlds leave one record out, so at least 2 are needed",
+            f"{head} {n} usable value(s); the attacker's worlds leave one record out, so at least 2 are needed",
             param="values" if where == "values" else None,
         )
     q = cast(Query, s.query)
