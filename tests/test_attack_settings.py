@@ -330,3 +330,11 @@ def test_the_sentence_counts_in_natural_frequencies():
     per_100 = round(100 * _bayes_success(f, 337.0))
     assert f"is right about {per_100} times in 100" in said and "would be right about 20 times" in said
     assert "knows all 5 records" in said and "guessing among the 5 possibilities" in said
+
+
+def test_the_way_in_is_curated_at_the_top_level():
+    import privrisk
+    import privrisk.attack
+
+    for name in ("AttackSettings", "AttackRun", "run_attack"):
+        assert name in privrisk.__all__ and getattr(privrisk, name) is getattr(privrisk.attack, name), name

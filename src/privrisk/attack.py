@@ -447,7 +447,8 @@ def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
             out, and no database is empty); values outside the universe; a universe over which the query's global
             sensitivity is 0 (``universe``); a ``target_risk`` at or below 1/n (``target_risk``).
 
-    Example (two worlds: the two distances whose absence moves the median most, 6.5 and 13.5, over [0, 1000]):
+    Example (two worlds: the two distances whose absence moves the median most, 6.5 and 13.5, over [0, 1000];
+    the exact risk is then ρ_tw = 1/(1 + e^(−ε·Δv/Δf)) = 1/(1 + e^(−2·7/500)), Allmann et al., eq. 6):
         >>> s = AttackSettings(query="median", epsilon=2, universe=(0, 1000), worlds="two", trials=1_000)
         >>> run = run_attack([1, 3, 10, 17, 675], s)
         >>> run.sensitivity, run.world_range, round(run.result.exact_risk, 4)
