@@ -92,6 +92,7 @@ if TYPE_CHECKING:
 
     # The Lee–Clifton attacker on real data
     from privrisk.posterior import worlds, exact_risk, simulate_attack, tight_epsilon
+    from privrisk.attack import AttackSettings, AttackRun, run_attack
 
     # The sampling study
     from privrisk.study import sampling_study, study_summary, study_attack

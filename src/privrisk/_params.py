@@ -210,6 +210,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "table": _p("Table"),
         "target": _p("Target"),
         "target_delta": _p("Largest acceptable δ"),
+        "target_risk": _p("Largest acceptable risk", {"attack": "--risk"}),
         "targets": _p("Targets"),
         "threads": _p("Threads"),
         "top": _p("Riskiest listed"),

@@ -1,4 +1,8 @@
-"""``privrisk attack``: the Lee–Clifton attacker run against a column, beside the exact risk and the bound."""
+"""``privrisk attack``: the Lee–Clifton attacker run against a column, beside the exact risk and the bound.
+
+The numbers, the sentence, the JSON document and the output folder come from :mod:`privrisk.attack`; this module
+maps the options onto :class:`~privrisk.attack.AttackSettings`, calls :func:`~privrisk.attack.run_attack` and prints.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +12,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from privrisk._validation import QUERIES, check_choice, check_query
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, emit_json, err, out, parse_epsilon, percent
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out
 from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP
-from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    import numpy as np
-
-# What --out DIR receives (io.files.check_outputs refuses an input among them).
-OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
-MAX_TRIALS = 10_000_000  # about a minute; the Clopper–Pearson interval is then narrower than ±0.0004
+    from privrisk.attack import AttackRun
 
 
 @app.command("attack")
@@ -70,183 +69,57 @@ def attack_command(
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
-    from privrisk import risk as R
-    from privrisk.io.data import read_column
-    from privrisk.posterior import WORLDS, simulate_attack, tight_epsilon, worlds
-    from privrisk.sensitivity import choose_universe, global_sensitivity
+    from privrisk.attack import OUT_FILES, AttackSettings, run_attack
 
     if out_dir is not None:
         check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
-    eps = parse_epsilon(epsilon, name="--epsilon")
-    q = check_query(query)
-    kind = check_choice(worlds_kind, WORLDS, name="worlds")
-    if trials < 1:
-        raise PrivriskError(f"--trials: must be at least 1, got {trials}")
-    if trials > MAX_TRIALS:
-        raise PrivriskError(
-            f"--trials: at most {MAX_TRIALS:,} simulated attacks (the exact risk needs no simulation), got {trials:,}"
-        )
-    if seed < 0:
-        raise PrivriskError(f"--seed: must be a whole number of at least 0, got {seed}")
-    if target_risk is not None and not 0 < target_risk < 1:
-        raise PrivriskError(f"--risk: must lie strictly between 0 and 1, got {target_risk:g}")
-    col = read_column(file, column, missing=missing)
-    if col.values.size < 2:
-        raise PrivriskError(
-            f"{file}: column {column!r} has {col.values.size} usable value(s); the attacker's worlds leave one "
-            "record out, so at least 2 are needed"
-        )
-    u, how = choose_universe(col.values, universe, universe_file, universe_column, universe_min, missing)
-    u.check_sample(col.values, name=f"{file}: column {column!r}")
-    df = global_sensitivity(q, u)
-    if df == 0:
-        raise PrivriskError(
-            f"--universe: the global sensitivity of the {q} over {u.describe()} is 0, so no Laplace noise is "
-            "defined; give a wider universe with --universe LO,HI"
-        )
-    n_worlds = int(col.values.size) if kind == "many" else 2
-    if target_risk is not None and target_risk <= 1.0 / n_worlds:
-        raise PrivriskError(
-            f"--risk: must exceed 1/n = {1.0 / n_worlds:.4g}, what guessing among {n_worlds:,} worlds achieves"
-        )
-    result = simulate_attack(col.values, q, eps, sensitivity=df, trials=trials, seed=seed, worlds=kind)
-    f = worlds(col.values, q)
-    if kind == "two":
-        f = f[[f.argmin(), f.argmax()]]
-    dv = float(f.max() - f.min())
-    doc: dict[str, Any] = {
-        **result.to_dict(),
-        "column": column,
-        "n": int(col.values.size),
-        "world_range": dv,
-        "guess": 1.0 / result.n_worlds,
-        "universe": {
-            "kind": "interval" if u.is_interval else "values",
-            "lo": u.lo,
-            "hi": u.hi,
-            "description": how,
-        },
-        "data": col.as_dict(),
-    }
-    if target_risk is not None:
-        lc = float(R.epsilon_for_risk(target_risk, result.n_worlds, dv / df)) if dv > 0 else float("inf")
-        doc.update(
-            target_risk=target_risk,
-            tight_epsilon=tight_epsilon(f, target_risk, df),
-            lee_clifton_epsilon=lc,
-        )
+    settings = AttackSettings(column=column, query=query, epsilon=epsilon, universe=universe,
+                              universe_file=universe_file, universe_column=universe_column,
+                              universe_min=universe_min, missing=missing, trials=trials, seed=seed,
+                              worlds=worlds_kind, target_risk=target_risk)  # fmt: skip
+    run = run_attack(file, settings)
     if out_dir is not None:
-        _write_outputs(out_dir, doc, f, df, file)
+        run.write(out_dir, source=file)
+        err.print(f"Wrote {out_dir}/attack.json, risk_vs_epsilon.csv, figures/ and manifest.json.")
     if as_json:
-        emit_json(doc)
+        emit_json(run.to_dict())
         return
-    err.print(col.summary())
-    err.print(f"Universe: {how}; global sensitivity Δf = {df:.6g}.")
-    who = "all n" if kind == "many" else "the two most different"
+    _print_human(run)
+
+
+def _print_human(run: AttackRun) -> None:
+    from privrisk.attack import share_text
+
+    res, s = run.result, run.settings
+    err.print(run.data.summary())
+    err.print(f"Universe: {run.universe_description}; global sensitivity Δf = {run.sensitivity:.6g}.")
+    who = "all n" if res.worlds == "many" else "the two most different"
     table = Table(
-        title=f"Attack on the {q} of {column!r}: {who} worlds ({result.n_worlds:,}), ε = {eps:.4g}",
+        title=f"Attack on the {res.query} of {run.column!r}: {who} worlds ({res.n_worlds:,}), ε = {res.epsilon:.4g}",
         caption="measure: how often the attacker finds the missing record, from guessing alone to Lee and "
         "Clifton's bound; value: a probability (the simulated success with its 95 % interval).",
     )
     table.add_column("measure")
     table.add_column("value", justify="right")
-    table.add_row("guessing alone (1/n)", _share(doc["guess"]))
+    table.add_row("guessing alone (1/n)", share_text(run.guess))
     table.add_row(
-        f"simulated success ({trials:,} trials, seed {seed})",
-        f"{_share(result.simulated_success)} [{_share(result.ci_low)}, {_share(result.ci_high)}]",
+        f"simulated success ({res.trials:,} trials, seed {res.seed})",
+        f"{share_text(res.simulated_success)} [{share_text(res.ci_low)}, {share_text(res.ci_high)}]",
     )
-    table.add_row("expected success (exact)", _share(result.expected_success))
-    table.add_row("exact risk (most telling answer)", _share(result.exact_risk))
-    table.add_row(f"Lee–Clifton bound ρ_mw (Δv/Δf = {dv / df:.4g})", _share(result.bound))
-    if target_risk is not None:
-        table.add_row(f"largest ε with exact risk ≤ {target_risk:g}", f"{doc['tight_epsilon']:.6g}")
-        table.add_row(f"Lee–Clifton ε for risk {target_risk:g}", f"{doc['lee_clifton_epsilon']:.6g}")
+    table.add_row("expected success (exact)", share_text(res.expected_success))
+    table.add_row("exact risk (most telling answer)", share_text(res.exact_risk))
+    table.add_row(
+        f"Lee–Clifton bound ρ_mw (Δv/Δf = {run.world_range / run.sensitivity:.4g})", share_text(res.bound)
+    )
+    if s.target_risk is not None:
+        table.add_row(f"largest ε with exact risk ≤ {s.target_risk:g}", f"{run.tight_epsilon:.6g}")
+        table.add_row(f"Lee–Clifton ε for risk {s.target_risk:g}", f"{run.lee_clifton_epsilon:.6g}")
     out.print(table)
-    out.print(_sentence(doc))
-
-
-def _write_outputs(out_dir: Path, doc: dict[str, Any], f: np.ndarray, df: float, file: Path) -> None:
-    """The JSON document, the curve over ε as CSV, its figure and the manifest, written whole or not at all."""
-    import numpy as np
-    import pandas as pd
-
-    from privrisk.io.files import atomic_dir, write_json
-    from privrisk.posterior import exact_risk, expected_success, lee_clifton_bound
-    from privrisk.reports.manifest import write_manifest
-    from privrisk.reports.plots.attack import epsilon_grid, plot_risk_vs_epsilon
-
-    grid = epsilon_grid(doc["epsilon"])
-    curve = pd.DataFrame(
-        {
-            "epsilon": grid,
-            "guess": np.full(grid.size, doc["guess"]),
-            "expected_success": expected_success(f, grid, df),
-            "exact_risk": exact_risk(f, grid, df),
-            "bound": lee_clifton_bound(f, grid, df),
-        }
-    )
-    title = f"Attack on the {doc['query']} of {doc['column']!r} ({doc['n_worlds']:,} worlds)"
-    with atomic_dir(out_dir) as tmp:
-        write_json(tmp / "attack.json", {"schema_version": 1, **doc})
-        curve.to_csv(tmp / "risk_vs_epsilon.csv", index=False)
-        figure = plot_risk_vs_epsilon(curve, doc, tmp / "figures" / "risk_vs_epsilon", title=title)
-        write_manifest(
-            tmp,
-            kind="attack",
-            title=title,
-            parameters={
-                "file": str(file),
-                "column": doc["column"],
-                "query": doc["query"],
-                "epsilon": doc["epsilon"],
-                "worlds": doc["worlds"],
-                "trials": doc["trials"],
-                "seed": doc["seed"],
-                "universe": doc["universe"]["description"],
-            },
-            summary={
-                k: doc[k]
-                for k in (
-                    *("n_worlds", "sensitivity", "guess", "simulated_success", "ci_low", "ci_high"),
-                    *("expected_success", "exact_risk", "bound"),
-                )
-            },
-            findings=[_sentence(doc)],
-            tables=[{"title": "Risk and success against ε", "path": "risk_vs_epsilon.csv"}],
-            figures=[
-                {
-                    "title": "Lee–Clifton bound, exact risk and the attacker's success against ε",
-                    "svg": f"figures/{figure['svg']}",
-                    "png": f"figures/{figure['png']}",
-                }
-            ],
-        )
-    err.print(f"Wrote {out_dir}/attack.json, risk_vs_epsilon.csv, figures/ and manifest.json.")
-
-
-def _share(p: float) -> str:
-    """A probability as a percentage that keeps three significant digits when it is small (0.00314%)."""
-    if 0 < p < 0.001:
-        return f"{100 * p:.3g}%"
-    return percent(p, 2 if p < 0.1 else 1)
+    out.print(run.sentence())
 
 
 def _sentence(doc: dict[str, Any]) -> str:
-    """The result in words, with natural frequencies."""
-    from privrisk._format import natural_frequencies
+    """The result in words (:func:`privrisk.attack.attack_sentence`; tests/test_frequencies.py imports this name)."""
+    from privrisk.attack import attack_sentence
 
-    n = doc["n_worlds"]
-    success, guessing = natural_frequencies(doc["expected_success"], doc["guess"])  # one base for both
-    phrase, base, guess = success.text(), success.base, guessing.text()
-    setting = (
-        f"knows all {doc['n']:,} records and must tell which one was left out of the release"
-        if doc["worlds"] == "many"
-        else "knows all records and must tell which of two was left out (the two that move the answer most)"
-    )
-    return (
-        f"An attacker who {setting}, seeing one answer of the {doc['query']} released with ε = "
-        f"{doc['epsilon']:.4g}, is right {phrase} times in {base:,} (simulated: "
-        f"{_share(doc['simulated_success'])}); guessing among the {n:,} possibilities would be right {guess} "
-        f"times. The most telling answer makes it at most {_share(doc['exact_risk'])} sure, within Lee and "
-        f"Clifton's bound of {_share(doc['bound'])}."
-    )
+    return attack_sentence(doc)
