@@ -151,7 +151,7 @@ def test_the_guarantee_page_never_says_the_attacker_is_worse_than_guessing(lang,
 
 
 def test_the_attack_commands_sentence_counts_both_out_of_one_base():
-    from privrisk.cli.attack import _sentence
+    from privrisk.attack import attack_sentence as _sentence
 
     doc = {"n_worlds": 5000, "n": 5000, "worlds": "many", "query": "mean", "epsilon": LN3,
            "expected_success": 3 / 5002, "guess": 1 / 5000, "simulated_success": 0.0006, "exact_risk": 0.0007,

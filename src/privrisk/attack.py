@@ -123,8 +123,9 @@ class AttackSettings:
         query: one of ``count, sum, mean, median, min, max, variance, std`` (``var`` for ``variance``).
         epsilon: ε > 0 of the release (``1``, ``"ln3"``).
         column: the numeric column of a data file the query runs on (needed when :func:`run_attack` reads a file).
-        universe: bounds ``(lo, hi)`` or ``"lo,hi"`` of the values a record may take; default the column's own
-            distinct values (Allmann et al., §3.2). Not together with ``universe_file``.
+        universe: bounds ``(lo, hi)`` or ``"lo,hi"`` of the values a record may take, or a
+            :class:`~privrisk.sensitivity.Universe` chosen already; default the column's own distinct values
+            (Allmann et al., §3.2). Not together with ``universe_file``.
         universe_file: a file whose column ``universe_column`` holds the universe's values.
         universe_column: that file's column (with ``universe_file`` only).
         universe_min: lower the universe's minimum to this value (0 where 0 is a valid answer, Allmann et al.,
@@ -153,7 +154,7 @@ class AttackSettings:
     query: str
     epsilon: float | str
     column: str | None = None
-    universe: tuple[float, float] | str | None = None
+    universe: tuple[float, float] | str | Universe | None = None
     universe_file: str | os.PathLike[str] | None = None
     universe_column: str | None = None
     universe_min: float | str | None = None
@@ -164,6 +165,8 @@ class AttackSettings:
     target_risk: float | str | None = None
 
     def __post_init__(self) -> None:
+        from privrisk.sensitivity import Universe
+
         if _blank(self.epsilon):
             raise PrivriskError("epsilon: required, e.g. 1 or ln3", param="epsilon")
         epsilon = parse_epsilon(self.epsilon, name="epsilon")
@@ -188,7 +191,11 @@ class AttackSettings:
             raise PrivriskError(
                 f"target_risk: must lie strictly between 0 and 1, got {risk:g}", param="target_risk"
             )
-        universe = None if _blank(self.universe) else _bounds(self.universe)
+        universe: Any = None
+        if isinstance(self.universe, Universe):
+            universe = self.universe  # chosen already (the app's page), checked when it was made
+        elif not _blank(self.universe):
+            universe = _bounds(self.universe)
         universe_file = None if _blank(self.universe_file) else self.universe_file
         universe_column = None if _blank(self.universe_column) else str(self.universe_column).strip()
         if universe is not None and universe_file is not None:
@@ -206,6 +213,11 @@ class AttackSettings:
                 param="universe_column",
             )
         low = None if _blank(self.universe_min) else _number(self.universe_min, "universe_min")
+        if isinstance(universe, Universe) and (universe_file is not None or low is not None):
+            raise PrivriskError(
+                "universe: a universe already chosen takes no universe file or lowered minimum",
+                param="universe",
+            )
         if low is not None and universe is not None and low > universe[0]:
             # The same words as Universe.with_min, which checks a universe read from data when it is read.
             raise PrivriskError(
@@ -457,7 +469,7 @@ def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
     from privrisk import risk as R
     from privrisk.io.data import NumericColumn, numeric_values, read_column
     from privrisk.posterior import simulate_attack, tight_epsilon, worlds
-    from privrisk.sensitivity import choose_universe, global_sensitivity
+    from privrisk.sensitivity import Universe, choose_universe, global_sensitivity
 
     s = settings
     file: str | None = None
@@ -484,9 +496,12 @@ def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
             param="values" if where == "values" else None,
         )
     q = cast(Query, s.query)
-    universe = cast("tuple[float, float] | None", s.universe)
-    low = cast("float | None", s.universe_min)
-    u, how = choose_universe(col.values, universe, s.universe_file, s.universe_column, low, s.missing)
+    if isinstance(s.universe, Universe):
+        u, how = s.universe, s.universe.describe()
+    else:
+        universe = cast("tuple[float, float] | None", s.universe)
+        low = cast("float | None", s.universe_min)
+        u, how = choose_universe(col.values, universe, s.universe_file, s.universe_column, low, s.missing)
     u.check_sample(col.values, name=where)
     df = global_sensitivity(q, u)
     if df == 0:

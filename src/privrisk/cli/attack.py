@@ -7,7 +7,7 @@ maps the options onto :class:`~privrisk.attack.AttackSettings`, calls :func:`~pr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -116,10 +116,3 @@ def _print_human(run: AttackRun) -> None:
         table.add_row(f"Lee–Clifton ε for risk {s.target_risk:g}", f"{run.lee_clifton_epsilon:.6g}")
     out.print(table)
     out.print(run.sentence())
-
-
-def _sentence(doc: dict[str, Any]) -> str:
-    """The result in words (:func:`privrisk.attack.attack_sentence`; tests/test_frequencies.py imports this name)."""
-    from privrisk.attack import attack_sentence
-
-    return attack_sentence(doc)

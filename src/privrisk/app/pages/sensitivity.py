@@ -17,7 +17,7 @@ from typing import Any
 from shiny import module, reactive, render, req, ui
 
 from privrisk._format import epsilon_text, number, percent_3g
-from privrisk._validation import check_choice, check_query, check_whole
+from privrisk._validation import check_query, check_whole
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
     KeptUpload,
@@ -59,34 +59,13 @@ def attack_document(
         >>> d["n_worlds"], round(d["exact_risk"], 4), round(d["bound"], 4)
         (5, 0.2908, 0.2919)
     """
-    from privrisk.posterior import WORLDS, simulate_attack
-    from privrisk.posterior import worlds as world_answers
-    from privrisk.sensitivity import global_sensitivity
+    from privrisk.attack import AttackSettings, run_attack
 
-    q = check_query(query)
-    kind = check_choice(worlds, WORLDS, name="worlds")
+    # The page keeps a run short; every other rule is AttackSettings', the command line's own.
     check_whole(trials, name="trials", minimum=1, maximum=MAX_APP_TRIALS)
-    check_whole(seed, name="seed", minimum=0)
-    if values.size < 2:
-        raise PrivriskError(
-            f"column: {values.size} usable value(s); the attacker's worlds leave one record out, so at least 2 "
-            "are needed",
-            param="column",
-        )
-    df = global_sensitivity(q, universe)
-    if df == 0:
-        raise PrivriskError(
-            f"universe: the global sensitivity of the {q} over {universe.describe()} is 0, so no Laplace noise is "
-            "defined; give a wider universe",
-            param="universe",
-        )
-    result = simulate_attack(
-        values, q, epsilon, sensitivity=df, trials=int(trials), seed=int(seed), worlds=kind
-    )
-    f = world_answers(values, q)
-    if kind == "two":
-        f = f[[f.argmin(), f.argmax()]]
-    return {**result.to_dict(), "world_range": float(f.max() - f.min()), "guess": 1.0 / result.n_worlds}
+    settings = AttackSettings(query=query, epsilon=epsilon, universe=universe, trials=trials, seed=seed,
+                              worlds=worlds)  # fmt: skip
+    return run_attack(values, settings).to_dict()
 
 
 def sensitivity_verdict(doc: dict[str, Any]) -> tuple[str, str]:
