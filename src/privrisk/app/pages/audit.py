@@ -25,6 +25,7 @@ from privrisk.app._shared import (
     KeptUpload,
     command_line,
     id_like,
+    keep_upload,
     numeric_columns,
     preset_inputs,
     query_params,
@@ -386,14 +387,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     uploads = session_upload(session, max_bytes=max_upload)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        file_message.set(None)
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            file_message.set(named_error(exc, "audit"))
+    keep_upload("file", input, uploads, file_message, lambda exc: named_error(exc, "audit"))
 
     @reactive.effect
     @reactive.event(uploads.current)
@@ -403,15 +397,14 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if kept is None:
             return
         try:
-            frame = uploads.read()
+            profile = uploads.profile()  # read once per upload, for every page
         except PrivriskError as exc:
             file_message.set(named_error(exc, "audit"))
             file_columns.set(([], []))
             ui.update_selectize("column", choices=[], selected=[])
             return
         file_message.set(None)
-        found = [str(c) for c in frame.columns]
-        numeric = numeric_columns(frame)
+        found, numeric = list(profile.names), list(profile.numeric)
         file_columns.set((found, numeric))
         ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
         _choose(found, numeric)

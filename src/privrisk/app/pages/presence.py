@@ -27,6 +27,7 @@ from privrisk.app._shared import (
     command_line,
     error_ui,
     id_like,
+    keep_upload,
     preset_inputs,
     query_params,
     session_upload,
@@ -741,14 +742,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             preset_error.set(None)
             editor_version.set(editor_version() + 1)
 
-    @reactive.effect
-    @reactive.event(input.data)
-    def _keep() -> None:
-        messages["data"].set(None)
-        try:
-            kept_upload.keep(input.data())
-        except PrivriskError as exc:
-            messages["data"].set(named_error(exc, "presence"))
+    keep_upload("data", input, kept_upload, messages["data"], lambda exc: named_error(exc, "presence"))
 
     @reactive.effect
     @reactive.event(kept_upload.current)
