@@ -155,6 +155,35 @@ def test_keep_upload_keeps_each_upload_and_shows_a_refused_ones_error(tmp_path, 
         assert "upload is no longer there" in str(errors()) and uploads.current().name == "shops.csv"
 
 
+def test_every_page_that_asked_is_offered_each_new_upload_once(tmp_path, monkeypatch):
+    import asyncio
+
+    from shiny import reactive
+
+    from privrisk.app._shared import session_upload
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    uploads = session_upload(_Session(), max_bytes=10_000)
+    offered: list[tuple[str, str]] = []
+    for page in ("audit", "presence"):
+
+        @uploads.on_new
+        def _offer(kept, page=page) -> None:
+            offered.append((page, kept.name))
+
+    asyncio.run(reactive.flush())
+    assert offered == []  # no upload yet: nothing offered
+    with reactive.isolate():
+        uploads.keep(_shiny_upload(tmp_path, "shops.csv", TABLE))
+    asyncio.run(reactive.flush())
+    assert offered == [("audit", "shops.csv"), ("presence", "shops.csv")]
+    with reactive.isolate():
+        uploads.keep(_shiny_upload(tmp_path, "visits.csv", "visit,minutes\n1,5\n"))
+    asyncio.run(reactive.flush())
+    asyncio.run(reactive.flush())  # nothing new: nothing offered again
+    assert offered[2:] == [("audit", "visits.csv"), ("presence", "visits.csv")]
+
+
 @pytest.mark.browser
 def test_a_file_uploaded_on_audit_is_used_on_presence_and_empirical(page, goto, upload, tmp_path):
     data = tmp_path / "shops.csv"

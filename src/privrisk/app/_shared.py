@@ -369,6 +369,24 @@ class SessionUpload:
         self._value.set(kept)
         return kept
 
+    def on_new(self, offer: Callable[[KeptUpload], None]) -> Callable[[KeptUpload], None]:
+        """Decorate a page's function that offers each file the session keeps (uploaded on any page): an effect of
+        the calling page calls ``offer(kept)`` for every new upload, never before the first.
+
+        Returns:
+            ``offer`` itself.
+        """
+        from shiny import reactive
+
+        @reactive.effect
+        @reactive.event(self.current)
+        def _offer() -> None:
+            kept = self.current()
+            if kept is not None:
+                offer(kept)
+
+        return offer
+
     def checked(self, param: str = "file") -> tuple[Path, str]:
         """The kept file's path and name (for the library's settings, which read a path); reactive.
 
@@ -440,7 +458,7 @@ def session_upload(session: Any, *, max_bytes: int) -> SessionUpload:
 
     - ``keep_upload("file", input, uploads, message)`` (:func:`keep_upload`): the upload kept, its error shown
       at the file input;
-    - ``@reactive.event(uploads.current)``: offer the file (``ui.update_radio_buttons("source",
+    - ``@uploads.on_new`` (:meth:`SessionUpload.on_new`) on ``def _offer(kept)``: offer the file (``ui.update_radio_buttons("source",
       choices={..., "file": kept.label}, selected="file")``), choose columns from ``uploads.profile()`` (found
       once per upload, :class:`UploadColumns`), and clear the example's settings;
     - the run reads ``uploads.checked()`` instead of the page's own input.

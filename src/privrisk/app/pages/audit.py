@@ -37,6 +37,7 @@ from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
     frame_ui,
+    main_panel,
     named_error,
     session_folder,
     zip_bytes,
@@ -151,12 +152,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Audit", class_="btn-primary mt-2"),
             width=380,
         ),
-        ui.h2("The intruder's audit of data-dependent noise"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("The intruder's audit of data-dependent noise", _INTRO),
     )
 
 
@@ -389,13 +385,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     keep_upload("file", input, uploads, file_message, lambda exc: named_error(exc, "audit"))
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered here, its columns chosen, the example's bounds cleared.
-        kept = uploads.current()
-        if kept is None:
-            return
         try:
             profile = uploads.profile()  # read once per upload, for every page
         except PrivriskError as exc:

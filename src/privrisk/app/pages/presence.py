@@ -676,13 +676,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     keep_upload("data", input, kept_upload, messages["data"], lambda exc: named_error(exc, "presence"))
 
-    @reactive.effect
-    @reactive.event(kept_upload.current)
-    def _data_columns() -> None:
+    @kept_upload.on_new
+    def _data_columns(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session is offered as T, with columns chosen and the example cleared.
-        kept = kept_upload.current()
-        if kept is None:
-            return
         read_columns("data")
         with reactive.isolate():
             if input.source() == "file":

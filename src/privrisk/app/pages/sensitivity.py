@@ -235,13 +235,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     # This page's upload becomes the session's: every page that takes data offers it.
     keep_upload("file", input, uploads, keep_problem)
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered as the data (the example is unselected).
-        kept = uploads.current()
-        if kept is None:
-            return
         keep_problem.set(None)
         ui.update_select("example", choices=_data_choices(kept), selected="")
 

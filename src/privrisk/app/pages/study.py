@@ -368,13 +368,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     # This page's upload becomes the session's: every page that takes data offers it.
     keep_upload("file", input, uploads, file_message, lambda exc: runner_message(exc))
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered here, its numeric non-id column chosen.
-        kept = uploads.current()
-        if kept is None:
-            return
         try:
             profile = uploads.profile()  # read once per upload, for every page
             columns, numeric = list(profile.names), list(profile.numeric)
