@@ -266,6 +266,12 @@ def column_block(name: str, choice: HierarchyChoice, control_id: Callable[[str],
     """One column's controls: the kind, then the fields of its kind (shown only for that kind).
 
     ``control_id(control)`` is a control's id within the page's module, ``ns`` makes it the browser's id.
+
+    Example:
+        >>> html = str(column_block("age", HierarchyChoice("interval", width=10.0), lambda c: f"h0v0_{c}",
+        ...                         lambda i: f"presence_{i}"))
+        >>> 'id="presence_h0v0_width"' in html, 'value="10"' in html  # a whole number shown as 10, not 10.0
+        (True, True)
     """
     from shiny import ui
 
