@@ -70,6 +70,120 @@ def test_the_session_keeps_a_checked_copy_every_page_reads(tmp_path, monkeypatch
     assert not kept.path.exists()
 
 
+def test_the_columns_are_found_once_per_upload_and_again_for_the_next(tmp_path, monkeypatch):
+    import pandas as pd
+    from shiny import reactive
+
+    import privrisk.io.data
+    from privrisk.app._shared import session_upload
+    from privrisk.errors import PrivriskError
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    reads: list[Path] = []
+    read_table = privrisk.io.data.read_table
+
+    def counted(path, columns=None):
+        reads.append(Path(path))
+        return read_table(path, columns)
+
+    monkeypatch.setattr(privrisk.io.data, "read_table", counted)
+    uploads = session_upload(_Session(), max_bytes=1_000_000)
+    with reactive.isolate():
+        with pytest.raises(PrivriskError, match="no file uploaded yet"):
+            uploads.profile()
+        first = uploads.keep(_shiny_upload(tmp_path, "shops.csv", TABLE))
+        # Every page asks (audit, empirical, release, study, sensitivity): the rows are read once.
+        for _ in range(5):
+            profile = uploads.profile()
+        assert reads == [first.path]
+        # By hand: month is text, shop_id 0..7 repeats (named like an id), region text, income the one measure.
+        assert profile.names == ("month", "shop_id", "region", "income")
+        assert profile.numeric == ("income",) and profile.ids == ("shop_id",)
+        text = str(pd.Series(["north"]).dtype)  # object before pandas 3, str from it
+        assert profile.dtypes == {"month": text, "shop_id": "int64", "region": text, "income": "float64"}
+        # The next upload is read (once) in its turn; its header too.
+        second = uploads.keep(_shiny_upload(tmp_path, "visits.csv", "visit,minutes\n1,5\n2,7\n3,9\n"))
+        assert uploads.profile().names == ("visit", "minutes") and uploads.columns() == ["visit", "minutes"]
+        uploads.profile()
+        assert reads == [first.path, second.path]
+        # A file whose rows do not read: its header still names the columns; the error comes again unread.
+        # (Its last line has four fields, after the rows DuckDB samples to learn the columns.)
+        bad = uploads.keep(_shiny_upload(tmp_path, "bad.csv", "a,b\n" + "1,2\n" * 30_000 + "1,2,3,4\n"))
+        assert uploads.columns() == ["a", "b"]
+        for _ in range(2):
+            with pytest.raises(PrivriskError, match=r"bad\.csv") as caught:
+                uploads.profile()
+            assert str(bad.path) not in str(caught.value)  # the user's file is named, never the server's copy
+        assert reads == [first.path, second.path, bad.path]
+
+
+def test_keep_upload_keeps_each_upload_and_shows_a_refused_ones_error(tmp_path, monkeypatch):
+    import asyncio
+
+    from shiny import reactive
+
+    from privrisk.app._shared import keep_upload, session_upload
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    uploads = session_upload(_Session(), max_bytes=10_000)
+    file: reactive.Value = reactive.value(None)
+    message: reactive.Value = reactive.value(None)
+    keep_upload("file", {"file": file}, uploads, message, lambda exc: f"File: {exc}")
+
+    def upload(info) -> None:
+        file.set(info)
+        asyncio.run(reactive.flush())  # what Shiny does after each message from the browser
+
+    asyncio.run(reactive.flush())
+    with reactive.isolate():
+        assert uploads.current() is None and message() is None  # nothing uploaded: nothing kept, nothing said
+    upload(_shiny_upload(tmp_path, "big.csv", "x\n" + "1\n" * 6000))
+    with reactive.isolate():
+        assert uploads.current() is None
+        assert message().startswith("File: big.csv: the file is 12 kB, above the upload limit of 10 kB")
+    upload(_shiny_upload(tmp_path, "shops.csv", TABLE))
+    with reactive.isolate():
+        assert message() is None  # a good file clears the last one's error
+        assert uploads.current().name == "shops.csv" and uploads.current().path.read_text() == TABLE
+    # Without a text, the message is the error itself (a page that places it by its parameter).
+    errors: reactive.Value = reactive.value(None)
+    other: reactive.Value = reactive.value(None)
+    keep_upload("other", {"other": other}, uploads, errors)
+    other.set([{"name": "x.csv", "datapath": str(tmp_path / "made-up.csv")}])
+    asyncio.run(reactive.flush())
+    with reactive.isolate():
+        assert "upload is no longer there" in str(errors()) and uploads.current().name == "shops.csv"
+
+
+def test_every_page_that_asked_is_offered_each_new_upload_once(tmp_path, monkeypatch):
+    import asyncio
+
+    from shiny import reactive
+
+    from privrisk.app._shared import session_upload
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    uploads = session_upload(_Session(), max_bytes=10_000)
+    offered: list[tuple[str, str]] = []
+    for page in ("audit", "presence"):
+
+        @uploads.on_new
+        def _offer(kept, page=page) -> None:
+            offered.append((page, kept.name))
+
+    asyncio.run(reactive.flush())
+    assert offered == []  # no upload yet: nothing offered
+    with reactive.isolate():
+        uploads.keep(_shiny_upload(tmp_path, "shops.csv", TABLE))
+    asyncio.run(reactive.flush())
+    assert offered == [("audit", "shops.csv"), ("presence", "shops.csv")]
+    with reactive.isolate():
+        uploads.keep(_shiny_upload(tmp_path, "visits.csv", "visit,minutes\n1,5\n"))
+    asyncio.run(reactive.flush())
+    asyncio.run(reactive.flush())  # nothing new: nothing offered again
+    assert offered[2:] == [("audit", "visits.csv"), ("presence", "visits.csv")]
+
+
 @pytest.mark.browser
 def test_a_file_uploaded_on_audit_is_used_on_presence_and_empirical(page, goto, upload, tmp_path):
     data = tmp_path / "shops.csv"

@@ -21,7 +21,7 @@ import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from privrisk._format import number
 from privrisk._params import PARAMS, label, renamed, warning_text
@@ -31,6 +31,9 @@ from privrisk.errors import PrivriskError, ThresholdExceeded
 if TYPE_CHECKING:
     import pandas as pd
     from htmltools import Tag
+    from shiny import reactive
+
+_T = TypeVar("_T")
 
 __all__ = [
     "DEFAULT_MAX_UPLOAD",
@@ -38,12 +41,14 @@ __all__ = [
     "Job",
     "KeptUpload",
     "SessionUpload",
+    "UploadColumns",
     "command_line",
     "error_input",
     "error_message",
     "error_ui",
     "format_bytes",
     "id_like",
+    "keep_upload",
     "numeric_columns",
     "parse_size",
     "preset_inputs",
@@ -285,16 +290,54 @@ class KeptUpload:
         return f"Use {self.name} (uploaded)"
 
 
+@dataclass(frozen=True)
+class UploadColumns:
+    """What a page chooses an upload's columns from, found in one reading of the whole table.
+
+    Attributes:
+        names: the columns, in the file's order.
+        dtypes: each column's pandas dtype as text (``int64``, ``object``, …).
+        numeric: the columns a query may run on (:func:`numeric_columns`: numeric, not an id).
+        ids: the columns that identify records (:func:`id_like`).
+
+    Example:
+        >>> import pandas as pd
+        >>> cols = UploadColumns.of(pd.DataFrame({"id": [1, 2, 3], "name": ["a", "b", "c"], "claims": [9.9, 9.2, 100]}))
+        >>> cols.names, cols.numeric, cols.ids, cols.dtypes["claims"]
+        (('id', 'name', 'claims'), ('claims',), ('id',), 'float64')
+    """
+
+    names: tuple[str, ...]
+    dtypes: Mapping[str, str]
+    numeric: tuple[str, ...]
+    ids: tuple[str, ...]
+
+    @classmethod
+    def of(cls, frame: Any) -> UploadColumns:
+        """The columns of a table (a pandas DataFrame)."""
+        names = tuple(str(c) for c in frame.columns)
+        return cls(
+            names=names,
+            dtypes={str(c): str(frame[c].dtype) for c in frame.columns},
+            numeric=tuple(numeric_columns(frame)),
+            ids=tuple(str(c) for c in frame.columns if id_like(str(c), frame[c])),
+        )
+
+
 _UPLOAD_KEY = "_privrisk_session_upload"
 
 
 class SessionUpload:
     """The one upload of a browser session, offered by every page that takes data (:func:`session_upload`).
 
-    A page's own file input hands its upload to :meth:`keep`; the file is checked (the upload limit, a file Shiny
-    wrote for this session) and copied into the session's private folder (:func:`session_folder`), so that it
-    outlives the page's input and every page can read it. :meth:`current` is reactive: a page that reads it in an
-    effect hears of each new upload, whichever page it came from.
+    A page's own file input hands its upload to :meth:`keep` (:func:`keep_upload` registers that effect); the file
+    is checked (the upload limit, a file Shiny wrote for this session) and copied into the session's private folder
+    (:func:`session_folder`), so that it outlives the page's input and every page can read it. :meth:`current` is
+    reactive: a page that reads it in an effect hears of each new upload, whichever page it came from.
+
+    Every page that takes data chooses its columns when a file arrives: :meth:`columns` (the header) and
+    :meth:`profile` (dtypes, numeric and id columns, from the rows) are found once per upload and kept, so that the
+    pages do not each read the whole file again.
     """
 
     def __init__(self, session: Any, max_bytes: int) -> None:
@@ -303,6 +346,9 @@ class SessionUpload:
         self.folder = session_folder(session) / "upload"
         self.max_bytes = max_bytes
         self._value: reactive.Value[KeptUpload | None] = reactive.value(None)
+        # Per upload (the key): its header, and its profile or the error reading its rows gave.
+        self._header: tuple[KeptUpload, list[str] | PrivriskError] | None = None
+        self._profile: tuple[KeptUpload, UploadColumns | PrivriskError] | None = None
 
     def current(self) -> KeptUpload | None:
         """The kept upload (None: none yet); reactive."""
@@ -322,6 +368,24 @@ class SessionUpload:
         kept = KeptUpload(target, name)
         self._value.set(kept)
         return kept
+
+    def on_new(self, offer: Callable[[KeptUpload], None]) -> Callable[[KeptUpload], None]:
+        """Decorate a page's function that offers each file the session keeps (uploaded on any page): an effect of
+        the calling page calls ``offer(kept)`` for every new upload, never before the first.
+
+        Returns:
+            ``offer`` itself.
+        """
+        from shiny import reactive
+
+        @reactive.effect
+        @reactive.event(self.current)
+        def _offer() -> None:
+            kept = self.current()
+            if kept is not None:
+                offer(kept)
+
+        return offer
 
     def checked(self, param: str = "file") -> tuple[Path, str]:
         """The kept file's path and name (for the library's settings, which read a path); reactive.
@@ -349,14 +413,42 @@ class SessionUpload:
             raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
 
     def columns(self) -> list[str]:
-        """The kept file's column names (CSV and Parquet without reading their rows)."""
+        """The kept file's column names (CSV and Parquet without reading their rows), found once per upload."""
         from privrisk.io.data import table_columns
 
         path, name = self.checked()
-        try:
-            return table_columns(path)
-        except PrivriskError as exc:
-            raise PrivriskError(str(exc).replace(str(path), name), param=exc.param) from None
+        kept = KeptUpload(path, name)  # the current upload (checked() read it)
+        if self._header is None or self._header[0] != kept:
+            try:
+                found: list[str] | PrivriskError = table_columns(path)
+            except PrivriskError as exc:
+                found = PrivriskError(str(exc).replace(str(path), name), param=exc.param)
+            self._header = (kept, found)
+        cached = self._header[1]
+        if isinstance(cached, PrivriskError):
+            raise PrivriskError(str(cached), param=cached.param)
+        return list(cached)
+
+    def profile(self) -> UploadColumns:
+        """The kept file's :class:`UploadColumns`, from one reading of its rows per upload (every page shares it).
+
+        Raises:
+            PrivriskError: nothing uploaded, or the rows do not read (the same error again on each call, without
+                reading the file again).
+        """
+        kept = self.current()
+        if self._profile is None or self._profile[0] != kept:
+            try:
+                found: UploadColumns | PrivriskError = UploadColumns.of(self.read())
+            except PrivriskError as exc:
+                found = exc
+            if kept is not None:  # "nothing uploaded yet" is not kept: the next upload answers it
+                self._profile = (kept, found)
+        else:
+            found = self._profile[1]
+        if isinstance(found, PrivriskError):
+            raise PrivriskError(str(found), param=found.param)  # a fresh one: the kept error gathers no traceback
+        return found
 
 
 def session_upload(session: Any, *, max_bytes: int) -> SessionUpload:
@@ -364,10 +456,11 @@ def session_upload(session: Any, *, max_bytes: int) -> SessionUpload:
 
     The pattern for a page (its file input ``file``, its data choice ``source`` with a ``"file"`` entry):
 
-    - ``@reactive.event(input.file)``: ``uploads.keep(input.file())``, its error shown at the file input;
-    - ``@reactive.event(uploads.current)``: offer the file (``ui.update_radio_buttons("source",
-      choices={..., "file": kept.label}, selected="file")``), choose columns with :func:`numeric_columns` and
-      :func:`id_like` on ``uploads.read()``, and clear the example's settings;
+    - ``keep_upload("file", input, uploads, message)`` (:func:`keep_upload`): the upload kept, its error shown
+      at the file input;
+    - ``@uploads.on_new`` (:meth:`SessionUpload.on_new`) on ``def _offer(kept)``: offer the file (``ui.update_radio_buttons("source",
+      choices={..., "file": kept.label}, selected="file")``), choose columns from ``uploads.profile()`` (found
+      once per upload, :class:`UploadColumns`), and clear the example's settings;
     - the run reads ``uploads.checked()`` instead of the page's own input.
     """
     root = session.root_scope() if hasattr(session, "root_scope") else session
@@ -376,6 +469,53 @@ def session_upload(session: Any, *, max_bytes: int) -> SessionUpload:
         found = SessionUpload(root, max_bytes)
         setattr(root, _UPLOAD_KEY, found)
     return found
+
+
+def keep_upload(
+    input_id: str,
+    input: Any,
+    uploads: SessionUpload,
+    message: reactive.Value[_T | None],
+    text: Callable[[PrivriskError], _T] | None = None,
+) -> Any:
+    """Register a page's effect that keeps each upload of its file input ``input_id`` for the session.
+
+    On each upload ``message`` is cleared, the file handed to :meth:`SessionUpload.keep` (which offers it to
+    every page), and a refused file's error put in ``message`` as ``text(error)`` (the error itself without
+    ``text``), for the page to show at its file input. Call it in the page's server function (its module), like
+    any ``@reactive.effect``.
+
+    Returns:
+        The effect (Shiny keeps it; a page need not).
+
+    Example:
+        >>> import asyncio
+        >>> from shiny import reactive
+        >>> class Uploads:  # what keep_upload needs of a SessionUpload
+        ...     def keep(self, fileinfo):
+        ...         raise PrivriskError(f"{fileinfo[0]['name']}: not an upload of this session")
+        >>> file, message = reactive.value(None), reactive.value(None)
+        >>> effect = keep_upload("file", {"file": file}, Uploads(), message, lambda exc: f"said: {exc}")
+        >>> _ = file.set([{"name": "x.csv"}])
+        >>> asyncio.run(reactive.flush())  # what Shiny does after each message from the browser
+        >>> with reactive.isolate():
+        ...     message()
+        'said: x.csv: not an upload of this session'
+    """
+    from shiny import reactive
+
+    upload = input[input_id]
+
+    @reactive.effect
+    @reactive.event(upload)
+    def _keep() -> None:
+        message.set(None)
+        try:
+            uploads.keep(upload())
+        except PrivriskError as exc:
+            message.set(exc if text is None else text(exc))  # type: ignore[arg-type]  # _T is the error without text
+
+    return _keep
 
 
 def error_message(exc: BaseException, command: str | None = None, options: Sequence[str] = ()) -> str:

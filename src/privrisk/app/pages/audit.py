@@ -25,6 +25,7 @@ from privrisk.app._shared import (
     KeptUpload,
     command_line,
     id_like,
+    keep_upload,
     numeric_columns,
     preset_inputs,
     query_params,
@@ -36,6 +37,7 @@ from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
     frame_ui,
+    main_panel,
     named_error,
     session_folder,
     zip_bytes,
@@ -150,12 +152,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Audit", class_="btn-primary mt-2"),
             width=380,
         ),
-        ui.h2("The intruder's audit of data-dependent noise"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("The intruder's audit of data-dependent noise", _INTRO),
     )
 
 
@@ -386,32 +383,20 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     uploads = session_upload(session, max_bytes=max_upload)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        file_message.set(None)
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            file_message.set(named_error(exc, "audit"))
+    keep_upload("file", input, uploads, file_message, lambda exc: named_error(exc, "audit"))
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered here, its columns chosen, the example's bounds cleared.
-        kept = uploads.current()
-        if kept is None:
-            return
         try:
-            frame = uploads.read()
+            profile = uploads.profile()  # read once per upload, for every page
         except PrivriskError as exc:
             file_message.set(named_error(exc, "audit"))
             file_columns.set(([], []))
             ui.update_selectize("column", choices=[], selected=[])
             return
         file_message.set(None)
-        found = [str(c) for c in frame.columns]
-        numeric = numeric_columns(frame)
+        found, numeric = list(profile.names), list(profile.numeric)
         file_columns.set((found, numeric))
         ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
         _choose(found, numeric)

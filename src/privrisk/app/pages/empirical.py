@@ -23,9 +23,9 @@ from shiny import module, reactive, render, ui
 from privrisk._format import number
 from privrisk.app._shared import (
     KeptUpload,
+    UploadColumns,
     command_line,
-    id_like,
-    numeric_columns,
+    keep_upload,
     preset_inputs,
     query_params,
     session_upload,
@@ -36,6 +36,7 @@ from privrisk.app.pages._runs import (
     Runner,
     figures_ui,
     frame_ui,
+    main_panel,
     named_error,
     session_folder,
     zip_bytes,
@@ -183,12 +184,7 @@ def page_ui() -> Any:
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
         ),
-        ui.h2("Empirical privacy of a statistic published every period"),
-        ui.p(_INTRO, class_="privrisk-help"),
-        ui.output_ui("status"),
-        ui.output_ui("results"),
-        ui.h5("The same on the command line"),
-        ui.output_ui("command"),
+        *main_panel("Empirical privacy of a statistic published every period", _INTRO),
     )
 
 
@@ -226,21 +222,25 @@ def column_roles(frame: Any) -> dict[str, str]:
     """Sensible columns of an uploaded table: a ``period`` (a name like month, date, week), an ``individual`` (an
     id), and a numeric ``value`` that is neither (never an id or a text column); a role left out when none fits.
 
+    ``frame`` is a pandas DataFrame, or the :class:`~privrisk.app._shared.UploadColumns` the session found for its
+    upload (the same roles, without reading the file again).
+
     Example:
         >>> import pandas as pd
         >>> df = pd.DataFrame({"week": [1, 1, 2], "shop": ["a", "b", "a"], "shop_id": [7, 8, 7], "failed": [0, 1, 0]})
-        >>> column_roles(df)
-        {'period': 'week', 'individual': 'shop_id', 'value': 'failed'}
+        >>> column_roles(df), column_roles(UploadColumns.of(df)) == column_roles(df)
+        ({'period': 'week', 'individual': 'shop_id', 'value': 'failed'}, True)
     """
-    names = [str(c) for c in frame.columns]
+    found = frame if isinstance(frame, UploadColumns) else UploadColumns.of(frame)
+    names = found.names
     roles: dict[str, str] = {}
     period = next((c for c in names if _PERIOD_NAME.search(c)), None)
     if period is not None:
         roles["period"] = period
-    individual = next((c for c in names if c != period and id_like(c, frame[c])), None)
+    individual = next((c for c in found.ids if c != period), None)
     if individual is not None:
         roles["individual"] = individual
-    value = next((c for c in numeric_columns(frame) if c not in (period, individual)), None)
+    value = next((c for c in found.numeric if c not in (period, individual)), None)
     if value is not None:
         roles["value"] = value
     return roles
@@ -507,31 +507,20 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     uploads = session_upload(session, max_bytes=max_upload)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        file_message.set(None)
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            file_message.set(named_error(exc, "empirical"))
+    keep_upload("file", input, uploads, file_message, lambda exc: named_error(exc, "empirical"))
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered here, its columns chosen, the example's preset cleared.
-        kept = uploads.current()
-        if kept is None:
-            return
         try:
-            frame = uploads.read()
+            profile = uploads.profile()  # read once per upload, for every page
         except PrivriskError as exc:
             file_message.set(named_error(exc, "empirical"))
             set_choices([], {})
             return
         file_message.set(None)
         ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
-        set_choices([str(c) for c in frame.columns], column_roles(frame))
+        set_choices(list(profile.names), column_roles(profile))
         if "preset" not in params:  # the example's preset does not describe another file
             ui.update_select("preset", selected="")
 

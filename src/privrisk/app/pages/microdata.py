@@ -12,7 +12,14 @@ from typing import Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number
-from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs, session_upload
+from privrisk.app._shared import (
+    command_line,
+    error_message,
+    error_ui,
+    keep_upload,
+    preset_inputs,
+    session_upload,
+)
 from privrisk.errors import PrivriskError
 
 ID = "microdata"
@@ -74,14 +81,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     uploads = session_upload(session, max_bytes=max_upload)
     upload_message: reactive.Value[str | None] = reactive.value(None)
 
-    @reactive.effect
-    @reactive.event(input.data)
-    def _keep() -> None:
-        upload_message.set(None)
-        try:
-            uploads.keep(input.data())
-        except PrivriskError as exc:
-            upload_message.set(error_message(exc, "microdata"))
+    keep_upload("data", input, uploads, upload_message, lambda exc: error_message(exc, "microdata"))
 
     @reactive.effect
     @reactive.event(uploads.current)

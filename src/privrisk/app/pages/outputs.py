@@ -14,7 +14,7 @@ from typing import Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._shared import error_message, session_upload, upload_path
+from privrisk.app._shared import error_message, keep_upload, session_upload, upload_path
 from privrisk.errors import PrivriskError
 
 ID = "outputs"
@@ -62,15 +62,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     uploads = session_upload(session, max_bytes=max_upload)
     keep_problem: reactive.Value[str | None] = reactive.value(None)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        # This page's data upload becomes the session's: every page that takes data offers it.
-        keep_problem.set(None)
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            keep_problem.set(error_message(exc, "outputs"))
+    # This page's data upload becomes the session's: every page that takes data offers it.
+    keep_upload("file", input, uploads, keep_problem, lambda exc: error_message(exc, "outputs"))
 
     @render.ui
     def data() -> Any:

@@ -6,16 +6,14 @@ Shiny), runs :func:`privrisk.presence.run_presence` in a worker thread (progress
 writes the command's folder with :meth:`privrisk.presence.PresenceRun.write`. The result leads with the verdict in
 plain words (:meth:`privrisk.presence.PresenceRun.verdict`); the measures, classes and search are folded below it.
 An error is shown at the input its field names. Hierarchies are chosen with controls (as is, intervals of a width,
-breaks), each with a preview of its classes; the command line the page shows gives the equivalent ``-H`` syntax.
+breaks), each with a preview of its classes (:mod:`privrisk.app.pages._hierarchy_editor`); the command line the
+page shows gives the equivalent ``-H`` syntax.
 The built-in example is Desfontaines' clinical trial and the census it is drawn from (the files
 examples/presence_trial.csv and examples/presence_census.csv of the repository).
 """
 
 from __future__ import annotations
 
-import math
-import re
-import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,12 +25,21 @@ from privrisk.app._shared import (
     command_line,
     error_ui,
     id_like,
+    keep_upload,
     preset_inputs,
     query_params,
     session_upload,
     upload_columns,
     warning_ui,
 )
+from privrisk.app.pages._hierarchy_editor import (
+    HierarchyEditor,
+    choice_from_inputs,
+    editor_fieldset,
+    hierarchy_options,
+    preset_choices,
+)
+from privrisk.app.pages._hierarchy_editor import typed_number as _number
 from privrisk.app.pages._presence_tables import classes_frame, estimate_frame, minimal_frame, summary_frame
 from privrisk.app.pages._runs import (
     Runner,
@@ -46,7 +53,7 @@ from privrisk.app.pages._runs import (
     zip_bytes,
 )
 from privrisk.errors import PrivriskError
-from privrisk.presence.hierarchy import HierarchyChoice, parse_hierarchy
+from privrisk.presence.hierarchy import HierarchyChoice
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,15 +101,6 @@ _INTRO = (
     "population table, give its size for estimated k-map."
 )
 LOSSES = ("precision", "height", "discernibility")
-KIND_LABELS = {
-    "none": "as is",
-    "interval": "intervals of width W",
-    "breaks": "breaks at …",
-    "prefix": "codes: drop the last digit",
-    "date": "dates: day, month, year",
-}
-BREAK_FIELDS = 6  # number fields per level of breaks
-BREAK_LEVELS = 2  # levels of breaks the form offers (the finest, and one coarser)
 
 # Every input an error can stand beside: the settings' field → the page's input (its error shows under it).
 FIELDS: dict[str, str] = {
@@ -195,13 +193,7 @@ def page_ui() -> Any:
                 selected="n",
             ),
             _field_error("population_count"),
-            ui.tags.fieldset(
-                ui.tags.legend("Hierarchies", class_="fs-6 mb-1"),
-                ui.output_ui("hierarchy_editor"),
-                ui.output_ui("hierarchy_preview"),
-                _field_error("hierarchies"),
-                class_="mb-3",
-            ),
+            editor_fieldset(_field_error("hierarchies")),
             ui.input_text("levels", "Measure this generalisation (age=1,zip=2; empty: the finest)", value=""),
             _field_error("levels"),
             ui.layout_columns(
@@ -235,44 +227,6 @@ def page_ui() -> Any:
 # ----------------------------------------------------------------------------------- the inputs, without Shiny
 
 
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
-
-
-def _number(value: Any, name: str) -> float | None:
-    """A number typed into a text field (None when empty). The page is English: a comma separates thousands
-    (``80,000``); any other comma is refused rather than guessed at (``0,5`` is not read as 5 nor as 0.5).
-
-    Example:
-        >>> _number("80,000", "population_size"), _number(" 0.5 ", "delta_max"), _number("", "k")
-        (80000.0, 0.5, None)
-        >>> _number("0,5", "delta_max")
-        Traceback (most recent call last):
-        ...
-        privrisk.errors.PrivriskError: delta_max: '0,5' is not a number (write decimals with a point: 0.5)
-    """
-    if value is None:
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    text = str(value).strip()
-    if not text:
-        return None
-    if "," in text:
-        if not _THOUSANDS.match(text):
-            raise PrivriskError(
-                f"{name}: {text!r} is not a number (write decimals with a point: {text.replace(',', '.')})",
-                param=name,
-            )
-        text = text.replace(",", "")
-    try:
-        x = float(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
-    if math.isnan(x):
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name)
-    return x
-
-
 def _whole(value: Any, name: str) -> int | None:
     text = str(value if value is not None else "").strip()
     if not text:
@@ -281,29 +235,6 @@ def _whole(value: Any, name: str) -> int | None:
         return int(text)
     except ValueError:
         raise PrivriskError(f"{name}: {text!r} is not a whole number", param=name) from None
-
-
-def choice_from_inputs(values: Mapping[str, Any]) -> HierarchyChoice:
-    """One quasi-identifier's hierarchy from the editor's controls: ``kind``, ``width``, ``start``, ``open`` and
-    the break fields ``b{level}_{i}`` (empty fields left out).
-
-    Example:
-        >>> choice_from_inputs({"kind": "breaks", "b1_0": 10, "b1_1": 20, "b1_2": None, "b2_0": 10, "open": True}).spec()
-        'breaks:10,20,inf/10,inf'
-        >>> choice_from_inputs({"kind": "interval", "width": 10, "start": None}).spec()
-        'interval:10'
-    """
-    kind = str(values.get("kind") or "none")
-    if kind == "interval":
-        return HierarchyChoice("interval", width=_number(values.get("width"), "hierarchies"),
-                               start=_number(values.get("start"), "hierarchies"))  # fmt: skip
-    if kind == "breaks":
-        levels = []
-        for level in range(1, BREAK_LEVELS + 1):
-            found = [_number(values.get(f"b{level}_{i}"), "hierarchies") for i in range(BREAK_FIELDS)]
-            levels.append(tuple(x for x in found if x is not None))
-        return HierarchyChoice("breaks", breaks=tuple(levels), open_top=bool(values.get("open", True)))
-    return HierarchyChoice(kind)
 
 
 def settings_from(
@@ -459,9 +390,7 @@ def _sample(path: Path, rows: int = 5000) -> pd.DataFrame:
 
 def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, pop_name: str | None) -> str:
     """The ``privrisk presence`` command that gives the page's result (``-H`` for the editor's hierarchies)."""
-    hier = "".join(
-        f" -H {shlex.quote(f'{name}={spec}')}" for name, spec in (values.get("hierarchies") or {}).items() if spec
-    )
+    hier = hierarchy_options(values.get("hierarchies") or {})
     if source == "demo":
         from privrisk.datasets.tv16 import TARGETS
 
@@ -664,28 +593,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     field_error: reactive.Value[tuple[str, str] | None] = reactive.value(None)
     tried = reactive.value(False)  # errors show once the user has pressed Measure, never before
     preset_error: reactive.Value[str | None] = reactive.value(None)  # a URL's hierarchy the form cannot build
-    # The editor's state per quasi-identifier; the example's hierarchy until the user changes it.
-    choices: reactive.Value[dict[str, HierarchyChoice]] = reactive.value(
-        {k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()}
-    )
-    # Bumped when the choices are set from outside the editor (presets, the source, an upload).
-    editor_version = reactive.value(0)
-    if "hierarchy" in params:  # several specifications: separated by ';' or new lines in the URL
-        preset: dict[str, HierarchyChoice] = {}
-        for part in re.split(r"[;\n]", params["hierarchy"]):
-            if not part.strip():
-                continue
-            try:
-                name, spec = parse_hierarchy(part)
-                preset[name] = HierarchyChoice.from_spec(spec)
-            except PrivriskError:
-                said = PrivriskError(
-                    f"hierarchies: {part.strip()!r} is not a hierarchy the form can build (intervals, breaks, prefix "
-                    "or date); it is not used",
-                    param="hierarchies",
-                )
-                preset_error.set(named_error(said, "presence"))
-        choices.set(preset)
     if wanted_qi:
         ui.update_selectize("qi", selected=[c for c in wanted_qi if c in EXAMPLE_INPUTS["qi"]])
     if wanted_count is not None:
@@ -693,6 +600,32 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     messages: dict[str, reactive.Value[str | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
     samples: dict[str, reactive.Value[pd.DataFrame | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
     columns: dict[str, reactive.Value[list[str]]] = {"data": reactive.value([]), "population": reactive.value([])}
+
+    def qi_list() -> list[str]:
+        return [c for c in (input.qi() or []) if c]
+
+    def column_values(name: str) -> list[Any]:
+        if input.source() == "example":
+            return list(EXAMPLE_VALUES.get(name, []))
+        sample = samples["data"]()
+        if sample is None or name not in sample.columns:
+            return []
+        return sorted(sample[name].dropna().unique().tolist(), key=str)
+
+    # The editor's state per quasi-identifier; the example's hierarchy until the user changes it.
+    editor = HierarchyEditor(
+        input,
+        session,
+        columns=qi_list,
+        values=column_values,
+        hidden=lambda: input.source() == "demo",
+        initial={k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()},
+    )
+    if "hierarchy" in params:  # several specifications: separated by ';' or new lines in the URL
+        preset, said = preset_choices(params["hierarchy"])
+        if said is not None:
+            preset_error.set(named_error(said, "presence"))
+        editor.choices.set(preset)
 
     kept_upload = session_upload(session, max_bytes=max_upload)
 
@@ -737,26 +670,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             count = suggest_count(pop, found) if pop is not None else ""
         ui.update_selectize("population_count", choices=["", *pop_found], selected=count)
         if "hierarchy" not in params:
-            choices.set({})
+            editor.choices.set({})
             preset_error.set(None)
-            editor_version.set(editor_version() + 1)
+            editor.renew()
 
-    @reactive.effect
-    @reactive.event(input.data)
-    def _keep() -> None:
-        messages["data"].set(None)
-        try:
-            kept_upload.keep(input.data())
-        except PrivriskError as exc:
-            messages["data"].set(named_error(exc, "presence"))
+    keep_upload("data", input, kept_upload, messages["data"], lambda exc: named_error(exc, "presence"))
 
-    @reactive.effect
-    @reactive.event(kept_upload.current)
-    def _data_columns() -> None:
+    @kept_upload.on_new
+    def _data_columns(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session is offered as T, with columns chosen and the example cleared.
-        kept = kept_upload.current()
-        if kept is None:
-            return
         read_columns("data")
         with reactive.isolate():
             if input.source() == "file":
@@ -777,7 +699,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if input.source() == "example":
             ui.update_selectize("qi", choices=EXAMPLE_INPUTS["qi"], selected=EXAMPLE_INPUTS["qi"])
             ui.update_selectize("population_count", choices=["", "n"], selected="n")
-            choices.set({k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()})
+            editor.choices.set({k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()})
             ui.update_text("kmap", value="")
             ui.update_numeric("suppression", value=0.0)
         elif input.source() == "demo":  # what --demo sets; the page's targets are then used as given
@@ -785,7 +707,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
             ui.update_selectize("qi", choices=QI, selected=QI)
             ui.update_selectize("population_count", choices=[""], selected="")
-            choices.set({})
+            editor.choices.set({})
             ui.update_text("delta_max", value=f"{TARGETS['delta_max']:g}")
             ui.update_text("kmap", value=str(TARGETS["kmap"]))
             ui.update_numeric("suppression", value=TARGETS["suppression"])
@@ -793,7 +715,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         else:
             with reactive.isolate():
                 choose_columns()
-        editor_version.set(editor_version() + 1)
+        editor.renew()
 
     @render.ui
     def data_error() -> Any:
@@ -803,156 +725,13 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def population_error() -> Any:
         return error_ui(messages["population"]())
 
-    # ------------------------------------------------------------------------------------------ the editor
-
-    slots: dict[str, int] = {}  # a column's controls keep their ids while the column stays chosen
-
-    def qi_list() -> list[str]:
-        return [c for c in (input.qi() or []) if c]
-
-    def _id(name: str, control: str) -> str:
-        # A new generation of ids each time the choices are set from outside (source, upload, URL): the old
-        # controls' values, which Shiny keeps, are then never read for the new ones.
-        slot = slots.setdefault(name, len(slots))
-        return f"h{slot}v{editor_version()}_{control}"
-
-    @render.ui
-    def hierarchy_editor() -> Any:
-        names = qi_list()
-        if input.source() == "demo":
-            return ui.p("The demo brings its own hierarchies (states to divisions and regions, age bands).",
-                        class_="privrisk-help")  # fmt: skip
-        if not names:
-            return ui.p("Choose the quasi-identifiers first.", class_="privrisk-help")
-        with reactive.isolate():
-            current = dict(choices())
-        blocks = []
-        for name in names:
-            c = current.get(name, HierarchyChoice())
-            kind = session.ns(_id(name, "kind"))
-            shown_if = _id(name, "kind")  # a conditional panel's condition is read inside the module's namespace
-            breaks = [*c.breaks, (), ()][:BREAK_LEVELS]
-            fields = []
-            for level in range(1, BREAK_LEVELS + 1):
-                row = [_shown(x) for x in breaks[level - 1]]
-                fields.append(ui.div(
-                    ui.tags.small("breaks at" if level == 1 else "a coarser level: breaks at (some of the above)"),
-                    ui.layout_columns(*(
-                        ui.input_numeric(session.ns(_id(name, f"b{level}_{i}")), f"break {i + 1}",
-                                         value=row[i] if i < len(row) else None)  # type: ignore[arg-type]
-                        for i in range(BREAK_FIELDS)
-                    ), col_widths=(4, 4, 4, 4, 4, 4)),
-                ))  # fmt: skip
-            blocks.append(
-                ui.div(
-                    ui.input_select(kind, name, KIND_LABELS, selected=c.kind),
-                    ui.panel_conditional(
-                        f"input['{shown_if}'] === 'interval'",
-                        ui.layout_columns(
-                            # An empty number field is what the user sees for "not given" (Shiny's types say float).
-                            ui.input_numeric(session.ns(_id(name, "width")), "width W",
-                                             value=_shown(c.width)),  # type: ignore[arg-type]
-                            ui.input_numeric(session.ns(_id(name, "start")), "starting at (empty: 0)",
-                                             value=_shown(c.start)),  # type: ignore[arg-type]
-                            col_widths=(6, 6),
-                        ),
-                    ),
-                    ui.panel_conditional(
-                        f"input['{shown_if}'] === 'breaks'",
-                        *fields,
-                        ui.input_checkbox(session.ns(_id(name, "open")), "the last class is open (… and above)",
-                                          value=c.open_top),
-                    ),
-                    class_="privrisk-hierarchy border-start ps-2 mb-2",
-                )
-            )
-        return ui.TagList(*blocks)
-
-    def editor_values(name: str) -> dict[str, Any]:
-        controls = ["kind", "width", "start", "open"] + [
-            f"b{level}_{i}" for level in range(1, BREAK_LEVELS + 1) for i in range(BREAK_FIELDS)
-        ]
-        return {c: input[_id(name, c)]() for c in controls if _id(name, c) in input}
-
-    def editor_choices() -> dict[str, HierarchyChoice | PrivriskError]:
-        """Each column's choice: from its controls once drawn, else from the state (an error where it is bad)."""
-        with reactive.isolate():
-            current = dict(choices())
-        out: dict[str, HierarchyChoice | PrivriskError] = {}
-        for name in qi_list():
-            values = editor_values(name)
-            try:
-                out[name] = choice_from_inputs(values) if "kind" in values else current.get(name, HierarchyChoice())
-            except PrivriskError as exc:
-                out[name] = exc
-        return out
-
-    @reactive.calc
-    def hierarchy_specs() -> dict[str, str]:
-        """``{column: spec}`` of the editor (a column whose controls do not yet make a hierarchy is left out)."""
-        specs: dict[str, str] = {}
-        for name, choice in editor_choices().items():
-            try:
-                spec = choice.spec() if isinstance(choice, HierarchyChoice) else None
-            except PrivriskError:
-                spec = None
-            if spec:
-                specs[name] = spec
-        return specs
-
-    def editor_error() -> PrivriskError | None:
-        """The first column whose controls do not make a hierarchy (shown when the run is asked for)."""
-        for name, choice in editor_choices().items():
-            try:
-                if isinstance(choice, PrivriskError):
-                    raise choice
-                choice.spec()
-            except PrivriskError as exc:
-                return PrivriskError(f"hierarchies: {name}: {str(exc).removeprefix('hierarchies: ')}",
-                                     param="hierarchies")  # fmt: skip
-        return None
-
-    @reactive.effect
-    def _keep_choices() -> None:
-        """Remember each column's choice, so that it survives a change of the quasi-identifiers."""
-        kept = {n: c for n, c in editor_choices().items() if isinstance(c, HierarchyChoice)}
-        with reactive.isolate():
-            if any(choices().get(n) != c for n, c in kept.items()):
-                choices.set({**choices(), **kept})
-
-    def column_values(name: str) -> list[Any]:
-        if input.source() == "example":
-            return list(EXAMPLE_VALUES.get(name, []))
-        sample = samples["data"]()
-        if sample is None or name not in sample.columns:
-            return []
-        return sorted(sample[name].dropna().unique().tolist(), key=str)
-
-    @render.ui
-    def hierarchy_preview() -> Any:
-        if input.source() == "demo":
-            return None
-        items = []
-        for name, choice in editor_choices().items():
-            try:
-                if isinstance(choice, PrivriskError):
-                    raise choice
-                lines = choice.preview(name, column_values(name))
-            except PrivriskError as exc:
-                lines = [str(exc).removeprefix("hierarchies: ").removeprefix(f"hierarchy {name!r}: ")]
-            items.append(ui.tags.li(ui.strong(name), ": ", "; ".join(lines)))
-        if not items:
-            return None
-        return ui.div(ui.tags.small("The classes each level makes:"), ui.tags.ul(*items, class_="small mb-1"),
-                      class_="privrisk-preview", id="presence-hierarchy-preview")  # fmt: skip
-
     # ----------------------------------------------------------------------------------------- the run
 
     def _values() -> dict[str, Any]:
         names = ("levels", "delta_max", "delta_min", "k", "kmap", "search", "suppression", "loss",
                  "allow_inconsistent", "population_count", "population_size", "sampling_fraction", "estimator",
                  "alpha")  # fmt: skip
-        return {"qi": qi_list(), "hierarchies": hierarchy_specs(), **{n: input[n]() for n in names}}
+        return {"qi": qi_list(), "hierarchies": editor.specs(), **{n: input[n]() for n in names}}
 
     def tables() -> tuple[Any, Any, list[tuple[Path, str]], str]:
         """The tables the run reads, the uploads (to name the user's files in messages) and the run's title."""
@@ -980,7 +759,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         uploads: list[tuple[Path, str]] = []
         try:
             data, population, uploads, title = tables()
-            if (bad := editor_error()) is not None and input.source() != "demo":
+            if (bad := editor.error()) is not None and input.source() != "demo":
                 raise bad
             settings = settings_from(_values(), source=input.source(), data=data, population=population, title=title)
         except Exception as exc:
@@ -1071,11 +850,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
         text = _command(_values(), source=source, data_name=data_name, pop_name=pop_name)
         return ui.div(text, class_="privrisk-command", id="presence-command-line")
-
-
-def _shown(x: float | None) -> float | int | None:
-    """A number as a number field shows it: 10, not 10.0."""
-    return int(x) if x is not None and float(x).is_integer() else x
 
 
 def _name(fileinfo: list[dict[str, Any]] | None, default: str | None) -> str | None:

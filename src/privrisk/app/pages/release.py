@@ -35,7 +35,7 @@ from privrisk.app._shared import (
     error_input,
     error_message,
     error_ui,
-    numeric_columns,
+    keep_upload,
     preset_inputs,
     query_params,
     session_folder,
@@ -291,23 +291,13 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     uploads = session_upload(session, max_bytes=max_upload)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        # This page's upload becomes the session's: every page that takes data offers it.
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            problem.set(("file", error_message(exc, "release")))
+    # This page's upload becomes the session's: every page that takes data offers it.
+    keep_upload("file", input, uploads, problem, lambda exc: ("file", error_message(exc, "release")))
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered as the data (the example is unselected, so the
         # builder's columns and settings follow the file).
-        kept = uploads.current()
-        if kept is None:
-            return
         problem.set(None)
         ui.update_select("example", choices=_data_choices(kept), selected="")
 
@@ -319,13 +309,13 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if uploads.current() is None:
             return [], []
         try:
-            frame = uploads.read()
+            profile = uploads.profile()  # read once per upload, for every page
         except PrivriskError:
             try:  # the header of a file whose rows do not read (the preview says why)
                 return uploads.columns(), []
             except PrivriskError:
                 return [], []
-        return [str(c) for c in frame.columns], numeric_columns(frame)
+        return list(profile.names), list(profile.numeric)
 
     @reactive.effect
     def _fill_columns() -> None:

@@ -25,7 +25,7 @@ from privrisk.app._shared import (
     error_input,
     error_message,
     error_ui,
-    numeric_columns,
+    keep_upload,
     preset_inputs,
     query_params,
     quiet,
@@ -211,23 +211,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     uploads = session_upload(session, max_bytes=max_upload)
     keep_problem: reactive.Value[PrivriskError | None] = reactive.value(None)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        # This page's upload becomes the session's: every page that takes data offers it.
-        keep_problem.set(None)
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            keep_problem.set(exc)
+    # This page's upload becomes the session's: every page that takes data offers it.
+    keep_upload("file", input, uploads, keep_problem)
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered as the data (the example is unselected).
-        kept = uploads.current()
-        if kept is None:
-            return
         keep_problem.set(None)
         ui.update_select("example", choices=_data_choices(kept), selected="")
 
@@ -253,7 +242,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if input.example() or uploads.current() is None:
             return None
         try:
-            return numeric_columns(uploads.read())
+            return list(uploads.profile().numeric)  # read once per upload, for every page
         except PrivriskError:
             return None
 

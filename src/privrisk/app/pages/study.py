@@ -22,7 +22,7 @@ from privrisk._format import duration, epsilon_text, percent_3g
 from privrisk.app._shared import (
     KeptUpload,
     command_line,
-    numeric_columns,
+    keep_upload,
     preset_inputs,
     query_params,
     session_upload,
@@ -365,26 +365,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     uploads = session_upload(session, max_bytes=max_upload)
 
-    @reactive.effect
-    @reactive.event(input.file)
-    def _keep() -> None:
-        # This page's upload becomes the session's: every page that takes data offers it.
-        file_message.set(None)
-        try:
-            uploads.keep(input.file())
-        except PrivriskError as exc:
-            file_message.set(runner_message(exc))
+    # This page's upload becomes the session's: every page that takes data offers it.
+    keep_upload("file", input, uploads, file_message, lambda exc: runner_message(exc))
 
-    @reactive.effect
-    @reactive.event(uploads.current)
-    def _offer() -> None:
+    @uploads.on_new
+    def _offer(kept: KeptUpload) -> None:
         # A file uploaded on any page of this session: offered here, its numeric non-id column chosen.
-        kept = uploads.current()
-        if kept is None:
-            return
         try:
-            frame = uploads.read()
-            columns, numeric = [str(c) for c in frame.columns], numeric_columns(frame)
+            profile = uploads.profile()  # read once per upload, for every page
+            columns, numeric = list(profile.names), list(profile.numeric)
         except PrivriskError:
             try:  # a file whose rows do not read: its header still names the columns (the run says what is wrong)
                 columns, numeric = uploads.columns(), []
