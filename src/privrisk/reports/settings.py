@@ -72,6 +72,14 @@ def _names(names: Mapping[str, str]) -> Mapping[str, str]:
     return MappingProxyType(dict(names))
 
 
+def _named(exc: PrivriskError, names: Mapping[str, str]) -> PrivriskError:
+    """``exc`` with its leading parameter named by ``names`` (as is, if it names none of them)."""
+    param, text = exc.param, str(exc)
+    if param is None or param not in names or not text.startswith(f"{param}:"):
+        return exc
+    return PrivriskError(names[param] + text[len(param) :], param=param)
+
+
 def check_page_target(
     path: str | os.PathLike[str], inputs: Sequence[str | os.PathLike[str]] = (), *, param: str = "out"
 ) -> Path:
@@ -134,6 +142,12 @@ class ExplainSettings:
     def __post_init__(self) -> None:
         names = _names(self.names)
         object.__setattr__(self, "names", names)
+        try:
+            self._check(names)
+        except PrivriskError as exc:
+            raise _named(exc, names) from None
+
+    def _check(self, names: Mapping[str, str]) -> None:
         spec = self.guarantee
         if spec is not None and self.epsilon is not None:
             raise PrivriskError("guarantee: give epsilon or guarantee, not both", param="guarantee")
@@ -377,10 +391,16 @@ class TradeoffSettings:
     _built: Guarantee | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        import numpy as np
-
         names = _names(self.names)
         object.__setattr__(self, "names", names)
+        try:
+            self._check(names)
+        except PrivriskError as exc:
+            raise _named(exc, names) from None
+
+    def _check(self, names: Mapping[str, str]) -> None:
+        import numpy as np
+
         object.__setattr__(self, "_built", self.guarantee.build(names=names))
         d = self.at_delta
         if d is not None and not (math.isfinite(d) and 0 <= d < 1):
