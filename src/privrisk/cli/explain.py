@@ -1,4 +1,8 @@
-"""``privrisk explain`` (the page for data subjects) and ``privrisk report`` (one page from many result folders)."""
+"""``privrisk explain`` (the page for data subjects) and ``privrisk report`` (one page from many result folders).
+
+Both map their options onto the library's settings (:class:`privrisk.reports.settings.ExplainSettings`,
+:class:`privrisk.reports.settings.ReportSettings`), run them and print the result.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 The page is :func:`privrisk.reports.explain.explainer_page` (Mehner et al., §3–4: the global risk as a natural
 frequency with an icon array, the leak Γ, ρ_mw among n people, the randomized-response coin), in English or German;
 the preview is the same HTML in a sandboxed frame, the download the same file ``privrisk explain --out`` writes.
+The inputs are mapped onto :class:`privrisk.reports.settings.ExplainSettings` and run by
+:func:`privrisk.reports.settings.run_explain`, the one way in the command shares.
 """
 
 from __future__ import annotations
