@@ -68,16 +68,24 @@ _NAMED = ("epsilon", "delta", "rho", "mu", "mechanism", "scale", "sigma", "sensi
 FIGURE_SUFFIXES = (".svg", ".png")
 
 
-def _names(names: Mapping[str, str]) -> Mapping[str, str]:
-    return MappingProxyType(dict(names))
+class _NamedChecks:
+    """Settings that check themselves when made (``_check``), their errors' leading field named by ``names``."""
 
+    names: Mapping[str, str]
 
-def _named(exc: PrivriskError, names: Mapping[str, str]) -> PrivriskError:
-    """``exc`` with its leading parameter named by ``names`` (as is, if it names none of them)."""
-    param, text = exc.param, str(exc)
-    if param is None or param not in names or not text.startswith(f"{param}:"):
-        return exc
-    return PrivriskError(names[param] + text[len(param) :], param=param)
+    def __post_init__(self) -> None:
+        names = MappingProxyType(dict(self.names))
+        object.__setattr__(self, "names", names)
+        try:
+            self._check(names)
+        except PrivriskError as exc:
+            param, text = exc.param, str(exc)
+            if param is None or param not in names or not text.startswith(f"{param}:"):
+                raise
+            raise PrivriskError(names[param] + text[len(param) :], param=param) from None
+
+    def _check(self, names: Mapping[str, str]) -> None:  # pragma: no cover - each settings class has its own
+        raise NotImplementedError
 
 
 def check_page_target(
@@ -110,7 +118,7 @@ def check_page_target(
 
 
 @dataclass(frozen=True)
-class ExplainSettings:
+class ExplainSettings(_NamedChecks):
     """What the page for the people in the data explains, checked as a whole when made.
 
     Args:
@@ -138,14 +146,6 @@ class ExplainSettings:
     lang: str = "en"
     names: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     _built: Guarantee | None = field(default=None, init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        names = _names(self.names)
-        object.__setattr__(self, "names", names)
-        try:
-            self._check(names)
-        except PrivriskError as exc:
-            raise _named(exc, names) from None
 
     def _check(self, names: Mapping[str, str]) -> None:
         spec = self.guarantee
@@ -367,7 +367,7 @@ def check_figure_target(path: str | os.PathLike[str], *, param: str = "out") -> 
 
 
 @dataclass(frozen=True)
-class TradeoffSettings:
+class TradeoffSettings(_NamedChecks):
     """The trade-off curve to draw, checked when made.
 
     Args:
@@ -389,14 +389,6 @@ class TradeoffSettings:
     grid: Sequence[float] | None = None
     names: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     _built: Guarantee | None = field(default=None, init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        names = _names(self.names)
-        object.__setattr__(self, "names", names)
-        try:
-            self._check(names)
-        except PrivriskError as exc:
-            raise _named(exc, names) from None
 
     def _check(self, names: Mapping[str, str]) -> None:
         import numpy as np
