@@ -189,9 +189,8 @@ class CalibrationSettings:
             raise self._fail(
                 "sensitivity", f"must be a finite number greater than 0, got {self.sensitivity:g}"
             )
-        _arguments(
-            **self._calibrate_arguments(self.release())
-        )  # every check calibrate() makes, before any search
+        # Every check calibrate() makes, before any search (a release given is built, which checks it).
+        _arguments(**self._calibrate_arguments(self.release()))
 
     @property
     def how(self) -> str:
