@@ -110,6 +110,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "fpr": _p("False-positive rate", {"calibrate": "--target-tpr"}),
         "frame": _p("Example data", {"empirical": "--preset chicago"}),
         "g": _p("Group size"),
+        "grid": _p("False-positive rates α"),
         "group": _p("Groups of K people"),
         "guarantee": _p("Guarantee", {"calibrate": "--solve-for"}),
         "guarantees": _p("Guarantees"),

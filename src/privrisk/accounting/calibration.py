@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -318,63 +318,10 @@ def calibrate(
         >>> round(c.parameter, 4)                           # μ = √4 · Δ/σ: twice the σ
         3.9472
     """
-    goal = check_choice(target, TARGETS, name="target")
-    unknown = check_choice(solve_for, SOLVE_FOR, name="solve_for")
-    kind = None if mechanism is None else check_choice(mechanism, MECHANISMS, name="mechanism")
-    how = check_choice(sampling, SAMPLINGS, name="sampling")
-    p = float(check_probability(prior, name="prior", open_low=True, open_high=True))
-    delta_f = check_positive(sensitivity, name="sensitivity")
-    rate = (
-        None
-        if sample_rate is None
-        else float(check_probability(sample_rate, name="sample_rate", open_low=True))
-    )
-    steps = check_whole(compose, name="compose", minimum=1)
-    size = check_whole(group, name="group", minimum=1)
-    if unknown in ("sample_rate", "steps"):
-        _check_release(unknown, guarantee, kind, rate, steps, delta_f)
-    else:
-        if guarantee is not None:
-            raise PrivriskError(
-                "guarantee: a given guarantee is for solving the sample rate or the number of steps",
-                param="guarantee",
-            )
-        if unknown not in ALLOWED[kind]:
-            what = "a definition" if kind is None else f"the {kind} mechanism"
-            raise PrivriskError(
-                f"solve_for: {what} is solved for {' or '.join(ALLOWED[kind])}, not {unknown}",
-                param="solve_for",
-            )
-    d = None if delta is None else check_delta(delta)
-    if d == 0:
-        d = None
-    modified = (rate is not None and rate < 1) or steps > 1 or size > 1 or unknown in ("sample_rate", "steps")
-    target_delta = d if goal == "epsilon" else None
-    family_delta = None if goal == "epsilon" else d
-    if family_delta is not None and not (
-        (kind == "gaussian" and not modified) or (kind is None and unknown == "epsilon")
-    ):
-        raise PrivriskError(
-            "delta: a δ applies to ε of (ε, δ)-DP, to the analytic calibration of one Gaussian release, "
-            "or to the target epsilon",
-            param="delta",
-        )
-    risk, baseline, name = _risk_function(goal, prior=p, fpr=fpr, n=n, delta=target_delta)
-    if goal == "epsilon":
-        bound = check_epsilon(value, name="value")
-    else:
-        bound = float(check_probability(value, name="value"))
-        if not baseline < bound < 1.0:
-            raise PrivriskError(
-                f"value: {name} must be set above {baseline:.4g} (what guessing achieves) and below 1, "
-                f"got {bound:g}",
-                param="value",
-            )
-    if kind == "gaussian" and unknown == "epsilon" and family_delta is None:
-        raise PrivriskError(
-            "solve_for: the Gaussian mechanism has an ε only at a δ; give delta, or solve for sigma or mu",
-            param="solve_for",
-        )
+    a = _arguments(target=target, value=value, solve_for=solve_for, mechanism=mechanism, delta=delta,
+                   sensitivity=sensitivity, fpr=fpr, n=n, prior=prior, sample_rate=sample_rate, compose=compose,
+                   group=group, sampling=sampling, guarantee=guarantee)  # fmt: skip
+    goal, unknown, kind, how, rate, steps, size, d, family_delta, modified, delta_f, risk, name, bound = a
 
     def modify(g: Guarantee, r: float | None = rate, k: int = steps) -> Guarantee:
         """Each release on its sample, k of them composed, for groups of ``size`` (the order ``risk`` uses)."""
@@ -432,6 +379,105 @@ def calibrate(
         f"{method}{what}{scaled}; {g.conversion}",
         **settings,
     )
+
+
+class _Arguments(NamedTuple):
+    """The arguments of :func:`calibrate`, checked as a whole and in the forms the search uses."""
+
+    goal: str
+    unknown: str
+    kind: str | None
+    how: str
+    rate: float | None
+    steps: int
+    size: int
+    delta: float | None
+    family_delta: float | None
+    modified: bool
+    sensitivity: float
+    risk: Callable[[Guarantee], float]
+    name: str
+    bound: float
+
+
+def _arguments(
+    *,
+    target: Any,
+    value: Any,
+    solve_for: Any,
+    mechanism: Any,
+    delta: Any,
+    sensitivity: Any,
+    fpr: Any,
+    n: Any,
+    prior: Any,
+    sample_rate: Any,
+    compose: Any,
+    group: Any,
+    sampling: Any,
+    guarantee: Any,
+) -> _Arguments:
+    """Every check of :func:`calibrate`'s arguments, before any search (also run when
+    :class:`~privrisk.accounting.calibration_settings.CalibrationSettings` are made)."""
+    goal = check_choice(target, TARGETS, name="target")
+    unknown = check_choice(solve_for, SOLVE_FOR, name="solve_for")
+    kind = None if mechanism is None else check_choice(mechanism, MECHANISMS, name="mechanism")
+    how = check_choice(sampling, SAMPLINGS, name="sampling")
+    p = float(check_probability(prior, name="prior", open_low=True, open_high=True))
+    delta_f = check_positive(sensitivity, name="sensitivity")
+    rate = (
+        None
+        if sample_rate is None
+        else float(check_probability(sample_rate, name="sample_rate", open_low=True))
+    )
+    steps = check_whole(compose, name="compose", minimum=1)
+    size = check_whole(group, name="group", minimum=1)
+    if unknown in ("sample_rate", "steps"):
+        _check_release(unknown, guarantee, kind, rate, steps, delta_f)
+    else:
+        if guarantee is not None:
+            raise PrivriskError(
+                "guarantee: a given guarantee is for solving the sample rate or the number of steps",
+                param="guarantee",
+            )
+        if unknown not in ALLOWED[kind]:
+            what = "a definition" if kind is None else f"the {kind} mechanism"
+            raise PrivriskError(
+                f"solve_for: {what} is solved for {' or '.join(ALLOWED[kind])}, not {unknown}",
+                param="solve_for",
+            )
+    d = None if delta is None else check_delta(delta)
+    if d == 0:
+        d = None
+    modified = (rate is not None and rate < 1) or steps > 1 or size > 1 or unknown in ("sample_rate", "steps")
+    target_delta = d if goal == "epsilon" else None
+    family_delta = None if goal == "epsilon" else d
+    if family_delta is not None and not (
+        (kind == "gaussian" and not modified) or (kind is None and unknown == "epsilon")
+    ):
+        raise PrivriskError(
+            "delta: a δ applies to ε of (ε, δ)-DP, to the analytic calibration of one Gaussian release, "
+            "or to the target epsilon",
+            param="delta",
+        )
+    risk, baseline, name = _risk_function(goal, prior=p, fpr=fpr, n=n, delta=target_delta)
+    if goal == "epsilon":
+        bound = check_epsilon(value, name="value")
+    else:
+        bound = float(check_probability(value, name="value"))
+        if not baseline < bound < 1.0:
+            raise PrivriskError(
+                f"value: {name} must be set above {baseline:.4g} (what guessing achieves) and below 1, "
+                f"got {bound:g}",
+                param="value",
+            )
+    if kind == "gaussian" and unknown == "epsilon" and family_delta is None:
+        raise PrivriskError(
+            "solve_for: the Gaussian mechanism has an ε only at a δ; give delta, or solve for sigma or mu",
+            param="solve_for",
+        )
+    return _Arguments(goal, unknown, kind, how, rate, steps, size, d, family_delta, modified, delta_f, risk, name,
+                      bound)  # fmt: skip
 
 
 def _check_release(

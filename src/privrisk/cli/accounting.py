@@ -14,7 +14,6 @@ inside the functions, so that ``--help`` and the light commands stay quick.
 from __future__ import annotations
 
 import json
-import math
 import os
 import stat
 from pathlib import Path
@@ -160,12 +159,6 @@ def guarantee_from_options(**options: Any) -> Guarantee:
     return guarantee_spec(**options).build(names=OPTION_NAMES)
 
 
-def _delta(value: float, name: str = "--delta") -> float:
-    if not (math.isfinite(value) and 0 <= value < 1):
-        raise PrivriskError(f"{name}: must be in [0, 1), got {value:g}")
-    return float(value)
-
-
 # --------------------------------------------------------------------------------------------------------------
 # privrisk tradeoff
 # --------------------------------------------------------------------------------------------------------------
@@ -200,26 +193,18 @@ def tradeoff_command(
 
     Example: privrisk tradeoff --mechanism laplace --epsilon 1 --out curve.svg
     """
-    from privrisk import accounting as A
-    from privrisk.io.files import check_outputs
-    from privrisk.reports.plots.tradeoff import alpha_grid, tradeoff_figure
+    from privrisk.reports.settings import TradeoffSettings, check_figure_target, run_tradeoff
 
-    g = guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism,
-                               scale=scale, sigma=sigma, sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
-                               releases=releases, opacus_history=opacus_history, compose=compose,
-                               sample_rate=sample_rate, sampling=sampling, group=group)  # fmt: skip
-    check_outputs(out_path, [], param="--out")
-    if out_path.suffix.lower() not in (".svg", ".png"):
-        raise PrivriskError(f"--out: give a file ending in .svg or .png, got {out_path.name!r}")
-    worst = A.worst_case(g, None if at_delta is None else _delta(at_delta, "--at-delta"))
-    alpha = alpha_grid()
-    curves = [
-        (g.label, alpha, g.tradeoff(alpha)),
-        (f"worst case: {worst.label}", alpha, worst.tradeoff(alpha)),
-    ]
-    tradeoff_figure(curves, out_path, title=f"Trade-off curve of {g.label}")
+    spec = guarantee_spec(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism, scale=scale,
+                          sigma=sigma, sensitivity=sensitivity, categories=categories, dpsgd=dpsgd, releases=releases,
+                          opacus_history=opacus_history, compose=compose, sample_rate=sample_rate, sampling=sampling,
+                          group=group)  # fmt: skip
+    settings = TradeoffSettings(spec, at_delta=at_delta, names=OPTION_NAMES)
+    target = check_figure_target(out_path)
+    run = run_tradeoff(settings)
+    run.write(target)
     if as_json:
-        emit_json({"out": str(out_path), "guarantee": g.label, "conversion": g.conversion, "worst_case": worst.label,
-                   "alpha": alpha, "beta": curves[0][2], "beta_worst_case": curves[1][2]})  # fmt: skip
+        emit_json(run.to_dict(out=target))
         return
-    err.print(f"Wrote {out_path}: β(α) of {g.label} ({g.conversion}) beside the worst case {worst.label}.")
+    g, worst = run.guarantee, run.worst_case
+    err.print(f"Wrote {target}: β(α) of {g.label} ({g.conversion}) beside the worst case {worst.label}.")

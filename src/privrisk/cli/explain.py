@@ -1,41 +1,24 @@
-"""``privrisk explain`` (the page for data subjects) and ``privrisk report`` (one page from many result folders)."""
+"""``privrisk explain`` (the page for data subjects) and ``privrisk report`` (one page from many result folders).
+
+Both map their options onto the library's settings (:class:`privrisk.reports.settings.ExplainSettings`,
+:class:`privrisk.reports.settings.ReportSettings`), run them and print the result.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
-from privrisk.cli._common import MAX_ROWS, emit_json, err, out, parse_epsilon, parse_epsilons
+from privrisk.cli._common import MAX_ROWS, emit_json, err, out
 from privrisk.errors import PrivriskError
-from privrisk.io.files import check_outputs, write_text
 
 EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
 
-# The library's parameters epsilon, n, compare, lang and max_rows are these commands' options of the same name;
+# The library's parameters epsilon, n, compare, lang, out and max_rows are these commands' options of the same name;
 # report's folders are its DIR arguments.
-
-
-def _html_target(path: Path, name: str = "--out", inputs: list[Path] | None = None) -> Path:
-    if path.exists() and path.is_dir():
-        raise PrivriskError(f"{name}: {path} is a folder; give the name of the HTML file to write")
-    check_outputs(path, inputs or [], param=name)
-    if not path.parent.exists():
-        raise PrivriskError(f"{name}: the folder {path.parent} does not exist")
-    return path
-
-
-def _folder_inputs(folders: list[Path]) -> list[Path]:
-    """What ``report`` reads: each folder's manifest and the tables and figures beside it."""
-    found: list[Path] = []
-    for folder in folders:
-        found.append(folder / "manifest.json")
-        if folder.is_dir():
-            found += [p for p in folder.rglob("*") if p.suffix.lower() in (".json", ".csv", ".svg", ".png")]
-    return found
 
 
 @app.command("explain")
@@ -75,64 +58,24 @@ def explain_command(
 
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
-    options = {"epsilon": epsilon, "delta": delta, "rho": rho, "mu": mu, "mechanism": mechanism, "scale": scale,
-               "sigma": sigma, "sensitivity": sensitivity, "compose": compose, "renyi": renyi,
-               "categories": categories, "dpsgd": dpsgd, "releases": releases, "opacus_history": opacus_history,
-               "sample_rate": sample_rate, "sampling": sampling, "group": group}  # fmt: skip
-    # A pure ε (δ = 0 included) keeps the page of Mehner et al. with its slider; anything else is told from its curve.
-    if delta or any(v is not None for k, v in options.items() if k not in ("epsilon", "delta")):
-        _explain_guarantee(options, n, compare, lang, out_path, as_json)
-        return
-    if epsilon is None:
-        A.guarantee_from_options()  # the one-line error that names every way to give a guarantee
-    eps = parse_epsilon(epsilon or "", name="--epsilon")
-    others = parse_epsilons(compare, name="--compare") if compare is not None else []
-    from privrisk.reports.explain import explainer_document, explainer_page  # numpy: not for --help
+    from privrisk.reports.settings import ExplainSettings, check_page_target, run_explain
 
-    doc = explainer_document(eps, n=n, compare=others, lang=lang)
+    spec = A.guarantee_spec(epsilon=epsilon, delta=delta, rho=rho, mu=mu, mechanism=mechanism, scale=scale,
+                            sigma=sigma, sensitivity=sensitivity, compose=compose, renyi=renyi, categories=categories,
+                            dpsgd=dpsgd, releases=releases, opacus_history=opacus_history, sample_rate=sample_rate,
+                            sampling=sampling, group=group)  # fmt: skip
+    settings = ExplainSettings(guarantee=spec, n=n, compare=compare or (), lang=lang, names=A.OPTION_NAMES)
+    run = run_explain(settings)
     if out_path is None and not as_json:
         raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
     if out_path is not None:
-        target = _html_target(out_path)
-        write_text(target, explainer_page(eps, n=n, compare=others, lang=lang))
+        run.write(check_page_target(out_path))
     if as_json:
-        emit_json({**doc, "out": str(out_path) if out_path is not None else None})
+        emit_json(run.to_dict(out=out_path))
         return
-    out.print(doc["paragraph"])
+    out.print(run.paragraph)
     err.print(
-        f"Wrote {out_path} ({'German' if doc['lang'] == 'de' else 'English'}; opens offline in any browser)."
-    )
-
-
-def _explain_guarantee(
-    options: dict[str, Any],
-    n: int | None,
-    compare: str | None,
-    lang: str,
-    out_path: Path | None,
-    as_json: bool,
-) -> None:
-    """The page for any guarantee other than a pure ε (from its trade-off curve)."""
-    if compare is not None:
-        raise PrivriskError("--compare: other ε values go beside a pure ε only (give --epsilon alone)")
-    from privrisk.reports.explain import guarantee_document, guarantee_name, guarantee_page
-
-    g = A.guarantee_from_options(**options)
-    eps = parse_epsilon(options["epsilon"], name="--epsilon") if options["epsilon"] is not None else None
-    named = ("epsilon", "delta", "rho", "mu", "mechanism", "scale", "sigma", "sensitivity", "compose", "categories",
-             "renyi", "dpsgd")  # fmt: skip
-    name = guarantee_name(**{**{k: options[k] for k in named}, "epsilon": eps}, lang=lang)
-    doc = guarantee_document(g, n=n, lang=lang, name=name)
-    if out_path is None and not as_json:
-        raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
-    if out_path is not None:
-        write_text(_html_target(out_path), guarantee_page(g, n=n, lang=lang, name=name))
-    if as_json:
-        emit_json({**doc, "out": str(out_path) if out_path is not None else None})
-        return
-    out.print(doc["paragraph"])
-    err.print(
-        f"Wrote {out_path} ({'German' if doc['lang'] == 'de' else 'English'}; opens offline in any browser)."
+        f"Wrote {out_path} ({'German' if settings.lang == 'de' else 'English'}; opens offline in any browser)."
     )
 
 
@@ -156,15 +99,17 @@ def report_command(
 
     Example: privrisk report results/study results/release --out report.html
     """
-    from privrisk.reports.html import report_page
+    from privrisk.reports.settings import ReportSettings, check_page_target, run_report
 
-    target = _html_target(out_path, inputs=_folder_inputs(folders))
-    page, info = report_page(
-        [str(f) for f in folders], title=title, max_rows=max_rows, include_internal=include_internal
+    settings = ReportSettings(
+        folders=folders, title=title, max_rows=max_rows, include_internal=include_internal
     )
-    write_text(target, page)
+    target = check_page_target(out_path, settings.inputs())
+    run = run_report(settings)
+    run.write(target)
+    info = run.to_dict(out=target)
     if as_json:
-        emit_json({"out": str(target), **info})
+        emit_json(info)
         return
     for section in info["sections"]:
         out.print(

@@ -3,6 +3,8 @@
 The page is :func:`privrisk.reports.explain.explainer_page` (Mehner et al., §3–4: the global risk as a natural
 frequency with an icon array, the leak Γ, ρ_mw among n people, the randomized-response coin), in English or German;
 the preview is the same HTML in a sandboxed frame, the download the same file ``privrisk explain --out`` writes.
+The inputs are mapped onto :class:`privrisk.reports.settings.ExplainSettings` and run by
+:func:`privrisk.reports.settings.run_explain`, the one way in the command shares.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from typing import Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import percent_for_people as percent
-from privrisk._validation import parse_epsilon, parse_epsilons
 from privrisk.app._shared import command_line, error_input, error_message, error_ui, preset_inputs, quiet
 from privrisk.errors import PrivriskError
 
@@ -59,13 +60,13 @@ def page_ui() -> Any:
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    from privrisk.reports.explain import explainer_document, explainer_page
+    from privrisk.reports.settings import ExplainRun, ExplainSettings, run_explain
 
     preset_inputs(session, {"epsilon": "text", "n": "text", "compare": "text", "lang": "radio"})
 
     @reactive.calc
-    def arguments() -> dict[str, Any]:
-        eps = parse_epsilon(input.epsilon(), name="epsilon")
+    def explained() -> ExplainRun:
+        # The inputs mapped onto the library's settings, checked there as the command checks them.
         n_text = input.n().strip().replace(",", "").replace("_", "")
         n: Any = None
         if n_text:
@@ -73,19 +74,16 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 n = int(n_text)
             except ValueError:
                 raise PrivriskError(f"n: {input.n().strip()!r} is not a whole number", param="n") from None
-        compare_text = input.compare().strip()
-        compare = parse_epsilons(compare_text, name="compare") if compare_text else []
-        args = {"epsilon": eps, "n": n, "compare": compare, "lang": input.lang()}
-        explainer_document(**args)  # checks every argument as the command does
-        return args
+        settings = ExplainSettings(epsilon=input.epsilon(), n=n, compare=input.compare(), lang=input.lang())
+        return run_explain(settings)
 
     @reactive.calc
     def page_html() -> str:
-        return explainer_page(**arguments())
+        return explained().page
 
     def _problem() -> tuple[str, str] | None:
         try:
-            arguments()
+            explained()
         except PrivriskError as exc:
             message = error_message(exc, "explain")
             return error_input(exc, _INPUTS, "epsilon"), message
@@ -105,7 +103,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @render.ui
     def paragraph() -> Any:
-        doc = explainer_document(**quiet(arguments))
+        doc = quiet(explained).document
         lang = input.lang()
         return ui.div(
             ui.h5("For a consent form"),
@@ -142,13 +140,13 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @render.ui
     def command() -> Any:
-        args = quiet(arguments)
+        settings = quiet(explained).settings
         cmd = command_line(
             "explain",
             epsilon=input.epsilon().strip(),
-            n=args["n"],
+            n=settings.n,
             compare=input.compare().strip() or None,
-            lang=args["lang"] if args["lang"] != "en" else None,
-            out=f"explain-{args['lang']}.html",
+            lang=settings.lang if settings.lang != "en" else None,
+            out=f"explain-{settings.lang}.html",
         )
         return ui.div(cmd, class_="privrisk-command", id="explain-command-line")
