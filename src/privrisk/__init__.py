@@ -80,6 +80,7 @@ if TYPE_CHECKING:
         calibrate,
         Calibration,
     )
+    from privrisk.accounting.calibration_settings import CalibrationSettings, CalibrationRun, run_calibration
 
     # Sensitivity over a data universe (Allmann et al. 2024)
     from privrisk.sensitivity import (
@@ -121,6 +122,8 @@ if TYPE_CHECKING:
 
     # Pages for people
     from privrisk.reports import explainer_page, report_page
+    from privrisk.reports.settings import ExplainSettings, ExplainRun, run_explain, ReportSettings, ReportRun
+    from privrisk.reports.settings import run_report, TradeoffSettings, TradeoffRun, run_tradeoff
 
     # Data
     from privrisk.io import read_column, read_table
