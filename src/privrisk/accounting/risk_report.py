@@ -87,13 +87,19 @@ def _sensitivity_ratio(ratio: Any, dv: Any, df: Any) -> float:
             "ratio: give Δv/Δf either as the ratio or as the sensitivities Δv and Δf, not both", param="ratio"
         )
     if dv is not None and df is None:
-        raise PrivriskError("dv: the local sensitivity Δv needs the global sensitivity Δf as well", param="dv")
+        raise PrivriskError(
+            "dv: the local sensitivity Δv needs the global sensitivity Δf as well", param="dv"
+        )
     if df is not None and dv is None:
-        raise PrivriskError("df: the global sensitivity Δf needs the local sensitivity Δv as well", param="df")
+        raise PrivriskError(
+            "df: the global sensitivity Δf needs the local sensitivity Δv as well", param="df"
+        )
     if dv is not None:
         local, overall = _number(dv, "dv"), _number(df, "df")
         if not (math.isfinite(overall) and overall > 0):
-            raise PrivriskError(f"df: the global sensitivity must be greater than 0, got {overall:g}", param="df")
+            raise PrivriskError(
+                f"df: the global sensitivity must be greater than 0, got {overall:g}", param="df"
+            )
         if not (math.isfinite(local) and local >= 0):
             raise PrivriskError(f"dv: the local sensitivity must be at least 0, got {local:g}", param="dv")
         return local / overall
@@ -180,9 +186,14 @@ class RiskSettings:
                 param="guarantee",
             )
         if self.max_risk is not None:
-            self._set("max_risk", float(check_probability(_number(self.max_risk, "max_risk"), name="max_risk")))
+            self._set(
+                "max_risk", float(check_probability(_number(self.max_risk, "max_risk"), name="max_risk"))
+            )
         self._set(
-            "prior", float(check_probability(_number(self.prior, "prior"), name="prior", open_low=True, open_high=True))
+            "prior",
+            float(
+                check_probability(_number(self.prior, "prior"), name="prior", open_low=True, open_high=True)
+            ),
         )
         rates = parse_numbers(self.fpr, name="fpr") if isinstance(self.fpr, str) else list(self.fpr)
         checked = np.atleast_1d(check_probability(rates, name="fpr")).ravel()
@@ -280,7 +291,9 @@ class RiskRun:
             PrivriskError: (param ``guarantee``) when the run has no Lee and Clifton risks.
         """
         if self.lee_clifton is None:
-            raise PrivriskError("guarantee: Lee and Clifton's risks need a pure ε or a stated ε", param="guarantee")
+            raise PrivriskError(
+                "guarantee: Lee and Clifton's risks need a pure ε or a stated ε", param="guarantee"
+            )
         lc = self.lee_clifton
         grid = np.asarray(epsilons, dtype=float)
         out = {
@@ -321,9 +334,13 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
     stated = s.stated_epsilon
     given = s.ratio_given
     if pure is None and not stated and given is not None:
-        raise PrivriskError(f"{given}: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)", param=given)
+        raise PrivriskError(
+            f"{given}: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)", param=given
+        )
     at_epsilon = None if s.at_epsilon is None else float(s.at_epsilon)
-    summary = risk_summary(g, prior=s.prior, fpr=tuple(s.fpr), n=s.n, at_delta=s.at_delta, at_epsilon=at_epsilon)
+    summary = risk_summary(
+        g, prior=s.prior, fpr=tuple(s.fpr), n=s.n, at_delta=s.at_delta, at_epsilon=at_epsilon
+    )
     keys = None
     if pure is not None:
         keys = lee_clifton(pure, 0.0, s.n or DEFAULT_N, s.sensitivity_ratio)
@@ -363,7 +380,7 @@ class EpsilonSettings:
     def __post_init__(self) -> None:
         object.__setattr__(self, "n", check_whole(self.n, name="n", minimum=2))
         if self.risk is None:
-            raise PrivriskError("risk: give the largest acceptable risk as a number", param="risk")
+            raise PrivriskError("risk: required, a number between 1/n and 1", param="risk")
         rho = float(check_probability(_number(self.risk, "risk"), name="risk"))
         object.__setattr__(self, "risk", rho)
         # The closed form's own checks (Δv/Δf > 0, 1/n < ρ < 1), once here so that settings that are made run.
@@ -450,7 +467,9 @@ class TableSettings:
             try:
                 check_whole(value, name="ns", minimum=2)
             except PrivriskError:
-                raise PrivriskError(f"ns: give whole numbers of at least 2, got {value!r}", param="ns") from None
+                raise PrivriskError(
+                    f"ns: give whole numbers of at least 2, got {value!r}", param="ns"
+                ) from None
         object.__setattr__(self, "ns", tuple(int(v) for v in values))
 
 
