@@ -36,7 +36,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -339,7 +339,12 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
         )
     at_epsilon = None if s.at_epsilon is None else float(s.at_epsilon)
     summary = risk_summary(
-        g, prior=s.prior, fpr=tuple(s.fpr), n=s.n, at_delta=s.at_delta, at_epsilon=at_epsilon
+        g,
+        prior=s.prior,
+        fpr=tuple(cast(Sequence[float], s.fpr)),
+        n=s.n,
+        at_delta=s.at_delta,
+        at_epsilon=at_epsilon,
     )
     keys = None
     if pure is not None:
@@ -475,10 +480,18 @@ class TableSettings:
 
 @dataclass(frozen=True)
 class TableRun:
-    """The rows: one ``{"epsilon", "n", "risk", "leak"}`` per (ε, n), ε varying slowest; for n = 2 the risk is
-    ρ_gl and the leak Γ, for n > 2 ρ_mw (Δv = Δf) and γ."""
+    """What :func:`run_table` found.
+
+    Attributes:
+        settings: the settings run.
+        epsilons, ns: the ε values and the numbers of possible worlds, as checked.
+        rows: one ``{"epsilon", "n", "risk", "leak"}`` per (ε, n), ε varying slowest; for n = 2 the risk is ρ_gl
+            and the leak Γ, for n > 2 ρ_mw (Δv = Δf) and γ.
+    """
 
     settings: TableSettings
+    epsilons: tuple[float, ...]
+    ns: tuple[int, ...]
     rows: tuple[Mapping[str, float | int], ...]
 
     def to_dict(self) -> dict[str, Any]:
@@ -497,5 +510,7 @@ def run_table(settings: TableSettings) -> TableRun:
         >>> [f"{row['risk']:.1%}" for row in run_table(TableSettings("ln3", "2,10")).rows]   # Mehner et al.
         ['75.0%', '25.0%']
     """
-    rows = R.risk_rows(list(settings.epsilons), list(settings.ns))
-    return TableRun(settings, tuple(rows))
+    # The settings hold the checked values (floats and whole numbers) in place of the text given.
+    epsilons = tuple(cast(Sequence[float], settings.epsilons))
+    ns = tuple(cast(Sequence[int], settings.ns))
+    return TableRun(settings, epsilons, ns, tuple(R.risk_rows(list(epsilons), list(ns))))

@@ -194,12 +194,12 @@ def table_command(
         title="Risk and leak per ε (n = 2: global risk ρ_gl and global leak Γ; n > 2: many-worlds risk ρ_mw and local leak γ)"
     )
     table.add_column("ε", justify="left")
-    n_values = run.settings.ns
+    n_values = run.ns
     for n_ in n_values:
         sym = ("P", "Γ") if n_ == 2 else ("ρ", "γ")
         table.add_column(f"n={n_} {sym[0]}", justify="right")
         table.add_column(f"n={n_} {sym[1]}", justify="right")
-    for label, e in zip(labels, run.settings.epsilons, strict=True):
+    for label, e in zip(labels, run.epsilons, strict=True):
         cells = []
         for n_ in n_values:
             row = run.row(e, n_)
