@@ -68,18 +68,6 @@ RISK_RULES = [
 
 
 @pytest.mark.parametrize(
-    ("fields", "param"), RISK_RULES, ids=[f"{p}-{i}" for i, (_, p) in enumerate(RISK_RULES)]
-)
-def test_risk_settings_name_the_field(fields, param):
-    fields = {"guarantee": spec(epsilon=1.0), **fields}
-    with pytest.raises(PrivriskError) as caught:
-        RiskSettings(**fields)
-    assert caught.value.param == param
-    assert str(caught.value).startswith(param + ":")
-    assert param in PARAMS  # the front ends name it: the app by its label, the command line by its option
-
-
-@pytest.mark.parametrize(
     ("guarantee", "fields", "param"),
     [
         (spec(rho=1.0), {"ratio": 0.5}, "ratio"),  # Lee and Clifton's Δv/Δf: a pure ε only
@@ -127,13 +115,6 @@ EPSILON_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("fields", "param"), EPSILON_RULES)
-def test_epsilon_settings_name_the_field(fields, param):
-    with pytest.raises(PrivriskError) as caught:
-        EpsilonSettings(**fields)
-    assert caught.value.param == param and str(caught.value).startswith(param + ":")
-
-
 def test_an_epsilon_that_is_not_finite_is_an_error_of_the_ratio():
     with pytest.raises(PrivriskError, match="not finite") as caught:
         run_epsilon(EpsilonSettings(risk=0.9, ratio=1e-320))
@@ -154,11 +135,24 @@ TABLE_RULES = [
 ]
 
 
-@pytest.mark.parametrize(("fields", "param"), TABLE_RULES)
-def test_table_settings_name_the_field(fields, param):
+ALL_RULES = (
+    [(RiskSettings, {"guarantee": spec(epsilon=1.0), **f}, p) for f, p in RISK_RULES]
+    + [(EpsilonSettings, f, p) for f, p in EPSILON_RULES]
+    + [(TableSettings, f, p) for f, p in TABLE_RULES]
+)
+
+
+@pytest.mark.parametrize(
+    ("settings", "fields", "param"),
+    ALL_RULES,
+    ids=[f"{c.__name__}-{p}-{i}" for i, (c, _, p) in enumerate(ALL_RULES)],
+)
+def test_each_rule_names_its_field(settings, fields, param):
     with pytest.raises(PrivriskError) as caught:
-        TableSettings(**fields)
-    assert caught.value.param == param and str(caught.value).startswith(param + ":")
+        settings(**fields)
+    assert caught.value.param == param
+    assert str(caught.value).startswith(param + ":")
+    assert param in PARAMS  # the front ends name it: the app by its label, the command line by its option
 
 
 def test_the_front_ends_name_the_new_parameters():
