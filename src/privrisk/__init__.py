@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         describe,
         risk_table,
     )
+    from privrisk.accounting.risk_report import RiskSettings, RiskRun, run_risk, EpsilonSettings, run_epsilon
 
     # Any guarantee as risk: (ε, δ), zCDP, Gaussian and Rényi DP, mechanisms, composition (privrisk.accounting)
     from privrisk.accounting import (

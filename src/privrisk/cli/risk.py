@@ -1,4 +1,10 @@
-"""``privrisk risk``, ``privrisk epsilon`` and ``privrisk table``: ε → risk and back."""
+"""``privrisk risk``, ``privrisk epsilon`` and ``privrisk table``: ε → risk and back.
+
+Each command maps its options onto the library's settings (:mod:`privrisk.accounting.risk_report`), calls its run
+function and prints the result; the rules live in the settings, and :func:`privrisk.cli.main` names an error's
+parameter as the option (privrisk/_params.py). The library is imported inside the commands, so that ``--help``
+stays quick.
+"""
 
 from __future__ import annotations
 
@@ -9,26 +15,10 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from privrisk._validation import check_probability
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
-from privrisk.cli._common import (
-    emit_json,
-    err,
-    floats,
-    out,
-    parse_epsilon,
-    parse_epsilons,
-    percent,
-    ratio_from,
-)
-from privrisk.errors import PrivriskError, ThresholdExceeded
-
-
-def _whole(value: int, name: str, minimum: int = 2) -> int:
-    if value < minimum:
-        raise PrivriskError(f"{name}: must be at least {minimum}, got {value}")
-    return value
+from privrisk.cli._common import emit_json, err, out, percent
+from privrisk.errors import ThresholdExceeded
 
 
 @app.command("risk")
@@ -82,66 +72,24 @@ def risk_command(
 
     Example: privrisk risk --dpsgd 60000,256,1 --sigma 1.1 --at-delta 1e-5
     """
-    from privrisk import accounting as acc
+    # Every rule lives in the library's settings (privrisk.accounting.risk_report); main() names the options.
+    from privrisk.accounting.risk_report import RiskSettings, run_risk
 
-    g = A.guarantee_from_options(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism,
-                                 scale=scale, sigma=sigma, sensitivity=sensitivity, categories=categories,
-                                 dpsgd=dpsgd, releases=releases, opacus_history=opacus_history, compose=compose,
-                                 sample_rate=sample_rate, sampling=sampling, group=group)  # fmt: skip
-    if max_risk is not None:
-        check_probability(max_risk, name="--max-risk")
-    check_probability(prior, name="--prior", open_low=True, open_high=True)
-    rates = floats(fpr, name="--fpr")
-    check_probability(rates, name="--fpr")
-    if at_delta is not None and not (math.isfinite(at_delta) and 0 <= at_delta < 1):
-        raise PrivriskError(f"--at-delta: must be in [0, 1), got {at_delta:g}")
-    at_eps = None if at_epsilon is None else parse_epsilon(at_epsilon, name="--at-epsilon", allow_zero=True)
-    n_ = _whole(n if n is not None else 2, "--n")
-    # Today's keys (Lee and Clifton's risks, Mehner et al.'s P and Γ) stay for a pure ε and for --epsilon/--delta.
-    plain = mechanism is None and epsilon is not None and not (compose or sample_rate or group)
-    plain = plain and renyi is None and dpsgd is None and releases is None and opacus_history is None
-    pure = g.pure_epsilon
-    if pure is None and not plain and (ratio is not None or dv is not None or df is not None):
-        raise PrivriskError("--ratio: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)")
-    summary = acc.risk_summary(g, prior=prior, fpr=tuple(rates), n=n, at_delta=at_delta, at_epsilon=at_eps)
-    doc: dict[str, Any] = {}
-    if pure is not None or plain:
-        eps = pure if pure is not None else parse_epsilon(epsilon or "", name="--epsilon")
-        d = 0.0 if pure is not None else float(delta or 0.0)
-        doc = _lee_clifton(eps, d, n_, ratio_from(ratio, dv, df))
-    doc.update({"prior": prior, **summary})
+    spec = A.guarantee_spec(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism,
+                            scale=scale, sigma=sigma, sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
+                            releases=releases, opacus_history=opacus_history, compose=compose,
+                            sample_rate=sample_rate, sampling=sampling, group=group)  # fmt: skip
+    settings = RiskSettings(spec, prior=prior, fpr=fpr, n=n, at_delta=at_delta, at_epsilon=at_epsilon,
+                            ratio=ratio, dv=dv, df=df, max_risk=max_risk)  # fmt: skip
+    run = run_risk(settings, names=A.OPTION_NAMES)
+    doc = run.to_dict()
     if as_json:
         emit_json(doc)
     else:
         _print_risks(doc, n)
-    if max_risk is not None:
-        # The risk of the whole guarantee: Lee and Clifton's ρ_mw (with Δv/Δf) for a pure ε, else the f-DP
-        # risk among n, 1 − β(1/n), which counts δ (their ρ_mw of an (ε, δ) guarantee would ignore it).
-        if pure is not None:
-            mw, what = doc["many_worlds"], "the many-worlds risk"
-        else:
-            mw, what = acc.reconstruction_risk(g, n_), f"the risk among n = {n_:,}"
-        if mw > max_risk:
-            raise ThresholdExceeded(f"{what}, {mw:.4g}, exceeds --max-risk {max_risk:g}")
-
-
-def _lee_clifton(eps: float, delta: float, n: int, r: float) -> dict[str, Any]:
-    from privrisk import risk as R  # numpy: not needed for --help
-
-    mw = R.many_worlds(eps, n, r)
-    return {
-        "epsilon": eps,
-        "n": n,
-        "ratio": r,
-        "delta": delta,
-        "many_worlds": mw,
-        "two_worlds": R.two_worlds(eps, r),
-        "global_risk": R.global_risk(eps, delta),
-        "global_leak": R.global_leak(eps, delta),
-        "local_leak": R.leak(mw, n),
-        "guess": 1.0 / n,
-        "description": R.describe(eps, n if n > 2 else None, r),
-    }
+    if run.exceeds():
+        value, what = run.risk_for_threshold
+        raise ThresholdExceeded(f"{what}, {value:.4g}, exceeds --max-risk {max_risk:g}", param="max_risk")
 
 
 def _print_risks(doc: dict[str, Any], n: int | None) -> None:
@@ -208,23 +156,16 @@ def epsilon_command(
 
     Example: privrisk epsilon --risk 0.75        (prints ε = ln 3 = 1.0986)
     """
-    n_ = _whole(n, "--n")
-    r = ratio_from(ratio, dv, df)
-    if not math.isfinite(risk):
-        raise PrivriskError("--risk: must be a probability")
-    from privrisk import risk as R
+    from privrisk.accounting.risk_report import EpsilonSettings, run_epsilon
 
-    eps = R.epsilon_for_risk(risk, n_, r)
-    if not math.isfinite(eps):
-        raise PrivriskError(
-            f"--ratio: Δv/Δf = {r:.4g} is so small that the ε for risk {risk:g} is not finite; give a larger ratio"
-        )
+    run = run_epsilon(EpsilonSettings(risk=risk, n=n, ratio=ratio, dv=dv, df=df))
     if as_json:
-        emit_json({"risk": risk, "n": n_, "ratio": r, "epsilon": eps})
+        emit_json(run.to_dict())
         return
+    eps, s = run.epsilon, run.settings
     out.print(
-        f"ε ≤ {eps:.6g} (= ln {math.exp(eps):.6g}) keeps the risk at or below {risk:g} "
-        f"for an attacker choosing among {n_:,} possible worlds (Δv/Δf = {r:.4g})."
+        f"ε ≤ {eps:.6g} (= ln {math.exp(eps):.6g}) keeps the risk at or below {s.risk:g} "
+        f"for an attacker choosing among {s.n:,} possible worlds (Δv/Δf = {s.sensitivity_ratio:.4g})."
     )
 
 
@@ -242,32 +183,26 @@ def table_command(
 
     Example: privrisk table --epsilons ln2,ln3,ln7 --n 2,10,100
     """
-    eps = parse_epsilons(epsilons, name="--epsilons")
-    try:
-        n_values = [int(x) for x in ns.split(",") if x.strip()]
-    except ValueError:
-        raise PrivriskError(f"--n: {ns!r} is not a list of whole numbers") from None
-    if not n_values or min(n_values) < 2:
-        raise PrivriskError("--n: give whole numbers of at least 2")
-    from privrisk import risk as R
+    from privrisk.accounting.risk_report import TableSettings, run_table
 
-    rows = R.risk_rows(eps, n_values)
+    run = run_table(TableSettings(epsilons=epsilons, ns=ns))
     if as_json:
-        emit_json({"rows": rows})
+        emit_json(run.to_dict())
         return
     labels = [_label(t) for t in epsilons.split(",") if t.strip()]
     table = Table(
         title="Risk and leak per ε (n = 2: global risk ρ_gl and global leak Γ; n > 2: many-worlds risk ρ_mw and local leak γ)"
     )
     table.add_column("ε", justify="left")
+    n_values = run.ns
     for n_ in n_values:
         sym = ("P", "Γ") if n_ == 2 else ("ρ", "γ")
         table.add_column(f"n={n_} {sym[0]}", justify="right")
         table.add_column(f"n={n_} {sym[1]}", justify="right")
-    for label, e in zip(labels, eps, strict=True):
+    for label, e in zip(labels, run.epsilons, strict=True):
         cells = []
         for n_ in n_values:
-            row = next(r for r in rows if r["epsilon"] == e and r["n"] == n_)
+            row = run.row(e, n_)
             cells += [percent(row["risk"]), percent(row["leak"])]
         table.add_row(label, *cells)
     out.print(table)

@@ -1,10 +1,13 @@
 """The app's page "Risk": ε, n, Δv/Δf, δ and a prior in; the risks of ``privrisk risk`` out, live as inputs move.
 
-Every number is the library's (:mod:`privrisk.risk`), the same as ``privrisk risk --json`` for the same inputs:
-the many-worlds risk ρ_mw (Allmann et al., eq. (4); Mehner et al., eq. (1)), the two-worlds risk ρ_tw (Allmann et
-al., eq. (6)), the global risk ρ_gl (Mehner et al., eq. (3)), the leaks Γ and γ (eq. (4)), and the attacker's largest
-belief after one answer for a prior p. Below them: the explainer page's icon array, the risk against ε, and the
-largest ε that keeps ρ_mw under a target (``privrisk epsilon``).
+The page maps its inputs onto the settings of ``privrisk risk`` and ``privrisk epsilon``
+(:mod:`privrisk.accounting.risk_report`: :class:`RiskSettings`, :class:`EpsilonSettings`), calls the same run
+functions and shows their numbers, so they are those of ``privrisk risk --json`` for the same inputs: the many-worlds
+risk ρ_mw (Allmann et al., eq. (4); Mehner et al., eq. (1)), the two-worlds risk ρ_tw (Allmann et al., eq. (6)),
+the global risk ρ_gl (Mehner et al., eq. (3)), the leaks Γ and γ (eq. (4)), and the attacker's largest belief after
+one answer for a prior p. Below them: the explainer page's icon array, the risk against ε, and the largest ε that
+keeps ρ_mw under a target (``privrisk epsilon``). The settings' errors name their parameter; the page shows the
+input's label (privrisk/_params.py).
 """
 
 from __future__ import annotations
@@ -15,11 +18,19 @@ from typing import Any, cast
 import numpy as np
 from shiny import module, reactive, render, req, ui
 
-from privrisk import risk as R
 from privrisk._format import epsilon_text, natural_frequencies, percent_for_people
 from privrisk._format import number as number_text
 from privrisk._params import label
-from privrisk._validation import check_probability, check_whole, parse_epsilon
+from privrisk._validation import parse_epsilon
+from privrisk.accounting.risk_report import (
+    EpsilonRun,
+    EpsilonSettings,
+    RiskRun,
+    RiskSettings,
+    run_epsilon,
+    run_risk,
+)
+from privrisk.accounting.spec import GuaranteeSpec
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
@@ -35,8 +46,11 @@ __all__ = [
     "ID",
     "TITLE",
     "accounting_summary",
+    "largest_epsilon",
+    "page_numbers",
     "page_server",
     "page_ui",
+    "risk_run",
     "risk_values",
 ]
 
@@ -57,6 +71,8 @@ _ACCOUNTING_OPTIONS = (
     "group",
 )
 SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
+
+
 # The fields' labels, which the page's messages name instead of the command line's options.
 def field_message(exc: BaseException) -> str:
     """The one-line message for a bad field, naming the field by its label (not the command line's option).
@@ -85,45 +101,55 @@ def field_message(exc: BaseException) -> str:
 _EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
 
 
+def risk_run(epsilon: float, n: Any, ratio: Any = 1.0, delta: Any = 0.0, prior: Any = 0.5) -> RiskRun:
+    """The page's inputs as ``privrisk risk --epsilon E --delta D --n N --ratio R --prior P``: the library's
+    :class:`RiskSettings` (which checks them, naming the field) and :func:`run_risk`.
+
+    Example:
+        >>> round(risk_run(math.log(3), 10).to_dict()["many_worlds"], 4)      # Mehner et al., Table 1
+        0.25
+        >>> risk_run(1.0, 1)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: n: must be a whole number ≥ 2, got 1
+    """
+    settings = RiskSettings(GuaranteeSpec(epsilon=epsilon, delta=delta), n=n, ratio=ratio, prior=prior)
+    return run_risk(settings)
+
+
+def page_numbers(run: RiskRun) -> dict[str, Any]:
+    """The numbers of the page: ``privrisk risk --json``'s keys, and ``posterior``, the largest belief after the
+    answer for the prior (the accountant's ``posterior_max``: p·e^ε/(p·e^ε + 1 − p) for a pure ε, 1 with δ > 0).
+
+    Example:
+        >>> v = page_numbers(risk_run(math.log(3), 10))
+        >>> round(v["global_risk"], 4), round(v["posterior"], 4)
+        (0.75, 0.75)
+    """
+    doc = run.to_dict()
+    doc["posterior"] = doc["posterior_max"]
+    return doc
+
+
 def risk_values(
-    epsilon: float, n: int, ratio: float = 1.0, delta: float = 0.0, prior: float = 0.5
+    epsilon: float, n: Any, ratio: Any = 1.0, delta: Any = 0.0, prior: Any = 0.5
 ) -> dict[str, Any]:
-    """The numbers of the page: ``privrisk risk --json``'s keys, plus the posterior bound for ``prior``.
+    """:func:`page_numbers` of :func:`risk_run`.
 
     Example:
         >>> v = risk_values(math.log(3), 10)
         >>> round(v["many_worlds"], 4), round(v["global_risk"], 4), round(v["posterior"], 4)
         (0.25, 0.75, 0.75)
     """
-    n_ = check_whole(n, name="n", minimum=2)
-    if not math.isfinite(ratio) or ratio < 0:
-        raise PrivriskError(f"ratio: must be at least 0, got {ratio:g}", param="ratio")
-    if not 0 <= delta <= 1:
-        raise PrivriskError(f"delta: must be in [0, 1], got {delta:g}", param="delta")
-    p = check_probability(prior, name="prior")
-    mw = float(R.many_worlds(epsilon, n_, ratio))
-    return {
-        "epsilon": epsilon,
-        "n": n_,
-        "ratio": ratio,
-        "delta": delta,
-        "many_worlds": mw,
-        "two_worlds": float(R.two_worlds(epsilon, ratio)),
-        "global_risk": float(R.global_risk(epsilon, delta)),
-        "global_leak": float(R.global_leak(epsilon, delta)),
-        "local_leak": float(R.leak(mw, n_)),
-        "guess": 1.0 / n_,
-        "prior": p,
-        "posterior": float(R.posterior_bound(epsilon, p)),
-        "description": R.describe(epsilon, n_ if n_ > 2 else None, ratio),
-    }
+    return page_numbers(risk_run(epsilon, n, ratio, delta, prior))
 
 
 def accounting_summary(request: dict[str, Any]) -> dict[str, Any]:
-    """The accountant's risks (:func:`privrisk.accounting.risk_summary`) of the guarantee the page's fields describe.
+    """The risks of the guarantee the page's other fields describe, as ``privrisk risk --json`` gives them.
 
     ``request`` holds :func:`~privrisk.app._guarantee.guarantee_from_inputs`' keywords and ``prior``, ``n`` and
-    ``at_delta``; the page runs this in a worker process (:func:`~privrisk.app.pages._runs.call_in_process`).
+    ``at_delta``; the guarantee is built from them and run through :func:`run_risk`. The page runs this in a worker
+    process (:func:`~privrisk.app.pages._runs.call_in_process`).
 
     Example:
         >>> doc = accounting_summary({"kind": "mechanism", "epsilon": 1.0, "mechanism": "rr", "prior": 0.5,
@@ -131,12 +157,21 @@ def accounting_summary(request: dict[str, Any]) -> dict[str, Any]:
         >>> round(doc["success"], 4)  # randomized response at ε = 1: e/(1 + e)
         0.7311
     """
-    from privrisk.accounting import risk_summary
-
     options = dict(request)
     prior, n, at_delta = options.pop("prior"), options.pop("n"), options.pop("at_delta")
     g = guarantee_from_inputs(**options)
-    return risk_summary(g, prior=prior, n=n, at_delta=at_delta)
+    return run_risk(RiskSettings(g, prior=prior, n=n, at_delta=at_delta)).to_dict()
+
+
+def largest_epsilon(target: Any, n: Any, ratio: Any = 1.0) -> EpsilonRun:
+    """The largest ε that keeps ρ_mw at or below ``target``: ``privrisk epsilon --risk T --n N --ratio R``
+    (:class:`EpsilonSettings`, :func:`run_epsilon`).
+
+    Example:
+        >>> round(largest_epsilon(0.25, 10).epsilon, 6) == round(math.log(3), 6)
+        True
+    """
+    return run_epsilon(EpsilonSettings(risk=target, n=n, ratio=ratio))
 
 
 def verdict(many_worlds: float, n: int) -> tuple[str, str]:
@@ -166,7 +201,7 @@ _ROWS = (
     ("global_leak", "global leak Γ", "2ρ_gl − 1: how far from guessing towards certainty"),
     ("local_leak", "local leak γ", "(ρ_mw − 1/n)/(1 − 1/n)"),
     ("guess", "guessing 1/n", "right without any answer"),
-    ("posterior", "largest belief after the answer", "p·e^ε/(p·e^ε + 1 − p) for the prior p"),
+    ("posterior", "largest belief after the answer", "p·e^ε/(p·e^ε + 1 − p) for the prior p (1 with δ > 0)"),
 )
 
 
@@ -337,13 +372,16 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         return value
 
     @reactive.calc
-    def values() -> dict[str, Any]:
+    def run() -> RiskRun:
         eps = current.get()
         req(eps is not None)
         assert eps is not None
-        return risk_values(
-            eps, _checked("n"), _checked("ratio"), _checked("delta"), _checked("prior")
-        )  # raises PrivriskError
+        # The library's settings check the inputs (raising PrivriskError naming the field).
+        return risk_run(eps, _checked("n"), _checked("ratio"), _checked("delta"), _checked("prior"))
+
+    @reactive.calc
+    def values() -> dict[str, Any]:
+        return page_numbers(run())
 
     def _error_for(param: str) -> Any:
         try:
@@ -444,14 +482,13 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         v = _ok()
         top = max(5.0, min(2 * v["epsilon"], 50.0))
         grid = np.linspace(0.0, top, 201)
+        lines = run().curves(grid)
         series = [
-            (f"ρ_mw, n = {v['n']:,}", np.asarray(R.many_worlds(grid, v["n"], v["ratio"])), "#1f5f99"),
-            ("global risk ρ_gl", np.asarray(R.global_risk(grid, v["delta"])), "#d9822b"),
+            (f"ρ_mw, n = {v['n']:,}", lines["many_worlds"], "#1f5f99"),
+            ("global risk ρ_gl", lines["global_risk"], "#d9822b"),
         ]
-        if v["prior"] not in (0.5,):
-            series.append(
-                (f"belief, prior {number_text(v['prior'])}", np.asarray(R.posterior_bound(grid, v["prior"])), "#5b8c3a")
-            )
+        if v["prior"] not in (0.5,) and "posterior" in lines:
+            series.append((f"belief, prior {number_text(v['prior'])}", lines["posterior"], "#5b8c3a"))
         return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
 
     @reactive.calc
@@ -462,9 +499,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             mu=input.mu().strip() or None, mechanism=input.mechanism(), scale=input.scale().strip() or None,
             sigma=input.sigma().strip() or None, sensitivity=input.sensitivity().strip() or None,
             sample_rate=input.sample_rate().strip() or None, compose=input.compose().strip() or None,
-            group=input.group().strip() or None,
-            # the accountant's prior is open at 0 and 1
-            prior=min(max(v["prior"], 1e-12), 1 - 1e-12), n=v["n"], at_delta=v["delta"] or 1e-6,
+            group=input.group().strip() or None, prior=v["prior"], n=v["n"], at_delta=v["delta"] or 1e-6,
         )  # fmt: skip
 
     # The accountant runs in a worker process: composing a guarantee 10⁶ times takes minutes, and the event loop
@@ -566,22 +601,16 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @render.ui
     def epsilon_for() -> Any:
         v = _ok()
-        target = input.max_risk()
         try:
-            if target is None:
-                raise PrivriskError("risk: give the largest acceptable risk", param="risk")
-            eps = float(R.epsilon_for_risk(float(target), v["n"], v["ratio"]))
-            if not math.isfinite(eps):
-                raise PrivriskError(
-                    f"ratio: Δv/Δf = {number_text(v['ratio'])} is so small that ε is not finite", param="ratio"
-                )
+            found = largest_epsilon(input.max_risk(), v["n"], v["ratio"])
         except PrivriskError as exc:
             return error_ui(field_message(exc))
-        cmd = command_line("epsilon", risk=f"{float(target):g}", n=v["n"], ratio=_ratio_option(v["ratio"]))
+        eps, target = found.epsilon, found.settings.risk
+        cmd = command_line("epsilon", risk=f"{target:g}", n=v["n"], ratio=_ratio_option(v["ratio"]))
         return ui.TagList(
             ui.p(
                 f"ε ≤ {number_text(eps, 6)} (= ln {number_text(math.exp(eps), 6)}) keeps ρ_mw at or below "
-                f"{percent_for_people(float(target))} for n = {v['n']:,} and Δv/Δf = {number_text(v['ratio'])}.",
+                f"{percent_for_people(target)} for n = {v['n']:,} and Δv/Δf = {number_text(v['ratio'])}.",
                 id="risk-epsilon-for-text",
             ),
             ui.div(cmd, class_="privrisk-command"),

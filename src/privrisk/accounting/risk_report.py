@@ -1,0 +1,516 @@
+"""ε → risk, one way in: the settings and run functions that ``privrisk risk``, ``epsilon`` and ``table`` and the
+app's Risk page all call.
+
+- :class:`RiskSettings` and :func:`run_risk`: the risks of one guarantee (a :class:`GuaranteeSpec`, or a
+  :class:`~privrisk.accounting.Guarantee` already built). For a pure ε, and for ε or (ε, δ) as stated, Lee and
+  Clifton's risks come first (the many-worlds risk ρ_mw = e^(εΔv/Δf)/(e^(εΔv/Δf) + n − 1), Mehner et al.,
+  eq. (1); the two-worlds risk ρ_tw; the global risk ρ_gl = (e^ε + δ)/(1 + e^ε), eq. (3); the leaks Γ and γ,
+  §3.4), then the accountant's (:func:`~privrisk.accounting.risk_summary`: membership, TPR at FPR, singling
+  out among n, the worst case with the same (ε, δ)). :meth:`RiskRun.to_dict` is ``privrisk risk --json``.
+- :class:`EpsilonSettings` and :func:`run_epsilon`: the largest ε that keeps ρ_mw at or below a target
+  (``privrisk epsilon``).
+- :class:`TableSettings` and :func:`run_table`: risk and leak for several ε and n, Table 1 of Mehner et al.
+  (``privrisk table``).
+
+Every rule about which fields go together lives here: a settings object checks its fields when it is made and
+raises :class:`~privrisk.errors.PrivriskError` whose ``param`` is the field (the command line names its option,
+the app its label, from :mod:`privrisk._params`). The one rule that needs the built guarantee, "Δv/Δf applies to
+a pure ε only", is checked by :func:`run_risk`.
+
+Example:
+    >>> from privrisk.accounting import GuaranteeSpec
+    >>> run = run_risk(RiskSettings(GuaranteeSpec(epsilon="ln3"), n=10))
+    >>> doc = run.to_dict()
+    >>> round(doc["many_worlds"], 4), round(doc["global_risk"], 4)     # Mehner et al., Table 1
+    (0.25, 0.75)
+    >>> RiskSettings(GuaranteeSpec(epsilon=1.0), n=1)
+    Traceback (most recent call last):
+    ...
+    privrisk.errors.PrivriskError: n: must be a whole number ≥ 2, got 1
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from privrisk import risk as R
+from privrisk._validation import (
+    check_epsilon,
+    check_probability,
+    check_whole,
+    parse_epsilons,
+    parse_numbers,
+)
+from privrisk.accounting.guarantees import Guarantee
+from privrisk.accounting.risks import DEFAULT_FPR
+from privrisk.accounting.spec import GuaranteeSpec
+from privrisk.errors import PrivriskError
+
+__all__ = [
+    "EpsilonRun",
+    "EpsilonSettings",
+    "RiskRun",
+    "RiskSettings",
+    "TableRun",
+    "TableSettings",
+    "lee_clifton",
+    "run_epsilon",
+    "run_risk",
+    "run_table",
+]
+
+#: n when none is given: two possible worlds, the worst case (Mehner et al., §3.3).
+DEFAULT_N = 2
+#: The modifiers after which a stated ε is no longer the ε the risks are about.
+_MODIFIERS = ("sample_rate", "compose", "group")
+
+
+def _number(value: Any, param: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{param}: {value!r} is not a number", param=param) from None
+
+
+def _sensitivity_ratio(ratio: Any, dv: Any, df: Any) -> float:
+    """Δv/Δf from ``ratio`` or from ``dv`` and ``df`` (not both); 1 when none is given (the worst case)."""
+    if ratio is not None and (dv is not None or df is not None):
+        raise PrivriskError(
+            "ratio: give Δv/Δf either as the ratio or as the sensitivities Δv and Δf, not both", param="ratio"
+        )
+    if dv is not None and df is None:
+        raise PrivriskError(
+            "dv: the local sensitivity Δv needs the global sensitivity Δf as well", param="dv"
+        )
+    if df is not None and dv is None:
+        raise PrivriskError(
+            "df: the global sensitivity Δf needs the local sensitivity Δv as well", param="df"
+        )
+    if dv is not None:
+        local, overall = _number(dv, "dv"), _number(df, "df")
+        if not (math.isfinite(overall) and overall > 0):
+            raise PrivriskError(
+                f"df: the global sensitivity must be greater than 0, got {overall:g}", param="df"
+            )
+        if not (math.isfinite(local) and local >= 0):
+            raise PrivriskError(f"dv: the local sensitivity must be at least 0, got {local:g}", param="dv")
+        return local / overall
+    value = 1.0 if ratio is None else _number(ratio, "ratio")
+    if not (math.isfinite(value) and value >= 0):
+        raise PrivriskError(f"ratio: must be a finite number at least 0, got {value:g}", param="ratio")
+    return value
+
+
+def lee_clifton(epsilon: float, delta: float = 0.0, n: int = DEFAULT_N, ratio: float = 1.0) -> dict[str, Any]:
+    """Lee and Clifton's risks of one ε (with δ for the global risk), as ``privrisk risk --json`` writes them.
+
+    Keys: ``epsilon``, ``n``, ``ratio``, ``delta``, ``many_worlds`` (ρ_mw, Mehner et al. eq. (1)),
+    ``two_worlds`` (ρ_tw, Allmann et al. eq. (6)), ``global_risk`` (ρ_gl, Mehner et al. eq. (3)),
+    ``global_leak`` (Γ = 2ρ_gl − 1), ``local_leak`` (γ = (ρ_mw − 1/n)/(1 − 1/n)), ``guess`` (1/n) and
+    ``description`` (the sentences for a data subject).
+
+    Example:
+        >>> doc = lee_clifton(math.log(3), n=10)
+        >>> round(doc["many_worlds"], 4), round(doc["local_leak"], 4), doc["guess"]   # Mehner et al., Table 1
+        (0.25, 0.1667, 0.1)
+    """
+    mw = float(R.many_worlds(epsilon, n, ratio))
+    return {
+        "epsilon": epsilon,
+        "n": n,
+        "ratio": ratio,
+        "delta": delta,
+        "many_worlds": mw,
+        "two_worlds": float(R.two_worlds(epsilon, ratio)),
+        "global_risk": float(R.global_risk(epsilon, delta)),
+        "global_leak": float(R.global_leak(epsilon, delta)),
+        "local_leak": float(R.leak(mw, n)),
+        "guess": 1.0 / n,
+        "description": R.describe(epsilon, n if n > 2 else None, ratio),
+    }
+
+
+# ------------------------------------------------------------------------------------------------------ risk
+@dataclass(frozen=True)
+class RiskSettings:
+    """What ``privrisk risk`` (and the app's Risk page) is asked for, checked as a whole when made.
+
+    Args:
+        guarantee: the guarantee as stated (:class:`GuaranteeSpec`, built by :func:`run_risk`), or built.
+        prior: the attacker's prior p that a person is in the data, in (0, 1).
+        fpr: the false-positive rates α for the TPR (numbers, or one text separated by commas).
+        n: the possible worlds (candidates) the attacker picks among, ≥ 2; None: 2 for Lee and Clifton's risks
+            and no singling-out risk among n.
+        at_delta: also give ε at this δ ∈ [0, 1).
+        at_epsilon: also give δ at this ε ≥ 0 (a number or ``ln3``).
+        ratio: Δv/Δf, local over global sensitivity, for Lee and Clifton's risks of a pure ε (default 1).
+        dv, df: the local and the global sensitivity, instead of ``ratio`` (both or neither).
+        max_risk: the largest acceptable risk among n (:attr:`RiskRun.risk_for_threshold`), in [0, 1].
+
+    Raises:
+        PrivriskError: naming the field of a value or combination that does not hold.
+
+    Example:
+        >>> s = RiskSettings(GuaranteeSpec(mu=1.0), fpr="0.01, 0.1", at_epsilon="ln3")
+        >>> s.fpr, round(s.at_epsilon, 4), s.sensitivity_ratio
+        ((0.01, 0.1), 1.0986, 1.0)
+        >>> RiskSettings(GuaranteeSpec(epsilon=1.0), ratio=0.5, dv=1, df=2)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: ratio: give Δv/Δf either as the ratio or as the sensitivities Δv and Δf, not both
+    """
+
+    guarantee: GuaranteeSpec | Guarantee
+    prior: float = 0.5
+    fpr: Sequence[float] | str = DEFAULT_FPR
+    n: int | None = None
+    at_delta: float | None = None
+    at_epsilon: float | str | None = None
+    ratio: float | None = None
+    dv: float | None = None
+    df: float | None = None
+    max_risk: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.guarantee, GuaranteeSpec | Guarantee):
+            raise PrivriskError(
+                f"guarantee: give a GuaranteeSpec or a Guarantee, got {type(self.guarantee).__name__}",
+                param="guarantee",
+            )
+        if self.max_risk is not None:
+            self._set(
+                "max_risk", float(check_probability(_number(self.max_risk, "max_risk"), name="max_risk"))
+            )
+        self._set(
+            "prior",
+            float(
+                check_probability(_number(self.prior, "prior"), name="prior", open_low=True, open_high=True)
+            ),
+        )
+        rates = parse_numbers(self.fpr, name="fpr") if isinstance(self.fpr, str) else list(self.fpr)
+        checked = np.atleast_1d(check_probability(rates, name="fpr")).ravel()
+        if checked.size == 0:
+            raise PrivriskError("fpr: give at least one false-positive rate", param="fpr")
+        self._set("fpr", tuple(float(a) for a in checked))
+        if self.at_delta is not None:
+            d = _number(self.at_delta, "at_delta")
+            if not (math.isfinite(d) and 0 <= d < 1):
+                raise PrivriskError(f"at_delta: must be in [0, 1), got {d:g}", param="at_delta")
+            self._set("at_delta", d)
+        if self.at_epsilon is not None:
+            self._set("at_epsilon", check_epsilon(self.at_epsilon, name="at_epsilon", allow_zero=True))
+        if self.n is not None:
+            self._set("n", check_whole(self.n, name="n", minimum=2))
+        _sensitivity_ratio(self.ratio, self.dv, self.df)
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)  # frozen: the checked value replaces the one given, once
+
+    @property
+    def sensitivity_ratio(self) -> float:
+        """Δv/Δf: ``ratio``, or ``dv``/``df``, or 1 (Δv = Δf, the worst case)."""
+        return _sensitivity_ratio(self.ratio, self.dv, self.df)
+
+    @property
+    def ratio_given(self) -> str | None:
+        """The field that set Δv/Δf (``ratio`` or ``dv``), or None when it is the default."""
+        if self.ratio is not None:
+            return "ratio"
+        return "dv" if self.dv is not None else None
+
+    @property
+    def stated_epsilon(self) -> bool:
+        """True if the guarantee is stated as ε or (ε, δ) with no mechanism and no modifier: Lee and Clifton's
+        risks are then those of that ε (with δ in the global risk) even when it is not pure."""
+        g = self.guarantee
+        if not isinstance(g, GuaranteeSpec) or g.epsilon is None or g.mechanism is not None:
+            return False
+        others = (g.renyi, g.dpsgd, g.releases, g.opacus_history)
+        # A modifier of 1 (compose 1, group 1, rate 1) counts too, as the command line always counted it.
+        return all(x is None for x in others) and not any(getattr(g, m) for m in _MODIFIERS)
+
+
+@dataclass(frozen=True, eq=False)
+class RiskRun:
+    """What :func:`run_risk` found.
+
+    Attributes:
+        settings: the settings run.
+        guarantee: the guarantee built.
+        lee_clifton: Lee and Clifton's risks (:func:`lee_clifton`) for a pure or a stated ε; else None.
+        summary: the accountant's risks (:func:`~privrisk.accounting.risk_summary`).
+    """
+
+    settings: RiskSettings
+    guarantee: Guarantee
+    lee_clifton: Mapping[str, Any] | None
+    summary: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``privrisk risk --json`` without ``schema_version``: Lee and Clifton's keys (when there are), then
+        ``prior`` and :func:`~privrisk.accounting.risk_summary`'s keys."""
+        doc: dict[str, Any] = dict(self.lee_clifton or {})
+        doc.update({"prior": self.settings.prior, **copy.deepcopy(dict(self.summary))})
+        return doc
+
+    @cached_property
+    def risk_for_threshold(self) -> tuple[float, str]:
+        """The risk ``max_risk`` is compared with, and what it is in words.
+
+        Lee and Clifton's ρ_mw (with Δv/Δf) for a pure ε; otherwise the f-DP risk among n, 1 − β(1/n)
+        (:func:`~privrisk.accounting.reconstruction_risk`), which counts δ (their ρ_mw of an (ε, δ) guarantee
+        would ignore it). n is 2 when the settings give none.
+        """
+        if self.guarantee.pure_epsilon is not None and self.lee_clifton is not None:
+            return float(self.lee_clifton["many_worlds"]), "the many-worlds risk"
+        from privrisk.accounting.risks import reconstruction_risk
+
+        n = self.settings.n or DEFAULT_N
+        return reconstruction_risk(self.guarantee, n), f"the risk among n = {n:,}"
+
+    def exceeds(self) -> bool:
+        """True if ``max_risk`` is set and :attr:`risk_for_threshold` is above it."""
+        limit = self.settings.max_risk
+        return limit is not None and self.risk_for_threshold[0] > limit
+
+    def curves(self, epsilons: ArrayLike) -> dict[str, np.ndarray]:
+        """Lee and Clifton's risks of this run's n, Δv/Δf and δ at each ε (the page's risk against ε).
+
+        Keys: ``many_worlds`` (ρ_mw), ``global_risk`` (ρ_gl with δ) and, for δ = 0, ``posterior`` (the largest
+        belief p·e^ε/(p·e^ε + 1 − p) for the prior p; with δ > 0 it is 1 at every ε).
+
+        Raises:
+            PrivriskError: (param ``guarantee``) when the run has no Lee and Clifton risks.
+        """
+        if self.lee_clifton is None:
+            raise PrivriskError(
+                "guarantee: Lee and Clifton's risks need a pure ε or a stated ε", param="guarantee"
+            )
+        lc = self.lee_clifton
+        grid = np.asarray(epsilons, dtype=float)
+        out = {
+            "many_worlds": np.asarray(R.many_worlds(grid, lc["n"], lc["ratio"]), dtype=float),
+            "global_risk": np.asarray(R.global_risk(grid, lc["delta"]), dtype=float),
+        }
+        if lc["delta"] == 0:
+            out["posterior"] = np.asarray(R.posterior_bound(grid, self.settings.prior), dtype=float)
+        return out
+
+
+def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) -> RiskRun:
+    """Build the guarantee and compute its risks.
+
+    Args:
+        settings: what to compute (checked when it was made).
+        names: how the guarantee's messages name its fields (:meth:`GuaranteeSpec.build`).
+
+    Raises:
+        PrivriskError: a guarantee that does not hold (its field), or Δv/Δf given for a guarantee that is not
+            pure ε (``ratio`` or ``dv``).
+
+    Example:
+        >>> run = run_risk(RiskSettings(GuaranteeSpec(mu=1.0), n=10, max_risk=0.2))
+        >>> run.lee_clifton is None, run.exceeds(), run.risk_for_threshold[1]
+        (True, True, 'the risk among n = 10')
+        >>> run_risk(RiskSettings(GuaranteeSpec(rho=1.0), ratio=0.5))
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: ratio: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)
+    """
+    from privrisk.accounting.risks import risk_summary
+
+    s = settings
+    spec = s.guarantee
+    g = spec.build(names=names) if isinstance(spec, GuaranteeSpec) else spec
+    pure = g.pure_epsilon
+    stated = s.stated_epsilon
+    given = s.ratio_given
+    if pure is None and not stated and given is not None:
+        raise PrivriskError(
+            f"{given}: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)", param=given
+        )
+    at_epsilon = None if s.at_epsilon is None else float(s.at_epsilon)
+    summary = risk_summary(
+        g,
+        prior=s.prior,
+        fpr=tuple(cast(Sequence[float], s.fpr)),
+        n=s.n,
+        at_delta=s.at_delta,
+        at_epsilon=at_epsilon,
+    )
+    keys = None
+    if pure is not None:
+        keys = lee_clifton(pure, 0.0, s.n or DEFAULT_N, s.sensitivity_ratio)
+    elif stated and isinstance(spec, GuaranteeSpec):
+        # ε as stated with its δ: Lee and Clifton's ρ_mw ignores δ, the global risk counts it (Mehner et al.).
+        eps = check_epsilon(spec.epsilon)
+        keys = lee_clifton(eps, float(spec.delta or 0.0), s.n or DEFAULT_N, s.sensitivity_ratio)
+    return RiskRun(s, g, keys, summary)
+
+
+# --------------------------------------------------------------------------------------------------- epsilon
+@dataclass(frozen=True)
+class EpsilonSettings:
+    """What ``privrisk epsilon`` is asked for: the largest ε that keeps ρ_mw at or below ``risk``.
+
+    Args:
+        risk: the target ρ, strictly between 1/n (what guessing achieves) and 1.
+        n: the possible worlds, ≥ 2 (2: the worst case).
+        ratio: Δv/Δf > 0 (default 1); or ``dv`` and ``df``, the local and the global sensitivity.
+
+    Raises:
+        PrivriskError: naming the field of a value or combination that does not hold.
+
+    Example:
+        >>> EpsilonSettings(risk=0.05, n=10)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: risk: must exceed 1/n = 0.1, what guessing alone achieves; no ε > 0 keeps the risk lower
+    """
+
+    risk: float
+    n: int = DEFAULT_N
+    ratio: float | None = None
+    dv: float | None = None
+    df: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n", check_whole(self.n, name="n", minimum=2))
+        if self.risk is None:
+            raise PrivriskError("risk: required, a number between 1/n and 1", param="risk")
+        rho = float(check_probability(_number(self.risk, "risk"), name="risk"))
+        object.__setattr__(self, "risk", rho)
+        # The closed form's own checks (Δv/Δf > 0, 1/n < ρ < 1), once here so that settings that are made run.
+        R.epsilon_for_risk(rho, self.n, _sensitivity_ratio(self.ratio, self.dv, self.df))
+
+    @property
+    def sensitivity_ratio(self) -> float:
+        """Δv/Δf: ``ratio``, or ``dv``/``df``, or 1."""
+        return _sensitivity_ratio(self.ratio, self.dv, self.df)
+
+
+@dataclass(frozen=True)
+class EpsilonRun:
+    """The largest ε for the target: ε = ln((n − 1)·ρ/(1 − ρ)) / (Δv/Δf) (Lee and Clifton 2011)."""
+
+    settings: EpsilonSettings
+    epsilon: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """``privrisk epsilon --json`` without ``schema_version``."""
+        s = self.settings
+        return {"risk": s.risk, "n": s.n, "ratio": s.sensitivity_ratio, "epsilon": self.epsilon}
+
+
+def run_epsilon(settings: EpsilonSettings) -> EpsilonRun:
+    """The largest ε that keeps ρ_mw at or below the target.
+
+    Raises:
+        PrivriskError: (param ``ratio``) when Δv/Δf is so small that this ε is not finite.
+
+    Example:
+        >>> round(run_epsilon(EpsilonSettings(risk=0.25, n=10)).epsilon, 6) == round(math.log(3), 6)
+        True
+    """
+    s = settings
+    r = s.sensitivity_ratio
+    eps = float(R.epsilon_for_risk(s.risk, s.n, r))
+    if not math.isfinite(eps):
+        raise PrivriskError(
+            f"ratio: {r:.4g} is so small that the ε for risk {s.risk:g} is not finite; give a larger ratio",
+            param="ratio",
+        )
+    return EpsilonRun(s, eps)
+
+
+# ----------------------------------------------------------------------------------------------------- table
+@dataclass(frozen=True)
+class TableSettings:
+    """What ``privrisk table`` is asked for: risk and leak for every ε and n (Table 1 of Mehner et al.).
+
+    Args:
+        epsilons: the ε values, each finite and > 0 (numbers or ``ln3``; or one text separated by commas).
+        ns: the numbers of possible worlds, each a whole number ≥ 2 (or one text separated by commas).
+
+    Example:
+        >>> s = TableSettings("ln2, ln3", "2,10")
+        >>> [round(e, 4) for e in s.epsilons], s.ns
+        ([0.6931, 1.0986], (2, 10))
+    """
+
+    epsilons: Sequence[float | str] | str = ("ln2", "ln3", "ln7")
+    ns: Sequence[int] | str = (2, 10, 100)
+
+    def __post_init__(self) -> None:
+        e = self.epsilons
+        if isinstance(e, str):
+            eps = parse_epsilons(e, name="epsilons")
+        else:
+            eps = [check_epsilon(x, name="epsilons") for x in e]
+            if not eps:
+                raise PrivriskError("epsilons: give at least one value", param="epsilons")
+        object.__setattr__(self, "epsilons", tuple(eps))
+        ns = self.ns
+        if isinstance(ns, str):
+            try:
+                values = [int(x) for x in ns.split(",") if x.strip()]
+            except ValueError:
+                raise PrivriskError(f"ns: {ns!r} is not a list of whole numbers", param="ns") from None
+        else:
+            values = list(ns)
+        if not values:
+            raise PrivriskError("ns: give whole numbers of at least 2", param="ns")
+        for value in values:
+            try:
+                check_whole(value, name="ns", minimum=2)
+            except PrivriskError:
+                raise PrivriskError(
+                    f"ns: give whole numbers of at least 2, got {value!r}", param="ns"
+                ) from None
+        object.__setattr__(self, "ns", tuple(int(v) for v in values))
+
+
+@dataclass(frozen=True)
+class TableRun:
+    """What :func:`run_table` found.
+
+    Attributes:
+        settings: the settings run.
+        epsilons, ns: the ε values and the numbers of possible worlds, as checked.
+        rows: one ``{"epsilon", "n", "risk", "leak"}`` per (ε, n), ε varying slowest; for n = 2 the risk is ρ_gl
+            and the leak Γ, for n > 2 ρ_mw (Δv = Δf) and γ.
+    """
+
+    settings: TableSettings
+    epsilons: tuple[float, ...]
+    ns: tuple[int, ...]
+    rows: tuple[Mapping[str, float | int], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``privrisk table --json`` without ``schema_version``."""
+        return {"rows": [dict(row) for row in self.rows]}
+
+    def row(self, epsilon: float, n: int) -> Mapping[str, float | int]:
+        """The row of one ε and n."""
+        return next(r for r in self.rows if r["epsilon"] == epsilon and r["n"] == n)
+
+
+def run_table(settings: TableSettings) -> TableRun:
+    """Risk and leak for every ε and n (:func:`privrisk.risk.risk_rows`).
+
+    Example:
+        >>> [f"{row['risk']:.1%}" for row in run_table(TableSettings("ln3", "2,10")).rows]   # Mehner et al.
+        ['75.0%', '25.0%']
+    """
+    # The settings hold the checked values (floats and whole numbers) in place of the text given.
+    epsilons = tuple(cast(Sequence[float], settings.epsilons))
+    ns = tuple(cast(Sequence[int], settings.ns))
+    return TableRun(settings, epsilons, ns, tuple(R.risk_rows(list(epsilons), list(ns))))
