@@ -131,5 +131,5 @@ def progress(description: str, total: int | None) -> Iterator[Callable[..., None
 
 # Library parameters whose option is not simply ``--`` + the name with dashes: {command: {param: option}}, read
 # from the library's one table (privrisk/_params.py). ``privrisk.cli.main`` reads it when it prints an error; a
-# command whose option depends on another option (``calibrate``'s ``--target-*``) sets its entry as it runs.
+# command whose option depends on another option (``calibrate``'s ``--target-*``) passes its settings the names.
 PARAM_OPTIONS: dict[str, dict[str, str]] = command_options()
