@@ -93,8 +93,8 @@ class MicrodataSettings:
         population_size: N for population uniqueness (default: the sum of the weights).
         top: how many of the riskiest records and combinations a summary lists.
         reduction: how the risk is reduced before release (:func:`~privrisk.microdata.run.run_microdata`):
-            ``"none"``; ``"suppress"``, local suppression (the fewest key values set to missing) towards ``k``
-            and/or ``max_risk``; or ``"recode"``, global recoding of the keys through ``hierarchies`` towards
+            ``"none"``; ``"suppress"``, local suppression (the fewest key values set to missing, which then match
+            any value: ``missing="any"`` only) towards ``k`` and/or ``max_risk``; or ``"recode"``, global recoding of the keys through ``hierarchies`` towards
             any of ``k``, ``max_risk``, ``l`` and ``t``.
         importance: with ``"suppress"``: every key once, from the most to the least important (the least
             important are suppressed first); None for the order of ``keys``.
@@ -203,6 +203,11 @@ class MicrodataSettings:
             if not self.hierarchy_files and _is_file_spec(spec):
                 raise PrivriskError(f"hierarchies: no file named in a hierarchy is read here ({name}={spec}); use "
                                     "intervals, breaks, prefix or date", param="hierarchies")  # fmt: skip
+        if reduction == "suppress" and self.missing != "any":
+            # Suppression makes a value missing so that it matches any value (sdcMicro's rule); were a missing
+            # value a category of its own, the suppressed records would form new small classes instead.
+            raise PrivriskError("missing: local suppression needs missing = 'any' (a suppressed value matches any "
+                                "value); with 'category' it would be a value of its own", param="missing")  # fmt: skip
         if reduction == "suppress" and self.k is None and self.max_risk is None:
             raise PrivriskError("k: give k or max_risk as the target of the suppression", param="k")
         if reduction == "recode":
