@@ -21,6 +21,7 @@ from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.microdata import MicrodataResult
+    from privrisk.microdata.settings import Reduction
 
 TOP = 20  # privrisk.microdata.settings.MicrodataSettings.top
 
@@ -79,7 +80,7 @@ def microdata_command(
         check_outputs(records, [data], param="--records")
     # Every rule of which options go together is the settings' (privrisk.microdata.settings); their errors name
     # the parameter, which privrisk.cli.main turns into the option.
-    reduction = "suppress" if suppress else "recode" if hierarchy else "none"
+    reduction: Reduction = "suppress" if suppress else "recode" if hierarchy else "none"
     settings = MicrodataSettings(keys=keys, weights=weights, household=household, sensitive=sensitive or (),
                                  missing=cast(Any, missing), method=cast(Any, method), max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
                                  suda_max_size=suda, dis_fraction=dis_fraction, population_size=population_size,
