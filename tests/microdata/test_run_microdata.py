@@ -230,3 +230,10 @@ def test_write_is_whole_or_nothing(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         run.write(tmp_path / "out")
     assert list(tmp_path.iterdir()) == []  # no folder, no file, no temporary folder left behind
+
+
+def test_the_settings_stay_hashable_and_equal_by_value():
+    a = MicrodataSettings(**BASE, reduction="recode", hierarchies="age=interval:10")
+    b = MicrodataSettings(**BASE, reduction="recode", hierarchies={"age": "interval:10"})
+    assert a == b and hash(a) == hash(b)
+    assert a != MicrodataSettings(**BASE, reduction="recode", hierarchies={"age": "interval:5"})

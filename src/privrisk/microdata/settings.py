@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from privrisk._validation import check_choice, check_probability, check_whole
@@ -139,7 +139,8 @@ class MicrodataSettings:
     top: int = 20
     reduction: Reduction = "none"
     importance: tuple[str, ...] | str | None = None
-    hierarchies: Mapping[str, object] | Sequence[str] | str | None = None
+    # kept as a dict once checked; left out of the hash, so that the settings stay hashable as before
+    hierarchies: Mapping[str, object] | Sequence[str] | str | None = field(default=None, hash=False)
     hierarchy_files: bool = True
 
     def __post_init__(self) -> None:
