@@ -1,7 +1,8 @@
 """``privrisk microdata``: the re-identification risk of a sample file with weights and households.
 
-The measures come from :func:`privrisk.microdata.measure_microdata`; this module parses the options, calls it
-and prints.
+The run is :func:`privrisk.microdata.run_microdata` (measure, reduce, measure again, judge the thresholds on the
+file as released); this module maps the options onto :class:`~privrisk.microdata.MicrodataSettings`, calls it
+and prints, naming the library's parameters as options (privrisk/_params.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import typer
 from rich.table import Column, Table
 
+from privrisk._params import leading_param, option, renamed
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -19,8 +21,8 @@ from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.microdata import MicrodataResult
+    from privrisk.microdata.settings import Reduction
 
-OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", "released.csv")
 TOP = 20  # privrisk.microdata.settings.MicrodataSettings.top
 
 
@@ -69,88 +71,53 @@ def microdata_command(
     Example: privrisk microdata examples/microdata_survey.csv --keys region,age,sex --weights weight --household hid --sensitive income --k 2
     """
     from privrisk.io.files import atomic_path, write_csv
-    from privrisk.microdata import MicrodataSettings, measure_microdata
+    from privrisk.microdata import MicrodataSettings, run_microdata
+    from privrisk.microdata.run import OUT_FILES
 
     if out_dir is not None:
         check_outputs(out_dir, [data], param="--out", folder=True, files=OUT_FILES)
     if records is not None:
         check_outputs(records, [data], param="--records")
+    # Every rule of which options go together is the settings' (privrisk.microdata.settings); their errors name
+    # the parameter, which privrisk.cli.main turns into the option.
+    reduction: Reduction = "suppress" if suppress else "recode" if hierarchy else "none"
     settings = MicrodataSettings(keys=keys, weights=weights, household=household, sensitive=sensitive or (),
                                  missing=cast(Any, missing), method=cast(Any, method), max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
                                  suda_max_size=suda, dis_fraction=dis_fraction, population_size=population_size,
-                                 top=top)  # fmt: skip
+                                 top=top, reduction=reduction, importance=importance, hierarchies=hierarchy or None)  # fmt: skip
     if not Path(data).exists():
         raise PrivriskError(f"FILE: {data} does not exist")
-    result = measure_microdata(data, settings)
-    if suppress and hierarchy:
-        raise PrivriskError("--suppress: choose local suppression or global recoding (--hierarchy), not both")
-    reduced, extra = _reduce(data, result, suppress, importance, hierarchy)
+    run = run_microdata(data, settings)
     if out_dir is not None:
-        written = result.write(out_dir)
-        if reduced is not None:
-            with atomic_path(Path(out_dir) / "released.csv") as tmp:
-                write_csv(reduced.frame, tmp)
-            written.append("released.csv")
+        written = run.write(out_dir)
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
     if records is not None:
         with atomic_path(records) as tmp:
-            write_csv(result.records(), tmp)
+            write_csv(run.measured.records(), tmp)
         err.print(f"Wrote {records}")
     if as_json:
-        doc = {**_document(result), **extra}
-        if reduced is not None:  # the thresholds are judged on the file as it will be released
-            doc["failures_before"] = doc["failures"]
-            doc["failures"] = [_option(f) for f in reduced.failures()]
-        emit_json(doc)
+        emit_json(run.to_dict(name=_option))
     else:
-        _print(result)
-        if reduced is not None:
-            _print(reduced, title=f"After {'local suppression' if suppress else 'global recoding'}: {extra['reduction']}")
-    if reduced is None and "recoding" in extra:
-        raise ThresholdExceeded(extra["reduction"])
-    failures = (reduced or result).failures()
+        _print(run.measured)
+        if run.reduced is not None:
+            how = "local suppression" if run.suppression is not None else "global recoding"
+            _print(run.reduced, title=f"After {how}: {run.reduction}")
+    failures = run.failures()
     for why in failures[1:]:
-        err.print(f"threshold exceeded: {_option(why)}")
+        err.print(f"threshold exceeded: {_named(why)}")
     if failures:
-        raise ThresholdExceeded(_option(failures[0]))
+        raise ThresholdExceeded(_named(failures[0]), param=leading_param(failures[0]))
 
 
-def _reduce(data: str, result: MicrodataResult, suppress: bool, importance: str | None,
-            hierarchy: list[str] | None) -> tuple[MicrodataResult | None, dict[str, Any]]:  # fmt: skip
-    """Local suppression or global recoding, when asked; the file after it measured again."""
-    if suppress:
-        from privrisk.microdata.suppression import suppress_microdata
-
-        order = [c.strip() for c in importance.split(",") if c.strip()] if importance else None
-        s, after = suppress_microdata(result, importance=order)
-        text = f"{len(s.cells):,} key value(s) suppressed ({s.method}{', fewest possible' if s.optimal else ''})"
-        return after, {"suppression": {**s.to_dict(), "measures_after": after.measures}, "reduction": text}
-    if hierarchy:
-        from privrisk.microdata.recoding import recode_microdata
-        from privrisk.presence.hierarchy import parse_hierarchies
-
-        r = recode_microdata(data, result.settings, parse_hierarchies(hierarchy))
-        if r.result is None:
-            return None, {"recoding": r.to_dict(),
-                          "reduction": f"--hierarchy: none of the {len(r.nodes):,} recodings meets the targets"}
-        text = "levels " + ", ".join(f"{k}={v}" for k, v in (r.levels or {}).items())
-        return r.result, {"recoding": r.to_dict(), "reduction": text}
-    if importance:
-        raise PrivriskError("--importance: only with --suppress")
-    return None, {}
+def _option(param: str) -> str:
+    """The option of a parameter (privrisk/_params.py's table, else ``--`` + the name: ``max_risk`` → ``--max-risk``)."""
+    return option(param, "microdata") or "--" + param.replace("_", "-")
 
 
-def _option(message: str) -> str:
-    """A failure's parameter as its option (``l:`` → ``--l:``)."""
-    head, _, rest = message.partition(":")
-    return f"--{head.replace('_', '-')}:{rest}"
-
-
-def _document(result: MicrodataResult) -> dict[str, Any]:
-    doc = result.to_dict()
-    doc.pop("schema_version", None)
-    doc["failures"] = [_option(f) for f in doc["failures"]]
-    return doc
+def _named(message: str) -> str:
+    """A library message with its leading parameter named as its option (``l:`` → ``--l:``)."""
+    param = leading_param(message)
+    return message if param is None else renamed(message, param, _option(param))
 
 
 def _print(result: MicrodataResult, title: str | None = None) -> None:

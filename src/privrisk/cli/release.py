@@ -281,21 +281,30 @@ def ledger_command(
 
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
-    from privrisk.release.budget import Budget
-    from privrisk.release.history import summarize_ledger
+    from privrisk.release.history import LedgerSettings, check_ledger
     from privrisk.release.ledger import read_key
 
-    limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
-    summary = summarize_ledger(path, limit, key=read_key(key_file))
+    # The budget's rules (one way of giving it, δ only with ε) and the threshold are the library's (LedgerSettings,
+    # LedgerCheck); its errors name the parameter, which privrisk.cli.main turns into the option.
+    settings = LedgerSettings(path, budget, budget_epsilon, budget_delta, budget_rho, key=read_key(key_file))
+    check = check_ledger(settings)
     if as_json:
-        emit_json(summary.to_dict())
+        emit_json(check.to_dict())
     else:
-        _print_ledger(path, summary)
-    if summary.over_budget and limit is not None:
-        raise ThresholdExceeded(
-            f"{_option(budget, budget_epsilon, budget_rho)}: the ledger {path} has spent {limit.unit} = {summary.spent:.6g}, more than the budget "
-            f"{limit.describe()}"
-        )
+        _print_ledger(path, check.summary)
+    failures = check.failures()
+    if failures:
+        raise ThresholdExceeded(_ledger_option(failures[0]), param=settings.budget_param)
+
+
+def _ledger_option(message: str) -> str:
+    """A ledger message with its leading parameter named as the option (``budget_rho:`` → ``--budget-rho:``)."""
+    from privrisk._params import leading_param, option, renamed
+
+    param = leading_param(message)
+    if param is None:
+        return message
+    return renamed(message, param, option(param, "ledger") or "--" + param.replace("_", "-"))
 
 
 def _print_ledger(path: Path, summary: LedgerSummary) -> None:

@@ -9,8 +9,11 @@ After sdcMicro (Templ, Kowarik and Meindl 2015), ARX and Elliot et al.'s SUDA:
 - :mod:`~privrisk.microdata.uniqueness`: population uniqueness and the prosecutor, journalist, marketer risks;
 - :mod:`~privrisk.microdata.suppression`: local suppression to k-anonymity or a largest risk, measured again;
 - :mod:`~privrisk.microdata.recoding`: global recoding through hierarchies and the lattice, any target;
-- :mod:`~privrisk.microdata.settings` and :mod:`~privrisk.microdata.measure`: :class:`MicrodataSettings` and
-  :func:`measure_microdata`, which the command line and the app call;
+- :mod:`~privrisk.microdata.settings`: :class:`MicrodataSettings`, what to measure, the thresholds and the
+  reduction (none, local suppression or global recoding), checked when made;
+- :mod:`~privrisk.microdata.measure`: :func:`measure_microdata`, every measure of one file;
+- :mod:`~privrisk.microdata.run`: :func:`run_microdata`, the one way in that the command line and the app call:
+  measure, reduce, measure again, judge the thresholds on the file as released (:class:`MicrodataRun`);
 - :mod:`~privrisk.microdata.report`: the HTML page.
 """
 
@@ -21,6 +24,7 @@ from privrisk.microdata.frequencies import Cells, cell_frequencies, key_codes
 from privrisk.microdata.measure import MicrodataResult, measure_microdata
 from privrisk.microdata.recoding import Recoding, recode_microdata
 from privrisk.microdata.risk import household_risk, individual_risk
+from privrisk.microdata.run import MicrodataRun, run_microdata
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
 from privrisk.microdata.suppression import Suppression, suppress, suppress_microdata
@@ -30,6 +34,7 @@ __all__ = [
     "Cells",
     "Diversity",
     "MicrodataResult",
+    "MicrodataRun",
     "MicrodataSettings",
     "Recoding",
     "Suda",
@@ -42,6 +47,7 @@ __all__ = [
     "key_codes",
     "measure_microdata",
     "recode_microdata",
+    "run_microdata",
     "sample_population_uniqueness",
     "suda2",
     "suppress",

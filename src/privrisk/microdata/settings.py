@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.errors import PrivriskError
 from privrisk.microdata.frequencies import MISSING_RULES, MissingRule
 from privrisk.microdata.risk import RISK_METHODS, RiskMethod
 
-__all__ = ["DEFAULT_RISK_THRESHOLD", "MicrodataSettings"]
+__all__ = ["DEFAULT_RISK_THRESHOLD", "REDUCTIONS", "MicrodataSettings", "Reduction"]
+
+Reduction = Literal["none", "suppress", "recode"]
+REDUCTIONS: tuple[Reduction, ...] = ("none", "suppress", "recode")
+"""How the risk is reduced before release: not at all, by local suppression, or by global recoding."""
 
 DEFAULT_RISK_THRESHOLD = 0.1
 """Records whose individual risk exceeds this are counted when no ``max_risk`` is set."""
@@ -46,6 +51,27 @@ def _positive(value: Any, name: str, *, open_high: bool = False) -> float | None
     return x
 
 
+def _hierarchies(value: Any) -> dict[str, object]:
+    """``{key: spec}`` from a mapping, ``COLUMN=SPEC`` texts, or one text of them on lines or separated by ``;``."""
+    from privrisk.presence.hierarchy import parse_hierarchies
+
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return {str(k).strip(): v for k, v in value.items()}
+    if isinstance(value, str):
+        # A comma belongs to a specification (breaks:10,20/…), so one text lists them on lines or with ';'.
+        value = [part for line in value.splitlines() for part in line.split(";")]
+    if isinstance(value, Sequence):
+        return parse_hierarchies([str(v) for v in value if str(v).strip()])
+    raise PrivriskError(f"hierarchies: expected {{key: spec}} or COLUMN=SPEC texts, got {value!r}",
+                        param="hierarchies")  # fmt: skip
+
+
+def _is_file_spec(spec: object) -> bool:
+    return isinstance(spec, str | os.PathLike) and str(spec).strip().lower().startswith("table:")
+
+
 @dataclass(frozen=True)
 class MicrodataSettings:
     """What to measure in a sample file and the thresholds it must meet. Checked when made.
@@ -66,6 +92,20 @@ class MicrodataSettings:
         dis_fraction: the sampling fraction of DIS-SUDA.
         population_size: N for population uniqueness (default: the sum of the weights).
         top: how many of the riskiest records and combinations a summary lists.
+        reduction: how the risk is reduced before release (:func:`~privrisk.microdata.run.run_microdata`):
+            ``"none"``; ``"suppress"``, local suppression (the fewest key values set to missing, which then match
+            any value: ``missing="any"`` only) towards ``k`` and/or ``max_risk``; or ``"recode"``, global recoding of the keys through ``hierarchies`` towards
+            any of ``k``, ``max_risk``, ``l`` and ``t``.
+        importance: with ``"suppress"``: every key once, from the most to the least important (the least
+            important are suppressed first); None for the order of ``keys``.
+        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.presence.hierarchy`: ``interval:10``,
+            ``breaks:…``, ``prefix``, ``date``, ``table:FILE.csv``, ``none``), or ``COLUMN=SPEC`` texts (one text:
+            on lines or separated by ``;``). Keys without one keep their values.
+        hierarchy_files: whether a hierarchy may name a file (``table:FILE.csv``); a server sets False, so that
+            no path a user typed is opened.
+
+    Raises:
+        PrivriskError: naming the field of a value or combination that does not hold.
 
     Example:
         >>> MicrodataSettings(keys="region,age", k=3).keys
@@ -74,6 +114,12 @@ class MicrodataSettings:
         Traceback (most recent call last):
         ...
         privrisk.errors.PrivriskError: max_risk: must be a probability in (0, 1], got 2
+        >>> MicrodataSettings(keys="sex,age", k=2, reduction="suppress", importance="age,sex").importance
+        ('age', 'sex')
+        >>> MicrodataSettings(keys="sex,age", k=2, reduction="suppress", hierarchies="age=interval:10")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: reduction: choose local suppression or global recoding through hierarchies, not both
     """
 
     keys: tuple[str, ...] | str
@@ -91,6 +137,11 @@ class MicrodataSettings:
     dis_fraction: float = 0.01
     population_size: float | None = None
     top: int = 20
+    reduction: Reduction = "none"
+    importance: tuple[str, ...] | str | None = None
+    # kept as a dict once checked; left out of the hash, so that the settings stay hashable as before
+    hierarchies: Mapping[str, object] | Sequence[str] | str | None = field(default=None, hash=False)
+    hierarchy_files: bool = True
 
     def __post_init__(self) -> None:
         keys = _names(self.keys, "keys", required=True)
@@ -128,6 +179,47 @@ class MicrodataSettings:
         set_(self, "top", check_whole(self.top, name="top", minimum=0))
         if (self.l is not None or self.t is not None) and not sensitive:
             raise PrivriskError("sensitive: ℓ and t need at least one sensitive variable", param="sensitive")
+        self._check_reduction(keys)
+
+    def _check_reduction(self, keys: tuple[str, ...]) -> None:
+        """The reduction's rules: one way at a time, its own inputs only, and a target it can reach."""
+        set_ = object.__setattr__
+        reduction = check_choice(self.reduction or "none", REDUCTIONS, name="reduction")
+        set_(self, "reduction", reduction)
+        hierarchies = _hierarchies(self.hierarchies)
+        importance = None if self.importance is None else _names(self.importance, "importance", required=False)
+        if reduction == "suppress" and hierarchies:
+            raise PrivriskError("reduction: choose local suppression or global recoding through hierarchies, not "
+                                "both", param="reduction")  # fmt: skip
+        if importance and reduction != "suppress":
+            raise PrivriskError("importance: only with local suppression (the order in which key values are "
+                                "suppressed)", param="importance")  # fmt: skip
+        if hierarchies and reduction != "recode":
+            raise PrivriskError("hierarchies: only with global recoding", param="hierarchies")
+        if importance is not None and sorted(importance) != sorted(keys):
+            raise PrivriskError(f"importance: must list the keys {', '.join(keys)} once each", param="importance")
+        for name, spec in hierarchies.items():
+            if name not in keys:
+                raise PrivriskError(f"hierarchies: {name!r} is not a key ({', '.join(keys)})", param="hierarchies")
+            if not self.hierarchy_files and _is_file_spec(spec):
+                raise PrivriskError(f"hierarchies: no file named in a hierarchy is read here ({name}={spec}); use "
+                                    "intervals, breaks, prefix or date", param="hierarchies")  # fmt: skip
+        if reduction == "suppress" and self.missing != "any":
+            # Suppression makes a value missing so that it matches any value (sdcMicro's rule); were a missing
+            # value a category of its own, the suppressed records would form new small classes instead.
+            raise PrivriskError("missing: local suppression needs missing = 'any' (a suppressed value matches any "
+                                "value); with 'category' it would be a value of its own", param="missing")  # fmt: skip
+        if reduction == "suppress" and self.k is None and self.max_risk is None:
+            raise PrivriskError("k: give k or max_risk as the target of the suppression", param="k")
+        if reduction == "recode":
+            if not hierarchies:
+                raise PrivriskError("hierarchies: give a hierarchy for at least one key", param="hierarchies")
+            if self.k is None and self.max_risk is None and self.l is None and self.t is None:
+                raise PrivriskError("k: give at least one target (k, max_risk, l or t) for the recoding",
+                                    param="k")  # fmt: skip
+        set_(self, "importance", importance or None)
+        set_(self, "hierarchies", hierarchies)
+        set_(self, "hierarchy_files", bool(self.hierarchy_files))
 
     @property
     def risk_threshold(self) -> float:
@@ -135,7 +227,7 @@ class MicrodataSettings:
         return DEFAULT_RISK_THRESHOLD if self.max_risk is None else float(self.max_risk)
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as plain JSON."""
+        """The settings of the measurement as plain JSON (the reduction is reported by its run's own keys)."""
         return {
             "keys": list(self.keys), "weights": self.weights, "household": self.household,
             "sensitive": list(self.sensitive), "missing": self.missing, "method": self.method,

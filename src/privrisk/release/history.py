@@ -1,5 +1,8 @@
 """A ledger's history: its releases, the total ε, what is left of a budget, and the public statement.
 
+:func:`check_ledger` with :class:`LedgerSettings` is the one way in of ``privrisk ledger``: the ledger checked and
+summarised, and whether it has spent more than the budget asked about (the threshold, exit 1 on the command line).
+
 Example:
     >>> import tempfile, pathlib
     >>> from privrisk.release.ledger import record_release
@@ -14,7 +17,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,7 @@ from privrisk.release.composition import composition_sentence, plain_rho
 from privrisk.release.ledger import ledger_records, read_ledger
 from privrisk.release.statement import _number, ledger_spending, release_statement
 
-__all__ = ["LedgerSummary", "summarize_ledger"]
+__all__ = ["LedgerCheck", "LedgerSettings", "LedgerSummary", "check_ledger", "summarize_ledger"]
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,117 @@ def summarize_ledger(
         total_rho=plain_rho(records) if gaussian else None,
         budget_from_ledger=from_ledger,
     )
+
+
+@dataclass(frozen=True)
+class LedgerSettings:
+    """What a ledger check is asked: the ledger, its key, and the budget it must not have spent more than.
+
+    The budget is given in one of three ways, as a release takes it: ``budget`` (ε, or a
+    :class:`~privrisk.release.budget.Budget`; with ``budget_delta`` an (ε, δ) budget), ``budget_epsilon`` with
+    ``budget_delta``, or ``budget_rho`` (zCDP). Without one, the ledger is summarised against the budget its last
+    release recorded, which is reported but is no threshold.
+
+    Attributes:
+        ledger: the ledger's path.
+        budget, budget_epsilon, budget_delta, budget_rho: the budget (see above), or None for none.
+        key: the secret of a keyed ledger, or None.
+        limit: the budget as one :class:`~privrisk.release.budget.Budget` (None when none is asked), set when made.
+
+    Raises:
+        PrivriskError: naming the field of a value or combination that does not hold.
+
+    Example:
+        >>> s = LedgerSettings("ledger.json", budget_epsilon=1, budget_delta=1e-6)
+        >>> s.limit.describe(), s.budget_param
+        ('(ε, δ) = (1, 1e-06)', 'budget_epsilon')
+        >>> LedgerSettings("ledger.json", budget=1, budget_rho=0.5)
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: budget: give budget (ε) or budget_epsilon (with budget_delta) or budget_rho, not two
+    """
+
+    ledger: str | os.PathLike[str]
+    budget: Budget | float | str | None = None
+    budget_epsilon: float | str | None = None
+    budget_delta: float | None = None
+    budget_rho: float | None = None
+    key: bytes | str | None = None
+    limit: Budget | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.ledger is None or not str(self.ledger).strip():
+            raise PrivriskError("ledger: give the path of the ledger to check", param="ledger")
+        if isinstance(self.budget, Budget):
+            if self.budget_epsilon is not None or self.budget_delta is not None or self.budget_rho is not None:
+                raise PrivriskError("budget: a Budget is whole; give no budget_epsilon, budget_delta or budget_rho "
+                                    "with it", param="budget")  # fmt: skip
+            limit: Budget | None = self.budget
+        else:
+            limit = Budget.from_options(self.budget, self.budget_epsilon, self.budget_delta, self.budget_rho)
+        object.__setattr__(self, "limit", limit)
+
+    @property
+    def budget_param(self) -> str | None:
+        """The field that gave the budget (``budget``, ``budget_epsilon`` or ``budget_rho``), None without one."""
+        if self.limit is None:
+            return None
+        if self.budget_rho is not None:
+            return "budget_rho"
+        return "budget_epsilon" if self.budget is None and self.budget_epsilon is not None else "budget"
+
+
+@dataclass(frozen=True)
+class LedgerCheck:
+    """A ledger checked (:func:`check_ledger`): its summary, and whether it spent more than the budget asked about.
+
+    Attributes:
+        settings: what was asked.
+        summary: the ledger's releases, totals, budget and public statement (:class:`LedgerSummary`).
+    """
+
+    settings: LedgerSettings
+    summary: LedgerSummary
+
+    @property
+    def exceeded(self) -> bool:
+        """Whether the ledger has spent more than the budget asked about (a budget only recorded is no threshold)."""
+        return self.settings.limit is not None and self.summary.over_budget
+
+    def failures(self) -> list[str]:
+        """The exceeded budget in one line naming its field (``budget_rho: the ledger … has spent …``), or none."""
+        limit = self.settings.limit
+        if not self.exceeded or limit is None:
+            return []
+        return [f"{self.settings.budget_param}: the ledger {self.summary.ledger} has spent {limit.unit} = "
+                f"{self.summary.spent:.6g}, more than the budget {limit.describe()}"]  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: the summary's (:meth:`LedgerSummary.to_dict`)."""
+        return self.summary.to_dict()
+
+
+def check_ledger(settings: LedgerSettings) -> LedgerCheck:
+    """Check a ledger's hash chain, summarise it, and judge it against the budget asked about.
+
+    Args:
+        settings: a :class:`LedgerSettings`.
+
+    Raises:
+        PrivriskError: for a missing or corrupt ledger or a wrong key.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from privrisk.release.ledger import record_release
+        >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+        >>> _ = record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
+        >>> check = check_ledger(LedgerSettings(led, budget=0.4))
+        >>> check.exceeded, check.failures()[0].startswith("budget: the ledger"), check.to_dict()["spent"]
+        (True, True, 0.5)
+    """
+    if not isinstance(settings, LedgerSettings):
+        raise PrivriskError("settings: expected a LedgerSettings", param="settings")
+    return LedgerCheck(settings, summarize_ledger(settings.ledger, settings.limit, key=settings.key))
 
 
 def _spend(entry: Mapping[str, Any]) -> str:

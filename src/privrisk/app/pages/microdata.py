@@ -1,29 +1,37 @@
 """The app's page "Microdata": the re-identification risk of an uploaded sample file (``privrisk microdata``).
 
-The page calls :func:`privrisk.microdata.measure_microdata` with a
-:class:`~privrisk.microdata.MicrodataSettings` made from its inputs, as the command line does, and shows the
-verdict first (the thresholds set, met or not), then the measures and the riskiest records.
+The page calls :func:`privrisk.microdata.run_microdata` with a :class:`~privrisk.microdata.MicrodataSettings`
+made from its inputs, as the command line does: the risk measured, then reduced if asked (local suppression of
+key values, or global recoding through hierarchies) and measured again. It shows the verdict first, judged on
+the file as it will be released, then the reduction with the released file to download, the measures and the
+riskiest records.
 """
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number
+from privrisk._params import label
 from privrisk.app._shared import (
     command_line,
     error_message,
     error_ui,
     keep_upload,
     preset_inputs,
+    session_folder,
     session_upload,
 )
 from privrisk.errors import PrivriskError
 
 ID = "microdata"
 TITLE = "Microdata"
+
+# The choices of "Reduce the risk": MicrodataSettings.reduction, in words.
+REDUCTIONS = {"none": "none", "suppress": "suppress key values", "recode": "recode with hierarchies"}
 
 __all__ = ["ID", "TITLE", "page_server", "page_ui"]
 
@@ -44,6 +52,29 @@ def page_ui() -> Any:
             ui.input_text("sensitive", "Sensitive variables (optional)"),
             ui.input_text("k", "Smallest f_k allowed, k (optional)"),
             ui.input_text("max_risk", "Largest individual risk allowed (optional)"),
+            ui.input_select("reduction", "Reduce the risk", REDUCTIONS),
+            ui.panel_conditional(
+                "input.reduction === 'suppress'",
+                ui.input_text(
+                    "importance", "Importance order: keys, most important first (optional)", placeholder="sex,region,age"
+                ),
+                ui.p(
+                    "The fewest key values are set to missing, least important key first, until every record meets "
+                    "k and the largest risk.",
+                    class_="privrisk-help small",
+                ),
+            ),
+            ui.panel_conditional(
+                "input.reduction === 'recode'",
+                ui.input_text_area(
+                    "hierarchies", "Hierarchies: one KEY=SPEC a line", rows=3, placeholder="age=interval:10\nregion=none"
+                ),
+                ui.p(
+                    "SPEC: interval:10, breaks:18,30,45,65/18,45, prefix, date or none (to *). The least recoding "
+                    "that meets every threshold set is chosen.",
+                    class_="privrisk-help small",
+                ),
+            ),
             ui.input_action_button("run", "Measure", class_="btn-primary"),
             width=340,
             title="The file and its keys",
@@ -56,11 +87,21 @@ def page_ui() -> Any:
             class_="privrisk-help",
         ),
         ui.output_ui("results"),
+        ui.output_ui("reduced"),
         ui.output_ui("measures"),
         ui.output_ui("records"),
         ui.h5("The same on the command line"),
         ui.output_ui("command"),
     )
+
+
+def _named(param: str) -> str:
+    """The page's label of a library parameter ("Largest acceptable risk"), never an option."""
+    return label(param, ID)
+
+
+def _hierarchy_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _number(text: str, name: str, kind: type) -> Any:
@@ -103,13 +144,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.calc
     @reactive.event(input.run)
     def outcome() -> tuple[Any, str | None]:
-        from privrisk.microdata import MicrodataSettings, measure_microdata
+        from privrisk.microdata import MicrodataSettings, run_microdata
 
+        reduction = input.reduction()
         try:
+            # Only the inputs the chosen reduction shows are given; the settings check every rule.
             settings = MicrodataSettings(
                 keys=input.keys(), weights=input.weights().strip() or None,
                 household=input.household().strip() or None, sensitive=input.sensitive(),
                 k=_number(input.k(), "k", int), max_risk=_number(input.max_risk(), "max_risk", float),
+                reduction=reduction, importance=input.importance() if reduction == "suppress" else None,
+                hierarchies=_hierarchy_lines(input.hierarchies()) if reduction == "recode" else None,
+                hierarchy_files=False,  # the server opens no path a user typed
             )  # fmt: skip
             if input.example():
                 from privrisk.microdata.example import example_survey
@@ -117,35 +163,70 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 frame: Any = example_survey()
             else:
                 frame = uploads.read()
-            return measure_microdata(frame, settings), None
+            return run_microdata(frame, settings), None
         except PrivriskError as exc:
             return None, error_message(exc, "microdata")
 
     @render.ui
     def results() -> Any:
-        result, problem = outcome()
+        run, problem = outcome()
         if problem:
             return error_ui(problem)
-        failures = result.failures()
+        # judged on the file as it will be released: after the reduction, if there was one
+        where = "" if run.reduced is None else f" after {_how(run)}"
+        failures = run.failures(_named)
         if failures:
-            items = [ui.tags.li(error_message(PrivriskError(f), "microdata")) for f in failures]
-            return ui.div(ui.h4("Thresholds exceeded"), ui.tags.ul(*items), id="microdata-verdict-text",
+            items = [ui.tags.li(f) for f in failures]
+            return ui.div(ui.h4(f"Thresholds exceeded{where}"), ui.tags.ul(*items), id="microdata-verdict-text",
                           class_="alert alert-danger")  # fmt: skip
-        return ui.div(ui.h4("Every threshold set is met"), id="microdata-verdict-text", class_="alert alert-success")
+        return ui.div(ui.h4(f"Every threshold set is met{where}"), id="microdata-verdict-text",
+                      class_="alert alert-success")  # fmt: skip
+
+    @render.ui
+    def reduced() -> Any:
+        run, problem = outcome()
+        if problem or run.reduced is None:
+            return None
+        before = len(run.measured.failures())
+        given = (f"The file as given exceeded {before} threshold(s) set." if before
+                 else "The file as given met every threshold set already.")  # fmt: skip
+        return ui.div(
+            ui.h4(f"After {_how(run)}"),
+            ui.p(run.reduction, id="microdata-reduction-text"),
+            ui.p(given, class_="privrisk-help"),
+            ui.div(*(ui.p(line) for line in run.reduced.findings()), id="microdata-reduced-findings"),
+            ui.download_button(
+                "download_released", "Download the released file (released.csv)", class_="btn-sm btn-success mb-3"
+            ),
+            id="microdata-reduction",
+        )
+
+    @render.download_button(filename="released.csv", media_type="text/csv")
+    def download_released() -> Any:
+        from privrisk.io.files import write_csv
+
+        run, problem = outcome()
+        if problem or run.released is None:
+            return
+        # The library's CSV writer (formula-like text cells neutralised), in the session's private folder.
+        path = session_folder(session) / "microdata-released.csv"
+        write_csv(run.released, path)
+        yield path.read_bytes()
 
     @render.ui
     def measures() -> Any:
-        result, problem = outcome()
+        run, problem = outcome()
         if problem:
             return None
-        return ui.div(*(ui.p(line) for line in result.findings()), id="microdata-findings")
+        heading = [] if run.reduced is None else [ui.h5("The file as given")]
+        return ui.div(*heading, *(ui.p(line) for line in run.measured.findings()), id="microdata-findings")
 
     @render.ui
     def records() -> Any:
-        result, problem = outcome()
+        run, problem = outcome()
         if problem:
             return None
-        top = result.top_records(10)
+        top = run.measured.top_records(10)
         head = ui.tags.tr(*(ui.tags.th(c) for c in top.columns))
         rows = [ui.tags.tr(*(ui.tags.td(number(v) if isinstance(v, float) else str(v)) for v in r))
                 for r in top.itertuples(index=False)]  # fmt: skip
@@ -161,4 +242,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                            household=input.household().strip() or None,
                            sensitive=input.sensitive().strip() or None, k=input.k().strip() or None,
                            max_risk=input.max_risk().strip() or None)  # fmt: skip
+        reduction = input.reduction()
+        if reduction == "suppress":
+            importance = input.importance().strip()
+            cmd += " --suppress" + (f" --importance {shlex.quote(importance)}" if importance else "")
+        elif reduction == "recode":
+            cmd += "".join(f" -H {shlex.quote(line)}" for line in _hierarchy_lines(input.hierarchies()))
         return ui.div(cmd, class_="privrisk-command", id="microdata-command-line")
+
+    # The reduction's inputs from the page's URL (?reduction=recode&hierarchies=age%3Dinterval:10).
+    preset_inputs(session, {"reduction": "select", "importance": "text", "hierarchies": "text"})
+
+
+def _how(run: Any) -> str:
+    """The reduction a run made, in words."""
+    return "local suppression" if run.suppression is not None else "global recoding"

@@ -1,0 +1,173 @@
+"""The one way in: :func:`run_microdata` measures a sample file, reduces its risk as the settings ask, and judges
+the thresholds on the file as it will be released.
+
+The command line (``privrisk microdata``) and the app's Microdata page both call it: they map their inputs onto
+:class:`~privrisk.microdata.settings.MicrodataSettings` and format the :class:`MicrodataRun` it returns. The
+rules of which inputs go together (suppression or recoding, not both; an importance order only for suppression;
+a target for each) are the settings'.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pandas as pd
+
+from privrisk._params import leading_param, renamed
+from privrisk.errors import PrivriskError
+from privrisk.microdata.measure import MicrodataResult, measure_microdata
+from privrisk.microdata.recoding import Recoding, recode_microdata
+from privrisk.microdata.settings import MicrodataSettings
+from privrisk.microdata.suppression import Suppression, suppress_microdata
+
+__all__ = ["OUT_FILES", "MicrodataRun", "run_microdata"]
+
+OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", "released.csv")
+"""Every file :meth:`MicrodataRun.write` may write into its folder (``released.csv`` only after a reduction)."""
+
+Namer = Callable[[str], "str | None"]
+"""A front end's name for a library parameter (an option, a label), or None to keep the parameter's own."""
+
+
+def _named(message: str, name: Namer | None) -> str:
+    """``message`` with its leading parameter named by ``name`` (``k: …`` → ``--k: …``)."""
+    param = leading_param(message)
+    if name is None or param is None:
+        return message
+    return renamed(message, param, name(param))
+
+
+@dataclass(frozen=True, eq=False)
+class MicrodataRun:
+    """A sample file measured, its risk reduced as the settings ask, and the file as released judged.
+
+    Attributes:
+        settings: what was asked (:class:`~privrisk.microdata.settings.MicrodataSettings`).
+        measured: the file as given, measured (:func:`~privrisk.microdata.measure.measure_microdata`).
+        reduced: the file after suppression or recoding, measured again in full; None without a reduction, or
+            when no recoding meets the targets.
+        suppression: what local suppression set to missing, or None.
+        recoding: the lattice of recodings measured and the one chosen, or None.
+    """
+
+    settings: MicrodataSettings
+    measured: MicrodataResult
+    reduced: MicrodataResult | None = None
+    suppression: Suppression | None = None
+    recoding: Recoding | None = None
+
+    @property
+    def result(self) -> MicrodataResult:
+        """The file as it will be released, measured: after the reduction if there was one, else as given."""
+        return self.measured if self.reduced is None else self.reduced
+
+    @property
+    def released(self) -> pd.DataFrame | None:
+        """The released frame (the measured columns after the reduction), or None when nothing was reduced."""
+        return None if self.reduced is None else self.reduced.frame
+
+    @property
+    def reduction(self) -> str | None:
+        """The reduction in a line (``12 key value(s) suppressed (greedy)``, ``levels age=2``), or None.
+
+        When no recoding meets the targets the line is a failure that names ``hierarchies``.
+        """
+        if self.suppression is not None:
+            s = self.suppression
+            return f"{len(s.cells):,} key value(s) suppressed ({s.method}{', fewest possible' if s.optimal else ''})"
+        if self.recoding is not None:
+            r = self.recoding
+            if r.levels is None:
+                return f"hierarchies: none of the {len(r.nodes):,} recodings meets the targets"
+            return "levels " + ", ".join(f"{k}={v}" for k, v in r.levels.items())
+        return None
+
+    def failures(self, name: Namer | None = None) -> list[str]:
+        """Each threshold the file as released exceeds, one line each; first, a recoding that found nothing.
+
+        Args:
+            name: names a message's leading parameter for a front end (its option or label); None keeps the
+                library's parameter names.
+        """
+        out = []
+        if self.recoding is not None and self.recoding.levels is None:
+            out.append(cast(str, self.reduction))
+        out += self.result.failures()
+        return [_named(f, name) for f in out]
+
+    def to_dict(self, *, name: Namer | None = None, rows: int | None = 200) -> dict[str, Any]:
+        """One JSON document: the measured file's (:meth:`MicrodataResult.to_dict`) and, after a reduction,
+        ``suppression`` or ``recoding``, ``reduction`` (its line), ``failures`` judged on the file as released
+        and ``failures_before`` judged on the file as given.
+
+        Args:
+            name: as for :meth:`failures` (the command line's ``--json`` names its options).
+            rows: the most key combinations listed.
+        """
+        doc = self.measured.to_dict(rows=rows)
+        doc["failures"] = [_named(f, name) for f in doc["failures"]]
+        if self.suppression is not None:
+            after = cast(MicrodataResult, self.reduced)
+            doc["suppression"] = {**self.suppression.to_dict(), "measures_after": after.measures}
+        if self.recoding is not None:
+            doc["recoding"] = self.recoding.to_dict()
+        if self.reduction is not None:
+            doc["reduction"] = _named(self.reduction, name)
+        if self.reduced is not None:  # the thresholds are judged on the file as it will be released
+            doc["failures_before"] = doc["failures"]
+            doc["failures"] = [_named(f, name) for f in self.reduced.failures()]
+        return doc
+
+    def write(self, folder: str | os.PathLike[str], *, records: bool = True) -> list[str]:
+        """Write the measured file's tables, report and manifest and, after a reduction, ``released.csv``, whole.
+
+        Returns the names written besides ``manifest.json``. Nothing in ``folder`` changes if any of them fails.
+        """
+        from privrisk.io.files import atomic_dir, write_csv
+
+        with atomic_dir(Path(folder)) as tmp:
+            written = self.measured.write(tmp, records=records)
+            if self.released is not None:
+                write_csv(self.released, tmp / "released.csv")
+                written.append("released.csv")
+        return written
+
+
+def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
+    """Measure a sample file, reduce its risk as ``settings.reduction`` asks, and measure the result again.
+
+    Local suppression (:func:`~privrisk.microdata.suppression.suppress_microdata`) sets the fewest key values to
+    missing, least important keys first, until every record meets ``k`` and ``max_risk``; global recoding
+    (:func:`~privrisk.microdata.recoding.recode_microdata`) chooses the least generalisation through the
+    hierarchies that meets every target set. The thresholds are then judged on the released file
+    (:meth:`MicrodataRun.failures`).
+
+    Args:
+        data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
+        settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
+
+    Example:
+        >>> frame = pd.DataFrame({"sex": list("mmmff"), "age": [30, 30, 40, 50, 50]})
+        >>> run = run_microdata(frame, MicrodataSettings(keys="sex,age", k=2, reduction="suppress"))
+        >>> run.measured.failures()
+        ['k: 1 record(s) share their key combination with fewer than 2 (smallest f_k 1)']
+        >>> run.reduction, run.failures(), run.released["age"].isna().sum()
+        ('1 key value(s) suppressed (exact, fewest possible)', [], np.int64(1))
+    """
+    if not isinstance(settings, MicrodataSettings):
+        raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
+    measured = measure_microdata(data, settings)
+    if settings.reduction == "suppress":
+        order = None if settings.importance is None else list(settings.importance)
+        suppression, after = suppress_microdata(measured, importance=order)
+        return MicrodataRun(settings, measured, after, suppression=suppression)
+    if settings.reduction == "recode":
+        # The frame measured holds every column the recoding reads: the file is not read a second time.
+        hierarchies = cast(Mapping[str, object], settings.hierarchies)
+        recoding = recode_microdata(measured.frame, settings, hierarchies)
+        return MicrodataRun(settings, measured, recoding.result, recoding=recoding)
+    return MicrodataRun(settings, measured)
