@@ -104,7 +104,7 @@ if TYPE_CHECKING:
     from privrisk.presence import delta_presence, search_generalisation, build_hierarchy, Hierarchy
 
     # Microdata files: sdcMicro's, ARX's and SUDA's measures with weights
-    from privrisk.microdata import MicrodataSettings, measure_microdata
+    from privrisk.microdata import MicrodataSettings, MicrodataRun, run_microdata, measure_microdata
 
     # The intruder's audit: the commands' ways in (audit, derived), then the parts
     from privrisk.audit import AuditSettings, AuditRun, run_audit, DerivedSettings, run_derived

@@ -32,7 +32,13 @@ from __future__ import annotations
 
 from privrisk.release.budget import Budget
 from privrisk.release.composition import composed_guarantee, composition_statement
-from privrisk.release.history import LedgerSummary, summarize_ledger
+from privrisk.release.history import (
+    LedgerCheck,
+    LedgerSettings,
+    LedgerSummary,
+    check_ledger,
+    summarize_ledger,
+)
 from privrisk.release.ledger import read_ledger, spent_epsilon
 from privrisk.release.mechanisms import (
     gaussian_mechanism,
@@ -52,6 +58,8 @@ from privrisk.release.transaction import noisy_release, publish
 
 __all__ = [
     "Budget",
+    "LedgerCheck",
+    "LedgerSettings",
     "LedgerSummary",
     "QueryPreview",
     "Release",
@@ -59,6 +67,7 @@ __all__ = [
     "ReleaseQuery",
     "ReleaseRequest",
     "ReleaseSpec",
+    "check_ledger",
     "check_spec_columns",
     "composed_epsilon",
     "composed_guarantee",
