@@ -15,3 +15,8 @@ def never_written(value: float, text: str) -> bool:
     import math
 
     return not any(math.isclose(x, value, rel_tol=1e-12, abs_tol=1e-12) for x in numbers_in(text))
+
+
+def q(eps, column="h", query="mean"):
+    """One query's entry of a ledger: a column, a query and its ε."""
+    return [{"column": column, "query": query, "epsilon": eps}]

@@ -13,18 +13,7 @@ from hypothesis import strategies as st
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.release import ledger as L
-
-
-def q(eps, column="h", query="mean"):
-    return [{"column": column, "query": query, "epsilon": eps}]
-
-
-@pytest.fixture
-def ledger(tmp_path):
-    path = tmp_path / "ledger.json"
-    L.record_release(path, queries=q(0.5), budget=2.0, data="a.csv")
-    L.record_release(path, queries=q(0.25, "g", "median") + q(0.25), budget=2.0, data="a.csv")
-    return path
+from release_helpers import q
 
 
 def test_records_add_up(ledger):
