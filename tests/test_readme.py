@@ -353,3 +353,16 @@ def test_every_readme_example_runs_as_printed(tmp_path):
 def test_every_guide_example_runs_as_printed(tmp_path):
     failures = run_in_order(guide_commands(), tmp_path / "reader")
     assert not failures, "Examples of docs/guide/ that fail as printed:\n" + "\n".join(failures)
+
+
+def test_the_readmes_python_runs_as_printed(monkeypatch):
+    """Every ```python block of the README runs, from the repository's root (it reads ``examples/``)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert blocks, "the README shows the library once"
+    monkeypatch.chdir(ROOT)
+    for block in blocks:
+        scope: dict[str, object] = {}
+        exec(compile(block, "README.md", "exec"), scope)  # the README's own example
+    doc = scope["doc"]
+    assert isinstance(doc, dict) and doc["query"] == "mean" and 0.2 < doc["exact_risk"] < doc["bound"] <= 1
