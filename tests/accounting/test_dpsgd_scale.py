@@ -89,7 +89,7 @@ def test_abadi_et_al_against_dp_accounting_and_prv_accountant():
 def test_the_grid_follows_the_spread_not_the_number_of_steps():
     g = ours(("gaussian", 4.0, 0.01, 10_000))
     assert isinstance(g, PldComposition)
-    assert g.discretization == DISCRETISATION
+    assert g.discretisation == DISCRETISATION
 
 
 def test_mnist_against_dp_accounting_and_riskcal():
