@@ -199,10 +199,13 @@ def _renamed() -> list[tuple[str, str, str]]:
     accounting = [
         ("privrisk.accounting", "laplace_mechanism", "laplace_guarantee"),
         ("privrisk.accounting", "gaussian_mechanism", "gaussian_guarantee"),
-        ("privrisk.accounting", "randomized_response", "randomized_response_guarantee"),
+        ("privrisk.accounting", "randomized_response", "randomised_response_guarantee"),
         ("privrisk.accounting", "discrete_laplace_mechanism", "discrete_laplace_guarantee"),
         ("privrisk.accounting", "discrete_gaussian_mechanism", "discrete_gaussian_guarantee"),
-        ("privrisk.accounting", "kary_randomized_response", "kary_randomized_response_guarantee"),
+        ("privrisk.accounting", "kary_randomized_response", "kary_randomised_response_guarantee"),
+        # American spellings (the other respelt names: tests/test_spelling.py)
+        ("privrisk.accounting", "randomized_response_guarantee", "randomised_response_guarantee"),
+        ("privrisk.accounting", "kary_randomized_response_guarantee", "kary_randomised_response_guarantee"),
     ]
     others = [
         ("privrisk.risk", "randomized_response", "truthful_answer_probability"),
@@ -216,10 +219,10 @@ def _renamed() -> list[tuple[str, str, str]]:
 _CALLS = {
     "laplace_guarantee": {"epsilon": 1.0},
     "gaussian_guarantee": {"sigma": 2.0},
-    "randomized_response_guarantee": {"epsilon": 1.0},
+    "randomised_response_guarantee": {"epsilon": 1.0},
     "discrete_laplace_guarantee": {"scale": 1.0},
     "discrete_gaussian_guarantee": {"sigma": 2.0},
-    "kary_randomized_response_guarantee": {"epsilon": 1.0, "categories": 3},
+    "kary_randomised_response_guarantee": {"epsilon": 1.0, "categories": 3},
     "truthful_answer_probability": {"epsilon": 1.0986122886681098},
 }
 

@@ -68,7 +68,7 @@ if TYPE_CHECKING:
         renyi_dp,
         laplace_guarantee,
         gaussian_guarantee,
-        randomized_response_guarantee,
+        randomised_response_guarantee,
         compose,
         subsample,
         group,
@@ -181,6 +181,7 @@ _RENAMED: dict[str, str] = {
     "laplace_mechanism": "sample_laplace",  # it drew noise, while gaussian_mechanism was a guarantee
     "gaussian_mechanism": "gaussian_guarantee",
     "randomized_response": "truthful_answer_probability",  # a probability; the guarantee is accounting's
+    "randomized_response_guarantee": "randomised_response_guarantee",  # public names are spelled the British way
 }
 
 _TABLE: tuple[tuple[str, ...], dict[str, str]] | None = None

@@ -262,7 +262,7 @@ def truthful_answer_probability(epsilon: ArrayLike, d: ArrayLike = 2) -> float |
 
     It equals the global risk ρ_gl for d = 2 and the many-worlds risk (ratio 1) for d = n: the narrative that
     explains a Laplace release to data subjects. A probability (the guarantee of randomized response is
-    :func:`privrisk.accounting.randomized_response_guarantee`).
+    :func:`privrisk.accounting.randomised_response_guarantee`).
 
     Example:
         >>> round(truthful_answer_probability(math.log(3)), 4)

@@ -19,7 +19,7 @@ from privrisk.accounting import (
     group,
     laplace_guarantee,
     pure_dp,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
     renyi_dp,
     subsample,
     zcdp,
@@ -72,7 +72,7 @@ def test_kov_tradeoff_is_exact_at_the_loss_points():
 
 
 def test_randomized_response_composes_by_kov():
-    g = compose([randomized_response_guarantee(epsilon=0.7), pure_dp(0.7), randomized_response_guarantee(epsilon=0.7)])
+    g = compose([randomised_response_guarantee(epsilon=0.7), pure_dp(0.7), randomised_response_guarantee(epsilon=0.7)])
     assert isinstance(g, KovComposition) and g.k == 3
     assert g.delta_at(0.5) == pytest.approx(brute_force_composition(0.7, 0.0, 3, 0.5), abs=1e-14)
 
@@ -150,7 +150,7 @@ def test_pld_groups_identical_mechanisms():
         [
             laplace_guarantee(scale=2.0),
             laplace_guarantee(scale=4.0, sensitivity=2.0),
-            randomized_response_guarantee(epsilon=1.0),
+            randomised_response_guarantee(epsilon=1.0),
         ]
     )
     assert isinstance(g, PldComposition)
@@ -211,7 +211,7 @@ def test_group_rules():
     assert group(laplace_guarantee(scale=2.0), 2).epsilon == 1.0
     assert group(gaussian_guarantee(sigma=2.0), 2).mu == 1.0
     assert group(pure_dp(0.5), 1) == pure_dp(0.5)
-    assert "group privacy" in group(randomized_response_guarantee(epsilon=1.0), 2).conversion
+    assert "group privacy" in group(randomised_response_guarantee(epsilon=1.0), 2).conversion
     assert group(laplace_guarantee(scale=2.0), 2).conversion.startswith("group privacy for groups of 2")
     assert group(gaussian_guarantee(sigma=2.0), 3).conversion.endswith("exact (Gaussian mechanism)")
 

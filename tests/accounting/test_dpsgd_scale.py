@@ -26,7 +26,7 @@ from privrisk.accounting import (
 )
 from privrisk.accounting._math import poisson_subsampled_rdp, without_replacement_rdp
 from privrisk.accounting.composition import (
-    DISCRETIZATION,
+    DISCRETISATION,
     BestOf,
     CatastropheGuarantee,
     ComposedGuarantee,
@@ -89,7 +89,7 @@ def test_abadi_et_al_against_dp_accounting_and_prv_accountant():
 def test_the_grid_follows_the_spread_not_the_number_of_steps():
     g = ours(("gaussian", 4.0, 0.01, 10_000))
     assert isinstance(g, PldComposition)
-    assert g.discretization == DISCRETIZATION
+    assert g.discretisation == DISCRETISATION
 
 
 def test_mnist_against_dp_accounting_and_riskcal():

@@ -21,7 +21,7 @@ from privrisk.accounting import (
     group,
     laplace_guarantee,
     pure_dp,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
     risk_summary,
     subsample,
     zcdp,
@@ -92,7 +92,7 @@ def test_any_guarantee_gives_probabilities_or_a_privrisk_error(kind, size, rate,
             "gdp": lambda: gaussian_dp(size),
             "zcdp": lambda: zcdp(size),
             "laplace": lambda: laplace_guarantee(scale=size),
-            "rr": lambda: randomized_response_guarantee(epsilon=size),
+            "rr": lambda: randomised_response_guarantee(epsilon=size),
         }[kind]()
         if rate < 1.0:
             g = subsample(g, rate)
@@ -138,7 +138,7 @@ def test_kov_at_large_k_against_dp_accountings_pld():
     "build",
     [
         lambda: compose([pure_dp(1.0)] * 100_000),
-        lambda: compose([randomized_response_guarantee(epsilon=0.1)] * 1_000_000),
+        lambda: compose([randomised_response_guarantee(epsilon=0.1)] * 1_000_000),
         lambda: compose([approximate_dp(0.1, 1e-9)] * 1_000_000),
     ],
     ids=["eps1-1e5", "rr-1e6", "approx-1e6"],

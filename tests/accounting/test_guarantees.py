@@ -16,7 +16,7 @@ from privrisk.accounting import (
     laplace_guarantee,
     membership_risk,
     pure_dp,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
     renyi_dp,
     zcdp,
 )
@@ -29,7 +29,7 @@ def test_laplace_and_randomized_response_at_epsilon_1():
     assert laplace == pytest.approx(1 - math.exp(-0.5) / 2, abs=1e-15)
     assert round(laplace, 3) == 0.697
     # Randomized response: e/(1 + e) = 0.73106.
-    rr = membership_risk(randomized_response_guarantee(epsilon=1.0)).success
+    rr = membership_risk(randomised_response_guarantee(epsilon=1.0)).success
     assert rr == pytest.approx(math.e / (1 + math.e), abs=1e-15)
     assert round(rr, 3) == 0.731
 

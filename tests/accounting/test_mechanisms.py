@@ -16,7 +16,7 @@ from privrisk.accounting import (
     gaussian_guarantee,
     laplace_guarantee,
     pure_dp,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
 )
 
 
@@ -104,8 +104,8 @@ def test_gaussian_profile_by_numerical_integration():
 
 
 def test_randomized_response_both_ways():
-    assert randomized_response_guarantee(truth_probability=0.75).epsilon == pytest.approx(math.log(3), rel=1e-15)
-    g = randomized_response_guarantee(epsilon=1.0)
+    assert randomised_response_guarantee(truth_probability=0.75).epsilon == pytest.approx(math.log(3), rel=1e-15)
+    g = randomised_response_guarantee(epsilon=1.0)
     assert g.truth_probability == pytest.approx(math.e / (1 + math.e))
     assert g.pure_epsilon == 1.0
     assert "73.1 %" in g.label

@@ -21,7 +21,7 @@ from privrisk.accounting import (
     laplace_guarantee,
     membership_risk,
     pure_dp,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
     reconstruction_risk,
     risk_summary,
     tpr_at_fpr,
@@ -130,7 +130,7 @@ def test_reconstruction_beyond_pure():
 
 
 def test_worst_case():
-    assert worst_case(laplace_guarantee(epsilon=1.0)) == randomized_response_guarantee(epsilon=1.0)
+    assert worst_case(laplace_guarantee(epsilon=1.0)) == randomised_response_guarantee(epsilon=1.0)
     w = worst_case(gaussian_dp(1.0))
     assert w.delta == 1e-6 and w.epsilon == pytest.approx(gaussian_dp(1.0).epsilon_at(1e-6))
     assert "δ = 1e-06" in w.conversion

@@ -39,10 +39,10 @@ def same(g, h) -> None:
             lambda: A.laplace_guarantee(scale=2, sensitivity=3),
         ),
         (GuaranteeSpec(mechanism="gaussian", sigma=2.0), lambda: A.gaussian_guarantee(sigma=2.0)),
-        (GuaranteeSpec(mechanism="rr", epsilon=1.0), lambda: A.randomized_response_guarantee(epsilon=1.0)),
+        (GuaranteeSpec(mechanism="rr", epsilon=1.0), lambda: A.randomised_response_guarantee(epsilon=1.0)),
         (
             GuaranteeSpec(mechanism="rr", epsilon=1.0, categories=5),
-            lambda: A.kary_randomized_response_guarantee(epsilon=1.0, categories=5),
+            lambda: A.kary_randomised_response_guarantee(epsilon=1.0, categories=5),
         ),
         (
             GuaranteeSpec(mechanism="discrete-laplace", scale=2.0),
@@ -188,7 +188,7 @@ def brute_tradeoff(p: np.ndarray, q: np.ndarray, alpha: float) -> float:
 
 @pytest.mark.parametrize(("eps", "k"), [(math.log(3), 2), (math.log(3), 4), (0.2, 6), (2.5, 3)])
 def test_kary_randomized_response_against_brute_force(eps, k):
-    g = A.kary_randomized_response_guarantee(epsilon=eps, categories=k)
+    g = A.kary_randomised_response_guarantee(epsilon=eps, categories=k)
     p, q = kary_distributions(eps, k)
     for e in (0.0, 0.1, eps / 2, eps * 0.99, eps, eps + 1):
         assert g.delta_at(e) == pytest.approx(brute_profile(p, q, e), abs=1e-12)
@@ -203,7 +203,7 @@ def test_kary_randomized_response_against_dp_accounting():
     from dp_accounting.pld import privacy_loss_distribution as pld
 
     eps, k = math.log(3), 5
-    g = A.kary_randomized_response_guarantee(epsilon=eps, categories=k)
+    g = A.kary_randomised_response_guarantee(epsilon=eps, categories=k)
     ref = pld.from_randomized_response(k / (math.exp(eps) + k - 1), k, value_discretization_interval=1e-5)
     for e in (0.0, 0.3, 0.8):
         assert g.delta_at(e) == pytest.approx(ref.get_delta_for_epsilon(e), abs=2e-5)  # the grid's pessimism
@@ -218,9 +218,9 @@ def test_kary_randomized_response_against_dp_accounting():
 @settings(max_examples=60, deadline=None)
 @given(st.floats(0.01, 800.0), st.integers(2, 10_000), st.floats(0.0, 1.0))
 def test_kary_profile_is_a_probability_and_more_categories_hide_more(eps, k, alpha):
-    g = A.kary_randomized_response_guarantee(epsilon=eps, categories=k)
+    g = A.kary_randomised_response_guarantee(epsilon=eps, categories=k)
     d = g.delta_at(min(eps / 2, 1.0))
-    assert 0.0 <= d <= A.randomized_response_guarantee(epsilon=eps).delta_at(min(eps / 2, 1.0)) + 1e-15
+    assert 0.0 <= d <= A.randomised_response_guarantee(epsilon=eps).delta_at(min(eps / 2, 1.0)) + 1e-15
     b = float(g.tradeoff(alpha))
     assert 0.0 <= b <= 1.0 - alpha + 1e-15 and math.isfinite(b)
     assert np.all(np.isfinite(g._rdp(np.array([1.5, 2.0, 64.0]))))
@@ -257,7 +257,7 @@ def test_releases_from_toml_compose_like_the_library():
         [
             A.laplace_guarantee(epsilon=math.log(2)).compose(3),
             A.subsample(A.gaussian_guarantee(sigma=2.0), 0.1).compose(20),
-            A.kary_randomized_response_guarantee(epsilon=1.0, categories=4),
+            A.kary_randomised_response_guarantee(epsilon=1.0, categories=4),
         ]
     )
     np.testing.assert_allclose(g._deltas(EPS), h._deltas(EPS), rtol=1e-12, atol=1e-15)

@@ -271,7 +271,7 @@ def test_releases_file_composes_the_mixture(cli, tmp_path):
         [
             A.laplace_guarantee(epsilon=math.log(2)).compose(3),
             A.subsample(A.gaussian_guarantee(sigma=2), 0.1).compose(50),
-            A.kary_randomized_response_guarantee(epsilon=1, categories=4),
+            A.kary_randomised_response_guarantee(epsilon=1, categories=4),
         ]
     )
     assert doc["epsilon_at_delta"] == pytest.approx(g.epsilon_at(1e-6), rel=1e-12)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from privrisk.release.history import summarize_ledger
+from privrisk.release.history import summarise_ledger
 from privrisk.release.ledger import record_release
 
 DATA = "hours\n8\n6\n30\n7\n9\n12\n"
@@ -34,7 +34,7 @@ def _reference_epsilon(delta: float) -> float:
 
 
 def test_a_mixed_ledger_states_rho_and_epsilon_at_delta(mixed):
-    s = summarize_ledger(mixed)
+    s = summarise_ledger(mixed)
     first = s.findings()[0]
     # Before: "Total ε = 0.4 (plain sum: sequential composition)."
     assert not first.startswith("Total ε = 0.4")
@@ -51,14 +51,14 @@ def test_the_ledger_reports_the_budget_it_records(tmp_path):
     from privrisk.release.budget import Budget
 
     record_release(led, queries=[LAPLACE], budget=Budget(rho=0.3))
-    d = summarize_ledger(led).to_dict()
+    d = summarise_ledger(led).to_dict()
     # Before: budget None while every entry recorded ρ = 0.3.
     assert d["budget"] == {"rho": 0.3} and d["recorded_budget"] == {"rho": 0.3}
     assert d["spent"] == pytest.approx(0.1 + 0.4**2 / 2)  # a pure ε counts ε²/2 (Bun and Steinke, Prop. 1.4)
     assert d["left"] == pytest.approx(0.3 - 0.18)
-    assert "(recorded in the ledger)" in summarize_ledger(led).findings()[0]
+    assert "(recorded in the ledger)" in summarise_ledger(led).findings()[0]
     # A budget asked about still wins over the recorded one.
-    assert summarize_ledger(led, budget=Budget(rho=1.0)).to_dict()["budget"] == {"rho": 1.0}
+    assert summarise_ledger(led, budget=Budget(rho=1.0)).to_dict()["budget"] == {"rho": 1.0}
 
 
 def test_the_ledger_command_states_rho_and_the_recorded_budget(cli, mixed):

@@ -9,7 +9,7 @@ import pytest
 from privrisk.errors import PrivriskError
 from privrisk.release import ledger as L
 from privrisk.release.budget import Budget
-from privrisk.release.history import LedgerCheck, LedgerSettings, check_ledger, summarize_ledger
+from privrisk.release.history import LedgerCheck, LedgerSettings, check_ledger, summarise_ledger
 from release_helpers import q
 
 
@@ -102,7 +102,7 @@ def test_a_budget_only_recorded_is_reported_but_no_threshold(ledger):
     check = check_ledger(LedgerSettings(ledger))
     assert check.settings.limit is None and not check.exceeded and check.failures() == []
     assert check.summary.budget_from_ledger and check.summary.budget == Budget(epsilon=2.0)
-    assert check.to_dict() == summarize_ledger(ledger).to_dict()
+    assert check.to_dict() == summarise_ledger(ledger).to_dict()
 
 
 def test_a_keyed_ledger_needs_its_key(tmp_path):

@@ -183,15 +183,15 @@ def test_write_outputs_without_the_command_line(tmp_path):
 
 # ------------------------------------------------------------------------------------------ the ledger's history
 def test_summarize_ledger(tmp_path):
-    from privrisk.release.history import summarize_ledger
+    from privrisk.release.history import summarise_ledger
     from privrisk.release.ledger import record_release
 
     led = tmp_path / "ledger.json"
     with pytest.raises(PrivriskError, match="no such ledger"):
-        summarize_ledger(led)
+        summarise_ledger(led)
     record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": math.log(3)}], data="a.csv")
     record_release(led, queries=[{"column": "h", "query": "max", "epsilon": math.log(3)}], data="a.csv")
-    s = summarize_ledger(led, budget="ln(27)")
+    s = summarise_ledger(led, budget="ln(27)")
     assert s.total_epsilon == pytest.approx(math.log(9)) and s.left == pytest.approx(math.log(3))
     assert s.statement is not None and s.statement["global_risk"] == pytest.approx(0.9)
     doc = s.to_dict()
@@ -216,9 +216,9 @@ def test_summarize_ledger(tmp_path):
         "data",
         "budget",
     }
-    assert summarize_ledger(led, budget=1).left == 0.0
+    assert summarise_ledger(led, budget=1).left == 0.0
     with pytest.raises(PrivriskError) as info:
-        summarize_ledger(led, budget="-1")
+        summarise_ledger(led, budget="-1")
     assert info.value.param == "budget"
 
 

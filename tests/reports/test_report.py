@@ -10,14 +10,14 @@ import pytest
 
 from explain_fixtures import HOSTILE_SVG, make_results, matplotlib_svg
 from privrisk import PrivriskError, report_page
-from privrisk.reports.html import html_page, sanitize_svg
+from privrisk.reports.html import html_page, sanitise_svg
 from privrisk.reports.manifest import write_manifest
 
 # --- sanitising ----------------------------------------------------------------------------------------------
 
 
 def test_hostile_svg_loses_scripts_handlers_and_outside_references():
-    out = sanitize_svg(HOSTILE_SVG.encode("latin-1"), prefix="x-")
+    out = sanitise_svg(HOSTILE_SVG.encode("latin-1"), prefix="x-")
     root = ET.fromstring(out)  # still well-formed XML, one <svg> root
     assert root.tag.endswith("svg")
     lowered = out.lower()
@@ -41,7 +41,7 @@ def test_animation_that_rewrites_links_is_dropped():
         '<svg xmlns="http://www.w3.org/2000/svg"><a href="#x"><set attributeName="href" to="javascript:alert(1)"/>'
         '<circle r="5"><animate attributeName="r" values="5;6" dur="1s"/></circle></a></svg>'
     )
-    out = sanitize_svg(svg)
+    out = sanitise_svg(svg)
     assert "javascript" not in out and "<set" not in out and "<animate" in out
 
 
@@ -49,8 +49,8 @@ def test_two_matplotlib_figures_get_distinct_ids(tmp_path):
     a, b = tmp_path / "a.svg", tmp_path / "b.svg"
     matplotlib_svg(a, "one")
     matplotlib_svg(b, "one")
-    sa = sanitize_svg(a.read_bytes(), prefix="f1-")
-    sb = sanitize_svg(b.read_bytes(), prefix="f2-")
+    sa = sanitise_svg(a.read_bytes(), prefix="f1-")
+    sb = sanitise_svg(b.read_bytes(), prefix="f2-")
     ids_a = set(re.findall(r'\bid="([^"]+)"', sa))
     ids_b = set(re.findall(r'\bid="([^"]+)"', sb))
     assert ids_a and not ids_a & ids_b
@@ -70,7 +70,7 @@ def test_two_matplotlib_figures_get_distinct_ids(tmp_path):
 )
 def test_not_an_svg_is_an_error(text, fragment):
     with pytest.raises(PrivriskError, match=fragment):
-        sanitize_svg(text)
+        sanitise_svg(text)
 
 
 def test_html_page_forbids_fetches():

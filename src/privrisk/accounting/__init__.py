@@ -36,11 +36,13 @@ from privrisk.accounting.grouping import group
 from privrisk.accounting.guarantees import Guarantee, approximate_dp, gaussian_dp, pure_dp
 from privrisk.accounting.interop import from_opacus, from_opendp
 
-# With the guarantees' names before 0.2 (``laplace_mechanism``, ``randomized_response``, …), kept one release with a
-# DeprecationWarning and left out of __all__.
+# With the guarantees' names before 0.2 (``laplace_mechanism``, ``randomized_response``, …) and their American
+# spellings (``randomized_response_guarantee``, …), kept one release with a DeprecationWarning and left out of
+# __all__.
 from privrisk.accounting.kary import (
+    kary_randomised_response_guarantee,
     kary_randomized_response,  # noqa: F401
-    kary_randomized_response_guarantee,
+    kary_randomized_response_guarantee,  # noqa: F401
 )
 from privrisk.accounting.mechanisms import (  # noqa: F401
     discrete_gaussian_guarantee,
@@ -51,6 +53,7 @@ from privrisk.accounting.mechanisms import (  # noqa: F401
     gaussian_mechanism,
     laplace_guarantee,
     laplace_mechanism,
+    randomised_response_guarantee,
     randomized_response,
     randomized_response_guarantee,
 )
@@ -81,11 +84,11 @@ __all__ = [
     "gaussian_dp",
     "gaussian_guarantee",
     "group",
-    "kary_randomized_response_guarantee",
+    "kary_randomised_response_guarantee",
     "laplace_guarantee",
     "membership_risk",
     "pure_dp",
-    "randomized_response_guarantee",
+    "randomised_response_guarantee",
     "reconstruction_risk",
     "releases_from_toml",
     "renyi_dp",

@@ -9,13 +9,13 @@ from __future__ import annotations
 from privrisk.accounting.concentrated import renyi_dp, zcdp
 from privrisk.accounting.dpsgd import dpsgd
 from privrisk.accounting.guarantees import approximate_dp, gaussian_dp, pure_dp
-from privrisk.accounting.kary import kary_randomized_response_guarantee
+from privrisk.accounting.kary import kary_randomised_response_guarantee
 from privrisk.accounting.mechanisms import (
     discrete_gaussian_guarantee,
     discrete_laplace_guarantee,
     gaussian_guarantee,
     laplace_guarantee,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
 )
 
 __all__ = [
@@ -25,10 +25,10 @@ __all__ = [
     "dpsgd",
     "gaussian_dp",
     "gaussian_guarantee",
-    "kary_randomized_response_guarantee",
+    "kary_randomised_response_guarantee",
     "laplace_guarantee",
     "pure_dp",
-    "randomized_response_guarantee",
+    "randomised_response_guarantee",
     "renyi_dp",
     "zcdp",
 ]

@@ -36,7 +36,7 @@ from privrisk.accounting.guarantees import (
     check_positive,
     gaussian_deltas,
 )
-from privrisk.accounting.mechanisms import GaussianMechanism, LaplaceMechanism, RandomizedResponse
+from privrisk.accounting.mechanisms import GaussianMechanism, LaplaceMechanism, RandomisedResponse
 from privrisk.accounting.risks import membership_risk, reconstruction_risk, tpr_at_fpr
 from privrisk.errors import PrivriskError
 
@@ -575,7 +575,7 @@ def _family(
     if kind is None and unknown == "mu":
         return GaussianDP, True, f"largest μ of μ-GDP: {bisect}"
     if kind == "rr":
-        return RandomizedResponse, True, f"largest ε of randomized response: {bisect}"
+        return RandomisedResponse, True, f"largest ε of randomized response: {bisect}"
     if kind == "laplace" and unknown == "scale":
         return (lambda b: LaplaceMechanism(b, 1.0)), False, f"smallest Laplace scale: {bisect}"
     if kind == "laplace":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache, partial
@@ -60,15 +61,15 @@ from privrisk.accounting.guarantees import (
     approximate,
     gaussian_dp,  # noqa: F401 - used by the doctests
     pure_dp,
-    randomized_response_rdp,
+    randomised_response_rdp,
 )
 from privrisk.accounting.mechanisms import (
     GaussianMechanism,
-    RandomizedResponse,
+    RandomisedResponse,
     laplace_guarantee,  # noqa: F401 - used by the doctests
 )
 from privrisk.accounting.subsampling import RdpCurve, part_rdp
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecation_message
 
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
@@ -81,7 +82,7 @@ __all__ = [
 ]
 
 # Discretisation of the privacy loss (dp_accounting's default) and the most points a loss grid may have.
-DISCRETIZATION = 1e-4
+DISCRETISATION = 1e-4
 MAX_PLD_POINTS = 500_000
 # The most points the composed loss distribution may have (about 16 MB of doubles per neighbouring order).
 MAX_COMPOSED_POINTS = 2_000_000
@@ -252,7 +253,7 @@ class PldComposition(Guarantee):
         pessimistic (dp_accounting's connect-the-dots upper bounds), so a coarser grid errs on the safe side.
         """
         widest = max(g._pld_span() for g, _, _ in self.parts)
-        step = max(DISCRETIZATION, 2.0 * widest / MAX_PLD_POINTS)
+        step = max(DISCRETISATION, 2.0 * widest / MAX_PLD_POINTS)
         singles = self._build(step)
         width = _composed_width(singles, [count for _, count, _ in self.parts])
         if width / step > MAX_COMPOSED_POINTS:
@@ -272,9 +273,17 @@ class PldComposition(Guarantee):
         return tuple(out)
 
     @property
-    def discretization(self) -> float:
+    def discretisation(self) -> float:
         """The loss grid (see ``_singles``)."""
         return self._singles[0]
+
+    @property
+    def discretization(self) -> float:
+        """Deprecated: the American spelling before 0.2 of :attr:`discretisation`, kept one release."""
+        warnings.warn(
+            deprecation_message("discretization", "discretisation"), DeprecationWarning, stacklevel=2
+        )
+        return self.discretisation
 
     @cached_property
     def pld(self) -> PrivacyLossDistribution:
@@ -347,7 +356,7 @@ class PldComposition(Guarantee):
         return max(0.0, value) if math.isfinite(value) else math.inf
 
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
-        return self.pld if sampling_prob == 1.0 and discretization == self.discretization else None
+        return self.pld if sampling_prob == 1.0 and discretization == self.discretisation else None
 
     def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
         """β(α) read off the privacy loss distribution itself (the Neyman–Pearson curve of the discretised pair),
@@ -571,7 +580,7 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
         source = f"composition of {total} releases: ρ = Σρᵢ (Bun and Steinke 2016, Lemma 2.3)"
         return ZeroConcentratedDP(min(rho, math.inf), source=source, name=name)
     # Randomized response is pure ε with the same profile: Kairouz, Oh and Viswanath's formula is exact for it.
-    worst = (PureDP, ApproximateDP, RandomizedResponse)
+    worst = (PureDP, ApproximateDP, RandomisedResponse)
     kinds = {(g._pld_key(), rate) for g, _, rate in flat}
     first = flat[0][0]
     if len(kinds) == 1 and plain and all(type(g) in worst for g, _, _ in flat):
@@ -623,7 +632,7 @@ def _rdp_route(flat: Sequence[tuple[Guarantee, int, float]], total: int, name: s
             # (Kairouz, Oh and Viswanath 2015, Thm. 2.1).
             log_keep += count * math.log1p(-g.delta)
             if g.epsilon > 0:
-                curves.append((partial(randomized_response_rdp, g.epsilon), count))
+                curves.append((partial(randomised_response_rdp, g.epsilon), count))
             continue
         curve = part_rdp(g, rate)
         if curve is None:
@@ -883,8 +892,15 @@ _MOVED = {
 }
 
 
+# The American spelling before 0.2, kept one release (public names are spelled the British way).
+_RESPELLED = {"DISCRETIZATION": "DISCRETISATION"}
+
+
 def __getattr__(name: str) -> Any:
     """``privrisk.accounting.composition.subsample`` and the other moved names, from their new modules."""
+    if name in _RESPELLED:
+        warnings.warn(deprecation_message(name, _RESPELLED[name]), DeprecationWarning, stacklevel=2)
+        return globals()[_RESPELLED[name]]
     home = _MOVED.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

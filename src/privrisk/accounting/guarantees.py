@@ -38,7 +38,7 @@ from privrisk.accounting._math import (
     norm_ppf,
     tradeoff_envelope,
 )
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecated_alias
 
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
@@ -305,7 +305,7 @@ class PureDP(Guarantee):
         return self.epsilon
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray:
-        return randomized_response_rdp(self.epsilon, orders)
+        return randomised_response_rdp(self.epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
         return PureDP(
@@ -313,7 +313,7 @@ class PureDP(Guarantee):
         )
 
 
-def randomized_response_rdp(eps0: float, orders: np.ndarray) -> np.ndarray:
+def randomised_response_rdp(eps0: float, orders: np.ndarray) -> np.ndarray:
     """Rényi divergences of binary randomized response, the largest of any ε₀-DP mechanism at every order.
 
     D_α = ln(p^α q^(1−α) + q^α p^(1−α))/(α − 1) with p = expit(ε₀), q = 1 − p (Mironov 2017, Prop. 5 for the
@@ -323,6 +323,10 @@ def randomized_response_rdp(eps0: float, orders: np.ndarray) -> np.ndarray:
     log_p, log_q = -np.logaddexp(0.0, -eps0), -np.logaddexp(0.0, eps0)
     mixed = np.logaddexp(a * log_p + (1 - a) * log_q, a * log_q + (1 - a) * log_p)
     return np.minimum(mixed / (a - 1.0), eps0)
+
+
+#: The American spelling before 0.2, kept one release (public names are spelled the British way).
+randomized_response_rdp = deprecated_alias(randomised_response_rdp, "randomized_response_rdp")
 
 
 def approximate_deltas(eps0: float, delta: float, epsilon: np.ndarray) -> np.ndarray:

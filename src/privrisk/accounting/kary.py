@@ -9,7 +9,7 @@ privacy loss is ε on output x, −ε on output y and 0 on the other k − 2 out
 below the profile of binary randomized response with the same ε for every k > 2: more categories hide more.
 
 Example:
-    >>> g = kary_randomized_response_guarantee(epsilon=math.log(3), categories=4)
+    >>> g = kary_randomised_response_guarantee(epsilon=math.log(3), categories=4)
     >>> round(g.delta_at(0.0), 4)           # (3 − 1)/(3 + 3) = 1/3
     0.3333
     >>> g.pure_epsilon == math.log(3)
@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,13 +29,13 @@ from numpy.typing import ArrayLike
 from privrisk._validation import check_epsilon, check_probability, check_whole
 from privrisk.accounting._math import dp_accounting_pld
 from privrisk.accounting.guarantees import Guarantee, PrivacyLossDistribution, fmt
-from privrisk.errors import deprecated_alias
+from privrisk.errors import deprecated_alias, deprecation_message
 
-__all__ = ["KaryRandomizedResponse", "kary_randomized_response", "kary_randomized_response_guarantee"]
+__all__ = ["KaryRandomisedResponse", "kary_randomised_response_guarantee", "kary_randomized_response"]
 
 
 @dataclass(frozen=True)
-class KaryRandomizedResponse(Guarantee):
+class KaryRandomisedResponse(Guarantee):
     """k-ary randomized response with parameter ε (pure ε-DP, with the exact profile of the module's docstring).
 
     Attributes:
@@ -114,7 +115,7 @@ class KaryRandomizedResponse(Guarantee):
         return np.minimum(np.logaddexp.reduce(terms, axis=0) / (a - 1), self.epsilon)
 
 
-def kary_randomized_response_guarantee(*, epsilon: float | str, categories: int) -> KaryRandomizedResponse:
+def kary_randomised_response_guarantee(*, epsilon: float | str, categories: int) -> KaryRandomisedResponse:
     """Randomized response over ``categories`` answers with parameter ε (ε may be written ``ln3``).
 
     Args:
@@ -125,14 +126,29 @@ def kary_randomized_response_guarantee(*, epsilon: float | str, categories: int)
         PrivriskError: for ε not finite and positive, or k < 2.
 
     Example:
-        >>> g = kary_randomized_response_guarantee(epsilon=1.0, categories=2)   # binary: the profile of pure ε = 1
+        >>> g = kary_randomised_response_guarantee(epsilon=1.0, categories=2)   # binary: the profile of pure ε = 1
         >>> round(g.delta_at(0.0), 4)
         0.4621
     """
     eps = check_epsilon(epsilon, name="epsilon")
     k = check_whole(categories, name="categories", minimum=2)
-    return KaryRandomizedResponse(eps, int(k))
+    return KaryRandomisedResponse(eps, int(k))
 
 
 #: The name before 0.2, kept one release.
-kary_randomized_response = deprecated_alias(kary_randomized_response_guarantee, "kary_randomized_response")
+kary_randomized_response = deprecated_alias(kary_randomised_response_guarantee, "kary_randomized_response")
+
+# The American spellings before 0.2, kept one release (public names are spelled the British way).
+kary_randomized_response_guarantee = deprecated_alias(
+    kary_randomised_response_guarantee, "kary_randomized_response_guarantee"
+)
+_RESPELLED = {"KaryRandomizedResponse": "KaryRandomisedResponse"}
+
+
+def __getattr__(name: str) -> Any:
+    """``KaryRandomizedResponse``: warns and gives :class:`KaryRandomisedResponse` itself (``isinstance`` holds)."""
+    new = _RESPELLED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(deprecation_message(name, new), DeprecationWarning, stacklevel=2)
+    return globals()[new]

@@ -8,13 +8,14 @@ Laplace one in closed form (δ(ε) = 1 − e^((ε − ε₀)/2) below ε₀ = Δ
 
 Example:
     >>> g = laplace_guarantee(epsilon=1.0)
-    >>> round((1 + g.delta_at(0.0)) / 2, 3), round((1 + randomized_response_guarantee(epsilon=1.0).delta_at(0.0)) / 2, 3)
+    >>> round((1 + g.delta_at(0.0)) / 2, 3), round((1 + randomised_response_guarantee(epsilon=1.0).delta_at(0.0)) / 2, 3)
     (0.697, 0.731)
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -37,9 +38,9 @@ from privrisk.accounting.guarantees import (
     fmt,
     gaussian_deltas,
     gaussian_tradeoff,
-    randomized_response_rdp,
+    randomised_response_rdp,
 )
-from privrisk.errors import PrivriskError, deprecated_alias
+from privrisk.errors import PrivriskError, deprecated_alias, deprecation_message
 
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
@@ -48,7 +49,7 @@ __all__ = [
     "DiscreteLaplaceMechanism",
     "GaussianMechanism",
     "LaplaceMechanism",
-    "RandomizedResponse",
+    "RandomisedResponse",
     "discrete_gaussian_guarantee",
     "discrete_gaussian_mechanism",
     "discrete_laplace_guarantee",
@@ -57,8 +58,8 @@ __all__ = [
     "gaussian_mechanism",
     "laplace_guarantee",
     "laplace_mechanism",
+    "randomised_response_guarantee",
     "randomized_response",
-    "randomized_response_guarantee",
 ]
 
 
@@ -276,7 +277,7 @@ def gaussian_guarantee(*, sigma: float, sensitivity: float = 1.0) -> GaussianMec
 
 # ------------------------------------------------------------------------------------------ randomized response
 @dataclass(frozen=True)
-class RandomizedResponse(PureDP):
+class RandomisedResponse(PureDP):
     """Binary randomized response: the true bit with probability e^ε/(1 + e^ε), the other one otherwise.
 
     Its profile and trade-off curve are those of pure ε-DP: it is the worst ε-DP mechanism (Kairouz, Oh and
@@ -305,26 +306,26 @@ class RandomizedResponse(PureDP):
         )
 
 
-def randomized_response_guarantee(
+def randomised_response_guarantee(
     *, epsilon: float | None = None, truth_probability: float | None = None
-) -> RandomizedResponse:
+) -> RandomisedResponse:
     """Binary randomized response, given ε or the probability of a truthful answer p (ε = ln(p/(1 − p))).
 
     Example:
-        >>> randomized_response_guarantee(truth_probability=0.75).epsilon == math.log(3)
+        >>> randomised_response_guarantee(truth_probability=0.75).epsilon == math.log(3)
         True
     """
     if (epsilon is None) == (truth_probability is None):
         raise PrivriskError("epsilon: give exactly one of epsilon and truth_probability", param="epsilon")
     if epsilon is not None:
-        return RandomizedResponse(check_epsilon(epsilon, name="epsilon"))
+        return RandomisedResponse(check_epsilon(epsilon, name="epsilon"))
     p = float(check_probability(truth_probability, name="truth_probability", open_high=True))
     if p <= 0.5:
         raise PrivriskError(
             f"truth_probability: must exceed 1/2 (at 1/2 the answer is a coin toss), got {p:g}",
             param="truth_probability",
         )
-    return RandomizedResponse(math.log(p / (1.0 - p)))
+    return RandomisedResponse(math.log(p / (1.0 - p)))
 
 
 # ------------------------------------------------------------------------------------------ discrete mechanisms
@@ -436,7 +437,7 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
         return self.pure_epsilon
 
     def _rdp(self, orders: np.ndarray) -> np.ndarray:
-        return randomized_response_rdp(self.pure_epsilon, orders)
+        return randomised_response_rdp(self.pure_epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
         return DiscreteLaplaceMechanism(
@@ -570,6 +571,21 @@ def discrete_gaussian_guarantee(*, sigma: float, sensitivity: int = 1) -> Discre
 # The names before 0.2, kept one release: they read like the noise samplers of privrisk.release.
 laplace_mechanism = deprecated_alias(laplace_guarantee, "laplace_mechanism")
 gaussian_mechanism = deprecated_alias(gaussian_guarantee, "gaussian_mechanism")
-randomized_response = deprecated_alias(randomized_response_guarantee, "randomized_response")
+randomized_response = deprecated_alias(randomised_response_guarantee, "randomized_response")
 discrete_laplace_mechanism = deprecated_alias(discrete_laplace_guarantee, "discrete_laplace_mechanism")
 discrete_gaussian_mechanism = deprecated_alias(discrete_gaussian_guarantee, "discrete_gaussian_mechanism")
+
+# The American spellings before 0.2, kept one release (public names are spelled the British way).
+randomized_response_guarantee = deprecated_alias(
+    randomised_response_guarantee, "randomized_response_guarantee"
+)
+_RESPELLED = {"RandomizedResponse": "RandomisedResponse"}
+
+
+def __getattr__(name: str) -> Any:
+    """``RandomizedResponse``: warns and gives :class:`RandomisedResponse` itself, so ``isinstance`` still holds."""
+    new = _RESPELLED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(deprecation_message(name, new), DeprecationWarning, stacklevel=2)
+    return globals()[new]

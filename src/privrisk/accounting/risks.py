@@ -11,7 +11,7 @@ and 1 when δ(ε) > 0 for every ε (Gaussian noise, δ > 0: some outputs give me
 
 Example:
     >>> r = membership_risk(laplace_guarantee(epsilon=1.0))
-    >>> round(r.success, 3), round(membership_risk(randomized_response_guarantee(epsilon=1.0)).success, 3)
+    >>> round(r.success, 3), round(membership_risk(randomised_response_guarantee(epsilon=1.0)).success, 3)
     (0.697, 0.731)
 """
 
@@ -32,10 +32,10 @@ from privrisk.accounting.guarantees import (
     pure_dp,  # noqa: F401 - used by the doctests
 )
 from privrisk.accounting.mechanisms import (  # noqa: F401 - used by the doctests
-    RandomizedResponse,
+    RandomisedResponse,
     gaussian_guarantee,
     laplace_guarantee,
-    randomized_response_guarantee,
+    randomised_response_guarantee,
 )
 from privrisk.errors import PrivriskError
 
@@ -185,7 +185,7 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     g = _check(g)
     pure = g.pure_epsilon
     if pure is not None and delta is None:
-        return RandomizedResponse(pure)
+        return RandomisedResponse(pure)
     d = max(WORST_CASE_DELTA, g._delta_floor()) if delta is None else check_delta(delta)
     eps = g.epsilon_at(d)
     if delta is None and not math.isfinite(eps) and d < 0.1:
@@ -195,7 +195,7 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     if not math.isfinite(eps) and delta is None:
         # Nothing is hidden (e.g. μ = 10³⁰⁰): the worst case tells the truth, as randomized response with an ε
         # whose truth probability is 1 to double precision.
-        return RandomizedResponse(
+        return RandomisedResponse(
             CERTAIN_EPSILON, source=f"no finite ε reaches δ = {d:.3g}: the worst case reveals every answer"
         )
     if not math.isfinite(eps):
@@ -206,7 +206,7 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     source = f"worst case at δ = {d:.3g}: ε(δ) of the {conversion}, then the worst (ε, δ)-DP mechanism"
     source = source.replace("of the the", "of the")
     if d == 0 and eps > 0:
-        return RandomizedResponse(eps, source=source)
+        return RandomisedResponse(eps, source=source)
     return approximate(eps, d, source=source)
 
 

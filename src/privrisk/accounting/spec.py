@@ -304,8 +304,8 @@ class _Builder:
                 raise self.fail("sensitivity", "randomized response has no sensitivity")
             k = 2 if s.categories is None else self.whole("categories", 2)
             if k == 2:
-                return A.randomized_response_guarantee(epsilon=self.epsilon())
-            return A.kary_randomized_response_guarantee(epsilon=self.epsilon(), categories=k)
+                return A.randomised_response_guarantee(epsilon=self.epsilon())
+            return A.kary_randomised_response_guarantee(epsilon=self.epsilon(), categories=k)
         if m.startswith("discrete"):
             delta_f = 1 if s.sensitivity is None else self.whole("sensitivity", 1)
             if m == "discrete-gaussian":

@@ -34,7 +34,7 @@ from privrisk.accounting.guarantees import (
     gaussian_dp,  # noqa: F401 - used by the doctests
     pure_dp,  # noqa: F401 - used by the doctests
 )
-from privrisk.accounting.mechanisms import GaussianMechanism, RandomizedResponse
+from privrisk.accounting.mechanisms import GaussianMechanism, RandomisedResponse
 from privrisk.errors import PrivriskError
 
 __all__ = ["SAMPLED_ORDERS", "SubsampledGuarantee", "part_rdp", "subsample"]
@@ -231,7 +231,7 @@ def subsample(
         f"ε′ = ln(1 + γ(e^ε − 1)), δ′ = γδ (Balle, Barthe and Gaboardi 2018, "
         f"{'Thm. 8' if how == 'poisson' else 'Thm. 9, replace-one neighbours'})"
     )
-    if type(g) in (PureDP, RandomizedResponse):
+    if type(g) in (PureDP, RandomisedResponse):
         return PureDP(amplified_epsilon(g.epsilon, gamma), source=source)  # type: ignore[attr-defined]
     if isinstance(g, ApproximateDP):
         return approximate(amplified_epsilon(g.epsilon, gamma), gamma * g.delta, source=source)

@@ -12,7 +12,7 @@
   :func:`composed_epsilon`), in plain words (:func:`statement_html`);
 - :mod:`~privrisk.release.result`: a release's result :class:`Release` and its internal assessment;
 - :mod:`~privrisk.release.outputs`: the files a release writes (:func:`write_outputs`);
-- :mod:`~privrisk.release.history`: a ledger's history (:func:`summarize_ledger`);
+- :mod:`~privrisk.release.history`: a ledger's history (:func:`summarise_ledger`);
 - :mod:`~privrisk.release.ledger`: the locked, hash-chained ledger (:func:`read_ledger`, :func:`spent_epsilon`);
 - :mod:`~privrisk.release.budget`: budgets as ε, (ε, δ) or ρ (:class:`Budget`);
 - :mod:`~privrisk.release.composition`: the tight composition of what a ledger records and its risk
@@ -37,7 +37,8 @@ from privrisk.release.history import (
     LedgerSettings,
     LedgerSummary,
     check_ledger,
-    summarize_ledger,
+    summarise_ledger,
+    summarize_ledger,  # noqa: F401 - the old spelling, kept one release (not in __all__)
 )
 from privrisk.release.ledger import read_ledger, spent_epsilon
 from privrisk.release.mechanisms import (
@@ -89,6 +90,6 @@ __all__ = [
     "sample_laplace",
     "spent_epsilon",
     "statement_html",
-    "summarize_ledger",
+    "summarise_ledger",
     "write_outputs",
 ]

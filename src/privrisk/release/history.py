@@ -8,7 +8,7 @@ Example:
     >>> from privrisk.release.ledger import record_release
     >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
     >>> _ = record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
-    >>> summarize_ledger(led).total_epsilon
+    >>> summarise_ledger(led).total_epsilon
     0.5
 """
 
@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from privrisk._format import percent
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecated_alias
 from privrisk.release.budget import Budget, as_budget
 from privrisk.release.composition import composition_sentence, plain_rho
 from privrisk.release.ledger import ledger_records, read_ledger
 from privrisk.release.statement import _number, ledger_spending, release_statement
 
-__all__ = ["LedgerCheck", "LedgerSettings", "LedgerSummary", "check_ledger", "summarize_ledger"]
+__all__ = ["LedgerCheck", "LedgerSettings", "LedgerSummary", "check_ledger", "summarise_ledger"]
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class LedgerSummary:
         }
 
 
-def summarize_ledger(
+def summarise_ledger(
     path: str | os.PathLike[str],
     budget: Budget | float | str | None = None,
     *,
@@ -154,7 +154,7 @@ def summarize_ledger(
         >>> from privrisk.release.ledger import record_release
         >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
         >>> _ = record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
-        >>> s = summarize_ledger(led, budget=2)
+        >>> s = summarise_ledger(led, budget=2)
         >>> s.total_epsilon, s.left, round(s.statement["global_risk"], 4)
         (0.5, 1.5, 0.6225)
     """
@@ -293,7 +293,7 @@ def check_ledger(settings: LedgerSettings) -> LedgerCheck:
     """
     if not isinstance(settings, LedgerSettings):
         raise PrivriskError("settings: expected a LedgerSettings", param="settings")
-    return LedgerCheck(settings, summarize_ledger(settings.ledger, settings.limit, key=settings.key))
+    return LedgerCheck(settings, summarise_ledger(settings.ledger, settings.limit, key=settings.key))
 
 
 def _spend(entry: Mapping[str, Any]) -> str:
@@ -303,3 +303,7 @@ def _spend(entry: Mapping[str, Any]) -> str:
     if rho:
         parts.append(f"ρ = {_number(math.fsum(rho))}")
     return ", ".join(parts)
+
+
+#: The American spelling before 0.2, kept one release (public names are spelled the British way).
+summarize_ledger = deprecated_alias(summarise_ledger, "summarize_ledger")

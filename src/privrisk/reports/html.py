@@ -26,7 +26,7 @@ from typing import Any
 from privrisk._format import VOCABULARY, count, is_probability_key, label, percent_3g, plain, readable
 from privrisk._format import number as _number
 from privrisk._validation import check_whole
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecated_alias
 from privrisk.reports.manifest import read_manifest
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
     "inline_svg",
     "json_script",
     "report_page",
-    "sanitize_svg",
+    "sanitise_svg",
     "text_html",
 ]
 
@@ -164,7 +164,7 @@ def _animates_link(element: ET.Element) -> bool:
     return target.endswith("href") or "javascript:" in values or "url(" in values
 
 
-def sanitize_svg(text: str | bytes, *, prefix: str = "") -> str:
+def sanitise_svg(text: str | bytes, *, prefix: str = "") -> str:
     """An SVG document made safe and self-contained for inlining into an HTML page.
 
     Drops the XML prologue and doctype, ``<script>``, ``foreignObject`` and similar elements, ``on…`` event
@@ -177,7 +177,7 @@ def sanitize_svg(text: str | bytes, *, prefix: str = "") -> str:
     Example:
         >>> svg = '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" onload="x()">'
         >>> svg += '<script>alert(1)</script><rect id="a" width="1" height="1"/><use href="#a"/></svg>'
-        >>> out = sanitize_svg(svg, prefix="f1-")
+        >>> out = sanitise_svg(svg, prefix="f1-")
         >>> "script" in out, "onload" in out, 'id="f1-a"' in out, 'href="#f1-a"' in out
         (False, False, True, True)
     """
@@ -226,14 +226,18 @@ def sanitize_svg(text: str | bytes, *, prefix: str = "") -> str:
     return ET.tostring(root, encoding="unicode")
 
 
+#: The American spelling before 0.2, kept one release (public names are spelled the British way).
+sanitize_svg = deprecated_alias(sanitise_svg, "sanitize_svg")
+
+
 def inline_svg(path: str | os.PathLike[str], *, prefix: str = "") -> str:
-    """Read an SVG file and return it sanitised for inlining (see :func:`sanitize_svg`)."""
+    """Read an SVG file and return it sanitised for inlining (see :func:`sanitise_svg`)."""
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         raise PrivriskError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        return sanitize_svg(data, prefix=prefix)
+        return sanitise_svg(data, prefix=prefix)
     except PrivriskError as exc:
         raise PrivriskError(f"{path}: {exc}") from None
 

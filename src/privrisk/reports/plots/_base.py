@@ -4,7 +4,7 @@ Figures are built with Matplotlib's object-oriented API (:class:`matplotlib.figu
 ``FigureCanvasAgg``), never through pyplot, so drawing one changes no global state: the caller's backend (a
 notebook's inline or widget backend), pyplot's list of open figures and the rcParams stay as they were. They are
 written twice, as PNG for slides and as SVG for the HTML report, which inlines it (see
-:func:`privrisk.reports.html.sanitize_svg`). The files carry no timestamps and no random ids, so the same run
+:func:`privrisk.reports.html.sanitise_svg`). The files carry no timestamps and no random ids, so the same run
 gives the same bytes, and SVG text stays text (searchable, and smaller than glyph outlines).
 """
 
