@@ -1,0 +1,552 @@
+"""What an intruder could reconstruct of each released cell if that cell alone were suppressed.
+
+For every cell of a count, sum or mean table (margins included), the interval [lo, hi] of its value over
+everything released EXCEPT the cell itself: min and max of c·x subject to the other released equations A·x = b
+over the atoms (x ≥ 0 and whole for counts of people; a magnitude's atom sums within their bounds), by linear
+programming with HiGHS (integer programs where the linear optimum is fractional). It tells the checker whether
+suppressing the cell would hide it:
+
+- a count cell is **protected** by its suppression when lo < hi (its value is not recomputable);
+- a magnitude cell (a sum, or a mean × its count) is protected when its interval is wider than its p % protection
+  (the p % rule of :mod:`privrisk.outputs.rules` applied to the intruder's uncertainty, as for the atoms in
+  :mod:`privrisk.outputs.differencing`): width / 2 + (total − the two largest) ≥ p × the largest, and the
+  interval is not a single value. Otherwise suppressing it alone is an approximate (or exact) disclosure.
+
+A cell shown by two outputs (or twice) is known while one of them is shown: its interval is its value. Means:
+a mean whose group's count the released counts determine is a sum (mean × count, as in the differencing): its
+interval is its sum's divided by the count; a mean of a group whose count is not determined gives no equation,
+and its interval is that of sum / count over the sums' and the counts' intervals (both ≥ 1 person).
+
+Work: the cells of one connected block share one HiGHS model; a cell's equation is freed, its two programs
+solved (warm started), the equation restored. A cell whose equation is the only one holding some atom has no
+upper end. The programs share one time budget (:data:`CELL_BUDGET`), failing cells first; a cell left over keeps
+the cheap outer interval (lower bounds, and the least other released total holding each atom) and is counted as
+undecided.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+if TYPE_CHECKING:
+    from privrisk.outputs.differencing import Differencing, System
+    from privrisk.outputs.policy import Policy
+    from privrisk.outputs.spec import OutputSpec
+
+__all__ = ["CELL_BUDGET", "CellBounds", "cell_bounds", "protected", "system_bounds"]
+
+# Seconds all cells' programs of one check may take together; cells left then keep their outer interval.
+CELL_BUDGET = 5.0
+# Seconds one integer program may take before the linear bound, rounded inwards, is kept (not exact).
+MILP_SECONDS = 1.0
+_TOL = 1e-7
+
+
+@dataclass(frozen=True)
+class CellBounds:
+    """The intervals of some totals over the atoms: ``lo``, ``hi`` and whether both ends are exact."""
+
+    lo: np.ndarray
+    hi: np.ndarray
+    exact: np.ndarray
+
+
+def _whole(x: np.ndarray) -> bool:
+    return bool(np.all(np.abs(x - np.round(x)) <= 1e-6 * np.maximum(1.0, np.abs(x))))
+
+
+class _Model:
+    """One HiGHS model of A·x = b with bounds, solved again and again with rows freed and objectives changed.
+
+    scipy's bundled HiGHS through ``_highspy`` (as :mod:`privrisk.outputs.intervals` uses it); ``linprog`` where
+    that module is missing.
+    """
+
+    def __init__(self, a: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        self.a, self.b, self.lower, self.upper = a, b, lower, upper
+        self.n = a.shape[1]
+        self.free_rows: set[int] = set()
+        self.cost_idx = np.empty(0, dtype=np.int32)
+        self.h: Any = None
+        try:
+            from scipy.optimize._highspy import _core
+        except ImportError:  # pragma: no cover - scipy without its HiGHS bindings
+            return
+        self.core = _core
+        csc = sp.csc_matrix(a)
+        h = _core._Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
+        lp = _core.HighsLp()
+        lp.num_col_ = self.n
+        lp.num_row_ = a.shape[0]
+        lp.a_matrix_.num_col_ = self.n
+        lp.a_matrix_.num_row_ = a.shape[0]
+        lp.a_matrix_.format_ = _core.MatrixFormat.kColwise
+        lp.col_cost_ = np.zeros(self.n)
+        lp.col_lower_ = lower
+        lp.col_upper_ = upper
+        lp.row_lower_ = b
+        lp.row_upper_ = b
+        lp.a_matrix_.start_ = csc.indptr
+        lp.a_matrix_.index_ = csc.indices
+        lp.a_matrix_.value_ = csc.data
+        if h.passModel(lp) == _core.HighsStatus.kError:  # pragma: no cover
+            return
+        self.h = h
+
+    def free(self, rows: Sequence[int]) -> None:
+        for r in rows:
+            self.free_rows.add(int(r))
+            if self.h is not None:
+                self.h.changeRowBounds(int(r), -np.inf, np.inf)
+
+    def fix(self, rows: Sequence[int]) -> None:
+        for r in rows:
+            self.free_rows.discard(int(r))
+            if self.h is not None:
+                self.h.changeRowBounds(int(r), float(self.b[r]), float(self.b[r]))
+
+    def solve(self, idx: np.ndarray, sign: float, deadline: float) -> tuple[str, float, np.ndarray | None]:
+        """Minimise sign · Σ x[idx]: (status, optimum of Σ x[idx], x); status ok, unbounded or timeout."""
+        if self.h is not None:
+            h, core = self.h, self.core
+            if self.cost_idx.size:
+                h.changeColsCost(self.cost_idx.size, self.cost_idx, np.zeros(self.cost_idx.size))
+            self.cost_idx = np.asarray(idx, dtype=np.int32)
+            h.changeColsCost(self.cost_idx.size, self.cost_idx, np.full(self.cost_idx.size, sign))
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return "timeout", np.nan, None
+            h.setOptionValue("time_limit", float(left))
+            h.run()
+            status = h.getModelStatus()
+            if status == core.HighsModelStatus.kOptimal:
+                x = np.asarray(h.getSolution().col_value)
+                return "ok", float(x[idx].sum()), x
+            if status in (core.HighsModelStatus.kUnbounded, core.HighsModelStatus.kUnboundedOrInfeasible):
+                return "unbounded", -sign * np.inf, None
+            if status == core.HighsModelStatus.kTimeLimit:
+                return "timeout", np.nan, None
+            # Anything else (a numerical difficulty of the warm start): solve this one from scratch.
+        from scipy.optimize import linprog
+
+        keep = np.array([i for i in range(self.a.shape[0]) if i not in self.free_rows], dtype=np.int64)
+        c = np.zeros(self.n)
+        c[idx] = sign
+        res = linprog(
+            c,
+            A_eq=self.a[keep] if keep.size else None,
+            b_eq=self.b[keep] if keep.size else None,
+            bounds=np.column_stack([self.lower, self.upper]),
+            method="highs",
+        )
+        if res.status == 3:
+            return "unbounded", -sign * np.inf, None
+        if res.status != 0:
+            return "timeout", np.nan, None
+        x = np.asarray(res.x)
+        return "ok", float(x[idx].sum()), x
+
+    def integer_bound(self, idx: np.ndarray, sign: float, relaxed: float) -> tuple[float, bool]:
+        """The bound over whole x where the linear optimum ``relaxed`` is fractional, and whether it is exact."""
+        from scipy.optimize import Bounds, LinearConstraint, milp
+
+        rounded = float(np.ceil(relaxed - 1e-9)) if sign > 0 else float(np.floor(relaxed + 1e-9))
+        keep = np.array([i for i in range(self.a.shape[0]) if i not in self.free_rows], dtype=np.int64)
+        c = np.zeros(self.n)
+        c[idx] = sign
+        kept = sp.csc_matrix(self.a[keep])
+        # Each unknown is at most the least kept total holding it (all are ≥ 0): a bounded program is quicker.
+        cap = self.upper.astype(float).copy()
+        for j in range(self.n):
+            held = kept.indices[kept.indptr[j] : kept.indptr[j + 1]]
+            if held.size:
+                cap[j] = min(cap[j], float(self.b[keep][held].min()))
+        res = milp(
+            c,
+            constraints=LinearConstraint(self.a[keep], self.b[keep], self.b[keep]) if keep.size else (),
+            integrality=np.ones(self.n),
+            bounds=Bounds(self.lower, cap),
+            options={"time_limit": MILP_SECONDS},
+        )
+        if res.status == 0 and res.x is not None:
+            return float(np.round(res.x[idx].sum())), True
+        return rounded, False
+
+
+def _outer(
+    a: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray, rows: np.ndarray, idx: np.ndarray
+) -> tuple[float, float]:
+    """A valid interval of Σ x[idx] over A·x = b without no row but ``rows``: each atom between its lower
+    bound and the least kept total holding it (when every unknown is ≥ 0)."""
+    lo = float(lower[idx].sum())
+    if np.any(lower < 0):
+        return lo, np.inf
+    sub = sp.csc_matrix(a[rows][:, idx])
+    cap = upper[idx].astype(float).copy()
+    for k in range(idx.size):
+        held = sub.indices[sub.indptr[k] : sub.indptr[k + 1]]
+        if held.size:
+            cap[k] = min(cap[k], float(b[rows][held].min()))
+    return lo, float(cap.sum())
+
+
+def system_bounds(
+    system: System,
+    targets: Sequence[np.ndarray],
+    *,
+    drop: Sequence[Sequence[int]] | None = None,
+    order: Sequence[int] | None = None,
+    deadline: float = np.inf,
+) -> CellBounds:
+    """The interval of Σ x[t] for each target t (an array of atoms) over the system without its ``drop``-ed
+    releases (one list of equation indices per target, each taken out once: a cell released twice stays known).
+
+    Targets are solved in ``order`` (default: as given) until ``deadline``; later ones keep an outer interval,
+    marked not exact.
+
+    Example:
+        >>> import numpy as np, scipy.sparse as sp
+        >>> from privrisk.outputs.differencing import System
+        >>> a = sp.csr_matrix(np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]))
+        >>> x = np.array([3.0, 1.0, 2.0, 4.0])   # a 2 × 2 table: its rows, then its columns
+        >>> s = System(a, a @ x, np.ones(4, int), np.zeros(4), np.full(4, np.inf), x, True)
+        >>> r = system_bounds(s, [np.array([0])])            # one interior cell, from the margins
+        >>> r.lo.tolist(), r.hi.tolist()                     # Fréchet: max(0, 4 + 5 − 10) … min(4, 5)
+        ([0.0], [4.0])
+        >>> r = system_bounds(s, [np.array([0, 1])], drop=[[0]])   # the first row total, itself hidden
+        >>> r.lo.tolist(), r.hi.tolist()
+        ([4.0], [4.0])
+    """
+    m, n = system.a.shape
+    k = len(targets)
+    drop = [()] * k if drop is None else drop
+    lo, hi = np.full(k, np.nan), np.full(k, np.nan)
+    exact = np.zeros(k, dtype=bool)
+    scale = 1.0 if system.integer else (float(np.max(np.abs(system.b), initial=0.0)) or 1.0)
+    b = system.b / scale
+    lower = system.lower / scale if not system.integer else system.lower.astype(float)
+    upper = system.upper / scale if not system.integer else system.upper.astype(float)
+    known = system.known / scale
+    times = np.asarray(system.times, dtype=np.int64)
+    key = {system.a.indices[system.a.indptr[e] : system.a.indptr[e + 1]].tobytes(): e for e in range(m)}
+    # Connected blocks of equations and atoms: a program touches only the blocks its target's atoms lie in.
+    coo = system.a.tocoo()
+    graph = sp.csr_matrix((np.ones(coo.nnz, dtype=np.int8), (coo.row, coo.col + m)), shape=(m + n, m + n))
+    _, comp = connected_components(graph, directed=False)
+    row_comp, col_comp = comp[:m], comp[m:]
+    models: dict[int, tuple[_Model, np.ndarray, np.ndarray, dict[int, int]]] = {}
+
+    def model(c: int) -> tuple[_Model, np.ndarray, np.ndarray, dict[int, int]]:
+        if c not in models:
+            rows = np.flatnonzero(row_comp == c)
+            cols = np.flatnonzero(col_comp == c)
+            sub = sp.csr_matrix(system.a[rows][:, cols])
+            where = {int(e): i for i, e in enumerate(rows)}
+            models[c] = (_Model(sub, b[rows], lower[cols], upper[cols]), rows, cols, where)
+        return models[c]
+
+    for t in order if order is not None else range(k):
+        idx = np.sort(np.asarray(targets[t], dtype=np.int64))
+        if idx.size == 0:
+            lo[t] = hi[t] = 0.0
+            exact[t] = True
+            continue
+        gone = np.bincount(np.asarray(drop[t], dtype=np.int64), minlength=m)[:m] if len(drop[t]) else None
+        left = times - gone if gone is not None else times
+        e = key.get(idx.astype(np.int32).tobytes())
+        if e is not None and left[e] > 0:
+            # The same total is released by a cell still shown.
+            lo[t] = hi[t] = float(b[e])
+            exact[t] = True
+            continue
+        freed = np.flatnonzero(left <= 0) if gone is not None else np.empty(0, np.int64)
+        kept = np.flatnonzero(left > 0)
+        total_lo, total_hi, ok = 0.0, 0.0, True
+        for c in np.unique(col_comp[idx]).tolist():
+            mdl, rows, cols, where = model(c)
+            local = np.searchsorted(cols, idx[col_comp[idx] == c])
+            mine = [where[int(r)] for r in freed if row_comp[r] == c]
+            mdl.free(mine)
+            try:
+                for sign in (1.0, -1.0):
+                    status, value, x = mdl.solve(local, sign, deadline)
+                    if status == "timeout":
+                        ok = False
+                        break
+                    if status == "ok" and system.integer:
+                        assert x is not None
+                        truth = float(known[cols[local]].sum())
+                        if _whole(x) or abs(truth - value) <= 1e-6 * max(1.0, abs(value)):
+                            # A whole solution (the program's, or the truth) attains the linear bound.
+                            value = float(np.round(value))
+                        else:
+                            value, whole = mdl.integer_bound(local, sign, value)
+                            ok &= whole
+                    if sign > 0:
+                        total_lo += value
+                    else:
+                        total_hi += value
+            finally:
+                mdl.fix(mine)
+            if not ok:
+                break
+        if ok:
+            lo[t], hi[t], exact[t] = total_lo, total_hi, True
+        else:
+            lo[t], hi[t] = _outer(system.a, b, lower, upper, kept, idx)
+            # The truth is always a solution: the outer interval holds it.
+            value = float(known[idx].sum())
+            lo[t], hi[t] = min(lo[t], value), max(hi[t], value)
+    return CellBounds(lo * scale, hi * scale, exact)
+
+
+def protected(
+    kind: str, lo: float, hi: float, *, total: float, top1: float, top2: float, count: float, p: float
+) -> bool:
+    """Whether suppressing a cell hides it: its interval (over everything else released) is not a single value,
+    and for a magnitude (``kind`` sum or mean: ``lo``, ``hi`` of the value; ``count`` people) wider than its
+    p % protection: half the width of the sum's interval plus the contributions other than the two largest is
+    at least p × the largest.
+
+    Example:
+        >>> protected("sum", 900.0, 1100.0, total=1000.0, top1=600.0, top2=900.0, count=3, p=0.1)
+        True
+        >>> protected("sum", 990.0, 1010.0, total=1000.0, top1=600.0, top2=900.0, count=3, p=0.1)
+        False
+    """
+    if not (np.isfinite(lo) or np.isfinite(hi)):
+        return True
+    width = hi - lo
+    if kind == "mean":
+        width *= count
+    scale = max(1.0, abs(total) if np.isfinite(total) else 1.0)
+    if not width > _TOL * scale:
+        return False
+    if kind in ("sum", "mean") and np.isfinite(top1) and top1 > 0:
+        return bool(width / 2 + (total - top2) >= p * top1)
+    return True
+
+
+class _Certificates:
+    """Cells that other released cells give back exactly, found without a program: a cell is the difference of
+    a total and its siblings, where the total (the cell's labels less one variable) is released or is the sum of
+    released cells of a finer grouping (a margin of another table), and the siblings are released; or the cell
+    is itself the sum of released cells of a finer grouping. Every such identity is checked atom by atom, so it
+    holds for every solution: the cell's interval is its value."""
+
+    def __init__(self, diff: Differencing, released: Sequence[tuple[OutputSpec, pd.DataFrame]]) -> None:
+        self.diff = diff
+        self.flag = {c: f"__f{i}" for i, c in enumerate(diff.conditions)}
+        # Per system: (where, labels) → equation, and (where, grouping) → [(labels, equation)].
+        self.index: dict[str | None, dict[tuple[str | None, frozenset[tuple[str, str]]], int]] = {}
+        self.by_set: dict[str | None, dict[tuple[str | None, frozenset[str]], list[tuple[dict[str, str], int]]]] = {}
+        self.meta: dict[tuple[str | None, int], tuple[str | None, dict[str, str]]] = {}
+        self._cache: dict[Any, dict[frozenset[tuple[str, str]], list[int]]] = {}
+        for spec, cells in released:
+            if spec.name not in diff.cell_rows:
+                continue
+            key, rows = diff.cell_rows[spec.name]
+            sets = cells["set"].tolist()
+            cols = {v: cells[v].astype(str).tolist() for v in spec.variables}
+            for i, e in enumerate(rows.tolist()):
+                if e < 0:
+                    continue
+                labels = {v: cols[v][i] for v in sets[i]}
+                item = frozenset(labels.items())
+                self.index.setdefault(key, {}).setdefault((spec.where, item), e)
+                group = self.by_set.setdefault(key, {}).setdefault((spec.where, frozenset(labels)), [])
+                if (labels, e) not in group:
+                    group.append((labels, e))
+                self.meta.setdefault((key, e), (spec.where, labels))
+
+    def _row(self, key: str | None, e: int) -> np.ndarray:
+        a = self.diff.systems[key].a
+        return a.indices[a.indptr[e] : a.indptr[e + 1]]
+
+    def _within(
+        self, key: str | None, where: str | None, grouping: frozenset[str], on: frozenset[str]
+    ) -> dict[frozenset[tuple[str, str]], list[int]]:
+        """The released equations of (where, grouping), by their labels on the variables ``on`` (cached)."""
+        k = (key, where, grouping, on)
+        if k not in self._cache:
+            out: dict[frozenset[tuple[str, str]], list[int]] = {}
+            for lab, q in self.by_set.get(key, {}).get((where, grouping), []):
+                out.setdefault(frozenset((v, lab[v]) for v in on), []).append(q)
+            self._cache[k] = out
+        return self._cache[k]
+
+    def _union(self, key: str | None, where: str | None, labels: dict[str, str], e: int) -> list[int] | None:
+        """Released equations other than e whose atoms are those of (where, labels), disjointly (unchecked)."""
+        times = self.diff.systems[key].times
+        item = frozenset(labels.items())
+        found = self.index.get(key, {}).get((where, item))
+        if found is not None and (found != e or times[e] >= 2):
+            return [found]
+        on = frozenset(labels)
+        for w, grouping in self.by_set.get(key, {}):
+            if w != where or not on < grouping:
+                continue
+            parts = self._within(key, where, grouping, on).get(item, [])
+            if parts and e not in parts:
+                return parts
+        return None
+
+    def determined(self, key: str | None, e: int) -> bool:
+        if (key, e) not in self.meta:
+            return False
+        where, labels = self.meta[(key, e)]
+        n = self.diff.systems[key].a.shape[1]
+        mine = self._row(key, e)
+
+        def zero(plus: list[int], minus: list[int]) -> bool:
+            count = np.zeros(n, dtype=np.int64)
+            for q in plus:
+                count[self._row(key, q)] += 1
+            for q in minus:
+                count[self._row(key, q)] -= 1
+            count[mine] -= 1
+            return not count.any()
+
+        whole = self._union(key, where, labels, e)
+        if whole is not None and zero(whole, []):
+            return True
+        for v in labels:
+            rest = {u: x for u, x in labels.items() if u != v}
+            total = self._union(key, where, rest, e)
+            if total is None:
+                continue
+            line = self._within(key, where, frozenset(labels), frozenset(rest)).get(frozenset(rest.items()), [])
+            siblings = [q for q in line if q != e]
+            if zero(total, siblings):
+                return True
+        return False
+
+
+def cell_bounds(
+    diff: Differencing,
+    tables: Sequence[tuple[OutputSpec, pd.DataFrame]],
+    policy: Policy,
+    *,
+    released: Sequence[tuple[OutputSpec, pd.DataFrame]] | None = None,
+    first: dict[str, np.ndarray] | None = None,
+    budget: float = CELL_BUDGET,
+) -> tuple[dict[str, pd.DataFrame], int]:
+    """Each table's cells' intervals over everything released but the cell: per output, a frame aligned with
+    its cells (``lo``, ``hi``, ``exact``, ``protected``; NaN/None where the cell is not a released number), and
+    how many cells kept an outer interval when the budget ran out.
+
+    ``released`` are all the tables that entered the differencing (default: ``tables``); ``first`` marks, per
+    output, the cells to solve first (those failing the primary rules).
+    """
+    deadline = time.perf_counter() + budget
+    atoms_n = diff.atoms["n"].to_numpy(dtype=float) if not diff.atoms.empty else np.empty(0)
+    certificates = _Certificates(diff, released if released is not None else tables)
+    # Every (system, equation) asked for, once; the failing cells' first.
+    asked: dict[str | None, dict[int, bool]] = {}
+    for spec, cells in tables:
+        if spec.name not in diff.cell_rows:
+            continue
+        key, rows = diff.cell_rows[spec.name]
+        if key not in diff.systems:
+            continue
+        urgent = first.get(spec.name) if first else None
+        for i, e in enumerate(rows.tolist()):
+            if e >= 0:
+                mine = asked.setdefault(key, {})
+                mine[e] = mine.get(e, False) or bool(urgent is not None and urgent[i])
+    solved: dict[tuple[str | None, int], tuple[float, float, bool]] = {}
+    undecided = 0
+    for key, eqs in asked.items():
+        system = diff.systems[key]
+        a = system.a
+        wanted = []
+        for e in eqs:
+            if system.times[e] >= 2 or certificates.determined(key, e):
+                solved[(key, e)] = (float(system.b[e]), float(system.b[e]), True)
+            else:
+                wanted.append(e)
+        targets = [a.indices[a.indptr[e] : a.indptr[e + 1]] for e in wanted]
+        order = sorted(range(len(wanted)), key=lambda i: (not eqs[wanted[i]], a.indptr[wanted[i] + 1] - a.indptr[wanted[i]]))
+        res = system_bounds(system, targets, drop=[[e] for e in wanted], order=order, deadline=deadline)
+        for i, e in enumerate(wanted):
+            solved[(key, e)] = (float(res.lo[i]), float(res.hi[i]), bool(res.exact[i]))
+    frames: dict[str, pd.DataFrame] = {}
+    for spec, cells in tables:
+        n_cells = len(cells)
+        lo, hi = np.full(n_cells, np.nan), np.full(n_cells, np.nan)
+        exact = np.zeros(n_cells, dtype=bool)
+        if spec.name in diff.cell_rows:
+            key, rows = diff.cell_rows[spec.name]
+            for i, e in enumerate(rows.tolist()):
+                if e >= 0 and (key, e) in solved:
+                    lo[i], hi[i], exact[i] = solved[(key, e)]
+                    if spec.kind == "mean":
+                        members = diff.systems[key].a.indices[
+                            diff.systems[key].a.indptr[e] : diff.systems[key].a.indptr[e + 1]
+                        ]
+                        count = float(atoms_n[members].sum())
+                        lo[i], hi[i] = lo[i] / count, hi[i] / count
+            for i, members in diff.open_means.get(spec.name, {}).items():
+                lo[i], hi[i], exact[i] = _ratio(diff, key, members, deadline)
+        undecided += int(np.sum(~np.isnan(lo) & ~exact))
+        total, top1, top2 = (_column(cells, c) for c in ("total", "top1", "top2"))
+        count = _column(cells, "n")
+        kind = spec.kind if spec.kind != "sum" or not spec.weights else "count"
+        guard = [
+            None
+            if np.isnan(lo[i])
+            else protected(
+                kind,
+                lo[i],
+                hi[i],
+                total=total[i],
+                top1=top1[i],
+                top2=top2[i],
+                count=count[i],
+                p=policy.safe_pratio_p,
+            )
+            for i in range(n_cells)
+        ]
+        frames[spec.name] = pd.DataFrame({"lo": lo, "hi": hi, "exact": exact, "protected": guard})
+    return frames, undecided
+
+
+def _column(cells: pd.DataFrame, col: str) -> np.ndarray:
+    if col not in cells:
+        return np.full(len(cells), np.nan)
+    return pd.to_numeric(cells[col], errors="coerce").to_numpy(dtype=float)
+
+
+def _ratio(diff: Differencing, key: str | None, members: np.ndarray, deadline: float) -> tuple[float, float, bool]:
+    """The interval of a mean whose group's count is not determined: sum / count over the two intervals (the
+    counts and the sums are separate systems), the count at least 1 (the mean of no one is not a number)."""
+    if key in diff.systems:
+        s = system_bounds(diff.systems[key], [members], deadline=deadline)
+        s_lo, s_hi, s_ok = float(s.lo[0]), float(s.hi[0]), bool(s.exact[0])
+    else:
+        s_lo, s_hi, s_ok = 0.0, np.inf, True
+        if "__min_" + str(key) in diff.atoms and float(diff.atoms["__min_" + str(key)].min()) < 0:
+            s_lo = -np.inf
+    if None in diff.systems:
+        c = system_bounds(diff.systems[None], [members], deadline=deadline)
+        n_lo, n_hi, n_ok = float(c.lo[0]), float(c.hi[0]), bool(c.exact[0])
+    else:
+        n_lo, n_hi, n_ok = 0.0, np.inf, True
+    # Whole counts from 0: the least positive count may exceed 1 (then the bound is valid but not tight).
+    n_ok &= n_lo >= 1 or n_hi <= 1
+    n_lo = max(n_lo, 1.0)
+    n_hi = max(n_hi, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corners = [s_lo / n_lo, s_lo / n_hi, s_hi / n_lo, s_hi / n_hi]
+    corners = [0.0 if np.isnan(v) else v for v in corners]
+    return float(min(corners)), float(max(corners)), s_ok and n_ok
