@@ -236,3 +236,42 @@ def test_protection_rule_by_hand() -> None:
     assert protected("mean", 305.0, 1085.0 / 3, total=1000.0, top1=900.0, top2=990.0, count=3, p=0.1)
     assert not protected("count", 4.0, 4.0, total=math.nan, top1=math.nan, top2=math.nan, count=4, p=0.1)
     assert protected("count", 3.0, 5.0, total=math.nan, top1=math.nan, top2=math.nan, count=4, p=0.1)
+
+
+def test_suppressing_a_sum_cell_is_confirmed_by_its_interval() -> None:
+    # A's sum fails the p % rule. Suppressed alone it is recomputed to [1040, 1100] (see above), closer than its
+    # protection: the suggestion adds B's sum (the smallest other cell of its line). With both hidden, only U
+    # holds A's people: A in [0, 1100], B in [0, ∞): both protected.
+    result = check_frame(_p_percent_frame([20.0, 20.0]), P_SPECS, Policy(safe_threshold=3))
+    [rec] = [r for r in result.recommendations if r["action"] == "suppress" and r["output"] == "Sums"]
+    assert rec["cells"] == [{"region": "A"}, {"region": "B"}]
+    assert rec["secondary_cells"] == [{"region": "B"}]
+    assert rec["confirmed"] is True
+    assert rec["intervals"][0][0] == pytest.approx(0.0) and rec["intervals"][0][1] == pytest.approx(1100.0)
+    assert rec["intervals"][1][0] == pytest.approx(0.0) and rec["intervals"][1][1] == math.inf
+
+
+def test_the_intervals_of_a_count_suppression_equal_enumeration() -> None:
+    # A 2 × 3 table with margins where one cell holds 1 person (threshold 3): its suppression needs partners;
+    # each suppressed cell's reported interval is the min and max over every whole table that keeps the cells
+    # still shown.
+    rows = [("x", "p")] + [("x", "q")] * 3 + [("x", "r")] * 4 + [("y", "p")] * 3 + [("y", "q")] * 4
+    rows += [("y", "r")] * 5
+    frame = pd.DataFrame(rows, columns=["a", "b"])
+    spec = OutputSpec(name="T", kind="count", rows=("a",), columns=("b",), margins=True)
+    result = check_frame(frame, [spec], Policy(safe_threshold=3))
+    [rec] = [r for r in result.recommendations if r["action"] == "suppress"]
+    assert rec["confirmed"] is True and len(rec["cells"]) >= 4
+    atoms = result.atoms
+    cells = result.outputs[0]["cells"]
+    hidden = [next(i for i, c in enumerate(cells) if c["labels"] == lab) for lab in rec["cells"]]
+    shown = [i for i in range(len(cells)) if i not in hidden]
+    matrix = np.zeros((len(cells), len(atoms)), dtype=int)
+    for i, c in enumerate(cells):
+        matrix[i, _members(atoms, spec, c["labels"])] = 1
+    b = np.array([c["value"] for c in cells], dtype=int)
+    sols = _solutions(matrix[shown], b[shown], list(range(len(atoms))))
+    for i, interval in zip(hidden, rec["intervals"], strict=True):
+        values = [int(matrix[i] @ x) for x in sols]
+        assert interval == [min(values), max(values)]
+        assert interval[0] < interval[1]

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from privrisk.outputs.policy import Policy
     from privrisk.outputs.spec import OutputSpec
 
-__all__ = ["CELL_BUDGET", "CellBounds", "cell_bounds", "protected", "system_bounds"]
+__all__ = ["CELL_BUDGET", "CellBounds", "cell_bounds", "hidden_cells", "protected", "system_bounds"]
 
 # Seconds all cells' programs of one check may take together; cells left then keep their outer interval.
 CELL_BUDGET = 5.0
@@ -527,11 +527,49 @@ def _column(cells: pd.DataFrame, col: str) -> np.ndarray:
     return pd.to_numeric(cells[col], errors="coerce").to_numpy(dtype=float)
 
 
-def _ratio(diff: Differencing, key: str | None, members: np.ndarray, deadline: float) -> tuple[float, float, bool]:
+def hidden_cells(
+    diff: Differencing,
+    spec: OutputSpec,
+    cells: pd.DataFrame,
+    hidden: Sequence[int],
+    *,
+    deadline: float = np.inf,
+) -> CellBounds:
+    """The intervals of the cells ``hidden`` (positions in ``cells``) of one released table when all of them are
+    suppressed at once: over everything else released (other outputs, the table's other cells, the ledger).
+    A mean's interval is its value's (its sum's over its count); NaN where the cell is not a released number.
+    """
+    k = len(hidden)
+    lo, hi = np.full(k, np.nan), np.full(k, np.nan)
+    exact = np.zeros(k, dtype=bool)
+    if spec.name not in diff.cell_rows:
+        return CellBounds(lo, hi, exact)
+    key, rows = diff.cell_rows[spec.name]
+    drop = [int(rows[i]) for i in hidden if rows[i] >= 0]
+    system = diff.systems.get(key)
+    with_row = [t for t, i in enumerate(hidden) if rows[i] >= 0]
+    if system is not None and with_row:
+        a = system.a
+        targets = [a.indices[a.indptr[rows[hidden[t]]] : a.indptr[rows[hidden[t]] + 1]] for t in with_row]
+        res = system_bounds(system, targets, drop=[drop] * len(targets), deadline=deadline)
+        atoms_n = diff.atoms["n"].to_numpy(dtype=float)
+        for t, idx, r_lo, r_hi, r_ok in zip(with_row, targets, res.lo, res.hi, res.exact, strict=True):
+            count = float(atoms_n[idx].sum()) if spec.kind == "mean" else 1.0
+            lo[t], hi[t], exact[t] = r_lo / count, r_hi / count, r_ok
+    for t, i in enumerate(hidden):
+        members = diff.open_means.get(spec.name, {}).get(int(i))
+        if members is not None:
+            lo[t], hi[t], exact[t] = _ratio(diff, key, members, deadline, drop=drop)
+    return CellBounds(lo, hi, exact)
+
+
+def _ratio(
+    diff: Differencing, key: str | None, members: np.ndarray, deadline: float, *, drop: Sequence[int] = ()
+) -> tuple[float, float, bool]:
     """The interval of a mean whose group's count is not determined: sum / count over the two intervals (the
     counts and the sums are separate systems), the count at least 1 (the mean of no one is not a number)."""
     if key in diff.systems:
-        s = system_bounds(diff.systems[key], [members], deadline=deadline)
+        s = system_bounds(diff.systems[key], [members], drop=[list(drop)], deadline=deadline)
         s_lo, s_hi, s_ok = float(s.lo[0]), float(s.hi[0]), bool(s.exact[0])
     else:
         s_lo, s_hi, s_ok = 0.0, np.inf, True
