@@ -273,7 +273,7 @@ def system_bounds(
         kept = np.flatnonzero(left > 0)
         total_lo, total_hi, ok = 0.0, 0.0, True
         for c in np.unique(col_comp[idx]).tolist():
-            mdl, rows, cols, where = model(c)
+            mdl, _rows, cols, where = model(c)
             local = np.searchsorted(cols, idx[col_comp[idx] == c])
             mine = [where[int(r)] for r in freed if row_comp[r] == c]
             mdl.free(mine)
@@ -319,9 +319,10 @@ def protected(
     at least p × the largest.
 
     Example:
-        >>> protected("sum", 900.0, 1100.0, total=1000.0, top1=600.0, top2=900.0, count=3, p=0.1)
+        >>> # 1000 in all, the largest 900, the two largest 990: 10 % of 900 less the other 10 is 80 a side.
+        >>> protected("sum", 900.0, 1100.0, total=1000.0, top1=900.0, top2=990.0, count=3, p=0.1)
         True
-        >>> protected("sum", 990.0, 1010.0, total=1000.0, top1=600.0, top2=900.0, count=3, p=0.1)
+        >>> protected("sum", 990.0, 1010.0, total=1000.0, top1=900.0, top2=990.0, count=3, p=0.1)
         False
     """
     if not (np.isfinite(lo) or np.isfinite(hi)):
@@ -349,7 +350,9 @@ class _Certificates:
         self.flag = {c: f"__f{i}" for i, c in enumerate(diff.conditions)}
         # Per system: (where, labels) → equation, and (where, grouping) → [(labels, equation)].
         self.index: dict[str | None, dict[tuple[str | None, frozenset[tuple[str, str]]], int]] = {}
-        self.by_set: dict[str | None, dict[tuple[str | None, frozenset[str]], list[tuple[dict[str, str], int]]]] = {}
+        self.by_set: dict[
+            str | None, dict[tuple[str | None, frozenset[str]], list[tuple[dict[str, str], int]]]
+        ] = {}
         self.meta: dict[tuple[str | None, int], tuple[str | None, dict[str, str]]] = {}
         self._cache: dict[Any, dict[frozenset[tuple[str, str]], list[int]]] = {}
         for spec, cells in released:
@@ -425,7 +428,9 @@ class _Certificates:
             total = self._union(key, where, rest, e)
             if total is None:
                 continue
-            line = self._within(key, where, frozenset(labels), frozenset(rest)).get(frozenset(rest.items()), [])
+            line = self._within(key, where, frozenset(labels), frozenset(rest)).get(
+                frozenset(rest.items()), []
+            )
             siblings = [q for q in line if q != e]
             if zero(total, siblings):
                 return True
@@ -453,7 +458,7 @@ def cell_bounds(
     certificates = _Certificates(diff, released if released is not None else tables)
     # Every (system, equation) asked for, once; the failing cells' first.
     asked: dict[str | None, dict[int, bool]] = {}
-    for spec, cells in tables:
+    for spec, _cells in tables:
         if spec.name not in diff.cell_rows:
             continue
         key, rows = diff.cell_rows[spec.name]
@@ -476,7 +481,10 @@ def cell_bounds(
             else:
                 wanted.append(e)
         targets = [a.indices[a.indptr[e] : a.indptr[e + 1]] for e in wanted]
-        order = sorted(range(len(wanted)), key=lambda i: (not eqs[wanted[i]], a.indptr[wanted[i] + 1] - a.indptr[wanted[i]]))
+        order = sorted(
+            range(len(wanted)),
+            key=lambda i: (not eqs[wanted[i]], a.indptr[wanted[i] + 1] - a.indptr[wanted[i]]),
+        )
         res = system_bounds(system, targets, drop=[[e] for e in wanted], order=order, deadline=deadline)
         for i, e in enumerate(wanted):
             solved[(key, e)] = (float(res.lo[i]), float(res.hi[i]), bool(res.exact[i]))
@@ -494,13 +502,13 @@ def cell_bounds(
                         members = diff.systems[key].a.indices[
                             diff.systems[key].a.indptr[e] : diff.systems[key].a.indptr[e + 1]
                         ]
-                        count = float(atoms_n[members].sum())
-                        lo[i], hi[i] = lo[i] / count, hi[i] / count
+                        people = float(atoms_n[members].sum())
+                        lo[i], hi[i] = lo[i] / people, hi[i] / people
             for i, members in diff.open_means.get(spec.name, {}).items():
                 lo[i], hi[i], exact[i] = _ratio(diff, key, members, deadline)
         undecided += int(np.sum(~np.isnan(lo) & ~exact))
         total, top1, top2 = (_column(cells, c) for c in ("total", "top1", "top2"))
-        count = _column(cells, "n")
+        counts = _column(cells, "n")
         kind = spec.kind if spec.kind != "sum" or not spec.weights else "count"
         guard = [
             None
@@ -512,7 +520,7 @@ def cell_bounds(
                 total=total[i],
                 top1=top1[i],
                 top2=top2[i],
-                count=count[i],
+                count=counts[i],
                 p=policy.safe_pratio_p,
             )
             for i in range(n_cells)

@@ -371,7 +371,14 @@ def difference(
         upper = np.where(atoms["hi"].to_numpy() == 0, 0.0, np.inf)
         lower = np.where(upper == 0, 0.0, lower)
         systems[var] = System(
-            m, rhs, np.array(rows_m.times), lower, upper, sums, False, tuple(frozenset(x) for x in rows_m.names)
+            m,
+            rhs,
+            np.array(rows_m.times),
+            lower,
+            upper,
+            sums,
+            False,
+            tuple(frozenset(x) for x in rows_m.names),
         )
         # Determined means: equal up to the solver's precision on the scale of the whole variable.
         tol = 1e-7 * max(1.0, float(np.abs(sums).sum()))

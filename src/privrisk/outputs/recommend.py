@@ -230,9 +230,7 @@ def _hidden_intervals(diff: Any, spec: OutputSpec, cells: pd.DataFrame, chosen: 
     if spec.name not in diff.cell_rows or not chosen:
         return [None] * len(chosen)
     res = hidden_cells(diff, spec, cells, chosen)
-    return [
-        None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)
-    ]
+    return [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
 
 
 def magnitude_suppression(
