@@ -275,3 +275,33 @@ def test_the_intervals_of_a_count_suppression_equal_enumeration() -> None:
         values = [int(matrix[i] @ x) for x in sols]
         assert interval == [min(values), max(values)]
         assert interval[0] < interval[1]
+
+
+def test_fingerprints_find_the_same_identities_as_counting_atoms(monkeypatch) -> None:
+    # Above EXACT_CHECK atoms the identities between cells are checked by fingerprints: forced here on a small
+    # grid, every cell's interval is as when the atoms are counted.
+    import privrisk.outputs.cell_bounds as cb
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(
+        {"a": rng.choice(list("xyz"), 60), "b": rng.choice(list("pq"), 60), "age": rng.integers(0, 90, 60)}
+    )
+    specs = [
+        OutputSpec(name="T", kind="count", rows=("a",), columns=("b",), margins=True),
+        OutputSpec(name="A", kind="count", rows=("a",), where="age >= 18"),
+        OutputSpec(name="B", kind="count", rows=("b",), where="age >= 18"),
+        OutputSpec(name="AB", kind="count", rows=("a",), columns=("b",), where="age >= 18"),
+    ]
+    counted = check_frame(frame, specs)
+    # No time for programs: what is exact now was found by the identities alone.
+    monkeypatch.setattr(cb, "CELL_BUDGET", 0.0)
+    monkeypatch.setattr(cb, "EXACT_CHECK", 0)
+    printed = check_frame(frame, specs)
+    for o1, o2 in zip(counted.outputs, printed.outputs, strict=True):
+        for c1, c2 in zip(o1["cells"], o2["cells"], strict=True):
+            if c2["interval_exact"]:
+                assert c1["interval"] == c2["interval"]
+    # Every cell of AB is A's (its a) less the other cell of its line; every cell of T its margin less the rest.
+    for name in ("AB", "T"):
+        cells = next(o for o in printed.outputs if o["name"] == name)["cells"]
+        assert all(c["interval"] == [c["value"], c["value"]] and c["interval_exact"] for c in cells)

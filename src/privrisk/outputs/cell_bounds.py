@@ -48,6 +48,9 @@ CELL_BUDGET = 5.0
 # Seconds one integer program may take before the linear bound, rounded inwards, is kept (not exact).
 MILP_SECONDS = 1.0
 _TOL = 1e-7
+# Up to this many atoms an identity between released cells is checked atom by atom; above, by two 64-bit
+# fingerprints (random weights), whose chance of taking unequal sets for equal is below 2⁻⁶².
+EXACT_CHECK = 50_000
 
 
 @dataclass(frozen=True)
@@ -184,19 +187,24 @@ class _Model:
 
 
 def _outer(
-    a: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray, rows: np.ndarray, idx: np.ndarray
+    csc: sp.csc_matrix,
+    b: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    freed: np.ndarray,
+    idx: np.ndarray,
 ) -> tuple[float, float]:
-    """A valid interval of Σ x[idx] over A·x = b without no row but ``rows``: each atom between its lower
-    bound and the least kept total holding it (when every unknown is ≥ 0)."""
+    """A valid interval of Σ x[idx] over A·x = b (``csc``) without the rows ``freed``: each atom between its
+    lower bound and the least kept total holding it (when every unknown is ≥ 0)."""
     lo = float(lower[idx].sum())
-    if np.any(lower < 0):
+    if np.any(lower[idx] < 0):
         return lo, np.inf
-    sub = sp.csc_matrix(a[rows][:, idx])
     cap = upper[idx].astype(float).copy()
-    for k in range(idx.size):
-        held = sub.indices[sub.indptr[k] : sub.indptr[k + 1]]
+    for k, j in enumerate(idx.tolist()):
+        held = csc.indices[csc.indptr[j] : csc.indptr[j + 1]]
+        held = held[~np.isin(held, freed)]
         if held.size:
-            cap[k] = min(cap[k], float(b[rows][held].min()))
+            cap[k] = min(cap[k], float(b[held].min()))
     return lo, float(cap.sum())
 
 
@@ -239,6 +247,7 @@ def system_bounds(
     known = system.known / scale
     times = np.asarray(system.times, dtype=np.int64)
     key = {system.a.indices[system.a.indptr[e] : system.a.indptr[e + 1]].tobytes(): e for e in range(m)}
+    csc = sp.csc_matrix(system.a)
     # Connected blocks of equations and atoms: a program touches only the blocks its target's atoms lie in.
     coo = system.a.tocoo()
     graph = sp.csr_matrix((np.ones(coo.nnz, dtype=np.int8), (coo.row, coo.col + m)), shape=(m + n, m + n))
@@ -261,18 +270,19 @@ def system_bounds(
             lo[t] = hi[t] = 0.0
             exact[t] = True
             continue
-        gone = np.bincount(np.asarray(drop[t], dtype=np.int64), minlength=m)[:m] if len(drop[t]) else None
-        left = times - gone if gone is not None else times
+        gone: dict[int, int] = {}
+        for r in drop[t]:
+            gone[int(r)] = gone.get(int(r), 0) + 1
         e = key.get(idx.astype(np.int32).tobytes())
-        if e is not None and left[e] > 0:
+        if e is not None and times[e] > gone.get(e, 0):
             # The same total is released by a cell still shown.
             lo[t] = hi[t] = float(b[e])
             exact[t] = True
             continue
-        freed = np.flatnonzero(left <= 0) if gone is not None else np.empty(0, np.int64)
-        kept = np.flatnonzero(left > 0)
-        total_lo, total_hi, ok = 0.0, 0.0, True
-        for c in np.unique(col_comp[idx]).tolist():
+        freed = np.array(sorted(r for r, g in gone.items() if times[r] <= g), dtype=np.int64)
+        total_lo, total_hi = 0.0, 0.0
+        ok = time.perf_counter() < deadline
+        for c in np.unique(col_comp[idx]).tolist() if ok else []:
             mdl, _rows, cols, where = model(c)
             local = np.searchsorted(cols, idx[col_comp[idx] == c])
             mine = [where[int(r)] for r in freed if row_comp[r] == c]
@@ -303,7 +313,7 @@ def system_bounds(
         if ok:
             lo[t], hi[t], exact[t] = total_lo, total_hi, True
         else:
-            lo[t], hi[t] = _outer(system.a, b, lower, upper, kept, idx)
+            lo[t], hi[t] = _outer(csc, b, lower, upper, freed, idx)
             # The truth is always a solution: the outer interval holds it.
             value = float(known[idx].sum())
             lo[t], hi[t] = min(lo[t], value), max(hi[t], value)
@@ -342,8 +352,9 @@ class _Certificates:
     """Cells that other released cells give back exactly, found without a program: a cell is the difference of
     a total and its siblings, where the total (the cell's labels less one variable) is released or is the sum of
     released cells of a finer grouping (a margin of another table), and the siblings are released; or the cell
-    is itself the sum of released cells of a finer grouping. Every such identity is checked atom by atom, so it
-    holds for every solution: the cell's interval is its value."""
+    is itself the sum of released cells of a finer grouping. Every such identity is checked atom by atom (by
+    fingerprints above :data:`EXACT_CHECK` atoms), so it holds for every solution: the cell's interval is its
+    value."""
 
     def __init__(self, diff: Differencing, released: Sequence[tuple[OutputSpec, pd.DataFrame]]) -> None:
         self.diff = diff
@@ -355,6 +366,7 @@ class _Certificates:
         ] = {}
         self.meta: dict[tuple[str | None, int], tuple[str | None, dict[str, str]]] = {}
         self._cache: dict[Any, dict[frozenset[tuple[str, str]], list[int]]] = {}
+        self._fingerprints: dict[str | None, np.ndarray] = {}
         for spec, cells in released:
             if spec.name not in diff.cell_rows:
                 continue
@@ -404,14 +416,40 @@ class _Certificates:
                 return parts
         return None
 
+    def _prints(self, key: str | None) -> np.ndarray:
+        """Two fingerprints per equation: the sums (mod 2⁶⁴) of random 64-bit weights of its atoms. Sums and
+        differences of rows that are equal as sets of atoms have equal fingerprints; unequal ones collide with
+        probability below 2⁻⁶² per pair of fingerprints."""
+        if key not in self._fingerprints:
+            a = self.diff.systems[key].a
+            rng = np.random.default_rng(20231)
+            weights = rng.integers(0, 2**63, size=(a.shape[1], 2), dtype=np.uint64) * np.uint64(
+                2
+            ) + np.uint64(1)
+            sums = np.zeros((a.shape[0], 2), dtype=np.uint64)
+            starts = a.indptr[:-1]
+            full = np.flatnonzero(np.diff(a.indptr) > 0)
+            with np.errstate(over="ignore"):
+                sums[full] = np.add.reduceat(weights[a.indices], starts[full], axis=0)
+            self._fingerprints[key] = sums
+        return self._fingerprints[key]
+
     def determined(self, key: str | None, e: int) -> bool:
         if (key, e) not in self.meta:
             return False
         where, labels = self.meta[(key, e)]
         n = self.diff.systems[key].a.shape[1]
         mine = self._row(key, e)
+        prints = self._prints(key)
 
         def zero(plus: list[int], minus: list[int]) -> bool:
+            # The fingerprints first (cheap); the atoms themselves where the grid is small enough to count.
+            with np.errstate(over="ignore"):
+                total = prints[plus].sum(axis=0, dtype=np.uint64) - prints[minus].sum(axis=0, dtype=np.uint64)
+                if np.any(total - prints[e] != 0):
+                    return False
+            if n > EXACT_CHECK:
+                return True
             count = np.zeros(n, dtype=np.int64)
             for q in plus:
                 count[self._row(key, q)] += 1
@@ -444,16 +482,17 @@ def cell_bounds(
     *,
     released: Sequence[tuple[OutputSpec, pd.DataFrame]] | None = None,
     first: dict[str, np.ndarray] | None = None,
-    budget: float = CELL_BUDGET,
+    budget: float | None = None,
 ) -> tuple[dict[str, pd.DataFrame], int]:
     """Each table's cells' intervals over everything released but the cell: per output, a frame aligned with
     its cells (``lo``, ``hi``, ``exact``, ``protected``; NaN/None where the cell is not a released number), and
     how many cells kept an outer interval when the budget ran out.
 
     ``released`` are all the tables that entered the differencing (default: ``tables``); ``first`` marks, per
-    output, the cells to solve first (those failing the primary rules).
+    output, the cells to solve first (those failing the primary rules); ``budget`` is the programs' time in
+    seconds (default :data:`CELL_BUDGET`).
     """
-    deadline = time.perf_counter() + budget
+    deadline = time.perf_counter() + (CELL_BUDGET if budget is None else budget)
     atoms_n = diff.atoms["n"].to_numpy(dtype=float) if not diff.atoms.empty else np.empty(0)
     certificates = _Certificates(diff, released if released is not None else tables)
     # Every (system, equation) asked for, once; the failing cells' first.

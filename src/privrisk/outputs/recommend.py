@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, cast
 
 import numpy as np
@@ -214,8 +215,9 @@ def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[
     return None if rest.empty else int(cast(Any, rest["value"].idxmin()))
 
 
-# Seconds the intervals of one table's suppression may take (each round solves every hidden cell's programs).
-SUPPRESSION_SECONDS = 5.0
+# Seconds the suppressed cells' intervals of all tables may take together (each round of a magnitude table's
+# greedy search solves every hidden cell's programs); a suggestion found after that is not confirmed.
+SUPPRESSION_SECONDS = 10.0
 
 
 def _end(x: float) -> float | int:
@@ -223,26 +225,34 @@ def _end(x: float) -> float | int:
     return int(v) if v.is_integer() and abs(v) < 2**53 else v
 
 
-def _hidden_intervals(diff: Any, spec: OutputSpec, cells: pd.DataFrame, chosen: list[int]) -> list[Any]:
-    """Each suppressed cell's interval when all of them are suppressed (what an intruder recomputes)."""
+def _hidden_intervals(
+    diff: Any, spec: OutputSpec, cells: pd.DataFrame, chosen: list[int], deadline: float = np.inf
+) -> list[Any]:
+    """Each suppressed cell's interval when all of them are suppressed (what an intruder recomputes); a wider
+    one that still holds where the time ran out."""
     from privrisk.outputs.cell_bounds import hidden_cells
 
     if spec.name not in diff.cell_rows or not chosen:
         return [None] * len(chosen)
-    res = hidden_cells(diff, spec, cells, chosen)
+    position = {int(c): i for i, c in enumerate(cells.index)}
+    res = hidden_cells(diff, spec, cells, [position[c] for c in chosen], deadline=deadline)
     return [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
 
 
 def magnitude_suppression(
-    diff: Any, spec: OutputSpec, cells: pd.DataFrame, failing: list[int], policy: Policy
+    diff: Any,
+    spec: OutputSpec,
+    cells: pd.DataFrame,
+    failing: list[int],
+    policy: Policy,
+    *,
+    deadline: float | None = None,
 ) -> tuple[list[int], bool, list[Any]]:
     """Cells to suppress in a sum or mean table (or a weighted count): the failing ones, then secondary ones
     chosen greedily (as for counts, :func:`_partner`) until every suppressed cell's interval over everything
     else released is wider than its protection (:func:`privrisk.outputs.cell_bounds.protected`: not a single
     value, and for sums and means the p % rule's); whether that was reached, and the suppressed cells'
     intervals."""
-    import time
-
     from privrisk.outputs.cell_bounds import hidden_cells, protected
 
     def column(name: str) -> np.ndarray:
@@ -253,7 +263,8 @@ def magnitude_suppression(
     total, top1, top2, count = (column(c) for c in ("total", "top1", "top2", "n"))
     kind = "count" if spec.kind == "count" or spec.weights else spec.kind
     position = {int(c): i for i, c in enumerate(cells.index)}
-    deadline = time.perf_counter() + SUPPRESSION_SECONDS
+    if deadline is None:
+        deadline = time.perf_counter() + SUPPRESSION_SECONDS
     suppressed = list(dict.fromkeys(failing))
     res = None
     for _ in range(MAX_SECONDARY + 1):
@@ -288,7 +299,7 @@ def magnitude_suppression(
     else:
         res = None
     if res is None:
-        return suppressed, False, _hidden_intervals(diff, spec, cells, suppressed)
+        return suppressed, False, _hidden_intervals(diff, spec, cells, suppressed, deadline)
     bounds = [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
     return suppressed, True, bounds
 
@@ -308,6 +319,7 @@ def recommendations(
     tables = {s.name: c for s, c in linear}
     flag_of = {c: f"__f{i}" for i, c in enumerate(diff.conditions)}
     recs: list[dict[str, Any]] = []
+    deadline = time.perf_counter() + SUPPRESSION_SECONDS
 
     def incidence_of(s: OutputSpec, cells: pd.DataFrame) -> sp.csr_matrix:
         return incidence(diff.atoms, s, cells, flag_of.get(s.where) if s.where else None)
@@ -340,7 +352,7 @@ def recommendations(
                     "primary": len(failing),
                     "secondary": secondary,
                     "confirmed": confirmed,
-                    "intervals": _hidden_intervals(diff, spec, cells, chosen),
+                    "intervals": _hidden_intervals(diff, spec, cells, chosen, deadline),
                     "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
                     "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
                     f"{secondary} more so they cannot be recomputed; "
@@ -352,7 +364,9 @@ def recommendations(
                 }
             )
         elif spec.kind in ("sum", "mean", "count") and spec.name in diff.cell_rows:
-            chosen, confirmed, bounds = magnitude_suppression(diff, spec, cells, failing, policy)
+            chosen, confirmed, bounds = magnitude_suppression(
+                diff, spec, cells, failing, policy, deadline=deadline
+            )
             secondary = len(chosen) - len(failing)
             recs.append(
                 {
