@@ -317,7 +317,12 @@ def system_bounds(
             # The truth is always a solution: the outer interval holds it.
             value = float(known[idx].sum())
             lo[t], hi[t] = min(lo[t], value), max(hi[t], value)
-    return CellBounds(lo * scale, hi * scale, exact)
+    lo, hi = lo * scale, hi * scale
+    if not system.integer:
+        # The programs are exact to about 1e-9 of the largest total: digits below that are the solver's noise.
+        digits = max(0, 9 - int(np.ceil(np.log10(scale))))
+        lo, hi = np.round(lo, digits), np.round(hi, digits)
+    return CellBounds(lo, hi, exact)
 
 
 def protected(
