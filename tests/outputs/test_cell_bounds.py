@@ -305,3 +305,21 @@ def test_fingerprints_find_the_same_identities_as_counting_atoms(monkeypatch) ->
     for name in ("AB", "T"):
         cells = next(o for o in printed.outputs if o["name"] == name)["cells"]
         assert all(c["interval"] == [c["value"], c["value"]] and c["interval_exact"] for c in cells)
+
+
+def test_a_mean_whose_count_is_not_known_is_bounded_by_sum_over_count() -> None:
+    # Means by region, the total income and the number of people: a region's count lies in 0 … 10 and its
+    # sum in 0 … T, so its mean lies between 0 (a sum of 0) and T (everything on one person). The least
+    # positive count is taken as 1 without a proof that one person alone fits: the interval holds but is not
+    # marked exact.
+    frame = pd.DataFrame({"region": list("AAAAABBBBB"), "income": [10.0, 20, 30, 40, 50, 5, 5, 5, 5, 5]})
+    specs = [
+        OutputSpec(name="Means", kind="mean", variable="income", rows=("region",)),
+        OutputSpec(name="Total", kind="sum", variable="income"),
+        OutputSpec(name="People", kind="count"),
+    ]
+    result = check_frame(frame, specs, Policy(safe_threshold=2))
+    cell = _cell(result, "Means", region="A")
+    assert cell["interval"][0] == pytest.approx(0.0) and cell["interval"][1] == pytest.approx(175.0)
+    assert cell["interval_exact"] is False and cell["protected"] is True
+    assert result.summary["cells_undecided"] == 2

@@ -277,10 +277,12 @@ def system_bounds(
     drop: Sequence[Sequence[int]] | None = None,
     order: Sequence[int] | None = None,
     deadline: float = np.inf,
+    memo: dict[int, Any] | None = None,
 ) -> CellBounds:
     """The interval of Σ x[t] for each target t (an array of atoms) over the system without its ``drop``-ed
     releases (one list of equation indices per target, each taken out once: a cell released twice stays known).
 
+    ``memo`` (a dict the caller keeps while the system lives) saves the set-up between calls on one system.
     Targets are solved in ``order`` (default: as given) until ``deadline``; later ones keep an outer interval,
     marked not exact.
 
@@ -308,14 +310,21 @@ def system_bounds(
     upper = system.upper / scale if not system.integer else system.upper.astype(float)
     known = system.known / scale
     times = np.asarray(system.times, dtype=np.int64)
-    key = {system.a.indices[system.a.indptr[e] : system.a.indptr[e + 1]].tobytes(): e for e in range(m)}
-    csc = sp.csc_matrix(system.a)
-    # Connected blocks of equations and atoms: a program touches only the blocks its target's atoms lie in.
-    coo = system.a.tocoo()
-    graph = sp.csr_matrix((np.ones(coo.nnz, dtype=np.int8), (coo.row, coo.col + m)), shape=(m + n, m + n))
-    _, comp = connected_components(graph, directed=False)
-    row_comp, col_comp = comp[:m], comp[m:]
-    models: dict[int, tuple[_Model, np.ndarray, np.ndarray, dict[int, int]]] = {}
+    # What does not depend on the targets is kept in ``memo`` (per system) for the next call.
+    if memo is not None and id(system) in memo:
+        key, csc, row_comp, col_comp, models, twins = memo[id(system)]
+    else:
+        key = {system.a.indices[system.a.indptr[e] : system.a.indptr[e + 1]].tobytes(): e for e in range(m)}
+        csc = sp.csc_matrix(system.a)
+        # Connected blocks of equations and atoms: a program touches only the blocks its target's atoms lie in.
+        coo = system.a.tocoo()
+        graph = sp.csr_matrix((np.ones(coo.nnz, dtype=np.int8), (coo.row, coo.col + m)), shape=(m + n, m + n))
+        _, comp = connected_components(graph, directed=False)
+        row_comp, col_comp = comp[:m], comp[m:]
+        models = {}
+        twins = _Twins(csc, known) if system.integer else None
+        if memo is not None:
+            memo[id(system)] = (key, csc, row_comp, col_comp, models, twins)
 
     def model(c: int) -> tuple[_Model, np.ndarray, np.ndarray, dict[int, int]]:
         if c not in models:
@@ -326,7 +335,6 @@ def system_bounds(
             models[c] = (_Model(sub, b[rows], lower[cols], upper[cols]), rows, cols, where)
         return models[c]
 
-    twins = _Twins(csc, known) if system.integer else None
     later: list[tuple[int, int, float, np.ndarray, list[int], float, float]] = []
     sides: dict[int, dict[float, bool]] = {}
     for t in order if order is not None else range(k):
@@ -605,6 +613,7 @@ def cell_bounds(
     deadline = time.perf_counter() + (CELL_BUDGET if budget is None else budget)
     atoms_n = diff.atoms["n"].to_numpy(dtype=float) if not diff.atoms.empty else np.empty(0)
     certificates = _Certificates(diff, released if released is not None else tables)
+    memo: dict[int, Any] = {}
     # Every (system, equation) asked for, once; the failing cells' first.
     asked: dict[str | None, dict[int, bool]] = {}
     for spec, _cells in tables:
@@ -635,7 +644,9 @@ def cell_bounds(
             range(len(wanted)),
             key=lambda i: (not eqs[wanted[i]], a.indptr[wanted[i] + 1] - a.indptr[wanted[i]]),
         )
-        res = system_bounds(system, targets, drop=[[e] for e in wanted], order=order, deadline=deadline)
+        res = system_bounds(
+            system, targets, drop=[[e] for e in wanted], order=order, deadline=deadline, memo=memo
+        )
         for i, e in enumerate(wanted):
             solved[(key, e)] = (float(res.lo[i]), float(res.hi[i]), bool(res.exact[i]))
     frames: dict[str, pd.DataFrame] = {}
@@ -655,7 +666,7 @@ def cell_bounds(
                         people = float(atoms_n[members].sum())
                         lo[i], hi[i] = lo[i] / people, hi[i] / people
             for i, members in diff.open_means.get(spec.name, {}).items():
-                lo[i], hi[i], exact[i] = _ratio(diff, key, members, deadline)
+                lo[i], hi[i], exact[i] = _ratio(diff, key, members, deadline, memo=memo)
         undecided += int(np.sum(~np.isnan(lo) & ~exact))
         total, top1, top2 = (_column(cells, c) for c in ("total", "top1", "top2"))
         counts = _column(cells, "n")
@@ -722,19 +733,25 @@ def hidden_cells(
 
 
 def _ratio(
-    diff: Differencing, key: str | None, members: np.ndarray, deadline: float, *, drop: Sequence[int] = ()
+    diff: Differencing,
+    key: str | None,
+    members: np.ndarray,
+    deadline: float,
+    *,
+    drop: Sequence[int] = (),
+    memo: dict[int, Any] | None = None,
 ) -> tuple[float, float, bool]:
     """The interval of a mean whose group's count is not determined: sum / count over the two intervals (the
     counts and the sums are separate systems), the count at least 1 (the mean of no one is not a number)."""
     if key in diff.systems:
-        s = system_bounds(diff.systems[key], [members], drop=[list(drop)], deadline=deadline)
+        s = system_bounds(diff.systems[key], [members], drop=[list(drop)], deadline=deadline, memo=memo)
         s_lo, s_hi, s_ok = float(s.lo[0]), float(s.hi[0]), bool(s.exact[0])
     else:
         s_lo, s_hi, s_ok = 0.0, np.inf, True
         if "__min_" + str(key) in diff.atoms and float(diff.atoms["__min_" + str(key)].min()) < 0:
             s_lo = -np.inf
     if None in diff.systems:
-        c = system_bounds(diff.systems[None], [members], deadline=deadline)
+        c = system_bounds(diff.systems[None], [members], deadline=deadline, memo=memo)
         n_lo, n_hi, n_ok = float(c.lo[0]), float(c.hi[0]), bool(c.exact[0])
     else:
         n_lo, n_hi, n_ok = 0.0, np.inf, True
