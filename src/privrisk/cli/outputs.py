@@ -104,6 +104,11 @@ def outputs_command(
             if len(failing) > 20:
                 out.print(f"  … and {len(failing) - 20} more (see --out or --json)")
         s = result.summary
+        if s.get("cells_unprotected"):
+            out.print(
+                f"{s['cells_unprotected']} failing cells would not be protected by suppressing them alone "
+                "(see the intervals: --cells, --out or --json)."
+            )
         out.print(f"Differencing over {s['atoms']:,} atoms and {s['equations']:,} released numbers:")
         for d in result.disclosures:
             out.print(f"  {d['kind'].upper()}: {d['sentence']}")

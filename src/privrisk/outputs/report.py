@@ -244,8 +244,8 @@ def report_body(result: OutputsResult) -> str:
             else ""
         )
         + (
-            f" {undecided:,} interval{'s' if undecided != 1 else ''} could not be computed exactly in the time "
-            "given: shown is a wider one that still holds."
+            f" {undecided:,} interval{'s are' if undecided != 1 else ' is'} not proven tight (the programs' time "
+            "ran out, or a mean's group count is not known): shown is a wider one that still holds."
             if undecided
             else ""
         )
