@@ -17,11 +17,21 @@ a mean whose group's count the released counts determine is a sum (mean × count
 interval is its sum's divided by the count; a mean of a group whose count is not determined gives no equation,
 and its interval is that of sum / count over the sums' and the counts' intervals (both ≥ 1 person).
 
-Work: the cells of one connected block share one HiGHS model; a cell's equation is freed, its two programs
-solved (warm started), the equation restored. A cell whose equation is the only one holding some atom has no
-upper end. The programs share one time budget (:data:`CELL_BUDGET`), failing cells first; a cell left over keeps
-the cheap outer interval (lower bounds, and the least other released total holding each atom) and is counted as
-undecided.
+Work, cheapest first:
+
+1. a cell released twice (by two outputs, or twice in one) is known while one copy is shown;
+2. identities: a cell that other released cells make up exactly (its margin less its siblings, the margin
+   released or made up of another table's cells, down to the grand total; or a sum of finer cells) is given
+   back: its interval is its value. Each identity is checked atom by atom (by fingerprints above
+   :data:`EXACT_CHECK` atoms). Tables with margins, and tables that share a margin, are settled here;
+3. programs: the cells of one connected block share one HiGHS model (primal simplex, warm started); a cell's
+   equation is freed, its two programs solved, the equation restored. For counts, a bound is whole where the
+   program's vertex is, where the truth attains it, or where moving people between twin atoms (atoms in the
+   same kept equations) attains it; the other ends get integer programs after every linear one.
+
+The programs share one time budget (:data:`CELL_BUDGET`), sums first, failing cells first; an end left over
+keeps a valid outer bound (lower bounds; the least other released total holding each atom) and the cell is
+counted as not exact (``cells_undecided``). Every interval holds the truth.
 """
 
 from __future__ import annotations

@@ -269,12 +269,12 @@ def magnitude_suppression(
     res = None
     for _ in range(MAX_SECONDARY + 1):
         res = hidden_cells(diff, spec, cells, [position[c] for c in suppressed], deadline=deadline)
-        exposed = None
+        exposed, unsure = None, False
         for t, c in enumerate(suppressed):
             i = position[c]
             if np.isnan(res.lo[t]):
                 continue
-            if not res.exact[t] or not protected(
+            guarded = protected(
                 kind,
                 res.lo[t],
                 res.hi[t],
@@ -283,10 +283,16 @@ def magnitude_suppression(
                 top2=top2[i],
                 count=count[i],
                 p=policy.safe_pratio_p,
-            ):
+            )
+            if not guarded:
+                # Too narrow even if the interval is a wider one than the truth: more cells must go.
                 exposed = t
                 break
+            # Wide enough, but only as a bound not proven tight: the truth may be narrower.
+            unsure |= not res.exact[t]
         if exposed is None:
+            if unsure:
+                res = None
             break
         if time.perf_counter() > deadline:
             res = None
