@@ -251,7 +251,10 @@ class _Twins:
                 same = np.concatenate([same, touched[sig[touched] == s]])
             outside = same[~inside[same]]
             if s == 0:
-                hi = np.inf  # in no kept equation: as many people as one likes
+                # In no kept equation: as many people as one likes, or none.
+                lo -= float(self.known[mine].sum())
+                hi = np.inf
+                continue
             if outside.size:
                 lo -= float(self.known[mine].sum())
                 hi += float(self.known[outside].sum())
