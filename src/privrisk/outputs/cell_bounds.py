@@ -598,12 +598,10 @@ class _Certificates:
 
     def _zero(self, key: str | None, plus: list[int], minus: list[int]) -> bool:
         """Whether the atoms of the ``plus`` equations are those of the ``minus`` ones, counted atom by atom."""
-        count = np.zeros(self.diff.systems[key].a.shape[1], dtype=np.int64)
-        for q in plus:
-            count[self._row(key, q)] += 1
-        for q in minus:
-            count[self._row(key, q)] -= 1
-        return not count.any()
+        a = self.diff.systems[key].a
+        n = a.shape[1]
+        counted = np.bincount(a[plus].indices, minlength=n) - np.bincount(a[minus].indices, minlength=n)
+        return not counted.any()
 
 
 def cell_bounds(
