@@ -92,6 +92,34 @@ def test_report_folder_and_atoms(cli, files) -> None:
     assert "West,f,True,False,1,1" in lines
 
 
+def test_cell_intervals_in_the_json_the_tables_and_cells_csv(cli, files) -> None:
+    # Table 1 (age >= 18, with margins): every cell is its margin minus the others, so hidden alone it is given
+    # back: [value, value], not protected. Table 3 (age >= 19), West × f: the 12 people aged 30 are also in
+    # Table 1's 13, beside the 18-year-old whom nothing else counts: hidden alone it lies in 0 … 13.
+    tmp, data, spec = files
+    out = tmp / "check"
+    cells = tmp / "cells.csv"
+    r = cli("outputs", data, "--spec", spec, "--out", out, "--cells", cells, "--json")
+    assert r.code == 1
+    doc = json.loads(r.out)
+    t1, t3 = doc["outputs"]
+    west_f = {"region": "West", "sex": "f"}
+    [c1] = [c for c in t1["cells"] if c["labels"] == west_f]
+    assert c1["value"] == 13 and c1["interval"] == [13, 13] and c1["protected"] is False
+    assert all(c["interval"] == [c["value"], c["value"]] for c in t1["cells"])
+    [c3] = [c for c in t3["cells"] if c["labels"] == west_f]
+    assert c3["interval"] == [0, 13] and c3["interval_exact"] is True and c3["protected"] is True
+    assert doc["summary"]["cells_undecided"] == 0
+    lines = cells.read_text().splitlines()
+    assert lines[0] == "output,kind,region,sex,value,status,lo,hi,exact,protected"
+    assert "Table 1,count,West,f,13,pass,13,13,True,False" in lines
+    assert "Table 3,count,West,f,12,pass,0,13,True,True" in lines
+    table = (out / "table-Table_3.csv").read_text().splitlines()
+    assert table[0] == "region,sex,value,n,status,rules,lo,hi,protected"
+    assert "West,f,12,12,pass,,0,13,True" in table
+    assert 'id="cell-intervals"' in (out / "report.html").read_text()
+
+
 @pytest.mark.parametrize(
     ("extra", "fragments"),
     [

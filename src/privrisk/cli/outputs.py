@@ -35,6 +35,12 @@ def outputs_command(
     ),
     out_dir: Path | None = typer.Option(None, "--out", help="Write report.html, outputs.json and CSVs here."),
     atoms: Path | None = typer.Option(None, "--atoms", help="Write the atoms' count intervals (CSV) here."),
+    cells: Path | None = typer.Option(
+        None,
+        "--cells",
+        help="Write every table cell's interval (CSV) here: what an intruder recomputes of it if it alone "
+        "is suppressed, and whether that protects it.",
+    ),
     max_atoms: int = typer.Option(200_000, "--max-atoms", help="Largest grid of atoms crossed in full."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
@@ -49,11 +55,12 @@ def outputs_command(
 
     Example: privrisk outputs survey.csv --spec outputs.toml --out check/
     """
+    from privrisk._format import number
     from privrisk.io.files import atomic_path, check_outputs, write_csv
     from privrisk.outputs.check import OutputsSettings
     from privrisk.outputs.check import check_outputs as run_check
     from privrisk.outputs.ledger import append_outputs
-    from privrisk.outputs.report import atoms_table, rule_text
+    from privrisk.outputs.report import atoms_table, cells_table, rule_text
     from privrisk.release.ledger import read_key
 
     inputs = [p for p in (data, spec, policy, ledger, key_file) if p is not None]
@@ -61,6 +68,8 @@ def outputs_command(
         check_outputs(out_dir, inputs, param="out", folder=True, files=REPORT_FILES)
     if atoms is not None:
         check_outputs(atoms, inputs, param="atoms")
+    if cells is not None:
+        check_outputs(cells, [*inputs, *([atoms] if atoms is not None else [])], param="cells")
     key = read_key(key_file)
     settings = OutputsSettings(
         data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms
@@ -71,6 +80,9 @@ def outputs_command(
     if atoms is not None:
         with atomic_path(atoms) as tmp:
             write_csv(atoms_table(result), tmp)
+    if cells is not None:
+        with atomic_path(cells) as tmp:
+            write_csv(cells_table(result), tmp)
     appended = append_outputs(ledger, result, key) if ledger is not None else None
     if as_json:
         emit_json(result.to_dict())
@@ -82,10 +94,21 @@ def outputs_command(
             )
             for c in failing[:20]:
                 where = ", ".join(f"{k} = {v}" for k, v in c["labels"].items()) or "the whole table"
-                out.print(f"  {MARK[c['status']]} {where}: " + "; ".join(rule_text(r) for r in c["rules"]))
+                hidden = ""
+                if c.get("interval") is not None and c.get("protected") is False:
+                    lo, hi = (number(x, 6) for x in c["interval"])
+                    hidden = f" (suppressed alone, it is recomputed as {lo} … {hi}: not protected)"
+                out.print(
+                    f"  {MARK[c['status']]} {where}: " + "; ".join(rule_text(r) for r in c["rules"]) + hidden
+                )
             if len(failing) > 20:
                 out.print(f"  … and {len(failing) - 20} more (see --out or --json)")
         s = result.summary
+        if s.get("cells_unprotected"):
+            out.print(
+                f"{s['cells_unprotected']} failing cells would not be protected by suppressing them alone "
+                "(see the intervals: --cells, --out or --json)."
+            )
         out.print(f"Differencing over {s['atoms']:,} atoms and {s['equations']:,} released numbers:")
         for d in result.disclosures:
             out.print(f"  {d['kind'].upper()}: {d['sentence']}")

@@ -288,6 +288,25 @@ def check_frame(
             "and with this request they contradict each other: check against the data those outputs came from",
             param="ledger",
         ) from None
+    from privrisk.outputs.cell_bounds import cell_bounds
+
+    mine = [(s, c) for s, c in linear if s.name in tables]
+    failing = {s.name: tables[s.name]["status"].to_numpy() == "fail" for s, _ in mine}
+    bounds, cells_undecided = cell_bounds(diff, mine, policy, released=linear, first=failing)
+    for o in outputs:
+        found = bounds.get(o["name"])
+        if found is None:
+            if o["kind"] not in MODELS:
+                for cell in o["cells"]:
+                    cell.update(interval=None, interval_exact=None, protected=None)
+            continue
+        for cell, lo, hi, exact, guard in zip(
+            o["cells"], found["lo"], found["hi"], found["exact"], found["protected"], strict=True
+        ):
+            known = not np.isnan(lo)
+            cell["interval"] = [_bound(lo), _bound(hi)] if known else None
+            cell["interval_exact"] = bool(exact) if known else None
+            cell["protected"] = guard
     recs = recommendations(outputs, diff, specs, linear, policy, con)
     counts = {
         s: sum(c["status"] == s for o in outputs for c in o["cells"]) for s in ("pass", "review", "fail")
@@ -303,6 +322,10 @@ def check_frame(
         "atoms_undecided": diff.undecided,
         "equations": diff.equations,
         "rank": diff.rank,
+        "cells_undecided": cells_undecided,
+        "cells_unprotected": sum(
+            c["status"] == "fail" and c.get("protected") is False for o in outputs for c in o["cells"]
+        ),
         "disclosures_exact": sum(d["kind"] == "exact" for d in diff.disclosures),
         "disclosures_approximate": sum(d["kind"] == "approximate" for d in diff.disclosures),
         "records": len(frame),
@@ -356,6 +379,12 @@ def _atoms_public(diff: Any) -> pd.DataFrame:
             frame[f"lo_{m}"] = diff.atoms[f"lo_{m}"]
             frame[f"hi_{m}"] = diff.atoms[f"hi_{m}"]
     return frame
+
+
+def _bound(x: float) -> float | int:
+    """An end of a cell's interval: whole numbers as ints, ±inf kept (JSON writes them as null)."""
+    v = float(x)
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
 
 
 def _value(x: Any) -> float | int | None:

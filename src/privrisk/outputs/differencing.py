@@ -36,9 +36,29 @@ def _at(frame: pd.DataFrame) -> Any:
     return frame.at
 
 
-__all__ = ["Differencing", "difference", "incidence", "measure"]
+__all__ = ["Differencing", "System", "difference", "incidence", "measure"]
 
 LINEAR = ("count", "sum", "mean")
+
+
+@dataclass(frozen=True)
+class System:
+    """One released system A·x = b over the atoms (the counts, or one magnitude's sums), each equation kept once.
+
+    ``times[e]`` is how many released cells gave equation e (a cell shown by two outputs is known though one
+    of them hides it); ``lower``/``upper`` bound each atom's unknown (sums of an atom known to be empty are 0);
+    ``known`` is the truth; ``integer`` says whether the unknowns are whole (counts of people). ``names[e]``
+    are the outputs that released equation e.
+    """
+
+    a: sp.csr_matrix
+    b: np.ndarray
+    times: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    known: np.ndarray
+    integer: bool
+    names: tuple[frozenset[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +75,12 @@ class Differencing:
     complete: bool
     magnitudes: tuple[str, ...] = field(default=())
     undecided: int = 0
+    # The released systems (None: the counts; else a magnitude's sums) and, per output, the system of its cells
+    # and each cell's equation in it (-1: none, e.g. a mean whose group's count is not known). Means whose
+    # group count is not known keep their atoms in ``open_means`` (output → {cell position: atoms}).
+    systems: dict[str | None, System] = field(default_factory=dict)
+    cell_rows: dict[str, tuple[str | None, np.ndarray]] = field(default_factory=dict)
+    open_means: dict[str, dict[int, np.ndarray]] = field(default_factory=dict)
 
 
 def incidence(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None) -> sp.csr_matrix:
@@ -137,6 +163,7 @@ class _Rows:
         self.parts: list[sp.csr_matrix] = []
         self.values: list[np.ndarray] = []
         self.names: list[set[str]] = []
+        self.times: list[int] = []
         self.seen: dict[bytes, int] = {}
         self.released = 0
 
@@ -151,8 +178,10 @@ class _Rows:
                 e = len(self.names)
                 self.seen[key] = e
                 self.names.append(set())
+                self.times.append(0)
                 keep.append(i)
             self.names[e].add(name)
+            self.times[e] += 1
             index[i] = e
         self.released += mat.shape[0]
         if keep:
@@ -204,22 +233,32 @@ def difference(
     n_atoms = len(atoms)
     counts = _Rows(n_atoms)
     mags: dict[str, _Rows] = {m: _Rows(n_atoms) for m in magnitudes}
-    means: list[tuple[str, sp.csr_matrix, np.ndarray, str, frozenset[str]]] = []
+    means: list[tuple[str, sp.csr_matrix, np.ndarray, str, frozenset[str], np.ndarray]] = []
+    cell_rows: dict[str, tuple[str | None, np.ndarray]] = {}
+    open_means: dict[str, dict[int, np.ndarray]] = {}
     for spec, cells in linear:
         mat = incidence(atoms, spec, cells, flag_of.get(spec.where) if spec.where else None)
         values = cells["value"].to_numpy(dtype=float)
         name = measure(spec)
+        where_rows = np.full(len(cells), -1, dtype=np.int64)
         if spec.kind == "count" and name is None:
-            counts.add(mat, values, spec.name)
+            where_rows[:] = counts.add(mat, values, spec.name)
         elif spec.kind in ("count", "sum") and name is not None:
-            finite = np.isfinite(values)
-            mags[name].add(mat[np.flatnonzero(finite)], values[finite], spec.name)
+            finite = np.flatnonzero(np.isfinite(values))
+            where_rows[finite] = mags[name].add(mat[finite], values[finite], spec.name)
         elif spec.kind == "mean" and name is not None:
-            ok = np.isfinite(values) & (cells["missing"].to_numpy(dtype=np.int64) == 0)
-            means.append((name, mat[np.flatnonzero(ok)], values[ok], spec.name, frozenset(spec.variables)))
+            ok = np.flatnonzero(np.isfinite(values) & (cells["missing"].to_numpy(dtype=np.int64) == 0))
+            means.append((name, mat[ok], values[ok], spec.name, frozenset(spec.variables), ok))
+        cell_rows[spec.name] = (name if spec.kind != "count" or name is not None else None, where_rows)
     a, b = counts.matrix()
     eq_names = counts.names
     truth = atoms["n"].to_numpy(dtype=float)
+    systems: dict[str | None, System] = {}
+    if eq_names:
+        systems[None] = System(
+            a, b, np.array(counts.times), np.zeros(n_atoms), np.full(n_atoms, np.inf), truth, True,
+            tuple(frozenset(x) for x in eq_names),
+        )  # fmt: skip
     singles = _singles(a)
     candidates = np.flatnonzero((truth >= 1) & (truth < t))
 
@@ -277,7 +316,8 @@ def difference(
     # covers the same atoms, or every atom's count is determined, or two programs say so; a whole solution
     # seen on the way (other than the truth) that gives the group another count says it is not known.
     same = {counts.row(e).tobytes(): e for e in range(len(eq_names))} if eq_names else {}
-    for var, mat, values, name, grouping in means:
+    for var, mat, values, name, grouping, positions in means:
+        mine = cell_rows[name][1]
         sums = atoms[f"__s_{var}"].to_numpy(dtype=float)
         # A move over variables the group's cells all separate changes the group's count by one.
         moving = [m for vs, m in movable.items() if vs <= grouping]
@@ -315,6 +355,9 @@ def difference(
                 )
                 e2 = mags[var].seen[members.astype(np.int32).tobytes()]
                 mags[var].names[e2] |= rows
+                mine[positions[i]] = e2
+            else:
+                open_means.setdefault(name, {})[int(positions[i])] = members
     rank = res.rank
     equations = counts.released
     for var in magnitudes:
@@ -327,6 +370,16 @@ def difference(
         lower = np.zeros(n_atoms) if nonneg else np.full(n_atoms, -np.inf)
         upper = np.where(atoms["hi"].to_numpy() == 0, 0.0, np.inf)
         lower = np.where(upper == 0, 0.0, lower)
+        systems[var] = System(
+            m,
+            rhs,
+            np.array(rows_m.times),
+            lower,
+            upper,
+            sums,
+            False,
+            tuple(frozenset(x) for x in rows_m.names),
+        )
         # Determined means: equal up to the solver's precision on the scale of the whole variable.
         tol = 1e-7 * max(1.0, float(np.abs(sums).sum()))
         top1 = atoms[f"__t1_{var}"].to_numpy(dtype=float)
@@ -438,8 +491,9 @@ def difference(
                     )
                 )
     return Differencing(
-        atoms, variables, conditions, disclosures, equations, rank, complete, magnitudes, undecided
-    )
+        atoms, variables, conditions, disclosures, equations, rank, complete, magnitudes, undecided,
+        systems, cell_rows, open_means,
+    )  # fmt: skip
 
 
 def _moves(

@@ -4,7 +4,11 @@
   added greedily (the smallest cell on a line through a given-away cell that holds no other hidden cell) until
   the differencing audit (:func:`audit`: the intervals of :mod:`privrisk.outputs.intervals` over everything
   else released) determines neither a hidden cell's count nor any of its atoms below the threshold; the audit's
-  verdict and the chosen cells are part of the suggestion;
+  verdict, the chosen cells and each suppressed cell's interval (what an intruder recomputes,
+  :mod:`privrisk.outputs.cell_bounds`) are part of the suggestion;
+- **suppress** the failing cells of a sum or mean table (or a weighted count) the same way, confirmed when every
+  suppressed cell's interval over everything else released is wider than its p % protection
+  (:func:`privrisk.outputs.cell_bounds.protected`);
 - **round** every cell to the policy's ``safe_round_base`` (each cell moves by at most half the base);
 - **coarsen**: leave out one grouping variable, and say how many cells would still fail;
 - **noise**: release with Laplace noise of scale Δf/ε, Δf the global sensitivity of the query over the
@@ -16,6 +20,7 @@
 from __future__ import annotations
 
 import math
+import time
 from typing import Any, cast
 
 import numpy as np
@@ -31,7 +36,7 @@ def _at(frame: pd.DataFrame) -> Any:
     return frame.at
 
 
-__all__ = ["audit", "recommendations", "suppression"]
+__all__ = ["audit", "magnitude_suppression", "recommendations", "suppression"]
 
 MAX_SECONDARY = 50
 
@@ -210,6 +215,101 @@ def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[
     return None if rest.empty else int(cast(Any, rest["value"].idxmin()))
 
 
+# Seconds the suppressed cells' intervals of all tables may take together (each round of a magnitude table's
+# greedy search solves every hidden cell's programs); a suggestion found after that is not confirmed.
+SUPPRESSION_SECONDS = 10.0
+
+
+def _end(x: float) -> float | int:
+    v = float(x)
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _hidden_intervals(
+    diff: Any, spec: OutputSpec, cells: pd.DataFrame, chosen: list[int], deadline: float = np.inf
+) -> list[Any]:
+    """Each suppressed cell's interval when all of them are suppressed (what an intruder recomputes); a wider
+    one that still holds where the time ran out."""
+    from privrisk.outputs.cell_bounds import hidden_cells
+
+    if spec.name not in diff.cell_rows or not chosen:
+        return [None] * len(chosen)
+    position = {int(c): i for i, c in enumerate(cells.index)}
+    res = hidden_cells(diff, spec, cells, [position[c] for c in chosen], deadline=deadline)
+    return [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
+
+
+def magnitude_suppression(
+    diff: Any,
+    spec: OutputSpec,
+    cells: pd.DataFrame,
+    failing: list[int],
+    policy: Policy,
+    *,
+    deadline: float | None = None,
+) -> tuple[list[int], bool, list[Any]]:
+    """Cells to suppress in a sum or mean table (or a weighted count): the failing ones, then secondary ones
+    chosen greedily (as for counts, :func:`_partner`) until every suppressed cell's interval over everything
+    else released is wider than its protection (:func:`privrisk.outputs.cell_bounds.protected`: not a single
+    value, and for sums and means the p % rule's); whether that was reached, and the suppressed cells'
+    intervals."""
+    from privrisk.outputs.cell_bounds import hidden_cells, protected
+
+    def column(name: str) -> np.ndarray:
+        if name not in cells:
+            return np.full(len(cells), np.nan)
+        return pd.to_numeric(cells[name], errors="coerce").to_numpy(dtype=float)
+
+    total, top1, top2, count = (column(c) for c in ("total", "top1", "top2", "n"))
+    kind = "count" if spec.kind == "count" or spec.weights else spec.kind
+    position = {int(c): i for i, c in enumerate(cells.index)}
+    if deadline is None:
+        deadline = time.perf_counter() + SUPPRESSION_SECONDS
+    suppressed = list(dict.fromkeys(failing))
+    res = None
+    for _ in range(MAX_SECONDARY + 1):
+        res = hidden_cells(diff, spec, cells, [position[c] for c in suppressed], deadline=deadline)
+        exposed, unsure = None, False
+        for t, c in enumerate(suppressed):
+            i = position[c]
+            if np.isnan(res.lo[t]):
+                continue
+            guarded = protected(
+                kind,
+                res.lo[t],
+                res.hi[t],
+                total=total[i],
+                top1=top1[i],
+                top2=top2[i],
+                count=count[i],
+                p=policy.safe_pratio_p,
+            )
+            if not guarded:
+                # Too narrow even if the interval is a wider one than the truth: more cells must go.
+                exposed = t
+                break
+            # Wide enough, but only as a bound not proven tight: the truth may be narrower.
+            unsure |= not res.exact[t]
+        if exposed is None:
+            if unsure:
+                res = None
+            break
+        if time.perf_counter() > deadline:
+            res = None
+            break
+        candidate = _partner(spec, cells, suppressed[exposed], suppressed)
+        if candidate is None:
+            res = None
+            break
+        suppressed.append(candidate)
+    else:
+        res = None
+    if res is None:
+        return suppressed, False, _hidden_intervals(diff, spec, cells, suppressed, deadline)
+    bounds = [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
+    return suppressed, True, bounds
+
+
 def recommendations(
     outputs: list[dict[str, Any]],
     diff: Any,
@@ -225,6 +325,7 @@ def recommendations(
     tables = {s.name: c for s, c in linear}
     flag_of = {c: f"__f{i}" for i, c in enumerate(diff.conditions)}
     recs: list[dict[str, Any]] = []
+    deadline = time.perf_counter() + SUPPRESSION_SECONDS
 
     def incidence_of(s: OutputSpec, cells: pd.DataFrame) -> sp.csr_matrix:
         return incidence(diff.atoms, s, cells, flag_of.get(s.where) if s.where else None)
@@ -257,6 +358,7 @@ def recommendations(
                     "primary": len(failing),
                     "secondary": secondary,
                     "confirmed": confirmed,
+                    "intervals": _hidden_intervals(diff, spec, cells, chosen, deadline),
                     "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
                     "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
                     f"{secondary} more so they cannot be recomputed; "
@@ -264,6 +366,31 @@ def recommendations(
                         "the audit of everything released confirms it."
                         if confirmed
                         else "the audit still recomputes a suppressed cell: coarsen instead."
+                    ),
+                }
+            )
+        elif spec.kind in ("sum", "mean", "count") and spec.name in diff.cell_rows:
+            chosen, confirmed, bounds = magnitude_suppression(
+                diff, spec, cells, failing, policy, deadline=deadline
+            )
+            secondary = len(chosen) - len(failing)
+            recs.append(
+                {
+                    "action": "suppress",
+                    "output": spec.name,
+                    "cells": [_labels(spec, cells, i) for i in chosen],
+                    "secondary_cells": [_labels(spec, cells, i) for i in chosen[len(failing) :]],
+                    "primary": len(failing),
+                    "secondary": secondary,
+                    "confirmed": confirmed,
+                    "intervals": bounds,
+                    "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
+                    "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
+                    f"{secondary} more so that none can be recomputed within its p % protection; "
+                    + (
+                        "the intervals over everything released confirm it."
+                        if confirmed
+                        else "a suppressed cell is still recomputed too closely: coarsen instead."
                     ),
                 }
             )
@@ -277,7 +404,7 @@ def recommendations(
                     "secondary": None,
                     "confirmed": False,
                     "cost": f"{len(failing)} of {len(cells)} cells withheld",
-                    "sentence": f"Suppress the {len(failing)} failing cells of {spec.name}; magnitude tables are not "
+                    "sentence": f"Suppress the {len(failing)} failing cells of {spec.name}; this table is not "
                     "audited for secondary suppression: check that the margins do not give them back.",
                 }
             )

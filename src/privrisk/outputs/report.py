@@ -19,7 +19,16 @@ from privrisk.reports.html import html_page
 if TYPE_CHECKING:
     from privrisk.outputs.check import OutputsResult
 
-__all__ = ["CSS", "atoms_table", "html_report", "report_body", "rule_text", "table_frame", "write_report"]
+__all__ = [
+    "CSS",
+    "atoms_table",
+    "cells_table",
+    "html_report",
+    "report_body",
+    "rule_text",
+    "table_frame",
+    "write_report",
+]
 
 CSS = """
 .verdict { font-size: 1.3em; font-weight: bold; padding: .4em .7em; border-radius: .3em; display: inline-block; }
@@ -56,21 +65,64 @@ def rule_text(rule: dict[str, Any]) -> str:
     return f"{r}: {rule.get('reason', '')}".strip(": ")
 
 
+def _end(x: Any) -> Any:
+    # ±inf in a CSV or a table reads as "inf"/"-inf" (JSON writes null); a missing interval stays empty.
+    if x is None:
+        return None
+    return x if np.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
 def table_frame(result: OutputsResult, name: str) -> pd.DataFrame:
-    """One checked output as a tidy table: labels, value, n, status and the rules it broke."""
+    """One checked output as a tidy table: labels, value, n, status and the rules it broke; for a count, sum
+    or mean table also ``lo`` and ``hi``, the interval of the cell over everything else released (what an
+    intruder recomputes if it alone is suppressed), and ``protected``, whether that suppression hides it."""
     out = next(o for o in result.outputs if o["name"] == name)
     rows = []
     for cell in out["cells"]:
-        rows.append(
-            {
-                **cell["labels"],
-                "value": cell["value"],
-                "n": cell.get("n"),
-                "status": cell["status"],
-                "rules": "; ".join(rule_text(r) for r in cell["rules"]),
-            }
-        )
+        row = {
+            **cell["labels"],
+            "value": cell["value"],
+            "n": cell.get("n"),
+            "status": cell["status"],
+            "rules": "; ".join(rule_text(r) for r in cell["rules"]),
+        }
+        if "interval" in cell:
+            interval = cell["interval"] or [None, None]
+            row.update(lo=_end(interval[0]), hi=_end(interval[1]), protected=cell.get("protected"))
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def cells_table(result: OutputsResult) -> pd.DataFrame:
+    """One row per cell of every count, sum and mean table: ``output``, ``kind``, one column per grouping
+    variable, ``value``, ``status``, ``lo``, ``hi`` (the cell's interval over everything else released),
+    ``exact`` (False where the programs ran out of time and the interval is a valid outer one) and
+    ``protected`` (whether suppressing the cell alone hides it)."""
+    rows = []
+    for out in result.outputs:
+        for cell in out["cells"]:
+            if "interval" not in cell:
+                continue
+            interval = cell["interval"] or [None, None]
+            rows.append(
+                {
+                    "output": out["name"],
+                    "kind": out["kind"],
+                    **cell["labels"],
+                    "value": cell["value"],
+                    "status": cell["status"],
+                    "lo": _end(interval[0]),
+                    "hi": _end(interval[1]),
+                    "exact": cell.get("interval_exact"),
+                    "protected": cell.get("protected"),
+                }
+            )
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return pd.DataFrame(columns=["output", "kind", "value", "status", "lo", "hi", "exact", "protected"])
+    head = ["output", "kind"]
+    tail = ["value", "status", "lo", "hi", "exact", "protected"]
+    return frame[head + [c for c in frame.columns if c not in head + tail] + tail]
 
 
 def atoms_table(result: OutputsResult) -> pd.DataFrame:
@@ -94,6 +146,21 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return number(value, 6)
     return html.escape(f"{value:,}" if isinstance(value, int) else str(value))
+
+
+# The interval's columns under the names a checker reads (the CSV keeps lo, hi, protected).
+HEADINGS = {"lo": "if hidden: lo", "hi": "hi", "protected": "hidden alone, protected"}
+
+
+def _shown(column: str, value: Any) -> str:
+    """A cell of the HTML table: an interval's infinite ends as ∞, the protection as yes or no."""
+    if column in ("lo", "hi") and isinstance(value, str):
+        return "∞" if value == "inf" else "−∞"
+    if column == "protected" and value is not None:
+        return "yes" if value else "no"
+    if isinstance(value, float) and value != value:
+        return ""
+    return _cell(value)
 
 
 def html_report(result: OutputsResult) -> str:
@@ -163,6 +230,27 @@ def report_body(result: OutputsResult) -> str:
     else:
         parts.append("<p>Nothing.</p>")
     parts.append("<h2>Outputs</h2>")
+    unprotected = s.get("cells_unprotected", 0)
+    undecided = s.get("cells_undecided", 0)
+    parts.append(
+        '<p class="privrisk-help" id="cell-intervals">Beside each cell of a count, sum or mean table: '
+        "<em>lo</em> … <em>hi</em>, what an intruder recomputes of it from everything else released if that "
+        "cell alone is suppressed, and whether that suppression protects it (a count: not a single value; a "
+        "sum or a mean: wider than its p % protection)."
+        + (
+            f" {unprotected} failing cell{'s are' if unprotected != 1 else ' is'} not protected by "
+            f"suppressing {'them' if unprotected != 1 else 'it'} alone."
+            if unprotected
+            else ""
+        )
+        + (
+            f" {undecided:,} interval{'s are' if undecided != 1 else ' is'} not proven tight (the programs' time "
+            "ran out, or a mean's group count is not known): shown is a wider one that still holds."
+            if undecided
+            else ""
+        )
+        + "</p>"
+    )
     for out in doc["outputs"]:
         frame = table_frame(result, out["name"])
         # The cells are technical detail: folded, the output's name and status on the fold.
@@ -170,12 +258,14 @@ def report_body(result: OutputsResult) -> str:
             f'<details class="output"><summary><strong>{html.escape(out["name"])}</strong> '
             f'<span class="{out["status"]}">({out["kind"]}, {out["status"]})</span></summary>'
         )
-        head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns if c != "status")
+        head = "".join(
+            f"<th>{html.escape(HEADINGS.get(str(c), str(c)))}</th>" for c in frame.columns if c != "status"
+        )
         body = []
         for row in frame.to_dict("records"):
             cls = row["status"]
             cells = "".join(
-                f'<td class="{cls}">{_cell(row[c])}</td>' if c == "value" else f"<td>{_cell(row[c])}</td>"
+                f'<td class="{cls}">{_cell(row[c])}</td>' if c == "value" else f"<td>{_shown(c, row[c])}</td>"
                 for c in frame.columns
                 if c != "status"
             )

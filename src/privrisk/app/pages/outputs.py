@@ -5,7 +5,8 @@ upload (:func:`privrisk.app._shared.session_upload`), so a file uploaded on anot
 second upload, while the spec and the policy belong to this page. The page calls
 :func:`privrisk.outputs.check_outputs` with the same :class:`~privrisk.outputs.OutputsSettings` as
 ``privrisk outputs`` and shows the verdict sentence first, then the differencing findings in sentences, the
-suggestions, and every output with its cells coloured by status (folded).
+suggestions, and every output with its cells coloured by status (folded), each cell with its interval over
+everything else released (:mod:`privrisk.outputs.cell_bounds`) and whether suppressing it alone protects it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def page_ui() -> Any:
         ui.p(
             "Each cell is checked by the centre's rules (minimum frequency, dominance, p % rule, zeros, degrees of "
             "freedom); then all counts, sums and means are combined as an intruder would, to find groups below "
-            "the threshold that they pin down together.",
+            "the threshold that they pin down together. Beside each cell of a table: what an intruder recomputes "
+            "of it from everything else released if that cell alone is suppressed, and whether that protects it.",
             class_="privrisk-help",
         ),
         ui.output_ui("report"),
