@@ -102,6 +102,36 @@ def deprecated_alias(new: _F, old: str) -> _F:
     return alias  # type: ignore[return-value]
 
 
+def renamed_attributes(namespace: dict[str, Any], renamed: dict[str, str]) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` that gives each old name in ``renamed`` its new object, with a warning.
+
+    For names that must stay the very same object (a class, so that ``isinstance`` still holds), where
+    :func:`deprecated_alias` would wrap a function.
+
+    Example:
+        >>> import warnings
+        >>> class RandomisedResponse: ...
+        >>> getter = renamed_attributes({"RandomisedResponse": RandomisedResponse},
+        ...                             {"RandomizedResponse": "RandomisedResponse"})
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     getter("RandomizedResponse") is RandomisedResponse
+        True
+        >>> str(caught[0].message)
+        'RandomizedResponse is deprecated and will be removed in the next release; use RandomisedResponse'
+    """
+    module = namespace.get("__name__", "module")
+
+    def __getattr__(name: str) -> Any:
+        new = renamed.get(name)
+        if new is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(deprecation_message(name, new), DeprecationWarning, stacklevel=2)
+        return namespace[new]
+
+    return __getattr__
+
+
 def deprecation_message(old: str, new: str) -> str:
     """The one wording of a deprecated name's warning."""
     return f"{old} is deprecated and will be removed in the next release; use {new}"

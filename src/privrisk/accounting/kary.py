@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +28,7 @@ from numpy.typing import ArrayLike
 from privrisk._validation import check_epsilon, check_probability, check_whole
 from privrisk.accounting._math import dp_accounting_pld
 from privrisk.accounting.guarantees import Guarantee, PrivacyLossDistribution, fmt
-from privrisk.errors import deprecated_alias, deprecation_message
+from privrisk.errors import deprecated_alias, renamed_attributes
 
 __all__ = ["KaryRandomisedResponse", "kary_randomised_response_guarantee", "kary_randomized_response"]
 
@@ -142,13 +141,5 @@ kary_randomized_response = deprecated_alias(kary_randomised_response_guarantee, 
 kary_randomized_response_guarantee = deprecated_alias(
     kary_randomised_response_guarantee, "kary_randomized_response_guarantee"
 )
-_RESPELLED = {"KaryRandomizedResponse": "KaryRandomisedResponse"}
-
-
-def __getattr__(name: str) -> Any:
-    """``KaryRandomizedResponse``: warns and gives :class:`KaryRandomisedResponse` itself (``isinstance`` holds)."""
-    new = _RESPELLED.get(name)
-    if new is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(deprecation_message(name, new), DeprecationWarning, stacklevel=2)
-    return globals()[new]
+# The old class name is the class itself (isinstance holds), with a warning.
+__getattr__ = renamed_attributes(globals(), {"KaryRandomizedResponse": "KaryRandomisedResponse"})

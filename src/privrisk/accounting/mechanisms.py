@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -40,7 +39,7 @@ from privrisk.accounting.guarantees import (
     gaussian_tradeoff,
     randomised_response_rdp,
 )
-from privrisk.errors import PrivriskError, deprecated_alias, deprecation_message
+from privrisk.errors import PrivriskError, deprecated_alias, renamed_attributes
 
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
@@ -579,13 +578,5 @@ discrete_gaussian_mechanism = deprecated_alias(discrete_gaussian_guarantee, "dis
 randomized_response_guarantee = deprecated_alias(
     randomised_response_guarantee, "randomized_response_guarantee"
 )
-_RESPELLED = {"RandomizedResponse": "RandomisedResponse"}
-
-
-def __getattr__(name: str) -> Any:
-    """``RandomizedResponse``: warns and gives :class:`RandomisedResponse` itself, so ``isinstance`` still holds."""
-    new = _RESPELLED.get(name)
-    if new is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(deprecation_message(name, new), DeprecationWarning, stacklevel=2)
-    return globals()[new]
+# The old class name is the class itself (isinstance holds), with a warning.
+__getattr__ = renamed_attributes(globals(), {"RandomizedResponse": "RandomisedResponse"})
