@@ -348,52 +348,20 @@ def recommendations(
         if spec.kind == "count" and not spec.weights and not diff.atoms.empty:
             truth = diff.atoms["n"].to_numpy(dtype=float)
             chosen, confirmed = suppression(spec, linear, failing, incidence_of, truth, policy.safe_threshold)
-            secondary = len(chosen) - len(failing)
-            recs.append(
-                {
-                    "action": "suppress",
-                    "output": spec.name,
-                    "cells": [_labels(spec, cells, i) for i in chosen],
-                    "secondary_cells": [_labels(spec, cells, i) for i in chosen[len(failing) :]],
-                    "primary": len(failing),
-                    "secondary": secondary,
-                    "confirmed": confirmed,
-                    "intervals": _hidden_intervals(diff, spec, cells, chosen, deadline),
-                    "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
-                    "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
-                    f"{secondary} more so they cannot be recomputed; "
-                    + (
-                        "the audit of everything released confirms it."
-                        if confirmed
-                        else "the audit still recomputes a suppressed cell: coarsen instead."
-                    ),
-                }
-            )
+            bounds = _hidden_intervals(diff, spec, cells, chosen, deadline)
+            why = "so they cannot be recomputed"
+            verdict = ("the audit of everything released confirms it.", "the audit still recomputes a suppressed cell")
+            recs.append(_suppression(spec, cells, failing, chosen, confirmed, bounds, why, verdict))
         elif spec.kind in ("sum", "mean", "count") and spec.name in diff.cell_rows:
             chosen, confirmed, bounds = magnitude_suppression(
                 diff, spec, cells, failing, policy, deadline=deadline
             )
-            secondary = len(chosen) - len(failing)
-            recs.append(
-                {
-                    "action": "suppress",
-                    "output": spec.name,
-                    "cells": [_labels(spec, cells, i) for i in chosen],
-                    "secondary_cells": [_labels(spec, cells, i) for i in chosen[len(failing) :]],
-                    "primary": len(failing),
-                    "secondary": secondary,
-                    "confirmed": confirmed,
-                    "intervals": bounds,
-                    "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
-                    "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
-                    f"{secondary} more so that none can be recomputed within its p % protection; "
-                    + (
-                        "the intervals over everything released confirm it."
-                        if confirmed
-                        else "a suppressed cell is still recomputed too closely: coarsen instead."
-                    ),
-                }
+            why = "so that none can be recomputed within its p % protection"
+            verdict = (
+                "the intervals over everything released confirm it.",
+                "a suppressed cell is still recomputed too closely",
             )
+            recs.append(_suppression(spec, cells, failing, chosen, confirmed, bounds, why, verdict))
         else:
             recs.append(
                 {
@@ -462,3 +430,30 @@ def recommendations(
 
 def _labels(spec: OutputSpec, cells: pd.DataFrame, i: int) -> dict[str, Any]:
     return {v: _at(cells)[i, v] for v in spec.variables}
+
+
+def _suppression(
+    spec: OutputSpec,
+    cells: pd.DataFrame,
+    failing: list[int],
+    chosen: list[int],
+    confirmed: bool,
+    bounds: Any,
+    why: str,
+    verdict: tuple[str, str],
+) -> dict[str, Any]:
+    """A suppression suggestion: the failing cells first, then the secondary ones, and whether it is confirmed."""
+    secondary = len(chosen) - len(failing)
+    return {
+        "action": "suppress",
+        "output": spec.name,
+        "cells": [_labels(spec, cells, i) for i in chosen],
+        "secondary_cells": [_labels(spec, cells, i) for i in chosen[len(failing) :]],
+        "primary": len(failing),
+        "secondary": secondary,
+        "confirmed": confirmed,
+        "intervals": bounds,
+        "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
+        "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
+        f"{secondary} more {why}; " + (verdict[0] if confirmed else f"{verdict[1]}: coarsen instead."),
+    }
