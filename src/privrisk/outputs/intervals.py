@@ -229,6 +229,29 @@ def _contained(a: sp.csr_matrix, sizes: np.ndarray, rng: np.random.Generator) ->
     return s_idx, r_idx
 
 
+def _tidy(
+    a: sp.csr_matrix, b: np.ndarray, origin: sp.csr_matrix, tol: float
+) -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix]:
+    """Drop empty and repeated rows; empty rows must total 0 and repeats agree, else the numbers contradict."""
+    # Empty rows must total 0, duplicates agree: otherwise the released numbers contradict each other.
+    sizes = np.diff(a.indptr)
+    drop = sizes == 0
+    if np.any(np.abs(b[drop]) > tol):
+        raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
+    seen: dict[bytes, int] = {}
+    for i in np.flatnonzero(~drop).tolist():
+        key = a.indices[a.indptr[i] : a.indptr[i + 1]].tobytes()
+        e = seen.setdefault(key, i)
+        if e != i:
+            if abs(b[e] - b[i]) > tol:
+                raise PrivriskError(
+                    "outputs: the released numbers contradict each other (no data fit them all)"
+                )
+            drop[i] = True
+    keep_rows = np.flatnonzero(~drop)
+    return a[keep_rows], b[keep_rows], origin[keep_rows]
+
+
 def _reduce(
     a: sp.csr_matrix, b: np.ndarray, *, integer: bool, passes: int = 12
 ) -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix]:
@@ -255,6 +278,7 @@ def _reduce(
     rng = np.random.default_rng(0)
     scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
     tol = 0.5 if integer else 1e-7 * scale  # HiGHS's feasibility tolerance
+    a, b, origin = _tidy(a, b, origin, tol)
     for _ in range(passes):
         sizes = np.diff(a.indptr)
         s_idx, r_idx = _contained(a, sizes, rng)
@@ -289,23 +313,7 @@ def _reduce(
         a.sort_indices()
         b = step @ b
         origin = sp.csr_matrix(step @ origin)
-        # Empty rows must total 0, duplicates agree: otherwise the released numbers contradict each other.
-        sizes = np.diff(a.indptr)
-        drop = sizes == 0
-        if np.any(np.abs(b[drop]) > tol):
-            raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
-        seen: dict[bytes, int] = {}
-        for i in np.flatnonzero(~drop).tolist():
-            key = a.indices[a.indptr[i] : a.indptr[i + 1]].tobytes()
-            e = seen.setdefault(key, i)
-            if e != i:
-                if abs(b[e] - b[i]) > tol:
-                    raise PrivriskError(
-                        "outputs: the released numbers contradict each other (no data fit them all)"
-                    )
-                drop[i] = True
-        keep_rows = np.flatnonzero(~drop)
-        a, b, origin = a[keep_rows], b[keep_rows], origin[keep_rows]
+        a, b, origin = _tidy(a, b, origin, tol)
     if integer:
         b = np.round(b)
     return a, b, origin
