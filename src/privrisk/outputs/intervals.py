@@ -47,8 +47,8 @@ FULL_LIMIT = 200
 MILP_SECONDS = 2.0
 # … and all integer programs of one block together this long; later ones keep the rounded bound.
 MILP_BUDGET = 20.0
-# In a block above ``full_limit``, the programs over the whole block (after moves and small programs) may take
-# this long; ends still open then stay at their propagated bounds and are counted as undecided.
+# The programs over blocks above ``full_limit`` (after moves and small programs) may take this long in one call,
+# all such blocks together; ends still open then stay at their propagated bounds and are counted as undecided.
 LP_BUDGET = 20.0
 # How many solutions other than the known one each block keeps (see Intervals.points).
 _POINTS = 6
@@ -155,6 +155,7 @@ def intervals(
     starts_c = np.searchsorted(cols_comp[order_c], labels)
     ends_c = np.searchsorted(cols_comp[order_c], labels, side="right")
     rank = 0
+    deadline: float | None = None
     undecided = np.zeros(n, dtype=bool)
     points = [known.copy() for _ in range(_POINTS)] if known is not None else []
     for k in range(labels.size):
@@ -178,7 +179,10 @@ def intervals(
             known=None if known is None else known[cols],
             reached=None if reached is None or known is None else (reached[0][cols], reached[1][cols]),
         )
-        lo_c, hi_c, tight_c = block.solve_all(need, cols, full=cols.size <= full_limit)
+        full = cols.size <= full_limit
+        if not full and deadline is None:
+            deadline = time.perf_counter() + LP_BUDGET  # one budget for all the large blocks of this call
+        lo_c, hi_c, tight_c = block.solve_all(need, cols, full=full, deadline=deadline)
         if need is not None and cols.size > full_limit:
             undecided[cols] = ~(block.lo_ok & block.hi_ok) & block._wanted(need, cols)
         lo[cols], hi[cols], tight[cols] = lo_c, hi_c, tight_c
@@ -556,11 +560,16 @@ class _Block:
         return np.asarray(need(self.lo, self.hi, self.seen_lo, self.seen_hi, cols), dtype=bool)
 
     def solve_all(
-        self, need: Need | None, cols: np.ndarray, *, full: bool
+        self, need: Need | None, cols: np.ndarray, *, full: bool, deadline: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The intervals of the block (lo, hi, tight). Unless ``full``, only where ``need`` asks, until
+        ``deadline`` (a ``time.perf_counter()`` value; by default ``LP_BUDGET`` from now)."""
         milp_need = need
         need = None if full else need
-        deadline = np.inf if full else time.perf_counter() + LP_BUDGET
+        if full:
+            deadline = np.inf
+        elif deadline is None:
+            deadline = time.perf_counter() + LP_BUDGET
         if not full:
             self.program.deadline = deadline
         # Programs over all open ends at once certify many bounds (a vertex sits at many of them); repeated
