@@ -78,7 +78,9 @@ def test_every_interval_equals_enumeration(
     rows=st.lists(st.lists(st.booleans(), min_size=7, max_size=7), min_size=1, max_size=5),
     nest=st.lists(st.integers(0, 6), max_size=4),
 )
-def test_the_reduction_keeps_every_solution(cells: list[int], rows: list[list[bool]], nest: list[int]) -> None:
+def test_the_reduction_keeps_every_solution(
+    cells: list[int], rows: list[list[bool]], nest: list[int]
+) -> None:
     # A' = T·A, b' = T·b with T invertible: the reduced rows span the same space (equal rank, and A's rows are
     # combinations of A''s), the truth solves both, and every reduced row is a 0/1 row no other one contains.
     n = len(cells)
@@ -178,7 +180,11 @@ def test_missing_private_highs_bindings_fall_back_to_linprog(monkeypatch: pytest
 
 
 def test_contradicting_nested_totals_are_refused() -> None:
-    # Adults 5 but over-65s 7: the difference would be a negative count.
+    # Adults 5 but over-65s 7: the difference, the 18–64-year-olds, would be −2.
+    a = sp.csr_matrix(np.array([[1.0, 1, 1], [0, 1, 1]]))
+    with pytest.raises(PrivriskError, match=r"^outputs: the released numbers contradict"):
+        intervals(a, np.array([5.0, 7.0]), integer=True, lower=np.zeros(3))
+    # The same total released twice with two values.
     a = sp.csr_matrix(np.array([[1.0, 1, 1], [0, 1, 1], [0, 1, 1]]))
-    with pytest.raises(PrivriskError, match="^outputs: "):
-        intervals(a, np.array([5.0, 7.0, 6.0]), integer=True, lower=np.zeros(3))
+    with pytest.raises(PrivriskError, match=r"^outputs: the released numbers contradict"):
+        intervals(a, np.array([9.0, 7.0, 6.0]), integer=True, lower=np.zeros(3))

@@ -200,7 +200,9 @@ def intervals(
     return Intervals(lo, hi, rank, witnesses, tight, tuple(points), undecided)
 
 
-def _contained(a: sp.csr_matrix, sizes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _contained(
+    a: sp.csr_matrix, sizes: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Pairs (s, r) of rows where row s is probably a proper subset of row r (0/1 rows, sorted indices).
 
     A subset holds the column of s that the fewest rows hold, so the rows through that column are the only
