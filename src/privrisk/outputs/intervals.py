@@ -3,8 +3,13 @@
 The unknowns x ≥ lower (≤ upper) satisfy A·x = b, one equation per released number. The interval of x_j is
 [min x_j, max x_j] over that set, found by linear programming (HiGHS, through scipy); with ``integer=True``
 (counts of people) over whole x, with :func:`scipy.optimize.milp` wherever the linear optimum is not already
-whole. The work is cut down in four steps, none of which gives up exactness where it is asked for:
+whole. The work is cut down in five steps, none of which gives up exactness where it is asked for:
 
+0. nested equations are taken apart: where one released total holds all the unknowns of a smaller one (the
+   adults and the over-65s, a margin and one of its cells), the larger is replaced by the difference of the
+   two. The new system has exactly the same solutions (the change is invertible, and over whole numbers too),
+   but repeated totals (margins of cells released elsewhere) become empty or duplicates and are dropped, and
+   totals over conditions that nest fall apart into one system per pattern of the conditions;
 1. the system is split into its independent blocks (connected parts of the graph of equations and unknowns);
 2. cheap bounds first: each unknown lies between ``lower`` and the least released total holding it, and
    bounds propagate through the equations (x_j ≥ b_i − Σ_{k≠j} U_k, x_j ≤ b_i − Σ_{k≠j} L_k: Fréchet's bounds
@@ -42,8 +47,8 @@ FULL_LIMIT = 200
 MILP_SECONDS = 2.0
 # … and all integer programs of one block together this long; later ones keep the rounded bound.
 MILP_BUDGET = 20.0
-# In a block above ``full_limit``, the programs over the whole block (after moves and small programs) may take
-# this long; ends still open then stay at their propagated bounds and are counted as undecided.
+# The programs over blocks above ``full_limit`` (after moves and small programs) may take this long in one call,
+# all such blocks together; ends still open then stay at their propagated bounds and are counted as undecided.
 LP_BUDGET = 20.0
 # How many solutions other than the known one each block keeps (see Intervals.points).
 _POINTS = 6
@@ -128,6 +133,15 @@ def intervals(
             and (not integer or _whole(known))
         )
         known = known if fits else None
+    # The least released total holding x_j bounds it when every unknown is ≥ 0 (kept from the original totals,
+    # which the reduction below takes apart).
+    if np.all(lower >= 0) and a.nnz:
+        coo0 = a.tocoo()
+        least = np.full(n, np.inf)
+        np.minimum.at(least, coo0.col, b[coo0.row])
+        upper = np.minimum(upper, least)
+    a, b, origin = _reduce(a, b, integer=integer)
+    m = a.shape[0]
     # Bipartite graph of equations and unknowns: its connected parts are independent programs.
     coo = a.tocoo()
     graph = sp.csr_matrix((np.ones(coo.nnz, dtype=np.int8), (coo.row, coo.col + m)), shape=(m + n, m + n))
@@ -141,6 +155,7 @@ def intervals(
     starts_c = np.searchsorted(cols_comp[order_c], labels)
     ends_c = np.searchsorted(cols_comp[order_c], labels, side="right")
     rank = 0
+    deadline: float | None = None
     undecided = np.zeros(n, dtype=bool)
     points = [known.copy() for _ in range(_POINTS)] if known is not None else []
     for k in range(labels.size):
@@ -164,7 +179,10 @@ def intervals(
             known=None if known is None else known[cols],
             reached=None if reached is None or known is None else (reached[0][cols], reached[1][cols]),
         )
-        lo_c, hi_c, tight_c = block.solve_all(need, cols, full=cols.size <= full_limit)
+        full = cols.size <= full_limit
+        if not full and deadline is None:
+            deadline = time.perf_counter() + LP_BUDGET  # one budget for all the large blocks of this call
+        lo_c, hi_c, tight_c = block.solve_all(need, cols, full=full, deadline=deadline)
         if need is not None and cols.size > full_limit:
             undecided[cols] = ~(block.lo_ok & block.hi_ok) & block._wanted(need, cols)
         lo[cols], hi[cols], tight[cols] = lo_c, hi_c, tight_c
@@ -176,8 +194,135 @@ def intervals(
         if explain is not None:
             asked = np.flatnonzero(np.isin(cols, explain(lo_c, hi_c, cols)))
             for j, eqs in block.witnesses(asked).items():
-                witnesses[int(cols[j])] = tuple(int(rows[e]) for e in eqs)
+                # A reduced equation is a difference of released ones: all of them are witnesses.
+                used = sorted({int(e) for r in eqs for e in origin[int(rows[r])].indices})
+                witnesses[int(cols[j])] = tuple(used)
     return Intervals(lo, hi, rank, witnesses, tight, tuple(points), undecided)
+
+
+def _contained(
+    a: sp.csr_matrix, sizes: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (s, r) of rows where row s is probably a proper subset of row r (0/1 rows, sorted indices).
+
+    A subset holds the column of s that the fewest rows hold, so the rows through that column are the only
+    candidates; three random columns of s must be in r as well. The caller checks every pair it uses.
+    """
+    m, n = a.shape
+    csc = sp.csc_matrix(a)
+    csc.sort_indices()
+    deg = np.diff(csc.indptr)
+    nonempty = np.flatnonzero(sizes > 0)
+    if nonempty.size == 0:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    key = deg[a.indices].astype(np.int64) * n + a.indices
+    pivot = np.minimum.reduceat(key, a.indptr[nonempty]) % n
+    count = deg[pivot]
+    s_idx = np.repeat(nonempty, count)
+    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    r_idx = csc.indices[np.repeat(csc.indptr[pivot], count) + offset].astype(np.int64)
+    keep = sizes[r_idx] > sizes[s_idx]
+    s_idx, r_idx = s_idx[keep], r_idx[keep]
+    entries = np.repeat(np.arange(m, dtype=np.int64), sizes) * n + a.indices  # sorted: CSR, sorted indices
+    for _ in range(3):
+        if s_idx.size == 0:
+            break
+        pick = a.indptr[s_idx] + (rng.random(s_idx.size) * sizes[s_idx]).astype(np.int64)
+        want = r_idx * n + a.indices[pick]
+        pos = np.minimum(np.searchsorted(entries, want), entries.size - 1)
+        ok = entries[pos] == want
+        s_idx, r_idx = s_idx[ok], r_idx[ok]
+    return s_idx, r_idx
+
+
+def _tidy(
+    a: sp.csr_matrix, b: np.ndarray, origin: sp.csr_matrix, tol: float
+) -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix]:
+    """Drop empty and repeated rows; empty rows must total 0 and repeats agree, else the numbers contradict."""
+    # Empty rows must total 0, duplicates agree: otherwise the released numbers contradict each other.
+    sizes = np.diff(a.indptr)
+    drop = sizes == 0
+    if np.any(np.abs(b[drop]) > tol):
+        raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
+    seen: dict[bytes, int] = {}
+    for i in np.flatnonzero(~drop).tolist():
+        key = a.indices[a.indptr[i] : a.indptr[i + 1]].tobytes()
+        e = seen.setdefault(key, i)
+        if e != i:
+            if abs(b[e] - b[i]) > tol:
+                raise PrivriskError(
+                    "outputs: the released numbers contradict each other (no data fit them all)"
+                )
+            drop[i] = True
+    keep_rows = np.flatnonzero(~drop)
+    return a[keep_rows], b[keep_rows], origin[keep_rows]
+
+
+def _reduce(
+    a: sp.csr_matrix, b: np.ndarray, *, integer: bool, passes: int = 12
+) -> tuple[sp.csr_matrix, np.ndarray, sp.csr_matrix]:
+    """The same system with nested totals taken apart: (A', b', T) with A' = T·A, b' = T·b.
+
+    Each pass replaces every row r that holds a smaller row s by r − s (s the largest such row). Ordered by
+    size, T is unit triangular: invertible over the integers, so {x : A'x = b'} = {x : Ax = b} for real and for
+    whole x. A difference that is not a 0/1 row (s was not a subset) is not made. Rows that become empty must
+    have b' = 0, duplicates the same b'; both are dropped (the rows of T then say which released numbers each
+    remaining equation combines, for the witnesses).
+
+    Example:
+        >>> a = sp.csr_matrix(np.array([[1., 1, 1, 1], [0, 0, 1, 1], [1, 1, 0, 0]]))  # all, ≥ 65, < 65
+        >>> r, rb, t = _reduce(a, np.array([9., 4, 5]), integer=True)
+        >>> r.toarray().tolist(), rb.tolist()
+        ([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]], [5.0, 4.0])
+    """
+    m = a.shape[0]
+    a = sp.csr_matrix(a, dtype=float)
+    a.sort_indices()
+    origin = sp.identity(m, format="csr")
+    if m < 2 or a.nnz == 0 or np.any(a.data != 1.0):
+        return a, b, origin
+    rng = np.random.default_rng(0)
+    scale = max(1.0, float(np.max(np.abs(b), initial=0.0)))
+    tol = 0.5 if integer else 1e-7 * scale  # HiGHS's feasibility tolerance
+    a, b, origin = _tidy(a, b, origin, tol)
+    for _ in range(passes):
+        sizes = np.diff(a.indptr)
+        s_idx, r_idx = _contained(a, sizes, rng)
+        if s_idx.size == 0:
+            break
+        # The largest subset of each row first; a row whose difference is not 0/1 tries its next one.
+        order = np.lexsort((s_idx, -sizes[s_idx], r_idx))
+        s_idx, r_idx = s_idx[order], r_idx[order]
+        rank_in = np.arange(r_idx.size) - np.searchsorted(r_idx, r_idx)
+        chosen = np.full(a.shape[0], -1, dtype=np.int64)
+        for k in range(3):
+            pick = (rank_in == k) & (chosen[r_idx] < 0)
+            if not pick.any():
+                break
+            rs, ss = r_idx[pick], s_idx[pick]
+            first = np.r_[True, rs[1:] != rs[:-1]]
+            rs, ss = rs[first], ss[first]
+            diff = sp.csr_matrix(a[rs] - a[ss])
+            diff.eliminate_zeros()
+            row_of = np.repeat(np.arange(rs.size), np.diff(diff.indptr))
+            bad = np.zeros(rs.size, dtype=bool)
+            bad[row_of[diff.data != 1.0]] = True
+            chosen[rs[~bad]] = ss[~bad]
+        use = np.flatnonzero(chosen >= 0)
+        if use.size == 0:
+            break
+        step = sp.identity(a.shape[0], format="csr") - sp.csr_matrix(
+            (np.ones(use.size), (use, chosen[use])), shape=(a.shape[0], a.shape[0])
+        )
+        a = sp.csr_matrix(step @ a)
+        a.eliminate_zeros()
+        a.sort_indices()
+        b = step @ b
+        origin = sp.csr_matrix(step @ origin)
+        a, b, origin = _tidy(a, b, origin, tol)
+    if integer:
+        b = np.round(b)
+    return a, b, origin
 
 
 def _rank(sub: sp.csr_matrix) -> int:
@@ -236,6 +381,17 @@ def _propagate(
     return lo, hi
 
 
+def _highs_core() -> Any:
+    """scipy's bundled HiGHS bindings (a private module), or None where this scipy has none or they changed:
+    every program then goes through ``linprog``, which gives the same optima, only slower."""
+    try:
+        from scipy.optimize._highspy import _core
+    except ImportError:
+        return None
+    needed = ("_Highs", "HighsLp", "MatrixFormat", "HighsStatus", "HighsModelStatus")
+    return _core if all(hasattr(_core, name) for name in needed) else None
+
+
 class _Program:
     """One HiGHS model of a block: A·x = b, bounds; solved again and again with only the objective changed.
 
@@ -251,32 +407,34 @@ class _Program:
         self.cost_idx = np.empty(0, dtype=np.int32)
         self.deadline = np.inf  # a program that would end later stops and reports "timeout"
         self.h: Any = None
-        try:
-            from scipy.optimize._highspy import _core
-        except ImportError:  # pragma: no cover - scipy without its HiGHS bindings
+        _core = _highs_core()
+        if _core is None:
             return
         self.core = _core
-        csc = sp.csc_matrix(sub)
-        h = _core._Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("presolve", "off")
-        h.setOptionValue("solver", "simplex")
-        h.setOptionValue("simplex_strategy", 4)  # primal: a new objective keeps the basis feasible
-        lp = _core.HighsLp()
-        lp.num_col_ = self.n
-        lp.num_row_ = sub.shape[0]
-        lp.a_matrix_.num_col_ = self.n
-        lp.a_matrix_.num_row_ = sub.shape[0]
-        lp.a_matrix_.format_ = _core.MatrixFormat.kColwise
-        lp.col_cost_ = np.zeros(self.n)
-        lp.col_lower_ = lower
-        lp.col_upper_ = upper
-        lp.row_lower_ = b
-        lp.row_upper_ = b
-        lp.a_matrix_.start_ = csc.indptr
-        lp.a_matrix_.index_ = csc.indices
-        lp.a_matrix_.value_ = csc.data
-        if h.passModel(lp) == _core.HighsStatus.kError:  # pragma: no cover
+        try:
+            csc = sp.csc_matrix(sub)
+            h = _core._Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("presolve", "off")
+            h.setOptionValue("solver", "simplex")
+            h.setOptionValue("simplex_strategy", 4)  # primal: a new objective keeps the basis feasible
+            lp = _core.HighsLp()
+            lp.num_col_ = self.n
+            lp.num_row_ = sub.shape[0]
+            lp.a_matrix_.num_col_ = self.n
+            lp.a_matrix_.num_row_ = sub.shape[0]
+            lp.a_matrix_.format_ = _core.MatrixFormat.kColwise
+            lp.col_cost_ = np.zeros(self.n)
+            lp.col_lower_ = lower
+            lp.col_upper_ = upper
+            lp.row_lower_ = b
+            lp.row_upper_ = b
+            lp.a_matrix_.start_ = csc.indptr
+            lp.a_matrix_.index_ = csc.indices
+            lp.a_matrix_.value_ = csc.data
+            if h.passModel(lp) == _core.HighsStatus.kError:  # pragma: no cover
+                return
+        except (AttributeError, TypeError, ValueError):  # the private bindings changed: use linprog
             return
         self.h = h
 
@@ -313,7 +471,15 @@ class _Program:
         c = np.zeros(self.n)
         c[idx] = val
         bounds = np.column_stack([self.lower, np.where(np.isfinite(self.upper), self.upper, np.inf)])
-        res = linprog(c, A_eq=self.sub, b_eq=self.b, bounds=bounds, method="highs")
+        options: dict[str, Any] = {}
+        if np.isfinite(self.deadline):
+            left = self.deadline - time.perf_counter()
+            if left <= 0:
+                return "timeout", np.nan, None, None
+            options["time_limit"] = float(left)
+        res = linprog(c, A_eq=self.sub, b_eq=self.b, bounds=bounds, method="highs", options=options)
+        if res.status == 1 and options:
+            return "timeout", np.nan, None, None
         if res.status == 2:
             raise PrivriskError("outputs: the released numbers contradict each other (no data fit them all)")
         if res.status == 3:
@@ -396,11 +562,16 @@ class _Block:
         return np.asarray(need(self.lo, self.hi, self.seen_lo, self.seen_hi, cols), dtype=bool)
 
     def solve_all(
-        self, need: Need | None, cols: np.ndarray, *, full: bool
+        self, need: Need | None, cols: np.ndarray, *, full: bool, deadline: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The intervals of the block (lo, hi, tight). Unless ``full``, only where ``need`` asks, until
+        ``deadline`` (a ``time.perf_counter()`` value; by default ``LP_BUDGET`` from now)."""
         milp_need = need
         need = None if full else need
-        deadline = np.inf if full else time.perf_counter() + LP_BUDGET
+        if full:
+            deadline = np.inf
+        elif deadline is None:
+            deadline = time.perf_counter() + LP_BUDGET
         if not full:
             self.program.deadline = deadline
         # Programs over all open ends at once certify many bounds (a vertex sits at many of them); repeated
