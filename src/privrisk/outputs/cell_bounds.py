@@ -46,6 +46,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from privrisk.outputs.intervals import highs_model
+
 if TYPE_CHECKING:
     from privrisk.outputs.differencing import Differencing, System
     from privrisk.outputs.policy import Policy
@@ -89,35 +91,7 @@ class _Model:
         self.free_rows: set[int] = set()
         self.cost_idx = np.empty(0, dtype=np.int32)
         self.h: Any = None
-        try:
-            from scipy.optimize._highspy import _core
-        except ImportError:  # pragma: no cover - scipy without its HiGHS bindings
-            return
-        self.core = _core
-        csc = sp.csc_matrix(a)
-        h = _core._Highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("presolve", "off")
-        # Primal simplex: a new objective keeps the last basis feasible (measured 3-5 times quicker than dual
-        # here, with a row freed and restored around each cell's two programs).
-        h.setOptionValue("simplex_strategy", 4)
-        lp = _core.HighsLp()
-        lp.num_col_ = self.n
-        lp.num_row_ = a.shape[0]
-        lp.a_matrix_.num_col_ = self.n
-        lp.a_matrix_.num_row_ = a.shape[0]
-        lp.a_matrix_.format_ = _core.MatrixFormat.kColwise
-        lp.col_cost_ = np.zeros(self.n)
-        lp.col_lower_ = lower
-        lp.col_upper_ = upper
-        lp.row_lower_ = b
-        lp.row_upper_ = b
-        lp.a_matrix_.start_ = csc.indptr
-        lp.a_matrix_.index_ = csc.indices
-        lp.a_matrix_.value_ = csc.data
-        if h.passModel(lp) == _core.HighsStatus.kError:  # pragma: no cover
-            return
-        self.h = h
+        self.core, self.h = highs_model(a, b, lower, upper)
 
     def free(self, rows: Sequence[int]) -> None:
         for r in rows:

@@ -9,6 +9,7 @@ together (:mod:`privrisk.outputs.differencing`) and proposes what to do about it
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -278,6 +279,7 @@ def check_frame(
             )
         ]
         outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells})
+    started = time.perf_counter()
     try:
         diff = difference(con, linear, policy, max_atoms=max_atoms)
     except PrivriskError as exc:
@@ -288,6 +290,7 @@ def check_frame(
             "and with this request they contradict each other: check against the data those outputs came from",
             param="ledger",
         ) from None
+    audit_seconds = time.perf_counter() - started
     from privrisk.outputs.cell_bounds import cell_bounds
 
     mine = [(s, c) for s, c in linear if s.name in tables]
@@ -307,7 +310,7 @@ def check_frame(
             cell["interval"] = [_bound(lo), _bound(hi)] if known else None
             cell["interval_exact"] = bool(exact) if known else None
             cell["protected"] = guard
-    recs = recommendations(outputs, diff, specs, linear, policy, con)
+    recs = recommendations(outputs, diff, specs, linear, policy, con, audit_seconds=audit_seconds)
     counts = {
         s: sum(c["status"] == s for o in outputs for c in o["cells"]) for s in ("pass", "review", "fail")
     }

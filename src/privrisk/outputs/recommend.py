@@ -39,6 +39,8 @@ def _at(frame: pd.DataFrame) -> Any:
 __all__ = ["audit", "magnitude_suppression", "recommendations", "suppression"]
 
 MAX_SECONDARY = 50
+# What audit() gives when time ran out: the suppression is then not confirmed (and not extended further).
+NOT_CONFIRMED = -1
 
 
 def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
@@ -105,14 +107,16 @@ def audit(
     truth: np.ndarray,
     threshold: int,
     hidden: list[np.ndarray],
+    deadline: float = np.inf,
 ) -> int | None:
     """The differencing audit of a suppression: the first hidden cell (given by its atoms) that the released
-    counts ``a·x = b`` still give away, or None.
+    counts ``a·x = b`` still give away, None if none is, or :data:`NOT_CONFIRMED` if the programs did not decide
+    by ``deadline`` (``time.perf_counter()``).
 
     A hidden cell is given away when its count is determined, or when one of its atoms holding 1 … threshold − 1
     people is (the exact disclosure of :mod:`privrisk.outputs.differencing`).
     """
-    from privrisk.outputs.differencing import _group_count
+    from privrisk.outputs.differencing import UNDECIDED, _group_count
     from privrisk.outputs.intervals import intervals
 
     inside = np.zeros(truth.size, dtype=bool)
@@ -137,7 +141,10 @@ def audit(
             return i
         if any(pt[members].sum() != truth[members].sum() for pt in res.points):
             continue
-        if _group_count(a, b, members, truth.size) is not None:
+        known = _group_count(a, b, members, truth.size, deadline=deadline)
+        if known == UNDECIDED:
+            return NOT_CONFIRMED
+        if known is not None:
             return i
     return None
 
@@ -149,6 +156,7 @@ def suppression(
     incidence_of: Any,
     truth: np.ndarray,
     threshold: int,
+    deadline: float = np.inf,
 ) -> tuple[list[int], bool]:
     """Cells to suppress in a count table (the failing ones first, then secondary ones chosen greedily), and
     whether the differencing audit (:func:`audit`, over everything else released) confirms them.
@@ -180,9 +188,11 @@ def suppression(
         a = sp.vstack([*others, mat[shown]], format="csr") if others or shown.size else mat[shown]
         b = np.concatenate([*other_b, values[shown]])
         hidden = [mat.indices[mat.indptr[position[c]] : mat.indptr[position[c] + 1]] for c in suppressed]
-        exposed = audit(sp.csr_matrix(a), b, truth, threshold, hidden)
+        exposed = audit(sp.csr_matrix(a), b, truth, threshold, hidden, deadline)
         if exposed is None:
             return suppressed, True
+        if exposed == NOT_CONFIRMED or time.perf_counter() > deadline:
+            return suppressed, False
         candidate = _partner(spec, own, suppressed[exposed], suppressed)
         if candidate is None:
             return suppressed, False
@@ -218,6 +228,8 @@ def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[
 # Seconds the suppressed cells' intervals of all tables may take together (each round of a magnitude table's
 # greedy search solves every hidden cell's programs); a suggestion found after that is not confirmed.
 SUPPRESSION_SECONDS = 10.0
+# How long the audits that confirm withholding an output may take together (each about as long as the first).
+WITHHOLD_SECONDS = 20.0
 
 
 def _end(x: float) -> float | int:
@@ -317,8 +329,15 @@ def recommendations(
     linear: list[tuple[OutputSpec, pd.DataFrame]],
     policy: Policy,
     con: Any,
+    *,
+    audit_seconds: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """The suggestions for every failing output and every disclosure."""
+    """The suggestions for every failing output and every disclosure.
+
+    ``audit_seconds``: how long the differencing audit of everything released took; a withheld output is
+    confirmed by auditing the rest again, which takes about as long, so at most :data:`WITHHOLD_SECONDS` of such
+    audits are run (a withholding not confirmed in that time is offered as not confirmed).
+    """
     from privrisk.outputs.differencing import difference, incidence
 
     by_name = {s.name: s for s in specs}
@@ -347,10 +366,15 @@ def recommendations(
         failing = [int(i) for i, c in zip(cells.index, o["cells"], strict=True) if c["status"] == "fail"]
         if spec.kind == "count" and not spec.weights and not diff.atoms.empty:
             truth = diff.atoms["n"].to_numpy(dtype=float)
-            chosen, confirmed = suppression(spec, linear, failing, incidence_of, truth, policy.safe_threshold)
+            chosen, confirmed = suppression(
+                spec, linear, failing, incidence_of, truth, policy.safe_threshold, deadline
+            )
             bounds = _hidden_intervals(diff, spec, cells, chosen, deadline)
             why = "so they cannot be recomputed"
-            verdict = ("the audit of everything released confirms it.", "the audit still recomputes a suppressed cell")
+            verdict = (
+                "the audit of everything released confirms it.",
+                "the audit does not confirm that no suppressed cell can be recomputed",
+            )
             recs.append(_suppression(spec, cells, failing, chosen, confirmed, bounds, why, verdict))
         elif spec.kind in ("sum", "mean", "count") and spec.name in diff.cell_rows:
             chosen, confirmed, bounds = magnitude_suppression(
@@ -394,12 +418,19 @@ def recommendations(
     # A disclosure: withhold one of this run's outputs that it combines, confirmed by a new audit.
     tried: dict[str, bool] = {}
     withheld: set[str] = set()
+    spent = 0.0
     for d in diff.disclosures:
         mine = [n for n in d["outputs"] if n in by_name]
+        untried: list[str] = []
         for name in sorted(mine, key=lambda n: len(tables.get(n, ())))[:2]:
             if name not in tried and len(tried) < 3:
+                if spent + audit_seconds > WITHHOLD_SECONDS:
+                    untried.append(name)
+                    continue
                 rest = [(s, c) for s, c in linear if s.name != name]
+                start = time.perf_counter()
                 again = difference(con, rest, policy)
+                spent += time.perf_counter() - start
                 tried[name] = not again.disclosures
             if tried.get(name):
                 if name not in withheld:
@@ -415,6 +446,20 @@ def recommendations(
                     )
                 break
         else:
+            if untried:
+                name = untried[0]
+                recs.append(
+                    {
+                        "action": "withhold",
+                        "output": name,
+                        "confirmed": False,
+                        "cost": f"{len(tables.get(name, ()))} cells of {name} withheld",
+                        "sentence": f"Withholding {name} may remove this disclosure; confirming it needs another "
+                        f"audit of everything released (about {audit_seconds:.0f} s), more than the time given: "
+                        "audit the request without it, or decide by review.",
+                    }
+                )
+                continue
             recs.append(
                 {
                     "action": "review",
