@@ -41,7 +41,19 @@ def session_ledgers(root) -> list:
     return sorted(root.glob("privrisk-app-*/ledger.json"))
 
 
+# Every select of the page has sent the server the value it shows: a column chosen by the server for an example
+# travels back as an input, and a click sent before it would preview the query without its column.
+SELECTS_SENT = """() => {
+  const sent = (window.Shiny && Shiny.shinyapp && Shiny.shinyapp.$inputValues) || {};
+  return Array.from(document.querySelectorAll('.tab-pane.active select[id]')).every(s => {
+    const key = Object.keys(sent).find(k => k === s.id || k.startsWith(s.id + ':'));
+    return s.multiple || key === undefined || String(sent[key]) === String(s.value);
+  });
+}"""
+
+
 def preview(page):
+    page.wait_for_function(SELECTS_SENT)
     page.get_by_role("button", name="Preview the release").click()
     expect(page.locator("#release-preview-table")).to_be_visible()
 
