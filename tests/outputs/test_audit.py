@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from outputs_helpers import whole_solutions
 from privrisk.errors import PrivriskError
 from privrisk.outputs.check import OutputsSettings, check_frame, check_outputs
 from privrisk.outputs.ledger import Released
@@ -49,27 +50,6 @@ def _equations(
     return np.array(rows), np.array(b, dtype=float)
 
 
-def _whole_solutions(a: np.ndarray, b: np.ndarray, cols: np.ndarray) -> list[np.ndarray]:
-    """Every whole non-negative x on ``cols`` with A x = b (depth first, pruned by the totals)."""
-    out: list[np.ndarray] = []
-    caps = [int(min(b[i] for i in range(len(b)) if a[i, j])) for j in cols]
-    x = np.zeros(a.shape[1], dtype=int)
-
-    def go(k: int, used: np.ndarray) -> None:
-        if np.any(used > b):
-            return
-        if k == len(cols):
-            if np.array_equal(used, b):
-                out.append(x.copy())
-            return
-        j = cols[k]
-        for value in range(caps[k] + 1):
-            x[j] = value
-            go(k + 1, used + a[:, j] * value)
-        x[j] = 0
-
-    go(0, np.zeros(len(b)))
-    return out
 
 
 def _vertices(m: np.ndarray, rhs: np.ndarray) -> np.ndarray:
@@ -131,7 +111,7 @@ def test_counts_with_outputs_from_the_ledger_equal_brute_force(
         assert np.all(np.isinf(atoms["hi"].to_numpy(dtype=float)))
         return
     covered = np.flatnonzero(a.sum(axis=0) > 0)
-    solutions = np.array(_whole_solutions(a, b, covered))
+    solutions = np.array(whole_solutions(a, b, covered))
     assert len(solutions) >= 1  # the truth is one
     assert np.array_equal(atoms["lo"].to_numpy()[covered], solutions[:, covered].min(axis=0))
     assert np.array_equal(atoms["hi"].to_numpy()[covered], solutions[:, covered].max(axis=0))

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from outputs_helpers import whole_solutions
 from privrisk.outputs.cell_bounds import protected, system_bounds
 from privrisk.outputs.check import check_frame
 from privrisk.outputs.compute import connect, table_cells
@@ -87,27 +88,6 @@ def test_with_only_the_margins_released_each_interior_cell_has_frechet_bounds() 
     assert res.exact.all()
 
 
-def _solutions(a: np.ndarray, b: np.ndarray, cols: list[int]) -> list[np.ndarray]:
-    """Every whole non-negative x (zero outside ``cols``) with A x = b, depth first, pruned by the totals."""
-    out: list[np.ndarray] = []
-    caps = [int(min(b[i] for i in range(len(b)) if a[i, j])) for j in cols]
-    x = np.zeros(a.shape[1], dtype=int)
-
-    def go(k: int, used: np.ndarray) -> None:
-        if np.any(used > b):
-            return
-        if k == len(cols):
-            if np.array_equal(used, b):
-                out.append(x.copy())
-            return
-        j = cols[k]
-        for value in range(caps[k] + 1):
-            x[j] = value
-            go(k + 1, used + a[:, j] * value)
-        x[j] = 0
-
-    go(0, np.zeros(len(b), dtype=int))
-    return out
 
 
 CANDIDATES = [
@@ -154,7 +134,7 @@ def test_every_count_cell_interval_equals_enumeration(
         a_o, b_o = a[others], b_all[others]
         held = a_o.sum(axis=0) > 0
         free_in_cell = bool(np.any(a[i].astype(bool) & ~held))
-        sols = _solutions(a_o, b_o, [int(j) for j in np.flatnonzero(held)])
+        sols = whole_solutions(a_o, b_o, [int(j) for j in np.flatnonzero(held)])
         values = [int(a[i] @ x) for x in sols]
         assert values, "the truth is always a solution"
         expected = [min(values), math.inf if free_in_cell else max(values)]
@@ -270,7 +250,7 @@ def test_the_intervals_of_a_count_suppression_equal_enumeration() -> None:
     for i, c in enumerate(cells):
         matrix[i, _members(atoms, spec, c["labels"])] = 1
     b = np.array([c["value"] for c in cells], dtype=int)
-    sols = _solutions(matrix[shown], b[shown], list(range(len(atoms))))
+    sols = whole_solutions(matrix[shown], b[shown], list(range(len(atoms))))
     for i, interval in zip(hidden, rec["intervals"], strict=True):
         values = [int(matrix[i] @ x) for x in sols]
         assert interval == [min(values), max(values)]

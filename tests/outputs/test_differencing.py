@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,6 +9,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from outputs_helpers import enumerated_bounds
 from privrisk.outputs.check import check_frame
 from privrisk.outputs.intervals import intervals
 from privrisk.outputs.spec import OutputSpec
@@ -42,18 +41,6 @@ def test_frechet_bounds_of_a_two_way_table_from_its_margins() -> None:
         assert row.hi == min(r[row.a], c[row.b])
 
 
-def _enumerate(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Min and max of every unknown over all whole non-negative x with A x = b (by enumeration)."""
-    n = a.shape[1]
-    cap = [int(min((b[i] for i in range(a.shape[0]) if a[i, j]), default=0)) for j in range(n)]
-    lo = np.full(n, np.inf)
-    hi = np.full(n, -np.inf)
-    for x in itertools.product(*(range(k + 1) for k in cap)):
-        v = np.array(x)
-        if np.array_equal(a @ v, b):
-            lo = np.minimum(lo, v)
-            hi = np.maximum(hi, v)
-    return lo, hi
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -71,7 +58,7 @@ def test_every_atom_interval_equals_brute_force(cells: list[int], masks: list[li
     truth = np.array(cells)
     b = a @ truth
     res = intervals(sp.csr_matrix(a), b.astype(float), integer=True, lower=np.zeros(n))
-    lo, hi = _enumerate(a, b)
+    lo, hi = enumerated_bounds(a, b)
     covered = a.sum(axis=0) > 0
     assert np.array_equal(res.lo[covered], lo[covered])
     assert np.array_equal(res.hi[covered], hi[covered])
@@ -91,7 +78,7 @@ def test_integer_bounds_where_the_linear_relaxation_is_fractional() -> None:
     truth = np.array([2, 0, 1, 1])
     b = a @ truth
     res = intervals(sp.csr_matrix(a), b.astype(float), integer=True, lower=np.zeros(4))
-    lo, hi = _enumerate(a, b)
+    lo, hi = enumerated_bounds(a, b)
     assert res.lo.tolist() == lo.tolist() and res.hi.tolist() == hi.tolist()
 
 

@@ -3,8 +3,6 @@ from scipy's private HiGHS bindings to ``linprog``, and decided where the old so
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -12,22 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import privrisk.outputs.intervals as iv
+from outputs_helpers import enumerated_bounds
 from privrisk.errors import PrivriskError
 from privrisk.outputs.intervals import _reduce, intervals
-
-
-def _enumerate(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """min and max of every unknown over all whole x ≥ 0 with A·x = b (x_j ≤ the least total holding it)."""
-    n = a.shape[1]
-    cap = [int(min(b[i] for i in range(a.shape[0]) if a[i, j])) if a[:, j].any() else 0 for j in range(n)]
-    lo = np.full(n, np.inf)
-    hi = np.full(n, -np.inf)
-    for x in itertools.product(*(range(c + 1) for c in cap)):
-        v = np.array(x)
-        if np.array_equal(a @ v, b):
-            lo = np.minimum(lo, v)
-            hi = np.maximum(hi, v)
-    return lo, hi
 
 
 def _nested_rows(n: int, draw_rows: list[list[bool]], nest: list[int]) -> np.ndarray:
@@ -65,7 +50,7 @@ def test_every_interval_equals_enumeration(
         res = intervals(sp.csr_matrix(a), b.astype(float), integer=True, lower=np.zeros(n))
     finally:
         iv._highs_core = core  # type: ignore[assignment]
-    lo, hi = _enumerate(a, b)
+    lo, hi = enumerated_bounds(a, b)
     covered = a.sum(axis=0) > 0
     assert np.array_equal(res.lo[covered], lo[covered])
     assert np.array_equal(res.hi[covered], hi[covered])

@@ -1,0 +1,45 @@
+"""Brute force for the output-checking tests: every whole non-negative solution of the released counts A·x = b."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def whole_solutions(a: np.ndarray, b: np.ndarray, cols: Sequence[int] | np.ndarray) -> list[np.ndarray]:
+    """Every whole non-negative x (zero outside ``cols``) with A x = b, depth first, pruned by the totals."""
+    out: list[np.ndarray] = []
+    caps = [int(min(b[i] for i in range(len(b)) if a[i, j])) for j in cols]
+    x = np.zeros(a.shape[1], dtype=int)
+
+    def go(k: int, used: np.ndarray) -> None:
+        if np.any(used > b):
+            return
+        if k == len(cols):
+            if np.array_equal(used, b):
+                out.append(x.copy())
+            return
+        j = cols[k]
+        for value in range(caps[k] + 1):
+            x[j] = value
+            go(k + 1, used + a[:, j] * value)
+        x[j] = 0
+
+    go(0, np.zeros(len(b), dtype=int))
+    return out
+
+
+def enumerated_bounds(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max of every unknown over all whole x ≥ 0 with A·x = b (x_j at most the least total holding it)."""
+    n = a.shape[1]
+    cap = [int(min((b[i] for i in range(a.shape[0]) if a[i, j]), default=0)) for j in range(n)]
+    lo = np.full(n, np.inf)
+    hi = np.full(n, -np.inf)
+    for x in itertools.product(*(range(k + 1) for k in cap)):
+        v = np.array(x)
+        if np.array_equal(a @ v, b):
+            lo = np.minimum(lo, v)
+            hi = np.maximum(hi, v)
+    return lo, hi
