@@ -84,3 +84,22 @@ def launch_browser():
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
+
+
+# The Outputs page's example: a group of one (West, f, 18) that Table 1 and Table 3 give away by differencing.
+_OUTPUTS_ROWS = [("West", "f", 18)] + [(r, s, 30) for r in ("West", "East") for s in "fm" for _ in range(12)]
+OUTPUTS_DATA = "region,sex,age\n" + "".join(f"{r},{s},{a}\n" for r, s, a in _OUTPUTS_ROWS)
+OUTPUTS_SPEC = """[[output]]
+name = "Table 1"
+kind = "count"
+rows = ["region"]
+columns = ["sex"]
+margins = true
+
+[[output]]
+name = "Table 3"
+kind = "count"
+rows = ["region"]
+columns = ["sex"]
+where = "age >= 19"
+"""

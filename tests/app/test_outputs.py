@@ -7,26 +7,12 @@ import json
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import OUTPUTS_DATA, OUTPUTS_SPEC
 from privrisk.cli import main
 
 pytestmark = pytest.mark.browser
 
-ROWS = [("West", "f", 18)] + [(r, s, 30) for r in ("West", "East") for s in "fm" for _ in range(12)]
-DATA = "region,sex,age\n" + "".join(f"{r},{s},{a}\n" for r, s, a in ROWS)
-SPEC = """[[output]]
-name = "Table 1"
-kind = "count"
-rows = ["region"]
-columns = ["sex"]
-margins = true
-
-[[output]]
-name = "Table 3"
-kind = "count"
-rows = ["region"]
-columns = ["sex"]
-where = "age >= 19"
-"""
+DATA, SPEC = OUTPUTS_DATA, OUTPUTS_SPEC
 
 
 def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from browser_helpers import RUN_MS
+from browser_helpers import OUTPUTS_DATA, OUTPUTS_SPEC, RUN_MS
 from privrisk.app.pages import PAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -25,24 +25,6 @@ PHONE = {"width": 390, "height": 844}
 E_NOTATION = re.compile(r"\d(?:[.,]\d+)?[eE][-+]?\d")
 # 0.0%, 0.0 %, 0,00 % (German): a risk rounded to zero; "10.0 %" and "0.05 %" are not.
 ZERO_PERCENT = re.compile(r"(?<![\d.,])0[.,]0+\s?%")
-
-# The Outputs page's example (tests/app/test_outputs.py): a group of one (West, f, 18) found by differencing.
-OUTPUT_ROWS = [("West", "f", 18)] + [(r, s, 30) for r in ("West", "East") for s in "fm" for _ in range(12)]
-OUTPUT_DATA = "region,sex,age\n" + "".join(f"{r},{s},{a}\n" for r, s, a in OUTPUT_ROWS)
-OUTPUT_SPEC = """[[output]]
-name = "Table 1"
-kind = "count"
-rows = ["region"]
-columns = ["sex"]
-margins = true
-
-[[output]]
-name = "Table 3"
-kind = "count"
-rows = ["region"]
-columns = ["sex"]
-where = "age >= 19"
-"""
 
 
 @dataclass(frozen=True)
@@ -206,7 +188,7 @@ def test_at_phone_size_the_result_is_in_view_and_no_number_is_in_e_notation_or_z
 ):
     case = CASES[page_id]
     goto(phone, case.query)
-    files = {"survey.csv": OUTPUT_DATA, "outputs.toml": OUTPUT_SPEC}
+    files = {"survey.csv": OUTPUTS_DATA, "outputs.toml": OUTPUTS_SPEC}
     for input_id, name in case.uploads.items():
         path = tmp_path / name
         path.write_text(files[name])
