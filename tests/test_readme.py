@@ -365,4 +365,7 @@ def test_the_readmes_python_runs_as_printed(monkeypatch):
         scope: dict[str, object] = {}
         exec(compile(block, "README.md", "exec"), scope)  # the README's own example
     doc = scope["doc"]
-    assert isinstance(doc, dict) and doc["query"] == "mean" and 0.2 < doc["exact_risk"] < doc["bound"] <= 1
+    # Allmann et al., Table 1: the mean of the five distances at ε = 1 gives an exact risk of 29.08 % within Lee and
+    # Clifton's bound of 29.19 %.
+    assert isinstance(doc, dict) and doc["query"] == "mean"
+    assert round(doc["exact_risk"], 4) == 0.2908 and round(doc["bound"], 4) == 0.2919
