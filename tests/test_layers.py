@@ -31,9 +31,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privrisk"
 # The floors, lowest first: (name, the modules on it). A module belongs to the floor of its longest listed prefix.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("errors", "_params", "_validation", "_format", "_version")),
-    ("ground", ("risk", "sensitivity", "posterior", "accounting", "io")),
+    ("ground", ("risk", "sensitivity", "posterior", "accounting", "io", "solver")),
     # The page and figure layer the capabilities write their report folders with (one skeleton, one plot base).
     ("pages and figures", ("reports.html", "reports.manifest", "reports.plots", "reports.assets")),
+    # What several capabilities share: the one ledger of everything released, and generalisation (hierarchies,
+    # lattice search, population-uniqueness models).
+    ("shared", ("ledger", "generalisation")),
     (
         "capabilities",
         ("study", "presence", "audit", "empirical", "release", "outputs", "microdata", "datasets"),
@@ -42,7 +45,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The curated API (privrisk/__init__.py) imports every floor lazily; nothing below it imports it.
     ("top", ("app", "cli", "__main__", "")),
 )
-CAPABILITIES = 3  # the index of the capabilities' floor: where an unknown subpackage goes
+CAPABILITIES = 4  # the index of the capabilities' floor: where an unknown subpackage goes
 TOP_APPS = ("app", "cli")  # the two front ends on the top floor, which must not import each other
 
 # The one function through which the command line starts the app (cli/webapp.py: `privrisk app`).

@@ -1,0 +1,268 @@
+"""Linear and integer programmes on HiGHS, through the maintained ``highspy`` package's public API.
+
+Every linear or integer programme privrisk solves goes through this module: the intervals of the output checker
+(what an intruder can recompute of a released cell or a group), and the fewest suppressions of a microdata file.
+One place translates the solver's status, so a time limit is always ``"timeout"`` (never a silent optimum), and
+contradicting constraints always ``"infeasible"``.
+
+A :class:`Program` is built once and solved again and again with only its objective (or a row's bounds) changed:
+after such a change the last basis stays primal feasible, so primal simplex restarts from it and a programme takes
+a few dozen iterations instead of a solve from scratch. :func:`solve` is the one-shot form.
+
+Example:
+    >>> import numpy as np, scipy.sparse as sp
+    >>> a = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))   # x0 + x1 = 3, x1 + x2 = 2
+    >>> prog = Program(a, [3, 2], [3, 2], lower=[0, 0, 0], upper=[np.inf] * 3)
+    >>> prog.minimise([1], [1.0]).value, prog.maximise([1], [1.0]).value   # the interval of x1
+    (0.0, 2.0)
+    >>> solve([1, 1, 1], a, [3, 2], [3, 2], lower=[0, 0, 0], upper=[np.inf] * 3, integer=[True] * 3).status
+    'optimal'
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from privrisk.errors import PrivriskError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import scipy.sparse as sp
+
+__all__ = ["Program", "Solution", "Status", "solve"]
+
+Status = Literal["optimal", "infeasible", "unbounded", "timeout", "failed"]
+
+_BANNER_LOCK = threading.Lock()
+_BANNER_DONE = False
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The end of one programme.
+
+    Attributes:
+        status: ``"optimal"``; ``"infeasible"`` (no point meets the constraints); ``"unbounded"``; ``"timeout"``
+            (the time limit or deadline ended it: ``value`` is then NaN, never a partial optimum); ``"failed"``.
+        value: the objective at the optimum (NaN unless optimal).
+        x: the optimal point (None unless optimal).
+        row_dual: the rows' dual values at a linear optimum (None for integer programmes and unless optimal).
+    """
+
+    status: Status
+    value: float
+    x: np.ndarray | None = None
+    row_dual: np.ndarray | None = None
+
+    @property
+    def optimal(self) -> bool:
+        """True when the programme ended at its optimum."""
+        return self.status == "optimal"
+
+
+def _highs() -> Any:
+    """A silent HiGHS instance. The first one of a process prints a banner on the C library's stdout, which
+    would corrupt ``--json`` output; it is made with stdout pointed at the null device."""
+    global _BANNER_DONE
+    import highspy
+
+    with _BANNER_LOCK:
+        if not _BANNER_DONE:
+            try:
+                sys.stdout.flush()
+                saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+            except (OSError, ValueError):  # no file descriptor 1 (an embedded interpreter): let it print
+                h = highspy.Highs()
+            else:
+                try:
+                    os.dup2(null, 1)
+                    h = highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                    os.close(null)
+            _BANNER_DONE = True
+        else:
+            h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    return h
+
+
+def _status(h: Any) -> Status:
+    """The one translation of HiGHS's model status."""
+    import highspy
+
+    s = h.getModelStatus()
+    m = highspy.HighsModelStatus
+    if s == m.kOptimal:
+        return "optimal"
+    if s == m.kInfeasible:
+        return "infeasible"
+    if s in (m.kUnbounded, m.kUnboundedOrInfeasible):
+        return "unbounded"
+    if s in (m.kTimeLimit, m.kIterationLimit, m.kInterrupt, m.kSolutionLimit):
+        return "timeout"
+    return "failed"
+
+
+def _array(values: Sequence[float] | np.ndarray, n: int, name: str) -> np.ndarray:
+    out = np.asarray(values, dtype=float).reshape(-1)
+    if out.size != n:
+        raise ValueError(f"{name}: {out.size} values for {n}")
+    return out
+
+
+class Program:
+    """A programme ``row_lo ≤ A·x ≤ row_hi``, ``lower ≤ x ≤ upper`` (some x whole), solved for many objectives.
+
+    Args:
+        a: the constraint matrix (any scipy sparse matrix or a dense array), m × n.
+        row_lo, row_hi: the rows' bounds (equal for an equation; ±inf for none).
+        lower, upper: the variables' bounds (±inf for none).
+        integer: which variables must be whole (None: none, a linear programme).
+        primal: primal simplex (for a model re-solved with only its objective changed; the last basis stays
+            primal feasible), else HiGHS's choice.
+        presolve: HiGHS's presolve (off by default for re-solved linear models, where it would discard the basis).
+    """
+
+    def __init__(
+        self,
+        a: sp.spmatrix | np.ndarray,
+        row_lo: Sequence[float] | np.ndarray,
+        row_hi: Sequence[float] | np.ndarray,
+        *,
+        lower: Sequence[float] | np.ndarray,
+        upper: Sequence[float] | np.ndarray,
+        integer: Sequence[bool] | np.ndarray | None = None,
+        primal: bool = True,
+        presolve: bool | None = None,
+    ) -> None:
+        import highspy
+        import scipy.sparse as sparse
+
+        csc = sparse.csc_matrix(a, dtype=float)
+        m, n = csc.shape
+        self.n, self.m = n, m
+        self.integer = None if integer is None else np.asarray(integer, dtype=bool).reshape(-1)
+        if self.integer is not None and self.integer.size != n:
+            raise ValueError(f"integer: {self.integer.size} values for {n} variables")
+        self._is_mip = self.integer is not None and bool(self.integer.any())
+        self._cost_idx = np.empty(0, dtype=np.int32)
+        lp = highspy.HighsLp()
+        lp.num_col_ = n
+        lp.num_row_ = m
+        lp.col_cost_ = np.zeros(n)
+        lp.col_lower_ = _array(lower, n, "lower")
+        lp.col_upper_ = _array(upper, n, "upper")
+        lp.row_lower_ = _array(row_lo, m, "row_lo")
+        lp.row_upper_ = _array(row_hi, m, "row_hi")
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.num_col_ = n
+        lp.a_matrix_.num_row_ = m
+        lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
+        lp.a_matrix_.index_ = csc.indices.astype(np.int32)
+        lp.a_matrix_.value_ = csc.data
+        if self._is_mip:
+            assert self.integer is not None
+            lp.integrality_ = [
+                highspy.HighsVarType.kInteger if whole else highspy.HighsVarType.kContinuous
+                for whole in self.integer
+            ]
+        h = _highs()
+        if presolve is None:
+            presolve = self._is_mip
+        h.setOptionValue("presolve", "on" if presolve else "off")
+        if primal and not self._is_mip:
+            h.setOptionValue("solver", "simplex")
+            h.setOptionValue("simplex_strategy", 4)
+        # One thread: privrisk's callers already run several programmes side by side on few cores.
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("random_seed", 0)  # the same request gives the same answer every run
+        if h.passModel(lp) == highspy.HighsStatus.kError:
+            raise PrivriskError("internal: HiGHS refused the model")
+        self._h = h
+
+    def set_row_bounds(self, row: int, lo: float, hi: float) -> None:
+        """Change one row's bounds (the basis is kept)."""
+        self._h.changeRowBounds(int(row), float(lo), float(hi))
+
+    def set_col_bounds(self, col: int, lo: float, hi: float) -> None:
+        """Change one variable's bounds (the basis is kept)."""
+        self._h.changeColBounds(int(col), float(lo), float(hi))
+
+    def _solve(self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, sign: float,
+               time_limit: float | None, deadline: float | None) -> Solution:  # fmt: skip
+        h = self._h
+        idx = np.asarray(idx, dtype=np.int32).reshape(-1)
+        val = np.asarray(val, dtype=float).reshape(-1) * sign
+        if self._cost_idx.size:
+            h.changeColsCost(self._cost_idx.size, self._cost_idx, np.zeros(self._cost_idx.size))
+        self._cost_idx = idx
+        if idx.size:
+            h.changeColsCost(idx.size, idx, val)
+        limit = np.inf if time_limit is None else float(time_limit)
+        if deadline is not None:
+            limit = min(limit, deadline - time.perf_counter())
+        if limit <= 0:
+            return Solution("timeout", float("nan"))
+        h.setOptionValue("time_limit", float(limit) if np.isfinite(limit) else float("inf"))
+        h.run()
+        status = _status(h)
+        if status != "optimal":
+            return Solution(status, float("nan"))
+        sol = h.getSolution()
+        x = np.asarray(sol.col_value, dtype=float)
+        if self._is_mip:
+            assert self.integer is not None
+            x = np.where(self.integer, np.round(x), x)
+        value = float(np.dot(val, x[idx])) * sign if idx.size else 0.0
+        duals = None if self._is_mip else np.asarray(sol.row_dual, dtype=float)
+        return Solution("optimal", value, x, duals)
+
+    def minimise(
+        self,
+        idx: Sequence[int] | np.ndarray,
+        val: Sequence[float] | np.ndarray,
+        *,
+        time_limit: float | None = None,
+        deadline: float | None = None,
+    ) -> Solution:
+        """Minimise Σ val·x[idx] (a sparse objective); ``deadline`` is a ``time.perf_counter()`` instant."""
+        return self._solve(idx, val, 1.0, time_limit, deadline)
+
+    def maximise(
+        self,
+        idx: Sequence[int] | np.ndarray,
+        val: Sequence[float] | np.ndarray,
+        *,
+        time_limit: float | None = None,
+        deadline: float | None = None,
+    ) -> Solution:
+        """Maximise Σ val·x[idx]; the solution's ``value`` is the maximum (not its negative)."""
+        return self._solve(idx, val, -1.0, time_limit, deadline)
+
+
+def solve(
+    c: Sequence[float] | np.ndarray,
+    a: sp.spmatrix | np.ndarray,
+    row_lo: Sequence[float] | np.ndarray,
+    row_hi: Sequence[float] | np.ndarray,
+    *,
+    lower: Sequence[float] | np.ndarray,
+    upper: Sequence[float] | np.ndarray,
+    integer: Sequence[bool] | np.ndarray | None = None,
+    time_limit: float | None = None,
+) -> Solution:
+    """Minimise c·x once, subject to ``row_lo ≤ A·x ≤ row_hi`` and ``lower ≤ x ≤ upper`` (some x whole)."""
+    cost = np.asarray(c, dtype=float).reshape(-1)
+    prog = Program(a, row_lo, row_hi, lower=lower, upper=upper, integer=integer, primal=False, presolve=True)
+    nz = np.flatnonzero(cost)
+    return prog.minimise(nz, cost[nz], time_limit=time_limit)
