@@ -65,7 +65,9 @@ def _help() -> str:
 @app.command("outputs", help=_help())
 def outputs_command(
     data: Path = typer.Argument(..., help="The microdata (CSV, Parquet, Stata .dta, SPSS .sav)."),
-    spec: Path = typer.Option(..., "--spec", help="outputs.toml: the tables and models to check (format above)."),
+    spec: Path = typer.Option(
+        ..., "--spec", help="outputs.toml: the tables and models to check (format above)."
+    ),
     policy: Path | None = typer.Option(
         None, "--policy", help="An ACRO policy file (YAML); ACRO's defaults if none."
     ),
@@ -127,7 +129,9 @@ def outputs_command(
     if ledger is not None and result.ledger is not None:
         n = len(result.outputs)
         if result.ledger["appended"]:
-            err.print(f"Appended {n} output{'s' if n != 1 else ''} to {ledger} (outputs entry {result.ledger['seq']}).")
+            err.print(
+                f"Appended {n} output{'s' if n != 1 else ''} to {ledger} (outputs entry {result.ledger['seq']})."
+            )
         elif settings.append:
             err.print(f"Not appended to {ledger}: the set did not pass.")
         else:
@@ -143,7 +147,11 @@ def outputs_command(
 
 
 def _write_files(
-    result: OutputsResult, stack: contextlib.ExitStack, out_dir: Path | None, atoms: Path | None, cells: Path | None
+    result: OutputsResult,
+    stack: contextlib.ExitStack,
+    out_dir: Path | None,
+    atoms: Path | None,
+    cells: Path | None,
 ) -> None:
     """Write the report folder and the CSVs to temporary names that ``stack`` moves into place when it ends."""
     from privrisk.io.files import atomic_dir, atomic_path, write_csv
@@ -174,7 +182,9 @@ def _print_result(result: OutputsResult) -> None:
             if c.get("interval") is not None and c.get("protected") is False:
                 lo, hi = (number(x, 6) for x in c["interval"])
                 hidden = f" (suppressed alone, it is recomputed as {lo} … {hi}: not protected)"
-            out.print(f"  {MARK[c['status']]} {where}: " + "; ".join(rule_text(r) for r in c["rules"]) + hidden)
+            out.print(
+                f"  {MARK[c['status']]} {where}: " + "; ".join(rule_text(r) for r in c["rules"]) + hidden
+            )
         if len(failing) > 20:
             out.print(f"  … and {len(failing) - 20} more (see --out or --json)")
     s = result.summary

@@ -130,7 +130,9 @@ def read_regular_file(
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise PrivriskError(f"{head}{path}: {what} is {_kind(info.st_mode)}, not a regular file", param=param)
+            raise PrivriskError(
+                f"{head}{path}: {what} is {_kind(info.st_mode)}, not a regular file", param=param
+            )
         if one_name and info.st_nlink > 1:
             raise PrivriskError(
                 f"{head}{path}: {what} has {info.st_nlink} names (hard links); it is replaced under one name and "
@@ -150,7 +152,9 @@ def read_regular_file(
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
-                raise PrivriskError(f"{head}{path}: {what} grew past the {limit:,} bytes it may have", param=param)
+                raise PrivriskError(
+                    f"{head}{path}: {what} grew past the {limit:,} bytes it may have", param=param
+                )
         return b"".join(chunks)
     except OSError as exc:
         raise PrivriskError(f"{head}{path}: cannot read {what}: {exc.strerror}", param=param) from None
@@ -455,7 +459,8 @@ def exclusive_lock(
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         except OSError as exc:
             raise PrivriskError(
-                cannot_create.format(path=path, lock=lock_path, error=exc.strerror, timeout=timeout), param=param
+                cannot_create.format(path=path, lock=lock_path, error=exc.strerror, timeout=timeout),
+                param=param,
             ) from None
         try:
             while True:

@@ -117,7 +117,12 @@ def total_epsilon(entries: Sequence[dict[str, Any]]) -> float:
 
 
 def new_entry(
-    entries: Sequence[dict[str, Any]], kind: str, body: dict[str, Any], key: bytes | None, *, time: str | None = None
+    entries: Sequence[dict[str, Any]],
+    kind: str,
+    body: dict[str, Any],
+    key: bytes | None,
+    *,
+    time: str | None = None,
 ) -> dict[str, Any]:
     """The next entry of ``kind`` after ``entries``: numbered within its kind, chained, hashed (not yet written).
 
@@ -127,7 +132,9 @@ def new_entry(
         (1, 'release', True, ['budget', 'data', 'epsilon'])
     """
     if kind not in ENTRY_KINDS or set(body) - _OPTIONAL[kind] != _BODY[kind]:
-        raise PrivriskError(f"kind: an entry of kind {kind!r} with the keys {sorted(body)} is not a ledger entry")
+        raise PrivriskError(
+            f"kind: an entry of kind {kind!r} with the keys {sorted(body)} is not a ledger entry"
+        )
     entry: dict[str, Any] = {
         "seq": sum(entry_kind(e) == kind for e in entries) + 1,
         "kind": kind,
@@ -185,7 +192,9 @@ def _check_key_mode(path: object, keyed: bool, key: bytes | None) -> None:
         )
 
 
-def _check_entry(path: object, i: int, entry: Any, prev: str, key: bytes | None, counts: dict[str, int]) -> None:
+def _check_entry(
+    path: object, i: int, entry: Any, prev: str, key: bytes | None, counts: dict[str, int]
+) -> None:
     where = f"entry {i + 1}"
     if not isinstance(entry, dict):
         raise corrupt(path, f"{where} is not an object")
@@ -198,20 +207,26 @@ def _check_entry(path: object, i: int, entry: Any, prev: str, key: bytes | None,
         raise corrupt(path, f"{where} does not have the keys {keys} of a {kind} entry")
     counts[kind] += 1
     if isinstance(entry["seq"], bool) or entry["seq"] != counts[kind]:
-        raise corrupt(path, f"{where} has sequence number {str(entry['seq'])[:40]}, not {counts[kind]} of its kind")
+        raise corrupt(
+            path, f"{where} has sequence number {str(entry['seq'])[:40]}, not {counts[kind]} of its kind"
+        )
     if not isinstance(entry["time"], str):
         raise corrupt(path, f"{where} has a time that is not text")
     if kind == "release":
         try:
             _epsilon(entry)
         except ValueError:
-            raise corrupt(path, f"{where} has ε = {str(entry['epsilon'])[:40]}; every release spends ε > 0") from None
+            raise corrupt(
+                path, f"{where} has ε = {str(entry['epsilon'])[:40]}; every release spends ε > 0"
+            ) from None
     if kind == "outputs":
         problem = _outputs_problem(entry["outputs"])
         if problem:
             raise corrupt(path, f"{where} {problem}")
     if entry["prev"] != prev:
-        raise corrupt(path, f"{where} does not follow the entry before it (an entry was removed or reordered)")
+        raise corrupt(
+            path, f"{where} does not follow the entry before it (an entry was removed or reordered)"
+        )
     if not isinstance(entry["hash"], str) or not hmac.compare_digest(entry["hash"], entry_hash(entry, key)):
         raise corrupt(path, f"{where}'s checksum does not match its content")
 
@@ -229,10 +244,18 @@ def _outputs_problem(outputs: Any) -> str | None:
     if not isinstance(outputs, list) or not outputs:
         return "lists no outputs"
     for k, out in enumerate(outputs, 1):
-        if not isinstance(out, dict) or not {"spec", "cells"} <= set(out) or set(out) - {"spec", "cells", "data"}:
+        if (
+            not isinstance(out, dict)
+            or not {"spec", "cells"} <= set(out)
+            or set(out) - {"spec", "cells", "data"}
+        ):
             return f"has an output {k} without spec and cells"
         spec = out["spec"]
-        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not isinstance(spec.get("kind"), str):
+        if (
+            not isinstance(spec, dict)
+            or not isinstance(spec.get("name"), str)
+            or not isinstance(spec.get("kind"), str)
+        ):
             return f"has an output {k} whose spec has no name or kind"
         cells = out["cells"]
         if not isinstance(cells, list) or not all(
@@ -255,7 +278,9 @@ def _outputs_problem(outputs: Any) -> str | None:
             and isinstance(data["columns"], dict)
             and all(isinstance(h, str) for h in data["columns"].values())
         ):
-            return f"has an output {k} ({spec['name'][:40]!r}) whose data version is not file, rows and columns"
+            return (
+                f"has an output {k} ({spec['name'][:40]!r}) whose data version is not file, rows and columns"
+            )
     return None
 
 
@@ -324,7 +349,9 @@ def parse_ledger(raw: bytes, path: object, key: bytes | None) -> list[dict[str, 
         _check_entry(path, i, entry, prev, key, counts)
         prev = entry["hash"]
     if doc["count"] != len(entries) or doc["head"] != prev:
-        raise corrupt(path, "the header's count or last hash does not match the entries (entries were removed?)")
+        raise corrupt(
+            path, "the header's count or last hash does not match the entries (entries were removed?)"
+        )
     spent = total_epsilon(entries)
     stated = doc["total_epsilon"]
     if (

@@ -34,7 +34,9 @@ def check_key(key: Key | None) -> bytes | None:
     if key is None:
         return None
     if not isinstance(key, bytes | bytearray | str):
-        raise PrivriskError(f"key: give the ledger key as bytes or text, not {type(key).__name__}", param="key")
+        raise PrivriskError(
+            f"key: give the ledger key as bytes or text, not {type(key).__name__}", param="key"
+        )
     raw = key.encode("utf-8") if isinstance(key, str) else bytes(key)
     if len(raw) < MIN_KEY_BYTES:
         raise PrivriskError(

@@ -140,9 +140,14 @@ class OpenLedger:
         """Append ``entry`` (made by :meth:`entry`) and replace the ledger file atomically; the entry."""
         entries = [*self.entries, entry]
         try:
-            text = json.dumps(ledger_document(entries, self.key), indent=2, ensure_ascii=False, allow_nan=False)
+            text = json.dumps(
+                ledger_document(entries, self.key), indent=2, ensure_ascii=False, allow_nan=False
+            )
             raw = (text + "\n").encode("utf-8")
-        except (ValueError, TypeError) as exc:  # NaN, infinity, a lone surrogate, a value JSON has no word for
+        except (
+            ValueError,
+            TypeError,
+        ) as exc:  # NaN, infinity, a lone surrogate, a value JSON has no word for
             raise PrivriskError(
                 f"ledger: {self.path}: this entry cannot be recorded ({str(exc).splitlines()[0]}); nothing was "
                 "recorded",

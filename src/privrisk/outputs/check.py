@@ -119,7 +119,9 @@ class OutputsSettings:
             or not isinstance(self.timeout, int | float)
             or not 0 <= self.timeout < float("inf")
         ):
-            raise PrivriskError(f"timeout: must be a number of seconds ≥ 0, not {self.timeout!r}", param="timeout")
+            raise PrivriskError(
+                f"timeout: must be a number of seconds ≥ 0, not {self.timeout!r}", param="timeout"
+            )
         if ledger is not None:
             # The ledger is written after the check: it must not be one of the inputs it would overwrite.
             for name in ("data", "spec", "policy"):
@@ -513,7 +515,9 @@ def check_frame(
     )
 
 
-def _versions(frame: pd.DataFrame, specs: Sequence[OutputSpec], source: str | None) -> dict[str, dict[str, Any]]:
+def _versions(
+    frame: pd.DataFrame, specs: Sequence[OutputSpec], source: str | None
+) -> dict[str, dict[str, Any]]:
     from privrisk.outputs.ledger import data_version
 
     digests: dict[str, str] = {}

@@ -102,7 +102,9 @@ def spec_from_dict(doc: dict[str, Any], *, source: str = "ledger") -> OutputSpec
         ('région',)
     """
     try:
-        text = "[[output]]\n" + "\n".join(f"{_toml_string(str(k))} = {_toml_value(v)}" for k, v in doc.items())
+        text = "[[output]]\n" + "\n".join(
+            f"{_toml_string(str(k))} = {_toml_value(v)}" for k, v in doc.items()
+        )
     except ValueError as exc:
         raise PrivriskError(f"spec: {source}: {exc}", param="spec") from None
     (spec,) = parse_spec(text, source=source)
@@ -266,7 +268,11 @@ def version_change(then: dict[str, Any] | None, now: dict[str, Any]) -> str | No
     if then["rows"] == now["rows"] and not changed:
         return None
     rows = f"{then['rows']:,} rows then, {now['rows']:,} now" if then["rows"] != now["rows"] else ""
-    cols = ("column" if len(changed) == 1 else "columns") + " " + ", ".join(changed) + " changed" if changed else ""
+    cols = (
+        ("column" if len(changed) == 1 else "columns") + " " + ", ".join(changed) + " changed"
+        if changed
+        else ""
+    )
     name = f"{then['file']}, " if then.get("file") else ""
     return name + "; ".join(p for p in (rows, cols) if p)
 
@@ -285,9 +291,9 @@ def taken_names(specs: Iterable[OutputSpec], earlier: Sequence[Released], ledger
         found = before.get(name_key(spec.name))
         if found is not None:
             raise PrivriskError(
-                f"spec: output {spec.name!r} is in the ledger {ledger} already ({found.where()}, as "
-                f"{found.spec.name!r}); a name is kept for the ledger's life and never replaced: give this output "
-                "another name",
+                f"spec: output {spec.name!r} is in the ledger {ledger} already ({found.where()}"
+                + (f", as {found.spec.name!r}" if found.spec.name != spec.name else "")
+                + "); a name is kept for the ledger's life and never replaced: give this output another name",
                 param="spec",
             )
 
@@ -350,7 +356,9 @@ def append_outputs(
     checked = result.ledger or {}
     with open_ledger(path, raw_key) as led:
         head = outputs_head(led.entries)
-        same_file = checked.get("path") is not None and os.path.realpath(checked["path"]) == os.path.realpath(path)
+        same_file = checked.get("path") is not None and os.path.realpath(checked["path"]) == os.path.realpath(
+            path
+        )
         if head != (checked.get("head") if same_file else None):
             raise PrivriskError(
                 f"ledger: {path} holds outputs that this result was not checked against; check it again with "

@@ -42,6 +42,7 @@ __all__ = [
     "read_key",
     "read_ledger",
     "record_release",
+    "release_entries",
     "spent_epsilon",
 ]
 
@@ -97,12 +98,13 @@ def _check_release(path: Path, where: str, entry: dict[str, Any]) -> None:
             raise corrupt(path, f"{where} has budget {str(entry['budget'])[:60]}") from None
 
 
-def _releases(path: Path, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The release entries of the one ledger, each checked as a release."""
+def release_entries(path: str | os.PathLike[str], entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The release entries among the one ledger's entries (read by :func:`~privrisk.ledger.read_ledger_file`),
+    each checked as a release."""
     found = []
     for i, entry in enumerate(entries):
         if entry_kind(entry) == "release":
-            _check_release(path, f"entry {i + 1}", entry)
+            _check_release(Path(path), f"entry {i + 1}", entry)
             found.append(entry)
     return found
 
@@ -128,7 +130,7 @@ def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[di
         >>> read_ledger(pathlib.Path(tempfile.mkdtemp()) / "ledger.json")
         []
     """
-    return _releases(Path(path), read_ledger_file(path, key))
+    return release_entries(path, read_ledger_file(path, key))
 
 
 def spent_epsilon(path: str | os.PathLike[str], key: Key | None = None) -> float:
@@ -235,7 +237,7 @@ def record_release(
     wanted = budget if isinstance(budget, Budget) or budget is None else Budget.from_json(budget)
     with open_ledger(path, raw_key, timeout=timeout) as led:
         p = led.path
-        entries = _releases(p, led.entries)
+        entries = release_entries(p, led.entries)
         done = next((e for e in entries if preview is not None and e.get(_PREVIEW_KEY) == preview), None)
         if done is not None:
             raise PrivriskError(
