@@ -410,7 +410,7 @@ def test_earlier_outputs_of_another_version_of_the_data_are_refused_not_merged(c
     february = tmp_path / "people.csv"
     february.write_text(PEOPLE.read_text().rstrip("\n") + "\nNorth,female,18,20000.0\n")
     r = cli(*outputs(february, specs("Again"), led))
-    one_line_error(r, "--ledger", "'Adults'", "another version of the data", "159 rows then, 160 now")
+    one_line_error(r, "--ledger", "'Adults'", "another version of the data", "159 rows then, 160 now", "(outputs entry 1 of ")
     assert len(read_ledger_file(led)) == 1
 
 

@@ -296,7 +296,7 @@ def _against_ledger(
         if name in moved:
             what = f"on another version of the data ({how})" if how else "on other data"
             raise PrivriskError(
-                f"ledger: the earlier output {r.spec.name!r} ({r.where()} of {settings.ledger}) was computed {what}, "
+                f"ledger: the earlier output {r.spec.name!r} in {settings.ledger} ({r.where()}) was computed {what}, "
                 "and today's data does not give its numbers again; privrisk cannot yet check a request against "
                 "outputs of another version of the data: check this request against the data they were computed on",
                 param="ledger",

@@ -255,26 +255,29 @@ def data_version(
 
 
 def version_change(then: dict[str, Any] | None, now: dict[str, Any]) -> str | None:
-    """How the data changed since an output was released (None when its fingerprint is the same or unknown).
+    """How the data changed since an output was released (None when its fingerprint is the same or unknown): the
+    file's name, the number of rows, else the columns whose content changed.
 
     Example:
-        >>> version_change({"file": "a.csv", "rows": 159, "columns": {"age": "1"}},
-        ...                {"file": "a.csv", "rows": 160, "columns": {"age": "2"}})
-        'a.csv, 159 rows then, 160 now; column age changed'
+        >>> version_change({"file": "jan.csv", "rows": 159, "columns": {"age": "1"}},
+        ...                {"file": "feb.csv", "rows": 160, "columns": {"age": "2"}})
+        'jan.csv then, feb.csv now; 159 rows then, 160 now'
+        >>> version_change({"file": "a.csv", "rows": 9, "columns": {"age": "1", "sex": "1"}},
+        ...                {"file": "a.csv", "rows": 9, "columns": {"age": "2", "sex": "1"}})
+        'a.csv; column age changed'
     """
     if then is None:
         return None
     changed = [c for c, h in then["columns"].items() if now["columns"].get(c, h) != h]
     if then["rows"] == now["rows"] and not changed:
         return None
-    rows = f"{then['rows']:,} rows then, {now['rows']:,} now" if then["rows"] != now["rows"] else ""
-    cols = (
-        ("column" if len(changed) == 1 else "columns") + " " + ", ".join(changed) + " changed"
-        if changed
-        else ""
-    )
-    name = f"{then['file']}, " if then.get("file") else ""
-    return name + "; ".join(p for p in (rows, cols) if p)
+    same_file = then.get("file") == now.get("file")
+    parts = [str(then["file"]) if same_file else f"{then['file']} then, {now['file']} now"] if then.get("file") else []
+    if then["rows"] != now["rows"]:
+        parts.append(f"{then['rows']:,} rows then, {now['rows']:,} now")
+    else:
+        parts.append(("column " if len(changed) == 1 else "columns ") + ", ".join(changed) + " changed")
+    return "; ".join(parts)
 
 
 # -- appending --------------------------------------------------------------------------------------------------
