@@ -83,7 +83,10 @@ def test_each_output_records_its_numbers_and_the_data_it_came_from(tmp_path):
     adults = frame[frame.age >= 18].groupby(["region", "sex"]).size()
     assert {(c["labels"]["region"], c["labels"]["sex"]): c["value"] for c in out["cells"]} == adults.to_dict()
     assert out["data"]["file"] == "people.csv" and out["data"]["rows"] == len(frame) == 159
-    assert out["data"]["columns"]["age"] == hashlib.sha256(b"i" + frame.age.to_numpy("<i8").tobytes()).hexdigest()
+    assert (
+        out["data"]["columns"]["age"]
+        == hashlib.sha256(b"i" + frame.age.to_numpy("<i8").tobytes()).hexdigest()
+    )
     assert set(out["data"]["columns"]) == {"region", "sex", "age"}
 
 
@@ -96,10 +99,14 @@ def test_a_name_in_the_ledger_is_refused_never_replaced(cli, tmp_path, specs):
     before = led.read_bytes()
     # The issue's case: a table named X that differences against the earlier X would have replaced it and passed.
     for name in ("X", "x", " X "):
-        one_line_error(cli(*outputs(PEOPLE, specs(name, "age >= 19"), led)), "--spec", "'X'", "never replaced")
+        one_line_error(
+            cli(*outputs(PEOPLE, specs(name, "age >= 19"), led)), "--spec", "'X'", "never replaced"
+        )
     assert led.read_bytes() == before
     with pytest.raises(PrivriskError, match="in the ledger") as info:
-        check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("X", "age >= 19"),), ledger=led, append=False))
+        check_outputs(
+            OutputsSettings(data=PEOPLE, spec=(spec_of("X", "age >= 19"),), ledger=led, append=False)
+        )
     assert info.value.param == "spec"
 
 
@@ -156,7 +163,12 @@ def _write_old_outputs_ledger(path, entries_outputs, key=None):
         entry = {"time": "2025-01-05T10:00:00+00:00", "prev": prev, "outputs": outs}
         entry["hash"] = prev = _digest(entry, key)
         entries.append(entry)
-    doc = {"schema_version": 1, "kind": "privrisk-outputs-ledger", "keyed": key is not None, "entries": entries}
+    doc = {
+        "schema_version": 1,
+        "kind": "privrisk-outputs-ledger",
+        "keyed": key is not None,
+        "entries": entries,
+    }
     path.write_text(json.dumps(doc, indent=2))
 
 
@@ -185,7 +197,9 @@ def test_an_old_release_ledger_is_read_and_appended_to(tmp_path, key):
     _write_old_release_ledger(led, [0.5, 0.25], key)
     old = json.loads(led.read_text())["entries"]
     assert spent_epsilon(led, key) == 0.75 and [e["seq"] for e in read_ledger(led, key)] == [1, 2]
-    r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led, key=key))
+    r = check_outputs(
+        OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led, key=key)
+    )
     assert r.ledger["appended"]
     record_release(led, queries=[{"column": "age", "query": "mean", "epsilon": 0.5}], key=key)
     doc = json.loads(led.read_text())
@@ -199,7 +213,9 @@ def test_an_old_release_ledger_is_read_and_appended_to(tmp_path, key):
 
 
 @pytest.mark.parametrize("key", [None, KEY])
-def test_an_old_outputs_ledger_is_read_checked_against_and_rewritten_as_the_one_ledger(cli, tmp_path, specs, key):
+def test_an_old_outputs_ledger_is_read_checked_against_and_rewritten_as_the_one_ledger(
+    cli, tmp_path, specs, key
+):
     led = tmp_path / "ledger.json"
     frame = pd.read_csv(PEOPLE)
     _write_old_outputs_ledger(led, [[_old_output(frame, spec_of("Tab 😀", "age >= 18"))]], key)
@@ -207,7 +223,9 @@ def test_an_old_outputs_ledger_is_read_checked_against_and_rewritten_as_the_one_
     # The old output takes part in the check: the age >= 19 table beside it shows one 18-year-old.
     r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Y", "age >= 19"),), ledger=led, key=key))
     assert r.status == "fail" and r.disclosures[0]["outputs"] == ["Tab 😀", "Y"]
-    r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Again", "age >= 18"),), ledger=led, key=key))
+    r = check_outputs(
+        OutputsSettings(data=PEOPLE, spec=(spec_of("Again", "age >= 18"),), ledger=led, key=key)
+    )
     assert r.status == "pass" and r.ledger["appended"]
     doc = json.loads(led.read_text())
     assert doc["kind"] == "privrisk-ledger" and [e["kind"] for e in doc["entries"]] == ["outputs", "outputs"]
@@ -231,7 +249,9 @@ def test_an_old_outputs_ledger_that_was_edited_is_refused(tmp_path):
 # -- names that broke the ledger --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["Tab 😀", 'Quote " and \\ back', "Tab\u007fdel", "Zeile\nzwei", "Ünïcödé ✓"])
+@pytest.mark.parametrize(
+    "name", ["Tab 😀", 'Quote " and \\ back', "Tab\u007fdel", "Zeile\nzwei", "Ünïcödé ✓"]
+)
 def test_any_unicode_name_round_trips(cli, tmp_path, name):
     led = tmp_path / "ledger.json"
     spec = tmp_path / "spec.toml"
@@ -410,7 +430,14 @@ def test_earlier_outputs_of_another_version_of_the_data_are_refused_not_merged(c
     february = tmp_path / "people.csv"
     february.write_text(PEOPLE.read_text().rstrip("\n") + "\nNorth,female,18,20000.0\n")
     r = cli(*outputs(february, specs("Again"), led))
-    one_line_error(r, "--ledger", "'Adults'", "another version of the data", "159 rows then, 160 now", "(outputs entry 1 of ")
+    one_line_error(
+        r,
+        "--ledger",
+        "'Adults'",
+        "another version of the data",
+        "159 rows then, 160 now",
+        "(outputs entry 1 of ",
+    )
     assert len(read_ledger_file(led)) == 1
 
 

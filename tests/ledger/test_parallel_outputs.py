@@ -32,12 +32,19 @@ def test_eight_parallel_requests_are_checked_against_each_other(tmp_path):
         spec.write_text(SPEC.format(name=f"Aged {age} and over", age=age))
         specs += [spec] * 4
         where[spec] = f"age >= {age}"
+    command = [
+        sys.executable,
+        "-m",
+        "privrisk",
+        "outputs",
+        str(PEOPLE),
+        "--ledger",
+        str(led),
+        "--json",
+        "--spec",
+    ]
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "privrisk", "outputs", str(PEOPLE), "--spec", str(spec), "--ledger", str(led),
-             "--json"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+        subprocess.Popen([*command, str(spec)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for spec in specs
     ]
     results = [(p.wait(600), *p.communicate()) for p in procs]

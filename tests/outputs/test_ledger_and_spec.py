@@ -22,7 +22,9 @@ def _passing():
 def test_append_read_and_reuse(tmp_path) -> None:
     path = tmp_path / "ledger.json"
     entry = append_outputs(path, _passing())
-    assert entry is not None and entry["prev"] == "0" * 64 and entry["kind"] == "outputs" and entry["seq"] == 1
+    assert (
+        entry is not None and entry["prev"] == "0" * 64 and entry["kind"] == "outputs" and entry["seq"] == 1
+    )
     # The same result again: it was not checked against the output now in the ledger, and its name is taken.
     with pytest.raises(PrivriskError, match="not checked against"):
         append_outputs(path, _passing())

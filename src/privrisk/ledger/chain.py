@@ -289,7 +289,8 @@ def _legacy_outputs(doc: dict[str, Any], path: object, key: bytes | None) -> lis
     if not isinstance(doc.get("entries"), list) or set(doc) - {"schema_version", "kind", "keyed", "entries"}:
         raise corrupt(path, "not an outputs ledger with the keys schema_version, kind, keyed, entries")
     _check_key_mode(path, doc.get("keyed") is True, key)
-    prev, entries = "", []
+    prev = ""
+    entries: list[dict[str, Any]] = []
     for i, old in enumerate(doc["entries"], 1):
         if (
             not isinstance(old, dict)

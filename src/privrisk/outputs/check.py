@@ -287,7 +287,8 @@ def _against_ledger(
     from privrisk.outputs.ledger import data_version
 
     moved = set(result.earlier_changed)
-    changed, digests = 0, {}
+    changed = 0
+    digests: dict[str, str] = {}
     for r, name in zip(earlier, _earlier_names(earlier, specs), strict=True):
         if r.spec.kind in MODELS:
             continue

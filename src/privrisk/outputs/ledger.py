@@ -272,7 +272,11 @@ def version_change(then: dict[str, Any] | None, now: dict[str, Any]) -> str | No
     if then["rows"] == now["rows"] and not changed:
         return None
     same_file = then.get("file") == now.get("file")
-    parts = [str(then["file"]) if same_file else f"{then['file']} then, {now['file']} now"] if then.get("file") else []
+    parts = (
+        [str(then["file"]) if same_file else f"{then['file']} then, {now['file']} now"]
+        if then.get("file")
+        else []
+    )
     if then["rows"] != now["rows"]:
         parts.append(f"{then['rows']:,} rows then, {now['rows']:,} now")
     else:

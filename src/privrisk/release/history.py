@@ -101,7 +101,7 @@ class LedgerSummary:
             [f"{m} outputs entr{'ies' if m != 1 else 'y'}"] if m else []
         )
         title = f"Ledger {name or self.ledger}: {', '.join(kinds)}, checksums verified"
-        found = []
+        found: list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]] = []
         if n or not m:
             found.append((title, ("#", "time (UTC)", "ε or ρ", "answers", "data"), self.rows()))
             title = "Outputs released (each later request is checked against them)"
