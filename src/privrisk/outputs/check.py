@@ -377,10 +377,16 @@ def check_frame(
     for spec in (*specs, *earlier_specs):
         for col in spec.columns_used:
             if col not in columns:
-                field_ = _field_of(spec, col)
+                has = f"(it has {', '.join(map(str, columns[:12]))}{', …' if len(columns) > 12 else ''})"
+                if spec not in specs:
+                    raise PrivriskError(
+                        f"ledger: the earlier output {spec.name!r} reads the column {col!r}, which the data does "
+                        f"not have {has}: check this request against the data the earlier outputs came from",
+                        param="ledger",
+                    )
                 raise PrivriskError(
-                    f"spec: output {spec.name!r}: field {field_!r}: no column {col!r} in the data "
-                    f"(it has {', '.join(map(str, columns[:12]))}{', …' if len(columns) > 12 else ''})",
+                    f"spec: output {spec.name!r}: field {_field_of(spec, col)!r}: no column {col!r} in the data "
+                    + has,
                     param="spec",
                 )
     con = connect(frame)
