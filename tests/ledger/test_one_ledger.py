@@ -487,3 +487,13 @@ def test_the_help_shows_the_spec_format_and_what_an_atom_is(cli):
     for words in ("[[output]]", 'name = "Table 1"', 'kind = "count"', 'where = "age >= 18"', "margins = true",
                   "formula =", "the finest groups the released numbers split people into", "--no-append"):  # fmt: skip
         assert words in text, words
+
+
+def test_an_earlier_output_that_reads_a_column_the_data_lacks_names_the_ledger(cli, tmp_path, specs):
+    led = tmp_path / "ledger.json"
+    assert cli(*outputs(PEOPLE, specs("Adults"), led)).code == 0
+    other = tmp_path / "other.csv"
+    other.write_text("region,age\nNorth,30\n" * 12)
+    by_region = tmp_path / "by-region.toml"
+    by_region.write_text('[[output]]\nname = "By region"\nrows = ["region"]\n')
+    one_line_error(cli(*outputs(other, by_region, led)), "--ledger", "earlier output 'Adults'", "column 'sex'")

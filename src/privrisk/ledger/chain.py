@@ -46,6 +46,7 @@ __all__ = [
     "FILE_KIND",
     "GENESIS",
     "SCHEMA_VERSION",
+    "check_next",
     "corrupt",
     "entry_hash",
     "entry_kind",
@@ -160,6 +161,20 @@ def ledger_document(entries: Sequence[dict[str, Any]], key: bytes | None) -> dic
         doc["mac"] = _header_mac(doc, key)
     doc["entries"] = list(entries)
     return doc
+
+
+def check_next(entries: Sequence[dict[str, Any]], raw_entry: bytes, path: object, key: bytes | None) -> None:
+    """Check an entry as it will be written (its JSON bytes) as the next one after ``entries``, the checked
+    entries of the ledger: the ledger never holds an entry that it could not read again.
+
+    Raises:
+        PrivriskError: naming the entry's problem, as a read of the ledger would.
+    """
+    counts = dict.fromkeys(ENTRY_KINDS, 0)
+    for e in entries:
+        counts[entry_kind(e)] += 1
+    prev = entries[-1]["hash"] if entries else GENESIS
+    _check_entry(path, len(entries), _json(raw_entry, path), prev, key, counts)
 
 
 def _reject_constant(name: str) -> None:

@@ -38,7 +38,7 @@ from typing import Any
 
 from privrisk.errors import PrivriskError
 from privrisk.io.files import atomic_path, exclusive_lock, read_regular_file
-from privrisk.ledger.chain import ledger_document, new_entry, parse_ledger
+from privrisk.ledger.chain import check_next, ledger_document, new_entry, parse_ledger
 from privrisk.ledger.keys import Key, check_key
 
 __all__ = ["LOCK_TIMEOUT", "MAX_LEDGER_BYTES", "OpenLedger", "ledger_path", "open_ledger", "read_ledger_file"]
@@ -139,22 +139,20 @@ class OpenLedger:
     def write(self, entry: dict[str, Any]) -> dict[str, Any]:
         """Append ``entry`` (made by :meth:`entry`) and replace the ledger file atomically; the entry."""
         entries = [*self.entries, entry]
+        # NaN, infinity, a lone surrogate or a value JSON has no word for cannot be recorded.
         try:
-            text = json.dumps(
-                ledger_document(entries, self.key), indent=2, ensure_ascii=False, allow_nan=False
-            )
-            raw = (text + "\n").encode("utf-8")
-        except (
-            ValueError,
-            TypeError,
-        ) as exc:  # NaN, infinity, a lone surrogate, a value JSON has no word for
+            document = ledger_document(entries, self.key)
+            raw = (json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+            raw_entry = json.dumps(entry, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except (ValueError, TypeError) as exc:
             raise PrivriskError(
                 f"ledger: {self.path}: this entry cannot be recorded ({str(exc).splitlines()[0]}); nothing was "
                 "recorded",
                 param="ledger",
             ) from None
-        # Read back before it is written: the ledger never holds an entry that it could not read again.
-        parse_ledger(raw, self.path, self.key)
+        # Read back before it is written: the ledger never holds an entry that it could not read again (the
+        # entries before it were checked when the ledger was read under the lock).
+        check_next(self.entries, raw_entry, self.path, self.key)
         mode = self.path.stat().st_mode & 0o777 if self.path.exists() else _default_mode()
         try:
             with atomic_path(self.path) as tmp:
