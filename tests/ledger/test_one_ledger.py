@@ -496,4 +496,6 @@ def test_an_earlier_output_that_reads_a_column_the_data_lacks_names_the_ledger(c
     other.write_text("region,age\nNorth,30\n" * 12)
     by_region = tmp_path / "by-region.toml"
     by_region.write_text('[[output]]\nname = "By region"\nrows = ["region"]\n')
-    one_line_error(cli(*outputs(other, by_region, led)), "--ledger", "earlier output 'Adults'", "column 'sex'")
+    one_line_error(
+        cli(*outputs(other, by_region, led)), "--ledger", "earlier output 'Adults'", "column 'sex'"
+    )

@@ -36,6 +36,7 @@ disclosure. Exit 0 when everything passes, 1 when anything fails, is for review 
 
 --spec lists each output as a TOML table:
 
+\b
     [[output]]
     name = "Table 1"       # unique; a name in --ledger is taken for good
     kind = "count"         # count, sum, mean, median, quantile, min, max, ols, logit
@@ -55,11 +56,15 @@ Example: privrisk outputs survey.csv --spec outputs.toml --ledger ledger.json --
 
 
 def _help() -> str:
-    if app.rich_markup_mode == "rich":
-        from rich.markup import escape
+    """The help as Rich should print it: its markup escaped (Rich would read ``[[output]]`` as a style), here
+    unless the application's commands escape their own help (``privrisk.cli._app.readable_help``)."""
+    from privrisk.cli import _app
 
-        return escape(HELP)
-    return HELP
+    if app.rich_markup_mode != "rich" or hasattr(_app, "readable_help"):
+        return HELP
+    from rich.markup import escape
+
+    return escape(HELP)
 
 
 @app.command("outputs", help=_help())
