@@ -29,26 +29,41 @@ def release(data, *extra, eps="0.5"):
     return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", *extra)
 
 
-# 1. A symlinked ledger is overspent -------------------------------------------------------------------------
+# 1. A symlinked ledger is overspent ------------------------------------------------------------------------
+# Issue 12 followed the link to one file; issue 30 refuses it: a link is neither a second ledger nor replaced by one.
 
 
-def test_symlinked_ledger_cannot_be_overspent(tmp_path):
+def test_symlinked_ledger_is_refused_and_never_replaced(tmp_path):
+    from privrisk.errors import PrivriskError
+
     shared = tmp_path / "shared"
     shared.mkdir()
     real = shared / "ledger.json"
     link = tmp_path / "link.json"
     record_release(real, queries=q(0.5), budget=1.0)
+    before = real.read_bytes()
     link.symlink_to(real)
-    record_release(link, queries=q(0.5), budget=1.0)
-    assert link.is_symlink()  # the rename went to the real file, not over the link
+    with pytest.raises(PrivriskError, match="symbolic link"):
+        record_release(link, queries=q(0.5), budget=1.0)
+    with pytest.raises(PrivriskError, match="give the real path"):
+        read_ledger(link)
+    assert link.is_symlink() and real.read_bytes() == before  # the link is left, the ledger unchanged
+    record_release(real, queries=q(0.5), budget=1.0)
     with pytest.raises(ThresholdExceeded):
         record_release(real, queries=q(0.5), budget=1.0)
-    with pytest.raises(ThresholdExceeded):
-        record_release(link, queries=q(0.5), budget=1.0)
-    assert spent_epsilon(real) == 1.0 and spent_epsilon(link) == 1.0
-    assert len(read_ledger(real)) == 2
-    # one lock file, beside the real ledger
-    assert (shared / "ledger.json.lock").exists() and not (tmp_path / "link.json.lock").exists()
+    assert spent_epsilon(real) == 1.0 and len(read_ledger(real)) == 2
+    # no lock file is left behind, beside the link or the ledger
+    assert not (shared / "ledger.json.lock").exists() and not (tmp_path / "link.json.lock").exists()
+
+
+def test_a_dangling_symlink_is_not_replaced_by_a_new_ledger(tmp_path):
+    from privrisk.errors import PrivriskError
+
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(PrivriskError, match="symbolic link"):
+        record_release(link, queries=q(0.5))
+    assert link.is_symlink() and not (tmp_path / "elsewhere.json").exists()
 
 
 def test_symlinked_ledger_cli(cli, data, tmp_path):
@@ -56,7 +71,9 @@ def test_symlinked_ledger_cli(cli, data, tmp_path):
     link = tmp_path / "link.json"
     assert cli(*release(data, "--budget", "1", "--ledger", real)).code == 0
     link.symlink_to(real)
-    assert cli(*release(data, "--budget", "1", "--ledger", link)).code == 0
+    one_line_error(cli(*release(data, "--budget", "1", "--ledger", link)), "--ledger", "symbolic link")
+    one_line_error(cli("ledger", link), "symbolic link")
+    assert cli(*release(data, "--budget", "1", "--ledger", real)).code == 0
     assert cli(*release(data, "--budget", "1", "--ledger", real)).code == 1
     assert link.is_symlink() and spent_epsilon(real) == 1.0
 
@@ -425,7 +442,7 @@ def test_keyed_ledger_cli(cli, data, tmp_path, monkeypatch):
 def test_interrupt_during_the_charge_waits_for_the_outputs(cli, data, tmp_path, monkeypatch, capsys):
     import signal
 
-    from privrisk.release import ledger as L
+    from privrisk.ledger import store as L
 
     real = L._default_mode
 

@@ -10,15 +10,7 @@ from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import (
-    KEY_ENV,
-    MISSING_HELP,
-    PARAM_OPTIONS,
-    emit_json,
-    err,
-    out,
-    parse_bounds,
-)
+from privrisk.cli._common import KEY_ENV, MISSING_HELP, PARAM_OPTIONS, emit_json, err, out, parse_bounds
 from privrisk.errors import PrivriskError, ThresholdExceeded
 
 if TYPE_CHECKING:
@@ -70,12 +62,9 @@ def _queries(
 def _print_human(r: Release, file: Path) -> None:
     from privrisk.release.statement import NOISE_NOTE
 
-    table = Table(title=f"Release of {file.name}: noisy answers (the true values are never shown)")
-    for name in ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval"):
-        table.add_column(name, justify="right" if name in ("ε or ρ", "scale", "noisy value") else "left")
-    for row in r.answer_rows():
-        table.add_row(*row)
-    out.print(table)
+    _table(f"Release of {file.name}: noisy answers (the true values are never shown)",
+           ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval"), r.answer_rows(),
+           ("ε or ρ", "scale", "noisy value"))  # fmt: skip
     out.print(NOISE_NOTE)
     out.print("[bold]Public statement[/bold] (depends only on ε and the published n; safe to publish):")
     for line in r.findings():
@@ -131,7 +120,7 @@ def release_command(
     budget_delta: float | None = BUDGET_DELTA,
     budget_rho: float | None = BUDGET_RHO,
     ledger: Path | None = typer.Option(
-        None, "--ledger", help="JSON ledger of every release; later releases count what it records."
+        None, "--ledger", help="The ledger of everything released; later releases count what it records."
     ),
     out_dir: Path | None = typer.Option(
         None, "--out", help="Folder for the public release.json/.csv, figures and manifest.json."
@@ -191,20 +180,10 @@ def release_command(
     try:
         # Every rule about which settings go together is the library's (ReleaseRequest); its errors name the
         # parameter, which privrisk.cli.main turns into the option.
-        request = ReleaseRequest(
-            file,
-            tuple(queries),
-            public_n=n_pub,
-            budget=limit,
-            ledger=ledger,
-            key=read_key(key_file),
-            out=out_dir,
-            internal=internal,
-            source=str(file),
-            spec=spec,
-            inputs=(key_file,) if key_file is not None else (),
-            allow_large_epsilon=allow_large_epsilon,
-        )
+        request = ReleaseRequest(file, tuple(queries), public_n=n_pub, budget=limit, ledger=ledger,
+                                 key=read_key(key_file), out=out_dir, internal=internal, source=str(file), spec=spec,
+                                 inputs=(key_file,) if key_file is not None else (),
+                                 allow_large_epsilon=allow_large_epsilon)  # fmt: skip
     except LargeEpsilonRefused as exc:
         raise PrivriskError(
             f"{exc} (give --allow-large-epsilon to release it anyway)", param=exc.param
@@ -236,12 +215,9 @@ def _named(exc: ThresholdExceeded, option: str) -> ThresholdExceeded:
 
 
 def _print_preview(p: ReleasePreview, file: Path) -> None:
-    table = Table(title=f"Preview of a release of {file.name}: nothing is drawn and no ε is spent")
-    for name in ("answer", "noise", "ε or ρ", "scale", "expected error", "95 % interval", ""):
-        table.add_column(name, justify="right" if name in ("scale", "expected error") else "left")
-    for row in p.rows():
-        table.add_row(*row)
-    out.print(table)
+    _table(f"Preview of a release of {file.name}: nothing is drawn and no ε is spent",
+           ("answer", "noise", "ε or ρ", "scale", "expected error", "95 % interval", ""), p.rows(),
+           ("scale", "expected error"))  # fmt: skip
     out.print(p.verdict())
     for warning in p.warnings:
         err.print(f"Warning: {warning}.")
@@ -263,7 +239,7 @@ def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None
 
 @app.command("ledger")
 def ledger_command(
-    path: Path = typer.Argument(..., help="A ledger written by privrisk release --ledger."),
+    path: Path = typer.Argument(..., help="The ledger (of releases and outputs) to check."),
     budget: str | None = typer.Option(
         None,
         "--budget",
@@ -277,15 +253,16 @@ def ledger_command(
 ) -> None:
     """Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.
 
-    With a budget the command exits 1 (after printing) when the ledger has spent more than it.
+    The outputs the ledger records (privrisk outputs --ledger) follow: names, dates, numbers of cells. With a
+    budget the command exits 1 (after printing) when the ledger has spent more than it.
 
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
     from privrisk.release.history import LedgerSettings, check_ledger
     from privrisk.release.ledger import read_key
 
-    # The budget's rules (one way of giving it, δ only with ε) and the threshold are the library's (LedgerSettings,
-    # LedgerCheck); its errors name the parameter, which privrisk.cli.main turns into the option.
+    # The budget's rules and the threshold are the library's (LedgerSettings, LedgerCheck); its errors name the
+    # parameter, which privrisk.cli.main turns into the option.
     settings = LedgerSettings(path, budget, budget_epsilon, budget_delta, budget_rho, key=read_key(key_file))
     check = check_ledger(settings)
     if as_json:
@@ -308,12 +285,16 @@ def _ledger_option(message: str) -> str:
 
 
 def _print_ledger(path: Path, summary: LedgerSummary) -> None:
-    plural = "release" if len(summary.entries) == 1 else "releases"
-    table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
-    for name in ("#", "time (UTC)", "ε or ρ", "answers", "data"):
-        table.add_column(name, justify="right" if name in ("#", "ε or ρ") else "left")
-    for row in summary.rows():
-        table.add_row(*row)
-    out.print(table)
+    for title, columns, rows in summary.tables(str(path)):
+        _table(title, columns, rows, ("#", "ε or ρ"))
     for line in summary.findings():
         out.print(line)
+
+
+def _table(title: str, names: tuple[str, ...], rows: list[tuple[str, ...]], right: tuple[str, ...]) -> None:
+    table = Table(title=title)
+    for name in names:
+        table.add_column(name, justify="right" if name in right else "left")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
