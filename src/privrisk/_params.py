@@ -65,6 +65,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
     {
         "aggregate": _p("Periods merged"),
         "alpha": _p("Significance level α"),
+        "append": _p("Append to the ledger", {"outputs": "--no-append"}),
         "alphas": _p("Rényi orders α"),
         "at_delta": _p("δ of the conversion"),
         "at_epsilon": _p("ε of the conversion"),
@@ -126,6 +127,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "internal": _p("Internal assessment"),
         "joint": _p("Joint release"),
         "k": _p("k"),
+        "timeout": _p("Lock timeout"),
         "figure_formats": _p("Figure formats"),
         "key": _p("Ledger key", dict.fromkeys(_LEDGER_COMMANDS, "--ledger-key")),
         "key_file": _p("Ledger key", dict.fromkeys(_LEDGER_COMMANDS, "--ledger-key")),
