@@ -22,7 +22,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-__all__ = ["MISSING_RULES", "Cells", "MissingRule", "cell_frequencies", "combine_codes", "first_rows", "key_codes"]
+__all__ = ["MISSING_RULES", "Cells", "MissingRule", "cell_frequencies", "combine_codes", "first_rows", "key_codes",
+           "matching_cells"]
 
 MissingRule = Literal["any", "category"]
 MISSING_RULES: tuple[MissingRule, ...] = ("any", "category")
@@ -143,30 +144,79 @@ def cell_frequencies(codes: np.ndarray, weights: np.ndarray | None = None, *, mi
     return Cells(cell, cell_codes, count, weight, fk, Fk)
 
 
-def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """f_k and F_k of each cell when a missing value matches any value: pattern by pattern of missing keys."""
-    m, q = codes.shape
-    observed = codes >= 0
-    bits = (~observed).astype(np.int64) @ (1 << np.arange(q, dtype=np.int64))
+def _patterns(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct patterns of missing keys (bit masks) and the cells of each."""
+    q = codes.shape[1]
+    bits = (codes < 0).astype(np.int64) @ (np.int64(1) << np.arange(q, dtype=np.int64))
     patterns, of = np.unique(bits, return_inverse=True)
-    members = [np.flatnonzero(of == i) for i in range(len(patterns))]
+    order = np.argsort(of, kind="stable")
+    bounds = np.searchsorted(of[order], np.arange(len(patterns) + 1))
+    return patterns, [order[bounds[i] : bounds[i + 1]] for i in range(len(patterns))]
+
+
+def _pair_ids(codes: np.ndarray, union: int, rows_a: np.ndarray, rows_b: np.ndarray,
+              cache: dict[int, np.ndarray], big: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
+    """Ids of two groups of cells on the keys observed in both patterns (``union`` is their missing keys).
+
+    Ids are made on the two groups' rows alone, except where one group is the big one (the cells without a
+    missing key, most of the file): those ids are made once per key set over all cells and kept in ``cache``.
+    """
+    q = codes.shape[1]
+    cols = [j for j in range(q) if not (union >> j) & 1]
+    if not cols:
+        return np.zeros(rows_a.size, dtype=np.int64), np.zeros(rows_b.size, dtype=np.int64), 1
+    if big is not None and (rows_a is big or rows_b is big):
+        ids = cache.get(union)
+        if ids is None:
+            ids = cache[union] = combine_codes(np.maximum(codes[:, cols], 0))
+        return ids[rows_a], ids[rows_b], int(ids.max()) + 1
+    ids = combine_codes(codes[np.concatenate([rows_a, rows_b])][:, cols])
+    return ids[: rows_a.size], ids[rows_a.size :], int(ids.max()) + 1 if ids.size else 1
+
+
+def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """f_k and F_k of each cell when a missing value matches any value: pattern by pattern of missing keys.
+
+    For each pair of patterns the cells are grouped on the keys observed in both, on the two patterns' cells
+    alone (the lattice of patterns, never a pass per record); only the cells without a missing value, usually
+    most of them, are grouped over the whole file, once per key set.
+    """
+    m = codes.shape[0]
+    patterns, members = _patterns(codes)
+    big = members[0] if patterns[0] == 0 else None
     fk = np.zeros(m, dtype=np.int64)
     Fk = np.zeros(m, dtype=float)
-    ids_by_union: dict[int, np.ndarray] = {}
+    cache: dict[int, np.ndarray] = {}
     for pi, p in enumerate(patterns):
-        for qi_, pq in enumerate(patterns):
-            union = int(p) | int(pq)
-            ids = ids_by_union.get(union)
-            if ids is None:
-                cols = [j for j in range(q) if not (union >> j) & 1]
-                # cells are grouped on the keys observed in both patterns; a cell missing one of them is not
-                # grouped wrongly because only the two patterns' cells are looked at below
-                ids = combine_codes(np.maximum(codes[:, cols], 0)) if cols else np.zeros(m, dtype=np.int64)
-                ids_by_union[union] = ids
-            rows_q, rows_p = members[qi_], members[pi]
-            size = int(ids.max()) + 1
-            fk[rows_p] += np.bincount(ids[rows_q], weights=count[rows_q], minlength=size).astype(np.int64)[
-                ids[rows_p]
-            ]
-            Fk[rows_p] += np.bincount(ids[rows_q], weights=weight[rows_q], minlength=size)[ids[rows_p]]
+        rows_p = members[pi]
+        for qi, pq in enumerate(patterns):
+            rows_q = members[qi]
+            ids_q, ids_p, size = _pair_ids(codes, int(p) | int(pq), rows_q, rows_p, cache, big)
+            fk[rows_p] += np.bincount(ids_q, weights=count[rows_q], minlength=size).astype(np.int64)[ids_p]
+            Fk[rows_p] += np.bincount(ids_q, weights=weight[rows_q], minlength=size)[ids_p]
     return fk, Fk
+
+
+def matching_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (a, b) of cells whose values agree where both show one (a missing value matches any value),
+    each cell with itself included: the classes of the records when a missing value matches any value.
+
+    Example:
+        >>> a, b = matching_cells(np.array([[0, 0], [0, -1], [1, 1]]))
+        >>> sorted(zip(a.tolist(), b.tolist()))
+        [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2)]
+    """
+    patterns, members = _patterns(codes)
+    big = members[0] if len(patterns) and patterns[0] == 0 else None
+    cache: dict[int, np.ndarray] = {}
+    out_a, out_b = [], []
+    for pi, p in enumerate(patterns):
+        for qi, pq in enumerate(patterns):
+            rows_p, rows_q = members[pi], members[qi]
+            ids_p, ids_q, _ = _pair_ids(codes, int(p) | int(pq), rows_p, rows_q, cache, big)
+            left = pd.DataFrame({"id": ids_p, "a": rows_p})
+            right = pd.DataFrame({"id": ids_q, "b": rows_q})
+            joined = left.merge(right, on="id")
+            out_a.append(joined["a"].to_numpy(dtype=np.int64))
+            out_b.append(joined["b"].to_numpy(dtype=np.int64))
+    return np.concatenate(out_a), np.concatenate(out_b)
