@@ -284,7 +284,7 @@ def _households(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
     return np.asarray(ids, dtype=np.int64)
 
 
-def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult:
+def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Any = None) -> MicrodataResult:
     """Every established risk measure of a sample file of microdata, with weights and households.
 
     Frequencies f_k and F_k (:mod:`~privrisk.microdata.frequencies`), individual, global and household risk
@@ -295,6 +295,7 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
     Args:
         data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
         settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
+        progress: called with each stage's name as it begins, or None.
 
     Example:
         >>> frame = pd.DataFrame({"sex": list("mmfff"), "age": [30, 30, 40, 40, 50], "w": [10.0] * 5})
@@ -304,12 +305,15 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
+    say = progress or (lambda stage: None)
+    say("reading the file")
     frame, source = _read(data, settings)
     if len(frame) == 0:
         raise PrivriskError(f"data: {source} has no records", param="data")
     w = _weights(frame, settings.weights)
     hh = _households(frame, settings.household)
     codes = key_codes(frame, settings.keys)
+    say("frequencies and individual risk")
     cells = cell_frequencies(codes, w, missing=settings.missing)
     cell_risk = individual_risk(cells.fk, cells.Fk, method=settings.method)
     risk = cell_risk[cells.cell]
@@ -375,6 +379,8 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
             measures["population_uniqueness"]["classes"] = ("from the records' f_k: a missing key value matches "
                                                             "any value, so the classes overlap")  # fmt: skip
     div = []
+    if settings.sensitive:
+        say("ℓ-diversity and t-closeness")
     for sv in settings.sensitive:
         values = frame[sv] if rows is None else frame[sv].iloc[rows].reset_index(drop=True)
         div.append(diversity(classes, values, c=settings.c, name=sv, missing_sensitive=settings.missing_sensitive,
@@ -382,6 +388,7 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
     measures["diversity"] = [d.summary() for d in div]
     suda = None
     if settings.suda_max_size:
+        say("SUDA2")
         suda = suda2(codes, list(settings.keys), max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction,
                      missing=settings.missing, original_scores=settings.suda_scores == "elliot")  # fmt: skip
         measures["suda2"] = suda.summary()

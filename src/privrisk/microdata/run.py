@@ -178,7 +178,7 @@ class MicrodataRun:
         return written
 
 
-def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
+def run_microdata(data: Any, settings: MicrodataSettings, *, progress: Callable[[str], None] | None = None) -> MicrodataRun:
     """Measure a sample file, reduce its risk as ``settings.reduction`` asks, and measure the result again.
 
     Local suppression (:func:`~privrisk.microdata.suppression.suppress_microdata`) sets the fewest key values to
@@ -190,6 +190,7 @@ def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
     Args:
         data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
         settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
+        progress: called with the stage's name as each begins (a front end shows it on long runs), or None.
 
     Example:
         >>> frame = pd.DataFrame({"sex": list("mmmff"), "age": [30, 30, 40, 50, 50]})
@@ -201,16 +202,20 @@ def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
-    measured = measure_microdata(data, settings)
+    say = progress or (lambda stage: None)
+    measured = measure_microdata(data, settings, progress=say)
     if settings.reduction == "none":
         return MicrodataRun(settings, measured)
+    say("reading every column for the released file")
     original = _whole(data)
     if settings.reduction == "suppress":
         order = None if settings.importance is None else list(settings.importance)
+        say("local suppression")
         suppression, after = suppress_microdata(measured, importance=order)
         return MicrodataRun(settings, measured, after, suppression=suppression, original=original)
     # The frame measured holds every column the recoding reads: the file is not read a second time.
     hierarchies = cast(Mapping[str, object], settings.hierarchies)
+    say("global recoding")
     recoding = recode_microdata(measured.frame, settings, hierarchies)
     return MicrodataRun(settings, measured, recoding.result, recoding=recoding, original=original)
 
