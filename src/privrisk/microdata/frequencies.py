@@ -179,22 +179,42 @@ def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple
 
     For each pair of patterns the cells are grouped on the keys observed in both, on the two patterns' cells
     alone (the lattice of patterns, never a pass per record); only the cells without a missing value, usually
-    most of them, are grouped over the whole file, once per key set.
+    most of them, are grouped over the whole file, once per key set. Two cells of one pattern match only if
+    they are the same cell (cells are distinct), so a pattern adds only its own counts to itself.
     """
     m = codes.shape[0]
     patterns, members = _patterns(codes)
     big = members[0] if patterns[0] == 0 else None
-    fk = np.zeros(m, dtype=np.int64)
-    Fk = np.zeros(m, dtype=float)
+    fk = count.astype(np.int64).copy()
+    Fk = weight.astype(float).copy()
     cache: dict[int, np.ndarray] = {}
     for pi, p in enumerate(patterns):
         rows_p = members[pi]
-        for qi, pq in enumerate(patterns):
+        for qi in range(pi + 1, len(patterns)):
             rows_q = members[qi]
-            ids_q, ids_p, size = _pair_ids(codes, int(p) | int(pq), rows_q, rows_p, cache, big)
+            ids_p, ids_q, size = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, cache, big)
+            # each direction: the other pattern's counts of the group a cell is in
             fk[rows_p] += np.bincount(ids_q, weights=count[rows_q], minlength=size).astype(np.int64)[ids_p]
             Fk[rows_p] += np.bincount(ids_q, weights=weight[rows_q], minlength=size)[ids_p]
+            fk[rows_q] += np.bincount(ids_p, weights=count[rows_p], minlength=size).astype(np.int64)[ids_q]
+            Fk[rows_q] += np.bincount(ids_p, weights=weight[rows_p], minlength=size)[ids_q]
+    del m
     return fk, Fk
+
+
+def _join(ids_a: np.ndarray, rows_a: np.ndarray, ids_b: np.ndarray, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (row of a, row of b) with equal ids, by sorting b's ids once (no data frame)."""
+    order = np.argsort(ids_b, kind="stable")
+    sorted_b = ids_b[order]
+    lo = np.searchsorted(sorted_b, ids_a, side="left")
+    hi = np.searchsorted(sorted_b, ids_a, side="right")
+    take = hi - lo
+    total = int(take.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    a = np.repeat(rows_a, take)
+    pos = np.repeat(lo - (np.cumsum(take) - take), take) + np.arange(total)
+    return a, rows_b[order[pos]]
 
 
 def matching_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -206,17 +226,17 @@ def matching_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         >>> sorted(zip(a.tolist(), b.tolist()))
         [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2)]
     """
+    m = codes.shape[0]
     patterns, members = _patterns(codes)
     big = members[0] if len(patterns) and patterns[0] == 0 else None
     cache: dict[int, np.ndarray] = {}
-    out_a, out_b = [], []
+    out_a, out_b = [np.arange(m, dtype=np.int64)], [np.arange(m, dtype=np.int64)]
     for pi, p in enumerate(patterns):
-        for qi, pq in enumerate(patterns):
+        for qi in range(pi + 1, len(patterns)):
             rows_p, rows_q = members[pi], members[qi]
-            ids_p, ids_q, _ = _pair_ids(codes, int(p) | int(pq), rows_p, rows_q, cache, big)
-            left = pd.DataFrame({"id": ids_p, "a": rows_p})
-            right = pd.DataFrame({"id": ids_q, "b": rows_q})
-            joined = left.merge(right, on="id")
-            out_a.append(joined["a"].to_numpy(dtype=np.int64))
-            out_b.append(joined["b"].to_numpy(dtype=np.int64))
+            ids_p, ids_q, _ = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, cache, big)
+            a, b = _join(ids_q, rows_q, ids_p, rows_p) if rows_q.size < rows_p.size else _join(
+                ids_p, rows_p, ids_q, rows_q)[::-1]  # fmt: skip
+            out_a += [a, b]
+            out_b += [b, a]
     return np.concatenate(out_a), np.concatenate(out_b)
