@@ -101,8 +101,8 @@ class MicrodataRun:
         tail = f"; {', '.join(lost)} lost entirely (the released file shows nothing of it)" if lost else ""
         if self.suppression is not None:
             s = self.suppression
-            how = "fewest possible" if s.optimal else f"at least {s.bound:,} needed"
-            return f"{len(s.cells):,} key value(s) suppressed ({s.method}, {how}){tail}"
+            how = "fewest possible" if s.optimal else f"the fewest possible is at least {s.bound:,}"
+            return f"{len(s.cells):,} key value(s) suppressed ({s.method} search, {how}){tail}"
         if self.recoding is not None:
             r = self.recoding
             if r.levels is None:
@@ -198,7 +198,7 @@ def run_microdata(data: Any, settings: MicrodataSettings, *, progress: Callable[
         >>> run.measured.failures()
         ['k: 1 record(s) share their key combination with fewer than 2 (smallest f_k 1)']
         >>> run.reduction, run.failures(), run.released["age"].isna().sum()
-        ('1 key value(s) suppressed (exact, fewest possible)', [], np.int64(1))
+        ('1 key value(s) suppressed (exact search, fewest possible)', [], np.int64(1))
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")

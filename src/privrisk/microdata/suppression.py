@@ -62,10 +62,12 @@ class Suppression:
         codes: the key codes after suppression (−1 missing).
         cells: the suppressed (record, key index) pairs, sorted.
         by_key: how many values of each key were suppressed.
-        method: ``"exact"`` (every record's set found by the search) or ``"greedy"`` (some records fell back to
-            dropping their least important keys).
-        optimal: whether no solution with fewer suppressions exists.
-        bound: a lower bound on the fewest suppressions (equal to ``len(cells)`` when optimal).
+        method: ``"exact"`` (the search found every record's, or household's, fewest suppressions) or
+            ``"greedy"`` (the search budget ended and some records dropped their least important keys instead).
+        optimal: whether no solution with fewer suppressions exists (``len(cells) == bound``).
+        bound: a lower bound on the fewest suppressions: the search's count (the records' fewest suppressions for
+            their own target, before households share a key or hold their members to a share of the household
+            risk), with the records the budget left counted at the size the search had covered.
         patterns: how many sets of keys were tried.
     """
 
@@ -234,27 +236,24 @@ def suppress(codes: np.ndarray, keys: tuple[str, ...] | list[str], *, weights: n
     limit = None if max_risk is None else np.full(n, float(max_risk))
     hh = None if households is None else np.asarray(households, dtype=np.int64)
     plan = _Plan(codes, w, k, method, least_first, hh, max_patterns)
-    masks, exact, bound = plan.solve(limit)
-    tried = plan.tried
+    masks, found_all, bound = plan.solve(limit)
     if hh is not None and max_risk is not None and limit is not None:
         # the household risk is part of the target: a household above it holds its members to a share each
-        r = _risks(codes, masks, w, method)
-        over = household_risk(r, hh) > max_risk
+        # (enough for the household, not proven necessary: the bound stays the one of the members alone)
+        over = household_risk(_risks(codes, masks, w, method), hh) > max_risk
         if over.any():
             size = np.bincount(hh)[hh]
             limit = np.where(over, np.minimum(limit, 1.0 - (1.0 - float(max_risk)) ** (1.0 / size)), limit)
-            masks, _, _ = plan.solve(limit)
-            exact = False  # a share per member is enough for the household, not proven necessary
+            masks, found_again, _ = plan.solve(limit)
+            found_all = found_all and found_again
     if hh is not None:
-        closed = _close_households(codes, masks, hh)
-        exact = exact and bool((closed == masks).all())
-        masks = closed
+        masks = _close_households(codes, masks, hh)
     trial = _apply(codes, masks)
     chosen = [(int(r), int(j)) for r, j in zip(*np.nonzero((trial < 0) & (codes >= 0)), strict=True)]
     by_key = {name: sum(1 for _, j in chosen if j == i) for i, name in enumerate(keys)}
-    bound = len(chosen) if exact else min(bound, len(chosen))
-    return Suppression(trial, chosen, by_key, "exact" if exact else "greedy", bound == len(chosen), bound, tried,
-                       len({r for r, _ in chosen}))  # fmt: skip
+    bound = min(bound, len(chosen))
+    return Suppression(trial, chosen, by_key, "exact" if found_all else "greedy", bound == len(chosen), bound,
+                       plan.tried, len({r for r, _ in chosen}))  # fmt: skip
 
 
 def _apply(codes: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -87,6 +87,8 @@ def sample_population_uniqueness(count: np.ndarray, population_size: float) -> d
 def _why_model(out: dict[str, Any]) -> str:
     """Dankar et al.'s rule in the file's terms: Pitman for f ≤ 0.1 unless it has no estimate, then Zayatz."""
     f, chosen = float(out.get("sampling_fraction", 0.0)), out.get("dankar_model")
+    if not out.get("sample_uniques"):
+        return f"sampling fraction {f:.3g}: no record is unique in the file, so no model is needed."
     models = out.get("models", {})
     failed = [m for m, v in models.items() if m != "dankar" and not (np.isfinite(v.get("population_uniques", np.nan))
                                                                      and v["population_uniques"] > 0)]  # fmt: skip
