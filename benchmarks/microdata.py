@@ -162,7 +162,7 @@ def missing(path: Path) -> None:
     naive = child("missing-naive", path, 0)
     ours = child("missing", path, 0)
     assert naive["out"]["fk_sum"] == ours["out"]["fk_sum"], "the two disagree"
-    print(f"  1 % of each key missing, f_k, F_k, individual and household risk:")
+    print("  1 % of each key missing, f_k, F_k, individual and household risk:")
     print(f"    naive (every pair of missing patterns over all cells): {naive['seconds']:6.2f} s wall, "
           f"{naive['cpu']:.2f} s CPU, peak {naive['peak_mib']:,.0f} MiB")  # fmt: skip
     print(f"    privrisk (the pattern lattice, each pair on its own cells): {ours['seconds']:6.2f} s wall, "

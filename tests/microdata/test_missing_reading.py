@@ -52,7 +52,9 @@ def frame_of(rows, sensitive) -> pd.DataFrame:
 def test_every_measure_reads_a_missing_value_the_same_way(data, rule):
     rows, sensitive = data
     frame = frame_of(rows, sensitive)
-    result = measure_microdata(frame, MicrodataSettings(keys=KEYS, sensitive="s", missing=rule, suda_max_size=3))
+    result = measure_microdata(
+        frame, MicrodataSettings(keys=KEYS, sensitive="s", missing=rule, suda_max_size=3)
+    )
     m = matches(rows, rule)
     fk = np.array([len(x) for x in m])
     assert result.cells.record_fk.tolist() == fk.tolist()
@@ -68,9 +70,11 @@ def test_every_measure_reads_a_missing_value_the_same_way(data, rule):
         msus = 0
         for size in (1, 2, 3):
             for subset in combinations(range(3), size):
+
                 def unique(cols, i=i):
                     return all(not match([rows[i][c] for c in cols], [rows[j][c] for c in cols], rule)
                                for j in range(n) if j != i)  # fmt: skip
+
                 if unique(subset) and not any(unique(s) for s in combinations(subset, size - 1) if s):
                     msus += 1
         assert int(result.suda.msu_counts[i].sum()) == msus, (i, rows)

@@ -18,7 +18,9 @@ from privrisk.microdata import MicrodataSettings, measure_microdata, run_microda
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 KEYS = ["region", "age", "sex"]
-SETTINGS = dict(keys=KEYS, weights="weight", household="hid", k=3, reduction="suppress", importance="age,sex,region")
+SETTINGS = dict(
+    keys=KEYS, weights="weight", household="hid", k=3, reduction="suppress", importance="age,sex,region"
+)
 
 
 def read(path: Path) -> pd.DataFrame:
@@ -82,7 +84,9 @@ def test_the_released_file_is_the_input_but_the_reported_cells(tmp_path, suffix)
 
 
 def test_whole_numbers_stay_whole_in_csv(tmp_path):
-    frame = pd.DataFrame({"age": [74, 74, 75, 30, 30, 30], "sex": list("mmfmmm"), "income": [1, 2, 3, 4, 5, 6]})
+    frame = pd.DataFrame(
+        {"age": [74, 74, 75, 30, 30, 30], "sex": list("mmfmmm"), "income": [1, 2, 3, 4, 5, 6]}
+    )
     run = run_microdata(frame, MicrodataSettings(keys="age,sex", k=2, reduction="suppress"))
     run.write(tmp_path / "out")
     text = (tmp_path / "out" / "released.csv").read_text()
@@ -106,7 +110,10 @@ def test_the_json_has_the_file_before_and_after_in_named_blocks():
     survey = pd.read_csv(EXAMPLES / "microdata_survey.csv")
     doc = run_microdata(survey, MicrodataSettings(**SETTINGS)).to_dict()
     assert doc["before"]["measures"] == doc["measures"]  # the old keys stay as aliases
-    assert doc["after"]["failures"] == doc["failures"] == [] and doc["failures_before"] == doc["before"]["failures"]
+    assert (
+        doc["after"]["failures"] == doc["failures"] == []
+        and doc["failures_before"] == doc["before"]["failures"]
+    )
     assert doc["after"]["verdict"]["met"] and not doc["before"]["verdict"]["met"]
     assert doc["information_loss"] == doc["after"]["information_loss"]
 

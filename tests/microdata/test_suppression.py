@@ -75,7 +75,11 @@ def test_the_fewest_suppressions_equal_brute_force(n, q, seed, k, with_missing):
 def test_the_practice_guides_seven_respondents():
     # SDC practice guide, "Local suppression": suppressing 'higher' of respondent 1 gives 3-anonymity; the guide
     # finds gender more important than education
-    rows = [("female", "rural", "higher"), *[("male", "rural", "higher")] * 3, *[("female", "rural", "lower")] * 3]
+    rows = [
+        ("female", "rural", "higher"),
+        *[("male", "rural", "higher")] * 3,
+        *[("female", "rural", "lower")] * 3,
+    ]
     frame = pd.DataFrame(rows, columns=["gender", "region", "education"])
     run = measure_microdata(frame, MicrodataSettings(keys="gender,region,education", k=3))
     s, after = suppress_microdata(run, importance=["gender", "region", "education"])
@@ -211,7 +215,9 @@ def fewest_per_record(codes: np.ndarray, k: int) -> int:
     return total
 
 
-@pytest.mark.skipif(not TESTDATA2, reason="set PRIVRISK_TESTDATA2 to a CSV of sdcMicro's testdata2 (see README)")
+@pytest.mark.skipif(
+    not TESTDATA2, reason="set PRIVRISK_TESTDATA2 to a CSV of sdcMicro's testdata2 (see README)"
+)
 @pytest.mark.parametrize("k", [2, 3])
 def test_sdcmicro_testdata2(k):
     data = pd.read_csv(str(TESTDATA2))

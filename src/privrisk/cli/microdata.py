@@ -82,7 +82,7 @@ def microdata_command(
     Example: privrisk microdata examples/microdata_survey.csv --keys region,age,sex --weights weight --household hid --sensitive income --k 2
     """
     from privrisk.io.files import atomic_path, write_csv
-    from privrisk.microdata import MicrodataSettings, run_microdata
+    from privrisk.microdata import MicrodataSettings
     from privrisk.microdata.run import OUT_FILES
 
     if out_dir is not None:

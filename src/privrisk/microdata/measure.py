@@ -173,8 +173,8 @@ class MicrodataResult:
                        f"t = {number(d['t'], 3)}.")  # fmt: skip
         if "suda2" in m and m["suda2"]["records_with_msu"]:
             top = self.suda_top(3)
-            shown = "; ".join(f"record {int(r.row)} (score {number(r.suda_score)}, DIS-SUDA {number(r.dis_suda_score, 3)})"
-                              for r in top.itertuples())  # fmt: skip
+            shown = "; ".join(f"record {int(r['row'])} (score {number(float(r['suda_score']))}, DIS-SUDA "
+                              f"{number(float(r['dis_suda_score']), 3)})" for r in top.to_dict(orient="records"))  # fmt: skip
             out.append(f"SUDA2: {m['suda2']['records_with_msu']:,} record(s) are unique on a small set of keys; the "
                        f"highest scores: {shown}.")  # fmt: skip
         return out

@@ -23,11 +23,18 @@ from privrisk.errors import PrivriskError
 
 __all__ = ["RELEASED_NAMES", "information_loss", "released_frame", "released_name", "write_released"]
 
-RELEASED_NAMES = {"csv": "released.csv", "parquet": "released.parquet", "stata": "released.dta", "spss": "released.sav"}
+RELEASED_NAMES = {
+    "csv": "released.csv",
+    "parquet": "released.parquet",
+    "stata": "released.dta",
+    "spss": "released.sav",
+}
 """The released file's name in an output folder, by the input's format."""
 
 
-def released_frame(original: pd.DataFrame, changed: pd.DataFrame, keys: tuple[str, ...] | list[str]) -> pd.DataFrame:
+def released_frame(
+    original: pd.DataFrame, changed: pd.DataFrame, keys: tuple[str, ...] | list[str]
+) -> pd.DataFrame:
     """The input ``original`` (every column) with its key columns taken from ``changed`` (the reduced keys).
 
     Example:

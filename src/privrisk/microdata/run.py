@@ -21,7 +21,13 @@ from privrisk._params import leading_param, renamed
 from privrisk.errors import PrivriskError
 from privrisk.microdata.measure import MicrodataResult, measure_microdata
 from privrisk.microdata.recoding import Recoding, recode_microdata
-from privrisk.microdata.release import RELEASED_NAMES, information_loss, released_frame, released_name, write_released
+from privrisk.microdata.release import (
+    RELEASED_NAMES,
+    information_loss,
+    released_frame,
+    released_name,
+    write_released,
+)
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suppression import Suppression, suppress_microdata
 
@@ -77,7 +83,7 @@ class MicrodataRun:
         if self.reduced is None:
             return None
         base = self.original if self.original is not None else self.measured.frame
-        return released_frame(base, self.reduced.frame, self.settings.keys)
+        return released_frame(base, self.reduced.frame, list(self.settings.keys))
 
     def information_loss(self) -> list[dict[str, Any]]:
         """Per key, what the reduction cost (:func:`~privrisk.microdata.release.information_loss`); empty without
@@ -85,7 +91,7 @@ class MicrodataRun:
         if self.reduced is None:
             return []
         recoded = [k for k, v in (self.recoding.levels or {}).items() if v] if self.recoding is not None else []
-        return information_loss(self.measured.frame, self.reduced.frame, self.settings.keys, recoded)
+        return information_loss(self.measured.frame, self.reduced.frame, list(self.settings.keys), recoded)
 
     def lost_keys(self) -> list[str]:
         """The keys the released file shows nothing of (every value suppressed, or recoded to one value)."""

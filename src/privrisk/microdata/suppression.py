@@ -36,7 +36,7 @@ each (m members), which is enough.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -107,8 +107,10 @@ def _with_missing(column: pd.Series, rows: list[int]) -> pd.Series:
     col = column.copy()
     if pd.api.types.is_bool_dtype(col.dtype) and not isinstance(col.dtype, pd.BooleanDtype):
         col = col.astype("boolean")
-    elif pd.api.types.is_integer_dtype(col.dtype) and not isinstance(col.dtype, pd.api.extensions.ExtensionDtype):
-        col = col.astype(col.dtype.name.replace("int", "Int").replace("uInt", "UInt"))
+    elif pd.api.types.is_integer_dtype(col.dtype) and not isinstance(
+        col.dtype, pd.api.extensions.ExtensionDtype
+    ):
+        col = col.astype(cast(Any, col.dtype.name.replace("int", "Int").replace("uInt", "UInt")))
     elif isinstance(col.dtype, pd.CategoricalDtype) or pd.api.types.is_float_dtype(col.dtype):
         pass
     elif not isinstance(col.dtype, pd.api.extensions.ExtensionDtype):
@@ -141,7 +143,9 @@ def _counts(codes: np.ndarray, mask: int, weights: np.ndarray | None) -> tuple[n
     return cells.record_fk, cells.record_Fk
 
 
-def _meets(g: np.ndarray, G: np.ndarray, k: int | None, limit: np.ndarray | None, method: RiskMethod) -> np.ndarray:
+def _meets(
+    g: np.ndarray, G: np.ndarray, k: int | None, limit: np.ndarray | None, method: RiskMethod
+) -> np.ndarray:
     ok = np.ones(g.shape, dtype=bool)
     if k is not None:
         ok &= g >= k
@@ -225,7 +229,7 @@ def suppress(codes: np.ndarray, keys: tuple[str, ...] | list[str], *, weights: n
     """
     if k is None and max_risk is None:
         raise PrivriskError("k: give k or max_risk as the target of the suppression", param="k")
-    n, q = codes.shape
+    n = codes.shape[0]
     if k is not None and k > n:
         raise PrivriskError(f"k: {k} is larger than the file ({n:,} records)", param="k")
     order = list(keys) if importance is None else list(importance)
