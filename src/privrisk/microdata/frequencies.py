@@ -154,51 +154,71 @@ def _patterns(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     return patterns, [order[bounds[i] : bounds[i + 1]] for i in range(len(patterns))]
 
 
-def _pair_ids(codes: np.ndarray, union: int, rows_a: np.ndarray, rows_b: np.ndarray,
-              cache: dict[int, np.ndarray], big: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:  # fmt: skip
-    """Ids of two groups of cells on the keys observed in both patterns (``union`` is their missing keys).
+def _radix(codes: np.ndarray, cols: list[int], widths: np.ndarray) -> np.ndarray | None:
+    """One int64 key per row on ``cols`` (mixed radix of the codes), or None if the key would not fit."""
+    size = 1
+    for j in cols:
+        size *= int(widths[j])
+        if size >= _LIMIT:
+            return None
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for j in cols:
+        key = key * int(widths[j]) + codes[:, j]
+    return key
 
-    Ids are made on the two groups' rows alone, except where one group is the big one (the cells without a
-    missing key, most of the file): those ids are made once per key set over all cells and kept in ``cache``.
-    """
+
+def _pair_ids(codes: np.ndarray, union: int, rows_a: np.ndarray, rows_b: np.ndarray,
+              widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Keys of two groups of cells on the keys observed in both patterns (``union`` is their missing keys): equal
+    keys, equal values. A mixed-radix key where it fits (no hashing: the big group of complete cells is read once
+    per pattern, not factorised), dense ids of the two groups' rows otherwise."""
     q = codes.shape[1]
     cols = [j for j in range(q) if not (union >> j) & 1]
     if not cols:
-        return np.zeros(rows_a.size, dtype=np.int64), np.zeros(rows_b.size, dtype=np.int64), 1
-    if big is not None and (rows_a is big or rows_b is big):
-        ids = cache.get(union)
-        if ids is None:
-            ids = cache[union] = combine_codes(np.maximum(codes[:, cols], 0))
-        return ids[rows_a], ids[rows_b], int(ids.max()) + 1
+        return np.zeros(rows_a.size, dtype=np.int64), np.zeros(rows_b.size, dtype=np.int64)
+    ka, kb = _radix(codes[rows_a], cols, widths), _radix(codes[rows_b], cols, widths)
+    if ka is not None and kb is not None:
+        return ka, kb
     ids = combine_codes(codes[np.concatenate([rows_a, rows_b])][:, cols])
-    return ids[: rows_a.size], ids[rows_a.size :], int(ids.max()) + 1 if ids.size else 1
+    return ids[: rows_a.size], ids[rows_a.size :]
+
+
+def _sums(keys_to: np.ndarray, keys_from: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each of ``keys_to``, the sum of ``values`` over the rows of ``keys_from`` with the same key."""
+    if keys_from.size == 0 or keys_to.size == 0:
+        return np.zeros(keys_to.size, dtype=values.dtype)
+    if keys_from.size > keys_to.size:  # sort the smaller side, look the larger up in it
+        uniq_to, inv_to = np.unique(keys_to, return_inverse=True)
+        at = np.minimum(np.searchsorted(uniq_to, keys_from), uniq_to.size - 1)
+        hit = uniq_to[at] == keys_from
+        return np.bincount(at[hit], weights=values[hit], minlength=uniq_to.size)[inv_to.reshape(-1)]
+    uniq, inverse = np.unique(keys_from, return_inverse=True)
+    totals = np.bincount(inverse.reshape(-1), weights=values, minlength=uniq.size)
+    idx = np.minimum(np.searchsorted(uniq, keys_to), uniq.size - 1)
+    return np.where(uniq[idx] == keys_to, totals[idx], 0.0)
 
 
 def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """f_k and F_k of each cell when a missing value matches any value: pattern by pattern of missing keys.
 
-    For each pair of patterns the cells are grouped on the keys observed in both, on the two patterns' cells
-    alone (the lattice of patterns, never a pass per record); only the cells without a missing value, usually
-    most of them, are grouped over the whole file, once per key set. Two cells of one pattern match only if
-    they are the same cell (cells are distinct), so a pattern adds only its own counts to itself.
+    For each pair of patterns the cells of the two are keyed on the keys observed in both and summed by key (the
+    lattice of patterns, never a pass per record): the smaller side is sorted, the larger only looked up in it.
+    Two cells of one pattern match only if they are the same cell (cells are distinct), so a pattern adds only
+    its own counts to itself.
     """
-    m = codes.shape[0]
     patterns, members = _patterns(codes)
-    big = members[0] if patterns[0] == 0 else None
+    widths = codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
     fk = count.astype(np.int64).copy()
     Fk = weight.astype(float).copy()
-    cache: dict[int, np.ndarray] = {}
     for pi, p in enumerate(patterns):
         rows_p = members[pi]
         for qi in range(pi + 1, len(patterns)):
             rows_q = members[qi]
-            ids_p, ids_q, size = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, cache, big)
-            # each direction: the other pattern's counts of the group a cell is in
-            fk[rows_p] += np.bincount(ids_q, weights=count[rows_q], minlength=size).astype(np.int64)[ids_p]
-            Fk[rows_p] += np.bincount(ids_q, weights=weight[rows_q], minlength=size)[ids_p]
-            fk[rows_q] += np.bincount(ids_p, weights=count[rows_p], minlength=size).astype(np.int64)[ids_q]
-            Fk[rows_q] += np.bincount(ids_p, weights=weight[rows_p], minlength=size)[ids_q]
-    del m
+            keys_p, keys_q = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, widths)
+            fk[rows_p] += np.rint(_sums(keys_p, keys_q, count[rows_q].astype(float))).astype(np.int64)
+            Fk[rows_p] += _sums(keys_p, keys_q, weight[rows_q])
+            fk[rows_q] += np.rint(_sums(keys_q, keys_p, count[rows_p].astype(float))).astype(np.int64)
+            Fk[rows_q] += _sums(keys_q, keys_p, weight[rows_p])
     return fk, Fk
 
 
@@ -228,14 +248,14 @@ def matching_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     m = codes.shape[0]
     patterns, members = _patterns(codes)
-    big = members[0] if len(patterns) and patterns[0] == 0 else None
-    cache: dict[int, np.ndarray] = {}
+    widths = codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
     out_a, out_b = [np.arange(m, dtype=np.int64)], [np.arange(m, dtype=np.int64)]
     for pi, p in enumerate(patterns):
         for qi in range(pi + 1, len(patterns)):
             rows_p, rows_q = members[pi], members[qi]
-            ids_p, ids_q, _ = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, cache, big)
-            a, b = _join(ids_q, rows_q, ids_p, rows_p) if rows_q.size < rows_p.size else _join(
+            ids_p, ids_q = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, widths)
+            # the smaller side is sorted, the larger looked up in it; (a, b): a in q, b in p
+            a, b = _join(ids_q, rows_q, ids_p, rows_p) if rows_p.size <= rows_q.size else _join(
                 ids_p, rows_p, ids_q, rows_q)[::-1]  # fmt: skip
             out_a += [a, b]
             out_b += [b, a]
