@@ -167,58 +167,76 @@ def _radix(codes: np.ndarray, cols: list[int], widths: np.ndarray) -> np.ndarray
     return key
 
 
-def _pair_ids(codes: np.ndarray, union: int, rows_a: np.ndarray, rows_b: np.ndarray,
+def _pair_ids(codes_a: np.ndarray, codes_b: np.ndarray, union: int,
               widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Keys of two groups of cells on the keys observed in both patterns (``union`` is their missing keys): equal
-    keys, equal values. A mixed-radix key where it fits (no hashing: the big group of complete cells is read once
-    per pattern, not factorised), dense ids of the two groups' rows otherwise."""
-    q = codes.shape[1]
+    """Keys of two groups of cells (their codes) on the keys observed in both patterns (``union`` is their
+    missing keys): equal keys, equal values. A mixed-radix key where it fits (no hashing: the big group of
+    complete cells is read once per pattern, not factorised), dense ids of the two groups' rows otherwise."""
+    q = codes_a.shape[1]
     cols = [j for j in range(q) if not (union >> j) & 1]
     if not cols:
-        return np.zeros(rows_a.size, dtype=np.int64), np.zeros(rows_b.size, dtype=np.int64)
-    ka, kb = _radix(codes[rows_a], cols, widths), _radix(codes[rows_b], cols, widths)
+        return np.zeros(codes_a.shape[0], dtype=np.int64), np.zeros(codes_b.shape[0], dtype=np.int64)
+    ka, kb = _radix(codes_a, cols, widths), _radix(codes_b, cols, widths)
     if ka is not None and kb is not None:
         return ka, kb
-    ids = combine_codes(codes[np.concatenate([rows_a, rows_b])][:, cols])
-    return ids[: rows_a.size], ids[rows_a.size :]
+    ids = combine_codes(np.concatenate([codes_a, codes_b])[:, cols])
+    return ids[: codes_a.shape[0]], ids[codes_a.shape[0] :]
 
 
-def _sums(keys_to: np.ndarray, keys_from: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """For each of ``keys_to``, the sum of ``values`` over the rows of ``keys_from`` with the same key."""
+TABLE_LIMIT = 1 << 24
+"""The widest range of keys summed through a table (16.8 million entries) instead of sorting."""
+
+
+def _sums(keys_to: np.ndarray, keys_from: np.ndarray, *values: np.ndarray) -> list[np.ndarray]:
+    """For each of ``keys_to``, the sums of each of ``values`` over the rows of ``keys_from`` with the same key.
+
+    Keys in a range not much wider than the data are summed into a table and read back (one pass over each
+    side); otherwise the smaller side is sorted and the larger looked up in it.
+    """
     if keys_from.size == 0 or keys_to.size == 0:
-        return np.zeros(keys_to.size, dtype=values.dtype)
+        return [np.zeros(keys_to.size) for _ in values]
+    lo = min(int(keys_to.min()), int(keys_from.min()))
+    hi = max(int(keys_to.max()), int(keys_from.max()))
+    if hi - lo < min(TABLE_LIMIT, 8 * (keys_to.size + keys_from.size) + 1024):  # a table no wider than the data
+        at_to, at_from = keys_to - lo, keys_from - lo
+        return [np.bincount(at_from, weights=v, minlength=hi - lo + 1)[at_to] for v in values]
     if keys_from.size > keys_to.size:  # sort the smaller side, look the larger up in it
         uniq_to, inv_to = np.unique(keys_to, return_inverse=True)
         at = np.minimum(np.searchsorted(uniq_to, keys_from), uniq_to.size - 1)
         hit = uniq_to[at] == keys_from
-        return np.bincount(at[hit], weights=values[hit], minlength=uniq_to.size)[inv_to.reshape(-1)]
+        return [np.bincount(at[hit], weights=v[hit], minlength=uniq_to.size)[inv_to.reshape(-1)] for v in values]
     uniq, inverse = np.unique(keys_from, return_inverse=True)
-    totals = np.bincount(inverse.reshape(-1), weights=values, minlength=uniq.size)
     idx = np.minimum(np.searchsorted(uniq, keys_to), uniq.size - 1)
-    return np.where(uniq[idx] == keys_to, totals[idx], 0.0)
+    found = uniq[idx] == keys_to
+    return [np.where(found, np.bincount(inverse.reshape(-1), weights=v, minlength=uniq.size)[idx], 0.0)
+            for v in values]  # fmt: skip
 
 
 def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """f_k and F_k of each cell when a missing value matches any value: pattern by pattern of missing keys.
 
     For each pair of patterns the cells of the two are keyed on the keys observed in both and summed by key (the
-    lattice of patterns, never a pass per record): the smaller side is sorted, the larger only looked up in it.
-    Two cells of one pattern match only if they are the same cell (cells are distinct), so a pattern adds only
-    its own counts to itself.
+    lattice of patterns, never a pass per record). Two cells of one pattern match only if they are the same cell
+    (cells are distinct), so a pattern adds only its own counts to itself.
     """
     patterns, members = _patterns(codes)
     widths = codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
+    sub = [codes[rows] for rows in members]
+    counts = [count[rows].astype(float) for rows in members]
+    weights = [weight[rows].astype(float) for rows in members]
     fk = count.astype(np.int64).copy()
     Fk = weight.astype(float).copy()
     for pi, p in enumerate(patterns):
         rows_p = members[pi]
         for qi in range(pi + 1, len(patterns)):
             rows_q = members[qi]
-            keys_p, keys_q = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, widths)
-            fk[rows_p] += np.rint(_sums(keys_p, keys_q, count[rows_q].astype(float))).astype(np.int64)
-            Fk[rows_p] += _sums(keys_p, keys_q, weight[rows_q])
-            fk[rows_q] += np.rint(_sums(keys_q, keys_p, count[rows_p].astype(float))).astype(np.int64)
-            Fk[rows_q] += _sums(keys_q, keys_p, weight[rows_p])
+            keys_p, keys_q = _pair_ids(sub[pi], sub[qi], int(p) | int(patterns[qi]), widths)
+            f_p, w_p = _sums(keys_p, keys_q, counts[qi], weights[qi])
+            f_q, w_q = _sums(keys_q, keys_p, counts[pi], weights[pi])
+            fk[rows_p] += np.rint(f_p).astype(np.int64)
+            Fk[rows_p] += w_p
+            fk[rows_q] += np.rint(f_q).astype(np.int64)
+            Fk[rows_q] += w_q
     return fk, Fk
 
 
@@ -253,7 +271,7 @@ def matching_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     for pi, p in enumerate(patterns):
         for qi in range(pi + 1, len(patterns)):
             rows_p, rows_q = members[pi], members[qi]
-            ids_p, ids_q = _pair_ids(codes, int(p) | int(patterns[qi]), rows_p, rows_q, widths)
+            ids_p, ids_q = _pair_ids(codes[rows_p], codes[rows_q], int(p) | int(patterns[qi]), widths)
             # the smaller side is sorted, the larger looked up in it; (a, b): a in q, b in p
             a, b = _join(ids_q, rows_q, ids_p, rows_p) if rows_p.size <= rows_q.size else _join(
                 ids_p, rows_p, ids_q, rows_q)[::-1]  # fmt: skip
