@@ -99,6 +99,10 @@ def empirical_command(
     """
     from privrisk.empirical.settings import EmpiricalSettings, run_empirical
 
+    if engine.strip().lower() == "spark":
+        from privrisk.io.engine import check_spark_source
+
+        check_spark_source(file)  # before Spark's start, which takes tens of seconds
     if out_dir is not None:
         files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
         check_outputs(out_dir, [file], param="--out", folder=True, files=files)

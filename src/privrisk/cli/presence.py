@@ -120,6 +120,12 @@ def presence_command(
         check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
     if data is None and not demo:
         raise PrivriskError("DATA: give the research subset's file (or --demo)")
+    if engine.strip().lower() == "spark":
+        from privrisk.io.engine import check_spark_source
+
+        for source in (data, population):  # before Spark's start, which takes tens of seconds
+            if source is not None:
+                check_spark_source(source)
     settings = PresenceSettings(
         dataset=data,
         population=population,

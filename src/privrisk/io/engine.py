@@ -10,6 +10,9 @@ The capabilities keep ONE code path for their logic; only the aggregations over 
   capabilities share (presence's roll-up, :class:`privrisk.presence._spark.SparkRollUp`, lives with presence).
 
 pyspark is imported only when ``engine="spark"``; an active SparkSession (``spark-submit``, a notebook) is reused.
+A local input is checked (it exists, it is CSV or Parquet, it has the columns asked for) before Spark starts, which
+takes tens of seconds; a new session's JVM writes its log (log4j's warnings, the JVM's notes) to a temporary file,
+not to the user's terminal, and a JVM that cannot start is one line quoting the end of that log.
 
 DuckDB streams a file through the GROUP BY (Parquet row group by row group, CSV block by block): the rows are
 never held, only the hash table of the distinct combinations. :func:`duckdb_connect` bounds that table's memory
@@ -51,6 +54,7 @@ __all__ = [
     "ENGINES",
     "SPARK_ROLLUP_CLASSES",
     "check_engine",
+    "check_spark_source",
     "duckdb_connect",
     "duckdb_settings",
     "group_counts",
@@ -108,22 +112,56 @@ def spark_session(master: str | None = None):
     if master.startswith("local"):
         # Local mode: the Python workers must be this interpreter (with numpy and pandas), not the system's.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": str(max(2, os.cpu_count() or 2)),
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.session.timeZone": "UTC",
+    }
     try:
-        session = (
-            SparkSession.builder.master(master)
-            .appName("privrisk")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
-            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate()
-        )
+        _start_quiet_jvm(master, settings)
+        builder = SparkSession.builder.master(master).appName("privrisk")
+        for key, value in settings.items():
+            builder = builder.config(key, value)
+        session = builder.getOrCreate()
+    except PrivriskError:
+        raise
     except Exception as exc:  # Java missing, a bad master URL: one line, not a JVM trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {first}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _start_quiet_jvm(master: str, settings: Mapping[str, str]) -> None:
+    """Start Spark's JVM with its standard error going to a temporary file instead of the user's terminal.
+
+    A new JVM prints half a dozen lines of log4j warnings and notes ("Using Spark's default log4j profile",
+    "Setting default log level", a loopback hostname, the native Hadoop library, incubator modules) before the
+    first result; none is about the user's data. They go to an anonymous temporary file (gone when privrisk
+    exits); a JVM that cannot start is one line with the last line it wrote. Under ``spark-submit`` or with a
+    SparkContext already running nothing is started here.
+    """
+    from pyspark import SparkConf, SparkContext
+
+    if SparkContext._active_spark_context is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    from pyspark.java_gateway import launch_gateway
+
+    conf = SparkConf().setMaster(master).setAppName("privrisk").setAll(list(settings.items()))
+    log = tempfile.TemporaryFile()
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": log})
+    except Exception as exc:
+        log.seek(0)
+        said = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        why = f"{first} ({said[-1]})" if said else first
+        raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {why}") from None
+    finally:
+        log.close()  # the JVM holds its own descriptor: the file lives while it runs
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def duckdb_settings(memory_limit: str | None = None, threads: int | None = None) -> dict[str, str]:
@@ -413,6 +451,43 @@ def _spark_read(spark, path: str, text: Sequence[str]):
     return frame
 
 
+def check_spark_source(source, columns: Sequence[str] = ()) -> None:
+    """Check a local input of Spark before Spark starts: it exists, it is CSV or Parquet (or a folder of their part
+    files), and a file has ``columns``. A URI (``hdfs://``) or a Spark DataFrame is left to Spark.
+
+    Example:
+        >>> check_spark_source("no/such.csv")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: no/such.csv: no such file
+    """
+    from privrisk.io.data import check_columns
+
+    if _is_spark_frame(source) or isinstance(source, pd.DataFrame):
+        return
+    path = os.fspath(source)
+    if "://" in path:
+        return
+    if not Path(path).exists():
+        raise PrivriskError(f"{path}: no such file")
+    kind = _spark_kind(path)
+    if kind not in ("csv", "parquet"):
+        raise PrivriskError(f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'")
+    if columns and Path(path).is_file():
+        check_columns(Path(path), list(columns), _file_columns(path, kind))
+
+
+def _file_columns(path: str, kind: str) -> list[str]:
+    """The column names of a local CSV (its header) or Parquet file (its schema), without reading the rows."""
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=_sniff_delimiter(path)), [])
+    return [name.strip() for name in header]
+
+
 def _spark_frame(spark, source, text: Sequence[str]):
     """``source`` if it is a Spark DataFrame, else the CSV/Parquet file, folder or URI it names, read by Spark."""
     if _is_spark_frame(source):
@@ -435,6 +510,7 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
         raise PrivriskError(
             "engine: spark groups files or Spark DataFrames; a pandas DataFrame is grouped locally"
         )
+    check_spark_source(source, [*columns, *([count] if count else [])])
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = "dataset (Spark DataFrame)" if _is_spark_frame(source) else str(source)
     try:
@@ -477,9 +553,15 @@ def spark_query(
     the column of a parameter in ``numeric`` that is neither numeric nor boolean. Any other failure of Spark is one
     line naming the source (``name`` for a Spark DataFrame) and what it was ``doing``.
     """
+    given = {param: col for param, col in (columns or {}).items() if col is not None}
+    check_spark_source(source)
+    if not _is_spark_frame(source) and "://" not in os.fspath(source) and Path(os.fspath(source)).is_file():
+        present = _file_columns(os.fspath(source), _spark_kind(os.fspath(source)))
+        for param, col in given.items():  # before Spark starts, as Spark would say it
+            if col not in present:
+                raise PrivriskError(f"{param}: no column {col!r}; columns are {', '.join(present)}", param=param)
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = f"{name} (Spark DataFrame)" if _is_spark_frame(source) else str(source)
-    given = {param: col for param, col in (columns or {}).items() if col is not None}
     try:
         frame = _spark_frame(spark, source, ())
         for param, col in given.items():
