@@ -254,18 +254,24 @@ def _is_spark_frame(source) -> bool:
     return type(source).__module__.startswith("pyspark.") and hasattr(source, "createOrReplaceTempView")
 
 
-def duckdb_relation(con, p: Path, kind: str, text: Sequence[str] = ()):
-    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero)."""
+def duckdb_relation(con, p: Path, kind: str, text: Sequence[str] = (), *, whole_file: bool = False):
+    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero).
+
+    ``whole_file`` types a CSV's columns by every row, not DuckDB's first 20,480 (a text cell further down stops DuckDB's read otherwise).
+    """
     import duckdb
 
     from privrisk.io.data import _duckdb_relation, read_table
 
     if kind == "csv" and text:
         try:
-            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text})
+            extra = {"sample_size": -1} if whole_file else {}
+            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text}, **extra)
         except duckdb.Error:
             pass  # a text column missing: let the column check name it
-    return _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+    if kind in ("csv", "parquet"):
+        return _duckdb_relation(con, p, kind, whole_file=whole_file)
+    return con.from_df(read_table(p))
 
 
 def group_counts(
@@ -290,21 +296,25 @@ def group_counts(
 
 
 def _check_count_type(label: str, count: str | None, types: dict[str, str]) -> None:
+    from privrisk.io.data import plain_type
+
     if count and not _NUMERIC.search(types[count].upper()):
-        raise PrivriskError(f"{label}: the count column {count!r} is not numeric ({types[count]})")
+        raise PrivriskError(
+            f"{label}: the count column {count!r} holds {plain_type(types[count])}, not numbers of records"
+        )
 
 
 def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
     import duckdb
 
-    from privrisk.io.data import check_columns, check_file, file_kind
+    from privrisk.io.data import check_columns, check_file, duckdb_error_text, file_kind
 
     p = check_file(source)
     label = str(p)
     kind = file_kind(p)
 
-    def group(con: Any) -> pd.DataFrame:
-        rel = duckdb_relation(con, p, kind, text)
+    def group(con: Any, whole_file: bool = False) -> pd.DataFrame:
+        rel = duckdb_relation(con, p, kind, text, whole_file=whole_file)
         check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
         types = dict(zip(rel.columns, [str(t) for t in rel.types], strict=True))
         _check_count_type(label, count, types)
@@ -314,8 +324,13 @@ def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
                 hist = _group_dense(rel, columns, types)
             if hist is None:
                 hist = rel.query("__t", group_sql("__t", columns, count)).df()
+        except duckdb.ConversionException as exc:
+            if kind == "csv" and not whole_file:
+                # A cell below the rows DuckDB typed its column by: type every column by all of its rows.
+                return group(con, whole_file=True)
+            raise PrivriskError(f"{label}: could not be grouped: {duckdb_error_text(exc)}") from None
         except duckdb.Error as exc:
-            raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
+            raise PrivriskError(f"{label}: could not be grouped: {duckdb_error_text(exc)}") from None
         return hist
 
     with duckdb_connect() as con:
