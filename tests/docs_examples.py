@@ -141,8 +141,8 @@ def missing_spark(command: str) -> str | None:
     return None if shutil.which("java") else "no Java runtime"
 
 
-def comment_of(command: str) -> str:
-    """The comment at the end of a command (the last `` #`` outside quotes), or ''."""
+def _comment_start(command: str) -> int:
+    """Where the comment at the end of a command's first line starts (a `` #`` outside quotes), or -1."""
     first = command.splitlines()[0] if "<<" in command.splitlines()[0] else command
     quote = ""
     for i, ch in enumerate(first):
@@ -151,8 +151,20 @@ def comment_of(command: str) -> str:
         elif ch in "'\"":
             quote = ch
         elif ch == "#" and (i == 0 or first[i - 1].isspace()):
-            return first[i + 1 :].strip()
-    return ""
+            return i
+    return -1
+
+
+def comment_of(command: str) -> str:
+    """The comment at the end of a command, or ''."""
+    start = _comment_start(command)
+    return command[start + 1 :].splitlines()[0].strip() if start >= 0 else ""
+
+
+def without_comment(command: str) -> str:
+    """The command without its comment: what it is given (a number there is an input, not a result)."""
+    start = _comment_start(command)
+    return command if start < 0 else command[:start] + command[start:].partition("\n")[2]
 
 
 def expected_code(command: str) -> int:
@@ -280,7 +292,8 @@ def run_bash(example: Example, folder: Path, env: dict[str, str]) -> str | None:
         return f"exit {done.returncode}, expected {expected}: {tail}"
     if "Traceback" in done.stderr or "internal error" in done.stderr:
         return f"a traceback or internal error: {tail}"
-    missing = unmatched(claimed_numbers(comment_of(example.text)), done.stdout, done.stderr, example.text)
+    missing = unmatched(claimed_numbers(comment_of(example.text)), done.stdout, done.stderr,
+                        without_comment(example.text))  # fmt: skip
     if missing:
         return f"the comment says {', '.join(missing)}; not printed: {(done.stdout + done.stderr)[-800:]}"
     return None
@@ -313,7 +326,9 @@ def run_python(example: Example, folder: Path) -> str | None:
                         value = eval(compile(ast.Expression(statement.value), example.where(), "eval"), scope)
                     else:
                         exec(compile(ast.Module([statement], []), example.where(), "exec"), scope)
-                        value = None
+                        targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+                        named = [t.id for t in targets if isinstance(t, ast.Name)]
+                        value = scope[named[0]] if len(named) == 1 == len(targets) else None  # x = … # 337.0
             except Exception as exc:  # noqa: BLE001 - the example's own error is the finding
                 if raises and type(exc).__name__ == raises.group(1):
                     continue
@@ -322,6 +337,8 @@ def run_python(example: Example, folder: Path) -> str | None:
                 return f"line {example.line + line - 1}: {code!r} should raise {raises.group(1)}"
             stated = stated_value(comment)
             if stated:
+                if hasattr(value, "tolist") and getattr(value, "ndim", 0):
+                    value = value.tolist()  # a numpy array states its values
                 values = value if isinstance(value, tuple | list) else (value,)
                 printed: list[Number] = []
                 for v in values:

@@ -17,6 +17,7 @@ import pytest
 from docs_examples import (
     EXEMPT,
     ROOT,
+    Example,
     claimed_numbers,
     comment_of,
     expected_code,
@@ -24,7 +25,9 @@ from docs_examples import (
     page_examples,
     page_name,
     pages,
+    run_bash,
     run_page,
+    run_python,
     stated_value,
     unmatched,
 )
@@ -97,3 +100,23 @@ def test_comments_are_read_as_the_module_says():
     assert [n.text for n in stated_value("0.2908, 0.2919 (Allmann et al., Table 1)")] == ["0.2908", "0.2919"]
     assert stated_value("tidy DataFrame: epsilon, n, risk, leak") == []
 
+
+
+def test_a_wrong_number_or_exit_code_or_an_undefined_name_fails(tmp_path):
+    def python(text: str) -> str | None:
+        return run_python(Example("page.md", "python", text, 1), tmp_path)
+
+    assert python("x = 0.25 * 3    # 0.75: three quarters\nround(x, 1)   # 0.8") is None
+    assert "the comment says '0.6'" in (python("x = 0.25 * 3    # 0.6") or "")
+    assert "NameError" in (python("len(samples_2d)   # one value per row") or "")
+    assert python("int('x')   # ValueError: not a number") is None
+    assert "should raise ValueError" in (python("int('3')   # ValueError") or "")
+    env = {"PATH": "/usr/bin:/bin"}
+
+    def bash(text: str) -> str | None:
+        return run_bash(Example("page.md", "bash", text, 1), tmp_path, env)
+
+    assert bash("echo 'ρ_mw 4.83 %'   # the risk: 4.8 %") is None
+    assert "the comment says 4.8 %" in (bash("echo 'ρ_mw 13.0 %'   # the risk: 4.8 %") or "")
+    assert bash("exit 1   # exits 1: a disclosure") is None
+    assert "exit 0, expected 1" in (bash("true   # exits 1") or "")
