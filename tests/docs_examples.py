@@ -256,7 +256,9 @@ def unmatched(claims: list[Number], *texts: str) -> list[str]:
 
 def stated_value(comment: str) -> list[Number]:
     """The value a Python statement's comment starts with: ``0.731``, ``0.2908, 0.2919 (…)``, ``ln 3: …``."""
-    head = re.match(r"\s*((?:ln ?\d+|[-−]?\d[\d.e−-]*\s*%?)(?:\s*,\s*(?:ln ?\d+|[-−]?\d[\d.e−-]*\s*%?))*)", comment)
+    head = re.match(
+        r"\s*((?:ln ?\d+|[-−]?\d[\d.e−-]*\s*%?)(?:\s*,\s*(?:ln ?\d+|[-−]?\d[\d.e−-]*\s*%?))*)", comment
+    )
     if not head:
         return []
     return [n for part in head.group(1).split(",") for n in numbers_in(part)]
@@ -329,7 +331,7 @@ def run_python(example: Example, folder: Path) -> str | None:
                         targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
                         named = [t.id for t in targets if isinstance(t, ast.Name)]
                         value = scope[named[0]] if len(named) == 1 == len(targets) else None  # x = … # 337.0
-            except Exception as exc:  # noqa: BLE001 - the example's own error is the finding
+            except Exception as exc:
                 if raises and type(exc).__name__ == raises.group(1):
                     continue
                 return f"line {example.line + line - 1}: {code!r} raised {type(exc).__name__}: {exc}"
@@ -348,7 +350,9 @@ def run_python(example: Example, folder: Path) -> str | None:
                         printed += numbers_in(repr(v))
                 wrong = [c.text for c in stated if not matches(c, printed)]
                 if wrong:
-                    return f"line {example.line + line - 1}: {code!r} is {value!r}, the comment says {comment!r}"
+                    return (
+                        f"line {example.line + line - 1}: {code!r} is {value!r}, the comment says {comment!r}"
+                    )
     finally:
         os.chdir(previous)
     return None

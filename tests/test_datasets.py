@@ -25,7 +25,9 @@ def test_the_shipped_file_is_what_the_generator_writes(name, tmp_path):
     written = {p.name: p for p in write_example_files(tmp_path)}
     shipped, fresh = _read(EXAMPLES / name), _read(written[name])
     pd.testing.assert_frame_equal(shipped, fresh, check_dtype=False)
-    if name.endswith(".csv"):  # a Stata file's bytes depend on pandas' writer; its contents are compared above
+    if name.endswith(
+        ".csv"
+    ):  # a Stata file's bytes depend on pandas' writer; its contents are compared above
         assert (EXAMPLES / name).read_bytes() == written[name].read_bytes()
 
 
@@ -35,13 +37,17 @@ def test_the_survey_is_what_the_guide_says():
     assert len(survey) == 1000 and survey["pid"].is_unique
     assert survey["hours"].between(0, 80).all() and (survey["income"] >= 0).all()
     coded = survey_like(missing_codes=True)
-    assert set(coded["hours"][coded["hours"] < 0]) == {-1, -2} and set(coded["income"][coded["income"] < 0]) == {-1}
+    assert set(coded["hours"][coded["hours"] < 0]) == {-1, -2} and set(
+        coded["income"][coded["income"] < 0]
+    ) == {-1}
     # The codes replace answers and nothing else: every other cell is the CSV's.
     kept = coded["hours"] >= 0
     assert (coded.loc[kept, "hours"] == survey.loc[kept, "hours"]).all()
     # −2 (does not apply): only the retired who do not work.
     not_applicable = coded["hours"] == -2
-    assert (survey.loc[not_applicable, "age"] == "65+").all() and (survey.loc[not_applicable, "hours"] == 0).all()
+    assert (survey.loc[not_applicable, "age"] == "65+").all() and (
+        survey.loc[not_applicable, "hours"] == 0
+    ).all()
 
 
 def test_the_panels_are_what_the_guide_says():

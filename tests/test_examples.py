@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from docs_examples import (
     EXEMPT,
     ROOT,
@@ -99,7 +100,6 @@ def test_comments_are_read_as_the_module_says():
     assert [n.value for n in numbers_in("0.5,1,2 and 31,857")] == [0.5, 1, 2, 31857]
     assert [n.text for n in stated_value("0.2908, 0.2919 (Allmann et al., Table 1)")] == ["0.2908", "0.2919"]
     assert stated_value("tidy DataFrame: epsilon, n, risk, leak") == []
-
 
 
 def test_a_wrong_number_or_exit_code_or_an_undefined_name_fails(tmp_path):

@@ -24,9 +24,7 @@ def readme_commands() -> list[str]:
 
 def guide_commands() -> list[str]:
     """Every command of the guide's bash blocks, page by page in the navigation's order."""
-    return [
-        c for page in pages()[1:] for _, block, _ in blocks(page, "bash") for c, _ in commands_of(block)
-    ]
+    return [c for page in pages()[1:] for _, block, _ in blocks(page, "bash") for c, _ in commands_of(block)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -110,7 +108,11 @@ def test_the_readme_says_what_the_tests_need_of_the_system_and_how_long_they_tak
                    "PRIVRISK_ACRO_PYTHON", "10–11 minutes"):  # fmt: skip
         assert needed in prose, needed
     assert "chromium" in ci and "pycanon==1.3.6" in ci and "PRIVRISK_ACRO_PYTHON" in ci
-    assert re.search(r"pycanon==1\.3\.6", readme) and "default-jre-headless" in readme and "default-jre-headless" in ci
+    assert (
+        re.search(r"pycanon==1\.3\.6", readme)
+        and "default-jre-headless" in readme
+        and "default-jre-headless" in ci
+    )
 
 
 def test_the_readmes_python_runs_as_printed(monkeypatch):

@@ -146,7 +146,9 @@ def test_defaults_shown_are_the_real_ones(name, monkeypatch, capsys):
 def test_readable_help_keeps_brackets_and_joins_lines():
     from rich.text import Text
 
-    text = readable_help("A TOML file of [[release]]\ntables; a JSON list of [noise_multiplier, sample_rate].")
+    text = readable_help(
+        "A TOML file of [[release]]\ntables; a JSON list of [noise_multiplier, sample_rate]."
+    )
     assert Text.from_markup(text).plain == (
         "A TOML file of [[release]] tables; a JSON list of [noise_multiplier, sample_rate]."
     )

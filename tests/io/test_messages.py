@@ -30,7 +30,9 @@ ROWS = 21_000  # beyond DuckDB's sample of 20,480 rows
 def late_text(tmp_path):
     """A CSV whose last row holds text in two numeric columns, below the rows DuckDB types its columns by."""
     path = tmp_path / "late.csv"
-    lines = ["zip,age,hours,n"] + [f"{10000 + i % 50},{20 + i % 40},{i % 60},{1 + i % 3}" for i in range(ROWS)]
+    lines = ["zip,age,hours,n"] + [
+        f"{10000 + i % 50},{20 + i % 40},{i % 60},{1 + i % 3}" for i in range(ROWS)
+    ]
     path.write_text("\n".join([*lines, "10001,abc,x,many"]) + "\n")
     return path
 
@@ -41,7 +43,9 @@ def test_a_late_text_cell_in_another_column_does_not_stop_the_read(late_text):
 
 def test_a_late_text_cell_is_named_by_the_column_check(cli, late_text):
     result = cli("sensitivity", late_text, "--column", "hours", "--query", "mean")
-    one_line_error(result, "late.csv", "column 'hours' is not numeric", "'x'", f"row {ROWS + 1}", "(1 such value)")
+    one_line_error(
+        result, "late.csv", "column 'hours' is not numeric", "'x'", f"row {ROWS + 1}", "(1 such value)"
+    )
     assert not DATABASE_WORDS.search(result.err), result.err
 
 
@@ -62,8 +66,31 @@ def test_grouping_types_every_row_when_a_late_cell_does_not_fit(late_text):
         ["study", "{late}", "-c", "hours", "--out", "{out}", "--repetitions", "2"],
         ["audit", "{late}", "-c", "hours", "-q", "mean", "-e", "1"],
         ["attack", "{late}", "--column", "hours", "--query", "mean", "--epsilon", "1"],
-        ["derived", "--values", "{late}", "--column", "hours", "--epsilon", "1", "--target", "sum", "--via", "mean"],
-        ["empirical", "{late}", "--period", "zip", "--individual", "age", "--query", "sum", "--value", "hours"],
+        [
+            "derived",
+            "--values",
+            "{late}",
+            "--column",
+            "hours",
+            "--epsilon",
+            "1",
+            "--target",
+            "sum",
+            "--via",
+            "mean",
+        ],
+        [
+            "empirical",
+            "{late}",
+            "--period",
+            "zip",
+            "--individual",
+            "age",
+            "--query",
+            "sum",
+            "--value",
+            "hours",
+        ],
         ["empirical", "{late}", "--period", "nope", "--individual", "age", "--query", "count"],
     ],
 )
@@ -86,7 +113,9 @@ def test_duckdb_errors_read_as_sentences():
     assert duckdb_error_text(ConversionException(message)) == (
         "line 30002, column 'age': 'abc' where the rows before hold whole numbers"
     )
-    assert duckdb_error_text(Exception("Invalid Input Error: No open result set\nmore")) == "No open result set"
+    assert (
+        duckdb_error_text(Exception("Invalid Input Error: No open result set\nmore")) == "No open result set"
+    )
     assert [plain_type(t) for t in ("BIGINT", "DOUBLE", "VARCHAR", "DATE", "TIMESTAMP", "BOOLEAN", "string")] == [
         "whole numbers", "numbers", "text", "dates", "dates and times", "true or false", "text",
     ]  # fmt: skip
@@ -95,5 +124,7 @@ def test_duckdb_errors_read_as_sentences():
 def test_a_bad_count_names_the_kind_of_values_in_words(tmp_path):
     path = tmp_path / "p.csv"
     pd.DataFrame({"zip": ["1", "2"], "n": ["five", "six"]}).to_csv(path, index=False)
-    with pytest.raises(PrivriskError, match=r"p\.csv: the count column 'n' holds text, not numbers of records"):
+    with pytest.raises(
+        PrivriskError, match=r"p\.csv: the count column 'n' holds text, not numbers of records"
+    ):
         group_counts(path, ["zip"], count="n")

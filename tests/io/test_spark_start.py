@@ -64,7 +64,7 @@ def test_check_spark_source_names_the_file_and_the_column(trial):
     with pytest.raises(PrivriskError, match="no column 'sex'"):
         check_spark_source(trial / "t.parquet", ["sex"])
     (trial / "parts").mkdir()
-    with pytest.raises(PrivriskError, match="a folder without .parquet or .csv part files"):
+    with pytest.raises(PrivriskError, match=r"a folder without \.parquet or \.csv part files"):
         check_spark_source(trial / "parts")
 
 
@@ -74,7 +74,9 @@ def test_a_jvm_that_cannot_start_is_one_line(trial):
                       "--engine", "spark"], trial, JAVA_HOME=str(trial / "no-java"))  # fmt: skip
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("privrisk: error: --spark-master: could not start Spark"), lines
+    assert len(lines) == 1 and lines[0].startswith(
+        "privrisk: error: --spark-master: could not start Spark"
+    ), lines
 
 
 @pytest.mark.slow

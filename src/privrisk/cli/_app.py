@@ -130,7 +130,9 @@ class PrivriskCommand(TyperCommand):
 class _Typer(typer.Typer):
     """A Typer application whose commands are :class:`PrivriskCommand` unless they name another class."""
 
-    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any) -> Any:
+    def command(
+        self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
+    ) -> Any:
         return super().command(name, cls=cls or PrivriskCommand, **kwargs)
 
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from privrisk.empirical import EmpiricalPrivacy
     from privrisk.empirical.settings import EmpiricalRun
 
+
 @app.command("empirical")
 def empirical_command(
     file: str = typer.Argument(
@@ -95,7 +96,7 @@ def empirical_command(
     risk δ* = 1 − Π(1 − δᵢ) estimates the chance that someone's privacy is compromised by more than ε.
     US patent 11,593,360 claims this method; check it before commercial use.
 
-    Example: privrisk empirical inspections.csv --preset chicago --epsilons 0.03,0.1,0.3
+    Example: privrisk empirical examples/shops.csv --period month --individual shop --query rate --value failed --weight inspected
     """
     from privrisk.empirical.settings import EmpiricalSettings, run_empirical
 

@@ -70,9 +70,15 @@ def presence_command(
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: smallest research class allowed."),
     kmap: int | None = typer.Option(None, "--kmap", help="k-map: smallest population class allowed."),
-    search: bool = typer.Option(False, "--search", help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1."),
+    search: bool = typer.Option(
+        False,
+        "--search",
+        help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1.",
+    ),
     suppression: float = typer.Option(
-        0.0, "--suppression", help="Share of research records in failing classes that may be removed, e.g. 0.02 for 2 %."
+        0.0,
+        "--suppression",
+        help="Share of research records in failing classes that may be removed, e.g. 0.02 for 2 %.",
     ),
     loss: str = typer.Option(
         "precision", "--loss", help=f"Information loss to minimise: {', '.join(LOSS_MEASURES)}."

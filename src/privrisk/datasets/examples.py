@@ -170,7 +170,9 @@ def write_example_files(folder: str | Path) -> list[Path]:
         path = folder / name
         frame = make()
         if path.suffix == ".dta":
-            frame.to_stata(path, write_index=False, version=118, variable_labels=_LABELS, time_stamp=_STATA_TIME)
+            frame.to_stata(
+                path, write_index=False, version=118, variable_labels=_LABELS, time_stamp=_STATA_TIME
+            )
         else:
             frame.to_csv(path, index=False)
         written.append(path)

@@ -276,7 +276,9 @@ def _duckdb_relation(con: Any, path: Path, kind: str, *, whole_file: bool = Fals
             return rel
         return con.read_parquet(str(path))
     except duckdb.Error as exc:
-        raise PrivriskError(f"{path}: could not be read as {kind.upper()}: {duckdb_error_text(exc)}") from None
+        raise PrivriskError(
+            f"{path}: could not be read as {kind.upper()}: {duckdb_error_text(exc)}"
+        ) from None
 
 
 # DuckDB's types in a reader's words.

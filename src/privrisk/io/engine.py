@@ -487,7 +487,9 @@ def check_spark_source(source, columns: Sequence[str] = ()) -> None:
         raise PrivriskError(f"{path}: no such file")
     kind = _spark_kind(path)
     if kind not in ("csv", "parquet"):
-        raise PrivriskError(f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'")
+        raise PrivriskError(
+            f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'"
+        )
     if columns and Path(path).is_file():
         check_columns(Path(path), list(columns), _file_columns(path, kind))
 
@@ -574,7 +576,9 @@ def spark_query(
         present = _file_columns(os.fspath(source), _spark_kind(os.fspath(source)))
         for param, col in given.items():  # before Spark starts, as Spark would say it
             if col not in present:
-                raise PrivriskError(f"{param}: no column {col!r}; columns are {', '.join(present)}", param=param)
+                raise PrivriskError(
+                    f"{param}: no column {col!r}; columns are {', '.join(present)}", param=param
+                )
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = f"{name} (Spark DataFrame)" if _is_spark_frame(source) else str(source)
     try:
