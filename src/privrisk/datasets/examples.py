@@ -100,8 +100,8 @@ def shops_like(shops: int = 60, months: int = 60, *, seed: int = 20150112) -> pd
     propensity = rng.beta(2.0, 8.0, shops)
     demand = rng.lognormal(0.0, 0.1, months)
     climate = rng.normal(0.0, 0.3, months)
-    month, shop = np.meshgrid(np.arange(months), np.arange(shops), indexing="ij")
-    month, shop = month.ravel(), shop.ravel()
+    month = np.repeat(np.arange(months), shops)
+    shop = np.tile(np.arange(shops), months)
     keep = rng.random(month.size) >= 0.1
     month, shop = month[keep], shop[keep]
     sales = np.round(size[shop] * demand[month] * rng.lognormal(0.0, 0.2, month.size))
@@ -130,8 +130,8 @@ def wages_like(people: int = 80, quarters: int = 48, *, seed: int = 20100101) ->
     """
     rng = np.random.default_rng(seed)
     level = rng.lognormal(np.log(18.0), 0.3, people)
-    quarter, pid = np.meshgrid(np.arange(quarters), np.arange(people), indexing="ij")
-    quarter, pid = quarter.ravel(), pid.ravel()
+    quarter = np.repeat(np.arange(quarters), people)
+    pid = np.tile(np.arange(people), quarters)
     wage = np.round(level[pid] * rng.lognormal(0.0, 0.05, quarter.size), 2)
     return pd.DataFrame({"quarter": quarter + 1, "pid": pid + 1, "wage": wage})
 

@@ -497,7 +497,7 @@ def check_spark_source(source, columns: Sequence[str] = ()) -> None:
 def _file_columns(path: str, kind: str) -> list[str]:
     """The column names of a local CSV (its header) or Parquet file (its schema), without reading the rows."""
     if kind == "parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
         return list(pq.read_schema(path).names)
     with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
