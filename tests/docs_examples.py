@@ -46,6 +46,7 @@ EXEMPT: dict[str, str] = {
     "privrisk app": "starts a server that runs until Ctrl-C; tests/app/test_frame.py starts and stops it",
     "spark-submit": "needs a YARN cluster",
     "python benchmarks/": "a benchmark takes minutes; CI runs each in its --quick mode",
+    "mkdocs build": "builds the site from the repository's mkdocs.yml; .ci/run runs it",
 }
 
 
@@ -63,15 +64,17 @@ class Example:
 
 
 def pages() -> list[Path]:
-    """The README, then the guide's pages in the order of the site's navigation (mkdocs.yml), then any other."""
+    """The README, the site's first page, then the guide's pages in the order of the site's navigation
+    (mkdocs.yml), then any other page of the guide."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     named = [GUIDE / name for name in re.findall(r"\bguide/([\w-]+\.md)\b", config)]
     ordered = list(dict.fromkeys(p for p in named if p.is_file()))
-    return [ROOT / "README.md", *ordered, *sorted(set(GUIDE.glob("*.md")) - set(ordered))]
+    guide = [*ordered, *sorted(set(GUIDE.glob("*.md")) - set(ordered))]
+    return [ROOT / "README.md", ROOT / "docs" / "index.md", *guide]
 
 
 def page_name(path: Path) -> str:
-    return path.relative_to(ROOT / "docs").as_posix() if GUIDE in path.parents else path.name
+    return path.relative_to(ROOT / "docs").as_posix() if path.parent != ROOT else path.name
 
 
 def blocks(path: Path, kind: str | None = None) -> list[tuple[str, str, int]]:

@@ -35,7 +35,7 @@ from docs_examples import (
 
 # Pages that run in a few seconds (Python only, or nothing to run: the app's commands start a server); every
 # other page runs commands of several seconds each and is marked slow.
-QUICK = {"guide/index.md", "guide/app.md"}
+QUICK = {"index.md", "guide/index.md", "guide/app.md"}
 SPARK = {"guide/spark.md"}
 
 
