@@ -175,12 +175,11 @@ class LazyCommands(MutableMapping[str, _click.Command]):
         return sum(1 for _ in self)
 
     def summary(self, name: str) -> _click.Command | None:
-        """The command if it is built; otherwise a stand-in with its name and one-line help from the table."""
-        if name in self._built:
-            return self._built[name]
+        """A stand-in with the command's name and one-line help from the table (which tests/cli/test_startup.py
+        keeps equal to the commands' own), built or not; a command outside the table as it is."""
         if name in _table():
             return TyperCommand(name=name, help=readable_help(_table()[name][1]))
-        return None
+        return self._built.get(name)
 
 
 class LazyGroup(TyperGroup):
