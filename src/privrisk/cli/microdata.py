@@ -28,7 +28,7 @@ TOP = 20  # privrisk.microdata.settings.MicrodataSettings.top
 
 @app.command("microdata")
 def microdata_command(
-    data: str = typer.Argument(..., help="The sample file: CSV, Parquet, Stata or SPSS."),
+    data: Path = typer.Argument(..., help="The sample file: CSV, Parquet, Stata or SPSS."),
     keys: str = typer.Option(..., "--keys", help="Key variables (quasi-identifiers), comma-separated."),
     weights: str | None = typer.Option(None, "--weights", help="Sampling-weight column (F_k = sum of weights)."),
     household: str | None = typer.Option(None, "--household", help="Household-id column, for household risk."),
@@ -129,7 +129,7 @@ def microdata_command(
         raise ThresholdExceeded(_named(failures[0]), param=leading_param(failures[0]))
 
 
-def _run_with_progress(data: str, settings: Any) -> Any:
+def _run_with_progress(data: Path, settings: Any) -> Any:
     """run_microdata, with the stage and its time on stderr while it runs (a terminal only)."""
     import time
 
