@@ -25,8 +25,8 @@ from privrisk.errors import PrivriskError
 
 __all__ = ["Encoded", "Table", "encode", "nearest"]
 
-#: Cells of one block of the distance matrix (float32): 2²⁴ cells are 64 MB.
-_BLOCK_CELLS = 1 << 24
+#: Cells of one block of the distance matrix (float32): 2²¹ cells are 8 MB, near the cache.
+_BLOCK_CELLS = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -141,21 +141,27 @@ def check_same_columns(names: dict[str, pd.DataFrame]) -> None:
             )
 
 
-def _distances(queries: np.ndarray, candidates: np.ndarray, numeric: Sequence[bool]) -> np.ndarray:
-    """The distance matrix of a block of queries to every candidate (float32)."""
-    out = np.zeros((queries.shape[0], candidates.shape[0]), dtype=np.float32)
+def _distances(queries: np.ndarray, candidates: list[np.ndarray], numeric: Sequence[bool],
+               out: np.ndarray, work: np.ndarray, same: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The distance matrix of a block of queries to every candidate, into ``out`` (float32; no allocation)."""
+    b = queries.shape[0]
+    o, w, e = out[:b], work[:b], same[:b]
+    o.fill(0)
     for j, is_numeric in enumerate(numeric):
-        q = queries[:, j].astype(np.float32)[:, None]
-        c = candidates[:, j].astype(np.float32)[None, :]
+        q = queries[:, j, None]
+        c = candidates[j][None, :]
         if is_numeric:
-            d = np.abs(q - c)
-            if np.isnan(d).any():
+            np.subtract(q.astype(np.float32), c, out=w)
+            np.abs(w, out=w)
+            if np.isnan(w).any():
                 both = np.isnan(q) & np.isnan(c)
-                d = np.where(both, np.float32(0), np.where(np.isnan(d), np.float32(1), d))
-            out += d
+                w[np.isnan(w)] = 1.0
+                w[both] = 0.0
+            np.add(o, w, out=o)
         else:
-            out += q != c
-    return out
+            np.not_equal(q.astype(c.dtype), c, out=e)
+            np.add(o, e, out=o)
+    return o
 
 
 def nearest(
@@ -195,10 +201,17 @@ def nearest(
     if kk == 0:
         raise PrivriskError("synthetic: the file has no records", param="synthetic")
     block = max(1, _BLOCK_CELLS // max(1, c.shape[0]))
+    # One contiguous array per column: codes as integers (an exact comparison), numbers as float32.
+    columns_c = [c[:, i].astype(np.float32) if kind else np.where(np.isnan(c[:, i]), -1, c[:, i]).astype(np.int32)
+                 for i, kind in enumerate(kinds)]  # fmt: skip
+    q = np.where(np.isnan(q) & ~np.array(kinds)[None, :], -1.0, q) if q.size else q
+    out = np.empty((min(block, q.shape[0]), c.shape[0]), dtype=np.float32)
+    work = np.empty_like(out)
+    same = np.empty(out.shape, dtype=bool)
     index = np.empty((q.shape[0], kk), dtype=np.int64)
     dist = np.empty((q.shape[0], kk), dtype=np.float64)
     for start in range(0, q.shape[0], block):
-        d = _distances(q[start : start + block], c, kinds)
+        d = _distances(q[start : start + block], columns_c, kinds, out, work, same)
         if kk == 1:
             best = np.argmin(d, axis=1)[:, None]  # the first minimum: the earliest in the search order
         else:

@@ -39,7 +39,7 @@ __all__ = ["DEFAULT_QUERY_COLUMNS", "MAX_ATTEMPTS_PER_QUERY", "Query", "singling
 
 DEFAULT_QUERY_COLUMNS = 3
 """Columns in a multivariate query (Anonymeter's default)."""
-MAX_ATTEMPTS_PER_QUERY = 50
+MAX_ATTEMPTS_PER_QUERY = 25
 """Random records tried per query asked for, before the attacker stops with fewer (the shortfall is reported)."""
 
 #: One predicate: (column, operator, value) with operator ``==``, ``<=``, ``>=`` or ``na`` (the value is missing).
@@ -52,19 +52,20 @@ class _Index:
 
     def __init__(self, table: Table) -> None:
         self.values = table.values
-        self.order = np.argsort(table.values, axis=0, kind="stable")  # NaN sorts last
-        self.sorted = np.take_along_axis(table.values, self.order, axis=0)
-        self.present = np.sum(~np.isnan(table.values), axis=0)
+        # One contiguous array per column (a column of a row-major matrix is strided: searching it copies it).
+        self.order = [np.argsort(x, kind="stable") for x in table.values.T]  # NaN sorts last
+        self.present = [int(np.sum(~np.isnan(x))) for x in table.values.T]
+        self.sorted = [x[o][:p] for x, o, p in zip(table.values.T, self.order, self.present, strict=True)]
 
     def span(self, p: Predicate) -> tuple[int, int]:
         j, op, v = p
-        column = self.sorted[: self.present[j], j]
+        column = self.sorted[j]
         if op == "na":
-            return int(self.present[j]), int(self.values.shape[0])
+            return self.present[j], int(self.values.shape[0])
         if op == "<=":
             return 0, int(np.searchsorted(column, v, side="right"))
         if op == ">=":
-            return int(np.searchsorted(column, v, side="left")), int(self.present[j])
+            return int(np.searchsorted(column, v, side="left")), self.present[j]
         return int(np.searchsorted(column, v, side="left")), int(np.searchsorted(column, v, side="right"))
 
     def count(self, query: Query, limit: int = 2) -> int:
@@ -75,21 +76,27 @@ class _Index:
         if sizes[first] == 0:
             return 0
         a, b = spans[first]
-        rows = self.order[a:b, query[first][0]]
-        keep = np.ones(rows.size, dtype=bool)
-        for i, (j, op, v) in enumerate(query):
-            if i == first:
-                continue
-            x = self.values[rows, j]
-            if op == "na":
-                keep &= np.isnan(x)
-            elif op == "<=":
-                keep &= x <= v
-            elif op == ">=":
-                keep &= x >= v
-            else:
-                keep &= x == v
-        return min(int(keep.sum()), limit)
+        order = self.order[query[first][0]]
+        found, start, chunk = 0, a, 256
+        while start < b and found < limit:  # most queries match two records early: stop there
+            rows = order[start : min(b, start + chunk)]
+            keep = np.ones(rows.size, dtype=bool)
+            for i, (j, op, v) in enumerate(query):
+                if i == first:
+                    continue
+                x = self.values[rows, j]
+                if op == "na":
+                    keep &= np.isnan(x)
+                elif op == "<=":
+                    keep &= x <= v
+                elif op == ">=":
+                    keep &= x >= v
+                else:
+                    keep &= x == v
+            found += int(keep.sum())
+            start += chunk
+            chunk *= 4
+        return min(found, limit)
 
 
 def _univariate(index: _Index, numeric: Sequence[bool], rng: np.random.Generator, wanted: int) -> list[Query]:
@@ -140,6 +147,7 @@ def _multivariate(
     values = index.values
     n, d = values.shape
     width = min(width, d)
+    is_numeric = np.asarray(numeric, dtype=bool)
     medians = np.array([np.nanmedian(values[:, j]) if numeric[j] and (~np.isnan(values[:, j])).any() else 0.0
                         for j in range(d)])  # fmt: skip
     out: list[Query] = []
@@ -147,12 +155,16 @@ def _multivariate(
     attempts = 0
     limit = MAX_ATTEMPTS_PER_QUERY * wanted
     while len(out) < wanted and attempts < limit:
-        batch = min(1024, limit - attempts)
+        batch = min(2048, limit - attempts)
+        attempts += batch
+        # A batch of records and, for each, `width` distinct random columns (the first of a random permutation).
         records = rng.integers(0, n, size=batch)
-        for r in records:
-            attempts += 1
-            cols = np.sort(rng.choice(d, size=width, replace=False))
-            q = tuple(_predicate(int(j), values[r, j], numeric[j], medians[j]) for j in cols)
+        cols = np.sort(np.argsort(rng.random((batch, d)), axis=1)[:, :width], axis=1)
+        vals = values[records[:, None], cols]
+        ops = np.where(np.isnan(vals), "na", np.where(is_numeric[cols],
+                       np.where(vals > medians[cols], ">=", "<="), "=="))  # fmt: skip
+        for i in range(batch):
+            q = tuple((int(j), str(op), float(v)) for j, op, v in zip(cols[i], ops[i], vals[i], strict=True))
             if q in seen:
                 continue
             seen.add(q)
@@ -233,7 +245,10 @@ def singling_out(
     train, control = evaluation_sets(enc, rng)
     on_train = _Index(train)
     hits = sum(on_train.count(q) == 1 for q in found)
-    control_hits = None if control is None else sum(_Index(control).count(q) == 1 for q in found)
+    control_hits = None
+    if control is not None:
+        on_control = _Index(control)
+        control_hits = sum(on_control.count(q) == 1 for q in found)
     guesses = _baseline(synthetic, enc.numeric, rng, len(found), width)
     guessed = sum(on_train.count(q) == 1 for q in guesses)
     risk = excess_risk(hits, len(found), control_hits, None if control is None else len(found),
