@@ -67,6 +67,33 @@ class Encoded:
     def index(self, names: Sequence[str]) -> list[int]:
         return [self.columns.index(n) for n in names]
 
+    def encode_frame(self, frame: pd.DataFrame) -> Table:
+        """Another frame with the same columns in this encoding (values it has not seen get new codes, which
+        match nothing)."""
+        blocks = []
+        for j, name in enumerate(self.columns):
+            if self.numeric[j]:
+                low, width = self.scale[name]
+                x = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+                blocks.append((x - low) / width)
+            else:
+                known = {_key(v): i for i, v in enumerate(self.categories[name])}
+                unseen = len(known)
+                blocks.append(np.array([known.get(_key(v), unseen) for v in frame[name].astype(object)], dtype=float))
+        return Table(np.column_stack(blocks) if blocks else np.zeros((len(frame), 0)))
+
+    def decode(self, table: Table) -> pd.DataFrame:
+        """An encoded table as a frame of the files' own values."""
+        out = {}
+        for j, name in enumerate(self.columns):
+            x = table.values[:, j]
+            if self.numeric[j]:
+                low, width = self.scale[name]
+                out[name] = low + x * width
+            else:
+                out[name] = self.categories[name][x.astype(int)]
+        return pd.DataFrame(out).infer_objects()
+
     def value(self, column: int, code: float) -> object:
         """The value a code or scaled number stands for, as the file holds it."""
         name = self.columns[column]
@@ -76,6 +103,10 @@ class Encoded:
             low, width = self.scale[name]
             return float(low + code * width)
         return self.categories[name][int(code)]
+
+
+def _key(value: object) -> object:
+    return "<NA>" if value is None or (isinstance(value, float) and np.isnan(value)) else value
 
 
 def _is_numeric(series: pd.Series) -> bool:
