@@ -274,13 +274,14 @@ class SyntheticRun:
     notes: list[str] = field(default_factory=list)
 
     def riskiest(self) -> AttackOutcome:
-        """The attack with the largest excess risk (then the widest interval)."""
-        return max(self.attacks, key=lambda o: (o.risk.value, o.risk.high))
+        """The attack whose excess risk is largest for certain (the lower end of its interval), then by its point
+        estimate: an attack of a few queries with a wide interval does not hide one measured precisely."""
+        return max(self.attacks, key=lambda o: (o.risk.low, o.risk.value, o.risk.high))
 
     def riskiest_secret(self) -> AttackOutcome | None:
         """The inferred column at most risk, or None without inference."""
         found = [o for o in self.attacks if o.attack == "inference"]
-        return max(found, key=lambda o: (o.risk.value, o.risk.high)) if found else None
+        return max(found, key=lambda o: (o.risk.low, o.risk.value, o.risk.high)) if found else None
 
     def verdict(self) -> Verdict:
         """The finding in plain words: one number and one sentence."""
