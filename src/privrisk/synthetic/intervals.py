@@ -112,7 +112,8 @@ def wilson(k: int, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[floa
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(max(p * (1 - p) / n + z * z / (4 * n * n), 0.0))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At k = 0 and k = n an end is exactly 0 or 1 (rounding would leave 4·10⁻¹⁹).
+    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 @dataclass(frozen=True)
