@@ -6,8 +6,9 @@ records the generator never saw (non-members):
 - ``distance``: minus the distance to the nearest synthetic record (a generator that copies or overfits puts
   synthetic records near its training records; Chen et al. 2020's GAN-leaks in its simplest form);
 - ``density``: the ratio of the synthetic file's density at the target to the real data's density there, each
-  estimated from the distance to the k-th nearest record (DOMIAS, van Breugel et al. 2023, with k-nearest-neighbour
-  densities for mixed columns). The real density comes from half of the control records, the reference; the other
+  estimated from the distance to the nearest record (DOMIAS, van Breugel et al. 2023, with nearest-neighbour
+  densities for mixed columns: a generator that memorises raises the synthetic density exactly at its training
+  records, which a k-th neighbour beyond the first would smooth away). The real density comes from half of the control records, the reference; the other
   half are the non-members attacked, so no target is in its own reference;
 - ``shadow`` (when the generator can be retrained): the generator is run on the reference records several times,
   and a target's distance to the synthetic file is compared with its distances to these shadow files, which were
@@ -35,7 +36,6 @@ __all__ = ["LOW_FPR", "MembershipAttack", "membership_attacks", "roc"]
 
 LOW_FPR = (0.001, 0.01, 0.1)
 """The false-positive rates at which the true-positive rate is reported."""
-_K = 5
 _SHADOWS = 4
 _SHADOW_SIZE = 20_000
 _FLOOR = 0.01  # distances below a hundredth of a column's range count as that much (no log of zero)
@@ -157,21 +157,24 @@ def membership_attacks(
     members = enc.original.take(rng.choice(enc.original.rows, size=m, replace=False))
     both = Table(np.vstack([members.values, non_members.values]))
     nearest_syn = _kth(both, enc.synthetic, enc, None, 1, progress)
-    kth_syn = _kth(both, enc.synthetic, enc, None, min(_K, enc.synthetic.rows), progress)
-    kth_ref = _kth(both, reference, enc, None, min(_K, reference.rows), progress)
+    nearest_ref = _kth(both, reference, enc, None, 1, progress)
+    # The densities' ratio from nearest-neighbour distances: the sets' sizes only shift every score alike.
     scores = {
         "distance": -nearest_syn,
-        "density": np.log(np.maximum(kth_ref, _FLOOR)) - np.log(np.maximum(kth_syn, _FLOOR)),
+        "density": np.log(np.maximum(nearest_ref, _FLOOR)) - np.log(np.maximum(nearest_syn, _FLOOR)),
     }
     if shadow is not None and decode is not None and encode_like is not None:
         size = min(enc.synthetic.rows, _SHADOW_SIZE)
         sample = enc.synthetic.take(rng.choice(enc.synthetic.rows, size=size, replace=False))
-        real = -_kth(both, sample, enc, None, 1, progress)
+        # Log distances: shadow files trained on fewer records are sparser, which shifts every target's log
+        # distance alike instead of scaling it.
+        real = -np.log(np.maximum(_kth(both, sample, enc, None, 1, progress), _FLOOR))
         frame = decode(reference)
         outs = np.column_stack([
-            -_kth(both, encode_like(shadow(frame, size, rng)), enc, None, 1, progress) for _ in range(_SHADOWS)
+            -np.log(np.maximum(_kth(both, encode_like(shadow(frame, size, rng)), enc, None, 1, progress), _FLOOR))
+            for _ in range(_SHADOWS)
         ])  # fmt: skip
-        spread = np.maximum(outs.std(axis=1), _FLOOR)
+        spread = np.maximum(outs.std(axis=1), 0.1)
         scores["shadow"] = (real - outs.mean(axis=1)) / spread
     out = []
     for name, s in scores.items():
