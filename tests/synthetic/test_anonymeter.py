@@ -18,7 +18,7 @@ import pytest
 
 from privrisk.synthetic import SyntheticSettings, run_synthetic
 
-from .helpers import files, noisy_copy
+from synthetic_helpers import files, noisy_copy
 
 PEER = os.environ.get("PRIVRISK_ANONYMETER_PYTHON")
 pytestmark = pytest.mark.skipif(not PEER or not Path(PEER).exists(), reason="PRIVRISK_ANONYMETER_PYTHON not set")

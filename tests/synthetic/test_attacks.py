@@ -7,7 +7,7 @@ import pytest
 
 from privrisk.synthetic import SyntheticSettings, generate, run_synthetic
 
-from .helpers import AUX, SECRETS, files
+from synthetic_helpers import AUX, SECRETS, files
 
 
 @pytest.fixture(scope="module")

@@ -302,8 +302,9 @@ class SyntheticRun:
         if worst.risk.high <= cast(float, limit):
             return None
         return ThresholdExceeded(
-            f"max_risk: {worst.title} has an excess risk of up to {worst.risk.high:.2%} "
-            f"({self.settings.confidence:.0%} interval), above {cast(float, limit):.2%}",
+            f"{worst.title}: the excess risk may reach {100 * worst.risk.high:.3g} % (upper end of its "
+            f"{100 * self.settings.confidence:.3g} % interval), above the largest acceptable risk of "
+            f"{100 * cast(float, limit):.3g} %",
             param="max_risk",
         )
 
