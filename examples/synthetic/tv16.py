@@ -37,12 +37,16 @@ def main(folder: str) -> None:
     print(f"{len(train):,} training and {len(control):,} control respondents; columns {', '.join(COLUMNS)}")
     for name, generator in GENERATORS.items():
         kind, _, epsilon = generator.partition(":")
-        synthetic = generate(train, kind, epsilon=float(epsilon) if epsilon else None, size=len(train), seed=7)
+        synthetic = generate(
+            train, kind, epsilon=float(epsilon) if epsilon else None, size=len(train), seed=7
+        )
         synthetic.to_csv(out / f"{name}.csv", index=False)
         started = time.perf_counter()
         run = run_synthetic(SyntheticSettings(original=train, synthetic=synthetic, control=control, seed=1,
                                               generator=generator, generator_guarantee="epsilon=1"))  # fmt: skip
-        print(f"\n== {name} ({time.perf_counter() - started:.0f} s)\n{run.verdict().headline}\n{run.sentence()}")
+        print(
+            f"\n== {name} ({time.perf_counter() - started:.0f} s)\n{run.verdict().headline}\n{run.sentence()}"
+        )
         for o in run.attacks:
             r = o.risk
             print(f"  {o.title:32} risk {100 * r.value:6.2f} %  [{100 * r.low:.2f} %, {100 * r.high:.2f} %]"

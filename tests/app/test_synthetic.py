@@ -35,4 +35,6 @@ def test_the_example_leads_with_the_librarys_verdict(page, goto, screenshot) -> 
 def test_a_bad_guarantee_is_one_message(page, goto) -> None:
     goto(page, "page=synthetic&generator_guarantee=rho%3Dx")
     page.locator("#synthetic-run").click()
-    expect(page.locator(".tab-pane.active .privrisk-error")).to_contain_text("rho must be a number", timeout=RUN_MS)
+    expect(page.locator(".tab-pane.active .privrisk-error")).to_contain_text(
+        "rho must be a number", timeout=RUN_MS
+    )

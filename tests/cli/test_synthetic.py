@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from synthetic_helpers import AUX, SECRETS, files
 
 from helpers import one_line_error
 from privrisk.synthetic import generate
+from synthetic_helpers import AUX, SECRETS, files
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,14 @@ def test_verdict_first_and_folder(cli, paths, tmp_path: Path) -> None:
     assert r.code == 0, r.err
     first = r.out.strip().splitlines()[0]
     assert first in ("no risk measured",) or "people" in first
-    for name in ("attacks.csv", "membership.csv", "roc.csv", "membership.svg", "report.html", "manifest.json"):
+    for name in (
+        "attacks.csv",
+        "membership.csv",
+        "roc.csv",
+        "membership.svg",
+        "report.html",
+        "manifest.json",
+    ):
         assert (out / name).is_file(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["kind"] == "synthetic" and manifest["findings"]
@@ -79,7 +86,12 @@ def test_max_risk_exceeded_is_exit_1(cli, paths) -> None:
         ("copy", "control", ("--aux", "a,nope"), ("--aux:", "'nope'")),
         ("copy", "control", ("--secret", "a", "--aux", "a,b"), ("--secret:", "attacker's columns")),
         ("copy", "control", ("--generator-guarantee", "rho=x"), ("--generator-guarantee:",)),
-        ("copy", "control", ("--generator-guarantee", "epsilon=1,rho=1"), ("--generator-guarantee:", "exactly one")),
+        (
+            "copy",
+            "control",
+            ("--generator-guarantee", "epsilon=1,rho=1"),
+            ("--generator-guarantee:", "exactly one"),
+        ),
         ("copy", "control", ("--generator", "gan"), ("--generator:", "unknown generator")),
         ("copy", "control", ("--threat-model", "everyone"), ("--threat-model:",)),
         ("copy", "control", ("--max-risk", "2"), ("--max-risk:",)),
@@ -87,7 +99,9 @@ def test_max_risk_exceeded_is_exit_1(cli, paths) -> None:
     ],
 )
 def test_bad_input_is_one_line_exit_2(cli, paths, synthetic, control, extra, fragments) -> None:
-    r = cli("synthetic", paths["train"], paths[synthetic], "--control", paths[control], "--queries", "20", *extra)
+    r = cli(
+        "synthetic", paths["train"], paths[synthetic], "--control", paths[control], "--queries", "20", *extra
+    )
     one_line_error(r, *fragments)
 
 

@@ -17,18 +17,27 @@ def main() -> None:
     queries, seed = int(sys.argv[4]), int(sys.argv[5])
     out = {}
     for mode in ("univariate", "multivariate"):
-        ev = SinglingOutEvaluator(train, synthetic, n_attacks=queries, n_cols=3, control=control,
-                                  max_attempts=25 * queries, seed=seed)
+        ev = SinglingOutEvaluator(
+            train,
+            synthetic,
+            n_attacks=queries,
+            n_cols=3,
+            control=control,
+            max_attempts=25 * queries,
+            seed=seed,
+        )
         ev.evaluate(mode=mode)
         res = ev.results()
         out[f"singling_out_{mode}"] = {"successes": int(res.n_success), "control": float(res.n_control)}
-    link = LinkabilityEvaluator(train, synthetic, aux_cols=(["a", "b"], ["c", "d"]), n_attacks=queries,
-                                control=control)
+    link = LinkabilityEvaluator(
+        train, synthetic, aux_cols=(["a", "b"], ["c", "d"]), n_attacks=queries, control=control
+    )
     link.evaluate(n_jobs=1)
     res = link.results()
     out["linkability"] = {"successes": int(res.n_success), "control": float(res.n_control)}
-    inf = InferenceEvaluator(train, synthetic, aux_cols=["a", "b", "c", "d"], secret="kind", n_attacks=queries,
-                             control=control)
+    inf = InferenceEvaluator(
+        train, synthetic, aux_cols=["a", "b", "c", "d"], secret="kind", n_attacks=queries, control=control
+    )
     inf.evaluate(n_jobs=1)
     res = inf.results()
     out["inference"] = {"successes": int(res.n_success), "control": float(res.n_control)}

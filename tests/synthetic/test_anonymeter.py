@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from privrisk.synthetic import SyntheticSettings, run_synthetic
-
 from synthetic_helpers import files, noisy_copy
 
 PEER = os.environ.get("PRIVRISK_ANONYMETER_PYTHON")
-pytestmark = pytest.mark.skipif(not PEER or not Path(PEER).exists(), reason="PRIVRISK_ANONYMETER_PYTHON not set")
+pytestmark = pytest.mark.skipif(
+    not PEER or not Path(PEER).exists(), reason="PRIVRISK_ANONYMETER_PYTHON not set"
+)
 QUERIES = 300
 
 
@@ -51,5 +52,13 @@ def test_same_rates_as_anonymeter(tmp_path: Path, scale: float) -> None:
         # over the queries found, with the shortfall reported).
         o = ours[attack]
         k, kc = o.risk.attack[0], (o.risk.control or (0, 0))[0]
-        assert _agree(k / QUERIES, QUERIES, peer_counts["successes"] / QUERIES, QUERIES), (attack, o.risk, peer_counts)
-        assert _agree(kc / QUERIES, QUERIES, peer_counts["control"] / QUERIES, QUERIES), (attack, o.risk, peer_counts)
+        assert _agree(k / QUERIES, QUERIES, peer_counts["successes"] / QUERIES, QUERIES), (
+            attack,
+            o.risk,
+            peer_counts,
+        )
+        assert _agree(kc / QUERIES, QUERIES, peer_counts["control"] / QUERIES, QUERIES), (
+            attack,
+            o.risk,
+            peer_counts,
+        )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from privrisk.synthetic import SyntheticSettings, generate, run_synthetic
-
 from synthetic_helpers import AUX, SECRETS, files
 
 

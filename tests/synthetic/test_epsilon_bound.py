@@ -23,7 +23,9 @@ def _rr_trials(epsilon: float, trials: int, seed: int) -> tuple[np.ndarray, np.n
     attack scores 1 when the released value is x.
     """
     inside = generate(pd.DataFrame({"c": ["x"] * trials}), "rr", epsilon=epsilon, seed=seed, domains=DOMAIN)
-    outside = generate(pd.DataFrame({"c": ["y"] * trials}), "rr", epsilon=epsilon, seed=seed + 1, domains=DOMAIN)
+    outside = generate(
+        pd.DataFrame({"c": ["y"] * trials}), "rr", epsilon=epsilon, seed=seed + 1, domains=DOMAIN
+    )
     return (inside["c"] == "x").to_numpy(float), (outside["c"] == "x").to_numpy(float)
 
 
@@ -80,7 +82,9 @@ def test_no_information_proves_nothing() -> None:
 
 def test_delta_lowers_the_bound() -> None:
     inside, outside = _rr_trials(2.0, 5000, 1)
-    assert epsilon_lower_bound(inside, outside, delta=0.1).epsilon < epsilon_lower_bound(inside, outside).epsilon
+    assert (
+        epsilon_lower_bound(inside, outside, delta=0.1).epsilon < epsilon_lower_bound(inside, outside).epsilon
+    )
 
 
 def test_empty_side() -> None:

@@ -79,7 +79,9 @@ class Encoded:
             else:
                 known = {_key(v): i for i, v in enumerate(self.categories[name])}
                 unseen = len(known)
-                blocks.append(np.array([known.get(_key(v), unseen) for v in frame[name].astype(object)], dtype=float))
+                blocks.append(
+                    np.array([known.get(_key(v), unseen) for v in frame[name].astype(object)], dtype=float)
+                )
         return Table(np.column_stack(blocks) if blocks else np.zeros((len(frame), 0)))
 
     def decode(self, table: Table) -> pd.DataFrame:

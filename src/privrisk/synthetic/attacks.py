@@ -1,9 +1,9 @@
 """Every attack of one run, in order, with the progress of each: :func:`run_all` (called by
-:func:`~privrisk.synthetic.run.run_synthetic` once the files are read and checked)."""
+:func:`~privrisk.synthetic.run.run_synthetic` once the files are read and checked; it returns the fields of the
+:class:`~privrisk.synthetic.run.SyntheticRun`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -18,7 +18,7 @@ from privrisk.synthetic.singling_out import singling_out
 from privrisk.synthetic.threat import choose_aux, split_aux
 
 if TYPE_CHECKING:
-    from privrisk.synthetic.run import SyntheticRun, SyntheticSettings
+    from privrisk.synthetic.run import SyntheticSettings
 
 __all__ = ["run_all"]
 
@@ -47,7 +47,9 @@ class _Bar:
 
         def tick() -> None:
             self.ticks += 1
-            inside = self.share * (1 - 0.9**self.ticks)  # approaches the step's share without knowing its length
+            inside = self.share * (
+                1 - 0.9**self.ticks
+            )  # approaches the step's share without knowing its length
             self.report(min(self.done + inside, 1.0), self.text)
 
         return tick
@@ -63,7 +65,9 @@ def _check_columns(names: tuple[str, ...], columns: list[str], param: str) -> No
         )
 
 
-def _shadow(settings: SyntheticSettings) -> Callable[[pd.DataFrame, int, np.random.Generator], pd.DataFrame] | None:
+def _shadow(
+    settings: SyntheticSettings,
+) -> Callable[[pd.DataFrame, int, np.random.Generator], pd.DataFrame] | None:
     if settings.generator is None:
         return None
     from privrisk.synthetic.generators import generate, parse_generator
@@ -83,12 +87,11 @@ def run_all(
     control: pd.DataFrame | None,
     seed: int,
     report: Callable[[float, str], None],
-    started: float,
-) -> SyntheticRun:
-    """Choose the attacker's columns, run the attacks, and gather the :class:`SyntheticRun`."""
-    from privrisk.synthetic.run import SyntheticRun
-
+) -> dict[str, Any]:
+    """Choose the attacker's columns, run the attacks, and return what a :class:`SyntheticRun` holds besides its
+    settings and time: attacks, membership, claims, distances, info, notes."""
     columns = list(original.columns)
+    confidence = cast(float, s.confidence)
     notes: list[str] = []
     if s.aux is not None:
         aux, model = cast("tuple[str, ...]", s.aux), "given"
@@ -116,22 +119,22 @@ def run_all(
     order = rng.permutation(enc.synthetic.rows)
     seeds = rng.integers(0, 2**31 - 1, size=6)
     outcomes = [
-        singling_out(enc, mode="univariate", queries=s.queries, confidence=s.confidence, seed=seeds[0],  # type: ignore[arg-type]
+        singling_out(enc, mode="univariate", queries=s.queries, confidence=confidence, seed=seeds[0],  # type: ignore[arg-type]
                      progress=bar.step(0)),
         singling_out(enc, mode="multivariate", queries=s.queries, columns=s.query_columns,  # type: ignore[arg-type]
-                     confidence=s.confidence, seed=seeds[1], progress=bar.step(1)),
+                     confidence=confidence, seed=seeds[1], progress=bar.step(1)),
     ]  # fmt: skip
     tick = bar.step(2)
     held = aux if aux else tuple(columns)
     parts = s.parts or split_aux(held)
     if parts[0] and parts[1]:
         outcomes.append(linkability(enc, parts, targets=s.queries, neighbours=s.neighbours,  # type: ignore[arg-type]
-                                    confidence=s.confidence, seed=seeds[2], order=order, progress=tick))  # fmt: skip
+                                    confidence=confidence, seed=seeds[2], order=order, progress=tick))  # fmt: skip
     else:
         notes.append("Linkability needs at least two attacker's columns (one for each file); it was not run.")
     tick = bar.step(3)
     if secrets:
-        outcomes += inference(enc, aux, list(secrets), targets=s.queries, confidence=s.confidence,  # type: ignore[arg-type]
+        outcomes += inference(enc, aux, list(secrets), targets=s.queries, confidence=confidence,  # type: ignore[arg-type]
                               seed=seeds[3], order=order, progress=tick)  # fmt: skip
     membership: list[Any] = []
     claims: list[Any] = []
@@ -141,7 +144,7 @@ def run_all(
 
         tick = bar.step(4)
         membership = membership_attacks(
-            enc, targets=s.membership_targets, confidence=s.confidence, seed=seeds[4],  # type: ignore[arg-type]
+            enc, targets=s.membership_targets, confidence=confidence, seed=seeds[4],  # type: ignore[arg-type]
             shadow=_shadow(s), decode=enc.decode, encode_like=enc.encode_frame, progress=tick,
         )  # fmt: skip
         if guarantee is not None:
@@ -149,7 +152,9 @@ def run_all(
 
             claims = [check_claim(guarantee, a) for a in membership]
     elif guarantee is not None:
-        notes.append("The claimed guarantee is compared with membership inference, which needs a control set.")
+        notes.append(
+            "The claimed guarantee is compared with membership inference, which needs a control set."
+        )
     distances = None
     if s.distances:
         from privrisk.synthetic.distances import distances as measure
@@ -169,4 +174,11 @@ def run_all(
         "guarantee": None if guarantee is None else guarantee.label,
         "generator": s.generator,
     }
-    return SyntheticRun(s, outcomes, membership, claims, distances, info, time.perf_counter() - started, notes)
+    return {
+        "attacks": outcomes,
+        "membership": membership,
+        "claims": claims,
+        "distances": distances,
+        "info": info,
+        "notes": notes,
+    }

@@ -86,4 +86,6 @@ def distances(
         _, dc = nearest(probe, control, cols, enc.numeric, progress=progress)
         d_control = float(np.median(dc[:, 0]))
         share = float(np.mean(first < dc[:, 0]) + 0.5 * np.mean(first == dc[:, 0]))
-    return Distances(s, float(np.median(first)), d_control, share, float(np.mean(first == 0)), float(np.median(ratio)))
+    return Distances(
+        s, float(np.median(first)), d_control, share, float(np.mean(first == 0)), float(np.median(ratio))
+    )

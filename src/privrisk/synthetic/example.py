@@ -39,7 +39,9 @@ def example_population(n: int, seed: int = 0) -> pd.DataFrame:
     })  # fmt: skip
 
 
-def example_files(generator: str = "histogram:1", seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def example_files(
+    generator: str = "histogram:1", seed: int = 0
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(training records, synthetic file, control records) of the example: 1,000 training and 1,000 control
     respondents of :func:`example_population`, and 1,000 synthetic records made by ``generator``."""
     from privrisk.synthetic.generators import generate, parse_generator

@@ -57,7 +57,9 @@ def parse_generator(text: str, *, name: str = "generator") -> tuple[str, float |
     head, sep, tail = str(text).strip().partition(":")
     kind = head.strip().lower()
     if kind not in GENERATORS:
-        raise PrivriskError(f"{name}: unknown generator {head!r}; choose one of {', '.join(GENERATORS)}", param=name)
+        raise PrivriskError(
+            f"{name}: unknown generator {head!r}; choose one of {', '.join(GENERATORS)}", param=name
+        )
     if kind in PRIVATE and not sep:
         raise PrivriskError(f"{name}: {kind} needs its ε, e.g. {kind}:1", param=name)
     if kind not in PRIVATE and sep:
@@ -77,7 +79,9 @@ def _codes(series: pd.Series, domain: np.ndarray, name: str) -> np.ndarray:
     try:
         return np.array([lookup[_key(v)] for v in series.astype(object)], dtype=np.int64)
     except KeyError as exc:
-        raise PrivriskError(f"domains: {name!r} has the value {exc.args[0]!r} outside its domain", param="domains") from None
+        raise PrivriskError(
+            f"domains: {name!r} has the value {exc.args[0]!r} outside its domain", param="domains"
+        ) from None
 
 
 def _key(value: Any) -> Any:
@@ -87,7 +91,9 @@ def _key(value: Any) -> Any:
 def _binned(series: pd.Series, domain: Sequence[Any] | None) -> tuple[pd.Series, np.ndarray]:
     """A numeric column with many values as its bins' midpoints (the bins' edges from the domain or the data)."""
     x = series.to_numpy(dtype=float)
-    low, high = (float(min(domain)), float(max(domain))) if domain is not None else (np.nanmin(x), np.nanmax(x))
+    low, high = (
+        (float(min(domain)), float(max(domain))) if domain is not None else (np.nanmin(x), np.nanmax(x))
+    )
     width = (high - low) / _BINS or 1.0
     mids = low + width * (np.arange(_BINS) + 0.5)
     where = np.clip(np.floor((x - low) / width), 0, _BINS - 1)
@@ -124,7 +130,9 @@ def _histogram(frame: pd.DataFrame, epsilon: float, size: int, rng: np.random.Ge
     p = noisy / total if total > 0 else np.full(cells, 1.0 / cells)
     drawn = rng.choice(cells, size=size, p=p)
     parts = np.unravel_index(drawn, shape)
-    return pd.DataFrame({c: d[i] for c, d, i in zip(columns, domain_values, parts, strict=True)}).infer_objects()
+    return pd.DataFrame(
+        {c: d[i] for c, d, i in zip(columns, domain_values, parts, strict=True)}
+    ).infer_objects()
 
 
 def _randomised_response(frame: pd.DataFrame, epsilon: float, rng: np.random.Generator,
@@ -174,7 +182,9 @@ def generate(
         rows = rng.choice(len(frame), size=n, replace=n > len(frame))
         return frame.iloc[rows].reset_index(drop=True)
     if kind == "marginals":
-        return pd.DataFrame({c: frame[c].to_numpy()[rng.integers(0, len(frame), size=n)] for c in frame.columns})
+        return pd.DataFrame(
+            {c: frame[c].to_numpy()[rng.integers(0, len(frame), size=n)] for c in frame.columns}
+        )
     if epsilon is None or not epsilon > 0:
         raise PrivriskError(f"epsilon: {kind} needs ε > 0", param="epsilon")
     if kind == "rr":

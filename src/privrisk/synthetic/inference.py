@@ -97,7 +97,9 @@ def inference(
     sizes = [enc.original.rows] + ([enc.control.rows] if enc.control is not None else [])
     n = min(targets, *sizes)
     train = enc.original.take(rng.choice(enc.original.rows, size=n, replace=False))
-    control = None if enc.control is None else enc.control.take(rng.choice(enc.control.rows, size=n, replace=False))
+    control = (
+        None if enc.control is None else enc.control.take(rng.choice(enc.control.rows, size=n, replace=False))
+    )
     random_rows = rng.integers(0, enc.synthetic.rows, size=n)
     cache: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray | None]] = {}
     out = []
@@ -114,7 +116,14 @@ def inference(
         scale = enc.scale.get(name, (0.0, 1.0))
         syn = enc.synthetic.values[:, j]
 
-        def right(rows: np.ndarray, table: Table, j: int = j, exact: bool = exact) -> int:
+        def right(
+            rows: np.ndarray,
+            table: Table,
+            j: int = j,
+            exact: bool = exact,
+            syn: np.ndarray = syn,
+            scale: tuple[float, float] = scale,
+        ) -> int:
             return int(correct_guesses(syn[rows], table.values[:, j], exact=exact, scale=scale).sum())
 
         hits = right(found_train, train)

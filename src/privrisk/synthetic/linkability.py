@@ -39,8 +39,12 @@ def linked(
     progress: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """For each target, whether its two parts have a nearest synthetic record in common (of ``neighbours``)."""
-    first, _ = nearest(targets, enc.synthetic, parts[0], enc.numeric, k=neighbours, order=order, progress=progress)
-    second, _ = nearest(targets, enc.synthetic, parts[1], enc.numeric, k=neighbours, order=order, progress=progress)
+    first, _ = nearest(
+        targets, enc.synthetic, parts[0], enc.numeric, k=neighbours, order=order, progress=progress
+    )
+    second, _ = nearest(
+        targets, enc.synthetic, parts[1], enc.numeric, k=neighbours, order=order, progress=progress
+    )
     if neighbours == 1:
         return first[:, 0] == second[:, 0]
     return np.array([bool(set(a) & set(b)) for a, b in zip(first, second, strict=True)])
@@ -80,11 +84,15 @@ def linkability(
     control_hits = None
     if enc.control is not None:
         control = enc.control.take(rng.choice(enc.control.rows, size=n, replace=False))
-        control_hits = int(linked(control, enc, cols, neighbours=neighbours, order=order, progress=progress).sum())
+        control_hits = int(
+            linked(control, enc, cols, neighbours=neighbours, order=order, progress=progress).sum()
+        )
     # The random attacker draws `neighbours` synthetic records for each part.
     m = enc.synthetic.rows
     k = min(neighbours, m)
-    guesses = [bool(set(rng.choice(m, k, replace=False)) & set(rng.choice(m, k, replace=False))) for _ in range(n)]
+    guesses = [
+        bool(set(rng.choice(m, k, replace=False)) & set(rng.choice(m, k, replace=False))) for _ in range(n)
+    ]
     risk = excess_risk(hits, n, control_hits, None if control_hits is None else n, confidence=confidence)
     aux = tuple(parts[0]) + tuple(parts[1])
     return AttackOutcome("linkability", "Linkability", risk, (int(sum(guesses)), n), targets, n, aux=aux,

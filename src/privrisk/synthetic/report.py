@@ -10,8 +10,9 @@ with the interval; then the other attacks, the claim beside the measurement, the
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -19,13 +20,21 @@ from privrisk._format import listing, natural_frequencies
 
 if TYPE_CHECKING:
     from privrisk.synthetic.outcome import AttackOutcome
-    from privrisk.synthetic.run import SyntheticRun, Verdict
+    from privrisk.synthetic.run import SyntheticRun
 
-__all__ = ["OUT_FILES", "document", "findings", "verdict", "write_folder"]
+__all__ = ["OUT_FILES", "Verdict", "document", "findings", "verdict", "write_folder"]
 
 #: Every file :func:`write_folder` may write (the membership files only with membership attacks).
 OUT_FILES = ("attacks.csv", "membership.csv", "roc.csv", "membership.svg", "membership.png", "report.html",
              "manifest.json")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
+
+    headline: str
+    sentence: str
 
 
 def _per_thousand(p: float) -> str:
@@ -62,13 +71,11 @@ def _what(o: AttackOutcome) -> str:
 
 def verdict(run: SyntheticRun) -> Verdict:
     """The finding in plain words: the riskiest attack's excess risk, as people out of 1,000, with its interval."""
-    from privrisk.synthetic.run import Verdict
-
     o = run.riskiest()
     r = o.risk
     control = run.info.get("control_rows") is not None
     beyond = " beyond what the real data's structure allows" if control else ""
-    interval = f"{_percent(run.settings.confidence)} interval: {_per_thousand(r.low)} to {_per_thousand(r.high)}"
+    interval = f"{_percent(cast(float, run.settings.confidence))} interval: {_per_thousand(r.low)} to {_per_thousand(r.high)}"
     if r.value == 0:
         headline = "no risk measured" if control else "no attack succeeded"
         sentence = (
@@ -82,8 +89,10 @@ def verdict(run: SyntheticRun) -> Verdict:
         headline = f"{_per_thousand(r.value)} people ({o.title[0].lower() + o.title[1:]})"
         sentence = f"{_what(o)} {_per_thousand(r.value)} people{beyond} ({interval})."
         if r.low == 0:
-            sentence += " The interval reaches down to none: the measurement does not show this risk for certain."
-    limit = run.settings.max_risk
+            sentence += (
+                " The interval reaches down to none: the measurement does not show this risk for certain."
+            )
+    limit = cast("float | None", run.settings.max_risk)
     if limit is not None:
         worst = max(run.attacks, key=lambda a: a.risk.high)
         if worst.risk.high <= limit:
@@ -113,8 +122,14 @@ def findings(run: SyntheticRun) -> list[str]:
     out += [c.sentence() for c in run.claims]
     if run.distances is not None:
         d = run.distances
-        share = "" if d.nearer_training is None else f"; {d.nearer_training:.1%} of them are nearer to a training record than to a control record"
-        out.append(f"{d.identical:.1%} of the synthetic records are identical to a training record{share}. {d.warning}")
+        share = (
+            ""
+            if d.nearer_training is None
+            else f"; {d.nearer_training:.1%} of them are nearer to a training record than to a control record"
+        )
+        out.append(
+            f"{d.identical:.1%} of the synthetic records are identical to a training record{share}. {d.warning}"
+        )
     out += run.notes
     return out
 

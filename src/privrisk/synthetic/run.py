@@ -45,6 +45,7 @@ import pandas as pd
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.synthetic.intervals import DEFAULT_CONFIDENCE
+from privrisk.synthetic.report import Verdict
 from privrisk.synthetic.singling_out import DEFAULT_QUERY_COLUMNS
 from privrisk.synthetic.threat import DEFAULT_THREAT_MODEL, THREAT_MODELS
 
@@ -152,6 +153,7 @@ class SyntheticSettings:
         from privrisk.accounting.spec import GuaranteeSpec
 
         aux_text = None if _blank(self.aux) else self.aux
+        aux: tuple[str, ...] | None
         parts = None
         if isinstance(aux_text, str) and "|" in aux_text:
             halves = aux_text.split("|")
@@ -203,11 +205,13 @@ class SyntheticSettings:
             "secret": secret,
             "threat_model": threat,
             "queries": check_whole(_number(self.queries, "queries"), name="queries", minimum=1),
-            "query_columns": check_whole(_number(self.query_columns, "query_columns"), name="query_columns",
-                                         minimum=1),  # fmt: skip
+            "query_columns": check_whole(
+                _number(self.query_columns, "query_columns"), name="query_columns", minimum=1
+            ),
             "neighbours": check_whole(_number(self.neighbours, "neighbours"), name="neighbours", minimum=1),
-            "membership_targets": check_whole(_number(self.membership_targets, "membership_targets"),
-                                              name="membership_targets", minimum=2),  # fmt: skip
+            "membership_targets": check_whole(
+                _number(self.membership_targets, "membership_targets"), name="membership_targets", minimum=2
+            ),
             "generator": generator,
             "generator_guarantee": spec,
             "max_risk": max_risk,
@@ -239,14 +243,6 @@ def _number(value: Any, name: str) -> Any:
         except ValueError:
             raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
     return value
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
-
-    headline: str
-    sentence: str
 
 
 @dataclass(frozen=True, eq=False)
@@ -399,18 +395,23 @@ def run_synthetic(settings: SyntheticSettings, *, progress: Progress | None = No
     control = None if s.control is None else _read(s.control, "control")
     from privrisk.synthetic._frames import check_same_columns
 
-    given = {"original": original, "synthetic": synthetic} | ({"control": control} if control is not None else {})
+    given = {"original": original, "synthetic": synthetic} | (
+        {"control": control} if control is not None else {}
+    )
     check_same_columns(given)
     columns = [str(c) for c in original.columns]
     original.columns = columns
     synthetic = synthetic.set_axis([str(c) for c in synthetic.columns], axis=1)[columns]
     if control is not None:
         control = control.set_axis([str(c) for c in control.columns], axis=1)[columns]
-    seed = s.seed if s.seed is not None else int(np.random.default_rng().integers(0, 2**31 - 1))
+    seed = (
+        int(cast(int, s.seed)) if s.seed is not None else int(np.random.default_rng().integers(0, 2**31 - 1))
+    )
     rng = np.random.default_rng(seed)
     if control is not None:
         problem = _overlap(original, control, rng)
         if problem is not None:
             raise PrivriskError(problem, param="control")
     started = time.perf_counter()
-    return attacks.run_all(s, original, synthetic, control, seed, report, started)
+    found = attacks.run_all(s, original, synthetic, control, seed, report)
+    return SyntheticRun(s, seconds=time.perf_counter() - started, **found)

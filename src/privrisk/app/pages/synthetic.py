@@ -62,8 +62,11 @@ def page_ui() -> Any:
             "More options",
             ui.input_text("secret", "Secrets to infer (empty: every column the attacker lacks)", value=""),
             ui.input_text("queries", "Attacks of each kind", value="1000"),
-            ui.input_text("generator", "Generator to retrain for the shadow attack (histogram:1, marginals, copy)",
-                          value=""),  # fmt: skip
+            ui.input_text(
+                "generator",
+                "Generator to retrain for the shadow attack (histogram:1, marginals, copy)",
+                value="",
+            ),
             ui.input_text("max_risk", "Largest acceptable excess risk (e.g. 0.05)", value=""),
             ui.input_text("seed", "Seed", value="1"),
         ),
@@ -74,16 +77,30 @@ def page_ui() -> Any:
             ui.input_radio_buttons("source", "Data", SOURCES, selected="example histogram:1"),
             ui.panel_conditional(
                 "input.source === 'file'",
-                ui.input_file("original", "Training records (the generator saw them)",
-                              accept=[".csv", ".parquet", ".dta", ".sav"]),  # fmt: skip
+                ui.input_file(
+                    "original",
+                    "Training records (the generator saw them)",
+                    accept=[".csv", ".parquet", ".dta", ".sav"],
+                ),
                 ui.input_file("synthetic", "Synthetic file", accept=[".csv", ".parquet", ".dta", ".sav"]),
-                ui.input_file("control", "Control records (real, never seen by the generator)",
-                              accept=[".csv", ".parquet", ".dta", ".sav"]),  # fmt: skip
+                ui.input_file(
+                    "control",
+                    "Control records (real, never seen by the generator)",
+                    accept=[".csv", ".parquet", ".dta", ".sav"],
+                ),
             ),
             ui.input_text("aux", "Columns the attacker holds (empty: the threat model's)", value=""),
-            ui.input_select("threat_model", "Threat model", {"quasi-identifiers": "quasi-identifiers (demographics)",
-                                                            "all-but-secret": "everything but the secret"}),  # fmt: skip
-            ui.input_text("generator_guarantee", "The generator's claimed guarantee (e.g. epsilon=1)", value="epsilon=1"),
+            ui.input_select(
+                "threat_model",
+                "Threat model",
+                {
+                    "quasi-identifiers": "quasi-identifiers (demographics)",
+                    "all-but-secret": "everything but the secret",
+                },
+            ),
+            ui.input_text(
+                "generator_guarantee", "The generator's claimed guarantee (e.g. epsilon=1)", value="epsilon=1"
+            ),
             more,
             ui.input_action_button("run", "Attack", class_="btn-primary mt-2"),
             width=380,
@@ -103,7 +120,7 @@ def synthetic_settings(values: Mapping[str, Any], files: tuple[Any, Any, Any]) -
     """
     from privrisk.synthetic.run import SyntheticSettings
 
-    given = {name: values.get(name) for name in FIELDS if values.get(name) not in (None, "")}
+    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if values.get(name) not in (None, "")}
     original, synthetic, control = files
     return SyntheticSettings(original=original, synthetic=synthetic, control=control, **given)
 
@@ -182,10 +199,14 @@ def results_ui(run: SyntheticRun, folder: Path) -> Any:
     ]
     detail: list[Any] = [frame_ui(_attacks_frame(run), id="synthetic-attacks", caption="The attacks")]
     if run.membership:
-        detail.append(frame_ui(_membership_frame(run), id="synthetic-membership", caption="Membership inference"))
+        detail.append(
+            frame_ui(_membership_frame(run), id="synthetic-membership", caption="Membership inference")
+        )
     detail.append(findings_ui([plain(f) for f in run.findings()[1:]]))
     parts += [
-        ui.tags.details(ui.tags.summary("The numbers behind it"), *detail, id="synthetic-detail", class_="mb-3"),
+        ui.tags.details(
+            ui.tags.summary("The numbers behind it"), *detail, id="synthetic-detail", class_="mb-3"
+        ),
         ui.tags.details(ui.tags.summary("Figure"), figures_ui(folder), id="synthetic-figures", class_="mb-3"),
     ]
     return ui.TagList(*parts)
