@@ -232,7 +232,8 @@ def verdict(statement: Mapping[str, Any]) -> str:
     odds = odds_phrase(p)
     if pure:
         phrase, _, guessing = odds.partition("; ")
-        odds = f"at most {phrase} (the most that ε = {epsilon_text(statement['epsilon'])} allows any noise)"
+        bound = "at most " if phrase.startswith("about") else ""  # never "at most more than"
+        odds = f"{bound}{phrase} (the most that ε = {epsilon_text(statement['epsilon'])} allows any noise)"
         odds += f"; {guessing}" if guessing else ""
     return (
         "An attacker who knows everyone else in the data and wants to tell whether one person is in it would be "
