@@ -30,7 +30,6 @@ from collections.abc import Callable
 
 import mpmath
 import pandas as pd
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -114,14 +113,21 @@ def check_percent(text: str, truth: float | mpmath.mpf, what: str = "") -> None:
     else:
         assert shown != 0 or t == 0, f"{what}: {text!r} for a risk of {mpmath.nstr(t, 5)} %"
         assert shown != 100 or t == 100, f"{what}: {text!r} for a risk of {mpmath.nstr(t, 20)} %"
-        assert abs(t - shown) <= half * (1 + 1e-9) + 1e-9 * abs(t), f"{what}: {text!r} for {mpmath.nstr(t, 12)} %"
+        assert abs(t - shown) <= half * (1 + 1e-9) + 1e-9 * abs(t), (
+            f"{what}: {text!r} for {mpmath.nstr(t, 12)} %"
+        )
 
 
 def check_count(kind: str, count: int, base: int, truth: float | mpmath.mpf, what: str = "") -> None:
     """A natural frequency read back: "about k" of base, "more than k", "fewer than 1", "all", "none"."""
     p = mpmath.mpf(truth)
     if kind == "about":
-        assert 0 < p < 1 and abs(p * base - count) <= mpmath.mpf("0.5") + mpmath.mpf(10) ** -9, (what, count, base, p)
+        assert 0 < p < 1 and abs(p * base - count) <= mpmath.mpf("0.5") + mpmath.mpf(10) ** -9, (
+            what,
+            count,
+            base,
+            p,
+        )
     elif kind == "more":
         assert p > mpmath.mpf(count) / base, (what, count, base, p)
     elif kind == "fewer":
@@ -150,7 +156,9 @@ def check_frequency(phrase: str, base: int, truth: float | mpmath.mpf, what: str
     if m["none"]:
         check_count("none", 0, base, truth, what)
         return
-    word = m["kind"] or {"etwa": "about", "mehr als": "more", "weniger als": "fewer", "alle": "all"}[m["etwa"]]
+    word = (
+        m["kind"] or {"etwa": "about", "mehr als": "more", "weniger als": "fewer", "alle": "all"}[m["etwa"]]
+    )
     kind = {"about": "about", "more than": "more", "fewer than": "fewer", "all": "all"}.get(word, word)
     check_count(kind, _int(m["count"] or m["c2"]), base, truth, what)
 
@@ -182,12 +190,17 @@ def check_verdict(sentence: str, p: float | mpmath.mpf, guess: float = 0.5) -> N
 
 def check_describe(text: str, eps: float, n: int | None, ratio: float = 1.0) -> None:
     """:func:`privrisk.describe`'s sentences read back."""
-    m = re.search(r"In ([\d,]+) such attempts the attacker would be right (.+?) times; guessing alone would be right ([\d,]+) times\.", text)
+    m = re.search(
+        r"In ([\d,]+) such attempts the attacker would be right (.+?) times; guessing alone would be right ([\d,]+) times\.",
+        text,
+    )
     assert m, text
     base = _int(m[1])
     check_frequency(m[2], base, rho_gl(eps), "describe: ρ_gl")
     assert _int(m[3]) == base // 2
-    m = re.search(r"At best, the answer takes the attacker (.+?) of the way from a coin toss to certainty\.", text)
+    m = re.search(
+        r"At best, the answer takes the attacker (.+?) of the way from a coin toss to certainty\.", text
+    )
     assert m, text
     check_percent(m[1], gamma(eps), "describe: Γ")
     if n is not None:
@@ -235,7 +248,9 @@ def test_the_public_statement_reads_back_true(eps, n):
     check_verdict(verdict(s), rho_gl(eps))
     check_describe(s["sentences"], eps, n)
     findings = " ".join(r.findings())
-    m = re.search(r"ρ_gl = (.+?), the most that ε allows any noise, and the global leak Γ = (.+?) \(", findings)
+    m = re.search(
+        r"ρ_gl = (.+?), the most that ε allows any noise, and the global leak Γ = (.+?) \(", findings
+    )
     assert m, findings
     check_percent(m[1], rho_gl(eps), "findings: ρ_gl")
     check_percent(m[2], gamma(eps), "findings: Γ")
@@ -244,7 +259,10 @@ def test_the_public_statement_reads_back_true(eps, n):
     check_percent(m[1], rho_mw(eps, n), "findings: ρ_mw")
     check_percent(m[2], mpmath.mpf(1) / n, "findings: 1/n")
     # The tight composition of one count (a Laplace mechanism of scale 1/ε): advantage 1 − e^(−ε/2).
-    m = re.search(r"the best attacker is right (.+?) of the time \(advantage (.+?)\), and the risk of singling out one of n = ([\d,]+) people is (.+?) \(", findings)
+    m = re.search(
+        r"the best attacker is right (.+?) of the time \(advantage (.+?)\), and the risk of singling out one of n = ([\d,]+) people is (.+?) \(",
+        findings,
+    )
     assert m, findings
     check_percent(m[1], (1 + laplace_advantage(eps)) / 2, "composition: success")
     check_percent(m[2], laplace_advantage(eps), "composition: advantage")
@@ -272,7 +290,10 @@ def test_gaussian_releases_read_back_true(rho, n):
     s = release_statement([{"mechanism": "gaussian", "rho": rho}], n)
     mu = math.sqrt(2 * rho)
     check_verdict(verdict(s), (1 + gdp_advantage(mu)) / 2)
-    m = re.search(r"right (.+?) of the time at best \(guessing: 50 %\); the release takes them (.+?) of the way", s["sentences"])
+    m = re.search(
+        r"right (.+?) of the time at best \(guessing: 50 %\); the release takes them (.+?) of the way",
+        s["sentences"],
+    )
     assert m, s["sentences"]
     check_percent(m[1], (1 + gdp_advantage(mu)) / 2, "Gaussian: success")
     check_percent(m[2], gdp_advantage(mu), "Gaussian: advantage")
@@ -289,7 +310,10 @@ def test_the_explainer_reads_back_true(eps, n, lang):
 
     v = explainer_numbers(eps, n, lang=lang)
     en = {k: value.replace(".", "").replace(",", ".") if lang == "de" else value for k, value in v.items()}
-    en = {k: value.replace("weniger als", "less than").replace("mehr als", "more than") for k, value in en.items()}
+    en = {
+        k: value.replace("weniger als", "less than").replace("mehr als", "more than")
+        for k, value in en.items()
+    }
     base = _int(v["risk_base"])
     check_frequency(v["risk"], base, rho_gl(eps), "explainer: risk")
     assert _int(v["guess"]) * 2 == base
@@ -342,7 +366,7 @@ def _guarantees() -> dict[str, Callable[[float], object]]:
 
 KIND = st.sampled_from(
     ["pure", "approximate", "zcdp", "gdp", "renyi", "laplace", "gaussian", "rr", "composed", "subsampled", "dpsgd"]
-)
+)  # fmt: skip
 SCALE = st.floats(min_value=1e-9, max_value=1.0)
 
 
@@ -422,7 +446,8 @@ def _rows(text: str) -> dict[str, list[str]]:
 @given(LOG_EPSILON, N, st.sampled_from([1.0, 0.008, 0.5]))
 @example(1e-6, 100, 1.0)
 @example(0.001, 1000, 1.0)  # issue 30: the terminal showed "0.0%"
-@example(1.0986122886681098, 21, 0.008)  # issue 37: ρ_mw 4.8 % of this query beside 13.0 % among n of any query
+# issue 37: ρ_mw 4.8 % of this query beside 13.0 % among n of any query
+@example(1.0986122886681098, 21, 0.008)
 @example(700.0, 10**9, 1.0)
 def test_privrisk_risk_reads_back_true_for_a_pure_epsilon(eps, n, ratio):
     text = _risk_output("--epsilon", repr(eps), "--n", str(n), "--ratio", repr(ratio))
@@ -475,10 +500,20 @@ def test_privrisk_risk_reads_back_true_for_every_guarantee(kind, t, n):
     w = doc["worst_case"]
     columns = [doc] if w["epsilon"] is None else [doc, w]
     for column, values in enumerate(columns):
-        for key, label in (("advantage", "advantage"), ("success", "success"), ("reconstruction", f"risk among n = {n:,}, any query")):
-            check_percent(rows[label][column], min(mpmath.mpf(values[key]), 1 - mpmath.mpf(10) ** -40), f"{kind}: {key}")
+        for key, label in (
+            ("advantage", "advantage"),
+            ("success", "success"),
+            ("reconstruction", f"risk among n = {n:,}, any query"),
+        ):
+            check_percent(
+                rows[label][column], min(mpmath.mpf(values[key]), 1 - mpmath.mpf(10) ** -40), f"{kind}: {key}"
+            )
         for cell in values["tpr_at_fpr"]:
-            check_percent(rows[f"TPR at FPR α = {cell['fpr']:g}"][column], min(mpmath.mpf(cell["tpr"]), 1 - mpmath.mpf(10) ** -40), f"{kind}: TPR")
+            check_percent(
+                rows[f"TPR at FPR α = {cell['fpr']:g}"][column],
+                min(mpmath.mpf(cell["tpr"]), 1 - mpmath.mpf(10) ** -40),
+                f"{kind}: TPR",
+            )
         # Never more than the worst case (issue 30, item 8).
     if w["epsilon"] is not None:
         assert doc["advantage"] <= w["advantage"] and doc["success"] <= w["success"]

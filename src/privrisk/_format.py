@@ -248,7 +248,9 @@ class Frequency:
     count: int
     base: int
 
-    def text(self, lang: str = "en", words: Mapping[str, str] | None = None, thousands: str | None = None) -> str:
+    def text(
+        self, lang: str = "en", words: Mapping[str, str] | None = None, thousands: str | None = None
+    ) -> str:
         """The phrase ("about 6", "fewer than 1", "etwa 6"), in ``lang`` or in the given ``words``.
 
         Example:
@@ -284,7 +286,9 @@ def _frequency(p: float, base: int) -> Frequency:
     return Frequency(kind, k, base)
 
 
-def natural_frequencies(p: float, guess: float | None = None, *, base: int = 100) -> tuple[Frequency, Frequency]:
+def natural_frequencies(
+    p: float, guess: float | None = None, *, base: int = 100
+) -> tuple[Frequency, Frequency]:
     """The attacker's success ``p`` and the guesser's ``guess`` as counts out of one denominator, both truthful.
 
     The denominator starts at ``base`` and grows tenfold (up to 1,000,000) until the attacker's count is at least 1

@@ -295,7 +295,7 @@ def risk_rows(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> list[dict[st
     e_grid, n_grid = np.meshgrid(eps, n_, indexing="ij")
     e_flat, n_flat = e_grid.ravel(), n_grid.ravel()
     risk = np.asarray(many_worlds(e_flat, n_flat), dtype=float)
-    leaks = np.asarray(leak(risk, n_flat), dtype=float)
+    leaks = np.asarray(local_leak(e_flat, n_flat), dtype=float)  # γ without the cancellation of ρ − 1/n
     return [
         {"epsilon": float(e), "n": int(n), "risk": float(r), "leak": float(g)}
         for e, n, r, g in zip(e_flat, n_flat, risk, leaks, strict=True)

@@ -239,12 +239,13 @@ def _kinds():
     }
 
 
+KINDS = ["pure", "approximate", "zcdp", "gdp", "renyi", "laplace", "gaussian", "rr", "composed",
+         "approximate-composed", "group", "subsampled", "dpsgd"]  # fmt: skip
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.sampled_from(
-        ["pure", "approximate", "zcdp", "gdp", "renyi", "laplace", "gaussian", "rr", "composed",
-         "approximate-composed", "group", "subsampled", "dpsgd"]
-    ),  # fmt: skip
+    st.sampled_from(KINDS),
     st.floats(min_value=1e-9, max_value=1.0),
     st.sampled_from([None, 1e-5, 0.01]),
 )

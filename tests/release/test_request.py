@@ -194,8 +194,14 @@ def test_a_preview_names_a_missing_column(no_noise):
         (1 / (1 + math.exp(-5)), "about 993 times in 1,000; guessing, 500 in 1,000"),  # 0.9933
         (0.5, "1 time in 2, the same as guessing"),
         # issue 30: ε = 10⁻⁶ said "more than 999,999 times in 1,000,000"; the truth is about 1 in 2.
-        (1 / (1 + math.exp(-1e-6)), "about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)"),
-        (1 / (1 + math.exp(-1e-12)), "about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)"),
+        (
+            1 / (1 + math.exp(-1e-6)),
+            "about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)",
+        ),
+        (
+            1 / (1 + math.exp(-1e-12)),
+            "about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)",
+        ),
         (1 - 2e-9, "more than 999,999 times in 1,000,000; guessing, 500,000 in 1,000,000"),
     ],
 )

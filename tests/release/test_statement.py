@@ -147,7 +147,7 @@ def test_findings_and_budget_note_with_a_ledger(tmp_path):
     assert second.budget_note() == "the ledger's budget changed from 2 to 3 with this release"
     *lines, useless = second.findings()
     # The max on [0, 24] at ε = ln 3 (± 65.4 for a range of 24) was released although useless, and says so.
-    assert useless == "max(h): the noise is larger than the range of the data: this answer tells nothing reliable."
+    assert useless == "max(h): the noise is larger than the range of the data: this answer tells nothing reliable."  # fmt: skip
     assert lines[-2] == "Over all 2 releases in the ledger the total is ε = 2.19722: ρ_gl = 90.0%, Γ = 80.0%."
     # Two Laplace answers of ln 3 composed tightly: never above the plain sum ln 9 at any δ.
     assert lines[-1].startswith("Composed tightly, all 2 releases in the ledger are ε = ")
@@ -208,7 +208,9 @@ def test_summarize_ledger(tmp_path):
         "total_rho",
         "recorded_budget",
     ]
-    assert doc["total_rho"] is None and doc["recorded_budget"] is None  # only ε answers, kept without a budget
+    assert (
+        doc["total_rho"] is None and doc["recorded_budget"] is None
+    )  # only ε answers, kept without a budget
     assert doc["releases"] == 2 and set(doc["entries"][0]) == {
         "seq",
         "time",

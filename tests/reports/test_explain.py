@@ -61,7 +61,10 @@ def test_english_numbers_are_the_core_natural_frequency_and_describe(epsilon):
     assert v["risk"] == phrase and v["risk_base"] == f"{base:,}"
     assert v["gamma"] == whole_percent(min(R.global_leak(epsilon), below_certainty(1.0)))
     sentence = R.describe(epsilon)
-    assert f"right {v['risk']} times" in sentence and f"At best, the answer takes the attacker {v['gamma']} of the way" in sentence
+    assert (
+        f"right {v['risk']} times" in sentence
+        and f"At best, the answer takes the attacker {v['gamma']} of the way" in sentence
+    )
     shown = int(v["icons_guess"]) + int(v["icons_extra"])
     assert int(v["icons_guess"]) == 50 and shown + int(v["icons_wrong"]) == 100
     # The icons never show all 100 right (P < 1 at every finite ε), nor fewer right than the phrase says.
@@ -80,7 +83,10 @@ def test_many_worlds_numbers_follow_the_core(epsilon, n):
     mw, guess = natural_frequencies(rho, 1 / n)  # one base for the attacker and for guessing
     assert v["mw"] == mw.text() and v["mw_base"] == f"{mw.base:,}" and v["mw_guess"] == guess.text()
     sentence = R.describe(epsilon, n)
-    assert f"{mw.text()} of {mw.base:,} attempts" in sentence and f"succeed in {v['mw_guess']} of them" in sentence
+    assert (
+        f"{mw.text()} of {mw.base:,} attempts" in sentence
+        and f"succeed in {v['mw_guess']} of them" in sentence
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -97,9 +103,21 @@ def test_a_rate_alone_is_natural_frequency(p):
 @pytest.mark.parametrize(
     ("n", "lang", "text"),
     [  # issue 20: the attacker (ρ_mw, ε = ln 3) and guessing (1/n) counted out of one base
-        (500, "en", "about 6 of 1,000 attempts would succeed. Guessing alone would succeed in about 2 of 1,000."),
-        (5000, "en", "about 6 of 10,000 attempts would succeed. Guessing alone would succeed in about 2 of 10,000."),
-        (500, "de", "wären etwa 6 von 1.000 Versuchen erfolgreich. Durch bloßes Raten wären es etwa 2 von 1.000."),
+        (
+            500,
+            "en",
+            "about 6 of 1,000 attempts would succeed. Guessing alone would succeed in about 2 of 1,000.",
+        ),
+        (
+            5000,
+            "en",
+            "about 6 of 10,000 attempts would succeed. Guessing alone would succeed in about 2 of 10,000.",
+        ),
+        (
+            500,
+            "de",
+            "wären etwa 6 von 1.000 Versuchen erfolgreich. Durch bloßes Raten wären es etwa 2 von 1.000.",
+        ),
     ],
 )
 def test_the_attacker_and_guessing_share_one_base(n, lang, text):
@@ -119,7 +137,9 @@ def test_extreme_epsilon_is_honest():
     assert explainer_numbers(20.0)["ratio"] == "4.9 × 10⁸" and explainer_numbers(13.0)["ratio"] == "442,413.4"
     # A ratio next to 1 keeps the digits that tell it from 1 ("1.0" would say nothing changes).
     assert explainer_numbers(1e-4)["ratio"] == "1.00010" and explainer_numbers(0.01)["ratio"] == "1.010"
-    assert explainer_numbers(1e-12)["ratio"] == "1 + 1.0 × 10⁻¹²" and explainer_numbers(0.04)["ratio"] == "1.041"
+    assert (
+        explainer_numbers(1e-12)["ratio"] == "1 + 1.0 × 10⁻¹²" and explainer_numbers(0.04)["ratio"] == "1.041"
+    )
     tiny = explainer_numbers(1e-4)
     assert tiny["risk"] == "about 50" and tiny["gamma"] == "less than 1 %" and tiny["icons_extra"] == "0"
 
@@ -218,7 +238,10 @@ def test_english_page_has_the_issue_content():
     page = explainer_page(LN3, n=100, compare=[math.log(2), math.log(7)])
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert "Out of 100 such guesses, about 75 would be right. Tossing a coin would get 50 right." in text
-    assert "At best, the published results take the attacker 50 % of the way from a coin toss to certainty" in text
+    assert (
+        "At best, the published results take the attacker 50 % of the way from a coin toss to certainty"
+        in text
+    )
     assert "among 100 possible people, about 3 of 100 attempts would succeed" in text
     assert "heads up in about 75 of 100 throws (probability 0.750)" in text
     assert R.describe(LN3, 100) in text
@@ -341,6 +364,7 @@ def test_explainer_document_and_language_names():
 def test_the_explainer_stops_at_epsilon_ten_thousand():
     from privrisk.errors import PrivriskError
 
-    assert explainer_numbers(1e4)["risk"] == "more than 99"  # P = 1 in double precision from ε ≈ 37 on, not in truth
+    # P = 1 in double precision from ε ≈ 37 on, not in truth.
+    assert explainer_numbers(1e4)["risk"] == "more than 99"
     with pytest.raises(PrivriskError, match=r"^epsilon: 10000\.1 is above 10,000"):
         explainer_numbers(10_000.1)

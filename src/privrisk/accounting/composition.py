@@ -643,7 +643,8 @@ def _too_many(flat: Sequence[tuple[Guarantee, int, float]], total: int, name: st
         candidates.append(renyi)
     pure = [g.pure_epsilon for g, _, _ in flat]
     if all(e is not None for e in pure):
-        plain = math.fsum(count * amplified_epsilon(float(e), rate) for (_, count, rate), e in zip(flat, pure, strict=True))  # type: ignore[arg-type]
+        parts = zip(flat, pure, strict=True)
+        plain = math.fsum(count * amplified_epsilon(float(e or 0.0), rate) for (_, count, rate), e in parts)
         candidates.append(PureDP(min(plain, 1e300), source="sequential composition: the ε add up"))
     if not candidates:
         eps = math.fsum(c * g.epsilon_at(LAST_RESORT_DELTA) for g, c, _ in flat)
@@ -792,7 +793,9 @@ def _copies(g: Guarantee, count: int) -> Guarantee:
     if not kov_fits(1e-9, count):  # more copies than any grid of ε₀ can sum: basic composition at δ = 10⁻¹⁰
         eps = count * g.epsilon_at(LAST_RESORT_DELTA)
         delta = -math.expm1(count * math.log1p(-LAST_RESORT_DELTA))
-        return approximate(min(eps, 1e300), delta, source=f"basic composition of {count:,} releases at δ = 1e-10")
+        return approximate(
+            min(eps, 1e300), delta, source=f"basic composition of {count:,} releases at δ = 1e-10"
+        )
     return ProfileKovComposition(g, count)
 
 
@@ -875,7 +878,8 @@ class CatastropheGuarantee(Guarantee):
 
     def epsilon_at(self, delta: float) -> float:
         d = float(check_probability(delta, name="delta"))
-        if d < self.delta or self.delta >= 1.0:  # a catastrophe of probability 1 (10²⁰ releases) hides nothing
+        # A catastrophe of probability 1 (10²⁰ releases) hides nothing.
+        if d < self.delta or self.delta >= 1.0:
             return math.inf if d < 1.0 else 0.0
         inner = 1.0 - (1.0 - d) / (1.0 - self.delta)
         return self.inner.epsilon_at(min(max(inner, 0.0), 1.0))

@@ -308,7 +308,8 @@ class RiskRun:
                 f"the many-worlds risk ρ_mw among n = {n:,} (Δv/Δf = {ratio:.4g})",
             )
         if self.summary.get("reconstruction") is not None:
-            value = float(self.summary["reconstruction"])  # the value shown, held at or below the worst case's
+            # The value shown, held at or below the worst case's.
+            value = float(self.summary["reconstruction"])
         else:
             from privrisk.accounting.risks import reconstruction_risk
 

@@ -166,6 +166,7 @@ def reconstruction_risk(g: Guarantee, n: int) -> float:
 #: An ε at which randomized response is truthful with probability 1 in double precision (e^−ε < 2⁻⁵³).
 CERTAIN_EPSILON = 40.0
 
+
 def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     """The worst mechanism with the same (ε, δ) as ``g``: where "any mechanism with this guarantee" ends up.
 

@@ -178,9 +178,7 @@ def _print_lee_clifton(doc: dict[str, Any]) -> None:
         "two-worlds risk ρ_tw", _risk(doc["two_worlds"]), f"in or out of one person, with {query}{ignores}"
     )
     table.add_row("global risk ρ_gl", _risk(doc["global_risk"]), "the worst case: n = 2, Δv = Δf (δ counted)")
-    table.add_row(
-        "global leak Γ", _risk(doc["global_leak"]), "2ρ_gl − 1: the way from guessing to certainty"
-    )
+    table.add_row("global leak Γ", _risk(doc["global_leak"]), "2ρ_gl − 1: the way from guessing to certainty")
     table.add_row("local leak γ", _risk(doc["local_leak"]), "(ρ_mw − 1/n)/(1 − 1/n)")
     table.add_row("guessing", percent(doc["guess"]), "1/n: right without any answer")
     out.print(table)
@@ -274,7 +272,7 @@ def table_command(
         cells = []
         for n_ in n_values:
             row = run.row(e, n_)
-            cells += [percent(row["risk"]), percent(row["leak"])]
+            cells += [_risk(row["risk"]), _risk(row["leak"])]
         table.add_row(label, *cells)
     out.print(table)
     err.print(

@@ -109,10 +109,10 @@ def release_statement(
     if not any(r.get("mechanism") == "gaussian" for r in records):
         return {**public_statement(plain_epsilon(records), n_), "composition": composition}
     c = composition
+    success, advantage = percent(below_certainty(c["success"])), percent(below_certainty(c["advantage"]))
     sentences = (
-        f"An attacker who wants to tell whether one person is in the data is right {percent(c['success'])} of the "
-        f"time at best (guessing: 50 %); the release takes them {percent(c['advantage'])} of the way from "
-        "guessing to certainty."
+        f"An attacker who wants to tell whether one person is in the data is right {success} of the time at best "
+        f"(guessing: 50 %); the release takes them {advantage} of the way from guessing to certainty."
     )
     return {
         "epsilon": c["plain_epsilon"],
