@@ -205,7 +205,7 @@ def check_describe(text: str, eps: float, n: int | None, ratio: float = 1.0) -> 
     check_percent(m[1], gamma(eps), "describe: Γ")
     if n is not None:
         m = re.search(
-            r"among ([\d,]+) possible people, (.+?) of ([\d,]+) attempts would succeed; guessing alone would succeed in (.+?) of them\.",
+            r"among ([\d,]+) possible people, (.+?) of ([\d,]+) attempts would succeed; guessing alone would succeed (.+?) of them\.",
             text,
         )
         assert m, text

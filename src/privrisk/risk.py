@@ -407,7 +407,7 @@ def describe(epsilon: float | str, n: int | None = None, ratio: float = 1.0) -> 
         mw, mw_guess = natural_frequencies(rho, 1.0 / n_)
         sentences.append(
             f"If the attacker must instead pick who is in the data among {n_:,} possible people, "
-            f"{mw.text()} of {mw.base:,} attempts would succeed; guessing alone would succeed in "
+            f"{mw.text()} of {mw.base:,} attempts would succeed; guessing alone would succeed "
             f"{mw_guess.text()} of them."
         )
     return " ".join(sentences)

@@ -86,8 +86,10 @@ __all__ = [
 DISCRETISATION = 1e-4
 MAX_PLD_POINTS = 500_000
 # A sampled mechanism's loss distribution is built by dp_accounting one grid point at a time, twice (both
-# neighbouring orders): at most this many points (ε = 50 at rate ½ took 20 s on a busy machine with 500,000).
+# neighbouring orders): where its loss spans more than WIDE_SPAN nats (ε = 50 at rate ½ took 20 s on a busy
+# machine with 500,000 points), at most this many points; narrower ones (DP-SGD's) keep the default grid.
 MAX_SAMPLED_PLD_POINTS = 100_000
+WIDE_SPAN = 20.0
 # The most terms of the binomial that Kairouz, Oh and Viswanath's exact composition sums (about 90√(kpq)):
 # beyond it (10¹⁰ releases of ε = 1) the Rényi curves are added instead, a bound, and the label says so.
 MAX_KOV_ATOMS = 5_000_000
@@ -274,7 +276,7 @@ class PldComposition(Guarantee):
         pessimistic (dp_accounting's connect-the-dots upper bounds), so a coarser grid errs on the safe side.
         """
         widest = max(g._pld_span() for g, _, _ in self.parts)
-        sampled = any(rate < 1.0 for _, _, rate in self.parts)
+        sampled = any(rate < 1.0 for _, _, rate in self.parts) and widest > WIDE_SPAN
         step = max(DISCRETISATION, 2.0 * widest / (MAX_SAMPLED_PLD_POINTS if sampled else MAX_PLD_POINTS))
         singles = self._build(step)
         width = _composed_width(singles, [count for _, count, _ in self.parts])
