@@ -212,11 +212,12 @@ def test_odds_in_plain_words(p, said):
 # A useless answer is not released silently (issue 30, item 5) ------------------------------------------------
 
 
-def test_a_useless_answer_is_refused_before_anything_is_read_or_drawn(tmp_path, no_noise):
+def test_a_useless_answer_is_refused_before_anything_is_drawn_or_written(tmp_path, no_noise):
     # mean on [0, 24] at ε = 0.5: b = 12/0.5 = 24, the 95 % interval ± 24·ln 20 = ± 71.9 > 24/2.
-    missing = tmp_path / "no-such-file.csv"  # never read: the refusal comes first
+    data = tmp_path / "d.csv"
+    FRAME.to_csv(data, index=False)
     led, out = tmp_path / "ledger.json", tmp_path / "out"
-    r = ReleaseRequest(missing, (MEAN,), ledger=led, out=out)
+    r = ReleaseRequest(data, (MEAN,), ledger=led, out=out)
     p = preview(ReleaseRequest(FRAME, (MEAN,), ledger=led))
     assert p.queries[0].useless and p.useless_refusal is not None
     assert p.useless_refusal.startswith("allow_useless: mean(hours): the 95 % interval (± 71.9)")
@@ -226,6 +227,11 @@ def test_a_useless_answer_is_refused_before_anything_is_read_or_drawn(tmp_path, 
     assert info.value.param == "allow_useless" and "--" not in str(info.value)
     assert "wider than the whole range its answer can take (24)" in str(info.value)
     assert not led.exists() and not out.exists()
+    # A budget that refuses the release says so first (exit 1), and a missing file is named before either.
+    with pytest.raises(ThresholdExceeded):
+        publish(ReleaseRequest(data, (MEAN,), budget=Budget(epsilon=0.1)))
+    with pytest.raises(PrivriskError, match="no-such-file"):
+        publish(ReleaseRequest(tmp_path / "no-such-file.csv", (MEAN,)))
     # A useful answer (ε = 10: ± 3.6 < 12) and a count with a published n go ahead without the flag.
     useful = (ReleaseQuery("hours", "mean", 10, (0, 24)), ReleaseQuery("hours", "count", 1, (0, 24)))
     assert preview(ReleaseRequest(FRAME, useful, public_n=1000)).useless_refusal is None

@@ -93,7 +93,8 @@ class ReleaseRequest:
         allow_useless: release even an answer whose interval at ``level`` is wider than the whole range the
             answer can take (:attr:`QueryPreview.useless`); its public statement then says that the answer tells
             nothing reliable. Otherwise :func:`~privrisk.release.transaction.publish` refuses such a release
-            before anything is read or drawn (the preview shows it, and says why it would be refused).
+            after the data, the ledger and the budget are checked and before any noise is drawn (the preview
+            shows it, and says why it would be refused).
 
     There is no seed: a release's noise comes from OpenDP's samplers, which draw from the operating system's
     secure randomness and cannot be seeded (a seeded noise could be subtracted again).

@@ -111,12 +111,13 @@ def _draw_release(
     new = request.records()
     # Every check that can refuse the release runs before any noise is drawn; with a ledger the budget is
     # checked again under the lock when the release is charged.
-    check_useless(request)
-    useless = [query_preview(q, request.level, n_pub).useless for q in qs]
     before, kept = ledger_state(request)
     refusal = budget_refusal(request, before, kept)
     if refusal is not None:
         raise ThresholdExceeded(refusal)
+    # After the inputs (data, columns, ledger, budget) have had their say, before any noise is drawn.
+    check_useless(request)
+    useless = [query_preview(q, request.level, n_pub).useless for q in qs]
     prepared, summaries = _prepare(data, qs, request.source)
     half = [_half_width(p.measured.query.mechanism, p.scale, request.level) for p in prepared]
 
@@ -327,7 +328,6 @@ def _read(request: ReleaseRequest) -> pd.DataFrame | Mapping[str, Any]:
 def _transaction(
     request: ReleaseRequest, preview_id: str | None, after: Callable[[Release], None] | None
 ) -> Release:
-    check_useless(request)  # before the outputs are checked or the data read
     check_release_outputs(request)
     data = _read(request)
     parameters = release_parameters(
