@@ -165,7 +165,7 @@ def check_frequency(phrase: str, base: int, truth: float | mpmath.mpf, what: str
 
 # ------------------------------------------------------------------------------------------- the statement
 ODDS = re.compile(
-    r"(?:at most )?(?:about (?P<k>[\d,]+) times? in (?P<m>[\d,]+)|more than (?P<more>[\d,]+) times in (?P<mm>[\d,]+)"
+    r"(?:about (?P<k>[\d,]+) times? in (?P<m>[\d,]+)(?: at most)?|more than (?P<more>[\d,]+) times in (?P<mm>[\d,]+)"
     r"|fewer than once in (?P<fm>[\d,]+))"
     r"(?: \(the most that ε = [^)]* allows any noise\))?; guessing, (?P<g>[\d,]+) in (?P<gm>[\d,]+)"
     r"(?: \(the difference is less than 1 in (?P<diff>[\d,]+)\))?"

@@ -167,7 +167,7 @@ def test_a_preview_writes_nothing_and_says_when_the_budget_would_refuse(tmp_path
     assert p.spent_before == 0.0
     # ε = 0.5 → the verdict in words: 1/(1 + e^−0.5) = 0.6225 ≈ 6 in 10.
     assert p.verdict().endswith(
-        "would be right at most about 6 times in 10 (the most that ε = 0.5 allows any noise); guessing, 5 in 10."
+        "would be right about 6 times in 10 at most (the most that ε = 0.5 allows any noise); guessing, 5 in 10."
     )
 
 

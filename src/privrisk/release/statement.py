@@ -223,7 +223,7 @@ def verdict(statement: Mapping[str, Any]) -> str:
 
     Example:
         >>> verdict(public_statement(math.log(3)))
-        'An attacker who knows everyone else in the data and wants to tell whether one person is in it would be right at most about 3 times in 4 (the most that ε = ln 3 allows any noise); guessing, 2 in 4.'
+        'An attacker who knows everyone else in the data and wants to tell whether one person is in it would be right about 3 times in 4 at most (the most that ε = ln 3 allows any noise); guessing, 2 in 4.'
     """
     from privrisk._format import epsilon_text
 
@@ -232,8 +232,8 @@ def verdict(statement: Mapping[str, Any]) -> str:
     odds = odds_phrase(p)
     if pure:
         phrase, _, guessing = odds.partition("; ")
-        bound = "at most " if phrase.startswith("about") else ""  # never "at most more than"
-        odds = f"{bound}{phrase} (the most that ε = {epsilon_text(statement['epsilon'])} allows any noise)"
+        bound = " at most" if phrase.startswith("about") else ""  # never "at most more than"
+        odds = f"{phrase}{bound} (the most that ε = {epsilon_text(statement['epsilon'])} allows any noise)"
         odds += f"; {guessing}" if guessing else ""
     return (
         "An attacker who knows everyone else in the data and wants to tell whether one person is in it would be "
