@@ -48,7 +48,10 @@ def count_ptable(d: int, variance: float) -> list[tuple[int, int, float, int, fl
         upper = np.round(np.cumsum(p), 8)
         upper[-1] = 1.0
         lower = np.concatenate([[0.0], upper[:-1]])
-        rows += [(i, j, float(u - lo), j - i, float(lo), float(u)) for j, lo, u in zip(js, lower, upper)]
+        rows += [
+            (i, j, float(u - lo), j - i, float(lo), float(u))
+            for j, lo, u in zip(js, lower, upper, strict=True)
+        ]
     return rows
 
 

@@ -187,7 +187,9 @@ def _row(
     count: int, cells: Mapping[int, float], name: str, allow_negative: bool
 ) -> tuple[tuple[int, ...], tuple[float, ...]]:
     if not isinstance(cells, Mapping):
-        raise PrivriskError(f"table: {name}, count {count}: give the row as {{noise: probability}}", param="table")
+        raise PrivriskError(
+            f"table: {name}, count {count}: give the row as {{noise: probability}}", param="table"
+        )
     items = list(cells.items())
     merged: dict[int, float] = {}
     for v, p in items:
@@ -337,8 +339,12 @@ def cell_key_guarantee(table: PerturbationTable, *, least_count: int = 0) -> Cel
         1.7e-05
     """
     if not isinstance(table, PerturbationTable):
-        raise PrivriskError("table: give a PerturbationTable (read_perturbation_table reads a file)", param="table")
-    return CellKeyPerturbation(table=table, least_count=check_whole(least_count, name="least_count", minimum=0))
+        raise PrivriskError(
+            "table: give a PerturbationTable (read_perturbation_table reads a file)", param="table"
+        )
+    return CellKeyPerturbation(
+        table=table, least_count=check_whole(least_count, name="least_count", minimum=0)
+    )
 
 
 def cell_key_release(parts: Sequence[tuple[PerturbationTable, int]]) -> Guarantee:

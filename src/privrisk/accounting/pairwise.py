@@ -83,7 +83,9 @@ def pair_profile(epsilon: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarra
     e = np.atleast_1d(np.asarray(epsilon, dtype=float))
     loss = _losses(p, q)
     with np.errstate(over="ignore", invalid="ignore"):
-        gap = np.where(loss[None, :] > e[:, None], -np.expm1(np.minimum(e[:, None] - loss[None, :], 0.0)), 0.0)
+        gap = np.where(
+            loss[None, :] > e[:, None], -np.expm1(np.minimum(e[:, None] - loss[None, :], 0.0)), 0.0
+        )
     return np.clip(gap @ p, 0.0, 1.0)
 
 

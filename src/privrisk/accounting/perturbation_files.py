@@ -75,7 +75,9 @@ def _decoded(raw: bytes, path: Path, param: str) -> str:
     except (OSError, EOFError, lzma.LZMAError) as exc:
         raise PrivriskError(f"{param}: {path}: cannot decompress the table ({exc})", param=param) from None
     if len(raw) > MAX_TABLE_BYTES:
-        raise PrivriskError(f"{param}: {path}: the table is larger than {MAX_TABLE_BYTES:,} bytes", param=param)
+        raise PrivriskError(
+            f"{param}: {path}: the table is larger than {MAX_TABLE_BYTES:,} bytes", param=param
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -135,7 +137,9 @@ def _whole(text: str, name: str, line: int, column: str) -> int:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value == int(value)):
-        raise PrivriskError(f"table: {name}, line {line}: {column} {text!r} is not a whole number", param="table")
+        raise PrivriskError(
+            f"table: {name}, line {line}: {column} {text!r} is not a whole number", param="table"
+        )
     return int(value)
 
 
@@ -145,7 +149,9 @@ def _probability(text: str, name: str, line: int, column: str) -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and -1e-12 <= value <= 1 + 1e-12):
-        raise PrivriskError(f"table: {name}, line {line}: {column} {text!r} is not a probability", param="table")
+        raise PrivriskError(
+            f"table: {name}, line {line}: {column} {text!r} is not a probability", param="table"
+        )
     return min(max(value, 0.0), 1.0)
 
 
@@ -159,9 +165,13 @@ def _from_ons(rows: list[list[str]], name: str) -> PerturbationTable:
                                 param="table")  # fmt: skip
         pcv, ckey, noise = (_whole(row[at[c]], name, line, c) for c in ("pcv", "ckey", "pvalue"))
         if not 1 <= pcv <= ONS_TOP or ckey < 0:
-            raise PrivriskError(f"table: {name}, line {line}: pcv must be 1…{ONS_TOP} and ckey ≥ 0", param="table")
+            raise PrivriskError(
+                f"table: {name}, line {line}: pcv must be 1…{ONS_TOP} and ckey ≥ 0", param="table"
+            )
         if ckey in keys[pcv]:
-            raise PrivriskError(f"table: {name}, line {line}: pcv {pcv}, ckey {ckey} appears twice", param="table")
+            raise PrivriskError(
+                f"table: {name}, line {line}: pcv {pcv}, ckey {ckey} appears twice", param="table"
+            )
         keys[pcv][ckey] = noise
     top_key = max((k for row in keys.values() for k in row), default=-1)
     missing = [c for c in range(1, ONS_TOP + 1) if len(keys.get(c, {})) != top_key + 1]
@@ -212,7 +222,9 @@ def _from_toml(text: str, name: str) -> PerturbationTable:
         raise PrivriskError(f"table: {name}: not TOML ({exc})", param="table") from None
     unknown = sorted(set(doc) - {"name", "period", "probabilities"})
     if unknown:
-        raise PrivriskError(f"table: {name}: unknown key {unknown[0]!r} (name, period, probabilities)", param="table")
+        raise PrivriskError(
+            f"table: {name}: unknown key {unknown[0]!r} (name, period, probabilities)", param="table"
+        )
     rows = doc.get("probabilities")
     if not isinstance(rows, dict) or not rows:
         raise PrivriskError(f"table: {name}: give [probabilities] with one row per count", param="table")

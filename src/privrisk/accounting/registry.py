@@ -29,19 +29,21 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from privrisk.accounting.concentrated import zcdp, zcdp_epsilon
-from privrisk.accounting.guarantees import Guarantee, approximate_dp, pure_dp
+from privrisk.accounting.guarantees import Guarantee, approximate_dp, gaussian_dp, pure_dp
 from privrisk.errors import PrivriskError
 
 __all__ = [
     "MATCH_TOLERANCE",
     "StatedConversion",
     "classical_zcdp_epsilon",
+    "read_registry_entry",
     "registry_guarantee",
     "registry_parameters",
     "stated_conversions",
@@ -90,7 +92,9 @@ def _number(value: Any, name: str) -> float | None:
     except (TypeError, ValueError):
         return None
     if not math.isfinite(x) or x < 0:
-        raise PrivriskError(f"registry: privacy_parameters.{name} = {value!r} is not a number ≥ 0", param="registry")
+        raise PrivriskError(
+            f"registry: privacy_parameters.{name} = {value!r} is not a number ≥ 0", param="registry"
+        )
     return x
 
 
@@ -146,7 +150,9 @@ def registry_guarantee(entry: Mapping[str, Any]) -> Guarantee:
         raise PrivriskError("registry: Rényi DP needs its orders, which the schema's parameters do not hold",
                             param="registry")  # fmt: skip
     if eps is None or eps <= 0:
-        raise PrivriskError("registry: the entry states no privacy parameters (no ε > 0 or ρ > 0)", param="registry")
+        raise PrivriskError(
+            "registry: the entry states no privacy parameters (no ε > 0 or ρ > 0)", param="registry"
+        )
     if delta:
         if delta >= 1:
             raise PrivriskError(f"registry: δ = {delta:g} promises nothing", param="registry")
@@ -166,6 +172,8 @@ class StatedConversion:
         classical: ε = ρ + 2√(ρ ln(1/δ)).
         matches: ``"tight"``, ``"classical"`` or ``"neither"`` (within :data:`MATCH_TOLERANCE`, the nearer).
         where: the field it was found in.
+        gaussian: ε at δ of the Gaussian mechanism with that ρ (μ = √(2ρ)), itself ρ-zCDP: no conversion that
+            holds for every ρ-zCDP mechanism can state less, so a quoted ε below it understates ρ.
     """
 
     rho: float
@@ -175,19 +183,29 @@ class StatedConversion:
     classical: float
     matches: str
     where: str
+    gaussian: float = math.nan
+
+    @property
+    def understated(self) -> bool:
+        """Whether the quoted ε is below what any conversion of ρ can give (the Gaussian mechanism's ε)."""
+        return self.epsilon < self.gaussian * (1 - MATCH_TOLERANCE)
 
     def sentence(self) -> str:
         """The conversion in words."""
-        return (f"ρ = {self.rho:g} → ε = {self.epsilon:g} at δ = {self.delta:g} ({self.where}): the tight conversion "
+        text = (f"ρ = {self.rho:g} → ε = {self.epsilon:g} at δ = {self.delta:g} ({self.where}): the tight conversion "
                 f"gives {self.tight:.3f}, the classical {self.classical:.3f}; it is {self.matches}")  # fmt: skip
+        if self.understated:
+            text += f", and below even a Gaussian mechanism's {self.gaussian:.3f}: it understates ρ"
+        return text
 
 
 def _classify(rho: float, eps: float, delta: float, where: str) -> StatedConversion:
     tight, classical = tight_zcdp_epsilon(rho, delta), classical_zcdp_epsilon(rho, delta)
     off = {"tight": abs(eps - tight) / tight, "classical": abs(eps - classical) / classical}
     best = min(off, key=lambda k: off[k])
+    gaussian = gaussian_dp(math.sqrt(2.0 * rho)).epsilon_at(delta)
     return StatedConversion(rho, eps, delta, tight, classical, best if off[best] <= MATCH_TOLERANCE else "neither",
-                            where)  # fmt: skip
+                            where, gaussian)  # fmt: skip
 
 
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
@@ -225,3 +243,41 @@ def stated_conversions(entry: Mapping[str, Any]) -> list[StatedConversion]:
             if quoted is not None:
                 found.append(_classify(*quoted, "privacy_parameters_details"))
     return found
+
+
+#: The largest registry entry read (the registry's longest is about 20 kB).
+MAX_ENTRY_BYTES = 1024 * 1024
+
+
+def read_registry_entry(path: str | os.PathLike[str], *, param: str = "registry") -> dict[str, Any]:
+    """One registry entry from a YAML file (one document, a mapping), for :func:`registry_guarantee`.
+
+    Raises:
+        PrivriskError: (``param``) for a missing file, one that is not a regular file of at most 1 MB, not YAML,
+            or not one mapping.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "e.yaml"
+        >>> _ = p.write_text("deployment:\\n  privacy_loss:\\n    privacy_parameters:\\n      rho: 0.5\\n")
+        >>> registry_guarantee(read_registry_entry(p)).label
+        'ρ = 0.5 (zero-concentrated differential privacy)'
+    """
+    import yaml  # type: ignore[import-untyped]
+
+    from privrisk.io.files import read_regular_file
+
+    try:
+        raw = read_regular_file(path, MAX_ENTRY_BYTES, what="the registry entry", param=param)
+    except FileNotFoundError:
+        raise PrivriskError(f"{param}: {path}: no such file", param=param) from None
+    try:
+        documents = list(yaml.safe_load_all(raw.decode("utf-8-sig")))
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise PrivriskError(f"{param}: {path}: not a YAML registry entry ({reason})", param=param) from None
+    documents = [d for d in documents if d is not None]
+    if len(documents) != 1 or not isinstance(documents[0], dict):
+        raise PrivriskError(f"{param}: {path}: give one registry entry (one YAML mapping), found "
+                            f"{len(documents)} documents", param=param)  # fmt: skip
+    return documents[0]

@@ -63,7 +63,9 @@ def _where(path: tuple[Any, ...]) -> str:
 def _check(value: Any, schema: Mapping[str, Any], path: tuple[Any, ...]) -> Iterator[str]:
     unknown = sorted(set(schema) - _CHECKED - IGNORED_KEYWORDS)
     if unknown:
-        raise ValueError(f"{_where(path)}: the schema uses {unknown[0]!r}, which this validator does not check")
+        raise ValueError(
+            f"{_where(path)}: the schema uses {unknown[0]!r}, which this validator does not check"
+        )
     if "type" in schema:
         types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
         if not any(_is_type(value, t) for t in types):
@@ -97,7 +99,9 @@ def _check(value: Any, schema: Mapping[str, Any], path: tuple[Any, ...]) -> Iter
             yield f"{_where(path)}: {value!r} is not a date (YYYY-MM-DD)"
 
 
-def _check_object(value: Mapping[str, Any], schema: Mapping[str, Any], path: tuple[Any, ...]) -> Iterator[str]:
+def _check_object(
+    value: Mapping[str, Any], schema: Mapping[str, Any], path: tuple[Any, ...]
+) -> Iterator[str]:
     for name in schema.get("required", []):
         if name not in value:
             yield f"{_where(path)}: {name!r} is a required property"

@@ -185,7 +185,10 @@ def _receipt(entry: Mapping[str, Any], earlier: list[dict[str, Any]], count: int
     data = entry.get("data") or ledger.name
     if gaussian:
         parameters: dict[str, Any] = {"rho": float(plain_rho(records, with_pure=True))}
-        variant, composition = "Zero-concentrated DP", "ρ adds up (Bun and Steinke 2016, Lemma 2.3); a Laplace answer of ε counts ε²/2"
+        variant, composition = (
+            "Zero-concentrated DP",
+            "ρ adds up (Bun and Steinke 2016, Lemma 2.3); a Laplace answer of ε counts ε²/2",
+        )
     else:
         parameters = {"epsilon": float(entry["epsilon"])}
         variant, composition = "Pure DP", "ε adds up (sequential composition)"
@@ -233,9 +236,13 @@ def _receipt(entry: Mapping[str, Any], earlier: list[dict[str, Any]], count: int
                 "data_source_type": "Static",
                 "access_type": "Non-interactive",
             },
-            "accounting": {"composition": f"Within the release, {composition}; privrisk also composes every answer "
-                           "tightly (its privacy loss distribution) and states the risk of that."},  # fmt: skip
-            "implementation": {"mechanisms": "; ".join(mechanisms) + f"; released with privrisk {__version__}."},
+            "accounting": {
+                "composition": f"Within the release, {composition}; privrisk also composes every answer "
+                "tightly (its privacy loss distribution) and states the risk of that."
+            },
+            "implementation": {
+                "mechanisms": "; ".join(mechanisms) + f"; released with privrisk {__version__}."
+            },
             "administrative": {
                 "notes": f"Receipt written by privrisk {__version__} from the ledger {ledger.name}, release {seq} "
                 f"(entry hash {str(entry.get('hash'))[:16]}…).",
@@ -257,7 +264,11 @@ def registry_slug(basic: Mapping[str, Any]) -> str:
     def clean(text: str) -> str:
         return re.sub(r"\W+", "_", text.lower())
 
-    parts = [clean(basic["name"]), clean("-".join(basic["data_curators"])), clean(basic["publication_date"][:4])]
+    parts = [
+        clean(basic["name"]),
+        clean("-".join(basic["data_curators"])),
+        clean(basic["publication_date"][:4]),
+    ]
     return "_".join(parts).replace("_", "-")
 
 
