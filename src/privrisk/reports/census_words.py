@@ -25,7 +25,7 @@ from privrisk._validation import check_choice, check_whole
 from privrisk.accounting.cellkey import PerturbationTable, cell_key_guarantee, cell_key_release
 from privrisk.reports.html import asset_text
 
-__all__ = ["CensusWords", "LANGUAGES", "cell_key_words"]
+__all__ = ["LANGUAGES", "CensusWords", "cell_key_words"]
 
 LANGUAGES = ("en", "de")
 TEXT: dict[str, dict[str, Any]] = {lang: json.loads(asset_text(f"census.{lang}.json")) for lang in LANGUAGES}
@@ -101,7 +101,7 @@ def cell_key_words(table: PerturbationTable, *, cells: int = 1, lang: str = "en"
     advantage = g.delta_at(0.0)
     success = (1.0 + advantage) / 2.0
     if advantage >= 1.0:  # some count is always told apart: rounding, not noise
-        return CensusWords("", text["certain"], "", text["assumption"], success)
+        return CensusWords("", text["certain"], "", "", success)
     risk, guess, base = _in_ten(success, language)
     if k == 1:
         attacker = _fill(text["attacker"], risk=risk, guess=guess, base=base)
