@@ -24,8 +24,10 @@ publications. **Different cells holding the person compose** (:func:`cell_key_re
 independent: true when each holds records that the other published cells do not determine, i.e. their
 membership vectors, reduced mod 2, are linearly independent of each other and of every other published cell's
 (:func:`independent_cell_keys`; 256 = 2⁸, so independence mod 256 is independence mod 2). A margin and the cells
-it sums are **not** independent (the margin's key is the sum of theirs); for such tables the composed figure is
-the independent-noise model's, and :func:`independent_cell_keys` says so.
+it sums are **not** independent (the margin's key is the sum of theirs), and then composition is not a bound: a
+person in a cell and its total, each table row with the ptable D = 2, V = 1, is told apart with δ(4) ≈ 0.30, where
+two independent cells give 0.12 (``tests/census/test_cellkey.py``). For such a layout the figures here hold for
+each cell alone; :func:`independent_cell_keys` says which layout is which.
 
 Example:
     >>> table = perturbation_table({0: {0: 1.0}, 1: {-1: 0.4, 0: 0.3, 1: 0.3}, 2: {-1: 0.3, 0: 0.4, 1: 0.3}})
@@ -349,7 +351,8 @@ def cell_key_guarantee(table: PerturbationTable, *, least_count: int = 0) -> Cel
 
 def cell_key_release(parts: Sequence[tuple[PerturbationTable, int]]) -> Guarantee:
     """The tables of a release, each as (its perturbation table, the number of its cells that hold one person),
-    composed as independent noises (valid when :func:`independent_cell_keys` holds; the module docstring).
+    composed as independent noises: a bound only when the cells' keys are independent (:func:`independent_cell_keys`;
+    not for a margin beside the cells it sums, the module docstring).
 
     Count each distinct cell once: a table published again, or a cell of another table with the same people, has
     the same key and the same noise.

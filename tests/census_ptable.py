@@ -55,7 +55,7 @@ def count_ptable(d: int, variance: float) -> list[tuple[int, int, float, int, fl
     return rows
 
 
-if __name__ == "__main__":  # python tests/census/ptable_maxent.py > tests/data/census/ptable_D2_V1.csv
+if __name__ == "__main__":  # python tests/census_ptable.py > tests/data/census/ptable_D2_V1.csv
     print("i;j;p;v;p_int_lb;p_int_ub;type")
     for i, j, p, v, lo, up in count_ptable(2, 1.0):
         print(f"{i};{j};{p:.8f};{v};{lo:.8f};{up:.8f};all")
