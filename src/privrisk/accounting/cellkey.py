@@ -24,9 +24,9 @@ publications. **Different cells holding the person compose** (:func:`cell_key_re
 independent: true when each holds records that the other published cells do not determine, i.e. their
 membership vectors, reduced mod 2, are linearly independent of each other and of every other published cell's
 (:func:`independent_cell_keys`; 256 = 2⁸, so independence mod 256 is independence mod 2). A margin and the cells
-it sums are **not** independent (the margin's key is the sum of theirs), and then composition is not a bound: a
-person in a cell and its total, each table row with the ptable D = 2, V = 1, is told apart with δ(4) ≈ 0.30, where
-two independent cells give 0.12 (``tests/census/test_cellkey.py``). For such a layout the figures here hold for
+it sums are **not** independent (the margin's key is the sum of theirs), and then composition is not a bound: with
+ptable's D = 2, V = 1 on 256 keys, a person in a cell of 3 beside a cell of 2 and their total of 5 is told apart
+with δ(4) ≈ 0.30, where two independent cells give 0.12 (``tests/census/test_cellkey.py``). For such a layout the figures here hold for
 each cell alone; :func:`independent_cell_keys` says which layout is which.
 
 Example:
