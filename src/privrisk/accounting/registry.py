@@ -46,6 +46,7 @@ __all__ = [
     "read_registry_entry",
     "registry_guarantee",
     "registry_parameters",
+    "registry_risk",
     "stated_conversions",
     "tight_zcdp_epsilon",
 ]
@@ -140,7 +141,7 @@ def registry_guarantee(entry: Mapping[str, Any]) -> Guarantee:
         raise PrivriskError(f"registry: dp_variant.variant_name {variant!r} is not one of the schema's "
                             f"{', '.join(_VARIANTS)}", param="registry")  # fmt: skip
     if p["delta_text"] is not None:
-        raise PrivriskError(f"registry: δ is stated as {p['delta_text']!r}, not a number; the risk depends on what "
+        raise PrivriskError(f"registry: δ is stated as “{p['delta_text']}”, not a number; the risk depends on what "
                             "it is computed from", param="registry")  # fmt: skip
     if variant == "Zero-concentrated DP" or (variant in (None, "Custom") and rho is not None):
         if rho is None or rho <= 0:
@@ -281,3 +282,57 @@ def read_registry_entry(path: str | os.PathLike[str], *, param: str = "registry"
         raise PrivriskError(f"{param}: {path}: give one registry entry (one YAML mapping), found "
                             f"{len(documents)} documents", param=param)  # fmt: skip
     return documents[0]
+
+
+def registry_risk(entry: Mapping[str, Any], *, fpr: float = 0.001, at_delta: float = 1e-10) -> dict[str, Any]:
+    """An entry's risk in one row: ``name``, ``slug``, ``variant``, ``unit`` (its privacy unit), ``stated`` (the
+    parameters as written), ``guarantee`` (label, or None), ``reason`` (why there is none), ``success`` (the best
+    attacker's at prior ½), ``advantage``, ``tpr`` (at ``fpr``), ``epsilon_at_delta`` (at ``at_delta``; None when
+    no finite ε reaches it; at the entry's own δ where that is larger), ``delta`` (that δ), ``note`` (what was read
+    differently from the variant, or None) and ``conversions`` (:func:`stated_conversions`, as sentences).
+
+    Example:
+        >>> row = registry_risk({"deployment": {"dp_variant": {"variant_name": "Pure DP"},
+        ...     "privacy_loss": {"privacy_parameters": {"epsilon": 2.0}}}})
+        >>> round(row["success"], 3), row["stated"]                  # e²/(1 + e²)
+        (0.881, 'ε = 2.0')
+    """
+    from privrisk.accounting.risks import membership_risk, tpr_at_fpr
+
+    basic = _section(entry, "deployment", "basic")
+    loss = _section(entry, "deployment", "privacy_loss")
+    params = _section(entry, "deployment", "privacy_loss", "privacy_parameters")
+    stated = ", ".join(f"{_SYMBOL[k]} = {params[k]}" for k in ("epsilon", "delta", "rho") if k in params)
+    row: dict[str, Any] = {
+        "name": basic.get("name"),
+        "slug": entry.get("url_slug") if isinstance(entry, Mapping) else None,
+        "variant": registry_parameters(entry)["variant"],
+        "unit": loss.get("privacy_unit"),
+        "stated": stated,
+        "guarantee": None,
+        "reason": None,
+        "success": None,
+        "advantage": None,
+        "tpr": None,
+        "epsilon_at_delta": None,
+        "delta": at_delta,
+        "note": None,
+        "conversions": [c.sentence() for c in stated_conversions(entry)],
+    }
+    try:
+        g = registry_guarantee(entry)
+    except PrivriskError as exc:
+        row["reason"] = str(exc).removeprefix("registry: ")
+        return row
+    p = registry_parameters(entry)
+    if p["variant"] == "Pure DP" and p["delta"]:
+        row["note"] = "pure DP stated with a δ: read as (ε, δ)"
+    delta = max(float(at_delta), p["delta"] or 0.0)
+    risk = membership_risk(g)
+    eps = g.epsilon_at(delta)
+    row.update(guarantee=g.label, success=risk.success, advantage=risk.advantage, tpr=float(tpr_at_fpr(g, fpr)),
+               epsilon_at_delta=eps if math.isfinite(eps) else None, delta=delta)  # fmt: skip
+    return row
+
+
+_SYMBOL = {"epsilon": "ε", "delta": "δ", "rho": "ρ"}
