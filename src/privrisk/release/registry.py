@@ -34,7 +34,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from privrisk._format import percent
 from privrisk._version import __version__
@@ -45,11 +45,17 @@ from privrisk.ledger import read_ledger_file
 from privrisk.release.composition import DEFAULT_DELTA, composed_guarantee, plain_epsilon, plain_rho
 from privrisk.release.ledger import release_entries
 
+if TYPE_CHECKING:
+    from privrisk.accounting import Guarantee
+
 __all__ = [
     "RISK_FORMAT",
+    "ReceiptFacts",
     "RegistryExport",
     "RegistryExportSettings",
     "export_registry",
+    "guarantee_receipt",
+    "receipt_parameters",
     "registry_schema",
     "registry_slug",
 ]
@@ -143,18 +149,14 @@ class RegistryExport:
         return {"ledger": str(self.settings.ledger), "receipts": [dict(r) for r in self.receipts]}
 
 
-def _risk_fields(records: Sequence[Mapping[str, Any]], delta: float) -> dict[str, Any]:
+def _risk_fields(g: Guarantee, delta: float) -> dict[str, Any]:
     from privrisk.accounting import risk_summary
 
-    g = composed_guarantee(records)
     s = risk_summary(g, at_delta=delta)
-    gaussian = any(r.get("mechanism") == "gaussian" for r in records)
     worst = s["worst_case"]
     return {
         "guarantee": s["guarantee"],
         "conversion": s["conversion"],
-        "plain_epsilon": plain_epsilon(records),
-        "plain_rho": plain_rho(records, with_pure=True) if gaussian else None,
         "delta": delta,
         "epsilon_at_delta": s["epsilon_at_delta"],
         "advantage": s["advantage"],
@@ -165,91 +167,190 @@ def _risk_fields(records: Sequence[Mapping[str, Any]], delta: float) -> dict[str
     }
 
 
+def _ledger_risk(records: Sequence[Mapping[str, Any]], delta: float) -> dict[str, Any]:
+    gaussian = any(r.get("mechanism") == "gaussian" for r in records)
+    return {
+        **_risk_fields(composed_guarantee(records), delta),
+        "plain_epsilon": plain_epsilon(records),
+        "plain_rho": plain_rho(records, with_pure=True) if gaussian else None,
+    }
+
+
 def _summary(risk: Mapping[str, Any], what: str) -> str:
     eps = risk["epsilon_at_delta"]
     at = "no finite ε" if eps is None or not math.isfinite(eps) else f"ε = {eps:.4g}"
     tpr = risk["tpr_at_fpr"][0]
-    return (f"{what}: composed tightly, {at} at δ = {risk['delta']:g}. An attacker who knows everyone else tells "
-            f"whether a person is in the data right {percent(risk['success'])} of the time (guessing: 50.0%); at a "
-            f"false-positive rate of {percent(tpr['fpr'], 2)} it finds {percent(tpr['tpr'], 2)} of the people who "
-            f"are.")  # fmt: skip
+    return (f"{what}: {at} at δ = {risk['delta']:g}. An attacker who knows everyone else tells whether a person is "
+            f"in the data right {percent(risk['success'])} of the time (guessing: 50.0%); at a false-positive rate of "
+            f"{percent(tpr['fpr'], 2)} it finds {percent(tpr['tpr'], 2)} of the people who are.")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ReceiptFacts:
+    """What a receipt says beside the guarantee: the registry's facts about the release.
+
+    Attributes:
+        name, description: the data product's name and description.
+        date: its publication date, YYYY-MM-DD.
+        curator, region, intended_use: as in :class:`RegistryExportSettings` ("not stated" when None).
+        authors: who wrote the receipt (default "privrisk").
+        privacy_unit, unit_details: whose data one neighbour changes, and how.
+        release_type, release_details: "One release" or "Many releases", and what that means here.
+        composition, mechanisms, notes: the accounting, the mechanisms and a note, in words.
+    """
+
+    name: str
+    description: str
+    date: str
+    curator: str | None = None
+    region: str | None = None
+    intended_use: str | None = None
+    authors: Sequence[str] = ()
+    privacy_unit: str = "Record-level (one record added or removed)"
+    unit_details: str = (
+        "Adjacent datasets differ by one record, added or removed (unbounded neighbours); every answer's "
+        "sensitivity is that of its query on the column clamped to the universe fixed before the data were seen."
+    )
+    release_type: str = "One release"
+    release_details: str = ""
+    composition: str = ""
+    mechanisms: str = ""
+    notes: str = ""
+
+
+def receipt_parameters(g: Guarantee, delta: float = DEFAULT_DELTA) -> tuple[str, dict[str, float]]:
+    """The registry's variant and privacy parameters of a guarantee: pure ε; ρ of zCDP; otherwise (ε(δ), δ) at
+    δ, or at the least δ any ε reaches when that is larger (a cell-key table that never perturbs zeros is (0,
+    0.63)-DP: its disclosure is all δ).
+
+    Example:
+        >>> from privrisk.accounting import gaussian_guarantee, pure_dp
+        >>> receipt_parameters(pure_dp(1.0)), receipt_parameters(gaussian_guarantee(sigma=1.0))[0]
+        (('Pure DP', {'epsilon': 1.0}), 'Approximate DP')
+    """
+    pure = g.pure_epsilon
+    if pure is not None:
+        return "Pure DP", {"epsilon": float(pure)}
+    rho = getattr(g, "rho", None)
+    if isinstance(rho, int | float) and not isinstance(rho, bool):
+        return "Zero-concentrated DP", {"rho": float(rho)}
+    d = max(float(delta), g._delta_floor())
+    eps = g.epsilon_at(d)
+    while not math.isfinite(eps) and d < 1.0:  # a floor no finite ε quite reaches: a hair above it
+        d = min(1.0, d * (1 + 1e-9) + 1e-15)
+        eps = g.epsilon_at(d)
+    return "Approximate DP", {"epsilon": float(eps), "delta": float(d)}
+
+
+def guarantee_receipt(
+    g: Guarantee,
+    facts: ReceiptFacts,
+    *,
+    delta: float = DEFAULT_DELTA,
+    parameters: tuple[str, dict[str, float]] | None = None,
+    extra: Mapping[str, Any] | None = None,
+    summary: str | None = None,
+) -> dict[str, Any]:
+    """A registry entry (a receipt) for any guarantee, validated against the registry's schema.
+
+    Args:
+        g: the guarantee released.
+        facts: the registry's facts about the release.
+        delta: the δ at which ε is stated.
+        parameters: the variant and parameters to state (default :func:`receipt_parameters`).
+        extra: more fields for ``privacy_parameters_details.privrisk``.
+        summary: the risk in words (default: one sentence from the risk).
+
+    Raises:
+        PrivriskError: (param ``facts``) when the receipt breaks the schema, naming the field.
+    """
+    variant, params = parameters or receipt_parameters(g, delta)
+    risk = {"format": RISK_FORMAT, **_risk_fields(g, delta), **dict(extra or {})}
+    basic = {
+        "name": facts.name,
+        "data_curators": [facts.curator or NOT_STATED],
+        "intended_use": facts.intended_use or NOT_STATED,
+        "data_product_type": "Summary statistics",
+        "data_product_region": facts.region or NOT_STATED,
+        "description": facts.description,
+        "publication_date": facts.date,
+    }
+    model: dict[str, Any] = {"model_name": "Central", "release_type": facts.release_type}
+    if facts.release_details:
+        model["release_type_details"] = facts.release_details
+    model.update({"data_source_type": "Static", "access_type": "Non-interactive"})
+    deployment: dict[str, Any] = {
+        "basic": basic,
+        "dp_variant": {"variant_name": variant},
+        "privacy_loss": {
+            "privacy_unit": facts.privacy_unit,
+            "privacy_unit_details": facts.unit_details,
+            "privacy_parameters": params,
+            "privacy_parameters_details": {
+                "summary": summary or _summary(risk, facts.name),
+                "privrisk": risk,
+            },
+        },
+        "deployment_model": model,
+    }
+    if facts.composition:
+        deployment["accounting"] = {"composition": facts.composition}
+    deployment["implementation"] = {
+        "mechanisms": "; ".join(x for x in (facts.mechanisms, f"stated by privrisk {__version__}") if x) + "."
+    }
+    administrative: dict[str, Any] = {"registry_authors": list(facts.authors) or ["privrisk"]}
+    if facts.notes:
+        administrative = {"notes": facts.notes, **administrative}
+    deployment["administrative"] = administrative
+    receipt = {"url_slug": registry_slug(basic), "status": "Draft", "tier": 2, "deployment": deployment}
+    errors = schema_errors(receipt, registry_schema())
+    if errors:
+        raise PrivriskError(f"facts: the receipt breaks the registry's schema: {errors[0]}", param="facts")
+    return receipt
 
 
 def _receipt(entry: Mapping[str, Any], earlier: list[dict[str, Any]], count: int, s: RegistryExportSettings,
              ledger: Path) -> dict[str, Any]:  # fmt: skip
     records = [dict(q) for q in entry["queries"]]
-    gaussian = any(r.get("mechanism") == "gaussian" for r in records)
-    risk = _risk_fields(records, s.delta)
-    to_date = _risk_fields(earlier + records, s.delta) if earlier else None
-    answers = ", ".join(f"{q['query']}({q['column']})" for q in records)
-    data = entry.get("data") or ledger.name
-    if gaussian:
-        parameters: dict[str, Any] = {"rho": float(plain_rho(records, with_pure=True))}
-        variant, composition = (
-            "Zero-concentrated DP",
-            "ρ adds up (Bun and Steinke 2016, Lemma 2.3); a Laplace answer of ε counts ε²/2",
-        )
-    else:
-        parameters = {"epsilon": float(entry["epsilon"])}
-        variant, composition = "Pure DP", "ε adds up (sequential composition)"
     seq = int(entry["seq"])
-    extension = {
-        "format": RISK_FORMAT,
-        **risk,
+    risk = _ledger_risk(records, s.delta)
+    to_date = _ledger_risk(earlier + records, s.delta) if earlier else None
+    summary = _summary(risk, f"Release {seq}, composed tightly")
+    if to_date is not None:
+        summary += " " + _summary(to_date, f"Releases 1 to {seq} together, composed tightly")
+    if any(r.get("mechanism") == "gaussian" for r in records):
+        parameters = ("Zero-concentrated DP", {"rho": float(plain_rho(records, with_pure=True))})
+        composition = "ρ adds up (Bun and Steinke 2016, Lemma 2.3); a Laplace answer of ε counts ε²/2"
+    else:
+        parameters = ("Pure DP", {"epsilon": float(entry["epsilon"])})
+        composition = "ε adds up (sequential composition)"
+    mechanisms = sorted({"Gaussian noise (OpenDP's sampler)" if r.get("mechanism") == "gaussian"
+                         else "Laplace noise (OpenDP's floating-point-safe sampler)" for r in records})  # fmt: skip
+    facts = ReceiptFacts(
+        name=f"Release {seq} of {entry.get('data') or ledger.name}",
+        description="Noisy answers: " + ", ".join(f"{q['query']}({q['column']})" for q in records) + ".",
+        date=str(entry["time"])[:10],
+        curator=s.curator,
+        region=s.region,
+        intended_use=s.intended_use,
+        authors=s.authors,
+        release_type="Many releases" if count > 1 else "One release",
+        release_details=f"Release {seq} of the {count} that the ledger {ledger.name} records; every later release "
+        "is charged against the same ledger.",
+        composition=f"Within the release, {composition}; privrisk also composes every answer tightly (its privacy "
+        "loss distribution) and states the risk of that.",
+        mechanisms="; ".join(mechanisms),
+        notes=f"Receipt written by privrisk {__version__} from the ledger {ledger.name}, release {seq} (entry hash "
+        f"{str(entry.get('hash'))[:16]}…).",
+    )
+    extra = {
+        "plain_epsilon": risk["plain_epsilon"],
+        "plain_rho": risk["plain_rho"],
         "ledger_to_date": None if to_date is None else {"releases": seq, **to_date},
         "ledger": {"path": str(ledger), "seq": seq, "time": entry["time"], "hash": entry.get("hash")},
     }
-    summary = _summary(risk, f"Release {seq}")
-    if to_date is not None:
-        summary += " " + _summary(to_date, f"Releases 1 to {seq} together")
-    mechanisms = sorted({"Gaussian noise (OpenDP's sampler)" if r.get("mechanism") == "gaussian"
-                         else "Laplace noise (OpenDP's floating-point-safe sampler)" for r in records})  # fmt: skip
-    basic = {
-        "name": f"Release {seq} of {data}",
-        "data_curators": [s.curator or NOT_STATED],
-        "intended_use": s.intended_use or NOT_STATED,
-        "data_product_type": "Summary statistics",
-        "data_product_region": s.region or NOT_STATED,
-        "description": f"Noisy answers: {answers}.",
-        "publication_date": str(entry["time"])[:10],
-    }
-    return {
-        "url_slug": registry_slug(basic),
-        "status": "Draft",
-        "tier": 2,
-        "deployment": {
-            "basic": basic,
-            "dp_variant": {"variant_name": variant},
-            "privacy_loss": {
-                "privacy_unit": "Record-level (one record added or removed)",
-                "privacy_unit_details": "Adjacent datasets differ by one record, added or removed (unbounded "
-                "neighbours); every answer's sensitivity is that of its query on the column clamped to the "
-                "universe fixed before the data were seen.",
-                "privacy_parameters": parameters,
-                "privacy_parameters_details": {"summary": summary, "privrisk": extension},
-            },
-            "deployment_model": {
-                "model_name": "Central",
-                "release_type": "Many releases" if count > 1 else "One release",
-                "release_type_details": f"Release {seq} of the {count} that the ledger {ledger.name} records; every "
-                "later release is charged against the same ledger.",
-                "data_source_type": "Static",
-                "access_type": "Non-interactive",
-            },
-            "accounting": {
-                "composition": f"Within the release, {composition}; privrisk also composes every answer "
-                "tightly (its privacy loss distribution) and states the risk of that."
-            },
-            "implementation": {
-                "mechanisms": "; ".join(mechanisms) + f"; released with privrisk {__version__}."
-            },
-            "administrative": {
-                "notes": f"Receipt written by privrisk {__version__} from the ledger {ledger.name}, release {seq} "
-                f"(entry hash {str(entry.get('hash'))[:16]}…).",
-                "registry_authors": list(s.authors) or ["privrisk"],
-            },
-        },
-    }
+    return guarantee_receipt(composed_guarantee(records), facts, delta=s.delta, parameters=parameters, extra=extra,
+                             summary=summary)  # fmt: skip
 
 
 def registry_slug(basic: Mapping[str, Any]) -> str:
@@ -289,11 +390,6 @@ def export_registry(settings: RegistryExportSettings) -> RegistryExport:
         raise PrivriskError(f"ledger: {path} records no release to export", param="ledger")
     receipts, earlier = [], []
     for entry in entries:
-        receipt = _receipt(entry, earlier, len(entries), settings, path)
-        errors = schema_errors(receipt, registry_schema())
-        if errors:
-            raise PrivriskError(f"ledger: release {entry['seq']}: the receipt breaks the registry's schema: "
-                                f"{errors[0]}", param="ledger")  # fmt: skip
-        receipts.append(receipt)
+        receipts.append(_receipt(entry, earlier, len(entries), settings, path))
         earlier += [dict(q) for q in entry["queries"]]
     return RegistryExport(settings, tuple(receipts))
