@@ -62,7 +62,7 @@ __all__ = [
 
 #: The name and version of the risk fields in ``privacy_parameters_details.privrisk``.
 RISK_FORMAT = "privrisk-risk/1"
-NOT_STATED = "Not stated in the ledger"
+NOT_STATED = "Not stated"
 _SCHEMA_FILE = "deployments-schema.yaml"
 
 
@@ -265,7 +265,8 @@ def guarantee_receipt(
         PrivriskError: (param ``facts``) when the receipt breaks the schema, naming the field.
     """
     variant, params = parameters or receipt_parameters(g, delta)
-    risk = {"format": RISK_FORMAT, **_risk_fields(g, delta), **dict(extra or {})}
+    # ε is stated at the δ the parameters give when that is larger (a guarantee whose disclosure is all δ).
+    risk = {"format": RISK_FORMAT, **_risk_fields(g, max(delta, params.get("delta", 0.0))), **dict(extra or {})}
     basic = {
         "name": facts.name,
         "data_curators": [facts.curator or NOT_STATED],
