@@ -161,6 +161,11 @@ class PerturbationTable:
         return float(sum(p for v, p in zip(noise, probs, strict=True) if v == 0))
 
     @property
+    def zeros_unperturbed(self) -> bool:
+        """Whether a count of 0 is always published as 0 (no record, no key: ONS and ptable)."""
+        return self.rows[0] == ((0,), (1.0,))
+
+    @property
     def zero_cell_disclosure(self) -> float:
         """The mass of the published values for c = 1 that a count of 0 never shows: P(published > 0 | c = 1)
         when zeros are not perturbed. It is a δ of the table that no ε covers."""

@@ -108,7 +108,7 @@ def cell_key_words(table: PerturbationTable, *, cells: int = 1, lang: str = "en"
     else:
         attacker = _fill(text["attacker_cells"], risk=risk, guess=guess, base=base, cells=k)
     alone = ""
-    if k == 1 and table.zero_cell_disclosure > 0:
+    if k == 1 and table.zeros_unperturbed and table.zero_cell_disclosure > 0:
         among, _, base_among = _in_ten(
             (1.0 + cell_key_guarantee(table, least_count=1).delta_at(0.0)) / 2.0, language
         )
