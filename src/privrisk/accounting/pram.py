@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -133,7 +134,7 @@ def pram_guarantee(
     """
     from privrisk.accounting.composition import compose
 
-    items = list(matrices) if _several(matrices) else [matrices]  # type: ignore[arg-type]
+    items: list[Any] = list(matrices) if _several(matrices) else [matrices]  # type: ignore[arg-type]
     names = list(variables) if variables is not None else [""] * len(items)
     if len(names) != len(items):
         raise PrivriskError(f"variables: {len(names)} names for {len(items)} matrices", param="variables")

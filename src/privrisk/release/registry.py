@@ -266,7 +266,11 @@ def guarantee_receipt(
     """
     variant, params = parameters or receipt_parameters(g, delta)
     # ε is stated at the δ the parameters give when that is larger (a guarantee whose disclosure is all δ).
-    risk = {"format": RISK_FORMAT, **_risk_fields(g, max(delta, params.get("delta", 0.0))), **dict(extra or {})}
+    risk = {
+        "format": RISK_FORMAT,
+        **_risk_fields(g, max(delta, params.get("delta", 0.0))),
+        **dict(extra or {}),
+    }
     basic = {
         "name": facts.name,
         "data_curators": [facts.curator or NOT_STATED],
@@ -389,7 +393,8 @@ def export_registry(settings: RegistryExportSettings) -> RegistryExport:
     entries = release_entries(path, read_ledger_file(path, settings.key))
     if not entries:
         raise PrivriskError(f"ledger: {path} records no release to export", param="ledger")
-    receipts, earlier = [], []
+    receipts: list[dict[str, Any]] = []
+    earlier: list[dict[str, Any]] = []
     for entry in entries:
         receipts.append(_receipt(entry, earlier, len(entries), settings, path))
         earlier += [dict(q) for q in entry["queries"]]
