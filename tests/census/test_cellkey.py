@@ -356,3 +356,15 @@ def test_independent_cell_keys_matches_enumerating_the_keys(membership, person):
         seen[shown][target] += 1
     uniform = all(len(d) == 4 ** int(holding.sum()) and len(set(d.values())) == 1 for d in seen.values())
     assert independent_cell_keys(m, person) == uniform
+
+
+@pytest.mark.parametrize("cells", [2, 10, 60, 1000])
+def test_many_cells_keep_the_zero_cell_catastrophe(cells):
+    """k cells, each with the zero cell's δ: the catastrophes compose to 1 − (1 − ω)^k at every ε (a finite part
+    that vanishes after a few dozen copies is no error)."""
+    t = read_perturbation_table(PTABLE)
+    omega = 1 - _ptable_rows(PTABLE)[1][0]
+    g = cell_key_guarantee(t).compose(cells)
+    for eps in (0.0, 1.0, 10.0):
+        assert g.delta_at(eps) == pytest.approx(1 - (1 - omega) ** cells, abs=1e-9)
+    assert cell_key_guarantee(read_perturbation_table(ONS)).compose(cells).delta_at(5.0) == 1.0

@@ -47,7 +47,7 @@ import numpy as np
 
 from privrisk._validation import check_epsilon, check_whole
 from privrisk.accounting.guarantees import Guarantee
-from privrisk.accounting.pairwise import Pair, PairFamily
+from privrisk.accounting.pairwise import Pair, PairFamily, compose_pairs
 from privrisk.errors import PrivriskError
 
 __all__ = [
@@ -368,20 +368,20 @@ def cell_key_release(parts: Sequence[tuple[PerturbationTable, int]]) -> Guarante
         >>> one.delta_at(10.0), round(three.delta_at(10.0), 6)   # 2 and 3 never show for 1: 0.75; three cells 1 − ¼³
         (0.75, 0.984375)
     """
-    from privrisk.accounting.composition import compose
-
     if not parts:
         raise PrivriskError("tables: give at least one table", param="tables")
-    guarantees: list[Guarantee] = []
+    families: list[tuple[PairFamily, int]] = []
     for i, part in enumerate(parts, 1):
         try:
             table, cells = part
         except (TypeError, ValueError):
             raise PrivriskError(f"tables: table {i}: give (table, cells)", param="tables") from None
-        one = cell_key_guarantee(table)
-        count = check_whole(cells, name="cells", minimum=1)
-        guarantees.append(one if count == 1 else one.compose(count))
-    return guarantees[0] if len(guarantees) == 1 else compose(guarantees)
+        families.append((cell_key_guarantee(table), check_whole(cells, name="cells", minimum=1)))
+    if len(families) == 1 and families[0][1] == 1:
+        return families[0][0]
+    return compose_pairs(
+        families, name=f"{sum(k for _, k in families)} cells, each with cell-key perturbation"
+    )
 
 
 def independent_cell_keys(membership: Sequence[Sequence[int]] | np.ndarray, person: int) -> bool:

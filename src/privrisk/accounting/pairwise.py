@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._validation import check_probability
+from privrisk._validation import check_probability, check_whole
 from privrisk.accounting._math import dp_accounting_pld, epsilon_from_profile, tradeoff_from_atoms
 from privrisk.accounting.guarantees import Guarantee, PrivacyLossDistribution
 
-__all__ = ["PairFamily", "dominating_pair", "pair_profile", "unique_pairs"]
+__all__ = ["PairFamily", "compose_pairs", "dominating_pair", "pair_profile", "unique_pairs"]
 
 Pair = tuple[np.ndarray, np.ndarray]  # (P, Q): probabilities of the same outcomes under the two neighbours
 # Probabilities below this are taken as 0 where two tables' rows are compared (a table printed to 8 digits).
@@ -230,8 +230,44 @@ class PairFamily(Guarantee):
         """:func:`dominating_pair` of the family."""
         return dominating_pair(self.family)
 
+    def split(self) -> tuple[float, PairFamily | None]:
+        """The dominating pair as a catastrophe and the rest: with probability ω = δ(∞) the neighbours publish
+        outcomes the other cannot (told apart for certain), otherwise the conditional pair (P', Q'), which has no
+        infinite loss (Kairouz, Oh and Viswanath 2015, Thm. 2.1). None when ω = 1 (nothing is hidden).
+
+        Example:
+            >>> g = PairFamily(((np.array([0.5, 0.5]), np.array([1.0, 0.0])),))
+            >>> omega, rest = g.split()
+            >>> omega, [float(x) for x in rest.given_pairs[0][0]], [float(x) for x in rest.given_pairs[0][1]]   # (0, ½)-DP
+            (0.5, [1.0], [1.0])
+        """
+        p, q = self.dominating
+        omega = float(p[0])
+        if omega <= 0:
+            return 0.0, self
+        if omega >= 1.0 - 1e-15:
+            return 1.0, None
+        finite = (p > 0) & (q > 0)
+        finite[0] = False
+        rest_p = p[finite] / (1.0 - omega)
+        rest_q = q[finite] / (1.0 - omega)
+        # The hull is symmetric, so Q's own outcomes carry ω too and Q' sums to 1 but for rounding; a gap beyond
+        # rounding stays an outcome of Q' alone (the rest then keeps an infinite loss in the other order).
+        missing = max(0.0, 1.0 - float(rest_q.sum()))
+        if missing > 1e-9:
+            rest_p, rest_q = np.append(rest_p, 0.0), np.append(rest_q, missing)
+        rest = PairFamily(
+            ((rest_p / rest_p.sum(), rest_q / rest_q.sum()),), name=self.label, source=self.conversion
+        )
+        return omega, rest
+
+    def compose(self, k: int) -> Guarantee:
+        """k copies, through :func:`compose_pairs` (the catastrophes apart, the rest by its loss distribution)."""
+        times = check_whole(k, name="k", minimum=1)
+        return self if times == 1 else compose_pairs([(self, times)])
+
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
-        if sampling_prob != 1.0 or self._floor >= 1.0:
+        if sampling_prob != 1.0 or self._floor > 0:
             return None
         p, q = self.dominating
         upper = {i: math.log(x) for i, x in enumerate(p) if x > 0}
@@ -242,7 +278,9 @@ class PairFamily(Guarantee):
         )
 
     def _pld_key(self) -> tuple[Any, ...] | None:
-        if self._floor >= 1.0:  # nothing is hidden: no loss distribution (dp_accounting has no finite part)
+        # With an infinite loss (δ(∞) > 0) the loss distribution's finite part vanishes after a few dozen
+        # copies, which dp_accounting cannot truncate; such a family composes through compose_pairs instead.
+        if self._floor > 0:
             return None
         p, q = self.dominating
         digest = hashlib.sha256(np.round(np.concatenate([p, q]), _KEY_DIGITS).tobytes()).hexdigest()
@@ -252,3 +290,33 @@ class PairFamily(Guarantee):
         p, q = self.dominating
         keep = (p > 0) & (q > 0)
         return max(float(np.max(np.abs(_losses(p[keep], q[keep])), initial=0.0)), 1e-3)
+
+
+def compose_pairs(parts: Sequence[tuple[PairFamily, int]], *, name: str = "") -> Guarantee:
+    """Families of pairs composed (each with its number of copies), exactly as their dominating pairs compose.
+
+    Each dominating pair is a catastrophe of probability ωᵢ and a conditional pair without infinite loss
+    (:meth:`PairFamily.split`); the catastrophes compose to 1 − Π(1 − ωᵢ)^kᵢ and the conditional pairs through
+    the privacy loss distribution of ``dp_accounting``, joined as δ(ε) = 1 − (1 − δ꜀)(1 − δ′(ε))
+    (``CatastropheGuarantee``).
+
+    Example:
+        >>> g = PairFamily(((np.array([0.5, 0.5]), np.array([1.0, 0.0])),))
+        >>> round(compose_pairs([(g, 3)]).delta_at(50.0), 6)        # 1 − ½³
+        0.875
+    """
+    from privrisk.accounting.composition import CatastropheGuarantee, compose_parts
+    from privrisk.accounting.guarantees import approximate
+
+    log_keep = 0.0
+    rests: list[tuple[Guarantee, int, float]] = []
+    for family, count in parts:
+        omega, rest = family.split()
+        if rest is None:
+            return approximate(0.0, 1.0, source="composition of pairs one of which reveals everything")
+        log_keep += count * math.log1p(-omega)
+        rests.append((rest, count, 1.0))
+    inner = compose_parts(rests)
+    if log_keep == 0.0:
+        return inner
+    return CatastropheGuarantee(inner, -math.expm1(log_keep), name=name)

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from privrisk.accounting.guarantees import Guarantee
-from privrisk.accounting.pairwise import Pair, PairFamily
+from privrisk.accounting.pairwise import Pair, PairFamily, compose_pairs
 from privrisk.errors import PrivriskError
 
 __all__ = ["PramMatrix", "pram_epsilon", "pram_guarantee", "transition_matrix"]
@@ -132,17 +132,19 @@ def pram_guarantee(
         >>> two.delta_at(0.0) > pram_guarantee([[0.9, 0.1], [0.1, 0.9]]).delta_at(0.0)
         True
     """
-    from privrisk.accounting.composition import compose
-
     items: list[Any] = list(matrices) if _several(matrices) else [matrices]  # type: ignore[arg-type]
     names = list(variables) if variables is not None else [""] * len(items)
     if len(names) != len(items):
         raise PrivriskError(f"variables: {len(names)} names for {len(items)} matrices", param="variables")
-    parts: list[Guarantee] = []
+    parts: list[tuple[PairFamily, int]] = []
     for m, name in zip(items, names, strict=True):
         checked = transition_matrix(m, name=f"matrix of {name}" if name else "matrix")
-        parts.append(PramMatrix(matrix=tuple(tuple(float(x) for x in row) for row in checked), variable=name))
-    return parts[0] if len(parts) == 1 else compose(parts)
+        parts.append(
+            (PramMatrix(matrix=tuple(tuple(float(x) for x in row) for row in checked), variable=name), 1)
+        )
+    if len(parts) == 1:
+        return parts[0][0]
+    return compose_pairs(parts, name=f"PRAM of {len(parts)} variables")
 
 
 def _several(matrices: object) -> bool:
