@@ -306,14 +306,14 @@ def compose_pairs(parts: Sequence[tuple[PairFamily, int]], *, name: str = "") ->
         0.875
     """
     from privrisk.accounting.composition import CatastropheGuarantee, compose_parts
-    from privrisk.accounting.guarantees import approximate
 
     log_keep = 0.0
     rests: list[tuple[Guarantee, int, float]] = []
     for family, count in parts:
         omega, rest = family.split()
-        if rest is None:
-            return approximate(0.0, 1.0, source="composition of pairs one of which reveals everything")
+        if rest is None:  # told apart for certain: so is the composition
+            certain = (np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+            return PairFamily((certain,), name=name or family.label, source="one of the parts reveals everything")
         log_keep += count * math.log1p(-omega)
         rests.append((rest, count, 1.0))
     inner = compose_parts(rests)
