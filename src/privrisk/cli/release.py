@@ -6,15 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import KEY_ENV, MISSING_HELP, PARAM_OPTIONS, emit_json, err, out, parse_bounds
+from privrisk.cli._release_output import export_receipts, ledger_option, print_ledger
+from privrisk.cli._release_output import table as _table
 from privrisk.errors import PrivriskError, ThresholdExceeded
 
 if TYPE_CHECKING:
-    from privrisk.release.history import LedgerSummary
     from privrisk.release.request import ReleasePreview
     from privrisk.release.result import Release
     from privrisk.release.spec import ReleaseQuery
@@ -24,7 +24,8 @@ BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budg
 BUDGET_RHO = typer.Option(None, "--budget-rho", help="Budget ρ of zCDP (Laplace answers count ε²/2).")
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
-PARAM_OPTIONS["release"] = PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
+PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
+PARAM_OPTIONS["ledger"] = {**PARAM_OPTIONS["release"], "curator": "--curator", "region": "--region"}
 
 
 def _queries(
@@ -250,17 +251,40 @@ def ledger_command(
     budget_rho: float | None = BUDGET_RHO,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
     key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
+    export: str | None = typer.Option(
+        None, "--export", help="registry: write every release as an entry of the OpenDP deployments registry."
+    ),
+    out_dir: Path | None = typer.Option(
+        None, "--out", help="With --export: the folder for release_<seq>.yaml (default: the YAML on stdout)."
+    ),
+    curator: str | None = typer.Option(None, "--curator", help="With --export: who published the releases."),
+    region: str | None = typer.Option(None, "--region", help="With --export: the region the data describe."),
 ) -> None:
     """Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.
 
     The outputs the ledger records (privrisk outputs --ledger) follow: names, dates, numbers of cells. With a
-    budget the command exits 1 (after printing) when the ledger has spent more than it.
+    budget the command exits 1 (after printing) when the ledger has spent more than it. --export registry writes
+    a receipt for every release instead: an entry of the OpenDP deployments registry's schema (validated against
+    it), with the risk in privacy_parameters_details.
 
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
     from privrisk.release.history import LedgerSettings, check_ledger
     from privrisk.release.ledger import read_key
 
+    if export is not None:
+        budgets = (("--budget", budget), ("--budget-epsilon", budget_epsilon), ("--budget-delta", budget_delta),
+                   ("--budget-rho", budget_rho))  # fmt: skip
+        named = next((o for o, v in budgets if v is not None), None)
+        if named is not None:
+            raise PrivriskError(f"{named}: a receipt states what was spent; give no budget with --export")
+        export_receipts(path, export, out_dir, curator, region, read_key(key_file), as_json)
+        return
+    given = next(
+        (o for o, v in (("--out", out_dir), ("--curator", curator), ("--region", region)) if v), None
+    )
+    if given is not None:
+        raise PrivriskError(f"{given}: only with --export registry")
     # The budget's rules and the threshold are the library's (LedgerSettings, LedgerCheck); its errors name the
     # parameter, which privrisk.cli.main turns into the option.
     settings = LedgerSettings(path, budget, budget_epsilon, budget_delta, budget_rho, key=read_key(key_file))
@@ -268,33 +292,7 @@ def ledger_command(
     if as_json:
         emit_json(check.to_dict())
     else:
-        _print_ledger(path, check.summary)
+        print_ledger(str(path), check.summary)
     failures = check.failures()
     if failures:
-        raise ThresholdExceeded(_ledger_option(failures[0]), param=settings.budget_param)
-
-
-def _ledger_option(message: str) -> str:
-    """A ledger message with its leading parameter named as the option (``budget_rho:`` → ``--budget-rho:``)."""
-    from privrisk._params import leading_param, option, renamed
-
-    param = leading_param(message)
-    if param is None:
-        return message
-    return renamed(message, param, option(param, "ledger") or "--" + param.replace("_", "-"))
-
-
-def _print_ledger(path: Path, summary: LedgerSummary) -> None:
-    for title, columns, rows in summary.tables(str(path)):
-        _table(title, columns, rows, ("#", "ε or ρ"))
-    for line in summary.findings():
-        out.print(line)
-
-
-def _table(title: str, names: tuple[str, ...], rows: list[tuple[str, ...]], right: tuple[str, ...]) -> None:
-    table = Table(title=title)
-    for name in names:
-        table.add_column(name, justify="right" if name in right else "left")
-    for row in rows:
-        table.add_row(*row)
-    out.print(table)
+        raise ThresholdExceeded(ledger_option(failures[0]), param=settings.budget_param)
