@@ -26,7 +26,21 @@ def data(tmp_path):
 
 
 def release(data, *extra, eps="0.5"):
-    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", *extra)
+    # A mean at ε < 3 is useless under unbounded neighbours; these tests are about the ledger.
+    return (
+        "release",
+        data,
+        "--allow-useless",
+        "-c",
+        "hours",
+        "-q",
+        "mean",
+        "-e",
+        eps,
+        "--universe",
+        "0,24",
+        *extra,
+    )
 
 
 # 1. A symlinked ledger is overspent ------------------------------------------------------------------------
@@ -91,7 +105,7 @@ def test_release_epsilon_1e20_refused(cli, data, tmp_path):
 def test_release_spec_epsilon_above_20_refused(cli, data, tmp_path):
     spec = tmp_path / "r.toml"
     spec.write_text('[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = 25\nuniverse = [0, 24]\n')
-    one_line_error(cli("release", data, "--spec", spec), "20")
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), "20")
 
 
 def test_release_large_epsilon_allowed_warns(cli, data):
@@ -122,7 +136,7 @@ def test_release_variance_huge_universe(cli, data, tmp_path):
     spec.write_text(
         '[[query]]\ncolumn = "hours"\nquery = "variance"\nepsilon = 1\nuniverse = [-1e308, 1e308]\n'
     )
-    r = cli("release", data, "--spec", spec)
+    r = cli("release", data, "--allow-useless", "--spec", spec)
     one_line_error(r)
 
 
@@ -132,7 +146,7 @@ def test_spec_public_n_not_finite(cli, data, tmp_path, value):
     spec.write_text(
         f'public_n = {value}\n[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = 1\nuniverse = [0, 24]\n'
     )
-    one_line_error(cli("release", data, "--spec", spec), "public_n")
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), "public_n")
 
 
 @pytest.mark.parametrize("value", ["5", "{a=1}"])
@@ -141,7 +155,7 @@ def test_spec_missing_not_codes(cli, data, tmp_path, value):
     spec.write_text(
         f'missing = {value}\n[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = 1\nuniverse = [0, 24]\n'
     )
-    one_line_error(cli("release", data, "--spec", spec), "missing")
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), "missing")
 
 
 # 6. Thresholds that are not enforced ----------------------------------------------------------------------
@@ -174,7 +188,20 @@ def _shows_any(text: str, secrets: tuple[float, ...]) -> bool:
 def _mean_release(tmp_path, *extra):
     data = tmp_path / "ten.csv"
     data.write_text(TEN)
-    return ("release", data, "-c", "v", "-q", "mean", "-e", "1", "--universe", "0,1000", *extra)
+    return (
+        "release",
+        data,
+        "--allow-useless",
+        "-c",
+        "v",
+        "-q",
+        "mean",
+        "-e",
+        "1",
+        "--universe",
+        "0,1000",
+        *extra,
+    )
 
 
 def test_release_json_carries_no_n_or_local_sensitivity(cli, tmp_path):
@@ -184,7 +211,9 @@ def test_release_json_carries_no_n_or_local_sensitivity(cli, tmp_path):
     assert "internal_assessment" not in r.json
     for text in (r.out, r.err):
         assert "local_sensitivity" not in text and "n_clamped" not in text
-        assert not _shows_any(text, (85.04545454545455, 93.55))  # Δv = (645 + 1000)/11 − 64.5; (1000 − 64.5)/10
+        assert not _shows_any(
+            text, (85.04545454545455, 93.55)
+        )  # Δv = (645 + 1000)/11 − 64.5; (1000 − 64.5)/10
     r = cli(*_mean_release(tmp_path))
     assert r.code == 0 and "Δv" not in r.out + r.err and "n_read" not in r.err
 

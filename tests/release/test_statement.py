@@ -207,6 +207,7 @@ def test_summarize_ledger(tmp_path):
         "spent",
         "total_rho",
         "recorded_budget",
+        "outputs",
     ]
     assert (
         doc["total_rho"] is None and doc["recorded_budget"] is None

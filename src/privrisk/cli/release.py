@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 BUDGET_EPSILON = typer.Option(None, "--budget-epsilon", help="Budget ε (pure; with --budget-delta: (ε, δ)).")
 BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budget (with --budget-epsilon).")
 BUDGET_RHO = typer.Option(None, "--budget-rho", help="Budget ρ of zCDP (Laplace answers count ε²/2).")
+USELESS_HELP = "Release even an answer whose 95 % interval is wider than its whole range (it then says so)."
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
 PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
@@ -139,6 +140,7 @@ def release_command(
         "--allow-large-epsilon",
         help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
     ),
+    allow_useless: bool = typer.Option(False, "--allow-useless", help=USELESS_HELP),
     show_preview: bool = typer.Option(
         False,
         "--preview",
@@ -162,8 +164,8 @@ def release_command(
     --budget-epsilon E (pure ε: plain sum), with --budget-delta D (tight composition of every answer at δ), or
     --budget-rho R (zCDP; a Laplace answer counts ε²/2). --ledger-key FILE
     (or PRIVRISK_LEDGER_KEY) keys the ledger with HMAC-SHA256: edits, truncation and a reset are detected.
-    --preview shows the noise and the expected error of each answer before any ε is spent, and warns when an
-    answer's 95 % interval is wider than the range it can take.
+    --preview shows each answer's noise and expected error before any ε is spent. An answer whose 95 % interval
+    is wider than the range it can take is refused unless --allow-useless (the statement then says so).
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
@@ -184,7 +186,7 @@ def release_command(
         request = ReleaseRequest(file, tuple(queries), public_n=n_pub, budget=limit, ledger=ledger,
                                  key=read_key(key_file), out=out_dir, internal=internal, source=str(file), spec=spec,
                                  inputs=(key_file,) if key_file is not None else (),
-                                 allow_large_epsilon=allow_large_epsilon)  # fmt: skip
+                                 allow_large_epsilon=allow_large_epsilon, allow_useless=allow_useless)  # fmt: skip
     except LargeEpsilonRefused as exc:
         raise PrivriskError(
             f"{exc} (give --allow-large-epsilon to release it anyway)", param=exc.param
