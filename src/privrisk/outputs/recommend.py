@@ -81,7 +81,7 @@ def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
 
 def _coarsen(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    full = cells[[t == spec.variables for t in cells["set"]]]
+    full = cells[np.fromiter((t == spec.variables for t in cells["set"]), dtype=bool, count=len(cells))]
     if len(spec.variables) < 2:
         return out
     for v in spec.variables:

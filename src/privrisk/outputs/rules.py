@@ -117,7 +117,8 @@ def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[li
 
 def _class_cells(spec: OutputSpec, cells: pd.DataFrame) -> set[int]:
     """Cells of the full two-way grouping that hold a whole non-empty row (class disclosure)."""
-    full = cells[[t == spec.variables for t in cells["set"]]]
+    # A boolean array, not a list: an empty list would select no columns instead of no rows.
+    full = cells[np.fromiter((t == spec.variables for t in cells["set"]), dtype=bool, count=len(cells))]
     found: set[int] = set()
     for _, group in full.groupby(list(spec.rows), sort=False):
         total: Any = group["value"].sum()
