@@ -279,6 +279,16 @@ class _Request:
                 if extra is None or extra in chosen:
                     break
                 chosen.append(extra)
+        if confirmed and result is not None:
+            # A secondary cell that is recomputed anyway protects nothing: released, it adds no number the
+            # intruder lacks. Without such cells the audit must still confirm (it is run again to be sure).
+            found = result.intervals.get(spec.name, {})
+            fixed = [i for i in chosen[len(failing) :] if i in found and found[i][0] == found[i][1]]
+            if fixed:
+                fewer = [i for i in chosen if i not in fixed]
+                again = run({spec.name: Change("suppress", tuple(fewer))}, {spec.name: failing})
+                if _verdict(again, base, spec.name)[0]:
+                    chosen, result = fewer, again
         secondary = chosen[len(failing) :]
         value, held = _held(spec, cells, chosen)
         intervals: list[Any] = [None] * len(chosen)
