@@ -127,6 +127,7 @@ def test_released_means_and_sums_pin_a_suppression_that_counts_alone_would_confi
     assert suppress["secondary"] >= 2
 
 
+@pytest.mark.slow  # every suggestion of each table is audited
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(counts=st.lists(st.integers(0, 12), min_size=6, max_size=6))
 def test_every_confirmed_suggestion_leaves_each_failing_cell_open(counts: list[int]) -> None:

@@ -135,7 +135,7 @@ def _verdict(result: Audit | None, base: Audit | None, name: str) -> tuple[bool,
         return False, f"a failing cell is still recomputed as {_span(t.lo, t.hi)}"
     new = _new(result, base)
     if new:
-        return False, f"it adds a finding: {new[0].get('sentence', '')}".rstrip(": ")
+        return False, f"it adds a finding: {new[0].get('sentence', '')}".rstrip(": .")
     return True, ""
 
 
@@ -153,7 +153,7 @@ def _cells_text(spec: OutputSpec, cells: pd.DataFrame, positions: list[int], mos
     margin = cells.attrs.get("margins") or {}
     texts = [cell_text(_labels(spec, cells, i), margin or "All") for i in positions[:most]]
     if len(positions) > most:
-        texts.append(f"{len(positions) - most} more")
+        texts.append(f"and {len(positions) - most} other{'s' if len(positions) - most != 1 else ''}")
     return "; ".join(texts)
 
 
@@ -391,7 +391,7 @@ class _Request:
             None,
             False,
             "rounded numbers are not audited for differencing (an intruder knows each rounded cell to within "
-            f"{quantity(half, unit)}, and a failing cell of 1 rounds to {base} or 0)",
+            f"{quantity(half, unit)}, and differences of rounded cells narrow that further)",
             0,
             0.0,
             {
@@ -429,12 +429,15 @@ class _Request:
         within = scale * math.log(20)
         values = pd.to_numeric(cells["value"].iloc[failing], errors="coerce").dropna()
         unit = _unit(spec) if spec.kind == "count" and not spec.weights else ""
-        span = (
-            f"{number(values.min())} to {number(values.max())}"
-            if len(values) and values.min() != values.max()
-            else (number(values.iloc[0]) if len(values) else "")
-        )
-        against = f" (its failing cells hold {span}{' ' + unit if unit else ''})" if span else ""
+        if not len(values):
+            span = ""
+        elif values.min() == values.max():
+            span = quantity(values.iloc[0], unit) if unit else number(values.iloc[0])
+        else:
+            span = (
+                f"{number(values.min())} to {quantity(values.max(), unit) if unit else number(values.max())}"
+            )
+        against = f" (its failing cells hold {span})" if span else ""
         risk = float(many_worlds(epsilon, t))
         reason = (
             ""
