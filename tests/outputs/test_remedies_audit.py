@@ -186,3 +186,32 @@ def test_noise_says_what_it_costs_and_comes_after_the_usual_remedies(kind: str) 
     # Laplace noise of scale b: 95 % of it within ±b·ln 20.
     assert noise["within_95"] == pytest.approx(noise["scale"] * np.log(20))
     assert "95 %" in noise["sentence"] and "95 %" in noise["cost"]
+
+
+def test_suggestions_are_worded_for_a_checker() -> None:
+    # Issue 37: "Suppress 1 cell of Sum U and 0 more", "FAIL the whole table" for one cell, firms called people.
+    frame = pd.DataFrame(
+        [
+            ("A", 40, 1000.0),
+            ("A", 40, 50.0),
+            ("A", 40, 30.0),
+            ("B", 70, 20.0),
+            ("B", 40, 20.0),
+            ("B", 40, 20.0),
+        ],
+        columns=["region", "age", "income"],
+    )
+    specs = [
+        OutputSpec(name="Counts", kind="count", rows=("region",)),
+        OutputSpec(name="Sums", kind="sum", variable="income", rows=("region",)),
+        OutputSpec(name="U", kind="sum", variable="income", where="region = 'A' OR age >= 65"),
+    ]
+    result = check_frame(frame, specs, Policy(safe_threshold=3))
+    sentences = [r["sentence"] for r in result.recommendations]
+    assert any(s.startswith("Suppress the failing cell of U (the total)") for s in sentences), sentences
+    assert not any("0 more" in s or "1 cells" in s or "1 people" in s for s in sentences), sentences
+    [sums] = [r for r in result.recommendations if r["output"] == "Sums" and r["action"] == "suppress"]
+    assert "Suppress the failing cell of Sums (region = A) and 1 more cell (region = B)" in sums["sentence"]
+    # A cell's threshold rule says what it counts.
+    [rule] = [r for r in result.outputs[0]["cells"][0]["rules"] if r["rule"] == "threshold"] or [None]
+    assert rule is None or rule["unit"] == "people"

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from outputs_helpers import whole_solutions
@@ -61,8 +61,10 @@ def _released(result: Any, frame: pd.DataFrame, specs: list[OutputSpec]) -> list
         if action == "coarsen":
             keep = tuple(v for v in spec.variables if v != rec["variable"])
             rows = frame if not spec.where else frame[frame["age"].map(CONDITIONS[spec.where])]
-            groups = rows.groupby(list(keep)).size() if keep else pd.Series({(): len(rows)})
-            for key, value in groups.items():
+            if not keep:
+                numbers.append((_members(spec, {}, ()), len(rows)))
+                continue
+            for key, value in rows.groupby(list(keep)).size().items():
                 labels = dict(zip(keep, key if isinstance(key, tuple) else (key,), strict=True))
                 numbers.append((_members(spec, labels, keep), int(value)))
             continue
@@ -75,6 +77,11 @@ def _released(result: Any, frame: pd.DataFrame, specs: list[OutputSpec]) -> list
 
 @pytest.mark.slow  # each request is checked with every audit of its suggestions
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(people=[("A", "f", 17), ("A", "f", 18), ("A", "f", 18), ("A", "m", 19)], chosen=[3])
+@example(
+    people=[("A", "f", 18)] + [("A", "m", 19)] * 4 + [("B", "f", 19)] * 3 + [("B", "m", 19)] * 3,
+    chosen=[0, 1],
+)
 @given(
     people=st.lists(st.sampled_from(KINDS), min_size=4, max_size=12),
     chosen=st.lists(st.integers(0, len(POOL) - 1), min_size=1, max_size=3, unique=True),

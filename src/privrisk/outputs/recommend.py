@@ -198,20 +198,22 @@ def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[
 def _cover(
     spec: OutputSpec, cells: pd.DataFrame, finding: dict[str, Any], suppressed: list[int]
 ) -> int | None:
-    """A cell of this table, still shown, that holds the group of a finding (the smallest such cell)."""
+    """A cell to suppress next for a finding: the smallest shown cell of this table that holds the finding's
+    group; else a partner (:func:`_partner`) of a hidden cell that holds it (the finding is then the hidden
+    cell's own group, pinned down through the other outputs); else of the first hidden cell."""
     labels = finding.get("labels") or {}
     if spec.where and spec.where in labels and not labels[spec.where]:
         return None
-    best: tuple[float, int] | None = None
-    for i in range(len(cells)):
-        if i in suppressed:
-            continue
-        s = _at(cells)[i, "set"]
-        if all(str(_at(cells)[i, v]) == str(labels[v]) for v in s if v in labels):
-            value = float(_at(cells)[i, "value"])
-            if best is None or value < best[0]:
-                best = (value, i)
-    return None if best is None else best[1]
+    holding = [
+        i
+        for i in range(len(cells))
+        if all(str(_at(cells)[i, v]) == str(labels[v]) for v in _at(cells)[i, "set"] if v in labels)
+    ]
+    shown = [i for i in holding if i not in suppressed]
+    if shown:
+        return min(shown, key=lambda i: (float(_at(cells)[i, "value"]), i))
+    hidden = [i for i in suppressed if i in holding] or suppressed[:1]
+    return _partner(spec, cells, hidden[0], suppressed) if hidden else None
 
 
 class _Request:
