@@ -76,7 +76,7 @@ def _released(result: Any, frame: pd.DataFrame, specs: list[OutputSpec]) -> list
 
 
 @pytest.mark.slow  # each request is checked with every audit of its suggestions
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(people=[("A", "f", 17), ("A", "f", 18), ("A", "f", 18), ("A", "m", 19)], chosen=[3])
 @example(
     people=[("A", "f", 18)] + [("A", "m", 19)] * 4 + [("B", "f", 19)] * 3 + [("B", "m", 19)] * 3,

@@ -34,14 +34,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from privrisk._format import listing
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.release_audit import Audit, Change, audit_release, coarser, finding_key
+from privrisk.outputs.secondary import cover, partner
 from privrisk.outputs.spec import MODELS, OutputSpec
 from privrisk.outputs.wording import DEFAULT_UNIT, cell_text, cells_phrase, quantity
 
@@ -170,52 +170,6 @@ def _held(spec: OutputSpec, cells: pd.DataFrame, positions: list[int]) -> tuple[
     return total, f"holding {number(total)} of {what}"
 
 
-def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[int]) -> int | None:
-    """A secondary suppression for ``cell``: in a line through it (same grouping, all labels but one equal)
-    that holds no other hidden cell, the smallest cell; else the smallest unhidden cell of any line through it;
-    else the smallest unhidden cell of its grouping."""
-    s = _at(cells)[cell, "set"]
-    same = cells[cells["set"].map(lambda t: t == s)]
-    lines: list[tuple[bool, float, int]] = []
-    for v in s:
-        fixed = [u for u in s if u != v]
-        on_line = (
-            same[np.logical_and.reduce([same[u] == _at(cells)[cell, u] for u in fixed])] if fixed else same
-        )
-        others = [int(cast(Any, i)) for i in on_line.index if int(cast(Any, i)) != cell]
-        free = [i for i in others if i not in suppressed]
-        if not free:
-            continue
-        lonely = not any(i in suppressed for i in others)
-        best = min(free, key=lambda i: float(_at(cells)[i, "value"]))
-        lines.append((not lonely, float(_at(cells)[best, "value"]), best))
-    if lines:
-        return min(lines)[2]
-    rest = same[~same.index.isin(suppressed)]
-    return None if rest.empty else int(cast(Any, rest["value"].idxmin()))
-
-
-def _cover(
-    spec: OutputSpec, cells: pd.DataFrame, finding: dict[str, Any], suppressed: list[int]
-) -> int | None:
-    """A cell to suppress next for a finding: the smallest shown cell of this table that holds the finding's
-    group; else a partner (:func:`_partner`) of a hidden cell that holds it (the finding is then the hidden
-    cell's own group, pinned down through the other outputs); else of the first hidden cell."""
-    labels = finding.get("labels") or {}
-    if spec.where and spec.where in labels and not labels[spec.where]:
-        return None
-    holding = [
-        i
-        for i in range(len(cells))
-        if all(str(_at(cells)[i, v]) == str(labels[v]) for v in _at(cells)[i, "set"] if v in labels)
-    ]
-    shown = [i for i in holding if i not in suppressed]
-    if shown:
-        return min(shown, key=lambda i: (float(_at(cells)[i, "value"]), i))
-    hidden = [i for i in suppressed if i in holding] or suppressed[:1]
-    return _partner(spec, cells, hidden[0], suppressed) if hidden else None
-
-
 class _Request:
     """The suggestions of one request: per failing output its options, audited; then the plan."""
 
@@ -274,9 +228,9 @@ class _Request:
                     break
                 exposed = result.exposed(spec.name)
                 extra = (
-                    _partner(spec, cells, exposed[0].position, chosen)
+                    partner(spec, cells, exposed[0].position, chosen)
                     if exposed
-                    else _cover(spec, cells, _new(result, base)[0], chosen)
+                    else cover(spec, cells, _new(result, base)[0], chosen)
                 )
                 if extra is None or extra in chosen:
                     break

@@ -80,7 +80,12 @@ class Audit:
 
 
 def finding_key(d: dict[str, Any]) -> tuple[Any, ...]:
-    """What identifies a finding across two audits of the same outputs: its kind and its group."""
+    """What identifies a finding across two audits of the same outputs: its kind and its group.
+
+    Example:
+        >>> finding_key({"kind": "exact", "labels": {"region": "West", "age >= 19": False}})
+        ('exact', (('age >= 19', 'False'), ('region', 'West')), None)
+    """
     labels = d.get("labels") or {}
     return (d.get("kind"), tuple(sorted((str(k), str(v)) for k, v in labels.items())), d.get("measure"))
 
