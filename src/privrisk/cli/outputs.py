@@ -173,6 +173,7 @@ def _write_files(
 def _print_result(result: OutputsResult) -> None:
     from privrisk._format import number
     from privrisk.outputs.report import rule_text
+    from privrisk.outputs.wording import cell_text
 
     for o in result.outputs:
         failing = [c for c in o["cells"] if c["status"] != "pass"]
@@ -182,7 +183,7 @@ def _print_result(result: OutputsResult) -> None:
             f"{len(failing)} not passing"
         )
         for c in failing[:20]:
-            where = ", ".join(f"{k} = {v}" for k, v in c["labels"].items()) or "the whole table"
+            where = cell_text(c["labels"], o.get("margins") or "All")
             hidden = ""
             if c.get("interval") is not None and c.get("protected") is False:
                 lo, hi = (number(x, 6) for x in c["interval"])

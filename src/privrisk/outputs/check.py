@@ -452,7 +452,9 @@ def check_frame(
                 strict=True,
             )
         ]
-        outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells})
+        margins = dict(cells_frame.attrs.get("margins") or {})
+        outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells,
+                        "margins": margins})  # fmt: skip
     started = time.perf_counter()
     try:
         diff = difference(con, linear, policy, max_atoms=max_atoms)
