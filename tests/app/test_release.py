@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from privrisk.cli import main
 from privrisk.release.ledger import read_ledger
-from tests.app.conftest import RunningApp
+from tests.app.conftest import RunningApp, open_page
 
 browser = pytest.mark.browser
 
@@ -251,7 +251,7 @@ def test_the_budget_refuses_at_the_preview_as_the_command_line_does(page, goto, 
 
 @browser
 def test_every_session_a_reload_and_a_second_browser_charge_one_ledger_and_the_budget_holds(
-    page, goto, new_page, running_app
+    page, goto, new_page, running_app, browser
 ):
     """Issue 30: release twice, reload, set a budget of 2, release again: refused by the budget; a second browser
     context sees every release and is held to the budget as well (the ledger used to live in the session)."""
@@ -278,12 +278,14 @@ def test_every_session_a_reload_and_a_second_browser_charge_one_ledger_and_the_b
     assert len(read_ledger(running_app.ledger)) == 2
     # A restart of the server on the same ledger sees them as well.
     again = RunningApp(ledger=running_app.ledger)
+    context, fresh, guard = open_page(browser, again.url)
     try:
-        fresh = new_page()
         fresh.goto(again.url + "?" + query)
         fresh.wait_for_function("() => document.documentElement.dataset.privriskReady === '1'")
         expect(fresh.locator("#release-ledger-state")).to_have_text("2 releases recorded; plain sum ε = 2.")
+        assert guard.foreign == [] and guard.errors == []
     finally:
+        context.close()
         again.stop()
 
 
