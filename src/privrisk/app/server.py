@@ -61,6 +61,12 @@ _CSS = """
 .privrisk-help { color: #555; font-size: .92em; }
 /* Links inside help text: Bootstrap's link blue is 4.47:1 on the result panel's #fcfcfd, below WCAG's 4.5:1. */
 .privrisk-help a, .privrisk-help .btn-link { color: #0a5c8c; }
+/* A visible focus ring where Bootstrap draws none: the slider (its line takes the focus), the selectize fields and
+   the file boxes (their file input is moved off screen, so the ring goes on its button). */
+.irs-line:focus, .irs-line:focus-visible { outline: 3px solid #0a5c8c !important; outline-offset: 3px; }
+.irs:has(.irs-line:focus) .irs-handle { box-shadow: 0 0 0 3px #0a5c8c; }
+.selectize-input.focus { outline: 3px solid #0a5c8c !important; outline-offset: 1px; }
+.btn-file:focus-within { outline: 3px solid #0a5c8c; outline-offset: 2px; }
 """
 
 
@@ -81,6 +87,22 @@ $(function () {
   // page itself, so the role is given here.
   const pages = document.querySelector(".tab-content[data-tabsetid='page']");
   if (pages) { pages.setAttribute("role", "main"); }
+  // The page's one h1 stands inside the main landmark (Shiny puts the navbar page's header above it).
+  const heading = document.getElementById("privrisk-h1");
+  if (pages && heading) { pages.prepend(heading); }
+  // A file box's text field ("No file selected") says which file it is for: its input's label.
+  function labelFileBoxes() {
+    document.querySelectorAll("input.shiny-input-file[id]").forEach(function (file) {
+      const group = file.closest(".input-group");
+      const box = group && group.querySelector("input[type='text'][readonly]");
+      const label = document.getElementById(file.id + "-label");
+      if (box && label && !box.hasAttribute("aria-label")) {
+        box.setAttribute("aria-label", label.textContent.trim() + ": the file chosen");
+      }
+    });
+  }
+  labelFileBoxes();
+  $(document).on("shiny:connected shiny:value", labelFileBoxes);
   Shiny.addCustomMessageHandler("privrisk-page", function (id) {
     const url = new URL(window.location.href);
     url.search = "?page=" + encodeURIComponent(id);

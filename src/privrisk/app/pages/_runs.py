@@ -398,6 +398,6 @@ def main_panel(title: str, intro: str) -> list[Any]:
         ui.p(intro, class_="privrisk-help"),
         ui.output_ui("status"),
         ui.output_ui("results"),
-        ui.h5("The same on the command line"),
+        ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     ]

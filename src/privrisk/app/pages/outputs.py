@@ -52,6 +52,7 @@ def page_ui() -> Any:
             "and whether that protects it.",
             class_="privrisk-help",
         ),
+        ui.output_ui("prompt"),
         ui.output_ui("status"),
         ui.output_ui("results"),
         ui.output_ui("downloads"),
@@ -130,11 +131,16 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         )
 
     @render.ui
+    def prompt() -> Any:
+        if uploads.current() is not None and input.spec():
+            return None
+        return ui.p("Upload the data and outputs.toml, then check them.", class_="privrisk-help")
+
+    @render.ui
     def results() -> Any:
+        # Only the run's result: on a phone the sidebar closes when this output changes (server.py's script).
         done = runner.result()
         if done is None:
-            if uploads.current() is None or not input.spec():
-                return ui.p("Upload the data and outputs.toml, then check them.", class_="privrisk-help")
             return None
         return ui.div(ui.HTML(done["body"]), id="outputs-check")
 

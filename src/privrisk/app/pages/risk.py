@@ -334,7 +334,7 @@ def page_ui() -> Any:
                     ),
                     ui.output_ui("epsilon_for"),
                 ),
-                ui.h5("The same on the command line"),
+                ui.h3("The same on the command line", class_="h5"),
                 ui.output_ui("command"),
             ),
             col_widths=cast(Any, {"sm": (12, 12), "lg": (4, 8)}),
