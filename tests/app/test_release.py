@@ -16,10 +16,10 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+from tests.app.conftest import RunningApp, open_page
 
 from privrisk.cli import main
 from privrisk.release.ledger import read_ledger
-from tests.app.conftest import RunningApp, open_page
 
 browser = pytest.mark.browser
 

@@ -255,7 +255,6 @@ def test_a_session_reads_only_its_own_uploads(page, goto, upload, new_page, tmp_
 def test_the_upload_limit_bounds_what_one_session_uploads_in_all(browser, start_app, tmp_path):
     """Issue 30: 20 files of 0.9 MB were accepted under --max-upload 1MB; the second is refused now."""
     from playwright.sync_api import expect
-
     from tests.app.conftest import open_page
 
     small = start_app(max_upload=1_000_000)
@@ -264,7 +263,7 @@ def test_the_upload_limit_bounds_what_one_session_uploads_in_all(browser, start_
         path = tmp_path / f"part{i}.csv"
         path.write_text("x\n" + "1\n" * 450_000)  # 0.9 MB
         files.append(path)
-    context, page, guard = open_page(browser, small.url)
+    context, page, _ = open_page(browser, small.url)
     try:
         page.goto(small.url + "?page=sensitivity")
         page.wait_for_function("() => document.documentElement.dataset.privriskReady === '1'")
@@ -309,7 +308,6 @@ def test_sigterm_stops_a_busy_server_and_removes_every_sessions_folder(browser, 
     import time
 
     from playwright.sync_api import expect
-
     from tests.app.conftest import open_page
 
     temp = tmp_path / "tmp"

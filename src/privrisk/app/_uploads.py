@@ -491,7 +491,7 @@ def expanded_size(path: Path, limit: int) -> int:
                         break
             return total
         if head[:4] == b"PAR1":
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
             meta = pq.ParquetFile(path).metadata
             stored = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))

@@ -129,9 +129,13 @@ def parse_bound(text: Any, which: str = "lowest") -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise PrivriskError(f"universe: {raw!r} for the {which} possible value is not a number", param="universe") from None
+        raise PrivriskError(
+            f"universe: {raw!r} for the {which} possible value is not a number", param="universe"
+        ) from None
     if not math.isfinite(value):
-        raise PrivriskError(f"universe: the {which} possible value must be finite, got {raw!r}", param="universe")
+        raise PrivriskError(
+            f"universe: the {which} possible value must be finite, got {raw!r}", param="universe"
+        )
     return value
 
 

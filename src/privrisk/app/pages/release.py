@@ -233,7 +233,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     first_fill = reactive.value(True)
 
     result: reactive.Value[Any] = reactive.value(None)
-    shown: reactive.Value[tuple[Any, tuple[Any, ...], list[str]] | None] = reactive.value(None)
+    shown: reactive.Value[tuple[Any, tuple[Any, ...], list[str], bool] | None] = reactive.value(None)
     problem: reactive.Value[tuple[str, str] | None] = reactive.value(None)
     settings = app_settings(session)
     ledger = settings.ledger_path()
@@ -361,7 +361,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         queries, public_n = _queries()
         budget = as_budget(input.budget().strip() or None)
         # The library's own consent to a useless answer, once it has one (the statement then says so).
-        useless = {"allow_useless": allow_useless} if takes_useless else {}
+        useless: dict[str, Any] = {"allow_useless": allow_useless} if takes_useless else {}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             request = ReleaseRequest(
