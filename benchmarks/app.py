@@ -124,7 +124,11 @@ def main() -> None:
 
     from privrisk.app.server import build_app
 
-    ours, ours_url = serve(build_app())
+    import tempfile
+    from pathlib import Path
+
+    # A ledger of its own (nothing is released here; the user's own ledger is never touched).
+    ours, ours_url = serve(build_app(ledger=Path(tempfile.mkdtemp()) / "ledger.json"))
     naive, naive_url = serve(naive_app())
     try:
         with sync_playwright() as p:

@@ -98,7 +98,7 @@ def test_the_websocket_is_opened_only_for_the_apps_own_pages(app_url):
     assert websocket_status(app_url, f"evil.example:{port}", f"http://evil.example:{port}") == 403
 
 
-def test_the_host_named_with_host_is_allowed():
+def test_the_host_named_with_host_is_allowed(tmp_path):
     # build_app(hosts=...) is what `privrisk app --host NAME` passes: that name is served, others are not.
     import threading
 
@@ -106,7 +106,8 @@ def test_the_host_named_with_host_is_allowed():
 
     from privrisk.app.server import bound_url, build_app
 
-    config = uvicorn.Config(build_app(hosts=("box.lan",)), host="127.0.0.1", port=0, log_level="warning")
+    app = build_app(hosts=("box.lan",), ledger=tmp_path / "ledger.json")
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
