@@ -48,12 +48,12 @@ FIRST_CONTENT = """
 
 
 def serve() -> tuple[Any, str]:
+    import tempfile
+    from pathlib import Path
+
     import uvicorn
 
     from privrisk.app.server import bound_url, build_app
-
-    import tempfile
-    from pathlib import Path
 
     app = build_app(ledger=Path(tempfile.mkdtemp()) / "ledger.json")  # never the user's own ledger
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
