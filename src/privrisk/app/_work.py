@@ -92,9 +92,12 @@ def outputs_report(
     frame = read_table(data)
     check_request_size(specs, frame)
     result = check_outputs(OutputsSettings(data=frame, spec=spec, policy=policy, ledger=ledger, key=key))
+    # What the ledger recorded (the library's ``OutputsResult.ledger``: appended, seq), where the library says.
+    recorded = getattr(result, "ledger", None)
     return {
         "status": result.status,
         "outputs": len(result.outputs),
+        "recorded": {k: recorded.get(k) for k in ("appended", "seq")} if isinstance(recorded, dict) else None,
         "body": f"<style>{CSS}</style>{report_body(result)}",
         "html": html_report(result),
     }

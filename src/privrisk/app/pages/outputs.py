@@ -142,7 +142,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         done = runner.result()
         if done is None:
             return None
-        return ui.div(ui.HTML(done["body"]), id="outputs-check")
+        recorded = done.get("recorded")
+        note = None
+        if recorded is not None:
+            note = ui.p(
+                f"Recorded in the ledger as released (entry {recorded['seq']})."
+                if recorded.get("appended")
+                else "Not recorded in the ledger: only a set that passes is.",
+                class_="privrisk-help",
+                id="outputs-recorded",
+            )
+        return ui.div(note, ui.HTML(done["body"]), id="outputs-check")
 
     @render.ui
     def downloads() -> Any:
