@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privrisk"
 
 # The floors, lowest first: (name, the modules on it). A module belongs to the floor of its longest listed prefix.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("errors", "_params", "_validation", "_format", "_version")),
+    ("base", ("errors", "_params", "_validation", "_format", "_version", "progress")),
     ("ground", ("risk", "sensitivity", "posterior", "accounting", "io", "solver")),
     # The page and figure layer the capabilities write their report folders with (one skeleton, one plot base).
     ("pages and figures", ("reports.html", "reports.manifest", "reports.plots", "reports.assets")),

@@ -70,9 +70,15 @@ def presence_command(
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: smallest research class allowed."),
     kmap: int | None = typer.Option(None, "--kmap", help="k-map: smallest population class allowed."),
-    search: bool = typer.Option(False, "--search", help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1."),
+    search: bool = typer.Option(
+        False,
+        "--search",
+        help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1.",
+    ),
     suppression: float = typer.Option(
-        0.0, "--suppression", help="Share of research records in failing classes that may be removed (0.02)."
+        0.0,
+        "--suppression",
+        help="Share of research records in failing classes that may be removed, e.g. 0.02 for 2 %.",
     ),
     loss: str = typer.Option(
         "precision", "--loss", help=f"Information loss to minimise: {', '.join(LOSS_MEASURES)}."
@@ -120,6 +126,12 @@ def presence_command(
         check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
     if data is None and not demo:
         raise PrivriskError("DATA: give the research subset's file (or --demo)")
+    if engine.strip().lower() == "spark":
+        from privrisk.io.engine import check_spark_source
+
+        for source in (data, population):  # before Spark's start, which takes tens of seconds
+            if source is not None:
+                check_spark_source(source)
     settings = PresenceSettings(
         dataset=data,
         population=population,

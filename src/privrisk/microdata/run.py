@@ -21,13 +21,21 @@ from privrisk._params import leading_param, renamed
 from privrisk.errors import PrivriskError
 from privrisk.microdata.measure import MicrodataResult, measure_microdata
 from privrisk.microdata.recoding import Recoding, recode_microdata
+from privrisk.microdata.release import (
+    RELEASED_NAMES,
+    information_loss,
+    released_frame,
+    released_name,
+    write_released,
+)
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suppression import Suppression, suppress_microdata
 
 __all__ = ["OUT_FILES", "MicrodataRun", "run_microdata"]
 
-OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", "released.csv")
-"""Every file :meth:`MicrodataRun.write` may write into its folder (``released.csv`` only after a reduction)."""
+OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", *RELEASED_NAMES.values())
+"""Every file :meth:`MicrodataRun.write` may write into its folder (the released file only after a reduction,
+named by the input's format: ``released.csv``, ``.parquet``, ``.dta`` or ``.sav``)."""
 
 Namer = Callable[[str], "str | None"]
 """A front end's name for a library parameter (an option, a label), or None to keep the parameter's own."""
@@ -52,6 +60,8 @@ class MicrodataRun:
             when no recoding meets the targets.
         suppression: what local suppression set to missing, or None.
         recoding: the lattice of recodings measured and the one chosen, or None.
+        original: the input as read, every column (after a reduction; the released file is made from it), or
+            None.
     """
 
     settings: MicrodataSettings
@@ -59,6 +69,7 @@ class MicrodataRun:
     reduced: MicrodataResult | None = None
     suppression: Suppression | None = None
     recoding: Recoding | None = None
+    original: pd.DataFrame | None = None
 
     @property
     def result(self) -> MicrodataResult:
@@ -67,8 +78,24 @@ class MicrodataRun:
 
     @property
     def released(self) -> pd.DataFrame | None:
-        """The released frame (the measured columns after the reduction), or None when nothing was reduced."""
-        return None if self.reduced is None else self.reduced.frame
+        """The released file: the input, every column in its order and type, with only the reduced key values
+        changed (:func:`~privrisk.microdata.release.released_frame`); None when nothing was reduced."""
+        if self.reduced is None:
+            return None
+        base = self.original if self.original is not None else self.measured.frame
+        return released_frame(base, self.reduced.frame, list(self.settings.keys))
+
+    def information_loss(self) -> list[dict[str, Any]]:
+        """Per key, what the reduction cost (:func:`~privrisk.microdata.release.information_loss`); empty without
+        a reduction."""
+        if self.reduced is None:
+            return []
+        recoded = [k for k, v in (self.recoding.levels or {}).items() if v] if self.recoding is not None else []
+        return information_loss(self.measured.frame, self.reduced.frame, list(self.settings.keys), recoded)
+
+    def lost_keys(self) -> list[str]:
+        """The keys the released file shows nothing of (every value suppressed, or recoded to one value)."""
+        return [d["key"] for d in self.information_loss() if d["lost"]]
 
     @property
     def reduction(self) -> str | None:
@@ -76,14 +103,17 @@ class MicrodataRun:
 
         When no recoding meets the targets the line is a failure that names ``hierarchies``.
         """
+        lost = self.lost_keys()
+        tail = f"; {', '.join(lost)} lost entirely (the released file shows nothing of it)" if lost else ""
         if self.suppression is not None:
             s = self.suppression
-            return f"{len(s.cells):,} key value(s) suppressed ({s.method}{', fewest possible' if s.optimal else ''})"
+            how = "fewest possible" if s.optimal else f"the fewest possible is at least {s.bound:,}"
+            return f"{len(s.cells):,} key value(s) suppressed ({s.method} search, {how}){tail}"
         if self.recoding is not None:
             r = self.recoding
             if r.levels is None:
                 return f"hierarchies: none of the {len(r.nodes):,} recodings meets the targets"
-            return "levels " + ", ".join(f"{k}={v}" for k, v in r.levels.items())
+            return "levels " + ", ".join(f"{k}={v}" for k, v in r.levels.items()) + tail
         return None
 
     def failures(self, name: Namer | None = None) -> list[str]:
@@ -110,6 +140,7 @@ class MicrodataRun:
         """
         doc = self.measured.to_dict(rows=rows)
         doc["failures"] = [_named(f, name) for f in doc["failures"]]
+        doc["before"] = {"measures": doc["measures"], "failures": doc["failures"], "verdict": doc["verdict"]}
         if self.suppression is not None:
             after = cast(MicrodataResult, self.reduced)
             doc["suppression"] = {**self.suppression.to_dict(), "measures_after": after.measures}
@@ -118,8 +149,15 @@ class MicrodataRun:
         if self.reduction is not None:
             doc["reduction"] = _named(self.reduction, name)
         if self.reduced is not None:  # the thresholds are judged on the file as it will be released
+            verdict = self.reduced.verdict()
+            verdict["failures"] = [_named(f, name) for f in verdict["failures"]]
+            doc["after"] = {"measures": self.reduced.measures,
+                            "failures": [_named(f, name) for f in self.reduced.failures()], "verdict": verdict,
+                            "information_loss": self.information_loss()}  # fmt: skip
             doc["failures_before"] = doc["failures"]
-            doc["failures"] = [_named(f, name) for f in self.reduced.failures()]
+            doc["failures"] = doc["after"]["failures"]
+            doc["verdict"] = verdict
+            doc["information_loss"] = doc["after"]["information_loss"]
         return doc
 
     def write(self, folder: str | os.PathLike[str], *, records: bool = True) -> list[str]:
@@ -127,17 +165,26 @@ class MicrodataRun:
 
         Returns the names written besides ``manifest.json``. Nothing in ``folder`` changes if any of them fails.
         """
-        from privrisk.io.files import atomic_dir, write_csv
+        from privrisk.io.files import atomic_dir
 
         with atomic_dir(Path(folder)) as tmp:
-            written = self.measured.write(tmp, records=records)
-            if self.released is not None:
-                write_csv(self.released, tmp / "released.csv")
-                written.append("released.csv")
+            released = self.released
+            extra, summary = [], {}
+            if released is not None:
+                name = released_name(self.measured.source if self.original is not None
+                                     and self.measured.source != "data frame" else None)  # fmt: skip
+                write_released(released, tmp / name)
+                extra.append({"title": "The released file: the input with only the reduced key values changed",
+                              "path": name})  # fmt: skip
+                summary = {"reduction": self.reduction, "after": cast(MicrodataResult, self.reduced).measures,
+                           "verdict_after": cast(MicrodataResult, self.reduced).verdict(),
+                           "information_loss": self.information_loss()}  # fmt: skip
+            written = self.measured.write(tmp, records=records, extra_tables=extra, extra_summary=summary,
+                                          after=self)  # fmt: skip
         return written
 
 
-def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
+def run_microdata(data: Any, settings: MicrodataSettings, *, progress: Callable[[str], None] | None = None) -> MicrodataRun:
     """Measure a sample file, reduce its risk as ``settings.reduction`` asks, and measure the result again.
 
     Local suppression (:func:`~privrisk.microdata.suppression.suppress_microdata`) sets the fewest key values to
@@ -149,6 +196,7 @@ def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
     Args:
         data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
         settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
+        progress: called with the stage's name as each begins (a front end shows it on long runs), or None.
 
     Example:
         >>> frame = pd.DataFrame({"sex": list("mmmff"), "age": [30, 30, 40, 50, 50]})
@@ -156,18 +204,32 @@ def run_microdata(data: Any, settings: MicrodataSettings) -> MicrodataRun:
         >>> run.measured.failures()
         ['k: 1 record(s) share their key combination with fewer than 2 (smallest f_k 1)']
         >>> run.reduction, run.failures(), run.released["age"].isna().sum()
-        ('1 key value(s) suppressed (exact, fewest possible)', [], np.int64(1))
+        ('1 key value(s) suppressed (exact search, fewest possible)', [], np.int64(1))
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
-    measured = measure_microdata(data, settings)
+    say = progress or (lambda stage: None)
+    measured = measure_microdata(data, settings, progress=say)
+    if settings.reduction == "none":
+        return MicrodataRun(settings, measured)
+    say("reading every column for the released file")
+    original = _whole(data)
     if settings.reduction == "suppress":
         order = None if settings.importance is None else list(settings.importance)
+        say("local suppression")
         suppression, after = suppress_microdata(measured, importance=order)
-        return MicrodataRun(settings, measured, after, suppression=suppression)
-    if settings.reduction == "recode":
-        # The frame measured holds every column the recoding reads: the file is not read a second time.
-        hierarchies = cast(Mapping[str, object], settings.hierarchies)
-        recoding = recode_microdata(measured.frame, settings, hierarchies)
-        return MicrodataRun(settings, measured, recoding.result, recoding=recoding)
-    return MicrodataRun(settings, measured)
+        return MicrodataRun(settings, measured, after, suppression=suppression, original=original)
+    # The frame measured holds every column the recoding reads: the file is not read a second time.
+    hierarchies = cast(Mapping[str, object], settings.hierarchies)
+    say("global recoding")
+    recoding = recode_microdata(measured.frame, settings, hierarchies)
+    return MicrodataRun(settings, measured, recoding.result, recoding=recoding, original=original)
+
+
+def _whole(data: Any) -> pd.DataFrame:
+    """The input with every column, for the released file."""
+    if isinstance(data, pd.DataFrame):
+        return data.reset_index(drop=True)
+    from privrisk.io.data import read_table
+
+    return read_table(data)

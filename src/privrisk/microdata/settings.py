@@ -13,14 +13,21 @@ from privrisk.errors import PrivriskError
 from privrisk.microdata.frequencies import MISSING_RULES, MissingRule
 from privrisk.microdata.risk import RISK_METHODS, RiskMethod
 
-__all__ = ["DEFAULT_RISK_THRESHOLD", "REDUCTIONS", "MicrodataSettings", "Reduction"]
+__all__ = ["DEFAULT_K", "DEFAULT_RISK_THRESHOLD", "REDUCTIONS", "MicrodataSettings", "Reduction"]
 
 Reduction = Literal["none", "suppress", "recode"]
 REDUCTIONS: tuple[Reduction, ...] = ("none", "suppress", "recode")
 """How the risk is reduced before release: not at all, by local suppression, or by global recoding."""
 
 DEFAULT_RISK_THRESHOLD = 0.1
-"""Records whose individual risk exceeds this are counted when no ``max_risk`` is set."""
+"""The largest individual risk of the default verdict (and the risk above which records are counted) when no
+``max_risk`` is set: the usual rule of statistical offices for a scientific-use file."""
+
+DEFAULT_K = 3
+"""The smallest f_k of the default verdict when no threshold is set (the usual statistical-office rule)."""
+
+SENSITIVE_MISSING = ("category", "drop")
+SUDA_SCORES = ("elliot", "ihsn")
 
 
 def _names(value: Any, name: str, *, required: bool) -> tuple[str, ...]:
@@ -81,7 +88,12 @@ class MicrodataSettings:
         weights: the sampling-weight column (F_k = sum of weights), or None (F_k = f_k).
         household: the household-id column, for household risk, or None.
         sensitive: sensitive variables for ℓ-diversity and t-closeness.
-        missing: ``"any"`` (a missing key value matches any value, as sdcMicro) or ``"category"``.
+        missing: ``"any"`` (a missing key value matches any value, as sdcMicro) or ``"category"``; every measure
+            reads it this way (frequencies, risks, attacker models, ℓ and t, SUDA2, suppression).
+        missing_sensitive: a missing sensitive value for ℓ: ``"category"`` (a value of its own, as sdcMicro's
+            ``ldiversity``) or ``"drop"``.
+        suda_scores: ``"elliot"`` (Elliot et al.'s scores, sdcMicro's ``original_scores = TRUE``) or ``"ihsn"``
+            (``original_scores = FALSE``, the scores the SDC practice guide prints).
         method: individual risk, ``"approx"`` (sdcMicro's default) or ``"exact"``.
         max_risk: the largest individual risk allowed (a threshold), or None.
         k: the smallest f_k allowed (k-anonymity, a threshold), or None.
@@ -142,6 +154,8 @@ class MicrodataSettings:
     # kept as a dict once checked; left out of the hash, so that the settings stay hashable as before
     hierarchies: Mapping[str, object] | Sequence[str] | str | None = field(default=None, hash=False)
     hierarchy_files: bool = True
+    missing_sensitive: str = "category"
+    suda_scores: str = "elliot"
 
     def __post_init__(self) -> None:
         keys = _names(self.keys, "keys", required=True)
@@ -161,6 +175,9 @@ class MicrodataSettings:
             raise PrivriskError(f"weights: {self.weights!r} is also a key", param="weights")
         set_(self, "missing", check_choice(self.missing, MISSING_RULES, name="missing"))
         set_(self, "method", check_choice(self.method, RISK_METHODS, name="method"))
+        set_(self, "missing_sensitive", check_choice(self.missing_sensitive, SENSITIVE_MISSING,
+                                                     name="missing_sensitive"))  # fmt: skip
+        set_(self, "suda_scores", check_choice(self.suda_scores, SUDA_SCORES, name="suda_scores"))
         if self.max_risk is not None:
             set_(self, "max_risk", float(check_probability(self.max_risk, name="max_risk", open_low=True)))
         if self.k is not None:
@@ -222,6 +239,19 @@ class MicrodataSettings:
         set_(self, "hierarchy_files", bool(self.hierarchy_files))
 
     @property
+    def targets(self) -> dict[str, float]:
+        """The thresholds the verdict judges: the ones set, or the defaults (:data:`DEFAULT_K`,
+        :data:`DEFAULT_RISK_THRESHOLD`) when none is set (:attr:`default_targets` says which)."""
+        set_ = {name: v for name, v in (("k", self.k), ("max_risk", self.max_risk), ("l", self.l), ("t", self.t))
+                if v is not None}  # fmt: skip
+        return set_ or {"k": DEFAULT_K, "max_risk": DEFAULT_RISK_THRESHOLD}
+
+    @property
+    def default_targets(self) -> bool:
+        """True when no threshold is set and the verdict judges against the defaults."""
+        return all(v is None for v in (self.k, self.max_risk, self.l, self.t))
+
+    @property
     def risk_threshold(self) -> float:
         """The risk above which records are counted: ``max_risk``, or :data:`DEFAULT_RISK_THRESHOLD`."""
         return DEFAULT_RISK_THRESHOLD if self.max_risk is None else float(self.max_risk)
@@ -234,4 +264,5 @@ class MicrodataSettings:
             "max_risk": self.max_risk, "k": self.k, "l": self.l, "t": self.t, "c": self.c,
             "suda_max_size": self.suda_max_size, "dis_fraction": self.dis_fraction,
             "population_size": self.population_size, "top": self.top,
+            "missing_sensitive": self.missing_sensitive, "suda_scores": self.suda_scores,
         }  # fmt: skip

@@ -308,20 +308,25 @@ def _date_rows(name: str, domain: list) -> list[list]:
     ]
 
 
+#: The largest hierarchy table read: a table of a million values is a few MiB; more is a wrong file (or /dev/zero).
+MAX_TABLE_BYTES = 64 * 1024 * 1024
+
+
 def _table_rows(name: str, path: str, domain: list) -> list[list]:
+    from privrisk.io.files import read_regular_file
+
     p = Path(path)
-    if not p.exists():
-        raise PrivriskError(f"{p}: no such file (hierarchy {name!r})")
-    if p.is_dir():
-        raise PrivriskError(f"{p}: is a folder, not a hierarchy table (hierarchy {name!r})")
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        # Opened without blocking and checked before a byte is read: a FIFO cannot hang, /dev/zero cannot fill memory.
+        raw = read_regular_file(p, MAX_TABLE_BYTES, what=f"the hierarchy table of {name!r}")
+    except FileNotFoundError:
+        raise PrivriskError(f"{p}: no such file (hierarchy {name!r})") from None
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PrivriskError(
             f"{p}: not a text hierarchy table (byte {exc.start} is not UTF-8; hierarchy {name!r})"
         ) from None
-    except OSError as exc:
-        raise PrivriskError(f"{p}: cannot be read (hierarchy {name!r}): {exc.strerror or exc}") from None
     if "\x00" in text:
         raise PrivriskError(f"{p}: not a text hierarchy table (it holds NUL bytes; hierarchy {name!r})")
     lines = [ln for ln in text.splitlines() if ln.strip()]
