@@ -75,6 +75,9 @@ CASES: dict[str, Case] = {
         uploads={"outputs-file": "survey.csv", "outputs-spec": "outputs.toml"},
     ),
     "explain": Case("page=explain&epsilon=ln3&n=100", results=("#explain-paragraph-text",)),
+    "synthetic": Case(
+        "page=synthetic", run=("#synthetic-run",), results=("#synthetic-verdict-number", "#synthetic-verdict")
+    ),
 }
 
 # A page whose case fails until its fix is merged: page id → the reason (the fix is in the helper's report).
