@@ -4,7 +4,8 @@ A hierarchy turns the distinct raw values of one quasi-identifier (its *domain*)
 level. Level 0 is the raw value; each level coarsens the one below (every label of level ``i`` lies inside exactly
 one label of level ``i + 1``); the top level is ``*``. Internally a built hierarchy is a small integer matrix: for
 each level, the code at that level of every domain value. Evaluating a generalisation therefore never touches
-rows: it maps the codes of a histogram through these arrays (see :mod:`privrisk.presence.measures`).
+rows: it maps the codes of a histogram through these arrays (δ-presence's roll-ups and microdata's global
+recoding both do).
 
 Specifications (on the command line written ``COLUMN=SPEC``, see :func:`parse_hierarchy`):
 
@@ -33,7 +34,17 @@ import pandas as pd
 
 from privrisk.errors import PrivriskError
 
-__all__ = ["EDITOR_KINDS", "Hierarchy", "HierarchyChoice", "build_hierarchy", "parse_hierarchies", "parse_hierarchy"]
+__all__ = [
+    "EDITOR_KINDS",
+    "MAX_TABLE_BYTES",
+    "TOP",
+    "Hierarchy",
+    "HierarchyChoice",
+    "build_hierarchy",
+    "parse_hierarchies",
+    "parse_hierarchy",
+    "value_key",
+]
 
 TOP = "*"
 
@@ -76,7 +87,7 @@ class Hierarchy:
         lookup = {v: i for i, v in enumerate(self.domain.tolist())}
         out = np.empty(values.size, dtype=np.int64)
         for j, v in enumerate(values.tolist()):
-            code = lookup.get(_key(v))
+            code = lookup.get(value_key(v))
             if code is None:
                 raise PrivriskError(f"hierarchy {self.name!r}: cannot place the value {v!r}")
             out[j] = code
@@ -114,16 +125,16 @@ class Hierarchy:
         """
         if isinstance(mapping, Mapping):
             domain = list(mapping)
-            rows = [[_key(v), *(str(x) for x in mapping[v])] for v in domain]
+            rows = [[value_key(v), *(str(x) for x in mapping[v])] for v in domain]
         else:
             if values is None:
                 raise PrivriskError(f"hierarchy {name!r}: functions need the values they apply to")
-            domain = sorted({_key(v) for v in values}, key=_sort_key)
+            domain = sorted({value_key(v) for v in values}, key=_sort_key)
             rows = [[v, *(str(f(v)) for f in mapping)] for v in domain]
         return _from_rows(name, rows, kind="mapping")
 
 
-def _key(v):
+def value_key(v):
     """One hashable, comparable form per raw value: integral floats become ints, numpy scalars Python ones."""
     if isinstance(v, np.generic):
         v = v.item()
@@ -138,7 +149,7 @@ def _sort_key(v):
 
 def _domain(values) -> list:
     vals = pd.unique(pd.Series(list(values), dtype=object))
-    return sorted({_key(v) for v in vals}, key=_sort_key)
+    return sorted({value_key(v) for v in vals}, key=_sort_key)
 
 
 def _from_rows(name: str, rows: list[list], kind: str) -> Hierarchy:

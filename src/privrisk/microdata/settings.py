@@ -60,7 +60,7 @@ def _positive(value: Any, name: str, *, open_high: bool = False) -> float | None
 
 def _hierarchies(value: Any) -> dict[str, object]:
     """``{key: spec}`` from a mapping, ``COLUMN=SPEC`` texts, or one text of them on lines or separated by ``;``."""
-    from privrisk.presence.hierarchy import parse_hierarchies
+    from privrisk.generalisation.hierarchy import parse_hierarchies
 
     if value is None:
         return {}
@@ -110,7 +110,7 @@ class MicrodataSettings:
             any of ``k``, ``max_risk``, ``l`` and ``t``.
         importance: with ``"suppress"``: every key once, from the most to the least important (the least
             important are suppressed first); None for the order of ``keys``.
-        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.presence.hierarchy`: ``interval:10``,
+        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.generalisation.hierarchy`: ``interval:10``,
             ``breaks:…``, ``prefix``, ``date``, ``table:FILE.csv``, ``none``), or ``COLUMN=SPEC`` texts (one text:
             on lines or separated by ``;``). Keys without one keep their values.
         hierarchy_files: whether a hierarchy may name a file (``table:FILE.csv``); a server sets False, so that

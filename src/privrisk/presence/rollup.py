@@ -1,4 +1,7 @@
-"""The generalisation lattice: one node per vector of levels; rolling a histogram up to a node; tagging.
+"""Both histograms of δ-presence rolled up to a node of the generalisation lattice.
+
+The lattice itself and its search are :mod:`privrisk.generalisation.lattice`; this module holds what a node of it
+means for δ-presence: the research subset's and the population's classes and counts at the node's levels.
 
 Cost model (why this is fast): the raw tables are read once and grouped on the finest levels, so a node costs
 O(C_T + C_P + K) where C_T and C_P are the numbers of distinct finest classes of the research subset and the
@@ -17,11 +20,12 @@ from :func:`roll_up`.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from privrisk.generalisation.lattice import lattice_nodes
 
 # Dense bincount up to this many keys (8 bytes each, twice): a sort is cheaper beyond.
 _DENSE_LIMIT = 1 << 22
@@ -64,9 +68,8 @@ class Encoded:
         return len(self.base)
 
     def nodes(self) -> np.ndarray:
-        """Every node of the lattice, as rows of levels (bottom first)."""
-        ranges = [range(b, h) for b, h in zip(self.base, self.heights, strict=True)]
-        return np.asarray(list(itertools.product(*ranges)), dtype=np.int64).reshape(-1, self.q)
+        """Every node of the lattice, as rows of levels (bottom first; :func:`lattice_nodes`)."""
+        return lattice_nodes(self.base, self.heights)
 
 
 @dataclass(frozen=True)
@@ -334,51 +337,3 @@ class CubeRollUp:
         index = np.unravel_index(present, a.shape[1:])
         codes_at = np.stack([axis_codes[j][index[j]] for j in range(q)], axis=1).reshape(present.size, q)
         return Rolled(codes_at, flat[1][present], flat[0][present], np.zeros(0, dtype=np.int64))
-
-
-def bisection_order(nodes: np.ndarray, base) -> np.ndarray:
-    """Visit heights as a binary search would (middle first), so that tagging prunes both ways early."""
-    heights = (nodes - np.asarray(base)).sum(axis=1)
-    top = int(heights.max()) if heights.size else 0
-    order, queue, seen = [], [(0, top)], set()
-    while queue:
-        lo, hi = queue.pop(0)
-        if lo > hi:
-            continue
-        mid = (lo + hi) // 2
-        if mid not in seen:
-            seen.add(mid)
-            order.append(mid)
-        queue += [(lo, mid - 1), (mid + 1, hi)]
-    rank = np.empty(top + 1, dtype=np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(order))
-    return np.lexsort((np.arange(len(nodes)), rank[heights]))
-
-
-def minimal(nodes: np.ndarray, passing: np.ndarray) -> np.ndarray:
-    """Indices of the passing nodes that have no other passing node below them (componentwise ≤).
-
-    ``nodes`` must be the full lattice in :meth:`Encoded.nodes` order (mixed radix, last level fastest). One pass
-    over the heights: a node has a passing node below it when one of its direct specialisations passes or has
-    one below it, so the cost is O(nodes × quasi-identifiers) even when passing is not monotone.
-    """
-    n, q = nodes.shape
-    passing = np.asarray(passing, dtype=bool)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    lo = nodes.min(axis=0)
-    spans = nodes.max(axis=0) - lo + 1
-    strides = np.ones(q, dtype=np.int64)
-    for j in range(q - 2, -1, -1):
-        strides[j] = strides[j + 1] * spans[j + 1]
-    below = np.zeros(n, dtype=bool)
-    heights = (nodes - lo).sum(axis=1)
-    for h in range(1, int(heights.max()) + 1 if n else 0):
-        layer = np.flatnonzero(heights == h)
-        acc = np.zeros(layer.size, dtype=bool)
-        for j in range(q):
-            has = nodes[layer, j] > lo[j]
-            pred = layer[has] - strides[j]
-            acc[has] |= passing[pred] | below[pred]
-        below[layer] = acc
-    return np.flatnonzero(passing & ~below).astype(np.int64)

@@ -43,7 +43,8 @@ from typing import Any
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.errors import PrivacyLeakWarning, PrivriskError
 from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
-from privrisk.presence.kmap import KMAP_MODELS, KMapEstimate, KMapModel
+from privrisk.generalisation.kmap import KMAP_MODELS, KMapModel
+from privrisk.presence.estimate import KMapEstimate
 from privrisk.presence.measures import Targets
 from privrisk.presence.prepare import Source
 from privrisk.presence.report import PresenceReport, Verdict, estimate_verdict, levels_text, report_verdict
@@ -99,7 +100,7 @@ class PresenceSettings:
             k-map from ``population_size`` or ``sampling_fraction`` (El Emam and Dankar 2008).
         qi: the quasi-identifier columns (a list, or one text separated by commas).
         population_count: P's column of counts per class (P may then be coarser, e.g. age bands).
-        hierarchies: ``{column: spec}`` (:mod:`privrisk.presence.hierarchy`); columns without one go raw → ``*``.
+        hierarchies: ``{column: spec}`` (:mod:`privrisk.generalisation.hierarchy`); columns without one go raw → ``*``.
         levels: the generalisation to measure (``{column: level}``); default the finest.
         delta_max, delta_min, k, kmap: the targets (inclusive); None for not asked.
         search: search the least generalisation meeting the targets (needs one target and P).
@@ -409,7 +410,7 @@ def run_presence(settings: PresenceSettings, *, steps: Steps | None = None) -> P
         >>> run.estimate.derived_k, run.verdict().met
         (4, False)
     """
-    from privrisk.presence import kmap as _kmap
+    from privrisk.presence import estimate as _estimate
     from privrisk.presence.measures import delta_presence
     from privrisk.presence.prepare import prepare_presence
     from privrisk.presence.search import search_generalisation
@@ -433,7 +434,7 @@ def run_presence(settings: PresenceSettings, *, steps: Steps | None = None) -> P
     qi, hier = list(s.qi), dict(s.hierarchies)
     if population is None:
         show("Grouping the sample")
-        est = _kmap.estimate(dataset, qi, kmap=s.kmap, population_size=s.population_size,
+        est = _estimate.estimate(dataset, qi, kmap=s.kmap, population_size=s.population_size,
                              sampling_fraction=s.sampling_fraction, model=s.model, alpha=s.alpha, hierarchies=hier,
                              levels=s.levels, engine=s.engine, spark_master=s.spark_master)  # fmt: skip
         return PresenceRun(s, None, est, dataset, (), title or f"estimated k-map of {est.dataset}")
