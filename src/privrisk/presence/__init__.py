@@ -9,8 +9,8 @@ sensitive"); k-map estimates without a population table after El Emam and Dankar
 - :mod:`~privrisk.presence.rollup`: both histograms rolled up to a node of the generalisation lattice (the
   hierarchies, the lattice and its search are :mod:`privrisk.generalisation`'s, shared with microdata);
 - :mod:`~privrisk.presence.report`: a run as one JSON document or a report folder;
-- :mod:`~privrisk.presence.settings`: one way in: :class:`PresenceSettings`, checked once, and
-  :func:`run_presence`, which the command line and the app both call;
+- :mod:`~privrisk.presence.run`: one way in: :class:`PresenceSettings` (the data inside it), checked once, and
+  :func:`run_presence` → :class:`PresenceRun`, which the command line and the app both call;
 - :mod:`~privrisk.presence.estimate`: k-map and population uniqueness estimated from the sample alone
   (:func:`privrisk.presence.estimate.estimate`; the models are :mod:`privrisk.generalisation.kmap` and
   :mod:`privrisk.generalisation.uniqueness`).
@@ -26,7 +26,7 @@ from privrisk.presence.measures import PresenceResult, Targets, Violation, delta
 from privrisk.presence.prepare import InconsistentSubsetError, Prepared, prepare_presence
 from privrisk.presence.report import PresenceReport, Verdict
 from privrisk.presence.search import LOSS_MEASURES, Loss, SearchResult, release_table, search_generalisation
-from privrisk.presence.settings import PresenceRun, PresenceSettings, parse_levels, run_presence
+from privrisk.presence.run import PresenceRun, PresenceSettings, parse_levels, run_presence
 
 __all__ = [
     "LOSS_MEASURES",

@@ -20,7 +20,7 @@ __all__ = ["moved_names"]
 
 def moved_names(old: str, *homes: ModuleType) -> Callable[[str], Any]:
     """A module ``__getattr__`` for the old module ``old``: a name of the first of ``homes`` that has it, with a
-    :class:`DeprecationWarning` that names its new module.
+    :class:`DeprecationWarning` that names its new module (list a name's home before the modules that import it).
 
     Example:
         >>> import math, warnings

@@ -45,4 +45,4 @@ __all__ = [
     "sampling_fraction_from",
 ]
 
-__getattr__ = moved_names(__name__, _estimate, _kmap, _uniqueness)
+__getattr__ = moved_names(__name__, _kmap, _uniqueness, _estimate)

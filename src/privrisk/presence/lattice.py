@@ -28,4 +28,4 @@ __all__ = [
     "roll_up_present",
 ]
 
-__getattr__ = moved_names(__name__, _rollup, _lattice)
+__getattr__ = moved_names(__name__, _lattice, _rollup)
