@@ -11,7 +11,7 @@ is chosen, its file recoded and measured again in full. Missing key values stay 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from privrisk.microdata.frequencies import cell_frequencies, combine_codes
 from privrisk.microdata.measure import MicrodataResult, _read, measure_microdata
 from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
+from privrisk.progress import Progress, steps
 from privrisk.generalisation.hierarchy import Hierarchy, build_hierarchy
 from privrisk.generalisation.lattice import lattice_nodes, search_lattice
 
@@ -66,7 +67,7 @@ class _Node:
 
 
 def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mapping[str, Any], *,
-                     max_nodes: int = MAX_NODES, progress: Callable[[], object] | None = None) -> Recoding:  # fmt: skip
+                     max_nodes: int = MAX_NODES, progress: Progress | None = None) -> Recoding:  # fmt: skip
     """The least generalisation of the keys that meets the settings' targets (module docstring).
 
     Args:
@@ -74,7 +75,7 @@ def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mappin
         settings: the keys, weights, sensitive variables and the targets (at least one of k, max_risk, l, t).
         hierarchies: ``{key: spec}`` for the keys that may be recoded (the others keep their values).
         max_nodes: the largest lattice measured.
-        progress: called once per node measured.
+        progress: told the share of the lattice measured (:class:`privrisk.progress.Progress`), or None.
 
     Example:
         >>> frame = pd.DataFrame({"age": [21, 24, 37, 33, 45, 48], "sex": list("mmffmm")})
@@ -125,7 +126,7 @@ def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mappin
         return _Node(bool(row["passes"]), row)
 
     # Risk, ℓ and t need not be monotone under recoding (a merged class's risk may rise): every node is measured.
-    found = search_lattice(nodes, judged, monotone=False, progress=progress)
+    found = search_lattice(nodes, judged, monotone=False, progress=steps(progress, len(nodes), "recodings measured:"))
     table = pd.DataFrame([found.evaluations[i].row for i in range(len(nodes))])
     table["height"] = sum(table[f"level_{k}"] / max(built[k].height - 1, 1) for k in names)
     chosen = found.minimal
