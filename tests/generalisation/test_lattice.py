@@ -23,7 +23,9 @@ def _pairwise_minimal(nodes, passing):
 
 def _up_set(nodes, generators):
     """Whether each node lies at or above one of ``generators``: a monotone target (k-anonymity's shape)."""
-    return np.asarray([any(all(a >= b for a, b in zip(v, g, strict=True)) for g in generators) for v in nodes])
+    return np.asarray(
+        [any(all(a >= b for a, b in zip(v, g, strict=True)) for g in generators) for v in nodes]
+    )
 
 
 def test_nodes_are_every_vector_of_levels_last_fastest():
@@ -48,7 +50,10 @@ def test_bisection_order_visits_every_node_once_heights_together(heights, data):
     order = bisection_order(nodes, base)
     assert sorted(order.tolist()) == list(range(len(nodes)))
     visited = (nodes[order] - base).sum(axis=1)
-    assert all(visited[i] == visited[i + 1] or visited[i + 1] not in visited[: i + 1] for i in range(len(visited) - 1))
+    assert all(
+        visited[i] == visited[i + 1] or visited[i + 1] not in visited[: i + 1]
+        for i in range(len(visited) - 1)
+    )
 
 
 @given(HEIGHTS, st.data())

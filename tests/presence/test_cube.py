@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privrisk import delta_presence, prepare_presence, search_generalisation
-from privrisk.presence import rollup as _rollup
 from privrisk.generalisation.hierarchy import value_key
+from privrisk.presence import rollup as _rollup
 from privrisk.presence.prepare import _as_text
 
 

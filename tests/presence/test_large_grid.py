@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 import privrisk.io.engine as engine
 from privrisk import delta_presence, prepare_presence
 from privrisk.presence import build_hierarchy
-from privrisk.presence import rollup as _rollup
 from privrisk.presence import prepare as _prepare
+from privrisk.presence import rollup as _rollup
 
 QI = ["a", "b", "c"]
 SPECS = {"a": "interval:10:0", "b": "interval:5:0"}  # c raw → *

@@ -42,7 +42,7 @@ def test_an_old_module_path_warns_and_gives_the_same_object(old, name, new):
 def test_a_name_that_never_was_there_is_an_attribute_error():
     module = importlib.import_module("privrisk.presence.kmap")
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        module.nothing  # noqa: B018
+        module.nothing
 
 
 def test_the_old_functions_still_compute_the_same():
@@ -51,7 +51,8 @@ def test_the_old_functions_still_compute_the_same():
     from privrisk.generalisation.kmap import kmap_derived_k
 
     with pytest.warns(DeprecationWarning):
-        from privrisk.presence.kmap import estimate, kmap_derived_k as old_kmap
+        from privrisk.presence.kmap import estimate
+        from privrisk.presence.kmap import kmap_derived_k as old_kmap
     assert old_kmap(5, 0.1) == kmap_derived_k(5, 0.1) == (4, pytest.approx(0.0, abs=0.05))
     e = estimate(pd.DataFrame({"a": [0, 0, 0, 0, 1, 1, 2]}), ["a"], kmap=5, sampling_fraction=0.1)
     assert (e.derived_k, e.records_at_risk) == (4, 3)
@@ -60,7 +61,12 @@ def test_the_old_functions_still_compute_the_same():
 def test_the_packages_names_and_the_new_homes_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        from privrisk.generalisation import build_hierarchy, kmap_derived_k, population_uniqueness, search_lattice
+        from privrisk.generalisation import (
+            build_hierarchy,
+            kmap_derived_k,
+            population_uniqueness,
+            search_lattice,
+        )
         from privrisk.microdata import MicrodataRun, MicrodataSettings, run_microdata
         from privrisk.microdata.run import MicrodataSettings as from_run
         from privrisk.presence import (
@@ -68,11 +74,17 @@ def test_the_packages_names_and_the_new_homes_do_not_warn():
             KMapEstimate,
             PresenceRun,
             PresenceSettings,
-            population_uniqueness as from_presence,
             run_presence,
+        )
+        from privrisk.presence import (
+            population_uniqueness as from_presence,
         )
         from privrisk.presence.run import PresenceSettings as home
 
-        assert home is PresenceSettings and from_run is MicrodataSettings and from_presence is population_uniqueness
+        assert (
+            home is PresenceSettings
+            and from_run is MicrodataSettings
+            and from_presence is population_uniqueness
+        )
         assert all((build_hierarchy, kmap_derived_k, search_lattice, MicrodataRun, run_microdata, Hierarchy,
                     KMapEstimate, PresenceRun, run_presence))  # fmt: skip

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from privrisk.errors import PrivriskError
-from privrisk.presence import PresenceReport, PresenceSettings, delta_presence, parse_levels, run_presence
 from privrisk.generalisation.hierarchy import HierarchyChoice
+from privrisk.presence import PresenceReport, PresenceSettings, delta_presence, parse_levels, run_presence
 from privrisk.presence.report import report_verdict
 
 T = pd.DataFrame({"zip": [85535] * 6, "age": [10, 12, 13, 13, 16, 43]})

@@ -37,6 +37,7 @@ KMAP_ASSUMPTIONS = (
 )
 """What the k-map estimate assumes, in words (printed with every estimate)."""
 
+
 def sampling_fraction_from(n: int, population_size: float | None, sampling_fraction: float | None) -> float:
     """f = n/N from the population size N or the sampling fraction f (one of them, not both).
 

@@ -19,14 +19,14 @@ import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
+from privrisk.generalisation.hierarchy import Hierarchy, build_hierarchy
+from privrisk.generalisation.lattice import lattice_nodes, search_lattice
 from privrisk.microdata.diversity import diversity
 from privrisk.microdata.frequencies import cell_frequencies, combine_codes
 from privrisk.microdata.measure import MicrodataResult, _read, measure_microdata
 from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, steps
-from privrisk.generalisation.hierarchy import Hierarchy, build_hierarchy
-from privrisk.generalisation.lattice import lattice_nodes, search_lattice
 
 __all__ = ["MAX_NODES", "Recoding", "recode_microdata"]
 

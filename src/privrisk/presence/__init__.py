@@ -25,8 +25,8 @@ from privrisk.presence.estimate import KMapEstimate
 from privrisk.presence.measures import PresenceResult, Targets, Violation, delta_presence
 from privrisk.presence.prepare import InconsistentSubsetError, Prepared, prepare_presence
 from privrisk.presence.report import PresenceReport, Verdict
-from privrisk.presence.search import LOSS_MEASURES, Loss, SearchResult, release_table, search_generalisation
 from privrisk.presence.run import PresenceRun, PresenceSettings, parse_levels, run_presence
+from privrisk.presence.search import LOSS_MEASURES, Loss, SearchResult, release_table, search_generalisation
 
 __all__ = [
     "LOSS_MEASURES",

@@ -16,13 +16,20 @@ from typing import Any
 
 from privrisk._validation import check_choice, check_k, check_probability
 from privrisk.errors import PrivriskError
-from privrisk.generalisation.kmap import KMAP_ASSUMPTIONS, KMAP_MODELS, KMapModel, kmap_derived_k, sampling_fraction_from
+from privrisk.generalisation.kmap import (
+    KMAP_ASSUMPTIONS,
+    KMAP_MODELS,
+    KMapModel,
+    kmap_derived_k,
+    sampling_fraction_from,
+)
 from privrisk.generalisation.uniqueness import UNIQUENESS_ASSUMPTIONS, population_uniqueness
 from privrisk.io.files import write_csv
 from privrisk.presence.measures import PresenceResult, delta_presence
 from privrisk.presence.prepare import Levels, Source, prepare_presence
 
 __all__ = ["KMapEstimate", "estimate"]
+
 
 @dataclass(frozen=True, eq=False)
 class KMapEstimate:
@@ -114,7 +121,9 @@ class KMapEstimate:
         import warnings
 
         warnings.warn(
-            "KMapEstimate.write_outputs is deprecated; use KMapEstimate.write", DeprecationWarning, stacklevel=2
+            "KMapEstimate.write_outputs is deprecated; use KMapEstimate.write",
+            DeprecationWarning,
+            stacklevel=2,
         )
         return self.write(folder)
 

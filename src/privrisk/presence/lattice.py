@@ -14,7 +14,15 @@ from privrisk.presence._moved import moved_names
 
 if TYPE_CHECKING:
     from privrisk.generalisation.lattice import bisection_order, minimal
-    from privrisk.presence.rollup import CubeRollUp, Encoded, Rolled, cube_cells, cube_fits, roll_up, roll_up_present
+    from privrisk.presence.rollup import (
+        CubeRollUp,
+        Encoded,
+        Rolled,
+        cube_cells,
+        cube_fits,
+        roll_up,
+        roll_up_present,
+    )
 
 __all__ = [
     "CubeRollUp",

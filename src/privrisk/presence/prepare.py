@@ -36,8 +36,8 @@ import pandas as pd
 
 from privrisk._validation import check_whole
 from privrisk.errors import PrivacyLeakWarning, PrivriskError
-from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
 from privrisk.generalisation.hierarchy import TOP, Hierarchy, build_hierarchy, value_key
+from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
 from privrisk.presence import rollup as _rollup
 
 __all__ = ["InconsistentSubsetError", "Levels", "Prepared", "Source", "prepare_presence"]
@@ -206,7 +206,6 @@ class QIPlan:
     base: int
     data_base: np.ndarray  # base code per data unique value
     pop_base: np.ndarray  # base code per population unique value
-    base_labels: np.ndarray
     maps: tuple[np.ndarray | None, ...]  # per level: base code -> level code (None below base)
     sizes: tuple[int, ...]
 
@@ -246,7 +245,7 @@ def _plan_qi(
     d0 = np.asarray([index[v] for v in d_uniques], dtype=np.int64)
     p0 = np.asarray([index[v] for v in p_uniques], dtype=np.int64)
     maps = tuple(h.codes)
-    return QIPlan(name, h, 0, d0, p0, h.labels[0], maps, tuple(h.sizes()))
+    return QIPlan(name, h, 0, d0, p0, maps, tuple(h.sizes()))
 
 
 def _full_domain(spec: object) -> list | None:
@@ -289,7 +288,7 @@ def _plan_labelled(name: str, spec: object, d_uniques: list, p_uniques: list) ->
                 m = np.zeros(n, dtype=np.int64)
                 m[h.codes[level]] = h.codes[lvl]
                 maps[lvl] = m
-            return QIPlan(name, h, level, d_base, p_base, h.labels[level], tuple(maps), tuple(h.sizes()))
+            return QIPlan(name, h, level, d_base, p_base, tuple(maps), tuple(h.sizes()))
     return None
 
 
@@ -362,7 +361,7 @@ def _plan_binned(
     raw_labels = np.asarray([str(v) for v in d_uniques], dtype=object)
     h = Hierarchy(name, domain, codes, (raw_labels, *all_labels[1:]), "population bins")
     maps: tuple[np.ndarray | None, ...] = (None, *levels[1:])
-    return QIPlan(name, h, 1, d_base, pop_base, labels, maps, tuple(len(x) for x in all_labels))
+    return QIPlan(name, h, 1, d_base, pop_base, maps, tuple(len(x) for x in all_labels))
 
 
 def _class_labels(
@@ -425,10 +424,6 @@ class Prepared:
     def lattice_size(self) -> int:
         """The number of nodes of the lattice (levels from each base level up to ``*``)."""
         return math.prod(h - b for h, b in zip(self.enc.heights, self.enc.base, strict=True))
-
-    def label_codes(self, j: int, level: int, codes: np.ndarray) -> np.ndarray:
-        """The labels of quasi-identifier ``j``'s ``codes`` at ``level``."""
-        return self.plans[j].hierarchy.labels[level][codes]
 
     def class_labels(self, levels: Sequence[int], codes: np.ndarray) -> pd.DataFrame:
         """One column of labels per quasi-identifier for classes given as rows of codes at ``levels``."""

@@ -79,13 +79,13 @@ def parse_levels(text: str | None) -> dict[str, int] | None:
         privrisk.errors.PrivriskError: levels: expected COLUMN=LEVEL pairs such as age=1,zip=2, got 'age:1'
     """
     levels: dict[str, int] = {}
-    for part in (p.strip() for p in (text or "").split(",") if p.strip()):
-        name, eq, value = part.partition("=")
+    for pair in (p.strip() for p in (text or "").split(",") if p.strip()):
+        name, eq, value = pair.partition("=")
         try:
             levels[name.strip()] = int(value if eq else "?")
         except ValueError:
             raise PrivriskError(
-                f"levels: expected COLUMN=LEVEL pairs such as age=1,zip=2, got {part!r}", param="levels"
+                f"levels: expected COLUMN=LEVEL pairs such as age=1,zip=2, got {pair!r}", param="levels"
             ) from None
     return levels or None
 
@@ -161,7 +161,7 @@ class PresenceSettings:
     title: str | None = None
     dataset: InitVar[Source | None] = None
 
-    def __post_init__(self, dataset: Source | None = None) -> None:
+    def __post_init__(self, dataset: Source | None) -> None:
         set_ = object.__setattr__  # a frozen dataclass normalises itself once, while it is made
         if dataset is not None:
             warnings.warn(deprecation_message("PresenceSettings(dataset=…)", "data=…"), DeprecationWarning,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -135,7 +135,8 @@ def search_generalisation(
         )
     nodes = enc.nodes()
     monotone = targets.suppression == 0 or (targets.delta_max is None and targets.delta_min is None)
-    found = search_lattice(nodes, lambda node: _evaluate(prep, node, targets), monotone=monotone, progress=progress)
+    found = search_lattice(nodes, lambda node: _evaluate(prep, cast(Sequence[int], node), targets),
+                           monotone=monotone, progress=progress)  # fmt: skip
     summaries = {i: ev.summary for i, ev in found.evaluations.items()}
     rows = []
     for i in found.minimal:

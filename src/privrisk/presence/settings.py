@@ -12,7 +12,14 @@ from privrisk.presence import run as _home
 from privrisk.presence._moved import moved_names
 
 if TYPE_CHECKING:
-    from privrisk.presence.run import DEMO_TITLE, PresenceRun, PresenceSettings, Steps, parse_levels, run_presence
+    from privrisk.presence.run import (
+        DEMO_TITLE,
+        PresenceRun,
+        PresenceSettings,
+        Steps,
+        parse_levels,
+        run_presence,
+    )
 
 __all__ = ["DEMO_TITLE", "PresenceRun", "PresenceSettings", "Steps", "parse_levels", "run_presence"]
 
