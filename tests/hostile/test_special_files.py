@@ -29,7 +29,7 @@ def data(tmp_path):
 
 
 def release(data, *extra, eps="0.15"):
-    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", *extra)
+    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", "--allow-useless", *extra)
 
 
 def fifo(path):

@@ -79,8 +79,9 @@ def readable_help(text: str) -> str:
     A paragraph that starts with ``\\b`` keeps its lines (Click's convention); ``\\f`` ends the help.
 
     Example:
-        >>> readable_help("A TOML file of [[release]]\\ntables.\\n\\nExample: privrisk risk")
-        'A TOML file of \\\\[[release]] tables.\\n\\nExample: privrisk risk'
+        >>> from rich.text import Text
+        >>> Text.from_markup(readable_help("A TOML file of [[release]]\\ntables.\\n\\nExample: privrisk risk")).plain
+        'A TOML file of [[release]] tables.\\n\\nExample: privrisk risk'
     """
     from rich.markup import escape
 

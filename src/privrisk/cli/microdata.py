@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import typer
 from rich.table import Column, Table
 
-from privrisk._params import leading_param, option, renamed
+from privrisk._params import option
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -92,14 +92,14 @@ def microdata_command(
     # Every rule of which options go together is the settings' (privrisk.microdata.settings); their errors name
     # the parameter, which privrisk.cli.main turns into the option.
     reduction: Reduction = "suppress" if suppress else "recode" if hierarchy else "none"
-    settings = MicrodataSettings(keys=keys, weights=weights, household=household, sensitive=sensitive or (),
+    settings = MicrodataSettings(data=data, keys=keys, weights=weights, household=household, sensitive=sensitive or (),
                                  missing=cast(Any, missing), method=cast(Any, method), max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
                                  suda_max_size=suda, dis_fraction=dis_fraction, population_size=population_size,
                                  top=top, reduction=reduction, importance=importance, hierarchies=hierarchy or None,
                                  missing_sensitive=missing_sensitive, suda_scores=suda_scores)  # fmt: skip
     if not Path(data).exists():
         raise PrivriskError(f"FILE: {data} does not exist")
-    run = _run_with_progress(data, settings)
+    run = _run_with_progress(settings)
     if out_dir is not None:
         written = run.write(out_dir)
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
@@ -122,28 +122,20 @@ def microdata_command(
         if verdict["default"]:
             for line in verdict["failures"]:
                 out.print(f"  {line}")
-    failures = run.failures()
+    failures = run.failures(name=_option)
     for why in failures[1:]:
-        err.print(f"threshold exceeded: {_named(why)}")
+        err.print(f"threshold exceeded: {why}")
     if failures:
-        raise ThresholdExceeded(_named(failures[0]), param=leading_param(failures[0]))
+        raise ThresholdExceeded(failures[0], param=run.violated_param())
 
 
-def _run_with_progress(data: Path, settings: Any) -> Any:
-    """run_microdata, with the stage and its time on stderr while it runs (a terminal only)."""
-    import time
+def _run_with_progress(settings: Any) -> Any:
+    """run_microdata, with its share done and stage on stderr while it runs (a terminal only)."""
+    from privrisk.cli._progress import steps
+    from privrisk.microdata.run import run_microdata
 
-    from privrisk.microdata import run_microdata
-
-    if not err.is_terminal:
-        return run_microdata(data, settings)
-    start = time.perf_counter()
-    with err.status("reading the file") as status:
-
-        def progress(stage: str) -> None:
-            status.update(f"{stage} ({time.perf_counter() - start:.0f} s so far)")
-
-        return run_microdata(data, settings, progress=progress)
+    with steps() as show:
+        return run_microdata(settings, progress=show.progress("reading the file"))
 
 
 def _print_loss(loss: list[dict[str, Any]]) -> None:
@@ -159,12 +151,6 @@ def _print_loss(loss: list[dict[str, Any]]) -> None:
 def _option(param: str) -> str:
     """The option of a parameter (privrisk/_params.py's table, else ``--`` + the name: ``max_risk`` → ``--max-risk``)."""
     return option(param, "microdata") or "--" + param.replace("_", "-")
-
-
-def _named(message: str) -> str:
-    """A library message with its leading parameter named as its option (``l:`` → ``--l:``)."""
-    param = leading_param(message)
-    return message if param is None else renamed(message, param, _option(param))
 
 
 def _print(result: MicrodataResult, title: str | None = None) -> None:

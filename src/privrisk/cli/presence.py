@@ -26,7 +26,7 @@ from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    from privrisk.presence.kmap import KMapEstimate
+    from privrisk.presence.estimate import KMapEstimate
     from privrisk.presence.report import PresenceReport
 
 
@@ -118,9 +118,9 @@ def presence_command(
 
     Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
-    from privrisk.presence.hierarchy import parse_hierarchies
+    from privrisk.generalisation.hierarchy import parse_hierarchies
     from privrisk.presence.prepare import InconsistentSubsetError
-    from privrisk.presence.settings import PresenceSettings, parse_levels, run_presence
+    from privrisk.presence.run import PresenceSettings, parse_levels, run_presence
 
     if out_dir is not None:
         check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
@@ -133,7 +133,7 @@ def presence_command(
             if source is not None:
                 check_spark_source(source)
     settings = PresenceSettings(
-        dataset=data,
+        data=data,
         population=population,
         qi=[] if demo else (qi or ""),
         population_count=population_count,
@@ -159,7 +159,7 @@ def presence_command(
     )
     with steps(quiet=as_json or settings.estimates) as show:
         try:
-            run = run_presence(settings, steps=show)
+            run = run_presence(settings, progress=show.progress("Measuring"))
         except InconsistentSubsetError as exc:
             raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
         if out_dir is not None:
@@ -201,7 +201,7 @@ def _print(report: PresenceReport, *, applied: bool) -> None:
 
 
 def _print_estimate(e: KMapEstimate) -> None:
-    from privrisk.presence.kmap import KMAP_ASSUMPTIONS
+    from privrisk.generalisation.kmap import KMAP_ASSUMPTIONS
     from privrisk.presence.report import estimate_rows
 
     title = f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)"

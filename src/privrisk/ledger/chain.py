@@ -5,7 +5,7 @@ A ledger is one JSON document::
     {"schema_version": 2, "kind": "privrisk-ledger", "count": 3, "total_epsilon": 1.5, "head": "<hash>",
      "keyed": true, "mac": "<HMAC of the header>",              (keyed ledgers only)
      "entries": [{"seq": 1, "kind": "release", "time": …, "epsilon": …, "queries": […], "data": …,
-                  "budget": …, "prev": "000…0", "hash": …},
+                  "budget": …, "prev": "0…0", "hash": …},
                  {"seq": 1, "kind": "outputs", "time": …, "outputs": […], "prev": …, "hash": …}, …]}
 
 Entries are numbered within their kind (release 1, 2, …; outputs 1, 2, …) and chained in the order they were

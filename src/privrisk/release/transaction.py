@@ -115,10 +115,10 @@ def _draw_release(
     refusal = budget_refusal(request, before, kept)
     if refusal is not None:
         raise ThresholdExceeded(refusal)
-    # After the inputs (data, columns, ledger, budget) have had their say, before any noise is drawn.
+    prepared, summaries = _prepare(data, qs, request.source)
+    # After the inputs (data, its values, columns, ledger, budget) have had their say, before any noise is drawn.
     check_useless(request)
     useless = [query_preview(q, request.level, n_pub).useless for q in qs]
-    prepared, summaries = _prepare(data, qs, request.source)
     half = [_half_width(p.measured.query.mechanism, p.scale, request.level) for p in prepared]
 
     noisy = [
