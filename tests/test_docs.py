@@ -84,7 +84,9 @@ COMMANDS = (
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_architecture_gives_the_data_flow_of_every_command(command):
-    assert f"### `privrisk {command}`" in text("architecture.md")
+    """The per-command flows live on their own page, docs/flows.md, which the architecture links."""
+    assert f"### `privrisk {command}`" in text("flows.md")
+    assert "(flows.md)" in text("architecture.md")
 
 
 def test_every_command_of_the_cli_has_its_data_flow():
@@ -93,8 +95,35 @@ def test_every_command_of_the_cli_has_its_data_flow():
     from privrisk.cli import app
 
     names = {c.name for c in typer.main.get_command(app).commands.values()}  # type: ignore[attr-defined]
-    flows = set(re.findall(r"^### `privrisk (\w+)`", text("architecture.md"), flags=re.M))
+    flows = set(re.findall(r"^### `privrisk (\w+)`", text("flows.md"), flags=re.M))
     assert names == flows
+
+
+def test_architecture_is_at_most_20_kb():
+    """One picture of the floors, the one shape, the rules, the error model and the conventions; the rest is on
+    docs/flows.md."""
+    assert (DOCS / "architecture.md").stat().st_size <= 20_000
+
+
+def test_architecture_draws_the_floors_and_the_one_shape():
+    architecture = text("architecture.md")
+    for floor in ("base", "ground", "shared", "capabilities", "top"):
+        assert re.search(rf"^ {floor}\b", architecture, flags=re.M), floor
+    for name in ("<Cap>Settings", "run_<cap>(settings, *, progress=None) -> <Cap>Run", "to_dict()", "sentence()",
+                 "write(folder)", "Progress"):  # fmt: skip
+        assert name in architecture, name
+
+
+def test_architecture_lays_out_the_real_modules_of_each_subpackage():
+    """The layout block names every module of every subpackage (private ones too) as it is in src/privrisk."""
+    layout = text("architecture.md").split("## The layout", 1)[1].split("```", 2)[1]
+    for package in PACKAGE.glob("*/__init__.py"):
+        name = package.parent.name
+        modules = {p.stem for p in package.parent.glob("*.py") if p.stem != "__init__"}
+        assert f"\n  {name}/" in layout, name
+        block = re.split(r"\n  \S", layout.split(f"\n  {name}/", 1)[1], maxsplit=1)[0]  # its line and those under it
+        words = set(re.findall(r"[\w]+", block))
+        assert modules <= words, (name, sorted(modules - words))
 
 
 # ---------------------------------------------------------------------------------------------- errata
@@ -260,9 +289,10 @@ def test_every_page_is_in_the_site_navigation():
 
 
 # ---------------------------------------------------------------------------------------------- design and figures
-def test_architecture_keeps_the_design_only():
+@pytest.mark.parametrize("page", ["architecture.md", "flows.md", "development.md"])
+def test_architecture_keeps_the_design_only(page):
     """No issue numbers, no dates and no measured times: those belong to the CHANGELOG and docs/performance.md."""
-    architecture = text("architecture.md")
+    architecture = text(page)
     assert not re.search(r"\bissues? \d+|#\d+\b", architecture, flags=re.I)
     assert not re.search(r"\b20\d\d-\d\d-\d\d\b", architecture)
     assert not re.search(r"\d+(\.\d+)? ?(s|ms|seconds|minutes) (CPU|wall)\b", architecture)
