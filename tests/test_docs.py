@@ -121,7 +121,8 @@ def test_architecture_lays_out_the_real_modules_of_each_subpackage():
         name = package.parent.name
         modules = {p.stem for p in package.parent.glob("*.py") if p.stem != "__init__"}
         assert f"\n  {name}/" in layout, name
-        block = re.split(r"\n  \S", layout.split(f"\n  {name}/", 1)[1], maxsplit=1)[0]  # its line and those under it
+        # its line and the lines under it, up to the next subpackage
+        block = re.split(r"\n  \S", layout.split(f"\n  {name}/", 1)[1], maxsplit=1)[0]
         words = set(re.findall(r"[\w]+", block))
         assert modules <= words, (name, sorted(modules - words))
 
