@@ -87,7 +87,7 @@ def test_suppression_reaches_k_in_the_same_reading(data, k):
     if k > len(rows):
         return
     frame = frame_of(rows, sensitive)
-    run = run_microdata(frame, MicrodataSettings(keys=KEYS, k=k, reduction="suppress"))
+    run = run_microdata(MicrodataSettings(data=frame, keys=KEYS, k=k, reduction="suppress"))
     released = run.released
     assert released is not None
     shown = [[None if pd.isna(v) else v for v in r] for r in released[KEYS].itertuples(index=False)]

@@ -59,7 +59,7 @@ def test_the_released_file_is_the_input_but_the_reported_cells(tmp_path, suffix)
         import pyreadstat
 
         pyreadstat.write_sav(survey, str(source))
-    run = run_microdata(str(source), MicrodataSettings(**SETTINGS))
+    run = run_microdata(MicrodataSettings(data=str(source), **SETTINGS))
     written = run.write(tmp_path / "out")
     name = f"released{suffix}"
     assert name in written
@@ -87,7 +87,7 @@ def test_whole_numbers_stay_whole_in_csv(tmp_path):
     frame = pd.DataFrame(
         {"age": [74, 74, 75, 30, 30, 30], "sex": list("mmfmmm"), "income": [1, 2, 3, 4, 5, 6]}
     )
-    run = run_microdata(frame, MicrodataSettings(keys="age,sex", k=2, reduction="suppress"))
+    run = run_microdata(MicrodataSettings(data=frame, keys="age,sex", k=2, reduction="suppress"))
     run.write(tmp_path / "out")
     text = (tmp_path / "out" / "released.csv").read_text()
     assert "74.0" not in text and "74," in text and text.splitlines()[0] == "age,sex,income"
@@ -97,7 +97,7 @@ def test_a_key_recoded_entirely_is_reported_as_lost():
     # the case: recoding age by 10 years until k holds leaves every age '*'
     rng = np.random.default_rng(1)
     frame = pd.DataFrame({"region": np.repeat(["n", "s"], 20), "age": rng.integers(18, 90, 40)})
-    run = run_microdata(frame, MicrodataSettings(keys="region,age", k=15, reduction="recode",
+    run = run_microdata(MicrodataSettings(data=frame, keys="region,age", k=15, reduction="recode",
                                                  hierarchies={"age": "interval:10"}))  # fmt: skip
     assert run.released is not None and set(run.released["age"]) == {"*"}
     loss = {d["key"]: d for d in run.information_loss()}
@@ -108,7 +108,7 @@ def test_a_key_recoded_entirely_is_reported_as_lost():
 
 def test_the_json_has_the_file_before_and_after_in_named_blocks():
     survey = pd.read_csv(EXAMPLES / "microdata_survey.csv")
-    doc = run_microdata(survey, MicrodataSettings(**SETTINGS)).to_dict()
+    doc = run_microdata(MicrodataSettings(data=survey, **SETTINGS)).to_dict()
     assert doc["before"]["measures"] == doc["measures"]  # the old keys stay as aliases
     assert (
         doc["after"]["failures"] == doc["failures"] == []

@@ -1,11 +1,13 @@
-"""The run function of the capability: :func:`measure_microdata` reads a sample file and measures its risks."""
+"""Every measure of one sample file: :func:`measure_microdata` reads it and measures its risks
+(:class:`MicrodataResult`); :func:`~privrisk.microdata.run.run_microdata` measures, reduces and measures again."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -23,13 +25,34 @@ from privrisk.microdata.uniqueness import (
     record_attacker_risks,
     sample_population_uniqueness,
 )
+from privrisk.progress import Progress, report
 
-__all__ = ["K_LEVELS", "MicrodataResult", "measure_microdata"]
+__all__ = ["K_LEVELS", "Failure", "MicrodataResult", "Namer", "measure_microdata"]
 
 K_LEVELS = (2, 3, 5)
 """The k of the k-anonymity violations every measurement counts."""
 
 SCHEMA_VERSION = 1
+
+Namer = Callable[[str], "str | None"]
+"""A front end's name for a library parameter (an option, a label), or None to keep the parameter's own."""
+
+
+class Failure(NamedTuple):
+    """A threshold exceeded: the parameter that set it (``k``, ``max_risk``, ``l``, ``t``) and what happened.
+
+    Example:
+        >>> f = Failure("k", "1 record(s) share their key combination with fewer than 2")
+        >>> f.line(), f.line(lambda param: "--" + param)
+        ('k: 1 record(s) share their key combination with fewer than 2', '--k: 1 record(s) share their key combination with fewer than 2')
+    """
+
+    param: str
+    text: str
+
+    def line(self, name: Namer | None = None) -> str:
+        """One line, led by the parameter as ``name`` names it (a front end's option or label) or as it is."""
+        return f"{(name(self.param) if name is not None else None) or self.param}: {self.text}"
 
 MAX_WEIGHT_SUM = 1e12
 """The largest sum of weights accepted: a population of at most 10¹² people (the estimators stay exact)."""
@@ -98,43 +121,51 @@ class MicrodataResult:
         table = self.records()
         return table.sort_values(["risk", "row"], ascending=[False, True], kind="stable").head(count)
 
-    def failures(self) -> list[str]:
-        """Each threshold of the settings that the file exceeds, in one line each (library parameter names)."""
+    def failures(self, name: Namer | None = None) -> list[str]:
+        """Each threshold of the settings that the file exceeds, in one line each, led by its parameter (as
+        ``name`` names it for a front end: its option or label)."""
+        return [f.line(name) for f in self.exceeded()]
+
+    def exceeded(self) -> list[Failure]:
+        """Each threshold of the settings that the file exceeds, with its parameter."""
         return self._exceeded(self.settings.k, self.settings.max_risk, self.settings.l, self.settings.t)
 
-    def _exceeded(self, k: float | None, max_risk: float | None, l: float | None, t: float | None) -> list[str]:  # noqa: E741
+    def _exceeded(self, k: float | None, max_risk: float | None, l: float | None, t: float | None) -> list[Failure]:  # noqa: E741
         m, out = self.measures, []
         if max_risk is not None and m["individual_risk"]["max"] > max_risk:
             above = int((self.risk > max_risk).sum())
-            out.append(f"max_risk: {above:,} record(s) have an individual risk above {percent_for_people(max_risk)} "
-                       f"(highest {percent_for_people(m['individual_risk']['max'])})")  # fmt: skip
+            out.append(Failure("max_risk", f"{above:,} record(s) have an individual risk above "
+                       f"{percent_for_people(max_risk)} (highest {percent_for_people(m['individual_risk']['max'])})"))  # fmt: skip
         if max_risk is not None and "household_risk" in m and m["household_risk"]["max"] > max_risk:
             above = int((self.household > max_risk).sum()) if self.household is not None else 0
-            out.append(f"max_risk: {above:,} record(s) live in a household whose risk (someone in it re-identified) "
-                       f"is above {percent_for_people(max_risk)} (highest {percent_for_people(m['household_risk']['max'])})")  # fmt: skip
+            out.append(Failure("max_risk", f"{above:,} record(s) live in a household whose risk (someone in it "
+                       f"re-identified) is above {percent_for_people(max_risk)} (highest "
+                       f"{percent_for_people(m['household_risk']['max'])})"))  # fmt: skip
         if k is not None and m["k_anonymity"]["k"] < k:
             below = int((self.cells.record_fk < k).sum())
-            out.append(f"k: {below:,} record(s) share their key combination with fewer than {k:g} (smallest f_k "
-                       f"{m['k_anonymity']['k']})")  # fmt: skip
+            out.append(Failure("k", f"{below:,} record(s) share their key combination with fewer than {k:g} "
+                       f"(smallest f_k {m['k_anonymity']['k']})"))  # fmt: skip
         for d in m["diversity"]:
             if l is not None and d["l_distinct"] < l:
-                out.append(f"l: {d['variable']} takes only {d['l_distinct']} distinct value(s) in some class "
-                           f"(ℓ = {l:g} asked)")  # fmt: skip
+                out.append(Failure("l", f"{d['variable']} takes only {d['l_distinct']} distinct value(s) in some "
+                           f"class (ℓ = {l:g} asked)"))  # fmt: skip
             if t is not None and d["t"] > t:
-                out.append(f"t: {d['variable']} is {number(d['t'])} from its distribution in the file in some class "
-                           f"(t = {t:g} allowed)")  # fmt: skip
+                out.append(Failure("t", f"{d['variable']} is {number(d['t'])} from its distribution in the file in "
+                           f"some class (t = {t:g} allowed)"))  # fmt: skip
         return out
 
-    def verdict(self) -> dict[str, Any]:
+    def verdict(self, name: Namer | None = None) -> dict[str, Any]:
         """The verdict on the file, never green by absence: judged against the thresholds set or, when none is
         set, against the defaults (k = 3, individual risk ≤ 10 %), named as such.
 
         Returns ``{"targets", "default", "met", "failures", "text"}``; ``failures`` judged against the defaults do
-        not make the command line exit 1 (that is only for a threshold the user set).
+        not make the command line exit 1 (that is only for a threshold the user set). ``name`` as for
+        :meth:`failures`.
         """
         s = self.settings
         targets = s.targets
-        failures = self._exceeded(targets.get("k"), targets.get("max_risk"), targets.get("l"), targets.get("t"))
+        exceeded = self._exceeded(targets.get("k"), targets.get("max_risk"), targets.get("l"), targets.get("t"))
+        failures = [f.line(name) for f in exceeded]
         named = ", ".join(_target_text(name, v) for name, v in targets.items())
         if s.default_targets:
             text = (f"No threshold was set; judged against the default targets ({named}): "
@@ -237,6 +268,9 @@ def _target_text(name: str, value: float) -> str:
 
 
 def _read(data: Any, settings: MicrodataSettings) -> tuple[pd.DataFrame, str]:
+    if data is None:
+        raise PrivriskError("data: give the sample file to measure (a file's name or a pandas DataFrame)",
+                            param="data")  # fmt: skip
     columns = list(dict.fromkeys([*settings.keys, *(c for c in (settings.weights, settings.household) if c),
                                   *settings.sensitive]))  # fmt: skip
     if isinstance(data, pd.DataFrame):
@@ -284,7 +318,7 @@ def _households(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
     return np.asarray(ids, dtype=np.int64)
 
 
-def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Any = None) -> MicrodataResult:
+def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progress | None = None) -> MicrodataResult:
     """Every established risk measure of a sample file of microdata, with weights and households.
 
     Frequencies f_k and F_k (:mod:`~privrisk.microdata.frequencies`), individual, global and household risk
@@ -293,9 +327,9 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Any =
     population uniqueness and ARX's attacker models (:mod:`~privrisk.microdata.uniqueness`).
 
     Args:
-        data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
+        data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame; None for the settings' own ``data``.
         settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
-        progress: called with each stage's name as it begins, or None.
+        progress: told the share done and each stage as it begins (:class:`privrisk.progress.Progress`), or None.
 
     Example:
         >>> frame = pd.DataFrame({"sex": list("mmfff"), "age": [30, 30, 40, 40, 50], "w": [10.0] * 5})
@@ -305,15 +339,14 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Any =
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
-    say = progress or (lambda stage: None)
-    say("reading the file")
-    frame, source = _read(data, settings)
+    report(progress, 0.0, "reading the file")
+    frame, source = _read(settings.data if data is None else data, settings)
     if len(frame) == 0:
         raise PrivriskError(f"data: {source} has no records", param="data")
     w = _weights(frame, settings.weights)
     hh = _households(frame, settings.household)
     codes = key_codes(frame, settings.keys)
-    say("frequencies and individual risk")
+    report(progress, 0.3, "frequencies and individual risk")
     cells = cell_frequencies(codes, w, missing=settings.missing)
     cell_risk = individual_risk(cells.fk, cells.Fk, method=settings.method)
     risk = cell_risk[cells.cell]
@@ -380,7 +413,7 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Any =
                                                             "any value, so the classes overlap")  # fmt: skip
     div = []
     if settings.sensitive:
-        say("ℓ-diversity and t-closeness")
+        report(progress, 0.5, "ℓ-diversity and t-closeness")
     for sv in settings.sensitive:
         values = frame[sv] if rows is None else frame[sv].iloc[rows].reset_index(drop=True)
         div.append(diversity(classes, values, c=settings.c, name=sv, missing_sensitive=settings.missing_sensitive,
@@ -388,8 +421,9 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Any =
     measures["diversity"] = [d.summary() for d in div]
     suda = None
     if settings.suda_max_size:
-        say("SUDA2")
+        report(progress, 0.6, "SUDA2")
         suda = suda2(codes, list(settings.keys), max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction,
                      missing=settings.missing, original_scores=settings.suda_scores == "elliot")  # fmt: skip
         measures["suda2"] = suda.summary()
+    report(progress, 1.0, "measured")
     return MicrodataResult(settings, source, frame, cells, risk, household, tuple(div), suda, measures)

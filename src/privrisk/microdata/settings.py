@@ -1,4 +1,9 @@
-"""The settings of a microdata measurement: one frozen, checked object (:class:`MicrodataSettings`)."""
+"""The settings of a microdata measurement: one frozen, checked object (:class:`MicrodataSettings`), the file to
+measure first.
+
+Its home is here, below the measures that read it (:mod:`~privrisk.microdata.measure`, the suppression, the
+recoding); :mod:`privrisk.microdata.run` gives it with the run, as every capability's ``run.py`` does.
+"""
 
 from __future__ import annotations
 
@@ -60,7 +65,7 @@ def _positive(value: Any, name: str, *, open_high: bool = False) -> float | None
 
 def _hierarchies(value: Any) -> dict[str, object]:
     """``{key: spec}`` from a mapping, ``COLUMN=SPEC`` texts, or one text of them on lines or separated by ``;``."""
-    from privrisk.presence.hierarchy import parse_hierarchies
+    from privrisk.generalisation.hierarchy import parse_hierarchies
 
     if value is None:
         return {}
@@ -75,6 +80,13 @@ def _hierarchies(value: Any) -> dict[str, object]:
                         param="hierarchies")  # fmt: skip
 
 
+def _is_data(data: object) -> bool:
+    """A file's name or a pandas DataFrame."""
+    import pandas as pd
+
+    return isinstance(data, str | os.PathLike | pd.DataFrame)
+
+
 def _is_file_spec(spec: object) -> bool:
     return isinstance(spec, str | os.PathLike) and str(spec).strip().lower().startswith("table:")
 
@@ -84,6 +96,10 @@ class MicrodataSettings:
     """What to measure in a sample file and the thresholds it must meet. Checked when made.
 
     Attributes:
+        data: the sample file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame that
+            :func:`~privrisk.microdata.run.run_microdata` measures; None when the data are given to a function
+            beside the settings (:func:`~privrisk.microdata.measure.measure_microdata`). Left out of the
+            comparison, the hash and :meth:`to_dict`.
         keys: the key variables (quasi-identifiers), at least one.
         weights: the sampling-weight column (F_k = sum of weights), or None (F_k = f_k).
         household: the household-id column, for household risk, or None.
@@ -110,7 +126,7 @@ class MicrodataSettings:
             any of ``k``, ``max_risk``, ``l`` and ``t``.
         importance: with ``"suppress"``: every key once, from the most to the least important (the least
             important are suppressed first); None for the order of ``keys``.
-        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.presence.hierarchy`: ``interval:10``,
+        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.generalisation.hierarchy`: ``interval:10``,
             ``breaks:…``, ``prefix``, ``date``, ``table:FILE.csv``, ``none``), or ``COLUMN=SPEC`` texts (one text:
             on lines or separated by ``;``). Keys without one keep their values.
         hierarchy_files: whether a hierarchy may name a file (``table:FILE.csv``); a server sets False, so that
@@ -134,7 +150,8 @@ class MicrodataSettings:
         privrisk.errors.PrivriskError: reduction: choose local suppression or global recoding through hierarchies, not both
     """
 
-    keys: tuple[str, ...] | str
+    data: Any = field(default=None, compare=False)
+    keys: tuple[str, ...] | str = ()
     weights: str | None = None
     household: str | None = None
     sensitive: tuple[str, ...] | str = ()
@@ -158,6 +175,9 @@ class MicrodataSettings:
     suda_scores: str = "elliot"
 
     def __post_init__(self) -> None:
+        if self.data is not None and not _is_data(self.data):
+            raise PrivriskError(f"data: expected a file name or a pandas DataFrame, got {type(self.data).__name__}",
+                                param="data")  # fmt: skip
         keys = _names(self.keys, "keys", required=True)
         sensitive = _names(self.sensitive, "sensitive", required=False)
         set_ = object.__setattr__

@@ -1,7 +1,7 @@
 """Population uniqueness and ARX's prosecutor, journalist and marketer risks of a sample file.
 
 - Population uniqueness: how many of the sample's uniques are unique in the population, from the models of
-  :func:`privrisk.presence.kmap.population_uniqueness` (Zayatz, Pitman, SNB) and Dankar et al.'s (2012) rule
+  :func:`privrisk.generalisation.uniqueness.population_uniqueness` (Zayatz, Pitman, SNB) and Dankar et al.'s (2012) rule
   for choosing among them, with the population size N from the sum of the weights (or given).
 - Prosecutor (the intruder knows the person is in the file): the highest risk 1/min f_k, the average
   (number of classes)/n, the share of records whose 1/f_k exceeds a threshold (ARX's prosecutor model).
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from privrisk.presence.kmap import UNIQUENESS_ASSUMPTIONS, population_uniqueness
+from privrisk.generalisation.uniqueness import UNIQUENESS_ASSUMPTIONS, population_uniqueness
 
 __all__ = ["attacker_risks", "class_sizes", "record_attacker_risks", "sample_population_uniqueness"]
 
@@ -78,7 +78,7 @@ def class_sizes(fk: np.ndarray) -> np.ndarray:
 
 
 def sample_population_uniqueness(count: np.ndarray, population_size: float) -> dict[str, Any]:
-    """:func:`privrisk.presence.kmap.population_uniqueness` of the classes, with the models' assumptions and a
+    """:func:`privrisk.generalisation.uniqueness.population_uniqueness` of the classes, with the models' assumptions and a
     sentence that says which model Dankar et al.'s rule took and why (``model_chosen``)."""
     out = population_uniqueness(count, round(population_size))
     return {**out, "assumptions": UNIQUENESS_ASSUMPTIONS, "model_chosen": _why_model(out)}

@@ -536,7 +536,7 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
                     frame_ui(classes_frame(found.best), id="presence-chosen-classes",
                              caption="Classes of highest δ after the search"),
                 ]
-        detail += [ui.h4("δ per class"), figures_ui(out)]
+        detail += [ui.h3("δ per class", class_="h4"), figures_ui(out)]
     parts.append(
         ui.tags.details(
             ui.tags.summary("The measures, the classes and the search (δ, k-anonymity, k-map)"),
