@@ -239,17 +239,20 @@ ROUNDING_KINDS = {"random": ("random", "randomised", "randomized", "unbiased"), 
 
 
 def parse_rounding(value: str | tuple[str, int], *, name: str = "rounding") -> tuple[str, int]:
-    """(kind, base) of a rounding written ``random:B`` (unbiased random rounding) or ``deterministic:B``.
+    """(kind, base) of a rounding written ``random:B`` (unbiased random rounding), ``deterministic:B`` or ``B``
+    alone (rounding to the nearest multiple of B).
 
     Raises:
         PrivriskError: (param ``name``) for anything else.
 
     Example:
-        >>> parse_rounding("random:3"), parse_rounding("Deterministic: 5")
-        (('random', 3), ('deterministic', 5))
+        >>> parse_rounding("random:3"), parse_rounding("Deterministic: 5"), parse_rounding("10")
+        (('random', 3), ('deterministic', 5), ('deterministic', 10))
     """
     if isinstance(value, tuple) and len(value) == 2:
         kind_text, base_text = str(value[0]), str(value[1])
+    elif ":" not in str(value):  # a base alone: rounding to it, as "rounded to base 5" means
+        kind_text, base_text = "deterministic", str(value)
     else:
         kind_text, _, base_text = str(value).partition(":")
     kind = next((k for k, spellings in ROUNDING_KINDS.items() if kind_text.strip().lower() in spellings), None)
@@ -259,8 +262,8 @@ def parse_rounding(value: str | tuple[str, int], *, name: str = "rounding") -> t
         base = 0
     if kind is None or base < 2:
         raise PrivriskError(
-            f"{name}: write random:B (unbiased random rounding) or deterministic:B (to the nearest multiple), B a "
-            f"whole base ≥ 2 such as random:3; got {value!r}",
+            f"{name}: write random:B (unbiased random rounding), or B or deterministic:B (to the nearest multiple), "
+            f"B a whole base ≥ 2 such as random:3; got {value!r}",
             param=name,
         )
     return kind, base
