@@ -34,6 +34,7 @@ from privrisk.accounting.spec import GuaranteeSpec
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.app.pages._risk_census import census_panel, serve_census
 from privrisk.app.pages._runs import TimeLimit, call_in_process
 from privrisk.errors import PrivriskError
 from privrisk.reports.explain import explainer_numbers
@@ -324,6 +325,7 @@ def page_ui() -> Any:
                         ui.output_ui("accounting"),
                         value="other",
                     ),
+                    census_panel(),
                     id="other_guarantees",
                     open=False,
                 ),
@@ -359,6 +361,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
          "group": "text"},
     )  # fmt: skip
     start = used.get("epsilon", "ln3")
+    serve_census(input, max_upload=max_upload)
     if set(used) & {"guarantee", "mechanism", "rho", "mu", "scale", "sigma", "sensitivity", "sample_rate",
                     "compose", "group"}:  # fmt: skip
         ui.update_accordion("other_guarantees", show=True)
