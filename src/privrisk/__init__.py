@@ -103,7 +103,12 @@ if TYPE_CHECKING:
     from privrisk.accounting.registry import registry_guarantee, registry_risk, read_registry_entry
     from privrisk.accounting.registry import stated_conversions
     from privrisk.accounting.census_facts import census_facts
-    from privrisk.release.registry import RegistryExportSettings, export_registry, guarantee_receipt, ReceiptFacts
+    from privrisk.release.registry import (
+        RegistryExportSettings,
+        export_registry,
+        guarantee_receipt,
+        ReceiptFacts,
+    )
     from privrisk.reports.census_words import cell_key_words, census_paragraph
 
     # Sensitivity over a data universe (Allmann et al. 2024)

@@ -93,7 +93,8 @@ def test_pram_of_two_variables_composes(cli, tmp_path):
     p = [0.9 * 0.75, 0.9 * 0.25, 0.1 * 0.75, 0.1 * 0.25]
     q = [0.1 * 0.25, 0.1 * 0.75, 0.9 * 0.25, 0.9 * 0.75]
     tv = 0.5 * sum(abs(a - b) for a, b in zip(p, q, strict=True))
-    assert tv - 1e-9 <= doc["advantage"] <= tv + 1e-4  # the composition's discretisation errs on the safe side
+    # The composition's discretisation errs on the safe side, by little.
+    assert tv - 1e-9 <= doc["advantage"] <= tv + 1e-4
 
 
 def test_random_rounding_has_delta_one_over_the_base(cli):
@@ -113,7 +114,12 @@ def test_deterministic_rounding_is_no_guarantee_and_its_differencing_holds(cli):
         return 5 * math.floor(count / 5 + 0.5)
 
     # Every (total, part) that rounds to the published values: the group's size lies in [low, high].
-    sizes = {t - p for t in range(200) for p in range(t + 1) if nearest(t) == d["total"] and nearest(p) == d["part"]}
+    sizes = {
+        t - p
+        for t in range(200)
+        for p in range(t + 1)
+        if nearest(t) == d["total"] and nearest(p) == d["part"]
+    }
     assert (min(sizes), max(sizes)) == (d["low"], d["high"])
     assert d["known"] == d["low"] - 1  # knowing low − 1 of them, the person is the last one
     text = cli("risk", "--rounding", "deterministic:5").out
@@ -125,7 +131,8 @@ def test_registry_entries_and_their_conversions(cli):
     quoted = {(c["rho"], c["epsilon"]): c["matches"] for c in doc["census"]["conversions"]}
     assert quoted == {(2.56, 17.14): "tight", (0.07, 2.47): "neither"}
     doc = cli("risk", "--registry", REGISTRY / "census_demographic_and_housing.yaml", "--json").json
-    assert {(c["rho"], c["epsilon"]): c["matches"] for c in doc["census"]["conversions"]}[(4.96, 26.34)] == "classical"
+    quoted = {(c["rho"], c["epsilon"]): c["matches"] for c in doc["census"]["conversions"]}
+    assert quoted[(4.96, 26.34)] == "classical"
     doc = cli("risk", "--registry", REGISTRY / "apple_popular_emojis.yaml", "--json").json
     assert doc["success"] == pytest.approx(math.exp(4) / (1 + math.exp(4)))  # pure ε = 4
 

@@ -117,7 +117,9 @@ def _pram(spec: GuaranteeSpec) -> dict[str, Any]:
     for name, matrix in spec.pram.items():
         m = np.asarray(matrix, dtype=float)
         eps = pram_epsilon(m)
-        variables.append({"name": name, "categories": int(m.shape[0]), "epsilon": eps if math.isfinite(eps) else None})
+        variables.append(
+            {"name": name, "categories": int(m.shape[0]), "epsilon": eps if math.isfinite(eps) else None}
+        )
     finite = [v["epsilon"] for v in variables if v["epsilon"] is not None]
     total = sum(finite) if len(finite) == len(variables) else None
     what = "each variable's" if len(variables) > 1 else "its"
@@ -169,9 +171,17 @@ def _registry(spec: GuaranteeSpec) -> dict[str, Any]:
         "stated": row["stated"],
         "note": row["note"],
         "conversions": [
-            {"rho": c.rho, "epsilon": c.epsilon, "delta": c.delta, "tight": c.tight, "classical": c.classical,
-             "matches": c.matches, "understated": c.understated, "where": c.where}
+            {
+                "rho": c.rho,
+                "epsilon": c.epsilon,
+                "delta": c.delta,
+                "tight": c.tight,
+                "classical": c.classical,
+                "matches": c.matches,
+                "understated": c.understated,
+                "where": c.where,
+            }
             for c in conversions
-        ],  # fmt: skip
+        ],
         "sentence": sentence,
     }

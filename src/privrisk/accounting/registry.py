@@ -282,7 +282,11 @@ def read_registry_entry(path: str | os.PathLike[str], *, param: str = "registry"
         raise PrivriskError(f"{param}: {path}: give one registry entry (one YAML mapping), found "
                             f"{len(documents)} documents", param=param)  # fmt: skip
     if not isinstance(documents[0], dict) or "deployment" not in documents[0]:
-        what = "a mapping without" if isinstance(documents[0], dict) else f"a YAML {type(documents[0]).__name__}, not"
+        what = (
+            "a mapping without"
+            if isinstance(documents[0], dict)
+            else f"a YAML {type(documents[0]).__name__}, not"
+        )
         raise PrivriskError(f"{param}: {path}: not a registry entry: {what} a 'deployment' section",
                             param=param)  # fmt: skip
     return documents[0]

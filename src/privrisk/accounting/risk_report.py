@@ -208,7 +208,9 @@ class RiskSettings:
                 param="guarantee",
             )
         self._set("lang", check_choice(self.lang, LANGUAGES, name="lang"))
-        if self.lang != "en" and not (isinstance(self.guarantee, GuaranteeSpec) and self.guarantee.cell_key is not None):
+        if self.lang != "en" and not (
+            isinstance(self.guarantee, GuaranteeSpec) and self.guarantee.cell_key is not None
+        ):
             raise PrivriskError("lang: words in German are given for a cell-key perturbation table only; the other "
                                 "methods are described in English", param="lang")  # fmt: skip
         if self.max_risk is not None:

@@ -37,8 +37,8 @@ __all__ = [
     "RandomisedRounding",
     "deterministic_rounding",
     "difference_bounds",
-    "person_disclosed",
     "parse_rounding",
+    "person_disclosed",
     "randomised_rounding_guarantee",
     "rounded_interval",
     "rounding_guarantee",
@@ -235,7 +235,10 @@ def deterministic_rounding(base: int) -> DeterministicRounding:
 
 
 #: How a rounding is written (``kind:base``), each kind with its spellings.
-ROUNDING_KINDS = {"random": ("random", "randomised", "randomized", "unbiased"), "deterministic": ("deterministic",)}
+ROUNDING_KINDS = {
+    "random": ("random", "randomised", "randomized", "unbiased"),
+    "deterministic": ("deterministic",),
+}
 
 
 def parse_rounding(value: str | tuple[str, int], *, name: str = "rounding") -> tuple[str, int]:
@@ -255,7 +258,9 @@ def parse_rounding(value: str | tuple[str, int], *, name: str = "rounding") -> t
         kind_text, base_text = "deterministic", str(value)
     else:
         kind_text, _, base_text = str(value).partition(":")
-    kind = next((k for k, spellings in ROUNDING_KINDS.items() if kind_text.strip().lower() in spellings), None)
+    kind = next(
+        (k for k, spellings in ROUNDING_KINDS.items() if kind_text.strip().lower() in spellings), None
+    )
     try:
         base = int(base_text.strip())
     except ValueError:

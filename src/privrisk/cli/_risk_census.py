@@ -21,7 +21,9 @@ CELLS = typer.Option(None, "--cells", help="With --cell-key: the published cells
 REGISTRY = typer.Option(None, "--registry", help="An entry of the OpenDP deployments registry (YAML): the guarantee it states.")  # fmt: skip
 PRAM = typer.Option(None, "--pram", help="PRAM's transition matrix: a CSV of one K × K matrix (sdcMicro's) or a TOML of one per variable.")  # fmt: skip
 ROUNDING = typer.Option(None, "--rounding", help="Rounding: B (to the nearest multiple of B: no guarantee), deterministic:B, or random:B (unbiased random rounding).")  # fmt: skip
-LANG = typer.Option("en", "--lang", help="Language of the words for a census user (with --cell-key): en or de.")
+LANG = typer.Option(
+    "en", "--lang", help="Language of the words for a census user (with --cell-key): en or de."
+)
 
 
 def print_census(doc: dict[str, Any], paragraph: str | None) -> None:

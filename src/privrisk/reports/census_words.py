@@ -28,7 +28,7 @@ from privrisk.reports.html import asset_text
 if TYPE_CHECKING:
     from privrisk.accounting.risk_report import RiskRun
 
-__all__ = ["LANGUAGES", "CensusWords", "census_paragraph", "cell_key_words"]
+__all__ = ["LANGUAGES", "CensusWords", "cell_key_words", "census_paragraph"]
 
 LANGUAGES = ("en", "de")
 TEXT: dict[str, dict[str, Any]] = {lang: json.loads(asset_text(f"census.{lang}.json")) for lang in LANGUAGES}

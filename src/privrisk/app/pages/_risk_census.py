@@ -161,4 +161,3 @@ def serve_census(input: Any, *, max_upload: int) -> None:
             ui.p(doc["words"], id="risk-census-words"),
             ui.div(cmd, class_="privrisk-command", id="risk-census-command-line"),
         )
-
