@@ -86,6 +86,31 @@ if TYPE_CHECKING:
     )
     from privrisk.accounting.calibration_settings import CalibrationSettings, CalibrationRun, run_calibration
 
+    # Census methods as guarantees: cell-key perturbation, PRAM, rounding, the deployments registry (issue 35)
+    from privrisk.accounting.cellkey_run import CellKeySettings, CellKeyRun, run_cell_key
+    from privrisk.accounting.cellkey import (
+        PerturbationTable,
+        perturbation_table,
+        additive_noise_table,
+        truncated_discrete_laplace,
+        cell_key_guarantee,
+        cell_key_release,
+        independent_cell_keys,
+    )
+    from privrisk.accounting.perturbation_files import read_perturbation_table
+    from privrisk.accounting.pram import pram_guarantee, pram_epsilon, read_pram_matrices
+    from privrisk.accounting.rounding import randomised_rounding_guarantee, deterministic_rounding
+    from privrisk.accounting.registry import registry_guarantee, registry_risk, read_registry_entry
+    from privrisk.accounting.registry import stated_conversions
+    from privrisk.accounting.census_facts import census_facts
+    from privrisk.release.registry import (
+        RegistryExportSettings,
+        export_registry,
+        guarantee_receipt,
+        ReceiptFacts,
+    )
+    from privrisk.reports.census_words import cell_key_words, census_paragraph
+
     # Sensitivity over a data universe (Allmann et al. 2024)
     from privrisk.sensitivity import (
         QUERIES,

@@ -21,6 +21,7 @@ from privrisk.accounting import (
     pure_dp,
     randomised_response_guarantee,
     renyi_dp,
+    risk_summary,
     subsample,
     zcdp,
 )
@@ -72,7 +73,9 @@ def test_kov_tradeoff_is_exact_at_the_loss_points():
 
 
 def test_randomized_response_composes_by_kov():
-    g = compose([randomised_response_guarantee(epsilon=0.7), pure_dp(0.7), randomised_response_guarantee(epsilon=0.7)])
+    g = compose(
+        [randomised_response_guarantee(epsilon=0.7), pure_dp(0.7), randomised_response_guarantee(epsilon=0.7)]
+    )
     assert isinstance(g, KovComposition) and g.k == 3
     assert g.delta_at(0.5) == pytest.approx(brute_force_composition(0.7, 0.0, 3, 0.5), abs=1e-14)
 
@@ -287,3 +290,17 @@ def test_the_split_modules_keep_the_public_imports():
     assert composition.GroupGuarantee is grouping.GroupGuarantee
     with pytest.raises(AttributeError):
         composition.no_such_name
+
+
+@pytest.mark.parametrize(("delta", "k"), [(0.9, 40), (0.5, 200), (0.5, 40)])
+def test_pld_whose_finite_mass_vanishes_is_certain_not_an_index_error(delta, k):
+    # dp_accounting's tail truncation empties a loss distribution whose finite mass is below about 10⁻¹⁵
+    # (an IndexError after a few dozen copies of a large δ); the composition is then told apart for certain.
+    g = compose([approximate_dp(1.0, delta)] * k + [laplace_guarantee(epsilon=1.0)])
+    assert isinstance(g, PldComposition)
+    floor = -math.expm1(k * math.log1p(-delta))  # δ(∞) of the composition, by hand: 1 − (1 − δ)^k
+    for eps in (0.0, 1.0, 100.0):
+        assert g.delta_at(eps) >= floor - 1e-15
+    assert g.epsilon_at(0.999) == math.inf
+    assert float(g.tradeoff(np.array([0.0]))[0]) <= 1 - floor + 1e-12
+    assert risk_summary(g)["advantage"] >= floor - 1e-12

@@ -24,7 +24,6 @@ from typing import Any
 
 from privrisk._validation import check_whole
 from privrisk.accounting.cellkey import (
-    CellKeyPerturbation,
     PerturbationTable,
     cell_key_guarantee,
     cell_key_release,
@@ -33,7 +32,7 @@ from privrisk.accounting.guarantees import Guarantee
 from privrisk.accounting.risks import DEFAULT_FPR
 from privrisk.errors import PrivriskError
 
-__all__ = ["CellKeyRun", "CellKeySettings", "run_cell_key"]
+__all__ = ["CellKeyRun", "CellKeySettings", "run_cell_key", "table_facts"]
 
 
 @dataclass(frozen=True)
@@ -92,20 +91,32 @@ class CellKeyRun:
     summary: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        """The table's numbers (``table``, ``max_noise``, ``unchanged``, ``zero_cell_disclosure``, ``worst_count``,
-        ``cells``) and the risk summary's keys."""
-        t = self.settings.loaded
-        one = self.guarantee if isinstance(self.guarantee, CellKeyPerturbation) else cell_key_guarantee(t)
-        counts = range(max(1, self.settings.least_count), max(t.top, 1) + 1)
-        return {
-            "table": t.name,
-            "cells": self.settings.cells,
-            "max_noise": t.max_noise,
-            "unchanged": min(t.unchanged_probability(c) for c in counts) if len(counts) else 1.0,
-            "zero_cell_disclosure": 0.0 if self.settings.least_count else t.zero_cell_disclosure,
-            "worst_count": one.worst_count,
-            **self.summary,
-        }
+        """The table's numbers (:func:`table_facts`) and the risk summary's keys."""
+        s = self.settings
+        return {**table_facts(s.loaded, cells=s.cells, least_count=s.least_count), **self.summary}
+
+
+def table_facts(table: PerturbationTable, *, cells: int = 1, least_count: int = 0) -> dict[str, Any]:
+    """A perturbation table's own numbers: ``table`` (its name), ``cells``, ``max_noise``, ``unchanged`` (the
+    smallest share of counts ≥ 1 published as they are), ``zero_cell_disclosure`` (0 when ``least_count`` ≥ 1)
+    and ``worst_count`` (the count without the person at which one cell's attacker does best).
+
+    Example:
+        >>> from privrisk.accounting.cellkey import perturbation_table
+        >>> f = table_facts(perturbation_table({0: {0: 1.0}, 1: {-1: 0.5, 0: 0.5}}))
+        >>> f["unchanged"], f["zero_cell_disclosure"], f["worst_count"]
+        (0.5, 0.5, 0)
+    """
+    one = cell_key_guarantee(table, least_count=least_count)
+    counts = range(max(1, least_count), max(table.top, 1) + 1)
+    return {
+        "table": table.name,
+        "cells": cells,
+        "max_noise": table.max_noise,
+        "unchanged": min(table.unchanged_probability(c) for c in counts) if len(counts) else 1.0,
+        "zero_cell_disclosure": one.zero_cell_disclosure,
+        "worst_count": one.worst_count,
+    }
 
 
 def run_cell_key(settings: CellKeySettings) -> CellKeyRun:

@@ -101,6 +101,9 @@ MAX_COMPOSED_POINTS = 2_000_000
 # The composed loss is kept over its mean ± this many standard deviations (a Gaussian tail of e^(-200)).
 SPREAD_DEVIATIONS = 20.0
 TAIL_MASS = 1e-15
+# dp_accounting's truncation empties a composed loss distribution whose finite mass is about TAIL_MASS; at or
+# below this finite mass the composition is taken as certain (δ = 1), which errs by at most this much.
+CERTAIN_FINITE_MASS = 1e-9
 # A privacy loss wider than this (nats) is not put on a grid: e^ε must stay a double in dp_accounting, and the
 # attacker is as good as certain anyway.
 MAX_PLD_SPAN = 700.0
@@ -311,13 +314,39 @@ class PldComposition(Guarantee):
 
     @cached_property
     def pld(self) -> PrivacyLossDistribution:
-        """The composed privacy loss distribution (identical mechanisms composed by FFT, ``self_compose``)."""
+        """The composed privacy loss distribution (identical mechanisms composed by FFT, ``self_compose``).
+
+        Where the parts' infinite losses leave almost no finite mass (δ(∞) of the composition within
+        :data:`CERTAIN_FINITE_MASS` of 1), dp_accounting's tail truncation removes all of it and fails; the
+        result is then the certain distribution, δ(ε) = 1 at every ε (on the safe side by at most that mass).
+        """
         total = None
-        for (_, count, _), single in zip(self.parts, self._singles[1], strict=True):
-            piece = single.self_compose(count, tail_mass_truncation=TAIL_MASS) if count > 1 else single
-            total = piece if total is None else total.compose(piece, tail_mass_truncation=TAIL_MASS)
+        try:
+            for (_, count, _), single in zip(self.parts, self._singles[1], strict=True):
+                piece = single.self_compose(count, tail_mass_truncation=TAIL_MASS) if count > 1 else single
+                total = piece if total is None else total.compose(piece, tail_mass_truncation=TAIL_MASS)
+        except IndexError:
+            if self._finite_mass() > CERTAIN_FINITE_MASS:
+                raise
+            return _certain_pld(self._singles[0])
         assert total is not None
         return total
+
+    def _finite_mass(self) -> float:
+        """The mass the composed distribution keeps on finite losses: Π(1 − ωᵢ)^kᵢ over the parts' +∞ masses ωᵢ
+        (the larger of the two neighbouring orders' masses of each part)."""
+        log_keep = 0.0
+        for (_, count, _), single in zip(self.parts, self._singles[1], strict=True):
+            pmfs = (
+                [single._pmf_remove]
+                if getattr(single, "_symmetric", True)
+                else [single._pmf_remove, single._pmf_add]
+            )
+            omega = max(float(pmf._infinity_mass) for pmf in pmfs)
+            if omega >= 1.0:
+                return 0.0
+            log_keep += count * math.log1p(-omega)
+        return math.exp(log_keep)
 
     @cached_property
     def _loss_pmfs(self) -> list[tuple[np.ndarray, np.ndarray, float]]:
@@ -421,6 +450,14 @@ class PldComposition(Guarantee):
     def _delta_floor(self) -> float:
         keep = math.fsum(count * math.log1p(-rate * g._delta_floor()) for g, count, rate in self.parts)
         return -math.expm1(keep)
+
+
+def _certain_pld(step: float) -> PrivacyLossDistribution:
+    """The loss distribution of a pair told apart for certain: all its mass at +∞ (δ(ε) = 1 at every ε)."""
+    from privrisk.accounting._math import dp_accounting_pld
+
+    pmf = dp_accounting_pld("pld_pmf").create_pmf({0: 0.0}, step, 1.0, True)
+    return dp_accounting_pld().PrivacyLossDistribution(pmf)
 
 
 def _pmf_arrays(pmf: Any) -> tuple[np.ndarray, np.ndarray, float]:

@@ -23,8 +23,11 @@ Example:
 
 from __future__ import annotations
 
+import csv
 import math
-from collections.abc import Iterator, Sequence
+import os
+import tomllib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,10 +38,19 @@ from privrisk.accounting.guarantees import Guarantee
 from privrisk.accounting.pairwise import Pair, PairFamily, compose_pairs
 from privrisk.errors import PrivriskError
 
-__all__ = ["PramMatrix", "pram_epsilon", "pram_guarantee", "transition_matrix"]
+__all__ = [
+    "PramMatrix",
+    "pram_epsilon",
+    "pram_guarantee",
+    "pram_matrices_from_text",
+    "read_pram_matrices",
+    "transition_matrix",
+]
 
 # Rows of a transition matrix must sum to 1 within this (sdcMicro prints matrices to a few digits).
 ROW_TOLERANCE = 1e-6
+#: The largest matrix file read (a 1,000 × 1,000 matrix printed to 8 digits is about 10 MB).
+MAX_MATRIX_BYTES = 16 * 1024 * 1024
 
 
 def transition_matrix(matrix: ArrayLike, *, name: str = "matrix", param: str = "matrix") -> np.ndarray:
@@ -155,3 +167,104 @@ def _several(matrices: object) -> bool:
         return False
     first = matrices[0]
     return isinstance(first, np.ndarray | Sequence) and len(first) > 0 and np.ndim(first[0]) == 1
+
+
+def read_pram_matrices(path: str | os.PathLike[str], *, param: str = "pram") -> dict[str, np.ndarray]:
+    """The transition matrices of a file: a CSV of one K × K matrix (sdcMicro's, as ``write.csv`` saves it, with or
+    without a header of categories and a first column of them; ``,`` or ``;``), or a TOML with one matrix per
+    variable (``sex = [[0.9, 0.1], [0.1, 0.9]]``, or ``[sex]`` with ``matrix = …``). Each is checked
+    (:func:`transition_matrix`); the CSV's one variable is named after the file.
+
+    Raises:
+        PrivriskError: (``param``) for a missing file, one that is not a regular file, or text that is not a
+            transition matrix (naming the variable and the row).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "sex.csv"
+        >>> _ = p.write_text(',"f","m"\\n"f",0.9,0.1\\n"m",0.1,0.9\\n')
+        >>> {k: v.tolist() for k, v in read_pram_matrices(p).items()}
+        {'sex': [[0.9, 0.1], [0.1, 0.9]]}
+    """
+    from pathlib import Path
+
+    from privrisk.io.files import read_regular_file
+
+    p = Path(path)
+    try:
+        raw = read_regular_file(p, MAX_MATRIX_BYTES, what="the transition matrix", param=param)
+    except FileNotFoundError:
+        raise PrivriskError(f"{param}: {p}: no such file", param=param) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise PrivriskError(f"{param}: {p}: not UTF-8 text", param=param) from None
+    kind = "toml" if p.suffix.lower() == ".toml" else "csv"
+    return pram_matrices_from_text(text, kind=kind, name=p.stem, param=param)
+
+
+def pram_matrices_from_text(
+    text: str, *, kind: str = "csv", name: str = "matrix", param: str = "pram"
+) -> dict[str, np.ndarray]:
+    """The checked transition matrices of a CSV (one, named ``name``) or a TOML (one per variable).
+
+    Example:
+        >>> m = pram_matrices_from_text("sex = [[0.9, 0.1], [0.1, 0.9]]", kind="toml")
+        >>> list(m), m["sex"][0].tolist()
+        (['sex'], [0.9, 0.1])
+    """
+    raw: dict[str, Any] = (
+        _toml_matrices(text, name, param) if kind == "toml" else {name: _csv_matrix(text, name, param)}
+    )
+    return {
+        variable: transition_matrix(m, name=f"{param}: the matrix of {variable}", param=param)
+        for variable, m in raw.items()
+    }
+
+
+def _csv_matrix(text: str, name: str, param: str) -> list[list[float]]:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise PrivriskError(f"{param}: {name}: the file is empty", param=param)
+    delimiter = ";" if lines[0].count(";") > lines[0].count(",") else ","
+    rows = [[cell.strip() for cell in row] for row in csv.reader(lines, delimiter=delimiter)]
+
+    def number(cell: str) -> float | None:
+        try:
+            return float(cell)
+        except ValueError:
+            return None
+
+    if all(number(cell) is None for cell in rows[0]):  # a header of categories
+        rows = rows[1:]
+    matrix = []
+    for line, row in enumerate(rows, start=len(lines) - len(rows) + 1):
+        if row and number(row[0]) is None:  # the row's category
+            row = row[1:]
+        values = [number(cell) for cell in row]
+        if not values or any(v is None for v in values):
+            raise PrivriskError(f"{param}: {name}, line {line}: give the row's probabilities as numbers",
+                                param=param)  # fmt: skip
+        matrix.append([float(v) for v in values if v is not None])
+    if len({len(row) for row in matrix}) != 1:
+        raise PrivriskError(f"{param}: {name}: every row needs as many probabilities as there are rows",
+                            param=param)  # fmt: skip
+    return matrix
+
+
+def _toml_matrices(text: str, name: str, param: str) -> dict[str, Any]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PrivriskError(f"{param}: {name}: not TOML ({exc})", param=param) from None
+    if not doc:
+        raise PrivriskError(f"{param}: {name}: give one matrix per variable, e.g. sex = [[0.9, 0.1], [0.1, 0.9]]",
+                            param=param)  # fmt: skip
+    out = {}
+    for variable, value in doc.items():
+        matrix = value.get("matrix") if isinstance(value, Mapping) else value
+        if not isinstance(matrix, list):
+            raise PrivriskError(f"{param}: {name}: {variable} must be a matrix, e.g. [[0.9, 0.1], [0.1, 0.9]]",
+                                param=param)  # fmt: skip
+        out[str(variable)] = matrix
+    return out

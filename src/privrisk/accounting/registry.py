@@ -278,9 +278,17 @@ def read_registry_entry(path: str | os.PathLike[str], *, param: str = "registry"
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise PrivriskError(f"{param}: {path}: not a YAML registry entry ({reason})", param=param) from None
     documents = [d for d in documents if d is not None]
-    if len(documents) != 1 or not isinstance(documents[0], dict):
+    if len(documents) != 1:
         raise PrivriskError(f"{param}: {path}: give one registry entry (one YAML mapping), found "
                             f"{len(documents)} documents", param=param)  # fmt: skip
+    if not isinstance(documents[0], dict) or "deployment" not in documents[0]:
+        what = (
+            "a mapping without"
+            if isinstance(documents[0], dict)
+            else f"a YAML {type(documents[0]).__name__}, not"
+        )
+        raise PrivriskError(f"{param}: {path}: not a registry entry: {what} a 'deployment' section",
+                            param=param)  # fmt: skip
     return documents[0]
 
 

@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike
 
 from privrisk import risk as R
 from privrisk._validation import (
+    check_choice,
     check_epsilon,
     check_probability,
     check_whole,
@@ -67,6 +68,8 @@ __all__ = [
     "run_table",
 ]
 
+#: The languages of the words for a census user (privrisk.reports.census_words).
+LANGUAGES = ("en", "de")
 #: n when none is given: two possible worlds, the worst case (Mehner et al., §3.3).
 DEFAULT_N = 2
 #: The modifiers after which a stated ε is no longer the ε the risks are about.
@@ -170,6 +173,8 @@ class RiskSettings:
         ratio: Δv/Δf, local over global sensitivity, for Lee and Clifton's risks of a pure ε (default 1).
         dv, df: the local and the global sensitivity, instead of ``ratio`` (both or neither).
         max_risk: the largest acceptable risk among n (:attr:`RiskRun.risk_for_threshold`), in [0, 1].
+        lang: the language of the words for a census user, ``"en"`` or ``"de"`` (German: for a perturbation
+            table, ``cell_key``, whose words :mod:`privrisk.reports.census_words` has in both).
 
     Raises:
         PrivriskError: naming the field of a value or combination that does not hold.
@@ -194,6 +199,7 @@ class RiskSettings:
     dv: float | None = None
     df: float | None = None
     max_risk: float | None = None
+    lang: str = "en"
 
     def __post_init__(self) -> None:
         if not isinstance(self.guarantee, GuaranteeSpec | Guarantee):
@@ -201,6 +207,12 @@ class RiskSettings:
                 f"guarantee: give a GuaranteeSpec or a Guarantee, got {type(self.guarantee).__name__}",
                 param="guarantee",
             )
+        self._set("lang", check_choice(self.lang, LANGUAGES, name="lang"))
+        if self.lang != "en" and not (
+            isinstance(self.guarantee, GuaranteeSpec) and self.guarantee.cell_key is not None
+        ):
+            raise PrivriskError("lang: words in German are given for a cell-key perturbation table only; the other "
+                                "methods are described in English", param="lang")  # fmt: skip
         if self.max_risk is not None:
             self._set(
                 "max_risk", float(check_probability(_number(self.max_risk, "max_risk"), name="max_risk"))
@@ -263,21 +275,29 @@ class RiskRun:
         guarantee: the guarantee built.
         lee_clifton: Lee and Clifton's risks (:func:`lee_clifton`) for a pure or a stated ε; else None.
         summary: the accountant's risks (:func:`~privrisk.accounting.risk_summary`).
+        census: a statistical office's method's own numbers (:func:`~privrisk.accounting.census_facts.
+            census_facts`), or None for any other guarantee.
+        spec: the guarantee as stated, its files read (None when the settings gave a built guarantee).
     """
 
     settings: RiskSettings
     guarantee: Guarantee
     lee_clifton: Mapping[str, Any] | None
     summary: Mapping[str, Any]
+    census: Mapping[str, Any] | None = None
+    spec: GuaranteeSpec | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """``privrisk risk --json`` without ``schema_version``: Lee and Clifton's keys (when there are), then
         ``prior``, :func:`~privrisk.accounting.risk_summary`'s keys and ``risk_judged``: the one risk that
         ``max_risk`` judges (:attr:`risk_for_threshold`), as ``{"key", "n", "value", "what"}``, where ``key``
         names the key of this document that holds the same value (``many_worlds``, or ``reconstruction``, which
-        is None when no n was given: the value judged is then the risk among n = 2)."""
+        is None when no n was given: the value judged is then the risk among n = 2), and for a statistical office's
+        method ``census``, its own numbers (:func:`~privrisk.accounting.census_facts.census_facts`)."""
         doc: dict[str, Any] = dict(self.lee_clifton or {})
         doc.update({"prior": self.settings.prior, **copy.deepcopy(dict(self.summary))})
+        if self.census is not None:
+            doc["census"] = copy.deepcopy(dict(self.census))
         value, what = self.risk_for_threshold
         doc["risk_judged"] = {"key": self.judged_key, "n": self.settings.n or DEFAULT_N, "value": value,
                               "what": what}  # fmt: skip
@@ -365,10 +385,11 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
         ...
         privrisk.errors.PrivriskError: ratio: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)
     """
+    from privrisk.accounting.census_facts import census_facts, loaded_spec
     from privrisk.accounting.risks import risk_summary
 
     s = settings
-    spec = s.guarantee
+    spec = loaded_spec(s.guarantee) if isinstance(s.guarantee, GuaranteeSpec) else s.guarantee
     g = spec.build(names=names) if isinstance(spec, GuaranteeSpec) else spec
     pure = g.pure_epsilon
     stated = s.stated_epsilon
@@ -393,6 +414,8 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
         # ε as stated with its δ: Lee and Clifton's ρ_mw ignores δ, the global risk counts it (Mehner et al.).
         eps = check_epsilon(spec.epsilon)
         keys = lee_clifton(eps, float(spec.delta or 0.0), s.n or DEFAULT_N, s.sensitivity_ratio)
+    if isinstance(spec, GuaranteeSpec):
+        return RiskRun(s, g, keys, summary, census_facts(spec), spec)
     return RiskRun(s, g, keys, summary)
 
 

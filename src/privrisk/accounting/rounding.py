@@ -37,9 +37,11 @@ __all__ = [
     "RandomisedRounding",
     "deterministic_rounding",
     "difference_bounds",
+    "parse_rounding",
     "person_disclosed",
     "randomised_rounding_guarantee",
     "rounded_interval",
+    "rounding_guarantee",
 ]
 
 
@@ -74,6 +76,27 @@ class RandomisedRounding(PairFamily):
     @property
     def conversion(self) -> str:
         return "exact: the worst residue c mod b of the pairs of counts c and c + 1, in both orders"
+
+    def sentence(self) -> str:
+        """What unbiased random rounding gives, in one paragraph.
+
+        Example:
+            >>> randomised_rounding_guarantee(3).sentence().split(":")[0]
+            'Unbiased random rounding to base 3 is a guarantee with δ = 1/3 at every ε'
+        """
+        b = self.base
+        return (
+            f"Unbiased random rounding to base {b} is a guarantee with δ = 1/{b} at every ε: a count that is a "
+            f"multiple of {b} is published as it is, and the count one above it is published one step up with "
+            f"probability 1/{b}, which the first never shows. At that count an attacker who knows everyone else "
+            f"is right {_fraction(1 + 1 / b, 2)} of the time; at the others less often."
+        )
+
+
+def _fraction(numerator: float, denominator: float) -> str:
+    from privrisk._format import percent
+
+    return percent(numerator / denominator)
 
 
 def randomised_rounding_guarantee(base: int) -> RandomisedRounding:
@@ -139,33 +162,65 @@ def person_disclosed(rounded_total: int, rounded_part: int, *, base: int, others
     return with_person
 
 
-@dataclass(frozen=True)
-class DeterministicRounding:
-    """Rounding to the nearest multiple of b, which no ε and no δ < 1 describes (module docstring).
+@dataclass(frozen=True, eq=False)
+class DeterministicRounding(PairFamily):
+    """Rounding to the nearest multiple of b, which no ε and no δ < 1 describes (module docstring): its one pair
+    is the count just below a point where the rounding changes and the count above it, published as two different
+    values for certain, so δ(ε) = 1 at every ε and the best attacker is always right there.
 
     Attributes:
         base: b ≥ 2.
     """
 
-    base: int
+    base: int = 2
+
+    def _pairs(self) -> Iterator[Pair]:
+        # c = qb + ⌈b/2⌉ − 1 is published qb, c + 1 is published (q + 1)b.
+        yield np.array([0.0, 1.0]), np.array([1.0, 0.0])
+
+    @property
+    def label(self) -> str:
+        return f"rounding to the nearest multiple of {self.base} (deterministic: no privacy guarantee)"
+
+    @property
+    def conversion(self) -> str:
+        return "exact: for one count in b one person moves the published value (δ = 1 at every ε)"
 
     @property
     def certain_share(self) -> float:
         """The share of counts c at which one person moves the published value (c + 1 rounds elsewhere): 1/b."""
         return 1.0 / self.base
 
-    def delta_at(self, epsilon: float) -> float:
-        """δ(ε) = 1 at every ε: not a differential-privacy guarantee."""
-        return 1.0
+    def differencing(self) -> tuple[int, int, tuple[int, int], int]:
+        """The worked differencing example of :meth:`sentence`: (rounded total 4b, rounded part 2b, the interval
+        of their difference, the people in it the attacker knows), where the interval leaves the person alone.
+
+        Example:
+            >>> deterministic_rounding(5).differencing()
+            (20, 10, (6, 14), 5)
+        """
+        total, part = 4 * self.base, 2 * self.base
+        low, high = difference_bounds(total, part, base=self.base)
+        return total, part, (low, high), low - 1
 
     def sentence(self) -> str:
-        """What deterministic rounding gives, in one paragraph."""
+        """What deterministic rounding gives, in one paragraph: no guarantee, and the differencing risk.
+
+        Example:
+            >>> deterministic_rounding(5).sentence().split(". ")[0]
+            'Rounding to the nearest multiple of 5 is not a privacy guarantee'
+        """
         b = self.base
+        total, part, (low, high), others = self.differencing()
+        assert person_disclosed(total, part, base=b, others=others)
         return (
-            f"Rounding to the nearest multiple of {b} is not a privacy guarantee: for one count in {b} (every count "
+            f"Rounding to the nearest multiple of {b} is not a privacy guarantee. For one count in {b} (every count "
             f"just below a point where the rounding changes) one person moves the published value, and an attacker "
-            f"who knows everyone else is then certain whether the person was counted (δ = 1 at every ε). Two "
-            f"roundings of nested totals bound their difference to an interval that can leave only one answer."
+            f"who knows everyone else is then certain whether the person was counted: δ = 1 at every ε, whatever "
+            f"the noise of other cells. Rounding also leaves differences: a total published as {total} and the same "
+            f"total without a small group published as {part} put the group at {low} to {high} people; an attacker "
+            f"who knows {others} of them knows that the person is the last one. Unbiased random rounding "
+            f"(random:{b}) is a guarantee; it still tells one count in {b} apart with probability 1/{b}."
         )
 
 
@@ -176,4 +231,55 @@ def deterministic_rounding(base: int) -> DeterministicRounding:
         >>> deterministic_rounding(5).certain_share
         0.2
     """
-    return DeterministicRounding(check_whole(base, name="base", minimum=2))
+    return DeterministicRounding(base=check_whole(base, name="base", minimum=2))
+
+
+#: How a rounding is written (``kind:base``), each kind with its spellings.
+ROUNDING_KINDS = {
+    "random": ("random", "randomised", "randomized", "unbiased"),
+    "deterministic": ("deterministic",),
+}
+
+
+def parse_rounding(value: str | tuple[str, int], *, name: str = "rounding") -> tuple[str, int]:
+    """(kind, base) of a rounding written ``random:B`` (unbiased random rounding), ``deterministic:B`` or ``B``
+    alone (rounding to the nearest multiple of B).
+
+    Raises:
+        PrivriskError: (param ``name``) for anything else.
+
+    Example:
+        >>> parse_rounding("random:3"), parse_rounding("Deterministic: 5"), parse_rounding("10")
+        (('random', 3), ('deterministic', 5), ('deterministic', 10))
+    """
+    if isinstance(value, tuple) and len(value) == 2:
+        kind_text, base_text = str(value[0]), str(value[1])
+    elif ":" not in str(value):  # a base alone: rounding to it, as "rounded to base 5" means
+        kind_text, base_text = "deterministic", str(value)
+    else:
+        kind_text, _, base_text = str(value).partition(":")
+    kind = next(
+        (k for k, spellings in ROUNDING_KINDS.items() if kind_text.strip().lower() in spellings), None
+    )
+    try:
+        base = int(base_text.strip())
+    except ValueError:
+        base = 0
+    if kind is None or base < 2:
+        raise PrivriskError(
+            f"{name}: write random:B (unbiased random rounding), or B or deterministic:B (to the nearest multiple), "
+            f"B a whole base ≥ 2 such as random:3; got {value!r}",
+            param=name,
+        )
+    return kind, base
+
+
+def rounding_guarantee(value: str | tuple[str, int], *, name: str = "rounding") -> PairFamily:
+    """The guarantee of a rounding written as :func:`parse_rounding` reads it (deterministic rounding: δ = 1).
+
+    Example:
+        >>> round(rounding_guarantee("random:4").delta_at(9.0), 4), rounding_guarantee("deterministic:4").delta_at(9.0)
+        (0.25, 1.0)
+    """
+    kind, base = parse_rounding(value, name=name)
+    return randomised_rounding_guarantee(base) if kind == "random" else deterministic_rounding(base)

@@ -8,9 +8,14 @@ checks every combination and returns a :class:`~privrisk.accounting.Guarantee`:
   (a Rényi curve, ``"2:0.5,4:1.1"``), ``mechanism`` (``laplace``, ``gaussian``, ``rr``, ``discrete-laplace``,
   ``discrete-gaussian``, with its ``epsilon``, ``scale`` or ``sigma``, ``sensitivity`` and, for ``rr``,
   ``categories``), ``dpsgd`` (dataset size, batch size, epochs, with ``sigma`` the noise multiplier),
-  ``releases`` (a mixed composition, :func:`releases_from_toml`) or ``opacus_history``;
+  ``releases`` (a mixed composition, :func:`releases_from_toml`) or ``opacus_history``; or a statistical
+  office's method (docs/guide/census.md): ``cell_key`` (a perturbation table, with ``cells``: the cells, each with
+  its own key, that hold one person), ``registry`` (an entry of the OpenDP deployments registry), ``pram`` (PRAM's
+  transition matrices) or ``rounding`` (``random:B``, or ``deterministic:B``, which is no guarantee: δ = 1);
 - then the modifiers in this order: ``sample_rate`` (with ``sampling``, Poisson by default), ``compose``,
-  ``group`` (each release is subsampled, the releases compose, a group of k people shares the result).
+  ``group`` (each release is subsampled, the releases compose, a group of k people shares the result). A cell-key
+  table does not compose with itself (a cell published again gets the same noise: give ``cells``), and PRAM,
+  whose neighbours replace one record, is not subsampled.
 
 An error is a :class:`~privrisk.errors.PrivriskError` whose ``param`` is the field. Its message names fields by
 ``names`` (``build(names={"sample_rate": "--sample-rate", …})``), so the command line names its options and the
@@ -22,12 +27,13 @@ Example:
     >>> GuaranteeSpec(rho=1.0, mu=1.0).build()
     Traceback (most recent call last):
     ...
-    privrisk.errors.PrivriskError: mu: give exactly one guarantee: epsilon (with delta), rho, mu, renyi, mechanism, dpsgd (with sigma), releases or opacus_history; got rho and mu
+    privrisk.errors.PrivriskError: mu: give exactly one guarantee: epsilon (with delta), rho, mu, renyi, mechanism, dpsgd (with sigma), releases, opacus_history, cell_key (with cells), registry, pram or rounding; got rho and mu
 """
 
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -37,23 +43,34 @@ from privrisk._validation import check_choice, check_epsilon, check_probability,
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
+    from privrisk.accounting.cellkey import PerturbationTable
     from privrisk.accounting.guarantees import Guarantee
 
 __all__ = [
     "BASES",
+    "CENSUS_BASES",
     "MECHANISMS",
     "RELEASE_KEYS",
     "SAMPLINGS",
     "GuaranteeSpec",
+    "cell_key_table",
     "parse_dpsgd",
     "parse_renyi",
+    "pram_matrices",
+    "registry_entry",
     "releases_from_toml",
 ]
 
 MECHANISMS = ("laplace", "gaussian", "rr", "discrete-laplace", "discrete-gaussian")
 SAMPLINGS = ("poisson", "without-replacement")
 #: The fields that state a guarantee; exactly one is given (``epsilon`` belongs to ``mechanism`` when both are).
-BASES = ("epsilon", "rho", "mu", "renyi", "mechanism", "dpsgd", "releases", "opacus_history")
+BASES = (
+    "epsilon", "rho", "mu", "renyi", "mechanism", "dpsgd", "releases", "opacus_history", "cell_key", "registry", "pram",
+    "rounding",
+)  # fmt: skip
+#: The bases of a statistical office's methods (:mod:`~privrisk.accounting.cellkey`, :mod:`~privrisk.accounting.pram`,
+#: :mod:`~privrisk.accounting.rounding`, :mod:`~privrisk.accounting.registry`).
+CENSUS_BASES = ("cell_key", "registry", "pram", "rounding")
 #: The keys of one ``[[release]]`` of a mixed composition: a guarantee's fields, with ``count`` for ``compose``.
 RELEASE_KEYS = (
     "name", "mechanism", "epsilon", "delta", "rho", "mu", "renyi", "scale", "sigma", "sensitivity", "categories",
@@ -90,6 +107,15 @@ class GuaranteeSpec:
         releases: the releases of a mixed composition, each a :class:`GuaranteeSpec` with ``compose`` as its
             count (:func:`releases_from_toml`).
         opacus_history: an Opacus accountant's history, (noise multiplier, sample rate, steps) per entry.
+        cell_key: a perturbation table of the cell-key method
+            (:class:`~privrisk.accounting.cellkey.PerturbationTable`, or the path of ONS's CSV, ptable's CSV or a
+            TOML; :func:`~privrisk.accounting.perturbation_files.read_perturbation_table`).
+        cells: with ``cell_key``: the published cells, each with its own key, that hold one person (default 1).
+        registry: an entry of the OpenDP deployments registry (a mapping, or the path of its YAML file).
+        pram: PRAM's transition matrices: one K × K matrix, several (one per variable), a mapping {variable:
+            matrix}, or the path of a CSV (one matrix) or a TOML (one per variable;
+            :func:`~privrisk.accounting.pram.read_pram_matrices`).
+        rounding: ``"random:B"`` (unbiased random rounding to base B) or ``"deterministic:B"`` (no guarantee).
         sample_rate: each release sees a random sample of this rate γ ∈ (0, 1].
         sampling: ``"poisson"`` (default) or ``"without-replacement"`` (fixed-size samples).
         compose: compose this many such releases.
@@ -110,6 +136,11 @@ class GuaranteeSpec:
     dpsgd: tuple[int, int, float] | str | None = None
     releases: tuple[GuaranteeSpec, ...] | None = None
     opacus_history: Sequence[Sequence[float]] | None = None
+    cell_key: Any = None
+    cells: int | None = None
+    registry: Any = None
+    pram: Any = None
+    rounding: str | None = None
     sample_rate: float | None = None
     sampling: str | None = None
     compose: int | None = None
@@ -168,7 +199,8 @@ class _Builder:
         n = self.n
         return (
             f"give exactly one guarantee: {n('epsilon')} (with {n('delta')}), {n('rho')}, {n('mu')}, {n('renyi')}, "
-            f"{n('mechanism')}, {n('dpsgd')} (with {n('sigma')}), {n('releases')} or {n('opacus_history')}"
+            f"{n('mechanism')}, {n('dpsgd')} (with {n('sigma')}), {n('releases')}, {n('opacus_history')}, "
+            f"{n('cell_key')} (with {n('cells')}), {n('registry')}, {n('pram')} or {n('rounding')}"
         )
 
     # ---------------------------------------------------------------------------------------------- numbers
@@ -237,6 +269,15 @@ class _Builder:
                     )
         if s.sampling is not None and s.sample_rate is None and base != "dpsgd":
             raise self.fail("sampling", f"only with {self.n('sample_rate')} or {self.n('dpsgd')}")
+        if s.cells is not None and base != "cell_key":
+            raise self.fail("cells", f"only with {self.n('cell_key')} (the cells with their own keys)")
+        if base == "cell_key" and s.compose is not None and s.compose != 1:
+            raise self.fail("compose", f"not with {self.n('cell_key')}: a cell published again gets the same noise "
+                            f"(its key is its records'); give {self.n('cells')} for different cells that hold the "
+                            "person")  # fmt: skip
+        if base == "pram" and s.sample_rate is not None:
+            raise self.fail("sample_rate", f"not with {self.n('pram')}: its neighbours replace one record, and "
+                            "amplification by sampling is stated for adding or removing one")  # fmt: skip
 
     def base(self, base: str) -> Guarantee:
         import privrisk.accounting._api as A
@@ -270,12 +311,42 @@ class _Builder:
                 raise self.fail("dpsgd", str(exc)) from None  # sizes and epochs: the triple's parts
         if base == "releases":
             return self.releases()
+        if base in CENSUS_BASES:
+            return self.census(base)
         from privrisk.accounting.interop import from_opacus
 
         try:
             return from_opacus(s.opacus_history)  # type: ignore[arg-type]
         except PrivriskError as exc:
             raise self.fail("opacus_history", str(exc).removeprefix("history: ")) from None
+
+    def census(self, base: str) -> Guarantee:
+        """A statistical office's method: the module of each builds it, its errors named by the field."""
+        s = self.s
+        try:
+            if base == "cell_key":
+                from privrisk.accounting.cellkey_run import CellKeySettings
+
+                cells = 1 if s.cells is None else self.whole("cells", 1)
+                return CellKeySettings(cell_key_table(s.cell_key), cells=cells).guarantee()
+            if base == "registry":
+                from privrisk.accounting.registry import registry_guarantee
+
+                return registry_guarantee(registry_entry(s.registry))
+            if base == "pram":
+                from privrisk.accounting.pram import pram_guarantee
+
+                matrices = pram_matrices(s.pram)
+                return pram_guarantee(list(matrices.values()), variables=list(matrices))
+            from privrisk.accounting.rounding import rounding_guarantee
+
+            return rounding_guarantee(s.rounding)  # type: ignore[arg-type]
+        except PrivriskError as exc:
+            if exc.param in (base, "cells"):
+                raise
+            text = str(exc)
+            head = f"{exc.param}: "
+            raise self.fail(base, text[len(head) :] if text.startswith(head) else text) from None
 
     def sampling(self) -> str:
         how = check_choice(self.s.sampling or "poisson", (*SAMPLINGS, "without_replacement"), name="sampling")
@@ -504,3 +575,56 @@ def releases_from_toml(text: str, *, name: str = "releases") -> tuple[GuaranteeS
         fields_ = {("compose" if k == "count" else k): v for k, v in table.items()}
         out.append(replace(GuaranteeSpec(), **fields_))
     return tuple(out)
+
+
+def cell_key_table(value: Any, *, name: str = "cell_key") -> PerturbationTable:
+    """The perturbation table ``cell_key`` states: a table as given, or the one a file holds.
+
+    Raises:
+        PrivriskError: (param ``name``) for a file that is not a perturbation table, or a value that is neither.
+    """
+    from privrisk.accounting.cellkey import PerturbationTable
+    from privrisk.accounting.perturbation_files import read_perturbation_table
+
+    if isinstance(value, PerturbationTable):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return read_perturbation_table(value, param=name)
+    raise PrivriskError(f"{name}: give a perturbation table or the path of one, got {type(value).__name__}",
+                        param=name)  # fmt: skip
+
+
+def registry_entry(value: Any, *, name: str = "registry") -> Mapping[str, Any]:
+    """The registry entry ``registry`` states: a mapping as given, or the one a YAML file holds."""
+    from privrisk.accounting.registry import read_registry_entry
+
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return read_registry_entry(value, param=name)
+    raise PrivriskError(f"{name}: give a registry entry (a mapping) or the path of its YAML file, got "
+                        f"{type(value).__name__}", param=name)  # fmt: skip
+
+
+def pram_matrices(value: Any, *, name: str = "pram") -> dict[str, Any]:
+    """PRAM's matrices by variable (one unnamed matrix as "", several as "variable 1", …): a path is read
+    (:func:`~privrisk.accounting.pram.read_pram_matrices`), a mapping kept, one matrix or a list of them named.
+
+    Example:
+        >>> list(pram_matrices([[0.8, 0.2], [0.2, 0.8]])), list(pram_matrices([[[1, 0], [0, 1]]] * 2))
+        ([''], ['variable 1', 'variable 2'])
+    """
+    from privrisk.accounting.pram import _several, read_pram_matrices
+
+    if isinstance(value, str | os.PathLike):
+        return read_pram_matrices(value, param=name)
+    if isinstance(value, Mapping):
+        if not value:
+            raise PrivriskError(f"{name}: give at least one matrix", param=name)
+        return {str(k): v for k, v in value.items()}
+    if value is None or isinstance(value, str | bytes):
+        raise PrivriskError(f"{name}: give a transition matrix, a list of them or a file", param=name)
+    items = list(value) if _several(value) else [value]
+    if len(items) == 1:
+        return {"": items[0]}
+    return {f"variable {i}": m for i, m in enumerate(items, start=1)}

@@ -62,7 +62,8 @@ OPTION_NAMES = {
     name: option(name, "risk") or "--" + name.replace("_", "-")
     for name in (
         "epsilon", "delta", "rho", "mu", "renyi", "mechanism", "scale", "sigma", "sensitivity", "categories",
-        "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group",
+        "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group", "cell_key", "cells",
+        "registry", "pram", "rounding",
     )
 }  # fmt: skip
 
@@ -127,9 +128,14 @@ def guarantee_spec(
     sample_rate: float | None = None,
     sampling: str | None = None,
     group: int | None = None,
+    cell_key: Path | str | None = None,
+    cells: int | None = None,
+    registry: Path | str | None = None,
+    pram: Path | str | None = None,
+    rounding: str | None = None,
 ) -> GuaranteeSpec:
     """The :class:`~privrisk.accounting.GuaranteeSpec` of the options (the files of ``--releases`` and
-    ``--opacus-history`` read, nothing checked yet)."""
+    ``--opacus-history`` read, nothing checked yet; the census methods' files are the library's to read)."""
     from privrisk.accounting.spec import GuaranteeSpec, releases_from_toml
 
     if releases is not None:
@@ -144,7 +150,8 @@ def guarantee_spec(
         epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism, scale=scale, sigma=sigma,
         sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
         releases=None if releases is None else parsed, opacus_history=history, sample_rate=sample_rate,
-        sampling=sampling, compose=compose, group=group,
+        sampling=sampling, compose=compose, group=group, cell_key=cell_key, cells=cells, registry=registry, pram=pram,
+        rounding=rounding,
     )  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from privrisk.cli import _risk_census as C
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out, percent
@@ -40,6 +41,12 @@ def risk_command(
     sample_rate: float | None = A.SAMPLE_RATE,
     sampling: str | None = A.SAMPLING,
     group: int | None = A.GROUP,
+    cell_key: Path | None = C.CELL_KEY,
+    cells: int | None = C.CELLS,
+    registry: Path | None = C.REGISTRY,
+    pram: Path | None = C.PRAM,
+    rounding: str | None = C.ROUNDING,
+    lang: str = C.LANG,
     prior: float = typer.Option(0.5, "--prior", help="The attacker's prior that a person is in the data."),
     fpr: str = typer.Option(
         "0.001,0.01,0.05,0.1", "--fpr", help="False-positive rates α for the TPR (comma-separated)."
@@ -68,7 +75,8 @@ def risk_command(
     Give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, --renyi CURVE, --mechanism
     laplace|gaussian|rr|discrete-laplace|discrete-gaussian with --epsilon, --scale or --sigma (and
     --sensitivity, --categories), --dpsgd N,B,EPOCHS with --sigma, --releases FILE.toml or --opacus-history
-    FILE.json; modifiers --sample-rate (--sampling), --compose, --group.
+    FILE.json; a statistical office's method: --cell-key TABLE (with --cells N), --pram MATRIX, --rounding
+    B|random:B or --registry ENTRY.yaml; modifiers --sample-rate (--sampling), --compose, --group.
 
     Example: privrisk risk --dpsgd 60000,256,1 --sigma 1.1 --at-delta 1e-5
     """
@@ -78,9 +86,10 @@ def risk_command(
     spec = A.guarantee_spec(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism,
                             scale=scale, sigma=sigma, sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
                             releases=releases, opacus_history=opacus_history, compose=compose,
-                            sample_rate=sample_rate, sampling=sampling, group=group)  # fmt: skip
+                            sample_rate=sample_rate, sampling=sampling, group=group, cell_key=cell_key, cells=cells,
+                            registry=registry, pram=pram, rounding=rounding)  # fmt: skip
     settings = RiskSettings(spec, prior=prior, fpr=fpr, n=n, at_delta=at_delta, at_epsilon=at_epsilon,
-                            ratio=ratio, dv=dv, df=df, max_risk=max_risk)  # fmt: skip
+                            ratio=ratio, dv=dv, df=df, max_risk=max_risk, lang=lang)  # fmt: skip
     run = run_risk(settings, names=A.OPTION_NAMES)
     doc = run.to_dict()
     if as_json:
@@ -88,6 +97,10 @@ def risk_command(
     else:
         s = run.settings
         _print_risks(doc, n, s.at_delta, None if s.at_epsilon is None else float(s.at_epsilon))
+        if run.census is not None:
+            from privrisk.reports.census_words import census_paragraph
+
+            C.print_census(doc, census_paragraph(run))
         if max_risk is not None:
             value, what = run.risk_for_threshold
             verdict = "exceeds" if run.exceeds() else "is within"

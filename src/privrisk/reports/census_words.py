@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from privrisk._format import natural_frequencies, percent_for_people
 from privrisk._validation import check_choice, check_whole
 from privrisk.accounting.cellkey import PerturbationTable, cell_key_guarantee, cell_key_release
 from privrisk.reports.html import asset_text
 
-__all__ = ["LANGUAGES", "CensusWords", "cell_key_words"]
+if TYPE_CHECKING:
+    from privrisk.accounting.risk_report import RiskRun
+
+__all__ = ["LANGUAGES", "CensusWords", "cell_key_words", "census_paragraph"]
 
 LANGUAGES = ("en", "de")
 TEXT: dict[str, dict[str, Any]] = {lang: json.loads(asset_text(f"census.{lang}.json")) for lang in LANGUAGES}
@@ -116,3 +119,24 @@ def cell_key_words(table: PerturbationTable, *, cells: int = 1, lang: str = "en"
         if base_among == base_zero:
             alone = _fill(text["alone"], zero=zero, among=among, base=base_zero)
     return CensusWords(noise, attacker, alone, text["assumption"], success)
+
+
+def census_paragraph(run: RiskRun) -> str | None:
+    """What ``privrisk risk`` says in words about a statistical office's method: for a perturbation table the
+    words of :func:`cell_key_words` in the run's language, for PRAM, rounding and a registry entry the sentence of
+    :func:`~privrisk.accounting.census_facts.census_facts`; None for any other guarantee.
+
+    Example:
+        >>> from privrisk.accounting import GuaranteeSpec
+        >>> from privrisk.accounting.risk_report import RiskSettings, run_risk
+        >>> run = run_risk(RiskSettings(GuaranteeSpec(rounding="random:3")))
+        >>> census_paragraph(run).split(":")[0]
+        'Unbiased random rounding to base 3 is a guarantee with δ = 1/3 at every ε'
+    """
+    facts = run.census
+    if facts is None:
+        return None
+    if facts["method"] == "cell_key" and run.spec is not None:
+        table = run.spec.cell_key
+        return cell_key_words(table, cells=int(facts["cells"]), lang=run.settings.lang).paragraph()
+    return str(facts["sentence"])

@@ -18,7 +18,7 @@ from typing import Any, cast
 import numpy as np
 from shiny import module, reactive, render, req, ui
 
-from privrisk._format import epsilon_text, natural_frequencies, percent_for_people, plain
+from privrisk._format import epsilon_text, percent_for_people, plain
 from privrisk._format import number as number_text
 from privrisk._params import label
 from privrisk._validation import parse_epsilon
@@ -34,6 +34,8 @@ from privrisk.accounting.spec import GuaranteeSpec
 from privrisk.app._figures import icon_array, line_chart
 from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.app.pages._risk_census import census_panel, serve_census
+from privrisk.app.pages._risk_headline import headline_follows_the_guarantee, verdict
 from privrisk.app.pages._runs import TimeLimit, call_in_process
 from privrisk.errors import PrivriskError
 from privrisk.reports.explain import explainer_numbers
@@ -178,53 +180,6 @@ def largest_epsilon(target: Any, n: Any, ratio: Any = 1.0) -> EpsilonRun:
     return run_epsilon(EpsilonSettings(risk=target, n=n, ratio=ratio))
 
 
-def headline_follows_the_guarantee(
-    kind: str, compose: Any = None, group: Any = None, sample_rate: Any = None
-) -> bool:
-    """Whether the page's other fields describe another guarantee than ε (and δ) above: another kind, or ε
-    composed, for groups, or subsampled. Then the headline is that guarantee's risk, not the pure ε's.
-
-    Example:
-        >>> headline_follows_the_guarantee("epsilon"), headline_follows_the_guarantee("epsilon", compose="1")
-        (False, False)
-        >>> headline_follows_the_guarantee("epsilon", compose="1000000"), headline_follows_the_guarantee("mu")
-        (True, True)
-    """
-    if kind != "epsilon":
-        return True
-    for value in (compose, group, sample_rate):
-        text = "" if value is None else str(value).strip()
-        if not text:
-            continue
-        try:
-            if float(text) == 1.0:
-                continue
-        except ValueError:
-            pass
-        return True
-    return False
-
-
-def verdict(many_worlds: float, n: int) -> tuple[str, str]:
-    """The page's first number and sentence, in plain words: how often the attacker who knows everyone else
-    would be right (ρ_mw, Mehner et al. eq. (1)), beside guessing (1/n), as natural frequencies.
-
-    Example:
-        >>> verdict(0.75, 2)
-        ('75 %', 'An attacker who knows everyone else would be right about 75 times in 100; guessing, about 50 in 100.')
-        >>> verdict(0.25, 10)[1]
-        'An attacker who knows everyone else would pick the right one of 10 possible data sets about 25 times in 100; guessing, about 10 in 100.'
-    """
-    attacker, guess = natural_frequencies(many_worlds, 1.0 / n)
-    base = f"{attacker.base:,}"
-    what = "be right" if n == 2 else f"pick the right one of {n:,} possible data sets"
-    return (
-        percent_for_people(many_worlds),
-        f"An attacker who knows everyone else would {what} {attacker.text()} times in {base}; "
-        f"guessing, {guess.text()} in {base}.",
-    )
-
-
 _ROWS = (
     ("many_worlds", "many-worlds risk ρ_mw", "the attacker picks the true world among n"),
     ("two_worlds", "two-worlds risk ρ_tw", "the attacker decides: in or out, for one person"),
@@ -324,6 +279,7 @@ def page_ui() -> Any:
                         ui.output_ui("accounting"),
                         value="other",
                     ),
+                    census_panel(),
                     id="other_guarantees",
                     open=False,
                 ),
@@ -359,6 +315,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
          "group": "text"},
     )  # fmt: skip
     start = used.get("epsilon", "ln3")
+    serve_census(input, max_upload=max_upload)
     if set(used) & {"guarantee", "mechanism", "rho", "mu", "scale", "sigma", "sensitivity", "sample_rate",
                     "compose", "group"}:  # fmt: skip
         ui.update_accordion("other_guarantees", show=True)
@@ -507,7 +464,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if status in ("initial", "running"):
             return "…", "Computing the risk of the guarantee set under “Other guarantees”.", None
         if status != "success":
-            return "—", "The guarantee set under “Other guarantees” has no risk yet: see its message there.", None
+            return (
+                "—",
+                "The guarantee set under “Other guarantees” has no risk yet: see its message there.",
+                None,
+            )
         doc = accounting_task.value.get()
         number, sentence = verdict(float(doc["headline"]), v["n"])
         ratio = "" if v["ratio"] == 1 else "; Δv/Δf is taken as 1 (the worst case) for it"
