@@ -223,10 +223,13 @@ def numbers_in(text: str) -> list[Number]:
         decimals = len(mantissa.partition(".")[2])
         tolerance = 0.5 * 10.0**-decimals
         scale = 1.0
-        if m.group("sup"):
-            scale = 10.0 ** int(m.group("sup").translate(_SUPERSCRIPT))
-        if m.group("exp"):
-            scale *= 10.0 ** int(m.group("exp")[1:])
+        try:
+            if m.group("sup"):
+                scale = 10.0 ** int(m.group("sup").translate(_SUPERSCRIPT))
+            if m.group("exp"):
+                scale *= 10.0 ** int(m.group("exp")[1:])
+        except OverflowError:
+            continue  # hex-like text in a hash ("7e400") is not a number
         if m.group("pct"):
             scale /= 100
         found.append(Number(value * scale, tolerance * scale, m.group(0)))
