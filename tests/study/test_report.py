@@ -21,7 +21,7 @@ from privrisk.study import (
     study_summary,
     write_bundle,
 )
-from privrisk.study.inputs import figure_choices
+from privrisk.study.run import figure_choices
 from privrisk.study.report import attack_section, attack_table, findings, key_table, study_page
 
 
