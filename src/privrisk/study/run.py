@@ -252,10 +252,6 @@ class StudySettings:
             proportions = "auto"
         else:
             if isinstance(given, str):
-                if not any(ch.isdigit() for ch in given):
-                    raise PrivriskError(
-                        f"proportions: a list of numbers in (0, 1] or 'auto', got {given!r}", param="proportions"
-                    )
                 given = parse_numbers(given, name="proportions")
             check_proportions(given)
             proportions = tuple(float(p) for p in np.atleast_1d(np.asarray(given, dtype=float)))
