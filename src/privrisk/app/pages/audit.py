@@ -45,7 +45,7 @@ from privrisk.app.pages._runs import (
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.audit.settings import AuditRun, AuditSettings
+    from privrisk.audit.run import AuditRun, AuditSettings
 
 ID = "audit"
 TITLE = "Audit"
@@ -156,7 +156,7 @@ def page_ui() -> Any:
     )
 
 
-#: The page's inputs that set a field of :class:`~privrisk.audit.settings.AuditSettings`; each has an error output
+#: The page's inputs that set a field of :class:`~privrisk.audit.run.AuditSettings`; each has an error output
 #: below it (``<name>_error``), where an error naming that field is shown.
 FIELDS = (
     "file",
@@ -175,7 +175,7 @@ FIELDS = (
     "top",
 )
 def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditSettings:
-    """The page's inputs mapped onto :class:`~privrisk.audit.settings.AuditSettings` (every check is there).
+    """The page's inputs mapped onto :class:`~privrisk.audit.run.AuditSettings` (every check is there).
 
     ``values`` are the inputs by name (text as typed); ``file`` is the data's path (None: nothing uploaded).
 
@@ -183,19 +183,21 @@ def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditS
         >>> audit_settings({"column": "claims", "epsilon": "ln3", "u": "", "universe": "0,100"}, "c.csv").universe
         (0.0, 100.0)
     """
-    from privrisk.audit.settings import AuditSettings
+    from privrisk.audit.run import AuditSettings
 
     given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name not in ("file",)}
     if given.get("top") is None:
         given.pop("top")
-    return AuditSettings(file=None if file is None else str(file), **given)
+    return AuditSettings(data=None if file is None else str(file), **given)
 
 
 def run_audit_job(job: Any, settings: AuditSettings, name: str, folder: Path) -> AuditRun:
     """Audit and write the command's folder, what ``privrisk audit --out`` does; the bar follows each step."""
-    from privrisk.audit.settings import run_audit
+    from dataclasses import replace
 
-    run = run_audit(settings, progress=job.advance, name=name)
+    from privrisk.audit.run import run_audit
+
+    run = run_audit(replace(settings, name=name), progress=job.advance)
     run.write(folder, progress=job.advance)
     job.advance(1.0, "Done")
     return run
