@@ -10,7 +10,6 @@ import pytest
 from privrisk.app._shared import Job
 from privrisk.app.pages.empirical import (
     FIELDS,
-    JobStages,
     column_roles,
     empirical_settings,
     run_empirical_job,
@@ -73,17 +72,6 @@ def test_the_job_moves_the_bar_forward_and_counts_the_individuals(tmp_path):
     assert (tmp_path / "out" / "manifest.json").is_file()
 
 
-def test_stages_keep_their_share_of_the_bar():
-    job = Job()
-    stages = JobStages(job)
-    stages("Reading the data")
-    tick = stages("Measuring the individuals")
-    tick(5)
-    assert (job.fraction, job.text) == (0.1, "Measuring the individuals: 5 done")
-    stages("Writing the tables and the figures")
-    assert job.fraction == 0.9
-
-
 def test_the_verdict_leads_and_its_warnings_carry_no_e_notation():
     import re
 
@@ -94,7 +82,7 @@ def test_the_verdict_leads_and_its_warnings_carry_no_e_notation():
     months = np.repeat(np.arange(60), 50)
     level = np.cumsum(rng.normal(size=60)) * 5  # a random walk: Ljung–Box p far below 10⁻⁵
     df = pd.DataFrame({"m": months, "id": rng.integers(0, 400, months.size), "v": level[months] + rng.normal(size=months.size)})
-    run = run_empirical(EmpiricalSettings(table=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5]))
+    run = run_empirical(EmpiricalSettings(data=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5]))
     p = float(run.result.independence["p_value"].iloc[-1])
     assert p < 1e-5 and f"{p:.3g}" in run.warned(Warning)[0]  # the library's text has e-notation …
     html = str(verdict_ui(run))

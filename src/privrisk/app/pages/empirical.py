@@ -44,7 +44,7 @@ from privrisk.app.pages._runs import (
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.empirical.settings import EmpiricalRun, EmpiricalSettings
+    from privrisk.empirical.run import EmpiricalRun, EmpiricalSettings
 
 ID = "empirical"
 TITLE = "Empirical DP"
@@ -54,7 +54,6 @@ __all__ = [
     "FIELDS",
     "ID",
     "TITLE",
-    "JobStages",
     "column_roles",
     "empirical_settings",
     "example_table",
@@ -188,7 +187,7 @@ def page_ui() -> Any:
     )
 
 
-#: The page's inputs that set a field of :class:`~privrisk.empirical.settings.EmpiricalSettings`; each but the file
+#: The page's inputs that set a field of :class:`~privrisk.empirical.run.EmpiricalSettings`; each but the file
 #: has an error output below it (``<name>_error``), where an error naming that field is shown.
 FIELDS = (
     "file",
@@ -247,7 +246,7 @@ def column_roles(frame: Any) -> dict[str, str]:
 
 
 def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> EmpiricalSettings:
-    """The page's inputs mapped onto :class:`~privrisk.empirical.settings.EmpiricalSettings` (every check is
+    """The page's inputs mapped onto :class:`~privrisk.empirical.run.EmpiricalSettings` (every check is
     there). With a preset the column inputs are left out, as ``--preset chicago`` without ``--period`` does.
 
     Example:
@@ -255,50 +254,23 @@ def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> Em
         >>> s.period, s.epsilons, s.k
         ('month', (0.1,), None)
     """
-    from privrisk.empirical.settings import EmpiricalSettings
+    from privrisk.empirical.run import EmpiricalSettings
 
     given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
     if given.get("preset"):
         for name in ("period", "individual", "query", "value", "weight", "period_unit"):
             given.pop(name, None)
-    return EmpiricalSettings(file=None if file is None else str(file), **given)
-
-
-class JobStages:
-    """The library's steps (:data:`privrisk.empirical.settings.Stages`) on a page's :class:`Job`: each step moves
-    the bar to its share of the run, and the units it counts (individuals, windows, measurements) show in its
-    text as they are done."""
-
-    SHARES = (
-        ("Reading", 0.0),
-        ("Measuring the individuals", 0.1),
-        ("Measuring the rolling", 0.6),
-        ("Searching", 0.7),
-        ("Writing", 0.9),
-    )
-
-    def __init__(self, job: Any) -> None:
-        self.job = job
-
-    def __call__(self, text: str) -> Any:
-        start = next((share for head, share in self.SHARES if text.startswith(head)), self.job.fraction)
-        self.job.advance(start, text)
-        done = [0]
-
-        def advance(steps: int = 1) -> None:
-            done[0] += steps
-            self.job.advance(start, f"{text}: {done[0]:,} done")
-
-        return advance
+    return EmpiricalSettings(data=None if file is None else str(file), **given)
 
 
 def run_empirical_job(job: Any, settings: EmpiricalSettings, name: str, folder: Path) -> EmpiricalRun:
     """Read, clean (preset), measure and write the command's folder: what ``privrisk empirical --out`` does."""
-    from privrisk.empirical.settings import run_empirical
+    from dataclasses import replace
 
-    stages = JobStages(job)
-    run = run_empirical(settings, progress=stages, name=name)
-    stages("Writing the tables and the figures")
+    from privrisk.empirical.run import run_empirical
+
+    run = run_empirical(replace(settings, name=name), progress=job.advance)
+    job.advance(0.9, "Writing the tables and the figures")
     run.write(folder)
     job.advance(1.0, "Done")
     return run
