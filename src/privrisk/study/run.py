@@ -25,7 +25,7 @@ Example:
     >>> StudySettings(data="survey.csv", columns=["hours"], attack_trials=500)
     Traceback (most recent call last):
     ...
-    privrisk.errors.PrivriskError: attack_trials: only meaningful with the attack (attack=True)
+    privrisk.errors.PrivriskError: attack_trials: only meaningful with the attack
 """
 
 from __future__ import annotations
@@ -292,10 +292,10 @@ class StudySettings:
         # The attack's settings alone are a mistake (the user meant to attack), not something silently ignored.
         if not self.attack:
             if trials is not None:
-                raise PrivriskError("attack_trials: only meaningful with the attack (attack=True)",
+                raise PrivriskError("attack_trials: only meaningful with the attack",
                                     param="attack_trials")  # fmt: skip
             if checked["attack_max_n"] != DEFAULT_ATTACK_MAX_N:
-                raise PrivriskError("attack_max_n: only meaningful with the attack (attack=True)",
+                raise PrivriskError("attack_max_n: only meaningful with the attack",
                                     param="attack_max_n")  # fmt: skip
         figure_epsilon = None if _blank(self.figure_epsilon) else self.figure_epsilon
         figure_query = None if _blank(self.figure_query) else self.figure_query
