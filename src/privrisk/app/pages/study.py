@@ -19,24 +19,20 @@ from typing import TYPE_CHECKING, Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import duration, epsilon_text, percent_3g
+from privrisk.app._long_job import LongJob
 from privrisk.app._shared import (
     KeptUpload,
     command_line,
-    keep_upload,
     preset_inputs,
     query_params,
-    session_upload,
 )
 from privrisk.app.pages._runs import (
-    Runner,
     figures_ui,
     findings_ui,
     frame_ui,
     main_panel,
     session_folder,
-    zip_bytes,
 )
-from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
     from privrisk.study.run import StudyRun, StudySettings
@@ -229,6 +225,60 @@ def attack_frame(bundle: Any) -> Any:
     return pd.DataFrame(rows)
 
 
+def command_text(values: dict[str, Any], *, demo: bool, name: str) -> str:
+    """The command line that does what the page's inputs ask (``name``: the upload's file name)."""
+    options: dict[str, Any] = {}
+    queries = ",".join(values["queries"])
+    if queries != DEFAULTS["queries"]:
+        options["queries"] = queries
+    for field in ("epsilons", "proportions", "repetitions", "seed"):
+        if str(values[field]).strip() != str(DEFAULTS[field]):
+            options[field] = values[field]
+    if not demo:
+        if str(values["universe"]).strip() not in ("", "data"):
+            options["universe"] = values["universe"]
+        options |= {"universe_min": values["universe_min"], "missing": values["missing"]}
+    if values["ls_method"] != "exact":
+        options["ls_method"] = values["ls_method"]
+    options |= {"figure_query": values["figure_query"], "figure_epsilon": values["figure_epsilon"]}
+    if values["attack"]:
+        options |= {
+            "attack": True,
+            "attack_trials": values["attack_trials"],
+            "attack_max_n": values["attack_max_n"],
+        }
+    options["out"] = "study/"
+    if demo:
+        text = command_line("demo", **options)
+    else:
+        columns = "".join(f" --column {shlex.quote(c)}" for c in (values["column"] or ["COLUMN"]))
+        text = (
+            command_line("study", file=name)
+            + columns
+            + command_line("study", **options)[len("privrisk study") :]
+        )
+    return text
+
+
+#: The kinds of the inputs a link may preset (``?epsilons=…``).
+_KINDS = {
+    "source": "radio",
+    "epsilons": "text",
+    "proportions": "text",
+    "repetitions": "numeric",
+    "seed": "numeric",
+    "universe": "text",
+    "universe_min": "text",
+    "missing": "text",
+    "ls_method": "select",
+    "figure_query": "select",
+    "figure_epsilon": "text",
+    "attack": "checkbox",
+    "attack_trials": "text",
+    "attack_max_n": "text",
+}
+
+
 SOURCES = {"demo": "the demo's public survey data (hours and incomes)", "file": "a file I upload"}
 
 
@@ -243,63 +293,26 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     from privrisk.study.report import MEANING
 
     folder = session_folder(session, ID)
-    runner = Runner("study", "cancel", session, folder)
     params = query_params(session)
-    kinds = {
-        "source": "radio",
-        "epsilons": "text",
-        "proportions": "text",
-        "repetitions": "numeric",
-        "seed": "numeric",
-        "universe": "text",
-        "universe_min": "text",
-        "missing": "text",
-        "ls_method": "select",
-        "figure_query": "select",
-        "figure_epsilon": "text",
-        "attack": "checkbox",
-        "attack_trials": "text",
-        "attack_max_n": "text",
-    }
-    preset_inputs(session, kinds)
+    preset_inputs(session, _KINDS)
     if "queries" in params:
         ui.update_checkbox_group("queries", selected=[q.strip() for q in params["queries"].split(",")])
     wanted_columns = [c.strip() for c in params.get("column", "").split(",") if c.strip()]
-    file_message: reactive.Value[str | None] = reactive.value(None)
 
-    uploads = session_upload(session, max_bytes=max_upload)
-
-    # This page's upload becomes the session's: every page that takes data offers it.
-    keep_upload("file", input, uploads, file_message, lambda exc: runner_message(exc))
-
-    @uploads.on_new
-    def _offer(kept: KeptUpload) -> None:
-        # A file uploaded on any page of this session: offered here, its numeric non-id column chosen.
-        try:
-            profile = uploads.profile()  # read once per upload, for every page
-            columns, numeric = list(profile.names), list(profile.numeric)
-        except PrivriskError:
-            try:  # a file whose rows do not read: its header still names the columns (the run says what is wrong)
-                columns, numeric = uploads.columns(), []
-            except PrivriskError as exc:
-                file_message.set(runner_message(exc))
-                ui.update_selectize("column", choices=[], selected=[])
-                return
-        file_message.set(None)
-        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
+    def _offer(profile: Any, columns: list[str]) -> None:
+        # A file uploaded on any page of this session: offered here, its numeric non-id column chosen; a file whose
+        # rows do not read by its header's columns (the run says what is wrong).
+        numeric = [] if profile is None else list(profile.numeric)
         chosen = [c for c in wanted_columns if c in columns] or numeric[:1] or columns[-1:]
         ui.update_selectize("column", choices=columns, selected=chosen)
 
-    def runner_message(exc: BaseException) -> str:
-        from privrisk.app.pages._runs import named_error
-
-        return named_error(exc, "study")
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer, header_only=True)
 
     @render.ui
     def file_error() -> Any:
         from privrisk.app._shared import error_ui
 
-        return error_ui(file_message())
+        return error_ui(job.file_message())
 
     @reactive.effect
     @reactive.event(input.run)
@@ -309,15 +322,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         try:
             data = name = None
             if not demo:
-                data, name = uploads.checked()
+                data, name = job.checked()
                 files = [(data, name)]
             settings = study_settings(_inputs(), demo=demo, data=data, name=name)
         except Exception as exc:
-            runner.fail(exc, files)
+            job.runner.fail(exc, files)
             return
-        runner.start(run_study, settings, folder / "study", uploads=files)
+        job.runner.start(run_study, settings, folder / "study", uploads=files)
 
-    runner.serve_status(input)
+    buttons = job.downloads("study", {"report": ("report.html", "report.html"),
+                                      "results": ("results.parquet", "results.parquet"),
+                                      "summary": ("summary.csv", "summary.csv")}, "study.zip")  # fmt: skip
 
     def _inputs() -> dict[str, Any]:
         names = (
@@ -340,7 +355,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     @render.ui
     def results() -> Any:
-        bundle = runner.result()
+        bundle = job.runner.result()
         if bundle is None:
             return ui.p(
                 "Press “Run the study”. The demo (2 variables, 100 repetitions) takes up to about 10 seconds; "
@@ -389,13 +404,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.p(where, id="study-verdict-where", class_="privrisk-help"),
                 class_="privrisk-verdict mb-3",
             ),
-            ui.div(
-                ui.download_button("download_report", "report.html", class_="btn-sm me-2"),
-                ui.download_button("download_results", "results.parquet", class_="btn-sm me-2"),
-                ui.download_button("download_summary", "summary.csv", class_="btn-sm me-2"),
-                ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
-                class_="mb-3",
-            ),
+            buttons(),
             ui.tags.details(
                 ui.tags.summary(f"Findings and key figures ({len(bundle.findings)} findings)"),
                 *detail,
@@ -408,56 +417,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ),
         )
 
-    @render.download_button(filename="report.html")
-    def download_report() -> Any:
-        yield (folder / "study" / "report.html").read_bytes()
-
-    @render.download_button(filename="results.parquet")
-    def download_results() -> Any:
-        yield (folder / "study" / "results.parquet").read_bytes()
-
-    @render.download_button(filename="summary.csv")
-    def download_summary() -> Any:
-        yield (folder / "study" / "summary.csv").read_bytes()
-
-    @render.download_button(filename="study.zip")
-    def download_all() -> Any:
-        yield zip_bytes(folder / "study")
-
     @render.ui
     def command() -> Any:
-        values = _inputs()
-        options: dict[str, Any] = {}
-        queries = ",".join(values["queries"])
-        if queries != DEFAULTS["queries"]:
-            options["queries"] = queries
-        for name in ("epsilons", "proportions", "repetitions", "seed"):
-            if str(values[name]).strip() != str(DEFAULTS[name]):
-                options[name] = values[name]
-        demo = input.source() == "demo"
-        if not demo:
-            if str(values["universe"]).strip() not in ("", "data"):
-                options["universe"] = values["universe"]
-            options |= {"universe_min": values["universe_min"], "missing": values["missing"]}
-        if values["ls_method"] != "exact":
-            options["ls_method"] = values["ls_method"]
-        options |= {"figure_query": values["figure_query"], "figure_epsilon": values["figure_epsilon"]}
-        if values["attack"]:
-            options |= {
-                "attack": True,
-                "attack_trials": values["attack_trials"],
-                "attack_max_n": values["attack_max_n"],
-            }
-        options["out"] = "study/"
-        if demo:
-            text = command_line("demo", **options)
-        else:
-            kept = uploads.current()
-            name = "FILE" if kept is None else kept.name
-            columns = "".join(f" --column {shlex.quote(c)}" for c in (input.column() or ["COLUMN"]))
-            text = (
-                command_line("study", file=name)
-                + columns
-                + command_line("study", **options)[len("privrisk study") :]
-            )
+        kept = job.uploads.current()
+        text = command_text(
+            _inputs(), demo=input.source() == "demo", name="FILE" if kept is None else kept.name
+        )
         return ui.div(text, class_="privrisk-command", id="study-command-line")
