@@ -20,7 +20,11 @@ FRONT_ENDS = ("cli", "app/pages")
 UPLOAD_AND_PATH_CHECKS = {
     ("cli/audit.py", "audit_command", "--records: "),  # the records' file is the input file
     ("app/pages/_runs.py", "checked_upload", None),  # nothing uploaded: the upload's input named
-    ("app/pages/_runs.py", "call_in_process", None),  # the library's error, raised again from its worker process
+    (
+        "app/pages/_runs.py",
+        "call_in_process",
+        None,
+    ),  # the library's error, raised again from its worker process
     ("cli/microdata.py", "microdata_command", "FILE: "),  # the data file does not exist
 }
 
@@ -91,7 +95,9 @@ def test_a_front_end_raises_only_upload_and_path_checks(path):
     module = str(path.relative_to(SRC))
     rules = [(f, s, line) for f, s, line in privrisk_raises(path) if not _allowed(module, f, s)]
     if module in NOT_YET_CONVERTED:
-        assert rules, f"{module} raises no PrivriskError of its own any more: remove it from NOT_YET_CONVERTED"
+        assert rules, (
+            f"{module} raises no PrivriskError of its own any more: remove it from NOT_YET_CONVERTED"
+        )
     else:
         assert not rules, f"{module}: rules belong in the settings, not the front end: {rules}"
 

@@ -66,8 +66,19 @@ def test_every_bad_combination_names_its_field(given, param):
 def test_text_as_a_page_holds_it_is_normalised():
     s = AuditSettings(data="c.csv", column=" claims ", epsilon="ln3", u="0.75", response="", alpha="",
                       universe="0,100", seed="", sweep_record="30", sweep_values="14, 20", top="")  # fmt: skip
-    assert (s.column, s.u, s.response, s.alpha, s.universe, s.seed) == ("claims", 0.75, None, 1e-4, (0.0, 100.0), None)
-    assert s.epsilon == pytest.approx(math.log(3)) and (s.sweep_record, s.sweep_values, s.top) == (30, (14.0, 20.0), 20)
+    assert (s.column, s.u, s.response, s.alpha, s.universe, s.seed) == (
+        "claims",
+        0.75,
+        None,
+        1e-4,
+        (0.0, 100.0),
+        None,
+    )
+    assert s.epsilon == pytest.approx(math.log(3)) and (s.sweep_record, s.sweep_values, s.top) == (
+        30,
+        (14.0, 20.0),
+        20,
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.epsilon = 1  # type: ignore[misc]
 
@@ -80,7 +91,12 @@ def test_the_run_gives_sarathy_and_muralidhars_numbers():
     x = np.array(CLAIMS)
     assert res.f_n == pytest.approx(x.mean()) and res.f_star == pytest.approx(x[:-1].mean())
     assert res.delta_n == pytest.approx((100 - x[:-1].mean()) / 30)
-    assert (round(res.p1, 2), round(res.p2, 4), round(res.b_star, 3), round(res.bound, 3)) == (0.25, 0.0338, 0.058, 25.075)
+    assert (round(res.p1, 2), round(res.p2, 4), round(res.b_star, 3), round(res.bound, 3)) == (
+        0.25,
+        0.0338,
+        0.058,
+        25.075,
+    )
     assert run.violations == 1 and run.sweep["ratio"].round().tolist() == [9.0, 925.0, 2201886.0]  # Table 3
     doc = run.to_dict()
     assert doc["sweep"]["record"] == 30 and "file" not in doc and doc["violations"] == 1
@@ -95,13 +111,18 @@ def test_a_run_that_leaks_nothing_says_so():
     run = run_audit(AuditSettings(data=CLAIMS, epsilon=2, u=0.75, query="count"))
     assert run.violations == 0 and run.leak() is None
     e2 = f"{math.exp(2):,.3f}".rstrip("0")  # the limit e^ε in words: 7.389 times
-    assert run.verdict().headline == "0 of 30 records exposed" and f"at most {e2} times" in run.verdict().sentence
+    assert (
+        run.verdict().headline == "0 of 30 records exposed"
+        and f"at most {e2} times" in run.verdict().sentence
+    )
 
 
 def test_a_file_run_reads_the_column_and_checks_what_needs_the_data(tmp_path):
     path = tmp_path / "claims.csv"
     path.write_text("claims\n" + "\n".join(map(str, [*CLAIMS, -1])) + "\n")
-    run = run_audit(AuditSettings(data=path, column="claims", missing="negative", epsilon=2, u=0.75, name="c.csv"))
+    run = run_audit(
+        AuditSettings(data=path, column="claims", missing="negative", epsilon=2, u=0.75, name="c.csv")
+    )
     assert run.result.n == 30 and run.to_dict()["file"] == "c.csv" and run.to_dict()["data"]["n_used"] == 30
     with pytest.raises(PrivriskError, match="sweep_record: there is no record 32") as caught:
         run_audit(AuditSettings(data=path, column="claims", epsilon=2, sweep_record=32, sweep_values="1"))
@@ -119,7 +140,9 @@ def test_the_run_reports_its_steps_and_writing_reports_each_figure(tmp_path):
     manifest = json.loads(run.write(tmp_path / "out", progress=lambda f, t: seen.append((f, t))).read_text())
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0
-    assert [t for _, t in seen if t.startswith("Drawing")] == [f"Drawing figure {i} of 4" for i in (1, 2, 3, 4)]
+    assert [t for _, t in seen if t.startswith("Drawing")] == [
+        f"Drawing figure {i} of 4" for i in (1, 2, 3, 4)
+    ]
     assert len(manifest["figures"]) == 4
 
 
@@ -150,7 +173,8 @@ def test_derived_settings_name_their_field(given, param):
 
 
 @pytest.mark.parametrize(
-    ("values", "param"), [("nosuchfile.csv", "values"), ("5..1", "values"), ("1..x", "values"), ("1,2", "values")]
+    ("values", "param"),
+    [("nosuchfile.csv", "values"), ("5..1", "values"), ("1..x", "values"), ("1,2", "values")],
 )
 def test_derived_values_that_cannot_be_read(values, param):
     with pytest.raises(PrivriskError) as caught:
@@ -172,7 +196,7 @@ def test_derived_from_a_file(tmp_path):
     assert d.source == f"{path}: v" and d.effective_epsilon == pytest.approx(44)
 
 
-def test_the_old_names_warn_and_give_the_same(tmp_path):
+def test_the_old_data_names_and_module_warn_and_give_the_same(tmp_path):
     import importlib
 
     import pandas as pd
@@ -185,7 +209,10 @@ def test_the_old_names_warn_and_give_the_same(tmp_path):
     with pytest.warns(DeprecationWarning, match=r"run_audit\(…, name=…\) is deprecated"):
         assert run_audit(old_file, name="c.csv").to_dict() == new
     table = pd.DataFrame({"claims": CLAIMS})
-    assert run_audit(AuditSettings(data=table, column="claims", epsilon=2, u=0.75, name="c.csv")).to_dict() == new
+    assert (
+        run_audit(AuditSettings(data=table, column="claims", epsilon=2, u=0.75, name="c.csv")).to_dict()
+        == new
+    )
     with pytest.warns(DeprecationWarning, match=r"AuditSettings\(values=…\) is deprecated"):
         old_values = AuditSettings(values=CLAIMS, epsilon=2, u=0.75)
     assert old_values == AuditSettings(data=CLAIMS, epsilon=2, u=0.75)

@@ -82,7 +82,12 @@ def test_the_chicago_defaults_live_once_and_give_way_to_what_is_given():
     # A period unit applies to a period column given, not to the preset's month (as --preset without --period).
     assert EmpiricalSettings.chicago("i.csv", period_unit="week").period_unit is None
     own = EmpiricalSettings.chicago("i.csv", period="Inspection Date", period_unit="week", query="count")
-    assert (own.period, own.period_unit, own.query, own.individual) == ("Inspection Date", "week", "count", "License #")
+    assert (own.period, own.period_unit, own.query, own.individual) == (
+        "Inspection Date",
+        "week",
+        "count",
+        "License #",
+    )
 
 
 def test_text_as_a_page_holds_it_is_normalised():
@@ -120,7 +125,9 @@ def test_the_run_gives_delta_and_total_risk_recomputed_by_hand(panel, tmp_path):
     table = []
     for _, own in panel.groupby("shop"):
         rest = grouped.sub(own.groupby("month")[["failed", "inspected"]].sum(), fill_value=0)
-        without = np.where(rest["inspected"] > 0, rest["failed"] / rest["inspected"].where(rest["inspected"] > 0), np.nan)
+        without = np.where(
+            rest["inspected"] > 0, rest["failed"] / rest["inspected"].where(rest["inspected"] > 0), np.nan
+        )
         table.append(hockey_stick_delta(full, without, eps, density="ecdf", k=4))
     table = np.array(table)
     doc = run.to_dict()
@@ -131,7 +138,9 @@ def test_the_run_gives_delta_and_total_risk_recomputed_by_hand(panel, tmp_path):
     # The verdict's number is δ* at the largest ε; its words come from that number.
     p = doc["rows"][1]["total_risk"]
     v = run.verdict()
-    assert v.sentence.startswith(f"It is {chance_words(p)} that publishing the rate every period exposes someone")
+    assert v.sentence.startswith(
+        f"It is {chance_words(p)} that publishing the rate every period exposes someone"
+    )
     assert "a factor of 2" in v.sentence and not any(ch in v.sentence for ch in "εδΔ")
     folder = run.write(tmp_path / "out")
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -142,21 +151,35 @@ def test_the_run_collects_the_warnings_once_and_reports_its_steps():
     rng = np.random.default_rng(1)
     months = np.repeat(np.arange(60), 50)
     level = np.cumsum(rng.normal(size=60))  # a random walk: the monthly means are autocorrelated
-    df = pd.DataFrame({"m": months, "id": rng.integers(0, 400, months.size), "v": level[months] + rng.normal(size=months.size)})
+    df = pd.DataFrame(
+        {
+            "m": months,
+            "id": rng.integers(0, 400, months.size),
+            "v": level[months] + rng.normal(size=months.size),
+        }
+    )
     seen: list[tuple[float, str]] = []
 
-    s = EmpiricalSettings(data=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5], window=20)
+    s = EmpiricalSettings(
+        data=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5], window=20
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", DependenceWarning)  # collected, not issued
         run = run_empirical(s, progress=lambda done, message: seen.append((done, message)))
     assert run.warned(DependenceWarning) == [next(t for _, t in run.warnings)]
     assert run.warned(DependenceWarning)[0].startswith("aggregate: the answers are autocorrelated")
     assert [m for _, m in seen if "done" not in m] == [
-        "Reading the data", "Measuring the individuals", "Measuring the rolling windows"
+        "Reading the data",
+        "Measuring the individuals",
+        "Measuring the rolling windows",
     ]
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)  # each step keeps its share of the bar
     # one unit per distinct footprint measured (Burchard and Daoud: δᵢ once per footprint), then one per window
-    assert seen[-1][1] == "Measuring the rolling windows: 5 done" == f"Measuring the rolling windows: {run.windows['first'].nunique()} done"
+    assert (
+        seen[-1][1]
+        == "Measuring the rolling windows: 5 done"
+        == f"Measuring the rolling windows: {run.windows['first'].nunique()} done"
+    )
     assert f"Measuring the individuals: {run.result.footprints:,} done" in [m for _, m in seen]
 
 
@@ -201,12 +224,16 @@ def test_the_old_names_and_the_old_progress_warn_and_give_the_same(tmp_path):
     df = pd.DataFrame({"m": np.repeat(np.arange(12), 4), "id": np.tile([1, 2, 3, 4], 12)})
     path = tmp_path / "d.csv"
     df.to_csv(path, index=False)
-    new = run_empirical(EmpiricalSettings(data=path, name="d.csv", period="m", individual="id", query="count"))
+    new = run_empirical(
+        EmpiricalSettings(data=path, name="d.csv", period="m", individual="id", query="count")
+    )
     with pytest.warns(DeprecationWarning, match=r"EmpiricalSettings\(file=…\) is deprecated"):
         old = EmpiricalSettings(file=path, period="m", individual="id", query="count")
     steps: list[str] = []
     with pytest.warns(DeprecationWarning) as caught:
-        by_old = run_empirical(old, stages=lambda text: steps.append(text) or (lambda k=1: None), name="d.csv")
+        by_old = run_empirical(
+            old, stages=lambda text: steps.append(text) or (lambda k=1: None), name="d.csv"
+        )
     said = [str(w.message) for w in caught]
     assert any(m.startswith("run_empirical(…, stages=…) is deprecated") for m in said)
     assert any(m.startswith("run_empirical(…, name=…) is deprecated") for m in said)

@@ -69,14 +69,15 @@ class LongJob:
         return named_error(exc, self.command)
 
     def _offered(self, kept: KeptUpload) -> None:
+        profile: Any = None
         try:
-            profile: Any = self.uploads.profile()  # read once per upload, for every page
-            names = list(profile.names)
+            profile = self.uploads.profile()  # read once per upload, for every page
+            names: list[str] | None = list(profile.names)
         except PrivriskError as exc:
-            profile, names = None, self._header(exc)
-            if names is None:
-                self._offer(None, [])
-                return
+            names = self._header(exc)
+        if names is None:
+            self._offer(None, [])
+            return
         self.file_message.set(None)
         ui.update_radio_buttons("source", choices=dict(self._sources(kept)), selected="file")
         self._offer(profile, names)

@@ -55,7 +55,6 @@ DEFAULT_ALPHA = 1e-4
 """1 − the confidence of the bound on the missing record: Sarathy and Muralidhar take the 99.99th percentile."""
 
 
-
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -407,7 +406,9 @@ def _bound_words(res: AuditResult) -> str:
     }[res.bound_kind]
 
 
-def run_audit(settings: AuditSettings, *, progress: Progress | None = None, name: str | None = None) -> AuditRun:
+def run_audit(
+    settings: AuditSettings, *, progress: Progress | None = None, name: str | None = None
+) -> AuditRun:
     """Read the column, audit every possible missing record, and sweep one record when asked.
 
     Args:

@@ -66,7 +66,7 @@ def _settings(
     is a field left out."""
     from privrisk.study.run import StudySettings
 
-    given = {"attack_trials": attack_trials, "attack_max_n": attack_max_n}
+    given: dict[str, Any] = {"attack_trials": attack_trials, "attack_max_n": attack_max_n}
     return StudySettings(
         queries=[p.strip() for p in queries.split(",") if p.strip()],
         proportions=proportions,

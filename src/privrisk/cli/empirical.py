@@ -11,8 +11,8 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out
 from privrisk.cli._bars import bars
+from privrisk.cli._common import emit_json, err, out
 from privrisk.cli._progress import steps
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning
 from privrisk.io.files import check_outputs

@@ -35,8 +35,8 @@ from privrisk.empirical.measure import ENGINES, Engine, empirical_privacy, empir
 from privrisk.empirical.periods import PERIOD_UNITS, PeriodUnit, ljung_box
 from privrisk.empirical.report import write_outputs
 from privrisk.empirical.result import EmpiricalPrivacy, delta_column
-from privrisk.empirical.search import smallest_noise
 from privrisk.empirical.run import CHICAGO, EmpiricalRun, EmpiricalSettings, run_empirical
+from privrisk.empirical.search import smallest_noise
 from privrisk.empirical.windows import rolling_privacy
 
 __all__ = [

@@ -457,7 +457,9 @@ def run_empirical(
 
     for old, given, new in (("stages", stages, "progress"), ("name", name, "EmpiricalSettings(name=…)")):
         if given is not None:
-            warnings.warn(deprecation_message(f"run_empirical(…, {old}=…)", new), DeprecationWarning, stacklevel=2)
+            warnings.warn(
+                deprecation_message(f"run_empirical(…, {old}=…)", new), DeprecationWarning, stacklevel=2
+            )
     stage = stages if stages is not None else _stages(progress)
     s = settings
     stage("Reading the data")
@@ -473,7 +475,11 @@ def run_empirical(
 
         frame, cleaning = chicago_clean(frame)
     options: dict[str, Any] = s.measure_options()
-    engine: dict[str, Any] = {"engine": s.engine, "spark_master": s.spark_master, "deltas_path": s.deltas_path}
+    engine: dict[str, Any] = {
+        "engine": s.engine,
+        "spark_master": s.spark_master,
+        "deltas_path": s.deltas_path,
+    }
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyLeakWarning)
         warnings.simplefilter("always", DependenceWarning)

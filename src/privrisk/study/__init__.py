@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from privrisk.study.attack import merge_attack, study_attack
     from privrisk.study.report import StudyBundle, write_bundle
     from privrisk.study.run import StudyRun, StudySettings, run_study
-    from privrisk.study.variables import read_variables
     from privrisk.study.sampling import (
         sample_sizes,
         sampling_study,
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
         study_samples,
         study_summary,
     )
+    from privrisk.study.variables import read_variables
 
 _HOMES = {
     "StudyBundle": "report",

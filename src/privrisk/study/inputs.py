@@ -21,6 +21,9 @@ __all__ = ["StudySettings", "figure_choices", "pick_epsilon", "read_variables"]
 
 _HOMES = {name: _variables if name == "read_variables" else _run for name in __all__}
 __getattr__ = renamed_attributes(
-    {"__name__": __name__, **{f"{home.__name__}.{name}": getattr(home, name) for name, home in _HOMES.items()}},
+    {
+        "__name__": __name__,
+        **{f"{home.__name__}.{name}": getattr(home, name) for name, home in _HOMES.items()},
+    },
     {name: f"{home.__name__}.{name}" for name, home in _HOMES.items()},
 )

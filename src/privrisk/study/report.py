@@ -490,7 +490,10 @@ def bundle_contents(
 ) -> Contents:
     """The study's findings and tables from its results (what :func:`write_bundle` writes and the run shows)."""
     fig_query, fig_eps = figure_choices(
-        settings.queries, settings.epsilons, settings.figure_query, settings.figure_epsilon
+        settings.queries,
+        cast("Sequence[float]", settings.epsilons),
+        settings.figure_query,
+        settings.figure_epsilon,
     )
     table = key_table(summary, fig_eps)
     sentences = findings(results, fig_eps, fig_query)
@@ -501,8 +504,9 @@ def bundle_contents(
         a_table = attack_table(results, fig_eps)
         counts = attack_counts(results)
         trials = cast(int, settings.attack_trials)
-        sentences += attack_findings(a_table, fig_eps, fig_query, counts, trials, settings.attack_max_n)
-        attack_info = {"trials": trials, "max_n": settings.attack_max_n, **counts,
+        max_n = cast("int | None", settings.attack_max_n)
+        sentences += attack_findings(a_table, fig_eps, fig_query, counts, trials, max_n)
+        attack_info = {"trials": trials, "max_n": max_n, **counts,
                        "key_figures": a_table.to_dict(orient="records")}  # fmt: skip
     described = [
         {
@@ -584,7 +588,12 @@ def write_bundle(
     summary = study_summary(results) if summary is None else summary
     found = bundle_contents(results, summary, settings, variables, extra_parameters)
     fig_query, fig_eps, table, sentences = found.query, found.epsilon, found.key_figures, found.findings
-    attack_info, a_table, described, parameters = found.attack, found.attack_table, found.variables, found.parameters
+    attack_info, a_table, described, parameters = (
+        found.attack,
+        found.attack_table,
+        found.variables,
+        found.parameters,
+    )
     titles = [
         f"Figure 1: many-worlds and two-worlds risk per query and variable at ε = {epsilon_text(fig_eps)} "
         "(all sample proportions and repetitions; analogue of Figure 1 of Allmann et al.).",

@@ -41,7 +41,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 
@@ -83,6 +83,7 @@ __all__ = [
 ]
 
 _STEPS = ("Sampling study", "Attacking the samples", "Writing the report, the figures and the tables")
+
 
 def pick_epsilon(epsilons: Sequence[float], wanted: float = 1.0) -> float:
     """The ε nearest to the one wanted (on a log scale), for the figures and the findings.
@@ -132,9 +133,6 @@ def figure_choices(
             f"figure_epsilon: {eps:g} is not among the epsilons {among}", param="figure_epsilon"
         )
     return query, hits[0]
-
-
-
 
 
 def _blank(value: Any) -> bool:
@@ -267,7 +265,9 @@ class StudySettings:
             raise PrivriskError("universe: the demo's universe is its data's; leave it out", param="universe")
         universe_min = self.universe_min
         if isinstance(universe_min, str):
-            universe_min = parse_numbers(universe_min, name="universe_min")[0] if universe_min.strip() else None
+            universe_min = (
+                parse_numbers(universe_min, name="universe_min")[0] if universe_min.strip() else None
+            )
         if self.demo and universe_min is None:
             universe_min = 0.0  # 0 hours and 0 income are valid answers (Allmann et al., §4.2)
         trials, max_n = _optional_whole(self.attack_trials, "attack_trials"), self.attack_max_n
@@ -314,11 +314,15 @@ class StudySettings:
                 raise PrivriskError("demo: runs on its own data; leave out the data", param="demo")
             for name, value in (("columns", columns), ("labels", self.labels), ("missing", missing)):
                 if value:
-                    raise PrivriskError(f"{name}: not with the demo, which studies its own variables", param=name)
+                    raise PrivriskError(
+                        f"{name}: not with the demo, which studies its own variables", param=name
+                    )
         elif isinstance(self.data, Mapping):
             for name, value in (("columns", columns), ("labels", self.labels), ("missing", missing)):
                 if value:
-                    raise PrivriskError(f"{name}: only with a file or a table; the values are given", param=name)
+                    raise PrivriskError(
+                        f"{name}: only with a file or a table; the values are given", param=name
+                    )
         elif self.data is not None and not columns:
             raise PrivriskError("columns: choose at least one numeric column", param="columns")
         out["labels"] = _labels(self.labels, columns)
@@ -388,8 +392,6 @@ def _check_universe_min(universe_min: Any, universe: Any) -> float | None:
             param="universe_min",
         )
     return value
-
-
 
 
 def _import_the_writers_meanwhile() -> None:
@@ -463,7 +465,9 @@ class StudyRun:
         from privrisk.study.report import study_verdict
 
         _, sentence, where = study_verdict(
-            self.key_figures.to_dict(orient="records"), self.settings.figure_epsilon, self.settings.repetitions
+            cast("list[dict[str, Any]]", self.key_figures.to_dict(orient="records")),
+            cast(float, self.settings.figure_epsilon),
+            self.settings.repetitions,
         )
         return f"{sentence} {where}"
 
@@ -494,7 +498,9 @@ class StudyRun:
 def _folder_files(folder: Path) -> dict[str, Any]:
     """The files of a study's folder, as its manifest lists its figures."""
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    figures = [str(folder / f[ext]) for f in manifest.get("figures", []) for ext in ("png", "svg") if ext in f]
+    figures = [
+        str(folder / f[ext]) for f in manifest.get("figures", []) for ext in ("png", "svg") if ext in f
+    ]
     return {
         "results": str(folder / "results.parquet"),
         "summary": str(folder / "summary.csv"),
@@ -517,7 +523,9 @@ def _counter(progress: Progress | None, total: int, message: str) -> Callable[..
     return advance
 
 
-def _read(s: StudySettings) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], str, str | None, dict[str, Any]]:
+def _read(
+    s: StudySettings,
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], str, str | None, dict[str, Any]]:
     """The variables' values and descriptions, the title, the intro (None: the question) and what to record."""
     if s.demo:
         from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
@@ -531,11 +539,18 @@ def _read(s: StudySettings) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]
 
     where = s.name or (str(s.data) if isinstance(s.data, str | os.PathLike) else "table")
     values, variables = read_variables(
-        s.data, list(s.columns), labels=dict(s.labels), missing=s.missing, universe=s.universe,
-        universe_min=s.universe_min, source=where,
+        s.data, list(s.columns), labels=cast("dict[str, str]", s.labels), missing=s.missing,
+        universe=cast("Literal['data'] | tuple[float, float]", s.universe),
+        universe_min=cast("float | None", s.universe_min), source=where,
     )  # fmt: skip
     shown = Path(where).name if isinstance(s.data, str | os.PathLike) or s.name else where
-    return values, variables, s.title or f"Sampling study of {shown}", None, {"file": where, "missing": s.missing}
+    return (
+        values,
+        variables,
+        s.title or f"Sampling study of {shown}",
+        None,
+        {"file": where, "missing": s.missing},
+    )
 
 
 def run_study(settings: StudySettings, *args: Any, progress: Progress | None = None, **old: Any) -> Any:
@@ -588,7 +603,8 @@ def _compute(
         from privrisk.study.attack import merge_attack, study_attack
 
         tick = _counter(part(progress, middle, 0.95), total, _STEPS[1])
-        attack = study_attack(dict(values), **samples, trials=s.attack_trials, max_n=s.attack_max_n, progress=tick)
+        trials, max_n = cast(int, s.attack_trials), cast("int | None", s.attack_max_n)
+        attack = study_attack(dict(values), **samples, trials=trials, max_n=max_n, progress=tick)
         results = merge_attack(results, attack)
     seconds = time.perf_counter() - started
     summary = study_summary(results)
@@ -631,12 +647,14 @@ def _run_and_write(
     samples = settings.sample_arguments()
     total = len(values) * settings.repetitions
     started = time.perf_counter()
-    results = sampling_study(dict(values), **samples, ls_method=settings.ls_method, progress=step(_STEPS[0], total))
+    results = sampling_study(
+        dict(values), **samples, ls_method=settings.ls_method, progress=step(_STEPS[0], total)
+    )
     if settings.attack:
         from privrisk.study.attack import merge_attack, study_attack
 
-        attack = study_attack(dict(values), **samples, trials=settings.attack_trials, max_n=settings.attack_max_n,
-                              progress=step(_STEPS[1], total))  # fmt: skip
+        attack = study_attack(dict(values), **samples, trials=cast(int, settings.attack_trials),
+                              max_n=cast("int | None", settings.attack_max_n), progress=step(_STEPS[1], total))  # fmt: skip
         results = merge_attack(results, attack)
     seconds = time.perf_counter() - started
     return write_bundle(
