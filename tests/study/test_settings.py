@@ -113,11 +113,11 @@ def test_svg_only_figures_leave_the_png_out(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "param"),
     [
-        ({"data": "x.csv"}, "columns"),
-        ({"data": "x.csv", "columns": "a", "labels": ["a:b"]}, "labels"),
-        ({"data": "x.csv", "columns": "a", "labels": ["b=c"]}, "labels"),
-        ({"data": "x.csv", "columns": "a,b", "labels": ["a=b"]}, "labels"),
-        ({"data": {"x": [1, 2]}, "columns": "x"}, "columns"),
+        ({"data": "x.csv"}, "column"),
+        ({"data": "x.csv", "column": "a", "variables": ["a:b"]}, "variables"),
+        ({"data": "x.csv", "column": "a", "variables": ["b=c"]}, "variables"),
+        ({"data": "x.csv", "column": "a,b", "variables": ["a=b"]}, "variables"),
+        ({"data": {"x": [1, 2]}, "column": "x"}, "column"),
         ({"demo": True, "data": "x.csv"}, "demo"),
         ({"demo": True, "missing": "negative"}, "missing"),
         ({"demo": True, "universe": "0,10"}, "universe"),
@@ -134,13 +134,13 @@ def test_the_data_and_the_attack_rules_live_in_the_settings(kwargs, param):
 
 
 def test_text_as_a_form_holds_it_is_read_as_the_values():
-    text = StudySettings(data="x.csv", columns="a, b,a", labels=["b=B"], epsilons="1,ln3", proportions="0.5,1",
+    text = StudySettings(data="x.csv", column="a, b,a", variables=["b=B"], epsilons="1,ln3", proportions="0.5,1",
                          universe="0,100", universe_min="-1", attack=True, attack_trials="2,000",
                          attack_max_n="")  # fmt: skip
-    values = StudySettings(data="x.csv", columns=["a", "b"], labels={"b": "B"}, epsilons=[1, np.log(3)],
+    values = StudySettings(data="x.csv", column=["a", "b"], variables={"b": "B"}, epsilons=[1, np.log(3)],
                            proportions=[0.5, 1], universe=(0, 100), universe_min=-1, attack=True,
                            attack_trials=2000, attack_max_n=None)  # fmt: skip
-    assert text == values and text.columns == ("a", "b") and text.labels == {"b": "B"}
+    assert text == values and text.column == ("a", "b") and text.variables == {"b": "B"}
     assert StudySettings(demo=True).universe_min == 0.0
 
 
@@ -149,7 +149,7 @@ def test_run_study_reads_a_file_and_a_table_alike(tmp_path):
 
     frame = pd.DataFrame({"h": [float(i % 13) for i in range(50)] + [-1.0]})
     frame.to_csv(tmp_path / "s.csv", index=False)
-    common = {"columns": ["h"], "labels": {"h": "hours"}, "missing": "negative", "queries": ["max"],
+    common = {"column": ["h"], "variables": {"h": "hours"}, "missing": "negative", "queries": ["max"],
               "epsilons": [1.0], "proportions": [0.5, 1], "repetitions": 2}  # fmt: skip
     on_file = run_study(StudySettings(data=tmp_path / "s.csv", **common))
     on_table = run_study(StudySettings(data=frame, name="s.csv", **common))

@@ -41,8 +41,7 @@ if TYPE_CHECKING:
 
 # The settings' fields that these commands' options name differently (the others are -- + the field).
 for _command in ("study", "demo"):
-    PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n", "columns": "--column",
-                               "labels": "--label"}  # fmt: skip
+    PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n", "variables": "--label"}  # fmt: skip
 
 
 def _run(settings: StudySettings, out_dir: Path, as_json: bool, inputs: tuple[Path, ...] = ()) -> None:
@@ -158,7 +157,7 @@ def study_command(
     Example: privrisk study examples/survey.dta --column hours --column income --missing negative --out study/
     """
     settings = _settings(
-        queries, proportions, attack, attack_trials, attack_max_n, data=file, columns=column, labels=label or (),
+        queries, proportions, attack, attack_trials, attack_max_n, data=file, column=column, variables=label or (),
         missing=missing, epsilons=epsilons, repetitions=repetitions, seed=seed, universe=universe,
         universe_min=universe_min, ls_method=ls_method, figure_query=figure_query, figure_epsilon=figure_epsilon,
     )  # fmt: skip

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -24,8 +24,11 @@ import pandas as pd
 from privrisk._format import epsilon_text, label, percent_3g, readable
 from privrisk.errors import PrivriskError
 from privrisk.reports.html import glossary_link, glossary_section, html_page, inline_svg, text_html
-from privrisk.study.run import StudySettings, figure_choices
+from privrisk.study._figures import figure_choices
 from privrisk.study.sampling import study_summary
+
+if TYPE_CHECKING:
+    from privrisk.study.run import StudySettings
 
 # What write_bundle writes into its folder (the command line checks them before the study runs).
 BUNDLE_FILES = ("results.parquet", "summary.csv", "report.html", "manifest.json", "figures/*")
@@ -526,6 +529,7 @@ def bundle_parts(settings: StudySettings) -> int:
     attack's section with Figure 3), the page and the manifest.
 
     Example:
+        >>> from privrisk.study.run import StudySettings
         >>> bundle_parts(StudySettings()), bundle_parts(StudySettings(attack=True))
         (4, 5)
     """
@@ -571,6 +575,7 @@ def write_bundle(
     Example:
         >>> import tempfile
         >>> from privrisk import sampling_study
+        >>> from privrisk.study.run import StudySettings
         >>> settings = StudySettings(queries=["max"], epsilons=[1.0], proportions=[0.5, 1], repetitions=3)
         >>> results = sampling_study({"x": np.arange(40) % 9}, **settings.sample_arguments())
         >>> bundle = write_bundle(tempfile.mkdtemp(), results, settings=settings, title="A study")

@@ -22,7 +22,7 @@ Example:
     (6, ['max'])
     >>> sorted(p.name for p in run.write(tempfile.mkdtemp()))[:3]
     ['figure1_risk_by_query.png', 'figure1_risk_by_query.svg', 'figure2_risk_by_proportion.png']
-    >>> StudySettings(data="survey.csv", columns=["hours"], attack_trials=500)
+    >>> StudySettings(data="survey.csv", column=["hours"], attack_trials=500)
     Traceback (most recent call last):
     ...
     privrisk.errors.PrivriskError: attack_trials: only meaningful with the attack
@@ -46,9 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import numpy as np
 
 from privrisk._validation import (
-    check_epsilon,
     check_epsilons,
-    check_query,
     check_whole,
     parse_bounds,
     parse_epsilons,
@@ -56,6 +54,7 @@ from privrisk._validation import (
 )
 from privrisk.errors import PrivriskError, deprecation_message
 from privrisk.progress import Progress, part, report
+from privrisk.study._figures import figure_choices, pick_epsilon
 from privrisk.study._samples import (
     DEFAULT_ATTACK_MAX_N,
     DEFAULT_ATTACK_TRIALS,
@@ -85,56 +84,6 @@ __all__ = [
 _STEPS = ("Sampling study", "Attacking the samples", "Writing the report, the figures and the tables")
 
 
-def pick_epsilon(epsilons: Sequence[float], wanted: float = 1.0) -> float:
-    """The ε nearest to the one wanted (on a log scale), for the figures and the findings.
-
-    Example:
-        >>> pick_epsilon([0.1, 0.5, 2.0]), pick_epsilon([0.1, 1.0, 10.0])
-        (0.5, 1.0)
-    """
-    eps = np.asarray(sorted(set(float(e) for e in epsilons)))
-    positive = eps[eps > 0]
-    if positive.size == 0:
-        return float(eps[0])
-    return float(positive[np.argmin(np.abs(np.log(positive) - np.log(wanted)))])
-
-
-def figure_choices(
-    queries: Sequence[str],
-    epsilons: Sequence[float],
-    figure_query: str | None = None,
-    figure_epsilon: float | str | None = None,
-) -> tuple[str, float]:
-    """The query of Figure 2 and the ε of Figure 1 and the findings: by default max and the ε nearest 1.
-
-    Example:
-        >>> figure_choices(["mean", "max"], [0.5, 2.0]), figure_choices(["mean"], [0.5, 2.0], "mean", "ln(7.389)")
-        (('max', 0.5), ('mean', 2.0))
-    """
-    if figure_query is None:
-        query = "max" if "max" in queries else queries[0]
-    else:
-        try:
-            query = check_query(figure_query)
-        except PrivriskError as exc:
-            message = str(exc).removeprefix("query: ")
-            raise PrivriskError(f"figure_query: {message}", param="figure_query") from None
-        if query not in queries:
-            raise PrivriskError(
-                f"figure_query: {query!r} is not among the queries {','.join(queries)}", param="figure_query"
-            )
-    if figure_epsilon is None:
-        return query, pick_epsilon(epsilons, 1.0)
-    eps = check_epsilon(figure_epsilon, name="figure_epsilon")
-    hits = [float(e) for e in epsilons if np.isclose(e, eps)]
-    if not hits:
-        among = ",".join(f"{e:g}" for e in epsilons)
-        raise PrivriskError(
-            f"figure_epsilon: {eps:g} is not among the epsilons {among}", param="figure_epsilon"
-        )
-    return query, hits[0]
-
-
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
@@ -154,16 +103,16 @@ def _labels(value: Any, columns: Sequence[str]) -> dict[str, str]:
         for item in [value] if isinstance(value, str) else list(value or ()):
             column, sep, label = str(item).partition("=")
             if not sep or not column.strip() or not label.strip():
-                raise PrivriskError(f"labels: write COLUMN=LABEL, got {item!r}", param="labels")
+                raise PrivriskError(f"variables: write COLUMN=LABEL, got {item!r}", param="variables")
             pairs.append((column.strip(), label.strip()))
     labels: dict[str, str] = {}
     for column, label in pairs:
         if column not in columns:
-            raise PrivriskError(f"labels: {column!r} is not one of the columns", param="labels")
+            raise PrivriskError(f"variables: {column!r} is not one of the columns", param="variables")
         labels[column] = label
     names = [labels.get(c, c) for c in columns]
     if len(set(names)) != len(names):
-        raise PrivriskError("labels: two variables would have the same name", param="labels")
+        raise PrivriskError("variables: two variables would have the same name", param="variables")
     return labels
 
 
@@ -189,10 +138,11 @@ class StudySettings:
     manifest and the JSON document record.
 
     Args:
-        data: a data file (CSV, Parquet, Stata, SPSS) or a DataFrame, with ``columns``; or the variables' values
+        data: a data file (CSV, Parquet, Stata, SPSS) or a DataFrame, with ``column``; or the variables' values
             ``{name: values}`` (missing values already dropped); None with ``demo``.
-        columns: the numeric columns to study (a list, or one text separated by commas).
-        labels: a name for a column in the report (``{column: label}`` or ``COLUMN=LABEL`` texts).
+        column: the numeric columns to study (a list, or one text separated by commas), as ``--column`` repeated.
+        variables: a name in the report for a column's variable (``{column: name}`` or ``COLUMN=NAME`` texts, as
+            ``--label``); the others are named after their column.
         missing: missing codes to drop: ``"negative"`` or ``"-1,-3"`` (a file or a table only).
         name: what the report calls the data file (default: its path as given), e.g. the name of an upload.
         title: the report's title (default: "Sampling study of" the file's name, or the demo's).
@@ -218,8 +168,8 @@ class StudySettings:
     """
 
     data: Any = field(default=None, repr=False, compare=False)
-    columns: Sequence[str] | str = ()
-    labels: Mapping[str, str] | Sequence[str] = field(default_factory=dict)
+    column: Sequence[str] | str = ()
+    variables: Mapping[str, str] | Sequence[str] = field(default_factory=dict)
     missing: str | None = None
     name: str | None = None
     title: str | None = None
@@ -250,7 +200,13 @@ class StudySettings:
             proportions = "auto"
         else:
             if isinstance(given, str):
-                given = parse_numbers(given, name="proportions")
+                try:
+                    given = parse_numbers(given, name="proportions")
+                except PrivriskError as exc:
+                    why = str(exc).removeprefix("proportions: ")
+                    raise PrivriskError(
+                        f"proportions: a list of numbers in (0, 1] or 'auto'; {why}", param="proportions"
+                    ) from None
             check_proportions(given)
             proportions = tuple(float(p) for p in np.atleast_1d(np.asarray(given, dtype=float)))
         if isinstance(self.repetitions, bool) or isinstance(self.seed, bool):
@@ -305,27 +261,27 @@ class StudySettings:
             object.__setattr__(self, name, value)
 
     def _data_fields(self) -> dict[str, Any]:
-        """The data, its columns, labels and missing codes, checked together (the order a user fills a form in)."""
-        columns = _names(self.columns)
+        """The data, its columns, their variables' names and missing codes, checked together (the order a user fills a form in)."""
+        columns = _names(self.column)
         missing = None if _blank(self.missing) else str(self.missing).strip()
-        out: dict[str, Any] = {"columns": columns, "missing": missing, "demo": bool(self.demo)}
+        out: dict[str, Any] = {"column": columns, "missing": missing, "demo": bool(self.demo)}
         if self.demo:
             if self.data is not None:
                 raise PrivriskError("demo: runs on its own data; leave out the data", param="demo")
-            for name, value in (("columns", columns), ("labels", self.labels), ("missing", missing)):
+            for name, value in (("column", columns), ("variables", self.variables), ("missing", missing)):
                 if value:
                     raise PrivriskError(
                         f"{name}: not with the demo, which studies its own variables", param=name
                     )
         elif isinstance(self.data, Mapping):
-            for name, value in (("columns", columns), ("labels", self.labels), ("missing", missing)):
+            for name, value in (("column", columns), ("variables", self.variables), ("missing", missing)):
                 if value:
                     raise PrivriskError(
                         f"{name}: only with a file or a table; the values are given", param=name
                     )
         elif self.data is not None and not columns:
-            raise PrivriskError("columns: choose at least one numeric column", param="columns")
-        out["labels"] = _labels(self.labels, columns)
+            raise PrivriskError("column: choose at least one numeric column", param="column")
+        out["variables"] = _labels(self.variables, columns)
         return out
 
     def sample_arguments(self) -> dict[str, Any]:
@@ -539,7 +495,7 @@ def _read(
 
     where = s.name or (str(s.data) if isinstance(s.data, str | os.PathLike) else "table")
     values, variables = read_variables(
-        s.data, list(s.columns), labels=cast("dict[str, str]", s.labels), missing=s.missing,
+        s.data, list(s.column), labels=cast("dict[str, str]", s.variables), missing=s.missing,
         universe=cast("Literal['data'] | tuple[float, float]", s.universe),
         universe_min=cast("float | None", s.universe_min), source=where,
     )  # fmt: skip

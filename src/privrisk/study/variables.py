@@ -46,8 +46,8 @@ def read_variables(
         absent = [c for c in columns if c not in path.columns]
         if absent:
             raise PrivriskError(
-                f"columns: {', '.join(map(repr, absent))} not in the table; it has {', '.join(map(str, path.columns))}",
-                param="columns",
+                f"column: {', '.join(map(repr, absent))} not in the table; it has {', '.join(map(str, path.columns))}",
+                param="column",
             )
         frame, where = path, source or "table"
     else:

@@ -149,7 +149,7 @@ def study_settings(
         return "" if value is None else str(value).strip()
 
     own: dict[str, Any] = {} if demo else {"universe": text("universe") or "data", "universe_min": text("universe_min"),
-                           "missing": text("missing"), "columns": list(values.get("column") or ())}  # fmt: skip
+                           "missing": text("missing"), "column": list(values.get("column") or ())}  # fmt: skip
     if text("attack_max_n"):
         own["attack_max_n"] = text("attack_max_n")
     return StudySettings(
