@@ -48,7 +48,7 @@ def test_an_error_names_the_input_it_belongs_to(change, field):
 def test_no_upload_is_an_error_of_the_file_input():
     with pytest.raises(PrivriskError) as caught:
         audit_settings(PAGE, None)
-    assert caught.value.param == "file"
+    assert caught.value.param == "data"  # shown below the file input, the form's first
 
 
 def test_the_columns_offered_after_an_upload_are_numeric_and_not_ids():
@@ -70,7 +70,7 @@ def test_the_columns_offered_after_an_upload_are_numeric_and_not_ids():
 def test_the_tables_never_show_e_notation():
     from privrisk.audit import AuditSettings, run_audit
 
-    res = run_audit(AuditSettings(values=CLAIMS, epsilon=2, u=0.75, universe=(0, 100))).result
+    res = run_audit(AuditSettings(data=CLAIMS, epsilon=2, u=0.75, universe=(0, 100))).result
     text = provider_frame(res).to_string() + intruder_frame(res).to_string()
     assert not re.search(r"\d[eE][+-]?\d", text)
     # Record 30's p3 is about 10⁻²¹ (Table 2: p1/p3 > 99,999,999): written as a power of ten.

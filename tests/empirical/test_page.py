@@ -10,7 +10,6 @@ import pytest
 from privrisk.app._shared import Job
 from privrisk.app.pages.empirical import (
     FIELDS,
-    JobStages,
     column_roles,
     empirical_settings,
     run_empirical_job,
@@ -44,7 +43,12 @@ def test_an_error_names_the_input_it_belongs_to(change, field):
 
 def test_the_roles_of_an_uploads_columns():
     frame = pd.DataFrame(
-        {"name": ["a", "b", "c"], "Inspection Date": ["2020-01-01"] * 3, "License #": [5, 9, 5], "failed": [1, 0, 1]}
+        {
+            "name": ["a", "b", "c"],
+            "Inspection Date": ["2020-01-01"] * 3,
+            "License #": [5, 9, 5],
+            "failed": [1, 0, 1],
+        }
     )
     assert column_roles(frame) == {"period": "Inspection Date", "individual": "License #", "value": "failed"}
     assert column_roles(pd.DataFrame({"name": ["a", "b"], "id": [1, 2]})) == {"individual": "id"}
@@ -64,24 +68,15 @@ def test_the_job_moves_the_bar_forward_and_counts_the_individuals(tmp_path):
         advance(fraction, text)
 
     job.advance = watch  # type: ignore[method-assign]
-    settings = empirical_settings({**PAGE, "preset": "", "period": "m", "individual": "id", "query": "count"}, path)
+    settings = empirical_settings(
+        {**PAGE, "preset": "", "period": "m", "individual": "id", "query": "count"}, path
+    )
     run = run_empirical_job(job, settings, "d.csv", tmp_path / "out")
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     counted = [t for _, t in seen if t.startswith("Measuring the individuals: ")]
     assert counted and counted[-1] == f"Measuring the individuals: {run.result.footprints:,} done"
     assert (tmp_path / "out" / "manifest.json").is_file()
-
-
-def test_stages_keep_their_share_of_the_bar():
-    job = Job()
-    stages = JobStages(job)
-    stages("Reading the data")
-    tick = stages("Measuring the individuals")
-    tick(5)
-    assert (job.fraction, job.text) == (0.1, "Measuring the individuals: 5 done")
-    stages("Writing the tables and the figures")
-    assert job.fraction == 0.9
 
 
 def test_the_verdict_leads_and_its_warnings_carry_no_e_notation():
@@ -93,8 +88,16 @@ def test_the_verdict_leads_and_its_warnings_carry_no_e_notation():
     rng = np.random.default_rng(1)
     months = np.repeat(np.arange(60), 50)
     level = np.cumsum(rng.normal(size=60)) * 5  # a random walk: Ljung–Box p far below 10⁻⁵
-    df = pd.DataFrame({"m": months, "id": rng.integers(0, 400, months.size), "v": level[months] + rng.normal(size=months.size)})
-    run = run_empirical(EmpiricalSettings(table=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5]))
+    df = pd.DataFrame(
+        {
+            "m": months,
+            "id": rng.integers(0, 400, months.size),
+            "v": level[months] + rng.normal(size=months.size),
+        }
+    )
+    run = run_empirical(
+        EmpiricalSettings(data=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5])
+    )
     p = float(run.result.independence["p_value"].iloc[-1])
     assert p < 1e-5 and f"{p:.3g}" in run.warned(Warning)[0]  # the library's text has e-notation …
     html = str(verdict_ui(run))

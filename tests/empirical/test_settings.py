@@ -14,16 +14,16 @@ import pytest
 from privrisk.datasets.chicago import chicago_like
 from privrisk.empirical import CHICAGO, EmpiricalSettings, run_empirical, write_outputs
 from privrisk.empirical.density import hockey_stick_delta
-from privrisk.empirical.settings import chance_words
+from privrisk.empirical.run import chance_words
 from privrisk.errors import DependenceWarning, PrivriskError
 
-COLS = {"file": "x.csv", "period": "m", "individual": "id", "query": "count"}
+COLS = {"data": "x.csv", "period": "m", "individual": "id", "query": "count"}
 
 
 @pytest.mark.parametrize(
     ("given", "param"),
     [
-        ({"file": None}, "file"),
+        ({"data": None}, "data"),
         ({"period": None}, "period"),
         ({"individual": " "}, "individual"),
         ({"query": None}, "query"),
@@ -82,7 +82,12 @@ def test_the_chicago_defaults_live_once_and_give_way_to_what_is_given():
     # A period unit applies to a period column given, not to the preset's month (as --preset without --period).
     assert EmpiricalSettings.chicago("i.csv", period_unit="week").period_unit is None
     own = EmpiricalSettings.chicago("i.csv", period="Inspection Date", period_unit="week", query="count")
-    assert (own.period, own.period_unit, own.query, own.individual) == ("Inspection Date", "week", "count", "License #")
+    assert (own.period, own.period_unit, own.query, own.individual) == (
+        "Inspection Date",
+        "week",
+        "count",
+        "License #",
+    )
 
 
 def test_text_as_a_page_holds_it_is_normalised():
@@ -110,9 +115,9 @@ def test_the_run_gives_delta_and_total_risk_recomputed_by_hand(panel, tmp_path):
     path = tmp_path / "panel.csv"
     panel.to_csv(path, index=False)
     eps = [0.1, math.log(2)]
-    s = EmpiricalSettings(file=path, period="month", individual="shop", query="rate", value="failed",
-                          weight="inspected", epsilons=eps, density="ecdf", k=4)  # fmt: skip
-    run = run_empirical(s, name="panel.csv")
+    s = EmpiricalSettings(data=path, period="month", individual="shop", query="rate", value="failed",
+                          weight="inspected", epsilons=eps, density="ecdf", k=4, name="panel.csv")  # fmt: skip
+    run = run_empirical(s)
     # By hand: the rate Σfailed/Σinspected every month without each shop (the definition of δᵢ), δ = maxᵢ δᵢ and
     # δ* = 1 − Πᵢ(1 − δᵢ) (Burchard and Daoud 2022, Definitions 2 and 3).
     grouped = panel.groupby("month")[["failed", "inspected"]].sum()
@@ -120,7 +125,9 @@ def test_the_run_gives_delta_and_total_risk_recomputed_by_hand(panel, tmp_path):
     table = []
     for _, own in panel.groupby("shop"):
         rest = grouped.sub(own.groupby("month")[["failed", "inspected"]].sum(), fill_value=0)
-        without = np.where(rest["inspected"] > 0, rest["failed"] / rest["inspected"].where(rest["inspected"] > 0), np.nan)
+        without = np.where(
+            rest["inspected"] > 0, rest["failed"] / rest["inspected"].where(rest["inspected"] > 0), np.nan
+        )
         table.append(hockey_stick_delta(full, without, eps, density="ecdf", k=4))
     table = np.array(table)
     doc = run.to_dict()
@@ -131,7 +138,9 @@ def test_the_run_gives_delta_and_total_risk_recomputed_by_hand(panel, tmp_path):
     # The verdict's number is δ* at the largest ε; its words come from that number.
     p = doc["rows"][1]["total_risk"]
     v = run.verdict()
-    assert v.sentence.startswith(f"It is {chance_words(p)} that publishing the rate every period exposes someone")
+    assert v.sentence.startswith(
+        f"It is {chance_words(p)} that publishing the rate every period exposes someone"
+    )
     assert "a factor of 2" in v.sentence and not any(ch in v.sentence for ch in "εδΔ")
     folder = run.write(tmp_path / "out")
     manifest = json.loads((folder / "manifest.json").read_text())
@@ -142,23 +151,36 @@ def test_the_run_collects_the_warnings_once_and_reports_its_steps():
     rng = np.random.default_rng(1)
     months = np.repeat(np.arange(60), 50)
     level = np.cumsum(rng.normal(size=60))  # a random walk: the monthly means are autocorrelated
-    df = pd.DataFrame({"m": months, "id": rng.integers(0, 400, months.size), "v": level[months] + rng.normal(size=months.size)})
-    steps: list[str] = []
-    counted: list[int] = []
+    df = pd.DataFrame(
+        {
+            "m": months,
+            "id": rng.integers(0, 400, months.size),
+            "v": level[months] + rng.normal(size=months.size),
+        }
+    )
+    seen: list[tuple[float, str]] = []
 
-    def stage(text: str):
-        steps.append(text)
-        return counted.append
-
-    s = EmpiricalSettings(table=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5], window=20)
+    s = EmpiricalSettings(
+        data=df, period="m", individual="id", query="mean", value="v", epsilons=[0.5], window=20
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error", DependenceWarning)  # collected, not issued
-        run = run_empirical(s, progress=stage)
+        run = run_empirical(s, progress=lambda done, message: seen.append((done, message)))
     assert run.warned(DependenceWarning) == [next(t for _, t in run.warnings)]
     assert run.warned(DependenceWarning)[0].startswith("aggregate: the answers are autocorrelated")
-    assert steps == ["Reading the data", "Measuring the individuals", "Measuring the rolling windows"]
+    assert [m for _, m in seen if "done" not in m] == [
+        "Reading the data",
+        "Measuring the individuals",
+        "Measuring the rolling windows",
+    ]
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)  # each step keeps its share of the bar
     # one unit per distinct footprint measured (Burchard and Daoud: δᵢ once per footprint), then one per window
-    assert sum(counted) == run.result.footprints + run.windows["first"].nunique() == run.result.footprints + 5
+    assert (
+        seen[-1][1]
+        == "Measuring the rolling windows: 5 done"
+        == f"Measuring the rolling windows: {run.windows['first'].nunique()} done"
+    )
+    assert f"Measuring the individuals: {run.result.footprints:,} done" in [m for _, m in seen]
 
 
 def test_the_preset_cleans_and_measures_the_chicago_file(tmp_path):
@@ -183,14 +205,42 @@ def test_chance_words_follow_the_number(p, words):
 def test_a_verdict_of_certainty_says_certain():
     df = pd.DataFrame({"m": np.repeat(np.arange(12), 4), "id": np.tile([1, 2, 3, 4], 12)})
     # 4 rows a month, 3 without anyone: every count without i differs from every count with it, so δᵢ = 1.
-    v = run_empirical(EmpiricalSettings(table=df, period="m", individual="id", query="count")).verdict()
+    v = run_empirical(EmpiricalSettings(data=df, period="m", individual="id", query="count")).verdict()
     assert v.headline == "100 % chance that someone is exposed"
     assert v.sentence.startswith("It is certain that") and "more likely than not" not in v.sentence
 
 
 def test_the_old_write_outputs_warns(tmp_path):
     df = pd.DataFrame({"m": np.repeat(np.arange(12), 4), "id": np.tile([1, 2, 3, 4], 12)})
-    run = run_empirical(EmpiricalSettings(table=df, period="m", individual="id", query="count"))
+    run = run_empirical(EmpiricalSettings(data=df, period="m", individual="id", query="count"))
     with pytest.warns(DeprecationWarning, match="write_outputs is deprecated"):
         folder = write_outputs(tmp_path / "old", run.result)
     assert json.loads((folder / "manifest.json").read_text())["kind"] == "empirical"
+
+
+def test_the_old_names_and_the_old_progress_warn_and_give_the_same(tmp_path):
+    import importlib
+
+    df = pd.DataFrame({"m": np.repeat(np.arange(12), 4), "id": np.tile([1, 2, 3, 4], 12)})
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    new = run_empirical(
+        EmpiricalSettings(data=path, name="d.csv", period="m", individual="id", query="count")
+    )
+    with pytest.warns(DeprecationWarning, match=r"EmpiricalSettings\(file=…\) is deprecated"):
+        old = EmpiricalSettings(file=path, period="m", individual="id", query="count")
+    steps: list[str] = []
+    with pytest.warns(DeprecationWarning) as caught:
+        by_old = run_empirical(
+            old, stages=lambda text: steps.append(text) or (lambda k=1: None), name="d.csv"
+        )
+    said = [str(w.message) for w in caught]
+    assert any(m.startswith("run_empirical(…, stages=…) is deprecated") for m in said)
+    assert any(m.startswith("run_empirical(…, name=…) is deprecated") for m in said)
+    assert by_old.to_dict() == new.to_dict() and steps == ["Reading the data", "Measuring the individuals"]
+    with pytest.warns(DeprecationWarning, match=r"EmpiricalSettings\(table=…\) is deprecated"):
+        assert EmpiricalSettings(table=df, period="m", individual="id", query="count").data is df
+    shim = importlib.import_module("privrisk.empirical.settings")
+    for name in ("EmpiricalSettings", "EmpiricalRun", "run_empirical", "Stages", "CHICAGO", "chance_words"):
+        with pytest.warns(DeprecationWarning, match=f"use privrisk.empirical.run.{name}"):
+            assert getattr(shim, name) is getattr(importlib.import_module("privrisk.empirical.run"), name)

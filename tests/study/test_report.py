@@ -21,8 +21,8 @@ from privrisk.study import (
     study_summary,
     write_bundle,
 )
-from privrisk.study.inputs import figure_choices
 from privrisk.study.report import attack_section, attack_table, findings, key_table, study_page
+from privrisk.study.run import figure_choices
 
 
 def test_sampling_and_attack_do_not_import_each_other():

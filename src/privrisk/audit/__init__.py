@@ -5,7 +5,7 @@
 - :mod:`privrisk.audit.intruder`: the intruder's audit of one answer (their Table 2, the bound on the missing
   record, the z-test, the same answer under global-sensitivity noise) and the sweep of one record (Table 3).
 - :mod:`privrisk.audit.derived`: the effective scale and ε of a query derived from another one (Table 4).
-- :mod:`privrisk.audit.settings`: the one way in of the command and the app, :class:`AuditSettings` and
+- :mod:`privrisk.audit.run`: the one way in of the command and the app, :class:`AuditSettings` and
   :func:`run_audit`, whose :class:`AuditRun` gives the JSON document (``to_dict``) and the output folder
   (``write``); :class:`~privrisk.audit.derived.DerivedSettings` and :func:`run_derived` for ``privrisk derived``.
 - :mod:`privrisk.audit.report`: the writing of the document and the folder (the earlier ``audit_document`` and
@@ -28,7 +28,7 @@ from privrisk.audit.intruder import (
 )
 from privrisk.audit.leave_out import data_dependent_sensitivity, leave_one_out
 from privrisk.audit.report import audit_document, write_outputs
-from privrisk.audit.settings import AuditRun, AuditSettings, run_audit
+from privrisk.audit.run import AuditRun, AuditSettings, run_audit
 
 __all__ = [
     "AuditResult",

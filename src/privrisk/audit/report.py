@@ -1,13 +1,13 @@
 """The intruder's audit as one JSON document and as an output folder (CSV tables, figures, ``manifest.json``).
 
 The command ``privrisk audit`` and the app's page reach them through
-:meth:`privrisk.audit.settings.AuditRun.to_dict` (its JSON output) and :meth:`~privrisk.audit.settings.AuditRun.write`
+:meth:`privrisk.audit.run.AuditRun.to_dict` (its JSON output) and :meth:`~privrisk.audit.run.AuditRun.write`
 (its output folder); ``privrisk report`` gathers such folders with those of the other commands. The earlier names
 :func:`audit_document` and :func:`write_outputs` still work for one release, with a :class:`DeprecationWarning`.
 
 Example:
-    >>> from privrisk.audit.settings import AuditSettings, run_audit
-    >>> run = run_audit(AuditSettings(values=[9.91, 9.16, 10.59, 11.27, 10.50, 100.0], epsilon=2, u=0.75))
+    >>> from privrisk.audit.run import AuditSettings, run_audit
+    >>> run = run_audit(AuditSettings(data=[9.91, 9.16, 10.59, 11.27, 10.50, 100.0], epsilon=2, u=0.75))
     >>> doc = run.to_dict()
     >>> doc["violations"], doc["sentence"][:47]
     (1, 'An intruder holding the other 5 records learns ')
@@ -192,7 +192,7 @@ def _write(
 
 
 def audit_document(result: AuditResult, **options: Any) -> dict[str, Any]:
-    """Deprecated: use :meth:`privrisk.audit.settings.AuditRun.to_dict` (the same document)."""
+    """Deprecated: use :meth:`privrisk.audit.run.AuditRun.to_dict` (the same document)."""
     warnings.warn(
         "audit_document is deprecated; use run_audit(AuditSettings(...)).to_dict()",
         DeprecationWarning,
@@ -202,7 +202,7 @@ def audit_document(result: AuditResult, **options: Any) -> dict[str, Any]:
 
 
 def write_outputs(result: AuditResult, folder: str | os.PathLike[str], **options: Any) -> Path:
-    """Deprecated: use :meth:`privrisk.audit.settings.AuditRun.write` (the same folder)."""
+    """Deprecated: use :meth:`privrisk.audit.run.AuditRun.write` (the same folder)."""
     warnings.warn(
         "audit.write_outputs is deprecated; use run_audit(AuditSettings(...)).write(folder)",
         DeprecationWarning,

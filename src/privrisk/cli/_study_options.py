@@ -1,5 +1,5 @@
 """The options `privrisk study` and `privrisk demo` share, defined once (typer copies them for each command), and
-their reading into checked settings."""
+their mapping onto the settings (which check them)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,10 @@ from privrisk.cli._common import (
     DEFAULT_ATTACK_TRIALS,
     DEFAULT_EPSILONS,
     DEFAULT_QUERIES,
-    floats,
-    parse_epsilons,
 )
-from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.study.inputs import StudySettings
+    from privrisk.study.run import StudySettings
 
 _QUERIES_HELP = f"Comma-separated queries among {', '.join(QUERIES)}."
 _PROPORTIONS_HELP = (
@@ -57,45 +54,23 @@ _ATTACK_MAX_N_OPTION = typer.Option(
 _JSON_OPTION = typer.Option(False, "--json", help="Print a JSON summary instead of text.")
 
 
-def _labels(items: list[str] | None, columns: list[str]) -> dict[str, str]:
-    labels: dict[str, str] = {}
-    for item in items or []:
-        column, sep, label = item.partition("=")
-        if not sep or not column.strip() or not label.strip():
-            raise PrivriskError(f"--label: write COLUMN=LABEL, got {item!r}")
-        if column.strip() not in columns:
-            raise PrivriskError(f"--label: {column.strip()!r} is not one of the --column names")
-        labels[column.strip()] = label.strip()
-    names = [labels.get(c, c) for c in columns]
-    if len(set(names)) != len(names):
-        raise PrivriskError("--label: two variables would have the same name")
-    return labels
-
-
 def _settings(
     queries: str,
-    epsilons: str,
     proportions: str,
     attack: bool,
     attack_trials: int | None,
     attack_max_n: int | None,
     **more: Any,
 ) -> StudySettings:
-    """The options as checked settings; the attack's options alone are a mistake, not silently ignored."""
-    from privrisk.study.inputs import StudySettings
+    """The options as settings, which check them (the attack's options alone among the rest); an option left out
+    is a field left out."""
+    from privrisk.study.run import StudySettings
 
-    if not attack and attack_trials is not None:
-        raise PrivriskError("--attack-trials: only meaningful with --attack")
-    if not attack and attack_max_n is not None:
-        raise PrivriskError("--attack-max-n: only meaningful with --attack")
-    auto = proportions.strip().lower() == "auto"
-    # A setting's error names its field (attack_trials); main() shows it as the option (--attack-trials).
+    given: dict[str, Any] = {"attack_trials": attack_trials, "attack_max_n": attack_max_n}
     return StudySettings(
         queries=[p.strip() for p in queries.split(",") if p.strip()],
-        epsilons=parse_epsilons(epsilons, name="epsilons"),
-        proportions="auto" if auto else floats(proportions, name="proportions"),
+        proportions=proportions,
         attack=attack,
-        attack_trials=DEFAULT_ATTACK_TRIALS if attack_trials is None else attack_trials,
-        attack_max_n=DEFAULT_ATTACK_MAX_N if attack_max_n is None else attack_max_n,
+        **{name: value for name, value in given.items() if value is not None},
         **more,
     )

@@ -21,7 +21,7 @@ from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    from privrisk.audit.settings import AuditRun
+    from privrisk.audit.run import AuditRun
 
 
 @app.command("audit")
@@ -76,13 +76,13 @@ def audit_command(
 
     Example: privrisk audit examples/claims.csv --column claims --query mean --epsilon 2 --u 0.75 --universe 0,100
     """
-    from privrisk.audit.settings import AuditSettings, run_audit
+    from privrisk.audit.run import AuditSettings, run_audit
 
     if out_dir is not None:
         check_outputs(
             out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
         )
-    settings = AuditSettings(file=file, column=column, missing=missing, query=query, epsilon=epsilon, u=u,
+    settings = AuditSettings(data=file, column=column, missing=missing, query=query, epsilon=epsilon, u=u,
                              response=response, event=event, alpha=alpha, universe=universe, seed=seed,
                              sweep_record=sweep_record, sweep_values=sweep_values, top=top)  # fmt: skip
     if records_file is not None and records_file.resolve() == file.resolve():

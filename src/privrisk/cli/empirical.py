@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
+from privrisk.cli._bars import bars
 from privrisk.cli._common import emit_json, err, out
 from privrisk.cli._progress import steps
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from privrisk.empirical import EmpiricalPrivacy
-    from privrisk.empirical.settings import EmpiricalRun
+    from privrisk.empirical.run import EmpiricalRun
 
 
 @app.command("empirical")
@@ -98,7 +99,7 @@ def empirical_command(
 
     Example: privrisk empirical examples/shops.csv --period month --individual shop --query rate --value failed --weight inspected
     """
-    from privrisk.empirical.settings import EmpiricalSettings, run_empirical
+    from privrisk.empirical.run import EmpiricalSettings, run_empirical
 
     if engine.strip().lower() == "spark":
         from privrisk.io.engine import check_spark_source
@@ -107,14 +108,14 @@ def empirical_command(
     if out_dir is not None:
         files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
         check_outputs(out_dir, [file], param="--out", folder=True, files=files)
-    settings = EmpiricalSettings(file=file, preset=preset, period=period, individual=individual, query=query,
+    settings = EmpiricalSettings(data=file, preset=preset, period=period, individual=individual, query=query,
                                  value=value, weight=weight, period_unit=period_unit, epsilons=epsilons,
                                  density=density, k=k, aggregate=aggregate, window=window, step=step, lags=lags,
                                  joint=joint, condition_on=condition_on, buckets=buckets, noise=noise, draws=draws,
                                  seed=seed, target_delta=target_delta, top=top, engine=engine,
                                  spark_master=spark_master, deltas_path=deltas_parquet)  # fmt: skip
     with steps(quiet=as_json) as show:
-        run = run_empirical(settings, progress=show)
+        run = run_empirical(settings, progress=bars(show))
         _warn(run, PrivacyLeakWarning)
         if out_dir is not None:
             show("Writing the tables and figures")

@@ -1,31 +1,24 @@
 """``privrisk study`` and ``privrisk demo``: the sampling study of Allmann et al. on a user's file, or on public data.
 
-Parses the options, runs :func:`privrisk.sampling_study` (and :func:`privrisk.study_attack`), lets
-:func:`privrisk.study.report.write_bundle` write the folder, and prints its JSON document or its tables; each step
-is shown on a terminal while it runs (:mod:`privrisk.cli._progress`), and the time printed is the whole run's.
+Maps the options onto :class:`privrisk.study.StudySettings`, runs :func:`privrisk.study.run_study` (the study and,
+with ``--attack``, the attack), writes its folder, and prints its JSON document or its tables; each step is shown on
+a terminal while it runs (:mod:`privrisk.cli._progress`), and the time printed is the whole run's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
 
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
-from privrisk.cli._common import (
-    MISSING_HELP,
-    PARAM_OPTIONS,
-    emit_json,
-    err,
-    out,
-    parse_bounds,
-)
+from privrisk.cli._bars import bars
+from privrisk.cli._common import MISSING_HELP, PARAM_OPTIONS, emit_json, err, out
 from privrisk.cli._progress import steps
-from privrisk.cli._study_options import (  # the options study and demo share, and their reading
+from privrisk.cli._study_options import (  # the options study and demo share, and their mapping
     _ATTACK_MAX_N_OPTION,
     _ATTACK_OPTION,
     _ATTACK_TRIALS_OPTION,
@@ -39,50 +32,39 @@ from privrisk.cli._study_options import (  # the options study and demo share, a
     _QUERIES_OPTION,
     _REPETITIONS_OPTION,
     _SEED_OPTION,
-    _labels,
     _settings,
 )
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    import numpy as np
+    from privrisk.study.run import StudyRun, StudySettings
 
-    from privrisk.study.inputs import StudySettings
-    from privrisk.study.report import StudyBundle
-
-# The library names its parameters; these options are called differently (the others are -- + the name).
+# The settings' fields that these commands' options name differently (the others are -- + the field).
 for _command in ("study", "demo"):
-    PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n"}
+    PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n", "variables": "--label"}  # fmt: skip
 
 
-def _run(
-    settings: StudySettings,
-    read: Callable[[], tuple[dict[str, np.ndarray], Any]],
-    out_dir: Path,
-    as_json: bool,
-    inputs: tuple[Path, ...] = (),
-    **page: Any,
-) -> None:
-    """Read the data, run the study through :func:`privrisk.study.run.run_study`, print the document or the
+def _run(settings: StudySettings, out_dir: Path, as_json: bool, inputs: tuple[Path, ...] = ()) -> None:
+    """Run the study through :func:`privrisk.study.run.run_study`, write its folder, print the document or the
     tables; each step is shown on a terminal while it runs."""
     from privrisk.study.report import BUNDLE_FILES
     from privrisk.study.run import run_study
 
     check_outputs(out_dir, inputs, param="--out", folder=True, files=BUNDLE_FILES)
-    with steps(quiet=as_json) as step:
-        step("Reading the data")
-        values, variables = read()
-        bundle = run_study(settings, values, out_dir, variables=variables, on_step=step, **page)
+    with steps(quiet=as_json) as show:
+        run = run_study(settings, progress=bars(show))
+        run.write(out_dir, progress=bars(show))
     if as_json:
-        emit_json(bundle.to_dict())
+        emit_json(run.to_dict(out_dir))
     else:
-        _print(bundle, settings, step.seconds)
+        _print(run, out_dir, show.seconds)
 
 
-def _print(bundle: StudyBundle, settings: StudySettings, whole: float) -> None:
+def _print(bundle: StudyRun, folder: Path, whole: float) -> None:
     """The tables and findings on stdout; what was read and how long it took on stderr."""
     from privrisk.study.report import MEANING
 
+    settings = bundle.settings
     pct = percent_3g
     for v in bundle.variables:
         err.print(f"{v['label']}: {v['summary']}; universe {v['universe']}", soft_wrap=True)
@@ -124,7 +106,7 @@ def _print(bundle: StudyBundle, settings: StudySettings, whole: float) -> None:
     # Say what was timed: the computation alone was printed as if it were the run (issue 20).
     err.print(
         f"{bundle.rows:,} result rows, computed in {duration(bundle.seconds or 0)}; the whole run took "
-        f"{duration(whole)}. Wrote {bundle.folder}/report.html, results.parquet, summary.csv",
+        f"{duration(whole)}. Wrote {folder}/report.html, results.parquet, summary.csv",
         soft_wrap=True,
     )
 
@@ -174,31 +156,12 @@ def study_command(
 
     Example: privrisk study examples/survey.dta --column hours --column income --missing negative --out study/
     """
-    from privrisk.study.inputs import read_variables
-    from privrisk.study.report import BUNDLE_FILES
-
-    bounds = None if universe.strip().lower() == "data" else parse_bounds(universe)
     settings = _settings(
-        queries, epsilons, proportions, attack, attack_trials, attack_max_n, repetitions=repetitions, seed=seed,
-        universe="data" if bounds is None else bounds, universe_min=universe_min, ls_method=ls_method,
-        figure_query=figure_query, figure_epsilon=figure_epsilon,
+        queries, proportions, attack, attack_trials, attack_max_n, data=file, column=column, variables=label or (),
+        missing=missing, epsilons=epsilons, repetitions=repetitions, seed=seed, universe=universe,
+        universe_min=universe_min, ls_method=ls_method, figure_query=figure_query, figure_epsilon=figure_epsilon,
     )  # fmt: skip
-    check_outputs(out_dir, [file], param="--out", folder=True, files=BUNDLE_FILES)
-    columns = list(dict.fromkeys(column))
-    labels = _labels(label, columns)
-
-    def read() -> tuple[dict[str, np.ndarray], Any]:
-        return read_variables(
-            file,
-            columns,
-            labels=labels,
-            missing=missing,
-            universe=settings.universe,
-            universe_min=universe_min,
-        )
-
-    _run(settings, read, out_dir, as_json, (file,), title=f"Sampling study of {file.name}",
-         extra_parameters={"file": str(file), "missing": missing})  # fmt: skip
+    _run(settings, out_dir, as_json, (file,))
 
 
 @app.command("demo")
@@ -226,14 +189,9 @@ def demo_command(
 
     Example: privrisk demo --out results/
     """
-    from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
-    from privrisk.study.report import BUNDLE_FILES
-
     settings = _settings(
-        queries, epsilons, proportions, attack, attack_trials, attack_max_n, repetitions=repetitions, seed=seed,
-        universe="data", universe_min=0.0, ls_method=ls_method, figure_query=figure_query,
+        queries, proportions, attack, attack_trials, attack_max_n, demo=True, epsilons=epsilons,
+        repetitions=repetitions, seed=seed, ls_method=ls_method, figure_query=figure_query,
         figure_epsilon=figure_epsilon,
     )  # fmt: skip
-    check_outputs(out_dir, param="--out", folder=True, files=BUNDLE_FILES)
-    _run(settings, survey_values, out_dir, as_json, title=SURVEY_TITLE, intro=SURVEY_INTRO,
-         extra_parameters={"data": SURVEY_SOURCE})  # fmt: skip
+    _run(settings, out_dir, as_json)

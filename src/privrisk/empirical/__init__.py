@@ -8,7 +8,7 @@
 - :mod:`~privrisk.empirical.windows`: the sequence of databases: :func:`ljung_box`, merged periods,
   :func:`rolling_privacy`;
 - :mod:`~privrisk.empirical.search`: :func:`smallest_noise`, the Laplace scale that reaches a target δ;
-- :mod:`~privrisk.empirical.settings`: the one way in of the command and the app, :class:`EmpiricalSettings` and
+- :mod:`~privrisk.empirical.run` (once ``settings``): the one way in of the command and the app, :class:`EmpiricalSettings` and
   :func:`run_empirical`, whose :class:`EmpiricalRun` gives the JSON document (``to_dict``) and the output folder
   (``write``);
 - :mod:`~privrisk.empirical.result` and :mod:`~privrisk.empirical.report`: :class:`EmpiricalPrivacy` and the
@@ -35,8 +35,8 @@ from privrisk.empirical.measure import ENGINES, Engine, empirical_privacy, empir
 from privrisk.empirical.periods import PERIOD_UNITS, PeriodUnit, ljung_box
 from privrisk.empirical.report import write_outputs
 from privrisk.empirical.result import EmpiricalPrivacy, delta_column
+from privrisk.empirical.run import CHICAGO, EmpiricalRun, EmpiricalSettings, run_empirical
 from privrisk.empirical.search import smallest_noise
-from privrisk.empirical.settings import CHICAGO, EmpiricalRun, EmpiricalSettings, run_empirical
 from privrisk.empirical.windows import rolling_privacy
 
 __all__ = [

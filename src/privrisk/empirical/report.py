@@ -1,7 +1,7 @@
 """The output folder of an empirical-privacy measurement: tables, figures and a manifest, written whole.
 
 The command ``privrisk empirical`` and the app's page write it through
-:meth:`privrisk.empirical.settings.EmpiricalRun.write`; the earlier :func:`write_outputs` still works for one release,
+:meth:`privrisk.empirical.run.EmpiricalRun.write`; the earlier :func:`write_outputs` still works for one release,
 with a :class:`DeprecationWarning`.
 """
 
@@ -127,7 +127,7 @@ def _write(
 
 
 def write_outputs(folder: str | os.PathLike[str], result: EmpiricalPrivacy, **options: Any) -> Path:
-    """Deprecated: use :meth:`privrisk.empirical.settings.EmpiricalRun.write` (the same folder)."""
+    """Deprecated: use :meth:`privrisk.empirical.run.EmpiricalRun.write` (the same folder)."""
     warnings.warn(
         "empirical.write_outputs is deprecated; use run_empirical(EmpiricalSettings(...)).write(folder)",
         DeprecationWarning,

@@ -4,11 +4,12 @@ Clifton's (2011) attacker on every sample, and the study's report.
 - :mod:`~privrisk.study.sampling`: :func:`sampling_study` and :func:`study_summary`, with the samples it draws
   (:func:`study_samples`, :func:`study_proportions`, :func:`sample_sizes`);
 - :mod:`~privrisk.study.attack`: :func:`study_attack` on the very same samples, and :func:`merge_attack`;
-- :mod:`~privrisk.study.inputs`: :class:`StudySettings` (checked once) and :func:`read_variables` from a file;
+- :mod:`~privrisk.study.variables`: :func:`read_variables` from a file or a table;
 - :mod:`~privrisk.study.report`: findings, key tables, the page, and :func:`write_bundle`, which writes the
   report's folder (results, summary, figures, ``report.html``, ``manifest.json``);
-- :mod:`~privrisk.study.run`: :func:`run_study`, the one way in that ``privrisk study``, ``privrisk demo`` and
-  the app's Study page all take: settings and values in, the study (and its attack) run, the folder written.
+- :mod:`~privrisk.study.run`: :class:`StudySettings` (the data among them, checked once) and :func:`run_study`,
+  the one way in that ``privrisk study``, ``privrisk demo`` and the app's Study page all take; its
+  :class:`StudyRun` gives the JSON document, the verdict and the report folder (``inputs`` is its old name).
 
 The names are imported when first used: the attack needs SciPy and the report Matplotlib, which a study without
 them (``sampling_study`` alone, or ``--json`` of a run without the attack) does not pay for.
@@ -21,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from privrisk.study.attack import merge_attack, study_attack
-    from privrisk.study.inputs import StudySettings, read_variables
     from privrisk.study.report import StudyBundle, write_bundle
-    from privrisk.study.run import run_study
+    from privrisk.study.run import StudyRun, StudySettings, run_study
     from privrisk.study.sampling import (
         sample_sizes,
         sampling_study,
@@ -31,12 +31,14 @@ if TYPE_CHECKING:
         study_samples,
         study_summary,
     )
+    from privrisk.study.variables import read_variables
 
 _HOMES = {
     "StudyBundle": "report",
-    "StudySettings": "inputs",
+    "StudyRun": "run",
+    "StudySettings": "run",
     "merge_attack": "attack",
-    "read_variables": "inputs",
+    "read_variables": "variables",
     "run_study": "run",
     "sample_sizes": "sampling",
     "sampling_study": "sampling",
@@ -48,6 +50,7 @@ _HOMES = {
 }
 __all__ = [
     "StudyBundle",
+    "StudyRun",
     "StudySettings",
     "merge_attack",
     "read_variables",

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -24,8 +24,11 @@ import pandas as pd
 from privrisk._format import epsilon_text, label, percent_3g, readable
 from privrisk.errors import PrivriskError
 from privrisk.reports.html import glossary_link, glossary_section, html_page, inline_svg, text_html
-from privrisk.study.inputs import StudySettings, figure_choices
+from privrisk.study._figures import figure_choices
 from privrisk.study.sampling import study_summary
+
+if TYPE_CHECKING:
+    from privrisk.study.run import StudySettings
 
 # What write_bundle writes into its folder (the command line checks them before the study runs).
 BUNDLE_FILES = ("results.parquet", "summary.csv", "report.html", "manifest.json", "figures/*")
@@ -39,10 +42,12 @@ __all__ = [
     "attack_findings",
     "attack_section",
     "attack_table",
+    "bundle_contents",
     "bundle_parts",
     "findings",
     "key_table",
     "study_page",
+    "study_verdict",
     "write_bundle",
 ]
 
@@ -374,6 +379,51 @@ def study_page(
     return html_page(title=title, body="\n".join(parts), css=_CSS, wide=True)
 
 
+def study_verdict(
+    key_figures: Sequence[Mapping[str, Any]], epsilon: float, repetitions: int
+) -> tuple[str, str, str]:
+    """The study's first number and sentence, in plain words (no symbols), and the line that says where they
+    come from.
+
+    The number is the worst median two-worlds risk ρ_tw (Allmann et al., eq. 6) at the figures' ε over the
+    variables, queries and the smallest and largest samples: how often an attacker who knows every other record
+    would tell whether one person is in the sample, beside guessing (1 in 2), as natural frequencies.
+
+    Example:
+        >>> row = {"variable": "hours", "query": "max", "n_smallest": 31, "n_largest": 3100,
+        ...        "tw_smallest_median": 0.62, "tw_largest_median": 0.51}
+        >>> number, sentence, where = study_verdict([row], 1.0, 100)
+        >>> number
+        '62 %'
+        >>> sentence
+        'At a privacy loss of 1, an attacker who knows every other record would tell whether one person is in the data right about 62 times in 100 at worst; guessing, about 50 in 100.'
+        >>> where
+        'The worst case is the max of hours on samples of 31 records (the median of 100 samples).'
+    """
+    from privrisk._format import natural_frequencies
+
+    worst = max(
+        ((row["tw_smallest_median"], row, row["n_smallest"]) for row in key_figures),
+        key=lambda t: t[0],
+    )
+    for row in key_figures:
+        if row["tw_largest_median"] > worst[0]:
+            worst = (row["tw_largest_median"], row, row["n_largest"])
+    risk, row, n = worst
+    attacker, guess = natural_frequencies(risk, 0.5)
+    base = f"{attacker.base:,}"
+    sentence = (
+        f"At a privacy loss of {epsilon_text(epsilon)}, an attacker who knows every other record would tell whether "
+        f"one person is in the data right {attacker.text()} times in {base} at worst; guessing, {guess.text()} in "
+        f"{base}."
+    )
+    where = (
+        f"The worst case is the {row['query']} of {row['variable']} on samples of {n:,} records (the median of "
+        f"{repetitions:,} samples)."
+    )
+    return percent_3g(risk), sentence, where
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The folder
 # --------------------------------------------------------------------------------------------------------------
@@ -396,20 +446,82 @@ class StudyBundle:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of the study (``kind: "study"``), as the command line prints it."""
-        doc: dict[str, Any] = {
-            "kind": "study",
-            "title": self.title,
-            "variables": self.variables,
-            "parameters": self.parameters,
-            "rows": self.rows,
-            "seconds": None if self.seconds is None else round(self.seconds, 3),
-            "findings": list(self.findings),
-            "key_figures": self.key_figures.to_dict(orient="records"),
+        return study_document(self, self.files)
+
+
+def study_document(found: Any, files: dict[str, Any] | None) -> dict[str, Any]:
+    """The JSON document of a study (``kind: "study"``) from what it found (a :class:`StudyBundle` or a
+    :class:`~privrisk.study.run.StudyRun`) and the files its folder holds (None: not written)."""
+    doc: dict[str, Any] = {
+        "kind": "study",
+        "title": found.title,
+        "variables": found.variables,
+        "parameters": found.parameters,
+        "rows": found.rows,
+        "seconds": None if found.seconds is None else round(found.seconds, 3),
+        "findings": list(found.findings),
+        "key_figures": found.key_figures.to_dict(orient="records"),
+    }
+    if found.attack is not None:
+        doc["attack"] = found.attack
+    if files is not None:
+        doc["files"] = files
+    return doc
+
+
+@dataclass(frozen=True)
+class Contents:
+    """What a study found, before any file is written: the figures' query and ε, the key tables, the findings,
+    the attack's summary, the variables (with their sample sizes) and the parameters to record."""
+
+    query: str
+    epsilon: float
+    key_figures: pd.DataFrame
+    findings: list[str]
+    attack: dict[str, Any] | None
+    attack_table: pd.DataFrame | None
+    variables: list[dict[str, Any]]
+    parameters: dict[str, Any]
+
+
+def bundle_contents(
+    results: pd.DataFrame,
+    summary: pd.DataFrame,
+    settings: StudySettings,
+    variables: Sequence[Mapping[str, Any]] = (),
+    extra_parameters: Mapping[str, Any] | None = None,
+) -> Contents:
+    """The study's findings and tables from its results (what :func:`write_bundle` writes and the run shows)."""
+    fig_query, fig_eps = figure_choices(
+        settings.queries,
+        cast("Sequence[float]", settings.epsilons),
+        settings.figure_query,
+        settings.figure_epsilon,
+    )
+    table = key_table(summary, fig_eps)
+    sentences = findings(results, fig_eps, fig_query)
+    attack_info, a_table = None, None
+    if settings.attack:
+        if "attacked" not in results.columns:
+            raise PrivriskError("results: no attack columns; add study_attack's with merge_attack")
+        a_table = attack_table(results, fig_eps)
+        counts = attack_counts(results)
+        trials = cast(int, settings.attack_trials)
+        max_n = cast("int | None", settings.attack_max_n)
+        sentences += attack_findings(a_table, fig_eps, fig_query, counts, trials, max_n)
+        attack_info = {"trials": trials, "max_n": max_n, **counts,
+                       "key_figures": a_table.to_dict(orient="records")}  # fmt: skip
+    described = [
+        {
+            **v,
+            "sample_sizes": sorted(
+                int(n) for n in results.loc[results["variable"] == v["label"], "n"].unique()
+            ),
         }
-        if self.attack is not None:
-            doc["attack"] = self.attack
-        doc["files"] = self.files
-        return doc
+        for v in variables
+    ]
+    parameters = {**(extra_parameters or {}), **settings.parameters()}
+    return Contents(fig_query, fig_eps, table, sentences, attack_info, a_table, described, parameters)
 
 
 def bundle_parts(settings: StudySettings) -> int:
@@ -417,6 +529,7 @@ def bundle_parts(settings: StudySettings) -> int:
     attack's section with Figure 3), the page and the manifest.
 
     Example:
+        >>> from privrisk.study.run import StudySettings
         >>> bundle_parts(StudySettings()), bundle_parts(StudySettings(attack=True))
         (4, 5)
     """
@@ -462,6 +575,7 @@ def write_bundle(
     Example:
         >>> import tempfile
         >>> from privrisk import sampling_study
+        >>> from privrisk.study.run import StudySettings
         >>> settings = StudySettings(queries=["max"], epsilons=[1.0], proportions=[0.5, 1], repetitions=3)
         >>> results = sampling_study({"x": np.arange(40) % 9}, **settings.sample_arguments())
         >>> bundle = write_bundle(tempfile.mkdtemp(), results, settings=settings, title="A study")
@@ -477,31 +591,14 @@ def write_bundle(
 
     out_dir = Path(folder)
     summary = study_summary(results) if summary is None else summary
-    fig_query, fig_eps = figure_choices(
-        settings.queries, settings.epsilons, settings.figure_query, settings.figure_epsilon
+    found = bundle_contents(results, summary, settings, variables, extra_parameters)
+    fig_query, fig_eps, table, sentences = found.query, found.epsilon, found.key_figures, found.findings
+    attack_info, a_table, described, parameters = (
+        found.attack,
+        found.attack_table,
+        found.variables,
+        found.parameters,
     )
-    table = key_table(summary, fig_eps)
-    sentences = findings(results, fig_eps, fig_query)
-    attack_info, a_table = None, None
-    if settings.attack:
-        if "attacked" not in results.columns:
-            raise PrivriskError("results: no attack columns; add study_attack's with merge_attack")
-        a_table = attack_table(results, fig_eps)
-        counts = attack_counts(results)
-        trials = settings.attack_trials
-        sentences += attack_findings(a_table, fig_eps, fig_query, counts, trials, settings.attack_max_n)
-        attack_info = {"trials": trials, "max_n": settings.attack_max_n, **counts,
-                       "key_figures": a_table.to_dict(orient="records")}  # fmt: skip
-    described = [
-        {
-            **v,
-            "sample_sizes": sorted(
-                int(n) for n in results.loc[results["variable"] == v["label"], "n"].unique()
-            ),
-        }
-        for v in variables
-    ]
-    parameters = {**(extra_parameters or {}), **settings.parameters()}
     titles = [
         f"Figure 1: many-worlds and two-worlds risk per query and variable at ε = {epsilon_text(fig_eps)} "
         "(all sample proportions and repetitions; analogue of Figure 1 of Allmann et al.).",
@@ -533,7 +630,7 @@ def write_bundle(
                 made.append(attack_by_size(results, fig_eps, fig_query, tmp / "figures", formats=formats))
                 figure = (titles[2], made[2]["svg"])
             done(1)
-            attack_html = attack_section(a_table, fig_eps, settings.attack_trials, figure=figure)
+            attack_html = attack_section(a_table, fig_eps, cast(int, settings.attack_trials), figure=figure)
         page = study_page(
             title=title,
             intro=intro,

@@ -21,31 +21,26 @@ from shiny import module, reactive, render, ui
 
 from privrisk._format import number, plain
 from privrisk.app._examples import example_frame
+from privrisk.app._long_job import LongJob
 from privrisk.app._shared import (
     KeptUpload,
     command_line,
     id_like,
-    keep_upload,
     numeric_columns,
     preset_inputs,
     query_params,
-    session_upload,
 )
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
-    Runner,
     figures_ui,
     findings_ui,
     frame_ui,
     main_panel,
-    named_error,
     session_folder,
-    zip_bytes,
 )
-from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.audit.settings import AuditRun, AuditSettings
+    from privrisk.audit.run import AuditRun, AuditSettings
 
 ID = "audit"
 TITLE = "Audit"
@@ -95,14 +90,20 @@ def page_ui() -> Any:
                 "event",
             ),
             _field(
-                ui.input_text("alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"),
+                ui.input_text(
+                    "alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"
+                ),
                 "alpha",
             ),
             _field(ui.input_text("seed", "Seed for the draw of u when u is empty", value=""), "seed"),
             _field(ui.input_text("sweep_record", "Sweep: record number (from 1)", value=""), "sweep_record"),
-            _field(ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""), "sweep_values"),
             _field(
-                ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
+                ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""), "sweep_values"
+            ),
+            _field(
+                ui.input_text(
+                    "missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""
+                ),
                 "missing",
             ),
             _field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
@@ -132,8 +133,12 @@ def page_ui() -> Any:
                 ),
                 "column",
             ),
-            _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"),
-            _field(ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"), "epsilon"),
+            _field(
+                ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"
+            ),
+            _field(
+                ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"), "epsilon"
+            ),
             _field(
                 ui.input_text(
                     "u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", value="0.75"
@@ -156,7 +161,7 @@ def page_ui() -> Any:
     )
 
 
-#: The page's inputs that set a field of :class:`~privrisk.audit.settings.AuditSettings`; each has an error output
+#: The page's inputs that set a field of :class:`~privrisk.audit.run.AuditSettings`; each has an error output
 #: below it (``<name>_error``), where an error naming that field is shown.
 FIELDS = (
     "file",
@@ -174,8 +179,10 @@ FIELDS = (
     "missing",
     "top",
 )
+
+
 def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditSettings:
-    """The page's inputs mapped onto :class:`~privrisk.audit.settings.AuditSettings` (every check is there).
+    """The page's inputs mapped onto :class:`~privrisk.audit.run.AuditSettings` (every check is there).
 
     ``values`` are the inputs by name (text as typed); ``file`` is the data's path (None: nothing uploaded).
 
@@ -183,19 +190,21 @@ def audit_settings(values: Mapping[str, Any], file: str | Path | None) -> AuditS
         >>> audit_settings({"column": "claims", "epsilon": "ln3", "u": "", "universe": "0,100"}, "c.csv").universe
         (0.0, 100.0)
     """
-    from privrisk.audit.settings import AuditSettings
+    from privrisk.audit.run import AuditSettings
 
     given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name not in ("file",)}
     if given.get("top") is None:
         given.pop("top")
-    return AuditSettings(file=None if file is None else str(file), **given)
+    return AuditSettings(data=None if file is None else str(file), **given)
 
 
 def run_audit_job(job: Any, settings: AuditSettings, name: str, folder: Path) -> AuditRun:
     """Audit and write the command's folder, what ``privrisk audit --out`` does; the bar follows each step."""
-    from privrisk.audit.settings import run_audit
+    from dataclasses import replace
 
-    run = run_audit(settings, progress=job.advance, name=name)
+    from privrisk.audit.run import run_audit
+
+    run = run_audit(replace(settings, name=name), progress=job.advance)
     run.write(folder, progress=job.advance)
     job.advance(1.0, "Done")
     return run
@@ -333,9 +342,7 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
             id="audit-detail",
             class_="mb-3",
         ),
-        ui.tags.details(
-            ui.tags.summary("Figures"), figures_ui(folder), id="audit-figures", class_="mb-3"
-        ),
+        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="audit-figures", class_="mb-3"),
     )
 
 
@@ -353,7 +360,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     folder = session_folder(session, ID)
     example = folder / "claims.csv"
     example_frame("claims").to_csv(example, index=False)
-    runner = Runner("audit", "cancel", session, folder)
     params = query_params(session)
     kinds = {
         "source": "radio",
@@ -372,7 +378,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     }
     preset_inputs(session, kinds)
     wanted_column = params.get("column")
-    file_message: reactive.Value[str | None] = reactive.value(None)
     file_columns: reactive.Value[tuple[list[str], list[str]]] = reactive.value(([], []))
 
     def _choose(found: list[str], numeric: list[str]) -> None:
@@ -381,27 +386,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         chosen = wanted_column if wanted_column in found else (numeric[0] if numeric else None)
         ui.update_selectize("column", choices=choices, selected=chosen or [])
 
-    uploads = session_upload(session, max_bytes=max_upload)
-
-    keep_upload("file", input, uploads, file_message, lambda exc: named_error(exc, "audit"))
-
-    @uploads.on_new
-    def _offer(kept: KeptUpload) -> None:
+    def _offer(profile: Any, found: list[str]) -> None:
         # A file uploaded on any page of this session: offered here, its columns chosen, the example's bounds cleared.
-        try:
-            profile = uploads.profile()  # read once per upload, for every page
-        except PrivriskError as exc:
-            file_message.set(named_error(exc, "audit"))
-            file_columns.set(([], []))
-            ui.update_selectize("column", choices=[], selected=[])
-            return
-        file_message.set(None)
-        found, numeric = list(profile.names), list(profile.numeric)
+        numeric = [] if profile is None else list(profile.numeric)
         file_columns.set((found, numeric))
-        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
         _choose(found, numeric)
-        if "universe" not in params:  # the example's bounds do not fit another file's values
+        if (
+            profile is not None and "universe" not in params
+        ):  # the example's bounds do not fit another file's values
             ui.update_text("universe", value="")
+
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer,
+                  example=(example, EXAMPLE_NAME))  # fmt: skip
 
     @reactive.effect
     @reactive.event(input.source, ignore_init=True)
@@ -414,63 +410,41 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def _values() -> dict[str, Any]:
         return {n: input[n]() for n in FIELDS if n != "file"}
 
-    def _data() -> tuple[Path | None, str]:
-        if input.source() == "example":
-            return example, EXAMPLE_NAME
-        kept = uploads.current()
-        if kept is None or file_message() is not None:
-            return None, "FILE"
-        return kept.path, kept.name
-
-    form = SettingsForm(input, "audit", FIELDS, lambda path: audit_settings(_values(), path), _data, ("column",))
+    form = SettingsForm(
+        input, "audit", FIELDS, lambda path: audit_settings(_values(), path), job.data, ("column",)
+    )
 
     @render.ui
     def file_error() -> Any:
-        return form.file_error(file_message())
-
-    def _checked() -> tuple[Path, str]:
-        if input.source() == "example":
-            return example, EXAMPLE_NAME
-        return uploads.checked()
+        return form.file_error(job.file_message())
 
     @reactive.effect
     @reactive.event(input.run)
     def _run() -> None:
-        message = file_message() if input.source() == "file" else None
-        form.start(runner, run_audit_job, folder / "out", upload_message=message, checked=_checked)
+        form.start(
+            job.runner,
+            run_audit_job,
+            folder / "out",
+            upload_message=job.upload_message(),
+            checked=job.checked,
+        )
 
-    runner.serve_status(input)
+    buttons = job.downloads("out", {"records": ("records.csv", "records.csv (every record)")}, "audit.zip")
 
     @render.ui
     def results() -> Any:
-        run = runner.result()
+        run = job.runner.result()
         if run is None:
             return ui.p(
                 "Press “Audit”: the example takes a few seconds, most of them drawing its four figures.",
                 class_="privrisk-help",
             )
-        return ui.TagList(
-            verdict_ui(run),
-            ui.div(
-                ui.download_button("download_records", "records.csv (every record)", class_="btn-sm me-2"),
-                ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
-                class_="mb-3",
-            ),
-            detail_ui(run, folder / "out"),
-        )
-
-    @render.download_button(filename="records.csv")
-    def download_records() -> Any:
-        yield (folder / "out" / "records.csv").read_bytes()
-
-    @render.download_button(filename="audit.zip")
-    def download_all() -> Any:
-        yield zip_bytes(folder / "out")
+        return ui.TagList(verdict_ui(run), buttons(), detail_ui(run, folder / "out"))
 
     @render.ui
     def command() -> Any:
         v = _values()
-        _, name = _data()
+        _, name = job.data()
         options: dict[str, Any] = {
             "column": v["column"] or "COLUMN",
             "query": v["query"],

@@ -21,30 +21,25 @@ from typing import TYPE_CHECKING, Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number
+from privrisk.app._long_job import LongJob
 from privrisk.app._shared import (
     KeptUpload,
     UploadColumns,
     command_line,
-    keep_upload,
     preset_inputs,
     query_params,
-    session_upload,
     warning_ui,
 )
 from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import (
-    Runner,
     figures_ui,
     frame_ui,
     main_panel,
-    named_error,
     session_folder,
-    zip_bytes,
 )
-from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.empirical.settings import EmpiricalRun, EmpiricalSettings
+    from privrisk.empirical.run import EmpiricalRun, EmpiricalSettings
 
 ID = "empirical"
 TITLE = "Empirical DP"
@@ -54,7 +49,6 @@ __all__ = [
     "FIELDS",
     "ID",
     "TITLE",
-    "JobStages",
     "column_roles",
     "empirical_settings",
     "example_table",
@@ -107,11 +101,21 @@ def page_ui() -> Any:
                 ),
                 "period_unit",
             ),
-            _field(ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"),
-            _field(ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1), "aggregate"),
-            _field(ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""), "window"),
+            _field(
+                ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"
+            ),
+            _field(
+                ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1),
+                "aggregate",
+            ),
+            _field(
+                ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""),
+                "window",
+            ),
             _field(ui.input_text("step", "Periods between window starts (empty: W/2)", value=""), "step"),
-            _field(ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"),
+            _field(
+                ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"
+            ),
             _field(
                 ui.input_text(
                     "joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)", value=""
@@ -120,19 +124,26 @@ def page_ui() -> Any:
             ),
             _field(
                 ui.input_text(
-                    "condition_on", "What the adversary knows per period: a column or count, sum:COLUMN", value=""
+                    "condition_on",
+                    "What the adversary knows per period: a column or count, sum:COLUMN",
+                    value="",
                 ),
                 "condition_on",
             ),
             _field(ui.input_numeric("buckets", "Buckets of that knowledge", value=4, min=1), "buckets"),
-            _field(ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"),
+            _field(
+                ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"
+            ),
             _field(
                 ui.input_text("target_delta", "Find the smallest Laplace scale bringing δ under", value=""),
                 "target_delta",
             ),
             _field(ui.input_numeric("draws", "Noise draws per database", value=20, min=1), "draws"),
             _field(ui.input_numeric("seed", "Seed of the noise draws", value=0, min=0), "seed"),
-            _field(ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0), "top"),
+            _field(
+                ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0),
+                "top",
+            ),
         ),
         open=False,
     )
@@ -167,11 +178,20 @@ def page_ui() -> Any:
             ),
             ui.panel_conditional(
                 "input.preset === ''",
-                _field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
-                _field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
-                _field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
                 _field(
-                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]), "value"
+                    ui.input_selectize("period", "Column whose values are the databases", choices=[]),
+                    "period",
+                ),
+                _field(
+                    ui.input_selectize("individual", "Column identifying individuals", choices=[]),
+                    "individual",
+                ),
+                _field(
+                    ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"
+                ),
+                _field(
+                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
+                    "value",
                 ),
                 _field(
                     ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
@@ -179,7 +199,10 @@ def page_ui() -> Any:
                 ),
             ),
             _field(ui.input_text("epsilons", "ε values, comma-separated", value="0.03,0.1,0.3"), "epsilons"),
-            _field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
+            _field(
+                ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"),
+                "density",
+            ),
             more,
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
@@ -188,7 +211,7 @@ def page_ui() -> Any:
     )
 
 
-#: The page's inputs that set a field of :class:`~privrisk.empirical.settings.EmpiricalSettings`; each but the file
+#: The page's inputs that set a field of :class:`~privrisk.empirical.run.EmpiricalSettings`; each but the file
 #: has an error output below it (``<name>_error``), where an error naming that field is shown.
 FIELDS = (
     "file",
@@ -247,7 +270,7 @@ def column_roles(frame: Any) -> dict[str, str]:
 
 
 def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> EmpiricalSettings:
-    """The page's inputs mapped onto :class:`~privrisk.empirical.settings.EmpiricalSettings` (every check is
+    """The page's inputs mapped onto :class:`~privrisk.empirical.run.EmpiricalSettings` (every check is
     there). With a preset the column inputs are left out, as ``--preset chicago`` without ``--period`` does.
 
     Example:
@@ -255,50 +278,25 @@ def empirical_settings(values: Mapping[str, Any], file: str | Path | None) -> Em
         >>> s.period, s.epsilons, s.k
         ('month', (0.1,), None)
     """
-    from privrisk.empirical.settings import EmpiricalSettings
+    from privrisk.empirical.run import EmpiricalSettings
 
-    given: dict[str, Any] = {name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None}
+    given: dict[str, Any] = {
+        name: values.get(name) for name in FIELDS if name != "file" and values.get(name) is not None
+    }
     if given.get("preset"):
         for name in ("period", "individual", "query", "value", "weight", "period_unit"):
             given.pop(name, None)
-    return EmpiricalSettings(file=None if file is None else str(file), **given)
-
-
-class JobStages:
-    """The library's steps (:data:`privrisk.empirical.settings.Stages`) on a page's :class:`Job`: each step moves
-    the bar to its share of the run, and the units it counts (individuals, windows, measurements) show in its
-    text as they are done."""
-
-    SHARES = (
-        ("Reading", 0.0),
-        ("Measuring the individuals", 0.1),
-        ("Measuring the rolling", 0.6),
-        ("Searching", 0.7),
-        ("Writing", 0.9),
-    )
-
-    def __init__(self, job: Any) -> None:
-        self.job = job
-
-    def __call__(self, text: str) -> Any:
-        start = next((share for head, share in self.SHARES if text.startswith(head)), self.job.fraction)
-        self.job.advance(start, text)
-        done = [0]
-
-        def advance(steps: int = 1) -> None:
-            done[0] += steps
-            self.job.advance(start, f"{text}: {done[0]:,} done")
-
-        return advance
+    return EmpiricalSettings(data=None if file is None else str(file), **given)
 
 
 def run_empirical_job(job: Any, settings: EmpiricalSettings, name: str, folder: Path) -> EmpiricalRun:
     """Read, clean (preset), measure and write the command's folder: what ``privrisk empirical --out`` does."""
-    from privrisk.empirical.settings import run_empirical
+    from dataclasses import replace
 
-    stages = JobStages(job)
-    run = run_empirical(settings, progress=stages, name=name)
-    stages("Writing the tables and the figures")
+    from privrisk.empirical.run import run_empirical
+
+    run = run_empirical(replace(settings, name=name), progress=job.advance)
+    job.advance(0.9, "Writing the tables and the figures")
     run.write(folder)
     job.advance(1.0, "Done")
     return run
@@ -389,7 +387,9 @@ def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
             for r in target.to_dict(orient="records")
         ]
         parts.append(
-            frame_ui(pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ")
+            frame_ui(
+                pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ"
+            )
         )
     return parts
 
@@ -400,7 +400,9 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
     said = []
     if run.cleaning:
         said.append(
-            "Cleaning (Burchard and Daoud §5): dropped " + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items()) + "."
+            "Cleaning (Burchard and Daoud §5): dropped "
+            + ", ".join(f"{n:,} {why}" for why, n in run.cleaning.items())
+            + "."
         )
     said.append(
         f"{result.periods} periods, {result.n_individuals:,} individuals ({result.footprints:,} distinct "
@@ -452,7 +454,9 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
             id="empirical-detail",
             class_="mb-3",
         ),
-        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"),
+        ui.tags.details(
+            ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"
+        ),
     )
 
 
@@ -469,7 +473,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     """The page's reactive logic."""
     folder = session_folder(session, ID)
     example = folder / EXAMPLE_NAME
-    runner = Runner("empirical", "cancel", session, folder)
     params = query_params(session)
     kinds = {
         "source": "radio",
@@ -493,7 +496,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         "top": "numeric",
     }
     preset_inputs(session, kinds)
-    file_message: reactive.Value[str | None] = reactive.value(None)
 
     def set_choices(found: list[str], roles: Mapping[str, str]) -> None:
         def pick(name: str) -> str:
@@ -505,88 +507,46 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_selectize("value", choices=["", *found], selected=pick("value"))
         ui.update_selectize("weight", choices=["", *found], selected=pick("weight"))
 
-    uploads = session_upload(session, max_bytes=max_upload)
-
-    keep_upload("file", input, uploads, file_message, lambda exc: named_error(exc, "empirical"))
-
-    @uploads.on_new
-    def _offer(kept: KeptUpload) -> None:
+    def _offer(profile: Any, found: list[str]) -> None:
         # A file uploaded on any page of this session: offered here, its columns chosen, the example's preset cleared.
-        try:
-            profile = uploads.profile()  # read once per upload, for every page
-        except PrivriskError as exc:
-            file_message.set(named_error(exc, "empirical"))
+        if profile is None:
             set_choices([], {})
             return
-        file_message.set(None)
-        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
-        set_choices(list(profile.names), column_roles(profile))
+        set_choices(found, column_roles(profile))
         if "preset" not in params:  # the example's preset does not describe another file
             ui.update_select("preset", selected="")
+
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer,
+                  example=(example, EXAMPLE_NAME), make_example=example_table)  # fmt: skip
 
     def _values() -> dict[str, Any]:
         return {n: input[n]() for n in FIELDS if n != "file"}
 
-    def _data() -> tuple[Path | None, str]:
-        if input.source() == "example":
-            return example, EXAMPLE_NAME
-        kept = uploads.current()
-        if kept is None or file_message() is not None:
-            return None, "FILE"
-        return kept.path, kept.name
-
-    form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), _data,
+    form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), job.data,
                         ("period", "individual", "value", "weight"))  # fmt: skip
 
     @render.ui
     def file_error() -> Any:
-        return form.file_error(file_message())
-
-    def _checked() -> tuple[Path, str]:
-        if input.source() == "example":
-            if not example.is_file():
-                example_table(example)
-            return example, EXAMPLE_NAME
-        return uploads.checked()
+        return form.file_error(job.file_message())
 
     @reactive.effect
     @reactive.event(input.run)
     def _run() -> None:
-        message = file_message() if input.source() == "file" else None
-        form.start(runner, run_empirical_job, folder / "out", upload_message=message, checked=_checked)
+        form.start(job.runner, run_empirical_job, folder / "out", upload_message=job.upload_message(),
+                   checked=job.checked)  # fmt: skip
 
-    runner.serve_status(input)
+    buttons = job.downloads("out", {"privacy": ("privacy.csv", "privacy.csv"),
+                                    "individuals": ("individuals.parquet", "individuals.parquet")}, "empirical.zip")  # fmt: skip
 
     @render.ui
     def results() -> Any:
-        run = runner.result()
+        run = job.runner.result()
         if run is None:
             return ui.p(
                 "Press “Measure”: the example (1,500 establishments over 48 months) takes a few seconds.",
                 class_="privrisk-help",
             )
-        return ui.TagList(
-            verdict_ui(run),
-            ui.div(
-                ui.download_button("download_privacy", "privacy.csv", class_="btn-sm me-2"),
-                ui.download_button("download_individuals", "individuals.parquet", class_="btn-sm me-2"),
-                ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
-                class_="mb-3",
-            ),
-            detail_ui(run, folder / "out"),
-        )
-
-    @render.download_button(filename="privacy.csv")
-    def download_privacy() -> Any:
-        yield (folder / "out" / "privacy.csv").read_bytes()
-
-    @render.download_button(filename="individuals.parquet")
-    def download_individuals() -> Any:
-        yield (folder / "out" / "individuals.parquet").read_bytes()
-
-    @render.download_button(filename="empirical.zip")
-    def download_all() -> Any:
-        yield zip_bytes(folder / "out")
+        return ui.TagList(verdict_ui(run), buttons(), detail_ui(run, folder / "out"))
 
     @render.download_button(filename=EXAMPLE_NAME)
     def download_example() -> Any:
@@ -598,7 +558,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def command() -> Any:
         v = _values()
         example_chosen = input.source() == "example"
-        _, name = _data()
+        _, name = job.data()
         options: dict[str, Any] = {}
         if v["preset"]:
             options["preset"] = v["preset"]

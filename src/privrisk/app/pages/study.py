@@ -14,30 +14,28 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
 from privrisk._format import duration, epsilon_text, percent_3g
+from privrisk.app._long_job import LongJob
 from privrisk.app._shared import (
     KeptUpload,
     command_line,
-    keep_upload,
     preset_inputs,
     query_params,
-    session_upload,
 )
 from privrisk.app.pages._runs import (
-    Runner,
-    StepCounter,
     figures_ui,
     findings_ui,
     frame_ui,
     main_panel,
     session_folder,
-    zip_bytes,
 )
-from privrisk.errors import PrivriskError
+
+if TYPE_CHECKING:
+    from privrisk.study.run import StudyRun, StudySettings
 
 ID = "study"
 TITLE = "Study"
@@ -130,156 +128,58 @@ def page_ui() -> Any:
     )
 
 
-def study_settings(values: dict[str, Any], *, demo: bool) -> Any:
-    """The page's inputs as :class:`~privrisk.study.StudySettings`, checked as ``privrisk study`` checks them.
+def study_settings(
+    values: dict[str, Any], *, demo: bool, data: Any = None, name: str | None = None
+) -> StudySettings:
+    """The page's inputs as :class:`~privrisk.study.StudySettings`, which check them as for ``privrisk study``.
 
-    ``values`` holds the inputs as text or numbers, named like the command's options. Raises PrivriskError
-    naming the setting (the page shows it with its option: ``--epsilons: …``).
+    ``values`` holds the inputs as the form holds them (text, numbers), named like the settings' fields; ``data``
+    is the upload's path and ``name`` its file's name. Raises PrivriskError naming the field (the page shows it
+    with its option: ``--epsilons: …``).
 
     Example:
         >>> s = study_settings({"queries": ["max"], "epsilons": "1,ln3", "proportions": "0.5,1"}, demo=True)
         >>> s.queries, s.universe_min, s.proportions
         (('max',), 0.0, (0.5, 1.0))
     """
-    from privrisk._validation import parse_bounds, parse_epsilons, parse_numbers
-    from privrisk.study.inputs import StudySettings
+    from privrisk.study.run import StudySettings
 
-    def text(name: str) -> str:
-        value = values.get(name)
+    def text(field: str) -> str:
+        value = values.get(field)
         return "" if value is None else str(value).strip()
 
-    queries = values.get("queries") or []
-    if not queries:
-        raise PrivriskError("queries: choose at least one query", param="queries")
-    proportions = text("proportions") or "auto"
-    universe = text("universe") or "data"
-    limits = None if universe.lower() == "data" else parse_bounds(universe, name="universe")
-    attack = bool(values.get("attack"))
-    more: dict[str, Any] = {}
-    for name in ("attack_trials", "attack_max_n"):
-        if text(name):
-            if not attack:
-                raise PrivriskError(f"{name}: only meaningful with the attack", param=name)
-            try:
-                more[name] = int(text(name).replace(",", ""))
-            except ValueError:
-                raise PrivriskError(f"{name}: give a whole number, got {text(name)!r}", param=name) from None
-    universe_min = (
-        0.0
-        if demo
-        else (parse_numbers(text("universe_min"), name="universe_min")[0] if text("universe_min") else None)
-    )
+    own: dict[str, Any] = {} if demo else {"universe": text("universe") or "data", "universe_min": text("universe_min"),
+                           "missing": text("missing"), "column": list(values.get("column") or ())}  # fmt: skip
+    if text("attack_max_n"):
+        own["attack_max_n"] = text("attack_max_n")
     return StudySettings(
-        queries=list(queries),
-        epsilons=parse_epsilons(text("epsilons") or DEFAULTS["epsilons"], name="epsilons"),
-        proportions="auto"
-        if proportions.lower() == "auto"
-        else parse_numbers(proportions, name="proportions"),
-        repetitions=_whole(values.get("repetitions", DEFAULTS["repetitions"]), "repetitions"),
-        seed=_whole(values.get("seed", DEFAULTS["seed"]), "seed"),
-        universe="data" if demo or limits is None else limits,
-        universe_min=universe_min,
-        ls_method="paper" if text("ls_method") == "paper" else "exact",
-        figure_query=text("figure_query") or None,
-        figure_epsilon=text("figure_epsilon") or None,
-        attack=attack,
-        **more,
-    )
+        data=data, name=name, demo=demo, queries=list(values.get("queries") or []),
+        epsilons=text("epsilons") or DEFAULTS["epsilons"], proportions=text("proportions") or "auto",
+        repetitions=values.get("repetitions", DEFAULTS["repetitions"]), seed=values.get("seed", DEFAULTS["seed"]),
+        ls_method="paper" if text("ls_method") == "paper" else "exact", figure_query=text("figure_query"),
+        figure_epsilon=text("figure_epsilon"), attack=bool(values.get("attack")),
+        attack_trials=text("attack_trials") or None, **own,
+    )  # fmt: skip
 
 
-def _whole(value: Any, name: str) -> int:
-    if value is None or str(value).strip() == "":
-        raise PrivriskError(f"{name}: give a whole number", param=name)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name) from None
-    if not number.is_integer():
-        raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name)
-    return int(number)
-
-
-def run_study(
-    job: Any,
-    settings: Any,
-    source: tuple[Path, str, list[str], str | None] | None,
-    folder: Path,
-) -> Any:
-    """Read the variables and hand them to :func:`privrisk.study.run.run_study`, as ``privrisk study`` does.
-
-    ``source`` is (upload path, the file's name, columns, missing codes), or None for the demo's survey data.
-    The job's progress bar follows the library's steps (repetitions, then the parts of the folder written).
-    Returns the :class:`~privrisk.study.report.StudyBundle`.
-    """
-    from privrisk.study.inputs import read_variables
+def run_study(job: Any, settings: StudySettings, folder: Path) -> StudyRun:
+    """Run :func:`privrisk.study.run_study` with the job's progress bar, and write the folder (SVG figures only: the
+    page shows them, and report.html inlines them)."""
     from privrisk.study.run import run_study as run
 
-    job.advance(0.0, "Reading the data")
-    extra: dict[str, Any]
-    intro: str | None = None
-    if source is None:
-        from privrisk.datasets.survey import SURVEY_INTRO, SURVEY_SOURCE, SURVEY_TITLE, survey_values
-
-        values, variables = survey_values()
-        title, intro, extra = SURVEY_TITLE, SURVEY_INTRO, {"data": SURVEY_SOURCE}
-    else:
-        path, name, columns, missing = source
-        values, variables = read_variables(
-            path, columns, missing=missing, universe=settings.universe, universe_min=settings.universe_min
-        )
-        variables = [{**v, "source": name} for v in variables]
-        title, extra = f"Sampling study of {name}", {"file": name, "missing": missing}
-
-    def on_step(text: str, total: int | None = None) -> StepCounter:
-        return StepCounter(job, total, text)
-
-    # The page shows the SVG figures (and report.html inlines them): the PNGs' raster draw is left out.
-    return run(settings, values, folder, title=title, intro=intro, variables=variables, extra_parameters=extra,
-               on_step=on_step, figure_formats=("svg",))  # fmt: skip
+    done = run(settings, progress=job.advance)
+    done.write(folder, progress=job.advance, figure_formats=("svg",))
+    return done
 
 
 def study_verdict(
     key_figures: list[dict[str, Any]], epsilon: float, repetitions: int
 ) -> tuple[str, str, str]:
-    """The page's first number and sentence, in plain words (no symbols), and the line that says where they come from.
+    """The page's first number, its sentence and where they come from
+    (:func:`privrisk.study.report.study_verdict`)."""
+    from privrisk.study.report import study_verdict as verdict
 
-    The number is the worst median two-worlds risk ρ_tw (Allmann et al., eq. 6) at the figures' ε over the
-    variables, queries and the smallest and largest samples: how often an attacker who knows every other record
-    would tell whether one person is in the sample, beside guessing (1 in 2), as natural frequencies.
-
-    Example:
-        >>> row = {"variable": "hours", "query": "max", "n_smallest": 31, "n_largest": 3100,
-        ...        "tw_smallest_median": 0.62, "tw_largest_median": 0.51}
-        >>> number, sentence, where = study_verdict([row], 1.0, 100)
-        >>> number
-        '62 %'
-        >>> sentence
-        'At a privacy loss of 1, an attacker who knows every other record would tell whether one person is in the data right about 62 times in 100 at worst; guessing, about 50 in 100.'
-        >>> where
-        'The worst case is the max of hours on samples of 31 records (the median of 100 samples).'
-    """
-    from privrisk._format import epsilon_text, natural_frequencies
-
-    worst = max(
-        ((row["tw_smallest_median"], row, row["n_smallest"]) for row in key_figures),
-        key=lambda t: t[0],
-    )
-    for row in key_figures:
-        if row["tw_largest_median"] > worst[0]:
-            worst = (row["tw_largest_median"], row, row["n_largest"])
-    risk, row, n = worst
-    attacker, guess = natural_frequencies(risk, 0.5)
-    base = f"{attacker.base:,}"
-    sentence = (
-        f"At a privacy loss of {epsilon_text(epsilon)}, an attacker who knows every other record would tell whether "
-        f"one person is in the data right {attacker.text()} times in {base} at worst; guessing, {guess.text()} in "
-        f"{base}."
-    )
-    where = (
-        f"The worst case is the {row['query']} of {row['variable']} on samples of {n:,} records (the median of "
-        f"{repetitions:,} samples)."
-    )
-    return percent_3g(risk), sentence, where
+    return verdict(key_figures, epsilon, repetitions)
 
 
 def key_figures_frame(bundle: Any) -> Any:
@@ -325,6 +225,60 @@ def attack_frame(bundle: Any) -> Any:
     return pd.DataFrame(rows)
 
 
+def command_text(values: dict[str, Any], *, demo: bool, name: str) -> str:
+    """The command line that does what the page's inputs ask (``name``: the upload's file name)."""
+    options: dict[str, Any] = {}
+    queries = ",".join(values["queries"])
+    if queries != DEFAULTS["queries"]:
+        options["queries"] = queries
+    for field in ("epsilons", "proportions", "repetitions", "seed"):
+        if str(values[field]).strip() != str(DEFAULTS[field]):
+            options[field] = values[field]
+    if not demo:
+        if str(values["universe"]).strip() not in ("", "data"):
+            options["universe"] = values["universe"]
+        options |= {"universe_min": values["universe_min"], "missing": values["missing"]}
+    if values["ls_method"] != "exact":
+        options["ls_method"] = values["ls_method"]
+    options |= {"figure_query": values["figure_query"], "figure_epsilon": values["figure_epsilon"]}
+    if values["attack"]:
+        options |= {
+            "attack": True,
+            "attack_trials": values["attack_trials"],
+            "attack_max_n": values["attack_max_n"],
+        }
+    options["out"] = "study/"
+    if demo:
+        text = command_line("demo", **options)
+    else:
+        columns = "".join(f" --column {shlex.quote(c)}" for c in (values["column"] or ["COLUMN"]))
+        text = (
+            command_line("study", file=name)
+            + columns
+            + command_line("study", **options)[len("privrisk study") :]
+        )
+    return text
+
+
+#: The kinds of the inputs a link may preset (``?epsilons=…``).
+_KINDS = {
+    "source": "radio",
+    "epsilons": "text",
+    "proportions": "text",
+    "repetitions": "numeric",
+    "seed": "numeric",
+    "universe": "text",
+    "universe_min": "text",
+    "missing": "text",
+    "ls_method": "select",
+    "figure_query": "select",
+    "figure_epsilon": "text",
+    "attack": "checkbox",
+    "attack_trials": "text",
+    "attack_max_n": "text",
+}
+
+
 SOURCES = {"demo": "the demo's public survey data (hours and incomes)", "file": "a file I upload"}
 
 
@@ -339,63 +293,26 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     from privrisk.study.report import MEANING
 
     folder = session_folder(session, ID)
-    runner = Runner("study", "cancel", session, folder)
     params = query_params(session)
-    kinds = {
-        "source": "radio",
-        "epsilons": "text",
-        "proportions": "text",
-        "repetitions": "numeric",
-        "seed": "numeric",
-        "universe": "text",
-        "universe_min": "text",
-        "missing": "text",
-        "ls_method": "select",
-        "figure_query": "select",
-        "figure_epsilon": "text",
-        "attack": "checkbox",
-        "attack_trials": "text",
-        "attack_max_n": "text",
-    }
-    preset_inputs(session, kinds)
+    preset_inputs(session, _KINDS)
     if "queries" in params:
         ui.update_checkbox_group("queries", selected=[q.strip() for q in params["queries"].split(",")])
     wanted_columns = [c.strip() for c in params.get("column", "").split(",") if c.strip()]
-    file_message: reactive.Value[str | None] = reactive.value(None)
 
-    uploads = session_upload(session, max_bytes=max_upload)
-
-    # This page's upload becomes the session's: every page that takes data offers it.
-    keep_upload("file", input, uploads, file_message, lambda exc: runner_message(exc))
-
-    @uploads.on_new
-    def _offer(kept: KeptUpload) -> None:
-        # A file uploaded on any page of this session: offered here, its numeric non-id column chosen.
-        try:
-            profile = uploads.profile()  # read once per upload, for every page
-            columns, numeric = list(profile.names), list(profile.numeric)
-        except PrivriskError:
-            try:  # a file whose rows do not read: its header still names the columns (the run says what is wrong)
-                columns, numeric = uploads.columns(), []
-            except PrivriskError as exc:
-                file_message.set(runner_message(exc))
-                ui.update_selectize("column", choices=[], selected=[])
-                return
-        file_message.set(None)
-        ui.update_radio_buttons("source", choices=_sources(kept), selected="file")
+    def _offer(profile: Any, columns: list[str]) -> None:
+        # A file uploaded on any page of this session: offered here, its numeric non-id column chosen; a file whose
+        # rows do not read by its header's columns (the run says what is wrong).
+        numeric = [] if profile is None else list(profile.numeric)
         chosen = [c for c in wanted_columns if c in columns] or numeric[:1] or columns[-1:]
         ui.update_selectize("column", choices=columns, selected=chosen)
 
-    def runner_message(exc: BaseException) -> str:
-        from privrisk.app.pages._runs import named_error
-
-        return named_error(exc, "study")
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer, header_only=True)
 
     @render.ui
     def file_error() -> Any:
         from privrisk.app._shared import error_ui
 
-        return error_ui(file_message())
+        return error_ui(job.file_message())
 
     @reactive.effect
     @reactive.event(input.run)
@@ -403,21 +320,19 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         demo = input.source() == "demo"
         files: list[tuple[Path, str]] = []
         try:
-            settings = study_settings(_inputs(), demo=demo)
-            source = None
+            data = name = None
             if not demo:
-                path, name = uploads.checked()
-                files = [(path, name)]
-                columns = list(input.column() or [])
-                if not columns:
-                    raise PrivriskError("column: choose at least one numeric column", param="column")
-                source = (path, name, list(dict.fromkeys(columns)), input.missing().strip() or None)
+                data, name = job.checked()
+                files = [(data, name)]
+            settings = study_settings(_inputs(), demo=demo, data=data, name=name)
         except Exception as exc:
-            runner.fail(exc, files)
+            job.runner.fail(exc, files)
             return
-        runner.start(run_study, settings, source, folder / "study", uploads=files)
+        job.runner.start(run_study, settings, folder / "study", uploads=files)
 
-    runner.serve_status(input)
+    buttons = job.downloads("study", {"report": ("report.html", "report.html"),
+                                      "results": ("results.parquet", "results.parquet"),
+                                      "summary": ("summary.csv", "summary.csv")}, "study.zip")  # fmt: skip
 
     def _inputs() -> dict[str, Any]:
         names = (
@@ -435,11 +350,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             "attack_trials",
             "attack_max_n",
         )
-        return {"queries": list(input.queries() or []), **{n: input[n]() for n in names}}
+        return {"queries": list(input.queries() or []), "column": list(input.column() or []),
+                **{n: input[n]() for n in names}}  # fmt: skip
 
     @render.ui
     def results() -> Any:
-        bundle = runner.result()
+        bundle = job.runner.result()
         if bundle is None:
             return ui.p(
                 "Press “Run the study”. The demo (2 variables, 100 repetitions) takes up to about 10 seconds; "
@@ -488,13 +404,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.p(where, id="study-verdict-where", class_="privrisk-help"),
                 class_="privrisk-verdict mb-3",
             ),
-            ui.div(
-                ui.download_button("download_report", "report.html", class_="btn-sm me-2"),
-                ui.download_button("download_results", "results.parquet", class_="btn-sm me-2"),
-                ui.download_button("download_summary", "summary.csv", class_="btn-sm me-2"),
-                ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"),
-                class_="mb-3",
-            ),
+            buttons(),
             ui.tags.details(
                 ui.tags.summary(f"Findings and key figures ({len(bundle.findings)} findings)"),
                 *detail,
@@ -507,56 +417,10 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ),
         )
 
-    @render.download_button(filename="report.html")
-    def download_report() -> Any:
-        yield (folder / "study" / "report.html").read_bytes()
-
-    @render.download_button(filename="results.parquet")
-    def download_results() -> Any:
-        yield (folder / "study" / "results.parquet").read_bytes()
-
-    @render.download_button(filename="summary.csv")
-    def download_summary() -> Any:
-        yield (folder / "study" / "summary.csv").read_bytes()
-
-    @render.download_button(filename="study.zip")
-    def download_all() -> Any:
-        yield zip_bytes(folder / "study")
-
     @render.ui
     def command() -> Any:
-        values = _inputs()
-        options: dict[str, Any] = {}
-        queries = ",".join(values["queries"])
-        if queries != DEFAULTS["queries"]:
-            options["queries"] = queries
-        for name in ("epsilons", "proportions", "repetitions", "seed"):
-            if str(values[name]).strip() != str(DEFAULTS[name]):
-                options[name] = values[name]
-        demo = input.source() == "demo"
-        if not demo:
-            if str(values["universe"]).strip() not in ("", "data"):
-                options["universe"] = values["universe"]
-            options |= {"universe_min": values["universe_min"], "missing": values["missing"]}
-        if values["ls_method"] != "exact":
-            options["ls_method"] = values["ls_method"]
-        options |= {"figure_query": values["figure_query"], "figure_epsilon": values["figure_epsilon"]}
-        if values["attack"]:
-            options |= {
-                "attack": True,
-                "attack_trials": values["attack_trials"],
-                "attack_max_n": values["attack_max_n"],
-            }
-        options["out"] = "study/"
-        if demo:
-            text = command_line("demo", **options)
-        else:
-            kept = uploads.current()
-            name = "FILE" if kept is None else kept.name
-            columns = "".join(f" --column {shlex.quote(c)}" for c in (input.column() or ["COLUMN"]))
-            text = (
-                command_line("study", file=name)
-                + columns
-                + command_line("study", **options)[len("privrisk study") :]
-            )
+        kept = job.uploads.current()
+        text = command_text(
+            _inputs(), demo=input.source() == "demo", name="FILE" if kept is None else kept.name
+        )
         return ui.div(text, class_="privrisk-command", id="study-command-line")
