@@ -131,11 +131,12 @@ def microdata_command(
 
 def _run_with_progress(settings: Any) -> Any:
     """run_microdata, with its share done and stage on stderr while it runs (a terminal only)."""
+    from privrisk.cli._bars import bars
     from privrisk.cli._progress import steps
     from privrisk.microdata.run import run_microdata
 
     with steps() as show:
-        return run_microdata(settings, progress=show.progress("reading the file"))
+        return run_microdata(settings, progress=bars(show))
 
 
 def _print_loss(loss: list[dict[str, Any]]) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from privrisk.cli._app import app
+from privrisk.cli._bars import bars
 from privrisk.cli._common import (
     LOSS_MEASURES,
     SPARK_ROLLUP_CLASSES,
@@ -159,7 +160,7 @@ def presence_command(
     )
     with steps(quiet=as_json or settings.estimates) as show:
         try:
-            run = run_presence(settings, progress=show.progress("Measuring"))
+            run = run_presence(settings, progress=bars(show))
         except InconsistentSubsetError as exc:
             raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
         if out_dir is not None:

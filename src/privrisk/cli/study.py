@@ -16,7 +16,7 @@ from rich.table import Table
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._bars import bars
-from privrisk.cli._common import MISSING_HELP, PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._common import MISSING_HELP, emit_json, err, out
 from privrisk.cli._progress import steps
 from privrisk.cli._study_options import (  # the options study and demo share, and their mapping
     _ATTACK_MAX_N_OPTION,
@@ -39,9 +39,6 @@ from privrisk.io.files import check_outputs
 if TYPE_CHECKING:
     from privrisk.study.run import StudyRun, StudySettings
 
-# The settings' fields that these commands' options name differently (the others are -- + the field).
-for _command in ("study", "demo"):
-    PARAM_OPTIONS[_command] = {"trials": "--attack-trials", "max_n": "--attack-max-n", "variables": "--label"}  # fmt: skip
 
 
 def _run(settings: StudySettings, out_dir: Path, as_json: bool, inputs: tuple[Path, ...] = ()) -> None:
