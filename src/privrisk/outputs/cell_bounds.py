@@ -259,11 +259,8 @@ def system_bounds(
         lo[t] = min(total[1.0], value)
         hi[t] = max(total[-1.0], value)
         exact[t] = tight[1.0] and tight[-1.0]
-    if not integer.all():
-        # The programmes are exact to about 1e-9 of the largest total: digits below that are the solver's noise.
-        scale = float(np.max(np.abs(b), initial=1.0)) or 1.0
-        digits = max(0, 9 - int(np.ceil(np.log10(scale))))
-        lo, hi = np.round(lo, digits), np.round(hi, digits)
+        if not integer[idx].all() and hi[t] - lo[t] <= 1e-6 * max(1.0, abs(value)):
+            lo[t] = hi[t] = value  # one value, up to the solver's precision: the truth's
     return CellBounds(lo, hi, exact)
 
 

@@ -183,11 +183,12 @@ class _Rows:
         self.names: list[set[str]] = []
         self.times: list[int] = []
         self.seen: dict[tuple[bytes, bytes], int] = {}
+        self.cells: list[bool] = []  # whether a released cell gave the equation (not only a row left out)
         self.released = 0
 
-    def add(self, mat: sp.csr_matrix, values: np.ndarray, name: str) -> np.ndarray:
+    def add(self, mat: sp.csr_matrix, values: np.ndarray, name: str, *, cell: bool = True) -> np.ndarray:
         """Add the rows of ``mat`` with their released ``values`` (not finite: not released); each row's
-        equation (−1: none)."""
+        equation (−1: none). ``cell``: the rows are cells (not the rows and columns a table leaves out)."""
         mat = sp.csr_matrix(mat)
         mat.sort_indices()
         values = np.asarray(values, dtype=float)
@@ -205,10 +206,13 @@ class _Rows:
                 self.names.append(set())
                 self.times.append(0)
                 self.values.append(float(values[i]))
+                self.cells.append(False)
                 keep.append(i)
             self.names[e].add(name)
-            self.times[e] += 1
-            self.released += 1
+            if cell:
+                self.times[e] += 1
+                self.released += 1
+                self.cells[e] = True
             index[i] = e
         if keep:
             self.parts.append(mat[keep])
@@ -292,7 +296,7 @@ def difference(
         if absent.any():
             zero = sp.csr_matrix((np.ones(int(absent.sum())), np.flatnonzero(absent), [0, int(absent.sum())]),
                                  shape=(1, width))  # fmt: skip
-            rows.add(zero, np.zeros(1), spec.name)
+            rows.add(zero, np.zeros(1), spec.name, cell=False)
         if key is None:
             index = rows.add(_shift(mat, 0, width), values, spec.name)
         else:
@@ -343,8 +347,9 @@ def difference(
             lower[sl] = upper[sl] = 0.0
         region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
     system = System(a, b, np.array(rows.times), lower, upper, known, integer, names, offsets, scales, n)
+    released = _released(system, np.array(rows.cells, dtype=bool))
     findings, undecided = _groups(
-        atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure
+        atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure, released
     )
     _atom_intervals(atoms, region, magnitudes, offsets, scales)
     disclosures = _public(findings, atoms, variables, conditions, names)
@@ -353,6 +358,30 @@ def difference(
         undecided, {k: system for k in (None, *magnitudes)}, cell_rows, open_means, findings, uni.assumed,
         knowledge,
     )  # fmt: skip
+
+
+#: What :func:`_group_count` gives when its budget ran out before the programmes decided.
+UNDECIDED = "undecided"
+
+
+def _group_count(
+    a: sp.csr_matrix, b: np.ndarray, members: np.ndarray, n: int, *, deadline: float = np.inf
+) -> tuple[float, np.ndarray] | str | None:
+    """The count of a group of atoms and the equations that give it, if the released counts ``a·x = b`` (x whole
+    and ≥ 0) determine it; None if they do not; :data:`UNDECIDED` if the budget ran out. (``deadline`` is no longer
+    used: budgets are counted in iterations.)"""
+    del deadline
+    if a.shape[0] == 0 or members.size == 0:
+        return None
+    region = Region(a, b, lower=np.zeros(n), integer=np.ones(n, dtype=bool))
+    ones = np.ones(members.size)
+    lo, ok_lo, dec_lo, _, rows_lo = region.optimise(members, ones, 1.0)
+    hi, ok_hi, dec_hi, _, rows_hi = region.optimise(members, ones, -1.0)
+    if not (dec_lo and dec_hi):
+        return UNDECIDED
+    if abs(hi - lo) <= 1e-7 * max(1.0, abs(lo)):
+        return float(np.round(lo)), np.array(sorted(rows_lo | rows_hi), dtype=np.int64)
+    return None
 
 
 def _cube(atoms: pd.DataFrame, variables: tuple[str, ...], conditions: tuple[str, ...]) -> Cube:
@@ -374,6 +403,7 @@ def _groups(
     policy: Policy,
     zero: np.ndarray,
     unsure: np.ndarray,
+    released_rows: dict[str | None, list[np.ndarray]],
 ) -> tuple[list[dict[str, Any]], int]:
     """Every finding over every group, and how many candidate groups the budgets left undecided."""
     n = len(atoms)
@@ -387,13 +417,7 @@ def _groups(
         undecided = 0
     weights = fingerprints(n)
     prints = np.column_stack([cube.totals(weights[:, 0], wrap=True), cube.totals(weights[:, 1], wrap=True)])
-    a = system.a
-    released: dict[str | None, set[tuple[int, int]]] = {}
-    for key, off in system.offsets.items():
-        block = a[:, off : off + n]
-        block = block.multiply(block > 0) if key is not None else block
-        rows = np.flatnonzero(np.diff(sp.csr_matrix(block).indptr) > 0)
-        released[key] = set_prints(weights, sp.csr_matrix(block)[rows])
+    released = {key: set_prints(weights, rows) for key, rows in released_rows.items()}
     lat = Lattice(cube, prints, cube.totals(np.ones(n)) > 0, cube.fixed_count(), released, region.n)
     t = policy.safe_threshold
     found, open_c = count_findings(lat, region, truth, t)
@@ -414,7 +438,24 @@ def _groups(
         undecided += open_s.size
     for f in found:
         f["fixed"] = {cube.dims[d]: c for d, c in cube.fixed(f["group"]).items()}
+        f["labels"] = _describe(f["fixed"], atoms, variables, conditions)[1]
     return found, undecided
+
+
+def _released(system: System, cells: np.ndarray) -> dict[str | None, list[np.ndarray]]:
+    """The released cells' atoms, per kind (None: counts; else a magnitude, whose means count as its cells).
+    Rows and columns a table leaves out are not cells."""
+    a = system.a
+    n = system.atoms
+    starts = sorted((off, key) for key, off in system.offsets.items())
+    out: dict[str | None, list[np.ndarray]] = {key: [] for key in system.offsets}
+    for e in np.flatnonzero(cells).tolist():
+        idx = a.indices[a.indptr[e] : a.indptr[e + 1]]
+        if idx.size == 0:
+            continue
+        off, key = [(o, k) for o, k in starts if o <= idx.max()][-1]
+        out[key].append(np.sort(idx[idx >= off] - off) if key is not None else idx)
+    return out
 
 
 def _atom_intervals(
@@ -468,7 +509,9 @@ def _atoms(
         tops = observed.pop(f"__top_{m}")
         firsts, seconds = [], []
         for t in tops:
-            vals = sorted((float(v) for v in (t if t is not None else []) if v is not None), reverse=True)
+            # A group whose values are all missing has no largest values (NULL, NaN or pandas' NA).
+            listed = t if isinstance(t, list | tuple | np.ndarray) else []
+            vals = sorted((float(v) for v in listed if v is not None and not pd.isna(v)), reverse=True)
             firsts.append(vals[0] if vals else 0.0)
             seconds.append(vals[1] if len(vals) > 1 else 0.0)
         observed[f"__t1_{m}"] = firsts
@@ -621,9 +664,19 @@ def _public(
             elif (other["lo"], other["hi"]) == (f["lo"], f["hi"]):
                 redundant.add(id(other))  # the larger group only repeats this one
     out = []
-    for f in findings:
+    said: set[tuple[int, ...]] = set()
+    # One sentence per zero: "everyone in West smokes" rather than also "every non-smoker lives elsewhere".
+    rank = {"count": 0, "sum": 1, "attribute": 2}
+    ordered = sorted(
+        findings, key=lambda f: (rank[f["type"]], len(f["fixed"]), sum(d in conditions for d in f["fixed"]))
+    )
+    for f in ordered:
         if id(f) in redundant:
             continue
+        if f["type"] == "attribute":
+            if f["zeros"] in said:
+                continue
+            said.add(f["zeros"])
         outputs = sorted({x for e in f["rows"] for x in names[e]}) or every
         who, labels = _describe(f["fixed"], atoms, variables, conditions)
         lo, hi = f["lo"], f["hi"]

@@ -149,7 +149,7 @@ def attribute_findings(
     g = lat.matrix(parents)
 
     def need(e: Ends) -> tuple[np.ndarray, np.ndarray]:
-        return e.seen_lo >= 1, np.zeros(parents.size, bool)
+        return e.seen_lo >= 1, e.seen_lo >= 1
 
     ends = region.extremes(g, need=need)
     known = dict(zip(parents.tolist(), (ends.lo >= 1 - 1e-9).tolist(), strict=True))
@@ -158,6 +158,8 @@ def attribute_findings(
     ]
     out = []
     seen: set[tuple[int, int, int, int]] = set()
+    # Of groups with the same atoms, the one fixing fewest axes names the finding.
+    triples.sort(key=lambda x: (int(lat.fixed[x[0]]), x))
     for p, axis, v in triples:
         if not known[p]:
             continue
@@ -174,7 +176,8 @@ def attribute_findings(
                 mo = lat.cube.members(np.array([o]))
                 rows |= set(region.why(mo.indices, np.ones(mo.indices.size)))
         lo, hi = float(np.round(ends.lo[i])), float(np.round(ends.hi[i]))
-        out.append(_finding("attribute", p, lo, hi, tuple(sorted(rows)), axis=axis, value=v))
+        zeros = tuple(sorted(o for o in others if lat.real[o]))
+        out.append(_finding("attribute", p, lo, hi, tuple(sorted(rows)), axis=axis, value=v, zeros=zeros))
     return out, np.asarray(doubtful + undecided, dtype=np.int64)
 
 

@@ -159,13 +159,11 @@ def fingerprints(n: int, seed: int = 20240) -> np.ndarray:
     return rng.integers(0, 2**63, size=(n, 2), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
 
-def set_prints(weights: np.ndarray, rows: sp.csr_matrix) -> set[tuple[int, int]]:
-    """The fingerprints of the atom sets of the rows of a 0/1 (or weighted) matrix (their non-zero columns)."""
+def set_prints(weights: np.ndarray, sets: list[np.ndarray]) -> set[tuple[int, int]]:
+    """The fingerprints of some sets of atoms (each an array of atom indices)."""
     out: set[tuple[int, int]] = set()
-    rows = sp.csr_matrix(rows)
     with np.errstate(over="ignore"):
-        for i in range(rows.shape[0]):
-            cols = rows.indices[rows.indptr[i] : rows.indptr[i + 1]]
+        for cols in sets:
             if cols.size:
                 s = weights[cols].sum(axis=0, dtype=np.uint64)
                 out.add((int(s[0]), int(s[1])))

@@ -46,7 +46,18 @@ NODES = 2_000
 # Rounds of programmes over all open ends at once (each certifies many ends with one vertex).
 BATCH_ROUNDS = 12
 _POINTS = 6
+# Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
+# meets each equation to 10⁻⁷, and a total over many of them may be off by more.
+PRECISION = 1e-6
 _TOL = 1e-7
+
+
+def _split(labels: np.ndarray) -> dict[int, np.ndarray]:
+    """The positions of each label (in increasing order)."""
+    order = np.argsort(labels, kind="stable")
+    keys, starts = np.unique(labels[order], return_index=True)
+    ends = np.r_[starts[1:], order.size] if starts.size else starts
+    return {int(k): order[s:e] for k, s, e in zip(keys, starts, ends, strict=True)}
 
 
 def _whole(x: np.ndarray) -> bool:
@@ -143,6 +154,13 @@ class Region:
         self.a = sp.csr_matrix(sp.vstack(parts, format="csr")) if parts else sp.csr_matrix((0, n))
         self.b = np.concatenate(rhs) if rhs else np.empty(0)
         self.origin = sp.csr_matrix(sp.vstack(origins, format="csr")) if origins else sp.csr_matrix((0, m))
+        self.a.eliminate_zeros()
+        empty = np.diff(self.a.indptr) == 0
+        if np.any(np.abs(self.b[empty]) > 1e-6 * max(1.0, float(np.max(np.abs(self.b), initial=0.0)))):
+            raise PrivriskError(CONTRADICT)
+        if empty.any():
+            keep = np.flatnonzero(~empty)
+            self.a, self.b, self.origin = self.a[keep], self.b[keep], self.origin[keep]
         self.released = a
         self.lo, self.hi = propagate(self.a, self.b, lower, upper, self.integer)
         self.known: np.ndarray | None = None
@@ -164,14 +182,8 @@ class Region:
         )
         _, comp = connected_components(graph, directed=False)
         self.row_block, self.col_block = comp[:mr], comp[mr:]
-        order = np.argsort(self.col_block, kind="stable")
-        labels, starts = np.unique(self.col_block[order], return_index=True)
-        ends = np.r_[starts[1:], order.size]
-        self._cols = {int(lab): order[s:e] for lab, s, e in zip(labels, starts, ends, strict=True)}
-        order_r = np.argsort(self.row_block, kind="stable")
-        labels_r, starts_r = np.unique(self.row_block[order_r], return_index=True)
-        ends_r = np.r_[starts_r[1:], order_r.size]
-        self._rows = {int(lab): order_r[s:e] for lab, s, e in zip(labels_r, starts_r, ends_r, strict=True)}
+        self._cols = _split(self.col_block)
+        self._rows = _split(self.row_block)
         self._lp: dict[int, Program] = {}
         self._mip: dict[int, Program] = {}
         self._sub: dict[int, sp.csr_matrix] = {}
@@ -403,9 +415,17 @@ class Region:
                     *_, used = self.optimise(row, val, sign)
                     used_all |= used
                 ends.rows[i] = tuple(sorted(used_all))
-        # The truth lies in every interval (guards against a solver's tolerance).
+        # The truth lies in every interval (guards against a solver's tolerance); a real total whose ends differ
+        # by less than the solver's precision is determined: its value is the truth's.
         np.minimum(ends.lo, ends.seen_lo, out=ends.lo, where=np.isfinite(ends.seen_lo))
         np.maximum(ends.hi, ends.seen_hi, out=ends.hi, where=np.isfinite(ends.seen_hi))
+        if self.known is not None:
+            real = np.asarray(g @ (~self.integer).astype(float)).ravel() > 0
+            with np.errstate(invalid="ignore"):
+                point = real & (ends.hi - ends.lo <= PRECISION * np.maximum(1.0, np.abs(base)))
+            ends.lo[point] = ends.hi[point] = base[point]
+            ends.lo_exact |= point
+            ends.hi_exact |= point
         return ends
 
     def why(self, idx: np.ndarray, val: np.ndarray) -> tuple[int, ...]:

@@ -460,7 +460,9 @@ def universe(
         extra = "".join(
             f", ({sql}) AS {qi(n)}" for n, sql in derived.items() if set(expand[n]) <= set(members)
         )
-        inner = f"SELECT *{extra} FROM {source} d" + (f" WHERE {' AND '.join(filters)}" if filters else "")
+        inner = f"SELECT *{extra} FROM (SELECT * FROM {source}) d" + (
+            f" WHERE {' AND '.join(filters)}" if filters else ""
+        )
         parts.append(con.sql(f"SELECT DISTINCT {select} FROM ({inner})").df())
     size = math.prod(len(p) for p in parts)
     if size > max_atoms:
