@@ -47,6 +47,20 @@ def _equations(
             row[_members(atoms, spec, cell["labels"])] = 1
             rows.append(row)
             b.append(cell["value"])
+        # A table shows every observed combination of its rows (and of its columns): an atom of its population
+        # whose rows or columns it does not show holds nobody.
+        inside = _members(atoms, spec, {})
+        for part in (spec.rows, spec.columns):
+            if not part:
+                continue
+            shown = {tuple(str(c["labels"][v]) for v in part) for c in cells
+                     if all(c["labels"][v] != ALL for v in spec.variables)}  # fmt: skip
+            for i in inside:
+                if tuple(str(atoms[v].iloc[i]) for v in part) not in shown:
+                    row = np.zeros(len(atoms), dtype=int)
+                    row[i] = 1
+                    rows.append(row)
+                    b.append(0)
     return np.array(rows), np.array(b, dtype=float)
 
 

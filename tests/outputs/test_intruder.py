@@ -5,18 +5,23 @@ removes a finding."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from intruder_bruteforce import Condition, Intruder, Table, intruder, members_of
 from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.differencing import Differencing, difference
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.rules import cell_rules
 from privrisk.outputs.spec import OutputSpec
+
+# The intruder lives beside this file (tests/ is on the path, this folder is not).
+sys.path.insert(0, str(Path(__file__).parent))
+from intruder_bruteforce import Condition, Intruder, Table, intruder, members_of  # noqa: E402
 
 CONDITIONS = [
     Condition("age >= 1", lambda p: p["age"] >= 1),

@@ -36,6 +36,7 @@ from privrisk.outputs.findings import Lattice, attribute_findings, count_finding
 from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.knowledge import Knowledge, universe
+from privrisk.outputs.moves import moves
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
 
@@ -284,12 +285,16 @@ def difference(
     rows = _Rows(width)
     cell_rows: dict[str, tuple[str | None, np.ndarray]] = {}
     open_means: dict[str, dict[int, np.ndarray]] = {}
+    later: list[tuple[OutputSpec, pd.DataFrame, sp.csr_matrix, np.ndarray, str]] = []
+    # Counts first (the tables' cells, the rows and columns they leave out, the empty cells of magnitude
+    # tables): a mean whose group's count they determine is a sum (mean × count), which keeps the counts' system
+    # apart from the sums'.
     for spec, cells in linear:
         flag = flag_of.get(spec.where) if spec.where else None
         mat = incidence(atoms, spec, cells, flag)
         values = cells["value"].to_numpy(dtype=float).copy()
-        if "suppressed" in cells:
-            values[cells["suppressed"].to_numpy(dtype=bool)] = np.nan
+        hidden = cells["suppressed"].to_numpy(dtype=bool) if "suppressed" in cells else np.zeros(len(cells), bool)
+        values[hidden] = np.nan
         name = measure(spec)
         key = None if spec.kind == "count" and name is None else name
         absent = _absent(atoms, spec, cells, flag)
@@ -298,32 +303,60 @@ def difference(
                                  shape=(1, width))  # fmt: skip
             rows.add(zero, np.zeros(1), spec.name, cell=False)
         if key is None:
-            index = rows.add(_shift(mat, 0, width), values, spec.name)
-        else:
-            o, sc = offsets[key], scales[key]
-            missing = cells["missing"].to_numpy(dtype=float) if "missing" in cells else np.zeros(len(cells))
-            counted = cells["n"].to_numpy(dtype=float) if "n" in cells else np.ones(len(cells))
-            shown_empty = ~np.isfinite(values) & (counted == 0) & (missing == 0)
-            if "suppressed" in cells:
-                shown_empty &= ~cells["suppressed"].to_numpy(dtype=bool)
-            if shown_empty.any():
-                rows.add(
-                    _shift(mat[np.flatnonzero(shown_empty)], 0, width),
-                    np.zeros(int(shown_empty.sum())),
-                    spec.name,
-                )
-            if spec.kind == "mean":
-                linked = np.isfinite(values) & (missing == 0)
-                # sum − mean × count = 0, in the sums' scale.
-                own = _shift(mat, o, width)
-                people = _shift(mat, 0, width, 1.0)
-                coef = sp.diags(-np.where(linked, values, 0.0) / sc)
-                eq = sp.csr_matrix(own + coef @ people)
-                index = rows.add(eq, np.where(linked, 0.0, np.nan), spec.name)
-                for i in np.flatnonzero(np.isfinite(values) & ~linked).tolist():
-                    open_means.setdefault(spec.name, {})[i] = mat.indices[mat.indptr[i] : mat.indptr[i + 1]]
+            cell_rows[spec.name] = (key, rows.add(_shift(mat, 0, width), values, spec.name))
+            continue
+        missing = cells["missing"].to_numpy(dtype=float) if "missing" in cells else np.zeros(len(cells))
+        counted = cells["n"].to_numpy(dtype=float) if "n" in cells else np.ones(len(cells))
+        shown_empty = ~np.isfinite(values) & (counted == 0) & (missing == 0) & ~hidden
+        if shown_empty.any():
+            empty_rows = np.flatnonzero(shown_empty)
+            rows.add(_shift(mat[empty_rows], 0, width), np.zeros(empty_rows.size), spec.name)
+        later.append((spec, cells, mat, values, key))
+    counts_a, counts_b = rows.matrix()
+    cube = _cube(atoms, variables, conditions)
+    dims = {d: i for i, d in enumerate(cube.dims)}
+
+    def holds(kinds: tuple[str | None, ...]) -> list[frozenset[int]]:
+        return [
+            frozenset(dims[v] for v in (*s.variables, *([s.where] if s.where else [])))
+            for s, _ in linear if (None if s.kind == "count" and measure(s) is None else measure(s)) in kinds
+        ]  # fmt: skip
+
+    count_moves = moves(cube.coords, cube.sizes, holds((None, *magnitudes)), truth)
+    known_count: dict[bytes, tuple[float, set[str]]] = {}
+    means = [(mat, values, cells) for spec, cells, mat, values, _ in later if spec.kind == "mean"]
+    if means:
+        known_count = _mean_counts(counts_a[:, :n], counts_b, truth, means, rows.names, count_moves)
+    for spec, cells, mat, values, key in later:
+        o, sc = offsets[key], scales[key]
+        if spec.kind != "mean":
+            cell_rows[spec.name] = (key, rows.add(_shift(mat, o, width), values / sc, spec.name))
+            continue
+        missing = cells["missing"].to_numpy(dtype=float) if "missing" in cells else np.zeros(len(cells))
+        index = np.full(len(cells), -1, dtype=np.int64)
+        for i in range(len(cells)):
+            members = mat.indices[mat.indptr[i] : mat.indptr[i + 1]]
+            if not np.isfinite(values[i]):
+                continue
+            if missing[i] != 0:
+                open_means.setdefault(spec.name, {})[i] = members
+                continue
+            own = sp.csr_matrix((np.ones(members.size), members + o, [0, members.size]), shape=(1, width))
+            got = known_count.get(np.sort(members).astype(np.int64).tobytes())
+            if got is not None:
+                # The count is known: mean × count is the group's sum (the atoms' own sum where the released
+                # mean is today's, so that totals reached along different groupings agree to the last bit).
+                count = got[0]
+                total = float(sums[key][members].sum())
+                if count > 0 and not np.isclose(total / count, values[i], rtol=1e-9, atol=0.0):
+                    total = float(values[i]) * count
+                index[i] = rows.add(own, np.array([total / sc]), spec.name)[0]
+                rows.names[index[i]] |= got[1]
             else:
-                index = rows.add(_shift(mat, o, width), values / sc, spec.name)
+                # sum − mean × count = 0, in the sums' scale.
+                people = sp.csr_matrix((np.full(members.size, -values[i] / sc), members, [0, members.size]),
+                                       shape=(1, width))  # fmt: skip
+                index[i] = rows.add(sp.csr_matrix(own + people), np.zeros(1), spec.name)[0]
         cell_rows[spec.name] = (key, index)
     a, b = rows.matrix()
     lower = np.zeros(width)
@@ -339,13 +372,24 @@ def difference(
         upper[sl] = 0.0 if hi_v <= 0 else np.inf
     names = tuple(frozenset(x) for x in rows.names)
     region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
+    region.moves = _widen(count_moves, 0, width)
     zero, unsure = zero_atoms(region, truth)
-    if magnitudes and zero.any():
-        # An atom known to be empty has every sum 0: a second region with those sums held at 0.
+    if magnitudes:
+        if zero.any():
+            # An atom known to be empty has every sum 0: a second region with those sums held at 0.
+            for m in magnitudes:
+                sl = np.arange(offsets[m], offsets[m] + n)[zero]
+                lower[sl] = upper[sl] = 0.0
+            region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
+        parts = [_widen(count_moves, 0, width)]
         for m in magnitudes:
-            sl = np.arange(offsets[m], offsets[m] + n)[zero]
-            lower[sl] = upper[sl] = 0.0
-        region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
+            o, sc = offsets[m], scales[m]
+            s_true = sums[m]
+            room = np.where(np.isfinite(lower[o : o + n]), s_true - lower[o : o + n], np.abs(s_true) + 1.0)
+            mm = moves(cube.coords, cube.sizes, holds((m,)), s_true, room=room, can_gain=upper[o : o + n] > 0,
+                       whole=False)  # fmt: skip
+            parts.append(_widen(mm, o, width, 1.0 / sc))
+        region.moves = sp.csr_matrix(sp.vstack(parts, format="csr"))
     system = System(a, b, np.array(rows.times), lower, upper, known, integer, names, offsets, scales, n)
     released = _released(system, np.array(rows.cells, dtype=bool))
     findings, undecided = _groups(
@@ -382,6 +426,51 @@ def _group_count(
     if abs(hi - lo) <= 1e-7 * max(1.0, abs(lo)):
         return float(np.round(lo)), np.array(sorted(rows_lo | rows_hi), dtype=np.int64)
     return None
+
+
+def _widen(m: sp.csr_matrix, offset: int, width: int, scale: float = 1.0) -> sp.csr_matrix:
+    """Moves over the atoms as changes to the joint unknowns (from ``offset``, divided by the kind's scale)."""
+    m = sp.csr_matrix(m)
+    return sp.csr_matrix((m.data * scale, m.indices + offset, m.indptr), shape=(m.shape[0], width))
+
+
+def _mean_counts(
+    a: sp.csr_matrix,
+    b: np.ndarray,
+    truth: np.ndarray,
+    means: list[tuple[sp.csr_matrix, np.ndarray, pd.DataFrame]],
+    names: list[set[str]],
+    count_moves: sp.csr_matrix,
+) -> dict[bytes, tuple[float, set[str]]]:
+    """The groups of the released means whose count the released counts determine: their atoms (as bytes of
+    sorted indices) → (count, the outputs whose equations give it)."""
+    groups: dict[bytes, np.ndarray] = {}
+    for mat, values, _cells in means:
+        for i in np.flatnonzero(np.isfinite(values)).tolist():
+            members = np.sort(mat.indices[mat.indptr[i] : mat.indptr[i + 1]]).astype(np.int64)
+            if members.size:
+                groups.setdefault(members.tobytes(), members)
+    if not groups or a.shape[0] == 0:
+        return {}
+    n = truth.size
+    region = Region(a, b, lower=np.zeros(n), integer=np.ones(n, dtype=bool), known=truth)
+    region.moves = count_moves
+    keys = list(groups)
+    r = np.concatenate([np.full(groups[k].size, i) for i, k in enumerate(keys)])
+    c = np.concatenate([groups[k] for k in keys])
+    g = sp.csr_matrix((np.ones(c.size), (r, c)), shape=(len(keys), n))
+
+    def need(e: Any) -> tuple[np.ndarray, np.ndarray]:
+        same = e.seen_lo >= e.seen_hi
+        return same, same
+
+    ends = region.extremes(g, need=need)
+    out: dict[bytes, tuple[float, set[str]]] = {}
+    for i, k in enumerate(keys):
+        if ends.lo_exact[i] and ends.hi_exact[i] and ends.lo[i] == ends.hi[i]:
+            used = region.why(groups[k], np.ones(groups[k].size))
+            out[k] = (float(ends.lo[i]), {x for e in used for x in names[e]})
+    return out
 
 
 def _cube(atoms: pd.DataFrame, variables: tuple[str, ...], conditions: tuple[str, ...]) -> Cube:

@@ -104,7 +104,7 @@ def zero_atoms(region: Region, truth: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
         ends = region.extremes(g, need=need)
         zero[ask] = ends.hi <= 1e-9
-        undecided[ask] = (ends.seen_hi <= 0) & ~zero[ask]
+        undecided[ask] = ends.undecided & ~zero[ask]
     return zero, undecided
 
 
@@ -153,9 +153,7 @@ def attribute_findings(
 
     ends = region.extremes(g, need=need)
     known = dict(zip(parents.tolist(), (ends.lo >= 1 - 1e-9).tolist(), strict=True))
-    undecided = [
-        p for p, lo, s in zip(parents.tolist(), ends.lo, ends.seen_lo, strict=True) if s >= 1 and lo < 1
-    ]
+    undecided = parents[(ends.seen_lo >= 1) & (ends.lo < 1) & ends.undecided].tolist()
     out = []
     seen: set[tuple[int, int, int, int]] = set()
     # Of groups with the same atoms, the one fixing fewest axes names the finding.

@@ -188,6 +188,8 @@ class Region:
         self._mip: dict[int, Program] = {}
         self._sub: dict[int, sp.csr_matrix] = {}
         self.points: list[np.ndarray] = []  # whole solutions other than the truth, met on the way
+        # Whole solutions found without a solver (:mod:`privrisk.outputs.moves`): changes to ``known``, one per row.
+        self.moves: sp.csr_matrix | None = None
 
     # --- one block ------------------------------------------------------------------------------------------
 
@@ -213,9 +215,10 @@ class Region:
         return store[k]
 
     def _solve(
-        self, k: int, local: np.ndarray, val: np.ndarray, sign: float, whole_objective: bool
+        self, k: int, local: np.ndarray, val: np.ndarray, sign: float, whole_objective: bool, exact: bool = True
     ) -> tuple[float, bool, bool, np.ndarray | None, np.ndarray | None]:
-        """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals)."""
+        """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals).
+        Without ``exact``, a fractional linear optimum is left as it is (no integer programme)."""
         cols = self._cols[k]
         if k not in self._rows:  # unknowns in no equation: each at its own bound
             ends = np.where((val * sign) > 0, self.lo[cols][local], self.hi[cols][local])
@@ -241,10 +244,16 @@ class Region:
         if not ints.any() or _whole(x[ints]):
             x = np.where(ints, np.round(x), x)
             return value, True, True, x, sol.row_dual
-        if self.known is not None and abs(float(np.dot(val, self.known[cols][local])) - value) <= _TOL * max(
-            1.0, abs(value)
+        rounded = value
+        if whole_objective:
+            rounded = float(np.ceil(value - 1e-6)) if sign > 0 else float(np.floor(value + 1e-6))
+        if self.known is not None and abs(float(np.dot(val, self.known[cols][local])) - rounded) <= _TOL * max(
+            1.0, abs(rounded)
         ):
-            return value, True, True, self.known[cols].copy(), sol.row_dual
+            # The truth reaches the (rounded) linear bound: it is the whole optimum.
+            return rounded, True, True, self.known[cols].copy(), sol.row_dual
+        if not exact:
+            return rounded, False, True, None, sol.row_dual
         # The linear optimum is fractional: the integer programme (its proven bound holds if it stops early).
         mip = self._program(k, mip=True)
         run = mip.minimise if sign > 0 else mip.maximise
@@ -262,10 +271,11 @@ class Region:
         return bound, False, False, None, sol.row_dual
 
     def optimise(
-        self, idx: np.ndarray, val: np.ndarray, sign: float
+        self, idx: np.ndarray, val: np.ndarray, sign: float, *, exact: bool = True
     ) -> tuple[float, bool, bool, list[tuple[int, np.ndarray]], set[int]]:
         """The least (``sign`` 1) or largest (−1) value of Σ val·x[idx]: (value, exact, decided, whole solutions
-        of the blocks touched, released equations whose duals are not zero)."""
+        of the blocks touched, released equations whose duals are not zero). Without ``exact`` no integer
+        programme is run (the value may then be the rounded linear bound)."""
         idx = np.asarray(idx, dtype=np.int64)
         val = np.asarray(val, dtype=float)
         whole_objective = bool(np.all(self.integer[idx])) and _whole(val)
@@ -277,7 +287,7 @@ class Region:
             mine = blocks == k
             cols = self._cols[k]
             local = np.searchsorted(cols, idx[mine])
-            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective)
+            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact)
             if not dec:
                 # A valid outer bound from the unknowns' bounds where the programme did not end.
                 ends = np.where(val[mine] * sign > 0, self.lo[idx[mine]], self.hi[idx[mine]])
@@ -361,6 +371,15 @@ class Region:
                 w_lo, w_hi = need(ends)
             return w_lo & ~ends.lo_exact & ~ends.undecided, w_hi & ~ends.hi_exact & ~ends.undecided
 
+        if self.moves is not None and self.known is not None and self.moves.shape[0]:
+            change = sp.csr_matrix(g @ self.moves.T)
+            full = np.diff(change.indptr) > 0
+            if full.any():
+                starts = change.indptr[:-1][full]
+                low = np.minimum.reduceat(change.data, starts)
+                high = np.maximum.reduceat(change.data, starts)
+                ends.seen_lo[full] = np.minimum(ends.seen_lo[full], base[full] + np.minimum(low, 0.0))
+                ends.seen_hi[full] = np.maximum(ends.seen_hi[full], base[full] + np.maximum(high, 0.0))
         mark()
         # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
         for sign in (1.0, -1.0):
@@ -371,7 +390,7 @@ class Region:
                 weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
                 idx = np.flatnonzero(weights)
                 before = int(w.sum())
-                _, _, _, parts, _ = self.optimise(idx, weights[idx], sign)
+                _, _, _, parts, _ = self.optimise(idx, weights[idx], sign, exact=False)
                 seen(parts)
                 mark()
                 if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
@@ -432,7 +451,7 @@ class Region:
         """The released equations that bound Σ val·x[idx] (the non-zero duals of its two programmes)."""
         used: set[int] = set()
         for sign in (1.0, -1.0):
-            *_, rows = self.optimise(idx, val, sign)
+            *_, rows = self.optimise(idx, val, sign, exact=False)
             used |= rows
         return tuple(sorted(used))
 
