@@ -120,11 +120,15 @@ def main() -> None:
     args = parser.parse_args()
     moves = 3 if args.quick else 40
 
+    import tempfile
+    from pathlib import Path
+
     from playwright.sync_api import sync_playwright
 
     from privrisk.app.server import build_app
 
-    ours, ours_url = serve(build_app())
+    # A ledger of its own (nothing is released here; the user's own ledger is never touched).
+    ours, ours_url = serve(build_app(ledger=Path(tempfile.mkdtemp()) / "ledger.json"))
     naive, naive_url = serve(naive_app())
     try:
         with sync_playwright() as p:

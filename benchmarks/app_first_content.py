@@ -48,11 +48,15 @@ FIRST_CONTENT = """
 
 
 def serve() -> tuple[Any, str]:
+    import tempfile
+    from pathlib import Path
+
     import uvicorn
 
     from privrisk.app.server import bound_url, build_app
 
-    server = uvicorn.Server(uvicorn.Config(build_app(), host="127.0.0.1", port=0, log_level="warning"))
+    app = build_app(ledger=Path(tempfile.mkdtemp()) / "ledger.json")  # never the user's own ledger
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.02)

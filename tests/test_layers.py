@@ -4,8 +4,10 @@ Every ``import`` and ``from … import`` of every module under ``src/privrisk`` 
 the imports inside functions (privrisk imports heavy modules late, and a late import still runs up the floors) and
 under ``if TYPE_CHECKING:`` (a type a module names is a dependency of its design). The floors are named by
 subpackage, so that a module added later is checked without a change here; an unknown new subpackage is taken for
-a capability. Four more rules of the house are checked here as well:
+a capability. Five more rules of the house are checked here as well:
 
+- no capability imports another capability: what two of them share lives on the shared floor below them
+  (``generalisation`` for presence and microdata, ``ledger`` for release and outputs, ``datasets`` for the demos);
 - the app and the command line do not import each other, except that ``privrisk app`` (``cli/webapp.py``) starts
   the app through its one entry function, :func:`privrisk.app.serve`;
 - no module imports another subpackage's private module or name (``privrisk.study._samples`` from outside study);
@@ -30,16 +32,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privrisk"
 
 # The floors, lowest first: (name, the modules on it). A module belongs to the floor of its longest listed prefix.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("errors", "_params", "_validation", "_format", "_version")),
+    ("base", ("errors", "_params", "_validation", "_format", "_version", "progress")),
     ("ground", ("risk", "sensitivity", "posterior", "accounting", "io", "solver")),
     # The page and figure layer the capabilities write their report folders with (one skeleton, one plot base).
     ("pages and figures", ("reports.html", "reports.manifest", "reports.plots", "reports.assets")),
-    # What several capabilities share: the one ledger of everything released, and generalisation (hierarchies,
-    # lattice search, population-uniqueness models).
-    ("shared", ("ledger", "generalisation")),
+    # What several capabilities share: the one ledger of everything released, generalisation (hierarchies,
+    # lattice search, population-uniqueness models), and the demo and example data the capabilities run on.
+    ("shared", ("ledger", "generalisation", "datasets")),
     (
         "capabilities",
-        ("study", "presence", "audit", "empirical", "release", "outputs", "microdata", "datasets"),
+        ("study", "presence", "audit", "empirical", "release", "outputs", "microdata"),
     ),
     ("reports", ("reports",)),
     # The curated API (privrisk/__init__.py) imports every floor lazily; nothing below it imports it.
@@ -181,10 +183,11 @@ def test_the_floors_are_read_from_the_source():
     assert ("privrisk.presence._spark", "privrisk.io.engine", "spark_session") in found
     assert ("privrisk.reports.manifest", "privrisk._version", "__version__") in found
     assert ("privrisk.study.sampling", "privrisk.risk", "") in found  # from privrisk import risk
+    assert ("privrisk.microdata.recoding", "privrisk.generalisation.lattice", "search_lattice") in found
     assert [FLOORS[floor(m)][0] for m in ("privrisk._format", "privrisk.accounting.risks", "privrisk.reports.plots.study",
-            "privrisk.microdata.risk", "privrisk.somethingnew", "privrisk.reports.explain", "privrisk.cli.risk",
-            "privrisk")] == ["base", "ground", "pages and figures", "capabilities", "capabilities", "reports",
-                             "top", "top"]  # fmt: skip
+            "privrisk.generalisation.lattice", "privrisk.microdata.risk", "privrisk.somethingnew",
+            "privrisk.reports.explain", "privrisk.cli.risk", "privrisk")] == ["base", "ground", "pages and figures",
+            "shared", "capabilities", "capabilities", "reports", "top", "top"]  # fmt: skip
 
 
 def test_nothing_on_a_lower_floor_imports_a_higher_one():
@@ -195,6 +198,22 @@ def test_nothing_on_a_lower_floor_imports_a_higher_one():
         if floor(i.module) > floor(i.importer) and not _allowed(i)
     ]
     assert not wrong, "imports up the floors (docs/architecture.md):\n" + "\n".join(wrong)
+
+
+def _between_capabilities(i: Import) -> bool:
+    return floor(i.importer) == floor(i.module) == CAPABILITIES and subpackage(i.importer) != subpackage(i.module)
+
+
+def test_no_capability_imports_another_capability():
+    # A contributor who learns one capability needs no other: what two share lives on the floor below them.
+    assert _between_capabilities(Import("privrisk.microdata.recoding", "privrisk.presence.lattice", "minimal", 1, False))
+    assert not _between_capabilities(Import("privrisk.presence.run", "privrisk.datasets.tv16", "QI", 1, False))
+    wrong = [
+        f"{i.importer} imports {i.module}{'.' + i.name if i.name else ''}, line {i.line}"
+        for i in all_imports()
+        if _between_capabilities(i) and not _allowed(i)
+    ]
+    assert not wrong, "a capability imports another (move what they share below them):\n" + "\n".join(wrong)
 
 
 def test_the_app_and_the_command_line_do_not_import_each_other():

@@ -215,13 +215,30 @@ def test_the_largest_epsilon_inverts_the_many_worlds_risk():
 
 def test_the_threshold_is_rho_mw_for_a_pure_epsilon_and_the_risk_among_n_otherwise():
     pure = run_risk(RiskSettings(spec(epsilon="ln3"), n=10, max_risk=0.25))
-    assert pure.risk_for_threshold == (pytest.approx(0.25, abs=1e-15), "the many-worlds risk")
+    assert pure.risk_for_threshold == (
+        pytest.approx(0.25, abs=1e-15),
+        "the many-worlds risk ρ_mw among n = 10 (Δv/Δf = 1)",
+    )
     assert not pure.exceeds()
     assert run_risk(RiskSettings(spec(epsilon="ln3"), n=10, max_risk=0.2499)).exceeds()
     # (ε, δ): 1 − β(1/n) with β(α) = max(0, 1 − δ − e^ε α, e^(−ε)(1 − δ − α)): δ + e^ε/n for large n.
     approx = run_risk(RiskSettings(spec(epsilon=1.0, delta=0.5), n=100, max_risk=0.1))
     assert approx.risk_for_threshold[0] == pytest.approx(0.5 + math.e / 100, rel=1e-9)
-    assert approx.risk_for_threshold[1] == "the risk among n = 100" and approx.exceeds()
+    assert approx.risk_for_threshold[1] == "the risk among n = 100 (the whole guarantee, δ included)"
+    assert approx.exceeds()
+    # Issue 30: the JSON's many_worlds (δ not counted, 0.0267) was not the value judged (0.527); the value judged
+    # is named in the document, under the key that shows it.
+    doc = approx.to_dict()
+    assert doc["many_worlds"] == pytest.approx(0.0267, abs=1e-4)
+    assert doc["risk_judged"] == {
+        "key": "reconstruction",
+        "n": 100,
+        "value": doc["reconstruction"],
+        "what": "the risk among n = 100 (the whole guarantee, δ included)",
+    }
+    assert doc["reconstruction"] == approx.risk_for_threshold[0]
+    assert pure.to_dict()["risk_judged"]["key"] == "many_worlds"
+    assert pure.to_dict()["risk_judged"]["value"] == pure.to_dict()["many_worlds"]
     # μ-GDP: β(α) = Φ(Φ⁻¹(1 − α) − μ), so the risk among 10 is 1 − Φ(Φ⁻¹(0.9) − 1).
     gdp = run_risk(RiskSettings(spec(mu=1.0), n=10))
     assert gdp.risk_for_threshold[0] == pytest.approx(1 - PHI(Z(0.9) - 1), rel=1e-9)

@@ -278,6 +278,12 @@ def outputs(tmp_path_factory):
     inspections = tmp / "inspections.parquet"
     chicago_like(300, 24, seed=4).to_parquet(inspections)
     hierarchy = "age=breaks:10,20,30,40,50,inf/10,40,50,inf"
+    # A count and a sum with a published n: useful answers (a mean at these ε would be refused as useless).
+    spec = tmp / "release.toml"
+    spec.write_text(
+        'public_n = 100\n\n[[query]]\ncolumn = "distance"\nquery = "count"\nepsilon = 1\nuniverse = [0, 700]\n\n'
+        '[[query]]\ncolumn = "distance"\nquery = "sum"\nepsilon = "ln3"\nuniverse = [0, 700]\n'
+    )
     commands = {
         "risk": ("risk", "--epsilon", "ln3", "--n", "10"),
         "table": ("table",),
@@ -293,8 +299,7 @@ def outputs(tmp_path_factory):
                   "--universe", "0,100", "--sweep-record", "30", "--sweep-values", "14,20", "--out", tmp / "audit"),
         "derived": ("derived", "--values", "1..10", "--epsilon", "2"),
         "empirical": ("empirical", inspections, "--preset", "chicago", "--top", "3", "--out", tmp / "empirical"),
-        "release": ("release", EXAMPLES / "distance_work.csv", "--spec", EXAMPLES / "release.toml",
-                    "--out", tmp / "release"),
+        "release": ("release", EXAMPLES / "distance_work.csv", "--spec", spec, "--out", tmp / "release"),
         "explain": ("explain", "--epsilon", "ln3", "--n", "100", "--out", tmp / "explain.html"),
     }  # fmt: skip
     printed = {}

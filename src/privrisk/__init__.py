@@ -15,6 +15,9 @@ The curated public API is listed in ``__all__``, grouped below; every other publ
 - :mod:`privrisk.release`: noisy releases (OpenDP), specifications, the ledger, public statements;
 - :mod:`privrisk.outputs`: output checking: each table or model by a centre's rules (ACRO's policy), and what all
   outputs released so far reveal together (differencing by linear programming);
+- :mod:`privrisk.synthetic`: the disclosure risk of a synthetic file (singling out, linkability, inference,
+  membership inference) beside the generator's own guarantee;
+- :mod:`privrisk.ledger`: the one ledger of everything released (releases and outputs), hash-chained and locked;
 - :mod:`privrisk.io`: reading files, the DuckDB and Spark engines, writing outputs whole;
 - :mod:`privrisk.reports`: HTML pages, manifests, the explainer page, figures;
 - :mod:`privrisk.datasets`: demo and synthetic data;
@@ -120,6 +123,9 @@ if TYPE_CHECKING:
 
     # Output checking: each output by a centre's rules, and all together (privrisk.outputs)
     from privrisk.outputs import check_outputs, OutputsSettings, OutputsResult
+
+    # Synthetic data: the attacks that show what a synthetic file discloses, beside the generator's claim
+    from privrisk.synthetic import SyntheticSettings, SyntheticRun, run_synthetic, epsilon_lower_bound
 
     # Pages for people
     from privrisk.reports import explainer_page, report_page

@@ -26,10 +26,12 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 __all__ = [
+    "BELOW_ONE",
     "FREQUENCY_WORDS",
     "PROBABILITY_WORDS",
     "VOCABULARY",
     "Frequency",
+    "below_certainty",
     "count",
     "decimal",
     "duration",
@@ -65,14 +67,39 @@ def percent(x: float, digits: int = 1) -> str:
     """A probability as a percentage rounded half up, as the papers print them (7/16 → 43.8 %, not 43.7 %).
 
     The value is first rounded to 12 significant digits so that a tie computed as 0.43749999999999994 is
-    still a tie.
+    still a tie. A probability above 0 is never written "0.0%" and one below 1 never "100.0%": where the rounding
+    would say so, the significant digits of :func:`percent_3g` tell the value apart from the edge ("0.0005%",
+    "99.96%", "more than 99.99999%").
 
     Example:
-        >>> percent(7 / 16 - 1e-17), percent(2 / 101)
-        ('43.8%', '2.0%')
+        >>> percent(7 / 16 - 1e-17), percent(2 / 101), percent(5e-6), percent(0.99996), percent(1.0)
+        ('43.8%', '2.0%', '0.0005%', '99.996%', '100.0%')
     """
-    value = Decimal(f"{100 * float(x):.12g}").quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    x = float(x)
+    if math.isnan(x):
+        return "—"
+    value = Decimal(f"{100 * x:.12g}").quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    if (0 < x and value == 0) or (x < 1 and value == 100):
+        return percent_3g(x).replace(" %", "%")
     return f"{value}%"
+
+
+#: The largest double below 1: a probability that the maths keeps below certainty but double precision rounds to 1.
+BELOW_ONE = 1.0 - 2.0**-53
+
+
+def below_certainty(p: float) -> float:
+    """A probability that is known to be below 1, kept below 1 in double precision.
+
+    Every risk of a finite ε (or of any guarantee with δ < 1) is below 1, yet e.g. 1/(1 + e^(−700)) is 1.0 in
+    double precision, and "all 100 of 100" or "100 %" would then be false. The formats say "more than
+    99.99999 %" or "more than 99 of 100" of the value returned here, which is true.
+
+    Example:
+        >>> below_certainty(1.0) < 1, below_certainty(0.25)
+        (True, 0.25)
+    """
+    return min(float(p), BELOW_ONE)
 
 
 def _power_of_ten(x: float, digits: int) -> str:
@@ -221,7 +248,9 @@ class Frequency:
     count: int
     base: int
 
-    def text(self, lang: str = "en", words: Mapping[str, str] | None = None, thousands: str | None = None) -> str:
+    def text(
+        self, lang: str = "en", words: Mapping[str, str] | None = None, thousands: str | None = None
+    ) -> str:
         """The phrase ("about 6", "fewer than 1", "etwa 6"), in ``lang`` or in the given ``words``.
 
         Example:
@@ -257,7 +286,9 @@ def _frequency(p: float, base: int) -> Frequency:
     return Frequency(kind, k, base)
 
 
-def natural_frequencies(p: float, guess: float | None = None, *, base: int = 100) -> tuple[Frequency, Frequency]:
+def natural_frequencies(
+    p: float, guess: float | None = None, *, base: int = 100
+) -> tuple[Frequency, Frequency]:
     """The attacker's success ``p`` and the guesser's ``guess`` as counts out of one denominator, both truthful.
 
     The denominator starts at ``base`` and grows tenfold (up to 1,000,000) until the attacker's count is at least 1

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._format import natural_frequencies, whole_percent
+from privrisk._format import below_certainty, natural_frequencies, whole_percent
 from privrisk._validation import check_epsilons, check_probability, check_whole
 from privrisk.errors import PrivriskError, deprecated_alias
 
@@ -34,6 +34,7 @@ __all__ = [
     "global_leak",
     "global_risk",
     "leak",
+    "local_leak",
     "logit",
     "many_worlds",
     "natural_frequency",
@@ -294,7 +295,7 @@ def risk_rows(epsilons: ArrayLike, ns: ArrayLike = (2, 10, 100)) -> list[dict[st
     e_grid, n_grid = np.meshgrid(eps, n_, indexing="ij")
     e_flat, n_flat = e_grid.ravel(), n_grid.ravel()
     risk = np.asarray(many_worlds(e_flat, n_flat), dtype=float)
-    leaks = np.asarray(leak(risk, n_flat), dtype=float)
+    leaks = np.asarray(local_leak(e_flat, n_flat), dtype=float)  # γ without the cancellation of ρ − 1/n
     return [
         {"epsilon": float(e), "n": int(n), "risk": float(r), "leak": float(g)}
         for e, n, r, g in zip(e_flat, n_flat, risk, leaks, strict=True)
@@ -347,8 +348,28 @@ def natural_frequency(p: float, *, base: int = 100) -> tuple[str, int]:
     return f.text(), f.base
 
 
+def local_leak(epsilon: ArrayLike, n: ArrayLike, ratio: ArrayLike = 1.0) -> float | np.ndarray:
+    """γ of one ε-DP answer among n people, without the cancellation of (ρ_mw − 1/n)/(1 − 1/n).
+
+    With ρ_mw = 1/(1 + (n − 1)e^(−εr)) (r = Δv/Δf) the leak of Mehner et al. (§3.4) is
+    γ = (1 − e^(−εr))/(1 + (n − 1)e^(−εr)) = −expm1(−εr)·ρ_mw: at ε = 10⁻¹² and n = 10⁹ the subtraction loses
+    every digit, this form none. For n = 2 it is the global leak Γ = tanh(ε/2).
+
+    Example:
+        >>> round(local_leak(math.log(3), 10), 4)                 # Mehner et al., Table 1: 16.7 %
+        0.1667
+        >>> local_leak(1e-12, 10**9) > 0
+        True
+    """
+    eps, n_, r = _epsilon(epsilon), _n(n, minimum=2), _ratio(ratio)
+    return _out(-np.expm1(-eps * r) * expit(eps * r - _log_worlds(n_)))
+
+
 def describe(epsilon: float | str, n: int | None = None, ratio: float = 1.0) -> str:
     """Plain sentences for a data subject about what an ε-DP answer reveals, with natural frequencies.
+
+    Every number is true at every ε: a risk of a finite ε is never said to be certain ("more than 99 times",
+    not "all 100"), and the leak is said "less than 1 %" rather than "0 %" when it is not zero.
 
     Args:
         epsilon: ε ≥ 0 of the release (or the total of all releases).
@@ -358,22 +379,29 @@ def describe(epsilon: float | str, n: int | None = None, ratio: float = 1.0) -> 
     Example:
         >>> print(describe(1.0))  # doctest: +NORMALIZE_WHITESPACE
         Suppose an attacker knows everyone else's data and tries to tell whether you are in it. In 100 such
-        attempts the attacker would be right about 73 times; guessing alone would be right 50 times. The answer
-        takes the attacker at most 46 % of the way from a coin toss to certainty.
+        attempts the attacker would be right about 73 times; guessing alone would be right 50 times. At best,
+        the answer takes the attacker 46 % of the way from a coin toss to certainty.
+        >>> print(describe(1e-6).split(". ")[-1])
+        At best, the answer takes the attacker less than 1 % of the way from a coin toss to certainty.
     """
     eps = float(_epsilon(epsilon))
+    finite = np.isfinite(eps)
     p = float(global_risk(eps))
-    risk, guess = natural_frequencies(p, 0.5)
+    risk, guess = natural_frequencies(below_certainty(p) if finite and eps > 0 else p, 0.5)
     gamma = float(global_leak(eps))
+    if finite and eps > 0:
+        gamma = below_certainty(gamma)
     sentences = [
         "Suppose an attacker knows everyone else's data and tries to tell whether you are in it.",
         f"In {risk.base:,} such attempts the attacker would be right {risk.text()} times; "
         f"guessing alone would be right {guess.count:,} times.",
-        f"The answer takes the attacker at most {whole_percent(gamma)} of the way from a coin toss to certainty.",
+        f"At best, the answer takes the attacker {whole_percent(gamma)} of the way from a coin toss to certainty.",
     ]
     if n is not None:
         n_ = int(_n(n, minimum=2))
         rho = float(many_worlds(eps, n_, ratio))
+        if finite and eps * float(ratio) > 0:
+            rho = below_certainty(rho)
         # One base for both rates: counted in different bases, "about 1 of 1,000" beside a guess counted in
         # 10,000 ("about 2") made the attacker look worse than guessing.
         mw, mw_guess = natural_frequencies(rho, 1.0 / n_)

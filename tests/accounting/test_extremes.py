@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from privrisk.accounting import (
@@ -169,3 +169,116 @@ def test_the_exact_mechanism_is_never_riskier_than_its_worst_case(build):
         assert summary[key] <= worst[key] + 1e-12, key
     for ours, theirs in zip(summary["tpr_at_fpr"], worst["tpr_at_fpr"], strict=True):
         assert ours["tpr"] <= theirs["tpr"] + 1e-12
+
+
+# ------------------------------------------------------------------- issue 30: never more than its own worst case
+def exact_pure_tpr(eps: float, alpha: float) -> float:
+    """1 − β(α) of pure ε-DP, β(α) = max(0, 1 − e^ε α, e^(−ε)(1 − α)), with mpmath (shares no code)."""
+    import mpmath
+
+    e, a = mpmath.mpf(eps), mpmath.mpf(alpha)
+    return float(1 - max(0, 1 - mpmath.exp(e) * a, mpmath.exp(-e) * (1 - a)))
+
+
+def test_fifty_releases_of_epsilon_fifty_never_test_positive_at_fpr_zero():
+    # Issue 30: pure_dp(50).compose(50) stated TPR 1 at FPR 0, which pure DP forbids (Q's mass e^(−2500)
+    # underflowed to 0, so the test "rejected" it for free).
+    g = pure_dp(50).compose(50)
+    assert float(g.tradeoff(0.0)) == 1.0
+    s = risk_summary(g, fpr=(0.0, 1e-300, 0.001))
+    assert s["tpr_at_fpr"][0]["tpr"] == 0.0 and s["worst_case"]["tpr_at_fpr"][0]["tpr"] == 0.0
+    for mine, worst in zip(s["tpr_at_fpr"], s["worst_case"]["tpr_at_fpr"], strict=True):
+        assert mine["tpr"] <= worst["tpr"]
+
+
+PURE_KINDS = {
+    "pure": lambda e, k: pure_dp(e),
+    "pure-composed": lambda e, k: pure_dp(e).compose(k),
+    "rr-composed": lambda e, k: randomised_response_guarantee(epsilon=e).compose(k),
+    "laplace": lambda e, k: laplace_guarantee(epsilon=e),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(sorted(PURE_KINDS)),
+    st.floats(min_value=1e-6, max_value=60.0),
+    st.integers(min_value=1, max_value=60),
+    st.sampled_from([0.0, 1e-300, 1e-12, 0.001, 0.1, 0.5]),
+)
+@example("pure-composed", 50.0, 50, 0.0)  # issue 30
+@example("rr-composed", 60.0, 60, 1e-300)
+def test_a_pure_guarantee_never_beats_its_total_epsilon(kind, eps, k, alpha):
+    """Exact TPR at FPR α ≤ the worst case's, 1 − β_(kε)(α), for pure ε and its compositions at extreme ε."""
+    g = PURE_KINDS[kind](eps, k)
+    total = g.pure_epsilon
+    assert total is not None
+    tpr = 1.0 - float(g.tradeoff(alpha))
+    assert tpr <= exact_pure_tpr(total, alpha) + 1e-12, (kind, eps, k, alpha, tpr)
+    if alpha == 0.0:
+        assert tpr == 0.0
+
+
+def _kinds():
+    from privrisk.accounting import dpsgd, gaussian_guarantee, renyi_dp
+
+    return {
+        "pure": lambda t: pure_dp(700 * t),
+        "approximate": lambda t: approximate_dp(50 * t, 1e-6),
+        "zcdp": lambda t: zcdp(1e3 * t),
+        "gdp": lambda t: gaussian_dp(1e3 * t),
+        "renyi": lambda t: renyi_dp([2.0, 4.0, 8.0], [t, 3 * t, 7 * t]),
+        "laplace": lambda t: laplace_guarantee(epsilon=700 * t),
+        "gaussian": lambda t: gaussian_guarantee(sigma=1 / (100 * t)),
+        "rr": lambda t: randomised_response_guarantee(epsilon=700 * t),
+        "composed": lambda t: pure_dp(50 * t).compose(50),
+        "approximate-composed": lambda t: approximate_dp(10 * t, 1e-7).compose(20),
+        "group": lambda t: group(pure_dp(10 * t), 5),
+        "subsampled": lambda t: subsample(gaussian_guarantee(sigma=1 / (10 * t)), 0.1),
+        "dpsgd": lambda t: dpsgd(dataset_size=1000, batch_size=100, epochs=1, noise_multiplier=0.5 / t),
+    }
+
+
+KINDS = ["pure", "approximate", "zcdp", "gdp", "renyi", "laplace", "gaussian", "rr", "composed",
+         "approximate-composed", "group", "subsampled", "dpsgd"]  # fmt: skip
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(KINDS),
+    st.floats(min_value=1e-9, max_value=1.0),
+    st.sampled_from([None, 1e-5, 0.01]),
+)
+def test_the_accountant_never_states_more_than_its_own_worst_case(kind, t, at_delta):
+    s = risk_summary(_kinds()[kind](t), n=10, fpr=(0.0, 1e-6, 0.001, 0.1, 0.5), at_delta=at_delta)
+    assert_sound(s)
+    w = s["worst_case"]
+    for key in ("advantage", "success", "posterior_max", "reconstruction"):
+        assert s[key] <= w[key], (kind, t, key)
+    for mine, worst in zip(s["tpr_at_fpr"], w["tpr_at_fpr"], strict=True):
+        assert mine["fpr"] - 1e-15 <= mine["tpr"] <= worst["tpr"], (kind, t, mine, worst)
+    if w["epsilon"] is not None and w["delta"] == 0:  # pure: its worst case is randomized response, exactly
+        for row in w["tpr_at_fpr"]:
+            assert row["tpr"] == pytest.approx(exact_pure_tpr(w["epsilon"], row["fpr"]), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--epsilon", "1"),
+        ("--epsilon", "1", "--delta", "1e-6"),
+        ("--mechanism", "laplace", "--epsilon", "1"),
+        ("--mechanism", "rr", "--epsilon", "1"),
+        ("--renyi", "2:0.5,4:1"),
+        ("--mechanism", "gaussian", "--sigma", "1", "--sample-rate", "0.01"),
+    ],
+    ids=["pure", "approximate", "laplace", "rr", "renyi", "sampled-gaussian"],
+)
+def test_ten_to_the_twenty_releases_answer_as_a_labelled_bound(cli, args):
+    # Issue 30: --compose 99999999999999999999 ended in a MemoryError ("2.90 TiB") or an OverflowError.
+    r = cli("risk", *args, "--compose", "99999999999999999999", "--n", "10", "--json")
+    assert r.code == 0, r.err
+    doc = r.json
+    assert_sound(doc)
+    assert doc["success"] > 0.999  # 10²⁰ releases of any of these give everything away
+    assert doc["conversion"].startswith("a bound: 100,000,000,000,000,000,000 releases are too many")

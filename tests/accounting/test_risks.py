@@ -148,8 +148,14 @@ def test_risk_summary_keys_and_json():
         "guarantee", "advantage", "success", "posterior_max", "tpr_at_fpr", "reconstruction",
         "epsilon_at_delta", "delta_at_epsilon", "worst_case", "conversion",
     }  # fmt: skip
-    assert set(s) == keys and set(s["worst_case"]) == keys
-    assert s["worst_case"]["worst_case"] is None
+    # The worst case names the (ε, δ) it is the worst of (issue 37: its δ was 10⁻⁶ without a word); with
+    # at_delta it is taken at that δ, so that "ε at δ" is one ε for both.
+    assert set(s) == keys and set(s["worst_case"]) == keys | {"epsilon", "delta"}
+    assert s["worst_case"]["worst_case"] is None and s["worst_case"]["delta"] == 1e-6
+    assert s["worst_case"]["epsilon"] == pytest.approx(s["epsilon_at_delta"])
+    at_5 = risk_summary(gaussian_guarantee(sigma=2.0), at_delta=1e-5)
+    assert at_5["worst_case"]["delta"] == 1e-5
+    assert at_5["worst_case"]["epsilon_at_delta"] == pytest.approx(at_5["epsilon_at_delta"])
     assert [row["fpr"] for row in s["tpr_at_fpr"]] == [0.001, 0.01, 0.05, 0.1]
     json.dumps(s, allow_nan=False)
     assert s["guarantee"] == "Gaussian mechanism, σ = 2, sensitivity 1"

@@ -10,6 +10,8 @@ to the folder in ``PRIVRISK_SCREENSHOTS`` when ``scripts/screenshots.py`` runs t
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -28,19 +30,28 @@ pytestmark = pytest.mark.browser
 
 
 class RunningApp:
-    """The app under uvicorn in a thread: ``url``, the uvicorn ``server``, ``stop()``."""
+    """The app under uvicorn in a thread: ``url``, the uvicorn ``server``, its ``ledger``, ``stop()``.
 
-    def __init__(self, *, max_upload: int = 500 * 1000**2, host: str = "127.0.0.1") -> None:
+    The ledger is a file in a temporary folder of its own (removed by ``stop()``), never the user's own.
+    """
+
+    def __init__(
+        self, *, max_upload: int = 500 * 1000**2, host: str = "127.0.0.1", ledger: Path | None = None, key=None
+    ) -> None:
         import uvicorn
         from shiny.reactive import _core
 
         from privrisk.app.server import bound_url, build_app
 
+        self.folder = Path(tempfile.mkdtemp(prefix="privrisk-test-app-"))
+        self.ledger = ledger if ledger is not None else self.folder / "ledger.json"
+
         # Shiny's reactive lock is one per process and binds to the first event loop that waits on it; each test
         # module's server runs a loop of its own (a waiting ExtendedTask then raised "bound to a different event
         # loop" and the Risk page's accountant never answered). A server of its own gets a lock of its own.
         _core._reactive_environment._lock = None
-        config = uvicorn.Config(build_app(max_upload=max_upload), host=host, port=0, log_level="warning")
+        app = build_app(max_upload=max_upload, ledger=self.ledger, key=key)
+        config = uvicorn.Config(app, host=host, port=0, log_level="warning")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -54,6 +65,7 @@ class RunningApp:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -69,6 +69,40 @@ def test_every_page_has_lang_a_title_one_h1_and_landmarks(page, goto, page_id):
     expect(page.locator("h1")).to_have_text(f"{title} — privrisk")
     expect(page.locator("[role=main], main")).to_have_count(1)
     expect(page.locator("nav")).to_have_count(1)
+    # Issue 30: the h1 inside a landmark, headings without a jumped level, and every id once.
+    expect(page.locator("[role=main] h1, main h1")).to_have_count(1)
+    assert heading_jumps(page) == []
+    assert duplicate_ids(page) == []
+
+
+HEADING_JUMPS_JS = """() => {
+  const shown = Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'))
+    .filter(h => h.closest('.tab-pane') === null || h.closest('.tab-pane.active') !== null);
+  const jumps = [];
+  let level = 0;
+  for (const h of shown) {
+    const next = Number(h.tagName[1]);
+    if (next > level + 1) { jumps.push(`h${level} → ${h.tagName.toLowerCase()}: ${h.textContent.trim().slice(0, 40)}`); }
+    level = next;
+  }
+  return jumps;
+}"""
+
+DUPLICATE_IDS_JS = """() => {
+  const seen = {};
+  document.querySelectorAll('[id]').forEach(e => { seen[e.id] = (seen[e.id] || 0) + 1; });
+  return Object.keys(seen).filter(id => seen[id] > 1);
+}"""
+
+
+def heading_jumps(page) -> list[str]:
+    """Headings of the page as shown (the active tab) that go down more than one level at once."""
+    return page.evaluate(HEADING_JUMPS_JS)
+
+
+def duplicate_ids(page) -> list[str]:
+    """Ids that more than one element of the document carries (``microdata-reduction`` did)."""
+    return page.evaluate(DUPLICATE_IDS_JS)
 
 
 def test_the_title_follows_the_tab(page, goto):
@@ -79,16 +113,64 @@ def test_the_title_follows_the_tab(page, goto):
     expect(page.locator("h1")).to_have_text(f"{explain.TITLE} — privrisk")
 
 
-def test_every_risk_control_has_a_label(page, goto):
-    goto(page, "page=risk")
+@pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
+def test_every_control_has_a_label_the_file_boxes_too(page, goto, page_id):
+    """Issue 30: a file box's text field ("No file selected") had no label."""
+    goto(page, f"page={page_id}")
     unlabelled = page.evaluate(
         """() => Array.from(document.querySelectorAll('.tab-pane.active input, .tab-pane.active select'))
               .filter(e => e.type !== 'hidden' && !e.classList.contains('irs-hidden-input'))
               .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
                            && !e.getAttribute('aria-labelledby'))
-              .map(e => e.id || e.name)"""
+              // selectize hides the select it replaces (class selectized) and labels its own field instead
+              .filter(e => !e.classList.contains('selectized'))
+              .map(e => e.id || e.name || e.outerHTML.slice(0, 80))"""
     )
     assert unlabelled == []
+    boxes = page.locator(".tab-pane.active .input-group input[type='text'][readonly]")
+    for i in range(boxes.count()):
+        assert boxes.nth(i).get_attribute("aria-label").endswith(": the file chosen")
+
+
+def _focus_ring(locator) -> str:
+    """The element's outline or box shadow while focused ('' when it draws none)."""
+    return locator.evaluate(
+        """e => { const s = getComputedStyle(e);
+                  const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0 ? s.outlineStyle : '';
+                  return outline || (s.boxShadow !== 'none' ? s.boxShadow : ''); }"""
+    )
+
+
+def test_the_slider_and_the_selectize_fields_show_a_focus_ring(page, goto):
+    """Issue 30: no visible focus on the ε slider or on a selectize field (keyboard users lost their place)."""
+    goto(page, "page=risk")
+    line = page.locator("#risk-epsilon_slider").locator("xpath=..").locator(".irs-line")
+    line.focus()
+    assert _focus_ring(line) != ""
+    handle = page.locator("#risk-epsilon_slider").locator("xpath=..").locator(".irs-handle").first
+    assert _focus_ring(handle) != ""
+    goto(page, "page=presence")
+    field = page.locator("#presence-qi + .selectize-control .selectize-input")
+    field.locator("input").focus()
+    expect(field).to_have_class(re.compile(r"\bfocus\b"))
+    assert _focus_ring(field) != ""
+    page.keyboard.press("Escape")
+
+
+def test_the_release_set_up_comes_before_preview_in_the_keyboard_order(page, goto):
+    """Issue 30: Tab reached "Preview the release" before the fields of "1. Set up" (a sidebar layout puts its
+    main column first in the document)."""
+    goto(page, "page=release")
+    order = page.evaluate(
+        """() => {
+            const tabbable = Array.from(document.querySelectorAll('.tab-pane.active input, .tab-pane.active select,'
+                + ' .tab-pane.active button, .tab-pane.active textarea'))
+              .filter(e => !e.disabled && e.offsetParent !== null && e.tabIndex >= 0);
+            return tabbable.map(e => e.id);
+        }"""
+    )
+    assert order.index("release-example") < order.index("release-preview")
+    assert order.index("release-budget") < order.index("release-preview")
 
 
 @pytest.fixture

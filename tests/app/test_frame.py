@@ -102,10 +102,12 @@ def _stop(proc) -> int:
             proc.kill()
 
 
-def test_privrisk_app_listens_on_loopback_and_serves_the_page():
-    proc, lines = _start()
+def test_privrisk_app_listens_on_loopback_and_serves_the_page(tmp_path):
+    proc, lines = _start("--ledger", str(tmp_path / "ledger.json"))
     try:
         url = lines[-1].removeprefix("privrisk app on ").split()[0]
+        # The terminal says where the ledger is (issue 30): every session charges that file.
+        assert lines[-1].endswith(f"; ledger: {tmp_path / 'ledger.json'}")
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
         assert not any("warning" in line for line in lines)
         with urllib.request.urlopen(url, timeout=WAIT_MS / 1000) as response:
@@ -114,8 +116,8 @@ def test_privrisk_app_listens_on_loopback_and_serves_the_page():
         _stop(proc)
 
 
-def test_privrisk_app_on_all_interfaces_prints_the_warning():
-    proc, lines = _start("--host", "0.0.0.0")
+def test_privrisk_app_on_all_interfaces_prints_the_warning(tmp_path):
+    proc, lines = _start("--host", "0.0.0.0", "--ledger", str(tmp_path / "ledger.json"))
     try:
         assert any(
             line.startswith("privrisk: warning: listening on 0.0.0.0: the app and any data uploaded to it are "
@@ -130,6 +132,9 @@ def test_privrisk_app_on_all_interfaces_prints_the_warning():
     [
         (["--max-upload", "lots"], "--max-upload: 'lots' is not a size"),
         (["--port", "70000"], "--port: must be"),
+        (["--ledger", "/nonexistent-folder/ledger.json"], "--ledger: the folder /nonexistent-folder does not exist"),
+        (["--ledger", "/"], "--ledger: / is a folder"),
+        (["--ledger-key", "/nonexistent.key"], "--ledger-key: cannot read /nonexistent.key"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(cli, args, message):

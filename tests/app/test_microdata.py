@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import expect
 
+from browser_helpers import RUN_MS
+
 pytestmark = pytest.mark.browser
 
-RUN_MS = 60_000  # a run under load on two cores; the test waits for the state, not for a time
 QUERY = "page=microdata&keys=region,age,sex&weights=weight&household=hid&k=2"
 
 
@@ -43,9 +45,34 @@ def test_the_built_in_example_and_a_bad_key(page, goto):
     page.locator("#microdata-run").click()
     expect(page.locator(".privrisk-error")).to_contain_text("no column 'agegroup'", timeout=RUN_MS)
     page.locator("#microdata-keys").fill("region,age")
+    page.locator("#microdata-k").fill("1")
     page.locator("#microdata-run").click()
     expect(page.locator("#microdata-verdict-text")).to_contain_text("Every threshold set is met", timeout=RUN_MS)
+    expect(page.locator("#microdata-verdict-text")).to_contain_text("Judged against the threshold set: k = 1.")
     expect(page.locator(".privrisk-error")).to_have_count(0)
+
+
+def test_without_a_threshold_the_page_judges_against_the_stated_defaults(page, goto, cli, examples):
+    """Issue 30: with no threshold set, the example was green ("Every threshold set is met") although 4 records
+    are unique; the page judges against k = 3 and individual risk at most 0.1 and says so."""
+    goto(page, "page=microdata&keys=region,age&example=true")
+    expect(page.locator("#microdata-command-line")).to_have_text(
+        "privrisk microdata examples/microdata_survey.csv --keys region,age --k 3 --max-risk 0.1"
+    )
+    page.locator("#microdata-run").click()
+    verdict = page.locator("#microdata-verdict-text")
+    expect(verdict).to_contain_text("Thresholds exceeded", timeout=RUN_MS)
+    expect(verdict).to_have_class(re.compile(r"\balert-danger\b"))
+    expect(verdict).to_contain_text(
+        "Judged against the default thresholds, as none was set: k = 3 (every key combination shared by at least "
+        "3 records) and individual risk at most 0.1."
+    )
+    # The command line shown gives the same verdict: it exits 1 with the same failures.
+    res = cli("microdata", examples / "microdata_survey.csv", "--keys", "region,age", "--k", "3", "--max-risk",
+              "0.1", "--json")  # fmt: skip
+    assert res.code == 1
+    for failure in json.loads(res.out)["failures"]:
+        expect(verdict).to_contain_text(failure.split(": ", 1)[1])
 
 
 def test_suppression_on_the_page_releases_the_command_lines_file(page, goto, cli, examples, tmp_path):
@@ -69,7 +96,7 @@ def test_suppression_on_the_page_releases_the_command_lines_file(page, goto, cli
     expect(page.locator("#microdata-reduction-text")).to_have_text(doc["reduction"])
     # the measures of the file as given stay on the page, under their own heading
     expect(page.locator("#microdata-findings p")).to_have_count(len(doc["findings"]))
-    expect(page.locator("#microdata-findings h5")).to_have_text("The file as given")
+    expect(page.locator("#microdata-findings h4")).to_have_text("The file as given")
     with page.expect_download() as download:
         page.locator("#microdata-download_released").click()
     released = download.value.path().read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from browser_helpers import OUTPUTS_DATA, OUTPUTS_SPEC
+from browser_helpers import OUTPUTS_DATA, OUTPUTS_SPEC, RUN_MS
 from privrisk.cli import main
 
 pytestmark = pytest.mark.browser
@@ -29,8 +29,10 @@ def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(
     goto(page, "page=outputs")
     upload(page, "outputs-file", data)
     upload(page, "outputs-spec", spec)
+    expect(page.locator("#outputs-ledger-note")).to_contain_text("ledger")
+    page.locator("#outputs-run").click()
     report = page.locator("#outputs-check")
-    expect(report.locator("#verdict")).to_contain_text("May not be released")
+    expect(report.locator("#verdict")).to_contain_text("May not be released", timeout=RUN_MS)
     expect(report).to_contain_text(finding["sentence"])
     # The verdict is a sentence and comes first; the cells, coloured by status, are folded after it.
     expect(report.locator("#verdict")).to_contain_text("1 disclosure by differencing")
@@ -39,3 +41,68 @@ def test_the_page_shows_the_verdict_and_the_sentence_of_the_command(
     report.locator("details.output summary").first.click()
     expect(report.locator("td.pass").first).to_be_visible()
     screenshot(page, "outputs")
+
+
+TABLE_1, TABLE_3 = (f"[[output]]{part}" for part in SPEC.split("[[output]]")[1:])
+
+
+def _library_records_outputs(tmp_path) -> bool:
+    """Whether ``check_outputs`` with a ledger records a set that passes (issue 30, item 1: the library checks and
+    appends under one lock; before that, only the command line appended)."""
+    from privrisk.outputs import OutputSpec, OutputsSettings, check_outputs
+
+    ledger = tmp_path / "probe" / "ledger.json"
+    ledger.parent.mkdir()
+    frame = __import__("pandas").DataFrame({"region": ["N"] * 12})
+    check_outputs(OutputsSettings(data=frame, spec=(OutputSpec(name="P", kind="count", rows=("region",)),),
+                                  ledger=ledger))  # fmt: skip
+    return ledger.exists()
+
+
+def test_outputs_checked_in_the_app_go_into_its_ledger_and_the_next_check_is_held_to_them(
+    page, goto, upload, tmp_path, running_app
+):
+    """Issue 30: the outputs checked in the app join the app's one ledger, so a table that differences against
+    one released before (Table 3 against Table 1, one 18-year-old woman in West) does not pass in a later check."""
+    if not _library_records_outputs(tmp_path):
+        pytest.skip("the library does not record outputs that pass yet (issue 30, item 1)")
+    data = tmp_path / "survey.csv"
+    data.write_text(DATA)
+    first, second = tmp_path / "table1.toml", tmp_path / "table3.toml"
+    first.write_text(TABLE_1)
+    second.write_text(TABLE_3)
+    goto(page, "page=outputs")
+    upload(page, "outputs-file", data)
+    upload(page, "outputs-spec", first)
+    page.locator("#outputs-run").click()
+    verdict = page.locator("#outputs-check #verdict")
+    expect(verdict).to_contain_text("May be released", timeout=RUN_MS)
+    assert running_app.ledger.exists()
+    # Alone, Table 3 passes too; after Table 1 was released, the two together give the woman away.
+    upload(page, "outputs-spec", second)
+    page.locator("#outputs-run").click()
+    expect(verdict).to_contain_text("May not be released", timeout=RUN_MS)
+    expect(page.locator("#outputs-check")).to_contain_text("differencing")
+
+
+def test_a_spec_of_too_many_outputs_and_a_column_of_too_many_categories_are_refused(page, goto, upload, tmp_path):
+    """Issue 30: a spec of 3,000 tables, or a grouping column of 10⁵ categories, is refused with one line, and
+    the page keeps working."""
+    data = tmp_path / "wide.csv"
+    data.write_text("code,region\n" + "".join(f"c{i},{'NS'[i % 2]}\n" for i in range(100_000)))
+    many = tmp_path / "many.toml"
+    many.write_text("".join(f'[[output]]\nname = "T{i}"\nkind = "count"\nrows = ["region"]\n' for i in range(3000)))
+    wide = tmp_path / "wide.toml"
+    wide.write_text('[[output]]\nname = "Codes"\nkind = "count"\nrows = ["code"]\n')
+    goto(page, "page=outputs")
+    upload(page, "outputs-file", data)
+    upload(page, "outputs-spec", many)
+    page.locator("#outputs-run").click()
+    status = page.locator("#outputs-status .privrisk-error")
+    expect(status).to_have_text(
+        "Specification: 3,000 outputs; the app checks at most 200 at once (the command line has no such limit)",
+        timeout=RUN_MS,
+    )
+    upload(page, "outputs-spec", wide)
+    page.locator("#outputs-run").click()
+    expect(status).to_contain_text("the grouping column 'code' has 100,000 categories", timeout=RUN_MS)

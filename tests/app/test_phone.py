@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
+from tests.app.test_a11y import duplicate_ids, heading_jumps
 
-from browser_helpers import OUTPUTS_DATA, OUTPUTS_SPEC, RUN_MS
+from browser_helpers import OUTPUTS_DATA, OUTPUTS_SPEC, RUN_MS, one_ledger_for_releases_and_outputs
 from privrisk.app.pages import PAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -61,20 +62,33 @@ CASES: dict[str, Case] = {
         "page=empirical", run=("#empirical-run",), results=("#empirical-verdict-number", "#empirical-verdict")
     ),
     "release": Case(
-        "page=release&example=distance_work&q1_column=distance&q1_query=mean&q1_epsilon=1&q1_lower=0&q1_upper=700",
+        # a count with a published n: an answer that is not useless, so Confirm needs no acknowledgement
+        "page=release&example=distance_work&q1_column=distance&q1_query=count&q1_epsilon=1&q1_lower=0&q1_upper=700"
+        "&public_n=100",
         run=("#release-preview", "#release-confirm"),
         results=("#release-verdict-text", "#release-answers"),
     ),
     "outputs": Case(
         "page=outputs",
+        run=("#outputs-run",),
         results=("#outputs-check #verdict",),
         uploads={"outputs-file": "survey.csv", "outputs-spec": "outputs.toml"},
     ),
     "explain": Case("page=explain&epsilon=ln3&n=100", results=("#explain-paragraph-text",)),
+    "synthetic": Case(
+        "page=synthetic", run=("#synthetic-run",), results=("#synthetic-verdict-number", "#synthetic-verdict")
+    ),
 }
 
 # A page whose case fails until its fix is merged: page id → the reason (the fix is in the helper's report).
-XFAIL: dict[str, str] = {}
+# Outputs runs after Release on the module's one app, so it reads the ledger Release wrote.
+XFAIL: dict[str, str] = (
+    {}
+    if one_ledger_for_releases_and_outputs()
+    else {
+        "outputs": "the library keeps releases and outputs in two ledgers until issue 30's item 1 is merged"
+    }
+)
 
 
 @pytest.mark.parametrize(
@@ -99,7 +113,8 @@ def test_every_page_has_a_case():
 def _params() -> list:
     params = []
     for p in PAGES:
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[p.ID])] if p.ID in XFAIL else []
+        # Not strict: the case passes when it runs without Release before it (pytest -k outputs).
+        marks = [pytest.mark.xfail(strict=False, reason=XFAIL[p.ID])] if p.ID in XFAIL else []
         params.append(pytest.param(p.ID, id=p.ID, marks=marks))
     return params
 
@@ -206,7 +221,12 @@ def test_at_phone_size_the_result_is_in_view_and_no_number_is_in_e_notation_or_z
     text = _page_text(phone)
     assert re.findall(rf".{{0,30}}{E_NOTATION.pattern}.{{0,10}}", text) == []
     assert re.findall(rf".{{0,30}}{ZERO_PERCENT.pattern}.{{0,10}}", text) == []
-    # In the viewport is not enough on a phone: a sidebar left open lies over the result (issue 22, item 9).
+    # In the viewport is not enough on a phone: a sidebar left open lies over the result (issue 22, item 9; the
+    # Outputs verdict in issue 30).
     for selector in case.results:
         _scrolled_into_view(phone, selector)
         assert _what_covers(phone, selector) == "", f"{selector} lies under another element"
+    # With its result shown, the page's headings still go down one level at a time and every id is one element's
+    # (issue 30: microdata-reduction was two).
+    assert heading_jumps(phone) == []
+    assert duplicate_ids(phone) == []

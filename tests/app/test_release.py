@@ -1,24 +1,45 @@
 """The Release page in three steps (issue 22): set up with the query builder, preview (noise scale, expected error,
-95 % interval and the warning, before any ledger entry), confirm (charged once, however often clicked). The result
-is the command line's (``privrisk release --json``), the public statement reads in plain words with the annex
-folded, and no download holds a path of the server."""
+95 % interval and the warning, before any ledger entry), confirm (charged once, however often clicked; a useless
+answer only once acknowledged). The result is the command line's (``privrisk release --json``), the public
+statement reads in plain words with the annex folded, and no download holds a path of the server. The ledger is
+the app's one file on disk (issue 30): a reload, a second browser and every session see every release, and the
+budget holds across them.
+
+Each test has an app (and so a ledger) of its own: a test's count of releases is its own.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-import tempfile
 
 import pytest
 from playwright.sync_api import expect
+from tests.app.conftest import RunningApp, open_page
 
 from privrisk.cli import main
 from privrisk.release.ledger import read_ledger
 
 browser = pytest.mark.browser
 
+# A mean of distance in [0, 700] at ε = 1: its 95 % interval (± 1,049) is wider than the range, so useless.
 MEAN_1 = "q1_column=distance&q1_query=mean&q1_epsilon=1&q1_lower=0&q1_upper=700"
+# A count at ε = 1 with a published n of 100: ± 3, useful.
+COUNT_1 = "q1_column=distance&q1_query=count&q1_epsilon=1&q1_lower=0&q1_upper=700&public_n=100"
+
+
+@pytest.fixture
+def running_app():
+    """An app of the test's own, with a fresh ledger in a temporary folder."""
+    running = RunningApp()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def app_url(running_app) -> str:
+    return running_app.url
 
 
 def cli(capsys, *args) -> tuple[int, str, str]:
@@ -26,19 +47,6 @@ def cli(capsys, *args) -> tuple[int, str, str]:
     code = main([str(a) for a in args])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
-
-
-@pytest.fixture
-def session_root(tmp_path, monkeypatch):
-    """The app runs in this process: its sessions' private folders (and so their ledgers) go under tmp_path."""
-    root = tmp_path / "sessions"
-    root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(root))
-    return root
-
-
-def session_ledgers(root) -> list:
-    return sorted(root.glob("privrisk-app-*/ledger.json"))
 
 
 # Every select of the page has sent the server the value it shows: a column chosen by the server for an example
@@ -58,8 +66,15 @@ def preview(page):
     expect(page.locator("#release-preview-table")).to_be_visible()
 
 
-def confirm(page):
-    page.locator("#release-confirm").click()
+def confirm(page, *, useless: bool = False):
+    """Confirm the preview; ``useless``: the preview flags an answer useless, so the box is ticked first (the
+    button stays disabled until it is)."""
+    button = page.locator("#release-confirm")
+    if useless:
+        expect(button).to_be_disabled()
+        page.locator("#release-allow_useless").check()
+    expect(button).to_be_enabled()
+    button.click()
     expect(page.locator("#release-answers")).to_be_visible()
 
 
@@ -72,12 +87,13 @@ def download(page, text, target):
 
 @browser
 def test_the_preview_comes_before_any_ledger_entry_and_the_release_matches_the_command_line(
-    upload, page, goto, examples, capsys, tmp_path, session_root
+    upload, page, goto, examples, capsys, tmp_path, running_app
 ):
     data = examples / "distance_work.csv"
     ledger = tmp_path / "ledger.json"
     code, out, _ = cli(capsys, "release", data, "--column", "distance", "--query", "mean", "--epsilon", "1",
-                       "--universe", "0,700", "--public-n", "100", "--budget", "2", "--ledger", ledger, "--json")  # fmt: skip
+                       "--universe", "0,700", "--public-n", "100", "--budget", "2", "--ledger", ledger, "--allow-useless",
+                       "--json")  # fmt: skip
     assert code == 0
     doc = json.loads(out)
     goto(page, f"page=release&{MEAN_1}&public_n=100&budget=2")
@@ -90,11 +106,15 @@ def test_the_preview_comes_before_any_ledger_entry_and_the_release_matches_the_c
     # The interval (± 1,049) is wider than the whole range of a mean in [0, 700]: the answer would be useless.
     expect(page.locator(".release-warning")).to_contain_text("the answer would be useless")
     expect(page.locator("#release-verdict")).to_contain_text("If you release this: An attacker")
-    # Nothing is charged by a preview: no session has a ledger yet.
-    assert session_ledgers(session_root) == []
-    confirm(page)
-    [ledger_file] = session_ledgers(session_root)
-    assert [e["epsilon"] for e in read_ledger(ledger_file)] == [1.0]
+    # Nothing is charged by a preview: the ledger is not there yet, and the page says so and where it is.
+    assert not running_app.ledger.exists()
+    expect(page.locator("#release-ledger-path")).to_have_text(str(running_app.ledger))
+    expect(page.locator("#release-ledger-state")).to_contain_text("no release recorded yet")
+    # The answer is useless: Confirm waits for the operator's word, and the page says it was released anyway.
+    confirm(page, useless=True)
+    expect(page.locator("#release-useless-note")).to_contain_text("the answer would be useless")
+    assert [e["epsilon"] for e in read_ledger(running_app.ledger)] == [1.0]
+    expect(page.locator("#release-ledger-state")).to_contain_text("1 release recorded; plain sum ε = 1")
     answer = doc["answers"][0]
     assert answer["noise_scale"] == 350.0
     expect(page.locator("#release-answers .release-scale")).to_have_text(f"{answer['noise_scale']:.4g}")
@@ -105,10 +125,12 @@ def test_the_preview_comes_before_any_ledger_entry_and_the_release_matches_the_c
     assert lo == pytest.approx(noisy - half, rel=1e-3, abs=0.5)
     assert hi == pytest.approx(noisy + half, rel=1e-3, abs=0.5)
     # Verdict first, in plain words: ε = 1, 1/(1 + e^−1) = 0.731 ≈ 3 in 4.
-    expect(page.locator("#release-verdict")).to_have_text(
+    verdict = page.locator("#release-verdict")
+    expect(verdict).to_contain_text(
         "Released. An attacker who knows everyone else in the data and wants to tell whether one person is in it "
-        "would be right about 3 times in 4; guessing, 2 in 4."
+        "would be right about 3 times in 4"
     )
+    expect(verdict).to_contain_text("guessing, 2 in 4.")
     expect(page.locator("#release-ledger-line")).to_have_text(
         "Ledger ledger.json: release 1 recorded; plain sum ε = 1; budget ε = 2."
     )
@@ -124,11 +146,10 @@ def test_the_preview_comes_before_any_ledger_entry_and_the_release_matches_the_c
 
 
 @browser
-def test_a_double_click_on_confirm_charges_once(page, goto, session_root):
-    goto(page, "page=release&example=distance_work&q1_column=distance&q1_query=mean&q1_epsilon=0.5"
-               "&q1_lower=0&q1_upper=700")  # fmt: skip
+def test_a_double_click_on_confirm_charges_once(page, goto, running_app):
+    goto(page, f"page=release&example=distance_work&{COUNT_1}")
     preview(page)
-    assert session_ledgers(session_root) == []
+    assert not running_app.ledger.exists()
     page.locator("#release-confirm").dblclick()
     expect(page.locator("#release-ledger-line")).to_contain_text("release 1 recorded")
     # A second confirmation of the same preview reaches the server however the button is pressed (here sent
@@ -136,37 +157,39 @@ def test_a_double_click_on_confirm_charges_once(page, goto, session_root):
     page.evaluate("Shiny.setInputValue('release-confirm', 99, {priority: 'event'})")
     page.wait_for_function("() => !document.documentElement.classList.contains('shiny-busy')")
     expect(page.locator("#release-ledger-line")).to_contain_text("release 1 recorded")
-    [ledger_file] = session_ledgers(session_root)
-    entries = read_ledger(ledger_file)
-    assert [e["epsilon"] for e in entries] == [0.5] and len(entries[0]["preview"]) == 64
+    entries = read_ledger(running_app.ledger)
+    assert [e["epsilon"] for e in entries] == [1.0] and len(entries[0]["preview"]) == 64
     # A new release needs a new preview.
     expect(page.locator("#release-confirm")).to_have_count(0)
     preview(page)
     confirm(page)
     expect(page.locator("#release-ledger-line")).to_contain_text("release 2 recorded")
-    assert len(read_ledger(ledger_file)) == 2
+    assert len(read_ledger(running_app.ledger)) == 2
 
 
 @browser
-def test_a_changed_setting_needs_a_new_preview(page, goto, session_root):
+def test_a_changed_setting_needs_a_new_preview(page, goto, running_app):
     goto(page, f"page=release&example=distance_work&{MEAN_1}")
     preview(page)
     page.locator("#release-q1_epsilon").fill("2")
     page.locator("#release-q1_epsilon").blur()
     expect(page.locator("#release-confirm")).to_have_count(0)
     expect(page.locator("#release-preview_panel")).to_contain_text("preview the release again")
-    assert session_ledgers(session_root) == []
+    assert not running_app.ledger.exists()
 
 
 @browser
 def test_the_statement_reads_in_plain_words_and_no_download_holds_a_server_path(
-    page, goto, tmp_path, session_root
+    page, goto, tmp_path, running_app
 ):
     goto(page, f"page=release&example=distance_work&{MEAN_1}&public_n=100")
     preview(page)
-    confirm(page)
+    confirm(page, useless=True)
     statement = page.locator("#release-statement-page")
-    expect(statement).to_contain_text("would be right about 3 times in 4; guessing, 2 in 4")
+    expect(statement).to_contain_text("would be right about 3 times in 4")
+    expect(statement).to_contain_text("guessing, 2 in 4")
+    # The answer was useless and released anyway: the public statement says so (the library's sentence).
+    expect(statement).to_contain_text("this answer tells nothing reliable")
     expect(statement).to_contain_text("This release spent ε = 1.")
     # The technical annex (ρ_gl, Γ, the equations) is folded.
     annex = statement.locator("details")
@@ -187,14 +210,14 @@ def test_the_statement_reads_in_plain_words_and_no_download_holds_a_server_path(
                        ("ledger.json", "Download the updated ledger")):  # fmt: skip
         texts.append(download(page, text, tmp_path / name).read_text(encoding="utf-8"))
     for text in texts:
-        assert "/tmp" not in text and str(session_root) not in text and "privrisk-app-" not in text
+        assert "/tmp" not in text and str(running_app.folder) not in text and "privrisk-app-" not in text
     html, doc = texts[0], json.loads(texts[1])
     assert "<details>" in html and "3 times in 4" in html
     assert doc["ledger"]["path"] == "ledger.json"
 
 
 @browser
-def test_a_gaussian_release_from_the_builder(page, goto, session_root):
+def test_a_gaussian_release_from_the_builder(page, goto):
     """Issue 21: the page built its own answer table, which failed for a Gaussian release."""
     goto(page, "page=release&example=distance_work&q1_column=distance&q1_query=max&q1_mechanism=gaussian"
                "&q1_epsilon=0.125&q1_lower=0&q1_upper=700")  # fmt: skip
@@ -203,7 +226,7 @@ def test_a_gaussian_release_from_the_builder(page, goto, session_root):
     expect(page.locator("#release-preview-table .preview-scale")).to_have_text("1,400")
     expect(page.locator("#release-preview-table .preview-error")).to_have_text("1,117")
     expect(page.locator("#release-preview-table .preview-interval")).to_have_text("± 2,744")
-    confirm(page)
+    confirm(page, useless=True)
     expect(page.locator("#release-answers")).to_contain_text("ρ = 0.125")
     expect(page.locator("#release-verdict")).to_contain_text("Released. An attacker")
 
@@ -213,7 +236,7 @@ def test_the_budget_refuses_at_the_preview_as_the_command_line_does(page, goto, 
     data = examples / "distance_work.csv"
     ledger = tmp_path / "ledger.json"
     args = ["release", data, "--column", "distance", "--query", "mean", "--epsilon", "0.75", "--universe", "0,700",
-            "--budget", "1", "--ledger", ledger]  # fmt: skip
+            "--budget", "1", "--ledger", ledger, "--allow-useless"]  # fmt: skip
     assert cli(capsys, *args)[0] == 0
     code, _, err = cli(capsys, *args)
     assert code == 1
@@ -223,7 +246,7 @@ def test_the_budget_refuses_at_the_preview_as_the_command_line_does(page, goto, 
     goto(page, "page=release&example=distance_work&q1_column=distance&q1_query=mean&q1_epsilon=0.75"
                "&q1_lower=0&q1_upper=700&budget=1")  # fmt: skip
     preview(page)
-    confirm(page)
+    confirm(page, useless=True)
     expect(page.locator("#release-ledger-line")).to_contain_text("plain sum ε = 0.75; budget ε = 1")
     page.get_by_role("button", name="Preview the release").click()
     expect(page.locator("#release-budget_error .privrisk-error")).to_have_text(message)
@@ -233,21 +256,63 @@ def test_the_budget_refuses_at_the_preview_as_the_command_line_does(page, goto, 
 
 
 @browser
-def test_an_uploaded_ledger_is_continued_and_not_modified(upload, page, goto, examples, capsys, tmp_path):
-    ledger = tmp_path / "mine.json"
-    args = ["release", examples / "distance_work.csv", "--column", "distance", "--query", "mean", "--epsilon",
-            "0.5", "--universe", "0,700", "--ledger", ledger]  # fmt: skip
-    assert cli(capsys, *args)[0] == 0
-    before = ledger.read_bytes()
-    goto(page, "page=release&example=distance_work&q1_column=distance&q1_query=median&q1_epsilon=0.25"
-               "&q1_lower=0&q1_upper=700")  # fmt: skip
-    upload(page, "release-ledger", str(ledger))
+def test_every_session_a_reload_and_a_second_browser_charge_one_ledger_and_the_budget_holds(
+    page, goto, new_page, running_app, browser
+):
+    """Issue 30: release twice, reload, set a budget of 2, release again: refused by the budget; a second browser
+    context sees every release and is held to the budget as well (the ledger used to live in the session)."""
+    query = f"page=release&example=distance_work&{COUNT_1}"
+    goto(page, query)
+    for seq in (1, 2):
+        preview(page)
+        confirm(page)
+        expect(page.locator("#release-ledger-line")).to_contain_text(f"release {seq} recorded")
+    assert [e["epsilon"] for e in read_ledger(running_app.ledger)] == [1.0, 1.0]
+    page.reload()
+    goto(page, query + "&budget=2")
+    expect(page.locator("#release-ledger-state")).to_have_text("2 releases recorded; plain sum ε = 2.")
+    page.get_by_role("button", name="Preview the release").click()
+    expect(page.locator("#release-budget_error .privrisk-error")).to_contain_text("budget")
+    expect(page.locator("#release-confirm")).to_have_count(0)
+    # A second browser (another session): every release is there, and the budget holds for it too.
+    other = new_page()
+    goto(other, query + "&budget=2")
+    expect(other.locator("#release-ledger-state")).to_have_text("2 releases recorded; plain sum ε = 2.")
+    other.get_by_role("button", name="Preview the release").click()
+    expect(other.locator("#release-budget_error .privrisk-error")).to_contain_text("budget")
+    expect(other.locator("#release-confirm")).to_have_count(0)
+    assert len(read_ledger(running_app.ledger)) == 2
+    # A restart of the server on the same ledger sees them as well.
+    again = RunningApp(ledger=running_app.ledger)
+    context, fresh, guard = open_page(browser, again.url)
+    try:
+        fresh.goto(again.url + "?" + query)
+        fresh.wait_for_function("() => document.documentElement.dataset.privriskReady === '1'")
+        expect(fresh.locator("#release-ledger-state")).to_have_text("2 releases recorded; plain sum ε = 2.")
+        assert guard.foreign == [] and guard.errors == []
+    finally:
+        context.close()
+        again.stop()
+
+
+@browser
+def test_a_useless_answer_is_released_only_once_acknowledged(page, goto, running_app):
+    goto(page, f"page=release&example=distance_work&{MEAN_1}")
     preview(page)
-    confirm(page)
-    expect(page.locator("#release-ledger-line")).to_have_text(
-        "Ledger mine.json: release 2 recorded; plain sum ε = 0.75."
-    )
-    assert ledger.read_bytes() == before
+    expect(page.locator(".release-warning")).to_contain_text("the answer would be useless")
+    button = page.locator("#release-confirm")
+    expect(button).to_be_disabled()
+    # Sent past the disabled button, a confirmation is refused by the server too: nothing is released.
+    page.evaluate("Shiny.setInputValue('release-confirm', 7, {priority: 'event'})")
+    expect(page.locator("#release-release_error")).to_contain_text("tick the box to release it anyway")
+    assert not running_app.ledger.exists()
+    page.locator("#release-allow_useless").check()
+    expect(button).to_be_enabled()
+    page.locator("#release-allow_useless").uncheck()
+    expect(page.locator("#release-confirm")).to_be_disabled()
+    confirm(page, useless=True)
+    expect(page.locator("#release-useless-note")).to_contain_text("wider than the whole range")
+    assert [e["epsilon"] for e in read_ledger(running_app.ledger)] == [1.0]
 
 
 @browser
@@ -257,6 +322,9 @@ def test_an_uploaded_ledger_is_continued_and_not_modified(upload, page, goto, ex
         ("q1_column=distance&q1_epsilon=0&q1_lower=0&q1_upper=700", "q1", "Privacy loss ε: "),
         ("q1_column=distance&q1_epsilon=1&q1_lower=0", "q1", "Bounds: give the highest possible value"),
         ("q1_column=distance&q1_epsilon=1&q1_lower=700&q1_upper=0", "q1", "Bounds: the lower bound 700"),
+        # issue 30: "0,5" is neither 5 nor 0.5 in silence: refused at its query
+        ("q1_column=distance&q1_epsilon=1&q1_lower=0,5&q1_upper=700", "q1",
+         "Bounds: '0,5' for the lowest possible value: write a decimal point (0.5)"),
         ("q1_column=nosuch&q1_epsilon=1&q1_lower=0&q1_upper=700", "file", "examples/distance_work.csv: no column 'nosuch'"),
     ],
 )  # fmt: skip
@@ -322,8 +390,21 @@ def test_at_phone_size_the_result_is_visible(browser, app_url, goto):
     context, page, guard = open_page(browser, app_url, width=390)
     try:
         page.set_viewport_size({"width": 390, "height": 844})
-        goto(page, f"page=release&example=distance_work&{MEAN_1}")
+        goto(page, f"page=release&example=distance_work&{COUNT_1}")
+        # On a phone the set-up stands above the preview, not over it: the button is reached and nothing covers it.
+        button = page.locator("#release-preview")
+        button.scroll_into_view_if_needed()
+        box = button.bounding_box()
+        hit = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('button')?.id",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
+        assert hit == "release-preview"
         preview(page)
+        # Every column of the preview's table can be reached: its box scrolls sideways to the last one.
+        last = page.locator("#release-preview-table thead th").nth(5)
+        last.scroll_into_view_if_needed()
+        expect(last).to_be_in_viewport()
         page.locator("#release-confirm").scroll_into_view_if_needed()
         confirm(page)
         expect(page.locator("#release-verdict")).to_contain_text("Released.")
@@ -350,7 +431,7 @@ def test_at_phone_size_the_result_is_visible(browser, app_url, goto):
 def test_screenshot(page, goto, screenshot):
     goto(page, "page=release&example=distance_work&public_n=30000&budget=2")
     preview(page)
-    confirm(page)
+    confirm(page, useless=True)
     page.get_by_label("Show the internal assessment (for you, the operator, only)").check()
     expect(page.locator("#release-internal-box")).to_be_visible()
     screenshot(page, "release")

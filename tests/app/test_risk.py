@@ -140,9 +140,14 @@ def test_the_page_leads_with_a_verdict_in_plain_words(page, goto):
 def test_no_e_notation_and_no_zero_percent_for_a_nonzero_risk(page, goto, epsilon, n):
     goto(page, f"page=risk&epsilon={epsilon}&n={n}")
     expect(page.locator("#risk-verdict")).to_be_visible()
+    # The state first (issue 30: the text was read before the page had drawn the command line): the command
+    # echoes the ε as typed, never changed (1e-5 used to become 0.01).
+    command = f"privrisk risk --epsilon {epsilon}" + (f" --n {n}" if n != 2 else "")
+    expect(page.locator("#risk-command-line")).to_have_text(command)
     page.locator("#risk-details summary").click()
+    expect(page.locator("#risk-value-two_worlds")).to_be_visible()
     text = page.locator(".tab-pane.active").inner_text()
-    text = text.replace(page.locator("#risk-command-line").inner_text(), "")  # the command echoes the input
+    text = text.replace(command, "")  # the command echoes the input
     assert re.findall(r".{20}\d[eE][-+]?\d.{5}", text) == []
     assert re.findall(r".{20}(?<![\d.])0(?:\.0+)?\s?%", text) == []
 
@@ -188,3 +193,41 @@ def test_tabbing_onto_the_slider_does_not_move_it(page, goto):
     expect(page.locator("#risk-epsilon")).to_have_value("ln3")
     expect(page.locator("#risk-command-line")).to_have_text("privrisk risk --epsilon ln3")
     expect(page.locator("#risk-verdict-number")).to_have_text("75 %")
+
+
+@pytest.mark.parametrize("epsilon", ["0.001", "1e-5", "0.005"])
+def test_an_epsilon_below_the_sliders_range_is_kept_as_typed(page, goto, capsys, epsilon):
+    """Issue 30: an ε below 0.01 became 0.01 (the slider's lowest value echoed back), and the command line said
+    --epsilon 0.01."""
+    doc = cli_json(capsys, "risk", "--epsilon", epsilon)
+    goto(page, f"page=risk&epsilon={epsilon}")
+    expect(page.locator("#risk-command-line")).to_have_text(f"privrisk risk --epsilon {epsilon}")
+    expect(page.locator("input[id='risk-epsilon']")).to_have_value(epsilon)
+    expect(page.locator("#risk-value-two_worlds")).to_have_text(f"{doc['two_worlds']:.4f}")
+    # typed by hand, too
+    page.locator("#risk-epsilon").fill("0.002")
+    page.locator("#risk-epsilon").press("Enter")
+    expect(page.locator("#risk-command-line")).to_have_text("privrisk risk --epsilon 0.002")
+    expect(page.locator("input[id='risk-epsilon']")).to_have_value("0.002")
+
+
+def test_the_headline_follows_the_guarantee_set_below(page, goto):
+    """Issue 30: ?guarantee=epsilon&epsilon=1&compose=1000000 showed 73.1 % (ε = 1 once) in large type while the
+    panel below gave success 1.0000 (ε = 1 composed 10⁶ times: the attacker is always right)."""
+    goto(page, "page=risk&guarantee=epsilon&epsilon=1&compose=1000000")
+    number = page.locator("#risk-verdict-number")
+    # While the accountant works, the headline waits; it never shows the single release's 73.1 %.
+    expect(number).not_to_have_text("73.1 %")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('#risk-acct-this-success');"
+        " return c !== null && c.textContent === '1.0000'; }",
+        timeout=60_000,
+    )
+    expect(number).to_have_text("100 %")
+    expect(page.locator("#risk-verdict")).to_contain_text("right all 100 times in 100")
+    expect(page.locator("#risk-verdict-guarantee")).to_contain_text("1000000 releases of ε = 1")
+    # Back to one release: the headline is ε = 1's again (Mehner et al.: 1/(1 + e⁻¹) = 73.1 %).
+    page.locator("#risk-compose").fill("")
+    page.locator("#risk-compose").press("Enter")
+    expect(number).to_have_text("73.1 %")
+    expect(page.locator("#risk-verdict-guarantee")).to_have_count(0)

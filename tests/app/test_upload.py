@@ -18,20 +18,28 @@ TABLE = "month,shop_id,region,income\n" + "".join(
 )
 
 
+class _UploadManager:
+    """Shiny's FileUploadManager as far as the app reads it: the session's own upload folder."""
+
+    def __init__(self) -> None:
+        self._basedir = tempfile.mkdtemp(prefix="fileupload-")
+
+
 class _Session:
-    """What :func:`privrisk.app._shared.session_folder` needs of a Shiny session."""
+    """What :func:`privrisk.app._shared.session_folder` needs of a Shiny session, with its own upload folder."""
 
     def __init__(self) -> None:
         self.ended: list = []
+        self._file_upload_manager = _UploadManager()
 
     def on_ended(self, callback) -> None:
         self.ended.append(callback)
 
 
-def _shiny_upload(folder: Path, name: str, text: str) -> list[dict[str, str]]:
-    """What Shiny's file input gives the server: its own numbered file in a fileupload- folder of its temporary folder."""
-    where = Path(tempfile.mkdtemp(prefix="fileupload-", dir=folder)) / "job"
-    where.mkdir()
+def _shiny_upload(session: _Session, name: str, text: str) -> list[dict[str, str]]:
+    """What Shiny's file input gives the server: its own numbered file in a job's folder of the session's upload
+    folder."""
+    where = Path(tempfile.mkdtemp(dir=session._file_upload_manager._basedir))
     (where / "0.csv").write_text(text)
     return [{"name": name, "datapath": str(where / "0.csv")}]
 
@@ -51,7 +59,7 @@ def test_the_session_keeps_a_checked_copy_every_page_reads(tmp_path, monkeypatch
         with pytest.raises(PrivriskError, match="no file uploaded yet") as caught:
             uploads.checked(param="dataset")
         assert caught.value.param == "dataset"
-        info = _shiny_upload(tmp_path, "shops.csv", TABLE)
+        info = _shiny_upload(session, "shops.csv", TABLE)
         kept = uploads.keep(info)
         Path(info[0]["datapath"]).unlink()  # Shiny's copy may go: the session's copy stays
         assert uploads.current() == kept and kept.label == "Use shops.csv (uploaded)"
@@ -60,14 +68,51 @@ def test_the_session_keeps_a_checked_copy_every_page_reads(tmp_path, monkeypatch
         assert numeric_columns(uploads.read()) == ["income"]
         # The upload limit holds for the session's upload as for a page's own.
         with pytest.raises(PrivriskError, match="above the upload limit"):
-            uploads.keep(_shiny_upload(tmp_path, "big.csv", "x\n" + "1\n" * 6000))
+            uploads.keep(_shiny_upload(session, "big.csv", "x\n" + "1\n" * 6000))
         assert uploads.current() == kept
         # A path the user made up is refused: only Shiny's own files are kept.
         with pytest.raises(PrivriskError, match="not an upload of this session"):
             uploads.keep([{"name": "x.csv", "datapath": str(kept.path)}])
+        # So is another session's upload (issue 30: its path sent as this session's file input's value).
+        other = _Session()
+        theirs = _shiny_upload(other, "theirs.csv", TABLE)
+        with pytest.raises(PrivriskError, match=r"theirs\.csv: not an upload of this session"):
+            uploads.keep(theirs)
+        assert session_upload(other, max_bytes=10_000).keep(theirs).name == "theirs.csv"
     for callback in session.ended:
         callback()
     assert not kept.path.exists()
+
+
+def test_a_gzip_bomb_and_a_parquet_of_too_many_cells_are_refused_before_they_are_read(tmp_path, monkeypatch):
+    import gzip
+
+    import pandas as pd
+    from shiny import reactive
+
+    from privrisk.app._shared import session_upload
+    from privrisk.errors import PrivriskError
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    session = _Session()
+    uploads = session_upload(session, max_bytes=10_000)
+    with reactive.isolate():
+        # 1 kB of gzip that is 1 MB of CSV: above the limit once decompressed, though small on the wire.
+        info = _shiny_upload(session, "bomb.csv.gz", "")
+        Path(info[0]["datapath"]).write_bytes(gzip.compress(b"x\n" + b"1\n" * 500_000))
+        assert Path(info[0]["datapath"]).stat().st_size < 10_000
+        with pytest.raises(PrivriskError, match=r"bomb\.csv\.gz: its contents are above the upload limit of 10 kB"):
+            uploads.keep(info)
+        # The same within the limit is kept and read.
+        Path(info[0]["datapath"]).write_bytes(gzip.compress(b"x\n" + b"1\n" * 100))
+        uploads.keep(info)
+        assert len(uploads.read()) == 100
+        # A Parquet file of 20,000 cells of one value: a few hundred bytes, 40 kB as its smallest CSV.
+        parquet = _shiny_upload(session, "many.parquet", "")
+        pd.DataFrame({"a": [0] * 10_000, "b": [0] * 10_000}).to_parquet(parquet[0]["datapath"])
+        assert Path(parquet[0]["datapath"]).stat().st_size < 10_000
+        with pytest.raises(PrivriskError, match=r"many\.parquet: its contents are above the upload limit"):
+            uploads.keep(parquet)
 
 
 def test_the_columns_are_found_once_per_upload_and_again_for_the_next(tmp_path, monkeypatch):
@@ -87,11 +132,12 @@ def test_the_columns_are_found_once_per_upload_and_again_for_the_next(tmp_path, 
         return read_table(path, columns)
 
     monkeypatch.setattr(privrisk.io.data, "read_table", counted)
-    uploads = session_upload(_Session(), max_bytes=1_000_000)
+    session = _Session()
+    uploads = session_upload(session, max_bytes=1_000_000)
     with reactive.isolate():
         with pytest.raises(PrivriskError, match="no file uploaded yet"):
             uploads.profile()
-        first = uploads.keep(_shiny_upload(tmp_path, "shops.csv", TABLE))
+        first = uploads.keep(_shiny_upload(session, "shops.csv", TABLE))
         # Every page asks (audit, empirical, release, study, sensitivity): the rows are read once.
         for _ in range(5):
             profile = uploads.profile()
@@ -102,13 +148,13 @@ def test_the_columns_are_found_once_per_upload_and_again_for_the_next(tmp_path, 
         text = str(pd.Series(["north"]).dtype)  # object before pandas 3, str from it
         assert profile.dtypes == {"month": text, "shop_id": "int64", "region": text, "income": "float64"}
         # The next upload is read (once) in its turn; its header too.
-        second = uploads.keep(_shiny_upload(tmp_path, "visits.csv", "visit,minutes\n1,5\n2,7\n3,9\n"))
+        second = uploads.keep(_shiny_upload(session, "visits.csv", "visit,minutes\n1,5\n2,7\n3,9\n"))
         assert uploads.profile().names == ("visit", "minutes") and uploads.columns() == ["visit", "minutes"]
         uploads.profile()
         assert reads == [first.path, second.path]
         # A file whose rows do not read: its header still names the columns; the error comes again unread.
         # (Its last line has four fields, after the rows DuckDB samples to learn the columns.)
-        bad = uploads.keep(_shiny_upload(tmp_path, "bad.csv", "a,b\n" + "1,2\n" * 30_000 + "1,2,3,4\n"))
+        bad = uploads.keep(_shiny_upload(session, "bad.csv", "a,b\n" + "1,2\n" * 30_000 + "1,2,3,4\n"))
         assert uploads.columns() == ["a", "b"]
         for _ in range(2):
             with pytest.raises(PrivriskError, match=r"bad\.csv") as caught:
@@ -125,7 +171,8 @@ def test_keep_upload_keeps_each_upload_and_shows_a_refused_ones_error(tmp_path, 
     from privrisk.app._shared import keep_upload, session_upload
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    uploads = session_upload(_Session(), max_bytes=10_000)
+    session = _Session()
+    uploads = session_upload(session, max_bytes=10_000)
     file: reactive.Value = reactive.value(None)
     message: reactive.Value = reactive.value(None)
     keep_upload("file", {"file": file}, uploads, message, lambda exc: f"File: {exc}")
@@ -137,11 +184,11 @@ def test_keep_upload_keeps_each_upload_and_shows_a_refused_ones_error(tmp_path, 
     asyncio.run(reactive.flush())
     with reactive.isolate():
         assert uploads.current() is None and message() is None  # nothing uploaded: nothing kept, nothing said
-    upload(_shiny_upload(tmp_path, "big.csv", "x\n" + "1\n" * 6000))
+    upload(_shiny_upload(session, "big.csv", "x\n" + "1\n" * 6000))
     with reactive.isolate():
         assert uploads.current() is None
         assert message().startswith("File: big.csv: the file is 12 kB, above the upload limit of 10 kB")
-    upload(_shiny_upload(tmp_path, "shops.csv", TABLE))
+    upload(_shiny_upload(session, "shops.csv", TABLE))
     with reactive.isolate():
         assert message() is None  # a good file clears the last one's error
         assert uploads.current().name == "shops.csv" and uploads.current().path.read_text() == TABLE
@@ -163,7 +210,8 @@ def test_every_page_that_asked_is_offered_each_new_upload_once(tmp_path, monkeyp
     from privrisk.app._shared import session_upload
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    uploads = session_upload(_Session(), max_bytes=10_000)
+    session = _Session()
+    uploads = session_upload(session, max_bytes=10_000)
     offered: list[tuple[str, str]] = []
     for page in ("audit", "presence"):
 
@@ -174,11 +222,11 @@ def test_every_page_that_asked_is_offered_each_new_upload_once(tmp_path, monkeyp
     asyncio.run(reactive.flush())
     assert offered == []  # no upload yet: nothing offered
     with reactive.isolate():
-        uploads.keep(_shiny_upload(tmp_path, "shops.csv", TABLE))
+        uploads.keep(_shiny_upload(session, "shops.csv", TABLE))
     asyncio.run(reactive.flush())
     assert offered == [("audit", "shops.csv"), ("presence", "shops.csv")]
     with reactive.isolate():
-        uploads.keep(_shiny_upload(tmp_path, "visits.csv", "visit,minutes\n1,5\n"))
+        uploads.keep(_shiny_upload(session, "visits.csv", "visit,minutes\n1,5\n"))
     asyncio.run(reactive.flush())
     asyncio.run(reactive.flush())  # nothing new: nothing offered again
     assert offered[2:] == [("audit", "visits.csv"), ("presence", "visits.csv")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -92,3 +93,36 @@ def test_version_prints_the_package_version(cli):
     r = cli("--version")
     assert r.code == 0 and r.out == f"privrisk {__version__}\n" and r.err == ""
     assert "--version" in cli("--help").out
+
+
+def _study_on_a_pipe(tmp_path, **env):
+    """``privrisk study`` as ``privrisk study … | less`` runs it: stdout a pipe (stdin too: Rich would take a
+    terminal's width from any of the three), the environment's COLUMNS only."""
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    environment = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    environment.update(PYTHONPATH=str(root / "src"), **env)
+    args = ["study", str(root / "examples" / "survey.csv"), "-c", "hours", "-c", "income", "--label",
+            "income=monthly net income of the respondent", "--repetitions", "2", "--proportions", "0.01,1",
+            "--epsilons", "1", "--out", str(tmp_path / "study")]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "privrisk", *args], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env=environment, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line.startswith("│")]
+
+
+def test_a_table_on_a_pipe_is_not_wrapped(tmp_path):
+    """Rich would lay a table out for 80 columns on a pipe, folding cells over several lines ("0.00314" / "%")."""
+    rows = _study_on_a_pipe(tmp_path)
+    assert len(rows) == 2 * 5  # one line per variable and query
+    assert any("monthly net income of the respondent" in row for row in rows)
+    assert all(re.search(r"\d %", row) for row in rows)
+    assert not [row for row in rows if re.search(r"│\s+%\s+│", row)]
+
+
+def test_columns_still_sets_the_width(tmp_path):
+    rows = _study_on_a_pipe(tmp_path, COLUMNS="80")
+    assert rows and max(len(row) for row in rows) <= 80
+    assert len(rows) > 2 * 5  # the long label wraps, as the user asked for 80 columns

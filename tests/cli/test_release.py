@@ -51,7 +51,8 @@ def no_noise(monkeypatch):
 
 
 def single(data, *extra, eps="0.5"):
-    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24",
+    # A mean at ε < 3 is useless under unbounded neighbours; these tests are about other things.
+    return ("release", data, "--allow-useless", "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24",
             "--missing", "negative", *extra)  # fmt: skip
 
 
@@ -81,7 +82,9 @@ def test_single_query_json(cli, files):
 
 def test_spec_json_and_composition(cli, files):
     data, spec, _ = files
-    doc = cli("release", data, "--spec", spec, "--json", "--internal", files[2] / "i.json").json
+    doc = cli(
+        "release", data, "--allow-useless", "--spec", spec, "--json", "--internal", files[2] / "i.json"
+    ).json
     doc["internal_assessment"] = json.loads((files[2] / "i.json").read_text())
     assert [a["label"] for a in doc["answers"]] == ["mean(hours)", "median(income)"]
     assert doc["public_statement"]["epsilon"] == pytest.approx(math.log(3) + 0.25)
@@ -96,7 +99,7 @@ def test_spec_json_and_composition(cli, files):
 
 def test_human_output_keeps_the_internal_part_off_stdout(cli, files):
     data, spec, _ = files
-    r = cli("release", data, "--spec", spec)
+    r = cli("release", data, "--allow-useless", "--spec", spec)
     assert r.code == 0
     assert "Public statement" in r.out and "global risk" in r.out and "Suppose an attacker" in r.out
     assert "NOT FOR PUBLICATION" not in r.out and "--internal FILE" in r.err
@@ -107,7 +110,7 @@ def test_human_output_keeps_the_internal_part_off_stdout(cli, files):
 def test_out_folder(cli, files):
     data, spec, tmp = files
     out = tmp / "out"
-    r = cli("release", data, "--spec", spec, "--out", out)
+    r = cli("release", data, "--allow-useless", "--spec", spec, "--out", out)
     assert r.code == 0, r.err
     names = {p.name for p in out.iterdir()}
     assert names == {"release.json", "release.csv", "statement.html",
@@ -132,7 +135,9 @@ def test_budget_and_ledger_work_alike_for_both_forms(cli, files, monkeypatch):
     data, spec, tmp = files
     led = tmp / "ledger.json"
     assert cli(*single(data, "--budget", "2", "--ledger", led, eps="0.5")).code == 0
-    doc = cli("release", data, "--spec", spec, "--budget", "2", "--ledger", led, "--json").json
+    doc = cli(
+        "release", data, "--allow-useless", "--spec", spec, "--budget", "2", "--ledger", led, "--json"
+    ).json
     assert doc["ledger"]["spent_before"] == 0.5
     assert doc["public_statement"]["cumulative"]["epsilon"] == pytest.approx(0.5 + math.log(3) + 0.25)
     assert doc["public_statement"]["cumulative"]["releases"] == 2
@@ -142,7 +147,7 @@ def test_budget_and_ledger_work_alike_for_both_forms(cli, files, monkeypatch):
 
     monkeypatch.setattr(R, "_draw", boom)
     before = led.read_bytes()
-    r = cli("release", data, "--spec", spec, "--budget", "2", "--ledger", led)
+    r = cli("release", data, "--allow-useless", "--spec", spec, "--budget", "2", "--ledger", led)
     assert r.code == 1 and "--budget" in r.err and "no noise was drawn" in r.err
     r = cli(*single(data, "--budget", "2", "--ledger", led, eps="0.5"))
     assert r.code == 1
@@ -161,7 +166,7 @@ def test_budget_already_spent_is_exit_1_and_draws_nothing(cli, files, no_noise):
 
 def test_budget_without_ledger(cli, files, no_noise):
     data, spec, _ = files
-    r = cli("release", data, "--spec", spec, "--budget", "1")
+    r = cli("release", data, "--allow-useless", "--spec", spec, "--budget", "1")
     # The spec spends ln 3 + 0.25 = 1.34861 > 1.
     assert r.code == 1 and f"ε = {math.log(3) + 0.25:.5f}" in r.err and "--budget" in r.err
 
@@ -221,12 +226,14 @@ def test_bad_single_query_exits_2_without_noise(cli, files, no_noise, args, frag
 def test_bad_spec_exits_2_without_noise(cli, files, no_noise, change, fragments):
     data, spec, _ = files
     spec.write_text(SPEC.replace(*change))
-    one_line_error(cli("release", data, "--spec", spec), *fragments)
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), *fragments)
 
 
 def test_spec_and_single_options_together(cli, files, no_noise):
     data, spec, _ = files
-    one_line_error(cli("release", data, "--spec", spec, "--epsilon", "1"), "--epsilon", "--spec")
+    one_line_error(
+        cli("release", data, "--allow-useless", "--spec", spec, "--epsilon", "1"), "--epsilon", "--spec"
+    )
 
 
 def test_single_query_needs_all_options(cli, files, no_noise):
@@ -271,7 +278,7 @@ def test_concurrent_cli_releases_never_overspend(files):
     """Three `privrisk release` processes, each asking for ε = 0.5 of a budget of 1: exactly two may run."""
     data, _, tmp = files
     led = tmp / "ledger.json"
-    args = [sys.executable, "-m", "privrisk", "release", str(data), "-c", "hours", "-q", "mean", "-e", "0.5",
+    args = [sys.executable, "-m", "privrisk", "release", str(data), "--allow-useless", "-c", "hours", "-q", "mean", "-e", "0.5",
             "--universe", "0,24", "--missing", "negative", "--budget", "1", "--ledger", str(led), "--json"]  # fmt: skip
     procs = [
         subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)
@@ -290,7 +297,7 @@ def test_the_example_spec_runs(cli, tmp_path):
     from pathlib import Path
 
     root = Path(__file__).parents[2]
-    r = cli("release", root / "examples" / "distance_work.csv", "--spec", root / "examples" / "release.toml",
+    r = cli("release", root / "examples" / "distance_work.csv", "--allow-useless", "--spec", root / "examples" / "release.toml",
             "--public-n", "100", "--json", "--internal", tmp_path / "i.json")  # fmt: skip
     assert r.code == 0, r.err
     doc = r.json
@@ -314,7 +321,7 @@ def test_ledger_keeps_its_budget_without_the_option(cli, files, no_noise):
 
 def test_refused_release_writes_no_out_folder(cli, files, no_noise):
     data, spec, tmp = files
-    r = cli("release", data, "--spec", spec, "--budget", "1", "--out", tmp / "out")
+    r = cli("release", data, "--allow-useless", "--spec", spec, "--budget", "1", "--out", tmp / "out")
     assert r.code == 1 and not (tmp / "out").exists()
     assert [p.name for p in tmp.iterdir() if p.name.startswith(".out")] == []
 
@@ -327,7 +334,9 @@ def test_parquet_and_labels(cli, tmp_path):
     spec = tmp_path / "r.toml"
     spec.write_text('[[query]]\ncolumn = "hours"\nquery = "sum"\nepsilon = 1\nuniverse = [0, 24]\n'
                     'label = "Hours worked, total"\n')  # fmt: skip
-    doc = cli("release", data, "--spec", spec, "--json", "--internal", tmp_path / "i.json").json
+    doc = cli(
+        "release", data, "--allow-useless", "--spec", spec, "--json", "--internal", tmp_path / "i.json"
+    ).json
     doc["internal_assessment"] = json.loads((tmp_path / "i.json").read_text())
     assert doc["answers"][0]["label"] == "Hours worked, total"
     assert doc["answers"][0]["noise_scale"] == 24.0  # Δf(sum) = max(|0|, |24|)
@@ -347,7 +356,19 @@ def test_release_json_keys_are_unchanged(cli, files):
 def test_preview_shows_the_noise_and_charges_nothing(cli, files, no_noise):
     data, spec, tmp = files
     ledger = tmp / "ledger.json"
-    r = cli("release", data, "--spec", spec, "--ledger", ledger, "--out", tmp / "out", "--preview", "--json")
+    r = cli(
+        "release",
+        data,
+        "--allow-useless",
+        "--spec",
+        spec,
+        "--ledger",
+        ledger,
+        "--out",
+        tmp / "out",
+        "--preview",
+        "--json",
+    )
     assert r.code == 0, r.err
     doc = json.loads(r.out)
     # By hand: mean on [0, 24] at ε = ln 3: b = 12/ln 3; median on [0, 600] at ε = 0.25: b = 300/0.25 = 1200.

@@ -321,7 +321,7 @@ def test_release_csv_neutralises_a_formula_column_name(cli, tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("@x\n1\n2\n3\n")
     r = cli("release", data, "--column", "@x", "--query", "mean", "--epsilon", "1", "--universe", "0,10",
-            "--out", tmp_path / "o")  # fmt: skip
+            "--allow-useless", "--out", tmp_path / "o")  # fmt: skip
     assert r.code == 0, r.err
     rows = [line.split(",") for line in (tmp_path / "o" / "release.csv").read_text().splitlines()]
     assert rows[1][1] == "'@x"  # the column cell; the label mean(@x) starts with a letter

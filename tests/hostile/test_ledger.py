@@ -26,29 +26,58 @@ def data(tmp_path):
 
 
 def release(data, *extra, eps="0.5"):
-    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", *extra)
+    # A mean at ε < 3 is useless under unbounded neighbours; these tests are about the ledger.
+    return (
+        "release",
+        data,
+        "--allow-useless",
+        "-c",
+        "hours",
+        "-q",
+        "mean",
+        "-e",
+        eps,
+        "--universe",
+        "0,24",
+        *extra,
+    )
 
 
-# 1. A symlinked ledger is overspent -------------------------------------------------------------------------
+# 1. A symlinked ledger is overspent ------------------------------------------------------------------------
+# Issue 12 followed the link to one file; issue 30 refuses it: a link is neither a second ledger nor replaced by one.
 
 
-def test_symlinked_ledger_cannot_be_overspent(tmp_path):
+def test_symlinked_ledger_is_refused_and_never_replaced(tmp_path):
+    from privrisk.errors import PrivriskError
+
     shared = tmp_path / "shared"
     shared.mkdir()
     real = shared / "ledger.json"
     link = tmp_path / "link.json"
     record_release(real, queries=q(0.5), budget=1.0)
+    before = real.read_bytes()
     link.symlink_to(real)
-    record_release(link, queries=q(0.5), budget=1.0)
-    assert link.is_symlink()  # the rename went to the real file, not over the link
+    with pytest.raises(PrivriskError, match="symbolic link"):
+        record_release(link, queries=q(0.5), budget=1.0)
+    with pytest.raises(PrivriskError, match="give the real path"):
+        read_ledger(link)
+    assert link.is_symlink() and real.read_bytes() == before  # the link is left, the ledger unchanged
+    record_release(real, queries=q(0.5), budget=1.0)
     with pytest.raises(ThresholdExceeded):
         record_release(real, queries=q(0.5), budget=1.0)
-    with pytest.raises(ThresholdExceeded):
-        record_release(link, queries=q(0.5), budget=1.0)
-    assert spent_epsilon(real) == 1.0 and spent_epsilon(link) == 1.0
-    assert len(read_ledger(real)) == 2
-    # one lock file, beside the real ledger
-    assert (shared / "ledger.json.lock").exists() and not (tmp_path / "link.json.lock").exists()
+    assert spent_epsilon(real) == 1.0 and len(read_ledger(real)) == 2
+    # no lock file is left behind, beside the link or the ledger
+    assert not (shared / "ledger.json.lock").exists() and not (tmp_path / "link.json.lock").exists()
+
+
+def test_a_dangling_symlink_is_not_replaced_by_a_new_ledger(tmp_path):
+    from privrisk.errors import PrivriskError
+
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "elsewhere.json")
+    with pytest.raises(PrivriskError, match="symbolic link"):
+        record_release(link, queries=q(0.5))
+    assert link.is_symlink() and not (tmp_path / "elsewhere.json").exists()
 
 
 def test_symlinked_ledger_cli(cli, data, tmp_path):
@@ -56,7 +85,9 @@ def test_symlinked_ledger_cli(cli, data, tmp_path):
     link = tmp_path / "link.json"
     assert cli(*release(data, "--budget", "1", "--ledger", real)).code == 0
     link.symlink_to(real)
-    assert cli(*release(data, "--budget", "1", "--ledger", link)).code == 0
+    one_line_error(cli(*release(data, "--budget", "1", "--ledger", link)), "--ledger", "symbolic link")
+    one_line_error(cli("ledger", link), "symbolic link")
+    assert cli(*release(data, "--budget", "1", "--ledger", real)).code == 0
     assert cli(*release(data, "--budget", "1", "--ledger", real)).code == 1
     assert link.is_symlink() and spent_epsilon(real) == 1.0
 
@@ -74,7 +105,7 @@ def test_release_epsilon_1e20_refused(cli, data, tmp_path):
 def test_release_spec_epsilon_above_20_refused(cli, data, tmp_path):
     spec = tmp_path / "r.toml"
     spec.write_text('[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = 25\nuniverse = [0, 24]\n')
-    one_line_error(cli("release", data, "--spec", spec), "20")
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), "20")
 
 
 def test_release_large_epsilon_allowed_warns(cli, data):
@@ -105,7 +136,7 @@ def test_release_variance_huge_universe(cli, data, tmp_path):
     spec.write_text(
         '[[query]]\ncolumn = "hours"\nquery = "variance"\nepsilon = 1\nuniverse = [-1e308, 1e308]\n'
     )
-    r = cli("release", data, "--spec", spec)
+    r = cli("release", data, "--allow-useless", "--spec", spec)
     one_line_error(r)
 
 
@@ -115,7 +146,7 @@ def test_spec_public_n_not_finite(cli, data, tmp_path, value):
     spec.write_text(
         f'public_n = {value}\n[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = 1\nuniverse = [0, 24]\n'
     )
-    one_line_error(cli("release", data, "--spec", spec), "public_n")
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), "public_n")
 
 
 @pytest.mark.parametrize("value", ["5", "{a=1}"])
@@ -124,7 +155,7 @@ def test_spec_missing_not_codes(cli, data, tmp_path, value):
     spec.write_text(
         f'missing = {value}\n[[query]]\ncolumn = "hours"\nquery = "mean"\nepsilon = 1\nuniverse = [0, 24]\n'
     )
-    one_line_error(cli("release", data, "--spec", spec), "missing")
+    one_line_error(cli("release", data, "--allow-useless", "--spec", spec), "missing")
 
 
 # 6. Thresholds that are not enforced ----------------------------------------------------------------------
@@ -157,7 +188,20 @@ def _shows_any(text: str, secrets: tuple[float, ...]) -> bool:
 def _mean_release(tmp_path, *extra):
     data = tmp_path / "ten.csv"
     data.write_text(TEN)
-    return ("release", data, "-c", "v", "-q", "mean", "-e", "1", "--universe", "0,1000", *extra)
+    return (
+        "release",
+        data,
+        "--allow-useless",
+        "-c",
+        "v",
+        "-q",
+        "mean",
+        "-e",
+        "1",
+        "--universe",
+        "0,1000",
+        *extra,
+    )
 
 
 def test_release_json_carries_no_n_or_local_sensitivity(cli, tmp_path):
@@ -167,7 +211,9 @@ def test_release_json_carries_no_n_or_local_sensitivity(cli, tmp_path):
     assert "internal_assessment" not in r.json
     for text in (r.out, r.err):
         assert "local_sensitivity" not in text and "n_clamped" not in text
-        assert not _shows_any(text, (85.04545454545455, 93.55))  # Δv = (645 + 1000)/11 − 64.5; (1000 − 64.5)/10
+        assert not _shows_any(
+            text, (85.04545454545455, 93.55)
+        )  # Δv = (645 + 1000)/11 − 64.5; (1000 − 64.5)/10
     r = cli(*_mean_release(tmp_path))
     assert r.code == 0 and "Δv" not in r.out + r.err and "n_read" not in r.err
 
@@ -425,7 +471,7 @@ def test_keyed_ledger_cli(cli, data, tmp_path, monkeypatch):
 def test_interrupt_during_the_charge_waits_for_the_outputs(cli, data, tmp_path, monkeypatch, capsys):
     import signal
 
-    from privrisk.release import ledger as L
+    from privrisk.ledger import store as L
 
     real = L._default_mode
 

@@ -77,7 +77,7 @@ def data(tmp_path):
 
 def gaussian(data, *extra, rho="0.125"):
     return ("release", data, "-c", "hours", "-q", "mean", "--mechanism", "gaussian", "--rho", rho,
-            "--universe", "0,24", *extra)  # fmt: skip
+            "--universe", "0,24", "--allow-useless", *extra)  # fmt: skip
 
 
 def test_a_gaussian_release_never_says_epsilon_0(cli, data, tmp_path):

@@ -29,7 +29,7 @@ def data(tmp_path):
 
 
 def release(data, *extra, eps="0.15"):
-    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", *extra)
+    return ("release", data, "-c", "hours", "-q", "mean", "-e", eps, "--universe", "0,24", "--allow-useless", *extra)
 
 
 def fifo(path):
@@ -161,3 +161,26 @@ def test_read_regular_file_reads_a_file_whole_and_raises_for_a_missing_one(tmp_p
         files.read_regular_file(p, 2999, what="it")
     with pytest.raises(FileNotFoundError):
         files.read_regular_file(tmp_path / "none", 10, what="it")
+
+
+# 4. Issue 30: a hierarchy table that is a FIFO or /dev/zero -------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_hierarchy_table_that_is_a_fifo_or_dev_zero_is_one_line(cli, trial_and_census, tmp_path, kind):
+    trial, census = trial_and_census
+    table = fifo(tmp_path / "age.csv") if kind == "fifo" else "/dev/zero"
+    # Before the fix a FIFO never returned and /dev/zero ended in MemoryError.
+    r = cli("presence", trial, "--population", census, "--population-count", "n", "--qi", "zip,age",
+            "-H", f"age=table:{table}")  # fmt: skip
+    one_line_error(r, "hierarchy table of 'age'", "not a regular file")
+
+
+def test_a_huge_hierarchy_table_is_refused_before_it_is_read(tmp_path):
+    from privrisk.presence import hierarchy
+
+    big = tmp_path / "age.csv"
+    with open(big, "wb") as fh:
+        fh.truncate(hierarchy.MAX_TABLE_BYTES + 1)  # sparse: costs no disk
+    with pytest.raises(PrivriskError, match="more than the"):
+        hierarchy._table_rows("age", str(big), [1, 2])

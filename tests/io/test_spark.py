@@ -276,7 +276,7 @@ def test_cli_spark_count_column_must_be_numeric(cli, spark, tmp_path):
     f = _tables(tmp_path, seed=1, n_pop=100)
     r = cli("presence", f["data.parquet"], "-p", f["pop.parquet"], "--qi", "age", "--population-count", "sex",
             "--engine", "spark")  # fmt: skip
-    one_line_error(r, "pop.parquet", "count column 'sex' is not numeric")
+    one_line_error(r, "pop.parquet", "count column 'sex' holds text, not numbers of records")
 
 
 # ------------------------------------------------------------------------------------------ empirical

@@ -82,8 +82,11 @@ def test_all_measures_equal_their_definitions(rows, c, ordered):
     assert d.t == pytest.approx([w[3] for w in want], abs=1e-12)
 
 
-def test_missing_sensitive_values_are_left_out_and_counted():
+def test_missing_sensitive_values_are_a_category_or_left_out_and_counted():
+    # sdcMicro's ldiversity counts a missing sensitive value as a value of its own (issue 32); "drop" leaves it out
     d = diversity(np.array([0, 0, 0]), pd.Series([1.0, None, 2.0]))
+    assert d.missing == 1 and d.distinct.tolist() == [3]
+    d = diversity(np.array([0, 0, 0]), pd.Series([1.0, None, 2.0]), missing_sensitive="drop")
     assert d.missing == 1 and d.distinct.tolist() == [2]
 
 

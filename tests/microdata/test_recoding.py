@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from privrisk.errors import PrivriskError
+from privrisk.generalisation.hierarchy import build_hierarchy
 from privrisk.microdata import MicrodataSettings, measure_microdata
 from privrisk.microdata.recoding import recode_microdata
-from privrisk.presence.hierarchy import build_hierarchy
 
 
 @pytest.fixture

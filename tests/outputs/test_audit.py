@@ -64,8 +64,6 @@ def _equations(
     return np.array(rows), np.array(b, dtype=float)
 
 
-
-
 def _vertices(m: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The vertices of {y ≥ 0 : M y = rhs}: every basic solution that is non-negative."""
     n = m.shape[1]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from privrisk.errors import PrivriskError
-from privrisk.outputs import OutputSpec, check_frame, parse_spec, read_policy
+from privrisk.outputs import OutputSpec, OutputsSettings, check_frame, check_outputs, parse_spec, read_policy
 from privrisk.outputs.ledger import append_outputs, ledger_specs, read_outputs_ledger
 
 FRAME = pd.DataFrame({"region": ["N"] * 15 + ["S"] * 12, "age": list(range(20, 35)) + list(range(40, 52))})
@@ -22,24 +22,35 @@ def _passing():
 def test_append_read_and_reuse(tmp_path) -> None:
     path = tmp_path / "ledger.json"
     entry = append_outputs(path, _passing())
-    assert entry is not None and entry["prev"] == ""
-    second = append_outputs(path, _passing())
-    assert second is not None and second["prev"] == entry["hash"]
+    assert (
+        entry is not None and entry["prev"] == "0" * 64 and entry["kind"] == "outputs" and entry["seq"] == 1
+    )
+    # The same result again: it was not checked against the output now in the ledger, and its name is taken.
+    with pytest.raises(PrivriskError, match="not checked against"):
+        append_outputs(path, _passing())
+    checked = check_outputs(
+        OutputsSettings(data=FRAME, spec=(OutputSpec(name="T2", kind="count", rows=("region",)),), ledger=path,
+                        append=False)
+    )  # fmt: skip
+    second = append_outputs(path, checked)
+    assert second is not None and second["prev"] == entry["hash"] and second["seq"] == 2
     assert len(read_outputs_ledger(path)) == 2
-    (spec,) = ledger_specs(path)
-    assert spec == OutputSpec(name="T1", kind="count", rows=("region",), where="age >= 18")
+    assert ledger_specs(path) == (
+        OutputSpec(name="T1", kind="count", rows=("region",), where="age >= 18"),
+        OutputSpec(name="T2", kind="count", rows=("region",)),
+    )
 
 
 def test_an_edit_is_found_and_a_key_is_needed(tmp_path) -> None:
     path = tmp_path / "ledger.json"
     append_outputs(path, _passing(), key=KEY)
-    with pytest.raises(PrivriskError, match="needs its key"):
+    with pytest.raises(PrivriskError, match="keyed ledger; give its key"):
         read_outputs_ledger(path)
     assert len(read_outputs_ledger(path, key=KEY)) == 1
     doc = json.loads(path.read_text())
     doc["entries"][0]["outputs"][0]["cells"][0]["value"] = 99
     path.write_text(json.dumps(doc))
-    with pytest.raises(PrivriskError, match="entry 1 was changed"):
+    with pytest.raises(PrivriskError, match="entry 1's checksum does not match"):
         read_outputs_ledger(path, key=KEY)
 
 

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privrisk import delta_presence, prepare_presence, search_generalisation
-from privrisk.presence import lattice as _lattice
-from privrisk.presence.hierarchy import _key
+from privrisk.generalisation.hierarchy import value_key
+from privrisk.presence import rollup as _rollup
 from privrisk.presence.prepare import _as_text
 
 
@@ -37,7 +37,7 @@ HIER = {
 QI = ["zip", "age", "state"]
 
 
-def _equal(a: _lattice.Rolled, b: _lattice.Rolled) -> None:
+def _equal(a: _rollup.Rolled, b: _rollup.Rolled) -> None:
     np.testing.assert_array_equal(a.codes, b.codes)
     np.testing.assert_array_equal(a.data, b.data)
     np.testing.assert_array_equal(a.pop, b.pop)
@@ -47,9 +47,9 @@ def _equal(a: _lattice.Rolled, b: _lattice.Rolled) -> None:
 def test_the_cube_rolls_every_node_up_as_the_classes_do(seed):
     T, P = _tables(seed)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
-    assert isinstance(prep.cube, _lattice.CubeRollUp)
+    assert isinstance(prep.cube, _rollup.CubeRollUp)
     for node in prep.enc.nodes():
-        _equal(prep.roll_up(node), _lattice.roll_up(prep.enc, node))
+        _equal(prep.roll_up(node), _rollup.roll_up(prep.enc, node))
 
 
 def test_the_cube_counts_as_brute_force_over_the_rows():
@@ -61,7 +61,7 @@ def test_the_cube_counts_as_brute_force_over_the_rows():
 
     def generalise(frame):
         return frame.assign(
-            **{c: [h[c].label(_key(str(v)) if c == "zip" else v, levels[c]) for v in frame[c]] for c in QI}
+            **{c: [h[c].label(value_key(str(v)) if c == "zip" else v, levels[c]) for v in frame[c]] for c in QI}
         )
 
     pop = generalise(P).groupby(QI).size()
@@ -77,7 +77,7 @@ def test_a_search_gives_the_same_nodes_with_and_without_the_cube(monkeypatch):
     T, P = _tables(3)
     kw = dict(delta_max=0.3, k=2)
     with_cube = search_generalisation(T, P, QI, hierarchies=HIER, **kw)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", 0)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
     assert prep.cube is None
     without = search_generalisation(prep, **kw)
@@ -90,21 +90,21 @@ def test_a_sparse_grid_rolls_up_from_the_classes():
     # 300 classes in a grid of 300 × 300 cells: more than 16 cells per class (and above 2¹⁶ cells).
     P = pd.DataFrame({"a": np.arange(300), "b": np.arange(300)})
     prep = prepare_presence(P.head(2), P, ["a", "b"])
-    assert _lattice.cube_cells(prep.enc) == 90_000 > _lattice._CUBE_SPARSITY * 302
-    assert not _lattice.cube_fits(prep.enc) and prep.cube is None
+    assert _rollup.cube_cells(prep.enc) == 90_000 > _rollup._CUBE_SPARSITY * 302
+    assert not _rollup.cube_fits(prep.enc) and prep.cube is None
     # A filled grid of the same size fits.
     Q = pd.DataFrame({"a": np.repeat(np.arange(300), 300), "b": np.tile(np.arange(300), 300)})
-    assert isinstance(prepare_presence(Q.head(2), Q, ["a", "b"]).cube, _lattice.CubeRollUp)
+    assert isinstance(prepare_presence(Q.head(2), Q, ["a", "b"]).cube, _rollup.CubeRollUp)
 
 
 def test_the_cube_limit_is_exact(monkeypatch):
     T, P = _tables(4)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
-    cells = _lattice.cube_cells(prep.enc)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", cells)
-    assert _lattice.cube_fits(prep.enc)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", cells - 1)
-    assert not _lattice.cube_fits(prep.enc)
+    cells = _rollup.cube_cells(prep.enc)
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", cells)
+    assert _rollup.cube_fits(prep.enc)
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", cells - 1)
+    assert not _rollup.cube_fits(prep.enc)
 
 
 def test_lifted_classes_are_in_the_cube():
@@ -113,10 +113,10 @@ def test_lifted_classes_are_in_the_cube():
     P = pd.DataFrame({"a": [1, 1, 1, 2]})
     with pytest.warns(Warning):
         prep = prepare_presence(T, P, ["a"], allow_inconsistent=True)
-    assert isinstance(prep.cube, _lattice.CubeRollUp)
+    assert isinstance(prep.cube, _rollup.CubeRollUp)
     r = prep.roll_up(prep.enc.base)
     assert r.pop.tolist() == [3, 1, 1] and r.data.tolist() == [2, 0, 1]
-    _equal(r, _lattice.roll_up(prep.enc, prep.enc.base))
+    _equal(r, _rollup.roll_up(prep.enc, prep.enc.base))
 
 
 @settings(max_examples=40, deadline=None)
@@ -136,15 +136,15 @@ def test_cube_and_classes_agree_on_random_histograms(rows, seed):
         "b": {v: [f"h{rng.integers(0, 2)}"] for v in range(4)},
     }
     prep = prepare_presence(T, P, ["a", "b"], hierarchies=hier)
-    cube = _lattice.CubeRollUp(prep.enc)
+    cube = _rollup.CubeRollUp(prep.enc)
     for node in itertools.product(
         *(range(b, h) for b, h in zip(prep.enc.base, prep.enc.heights, strict=True))
     ):
-        _equal(cube(node), _lattice.roll_up(prep.enc, node))
+        _equal(cube(node), _rollup.roll_up(prep.enc, node))
 
 
 @given(st.lists(st.one_of(st.integers(-50, 10**6), st.sampled_from([1.0, 12.0, 2.5]), st.text(max_size=3))))
 def test_text_keys_are_converted_as_value_by_value(values):
     column = pd.Series(values, dtype=object)
-    expected = [v if isinstance(v, str) else str(_key(v)) for v in values]
+    expected = [v if isinstance(v, str) else str(value_key(v)) for v in values]
     assert _as_text(column).tolist() == expected

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 import privrisk.io.engine as engine
 from privrisk import delta_presence, prepare_presence
 from privrisk.presence import build_hierarchy
-from privrisk.presence import lattice as _lattice
 from privrisk.presence import prepare as _prepare
+from privrisk.presence import rollup as _rollup
 
 QI = ["a", "b", "c"]
 SPECS = {"a": "interval:10:0", "b": "interval:5:0"}  # c raw → *
@@ -79,12 +79,12 @@ def _census_path(slice_: int, sliced_cells: int, seen_cells: int = 0):
     """The thresholds lowered so that a table of a few hundred rows takes every branch of the census path."""
     with contextlib.ExitStack() as stack:
         for obj, name, value in (
-            (_lattice, "_SPARSE_CELLS", 0),
-            (_lattice, "_CUBE_LIMIT", 0),
-            (_lattice, "_DENSE_LIMIT", 0),
-            (_lattice, "_SLICE", slice_),
-            (_lattice, "_SLICED_CELLS", sliced_cells),
-            (_lattice, "_SEEN_CELLS", seen_cells),
+            (_rollup, "_SPARSE_CELLS", 0),
+            (_rollup, "_CUBE_LIMIT", 0),
+            (_rollup, "_DENSE_LIMIT", 0),
+            (_rollup, "_SLICE", slice_),
+            (_rollup, "_SLICED_CELLS", sliced_cells),
+            (_rollup, "_SEEN_CELLS", seen_cells),
             (engine, "DENSE_GROUP_CELLS", 0),
             (_prepare, "_ENCODE_SLICE", slice_),
         ):
@@ -135,7 +135,7 @@ def test_delta_equals_a_brute_force_count_on_both_paths(
     ctx = census if path == "census" else contextlib.nullcontext()
     with ctx:
         prep = prepare_presence(t_file, p_file, QI, hierarchies=SPECS)
-        census = _lattice.cube_cells(prep.enc) > _lattice._SPARSE_CELLS
+        census = _rollup.cube_cells(prep.enc) > _rollup._SPARSE_CELLS
         assert census == (path == "census") and (prep.cube is None or not census)
         _check_every_node(prep, T, P)
 
@@ -147,9 +147,9 @@ def test_the_census_path_runs_every_branch(tmp_path):
     t_file, p_file = _write(tmp_path, T, P)
     spies = {
         "streamed": mock.patch.object(engine, "_group_streamed", wraps=engine._group_streamed),
-        "looked_up": mock.patch.object(_lattice, "_looked_up", wraps=_lattice._looked_up),
-        "distinct": mock.patch.object(_lattice, "_distinct", wraps=_lattice._distinct),
-        "densely": mock.patch.object(_lattice, "_counted_densely", wraps=_lattice._counted_densely),
+        "looked_up": mock.patch.object(_rollup, "_looked_up", wraps=_rollup._looked_up),
+        "distinct": mock.patch.object(_rollup, "_distinct", wraps=_rollup._distinct),
+        "densely": mock.patch.object(_rollup, "_counted_densely", wraps=_rollup._counted_densely),
     }
     # Nodes of at most 40 cells (c raw: 61 × 40 × 4 cells at the bottom) are counted densely slice by slice.
     with _census_path(16, 40), contextlib.ExitStack() as stack:
@@ -162,7 +162,7 @@ def test_the_census_path_runs_every_branch(tmp_path):
         for name in ("looked_up", "distinct", "densely"):
             assert called[name].call_count > 0, name
     # The missed keys marked one flag per cell instead of sorted: the same measures, and no sort.
-    with _census_path(16, 40, 10**9), mock.patch.object(_lattice, "_distinct") as distinct:
+    with _census_path(16, 40, 10**9), mock.patch.object(_rollup, "_distinct") as distinct:
         _check_every_node(prepare_presence(t_file, p_file, QI, hierarchies=SPECS), T, P)
         assert distinct.call_count == 0
 

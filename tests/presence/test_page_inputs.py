@@ -44,14 +44,14 @@ FORM = {
 
 def test_the_form_maps_onto_the_settings():
     s = settings_from(FORM, source="file", data="t.csv", population="p.csv", title="t.csv against p.csv")
-    assert s == PresenceSettings(dataset="t.csv", population="p.csv", qi=["zip", "age"], population_count="n",
+    assert s == PresenceSettings(data="t.csv", population="p.csv", qi=["zip", "age"], population_count="n",
                                  hierarchies={"age": BANDS}, delta_max=0.5, search=True, hierarchy_files=False,
                                  title="t.csv against p.csv")  # fmt: skip
 
 
 def test_the_demo_takes_no_tables_and_its_own_columns():
     s = settings_from({**FORM, "qi": ["zip"], "hierarchies": {}}, source="demo")
-    assert s.demo and s.dataset is None and s.qi[0] == "state" and s.population_count is None
+    assert s.demo and s.data is None and s.qi[0] == "state" and s.population_count is None
 
 
 @pytest.mark.parametrize(

@@ -17,12 +17,11 @@ from privrisk import (
     PrivriskError,
     build_hierarchy,
     delta_presence,
-    kmap_derived_k,
     prepare_presence,
     release_table,
     search_generalisation,
 )
-from privrisk.presence import lattice as _lattice
+from privrisk.presence import rollup as _rollup
 
 SEED_T = pd.DataFrame({"zip": [85535] * 6, "age": [10, 12, 13, 13, 16, 43]})
 SEED_P = pd.DataFrame(
@@ -168,16 +167,6 @@ def _pairwise_minimal(nodes, passing):
     )
 
 
-@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.data())
-def test_minimal_nodes_match_pairwise_comparison(heights, data):
-    import itertools
-
-    nodes = np.asarray(list(itertools.product(*[range(h) for h in heights])), dtype=np.int64)
-    passing = np.asarray(data.draw(st.lists(st.booleans(), min_size=len(nodes), max_size=len(nodes))))
-    got = sorted(tuple(map(int, nodes[i])) for i in _lattice.minimal(nodes, passing))
-    assert got == _pairwise_minimal(nodes, passing)
-
-
 TARGETS = st.fixed_dictionaries(
     {
         "delta_max": st.sampled_from([None, 0.4, 0.6, 0.9]),
@@ -221,12 +210,12 @@ def test_sparse_and_dense_roll_up_agree(monkeypatch):
         {"a": rng.integers(0, 16, 300), "b": rng.choice(list("xyz"), 300), "c": rng.integers(0, 8, 300)}
     )
     T = P.sample(80, random_state=2)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)  # roll up from the classes, not from a dense cube
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", 0)  # roll up from the classes, not from a dense cube
     prep = prepare_presence(T, P, ["a", "b", "c"], hierarchies={"a": "interval:4", "c": "interval:2"})
     assert prep.cube is None
     dense = delta_presence(prep, levels={"a": 1, "c": 1}).classes
-    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)
-    monkeypatch.setattr(_lattice, "_keys", _compacting_keys(_lattice._keys))
+    monkeypatch.setattr(_rollup, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_keys", _compacting_keys(_rollup._keys))
     sparse = delta_presence(prep, levels={"a": 1, "c": 1}).classes
     pd.testing.assert_frame_equal(dense, sparse)
 
@@ -303,118 +292,10 @@ def test_missing_values_in_a_quasi_identifier_are_an_error():
         prepare_presence(pd.DataFrame({"a": [1.0, None]}), pd.DataFrame({"a": [1.0, 2.0]}), ["a"])
 
 
-# ----------------------------------------------------------------------------------------------- k-map estimates
-
-
-def _arx_loop(k, f, alpha, model):
-    """ARX's loops written out with factorials (KMap.calculateKPoisson / calculateKZeroPoisson)."""
-    lam, threshold = f * k, 1 - alpha
-
-    def pmf(c):
-        return lam**c * math.exp(-lam) / math.factorial(c)
-
-    if model == "poisson":
-        counter, value = 0, 0.0
-        while value < threshold:
-            value = sum(pmf(i) for i in range(counter + 1))
-            counter += 1
-        derived = counter + 1
-    else:
-        counter, value = 1, 0.0
-        while value < threshold:
-            value += pmf(counter) / (1 - pmf(0))
-            counter += 1
-        derived = counter
-    return min(derived, k)
-
-
-@pytest.mark.parametrize("model", ["poisson", "zero-truncated-poisson"])
-@pytest.mark.parametrize(("k", "f", "alpha"), [(5, 0.1, 0.05), (10, 0.3, 0.01), (20, 0.05, 0.1), (3, 0.9, 0.05),
-                                               (50, 0.5, 0.05)])  # fmt: skip
-def test_kmap_derived_k_matches_the_arx_rule(k, f, alpha, model):
-    assert kmap_derived_k(k, f, alpha=alpha, model=model)[0] == _arx_loop(k, f, alpha, model)
-
-
-def test_kmap_derived_k_errors():
-    with pytest.raises(PrivriskError, match=r"^model:"):
-        kmap_derived_k(5, 0.1, model="pitman")
-    with pytest.raises(PrivriskError, match=r"^alpha:"):
-        kmap_derived_k(5, 0.1, alpha=1.5)
-
-
 def test_no_warnings_on_a_clean_run():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         delta_presence(SEED_T, SEED_P, ["zip", "age"], population_count="n", hierarchies=SEED_H)
-
-
-# ----------------------------------------------------------------------------------------------- uniqueness
-
-
-def _sample_sizes(seed=0, N=20000, n=1000):
-    import collections
-
-    rng = np.random.default_rng(seed)
-    pop = rng.zipf(1.8, N) % 3000
-    pick = rng.choice(N, n, replace=False)
-    return list(collections.Counter(pop[pick]).values())
-
-
-def test_zayatz_by_hand():
-    from privrisk.presence.kmap import population_uniqueness
-
-    def h(i):  # P(exactly one of a class of i is among 7 drawn from 70)
-        return math.comb(i, 1) * math.comb(70 - i, 6) / math.comb(70, 7)
-
-    want = (2 / 4 * h(1)) / (2 / 4 * h(1) + 1 / 4 * h(2) + 1 / 4 * h(3))
-    r = population_uniqueness([1, 1, 2, 3], 70)
-    assert r["models"]["zayatz"]["share_of_sample_uniques"] == pytest.approx(want, rel=1e-12)
-
-
-def test_pitman_solves_its_score_equations():
-    from privrisk.presence.kmap import population_uniqueness
-
-    sizes = _sample_sizes()
-    fit = population_uniqueness(sizes, 20000)["models"]["pitman"]
-    t, a = fit["theta"], fit["alpha"]
-    values, counts = np.unique(sizes, return_counts=True)
-    u, n = len(sizes), sum(sizes)
-    i = np.arange(1, u)
-    d_theta = np.sum(1 / (t + i * a)) - np.sum(1 / (t + np.arange(1, n)))
-    d_alpha = np.sum(i / (t + i * a)) - sum(
-        c * np.sum(1 / (np.arange(1, v) - a)) for v, c in zip(values, counts, strict=True)
-    )
-    assert abs(d_theta) < 1e-4 and abs(d_alpha) < 1e-3
-    assert fit["population_uniques"] == pytest.approx(
-        math.exp(math.lgamma(t + 1) - math.lgamma(t + a)) * 20000**a
-    )
-
-
-def test_snb_fit_reproduces_the_sample_counts_by_summing_the_model():
-    from scipy import stats
-
-    from privrisk.presence.kmap import population_uniqueness
-
-    sizes = _sample_sizes(seed=1, n=3000)  # f = 0.15: Dankar's rule weighs SNB against Zayatz
-    r = population_uniqueness(sizes, 20000)
-    snb = r["models"]["snb"]
-    K, a, b, f = snb["classes_K"], snb["alpha"], snb["beta"], 3000 / 20000
-    F = np.arange(1, 20000)
-    pF = stats.nbinom.pmf(F - 1, a, b)  # shifted negative binomial class sizes
-    e1 = K * np.sum(pF * stats.binom.pmf(1, F, f))
-    e2 = K * np.sum(pF * stats.binom.pmf(2, F, f))
-    assert e1 == pytest.approx(sizes.count(1), rel=1e-6) and e2 == pytest.approx(sizes.count(2), rel=1e-6)
-    assert snb["population_uniques"] == pytest.approx(K * b**a)
-    z = r["models"]["zayatz"]["population_uniques"]
-    assert r["dankar_model"] == ("snb" if snb["population_uniques"] < z else "zayatz")
-
-
-def test_dankar_rule_takes_pitman_for_small_samples_and_nothing_without_uniques():
-    from privrisk.presence.kmap import population_uniqueness
-
-    assert population_uniqueness(_sample_sizes(), 20000)["dankar_model"] == "pitman"
-    none = population_uniqueness([2, 3, 5], 100)
-    assert none["population_uniques"] == 0 and none["share_of_sample_uniques"] == 0
 
 
 def test_population_given_by_region_while_the_subset_has_states(tmp_path):
@@ -438,7 +319,7 @@ def test_population_given_by_region_while_the_subset_has_states(tmp_path):
 def test_keys_compact_instead_of_overflowing():
     rng = np.random.default_rng(5)
     cols = [rng.integers(0, 3, 200) * (2**39) + rng.integers(0, 2, 200) for _ in range(3)]
-    key = _lattice._keys(cols, [2**41] * 3)  # the radix 2^123 would overflow int64
+    key = _rollup._keys(cols, [2**41] * 3)  # the radix 2^123 would overflow int64
     rows = list(zip(*[c.tolist() for c in cols], strict=True))
     same_key = key[:, None] == key[None, :]
     same_row = np.asarray([[a == b for b in rows] for a in rows])

@@ -8,20 +8,20 @@ import pandas as pd
 import pytest
 
 from privrisk.errors import PrivriskError
+from privrisk.generalisation.hierarchy import HierarchyChoice
 from privrisk.presence import PresenceReport, PresenceSettings, delta_presence, parse_levels, run_presence
-from privrisk.presence.hierarchy import HierarchyChoice
 from privrisk.presence.report import report_verdict
 
 T = pd.DataFrame({"zip": [85535] * 6, "age": [10, 12, 13, 13, 16, 43]})
 P = pd.DataFrame({"zip": [85535] * 5, "age": ["10-19", "20-29", "30-39", "40-49", "50+"], "n": [5, 5, 10, 10, 20]})
 BANDS = "breaks:10,20,30,40,50,inf/10,40,50,inf"
-BASE = {"dataset": T, "population": P, "qi": ["zip", "age"], "population_count": "n"}
+BASE = {"data": T, "population": P, "qi": ["zip", "age"], "population_count": "n"}
 
 
 @pytest.mark.parametrize(
     ("fields", "param"),
     [
-        ({"dataset": None}, "dataset"),
+        ({"data": None}, "data"),
         ({"qi": []}, "qi"),
         ({"qi": " , "}, "qi"),
         ({"qi": ["zip", "zip"]}, "qi"),
@@ -58,7 +58,7 @@ BASE = {"dataset": T, "population": P, "qi": ["zip", "age"], "population_count":
         ({"population": None, "population_count": None, "population_size": 100, "kmap": 2, "search": True},
          "search"),
         ({"demo": True}, "demo"),  # the demo brings its own tables
-        ({"dataset": None, "population": None, "population_count": "n", "demo": True}, "population_count"),
+        ({"data": None, "population": None, "population_count": "n", "demo": True}, "population_count"),
         ({"population": None, "population_count": None, "population_size": 100, "kmap": 2,
           "allow_inconsistent": True}, "allow_inconsistent"),
         ({"model": "zero-truncated-poisson"}, "model"),
@@ -126,7 +126,7 @@ def test_the_command_line_and_the_page_give_the_same_delta(cli, trial_and_census
 
 def test_an_unset_count_column_is_named_before_any_hierarchy(tmp_path):
     with pytest.raises(PrivriskError) as caught:
-        run_presence(PresenceSettings(dataset=T, population=P, qi=["zip", "age"], hierarchies={"age": BANDS}))
+        run_presence(PresenceSettings(data=T, population=P, qi=["zip", "age"], hierarchies={"age": BANDS}))
     assert caught.value.param == "population_count"
     assert "counts per class" in str(caught.value)
 
@@ -140,7 +140,7 @@ def test_write_and_the_deprecated_write_outputs(tmp_path):
         old = run.report.write_outputs(tmp_path / "old", T, title="t")
     assert old == written
     assert (tmp_path / "old" / "release.csv").read_text() == (tmp_path / "new" / "release.csv").read_text()
-    est = run_presence(PresenceSettings(dataset=T, qi=["age"], kmap=2, population_size=1000)).estimate
+    est = run_presence(PresenceSettings(data=T, qi=["age"], kmap=2, population_size=1000)).estimate
     assert est is not None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -158,7 +158,19 @@ def test_the_verdict_says_one_number_in_plain_words():
     assert "every research class holding at least 5 people: not met" in v.sentence and v.met is False
 
 
-def test_steps_report_the_stages_and_the_lattice():
+def test_progress_rises_from_reading_through_the_search_to_done():
+    seen: list[tuple[float, str]] = []
+    run_presence(PresenceSettings(**BASE, hierarchies={"age": BANDS}, k=1, search=True),
+                 progress=lambda done, message: seen.append((done, message)))  # fmt: skip
+    done = [d for d, _ in seen]
+    assert done == sorted(done) and 0 <= done[0] and done[-1] == 1.0 and seen[-1][1] == "done"
+    said = [m for _, m in seen]
+    assert said[:2] == ["Reading and grouping both tables", "Measuring δ, k and k-map"]
+    nodes = [m for m in said if m.startswith("lattice nodes evaluated:")]
+    assert nodes[0] == "lattice nodes evaluated: 1 of 6"  # zip: raw, * × age: the bands of P and up (3 levels)
+
+
+def test_the_deprecated_steps_report_the_stages_and_the_lattice():
     seen: list[tuple[str, int | None]] = []
     counted = []
 
@@ -166,10 +178,34 @@ def test_steps_report_the_stages_and_the_lattice():
         seen.append((text, total))
         return (lambda: counted.append(1)) if total else None
 
-    run_presence(PresenceSettings(**BASE, hierarchies={"age": BANDS}, k=1, search=True), steps=steps)
+    settings = PresenceSettings(**BASE, hierarchies={"age": BANDS}, k=1, search=True)
+    with pytest.warns(DeprecationWarning, match=r"run_presence\(…, steps=…\) is deprecated"):
+        old = run_presence(settings, steps=steps)
     assert [t for t, _ in seen][:2] == ["Reading and grouping both tables", "Measuring δ, k and k-map"]
     total = next(n for t, n in seen if n is not None)
     assert 1 <= len(counted) <= total
+    assert old.to_dict() == run_presence(settings).to_dict()
+
+
+def test_the_old_name_dataset_warns_and_gives_the_same_settings():
+    with pytest.warns(DeprecationWarning, match=r"PresenceSettings\(dataset=…\) is deprecated.*use data=…"):
+        old = PresenceSettings(**{**BASE, "data": None, "dataset": T})
+    assert old == PresenceSettings(**BASE) and old.data is T
+    with pytest.raises(PrivriskError) as caught, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        PresenceSettings(**BASE, dataset=T)
+    assert caught.value.param == "dataset"
+    with pytest.raises(PrivriskError) as caught:
+        PresenceSettings(population=P, qi=["zip"])
+    assert caught.value.param == "data" and str(caught.value).startswith("data: ")
+
+
+def test_the_run_in_one_sentence_first():
+    run = run_presence(PresenceSettings(**BASE, hierarchies={"age": BANDS}, delta_max=0.5, search=True))
+    assert run.sentence() == run.verdict().sentence
+    assert run.sentence().startswith("Of the 50 people in the population") and run.sentence().endswith(": met.")
+    estimate = run_presence(PresenceSettings(data=T, qi=["age"], kmap=2, population_size=1000))
+    assert estimate.sentence().startswith("Of the 6 people in the sample")
 
 
 def test_parse_levels():

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import privrisk.io.engine as engine
 from privrisk import delta_presence, prepare_presence
-from privrisk.presence import lattice as _lattice
+from privrisk.presence import rollup as _rollup
 
 QI = ["a", "b", "c"]
 HIER = {"a": "interval:10", "b": "interval:5"}
@@ -82,12 +82,12 @@ def test_sparse_roll_up_matches_pandas_on_files(tmp_path, monkeypatch):
     T, P = _tables(1)
     pq.write_table(pa.Table.from_pandas(P, preserve_index=False), tmp_path / "p.parquet")
     pq.write_table(pa.Table.from_pandas(T, preserve_index=False), tmp_path / "t.parquet")
-    monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 100)  # 50 × 30 × 4 cells: the census path
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 100)
-    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)  # fine nodes look their classes up, coarse ones count densely
+    monkeypatch.setattr(_rollup, "_SPARSE_CELLS", 100)  # 50 × 30 × 4 cells: the census path
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", 100)
+    monkeypatch.setattr(_rollup, "_DENSE_LIMIT", 0)  # fine nodes look their classes up, coarse ones count densely
     monkeypatch.setattr(engine, "DENSE_GROUP_CELLS", 100)  # grouped by DuckDB's GROUP BY statement
     prep = prepare_presence(tmp_path / "t.parquet", tmp_path / "p.parquet", QI, hierarchies=HIER)
-    assert prep.cube is None and _lattice.cube_cells(prep.enc) > _lattice._SPARSE_CELLS
+    assert prep.cube is None and _rollup.cube_cells(prep.enc) > _rollup._SPARSE_CELLS
     for la, lb, lc in NODES:
         _check(prep, T, P, la, lb, lc)
 
@@ -99,11 +99,11 @@ def test_sparse_roll_up_matches_the_full_roll_up(seed, share):
     T, P = _tables(seed, n_pop=500, share=share)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
     nodes = itertools.product(*(range(b, h) for b, h in zip(prep.enc.base, prep.enc.heights, strict=True)))
-    for levels, dense_limit in itertools.product(nodes, (_lattice._DENSE_LIMIT, 0)):
-        full = _lattice.roll_up(prep.enc, levels, every_class=True)
+    for levels, dense_limit in itertools.product(nodes, (_rollup._DENSE_LIMIT, 0)):
+        full = _rollup.roll_up(prep.enc, levels, every_class=True)
         # dense_limit 0: the finest nodes by looking classes up (the grid has more cells than twice the classes).
-        with mock.patch.object(_lattice, "_DENSE_LIMIT", dense_limit):
-            sparse = _lattice.roll_up_present(prep.enc, levels)
+        with mock.patch.object(_rollup, "_DENSE_LIMIT", dense_limit):
+            sparse = _rollup.roll_up_present(prep.enc, levels)
         held = full.data > 0
         np.testing.assert_array_equal(sparse.codes, full.codes[held])
         np.testing.assert_array_equal(sparse.data, full.data[held])
@@ -115,8 +115,8 @@ def test_sparse_roll_up_matches_the_full_roll_up(seed, share):
 
 def test_sparse_summary_and_all_classes(monkeypatch):
     T, P = _tables(3)
-    monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 0)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_SPARSE_CELLS", 0)
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", 0)
     prep = prepare_presence(T, P, QI, hierarchies=HIER)
     for la, lb, lc in NODES[::3]:
         _check(prep, T, P, la, lb, lc)
@@ -132,9 +132,9 @@ def test_search_is_the_same_on_the_sparse_path(monkeypatch):
 
     T, P = _tables(7, n_pop=3000, share=0.1)
     want = search_generalisation(T, P, QI, hierarchies=HIER, delta_max=0.2, k=3, suppression=0.02)
-    monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 0)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
-    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_SPARSE_CELLS", 0)
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_DENSE_LIMIT", 0)
     got = search_generalisation(T, P, QI, hierarchies=HIER, delta_max=0.2, k=3, suppression=0.02)
     assert got.best is not None and want.best is not None
     pd.testing.assert_frame_equal(got.minimal, want.minimal)
@@ -150,9 +150,9 @@ def test_inconsistent_subset_found_on_the_sparse_path(monkeypatch):
 
     T, P = _tables(11, n_pop=2000)
     P = P[~((P["a"] == T.loc[0, "a"]) & (P["b"] == T.loc[0, "b"]) & (P["c"] == T.loc[0, "c"]))]
-    monkeypatch.setattr(_lattice, "_SPARSE_CELLS", 0)
-    monkeypatch.setattr(_lattice, "_CUBE_LIMIT", 0)
-    monkeypatch.setattr(_lattice, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_SPARSE_CELLS", 0)
+    monkeypatch.setattr(_rollup, "_CUBE_LIMIT", 0)
+    monkeypatch.setattr(_rollup, "_DENSE_LIMIT", 0)
     with pytest.raises(InconsistentSubsetError) as info:
         prepare_presence(T, P, QI, hierarchies=HIER)
     assert len(info.value.classes) == 1 and info.value.classes["population_count"].tolist() == [0]

@@ -53,6 +53,27 @@ def _edit(path, change):
     path.write_text(json.dumps(doc))
 
 
+def _forge(change):
+    """The edit of someone who also recomputes the unkeyed chain and the header: only the release's own
+    checks are left to find it."""
+
+    def forged(doc):
+        from privrisk.ledger.chain import GENESIS, entry_hash, total_epsilon
+
+        change(doc)
+        prev = GENESIS
+        for entry in doc["entries"]:
+            entry["prev"] = prev
+            entry["hash"] = prev = entry_hash(entry, None)
+        doc.update(head=prev, count=len(doc["entries"]))
+        try:
+            doc["total_epsilon"] = total_epsilon(doc["entries"])
+        except (TypeError, ValueError):
+            pass
+
+    return forged
+
+
 def _set(d, keys, value):
     for k in keys[:-1]:
         d = d[k]
@@ -62,8 +83,12 @@ def _set(d, keys, value):
 @pytest.mark.parametrize(
     ("change", "fragment"),
     [
-        (lambda d: _set(d, ["entries", 0, "epsilon"], 0.05), "add up"),  # spent less, by hand
-        (lambda d: _set(d, ["entries", 0, "queries", 0, "epsilon"], 0.05), "add up"),
+        (lambda d: _set(d, ["entries", 0, "epsilon"], 0.05), "checksum"),  # spent less, by hand
+        (_forge(lambda d: _set(d, ["entries", 0, "epsilon"], 0.05)), "add up"),  # and the chain recomputed
+        (_forge(lambda d: _set(d, ["entries", 0, "queries", 0, "epsilon"], 0.05)), "add up"),
+        (_forge(lambda d: _set(d, ["entries", 0, "queries"], [])), "no queries"),
+        (_forge(lambda d: _set(d, ["entries", 0, "budget"], {"epsilon": "x"})), "budget"),
+        (_forge(lambda d: _set(d, ["entries", 0, "queries", 0, "column"], 7)), "without column"),
         (
             lambda d: (
                 _set(d, ["entries", 0, "queries", 0, "epsilon"], 0.05),
@@ -77,7 +102,8 @@ def _set(d, keys, value):
         (lambda d: d["entries"].pop(), "header"),
         (lambda d: d["entries"].reverse(), "sequence"),
         (lambda d: _set(d, ["total_epsilon"], 0.0), "total"),
-        (lambda d: _set(d, ["schema_version"], 2), "schema_version"),
+        (lambda d: _set(d, ["schema_version"], 3), "schema_version"),
+        (lambda d: _set(d, ["entries", 0, "kind"], "outputs"), "keys"),
         (lambda d: d.pop("head"), "keys"),
         (lambda d: _set(d, ["entries"], {}), "not a list"),
         (lambda d: _set(d, ["entries", 1, "seq"], True), "sequence"),
@@ -123,7 +149,9 @@ def test_missing_ledger_is_empty_and_a_folder_is_an_error(tmp_path):
 
 def test_a_held_lock_times_out(tmp_path):
     path = tmp_path / "l.json"
-    with L._locked(path), pytest.raises(PrivriskError, match="locked"):
+    from privrisk.ledger import open_ledger
+
+    with open_ledger(path), pytest.raises(PrivriskError, match="locked"):
         # flock locks are per open file description: a second open in this process conflicts as another
         # process would.
         L.record_release(path, queries=q(0.1), timeout=0.05)
@@ -135,14 +163,16 @@ def test_a_held_lock_times_out(tmp_path):
 def _contend(path, barrier, results, slow):
     if slow:
         # Widen the read-check-write window so that an unlocked ledger would let several releases through.
-        real = L.read_ledger
+        from privrisk.ledger import store
+
+        real = store._read
 
         def slow_read(p, key=None):
             entries = real(p, key)
             time.sleep(0.05)
             return entries
 
-        L.read_ledger = slow_read
+        store._read = slow_read
     barrier.wait()
     try:
         L.record_release(path, queries=q(0.3), budget=1.0, timeout=30)

@@ -26,7 +26,8 @@ Z95 = 1.959963984540054  # the 97.5 % quantile of N(0, 1)
 
 
 def request(**changes):
-    fields = {"data": FRAME, "queries": (MEAN,)} | changes
+    # A mean on [0, 24] at ε = 0.5 is useless (± 71.9 for a range of 24): the tests of other rules allow it.
+    fields = {"data": FRAME, "queries": (MEAN,), "allow_useless": True} | changes
     return ReleaseRequest(**fields)
 
 
@@ -58,6 +59,7 @@ def no_noise(monkeypatch):
         ({"ledger_label": "mine.json"}, "ledger_label"),
         ({"ledger": "l.json", "ledger_label": " "}, "ledger_label"),
         ({"allow_large_epsilon": "yes"}, "allow_large_epsilon"),
+        ({"allow_useless": 1}, "allow_useless"),
         ({"level": 1.5}, "level"),
         ({"level": 0}, "level"),
         ({"out": ""}, "out"),
@@ -164,7 +166,9 @@ def test_a_preview_writes_nothing_and_says_when_the_budget_would_refuse(tmp_path
     assert p.refusal is not None and p.refusal.startswith("budget: this release needs ε = 0.5")
     assert p.spent_before == 0.0
     # ε = 0.5 → the verdict in words: 1/(1 + e^−0.5) = 0.6225 ≈ 6 in 10.
-    assert p.verdict().endswith("would be right about 6 times in 10; guessing, 5 in 10.")
+    assert p.verdict().endswith(
+        "would be right about 6 times in 10 at most (the most that ε = 0.5 allows any noise); guessing, 5 in 10."
+    )
 
 
 def test_preview_ids_differ_and_digests_follow_the_settings():
@@ -189,10 +193,70 @@ def test_a_preview_names_a_missing_column(no_noise):
         (1 / (1 + math.exp(-0.1)), "about 52 times in 100; guessing, 50 in 100"),  # 0.525
         (1 / (1 + math.exp(-5)), "about 993 times in 1,000; guessing, 500 in 1,000"),  # 0.9933
         (0.5, "1 time in 2, the same as guessing"),
+        # issue 30: ε = 10⁻⁶ said "more than 999,999 times in 1,000,000"; the truth is about 1 in 2.
+        (
+            1 / (1 + math.exp(-1e-6)),
+            "about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)",
+        ),
+        (
+            1 / (1 + math.exp(-1e-12)),
+            "about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)",
+        ),
+        (1 - 2e-9, "more than 999,999 times in 1,000,000; guessing, 500,000 in 1,000,000"),
     ],
 )
 def test_odds_in_plain_words(p, said):
     assert odds_phrase(p) == said
+
+
+# A useless answer is not released silently (issue 30, item 5) ------------------------------------------------
+
+
+def test_a_useless_answer_is_refused_before_anything_is_drawn_or_written(tmp_path, no_noise):
+    # mean on [0, 24] at ε = 0.5: b = 12/0.5 = 24, the 95 % interval ± 24·ln 20 = ± 71.9 > 24/2.
+    data = tmp_path / "d.csv"
+    FRAME.to_csv(data, index=False)
+    led, out = tmp_path / "ledger.json", tmp_path / "out"
+    r = ReleaseRequest(data, (MEAN,), ledger=led, out=out)
+    p = preview(ReleaseRequest(FRAME, (MEAN,), ledger=led))
+    assert p.queries[0].useless and p.useless_refusal is not None
+    assert p.useless_refusal.startswith("allow_useless: mean(hours): the 95 % interval (± 71.9)")
+    assert p.to_dict()["useless_refusal"] == p.useless_refusal
+    with pytest.raises(PrivriskError) as info:
+        publish(r)
+    assert info.value.param == "allow_useless" and "--" not in str(info.value)
+    assert "wider than the whole range its answer can take (24)" in str(info.value)
+    assert not led.exists() and not out.exists()
+    # A budget that refuses the release says so first (exit 1), and a missing file is named before either.
+    with pytest.raises(ThresholdExceeded):
+        publish(ReleaseRequest(data, (MEAN,), budget=Budget(epsilon=0.1)))
+    with pytest.raises(PrivriskError, match="no-such-file"):
+        publish(ReleaseRequest(tmp_path / "no-such-file.csv", (MEAN,)))
+    # A useful answer (ε = 10: ± 3.6 < 12) and a count with a published n go ahead without the flag.
+    useful = (ReleaseQuery("hours", "mean", 10, (0, 24)), ReleaseQuery("hours", "count", 1, (0, 24)))
+    assert preview(ReleaseRequest(FRAME, useful, public_n=1000)).useless_refusal is None
+
+
+def test_a_useless_answer_released_on_purpose_says_so_in_public(tmp_path):
+    from privrisk.release.statement import USELESS_NOTE
+
+    out = tmp_path / "out"
+    qs = (MEAN, ReleaseQuery("income", "mean", 10, (0, 5000)))
+    r = publish(ReleaseRequest(FRAME, qs, out=out, allow_useless=True))
+    assert r.answers["useless"].tolist() == [True, False] and r.useless_labels == ["mean(hours)"]
+    said = f"mean(hours): {USELESS_NOTE}."
+    assert said in r.findings()
+    page = (out / "statement.html").read_text()
+    assert "the noise is larger than the range of the data: this answer tells nothing reliable" in page
+    # Once under the table and once in the annex's findings; the useful answer is not flagged.
+    assert page.count(f"mean(hours): {USELESS_NOTE}") == 2 and "mean(income): the noise" not in page
+    public = json.loads((out / "release.json").read_text())
+    assert [a["useless"] for a in public["answers"]] == [True, False]
+
+
+def test_allowing_useless_answers_keeps_the_preview_of_the_same_request():
+    # Agreeing to publish a useless answer changes whether the release may go ahead, not what it releases.
+    assert request(allow_useless=False).digest() == request(allow_useless=True).digest()
 
 
 # publish: one transaction ----------------------------------------------------------------------------------

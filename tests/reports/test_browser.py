@@ -145,6 +145,10 @@ def test_page_script_matches_python_for_many_epsilons(browser, tmp_path):
     """The page's formulas against Python's, string for string, including exact ties and extremes."""
     ties = [math.log(p / (1 - p)) for p in (0.625, 0.875, 0.505, 0.545, 0.995, 0.9995)]
     epsilons = [
+        1e-12,  # issue 30: the extremes, where e^ε − 1 and 1 − P need their own digits
+        1e-6,
+        1e-4,
+        0.04,
         0.001,
         0.01,
         *[round(0.013 * k, 6) for k in range(1, 800, 7)],
@@ -154,7 +158,9 @@ def test_page_script_matches_python_for_many_epsilons(browser, tmp_path):
         20.0,
         36.0,
         40.0,
+        60.0,
         800.0,
+        10_000.0,
     ]
     # n = 500 and 5,000: the guess needs a finer base than the attacker alone (issue 20)
     for lang, n in (("en", 21), ("de", 1_000_000), ("en", None), ("en", 5000), ("de", 500), ("en", 10**9)):

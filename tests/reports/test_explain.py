@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import privrisk as pr
 from privrisk import risk as R
-from privrisk._format import FREQUENCY_WORDS, natural_frequencies, whole_percent
+from privrisk._format import FREQUENCY_WORDS, below_certainty, natural_frequencies, whole_percent
 from privrisk.reports.explain import (
     TEXT,
     _fixed,
@@ -55,16 +55,20 @@ def test_running_example_icons_split_right_answers_into_chance_and_leak():
 @given(st.floats(min_value=1e-9, max_value=60.0, allow_nan=False))
 def test_english_numbers_are_the_core_natural_frequency_and_describe(epsilon):
     v = explainer_numbers(epsilon)
-    p = R.global_risk(epsilon)
+    # A finite ε never makes the attacker certain, even where P rounds to 1.0 in double precision (ε ≥ 37).
+    p = min(R.global_risk(epsilon), below_certainty(1.0))
     phrase, base = R.natural_frequency(p)
     assert v["risk"] == phrase and v["risk_base"] == f"{base:,}"
-    assert v["gamma"] == whole_percent(R.global_leak(epsilon))
+    assert v["gamma"] == whole_percent(min(R.global_leak(epsilon), below_certainty(1.0)))
     sentence = R.describe(epsilon)
-    assert f"right {v['risk']} times" in sentence and f"at most {v['gamma']} of the way" in sentence
+    assert (
+        f"right {v['risk']} times" in sentence
+        and f"At best, the answer takes the attacker {v['gamma']} of the way" in sentence
+    )
     shown = int(v["icons_guess"]) + int(v["icons_extra"])
     assert int(v["icons_guess"]) == 50 and shown + int(v["icons_wrong"]) == 100
-    # The icons never show all 100 right while P < 1, nor fewer right than the phrase says.
-    assert (shown == 100) == (p == 1.0)
+    # The icons never show all 100 right (P < 1 at every finite ε), nor fewer right than the phrase says.
+    assert shown < 100 and "all" not in v["risk"]
     if phrase.startswith("about"):
         assert shown == int(phrase.split()[1])
 
@@ -75,11 +79,14 @@ def test_english_numbers_are_the_core_natural_frequency_and_describe(epsilon):
 )
 def test_many_worlds_numbers_follow_the_core(epsilon, n):
     v = explainer_numbers(epsilon, n)
-    rho = R.many_worlds(epsilon, n)
+    rho = min(R.many_worlds(epsilon, n), below_certainty(1.0))
     mw, guess = natural_frequencies(rho, 1 / n)  # one base for the attacker and for guessing
     assert v["mw"] == mw.text() and v["mw_base"] == f"{mw.base:,}" and v["mw_guess"] == guess.text()
     sentence = R.describe(epsilon, n)
-    assert f"{mw.text()} of {mw.base:,} attempts" in sentence and f"succeed {v['mw_guess']} of them" in sentence
+    assert (
+        f"{mw.text()} of {mw.base:,} attempts" in sentence
+        and f"succeed {v['mw_guess']} of them" in sentence
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -96,9 +103,21 @@ def test_a_rate_alone_is_natural_frequency(p):
 @pytest.mark.parametrize(
     ("n", "lang", "text"),
     [  # issue 20: the attacker (ρ_mw, ε = ln 3) and guessing (1/n) counted out of one base
-        (500, "en", "about 6 of 1,000 attempts would succeed. Guessing alone would succeed in about 2 of 1,000."),
-        (5000, "en", "about 6 of 10,000 attempts would succeed. Guessing alone would succeed in about 2 of 10,000."),
-        (500, "de", "wären etwa 6 von 1.000 Versuchen erfolgreich. Durch bloßes Raten wären es etwa 2 von 1.000."),
+        (
+            500,
+            "en",
+            "about 6 of 1,000 attempts would succeed. Guessing alone would succeed in about 2 of 1,000.",
+        ),
+        (
+            5000,
+            "en",
+            "about 6 of 10,000 attempts would succeed. Guessing alone would succeed in about 2 of 10,000.",
+        ),
+        (
+            500,
+            "de",
+            "wären etwa 6 von 1.000 Versuchen erfolgreich. Durch bloßes Raten wären es etwa 2 von 1.000.",
+        ),
     ],
 )
 def test_the_attacker_and_guessing_share_one_base(n, lang, text):
@@ -109,9 +128,18 @@ def test_the_attacker_and_guessing_share_one_base(n, lang, text):
 def test_extreme_epsilon_is_honest():
     near = explainer_numbers(20.0)  # P = 1 − 2·10⁻⁹: not all, but more than 99 of 100
     assert near["risk"] == "more than 99" and near["icons_wrong"] == "1" and near["gamma"] == "more than 99 %"
-    certain = explainer_numbers(60.0)  # P rounds to 1.0 in double precision, as global_risk says
-    assert R.global_risk(60.0) == 1.0 and certain["risk"] == "all 100" and certain["icons_wrong"] == "0"
-    assert explainer_numbers(800.0)["ratio"] == "more than 1,000,000"  # e^800 would overflow
+    # P rounds to 1.0 in double precision, but no finite ε makes the attacker certain (issue 30): not "all 100".
+    certain = explainer_numbers(60.0)
+    assert R.global_risk(60.0) == 1.0 and certain["risk"] == "more than 99" and certain["icons_wrong"] == "1"
+    assert certain["coin"] == "more than 0.999" and certain["gamma"] == "more than 99 %"
+    # e^800 would overflow; "at most more than 1,000,000 times" was not English: a power of ten instead.
+    assert explainer_numbers(800.0)["ratio"] == "2.7 × 10³⁴⁷"  # e^800 = 2.73 × 10³⁴⁷
+    assert explainer_numbers(20.0)["ratio"] == "4.9 × 10⁸" and explainer_numbers(13.0)["ratio"] == "442,413.4"
+    # A ratio next to 1 keeps the digits that tell it from 1 ("1.0" would say nothing changes).
+    assert explainer_numbers(1e-4)["ratio"] == "1.00010" and explainer_numbers(0.01)["ratio"] == "1.010"
+    assert (
+        explainer_numbers(1e-12)["ratio"] == "1 + 1.0 × 10⁻¹²" and explainer_numbers(0.04)["ratio"] == "1.041"
+    )
     tiny = explainer_numbers(1e-4)
     assert tiny["risk"] == "about 50" and tiny["gamma"] == "less than 1 %" and tiny["icons_extra"] == "0"
 
@@ -210,7 +238,10 @@ def test_english_page_has_the_issue_content():
     page = explainer_page(LN3, n=100, compare=[math.log(2), math.log(7)])
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert "Out of 100 such guesses, about 75 would be right. Tossing a coin would get 50 right." in text
-    assert "at most 50 % of the way from a coin toss to certainty" in text
+    assert (
+        "At best, the published results take the attacker 50 % of the way from a coin toss to certainty"
+        in text
+    )
     assert "among 100 possible people, about 3 of 100 attempts would succeed" in text
     assert "heads up in about 75 of 100 throws (probability 0.750)" in text
     assert R.describe(LN3, 100) in text
@@ -224,7 +255,7 @@ def test_german_page_is_german_and_polite():
     page = explainer_page(LN3, n=100, lang="de")
     text = html.unescape(re.sub(r"<[^>]+>", "", page.split("<main>")[1].split("</main>")[0]))
     assert "Von 100 solchen Versuchen wären etwa 75 richtig. Mit einem Münzwurf wären es 50." in text
-    assert "höchstens 50 % des Weges vom Münzwurf zur Gewissheit" in text
+    assert "bestenfalls 50 % des Weges vom Münzwurf zur Gewissheit" in text
     assert "Wahrscheinlichkeit 0,750" in text
     # The polite form throughout: no informal "du", "dich", "dir", "dein".
     assert not re.search(r"\b(du|dich|dir|dein\w*)\b", text, flags=re.IGNORECASE)
@@ -333,6 +364,7 @@ def test_explainer_document_and_language_names():
 def test_the_explainer_stops_at_epsilon_ten_thousand():
     from privrisk.errors import PrivriskError
 
-    assert explainer_numbers(1e4)["risk"] == "all 100"  # P = 1 in double precision from ε ≈ 37 on
+    # P = 1 in double precision from ε ≈ 37 on, not in truth.
+    assert explainer_numbers(1e4)["risk"] == "more than 99"
     with pytest.raises(PrivriskError, match=r"^epsilon: 10000\.1 is above 10,000"):
         explainer_numbers(10_000.1)

@@ -161,8 +161,12 @@ def tradeoff_from_atoms(alpha: np.ndarray, log_p: np.ndarray, log_q: np.ndarray)
     with np.errstate(divide="ignore", invalid="ignore"):
         loss = np.where(np.isneginf(log_q), np.inf, log_p - log_q)
     order = np.argsort(-loss, kind="stable")
-    with np.errstate(over="ignore"):
-        q = np.concatenate([[0.0], np.cumsum(np.minimum(np.exp(log_q[order]), 1.0))])
+    with np.errstate(over="ignore", under="ignore"):
+        # An outcome Q can produce keeps a positive mass even where e^(ln Q) underflows (50 releases of ε = 50:
+        # Q = e^(−2500)): at α = 0 no test may reject it, so pure ε-DP keeps TPR(0) = 0 (Dong, Roth and Su 2022,
+        # eq. (5)); 5·10⁻³²⁴ moves no other α by more than double precision can tell.
+        mass_q = np.where(np.isneginf(log_q), 0.0, np.maximum(np.exp(log_q), 5e-324))
+        q = np.concatenate([[0.0], np.cumsum(np.minimum(mass_q[order], 1.0))])
         p = np.concatenate([[0.0], np.cumsum(np.exp(log_p[order]))])
     q, p = np.minimum(q, 1.0), np.minimum(p, 1.0)
     q, p = np.concatenate([q, [1.0]]), np.concatenate([p, [1.0]])

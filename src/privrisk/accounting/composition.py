@@ -74,6 +74,7 @@ from privrisk.errors import PrivriskError, deprecation_message
 PrivacyLossDistribution = Any  # dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution
 
 __all__ = [
+    "Bounded",
     "ComposedGuarantee",
     "KovComposition",
     "PldComposition",
@@ -84,6 +85,17 @@ __all__ = [
 # Discretisation of the privacy loss (dp_accounting's default) and the most points a loss grid may have.
 DISCRETISATION = 1e-4
 MAX_PLD_POINTS = 500_000
+# A sampled mechanism's loss distribution is built by dp_accounting one grid point at a time, twice (both
+# neighbouring orders): where its loss spans more than WIDE_SPAN nats (ε = 50 at rate ½ took 20 s on a busy
+# machine with 500,000 points), at most this many points; narrower ones (DP-SGD's) keep the default grid.
+MAX_SAMPLED_PLD_POINTS = 100_000
+WIDE_SPAN = 20.0
+# The most terms of the binomial that Kairouz, Oh and Viswanath's exact composition sums (about 90√(kpq)):
+# beyond it (10¹⁰ releases of ε = 1) the Rényi curves are added instead, a bound, and the label says so.
+MAX_KOV_ATOMS = 5_000_000
+# The most releases composed on a loss grid: the composed loss spreads like √k, so beyond this the grid is so
+# coarse that dp_accounting's e^(step) overflows; the Rényi curves are added instead (a bound).
+MAX_PLD_RELEASES = 10_000_000
 # The most points the composed loss distribution may have (about 16 MB of doubles per neighbouring order).
 MAX_COMPOSED_POINTS = 2_000_000
 # The composed loss is kept over its mean ± this many standard deviations (a Gaussian tail of e^(-200)).
@@ -144,6 +156,17 @@ def kov_deltas(eps0: float, delta0: float, k: int, epsilon: np.ndarray) -> np.nd
         return pure
     keep = math.exp(k * math.log1p(-delta0))
     return np.clip(1.0 - keep * (1.0 - pure), 0.0, 1.0)
+
+
+def kov_fits(eps0: float, k: int) -> bool:
+    """Whether the exact composition of k releases of ε₀ sums few enough binomial terms (:data:`MAX_KOV_ATOMS`).
+
+    Example:
+        >>> kov_fits(1.0, 10**6), kov_fits(1.0, 10**20), kov_fits(50.0, 10**20)
+        (True, False, False)
+    """
+    pq = math.exp(-float(np.logaddexp(0.0, -eps0)) - float(np.logaddexp(0.0, eps0)))
+    return 90.0 * math.sqrt(k * pq) + 101.0 <= MAX_KOV_ATOMS and k <= 10**15
 
 
 @dataclass(frozen=True)
@@ -253,7 +276,8 @@ class PldComposition(Guarantee):
         pessimistic (dp_accounting's connect-the-dots upper bounds), so a coarser grid errs on the safe side.
         """
         widest = max(g._pld_span() for g, _, _ in self.parts)
-        step = max(DISCRETISATION, 2.0 * widest / MAX_PLD_POINTS)
+        sampled = any(rate < 1.0 for _, _, rate in self.parts) and widest > WIDE_SPAN
+        step = max(DISCRETISATION, 2.0 * widest / (MAX_SAMPLED_PLD_POINTS if sampled else MAX_PLD_POINTS))
         singles = self._build(step)
         width = _composed_width(singles, [count for _, count, _ in self.parts])
         if width / step > MAX_COMPOSED_POINTS:
@@ -344,7 +368,9 @@ class PldComposition(Guarantee):
         if len(self.parts) == 1:
             g, count, rate = self.parts[0]
             single = amplified_epsilon(float(g.pure_epsilon), rate)  # type: ignore[arg-type]
-            return KovComposition(single, 0.0, count) if count > 1 else PureDP(single)
+            if count > 1 and kov_fits(single, count):
+                return KovComposition(single, 0.0, count)
+            return PureDP(single * count) if count > 1 else PureDP(single)
         return PureDP(pure)
 
     def epsilon_at(self, delta: float) -> float:
@@ -584,7 +610,11 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     kinds = {(g._pld_key(), rate) for g, _, rate in flat}
     first = flat[0][0]
     if len(kinds) == 1 and plain and all(type(g) in worst for g, _, _ in flat):
-        return KovComposition(first.epsilon, getattr(first, "delta", 0.0), total)  # type: ignore[attr-defined]
+        if kov_fits(first.epsilon, total):  # type: ignore[attr-defined]
+            return KovComposition(first.epsilon, getattr(first, "delta", 0.0), total)  # type: ignore[attr-defined]
+        return _too_many(flat, total, name)
+    if total > MAX_PLD_RELEASES:
+        return _too_many(flat, total, name)
     if all(_has_pld(g) for g, _, _ in flat):
         return _generic(flat)
     # Some part has no privacy loss distribution: its Rényi curve where every part has one (with (ε, δ) parts
@@ -598,6 +628,34 @@ def compose_parts(flat: Sequence[tuple[Guarantee, int, float]]) -> Guarantee:
     if renyi is None or len(lacking) <= 1:
         candidates.append(_generic(flat, name))
     return candidates[0] if len(candidates) == 1 else BestOf(tuple(candidates), name)
+
+
+def _too_many(flat: Sequence[tuple[Guarantee, int, float]], total: int, name: str) -> Guarantee:
+    """More releases than an exact composition can sum in memory (10²⁰): a bound that needs no grid.
+
+    The Rényi curves added (Mironov 2017, Prop. 1; an (ε, δ) part as ε randomized response outside a catastrophe
+    of probability δ), beside the plain sum of ε where every part is pure (sequential composition); otherwise
+    basic composition of each part at (ε(δ), δ) with δ = 10⁻¹⁰ (Dwork and Roth 2014, Thm. 3.16). Its
+    ``conversion`` says that it is a bound and why.
+    """
+    why = f"a bound: {total:,} releases are too many for the exact composition"
+    candidates: list[Guarantee] = []
+    renyi = _rdp_route(flat, total, name)
+    if renyi is not None:
+        candidates.append(renyi)
+    pure = [g.pure_epsilon for g, _, _ in flat]
+    if all(e is not None for e in pure):
+        parts = zip(flat, pure, strict=True)
+        plain = math.fsum(count * amplified_epsilon(float(e or 0.0), rate) for (_, count, rate), e in parts)
+        candidates.append(PureDP(min(plain, 1e300), source="sequential composition: the ε add up"))
+    if not candidates:
+        eps = math.fsum(c * g.epsilon_at(LAST_RESORT_DELTA) for g, c, _ in flat)
+        delta = -math.expm1(total * math.log1p(-LAST_RESORT_DELTA))
+        candidates.append(
+            approximate(min(eps, 1e300), delta, source="basic composition, each as (ε(δ), δ) at δ = 1e-10")
+        )
+    inner = candidates[0] if len(candidates) == 1 else BestOf(tuple(candidates), name)
+    return Bounded(inner, why, name)
 
 
 def _root_sum_squares(values: Sequence[tuple[float, int]]) -> float:
@@ -733,7 +791,13 @@ def _copies(g: Guarantee, count: int) -> Guarantee:
     """k copies of a guarantee with no loss distribution and no Rényi curve."""
     pure = g.pure_epsilon
     if pure is not None and g._delta_floor() == 0:
-        return KovComposition(pure, 0.0, count)
+        return KovComposition(pure, 0.0, count) if kov_fits(pure, count) else PureDP(min(pure * count, 1e300))
+    if not kov_fits(1e-9, count):  # more copies than any grid of ε₀ can sum: basic composition at δ = 10⁻¹⁰
+        eps = count * g.epsilon_at(LAST_RESORT_DELTA)
+        delta = -math.expm1(count * math.log1p(-LAST_RESORT_DELTA))
+        return approximate(
+            min(eps, 1e300), delta, source=f"basic composition of {count:,} releases at δ = 1e-10"
+        )
     return ProfileKovComposition(g, count)
 
 
@@ -816,14 +880,17 @@ class CatastropheGuarantee(Guarantee):
 
     def epsilon_at(self, delta: float) -> float:
         d = float(check_probability(delta, name="delta"))
-        if d < self.delta:
-            return math.inf
+        # A catastrophe of probability 1 (10²⁰ releases) hides nothing.
+        if d < self.delta or self.delta >= 1.0:
+            return math.inf if d < 1.0 else 0.0
         inner = 1.0 - (1.0 - d) / (1.0 - self.delta)
         return self.inner.epsilon_at(min(max(inner, 0.0), 1.0))
 
     def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
         a = check_probability(alpha, name="alpha")
         keep = 1.0 - self.delta
+        if keep <= 0.0:
+            return np.zeros(np.shape(a))
         inner = self.inner.tradeoff(np.clip(np.asarray(a, dtype=float) / keep, 0.0, 1.0))
         return np.clip(np.where(np.asarray(a) <= keep, keep * inner, 0.0), 0.0, 1.0 - np.asarray(a))
 
@@ -832,6 +899,52 @@ class CatastropheGuarantee(Guarantee):
 
     def _max_loss(self) -> float:
         return math.inf
+
+
+@dataclass(frozen=True)
+class Bounded(Guarantee):
+    """A valid bound standing in for a guarantee that cannot be computed exactly: every view is ``inner``'s, and
+    the ``conversion`` begins with why it is a bound."""
+
+    inner: Guarantee
+    why: str
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.name or self.inner.label
+
+    @property
+    def conversion(self) -> str:
+        return f"{self.why}; {self.inner.conversion}"
+
+    def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
+        return self.inner._deltas(epsilon)
+
+    def epsilon_at(self, delta: float) -> float:
+        return self.inner.epsilon_at(delta)
+
+    def tradeoff(self, alpha: ArrayLike) -> np.ndarray:
+        return self.inner.tradeoff(alpha)
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        return self.inner.pure_epsilon
+
+    def _max_loss(self) -> float:
+        return self.inner._max_loss()
+
+    def _rdp(self, orders: np.ndarray) -> np.ndarray | None:
+        return self.inner._rdp(orders)
+
+    def _delta_floor(self) -> float:
+        return self.inner._delta_floor()
+
+    def _kinks(self) -> tuple[float, ...]:
+        return self.inner._kinks()
+
+    def _envelope_epsilons(self) -> np.ndarray:
+        return self.inner._envelope_epsilons()
 
 
 @dataclass(frozen=True)

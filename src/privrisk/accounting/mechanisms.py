@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from privrisk._format import below_certainty, percent
 from privrisk._validation import check_epsilon, check_probability, check_whole
 from privrisk.accounting._math import (
     dp_accounting_pld,
@@ -290,10 +291,9 @@ class RandomisedResponse(PureDP):
 
     @property
     def label(self) -> str:
-        return (
-            f"randomized response, ε = {fmt(self.epsilon)} "
-            f"(truthful with probability {100 * self.truth_probability:.1f} %)"
-        )
+        # Below certainty at every finite ε, even where e^ε/(1 + e^ε) is 1.0 in double precision (ε ≥ 37).
+        truth = percent(below_certainty(self.truth_probability)).replace("%", " %")
+        return f"randomized response, ε = {fmt(self.epsilon)} (truthful with probability {truth})"
 
     @property
     def conversion(self) -> str:

@@ -132,10 +132,26 @@ def lee_clifton(epsilon: float, delta: float = 0.0, n: int = DEFAULT_N, ratio: f
         "two_worlds": float(R.two_worlds(epsilon, ratio)),
         "global_risk": float(R.global_risk(epsilon, delta)),
         "global_leak": float(R.global_leak(epsilon, delta)),
-        "local_leak": float(R.leak(mw, n)),
+        # −expm1(−εr)·ρ_mw: (ρ_mw − 1/n)/(1 − 1/n) lost every digit at ε = 10⁻¹², n = 10⁹.
+        "local_leak": float(R.local_leak(epsilon, n, ratio)),
         "guess": 1.0 / n,
-        "description": R.describe(epsilon, n if n > 2 else None, ratio),
+        "description": _description(epsilon, delta, n, ratio),
     }
+
+
+def _description(epsilon: float, delta: float, n: int, ratio: float) -> str:
+    """:func:`privrisk.describe`'s sentences; with δ > 0 they count ε alone, and a last sentence says what δ adds
+    (the global risk with δ, Mehner et al., eq. 3), so that the sentences and the table's ρ_gl agree."""
+    text = R.describe(epsilon, n if n > 2 else None, ratio)
+    if delta > 0:
+        from privrisk._format import below_certainty, number, percent
+
+        with_delta = below_certainty(float(R.global_risk(epsilon, delta)))
+        text += (
+            f" These sentences count ε alone; with δ = {number(delta)} an attacker may be right up to "
+            f"{percent(with_delta)} of the time (the global risk ρ_gl with δ)."
+        )
+    return text
 
 
 # ------------------------------------------------------------------------------------------------------ risk
@@ -256,10 +272,24 @@ class RiskRun:
 
     def to_dict(self) -> dict[str, Any]:
         """``privrisk risk --json`` without ``schema_version``: Lee and Clifton's keys (when there are), then
-        ``prior`` and :func:`~privrisk.accounting.risk_summary`'s keys."""
+        ``prior``, :func:`~privrisk.accounting.risk_summary`'s keys and ``risk_judged``: the one risk that
+        ``max_risk`` judges (:attr:`risk_for_threshold`), as ``{"key", "n", "value", "what"}``, where ``key``
+        names the key of this document that holds the same value (``many_worlds``, or ``reconstruction``, which
+        is None when no n was given: the value judged is then the risk among n = 2)."""
         doc: dict[str, Any] = dict(self.lee_clifton or {})
         doc.update({"prior": self.settings.prior, **copy.deepcopy(dict(self.summary))})
+        value, what = self.risk_for_threshold
+        doc["risk_judged"] = {"key": self.judged_key, "n": self.settings.n or DEFAULT_N, "value": value,
+                              "what": what}  # fmt: skip
         return doc
+
+    @property
+    def judged_key(self) -> str:
+        """The key of :meth:`to_dict` whose value ``max_risk`` judges: ``many_worlds`` (Lee and Clifton's ρ_mw, for
+        a pure ε) or ``reconstruction`` (the risk among n of the whole guarantee)."""
+        if self.guarantee.pure_epsilon is not None and self.lee_clifton is not None:
+            return "many_worlds"
+        return "reconstruction"
 
     @cached_property
     def risk_for_threshold(self) -> tuple[float, str]:
@@ -269,12 +299,22 @@ class RiskRun:
         (:func:`~privrisk.accounting.reconstruction_risk`), which counts δ (their ρ_mw of an (ε, δ) guarantee
         would ignore it). n is 2 when the settings give none.
         """
-        if self.guarantee.pure_epsilon is not None and self.lee_clifton is not None:
-            return float(self.lee_clifton["many_worlds"]), "the many-worlds risk"
-        from privrisk.accounting.risks import reconstruction_risk
-
         n = self.settings.n or DEFAULT_N
-        return reconstruction_risk(self.guarantee, n), f"the risk among n = {n:,}"
+        if self.judged_key == "many_worlds":
+            assert self.lee_clifton is not None
+            ratio = float(self.lee_clifton["ratio"])
+            return (
+                float(self.lee_clifton["many_worlds"]),
+                f"the many-worlds risk ρ_mw among n = {n:,} (Δv/Δf = {ratio:.4g})",
+            )
+        if self.summary.get("reconstruction") is not None:
+            # The value shown, held at or below the worst case's.
+            value = float(self.summary["reconstruction"])
+        else:
+            from privrisk.accounting.risks import reconstruction_risk
+
+            value = reconstruction_risk(self.guarantee, n)
+        return value, f"the risk among n = {n:,} (the whole guarantee, δ included)"
 
     def exceeds(self) -> bool:
         """True if ``max_risk`` is set and :attr:`risk_for_threshold` is above it."""
@@ -319,7 +359,7 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
     Example:
         >>> run = run_risk(RiskSettings(GuaranteeSpec(mu=1.0), n=10, max_risk=0.2))
         >>> run.lee_clifton is None, run.exceeds(), run.risk_for_threshold[1]
-        (True, True, 'the risk among n = 10')
+        (True, True, 'the risk among n = 10 (the whole guarantee, δ included)')
         >>> run_risk(RiskSettings(GuaranteeSpec(rho=1.0), ratio=0.5))
         Traceback (most recent call last):
         ...

@@ -166,6 +166,7 @@ def reconstruction_risk(g: Guarantee, n: int) -> float:
 #: An ε at which randomized response is truthful with probability 1 in double precision (e^−ε < 2⁻⁵³).
 CERTAIN_EPSILON = 40.0
 
+
 def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     """The worst mechanism with the same (ε, δ) as ``g``: where "any mechanism with this guarantee" ends up.
 
@@ -182,10 +183,15 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
         >>> print(worst_case(gaussian_guarantee(sigma=1.0)).conversion)   # doctest: +ELLIPSIS
         worst case at δ = 1e-06: ε(δ) of the exact (Gaussian mechanism)...
     """
-    g = _check(g)
+    return _worst(_check(g), delta)[0]
+
+
+def _worst(g: Guarantee, delta: float | None = None) -> tuple[Guarantee, float | None, float]:
+    """:func:`worst_case` with its ε (None when no finite ε reaches the δ: the worst case then reveals every
+    answer) and its δ."""
     pure = g.pure_epsilon
     if pure is not None and delta is None:
-        return RandomisedResponse(pure)
+        return RandomisedResponse(pure), pure, 0.0
     d = max(WORST_CASE_DELTA, g._delta_floor()) if delta is None else check_delta(delta)
     eps = g.epsilon_at(d)
     if delta is None and not math.isfinite(eps) and d < 0.1:
@@ -195,9 +201,10 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     if not math.isfinite(eps) and delta is None:
         # Nothing is hidden (e.g. μ = 10³⁰⁰): the worst case tells the truth, as randomized response with an ε
         # whose truth probability is 1 to double precision.
-        return RandomisedResponse(
+        certain = RandomisedResponse(
             CERTAIN_EPSILON, source=f"no finite ε reaches δ = {d:.3g}: the worst case reveals every answer"
         )
+        return certain, None, d
     if not math.isfinite(eps):
         raise PrivriskError(f"delta: no finite ε reaches δ = {d:.3g} for {g.label}", param="delta")
     conversion = (
@@ -206,8 +213,8 @@ def worst_case(g: Guarantee, delta: float | None = None) -> Guarantee:
     source = f"worst case at δ = {d:.3g}: ε(δ) of the {conversion}, then the worst (ε, δ)-DP mechanism"
     source = source.replace("of the the", "of the")
     if d == 0 and eps > 0:
-        return RandomisedResponse(eps, source=source)
-    return approximate(eps, d, source=source)
+        return RandomisedResponse(eps, source=source), eps, 0.0
+    return approximate(eps, d, source=source), eps, d
 
 
 def _risk_keys(
@@ -250,7 +257,14 @@ def risk_summary(
     ``{"fpr", "tpr"}``), ``reconstruction`` (None without ``n``), ``epsilon_at_delta`` (None without
     ``at_delta``, and None when no finite ε reaches that δ), ``delta_at_epsilon`` (None without
     ``at_epsilon``), ``conversion``, and ``worst_case``: the same keys for :func:`worst_case` (its own
-    ``worst_case`` is None). Infinite values are written as None, never as a float.
+    ``worst_case`` is None), with its ``epsilon`` (None when no finite ε reaches its δ: it then reveals every
+    answer) and its ``delta``. Infinite values are written as None, never as a float.
+
+    The worst case of a guarantee that is not pure ε is taken at ``at_delta`` when one is given and a finite ε
+    reaches it (so that "the same (ε, δ)" is the pair the reader asked for), else at 10⁻⁶ (:func:`worst_case`).
+    No risk of the guarantee is stated above its worst case's: the worst case is a bound that the guarantee
+    implies, so the smaller of the two holds (a grid or an overflow can otherwise put a few ulps, or everything,
+    on the wrong side).
 
     Example:
         >>> s = risk_summary(laplace_guarantee(epsilon=1.0), n=10)
@@ -258,6 +272,9 @@ def risk_summary(
         (0.697, 0.731, None)
         >>> sorted(s)[:4]
         ['advantage', 'conversion', 'delta_at_epsilon', 'epsilon_at_delta']
+        >>> s = risk_summary(pure_dp(50).compose(50), fpr=0.0)   # 50 × ε = 50: still no TPR at FPR 0
+        >>> s["tpr_at_fpr"], s["worst_case"]["epsilon"]
+        ([{'fpr': 0.0, 'tpr': 0.0}], 2500.0)
     """
     g = _check(g)
     rates = tuple(float(x) for x in np.atleast_1d(check_probability(fpr, name="fpr")).ravel())
@@ -268,9 +285,22 @@ def risk_summary(
     e = None if at_epsilon is None else _epsilon(at_epsilon)
     options = {"prior": prior, "fpr": rates, "n": count, "at_delta": d, "at_epsilon": e}
     summary = _risk_keys(g, **options)  # type: ignore[arg-type]
-    worst = worst_case(g)
-    summary["worst_case"] = {**_risk_keys(worst, **options), "worst_case": None}  # type: ignore[arg-type]
+    worst, worst_eps, worst_delta = _worst(g)
+    if g.pure_epsilon is None and d is not None and 0 < d < 1 and math.isfinite(g.epsilon_at(d)):
+        worst, worst_eps, worst_delta = _worst(g, d)
+    worst_keys = _risk_keys(worst, **options)  # type: ignore[arg-type]
+    _at_most(summary, worst_keys)
+    summary["worst_case"] = {**worst_keys, "worst_case": None, "epsilon": worst_eps, "delta": worst_delta}
     return summary
+
+
+def _at_most(summary: dict[str, Any], worst: dict[str, Any]) -> None:
+    """Hold every risk of ``summary`` at or below the worst case's (both are bounds the guarantee implies)."""
+    for key in ("advantage", "success", "posterior_max", "reconstruction"):
+        if summary[key] is not None and worst[key] is not None:
+            summary[key] = min(summary[key], worst[key])
+    for mine, bound in zip(summary["tpr_at_fpr"], worst["tpr_at_fpr"], strict=True):
+        mine["tpr"] = min(mine["tpr"], bound["tpr"])
 
 
 def _epsilon(value: Any) -> float:

@@ -14,14 +14,25 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import os
 import signal
 import threading
 import warnings
 import webbrowser
 from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
 from typing import Any
 
-from privrisk.app._shared import DEFAULT_MAX_UPLOAD, format_bytes
+from privrisk.app._sessions import (
+    DEFAULT_MAX_UPLOAD,
+    AppSettings,
+    attach_settings,
+    default_ledger,
+    ledger_location,
+    remove_session_folders,
+    session_folder,
+)
+from privrisk.app._uploads import format_bytes
 from privrisk.app.pages import PAGES
 from privrisk.errors import PrivacyLeakWarning
 
@@ -50,6 +61,12 @@ _CSS = """
 .privrisk-help { color: #555; font-size: .92em; }
 /* Links inside help text: Bootstrap's link blue is 4.47:1 on the result panel's #fcfcfd, below WCAG's 4.5:1. */
 .privrisk-help a, .privrisk-help .btn-link { color: #0a5c8c; }
+/* A visible focus ring where Bootstrap draws none: the slider (its line takes the focus), the selectize fields and
+   the file boxes (their file input is moved off screen, so the ring goes on its button). */
+.irs-line:focus, .irs-line:focus-visible { outline: 3px solid #0a5c8c !important; outline-offset: 3px; }
+.irs:has(.irs-line:focus) .irs-handle { box-shadow: 0 0 0 3px #0a5c8c; }
+.selectize-input.focus { outline: 3px solid #0a5c8c !important; outline-offset: 1px; }
+.btn-file:focus-within { outline: 3px solid #0a5c8c; outline-offset: 2px; }
 """
 
 
@@ -70,6 +87,22 @@ $(function () {
   // page itself, so the role is given here.
   const pages = document.querySelector(".tab-content[data-tabsetid='page']");
   if (pages) { pages.setAttribute("role", "main"); }
+  // The page's one h1 stands inside the main landmark (Shiny puts the navbar page's header above it).
+  const heading = document.getElementById("privrisk-h1");
+  if (pages && heading) { pages.prepend(heading); }
+  // A file box's text field ("No file selected") says which file it is for: its input's label.
+  function labelFileBoxes() {
+    document.querySelectorAll("input.shiny-input-file[id]").forEach(function (file) {
+      const group = file.closest(".input-group");
+      const box = group && group.querySelector("input[type='text'][readonly]");
+      const label = document.getElementById(file.id + "-label");
+      if (box && label && !box.hasAttribute("aria-label")) {
+        box.setAttribute("aria-label", label.textContent.trim() + ": the file chosen");
+      }
+    });
+  }
+  labelFileBoxes();
+  $(document).on("shiny:connected shiny:value", labelFileBoxes);
   Shiny.addCustomMessageHandler("privrisk-page", function (id) {
     const url = new URL(window.location.href);
     url.search = "?page=" + encodeURIComponent(id);
@@ -119,49 +152,69 @@ $(function () {
 
 
 class UploadLimit:
-    """ASGI middleware refusing an upload above ``max_bytes`` before Shiny writes it to disk (HTTP 413).
+    """ASGI middleware refusing an upload above ``max_bytes`` before Shiny writes it to disk (HTTP 413), and any
+    upload once the session has uploaded ``max_bytes`` in all (so twenty files just under the limit are not).
 
     Shiny's browser code posts each file to ``/session/<id>/upload/<job>``; the declared length is checked first
-    and the streamed body is counted, so a client that lies about the length is cut off as well.
+    and the streamed body is counted, so a client that lies about the length is cut off as well. The bytes are
+    counted per session (the ``<id>``); :meth:`forget` drops a session's count when it ends.
     """
 
     def __init__(self, app: Callable[..., Awaitable[None]], max_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.totals: dict[str, int] = {}
+
+    def forget(self, session_id: str) -> None:
+        """Drop the count of a session that ended."""
+        self.totals.pop(session_id, None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope.get("type") != "http"
-            or scope.get("method") != "POST"
-            or "/upload/" not in scope.get("path", "")
-        ):
+        path = scope.get("path", "")
+        if scope.get("type") != "http" or scope.get("method") != "POST" or "/upload/" not in path:
             await self.app(scope, receive, send)
             return
+        session_id = _upload_session(path)
+        before = self.totals.get(session_id, 0)
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
-            return
+        if declared is not None and declared.isdigit():
+            if int(declared) > self.max_bytes:
+                await self._refuse(send, self._message(False))
+                return
+            if before + int(declared) > self.max_bytes:
+                await self._refuse(send, self._message(True))
+                return
         seen = 0
-        refused = False
 
         async def counting_receive() -> Message:
-            nonlocal seen, refused
+            nonlocal seen
             message = await receive()
             if message.get("type") == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    refused = True
-                    raise _TooLarge
+                if seen > self.max_bytes or before + seen > self.max_bytes:
+                    raise _TooLarge(seen <= self.max_bytes)
             return message
 
         try:
             await self.app(scope, counting_receive, send)
-        except _TooLarge:
-            await self._refuse(send)
+        except _TooLarge as exc:
+            await self._refuse(send, self._message(bool(exc.args[0])))
+        finally:
+            if session_id:
+                self.totals[session_id] = before + seen
 
-    async def _refuse(self, send: Send) -> None:
-        body = f"the file is above the upload limit of {format_bytes(self.max_bytes)}".encode()
+    def _message(self, in_all: bool) -> str:
+        limit = format_bytes(self.max_bytes)
+        if in_all:
+            return (
+                f"this session has uploaded the most it may in all ({limit}, the upload limit); "
+                "reload the page to start a new session"
+            )
+        return f"the file is above the upload limit of {limit}"
+
+    async def _refuse(self, send: Send, text: str) -> None:
+        body = text.encode()
         await send(
             {
                 "type": "http.response.start",
@@ -173,6 +226,15 @@ class UploadLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def _upload_session(path: str) -> str:
+    """The session id of Shiny's upload URL ``…/session/<id>/upload/<job>`` ('' if the path has none)."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-2]):
+        if part == "session" and parts[i + 2] == "upload":
+            return parts[i + 1]
+    return ""
 
 
 class _TooLarge(Exception):
@@ -221,7 +283,8 @@ class LocalOnly:
     port the server listens on is refused (HTTP 421, WebSocket closed before it is accepted): DNS rebinding.
     A WebSocket, and any other request, whose ``Origin`` header is present and is not the app's own address is
     refused too (HTTP 403): cross-site WebSocket hijacking. A request without ``Origin`` passes when its ``Host`` is
-    allowed: browsers always send ``Origin`` on a WebSocket, so only programs on this machine omit it.
+    allowed: browsers always send ``Origin`` on a WebSocket, so only programs on this machine omit it. Every HTTP
+    answer carries :data:`FRAME_HEADERS`: no other site may frame the app.
     """
 
     def __init__(self, app: Callable[..., Awaitable[None]], hosts: tuple[str, ...] = ()) -> None:
@@ -233,6 +296,8 @@ class LocalOnly:
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if kind == "http":
+            send = _framed(send)
         headers = {k.lower(): v for k, v in scope.get("headers") or []}
         server = scope.get("server") or (None, None)
         port = server[1] if server[1] is not None else 80
@@ -272,6 +337,24 @@ class LocalOnly:
         await send({"type": "http.response.body", "body": body})
 
 
+#: Headers of every HTTP answer: no other site may show the app in a frame (clickjacking: a page that lays the
+#: app under its own buttons makes the user confirm a release they did not mean).
+FRAME_HEADERS = ((b"content-security-policy", b"frame-ancestors 'none'"), (b"x-frame-options", b"DENY"))
+
+
+def _framed(send: Send) -> Send:
+    """``send`` adding :data:`FRAME_HEADERS` to the start of every HTTP response."""
+
+    async def framed(message: Message) -> None:
+        if message.get("type") == "http.response.start":
+            names = {k.lower() for k, _ in message.get("headers") or []}
+            extra = [(k, v) for k, v in FRAME_HEADERS if k not in names]
+            message = {**message, "headers": [*(message.get("headers") or []), *extra]}
+        await send(message)
+
+    return framed
+
+
 def _page_ui(request: Any) -> Any:
     ids = [p.ID for p in PAGES]
     wanted = request.query_params.get("page") if request is not None else None
@@ -303,15 +386,38 @@ def _built_ui(selected: str) -> Any:
     )
 
 
-def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD, hosts: tuple[str, ...] = ()) -> Any:
-    """The Shiny app: one navigation tab per page of ``PAGES``; uploads limited to ``max_upload`` bytes.
+def build_app(
+    *,
+    max_upload: int = DEFAULT_MAX_UPLOAD,
+    hosts: tuple[str, ...] = (),
+    ledger: str | os.PathLike[str] | None = None,
+    key: bytes | None = None,
+) -> Any:
+    """The Shiny app: one navigation tab per page of ``PAGES``; uploads limited to ``max_upload`` bytes a file and
+    in all per session; every session's releases and output checks charged to the one ``ledger``.
 
-    Returns a :class:`shiny.App`; ``UploadLimit`` and ``LocalOnly`` (loopback names and ``hosts`` only) wrap its
-    Starlette application.
+    Args:
+        max_upload: the largest upload (bytes), the most one session uploads in all, and the largest size an
+            upload may expand to once decompressed.
+        hosts: names besides the loopback ones the app answers to (``LocalOnly``).
+        ledger: the ledger every session charges (created at the first release); default
+            :func:`~privrisk.app._sessions.default_ledger`, in the user's data folder.
+        key: the ledger's key, for a keyed ledger.
+
+    Returns a :class:`shiny.App`; ``UploadLimit`` and ``LocalOnly`` wrap its Starlette application.
     """
     from shiny import App, reactive
 
+    settings = AppSettings(
+        max_upload=max_upload, ledger=Path(ledger) if ledger is not None else default_ledger(), key=key
+    )
+    limits: list[UploadLimit] = []
+
     def server(input: Any, output: Any, session: Any) -> None:
+        attach_settings(session, settings)
+        session_folder(session)  # made now, so that it is removed however the session ends
+        for limit in limits:
+            session.on_ended(functools.partial(limit.forget, session.id))
         for page in PAGES:
             page.page_server(page.ID, max_upload=max_upload)
 
@@ -327,8 +433,8 @@ def build_app(*, max_upload: int = DEFAULT_MAX_UPLOAD, hosts: tuple[str, ...] = 
             await session.send_custom_message("privrisk-page", input.page())
 
     app = App(_page_ui, server)
-    starlette = app.starlette_app
-    app.starlette_app = LocalOnly(UploadLimit(starlette, max_upload), hosts)  # type: ignore[assignment]
+    limits.append(UploadLimit(app.starlette_app, max_upload))
+    app.starlette_app = LocalOnly(limits[0], hosts)  # type: ignore[assignment]
     return app
 
 
@@ -397,12 +503,17 @@ def serve(
     port: int = 8000,
     open_browser: bool = True,
     max_upload: int = DEFAULT_MAX_UPLOAD,
-    on_started: Callable[[str], None] | None = None,
+    on_started: Callable[[str, Path], None] | None = None,
+    ledger: str | os.PathLike[str] | None = None,
+    key: bytes | None = None,
 ) -> None:
-    """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url)`` and open the browser.
+    """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url, ledger)`` and open the
+    browser.
 
     On a host other machines can reach it first warns (:class:`~privrisk.errors.PrivacyLeakWarning`): the
-    uploaded data are then reachable from the network.
+    uploaded data are then reachable from the network. ``ledger`` and ``key`` are :func:`build_app`'s. A signal
+    (Ctrl-C, SIGTERM) stops the server within :data:`STOP_SECONDS`, however busy it is, and every session's
+    folder is removed.
     """
     import uvicorn
 
@@ -412,11 +523,14 @@ def serve(
 
     # The host the user named is allowed in the Host header besides the loopback names ("0.0.0.0" names no host).
     named = () if host in ("0.0.0.0", "::", "") else (host,)
-    app = build_app(max_upload=max_upload, hosts=named)
+    where = ledger_location(ledger)
+    app = build_app(max_upload=max_upload, hosts=named, ledger=where, key=key)
     # The pages import pandas, DuckDB, OpenDP and the accountant when a session first needs them; importing them
     # while the browser opens saves the first visitor seconds.
     threading.Thread(target=_warm_up, daemon=True).start()
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+    )
     server = _server_class()(config)
 
     def _announce() -> None:
@@ -425,12 +539,17 @@ def serve(
         if server.started:
             url = bound_url(server)
             if on_started is not None:
-                on_started(url)
+                on_started(url, where)
             if open_browser:
                 webbrowser.open(url)
 
     threading.Thread(target=_announce, daemon=True).start()
-    server.run()
+    try:
+        server.run()
+    finally:
+        if server.watchdog is not None:
+            server.watchdog.cancel()
+        remove_session_folders()
     if server.stopped_by is not None:
         # uvicorn before 0.29 swallowed the signal that stopped it (the command then exited 0 on Ctrl-C);
         # newer ones raise it again themselves. Either way the caller sees it: 130 on Ctrl-C, 143 on SIGTERM.
@@ -442,13 +561,35 @@ def _server_class() -> Any:
     import uvicorn
 
     class Server(uvicorn.Server):
-        """uvicorn's server, remembering the first signal that stopped it."""
+        """uvicorn's server, remembering the first signal that stopped it, and stopping the process when its
+        graceful shutdown takes longer than :data:`STOP_SECONDS` (a thread still in a library call)."""
 
         stopped_by: int | None = None
+        watchdog: threading.Timer | None = None
 
         def handle_exit(self, sig: int, frame: Any) -> None:
             if self.stopped_by is None:
                 self.stopped_by = sig
+                self.watchdog = threading.Timer(STOP_SECONDS, _stop_now, args=(sig,))
+                self.watchdog.daemon = True
+                self.watchdog.start()
             super().handle_exit(sig, frame)
 
     return Server
+
+
+#: A signal stops the server within this many seconds: after it, the process ends whatever is still running.
+STOP_SECONDS = 4.0
+
+
+def _stop_now(sig: int) -> None:
+    """End the process now (the graceful shutdown took too long): the sessions' folders and worker processes
+    first, then exit 128 + the signal's number, as the signal would have."""
+    import multiprocessing
+
+    remove_session_folders()
+    for child in multiprocessing.active_children():
+        child.kill()
+    if sig == signal.SIGINT:
+        os.write(2, b"privrisk: error: interrupted\n")
+    os._exit(128 + int(sig))

@@ -4,6 +4,12 @@ A command's module is imported when that command runs or shows its ``--help``, n
 ``privrisk risk`` then never imports pandas, scipy or matplotlib, which the study, presence and release commands
 need. The commands, their modules and their one-line help are the table ``privrisk.cli.COMMANDS``;
 ``privrisk --help`` lists them from that table without importing any module.
+
+Every command is a :class:`PrivriskCommand`, whose ``--help`` shows every word of its help as written: Rich's
+markup is escaped (``[[release]]`` stays, Rich would read it as a style), a flag shows no value type (``--json``,
+not ``--json <bool>``), an argument is named in capitals (``FILE``), and the paragraphs of a command's help are
+reflowed to the terminal's width (Typer keeps the docstring's line breaks after the first paragraph).
+tests/cli/test_help.py renders every command's ``--help`` and checks each of these.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 import typer
 from typer import _click
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 from privrisk.cli import _coercion
 
@@ -67,6 +73,70 @@ def command_table(modules: Sequence[str]) -> dict[str, tuple[str, str]]:
     return table
 
 
+def readable_help(text: str) -> str:
+    """A help text as Rich should print it: each paragraph on one line (Rich wraps it), Rich's markup escaped.
+
+    A paragraph that starts with ``\\b`` keeps its lines (Click's convention); ``\\f`` ends the help.
+
+    Example:
+        >>> from rich.text import Text
+        >>> Text.from_markup(readable_help("A TOML file of [[release]]\\ntables.\\n\\nExample: privrisk risk")).plain
+        'A TOML file of [[release]] tables.\\n\\nExample: privrisk risk'
+    """
+    from rich.markup import escape
+
+    text = inspect.cleandoc(text).partition("\f")[0]
+    paragraphs = [p if p.startswith("\b") else " ".join(p.split()) for p in text.split("\n\n")]
+    return escape("\n\n".join(paragraphs))
+
+
+def _make_readable(command: _click.Command, ctx: _click.Context) -> None:
+    """Escape the help of ``command`` and of its parameters (:func:`readable_help`); flags show no value type."""
+    if command.help:
+        command.help = readable_help(command.help)
+    for param in command.get_params(ctx):
+        text = getattr(param, "help", None)
+        if text:
+            param.help = readable_help(text)  # type: ignore[attr-defined]
+        if getattr(param, "is_flag", False):
+            param.metavar = ""  # Typer shows an option's metavar in place of its type: none for a flag
+
+
+class PrivriskCommand(TyperCommand):
+    """A command whose ``--help`` shows every word of its help, flags as flags and arguments in capitals."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument) and param.metavar is None and param.name:
+                param.metavar = param.name.upper()  # the usage line, the help and "Missing argument 'FILE'"
+        self._help_made_readable = False
+
+    def collect_usage_pieces(self, ctx: _click.Context) -> list[str]:
+        """``[OPTIONS] FILE``, an optional argument in brackets (Typer writes a required one as ``{file}``)."""
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, TyperArgument):
+                name = param.metavar or (param.name or "").upper()
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        if not self._help_made_readable:
+            self._help_made_readable = True
+            _make_readable(self, ctx)
+        super().format_help(ctx, formatter)
+
+
+class _Typer(typer.Typer):
+    """A Typer application whose commands are :class:`PrivriskCommand` unless they name another class."""
+
+    def command(
+        self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
+    ) -> Any:
+        return super().command(name, cls=cls or PrivriskCommand, **kwargs)
+
+
 class LazyCommands(MutableMapping[str, _click.Command]):
     """The group's commands: every name of the table, each built (its module imported) when first looked up.
 
@@ -106,12 +176,11 @@ class LazyCommands(MutableMapping[str, _click.Command]):
         return sum(1 for _ in self)
 
     def summary(self, name: str) -> _click.Command | None:
-        """The command if it is built; otherwise a stand-in with its name and one-line help from the table."""
-        if name in self._built:
-            return self._built[name]
+        """A stand-in with the command's name and one-line help from the table (which tests/cli/test_startup.py
+        keeps equal to the commands' own), built or not; a command outside the table as it is."""
         if name in _table():
-            return TyperCommand(name=name, help=_table()[name][1])
-        return None
+            return TyperCommand(name=name, help=readable_help(_table()[name][1]))
+        return self._built.get(name)
 
 
 class LazyGroup(TyperGroup):
@@ -132,13 +201,14 @@ class LazyGroup(TyperGroup):
 
     def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         self._listing = True
+        _make_readable(self, ctx)
         try:
             super().format_help(ctx, formatter)
         finally:
             self._listing = False
 
 
-app = typer.Typer(
+app = _Typer(
     name="privrisk",
     help="How much risk does a statistical release carry? Differential-privacy risk in numbers and words.",
     cls=LazyGroup,

@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "empirical",
         "Empirical differential privacy of a statistic published once per period (Burchard and Daoud, §2–5).",
     ),
+    "synthetic": ("synthetic", "The disclosure risk of a synthetic file: singling out, linkability, inference and membership inference."),
     "release": (
         "release",
         "Release noisy answers (Laplace or Gaussian noise from OpenDP) with a public risk statement and a ledger.",

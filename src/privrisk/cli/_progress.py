@@ -96,6 +96,22 @@ class Steps:
 
         return advance
 
+    def progress(self, description: str) -> Callable[[float, str], None] | None:
+        """End the step before and draw a run function's :class:`privrisk.progress.Progress` as one bar: its
+        share done and its message (``None`` when nothing is drawn, so the run pays nothing for it)."""
+        bar = self._bar
+        if bar is None:
+            return None
+        if self._task is not None:
+            bar.remove_task(self._task)
+        task = bar.add_task(description, total=1.0, share=True)
+        self._task = task
+
+        def show(done: float, message: str, /) -> None:
+            bar.update(task, completed=done, description=message or description)
+
+        return show
+
 
 @contextlib.contextmanager
 def steps(*, quiet: bool = False, console: Console | None = None) -> Iterator[Steps]:
@@ -126,6 +142,8 @@ def steps(*, quiet: bool = False, console: Console | None = None) -> Iterator[St
 
             if not task.completed:
                 return Text("")
+            if task.fields.get("share"):
+                return Text(f"{task.completed:.0%}")
             done = f"{task.completed:,.0f}"
             return Text(done if task.total is None else f"{done}/{task.total:,.0f}")
 

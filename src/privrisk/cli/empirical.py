@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from privrisk.empirical import EmpiricalPrivacy
     from privrisk.empirical.settings import EmpiricalRun
 
+
 @app.command("empirical")
 def empirical_command(
     file: str = typer.Argument(
@@ -95,10 +96,14 @@ def empirical_command(
     risk δ* = 1 − Π(1 − δᵢ) estimates the chance that someone's privacy is compromised by more than ε.
     US patent 11,593,360 claims this method; check it before commercial use.
 
-    Example: privrisk empirical inspections.csv --preset chicago --epsilons 0.03,0.1,0.3
+    Example: privrisk empirical examples/shops.csv --period month --individual shop --query rate --value failed --weight inspected
     """
     from privrisk.empirical.settings import EmpiricalSettings, run_empirical
 
+    if engine.strip().lower() == "spark":
+        from privrisk.io.engine import check_spark_source
+
+        check_spark_source(file)  # before Spark's start, which takes tens of seconds
     if out_dir is not None:
         files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
         check_outputs(out_dir, [file], param="--out", folder=True, files=files)

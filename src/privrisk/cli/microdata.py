@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import typer
 from rich.table import Column, Table
 
-from privrisk._params import leading_param, option, renamed
+from privrisk._params import option
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -28,7 +28,7 @@ TOP = 20  # privrisk.microdata.settings.MicrodataSettings.top
 
 @app.command("microdata")
 def microdata_command(
-    data: str = typer.Argument(..., help="The sample file: CSV, Parquet, Stata or SPSS."),
+    data: Path = typer.Argument(..., help="The sample file: CSV, Parquet, Stata or SPSS."),
     keys: str = typer.Option(..., "--keys", help="Key variables (quasi-identifiers), comma-separated."),
     weights: str | None = typer.Option(None, "--weights", help="Sampling-weight column (F_k = sum of weights)."),
     household: str | None = typer.Option(None, "--household", help="Household-id column, for household risk."),
@@ -36,7 +36,12 @@ def microdata_command(
         None, "--sensitive", help="Sensitive variables for ℓ-diversity and t-closeness, comma-separated."
     ),
     missing: str = typer.Option(
-        "any", "--missing", help="A missing key value: 'any' (matches any value, as sdcMicro) or 'category'."
+        "any", "--missing", help="A missing key value, in every measure and the suppression: 'any' (matches any "
+        "value, as sdcMicro) or 'category' (a value of its own)."
+    ),
+    missing_sensitive: str = typer.Option(
+        "category", "--missing-sensitive", help="A missing sensitive value for ℓ: 'category' (a value of its own, "
+        "as sdcMicro) or 'drop'."
     ),
     method: str = typer.Option("approx", "--risk-method", help="Individual risk: approx (sdcMicro) or exact."),
     max_risk: float | None = typer.Option(None, "--max-risk", help="Largest individual risk allowed (exit 1)."),
@@ -46,6 +51,10 @@ def microdata_command(
     c: float = typer.Option(2.0, "--c", help="The c of recursive (c, ℓ)-diversity."),
     suda: int = typer.Option(0, "--suda", help="SUDA2 up to this MSU size (0: no SUDA2)."),
     dis_fraction: float = typer.Option(0.01, "--dis-fraction", help="Sampling fraction of DIS-SUDA."),
+    suda_scores: str = typer.Option(
+        "elliot", "--suda-scores", help="SUDA scores: 'elliot' (Elliot et al.) or 'ihsn' (sdcMicro's original_scores "
+        "= FALSE, the SDC practice guide's)."
+    ),
     population_size: float | None = typer.Option(
         None, "--population-size", help="N for population uniqueness (default: the sum of the weights)."
     ),
@@ -60,9 +69,11 @@ def microdata_command(
         None, "--hierarchy", "-H", help="Global recoding: COLUMN=SPEC, repeatable (interval:10, breaks:…, prefix, "
         "date, table:FILE.csv); the least recoding meeting --k, --max-risk, --l, --t."
     ),
-    records: Path | None = typer.Option(None, "--records", help="Write every record's risks to this CSV."),
+    records: Path | None = typer.Option(None, "--records", help="Write every record's risks to this CSV (whole or "
+                                        "not at all)."),
     out_dir: Path | None = typer.Option(
-        None, "--out", help="Write combinations.csv, records.csv, report.html and manifest.json."
+        None, "--out", help="Write combinations.csv, records.csv, report.html, manifest.json and, after a reduction, "
+        "the released file in the input's format."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
@@ -71,7 +82,7 @@ def microdata_command(
     Example: privrisk microdata examples/microdata_survey.csv --keys region,age,sex --weights weight --household hid --sensitive income --k 2
     """
     from privrisk.io.files import atomic_path, write_csv
-    from privrisk.microdata import MicrodataSettings, run_microdata
+    from privrisk.microdata import MicrodataSettings
     from privrisk.microdata.run import OUT_FILES
 
     if out_dir is not None:
@@ -81,13 +92,14 @@ def microdata_command(
     # Every rule of which options go together is the settings' (privrisk.microdata.settings); their errors name
     # the parameter, which privrisk.cli.main turns into the option.
     reduction: Reduction = "suppress" if suppress else "recode" if hierarchy else "none"
-    settings = MicrodataSettings(keys=keys, weights=weights, household=household, sensitive=sensitive or (),
+    settings = MicrodataSettings(data=data, keys=keys, weights=weights, household=household, sensitive=sensitive or (),
                                  missing=cast(Any, missing), method=cast(Any, method), max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
                                  suda_max_size=suda, dis_fraction=dis_fraction, population_size=population_size,
-                                 top=top, reduction=reduction, importance=importance, hierarchies=hierarchy or None)  # fmt: skip
+                                 top=top, reduction=reduction, importance=importance, hierarchies=hierarchy or None,
+                                 missing_sensitive=missing_sensitive, suda_scores=suda_scores)  # fmt: skip
     if not Path(data).exists():
         raise PrivriskError(f"FILE: {data} does not exist")
-    run = run_microdata(data, settings)
+    run = _run_with_progress(settings)
     if out_dir is not None:
         written = run.write(out_dir)
         err.print(f"Wrote {out_dir}/ ({', '.join(written)}, manifest.json)")
@@ -102,22 +114,43 @@ def microdata_command(
         if run.reduced is not None:
             how = "local suppression" if run.suppression is not None else "global recoding"
             _print(run.reduced, title=f"After {how}: {run.reduction}")
-    failures = run.failures()
+            _print_loss(run.information_loss())
+        elif run.reduction is not None:
+            out.print(run.reduction)
+        verdict = run.result.verdict()
+        out.print(("The released file. " if run.reduced is not None else "") + verdict["text"])
+        if verdict["default"]:
+            for line in verdict["failures"]:
+                out.print(f"  {line}")
+    failures = run.failures(name=_option)
     for why in failures[1:]:
-        err.print(f"threshold exceeded: {_named(why)}")
+        err.print(f"threshold exceeded: {why}")
     if failures:
-        raise ThresholdExceeded(_named(failures[0]), param=leading_param(failures[0]))
+        raise ThresholdExceeded(failures[0], param=run.violated_param())
+
+
+def _run_with_progress(settings: Any) -> Any:
+    """run_microdata, with its share done and stage on stderr while it runs (a terminal only)."""
+    from privrisk.cli._progress import steps
+    from privrisk.microdata.run import run_microdata
+
+    with steps() as show:
+        return run_microdata(settings, progress=show.progress("reading the file"))
+
+
+def _print_loss(loss: list[dict[str, Any]]) -> None:
+    table = Table("key", Column("suppressed", justify="right"), Column("distinct", justify="right"),
+                  Column("entropy (bits)", justify="right"), "", title="What the reduction cost")  # fmt: skip
+    for d in loss:
+        table.add_row(d["key"], f"{d['suppressed']:,} ({d['suppressed_share']:.1%})",
+                      f"{d['distinct_before']:,} → {d['distinct_after']:,}",
+                      f"{d['entropy_before']:.3g} → {d['entropy_after']:.3g}", "lost" if d["lost"] else "")  # fmt: skip
+    out.print(table)
 
 
 def _option(param: str) -> str:
     """The option of a parameter (privrisk/_params.py's table, else ``--`` + the name: ``max_risk`` → ``--max-risk``)."""
     return option(param, "microdata") or "--" + param.replace("_", "-")
-
-
-def _named(message: str) -> str:
-    """A library message with its leading parameter named as its option (``l:`` → ``--l:``)."""
-    param = leading_param(message)
-    return message if param is None else renamed(message, param, _option(param))
 
 
 def _print(result: MicrodataResult, title: str | None = None) -> None:
@@ -144,8 +177,9 @@ def _print(result: MicrodataResult, title: str | None = None) -> None:
              ("marketer risk", f"{am['marketer']:.4g}")]  # fmt: skip
     if "population_uniqueness" in m:
         pu = m["population_uniqueness"]
-        rows.append((f"sample uniques population-unique ({pu['dankar_model']}, estimate)",
-                     f"{pu['share_of_sample_uniques']:.3f} of {pu['sample_uniques']:,}"))  # fmt: skip
+        share = pu["share_of_sample_uniques"]
+        rows.append((f"sample uniques also unique in the population ({pu['dankar_model']}, estimate)",
+                     f"{share:.1%} of {pu['sample_uniques']:,} (about {share * pu['sample_uniques']:,.0f})"))  # fmt: skip
     for d in m["diversity"]:
         rows.append((f"{d['variable']}: ℓ distinct / entropy / recursive (c={d['c']:g})",
                      f"{d['l_distinct']} / {d['l_entropy']:.4g} / {d['l_recursive']}"))  # fmt: skip
@@ -154,20 +188,33 @@ def _print(result: MicrodataResult, title: str | None = None) -> None:
     if "suda2" in m:
         s = m["suda2"]
         rows.append((f"SUDA2: records with an MSU (max size {s['max_size']})", f"{s['records_with_msu']:,}"))
-    table = Table("measure", Column("value", justify="right"), title=title or f"Risk of {result.source}")
+        rows.append(("SUDA2: highest SUDA / DIS-SUDA score", f"{s['max_score']:.4g} / {s['max_dis_score']:.4g}"))
+    table = Table(Column("measure", overflow="fold"), Column("value", justify="right", no_wrap=True),
+                  title=title or f"Risk of {result.source}")  # fmt: skip
     for a, b in rows:
         table.add_row(a, b)
     out.print(table)
-    top = result.top_records()
-    top = top[[c for c in top.columns if c in ("row", *result.settings.keys, "f_k", "F_k", "risk", "household_risk")]]
-    if len(top) and title is None:
-        t = Table(*top.columns, title=f"The {len(top)} riskiest records")
-        for row in top.itertuples(index=False):
-            t.add_row(*(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
-        out.print(t)
     if title is None:
+        _print_records(result.top_records(), result, f"The {len(result.top_records())} riskiest records", "risk")
+        if "suda2" in m:
+            _print_records(result.suda_top(), result, "The records with the highest SUDA scores", "suda_score")
         for line in result.findings():
             err.print(line)
+
+
+def _print_records(top: Any, result: MicrodataResult, title: str, score: str) -> None:
+    """Records in a table that fits 80 columns: the numbers never wrap; the key values fold within their cell."""
+    if not len(top):
+        return
+    numbers = [c for c in ("f_k", "F_k", "risk", "household_risk", "suda_score", "dis_suda_score")
+               if c in top.columns and (c in ("f_k", "risk") or c == score or c.startswith(score.split("_")[0]))]  # fmt: skip
+    t = Table(Column("row", justify="right", no_wrap=True), Column("keys", overflow="fold"),
+              *(Column(c, justify="right", no_wrap=True) for c in numbers), title=title)  # fmt: skip
+    keys = list(result.settings.keys)
+    for row in top.to_dict(orient="records"):
+        t.add_row(str(row["row"]), "/".join("·" if v is None or v != v else str(v) for v in (row[k] for k in keys)),
+                  *(f"{row[c]:.4g}" for c in numbers))  # fmt: skip
+    out.print(t)
 
 
 __all__ = ["microdata_command"]

@@ -1,11 +1,15 @@
 """``privrisk outputs``: check a researcher's outputs by the centre's rules, each alone and all together.
 
-The checks, findings and report come from :mod:`privrisk.outputs`; this module parses, calls and prints.
+The checks, findings, report and the ledger's append come from :mod:`privrisk.outputs`; this module parses, calls
+and prints. With ``--ledger`` the report and the CSVs are written to temporary names under the ledger's lock and
+moved into place after the ledger is written: they appear with the entry or not at all.
 """
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -13,22 +17,72 @@ from privrisk.cli._app import app
 from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, emit_json, err, out
 from privrisk.errors import ThresholdExceeded
 
+if TYPE_CHECKING:
+    from privrisk.outputs.check import OutputsResult
+
 PARAM_OPTIONS["outputs"] = {"key": "--ledger-key", "key_file": "--ledger-key", "max_atoms": "--max-atoms"}
 REPORT_FILES = ("report.html", "outputs.json", "atoms.csv", "table-*.csv")
 MARK = {"pass": "pass", "review": "REVIEW", "fail": "FAIL"}
 
+HELP = """Check a researcher's outputs (tables, means, quantiles, models) by a centre's rules, each alone and all
+together: the differencing an intruder can do, in sentences, with what to do about it.
 
-@app.command("outputs")
+Each cell passes, is for review or fails by the policy's rules (ACRO's keys and defaults: threshold, (n, k)
+dominance, p % rule, zeros, class disclosure, residual degrees of freedom). Then every released count, sum and
+mean (this request's and every earlier one in --ledger) is combined by linear programming over the atoms: the
+finest groups the released numbers split people into (a region × sex table for age >= 18 beside one for
+age >= 19 makes "West, female, aged 18" an atom). A group below the threshold that they pin down is an exact
+disclosure. Exit 0 when everything passes, 1 when anything fails, is for review or is disclosed, 2 for bad input.
+
+--spec lists each output as a TOML table:
+
+\b
+    [[output]]
+    name = "Table 1"       # unique; a name in --ledger is taken for good
+    kind = "count"         # count, sum, mean, median, quantile, min, max, ols, logit
+    rows = ["region"]
+    columns = ["sex"]
+    where = "age >= 18"    # an SQL condition on the data's columns
+    margins = true         # the row, column and grand totals are released too
+    # also: variable = "income" (sum … max), weights = "w" (count, sum),
+    # q = 0.9 (quantile), formula = "income ~ age + C(sex)" (ols, logit)
+
+With --ledger the request is checked against every output released before (one ledger for releases and
+outputs) and appended if everything passes, the check and the append under the ledger's lock; the report is
+written only with the entry. --no-append only checks.
+
+Example: privrisk outputs survey.csv --spec outputs.toml --ledger ledger.json --out check/
+"""
+
+
+def _help() -> str:
+    """The help as Rich should print it: its markup escaped (Rich would read ``[[output]]`` as a style), here
+    unless the application's commands escape their own help (``privrisk.cli._app.readable_help``)."""
+    from privrisk.cli import _app
+
+    if app.rich_markup_mode != "rich" or hasattr(_app, "readable_help"):
+        return HELP
+    from rich.markup import escape
+
+    return escape(HELP)
+
+
+@app.command("outputs", help=_help())
 def outputs_command(
     data: Path = typer.Argument(..., help="The microdata (CSV, Parquet, Stata .dta, SPSS .sav)."),
-    spec: Path = typer.Option(..., "--spec", help="outputs.toml: the tables and models to check."),
+    spec: Path = typer.Option(
+        ..., "--spec", help="outputs.toml: the tables and models to check (format above)."
+    ),
     policy: Path | None = typer.Option(
         None, "--policy", help="An ACRO policy file (YAML); ACRO's defaults if none."
     ),
     ledger: Path | None = typer.Option(
         None,
         "--ledger",
-        help="Outputs released before: checked together with these, and appended to if all pass.",
+        help="The ledger of everything released: checked together with its outputs, and appended to if all pass.",
+    ),
+    no_append: bool = typer.Option(
+        False, "--no-append", help="Check against --ledger without appending to it."
     ),
     key_file: Path | None = typer.Option(
         None, "--ledger-key", help=f"Secret key file of a keyed ledger (HMAC-SHA256; default: ${KEY_ENV})."
@@ -44,26 +98,15 @@ def outputs_command(
     max_atoms: int = typer.Option(200_000, "--max-atoms", help="Largest grid of atoms crossed in full."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
-    """Check a researcher's outputs (tables, means, quantiles, models) by a centre's rules, each alone and all
-    together: the differencing an intruder can do, in sentences, with what to do about it.
-
-    Each cell passes, is for review or fails by the policy's rules (ACRO's keys and defaults: threshold, (n, k)
-    dominance, p % rule, zeros, class disclosure, residual degrees of freedom). Then every released count, sum and
-    mean (and those in --ledger) is combined by linear programming: a group below the threshold that they pin
-    down is an exact disclosure. Exit 0 when everything passes, 1 when anything fails, is for review or is
-    disclosed, 2 for bad input.
-
-    Example: privrisk outputs survey.csv --spec outputs.toml --out check/
-    """
-    from privrisk._format import number
-    from privrisk.io.files import atomic_path, check_outputs, write_csv
+    from privrisk.io.files import check_outputs
+    from privrisk.ledger import deferred_signals, read_key
     from privrisk.outputs.check import OutputsSettings
     from privrisk.outputs.check import check_outputs as run_check
-    from privrisk.outputs.ledger import append_outputs
-    from privrisk.outputs.report import atoms_table, cells_table, rule_text
-    from privrisk.release.ledger import read_key
 
     inputs = [p for p in (data, spec, policy, ledger, key_file) if p is not None]
+    if ledger is not None:
+        # The lock file beside the ledger is an input too: replacing it would give a second check another lock.
+        inputs.append(ledger.with_name(ledger.name + ".lock"))
     if out_dir is not None:
         check_outputs(out_dir, inputs, param="out", folder=True, files=REPORT_FILES)
     if atoms is not None:
@@ -72,63 +115,95 @@ def outputs_command(
         check_outputs(cells, [*inputs, *([atoms] if atoms is not None else [])], param="cells")
     key = read_key(key_file)
     settings = OutputsSettings(
-        data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms
+        data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms, append=not no_append
     )
-    result = run_check(settings)
-    if out_dir is not None:
-        result.write(out_dir)
-    if atoms is not None:
-        with atomic_path(atoms) as tmp:
-            write_csv(atoms_table(result), tmp)
-    if cells is not None:
-        with atomic_path(cells) as tmp:
-            write_csv(cells_table(result), tmp)
-    appended = append_outputs(ledger, result, key) if ledger is not None else None
+    # The files go to temporary names under the ledger's lock, and into place once the ledger is written.
+    with deferred_signals() as guard, contextlib.ExitStack() as stack:
+
+        def write(result: OutputsResult) -> None:
+            _write_files(result, stack, out_dir, atoms, cells)
+            guard.arm()
+
+        result = run_check(settings, before_append=write)
     if as_json:
         emit_json(result.to_dict())
     else:
-        for o in result.outputs:
-            failing = [c for c in o["cells"] if c["status"] != "pass"]
-            out.print(
-                f"{o['name']} ({o['kind']}): {MARK[o['status']]}, {len(o['cells'])} cells, {len(failing)} not passing"
-            )
-            for c in failing[:20]:
-                where = ", ".join(f"{k} = {v}" for k, v in c["labels"].items()) or "the whole table"
-                hidden = ""
-                if c.get("interval") is not None and c.get("protected") is False:
-                    lo, hi = (number(x, 6) for x in c["interval"])
-                    hidden = f" (suppressed alone, it is recomputed as {lo} … {hi}: not protected)"
-                out.print(
-                    f"  {MARK[c['status']]} {where}: " + "; ".join(rule_text(r) for r in c["rules"]) + hidden
-                )
-            if len(failing) > 20:
-                out.print(f"  … and {len(failing) - 20} more (see --out or --json)")
-        s = result.summary
-        if s.get("cells_unprotected"):
-            out.print(
-                f"{s['cells_unprotected']} failing cells would not be protected by suppressing them alone "
-                "(see the intervals: --cells, --out or --json)."
-            )
-        out.print(f"Differencing over {s['atoms']:,} atoms and {s['equations']:,} released numbers:")
-        for d in result.disclosures:
-            out.print(f"  {d['kind'].upper()}: {d['sentence']}")
-        if not result.disclosures:
-            out.print("  no disclosure.")
-        for r in result.recommendations:
-            out.print(f"Suggestion: {r['sentence']} (cost: {r['cost']})")
-        out.print(f"Verdict: {MARK[result.status]}")
+        _print_result(result)
     if out_dir is not None:
         err.print(f"Wrote {out_dir}/report.html, outputs.json, atoms.csv and a CSV per table.")
-    if ledger is not None:
-        err.print(
-            f"Appended {len(result.outputs)} outputs to {ledger}."
-            if appended
-            else f"Not appended to {ledger}: the set did not pass."
-        )
+    if ledger is not None and result.ledger is not None:
+        n = len(result.outputs)
+        if result.ledger["appended"]:
+            err.print(
+                f"Appended {n} output{'s' if n != 1 else ''} to {ledger} (outputs entry {result.ledger['seq']})."
+            )
+        elif settings.append:
+            err.print(f"Not appended to {ledger}: the set did not pass.")
+        else:
+            err.print(f"Not appended to {ledger} (--no-append).")
     if result.status != "pass":
         s = result.summary
         found = s["disclosures_exact"] + s["disclosures_approximate"]
         raise ThresholdExceeded(
-            f"outputs: {s['cells_fail']} cells fail, {s['cells_review']} are for review, "
+            f"outputs: {s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} fail, "
+            f"{s['cells_review']} {'are' if s['cells_review'] != 1 else 'is'} for review, "
             f"{found} disclosure{'s' if found != 1 else ''} by differencing"
         )
+
+
+def _write_files(
+    result: OutputsResult,
+    stack: contextlib.ExitStack,
+    out_dir: Path | None,
+    atoms: Path | None,
+    cells: Path | None,
+) -> None:
+    """Write the report folder and the CSVs to temporary names that ``stack`` moves into place when it ends."""
+    from privrisk.io.files import atomic_dir, atomic_path, write_csv
+    from privrisk.outputs.report import atoms_table, cells_table
+
+    if out_dir is not None:
+        result.write(stack.enter_context(atomic_dir(out_dir)))
+    if atoms is not None:
+        write_csv(atoms_table(result), stack.enter_context(atomic_path(atoms)))
+    if cells is not None:
+        write_csv(cells_table(result), stack.enter_context(atomic_path(cells)))
+
+
+def _print_result(result: OutputsResult) -> None:
+    from privrisk._format import number
+    from privrisk.outputs.report import rule_text
+    from privrisk.outputs.wording import cell_text
+
+    for o in result.outputs:
+        failing = [c for c in o["cells"] if c["status"] != "pass"]
+        count = len(o["cells"])
+        out.print(
+            f"{o['name']} ({o['kind']}): {MARK[o['status']]}, {count} cell{'s' if count != 1 else ''}, "
+            f"{len(failing)} not passing"
+        )
+        for c in failing[:20]:
+            where = cell_text(c["labels"], o.get("margins") or "All")
+            hidden = ""
+            if c.get("interval") is not None and c.get("protected") is False:
+                lo, hi = (number(x, 6) for x in c["interval"])
+                hidden = f" (suppressed alone, it is recomputed as {lo} … {hi}: not protected)"
+            out.print(
+                f"  {MARK[c['status']]} {where}: " + "; ".join(rule_text(r) for r in c["rules"]) + hidden
+            )
+        if len(failing) > 20:
+            out.print(f"  … and {len(failing) - 20} more (see --out or --json)")
+    s = result.summary
+    if s.get("cells_unprotected"):
+        out.print(
+            f"{s['cells_unprotected']} failing cells would not be protected by suppressing them alone "
+            "(see the intervals: --cells, --out or --json)."
+        )
+    out.print(f"Differencing over {s['atoms']:,} atoms and {s['equations']:,} released numbers:")
+    for d in result.disclosures:
+        out.print(f"  {d['kind'].upper()}: {d['sentence']}")
+    if not result.disclosures:
+        out.print("  no disclosure.")
+    for r in result.recommendations:
+        out.print(f"Suggestion: {r['sentence']} (cost: {r['cost']})")
+    out.print(f"Verdict: {MARK[result.status]}")

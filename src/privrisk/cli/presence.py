@@ -26,7 +26,7 @@ from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    from privrisk.presence.kmap import KMapEstimate
+    from privrisk.presence.estimate import KMapEstimate
     from privrisk.presence.report import PresenceReport
 
 
@@ -70,9 +70,15 @@ def presence_command(
     ),
     k: int | None = typer.Option(None, "--k", help="k-anonymity: smallest research class allowed."),
     kmap: int | None = typer.Option(None, "--kmap", help="k-map: smallest population class allowed."),
-    search: bool = typer.Option(False, "--search", help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1."),
+    search: bool = typer.Option(
+        False,
+        "--search",
+        help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1.",
+    ),
     suppression: float = typer.Option(
-        0.0, "--suppression", help="Share of research records in failing classes that may be removed (0.02)."
+        0.0,
+        "--suppression",
+        help="Share of research records in failing classes that may be removed, e.g. 0.02 for 2 %.",
     ),
     loss: str = typer.Option(
         "precision", "--loss", help=f"Information loss to minimise: {', '.join(LOSS_MEASURES)}."
@@ -112,16 +118,22 @@ def presence_command(
 
     Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
-    from privrisk.presence.hierarchy import parse_hierarchies
+    from privrisk.generalisation.hierarchy import parse_hierarchies
     from privrisk.presence.prepare import InconsistentSubsetError
-    from privrisk.presence.settings import PresenceSettings, parse_levels, run_presence
+    from privrisk.presence.run import PresenceSettings, parse_levels, run_presence
 
     if out_dir is not None:
         check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
     if data is None and not demo:
         raise PrivriskError("DATA: give the research subset's file (or --demo)")
+    if engine.strip().lower() == "spark":
+        from privrisk.io.engine import check_spark_source
+
+        for source in (data, population):  # before Spark's start, which takes tens of seconds
+            if source is not None:
+                check_spark_source(source)
     settings = PresenceSettings(
-        dataset=data,
+        data=data,
         population=population,
         qi=[] if demo else (qi or ""),
         population_count=population_count,
@@ -147,7 +159,7 @@ def presence_command(
     )
     with steps(quiet=as_json or settings.estimates) as show:
         try:
-            run = run_presence(settings, steps=show)
+            run = run_presence(settings, progress=show.progress("Measuring"))
         except InconsistentSubsetError as exc:
             raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
         if out_dir is not None:
@@ -189,7 +201,7 @@ def _print(report: PresenceReport, *, applied: bool) -> None:
 
 
 def _print_estimate(e: KMapEstimate) -> None:
-    from privrisk.presence.kmap import KMAP_ASSUMPTIONS
+    from privrisk.generalisation.kmap import KMAP_ASSUMPTIONS
     from privrisk.presence.report import estimate_rows
 
     title = f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)"

@@ -6,23 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import (
-    KEY_ENV,
-    MISSING_HELP,
-    PARAM_OPTIONS,
-    emit_json,
-    err,
-    out,
-    parse_bounds,
-)
+from privrisk.cli._common import KEY_ENV, MISSING_HELP, PARAM_OPTIONS, emit_json, err, out, parse_bounds
+from privrisk.cli._release_output import export_receipts, ledger_option, print_ledger
+from privrisk.cli._release_output import table as _table
 from privrisk.errors import PrivriskError, ThresholdExceeded
 
 if TYPE_CHECKING:
-    from privrisk.release.history import LedgerSummary
     from privrisk.release.request import ReleasePreview
     from privrisk.release.result import Release
     from privrisk.release.spec import ReleaseQuery
@@ -30,9 +22,11 @@ if TYPE_CHECKING:
 BUDGET_EPSILON = typer.Option(None, "--budget-epsilon", help="Budget ε (pure; with --budget-delta: (ε, δ)).")
 BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budget (with --budget-epsilon).")
 BUDGET_RHO = typer.Option(None, "--budget-rho", help="Budget ρ of zCDP (Laplace answers count ε²/2).")
+USELESS_HELP = "Release even an answer whose 95 % interval is wider than its whole range (it then says so)."
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
-PARAM_OPTIONS["release"] = PARAM_OPTIONS["ledger"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
+PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
+PARAM_OPTIONS["ledger"] = {**PARAM_OPTIONS["release"], "curator": "--curator", "region": "--region"}
 
 
 def _queries(
@@ -70,12 +64,9 @@ def _queries(
 def _print_human(r: Release, file: Path) -> None:
     from privrisk.release.statement import NOISE_NOTE
 
-    table = Table(title=f"Release of {file.name}: noisy answers (the true values are never shown)")
-    for name in ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval"):
-        table.add_column(name, justify="right" if name in ("ε or ρ", "scale", "noisy value") else "left")
-    for row in r.answer_rows():
-        table.add_row(*row)
-    out.print(table)
+    _table(f"Release of {file.name}: noisy answers (the true values are never shown)",
+           ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval"), r.answer_rows(),
+           ("ε or ρ", "scale", "noisy value"))  # fmt: skip
     out.print(NOISE_NOTE)
     out.print("[bold]Public statement[/bold] (depends only on ε and the published n; safe to publish):")
     for line in r.findings():
@@ -131,7 +122,7 @@ def release_command(
     budget_delta: float | None = BUDGET_DELTA,
     budget_rho: float | None = BUDGET_RHO,
     ledger: Path | None = typer.Option(
-        None, "--ledger", help="JSON ledger of every release; later releases count what it records."
+        None, "--ledger", help="The ledger of everything released; later releases count what it records."
     ),
     out_dir: Path | None = typer.Option(
         None, "--out", help="Folder for the public release.json/.csv, figures and manifest.json."
@@ -149,6 +140,7 @@ def release_command(
         "--allow-large-epsilon",
         help="Release even with a total ε above 20 (which publishes about the true value), with a warning.",
     ),
+    allow_useless: bool = typer.Option(False, "--allow-useless", help=USELESS_HELP),
     show_preview: bool = typer.Option(
         False,
         "--preview",
@@ -172,8 +164,8 @@ def release_command(
     --budget-epsilon E (pure ε: plain sum), with --budget-delta D (tight composition of every answer at δ), or
     --budget-rho R (zCDP; a Laplace answer counts ε²/2). --ledger-key FILE
     (or PRIVRISK_LEDGER_KEY) keys the ledger with HMAC-SHA256: edits, truncation and a reset are detected.
-    --preview shows the noise and the expected error of each answer before any ε is spent, and warns when an
-    answer's 95 % interval is wider than the range it can take.
+    --preview shows each answer's noise and expected error before any ε is spent. An answer whose 95 % interval
+    is wider than the range it can take is refused unless --allow-useless (the statement then says so).
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
@@ -191,20 +183,10 @@ def release_command(
     try:
         # Every rule about which settings go together is the library's (ReleaseRequest); its errors name the
         # parameter, which privrisk.cli.main turns into the option.
-        request = ReleaseRequest(
-            file,
-            tuple(queries),
-            public_n=n_pub,
-            budget=limit,
-            ledger=ledger,
-            key=read_key(key_file),
-            out=out_dir,
-            internal=internal,
-            source=str(file),
-            spec=spec,
-            inputs=(key_file,) if key_file is not None else (),
-            allow_large_epsilon=allow_large_epsilon,
-        )
+        request = ReleaseRequest(file, tuple(queries), public_n=n_pub, budget=limit, ledger=ledger,
+                                 key=read_key(key_file), out=out_dir, internal=internal, source=str(file), spec=spec,
+                                 inputs=(key_file,) if key_file is not None else (),
+                                 allow_large_epsilon=allow_large_epsilon, allow_useless=allow_useless)  # fmt: skip
     except LargeEpsilonRefused as exc:
         raise PrivriskError(
             f"{exc} (give --allow-large-epsilon to release it anyway)", param=exc.param
@@ -236,12 +218,9 @@ def _named(exc: ThresholdExceeded, option: str) -> ThresholdExceeded:
 
 
 def _print_preview(p: ReleasePreview, file: Path) -> None:
-    table = Table(title=f"Preview of a release of {file.name}: nothing is drawn and no ε is spent")
-    for name in ("answer", "noise", "ε or ρ", "scale", "expected error", "95 % interval", ""):
-        table.add_column(name, justify="right" if name in ("scale", "expected error") else "left")
-    for row in p.rows():
-        table.add_row(*row)
-    out.print(table)
+    _table(f"Preview of a release of {file.name}: nothing is drawn and no ε is spent",
+           ("answer", "noise", "ε or ρ", "scale", "expected error", "95 % interval", ""), p.rows(),
+           ("scale", "expected error"))  # fmt: skip
     out.print(p.verdict())
     for warning in p.warnings:
         err.print(f"Warning: {warning}.")
@@ -263,7 +242,7 @@ def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None
 
 @app.command("ledger")
 def ledger_command(
-    path: Path = typer.Argument(..., help="A ledger written by privrisk release --ledger."),
+    path: Path = typer.Argument(..., help="The ledger (of releases and outputs) to check."),
     budget: str | None = typer.Option(
         None,
         "--budget",
@@ -274,46 +253,48 @@ def ledger_command(
     budget_rho: float | None = BUDGET_RHO,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
     key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
+    export: str | None = typer.Option(
+        None, "--export", help="registry: write every release as an entry of the OpenDP deployments registry."
+    ),
+    out_dir: Path | None = typer.Option(
+        None, "--out", help="With --export: the folder for release_<seq>.yaml (default: the YAML on stdout)."
+    ),
+    curator: str | None = typer.Option(None, "--curator", help="With --export: who published the releases."),
+    region: str | None = typer.Option(None, "--region", help="With --export: the region the data describe."),
 ) -> None:
     """Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.
 
-    With a budget the command exits 1 (after printing) when the ledger has spent more than it.
+    The outputs the ledger records (privrisk outputs --ledger) follow: names, dates, numbers of cells. With a
+    budget the command exits 1 (after printing) when the ledger has spent more than it. --export registry writes
+    a receipt for every release instead: an entry of the OpenDP deployments registry's schema (validated against
+    it), with the risk in privacy_parameters_details.
 
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
     from privrisk.release.history import LedgerSettings, check_ledger
     from privrisk.release.ledger import read_key
 
-    # The budget's rules (one way of giving it, δ only with ε) and the threshold are the library's (LedgerSettings,
-    # LedgerCheck); its errors name the parameter, which privrisk.cli.main turns into the option.
+    if export is not None:
+        budgets = (("--budget", budget), ("--budget-epsilon", budget_epsilon), ("--budget-delta", budget_delta),
+                   ("--budget-rho", budget_rho))  # fmt: skip
+        named = next((o for o, v in budgets if v is not None), None)
+        if named is not None:
+            raise PrivriskError(f"{named}: a receipt states what was spent; give no budget with --export")
+        export_receipts(path, export, out_dir, curator, region, read_key(key_file), as_json)
+        return
+    given = next(
+        (o for o, v in (("--out", out_dir), ("--curator", curator), ("--region", region)) if v), None
+    )
+    if given is not None:
+        raise PrivriskError(f"{given}: only with --export registry")
+    # The budget's rules and the threshold are the library's (LedgerSettings, LedgerCheck); its errors name the
+    # parameter, which privrisk.cli.main turns into the option.
     settings = LedgerSettings(path, budget, budget_epsilon, budget_delta, budget_rho, key=read_key(key_file))
     check = check_ledger(settings)
     if as_json:
         emit_json(check.to_dict())
     else:
-        _print_ledger(path, check.summary)
+        print_ledger(str(path), check.summary)
     failures = check.failures()
     if failures:
-        raise ThresholdExceeded(_ledger_option(failures[0]), param=settings.budget_param)
-
-
-def _ledger_option(message: str) -> str:
-    """A ledger message with its leading parameter named as the option (``budget_rho:`` → ``--budget-rho:``)."""
-    from privrisk._params import leading_param, option, renamed
-
-    param = leading_param(message)
-    if param is None:
-        return message
-    return renamed(message, param, option(param, "ledger") or "--" + param.replace("_", "-"))
-
-
-def _print_ledger(path: Path, summary: LedgerSummary) -> None:
-    plural = "release" if len(summary.entries) == 1 else "releases"
-    table = Table(title=f"Ledger {path}: {len(summary.entries)} {plural}, checksums verified")
-    for name in ("#", "time (UTC)", "ε or ρ", "answers", "data"):
-        table.add_column(name, justify="right" if name in ("#", "ε or ρ") else "left")
-    for row in summary.rows():
-        table.add_row(*row)
-    out.print(table)
-    for line in summary.findings():
-        out.print(line)
+        raise ThresholdExceeded(ledger_option(failures[0]), param=settings.budget_param)

@@ -86,61 +86,130 @@ def risk_command(
     if as_json:
         emit_json(doc)
     else:
-        _print_risks(doc, n)
+        s = run.settings
+        _print_risks(doc, n, s.at_delta, None if s.at_epsilon is None else float(s.at_epsilon))
+        if max_risk is not None:
+            value, what = run.risk_for_threshold
+            verdict = "exceeds" if run.exceeds() else "is within"
+            out.print(f"--max-risk {max_risk:g} judges {what}: {_cell(value)}, which {verdict} it.")
     if run.exceeds():
         value, what = run.risk_for_threshold
         raise ThresholdExceeded(f"{what}, {value:.4g}, exceeds --max-risk {max_risk:g}", param="max_risk")
 
 
-def _print_risks(doc: dict[str, Any], n: int | None) -> None:
+def _print_risks(
+    doc: dict[str, Any], n: int | None, at_delta: float | None = None, at_epsilon: float | None = None
+) -> None:
+    """Both tables, each measure labelled with the question it answers (issue 37: ρ_mw of this query beside the
+    risk among n of any query, the worst case's δ, a guarantee without a worst case in the (ε, δ) form)."""
     if "many_worlds" in doc:
-        n_, eps, r = doc["n"], doc["epsilon"], doc["ratio"]
-        table = Table(title=f"ε = {eps:.6g}, n = {n_:,}, Δv/Δf = {r:.4g}", show_header=True)
-        for name in ("measure", "value", "what it is"):
-            table.add_column(name, justify="right" if name == "value" else "left")
-        table.add_row(
-            "many-worlds risk ρ_mw", f"{doc['many_worlds']:.4f}", f"attacker picks the true world of {n_:,}"
-        )
-        table.add_row(
-            "two-worlds risk ρ_tw", f"{doc['two_worlds']:.4f}", "attacker decides in or out of one person"
-        )
-        table.add_row("global risk ρ_gl", f"{doc['global_risk']:.4f}", "worst case: n = 2, Δv = Δf")
-        table.add_row(
-            "global leak Γ", f"{doc['global_leak']:.4f}", "2ρ_gl − 1: the way from guessing to certainty"
-        )
-        table.add_row("local leak γ", f"{doc['local_leak']:.4f}", "(ρ_mw − 1/n)/(1 − 1/n)")
-        table.add_row("guessing", f"{doc['guess']:.4f}", "1/n: right without any answer")
-        out.print(table)
-        out.print(doc["description"])
+        _print_lee_clifton(doc)
     w = doc["worst_case"]
-    table = Table(title=f"{doc['guarantee']}: the best attacker (prior {doc['prior']:g})", show_header=True)
-    for name in ("measure", "this guarantee", "worst case"):
-        table.add_column(name, justify="left" if name == "measure" else "right")
-    table.add_row("advantage", _cell(doc["advantage"]), _cell(w["advantage"]))
-    table.add_row("success", _cell(doc["success"]), _cell(w["success"]))
-    table.add_row("largest posterior", _cell(doc["posterior_max"]), _cell(w["posterior_max"]))
-    for mine, worst in zip(doc["tpr_at_fpr"], w["tpr_at_fpr"], strict=True):
-        table.add_row(f"TPR at FPR α = {mine['fpr']:g}", _cell(mine["tpr"]), _cell(worst["tpr"]))
-    if doc["reconstruction"] is not None:
-        table.add_row(f"risk among n = {n:,}", _cell(doc["reconstruction"]), _cell(w["reconstruction"]))
-    for key, label in (("epsilon_at_delta", "ε at δ"), ("delta_at_epsilon", "δ at ε")):
-        if doc.get(key) is not None or w.get(key) is not None:
-            table.add_row(label, _cell(doc.get(key), "g"), _cell(w.get(key), "g"))
-    out.print(table)
-    out.print(
-        "This guarantee: the exact mechanism (or definition) given; worst case: the worst mechanism with the same "
-        "(ε, δ). Advantage = TPR − FPR of the best test; success = its chance to be right; TPR at FPR α: "
-        "true-positive rate at false-positive rate α; risk among n: many-worlds risk ρ_mw (f-DP bound 1 − β(1/n))."
+    certain = w.get("epsilon") is None  # no finite ε reaches the worst case's δ
+    head = "" if certain else f" · worst case: {_worst_name(w)}"
+    table = Table(
+        title=f"{doc['guarantee']}: the best attacker (prior {doc['prior']:g}), any query (Δv = Δf){head}",
+        show_header=True,
     )
+    columns = ["measure", "this guarantee"] + ([] if certain else [f"worst case at {_worst_name(w)}"])
+    for name in columns:
+        table.add_column(name, justify="left" if name == "measure" else "right")
+
+    def row(label: str, mine: Any, worst: Any, fmt: str = "pct") -> None:
+        table.add_row(label, _cell(mine, fmt), *([] if certain else [_cell(worst, fmt)]))
+
+    row("advantage", doc["advantage"], w["advantage"])
+    row("success", doc["success"], w["success"])
+    row("largest posterior", doc["posterior_max"], w["posterior_max"])
+    for mine, worst in zip(doc["tpr_at_fpr"], w["tpr_at_fpr"], strict=True):
+        row(f"TPR at FPR α = {mine['fpr']:g}", mine["tpr"], worst["tpr"])
+    if doc["reconstruction"] is not None:
+        row(f"risk among n = {n:,}, any query", doc["reconstruction"], w["reconstruction"])
+    if at_delta is not None:
+        row(f"ε at δ = {_plain_number(at_delta)}", doc["epsilon_at_delta"], w["epsilon_at_delta"], "g")
+    if at_epsilon is not None:
+        row(f"δ at ε = {_plain_number(at_epsilon)}", doc["delta_at_epsilon"], w["delta_at_epsilon"], "g")
+    out.print(table)
+    notes = [
+        "This guarantee: the exact mechanism (or definition) given. Advantage = TPR − FPR of the best test; "
+        "success = its chance to be right; TPR at FPR α: true-positive rate at false-positive rate α; risk among "
+        "n: of picking the true one of n candidates with any query (many-worlds risk ρ_mw at Δv = Δf for a pure "
+        "ε, the f-DP bound 1 − β(1/n) otherwise)."
+    ]
+    if certain:
+        notes.append(
+            f"No worst case in the (ε, δ) form: no finite ε reaches δ = {_plain_number(w['delta'])} for this "
+            "guarantee, so the worst mechanism with it could reveal every answer; the column shows this "
+            "guarantee alone."
+        )
+    elif w["delta"] == 0:
+        notes.append(
+            f"Worst case: the worst mechanism with the same ε = {_plain_number(w['epsilon'])} "
+            "(randomized response), what any noise with this ε may allow."
+        )
+    else:
+        notes.append(
+            f"Worst case: the worst mechanism that is (ε, δ)-DP with δ = {_plain_number(w['delta'])} and "
+            f"ε = {_plain_number(w['epsilon'])}, this guarantee's ε at that δ (--at-delta sets the δ; else 10⁻⁶)."
+        )
+        if all(v > 0.9999 for v in (w["advantage"], w["success"])):
+            notes.append(
+                "At that δ the worst case lets an attacker be right nearly always: as an (ε, δ) pair this "
+                "guarantee promises next to nothing; its own column is what it promises."
+            )
+    for note in notes:
+        out.print(note)
     out.print(f"Conversion: {doc['conversion']}.")
+
+
+def _print_lee_clifton(doc: dict[str, Any]) -> None:
+    n_, eps, r = doc["n"], doc["epsilon"], doc["ratio"]
+    query = "any query (Δv = Δf)" if r == 1 else f"this query (Δv/Δf = {r:.4g})"
+    table = Table(title=f"Lee and Clifton's risks of ε = {eps:.6g} for {query}, n = {n_:,}", show_header=True)
+    for name in ("measure", "value", "what it is"):
+        table.add_column(name, justify="right" if name == "value" else "left")
+    ignores = " (ε alone: δ not counted)" if doc.get("delta") else ""
+    table.add_row(
+        "many-worlds risk ρ_mw",
+        _risk(doc["many_worlds"]),
+        f"the attacker picks the true one of {n_:,} worlds with {query}{ignores}",
+    )
+    table.add_row(
+        "two-worlds risk ρ_tw", _risk(doc["two_worlds"]), f"in or out of one person, with {query}{ignores}"
+    )
+    table.add_row("global risk ρ_gl", _risk(doc["global_risk"]), "the worst case: n = 2, Δv = Δf (δ counted)")
+    table.add_row("global leak Γ", _risk(doc["global_leak"]), "2ρ_gl − 1: the way from guessing to certainty")
+    table.add_row("local leak γ", _risk(doc["local_leak"]), "(ρ_mw − 1/n)/(1 − 1/n)")
+    table.add_row("guessing", percent(doc["guess"]), "1/n: right without any answer")
+    out.print(table)
+    out.print(doc["description"])
+
+
+def _worst_name(w: dict[str, Any]) -> str:
+    if w["delta"] == 0:
+        return f"ε = {_plain_number(w['epsilon'])}"
+    return f"(ε = {_plain_number(w['epsilon'])}, δ = {_plain_number(w['delta'])})"
+
+
+def _plain_number(x: float) -> str:
+    from privrisk._format import number
+
+    return number(x)
+
+
+def _risk(value: float) -> str:
+    """A risk of a finite guarantee: below certainty even where double precision rounds it to 1."""
+    from privrisk._format import below_certainty
+
+    return percent(below_certainty(value))
 
 
 def _cell(value: Any, fmt: str = "pct") -> str:
     if value is None:
-        return "–"
+        return "none: no finite ε" if fmt == "g" else "–"
     if isinstance(value, str):
         return value
-    return percent(value) if fmt == "pct" else f"{value:.4g}"
+    return _risk(value) if fmt == "pct" else _plain_number(value)
 
 
 @app.command("epsilon")
@@ -203,7 +272,7 @@ def table_command(
         cells = []
         for n_ in n_values:
             row = run.row(e, n_)
-            cells += [percent(row["risk"]), percent(row["leak"])]
+            cells += [_risk(row["risk"]), _risk(row["leak"])]
         table.add_row(label, *cells)
     out.print(table)
     err.print(

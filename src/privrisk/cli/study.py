@@ -172,7 +172,7 @@ def study_command(
     lee_clifton_bound, and the report shows bound, exact risk and success side by side. Samples larger than
     --attack-max-n are skipped (NaN); the cost grows as n log n per sample and query.
 
-    Example: privrisk study survey.dta --column hours --column labinc --missing negative --out results/
+    Example: privrisk study examples/survey.dta --column hours --column income --missing negative --out study/
     """
     from privrisk.study.inputs import read_variables
     from privrisk.study.report import BUNDLE_FILES

@@ -6,12 +6,23 @@ The module is not named ``app`` because importing ``privrisk.cli.app`` would rep
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
 from privrisk.cli._app import app
 
-MAX_UPLOAD_HELP = "Largest file a user may upload: 500MB, 2GB, 100k or bytes."
+MAX_UPLOAD_HELP = (
+    "Largest file a user may upload, the most one browser session uploads in all, and the largest size an "
+    "upload may expand to once decompressed: 500MB, 2GB, 100k or bytes."
+)
+LEDGER_HELP = (
+    "The ledger every release and every output check of every browser session is charged to (created at the "
+    "first release). Default: ledger.json in your data folder for privrisk (on Linux ~/.local/share/privrisk)."
+)
+KEY_HELP = (
+    "Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable PRIVRISK_LEDGER_KEY)."
+)
 
 
 @app.command("app")
@@ -27,22 +38,33 @@ def app_command(
     ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Do not open the web browser."),
     max_upload: str = typer.Option("500MB", "--max-upload", help=MAX_UPLOAD_HELP),
+    ledger: Path | None = typer.Option(None, "--ledger", help=LEDGER_HELP),
+    key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
 ) -> None:
     """Start the app in the web browser: every capability on one page each, for people who do not use a terminal.
 
-    Example: privrisk app --port 8000
+    Example: privrisk app --port 8000 --ledger /srv/centre/ledger.json
     """
     from privrisk._validation import parse_size
     from privrisk.app import serve
     from privrisk.errors import PrivriskError
+    from privrisk.release.ledger import read_key
 
     limit = parse_size(max_upload, name="max_upload")
     if not 0 <= port <= 65535:
         raise PrivriskError(f"--port: must be between 0 and 65535, got {port}")
+    try:
+        key = read_key(key_file)
+    except PrivriskError as exc:
+        raise PrivriskError(str(exc).replace("key_file:", "--ledger-key:", 1)) from None
     serve(
         host=host,
         port=port,
         open_browser=not no_browser,
         max_upload=limit,
-        on_started=lambda url: print(f"privrisk app on {url} (Ctrl-C stops it)", file=sys.stderr, flush=True),
+        ledger=ledger,
+        key=key,
+        on_started=lambda url, where: print(
+            f"privrisk app on {url} (Ctrl-C stops it); ledger: {where}", file=sys.stderr, flush=True
+        ),
     )

@@ -37,9 +37,11 @@ __all__ = [
     "NumericColumn",
     "check_columns",
     "check_file",
+    "duckdb_error_text",
     "file_kind",
     "numeric_values",
     "parse_missing",
+    "plain_type",
     "read_column",
     "read_table",
     "table_columns",
@@ -262,18 +264,69 @@ def _raise_ragged(path: Path, delimiter: str, width: int) -> None:
                 )
 
 
-def _duckdb_relation(con: Any, path: Path, kind: str) -> Any:
+def _duckdb_relation(con: Any, path: Path, kind: str, *, whole_file: bool = False) -> Any:
+    """A DuckDB relation over a CSV or Parquet file; ``whole_file`` reads every row to choose a CSV's column types
+    (DuckDB otherwise looks at the first 20,480 rows, and a text cell further down stops the read)."""
     import duckdb
 
     try:
         if kind == "csv":
-            rel = con.read_csv(str(path))
+            rel = con.read_csv(str(path), sample_size=-1) if whole_file else con.read_csv(str(path))
             _check_csv_shape(path, list(rel.columns))
             return rel
         return con.read_parquet(str(path))
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise PrivriskError(f"{path}: could not be read as {kind.upper()}: {first}") from None
+        raise PrivriskError(
+            f"{path}: could not be read as {kind.upper()}: {duckdb_error_text(exc)}"
+        ) from None
+
+
+# DuckDB's types in a reader's words.
+_PLAIN_TYPES = (
+    ("INT", "whole numbers"), ("DOUBLE", "numbers"), ("FLOAT", "numbers"), ("DECIMAL", "numbers"),
+    ("REAL", "numbers"), ("VARCHAR", "text"), ("BOOL", "true or false"), ("TIMESTAMP", "dates and times"),
+    ("DATE", "dates"), ("TIME", "times"),
+)  # fmt: skip
+
+
+def plain_type(sql_type: str) -> str:
+    """A DuckDB or Spark column type in words: ``BIGINT`` → "whole numbers", ``VARCHAR`` → "text".
+
+    Example:
+        >>> plain_type("BIGINT"), plain_type("VARCHAR"), plain_type("string"), plain_type("STRUCT(a INT)")
+        ('whole numbers', 'text', 'text', 'values of another kind')
+    """
+    upper = sql_type.upper()
+    if upper.startswith(("STRUCT", "MAP", "LIST", "UNION")) or upper.endswith("[]"):
+        return "values of another kind"
+    if upper == "STRING":
+        return "text"
+    return next((words for key, words in _PLAIN_TYPES if key in upper), "values of another kind")
+
+
+def duckdb_error_text(exc: BaseException) -> str:
+    """What went wrong reading a file, in the user's words rather than DuckDB's (no error class, no SQL).
+
+    A cell that does not fit its column's type names the line, the column and the value; other errors keep
+    DuckDB's first sentence without its "Conversion Error:"-style prefix.
+
+    Example:
+        >>> class ConversionException(Exception):
+        ...     pass
+        >>> duckdb_error_text(ConversionException('Conversion Error: CSV Error on Line: 30002\\nOriginal Line: '
+        ...     '1,abc\\nError when converting column "age". Could not convert string "abc" to \\'BIGINT\\''))
+        "line 30002, column 'age': 'abc' where the rows before hold whole numbers"
+    """
+    text = str(exc).strip()
+    cell = re.search(r'converting column "(?P<col>[^"]*)"\. Could not convert string "(?P<val>[^"]*)" to '
+                     r"'(?P<type>[^']*)'", text)  # fmt: skip
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    if cell:
+        where = f"line {line.group(1)}, " if line else ""
+        return (f"{where}column {cell['col']!r}: {cell['val']!r} where the rows before hold "
+                f"{plain_type(cell['type'])}")  # fmt: skip
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return re.sub(r"^[A-Z][A-Za-z ]*Error:\s*", "", first)
 
 
 def table_columns(path: str | os.PathLike[str]) -> list[str]:
@@ -306,15 +359,22 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
         from privrisk.io._interrupt import interruptible
 
         def read(con: Any) -> pd.DataFrame:
-            rel = _duckdb_relation(con, p, kind)
-            check_columns(p, wanted, list(rel.columns))
-            if wanted is not None:
-                rel = rel.project(", ".join(quote_identifier(c) for c in wanted))
-            try:
-                return rel.df()
-            except duckdb.Error as exc:
-                first = str(exc).strip().splitlines()[0]
-                raise PrivriskError(f"{p}: could not be read: {first}") from None
+            for whole_file in (False, True):
+                rel = _duckdb_relation(con, p, kind, whole_file=whole_file)
+                check_columns(p, wanted, list(rel.columns))
+                if wanted is not None:
+                    rel = rel.project(", ".join(quote_identifier(c) for c in wanted))
+                try:
+                    return rel.df()
+                except duckdb.ConversionException as exc:
+                    # A text cell below the rows DuckDB typed the column by: read again, typed by every row,
+                    # so that the column's own check names the cell (or an unused column does not matter).
+                    if kind == "csv" and not whole_file:
+                        continue
+                    raise PrivriskError(f"{p}: could not be read: {duckdb_error_text(exc)}") from None
+                except duckdb.Error as exc:
+                    raise PrivriskError(f"{p}: could not be read: {duckdb_error_text(exc)}") from None
+            raise AssertionError("unreachable")  # pragma: no cover
 
         # On a worker thread: Ctrl-C interrupts the query and is a KeyboardInterrupt (exit 130), not DuckDB's
         # "Query interrupted".
@@ -373,7 +433,7 @@ def numeric_values(
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise PrivriskError(
                 f"{where}column {name!r} is not numeric: {text.iloc[row]!r} in row {row + 1} "
-                f"({int(bad.sum()):,} such values)"
+                f"({int(bad.sum()):,} such value{'' if int(bad.sum()) == 1 else 's'})"
             )
         s = converted
     values = s.to_numpy(dtype=float, na_value=np.nan)

@@ -10,6 +10,9 @@ The capabilities keep ONE code path for their logic; only the aggregations over 
   capabilities share (presence's roll-up, :class:`privrisk.presence._spark.SparkRollUp`, lives with presence).
 
 pyspark is imported only when ``engine="spark"``; an active SparkSession (``spark-submit``, a notebook) is reused.
+A local input is checked (it exists, it is CSV or Parquet, it has the columns asked for) before Spark starts, which
+takes tens of seconds; a new session's JVM writes its log (log4j's warnings, the JVM's notes) to a temporary file,
+not to the user's terminal, and a JVM that cannot start is one line quoting the end of that log.
 
 DuckDB streams a file through the GROUP BY (Parquet row group by row group, CSV block by block): the rows are
 never held, only the hash table of the distinct combinations. :func:`duckdb_connect` bounds that table's memory
@@ -51,6 +54,7 @@ __all__ = [
     "ENGINES",
     "SPARK_ROLLUP_CLASSES",
     "check_engine",
+    "check_spark_source",
     "duckdb_connect",
     "duckdb_settings",
     "group_counts",
@@ -108,22 +112,56 @@ def spark_session(master: str | None = None):
     if master.startswith("local"):
         # Local mode: the Python workers must be this interpreter (with numpy and pandas), not the system's.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": str(max(2, os.cpu_count() or 2)),
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.session.timeZone": "UTC",
+    }
     try:
-        session = (
-            SparkSession.builder.master(master)
-            .appName("privrisk")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", str(max(2, os.cpu_count() or 2)))
-            .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-            .config("spark.sql.session.timeZone", "UTC")
-            .getOrCreate()
-        )
+        _start_quiet_jvm(master, settings)
+        builder = SparkSession.builder.master(master).appName("privrisk")
+        for key, value in settings.items():
+            builder = builder.config(key, value)
+        session = builder.getOrCreate()
+    except PrivriskError:
+        raise
     except Exception as exc:  # Java missing, a bad master URL: one line, not a JVM trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {first}") from None
     session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _start_quiet_jvm(master: str, settings: Mapping[str, str]) -> None:
+    """Start Spark's JVM with its standard error going to a temporary file instead of the user's terminal.
+
+    A new JVM prints half a dozen lines of log4j warnings and notes ("Using Spark's default log4j profile",
+    "Setting default log level", a loopback hostname, the native Hadoop library, incubator modules) before the
+    first result; none is about the user's data. They go to an anonymous temporary file (gone when privrisk
+    exits); a JVM that cannot start is one line with the last line it wrote. Under ``spark-submit`` or with a
+    SparkContext already running nothing is started here.
+    """
+    from pyspark import SparkConf, SparkContext
+
+    if SparkContext._active_spark_context is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    from pyspark.java_gateway import launch_gateway
+
+    conf = SparkConf().setMaster(master).setAppName("privrisk").setAll(list(settings.items()))
+    log = tempfile.TemporaryFile()
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": log})
+    except Exception as exc:
+        log.seek(0)
+        said = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        why = f"{first} ({said[-1]})" if said else first
+        raise PrivriskError(f"spark_master: could not start Spark on {master!r}: {why}") from None
+    finally:
+        log.close()  # the JVM holds its own descriptor: the file lives while it runs
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def duckdb_settings(memory_limit: str | None = None, threads: int | None = None) -> dict[str, str]:
@@ -216,18 +254,24 @@ def _is_spark_frame(source) -> bool:
     return type(source).__module__.startswith("pyspark.") and hasattr(source, "createOrReplaceTempView")
 
 
-def duckdb_relation(con, p: Path, kind: str, text: Sequence[str] = ()):
-    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero)."""
+def duckdb_relation(con, p: Path, kind: str, text: Sequence[str] = (), *, whole_file: bool = False):
+    """A DuckDB relation over a file; ``text`` columns of a CSV are read as text (ZIP 01234 keeps its zero).
+
+    ``whole_file`` types a CSV's columns by every row, not DuckDB's first 20,480 (a text cell further down stops DuckDB's read otherwise).
+    """
     import duckdb
 
     from privrisk.io.data import _duckdb_relation, read_table
 
     if kind == "csv" and text:
         try:
-            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text})
+            extra = {"sample_size": -1} if whole_file else {}
+            return con.read_csv(str(p), dtype={c: "VARCHAR" for c in text}, **extra)
         except duckdb.Error:
             pass  # a text column missing: let the column check name it
-    return _duckdb_relation(con, p, kind) if kind in ("csv", "parquet") else con.from_df(read_table(p))
+    if kind in ("csv", "parquet"):
+        return _duckdb_relation(con, p, kind, whole_file=whole_file)
+    return con.from_df(read_table(p))
 
 
 def group_counts(
@@ -252,21 +296,25 @@ def group_counts(
 
 
 def _check_count_type(label: str, count: str | None, types: dict[str, str]) -> None:
+    from privrisk.io.data import plain_type
+
     if count and not _NUMERIC.search(types[count].upper()):
-        raise PrivriskError(f"{label}: the count column {count!r} is not numeric ({types[count]})")
+        raise PrivriskError(
+            f"{label}: the count column {count!r} holds {plain_type(types[count])}, not numbers of records"
+        )
 
 
 def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
     import duckdb
 
-    from privrisk.io.data import check_columns, check_file, file_kind
+    from privrisk.io.data import check_columns, check_file, duckdb_error_text, file_kind
 
     p = check_file(source)
     label = str(p)
     kind = file_kind(p)
 
-    def group(con: Any) -> pd.DataFrame:
-        rel = duckdb_relation(con, p, kind, text)
+    def group(con: Any, whole_file: bool = False) -> pd.DataFrame:
+        rel = duckdb_relation(con, p, kind, text, whole_file=whole_file)
         check_columns(p, [*columns, *([count] if count else [])], list(rel.columns))
         types = dict(zip(rel.columns, [str(t) for t in rel.types], strict=True))
         _check_count_type(label, count, types)
@@ -276,8 +324,13 @@ def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
                 hist = _group_dense(rel, columns, types)
             if hist is None:
                 hist = rel.query("__t", group_sql("__t", columns, count)).df()
+        except duckdb.ConversionException as exc:
+            if kind == "csv" and not whole_file:
+                # A cell below the rows DuckDB typed its column by: type every column by all of its rows.
+                return group(con, whole_file=True)
+            raise PrivriskError(f"{label}: could not be grouped: {duckdb_error_text(exc)}") from None
         except duckdb.Error as exc:
-            raise PrivriskError(f"{label}: could not be grouped: {str(exc).splitlines()[0]}") from None
+            raise PrivriskError(f"{label}: could not be grouped: {duckdb_error_text(exc)}") from None
         return hist
 
     with duckdb_connect() as con:
@@ -413,6 +466,45 @@ def _spark_read(spark, path: str, text: Sequence[str]):
     return frame
 
 
+def check_spark_source(source, columns: Sequence[str] = ()) -> None:
+    """Check a local input of Spark before Spark starts: it exists, it is CSV or Parquet (or a folder of their part
+    files), and a file has ``columns``. A URI (``hdfs://``) or a Spark DataFrame is left to Spark.
+
+    Example:
+        >>> check_spark_source("no/such.csv")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: no/such.csv: no such file
+    """
+    from privrisk.io.data import check_columns
+
+    if _is_spark_frame(source) or isinstance(source, pd.DataFrame):
+        return
+    path = os.fspath(source)
+    if "://" in path:
+        return
+    if not Path(path).exists():
+        raise PrivriskError(f"{path}: no such file")
+    kind = _spark_kind(path)
+    if kind not in ("csv", "parquet"):
+        raise PrivriskError(
+            f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'"
+        )
+    if columns and Path(path).is_file():
+        check_columns(Path(path), list(columns), _file_columns(path, kind))
+
+
+def _file_columns(path: str, kind: str) -> list[str]:
+    """The column names of a local CSV (its header) or Parquet file (its schema), without reading the rows."""
+    if kind == "parquet":
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+        return list(pq.read_schema(path).names)
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        header = next(csv.reader(fh, delimiter=_sniff_delimiter(path)), [])
+    return [name.strip() for name in header]
+
+
 def _spark_frame(spark, source, text: Sequence[str]):
     """``source`` if it is a Spark DataFrame, else the CSV/Parquet file, folder or URI it names, read by Spark."""
     if _is_spark_frame(source):
@@ -435,6 +527,7 @@ def _group_spark(source, columns, count, text, master) -> tuple[pd.DataFrame, st
         raise PrivriskError(
             "engine: spark groups files or Spark DataFrames; a pandas DataFrame is grouped locally"
         )
+    check_spark_source(source, [*columns, *([count] if count else [])])
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = "dataset (Spark DataFrame)" if _is_spark_frame(source) else str(source)
     try:
@@ -477,9 +570,17 @@ def spark_query(
     the column of a parameter in ``numeric`` that is neither numeric nor boolean. Any other failure of Spark is one
     line naming the source (``name`` for a Spark DataFrame) and what it was ``doing``.
     """
+    given = {param: col for param, col in (columns or {}).items() if col is not None}
+    check_spark_source(source)
+    if not _is_spark_frame(source) and "://" not in os.fspath(source) and Path(os.fspath(source)).is_file():
+        present = _file_columns(os.fspath(source), _spark_kind(os.fspath(source)))
+        for param, col in given.items():  # before Spark starts, as Spark would say it
+            if col not in present:
+                raise PrivriskError(
+                    f"{param}: no column {col!r}; columns are {', '.join(present)}", param=param
+                )
     spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
     label = f"{name} (Spark DataFrame)" if _is_spark_frame(source) else str(source)
-    given = {param: col for param, col in (columns or {}).items() if col is not None}
     try:
         frame = _spark_frame(spark, source, ())
         for param, col in given.items():

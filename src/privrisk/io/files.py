@@ -84,13 +84,23 @@ def check_replaceable(path: str | os.PathLike[str], param: str | None = None) ->
         )
 
 
-def read_regular_file(path: str | os.PathLike[str], limit: int, *, what: str, param: str | None = None) -> bytes:
+def read_regular_file(
+    path: str | os.PathLike[str],
+    limit: int,
+    *,
+    what: str,
+    param: str | None = None,
+    follow_links: bool = True,
+    one_name: bool = False,
+) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; anything else is a one-line :class:`PrivriskError`.
 
     The file is opened with ``O_NONBLOCK`` and checked with ``fstat`` before a byte is read, so that a FIFO
     cannot hang the reader and ``/dev/zero`` cannot fill the memory; a file that grows past ``limit`` while it is
     read is refused too. ``what`` names the file in messages (``the ledger``); a missing file raises
-    :class:`FileNotFoundError` for the caller to decide.
+    :class:`FileNotFoundError` for the caller to decide. With ``follow_links=False`` a symbolic link is refused
+    (``O_NOFOLLOW``: the check and the read are one step); with ``one_name=True`` so is a file with a second
+    name (a hard link), which a later atomic replacement would split into two files.
 
     Example:
         >>> import tempfile, pathlib
@@ -102,16 +112,33 @@ def read_regular_file(path: str | os.PathLike[str], limit: int, *, what: str, pa
         privrisk.errors.PrivriskError: /dev/zero: the key is a character device, not a regular file
     """
     head = f"{param}: " if param else ""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise
     except OSError as exc:
+        if not follow_links and os.path.islink(path):
+            raise PrivriskError(
+                f"{head}{path}: {what} is a symbolic link (to {os.readlink(path)}); give the real path, so that "
+                "every run reads and replaces one file",
+                param=param,
+            ) from None
         raise PrivriskError(f"{head}{path}: cannot read {what}: {exc.strerror}", param=param) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise PrivriskError(f"{head}{path}: {what} is {_kind(info.st_mode)}, not a regular file", param=param)
+            raise PrivriskError(
+                f"{head}{path}: {what} is {_kind(info.st_mode)}, not a regular file", param=param
+            )
+        if one_name and info.st_nlink > 1:
+            raise PrivriskError(
+                f"{head}{path}: {what} has {info.st_nlink} names (hard links); it is replaced under one name and "
+                "the others would keep the old file: remove the other names (find -samefile) and keep one",
+                param=param,
+            )
         if info.st_size > limit:
             raise PrivriskError(
                 f"{head}{path}: {what} has {info.st_size:,} bytes, more than the {limit:,} it may have",
@@ -125,7 +152,9 @@ def read_regular_file(path: str | os.PathLike[str], limit: int, *, what: str, pa
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
-                raise PrivriskError(f"{head}{path}: {what} grew past the {limit:,} bytes it may have", param=param)
+                raise PrivriskError(
+                    f"{head}{path}: {what} grew past the {limit:,} bytes it may have", param=param
+                )
         return b"".join(chunks)
     except OSError as exc:
         raise PrivriskError(f"{head}{path}: cannot read {what}: {exc.strerror}", param=param) from None
@@ -403,38 +432,63 @@ def exclusive_lock(
 ) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``path.lock``, waiting up to ``timeout`` seconds for its holder.
 
-    The messages are templates with ``{path}``, ``{lock}``, ``{error}`` and ``{timeout}``: each ledger says who
-    holds it in its own words.
+    The lock file exists only while it is held: its holder removes it before letting go, and a process that
+    was waiting on the removed file finds, once it has the lock, that the name now leads elsewhere (or
+    nowhere) and tries again on the file that is there. So no empty ``.lock`` file is left behind, and two
+    processes never hold locks on two different files of one name. The messages are templates with ``{path}``,
+    ``{lock}``, ``{error}`` and ``{timeout}``: each caller says who holds it in its own words.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+        >>> with exclusive_lock(target, timeout=1, cannot_create="{error}", held="{path} is held"):
+        ...     (target.parent / "ledger.json.lock").exists()
+        True
+        >>> (target.parent / "ledger.json.lock").exists()
+        False
     """
     import errno
     import fcntl
     import time
 
     lock_path = path.with_name(path.name + ".lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise PrivriskError(
-            cannot_create.format(path=path, lock=lock_path, error=exc.strerror, timeout=timeout), param=param
-        ) from None
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
-                if time.monotonic() > deadline:
-                    raise PrivriskError(
-                        held.format(path=path, lock=lock_path, error="", timeout=timeout), param=param
-                    ) from None
-                time.sleep(0.01)
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            yield
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise PrivriskError(
+                cannot_create.format(path=path, lock=lock_path, error=exc.strerror, timeout=timeout),
+                param=param,
+            ) from None
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                        raise
+                    if time.monotonic() > deadline:
+                        raise PrivriskError(
+                            held.format(path=path, lock=lock_path, error="", timeout=timeout), param=param
+                        ) from None
+                    time.sleep(0.01)
+            mine = os.fstat(fd)
+            try:
+                there = os.stat(lock_path)
+                current = (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
+            except FileNotFoundError:
+                current = False
+            if not current:
+                continue  # the holder before us removed this file: lock the one that is there now
+            try:
+                yield
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(lock_path)  # while still held: whoever waits on it will try again
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            return
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            os.close(fd)

@@ -11,8 +11,11 @@
   values, (1/(m−1)) Σ_i |Σ_{j≤i} (p_j − q_j)| (their eq. for ordered distance), for a categorical one the equal
   distance ½ Σ_i |p_i − q_i|.
 
-Classes are the distinct key combinations, a missing key value being a value of its own here (ℓ and t need a
-partition). Records whose sensitive value is missing are left out of the distributions (and counted).
+Classes are the records that match each key combination, a missing key value read as the frequencies read it
+(with sdcMicro's reading a record missing a key belongs to the class of every combination it matches; the
+measure builds those classes with :func:`privrisk.microdata.frequencies.matching_cells`). A missing sensitive
+value is, as in sdcMicro's ``ldiversity``, a value of its own for distinct ℓ (``missing_sensitive="category"``,
+the default), or left out of every distribution (``"drop"``); t always leaves it out, and it is counted.
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ class Diversity:
         }
 
 
-def diversity(classes: np.ndarray, values: pd.Series, *, c: float = 2.0, name: str = "sensitive") -> Diversity:
+def diversity(classes: np.ndarray, values: pd.Series, *, c: float = 2.0, name: str = "sensitive",
+              missing_sensitive: str = "category", reference: pd.Series | None = None) -> Diversity:  # fmt: skip
     """ℓ-diversity (distinct, entropy, recursive (c, ℓ)) and t-closeness of ``values`` within ``classes``.
 
     Args:
@@ -72,6 +76,10 @@ def diversity(classes: np.ndarray, values: pd.Series, *, c: float = 2.0, name: s
         values: the sensitive variable (numeric: ordered distance; otherwise equal distance).
         c: the c of recursive (c, ℓ)-diversity (> 0).
         name: the variable's name.
+        missing_sensitive: ``"category"`` (a missing value is a value of its own for ℓ, as sdcMicro) or
+            ``"drop"``.
+        reference: the file's values, when ``values`` repeats records (a record in several classes); the file's
+            distribution for t and the count of missing values come from it. Default: ``values``.
 
     Example (Li, Li and Venkatasubramanian 2007, §4: salaries 3k…11k; a class holding 3k, 4k, 5k):
         >>> salary = pd.Series([3, 4, 5, 6, 7, 8, 9, 10, 11])
@@ -81,13 +89,20 @@ def diversity(classes: np.ndarray, values: pd.Series, *, c: float = 2.0, name: s
     """
     n_classes = int(classes.max()) + 1 if classes.size else 0
     ordered = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-    codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-    codes = np.asarray(codes, dtype=np.int64)
+    file_values = values if reference is None else reference
+    both, uniques = pd.factorize(pd.concat([pd.Series(values).reset_index(drop=True),
+                                            pd.Series(file_values).reset_index(drop=True)]),
+                                 sort=True, use_na_sentinel=True)  # fmt: skip
+    both = np.asarray(both, dtype=np.int64)
+    codes, file_codes = both[: len(values)], both[len(values) :]
+    m = len(uniques)
+    if missing_sensitive == "category" and (codes < 0).any():
+        codes = np.where(codes < 0, m, codes)  # a value of its own, after every observed value
     seen = codes >= 0
     g, s = classes[seen], codes[seen]
-    m = len(uniques)
-    pair, counts = np.unique(g * max(m, 1) + s, return_counts=True)
-    pg, ps = pair // max(m, 1), pair % max(m, 1)
+    width = m + 1
+    pair, counts = np.unique(g * width + s, return_counts=True)
+    pg, ps = pair // width, pair % width
     size = np.bincount(pg, weights=counts, minlength=n_classes)
     distinct = np.bincount(pg, minlength=n_classes).astype(np.int64)
     # exp(H) = n / Π c^(c/n): exact for equal counts up to rounding, which the rounding to 10 decimals removes
@@ -95,8 +110,13 @@ def diversity(classes: np.ndarray, values: pd.Series, *, c: float = 2.0, name: s
     with np.errstate(divide="ignore", invalid="ignore"):
         entropy = np.where(size > 0, np.round(size / np.exp(clogc / np.where(size > 0, size, 1)), 10), 0.0)
     recursive = _recursive(pg, counts, n_classes, c)
-    t = _emd(pg, ps, counts, size, np.bincount(s, minlength=m), m, ordered)
-    return Diversity(name, bool(ordered), distinct, entropy, recursive, t, float(c), int((~seen).sum()))
+    # t compares the observed values only: the missing ones leave the class's distribution and the file's
+    obs = ps < m
+    size_t = np.bincount(pg[obs], weights=counts[obs], minlength=n_classes)
+    overall = np.bincount(file_codes[file_codes >= 0], minlength=m)
+    t = _emd(pg[obs], ps[obs], counts[obs], np.where(size_t > 0, size_t, 1), overall, m, ordered)
+    t = np.where(size_t > 0, t, 0.0)
+    return Diversity(name, bool(ordered), distinct, entropy, recursive, t, float(c), int((file_codes < 0).sum()))
 
 
 def _recursive(pg: np.ndarray, counts: np.ndarray, n_classes: int, c: float) -> np.ndarray:

@@ -22,7 +22,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-__all__ = ["MISSING_RULES", "Cells", "MissingRule", "cell_frequencies", "combine_codes", "first_rows", "key_codes"]
+__all__ = ["MISSING_RULES", "Cells", "MissingRule", "cell_frequencies", "combine_codes", "first_rows", "key_codes",
+           "matching_cells"]
 
 MissingRule = Literal["any", "category"]
 MISSING_RULES: tuple[MissingRule, ...] = ("any", "category")
@@ -143,30 +144,137 @@ def cell_frequencies(codes: np.ndarray, weights: np.ndarray | None = None, *, mi
     return Cells(cell, cell_codes, count, weight, fk, Fk)
 
 
-def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """f_k and F_k of each cell when a missing value matches any value: pattern by pattern of missing keys."""
-    m, q = codes.shape
-    observed = codes >= 0
-    bits = (~observed).astype(np.int64) @ (1 << np.arange(q, dtype=np.int64))
+def _patterns(codes: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct patterns of missing keys (bit masks) and the cells of each."""
+    q = codes.shape[1]
+    bits = (codes < 0).astype(np.int64) @ (np.int64(1) << np.arange(q, dtype=np.int64))
     patterns, of = np.unique(bits, return_inverse=True)
-    members = [np.flatnonzero(of == i) for i in range(len(patterns))]
-    fk = np.zeros(m, dtype=np.int64)
-    Fk = np.zeros(m, dtype=float)
-    ids_by_union: dict[int, np.ndarray] = {}
+    order = np.argsort(of, kind="stable")
+    bounds = np.searchsorted(of[order], np.arange(len(patterns) + 1))
+    return patterns, [order[bounds[i] : bounds[i + 1]] for i in range(len(patterns))]
+
+
+def _radix(codes: np.ndarray, cols: list[int], widths: np.ndarray) -> np.ndarray | None:
+    """One int64 key per row on ``cols`` (mixed radix of the codes), or None if the key would not fit."""
+    size = 1
+    for j in cols:
+        size *= int(widths[j])
+        if size >= _LIMIT:
+            return None
+    key = np.zeros(codes.shape[0], dtype=np.int64)
+    for j in cols:
+        key = key * int(widths[j]) + codes[:, j]
+    return key
+
+
+def _pair_ids(codes_a: np.ndarray, codes_b: np.ndarray, union: int,
+              widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Keys of two groups of cells (their codes) on the keys observed in both patterns (``union`` is their
+    missing keys): equal keys, equal values. A mixed-radix key where it fits (no hashing: the big group of
+    complete cells is read once per pattern, not factorised), dense ids of the two groups' rows otherwise."""
+    q = codes_a.shape[1]
+    cols = [j for j in range(q) if not (union >> j) & 1]
+    if not cols:
+        return np.zeros(codes_a.shape[0], dtype=np.int64), np.zeros(codes_b.shape[0], dtype=np.int64)
+    ka, kb = _radix(codes_a, cols, widths), _radix(codes_b, cols, widths)
+    if ka is not None and kb is not None:
+        return ka, kb
+    ids = combine_codes(np.concatenate([codes_a, codes_b])[:, cols])
+    return ids[: codes_a.shape[0]], ids[codes_a.shape[0] :]
+
+
+TABLE_LIMIT = 1 << 24
+"""The widest range of keys summed through a table (16.8 million entries) instead of sorting."""
+
+
+def _sums(keys_to: np.ndarray, keys_from: np.ndarray, *values: np.ndarray) -> list[np.ndarray]:
+    """For each of ``keys_to``, the sums of each of ``values`` over the rows of ``keys_from`` with the same key.
+
+    Keys in a range not much wider than the data are summed into a table and read back (one pass over each
+    side); otherwise the smaller side is sorted and the larger looked up in it.
+    """
+    if keys_from.size == 0 or keys_to.size == 0:
+        return [np.zeros(keys_to.size) for _ in values]
+    lo = min(int(keys_to.min()), int(keys_from.min()))
+    hi = max(int(keys_to.max()), int(keys_from.max()))
+    if hi - lo < min(TABLE_LIMIT, 8 * (keys_to.size + keys_from.size) + 1024):  # a table no wider than the data
+        at_to, at_from = keys_to - lo, keys_from - lo
+        return [np.bincount(at_from, weights=v, minlength=hi - lo + 1)[at_to] for v in values]
+    if keys_from.size > keys_to.size:  # sort the smaller side, look the larger up in it
+        uniq_to, inv_to = np.unique(keys_to, return_inverse=True)
+        at = np.minimum(np.searchsorted(uniq_to, keys_from), uniq_to.size - 1)
+        hit = uniq_to[at] == keys_from
+        return [np.bincount(at[hit], weights=v[hit], minlength=uniq_to.size)[inv_to.reshape(-1)] for v in values]
+    uniq, inverse = np.unique(keys_from, return_inverse=True)
+    idx = np.minimum(np.searchsorted(uniq, keys_to), uniq.size - 1)
+    found = uniq[idx] == keys_to
+    return [np.where(found, np.bincount(inverse.reshape(-1), weights=v, minlength=uniq.size)[idx], 0.0)
+            for v in values]  # fmt: skip
+
+
+def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """f_k and F_k of each cell when a missing value matches any value: pattern by pattern of missing keys.
+
+    For each pair of patterns the cells of the two are keyed on the keys observed in both and summed by key (the
+    lattice of patterns, never a pass per record). Two cells of one pattern match only if they are the same cell
+    (cells are distinct), so a pattern adds only its own counts to itself.
+    """
+    patterns, members = _patterns(codes)
+    widths = codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
+    sub = [codes[rows] for rows in members]
+    counts = [count[rows].astype(float) for rows in members]
+    weights = [weight[rows].astype(float) for rows in members]
+    fk = count.astype(np.int64).copy()
+    Fk = weight.astype(float).copy()
     for pi, p in enumerate(patterns):
-        for qi_, pq in enumerate(patterns):
-            union = int(p) | int(pq)
-            ids = ids_by_union.get(union)
-            if ids is None:
-                cols = [j for j in range(q) if not (union >> j) & 1]
-                # cells are grouped on the keys observed in both patterns; a cell missing one of them is not
-                # grouped wrongly because only the two patterns' cells are looked at below
-                ids = combine_codes(np.maximum(codes[:, cols], 0)) if cols else np.zeros(m, dtype=np.int64)
-                ids_by_union[union] = ids
-            rows_q, rows_p = members[qi_], members[pi]
-            size = int(ids.max()) + 1
-            fk[rows_p] += np.bincount(ids[rows_q], weights=count[rows_q], minlength=size).astype(np.int64)[
-                ids[rows_p]
-            ]
-            Fk[rows_p] += np.bincount(ids[rows_q], weights=weight[rows_q], minlength=size)[ids[rows_p]]
+        rows_p = members[pi]
+        for qi in range(pi + 1, len(patterns)):
+            rows_q = members[qi]
+            keys_p, keys_q = _pair_ids(sub[pi], sub[qi], int(p) | int(patterns[qi]), widths)
+            f_p, w_p = _sums(keys_p, keys_q, counts[qi], weights[qi])
+            f_q, w_q = _sums(keys_q, keys_p, counts[pi], weights[pi])
+            fk[rows_p] += np.rint(f_p).astype(np.int64)
+            Fk[rows_p] += w_p
+            fk[rows_q] += np.rint(f_q).astype(np.int64)
+            Fk[rows_q] += w_q
     return fk, Fk
+
+
+def _join(ids_a: np.ndarray, rows_a: np.ndarray, ids_b: np.ndarray, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (row of a, row of b) with equal ids, by sorting b's ids once (no data frame)."""
+    order = np.argsort(ids_b, kind="stable")
+    sorted_b = ids_b[order]
+    lo = np.searchsorted(sorted_b, ids_a, side="left")
+    hi = np.searchsorted(sorted_b, ids_a, side="right")
+    take = hi - lo
+    total = int(take.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    a = np.repeat(rows_a, take)
+    pos = np.repeat(lo - (np.cumsum(take) - take), take) + np.arange(total)
+    return a, rows_b[order[pos]]
+
+
+def matching_cells(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (a, b) of cells whose values agree where both show one (a missing value matches any value),
+    each cell with itself included: the classes of the records when a missing value matches any value.
+
+    Example:
+        >>> a, b = matching_cells(np.array([[0, 0], [0, -1], [1, 1]]))
+        >>> sorted(zip(a.tolist(), b.tolist()))
+        [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2)]
+    """
+    m = codes.shape[0]
+    patterns, members = _patterns(codes)
+    widths = codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
+    out_a, out_b = [np.arange(m, dtype=np.int64)], [np.arange(m, dtype=np.int64)]
+    for pi, p in enumerate(patterns):
+        for qi in range(pi + 1, len(patterns)):
+            rows_p, rows_q = members[pi], members[qi]
+            ids_p, ids_q = _pair_ids(codes[rows_p], codes[rows_q], int(p) | int(patterns[qi]), widths)
+            # the smaller side is sorted, the larger looked up in it; (a, b): a in q, b in p
+            a, b = _join(ids_q, rows_q, ids_p, rows_p) if rows_p.size <= rows_q.size else _join(
+                ids_p, rows_p, ids_q, rows_q)[::-1]  # fmt: skip
+            out_a += [a, b]
+            out_b += [b, a]
+    return np.concatenate(out_a), np.concatenate(out_b)

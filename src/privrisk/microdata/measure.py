@@ -1,11 +1,13 @@
-"""The run function of the capability: :func:`measure_microdata` reads a sample file and measures its risks."""
+"""Every measure of one sample file: :func:`measure_microdata` reads it and measures its risks
+(:class:`MicrodataResult`); :func:`~privrisk.microdata.run.run_microdata` measures, reduces and measures again."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -13,18 +15,47 @@ import pandas as pd
 from privrisk._format import number, percent_for_people
 from privrisk.errors import PrivriskError
 from privrisk.microdata.diversity import Diversity, diversity
-from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes
+from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes, matching_cells
 from privrisk.microdata.risk import household_risk, individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
-from privrisk.microdata.uniqueness import attacker_risks, sample_population_uniqueness
+from privrisk.microdata.uniqueness import (
+    attacker_risks,
+    class_sizes,
+    record_attacker_risks,
+    sample_population_uniqueness,
+)
+from privrisk.progress import Progress, report
 
-__all__ = ["K_LEVELS", "MicrodataResult", "measure_microdata"]
+__all__ = ["K_LEVELS", "Failure", "MicrodataResult", "Namer", "measure_microdata"]
 
 K_LEVELS = (2, 3, 5)
 """The k of the k-anonymity violations every measurement counts."""
 
 SCHEMA_VERSION = 1
+
+Namer = Callable[[str], "str | None"]
+"""A front end's name for a library parameter (an option, a label), or None to keep the parameter's own."""
+
+
+class Failure(NamedTuple):
+    """A threshold exceeded: the parameter that set it (``k``, ``max_risk``, ``l``, ``t``) and what happened.
+
+    Example:
+        >>> f = Failure("k", "1 record(s) share their key combination with fewer than 2")
+        >>> f.line(), f.line(lambda param: "--" + param)
+        ('k: 1 record(s) share their key combination with fewer than 2', '--k: 1 record(s) share their key combination with fewer than 2')
+    """
+
+    param: str
+    text: str
+
+    def line(self, name: Namer | None = None) -> str:
+        """One line, led by the parameter as ``name`` names it (a front end's option or label) or as it is."""
+        return f"{(name(self.param) if name is not None else None) or self.param}: {self.text}"
+
+MAX_WEIGHT_SUM = 1e12
+"""The largest sum of weights accepted: a population of at most 10¹² people (the estimators stay exact)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,24 +121,59 @@ class MicrodataResult:
         table = self.records()
         return table.sort_values(["risk", "row"], ascending=[False, True], kind="stable").head(count)
 
-    def failures(self) -> list[str]:
-        """Each threshold of the settings that the file exceeds, in one line each (library parameter names)."""
-        s, m, out = self.settings, self.measures, []
-        if s.max_risk is not None and m["individual_risk"]["max"] > s.max_risk:
-            out.append(f"max_risk: {m['individual_risk']['records_above_threshold']:,} record(s) have an individual "
-                       f"risk above {percent_for_people(s.max_risk)} (highest {percent_for_people(m['individual_risk']['max'])})")  # fmt: skip
-        if s.k is not None and m["k_anonymity"]["k"] < s.k:
-            below = int((self.cells.record_fk < s.k).sum())
-            out.append(f"k: {below:,} record(s) share their key combination with fewer than {s.k} (smallest f_k "
-                       f"{m['k_anonymity']['k']})")  # fmt: skip
+    def failures(self, name: Namer | None = None) -> list[str]:
+        """Each threshold of the settings that the file exceeds, in one line each, led by its parameter (as
+        ``name`` names it for a front end: its option or label)."""
+        return [f.line(name) for f in self.exceeded()]
+
+    def exceeded(self) -> list[Failure]:
+        """Each threshold of the settings that the file exceeds, with its parameter."""
+        return self._exceeded(self.settings.k, self.settings.max_risk, self.settings.l, self.settings.t)
+
+    def _exceeded(self, k: float | None, max_risk: float | None, l: float | None, t: float | None) -> list[Failure]:  # noqa: E741
+        m, out = self.measures, []
+        if max_risk is not None and m["individual_risk"]["max"] > max_risk:
+            above = int((self.risk > max_risk).sum())
+            out.append(Failure("max_risk", f"{above:,} record(s) have an individual risk above "
+                       f"{percent_for_people(max_risk)} (highest {percent_for_people(m['individual_risk']['max'])})"))  # fmt: skip
+        if max_risk is not None and "household_risk" in m and m["household_risk"]["max"] > max_risk:
+            above = int((self.household > max_risk).sum()) if self.household is not None else 0
+            out.append(Failure("max_risk", f"{above:,} record(s) live in a household whose risk (someone in it "
+                       f"re-identified) is above {percent_for_people(max_risk)} (highest "
+                       f"{percent_for_people(m['household_risk']['max'])})"))  # fmt: skip
+        if k is not None and m["k_anonymity"]["k"] < k:
+            below = int((self.cells.record_fk < k).sum())
+            out.append(Failure("k", f"{below:,} record(s) share their key combination with fewer than {k:g} "
+                       f"(smallest f_k {m['k_anonymity']['k']})"))  # fmt: skip
         for d in m["diversity"]:
-            if s.l is not None and d["l_distinct"] < s.l:
-                out.append(f"l: {d['variable']} takes only {d['l_distinct']} distinct value(s) in some class "
-                           f"(ℓ = {s.l:g} asked)")  # fmt: skip
-            if s.t is not None and d["t"] > s.t:
-                out.append(f"t: {d['variable']} is {number(d['t'])} from its distribution in the file in some class "
-                           f"(t = {s.t:g} allowed)")  # fmt: skip
+            if l is not None and d["l_distinct"] < l:
+                out.append(Failure("l", f"{d['variable']} takes only {d['l_distinct']} distinct value(s) in some "
+                           f"class (ℓ = {l:g} asked)"))  # fmt: skip
+            if t is not None and d["t"] > t:
+                out.append(Failure("t", f"{d['variable']} is {number(d['t'])} from its distribution in the file in "
+                           f"some class (t = {t:g} allowed)"))  # fmt: skip
         return out
+
+    def verdict(self, name: Namer | None = None) -> dict[str, Any]:
+        """The verdict on the file, never green by absence: judged against the thresholds set or, when none is
+        set, against the defaults (k = 3, individual risk ≤ 10 %), named as such.
+
+        Returns ``{"targets", "default", "met", "failures", "text"}``; ``failures`` judged against the defaults do
+        not make the command line exit 1 (that is only for a threshold the user set). ``name`` as for
+        :meth:`failures`.
+        """
+        s = self.settings
+        targets = s.targets
+        exceeded = self._exceeded(targets.get("k"), targets.get("max_risk"), targets.get("l"), targets.get("t"))
+        failures = [f.line(name) for f in exceeded]
+        named = ", ".join(_target_text(name, v) for name, v in targets.items())
+        if s.default_targets:
+            text = (f"No threshold was set; judged against the default targets ({named}): "
+                    + ("met." if not failures else "NOT met."))  # fmt: skip
+        else:
+            text = f"Judged against the thresholds set ({named}): " + ("met." if not failures else "NOT met.")
+        return {"targets": targets, "default": s.default_targets, "met": not failures, "failures": failures,
+                "text": text}  # fmt: skip
 
     def findings(self) -> list[str]:
         """What the measures mean for a person in the file, one sentence each."""
@@ -128,10 +194,30 @@ class MicrodataResult:
             out.append(f"Counting households (1 − Π(1 − r)): {number(m['household_risk']['expected_reidentifications'])} "
                        "expected re-identifications of a household member.")  # fmt: skip
         for d in m["diversity"]:
-            out.append(f"{d['variable']}: every class shows at least {d['l_distinct']} distinct value(s) (entropy ℓ "
-                       f"{number(d['l_entropy'], 3)}); the largest distance of a class from the file's distribution is "
+            if d["l_distinct"] <= 1:
+                first = (f"{d['variable']}: some people's value is disclosed: in some class every record has the same "
+                         f"{d['variable']} (distinct ℓ = {d['l_distinct']}), so whoever finds a person's class learns it")  # fmt: skip
+            else:
+                first = (f"{d['variable']}: every class shows at least {d['l_distinct']} different values (distinct ℓ; "
+                         f"entropy ℓ {number(d['l_entropy'], 3)})")  # fmt: skip
+            out.append(f"{first}; the largest distance of a class from the file's distribution is "
                        f"t = {number(d['t'], 3)}.")  # fmt: skip
+        if "suda2" in m and m["suda2"]["records_with_msu"]:
+            top = self.suda_top(3)
+            shown = "; ".join(f"record {int(r['row'])} (score {number(float(r['suda_score']))}, DIS-SUDA "
+                              f"{number(float(r['dis_suda_score']), 3)})" for r in top.to_dict(orient="records"))  # fmt: skip
+            out.append(f"SUDA2: {m['suda2']['records_with_msu']:,} record(s) are unique on a small set of keys; the "
+                       f"highest scores: {shown}.")  # fmt: skip
         return out
+
+    def suda_top(self, top: int | None = None) -> pd.DataFrame:
+        """The records with the highest SUDA scores (empty without SUDA2), riskiest first."""
+        count = self.settings.top if top is None else top
+        table = self.records()
+        if "suda_score" not in table:
+            return table.head(0)
+        table = table[table["suda_score"] > 0]
+        return table.sort_values(["suda_score", "row"], ascending=[False, True], kind="stable").head(count)
 
     def to_dict(self, *, rows: int | None = 200) -> dict[str, Any]:
         """One JSON document: settings, measures, findings, the riskiest ``rows`` combinations and top records."""
@@ -143,13 +229,20 @@ class MicrodataResult:
             "settings": self.settings.to_dict(),
             "measures": self.measures,
             "failures": self.failures(),
+            "verdict": self.verdict(),
             "findings": self.findings(),
             "combinations": {"total": len(combos), "rows": shown.to_dict(orient="records")},
             "top_records": self.top_records().to_dict(orient="records"),
+            "suda_top_records": self.suda_top().to_dict(orient="records"),
         }
 
-    def write(self, folder: str | os.PathLike[str], *, records: bool = True) -> list[str]:
-        """Write ``combinations.csv``, ``records.csv``, ``report.html`` and ``manifest.json`` into ``folder``, whole."""
+    def write(self, folder: str | os.PathLike[str], *, records: bool = True, extra_tables: list[dict[str, str]] | None = None,
+              extra_summary: dict[str, Any] | None = None, after: Any = None) -> list[str]:  # fmt: skip
+        """Write ``combinations.csv``, ``records.csv``, ``report.html`` and ``manifest.json`` into ``folder``, whole.
+
+        ``extra_tables`` (files already in the folder), ``extra_summary`` and ``after`` (the run, whose reduction
+        the report shows) come from :meth:`privrisk.microdata.run.MicrodataRun.write`.
+        """
         from privrisk.io.files import atomic_dir, write_csv, write_text
         from privrisk.microdata.report import report_html
         from privrisk.reports.manifest import write_manifest
@@ -161,14 +254,23 @@ class MicrodataResult:
             write_csv(self.combinations(), tmp / "combinations.csv")
             if records:
                 write_csv(self.records(), tmp / "records.csv")
-            write_text(tmp / "report.html", report_html(self))
+            write_text(tmp / "report.html", report_html(self, run=after))
+            tables += list(extra_tables or [])
             write_manifest(tmp, kind="microdata", title=f"Re-identification risk of {self.source}",
-                           parameters=self.settings.to_dict(), summary=self.measures, tables=tables,
-                           findings=self.findings())  # fmt: skip
-        return [t["path"] for t in tables] + ["report.html"]
+                           parameters=self.settings.to_dict(), tables=tables, findings=self.findings(),
+                           summary={**self.measures, "verdict": self.verdict(), **(extra_summary or {})})  # fmt: skip
+        return [t["path"] for t in tables[:2 if records else 1]] + ["report.html"] + [t["path"] for t in extra_tables or []]
+
+
+def _target_text(name: str, value: float) -> str:
+    return {"k": f"k = {value:g}", "max_risk": f"individual risk ≤ {percent_for_people(value)}",
+            "l": f"distinct ℓ ≥ {value:g}", "t": f"t ≤ {value:g}"}[name]  # fmt: skip
 
 
 def _read(data: Any, settings: MicrodataSettings) -> tuple[pd.DataFrame, str]:
+    if data is None:
+        raise PrivriskError("data: give the sample file to measure (a file's name or a pandas DataFrame)",
+                            param="data")  # fmt: skip
     columns = list(dict.fromkeys([*settings.keys, *(c for c in (settings.weights, settings.household) if c),
                                   *settings.sensitive]))  # fmt: skip
     if isinstance(data, pd.DataFrame):
@@ -197,6 +299,11 @@ def _weights(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
         row = int(np.flatnonzero(values < 0)[0]) + 1
         raise PrivriskError(f"weights: {column!r} is negative in {int((values < 0).sum()):,} record(s) "
                             f"(first: record {row}, {values[row - 1]:g})", param="weights")  # fmt: skip
+    with np.errstate(over="ignore"):
+        total = float(values.sum())
+    if not np.isfinite(total) or total > MAX_WEIGHT_SUM:
+        raise PrivriskError(f"weights: {column!r} sums to more than {MAX_WEIGHT_SUM:g} people; a sampling weight "
+                            "is the number of people a record stands for", param="weights")  # fmt: skip
     return values
 
 
@@ -211,7 +318,7 @@ def _households(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
     return np.asarray(ids, dtype=np.int64)
 
 
-def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult:
+def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progress | None = None) -> MicrodataResult:
     """Every established risk measure of a sample file of microdata, with weights and households.
 
     Frequencies f_k and F_k (:mod:`~privrisk.microdata.frequencies`), individual, global and household risk
@@ -220,8 +327,9 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
     population uniqueness and ARX's attacker models (:mod:`~privrisk.microdata.uniqueness`).
 
     Args:
-        data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame.
+        data: a file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame; None for the settings' own ``data``.
         settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
+        progress: told the share done and each stage as it begins (:class:`privrisk.progress.Progress`), or None.
 
     Example:
         >>> frame = pd.DataFrame({"sex": list("mmfff"), "age": [30, 30, 40, 40, 50], "w": [10.0] * 5})
@@ -231,12 +339,14 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
-    frame, source = _read(data, settings)
+    report(progress, 0.0, "reading the file")
+    frame, source = _read(settings.data if data is None else data, settings)
     if len(frame) == 0:
         raise PrivriskError(f"data: {source} has no records", param="data")
     w = _weights(frame, settings.weights)
     hh = _households(frame, settings.household)
     codes = key_codes(frame, settings.keys)
+    report(progress, 0.3, "frequencies and individual risk")
     cells = cell_frequencies(codes, w, missing=settings.missing)
     cell_risk = individual_risk(cells.fk, cells.Fk, method=settings.method)
     risk = cell_risk[cells.cell]
@@ -276,19 +386,44 @@ def measure_microdata(data: Any, settings: MicrodataSettings) -> MicrodataResult
             "max": float(household.max()),
             "records_above_threshold": int((household > threshold).sum()),
         }
+    # one reading of a missing key value for every measure (settings.missing): the same records match
     has_missing = bool((codes < 0).any())
-    parts = cell_frequencies(codes, w, missing="category") if has_missing and settings.missing == "any" else cells
-    measures["attacker_models"] = attacker_risks(parts.count, parts.weight, threshold=threshold)
+    partition = settings.missing == "category" or not has_missing
+    if partition:
+        measures["attacker_models"] = attacker_risks(cells.count, cells.weight, threshold=threshold)
+        classes, rows, sizes = cells.cell, None, cells.count
+    else:
+        measures["attacker_models"] = record_attacker_risks(fk, cells.record_Fk, threshold=threshold)
+        a, b = matching_cells(cells.codes)
+        # each cell's class holds the records of every cell it matches: records repeated, one class per cell
+        order = np.argsort(cells.cell, kind="stable")
+        starts = np.r_[0, np.cumsum(cells.count)]
+        take = cells.count[b]
+        rows = order[np.repeat(starts[b], take) + (np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take))]
+        classes = np.repeat(a, take)
+        sizes = class_sizes(fk)
     population = settings.population_size or (float(w.sum()) if w is not None else None)
     if population is not None:
         if population < n:
             raise PrivriskError(f"population_size: {population:g} is smaller than the file ({n:,} records)",
                                 param="population_size")  # fmt: skip
-        measures["population_uniqueness"] = sample_population_uniqueness(parts.count, population)
-    div = tuple(diversity(parts.cell, frame[s], c=settings.c, name=s) for s in settings.sensitive)
+        measures["population_uniqueness"] = sample_population_uniqueness(sizes, population)
+        if not partition:
+            measures["population_uniqueness"]["classes"] = ("from the records' f_k: a missing key value matches "
+                                                            "any value, so the classes overlap")  # fmt: skip
+    div = []
+    if settings.sensitive:
+        report(progress, 0.5, "ℓ-diversity and t-closeness")
+    for sv in settings.sensitive:
+        values = frame[sv] if rows is None else frame[sv].iloc[rows].reset_index(drop=True)
+        div.append(diversity(classes, values, c=settings.c, name=sv, missing_sensitive=settings.missing_sensitive,
+                             reference=frame[sv]))  # fmt: skip
     measures["diversity"] = [d.summary() for d in div]
     suda = None
     if settings.suda_max_size:
-        suda = suda2(codes, list(settings.keys), max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction)
+        report(progress, 0.6, "SUDA2")
+        suda = suda2(codes, list(settings.keys), max_size=settings.suda_max_size, dis_fraction=settings.dis_fraction,
+                     missing=settings.missing, original_scores=settings.suda_scores == "elliot")  # fmt: skip
         measures["suda2"] = suda.summary()
-    return MicrodataResult(settings, source, frame, cells, risk, household, div, suda, measures)
+    report(progress, 1.0, "measured")
+    return MicrodataResult(settings, source, frame, cells, risk, household, tuple(div), suda, measures)

@@ -1,12 +1,12 @@
 """Global recoding: the least generalisation of the keys, through privrisk's hierarchies, that meets the targets.
 
-Each key with a hierarchy (:func:`privrisk.presence.hierarchy.build_hierarchy`: ``interval:10``,
+Each key with a hierarchy (:func:`privrisk.generalisation.hierarchy.build_hierarchy`: ``interval:10``,
 ``breaks:…``, ``prefix``, ``date``, ``table:FILE.csv``, a mapping) can be recoded to any of its levels; the
 lattice of all combinations of levels is measured node by node (f_k with missing values matching any value,
 individual risk, ℓ and t as the settings ask) against the settings' targets ``k``, ``max_risk``, ``l`` and
 ``t`` (any of them, together). The minimal passing nodes (no passing node below them) are found with
-:func:`privrisk.presence.lattice.minimal`; the one of least normalised height (Σ level/(height − 1)) is chosen,
-its file recoded and measured again in full. Missing key values stay missing.
+:func:`privrisk.generalisation.lattice.search_lattice`; the one of least normalised height (Σ level/(height − 1))
+is chosen, its file recoded and measured again in full. Missing key values stay missing.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
+from privrisk.generalisation.hierarchy import Hierarchy, build_hierarchy
+from privrisk.generalisation.lattice import lattice_nodes, search_lattice
 from privrisk.microdata.diversity import diversity
 from privrisk.microdata.frequencies import cell_frequencies, combine_codes
 from privrisk.microdata.measure import MicrodataResult, _read, measure_microdata
 from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
-from privrisk.presence.hierarchy import Hierarchy, build_hierarchy
-from privrisk.presence.lattice import minimal
+from privrisk.progress import Progress, steps
 
 __all__ = ["MAX_NODES", "Recoding", "recode_microdata"]
 
@@ -56,8 +57,17 @@ class Recoding:
                 "measures_after": None if self.result is None else self.result.measures}  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _Node:
+    """One node measured: whether it passes (what the lattice search reads) and its row of the nodes table."""
+
+    passes: bool
+    row: dict[str, Any]
+    monotone_fail: bool = False
+
+
 def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mapping[str, Any], *,
-                     max_nodes: int = MAX_NODES) -> Recoding:  # fmt: skip
+                     max_nodes: int = MAX_NODES, progress: Progress | None = None) -> Recoding:  # fmt: skip
     """The least generalisation of the keys that meets the settings' targets (module docstring).
 
     Args:
@@ -65,6 +75,7 @@ def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mappin
         settings: the keys, weights, sensitive variables and the targets (at least one of k, max_risk, l, t).
         hierarchies: ``{key: spec}`` for the keys that may be recoded (the others keep their values).
         max_nodes: the largest lattice measured.
+        progress: told the share of the lattice measured (:class:`privrisk.progress.Progress`), or None.
 
     Example:
         >>> frame = pd.DataFrame({"age": [21, 24, 37, 33, 45, 48], "sex": list("mmffmm")})
@@ -106,15 +117,19 @@ def recode_microdata(data: Any, settings: MicrodataSettings, hierarchies: Mappin
     if size > max_nodes:
         raise PrivriskError(f"hierarchies: the lattice has {size:,} nodes, more than max_nodes = {max_nodes:,}",
                             param="hierarchies")  # fmt: skip
-    nodes = np.indices(heights).reshape(len(heights), -1).T.astype(np.int64)
-    rows = []
-    for node in nodes:
+    nodes = lattice_nodes([0] * len(heights), heights)
+
+    def judged(node: np.ndarray) -> _Node:
         levels = dict(zip(names, (int(x) for x in node), strict=True))
         codes = np.column_stack([level_codes[k][levels[k]] if k in levels else fixed[k] for k in st.keys])
-        rows.append({**{f"level_{k}": v for k, v in levels.items()}, **_evaluate(codes, w, frame, st)})
-    table = pd.DataFrame(rows)
+        row = {**{f"level_{k}": v for k, v in levels.items()}, **_evaluate(codes, w, frame, st)}
+        return _Node(bool(row["passes"]), row)
+
+    # Risk, ℓ and t need not be monotone under recoding (a merged class's risk may rise): every node is measured.
+    found = search_lattice(nodes, judged, monotone=False, progress=steps(progress, len(nodes), "recodings measured:"))
+    table = pd.DataFrame([found.evaluations[i].row for i in range(len(nodes))])
     table["height"] = sum(table[f"level_{k}"] / max(built[k].height - 1, 1) for k in names)
-    chosen = minimal(nodes, table["passes"].to_numpy())
+    chosen = found.minimal
     mins = table.iloc[chosen].sort_values(["height", *(f"level_{k}" for k in names)], kind="stable")
     if mins.empty:
         return Recoding(table, mins, None, None, None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,14 +48,54 @@ def _table(rows: list[list[str]], head: list[str]) -> str:
     return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def report_html(result: MicrodataResult, *, rows: int = 50) -> str:
-    """A self-contained page (:func:`privrisk.reports.html.html_page`) of one measurement."""
+def _verdict_html(result: MicrodataResult, where: str = "") -> str:
+    v = result.verdict()
+    cls = "verdict ok" if v["met"] else "verdict fail"
+    items = "".join(f"<li>{html.escape(f)}</li>" for f in v["failures"])
+    return (f'<div class="{cls}"><p><strong>{html.escape(where + v["text"])}</strong></p>'
+            + (f"<ul>{items}</ul>" if items else "") + "</div>")  # fmt: skip
+
+
+def _loss_html(loss: list[dict[str, Any]]) -> str:
+    rows = [[d["key"], f"{d['suppressed']:,} ({number(100 * d['suppressed_share'], 3)} %)",
+             f"{d['distinct_before']:,} → {d['distinct_after']:,}",
+             f"{number(d['entropy_before'], 3)} → {number(d['entropy_after'], 3)} bits",
+             "lost entirely" if d["lost"] else ""] for d in loss]  # fmt: skip
+    return _table(rows, ["key", "values suppressed", "distinct values", "entropy", ""])
+
+
+def _records_html(result: MicrodataResult) -> str:
+    top = result.top_records()
+    cols = [c for c in ("row", *result.settings.keys, "f_k", "F_k", "risk", "household_risk", "suda_score")
+            if c in top.columns]  # fmt: skip
+    rows = [[number(v) if isinstance(v, float) else str(v) for v in r] for r in top[cols].itertuples(index=False)]
+    out = f"<h2>The {len(top)} riskiest records</h2>{_table(rows, cols)}"
+    suda = result.suda_top()
+    if len(suda):
+        scols = [c for c in ("row", *result.settings.keys, "f_k", "suda_score", "dis_suda_score") if c in suda.columns]
+        srows = [[number(v) if isinstance(v, float) else str(v) for v in r]
+                 for r in suda[scols].itertuples(index=False)]  # fmt: skip
+        out += f"<h2>The records with the highest SUDA scores</h2>{_table(srows, scols)}"
+    return out
+
+
+def report_html(result: MicrodataResult, *, rows: int = 50, run: Any = None) -> str:
+    """A self-contained page (:func:`privrisk.reports.html.html_page`) of one measurement and, with ``run`` (a
+    :class:`~privrisk.microdata.run.MicrodataRun`), of its reduction: the released file's verdict first, the
+    information lost per key, then the file as given."""
     from privrisk.reports.html import html_page
 
-    failures = result.failures()
-    verdict = ("<p class=\"verdict\"><strong>Thresholds exceeded:</strong></p><ul>"
-               + "".join(f"<li>{html.escape(f)}</li>" for f in failures) + "</ul>") if failures else (
-        "<p class=\"verdict\"><strong>Every threshold set is met.</strong></p>")  # fmt: skip
+    reduced = None if run is None else run.reduced
+    head = ""
+    if reduced is not None:
+        head = (_verdict_html(reduced, "The released file: ") + f"<p>{html.escape(str(run.reduction))}</p>"
+                + "<h2>What the reduction cost</h2>" + _loss_html(run.information_loss())
+                + "<h2>The released file's measures</h2><ul>"
+                + "".join(f"<li>{html.escape(f)}</li>" for f in reduced.findings()) + "</ul>"
+                + "<h2>The file as given</h2>")  # fmt: skip
+    elif run is not None and run.reduction is not None:
+        head = f'<div class="verdict fail"><p><strong>{html.escape(run.reduction)}</strong></p></div>'
+    verdict = _verdict_html(result, "The file as given: " if reduced is not None else "")
     findings = "<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in result.findings()) + "</ul>"
     hist = risk_histogram(result.risk)
     biggest = max(c for _, c in hist) or 1
@@ -67,9 +107,10 @@ def report_html(result: MicrodataResult, *, rows: int = 50) -> str:
     combo_table = _table(combo_rows, [*result.settings.keys, "records", "f_k", "F_k", "risk"])
     meanings = "<dl>" + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in MEANINGS.items())
     body = (
-        f"<h1>Re-identification risk of {html.escape(result.source)}</h1>{verdict}"
+        f"<h1>Re-identification risk of {html.escape(result.source)}</h1>{head}{verdict}"
         f"<h2>What the measures say</h2>{findings}"
         f"<h2>Distribution of individual risk</h2>{bars}"
+        f"{_records_html(result)}"
         f"<h2>The riskiest key combinations</h2>{combo_table}"
         f"<h2>What each measure means</h2>{meanings}</dl>"
     )

@@ -1,4 +1,9 @@
-"""The settings of a microdata measurement: one frozen, checked object (:class:`MicrodataSettings`)."""
+"""The settings of a microdata measurement: one frozen, checked object (:class:`MicrodataSettings`), the file to
+measure first.
+
+Its home is here, below the measures that read it (:mod:`~privrisk.microdata.measure`, the suppression, the
+recoding); :mod:`privrisk.microdata.run` gives it with the run, as every capability's ``run.py`` does.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +18,21 @@ from privrisk.errors import PrivriskError
 from privrisk.microdata.frequencies import MISSING_RULES, MissingRule
 from privrisk.microdata.risk import RISK_METHODS, RiskMethod
 
-__all__ = ["DEFAULT_RISK_THRESHOLD", "REDUCTIONS", "MicrodataSettings", "Reduction"]
+__all__ = ["DEFAULT_K", "DEFAULT_RISK_THRESHOLD", "REDUCTIONS", "MicrodataSettings", "Reduction"]
 
 Reduction = Literal["none", "suppress", "recode"]
 REDUCTIONS: tuple[Reduction, ...] = ("none", "suppress", "recode")
 """How the risk is reduced before release: not at all, by local suppression, or by global recoding."""
 
 DEFAULT_RISK_THRESHOLD = 0.1
-"""Records whose individual risk exceeds this are counted when no ``max_risk`` is set."""
+"""The largest individual risk of the default verdict (and the risk above which records are counted) when no
+``max_risk`` is set: the usual rule of statistical offices for a scientific-use file."""
+
+DEFAULT_K = 3
+"""The smallest f_k of the default verdict when no threshold is set (the usual statistical-office rule)."""
+
+SENSITIVE_MISSING = ("category", "drop")
+SUDA_SCORES = ("elliot", "ihsn")
 
 
 def _names(value: Any, name: str, *, required: bool) -> tuple[str, ...]:
@@ -53,7 +65,7 @@ def _positive(value: Any, name: str, *, open_high: bool = False) -> float | None
 
 def _hierarchies(value: Any) -> dict[str, object]:
     """``{key: spec}`` from a mapping, ``COLUMN=SPEC`` texts, or one text of them on lines or separated by ``;``."""
-    from privrisk.presence.hierarchy import parse_hierarchies
+    from privrisk.generalisation.hierarchy import parse_hierarchies
 
     if value is None:
         return {}
@@ -68,6 +80,13 @@ def _hierarchies(value: Any) -> dict[str, object]:
                         param="hierarchies")  # fmt: skip
 
 
+def _is_data(data: object) -> bool:
+    """A file's name or a pandas DataFrame."""
+    import pandas as pd
+
+    return isinstance(data, str | os.PathLike | pd.DataFrame)
+
+
 def _is_file_spec(spec: object) -> bool:
     return isinstance(spec, str | os.PathLike) and str(spec).strip().lower().startswith("table:")
 
@@ -77,11 +96,20 @@ class MicrodataSettings:
     """What to measure in a sample file and the thresholds it must meet. Checked when made.
 
     Attributes:
+        data: the sample file (CSV, Parquet, Stata, SPSS) or a pandas DataFrame that
+            :func:`~privrisk.microdata.run.run_microdata` measures; None when the data are given to a function
+            beside the settings (:func:`~privrisk.microdata.measure.measure_microdata`). Left out of the
+            comparison, the hash and :meth:`to_dict`.
         keys: the key variables (quasi-identifiers), at least one.
         weights: the sampling-weight column (F_k = sum of weights), or None (F_k = f_k).
         household: the household-id column, for household risk, or None.
         sensitive: sensitive variables for ℓ-diversity and t-closeness.
-        missing: ``"any"`` (a missing key value matches any value, as sdcMicro) or ``"category"``.
+        missing: ``"any"`` (a missing key value matches any value, as sdcMicro) or ``"category"``; every measure
+            reads it this way (frequencies, risks, attacker models, ℓ and t, SUDA2, suppression).
+        missing_sensitive: a missing sensitive value for ℓ: ``"category"`` (a value of its own, as sdcMicro's
+            ``ldiversity``) or ``"drop"``.
+        suda_scores: ``"elliot"`` (Elliot et al.'s scores, sdcMicro's ``original_scores = TRUE``) or ``"ihsn"``
+            (``original_scores = FALSE``, the scores the SDC practice guide prints).
         method: individual risk, ``"approx"`` (sdcMicro's default) or ``"exact"``.
         max_risk: the largest individual risk allowed (a threshold), or None.
         k: the smallest f_k allowed (k-anonymity, a threshold), or None.
@@ -98,7 +126,7 @@ class MicrodataSettings:
             any of ``k``, ``max_risk``, ``l`` and ``t``.
         importance: with ``"suppress"``: every key once, from the most to the least important (the least
             important are suppressed first); None for the order of ``keys``.
-        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.presence.hierarchy`: ``interval:10``,
+        hierarchies: with ``"recode"``: ``{key: spec}`` (:mod:`privrisk.generalisation.hierarchy`: ``interval:10``,
             ``breaks:…``, ``prefix``, ``date``, ``table:FILE.csv``, ``none``), or ``COLUMN=SPEC`` texts (one text:
             on lines or separated by ``;``). Keys without one keep their values.
         hierarchy_files: whether a hierarchy may name a file (``table:FILE.csv``); a server sets False, so that
@@ -122,7 +150,8 @@ class MicrodataSettings:
         privrisk.errors.PrivriskError: reduction: choose local suppression or global recoding through hierarchies, not both
     """
 
-    keys: tuple[str, ...] | str
+    data: Any = field(default=None, compare=False)
+    keys: tuple[str, ...] | str = ()
     weights: str | None = None
     household: str | None = None
     sensitive: tuple[str, ...] | str = ()
@@ -142,8 +171,13 @@ class MicrodataSettings:
     # kept as a dict once checked; left out of the hash, so that the settings stay hashable as before
     hierarchies: Mapping[str, object] | Sequence[str] | str | None = field(default=None, hash=False)
     hierarchy_files: bool = True
+    missing_sensitive: str = "category"
+    suda_scores: str = "elliot"
 
     def __post_init__(self) -> None:
+        if self.data is not None and not _is_data(self.data):
+            raise PrivriskError(f"data: expected a file name or a pandas DataFrame, got {type(self.data).__name__}",
+                                param="data")  # fmt: skip
         keys = _names(self.keys, "keys", required=True)
         sensitive = _names(self.sensitive, "sensitive", required=False)
         set_ = object.__setattr__
@@ -161,6 +195,9 @@ class MicrodataSettings:
             raise PrivriskError(f"weights: {self.weights!r} is also a key", param="weights")
         set_(self, "missing", check_choice(self.missing, MISSING_RULES, name="missing"))
         set_(self, "method", check_choice(self.method, RISK_METHODS, name="method"))
+        set_(self, "missing_sensitive", check_choice(self.missing_sensitive, SENSITIVE_MISSING,
+                                                     name="missing_sensitive"))  # fmt: skip
+        set_(self, "suda_scores", check_choice(self.suda_scores, SUDA_SCORES, name="suda_scores"))
         if self.max_risk is not None:
             set_(self, "max_risk", float(check_probability(self.max_risk, name="max_risk", open_low=True)))
         if self.k is not None:
@@ -222,6 +259,19 @@ class MicrodataSettings:
         set_(self, "hierarchy_files", bool(self.hierarchy_files))
 
     @property
+    def targets(self) -> dict[str, float]:
+        """The thresholds the verdict judges: the ones set, or the defaults (:data:`DEFAULT_K`,
+        :data:`DEFAULT_RISK_THRESHOLD`) when none is set (:attr:`default_targets` says which)."""
+        set_ = {name: v for name, v in (("k", self.k), ("max_risk", self.max_risk), ("l", self.l), ("t", self.t))
+                if v is not None}  # fmt: skip
+        return set_ or {"k": DEFAULT_K, "max_risk": DEFAULT_RISK_THRESHOLD}
+
+    @property
+    def default_targets(self) -> bool:
+        """True when no threshold is set and the verdict judges against the defaults."""
+        return all(v is None for v in (self.k, self.max_risk, self.l, self.t))
+
+    @property
     def risk_threshold(self) -> float:
         """The risk above which records are counted: ``max_risk``, or :data:`DEFAULT_RISK_THRESHOLD`."""
         return DEFAULT_RISK_THRESHOLD if self.max_risk is None else float(self.max_risk)
@@ -234,4 +284,5 @@ class MicrodataSettings:
             "max_risk": self.max_risk, "k": self.k, "l": self.l, "t": self.t, "c": self.c,
             "suda_max_size": self.suda_max_size, "dis_fraction": self.dis_fraction,
             "population_size": self.population_size, "top": self.top,
+            "missing_sensitive": self.missing_sensitive, "suda_scores": self.suda_scores,
         }  # fmt: skip

@@ -4,12 +4,20 @@
 rules to each cell (:mod:`privrisk.outputs.rules`), finds what all outputs (this run's and the ledger's) reveal
 together (:mod:`privrisk.outputs.differencing`) and proposes what to do about it
 (:mod:`privrisk.outputs.recommend`). The command line and the app page both call it.
+
+With a ledger (:mod:`privrisk.outputs.ledger`, in the one ledger of everything released) the request is checked
+against every output released before, by position, and a set that passes is appended, the check and the append
+under one lock: requests made at the same time are checked against each other, and only what was checked
+against the ledger as it is gets into it. A name the ledger has already is refused, and so are earlier outputs
+whose numbers today's data no longer gives (another version of the data).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,9 +56,13 @@ class OutputsSettings:
         data: the microdata: a file (CSV, Parquet, Stata, SPSS) or a DataFrame.
         spec: ``outputs.toml``, or the outputs as :class:`OutputSpec` objects.
         policy: an ACRO policy file (YAML) or a :class:`Policy`; ACRO's defaults if None.
-        ledger: an outputs ledger: the outputs released before (their specs and numbers) join the differencing.
+        ledger: the one ledger of everything released: the outputs released before (their specs and numbers)
+            join the differencing, and a set that passes is appended (see ``append``).
         key: the ledger's HMAC key, if it was written with one.
         max_atoms: the largest grid of atoms crossed in full (above it, only the observed combinations).
+        append: with a ledger, append the outputs if they all pass, checked and appended under the ledger's lock
+            (the default); False only checks against the ledger.
+        timeout: seconds to wait for the ledger's lock held by another release or outputs check.
 
     Example:
         >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
@@ -67,6 +79,8 @@ class OutputsSettings:
     ledger: str | os.PathLike[str] | None = None
     key: bytes | None = None
     max_atoms: int = 200_000
+    append: bool = True
+    timeout: float = 300.0
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -95,6 +109,19 @@ class OutputsSettings:
                 raise PrivriskError("key: a ledger key needs a ledger", param="key")
             if not isinstance(self.key, bytes | bytearray) or not self.key:
                 raise PrivriskError("key: must be non-empty bytes", param="key")
+            from privrisk.ledger import check_key
+
+            check_key(self.key)
+        if not isinstance(self.append, bool):
+            raise PrivriskError(f"append: must be true or false, not {self.append!r}", param="append")
+        if (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, int | float)
+            or not 0 <= self.timeout < float("inf")
+        ):
+            raise PrivriskError(
+                f"timeout: must be a number of seconds ≥ 0, not {self.timeout!r}", param="timeout"
+            )
         if ledger is not None:
             # The ledger is written after the check: it must not be one of the inputs it would overwrite.
             for name in ("data", "spec", "policy"):
@@ -115,6 +142,12 @@ class OutputsResult:
     policy: Policy
     specs: tuple[OutputSpec, ...] = field(default=())
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The data version (:func:`~privrisk.outputs.ledger.data_version`) of each output of the request, by name.
+    versions: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    #: Earlier outputs (their names here) whose released numbers today's data does not give again.
+    earlier_changed: tuple[str, ...] = ()
+    #: With a ledger: ``path``, ``head`` (the last outputs entry checked against), ``appended``, ``seq``.
+    ledger: dict[str, Any] | None = None
 
     @property
     def status(self) -> str:
@@ -135,6 +168,9 @@ class OutputsResult:
             "recommendations": self.recommendations,
             "summary": self.summary,
             "policy": self.policy.to_dict(),
+            "ledger": None
+            if self.ledger is None
+            else {k: self.ledger[k] for k in ("path", "appended", "seq") if k in self.ledger},
         }
 
     def atoms_frame(self) -> pd.DataFrame:
@@ -150,24 +186,149 @@ class OutputsResult:
         return write_report(self, folder)
 
 
-def check_outputs(settings: OutputsSettings) -> OutputsResult:
-    """Check the outputs of a spec file against the data (and the outputs ledger, if any).
+def check_outputs(
+    settings: OutputsSettings, *, before_append: Callable[[OutputsResult], None] | None = None
+) -> OutputsResult:
+    """Check the outputs of a spec against the data and every output in the ledger; append them if they pass.
+
+    With ``settings.ledger`` the request is checked against every output the ledger records (in the order
+    released), and, with ``settings.append`` (the default), a set that passes is appended: the check the entry
+    rests on and the append happen under the ledger's lock, so that requests made at the same time are checked
+    against each other (a request checked while another was appended is checked again under the lock).
+
+    Args:
+        settings: what to check (:class:`OutputsSettings`).
+        before_append: called with the result under the ledger's lock, before the ledger is written (without a
+            ledger or without ``append``: before returning); write the result's files to temporary names here,
+            so that the report and the ledger go together. If it raises, nothing is appended.
 
     Raises:
         PrivriskError: for bad input: an unreadable file, a spec that is not TOML, an unknown column, a
-            ``where`` that is not a condition (the message names the output and the field).
+            ``where`` that is not a condition (the message names the output and the field); an output named as
+            one the ledger has already; earlier outputs whose numbers today's data does not give again; a ledger
+            that is corrupt, a link or not a regular file, or whose lock is not taken in time.
+
+    Example:
+        >>> import pandas as pd, tempfile, pathlib
+        >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+        >>> frame = pd.DataFrame({"region": ["N"] * 12 + ["S"] * 15})
+        >>> table = OutputSpec(name="T1", kind="count", rows=("region",))
+        >>> r = check_outputs(OutputsSettings(data=frame, spec=(table,), ledger=led))
+        >>> r.status, r.ledger["appended"], r.ledger["seq"]
+        ('pass', True, 1)
+        >>> check_outputs(OutputsSettings(data=frame, spec=(table,), ledger=led))
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: spec: output 'T1' is in the ledger ... already (outputs entry 1 of ...); a name is kept for the ledger's life and never replaced: give this output another name
     """
     from privrisk.io.data import read_table
 
     specs = settings.spec if isinstance(settings.spec, tuple) else read_spec(settings.spec)
     policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
     frame = settings.data if isinstance(settings.data, pd.DataFrame) else read_table(settings.data)
-    earlier: tuple[Released, ...] = ()
-    if settings.ledger is not None:
-        from privrisk.outputs.ledger import ledger_outputs
+    source = None if isinstance(settings.data, pd.DataFrame) else str(settings.data)
 
-        earlier = ledger_outputs(settings.ledger, key=settings.key)
-    return check_frame(frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms)
+    def check(entries: Sequence[dict[str, Any]]) -> OutputsResult:
+        return _against_ledger(frame, specs, policy, settings, entries, source)
+
+    if settings.ledger is None:
+        result = check_frame(frame, specs, policy, max_atoms=settings.max_atoms, source=source)
+    elif not settings.append:
+        from privrisk.ledger import read_ledger_file
+
+        result = check(read_ledger_file(settings.ledger, settings.key))
+    else:
+        return _check_and_append(settings, check, before_append)
+    if before_append is not None:
+        before_append(result)
+    return result
+
+
+def _check_and_append(
+    settings: OutputsSettings,
+    check: Callable[[Sequence[dict[str, Any]]], OutputsResult],
+    before_append: Callable[[OutputsResult], None] | None,
+) -> OutputsResult:
+    """Check against the ledger as it is, then under its lock: again if other outputs were appended meanwhile,
+    and append the set if it passed (the lock is held for the append, not for the first, long check)."""
+    from privrisk.ledger import open_ledger, read_ledger_file
+    from privrisk.outputs.ledger import KIND, outputs_entry, outputs_head
+
+    assert settings.ledger is not None
+    seen = read_ledger_file(settings.ledger, settings.key)
+    result = check(seen)
+    with open_ledger(settings.ledger, settings.key, timeout=settings.timeout) as led:
+        if outputs_head(led.entries) != outputs_head(seen):
+            result = check(led.entries)
+        entry = led.entry(KIND, outputs_entry(result, result.versions)) if result.status == "pass" else None
+        state = {**(result.ledger or {}), "appended": entry is not None, "seq": entry and entry["seq"]}
+        result = dataclasses.replace(result, ledger=state)
+        if before_append is not None:
+            before_append(result)
+        if entry is not None:
+            led.write(entry)
+    return result
+
+
+def _against_ledger(
+    frame: pd.DataFrame,
+    specs: tuple[OutputSpec, ...],
+    policy: Policy,
+    settings: OutputsSettings,
+    entries: Sequence[dict[str, Any]],
+    source: str | None,
+) -> OutputsResult:
+    """The check of a request against the earlier outputs that ``entries`` record (names new, data the same)."""
+    from privrisk.outputs.ledger import outputs_head, released_outputs, taken_names, version_change
+
+    earlier = released_outputs(entries, settings.ledger)
+    taken_names(specs, earlier, settings.ledger)
+    result = check_frame(frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms, source=source)
+    from privrisk.outputs.ledger import data_version
+
+    moved = set(result.earlier_changed)
+    changed = 0
+    digests: dict[str, str] = {}
+    for r, name in zip(earlier, _earlier_names(earlier, specs), strict=True):
+        if r.spec.kind in MODELS:
+            continue
+        how = version_change(r.data, data_version(frame, r.spec, file=source, cache=digests))
+        changed += how is not None
+        if name in moved:
+            what = f"on another version of the data ({how})" if how else "on other data"
+            raise PrivriskError(
+                f"ledger: the earlier output {r.spec.name!r} in {settings.ledger} ({r.where()}) was computed {what}, "
+                "and today's data does not give its numbers again; privrisk cannot yet check a request against "
+                "outputs of another version of the data: check this request against the data they were computed on",
+                param="ledger",
+            )
+    summary = {**result.summary, "earlier_data_changed": changed}
+    state = {"path": str(settings.ledger), "head": outputs_head(entries), "appended": False, "seq": None}
+    return dataclasses.replace(result, summary=summary, ledger=state)
+
+
+def _earlier_names(earlier: Sequence[Any], specs: Sequence[OutputSpec]) -> list[str]:
+    """The name each earlier output takes in the differencing: its own, or with its position when that is taken
+    (by the request or by an output before it), so that no earlier output is ever dropped or replaced.
+
+    Example:
+        >>> x = OutputSpec(name="X", kind="count")
+        >>> _earlier_names([x, x], [OutputSpec(name="Y", kind="count")])
+        ['X', 'X (earlier 2)']
+    """
+    from privrisk.outputs.ledger import name_key
+
+    used = {name_key(s.name) for s in specs}
+    names = []
+    for k, item in enumerate(earlier, 1):
+        name = item.name if isinstance(item, OutputSpec) else item.spec.name
+        candidate, j = name, 1
+        while name_key(candidate) in used:
+            candidate = f"{name} (earlier {k})" if j == 1 else f"{name} (earlier {k}.{j})"
+            j += 1
+        used.add(name_key(candidate))
+        names.append(candidate)
+    return names
 
 
 def check_frame(
@@ -175,14 +336,17 @@ def check_frame(
     specs: tuple[OutputSpec, ...] | list[OutputSpec],
     policy: Policy | None = None,
     *,
-    earlier: tuple[OutputSpec | Released, ...] = (),
+    earlier: Sequence[OutputSpec | Released] = (),
     max_atoms: int = 200_000,
+    source: str | None = None,
 ) -> OutputsResult:
     """Check outputs against a DataFrame (the library's entry for notebooks; :func:`check_outputs` reads files).
 
-    ``earlier`` are outputs released before (from the ledger): they take part in the differencing, and are not
-    checked again. A :class:`~privrisk.outputs.ledger.Released` enters with the numbers released then (its
-    cells that today's data no longer has are left out); a bare spec is recomputed from the data.
+    ``earlier`` are outputs released before (from the ledger): they take part in the differencing, each one by
+    its position (one named as an output of the request or as an earlier one is renamed, never left out), and
+    are not checked again. A :class:`~privrisk.outputs.ledger.Released` enters with the numbers released then
+    (its cells that today's data no longer has are left out); a bare spec is recomputed from the data.
+    ``source`` names the data file in the data versions of the outputs.
 
     Example:
         >>> import pandas as pd
@@ -199,23 +363,30 @@ def check_frame(
 
     policy = policy or Policy()
     specs = tuple(specs)
-    names = {s.name for s in specs}
     before: dict[str, dict[tuple[str, ...], Any] | None] = {}
     earlier_specs: list[OutputSpec] = []
-    for item in earlier:
+    for item, name in zip(earlier, _earlier_names(earlier, specs), strict=True):
         spec_ = item if isinstance(item, OutputSpec) else item.spec
-        if spec_.name in names or spec_.kind in MODELS:
+        if spec_.kind in MODELS:
             continue  # a model's coefficients are not sums of atoms: they take no part in the differencing
+        if name != spec_.name:
+            spec_ = dataclasses.replace(spec_, name=name)
         earlier_specs.append(spec_)
-        before[spec_.name] = None if isinstance(item, OutputSpec) else item.values()
+        before[name] = None if isinstance(item, OutputSpec) else item.values()
     columns = list(frame.columns)
     for spec in (*specs, *earlier_specs):
         for col in spec.columns_used:
             if col not in columns:
-                field_ = _field_of(spec, col)
+                has = f"(it has {', '.join(map(str, columns[:12]))}{', …' if len(columns) > 12 else ''})"
+                if spec not in specs:
+                    raise PrivriskError(
+                        f"ledger: the earlier output {spec.name!r} reads the column {col!r}, which the data does "
+                        f"not have {has}: check this request against the data the earlier outputs came from",
+                        param="ledger",
+                    )
                 raise PrivriskError(
-                    f"spec: output {spec.name!r}: field {field_!r}: no column {col!r} in the data "
-                    f"(it has {', '.join(map(str, columns[:12]))}{', …' if len(columns) > 12 else ''})",
+                    f"spec: output {spec.name!r}: field {_field_of(spec, col)!r}: no column {col!r} in the data "
+                    + has,
                     param="spec",
                 )
     con = connect(frame)
@@ -223,6 +394,7 @@ def check_frame(
     tables: dict[str, pd.DataFrame] = {}
     linear: list[tuple[OutputSpec, pd.DataFrame]] = []
     changed = 0
+    moved_outputs: list[str] = []
     for spec in (*specs, *earlier_specs):
         released = spec in specs
         if spec.kind in MODELS:
@@ -255,6 +427,8 @@ def check_frame(
             if values is not None:
                 cells_frame, moved = _as_released(cells_frame, spec, values)
                 changed += moved
+                if moved:
+                    moved_outputs.append(spec.name)
             linear.append((spec, cells_frame))
             continue
         linear.append((spec, cells_frame))
@@ -278,7 +452,9 @@ def check_frame(
                 strict=True,
             )
         ]
-        outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells})
+        margins = dict(cells_frame.attrs.get("margins") or {})
+        outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells,
+                        "margins": margins})  # fmt: skip
     started = time.perf_counter()
     try:
         diff = difference(con, linear, policy, max_atoms=max_atoms)
@@ -343,14 +519,26 @@ def check_frame(
         policy=policy,
         specs=specs,
         tables=tables,
+        versions=_versions(frame, specs, source),
+        earlier_changed=tuple(moved_outputs),
     )
+
+
+def _versions(
+    frame: pd.DataFrame, specs: Sequence[OutputSpec], source: str | None
+) -> dict[str, dict[str, Any]]:
+    from privrisk.outputs.ledger import data_version
+
+    digests: dict[str, str] = {}
+    return {spec.name: data_version(frame, spec, file=source, cache=digests) for spec in specs}
 
 
 def _as_released(
     cells: pd.DataFrame, spec: OutputSpec, values: dict[tuple[str, ...], Any]
 ) -> tuple[pd.DataFrame, int]:
     """Today's cells of an earlier output, carrying the numbers released then (cells it did not release are
-    left out); and how many of those numbers differ from today's."""
+    left out); and how many of those numbers differ from today's (a released cell that today's data does not
+    have at all counts, unless it released 0 or nothing)."""
     variables = list(spec.variables)
     keys = (
         [tuple(str(x) for x in row) for row in cells[variables].itertuples(index=False, name=None)]
@@ -364,7 +552,9 @@ def _as_released(
     kept = cells[keep].reset_index(drop=True)
     now = kept["value"].to_numpy(dtype=float)
     same = np.isclose(then, now, rtol=1e-12, atol=0.0) | (np.isnan(then) & np.isnan(now))
-    return kept.assign(value=then), int((~same).sum())
+    present = set(keys)
+    gone = sum(k not in present and v is not None and v != 0 for k, v in values.items())
+    return kept.assign(value=then), int((~same).sum()) + gone
 
 
 def _atoms_public(diff: Any) -> pd.DataFrame:

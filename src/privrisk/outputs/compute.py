@@ -7,20 +7,38 @@ read as text (``NULL`` as ``(missing)``), and a margin's label is ``All``, as in
 
 from __future__ import annotations
 
+import difflib
 import itertools
+import math
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from privrisk._format import listing
 from privrisk._validation import quote_identifier as qi
 from privrisk.errors import PrivriskError
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import MODELS, OutputSpec
 
-__all__ = ["ALL", "MISSING", "check_where", "connect", "grouping_sets", "table_cells"]
+__all__ = [
+    "ALL",
+    "MAX_CELLS",
+    "MISSING",
+    "check_where",
+    "connect",
+    "grouping_sets",
+    "margin_labels",
+    "table_cells",
+]
 
 ALL = "All"
+# A margin's label when "All" is itself a level of the variable: the first of these that is not.
+_MARGINS = ("All", "Total", "All (total)", "(all)")
+# The most cells one table may have: a grouping by an identifier (10⁵ levels) is refused with its name rather
+# than left to run for minutes; a table a checker reads cell by cell is far smaller.
+MAX_CELLS = 10_000
 MISSING = "(missing)"
 _EVIDENCE = ["value", "n", "total", "top_n", "top1", "top2", "negatives", "missing"]
 
@@ -36,28 +54,202 @@ def connect(frame: pd.DataFrame) -> Any:
     return con
 
 
+def _types(con: Any) -> dict[str, str]:
+    """The data's columns and their DuckDB types."""
+    rel = con.sql("SELECT * FROM data LIMIT 0")
+    return {str(c): str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
+
+
+def _kind_words(sql_type: str) -> str:
+    """A DuckDB type as a checker says it: text, numbers, dates, true or false."""
+    t = sql_type.upper()
+    if t in ("VARCHAR", "STRING_LITERAL") or t.startswith("ENUM"):
+        return "text"
+    if t in _NUMERIC or t.startswith("DECIMAL") or t == "INTEGER_LITERAL":
+        return "numbers" if t != "BOOLEAN" else "true or false"
+    if t == "DATE":
+        return "dates"
+    if t.startswith(("TIMESTAMP", "TIME", "INTERVAL")):
+        return "times"
+    return "values of another kind"
+
+
+_NUMERIC = {
+    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+    "UHUGEINT", "FLOAT", "DOUBLE", "BOOLEAN",
+}  # fmt: skip
+_EXAMPLE = "write conditions such as region = 'West' and age >= 18"
+
+
+def _quoted(where: str, word: str) -> str:
+    """The condition with a bare word put in quotes (outside the quotes it already has)."""
+    parts = re.split(r"('(?:[^']|'')*')", where)
+    pattern = re.compile(rf'(?<![\w\'"])"?{re.escape(word)}"?(?![\w\'"])')
+    return "".join(p if p.startswith("'") else pattern.sub(f"'{word}'", p) for p in parts)
+
+
+def _where_problem(con: Any, where: str, exc: Exception) -> str:
+    """What is wrong with a ``where``, in a checker's words (never the database's message or SQL)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    columns = list(_types(con))
+    m = re.search(r'Referenced column "(.+?)" not found', text)
+    if m:
+        name = m.group(1)
+        for col, sql_type in _types(con).items():
+            if _kind_words(sql_type) != "text":
+                continue
+            hit = con.execute(
+                f"SELECT 1 FROM data WHERE CAST({qi(col)} AS VARCHAR) = ? LIMIT 1", [name]
+            ).fetchall()
+            if hit:
+                return (
+                    f"{name} is not a column; to compare {col} with the text {name}, put it in quotes: "
+                    f"{_quoted(where, name)}"
+                )
+        close = difflib.get_close_matches(name, columns, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        shown = ", ".join(columns[:12]) + (", …" if len(columns) > 12 else "")
+        return f"there is no column {name}{hint}; the columns are {shown}; text goes in quotes: 'West'"
+    m = re.search(r"Could not convert string '(.*?)' to \w+(?: when casting from source column (\S+))?", text)
+    if m and m.group(2):
+        return (
+            f"{m.group(2)} holds text (such as '{m.group(1)}') and is compared with a number: "
+            f"put the number in quotes ({m.group(2)} = '5') or compare a column of numbers"
+        )
+    if m:
+        return f"'{m.group(1)}' is not a number, and is compared with a column of numbers"
+    m = re.search(r"Cannot compare values of type (\w+) and type (\w+)", text)
+    if m:
+        return f"it compares {_kind_words(m.group(1))} with {_kind_words(m.group(2))}"
+    m = re.search(r"Function with name (\w+) does not exist", text)
+    if m:
+        return f"there is no function {m.group(1)}; {_EXAMPLE}"
+    m = re.search(r"argument types '(\w+)\((.*?)\)'", text)
+    if m:
+        kinds = listing([_kind_words(t.strip()) for t in m.group(2).split(",") if t.strip()])
+        return f"the function {m.group(1)} does not take {kinds}"
+    if "syntax error" in text:
+        near = re.search(r'at or near "(.*?)"', text)
+        if near is None or near.group(1) == ")":
+            return f"it cannot be read: it ends too early or has a bracket too many; {_EXAMPLE}"
+        return f"it cannot be read near {near.group(1)}; {_EXAMPLE}"
+    if "Permission" in text or "file system" in text or "Catalog" in text:
+        return "it may read the data's columns only (no files, no other tables)"
+    return f"it does not read as one on the data's columns; {_EXAMPLE}"
+
+
 def check_where(con: Any, spec: OutputSpec) -> str:
-    """The output's condition as SQL, checked to be a condition over the data's columns (``TRUE`` if none)."""
+    """The output's condition as SQL, checked to be a condition over the data's columns that every row can be
+    evaluated on (``TRUE`` if none); a bad one is a one-line error in the checker's words."""
     if spec.where is None:
         return "TRUE"
     import duckdb
 
+    head = f"spec: output {spec.name!r}: field 'where' = {spec.where!r}"
     if ";" in spec.where:
-        raise PrivriskError(f"spec: output {spec.name!r}: field 'where' must be one condition", param="spec")
+        raise PrivriskError(f"{head} must be one condition (no ';')", param="spec")
     try:
         types = con.sql(f"SELECT ({spec.where}) AS c FROM data LIMIT 0").types
     except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0]
         raise PrivriskError(
-            f"spec: output {spec.name!r}: field 'where' is not a condition over the data: {first}",
-            param="spec",
+            f"{head} is not a condition: {_where_problem(con, spec.where, exc)}", param="spec"
         ) from None
     if str(types[0]) != "BOOLEAN":
         raise PrivriskError(
-            f"spec: output {spec.name!r}: field 'where' = {spec.where!r} is not a condition (it gives {types[0]})",
+            f"{head} is not a condition: it gives {_kind_words(str(types[0]))}, not true or false; {_EXAMPLE}",
             param="spec",
         )
+    # Binding is not enough: a comparison of text with a number fails only on a row that holds text.
+    try:
+        con.sql(f"SELECT COUNT(*) FROM data WHERE COALESCE(({spec.where}), FALSE)").fetchall()
+    except duckdb.Error as exc:
+        raise PrivriskError(
+            f"{head} is not a condition: {_where_problem(con, spec.where, exc)}", param="spec"
+        ) from None
     return f"COALESCE(({spec.where}), FALSE)"
+
+
+def _check_magnitude(con: Any, spec: OutputSpec) -> None:
+    """The magnitude and the weights of a table are finite numbers (missing values are allowed)."""
+    types = _types(con)
+    for field_, col in (("variable", spec.variable), ("weights", spec.weights)):
+        if not col or col not in types:
+            continue
+        head = f"spec: output {spec.name!r}: {field_} {col!r}"
+        sql_type = types[col].upper()
+        if not (sql_type in _NUMERIC or sql_type.startswith("DECIMAL")):
+            sample = con.sql(
+                f"SELECT CAST({qi(col)} AS VARCHAR) FROM data WHERE {qi(col)} IS NOT NULL "
+                f"ORDER BY TRY_CAST({qi(col)} AS DOUBLE) IS NOT NULL LIMIT 1"
+            ).fetchall()
+            such = f" such as {_short(sample[0][0])!r}" if sample else ""
+            raise PrivriskError(
+                f"{head} is not numeric: it holds {_kind_words(sql_type)}{such}; give numbers "
+                "(a missing value may be left empty)",
+                param="spec",
+            )
+        if sql_type in ("FLOAT", "DOUBLE"):
+            bad = con.sql(
+                f"SELECT {qi(col)} FROM data WHERE isinf({qi(col)}) OR isnan({qi(col)}) LIMIT 1"
+            ).fetchall()
+            if bad and math.isinf(bad[0][0]):
+                raise PrivriskError(
+                    f"{head} holds an infinite value ({bad[0][0]}): give finite numbers (a missing value may "
+                    "be left empty)",
+                    param="spec",
+                )
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+def _check_size(con: Any, spec: OutputSpec, cond: str) -> None:
+    """A table of at most :data:`MAX_CELLS` cells (a grouping by an identifier is refused, naming it)."""
+    if not spec.variables:
+        return
+    levels = con.sql(
+        "SELECT "
+        + ", ".join(f"COUNT(DISTINCT {_label(v)})" for v in spec.variables)
+        + f" FROM data WHERE {cond}"
+    ).fetchall()[0]
+    size = 1
+    for part in (spec.rows, spec.columns):
+        if part:
+            keys = ", ".join(_label(v) for v in part)
+            size *= int(
+                con.sql(f"SELECT COUNT(*) FROM (SELECT DISTINCT {keys} FROM data WHERE {cond})").fetchall()[
+                    0
+                ][0]
+            )
+    if size > MAX_CELLS:
+        most = max(range(len(spec.variables)), key=lambda i: levels[i])
+        v = spec.variables[most]
+        raise PrivriskError(
+            f"spec: output {spec.name!r}: the table would have {size:,} cells, more than the {MAX_CELLS:,} a "
+            f"table may have ({v!r} has {int(levels[most]):,} levels): group {v} into fewer levels",
+            param="spec",
+        )
+
+
+def margin_labels(con: Any, spec: OutputSpec) -> dict[str, str]:
+    """The label of each grouping variable's margin: ``All``, or else the first of ``Total``, ``All (total)``,
+    ``(all)``, ``All (total 2)``, … that is not one of the variable's levels in the data: a margin never reads
+    as a level (and two cells never share their labels)."""
+    labels: dict[str, str] = {}
+    for v in spec.variables:
+        taken = {
+            str(r[0])
+            for r in con.execute(
+                f"SELECT DISTINCT {_label(v)} FROM data WHERE {_label(v)} IN (?, ?, ?, ?) "
+                f"OR {_label(v)} LIKE 'All (total %)'",
+                list(_MARGINS),
+            ).fetchall()
+        }
+        extra = (f"All (total {k})" for k in itertools.count(2))
+        labels[v] = next(x for x in itertools.chain(_MARGINS, extra) if x not in taken)
+    return labels
 
 
 def grouping_sets(spec: OutputSpec) -> list[tuple[str, ...]]:
@@ -100,7 +292,12 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     """
     if spec.kind in MODELS:
         raise PrivriskError(f"spec: output {spec.name!r} is a model, not a table", param="spec")
+    import duckdb
+
     cond = check_where(con, spec)
+    _check_magnitude(con, spec)
+    _check_size(con, spec, cond)
+    margins = margin_labels(con, spec) if spec.margins else {}
     x = "__x" if spec.variable else "NULL"
     k = max(policy.safe_nk_n, 2)
     sets = grouping_sets(spec)
@@ -127,8 +324,15 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     sql = f"SELECT {select} FROM (SELECT {', '.join(inner)} FROM data WHERE {cond})"
     if spec.variables:
         sql += f" GROUP BY GROUPING SETS ({group})"
-    frame = con.sql(sql).df()
-    frame = _complete(frame, spec, sets)
+    try:
+        frame = con.sql(sql).df()
+    except duckdb.Error as exc:
+        # The condition, the magnitude and the weights were checked: what is left is a value the data holds.
+        raise PrivriskError(
+            f"spec: output {spec.name!r} cannot be computed from the data ({_where_problem(con, '', exc)})",
+            param="spec",
+        ) from None
+    frame = _complete(frame, spec, sets, margins)
     tops = frame.pop("top")
     frame["top_n"] = [_top(t, policy.safe_nk_n) for t in tops]
     frame["top1"] = [_top(t, 1) for t in tops]
@@ -136,7 +340,9 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     frame["n"] = frame["n"].astype("int64")
     frame["negatives"] = frame["negatives"].fillna(0).astype("int64")
     frame["missing"] = frame["missing"].fillna(0).astype("int64")
-    return frame[[*spec.variables, "set", *_EVIDENCE]].reset_index(drop=True)
+    out = frame[[*spec.variables, "set", *_EVIDENCE]].reset_index(drop=True)
+    out.attrs["margins"] = margins
+    return out
 
 
 def _top(values: Any, n: int) -> float:
@@ -146,8 +352,11 @@ def _top(values: Any, n: int) -> float:
     return float(sum(vals[:n])) if vals else float("nan")
 
 
-def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]) -> pd.DataFrame:
-    """Label margins ``All``, name each cell's grouping set, and add the empty cells of every grouping."""
+def _complete(
+    frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]], margins: dict[str, str]
+) -> pd.DataFrame:
+    """Label margins (``All`` unless that is a level, :func:`margin_labels`), name each cell's grouping set, and
+    add the empty cells of every grouping."""
     variables = list(spec.variables)
     if not variables:
         frame["set"] = [()] * len(frame)
@@ -158,7 +367,7 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
     gflags = frame[[f"__g_{v}" for v in variables]].to_numpy(dtype=bool)
     frame["set"] = [tuple(v for v, g in zip(variables, row, strict=True) if not g) for row in gflags]
     for v, col in zip(variables, gflags.T, strict=True):
-        frame.loc[col, v] = ALL
+        frame.loc[col, v] = margins.get(v, ALL)
     frame = frame.drop(columns=[f"__g_{v}" for v in variables])
     # Every released grouping shows each observed row × each observed column (a crosstab's empty cells).
     parts = []
@@ -180,7 +389,7 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
             full = pd.DataFrame(index=[0])
         for v in variables:
             if v not in s:
-                full[v] = ALL
+                full[v] = margins.get(v, ALL)
         full = (
             full.merge(part.drop(columns=["set"]), on=variables, how="left")
             if rows + cols
@@ -200,7 +409,9 @@ def _complete(frame: pd.DataFrame, spec: OutputSpec, sets: list[tuple[str, ...]]
     # The full table first, then its margins; inside each, the labels in their natural order (numbers as numbers).
     keys = pd.DataFrame({"__size": -out["set"].map(len)})
     for v in variables:
-        keys[f"__k_{v}"] = out[v].map(lambda x: (x == ALL, *_order(str(x))))
+        # A margin sorts last: it is known by its grouping set, never by its label.
+        margin = out["set"].map(lambda t, v=v: v not in t)
+        keys[f"__k_{v}"] = [(m, *_order(str(x))) for m, x in zip(margin, out[v], strict=True)]
     order = keys.sort_values(by=list(keys.columns), kind="stable").index
     return out.loc[order]
 

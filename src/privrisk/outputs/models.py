@@ -47,23 +47,28 @@ def design(frame: pd.DataFrame, spec: OutputSpec) -> tuple[np.ndarray, np.ndarra
                 cols.append((values.astype(str) == level).to_numpy(dtype=float))
                 names.append(f"C({name})[T.{level}]")
         else:
-            try:
-                cols.append(pd.to_numeric(values).to_numpy(dtype=float))
-            except (TypeError, ValueError):
-                raise PrivriskError(
-                    f"spec: output {spec.name!r}: field 'formula': column {name!r} is not numeric; write C({name})",
-                    param="spec",
-                ) from None
+            cols.append(_numbers(values, spec, f"column {name!r}", f"; write C({name})"))
             names.append(name)
-    try:
-        y = pd.to_numeric(data[y_name]).to_numpy(dtype=float)
-    except (TypeError, ValueError):
-        raise PrivriskError(
-            f"spec: output {spec.name!r}: field 'formula': the response {y_name!r} is not numeric",
-            param="spec",
-        ) from None
+    y = _numbers(data[y_name], spec, f"the response {y_name!r}", "")
     x = np.column_stack(cols) if cols else np.empty((len(data), 0))
     return y, x, tuple(names)
+
+
+def _numbers(values: pd.Series, spec: OutputSpec, what: str, hint: str) -> np.ndarray:
+    """A column of a model as finite numbers (true and false as 1 and 0), or a one-line error naming it."""
+    head = f"spec: output {spec.name!r}: field 'formula': {what}"
+    if pd.api.types.is_datetime64_any_dtype(values) or pd.api.types.is_timedelta64_dtype(values):
+        raise PrivriskError(f"{head} holds dates or times, not numbers{hint}", param="spec")
+    try:
+        x = pd.to_numeric(values).to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{head} is not numeric{hint}", param="spec") from None
+    if not np.isfinite(x).all():
+        raise PrivriskError(
+            f"{head} holds an infinite value: give finite numbers (a missing value may be left empty)",
+            param="spec",
+        )
+    return x
 
 
 def fit_model(frame: pd.DataFrame, spec: OutputSpec) -> ModelFit:

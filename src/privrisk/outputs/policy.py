@@ -20,6 +20,17 @@ from privrisk.errors import PrivriskError
 
 __all__ = ["Policy", "read_policy"]
 
+# The largest value of each whole-number key: far above any centre's rule, and small enough to compute with (the
+# (n, k) rule keeps the n largest values of every cell; ACRO's defaults are 10, 10, 2 and 5).
+_LARGEST = {
+    "safe_threshold": 1_000_000,
+    "safe_dof_threshold": 1_000_000,
+    "safe_nk_n": 1_000,
+    "safe_round_base": 1_000_000,
+}
+# A policy is a few lines of YAML; anything larger is not one (and /dev/zero must not fill the memory).
+MAX_POLICY_BYTES = 1 << 20
+
 # ACRO's keys that privrisk reads but does not apply (they concern survival plots, federated mode, file types).
 _KEPT_KEYS = {"survival_safe_threshold", "federated", "blocked_extensions"}
 
@@ -45,8 +56,10 @@ class Policy:
     def __post_init__(self) -> None:
         for name in ("safe_threshold", "safe_dof_threshold", "safe_nk_n", "safe_round_base"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise PrivriskError(f"{name}: must be a whole number ≥ 1, not {value!r}", param=name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _LARGEST[name]:
+                raise PrivriskError(
+                    f"{name}: must be a whole number from 1 to {_LARGEST[name]:,}, not {value!r}", param=name
+                )
         for name in ("safe_nk_k", "safe_pratio_p"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value <= 1):
@@ -71,11 +84,17 @@ def read_policy(path: str | os.PathLike[str] | None) -> Policy:
         return Policy()
     import yaml  # type: ignore[import-untyped]
 
+    from privrisk.io.files import read_regular_file
+
     file = Path(path)
     try:
-        doc = yaml.safe_load(file.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise PrivriskError(f"policy: cannot read {file}: {exc.strerror or exc}", param="policy") from None
+        raw = read_regular_file(file, MAX_POLICY_BYTES, what="the policy", param="policy")
+    except FileNotFoundError:
+        raise PrivriskError(f"policy: cannot read {file}: no such file", param="policy") from None
+    try:
+        doc = yaml.safe_load(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise PrivriskError(f"policy: {file} is not UTF-8 text", param="policy") from None
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         where = f" (line {line + 1})" if line is not None else ""
@@ -85,7 +104,7 @@ def read_policy(path: str | os.PathLike[str] | None) -> Policy:
     if not isinstance(doc, dict):
         raise PrivriskError(f"policy: {file} must hold keys such as safe_threshold: 10", param="policy")
     known = {f.name for f in fields(Policy)}
-    unknown = sorted(set(doc) - known - _KEPT_KEYS)
+    unknown = sorted(str(k) for k in set(doc) - known - _KEPT_KEYS)
     if unknown:
         raise PrivriskError(
             f"policy: {file}: unknown key {unknown[0]!r}; the keys are ACRO's: {', '.join(sorted(known))}",

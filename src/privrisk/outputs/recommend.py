@@ -1,34 +1,62 @@
-"""What to do about failing cells and disclosures, each suggestion with what it costs.
+"""What to do about failing cells and disclosures: suggestions proven against the whole release, ranked by cost.
 
-- **suppress** the failing cells of a count table, with the secondary suppressions they then need: cells are
-  added greedily (the smallest cell on a line through a given-away cell that holds no other hidden cell) until
-  the differencing audit (:func:`audit`: the intervals of :mod:`privrisk.outputs.intervals` over everything
-  else released) determines neither a hidden cell's count nor any of its atoms below the threshold; the audit's
-  verdict, the chosen cells and each suppressed cell's interval (what an intruder recomputes,
-  :mod:`privrisk.outputs.cell_bounds`) are part of the suggestion;
-- **suppress** the failing cells of a sum or mean table (or a weighted count) the same way, confirmed when every
-  suppressed cell's interval over everything else released is wider than its p % protection
-  (:func:`privrisk.outputs.cell_bounds.protected`);
-- **round** every cell to the policy's ``safe_round_base`` (each cell moves by at most half the base);
-- **coarsen**: leave out one grouping variable, and say how many cells would still fail;
-- **noise**: release with Laplace noise of scale Δf/ε, Δf the global sensitivity of the query over the
-  variable's observed range (:func:`privrisk.sensitivity.global_sensitivity`) and ε = ln(t − 1), which keeps the
-  many-worlds risk among t possible worlds (t the threshold) at 1/2 (:func:`privrisk.risk.many_worlds`);
-- for a disclosure, **withhold** one of the outputs it combines, confirmed by auditing the rest again.
+For every failing table the suggestions are, in the order a centre uses them:
+
+- **suppress** the failing cells, with the secondary suppressions they need: cells are added greedily (the
+  smallest cell on a line through a cell the audit still recomputes, :func:`_partner`) until the audit finds
+  every failing cell protected and no new finding;
+- **coarsen**: release the table without one grouping variable (when no cell of the coarser table fails);
+- **withhold**: do not release the table;
+- **round** every cell to the policy's ``safe_round_base`` (not audited: see below);
+- **noise**: Laplace noise of scale Δf/ε, Δf the global sensitivity of the query over the variable's observed
+  range (:func:`privrisk.sensitivity.global_sensitivity`) and ε = ln(t − 1), which keeps the many-worlds risk among
+  t possible worlds (t the threshold) at 1/2 (:func:`privrisk.risk.many_worlds`); its cost is stated as the
+  half-width of the 95 % interval of the noise, b·ln 20, beside the failing cells' values.
+
+**Confirmed** means proven by :func:`audit` (:func:`privrisk.outputs.release_audit.audit_release`): the release
+with the suggestion applied, everything else as requested (this request's other outputs in full and the
+ledger's), gives no finding that the release without the table would not give, and each failing cell of the table
+is protected (its interval over everything released is not a single value, or for a magnitude wider than its p %
+protection). The first confirmed suggestion of each output (else its first suppression) and, for findings that
+combine outputs that pass, the fewest of this request's outputs to withhold, make up the **plan**; the plan is
+audited once more with all its suggestions applied together. A suggestion of the plan that is not confirmed
+alone is confirmed by that audit. Rounding is never confirmed: the audit models released numbers as exact, and a
+rounded cell is known to lie within half the base of its value.
+
+Suggestions are ranked by what they cost, as τ-ARGUS reports suppressions: confirmed first, then suppression,
+coarsening and withholding before rounding and noise, then the number of cells withheld and the total they hold.
+Every audit shares one time budget (:data:`REMEDY_SECONDS`); a suggestion not audited in time is not confirmed and
+says so.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 
+from privrisk._format import listing
 from privrisk.outputs.policy import Policy
-from privrisk.outputs.spec import OutputSpec
+from privrisk.outputs.release_audit import Audit, Change, audit_release, coarser, finding_key
+from privrisk.outputs.secondary import cover, partner
+from privrisk.outputs.spec import MODELS, OutputSpec
+from privrisk.outputs.wording import DEFAULT_UNIT, cell_text, cells_phrase, quantity
+
+__all__ = ["REMEDY_SECONDS", "audit", "recommendations"]
+
+#: The audit of a release with suggestions applied (:func:`privrisk.outputs.release_audit.audit_release`).
+audit = audit_release
+
+# Seconds all the audits of the suggestions may take together; a suggestion left unaudited is not confirmed.
+REMEDY_SECONDS = 30.0
+MAX_SECONDARY = 50
+# The order in which a centre reaches for a remedy: the usual ones before rounding and noise.
+FAMILY = {"suppress": 0, "coarsen": 0, "withhold": 0, "round": 1, "noise": 2, "review": 3}
+LINEAR = ("count", "sum", "mean")
+NOT_AUDITED = "not audited in the time given"
 
 
 def _at(frame: pd.DataFrame) -> Any:
@@ -36,200 +64,420 @@ def _at(frame: pd.DataFrame) -> Any:
     return frame.at
 
 
-__all__ = ["audit", "magnitude_suppression", "recommendations", "suppression"]
-
-MAX_SECONDARY = 50
-# What audit() gives when time ran out: the suppression is then not confirmed (and not extended further).
-NOT_CONFIRMED = -1
+def _unit(spec: OutputSpec) -> str:
+    return str(getattr(spec, "unit", None) or DEFAULT_UNIT)
 
 
-def _noise(spec: OutputSpec, policy: Policy, con: Any) -> dict[str, Any] | None:
-    from privrisk._format import number, percent_3g
-    from privrisk._validation import quote_identifier as qi
-    from privrisk.risk import many_worlds
-    from privrisk.sensitivity import global_sensitivity
+class _Auditor:
+    """The audits of one request, under one deadline; each (changes, targets) is audited once."""
 
-    t = policy.safe_threshold
-    if t < 3 or spec.kind not in ("count", "sum", "mean", "median", "min", "max"):
-        return None
-    epsilon = math.log(t - 1)
+    def __init__(
+        self, con: Any, linear: list[tuple[OutputSpec, pd.DataFrame]], policy: Policy, deadline: float
+    ) -> None:
+        self.con, self.linear, self.policy, self.deadline = con, linear, policy, deadline
+        self.memo: dict[Any, Audit | None] = {}
+        self.cache: dict[OutputSpec, pd.DataFrame] = {}
+
+    def cells(self, spec: OutputSpec) -> pd.DataFrame:
+        """A table's cells, computed once for every audit of the request."""
+        from privrisk.outputs.compute import table_cells
+
+        if spec not in self.cache:
+            self.cache[spec] = table_cells(self.con, spec, self.policy)
+        return self.cache[spec]
+
+    def __call__(self, changes: dict[str, Change], targets: dict[str, list[int]]) -> Audit | None:
+        key = (
+            tuple(sorted((k, v) for k, v in changes.items())),
+            tuple(sorted((k, tuple(v)) for k, v in targets.items())),
+        )
+        if key not in self.memo:
+            if time.perf_counter() > self.deadline:
+                return None
+            self.memo[key] = audit(
+                self.con, self.linear, changes, targets, self.policy, deadline=self.deadline
+            )
+        return self.memo[key]
+
+
+@dataclass
+class _Option:
+    """One suggestion for one output, before it is written out."""
+
+    action: str
+    output: str
+    change: Change | None
+    confirmed: bool
+    reason: str
+    cells_withheld: int
+    value_withheld: float
+    fields: dict[str, Any]
+
+    def rank_key(self) -> tuple[Any, ...]:
+        return (not self.confirmed, FAMILY[self.action], self.cells_withheld, self.value_withheld)
+
+
+def _new(result: Audit, base: Audit | None) -> list[dict[str, Any]]:
+    """Findings of ``result`` that the release without the output (``base``) does not have."""
+    seen = {finding_key(d) for d in base.disclosures} if base is not None else set()
+    return [d for d in result.disclosures if finding_key(d) not in seen]
+
+
+def _verdict(result: Audit | None, base: Audit | None, name: str) -> tuple[bool, str]:
+    """Whether an audit confirms a suggestion for output ``name``, and if not, why (in words)."""
+    if result is None or base is None:
+        return False, NOT_AUDITED
+    if not result.complete or not base.complete:
+        return False, "the audit did not decide every group in its time"
+    exposed = result.exposed(name)
+    if exposed:
+        t = exposed[0]
+        return False, f"a failing cell is still recomputed as {_span(t.lo, t.hi)}"
+    new = _new(result, base)
+    if new:
+        return False, f"it adds a finding: {new[0].get('sentence', '')}".rstrip(": .")
+    return True, ""
+
+
+def _span(lo: float, hi: float) -> str:
+    from privrisk.outputs.wording import interval_phrase
+
+    return interval_phrase(lo, hi)
+
+
+def _labels(spec: OutputSpec, cells: pd.DataFrame, i: int) -> dict[str, Any]:
+    return {v: _at(cells)[i, v] for v in spec.variables}
+
+
+def _cells_text(spec: OutputSpec, cells: pd.DataFrame, positions: list[int], most: int = 3) -> str:
+    margin = cells.attrs.get("margins") or {}
+    texts = [cell_text(_labels(spec, cells, i), margin or "All") for i in positions[:most]]
+    if len(positions) > most:
+        texts.append(f"and {len(positions) - most} other{'s' if len(positions) - most != 1 else ''}")
+    return "; ".join(texts)
+
+
+def _held(spec: OutputSpec, cells: pd.DataFrame, positions: list[int]) -> tuple[float, str]:
+    """What the cells withheld hold: their people (counts) or their total (magnitudes), and in words."""
     if spec.kind == "count" and not spec.weights:
-        delta = 1.0
-    else:
-        col = spec.weights if spec.kind == "count" else spec.variable
-        lo, hi = con.sql(
-            f"SELECT MIN(CAST({qi(str(col))} AS DOUBLE)), MAX(CAST({qi(str(col))} AS DOUBLE)) FROM data"
-        ).fetchall()[0]
-        if lo is None or hi is None or hi <= lo:
-            return None
-        query = "sum" if spec.kind == "count" else spec.kind
-        delta = float(global_sensitivity(query, (float(lo), float(hi))))
-    scale = delta / epsilon
-    return {
-        "action": "noise",
-        "output": spec.name,
-        "epsilon": epsilon,
-        "sensitivity": delta,
-        "scale": scale,
-        "risk": float(many_worlds(epsilon, t)),
-        "cost": f"Laplace noise of scale {number(scale)} on every cell (its mean absolute size)",
-        "sentence": f"Release {spec.name} with Laplace noise of scale {number(scale)} (Δf = {number(delta, 6)}, ε = ln {t - 1} "
-        f"≈ {epsilon:.3f}): an intruder choosing among {t} possible worlds is right with probability "
-        f"{percent_3g(float(many_worlds(epsilon, t)))}.",
-    }
+        total = float(pd.to_numeric(cells["value"].iloc[positions], errors="coerce").fillna(0).sum())
+        return total, f"holding {quantity(total, _unit(spec))}"
+    col = "total" if "total" in cells else "value"
+    total = float(pd.to_numeric(cells[col].iloc[positions], errors="coerce").fillna(0).abs().sum())
+    from privrisk._format import number
+
+    what = spec.weights if spec.kind == "count" else spec.variable
+    return total, f"holding {number(total)} of {what}"
 
 
-def _coarsen(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    full = cells[[t == spec.variables for t in cells["set"]]]
-    if len(spec.variables) < 2:
-        return out
-    for v in spec.variables:
-        rest = [u for u in spec.variables if u != v]
-        n = full.groupby(rest)["n"].sum()
-        failing = int((n < policy.safe_threshold).sum())
-        out.append(
+class _Request:
+    """The suggestions of one request: per failing output its options, audited; then the plan."""
+
+    def __init__(
+        self,
+        outputs: list[dict[str, Any]],
+        specs: tuple[OutputSpec, ...],
+        linear: list[tuple[OutputSpec, pd.DataFrame]],
+        policy: Policy,
+        con: Any,
+    ) -> None:
+        self.outputs, self.policy, self.con = outputs, policy, con
+        self.by_name = {s.name: s for s in specs}
+        self.tables = {s.name: c for s, c in linear}
+        table_specs = [(s, c) for s, c in linear if s.kind not in MODELS]
+        self.run = _Auditor(con, table_specs, policy, time.perf_counter() + REMEDY_SECONDS)
+        self.failing = {
+            o["name"]: [i for i, c in enumerate(o["cells"]) if c["status"] == "fail"]
+            for o in outputs
+            if o["status"] == "fail" and o["kind"] not in MODELS
+        }
+
+    # ---------------------------------------------------------------------------------------- per output
+    def options(self, name: str) -> list[_Option]:
+        spec, cells, failing = self.by_name[name], self.tables[name], self.failing[name]
+        if spec.kind not in LINEAR:
+            # Medians, quantiles, minima and maxima are not sums of the groups' values: not audited.
+            return [
+                self._suppression(spec, cells, failing, None, None),
+                self._withhold(spec, cells, None, None),
+                *([] if (noise := self._noise(spec, cells, failing, False)) is None else [noise]),
+            ]
+        base = self.run({name: Change("withhold")}, {name: failing})
+        options = [self._suppression(spec, cells, failing, base, self.run)]
+        options += self._coarsenings(spec, cells, failing, base)
+        options.append(self._withhold(spec, cells, base, self.run))
+        if spec.kind == "count" and not spec.weights:
+            options.append(self._rounding(spec, cells))
+        confirmed, _ = _verdict(base, base, name)
+        noise = self._noise(spec, cells, failing, confirmed)
+        if noise is not None:
+            options.append(noise)
+        return sorted(options, key=_Option.rank_key)
+
+    def _suppression(
+        self, spec: OutputSpec, cells: pd.DataFrame, failing: list[int], base: Audit | None, run: Any
+    ) -> _Option:
+        chosen = list(failing)
+        confirmed, reason = False, "this kind of table is not audited for secondary suppression"
+        result: Audit | None = None
+        if run is not None:
+            for _ in range(MAX_SECONDARY + 1):
+                result = run({spec.name: Change("suppress", tuple(chosen))}, {spec.name: failing})
+                confirmed, reason = _verdict(result, base, spec.name)
+                if confirmed or result is None or not result.complete:
+                    break
+                exposed = result.exposed(spec.name)
+                extra = (
+                    partner(spec, cells, exposed[0].position, chosen)
+                    if exposed
+                    else cover(spec, cells, _new(result, base)[0], chosen)
+                )
+                if extra is None or extra in chosen:
+                    break
+                chosen.append(extra)
+        if confirmed and result is not None:
+            # A secondary cell that is recomputed anyway protects nothing: released, it adds no number the
+            # intruder lacks. Without such cells the audit must still confirm (it is run again to be sure).
+            found = result.intervals.get(spec.name, {})
+            fixed = [i for i in chosen[len(failing) :] if i in found and found[i][0] == found[i][1]]
+            if fixed:
+                fewer = [i for i in chosen if i not in fixed]
+                again = run({spec.name: Change("suppress", tuple(fewer))}, {spec.name: failing})
+                if _verdict(again, base, spec.name)[0]:
+                    chosen, result = fewer, again
+        secondary = chosen[len(failing) :]
+        value, held = _held(spec, cells, chosen)
+        intervals: list[Any] = [None] * len(chosen)
+        if result is not None:
+            found = result.intervals.get(spec.name, {})
+            intervals = [None if i not in found else [_end(found[i][0]), _end(found[i][1])] for i in chosen]
+        return _Option(
+            "suppress",
+            spec.name,
+            Change("suppress", tuple(chosen)),
+            confirmed,
+            reason,
+            len(chosen),
+            value,
             {
-                "action": "coarsen",
-                "output": spec.name,
-                "variable": v,
-                "cells_failing": failing,
-                "cost": f"{len(full) - len(n)} cells fewer ({len(n)} instead of {len(full)}); {v} no longer shown",
-                "sentence": f"Leave {v} out of {spec.name}: {len(n)} cells, of which {failing} would fail the threshold.",
-            }
+                "cells": [_labels(spec, cells, i) for i in chosen],
+                "secondary_cells": [_labels(spec, cells, i) for i in secondary],
+                "primary": len(failing),
+                "secondary": len(secondary),
+                "intervals": intervals,
+                "cost": f"{len(chosen)} of {cells_phrase(len(cells))} withheld"
+                + (f" ({len(secondary)} secondary)" if secondary else "")
+                + f", {held}",
+                "text": _suppress_text(spec, cells, failing, secondary),
+            },
         )
-    return out
+
+    def _coarsenings(
+        self, spec: OutputSpec, cells: pd.DataFrame, failing: list[int], base: Audit | None
+    ) -> list[_Option]:
+        from privrisk.outputs.rules import cell_rules, worst
+
+        out: list[_Option] = []
+        full = [i for i in range(len(cells)) if _at(cells)[i, "set"] == spec.variables]
+        for v in spec.variables:
+            coarse = coarser(spec, v)
+            coarse_cells = self.run.cells(coarse)
+            statuses = [
+                worst(r["status"] for r in rules) for rules in cell_rules(coarse, coarse_cells, self.policy)
+            ]
+            still = sum(s == "fail" for s in statuses)
+            shown = len(coarse_cells)
+            if still:
+                confirmed, reason = False, f"{cells_phrase(still)} of the coarser table would still fail"
+            else:
+                result = self.run({spec.name: Change("coarsen", drop=v)}, {spec.name: failing})
+                confirmed, reason = _verdict(result, base, spec.name)
+            lost = max(len(cells) - shown, 0)
+            value, _ = _held(spec, cells, full)
+            out.append(
+                _Option(
+                    "coarsen",
+                    spec.name,
+                    Change("coarsen", drop=v),
+                    confirmed,
+                    reason,
+                    lost,
+                    value,
+                    {
+                        "variable": v,
+                        "cells_failing": still,
+                        "cost": f"{cells_phrase(shown)} instead of {len(cells)}; {v} no longer shown",
+                        "text": f"Leave {v} out of {spec.name} ({cells_phrase(shown)} instead of {len(cells)})",
+                    },
+                )
+            )
+        return out
+
+    def _withhold(self, spec: OutputSpec, cells: pd.DataFrame, base: Audit | None, run: Any) -> _Option:
+        if run is None:
+            confirmed, reason = False, "this kind of table is not audited"
+        else:
+            confirmed, reason = _verdict(base, base, spec.name)
+            if not confirmed and reason.startswith("a failing cell"):
+                reason = "the other outputs give a failing cell back: " + reason.removeprefix(
+                    "a failing cell is "
+                )
+        value, held = _held(spec, cells, list(range(len(cells))))
+        return _Option(
+            "withhold",
+            spec.name,
+            Change("withhold"),
+            confirmed,
+            reason,
+            len(cells),
+            value,
+            {
+                "cost": f"all {cells_phrase(len(cells))} of {spec.name} withheld, {held}",
+                "text": f"Do not release {spec.name}",
+            },
+        )
+
+    def _rounding(self, spec: OutputSpec, cells: pd.DataFrame) -> _Option:
+        base = self.policy.safe_round_base
+        half = base // 2
+        unit = _unit(spec)
+        return _Option(
+            "round",
+            spec.name,
+            None,
+            False,
+            "rounded numbers are not audited for differencing (an intruder knows each rounded cell to within "
+            f"{quantity(half, unit)}, and differences of rounded cells narrow that further)",
+            0,
+            0.0,
+            {
+                "base": base,
+                "cost": f"every cell moves by up to {quantity(half, unit)}",
+                "text": f"Round every cell of {spec.name} to a multiple of {base}",
+            },
+        )
+
+    def _noise(
+        self, spec: OutputSpec, cells: pd.DataFrame, failing: list[int], hidden_ok: bool
+    ) -> _Option | None:
+        from privrisk._format import number, percent_3g
+        from privrisk._validation import quote_identifier as qi
+        from privrisk.risk import many_worlds
+        from privrisk.sensitivity import global_sensitivity
+
+        t = self.policy.safe_threshold
+        if t < 3 or spec.kind not in ("count", "sum", "mean", "median", "min", "max"):
+            return None
+        epsilon = math.log(t - 1)
+        if spec.kind == "count" and not spec.weights:
+            delta = 1.0
+        else:
+            col = spec.weights if spec.kind == "count" else spec.variable
+            lo, hi = self.con.sql(
+                f"SELECT MIN(CAST({qi(str(col))} AS DOUBLE)), MAX(CAST({qi(str(col))} AS DOUBLE)) FROM data"
+            ).fetchall()[0]
+            if lo is None or hi is None or hi <= lo:
+                return None
+            query = "sum" if spec.kind == "count" else spec.kind
+            delta = float(global_sensitivity(query, (float(lo), float(hi))))
+        scale = delta / epsilon
+        # 95 % of Laplace noise of scale b lies within ±b·ln 20.
+        within = scale * math.log(20)
+        values = pd.to_numeric(cells["value"].iloc[failing], errors="coerce").dropna()
+        unit = _unit(spec) if spec.kind == "count" and not spec.weights else ""
+        if not len(values):
+            span = ""
+        elif values.min() == values.max():
+            span = quantity(values.iloc[0], unit) if unit else number(values.iloc[0])
+        else:
+            span = (
+                f"{number(values.min())} to {quantity(values.max(), unit) if unit else number(values.max())}"
+            )
+        against = f" (its failing cells hold {span})" if span else ""
+        risk = float(many_worlds(epsilon, t))
+        reason = (
+            ""
+            if hidden_ok
+            else "the other outputs give a noisy cell back exactly, so the noise would not hide it"
+            if spec.kind in LINEAR
+            else "this kind of table is not audited"
+        )
+        return _Option(
+            "noise",
+            spec.name,
+            Change("noise"),
+            hidden_ok,
+            reason,
+            0,
+            0.0,
+            {
+                "epsilon": epsilon,
+                "sensitivity": delta,
+                "scale": scale,
+                "within_95": within,
+                "risk": risk,
+                "cost": f"every cell off by up to ±{number(within, 3)}{' ' + unit if unit else ''} in 95 % of "
+                f"releases{against}",
+                "text": f"Release {spec.name} with Laplace noise of scale {number(scale, 3)} (Δf = {number(delta, 6)}, "
+                f"ε = ln {t - 1} ≈ {epsilon:.3f}): 95 % of its cells come out within ±{number(within, 3)} of the "
+                f"truth{against}, and an intruder choosing among {t} possible worlds is right with probability "
+                f"{percent_3g(risk)}",
+            },
+        )
+
+    # -------------------------------------------------------------------------------------------- plan
+    def plan(
+        self, choice: dict[str, _Option], disclosures: list[dict[str, Any]]
+    ) -> tuple[dict[str, Change], list[str], Audit | None, list[tuple[str, bool]]]:
+        """The plan's changes, the outputs withheld for findings, its audit, and the withholdings tried."""
+        # Only what the audit models is changed: medians, quantiles, minima and maxima are left to review.
+        changes = {
+            n: o.change for n, o in choice.items() if o.change is not None and self.by_name[n].kind in LINEAR
+        }
+        targets = {n: list(self.failing[n]) for n in changes if n in self.failing}
+        result = self.run(changes, targets)
+        withheld: list[str] = []
+        tried: list[tuple[str, bool]] = []
+        while result is not None and result.disclosures:
+            names = {n for d in result.disclosures for n in d.get("outputs", ()) if n in self.by_name}
+            names -= set(withheld)
+            names = {n for n in names if self.by_name[n].kind in LINEAR}
+            if not names:
+                break
+            best: tuple[int, int, str, Audit] | None = None
+            for n in sorted(names, key=lambda n: (len(self.tables.get(n, ())), n))[:4]:
+                trial = dict(changes, **{n: Change("withhold")})
+                trial_targets = dict(targets)
+                if n in self.failing:
+                    trial_targets[n] = list(self.failing[n])
+                got = self.run(trial, trial_targets)
+                if got is None:
+                    continue
+                left = len(got.disclosures)
+                tried.append((n, left == 0 and got.complete))
+                if best is None or (left, len(self.tables.get(n, ()))) < best[:2]:
+                    best = (left, len(self.tables.get(n, ())), n, got)
+            if best is None or best[0] >= len(result.disclosures):
+                break
+            withheld.append(best[2])
+            changes[best[2]] = Change("withhold")
+            if best[2] in self.failing:
+                targets[best[2]] = list(self.failing[best[2]])
+            result = best[3]
+        return changes, withheld, result, tried
 
 
-def audit(
-    a: sp.csr_matrix,
-    b: np.ndarray,
-    truth: np.ndarray,
-    threshold: int,
-    hidden: list[np.ndarray],
-    deadline: float = np.inf,
-) -> int | None:
-    """The differencing audit of a suppression: the first hidden cell (given by its atoms) that the released
-    counts ``a·x = b`` still give away, None if none is, or :data:`NOT_CONFIRMED` if the programs did not decide
-    by ``deadline`` (``time.perf_counter()``).
-
-    A hidden cell is given away when its count is determined, or when one of its atoms holding 1 … threshold − 1
-    people is (the exact disclosure of :mod:`privrisk.outputs.differencing`).
-    """
-    from privrisk.outputs.differencing import UNDECIDED, _group_count
-    from privrisk.outputs.intervals import intervals
-
-    inside = np.zeros(truth.size, dtype=bool)
-    for members in hidden:
-        inside[members] = True
-    small = inside & (truth >= 1) & (truth < threshold)
-
-    def need(
-        lo: np.ndarray, hi: np.ndarray, seen_lo: np.ndarray, seen_hi: np.ndarray, cols: np.ndarray
-    ) -> np.ndarray:
-        k = truth[cols]
-        return small[cols] & (seen_lo >= k) & (seen_hi <= k) & (lo < hi)
-
-    res = intervals(
-        a, b, integer=True, lower=np.zeros(truth.size), known=truth, need=need, full_limit=0, with_rank=False
+def _suppress_text(spec: OutputSpec, cells: pd.DataFrame, failing: list[int], secondary: list[int]) -> str:
+    k = len(failing)
+    head = (
+        f"Suppress the failing cell of {spec.name} ({_cells_text(spec, cells, failing)})"
+        if k == 1
+        else f"Suppress the {k} failing cells of {spec.name} ({_cells_text(spec, cells, failing)})"
     )
-    determined = (res.lo == res.hi) & res.tight
-    for i, members in enumerate(hidden):
-        if np.any(determined[members] & small[members]):
-            return i
-        if np.all(determined[members]):
-            return i
-        if any(pt[members].sum() != truth[members].sum() for pt in res.points):
-            continue
-        known = _group_count(a, b, members, truth.size, deadline=deadline)
-        if known == UNDECIDED:
-            return NOT_CONFIRMED
-        if known is not None:
-            return i
-    return None
-
-
-def suppression(
-    spec: OutputSpec,
-    linear: list[tuple[OutputSpec, pd.DataFrame]],
-    failing: list[int],
-    incidence_of: Any,
-    truth: np.ndarray,
-    threshold: int,
-    deadline: float = np.inf,
-) -> tuple[list[int], bool]:
-    """Cells to suppress in a count table (the failing ones first, then secondary ones chosen greedily), and
-    whether the differencing audit (:func:`audit`, over everything else released) confirms them.
-
-    ``incidence_of(spec, cells)`` gives a table's cells × atoms matrix
-    (:func:`privrisk.outputs.differencing.incidence`). Greedy: a hidden cell that is given away gets a partner:
-    along a line of its table (the cells that share all labels but one with it) where it is the only hidden
-    cell, the smallest other cell of that line; failing that, the smallest cell of its line.
-    """
-    own = dict(linear)[spec]
-    others: list[sp.csr_matrix] = []
-    other_b: list[np.ndarray] = []
-    mat = None
-    for s, cells in linear:
-        if s.kind != "count" or s.weights:
-            continue
-        m = incidence_of(s, cells)
-        if s == spec:
-            mat = m
-            continue
-        others.append(m)
-        other_b.append(cells["value"].to_numpy(dtype=float))
-    assert mat is not None
-    values = own["value"].to_numpy(dtype=float)
-    position = {int(c): i for i, c in enumerate(own.index)}
-    suppressed = list(dict.fromkeys(failing))
-    for _ in range(MAX_SECONDARY + 1):
-        shown = np.array([i for c, i in position.items() if c not in suppressed], dtype=np.int64)
-        a = sp.vstack([*others, mat[shown]], format="csr") if others or shown.size else mat[shown]
-        b = np.concatenate([*other_b, values[shown]])
-        hidden = [mat.indices[mat.indptr[position[c]] : mat.indptr[position[c] + 1]] for c in suppressed]
-        exposed = audit(sp.csr_matrix(a), b, truth, threshold, hidden, deadline)
-        if exposed is None:
-            return suppressed, True
-        if exposed == NOT_CONFIRMED or time.perf_counter() > deadline:
-            return suppressed, False
-        candidate = _partner(spec, own, suppressed[exposed], suppressed)
-        if candidate is None:
-            return suppressed, False
-        suppressed.append(candidate)
-    return suppressed, False
-
-
-def _partner(spec: OutputSpec, cells: pd.DataFrame, cell: int, suppressed: list[int]) -> int | None:
-    """A secondary suppression for ``cell``: in a line through it (same grouping, all labels but one equal)
-    that holds no other hidden cell, the smallest cell; else the smallest unhidden cell of any line through it;
-    else the smallest unhidden cell of its grouping."""
-    s = _at(cells)[cell, "set"]
-    same = cells[cells["set"].map(lambda t: t == s)]
-    lines: list[tuple[bool, float, int]] = []
-    for v in s:
-        fixed = [u for u in s if u != v]
-        on_line = (
-            same[np.logical_and.reduce([same[u] == _at(cells)[cell, u] for u in fixed])] if fixed else same
-        )
-        others = [int(cast(Any, i)) for i in on_line.index if int(cast(Any, i)) != cell]
-        free = [i for i in others if i not in suppressed]
-        if not free:
-            continue
-        lonely = not any(i in suppressed for i in others)
-        best = min(free, key=lambda i: float(_at(cells)[i, "value"]))
-        lines.append((not lonely, float(_at(cells)[best, "value"]), best))
-    if lines:
-        return min(lines)[2]
-    rest = same[~same.index.isin(suppressed)]
-    return None if rest.empty else int(cast(Any, rest["value"].idxmin()))
-
-
-# Seconds the suppressed cells' intervals of all tables may take together (each round of a magnitude table's
-# greedy search solves every hidden cell's programs); a suggestion found after that is not confirmed.
-SUPPRESSION_SECONDS = 10.0
-# How long the audits that confirm withholding an output may take together (each about as long as the first).
-WITHHOLD_SECONDS = 20.0
+    if not secondary:
+        return head
+    more = f"{len(secondary)} more cell{'s' if len(secondary) != 1 else ''}"
+    return f"{head} and {more} ({_cells_text(spec, cells, secondary)})"
 
 
 def _end(x: float) -> float | int:
@@ -237,89 +485,19 @@ def _end(x: float) -> float | int:
     return int(v) if v.is_integer() and abs(v) < 2**53 else v
 
 
-def _hidden_intervals(
-    diff: Any, spec: OutputSpec, cells: pd.DataFrame, chosen: list[int], deadline: float = np.inf
-) -> list[Any]:
-    """Each suppressed cell's interval when all of them are suppressed (what an intruder recomputes); a wider
-    one that still holds where the time ran out."""
-    from privrisk.outputs.cell_bounds import hidden_cells
-
-    if spec.name not in diff.cell_rows or not chosen:
-        return [None] * len(chosen)
-    position = {int(c): i for i, c in enumerate(cells.index)}
-    res = hidden_cells(diff, spec, cells, [position[c] for c in chosen], deadline=deadline)
-    return [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
-
-
-def magnitude_suppression(
-    diff: Any,
-    spec: OutputSpec,
-    cells: pd.DataFrame,
-    failing: list[int],
-    policy: Policy,
-    *,
-    deadline: float | None = None,
-) -> tuple[list[int], bool, list[Any]]:
-    """Cells to suppress in a sum or mean table (or a weighted count): the failing ones, then secondary ones
-    chosen greedily (as for counts, :func:`_partner`) until every suppressed cell's interval over everything
-    else released is wider than its protection (:func:`privrisk.outputs.cell_bounds.protected`: not a single
-    value, and for sums and means the p % rule's); whether that was reached, and the suppressed cells'
-    intervals."""
-    from privrisk.outputs.cell_bounds import hidden_cells, protected
-
-    def column(name: str) -> np.ndarray:
-        if name not in cells:
-            return np.full(len(cells), np.nan)
-        return pd.to_numeric(cells[name], errors="coerce").to_numpy(dtype=float)
-
-    total, top1, top2, count = (column(c) for c in ("total", "top1", "top2", "n"))
-    kind = "count" if spec.kind == "count" or spec.weights else spec.kind
-    position = {int(c): i for i, c in enumerate(cells.index)}
-    if deadline is None:
-        deadline = time.perf_counter() + SUPPRESSION_SECONDS
-    suppressed = list(dict.fromkeys(failing))
-    res = None
-    for _ in range(MAX_SECONDARY + 1):
-        res = hidden_cells(diff, spec, cells, [position[c] for c in suppressed], deadline=deadline)
-        exposed, unsure = None, False
-        for t, c in enumerate(suppressed):
-            i = position[c]
-            if np.isnan(res.lo[t]):
-                continue
-            guarded = protected(
-                kind,
-                res.lo[t],
-                res.hi[t],
-                total=total[i],
-                top1=top1[i],
-                top2=top2[i],
-                count=count[i],
-                p=policy.safe_pratio_p,
-            )
-            if not guarded:
-                # Too narrow even if the interval is a wider one than the truth: more cells must go.
-                exposed = t
-                break
-            # Wide enough, but only as a bound not proven tight: the truth may be narrower.
-            unsure |= not res.exact[t]
-        if exposed is None:
-            if unsure:
-                res = None
-            break
-        if time.perf_counter() > deadline:
-            res = None
-            break
-        candidate = _partner(spec, cells, suppressed[exposed], suppressed)
-        if candidate is None:
-            res = None
-            break
-        suppressed.append(candidate)
+def _sentence(o: _Option, plan: bool, together: bool) -> str:
+    text = o.fields["text"]
+    if o.confirmed and together:
+        verdict = "with the other suggestions applied, the audit of everything released confirms it"
+    elif o.confirmed:
+        verdict = "the audit of everything released confirms it"
+    elif o.action == "round":
+        verdict = f"not confirmed: {o.reason}"
     else:
-        res = None
-    if res is None:
-        return suppressed, False, _hidden_intervals(diff, spec, cells, suppressed, deadline)
-    bounds = [None if np.isnan(lo) else [_end(lo), _end(hi)] for lo, hi in zip(res.lo, res.hi, strict=True)]
-    return suppressed, True, bounds
+        verdict = f"not confirmed: {o.reason}"
+    if not plan:
+        text = "Instead: " + text[:1].lower() + text[1:]
+    return f"{text}; {verdict}."
 
 
 def recommendations(
@@ -332,173 +510,154 @@ def recommendations(
     *,
     audit_seconds: float = 0.0,
 ) -> list[dict[str, Any]]:
-    """The suggestions for every failing output and every disclosure.
+    """The suggestions for every failing output and every finding, the plan first, each with its cost.
 
-    ``audit_seconds``: how long the differencing audit of everything released took; a withheld output is
-    confirmed by auditing the rest again, which takes about as long, so at most :data:`WITHHOLD_SECONDS` of such
-    audits are run (a withholding not confirmed in that time is offered as not confirmed).
+    ``diff`` is the differencing of the request as it is (its findings start the plan); ``audit_seconds`` how
+    long it took (kept for callers; every audit here shares :data:`REMEDY_SECONDS`).
     """
-    from privrisk.outputs.differencing import difference, incidence
-
-    by_name = {s.name: s for s in specs}
-    tables = {s.name: c for s, c in linear}
-    flag_of = {c: f"__f{i}" for i, c in enumerate(diff.conditions)}
-    recs: list[dict[str, Any]] = []
-    deadline = time.perf_counter() + SUPPRESSION_SECONDS
-
-    def incidence_of(s: OutputSpec, cells: pd.DataFrame) -> sp.csr_matrix:
-        return incidence(diff.atoms, s, cells, flag_of.get(s.where) if s.where else None)
-
+    del audit_seconds
+    request = _Request(outputs, specs, linear, policy, con)
+    per_output: dict[str, list[_Option]] = {}
     for o in outputs:
-        if o["status"] != "fail" or o["kind"] in ("ols", "logit"):
-            if o["status"] == "fail":
-                recs.append(
-                    {
-                        "action": "withhold",
-                        "output": o["name"],
-                        "cost": "the model is not released",
-                        "sentence": f"Fit {o['name']} on more records or with fewer terms, or do not release it.",
-                    }
-                )
+        if o["status"] != "fail":
             continue
-        spec = by_name[o["name"]]
-        cells = tables[spec.name]
-        failing = [int(i) for i, c in zip(cells.index, o["cells"], strict=True) if c["status"] == "fail"]
-        if spec.kind == "count" and not spec.weights and not diff.atoms.empty:
-            truth = diff.atoms["n"].to_numpy(dtype=float)
-            chosen, confirmed = suppression(
-                spec, linear, failing, incidence_of, truth, policy.safe_threshold, deadline
-            )
-            bounds = _hidden_intervals(diff, spec, cells, chosen, deadline)
-            why = "so they cannot be recomputed"
-            verdict = (
-                "the audit of everything released confirms it.",
-                "the audit does not confirm that no suppressed cell can be recomputed",
-            )
-            recs.append(_suppression(spec, cells, failing, chosen, confirmed, bounds, why, verdict))
-        elif spec.kind in ("sum", "mean", "count") and spec.name in diff.cell_rows:
-            chosen, confirmed, bounds = magnitude_suppression(
-                diff, spec, cells, failing, policy, deadline=deadline
-            )
-            why = "so that none can be recomputed within its p % protection"
-            verdict = (
-                "the intervals over everything released confirm it.",
-                "a suppressed cell is still recomputed too closely",
-            )
-            recs.append(_suppression(spec, cells, failing, chosen, confirmed, bounds, why, verdict))
-        else:
-            recs.append(
-                {
-                    "action": "suppress",
-                    "output": spec.name,
-                    "cells": [_labels(spec, cells, i) for i in failing],
-                    "primary": len(failing),
-                    "secondary": None,
-                    "confirmed": False,
-                    "cost": f"{len(failing)} of {len(cells)} cells withheld",
-                    "sentence": f"Suppress the {len(failing)} failing cells of {spec.name}; this table is not "
-                    "audited for secondary suppression: check that the margins do not give them back.",
-                }
-            )
-        if spec.kind == "count":
-            base = policy.safe_round_base
-            recs.append(
-                {
-                    "action": "round",
-                    "output": spec.name,
-                    "base": base,
-                    "cost": f"every cell moves by at most {base / 2:g}",
-                    "sentence": f"Round every cell of {spec.name} to a multiple of {base}.",
-                }
-            )
-        recs.extend(_coarsen(spec, cells, policy))
-        noise = _noise(spec, policy, con)
-        if noise:
-            recs.append(noise)
-    # A disclosure: withhold one of this run's outputs that it combines, confirmed by a new audit.
-    tried: dict[str, bool] = {}
-    withheld: set[str] = set()
-    spent = 0.0
-    for d in diff.disclosures:
-        mine = [n for n in d["outputs"] if n in by_name]
-        untried: list[str] = []
-        for name in sorted(mine, key=lambda n: len(tables.get(n, ())))[:2]:
-            if name not in tried and len(tried) < 3:
-                if spent + audit_seconds > WITHHOLD_SECONDS:
-                    untried.append(name)
-                    continue
-                rest = [(s, c) for s, c in linear if s.name != name]
-                start = time.perf_counter()
-                again = difference(con, rest, policy)
-                spent += time.perf_counter() - start
-                tried[name] = not again.disclosures
-            if tried.get(name):
-                if name not in withheld:
-                    withheld.add(name)
-                    recs.append(
-                        {
-                            "action": "withhold",
-                            "output": name,
-                            "confirmed": True,
-                            "cost": f"{len(tables.get(name, ()))} cells of {name} withheld",
-                            "sentence": f"Do not release {name}: without it the audit finds no disclosure.",
-                        }
+        if o["kind"] in MODELS:
+            continue
+        per_output[o["name"]] = request.options(o["name"])
+    choice: dict[str, _Option] = {}
+    for name, options in per_output.items():
+        usual = [o for o in options if FAMILY[o.action] == 0]
+        choice[name] = next((o for o in usual if o.confirmed), usual[0] if usual else options[0])
+    if not per_output and not diff.disclosures:
+        return [_model(o) for o in outputs if o["status"] == "fail" and o["kind"] in MODELS]
+    changes, withheld, result, tried = request.plan(choice, diff.disclosures)
+    plan_safe = result is not None and result.safe
+    recs: list[dict[str, Any]] = []
+    alternatives: list[dict[str, Any]] = []
+    for o in outputs:
+        if o["status"] == "fail" and o["kind"] in MODELS:
+            recs.append(_model(o))
+            continue
+        if o["name"] not in per_output:
+            continue
+        options = per_output[o["name"]]
+        picked = choice[o["name"]]
+        if o["name"] in withheld:
+            picked = next(x for x in options if x.action == "withhold")
+        for rank, opt in enumerate(options, 1):
+            in_plan = opt is picked
+            alone = opt.confirmed
+            audited = request.by_name[opt.output].kind in LINEAR
+            if in_plan and result is not None and audited:
+                own_ok = not result.exposed(opt.output) and result.complete
+                opt.confirmed = plan_safe or (alone and own_ok)
+                if not opt.confirmed and alone:
+                    opt.reason = "with the other suggestions applied, a failing cell is recomputed"
+                elif not opt.confirmed and not plan_safe and result.disclosures:
+                    opt.reason = opt.reason or "findings remain with the other suggestions applied"
+            elif in_plan and audited:
+                opt.confirmed, opt.reason = False, NOT_AUDITED
+            rec = _record(opt, rank, in_plan, together=in_plan and not alone and opt.confirmed)
+            (recs if in_plan else alternatives).append(rec)
+    extra = [n for n in withheld if n not in per_output]
+    if extra:
+        spec_cells = [(request.by_name[n], request.tables[n]) for n in extra]
+        count = sum(len(c) for _, c in spec_cells)
+        others = len(changes) > len(extra)
+        recs.append(
+            {
+                "action": "withhold",
+                "output": extra[0] if len(extra) == 1 else listing(extra),
+                "outputs": extra,
+                "plan": True,
+                "rank": 1,
+                "confirmed": plan_safe,
+                "cells_withheld": count,
+                "value_withheld": None,
+                "cost": f"{cells_phrase(count)} of {listing(extra)} withheld",
+                "sentence": f"Do not release {listing(extra)}: "
+                + (
+                    (
+                        "with the other suggestions applied, "
+                        if others
+                        else f"without {'it' if len(extra) == 1 else 'them'}, "
                     )
-                break
-        else:
-            if untried:
-                name = untried[0]
-                recs.append(
+                    + "the audit finds no disclosure."
+                    if plan_safe
+                    else "this removes some findings, not all (see below)."
+                ),
+            }
+        )
+        for n, ok in tried:
+            if ok and n not in withheld and len(withheld) == 1:
+                alternatives.append(
                     {
                         "action": "withhold",
-                        "output": name,
-                        "confirmed": False,
-                        "cost": f"{len(tables.get(name, ()))} cells of {name} withheld",
-                        "sentence": f"Withholding {name} may remove this disclosure; confirming it needs another "
-                        f"audit of everything released (about {audit_seconds:.0f} s), more than the time given: "
-                        "audit the request without it, or decide by review.",
+                        "output": n,
+                        "outputs": [n],
+                        "plan": False,
+                        "rank": 2,
+                        "confirmed": True,
+                        "cells_withheld": len(request.tables.get(n, ())),
+                        "value_withheld": None,
+                        "cost": f"{cells_phrase(len(request.tables.get(n, ())))} of {n} withheld",
+                        "sentence": f"Instead: do not release {n}: the audit then finds no disclosure either.",
                     }
                 )
-                continue
-            recs.append(
-                {
-                    "action": "review",
-                    "disclosure": d["sentence"],
-                    "confirmed": False,
-                    "cost": "a person decides",
-                    "sentence": "No single output of this request removes this disclosure: coarsen or suppress "
-                    "the cells that combine to it.",
-                }
-            )
-    return recs
+    if result is None:
+        recs.append(
+            {
+                "action": "review",
+                "plan": True,
+                "confirmed": False,
+                "cost": "a person decides",
+                "sentence": "The suggestions could not be audited together in the time given: decide by review.",
+            }
+        )
+    elif result.disclosures:
+        left = result.disclosures
+        recs.append(
+            {
+                "action": "review",
+                "plan": True,
+                "confirmed": False,
+                "disclosures": [d.get("sentence") for d in left],
+                "cost": "a person decides",
+                "sentence": f"With the suggestions above applied, {len(left)} finding{'s' if len(left) != 1 else ''} "
+                f"remain{'s' if len(left) == 1 else ''} ({left[0].get('sentence', '')}{' …' if len(left) > 1 else ''}); "
+                "no output of this request that was tried removes "
+                f"{'it' if len(left) == 1 else 'them'}: suppress or coarsen the cells that combine to "
+                f"{'it' if len(left) == 1 else 'them'}, or decide by review.",
+            }
+        )
+    return recs + alternatives
 
 
-def _labels(spec: OutputSpec, cells: pd.DataFrame, i: int) -> dict[str, Any]:
-    return {v: _at(cells)[i, v] for v in spec.variables}
-
-
-def _suppression(
-    spec: OutputSpec,
-    cells: pd.DataFrame,
-    failing: list[int],
-    chosen: list[int],
-    confirmed: bool,
-    bounds: Any,
-    why: str,
-    verdict: tuple[str, str],
-) -> dict[str, Any]:
-    """A suppression suggestion: the failing cells first, then the secondary ones, and whether it is confirmed."""
-    secondary = len(chosen) - len(failing)
+def _record(o: _Option, rank: int, plan: bool, *, together: bool) -> dict[str, Any]:
+    fields = {k: v for k, v in o.fields.items() if k != "text"}
     return {
-        "action": "suppress",
-        "output": spec.name,
-        "cells": [_labels(spec, cells, i) for i in chosen],
-        "secondary_cells": [_labels(spec, cells, i) for i in chosen[len(failing) :]],
-        "primary": len(failing),
-        "secondary": secondary,
-        "confirmed": confirmed,
-        "intervals": bounds,
-        "cost": f"{len(chosen)} of {len(cells)} cells withheld ({secondary} secondary)",
-        "sentence": f"Suppress {len(failing)} cell{'s' if len(failing) != 1 else ''} of {spec.name} and "
-        f"{secondary} more {why}; " + (verdict[0] if confirmed else f"{verdict[1]}: coarsen instead."),
+        "action": o.action,
+        "output": o.output,
+        "plan": plan,
+        "rank": rank,
+        "confirmed": o.confirmed,
+        **({"reason": o.reason} if not o.confirmed else {}),
+        "cells_withheld": o.cells_withheld,
+        "value_withheld": o.value_withheld,
+        **fields,
+        "sentence": _sentence(o, plan, together),
+    }
+
+
+def _model(o: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "action": "withhold",
+        "output": o["name"],
+        "plan": True,
+        "rank": 1,
+        "confirmed": True,
+        "cells_withheld": len(o["cells"]),
+        "value_withheld": None,
+        "cost": "the model is not released",
+        "sentence": f"Fit {o['name']} on more records or with fewer terms, or do not release it.",
     }

@@ -14,6 +14,7 @@ import pandas as pd
 
 from privrisk._format import listing, number, percent_3g
 from privrisk.io.files import atomic_dir, to_jsonable, write_csv
+from privrisk.outputs.wording import DEFAULT_UNIT, quantity
 from privrisk.reports.html import html_page
 
 if TYPE_CHECKING:
@@ -43,11 +44,14 @@ def rule_text(rule: dict[str, Any]) -> str:
 
     Example:
         >>> rule_text({"rule": "threshold", "status": "fail", "n": 3, "threshold": 10})
-        'threshold: 3 contributors < 10'
+        'threshold: 3 people, fewer than 10'
+        >>> rule_text({"rule": "threshold", "status": "fail", "n": 1, "threshold": 10, "unit": "firms"})
+        'threshold: 1 firm, fewer than 10'
     """
     r = rule["rule"]
+    unit = rule.get("unit") or DEFAULT_UNIT
     if r == "threshold":
-        return f"threshold: {rule['n']} contributors < {rule['threshold']}"
+        return f"threshold: {quantity(rule['n'], unit)}, fewer than {rule['threshold']}"
     if r == "nk":
         share = rule.get("share")
         share_text = "undefined" if share is None else percent_3g(share)
@@ -57,7 +61,7 @@ def rule_text(rule: dict[str, Any]) -> str:
     if r == "p-ratio":
         return f"p % rule: the rest is {percent_3g(rule['ratio'])} of the largest < {percent_3g(rule['p'])}"
     if r == "zeros":
-        return "zeros: an empty cell"
+        return f"zeros: an empty cell (no {unit})"
     if r == "dof":
         return f"residual degrees of freedom {rule['dof']} < {rule['threshold']}"
     if r == "missing":
@@ -218,16 +222,33 @@ def report_body(result: OutputsResult) -> str:
             "<p>None: no combination of the released outputs pins down a group below the threshold.</p>"
         )
     parts.append("<h2>What to do</h2>")
-    if doc["recommendations"]:
-        parts.append(
+    recs = doc["recommendations"]
+    plan = [r for r in recs if r.get("plan", True)]
+    others = [r for r in recs if not r.get("plan", True)]
+
+    def items(rs: list[dict[str, Any]]) -> str:
+        return (
             "<ul>"
             + "".join(
-                f"<li>{html.escape(r['sentence'])} <em>Cost: {html.escape(str(r['cost']))}.</em></li>"
-                for r in doc["recommendations"]
+                f'<li class="{"pass" if r.get("confirmed") else "review"}">{html.escape(r["sentence"])} '
+                f"<em>Cost: {html.escape(str(r['cost']))}.</em></li>"
+                for r in rs
             )
             + "</ul>"
         )
-    else:
+
+    if plan:
+        parts.append(
+            '<p class="privrisk-help" id="plan-help">Apply these together. "Confirmed" means that the audit of '
+            "everything that would be released, with these suggestions applied, finds no group pinned down below "
+            "the threshold and recomputes no failing cell.</p>" + items(plan)
+        )
+    if others:
+        parts.append(
+            '<p class="privrisk-help">Other ways, each in place of the suggestion for its output above, ranked '
+            "by what they withhold (confirmed ones first):</p>" + items(others)
+        )
+    if not recs:
         parts.append("<p>Nothing.</p>")
     parts.append("<h2>Outputs</h2>")
     unprotected = s.get("cells_unprotected", 0)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
+from privrisk.outputs.wording import DEFAULT_UNIT
 
 __all__ = ["STATUSES", "cell_rules", "model_rules", "worst"]
 
@@ -52,8 +53,10 @@ def _num(x: Any) -> float | int | None:
 
 
 def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[list[dict[str, Any]]]:
-    """For each cell of a table, the rules it breaks, each with its status and the numbers that decided it."""
+    """For each cell of a table, the rules it breaks, each with its status and the numbers that decided it (the
+    threshold's and the zeros' with the ``unit`` counted: the spec's ``unit``, people by default)."""
     t = policy.safe_threshold
+    unit = str(getattr(spec, "unit", None) or DEFAULT_UNIT)
     out: list[list[dict[str, Any]]] = []
     magnitude = spec.kind in ("sum", "mean")
     class_cells = _class_cells(spec, cells) if spec.kind == "count" and spec.rows and spec.columns else set()
@@ -62,9 +65,9 @@ def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[li
         n = int(row.n)
         broken: list[dict[str, Any]] = []
         if n < t:
-            broken.append({"rule": "threshold", "status": "fail", "n": n, "threshold": t})
+            broken.append({"rule": "threshold", "status": "fail", "n": n, "threshold": t, "unit": unit})
         if spec.kind not in ("sum", "mean") and n == 0 and policy.zeros_are_disclosive:
-            broken.append({"rule": "zeros", "status": "fail", "n": 0})
+            broken.append({"rule": "zeros", "status": "fail", "n": 0, "unit": unit})
         if magnitude:
             if row.negatives > 0:
                 broken.append(
@@ -117,7 +120,8 @@ def cell_rules(spec: OutputSpec, cells: pd.DataFrame, policy: Policy) -> list[li
 
 def _class_cells(spec: OutputSpec, cells: pd.DataFrame) -> set[int]:
     """Cells of the full two-way grouping that hold a whole non-empty row (class disclosure)."""
-    full = cells[[t == spec.variables for t in cells["set"]]]
+    # A boolean array, not a list: an empty list would select no columns instead of no rows.
+    full = cells[np.fromiter((t == spec.variables for t in cells["set"]), dtype=bool, count=len(cells))]
     found: set[int] = set()
     for _, group in full.groupby(list(spec.rows), sort=False):
         total: Any = group["value"].sum()

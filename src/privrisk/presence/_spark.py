@@ -1,8 +1,8 @@
 """Presence on Spark: rolling a large finest-level histogram up to a node of the generalisation lattice.
 
-The codes are mapped per batch with the same numpy lookup as :func:`privrisk.presence.lattice.roll_up`
+The codes are mapped per batch with the same numpy lookup as :func:`privrisk.presence.rollup.roll_up`
 (``mapInPandas``) and grouped by Spark; the (smaller) result comes back to the driver. It lives with presence, not
-in :mod:`privrisk.io.engine`, because it returns presence's :class:`~privrisk.presence.lattice.Rolled` and io sits
+in :mod:`privrisk.io.engine`, because it returns presence's :class:`~privrisk.presence.rollup.Rolled` and io sits
 on a lower floor (docs/architecture.md). pyspark is imported only when a roll-up runs.
 """
 
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk.io.engine import spark_session
-from privrisk.presence.lattice import Rolled
+from privrisk.presence.rollup import Rolled
 
 __all__ = ["SparkRollUp"]
 

@@ -13,7 +13,7 @@ research class, k-map (Sweeney) the smallest population class among those holdin
 
 How it scales: both tables are read once (:mod:`privrisk.presence.prepare`); each node is evaluated by mapping the
 finest histograms' integer codes through the hierarchies' level arrays and aggregating
-(:mod:`privrisk.presence.lattice`). Cost per node O(C_T + C_P + K): the numbers of finest classes in T and P and of
+(:mod:`privrisk.presence.rollup`). Cost per node O(C_T + C_P + K): the numbers of finest classes in T and P and of
 class keys at the node; never the number of rows.
 
 Information loss (to choose among the minimal nodes of a search; all three are reported for every node):
@@ -36,7 +36,7 @@ import pandas as pd
 
 from privrisk._validation import check_k, check_probability
 from privrisk.errors import PrivriskError
-from privrisk.presence import lattice as _lattice
+from privrisk.presence import rollup as _rollup
 from privrisk.presence.prepare import Levels, Prepared, Source, prepare_presence
 
 __all__ = ["PresenceResult", "Targets", "Violation", "delta_presence"]
@@ -184,7 +184,7 @@ def _ratio(data: np.ndarray, pop: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True, eq=False)
 class _NodeEval:
     levels: tuple[int, ...]
-    rolled: _lattice.Rolled
+    rolled: _rollup.Rolled
     suppressed_class: np.ndarray
     passes: bool
     monotone_fail: bool
@@ -197,10 +197,10 @@ def _evaluate(
     """Measure one node; suppress the failing research classes when they fit in the suppression budget.
 
     ``every_class``: list the population classes without research records too (a large grid otherwise counts
-    only the classes holding research records, :func:`privrisk.presence.lattice.roll_up_present`).
+    only the classes holding research records, :func:`privrisk.presence.rollup.roll_up_present`).
     """
     if every_class and prep.roller is None and prep.cube is None:
-        rolled = _lattice.roll_up(prep.enc, levels, every_class=True)
+        rolled = _rollup.roll_up(prep.enc, levels, every_class=True)
     else:
         rolled = prep.roll_up(levels)
     data, pop = rolled.data, rolled.pop
@@ -353,7 +353,7 @@ def delta_presence(
             :func:`prepare_presence` (then ``population`` and ``qi`` are not needed).
         population: the population P (rows, or counts per class with ``population_count``).
         qi: the quasi-identifier columns.
-        hierarchies: ``{column: spec}`` (see :mod:`privrisk.presence.hierarchy`); columns without one go raw → ``*``.
+        hierarchies: ``{column: spec}`` (see :mod:`privrisk.generalisation.hierarchy`); columns without one go raw → ``*``.
         levels: ``{column: level}`` or one level per column; default the finest.
         population_count: the column of P holding counts per class (P may then be coarser, e.g. age bands).
         delta_max, delta_min, k, kmap: thresholds; violations are listed in ``violations`` (and

@@ -4,8 +4,8 @@ The data holder releases a research subset T of a population P that an attacker 
 voter list, the full cohort); Nergiz, Atzori and Clifton (2007) call T's membership in P the thing to hide. Both
 tables are grouped on the quasi-identifiers by DuckDB (or Apache Spark) in one pass: a histogram of the distinct
 combinations with their counts, O(rows) once. Each quasi-identifier's distinct values are then placed in its
-hierarchy (:mod:`privrisk.presence.hierarchy`), so that every later step works on small integer codes and never on
-rows (:mod:`privrisk.presence.lattice`).
+hierarchy (:mod:`privrisk.generalisation.hierarchy`), so that every later step works on small integer codes and never on
+rows (:mod:`privrisk.presence.rollup`).
 
 P may be given coarser than T when it comes as counts per class (``population_count``): bins such as ``10-19`` for
 a raw age, or labels of a level of a table or mapping hierarchy (regions where T holds states). The finest level
@@ -36,9 +36,9 @@ import pandas as pd
 
 from privrisk._validation import check_whole
 from privrisk.errors import PrivacyLeakWarning, PrivriskError
+from privrisk.generalisation.hierarchy import TOP, Hierarchy, build_hierarchy, value_key
 from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
-from privrisk.presence import lattice as _lattice
-from privrisk.presence.hierarchy import TOP, Hierarchy, _key, build_hierarchy
+from privrisk.presence import rollup as _rollup
 
 __all__ = ["InconsistentSubsetError", "Levels", "Prepared", "Source", "prepare_presence"]
 
@@ -65,7 +65,7 @@ def _as_text(column: pd.Series) -> pd.Series:
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     text = np.empty(len(uniques), dtype=object)
     text[:] = [
-        v if isinstance(v, str) or pd.isna(v) else str(_key(v)) for v in np.asarray(uniques, dtype=object)
+        v if isinstance(v, str) or pd.isna(v) else str(value_key(v)) for v in np.asarray(uniques, dtype=object)
     ]
     return pd.Series(text[codes], index=column.index, name=column.name, dtype=object)
 
@@ -154,7 +154,7 @@ def _parse_bin(label: object) -> tuple[float, float, bool] | None:
 def factor(column: pd.Series) -> tuple[np.ndarray, list[Any]]:
     """Integer codes of a column and its distinct values in the hierarchies' key form (``12.0`` → ``12``)."""
     codes, uniques = pd.factorize(column, sort=False)
-    return codes.astype(np.int64), [_key(v) for v in np.asarray(uniques, dtype=object)]
+    return codes.astype(np.int64), [value_key(v) for v in np.asarray(uniques, dtype=object)]
 
 
 # Population classes encoded per slice (a census on postcodes has ~10⁸ of them).
@@ -206,7 +206,6 @@ class QIPlan:
     base: int
     data_base: np.ndarray  # base code per data unique value
     pop_base: np.ndarray  # base code per population unique value
-    base_labels: np.ndarray
     maps: tuple[np.ndarray | None, ...]  # per level: base code -> level code (None below base)
     sizes: tuple[int, ...]
 
@@ -246,19 +245,19 @@ def _plan_qi(
     d0 = np.asarray([index[v] for v in d_uniques], dtype=np.int64)
     p0 = np.asarray([index[v] for v in p_uniques], dtype=np.int64)
     maps = tuple(h.codes)
-    return QIPlan(name, h, 0, d0, p0, h.labels[0], maps, tuple(h.sizes()))
+    return QIPlan(name, h, 0, d0, p0, maps, tuple(h.sizes()))
 
 
 def _full_domain(spec: object) -> list | None:
     """Every raw value a table or mapping hierarchy knows (not only those in the data)."""
     if isinstance(spec, Mapping):
-        return [_key(v) for v in spec]
+        return [value_key(v) for v in spec]
     if isinstance(spec, str) and spec.startswith("table:"):
         path = Path(spec[len("table:") :])
         if path.exists():
             text = path.read_text(encoding="utf-8-sig").splitlines()
             sep = ";" if text and ";" in text[0] else ","
-            return [_key(_numeric_or_text(line.split(sep)[0].strip())) for line in text if line.strip()]
+            return [value_key(_numeric_or_text(line.split(sep)[0].strip())) for line in text if line.strip()]
     return None
 
 
@@ -289,7 +288,7 @@ def _plan_labelled(name: str, spec: object, d_uniques: list, p_uniques: list) ->
                 m = np.zeros(n, dtype=np.int64)
                 m[h.codes[level]] = h.codes[lvl]
                 maps[lvl] = m
-            return QIPlan(name, h, level, d_base, p_base, h.labels[level], tuple(maps), tuple(h.sizes()))
+            return QIPlan(name, h, level, d_base, p_base, tuple(maps), tuple(h.sizes()))
     return None
 
 
@@ -362,7 +361,7 @@ def _plan_binned(
     raw_labels = np.asarray([str(v) for v in d_uniques], dtype=object)
     h = Hierarchy(name, domain, codes, (raw_labels, *all_labels[1:]), "population bins")
     maps: tuple[np.ndarray | None, ...] = (None, *levels[1:])
-    return QIPlan(name, h, 1, d_base, pop_base, labels, maps, tuple(len(x) for x in all_labels))
+    return QIPlan(name, h, 1, d_base, pop_base, maps, tuple(len(x) for x in all_labels))
 
 
 def _class_labels(
@@ -383,7 +382,7 @@ class Prepared:
     Attributes:
         qi: the quasi-identifiers, in order.
         plans: per quasi-identifier its hierarchy, base level and codes (:class:`QIPlan`).
-        enc: both finest histograms as integer codes (:class:`privrisk.presence.lattice.Encoded`).
+        enc: both finest histograms as integer codes (:class:`privrisk.presence.rollup.Encoded`).
         n_data, n_population: the records of T and of P (P after lifting, with ``allow_inconsistent``).
         inconsistent: T's classes that P does not cover (empty unless ``allow_inconsistent``).
         dataset_label, population_label: the tables' names for messages and reports.
@@ -392,13 +391,13 @@ class Prepared:
         hierarchy_specs: the hierarchies as given (``{column: spec}``).
         roller: rolls the finest histogram up to a node elsewhere, e.g. an :class:`privrisk.presence._spark.SparkRollUp`;
             None: locally.
-        cube: the local roll-up from a dense grid of counts (:class:`privrisk.presence.lattice.CubeRollUp`) when
-            the base codes span a small grid; None: from the classes (:func:`privrisk.presence.lattice.roll_up`).
+        cube: the local roll-up from a dense grid of counts (:class:`privrisk.presence.rollup.CubeRollUp`) when
+            the base codes span a small grid; None: from the classes (:func:`privrisk.presence.rollup.roll_up`).
     """
 
     qi: list[str]
     plans: tuple[QIPlan, ...]
-    enc: _lattice.Encoded
+    enc: _rollup.Encoded
     n_data: int
     n_population: int
     inconsistent: pd.DataFrame
@@ -407,14 +406,14 @@ class Prepared:
     notes: tuple[str, ...] = ()
     engine: str = "duckdb"
     hierarchy_specs: Mapping[str, object] = field(default_factory=dict)
-    roller: Callable[..., _lattice.Rolled] | None = field(default=None, repr=False)
-    cube: _lattice.CubeRollUp | None = field(default=None, repr=False)
+    roller: Callable[..., _rollup.Rolled] | None = field(default=None, repr=False)
+    cube: _rollup.CubeRollUp | None = field(default=None, repr=False)
 
-    def roll_up(self, levels: Sequence[int]) -> _lattice.Rolled:
+    def roll_up(self, levels: Sequence[int]) -> _rollup.Rolled:
         """Both histograms aggregated to the node ``levels``."""
         if self.roller is not None:
             return self.roller(levels)
-        return self.cube(levels) if self.cube is not None else _lattice.roll_up(self.enc, levels)
+        return self.cube(levels) if self.cube is not None else _rollup.roll_up(self.enc, levels)
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -425,10 +424,6 @@ class Prepared:
     def lattice_size(self) -> int:
         """The number of nodes of the lattice (levels from each base level up to ``*``)."""
         return math.prod(h - b for h, b in zip(self.enc.heights, self.enc.base, strict=True))
-
-    def label_codes(self, j: int, level: int, codes: np.ndarray) -> np.ndarray:
-        """The labels of quasi-identifier ``j``'s ``codes`` at ``level``."""
-        return self.plans[j].hierarchy.labels[level][codes]
 
     def class_labels(self, levels: Sequence[int], codes: np.ndarray) -> pd.DataFrame:
         """One column of labels per quasi-identifier for classes given as rows of codes at ``levels``."""
@@ -500,7 +495,7 @@ def prepare_presence(
         dataset: the research subset T (a file or a DataFrame).
         population: the population P (rows, or counts per class with ``population_count``).
         qi: the quasi-identifier columns.
-        hierarchies: ``{column: spec}`` (see :mod:`privrisk.presence.hierarchy`); columns without one go raw → ``*``.
+        hierarchies: ``{column: spec}`` (see :mod:`privrisk.generalisation.hierarchy`); columns without one go raw → ``*``.
         population_count: the column of P holding counts per class (P may then be coarser, e.g. age bands).
         allow_inconsistent: warn instead of failing when T is not part of P.
         engine, spark_master, spark_rollup_classes: where the passes run (above).
@@ -551,12 +546,12 @@ def prepare_presence(
     for name in qi:
         d_idx, d_uni = factor(dh[name])
         raw = pd.unique(ph[name])
-        p_uni = [_key(v) for v in np.asarray(raw, dtype=object)]
+        p_uni = [value_key(v) for v in np.asarray(raw, dtype=object)]
         plan = _plan_qi(name, specs.get(name), d_uni, p_uni, population_count is not None, p_label)
         plans.append(plan)
         d_cols.append(plan.data_base[d_idx])
         p_raw.append(raw)
-    enc = _lattice.Encoded(
+    enc = _rollup.Encoded(
         data_codes=np.stack(d_cols, axis=1),
         data_counts=dh["__n"].to_numpy(np.int64),
         pop_codes=_base_codes(ph, qi, p_raw, plans),
@@ -566,8 +561,8 @@ def prepare_presence(
         maps=tuple(p.maps for p in plans),
         sizes=tuple(p.sizes for p in plans),
     )
-    cube = _lattice.CubeRollUp(enc) if _lattice.cube_fits(enc) else None
-    rolled = cube(enc.base) if cube is not None else _lattice.roll_up(enc, enc.base)
+    cube = _rollup.CubeRollUp(enc) if _rollup.cube_fits(enc) else None
+    rolled = cube(enc.base) if cube is not None else _rollup.roll_up(enc, enc.base)
     bad = np.flatnonzero(rolled.data > rolled.pop)
     notes: list[str] = []
     inconsistent = pd.DataFrame()
@@ -591,7 +586,7 @@ def prepare_presence(
         notes.append(message)
         # Treat the research subset as part of the population: add the shortfall at the finest level.
         lift = rolled.data[bad] - rolled.pop[bad]
-        enc = _lattice.Encoded(
+        enc = _rollup.Encoded(
             data_codes=enc.data_codes,
             data_counts=enc.data_counts,
             pop_codes=np.concatenate([enc.pop_codes, rolled.codes[bad]]),
@@ -601,7 +596,7 @@ def prepare_presence(
             maps=enc.maps,
             sizes=enc.sizes,
         )
-        cube = _lattice.CubeRollUp(enc) if cube is not None else None
+        cube = _rollup.CubeRollUp(enc) if cube is not None else None
     roller = None
     classes = enc.data_codes.shape[0] + enc.pop_codes.shape[0]
     if engine == "spark" and classes > spark_rollup_classes:

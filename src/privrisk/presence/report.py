@@ -21,7 +21,7 @@ from privrisk.presence.prepare import Prepared, Source
 from privrisk.presence.search import SearchResult, release_table
 
 if TYPE_CHECKING:
-    from privrisk.presence.kmap import KMapEstimate
+    from privrisk.presence.estimate import KMapEstimate
 
 __all__ = [
     "SHOWN",
@@ -189,7 +189,7 @@ def estimate_verdict(e: KMapEstimate) -> Verdict:
 
     Example:
         >>> import pandas as pd
-        >>> from privrisk.presence.kmap import estimate
+        >>> from privrisk.presence.estimate import estimate
         >>> v = estimate_verdict(estimate(pd.DataFrame({"a": [0, 0, 0, 0, 1, 1, 2]}), ["a"], kmap=5,
         ...                               sampling_fraction=0.1))
         >>> print(v.sentence)

@@ -1,6 +1,6 @@
 """The least generalisation meeting δ-presence, k-anonymity and k-map targets, and the release it gives.
 
-Every node of the lattice (one level per quasi-identifier, :mod:`privrisk.presence.lattice`) is a candidate
+Every node of the lattice (one level per quasi-identifier, :mod:`privrisk.generalisation.lattice`) is a candidate
 generalisation. Without suppression δ_max, δ_min, k-anonymity and k-map are monotone (Nergiz et al. 2007: merging
 two classes gives a δ between theirs and larger counts), so a generalisation of a passing node passes and a
 specialisation of a failing node fails: both are tagged without evaluation (predictive tagging, as ARX's Flash).
@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
 
 from privrisk._validation import check_choice
 from privrisk.errors import PrivriskError
-from privrisk.presence import lattice as _lattice
+from privrisk.generalisation.lattice import search_lattice
 from privrisk.presence.measures import PresenceResult, Targets, _evaluate, _prepared_from, _result
 from privrisk.presence.prepare import Prepared, Source, _as_text, factor
 
@@ -135,31 +135,11 @@ def search_generalisation(
         )
     nodes = enc.nodes()
     monotone = targets.suppression == 0 or (targets.delta_max is None and targets.delta_min is None)
-    status = np.zeros(len(nodes), dtype=np.int8)  # 0 unknown, 1 pass, -1 fail
-    evaluated = np.zeros(len(nodes), dtype=bool)
-    summaries: dict[int, dict[str, Any]] = {}
-    for i in _lattice.bisection_order(nodes, enc.base):
-        if status[i] != 0:
-            continue
-        ev = _evaluate(prep, nodes[i], targets)
-        evaluated[i] = True
-        summaries[int(i)] = ev.summary
-        if progress:
-            progress()
-        if ev.passes:
-            status[i] = 1
-            if monotone:
-                up = np.all(nodes >= nodes[i], axis=1) & (status == 0)
-                status[up] = 1
-        else:
-            status[i] = -1
-            if monotone or ev.monotone_fail:
-                down = np.all(nodes <= nodes[i], axis=1) & (status == 0)
-                status[down] = -1
-    passing = status == 1
-    mins = _lattice.minimal(nodes, passing)
+    found = search_lattice(nodes, lambda node: _evaluate(prep, cast(Sequence[int], node), targets),
+                           monotone=monotone, progress=progress)  # fmt: skip
+    summaries = {i: ev.summary for i, ev in found.evaluations.items()}
     rows = []
-    for i in mins:
+    for i in found.minimal:
         s = summaries.get(int(i)) or _evaluate(prep, nodes[i], targets).summary
         summaries[int(i)] = s
         rows.append({**{f"level_{n}": int(nodes[i][j]) for j, n in enumerate(prep.qi)}, **_flat(s)})
@@ -173,11 +153,11 @@ def search_generalisation(
         best_levels = tuple(int(first[f"level_{n}"]) for n in prep.qi)
         best = _result(prep, _evaluate(prep, best_levels, targets), targets)
     node_table = pd.DataFrame(nodes, columns=[f"level_{n}" for n in prep.qi])
-    node_table["status"] = np.where(passing, "pass", "fail")
-    node_table["evaluated"] = evaluated
+    node_table["status"] = np.where(found.passing, "pass", "fail")
+    node_table["evaluated"] = found.evaluated
     node_table["minimal"] = False
-    node_table.loc[mins, "minimal"] = True
-    return SearchResult(minimal_table, best, node_table, int(evaluated.sum()), loss, monotone, targets)
+    node_table.loc[found.minimal, "minimal"] = True
+    return SearchResult(minimal_table, best, node_table, int(found.evaluated.sum()), loss, monotone, targets)
 
 
 def _flat(summary: Mapping[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privrisk._format import percent
+from privrisk._format import below_certainty, percent
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -165,19 +165,32 @@ def _summary(g: Guarantee, n: int | None, delta: float) -> dict[str, Any]:
 
 
 def composition_sentence(c: Mapping[str, Any], what: str) -> str:
-    """The tight composition in one sentence, next to the plain sum."""
+    """The tight composition in one sentence, next to the plain sum.
+
+    Its risks are those of the noise actually added (each answer as its exact mechanism), which may be below the
+    global risk ρ_gl that the total ε allows any noise: the sentence says so, so that the two numbers answer two
+    questions that the reader can tell apart.
+
+    Example:
+        >>> composition_sentence(composition_statement([{"epsilon": 1.0}]), "this release")
+        'Composed tightly, this release is ε = 0.999998 at δ = 1e-06 (plain sum: ε = 1); against the noise actually added, the best attacker is right 69.7% of the time (advantage 39.3%) (conversion: exact (Laplace mechanism)).'
+    """
     sums = [f"ε = {_number(c['plain_epsilon'])}"] if c["plain_rho"] is None or c["plain_epsilon"] > 0 else []
     if c["plain_rho"] is not None:
         sums.append(f"ρ = {_number(c['plain_rho'])}")
     eps = c["epsilon_at_delta"]
     at = "no finite ε" if eps is None or not math.isfinite(eps) else f"ε = {_number(eps)}"
+    # Every risk of noise with δ < 1 is below certainty, even where double precision rounds it to 1.
     text = (
         f"Composed tightly, {what} {'is' if what.startswith('this') else 'are'} {at} at δ = {_number(c['delta'])} "
-        f"(plain sum: {' and '.join(sums)}); the best attacker's success is {percent(c['success'])} (advantage "
-        f"{percent(c['advantage'])})"
+        f"(plain sum: {' and '.join(sums)}); against the noise actually added, the best attacker is right "
+        f"{percent(below_certainty(c['success']))} of the time (advantage {percent(below_certainty(c['advantage']))})"
     )
     if c["n"] is not None and c["many_worlds"] is not None:
-        text += f", and the risk of singling out one of n = {c['n']:,} people is {percent(c['many_worlds'])}"
+        text += (
+            f", and the risk of singling out one of n = {c['n']:,} people is "
+            f"{percent(below_certainty(c['many_worlds']))}"
+        )
     return text + f" (conversion: {c['conversion']})."
 
 

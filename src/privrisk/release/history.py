@@ -1,4 +1,5 @@
-"""A ledger's history: its releases, the total ε, what is left of a budget, and the public statement.
+"""A ledger's history: its releases, the total ε, what is left of a budget, the public statement, and the
+outputs released beside the releases (the one ledger records both, :mod:`privrisk.ledger`).
 
 :func:`check_ledger` with :class:`LedgerSettings` is the one way in of ``privrisk ledger``: the ledger checked and
 summarised, and whether it has spent more than the budget asked about (the threshold, exit 1 on the command line).
@@ -23,9 +24,10 @@ from typing import Any
 
 from privrisk._format import percent
 from privrisk.errors import PrivriskError, deprecated_alias
+from privrisk.ledger import entry_kind, read_ledger_file
 from privrisk.release.budget import Budget, as_budget
 from privrisk.release.composition import composition_sentence, plain_rho
-from privrisk.release.ledger import ledger_records, read_ledger
+from privrisk.release.ledger import ledger_records, release_entries
 from privrisk.release.statement import _number, ledger_spending, release_statement
 
 __all__ = ["LedgerCheck", "LedgerSettings", "LedgerSummary", "check_ledger", "summarise_ledger"]
@@ -47,6 +49,8 @@ class LedgerSummary:
             without a budget); ``budget`` is this one when none was asked about.
         budget_from_ledger: whether ``budget`` is the recorded one because none was asked about.
         total_rho: the plain sum of every Gaussian answer's ρ (zCDP), or None when there is none.
+        outputs: per outputs entry ``seq``, ``time`` and its ``outputs`` (each ``name``, ``kind``, number of
+            ``cells`` and the ``data`` file it was computed on, when recorded).
     """
 
     ledger: str
@@ -58,6 +62,7 @@ class LedgerSummary:
     recorded_budget: Budget | None = None
     total_rho: float | None = None
     budget_from_ledger: bool = False
+    outputs: tuple[dict[str, Any], ...] = ()
 
     @property
     def left(self) -> float | None:
@@ -88,8 +93,52 @@ class LedgerSummary:
             for e in self.entries
         ]
 
+    def tables(self, name: str | None = None) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+        """The ledger as tables to show, each ``(title, columns, rows)``: its releases (unless it records outputs
+        only) and its outputs (if any); the first title names the ledger (``name``, else its path)."""
+        n, m = len(self.entries), len(self.outputs)
+        kinds = [f"{n} release{'s' if n != 1 else ''}"] + (
+            [f"{m} outputs entr{'ies' if m != 1 else 'y'}"] if m else []
+        )
+        title = f"Ledger {name or self.ledger}: {', '.join(kinds)}, checksums verified"
+        found: list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]] = []
+        if n or not m:
+            found.append((title, ("#", "time (UTC)", "ε or ρ", "answers", "data"), self.rows()))
+            title = "Outputs released (each later request is checked against them)"
+        if m:
+            found.append((title, ("#", "time (UTC)", "outputs (cells)", "data"), self.output_rows()))
+        return found
+
+    def output_rows(self) -> list[tuple[str, ...]]:
+        """One table row per outputs entry: seq, time, the outputs (each with its number of cells), data."""
+        return [
+            (
+                str(e["seq"]),
+                e["time"][:19],
+                ", ".join(
+                    f"{o['name']} ({o['cells']} cell{'s' if o['cells'] != 1 else ''})" for o in e["outputs"]
+                ),
+                ", ".join(dict.fromkeys(str(o["data"]) for o in e["outputs"] if o["data"])),
+            )
+            for e in self.outputs
+        ]
+
     def findings(self) -> list[str]:
-        """The ledger in sentences: the plain sum of ε, the budget, the risk, the tight composition."""
+        """The ledger in sentences: the plain sum of ε, the budget, the risk, the tight composition, and how many
+        outputs it records."""
+        lines = self._release_findings()
+        if self.outputs:
+            n = sum(len(e["outputs"]) for e in self.outputs)
+            m = len(self.outputs)
+            lines.append(
+                f"{n} output{'s' if n != 1 else ''} released in {m} outputs entr{'ies' if m != 1 else 'y'}; a later "
+                "request is checked against every one of them, and their names are taken."
+            )
+        return lines
+
+    def _release_findings(self) -> list[str]:
+        if not self.entries and self.outputs:
+            return ["No release: ε spent = 0."]
         s = self.statement
         c = None if s is None else s["composition"]
         if c is not None and c["plain_rho"] is not None:
@@ -116,7 +165,7 @@ class LedgerSummary:
         """Plain JSON: ``ledger``, ``releases``, ``total_epsilon`` (the plain sum of the Laplace answers' ε),
         ``total_rho`` (of the Gaussian answers' ρ, or None), ``budget`` (as the ledger keeps it: the one asked
         about, else the one recorded), ``recorded_budget``, ``left``, ``public_statement``, ``entries``,
-        ``spent`` (in the budget's unit)."""
+        ``spent`` (in the budget's unit), ``outputs`` (every outputs entry: ``seq``, ``time``, ``outputs``)."""
         return {
             "ledger": self.ledger,
             "releases": len(self.entries),
@@ -128,6 +177,7 @@ class LedgerSummary:
             "spent": self.spent,
             "total_rho": self.total_rho,
             "recorded_budget": None if self.recorded_budget is None else self.recorded_budget.to_json(),
+            "outputs": [dict(e) for e in self.outputs],
         }
 
 
@@ -159,9 +209,10 @@ def summarise_ledger(
         (0.5, 1.5, 0.6225)
     """
     p = Path(path)
-    if not p.exists():
+    if not os.path.lexists(p):
         raise PrivriskError(f"{p}: no such ledger")
-    entries = read_ledger(p, key)
+    every = read_ledger_file(p, key)
+    entries = release_entries(p, every)
     recorded = Budget.from_json(entries[-1]["budget"]) if entries else None
     limit = as_budget(budget)
     from_ledger = limit is None and recorded is not None
@@ -182,7 +233,25 @@ def summarise_ledger(
         recorded_budget=recorded,
         total_rho=plain_rho(records) if gaussian else None,
         budget_from_ledger=from_ledger,
+        outputs=tuple(_outputs_row(e) for e in every if entry_kind(e) == "outputs"),
     )
+
+
+def _outputs_row(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An outputs entry as the history shows it (its shape is checked by the ledger's chain)."""
+    return {
+        "seq": entry["seq"],
+        "time": entry["time"],
+        "outputs": [
+            {
+                "name": o["spec"]["name"],
+                "kind": o["spec"]["kind"],
+                "cells": len(o["cells"]),
+                "data": (o.get("data") or {}).get("file"),
+            }
+            for o in entry["outputs"]
+        ],
+    }
 
 
 @dataclass(frozen=True)
@@ -225,7 +294,11 @@ class LedgerSettings:
         if self.ledger is None or not str(self.ledger).strip():
             raise PrivriskError("ledger: give the path of the ledger to check", param="ledger")
         if isinstance(self.budget, Budget):
-            if self.budget_epsilon is not None or self.budget_delta is not None or self.budget_rho is not None:
+            if (
+                self.budget_epsilon is not None
+                or self.budget_delta is not None
+                or self.budget_rho is not None
+            ):
                 raise PrivriskError("budget: a Budget is whole; give no budget_epsilon, budget_delta or budget_rho "
                                     "with it", param="budget")  # fmt: skip
             limit: Budget | None = self.budget

@@ -1,46 +1,27 @@
-"""The privacy ledger: what every release against a data set spent, kept in one JSON file.
+"""The releases in the one ledger: what every release against a data set spent, and the budget it was held to.
 
 Differential privacy composes sequentially: the ε of every answer ever released from the same data add up (Mehner
-et al., §3.4; Allmann et al., §5.1). The ledger records each release's ε so that a budget can be enforced across
-runs, people and machines that share a file system.
+et al., §3.4; Allmann et al., §5.1). Each release is an entry of kind ``release`` in the one ledger of everything
+released (:mod:`privrisk.ledger`, which also records checked outputs), so that a budget is enforced across runs,
+people and machines that share a file system. The ledger's file rules are the shared ones (a regular file under
+one name, no symbolic link, at most 64 MiB, an exclusive lock, an atomic replacement, a SHA-256 chain or, with a
+key, HMAC-SHA256 with a header MAC that catches a ledger cut short or emptied); this module adds what a release
+entry must hold:
 
-Three properties matter and are tested:
-
-- **One file.** A ledger named through a symbolic link is the file the link points to: the path is resolved
-  (``os.path.realpath``) before locking and writing, so two names of one ledger share its lock and its budget.
-  A ledger with a second hard link is refused (read or written): the atomic rename would give one name the new
-  file and leave the other the old one, two budgets where there was one. It is read only if it is a regular file
-  of at most 64 MiB (opened without blocking, checked before reading), so a FIFO or ``/dev/zero`` cannot hang or
-  exhaust a release.
-- **Locked.** A release holds an exclusive ``fcntl.flock`` on ``LEDGER.lock`` while it reads the ledger, checks
-  the budget and appends its entry, so two releases started at the same moment cannot both spend the last part of
-  the budget. The lock file is never deleted: deleting it would let a third process lock a different inode.
-- **Atomic.** The new ledger is written to a temporary file beside the old one and renamed over it; a crash leaves
-  the old ledger or the new one, never half of one.
-- **Checked.** Each entry carries a running SHA-256 hash over its content and the previous entry's hash, and the
-  header repeats the last hash, the entry count and the total. A ledger that is not valid JSON, has the wrong
-  shape, a non-positive ε, a total that does not add up or a hash that does not match is an error: it is never
-  read as "nothing spent". The hash has no secret key, so it catches careless and accidental edits, not a
-  determined forger who recomputes it; keep the ledger where only the release process may write.
+- ``epsilon``: the plain sum of its Laplace answers' ε (0 for a release of Gaussian answers only);
+- ``queries``: every answer, ``{column, query, epsilon}`` or ``{column, query, mechanism: "gaussian", rho}``;
+- ``data``: the data's name; ``budget``: the budget it was held to (ε, (ε, δ) or ρ), or null;
+- ``preview``: the id of the preview it published, when it published one.
 
 A release is charged together with its outputs: the noise is drawn, the outputs are written to temporary names
 (``record_release``'s ``before_write``, under the lock, after the budget is checked again), the ledger is
 written, and then the outputs are moved into place, with SIGINT and SIGTERM held back (:class:`deferred_signals`)
-from the charge to the end. A failure before the charge charges nothing and leaves no output.
-
-**Keyed mode.** With a secret ``key`` every entry's hash is an HMAC-SHA256 and the header (count, total ε, last
-hash) carries its own HMAC, so an edit, a truncation (entries cut from the end with the header fixed up) or a
-reset to an empty ledger is detected by whoever holds the key. Without a key a cut at the end of the chain cannot
-be seen. Neither mode detects an older, complete copy of the ledger put back, or a deleted ledger file.
+from the charge to the end. A failure before the charge charges nothing and leaves no output. Neither the hash
+chain nor the key detects an older, complete copy of the ledger put back, or a deleted ledger file.
 """
 
 from __future__ import annotations
 
-import contextlib
-import datetime as _dt
-import hashlib
-import hmac
-import json
 import math
 import os
 from collections.abc import Callable
@@ -48,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from privrisk.errors import PrivriskError, ThresholdExceeded
-from privrisk.io.files import atomic_path, canonical_json, exclusive_lock, read_regular_file
+from privrisk.ledger import KEY_ENV, Key, check_key, deferred_signals, open_ledger, read_key, read_ledger_file
+from privrisk.ledger.chain import corrupt, entry_kind
+from privrisk.ledger.store import LOCK_TIMEOUT
 from privrisk.release.budget import Budget
 
 __all__ = [
@@ -59,65 +42,16 @@ __all__ = [
     "read_key",
     "read_ledger",
     "record_release",
+    "release_entries",
     "spent_epsilon",
 ]
 
-KIND = "privrisk-ledger"
-GENESIS = "0" * 64
-LOCK_TIMEOUT = 60.0
 # Relative slack for float sums: 0.1 + 0.2 (0.30000000000000004) must fit a budget of 0.3. Sums of thousands of
 # ε values are off by far less than 1e−12; no real release spends that little.
 TOLERANCE = 1e-12
-_ENTRY_KEYS = {"seq", "time", "epsilon", "queries", "data", "budget", "prev", "hash"}
-# A release published from a preview also records the preview's id (ledgers written before have no such key; the
-# hash covers it like every other key, so their chains are unchanged).
 _PREVIEW_KEY = "preview"
 _QUERY_KEYS = {"column", "query", "epsilon"}
 _GAUSSIAN_KEYS = {"column", "query", "mechanism", "rho"}
-_HEADER_KEYS = {"schema_version", "kind", "entries", "count", "total_epsilon", "head"}
-_KEYED_KEYS = {"keyed", "mac"}
-
-
-Key = bytes | str
-MIN_KEY_BYTES = 16
-#: The largest key file read: a key is a few dozen bytes; more is a wrong file (or /dev/zero).
-MAX_KEY_BYTES = 64 * 1024
-#: The largest ledger read: about 150,000 releases of one answer each; more is not a ledger privrisk wrote.
-MAX_LEDGER_BYTES = 64 * 1024 * 1024
-
-
-def check_key(key: Key | None) -> bytes | None:
-    """The ledger key as bytes (text is UTF-8 encoded), at least 16 bytes; None for an unkeyed ledger.
-
-    Example:
-        >>> check_key("a secret of 16 b!")
-        b'a secret of 16 b!'
-    """
-    if key is None:
-        return None
-    raw = key.encode("utf-8") if isinstance(key, str) else bytes(key)
-    if len(raw) < MIN_KEY_BYTES:
-        raise PrivriskError(
-            f"key: the ledger key must be at least {MIN_KEY_BYTES} bytes, got {len(raw)}", param="key"
-        )
-    return raw
-
-
-def _canonical(entry: dict[str, Any]) -> bytes:
-    return canonical_json({k: v for k, v in entry.items() if k != "hash"})
-
-
-def _entry_hash(entry: dict[str, Any], key: bytes | None = None) -> str:
-    """SHA-256 (with a key: HMAC-SHA256) over the previous hash (``prev``) and the entry's own content."""
-    if key is not None:
-        return hmac.new(key, _canonical(entry), hashlib.sha256).hexdigest()
-    return hashlib.sha256(_canonical(entry)).hexdigest()
-
-
-def _header_mac(doc: dict[str, Any], key: bytes) -> str:
-    """HMAC-SHA256 over the header: kind, version, count, total and head (which covers every entry)."""
-    body = {k: doc[k] for k in ("schema_version", "kind", "count", "total_epsilon", "head", "keyed")}
-    return hmac.new(key, _canonical(body), hashlib.sha256).hexdigest()
 
 
 def _positive(value: Any) -> bool:
@@ -126,67 +60,60 @@ def _positive(value: Any) -> bool:
     )
 
 
-def _corrupt(path: Path, what: str) -> PrivriskError:
-    return PrivriskError(
-        f"{path}: the ledger is corrupt or was edited by hand ({what}); refusing to read it as 'nothing spent'"
-    )
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a number")
-
-
 def _record_ok(q: Any) -> bool:
     """A query record: ``{column, query, epsilon}`` (Laplace, every ledger so far) or ``{column, query,
     mechanism: "gaussian", rho}``."""
-    if not isinstance(q, dict):
+    if not isinstance(q, dict) or not all(isinstance(q.get(k), str) for k in ("column", "query")):
         return False
     if set(q) == _QUERY_KEYS:
         return _positive(q["epsilon"])
     return set(q) == _GAUSSIAN_KEYS and q["mechanism"] == "gaussian" and _positive(q["rho"])
 
 
-def _check_entry(path: Path, i: int, entry: Any, prev: str, key: bytes | None = None) -> float:
-    where = f"entry {i + 1}"
-    if not isinstance(entry, dict) or set(entry) - {_PREVIEW_KEY} != _ENTRY_KEYS:
-        raise _corrupt(path, f"{where} does not have the keys {', '.join(sorted(_ENTRY_KEYS))}")
+def _check_release(path: Path, where: str, entry: dict[str, Any]) -> None:
+    """What a release entry must hold beyond the chain's checks (its keys, sequence and hash)."""
     if _PREVIEW_KEY in entry and not isinstance(entry[_PREVIEW_KEY], str):
-        raise _corrupt(path, f"{where} has a preview id that is not text")
-    if entry["seq"] != i + 1 or isinstance(entry["seq"], bool):
-        raise _corrupt(path, f"{where} has sequence number {entry['seq']!r}")
+        raise corrupt(path, f"{where} has a preview id that is not text")
     queries = entry["queries"]
     if not isinstance(queries, list) or not queries:
-        raise _corrupt(path, f"{where} lists no queries")
+        raise corrupt(path, f"{where} lists no queries")
     gaussian_only = all(isinstance(q, dict) and q.get("mechanism") == "gaussian" for q in queries)
     # A release of Gaussian answers only spends no pure ε: its entry's ε is 0.
-    if not (_positive(entry["epsilon"]) or (gaussian_only and entry["epsilon"] == 0)) or isinstance(
-        entry["epsilon"], bool
-    ):
-        raise _corrupt(path, f"{where} has ε = {entry['epsilon']!r}; every Laplace release spends ε > 0")
+    if not (_positive(entry["epsilon"]) or (gaussian_only and entry["epsilon"] == 0)):
+        raise corrupt(path, f"{where} has ε = {entry['epsilon']!r}; every Laplace release spends ε > 0")
     for q in queries:
         if not _record_ok(q):
-            raise _corrupt(
+            raise corrupt(
                 path, f"{where} has a query without column, query and ε > 0 (or mechanism gaussian and ρ > 0)"
             )
     parts = math.fsum(q["epsilon"] for q in queries if "epsilon" in q)
     if not math.isclose(parts, entry["epsilon"], rel_tol=TOLERANCE):
-        raise _corrupt(path, f"{where}: its queries add up to ε = {parts:.12g}, not {entry['epsilon']:.12g}")
+        raise corrupt(path, f"{where}: its queries add up to ε = {parts:.12g}, not {entry['epsilon']:.12g}")
+    if entry["data"] is not None and not isinstance(entry["data"], str):
+        raise corrupt(path, f"{where} names its data with something that is not text")
     if entry["budget"] is not None:
         try:
             Budget.from_json(entry["budget"])
-        except PrivriskError:
-            raise _corrupt(path, f"{where} has budget {entry['budget']!r}") from None
-    if entry["prev"] != prev:
-        raise _corrupt(
-            path, f"{where} does not follow the entry before it (an entry was removed or reordered)"
-        )
-    if not hmac.compare_digest(str(entry["hash"]), _entry_hash(entry, key)):
-        raise _corrupt(path, f"{where}'s checksum does not match its content")
-    return float(entry["epsilon"])
+        except (PrivriskError, TypeError, ValueError):
+            raise corrupt(path, f"{where} has budget {str(entry['budget'])[:60]}") from None
+
+
+def release_entries(path: str | os.PathLike[str], entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The release entries among the one ledger's entries (read by :func:`~privrisk.ledger.read_ledger_file`),
+    each checked as a release."""
+    found = []
+    for i, entry in enumerate(entries):
+        if entry_kind(entry) == "release":
+            _check_release(Path(path), f"entry {i + 1}", entry)
+            found.append(entry)
+    return found
 
 
 def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[dict[str, Any]]:
-    """The checked entries of a ledger; an empty list when the file does not exist yet.
+    """The checked releases of a ledger, in order; an empty list when the file does not exist yet.
+
+    The ledger may also hold outputs (:mod:`privrisk.outputs.ledger`); they are checked as part of the chain
+    and left out here.
 
     Args:
         path: the ledger file.
@@ -195,78 +122,15 @@ def read_ledger(path: str | os.PathLike[str], key: Key | None = None) -> list[di
             error.
 
     Raises:
-        PrivriskError: when the ledger exists but is empty, not JSON, of the wrong shape, or fails its checksums.
+        PrivriskError: when the ledger exists but is empty, not JSON, of the wrong shape, fails its checksums,
+            is a symbolic link, has a second name or is not a regular file.
 
     Example:
         >>> import tempfile, pathlib
         >>> read_ledger(pathlib.Path(tempfile.mkdtemp()) / "ledger.json")
         []
     """
-    raw_key = check_key(key)
-    p = Path(os.path.realpath(path))
-    if not p.exists():
-        return []
-    if p.is_dir():
-        raise PrivriskError(f"{p}: the ledger is a folder, not a file")
-    try:
-        # O_NONBLOCK and fstat before a byte is read: a FIFO would hang the release, /dev/zero fill the memory.
-        raw = read_regular_file(p, MAX_LEDGER_BYTES, what="the ledger")
-    except FileNotFoundError:
-        return []
-    links = os.stat(p).st_nlink
-    if links > 1:
-        raise PrivriskError(
-            f"{p}: the ledger has {links} names (hard links); each release replaces the file under one name "
-            "and the others would keep a second budget: remove the other names (find -samefile) and keep one"
-        )
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _corrupt(p, "not UTF-8 text") from None
-    if not text.strip():
-        raise _corrupt(p, "the file is empty")
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except (json.JSONDecodeError, ValueError) as exc:
-        raise _corrupt(p, f"not valid JSON: {str(exc).splitlines()[0]}") from None
-    except RecursionError:
-        raise _corrupt(p, "nested too deeply to be a ledger") from None
-    keyed = isinstance(doc, dict) and doc.get("keyed") is True
-    if not isinstance(doc, dict) or set(doc) != (_HEADER_KEYS | _KEYED_KEYS if keyed else _HEADER_KEYS):
-        raise _corrupt(p, f"not a privrisk ledger with the keys {', '.join(sorted(_HEADER_KEYS))}")
-    if keyed and raw_key is None:
-        raise PrivriskError(f"key: {p} is a keyed ledger; give its key to read it", param="key")
-    if not keyed and raw_key is not None:
-        raise PrivriskError(
-            f"key: {p} is not a keyed ledger but a key was given (an unkeyed ledger cannot stand in for a keyed "
-            "one)",
-            param="key",
-        )
-    if raw_key is not None and not hmac.compare_digest(str(doc["mac"]), _header_mac(doc, raw_key)):
-        raise PrivriskError(
-            f"key: {p}: the ledger's authentication code does not match: a wrong key, or the ledger was "
-            "edited, truncated or reset",
-            param="key",
-        )
-    if doc["schema_version"] != 1 or doc["kind"] != KIND:
-        raise _corrupt(p, f"schema_version must be 1 and kind {KIND!r}")
-    entries = doc["entries"]
-    if not isinstance(entries, list):
-        raise _corrupt(p, "entries is not a list")
-    prev, total = GENESIS, []
-    for i, entry in enumerate(entries):
-        total.append(_check_entry(p, i, entry, prev, raw_key))
-        prev = entry["hash"]
-    if doc["count"] != len(entries) or doc["head"] != prev:
-        raise _corrupt(
-            p, "the header's count or last hash does not match the entries (entries were removed?)"
-        )
-    spent = math.fsum(total)
-    if not isinstance(doc["total_epsilon"], int | float) or not math.isclose(
-        doc["total_epsilon"], spent, rel_tol=TOLERANCE, abs_tol=0.0
-    ):
-        raise _corrupt(p, f"the header's total ε {doc['total_epsilon']!r} is not the sum of the entries")
-    return entries
+    return release_entries(path, read_ledger_file(path, key))
 
 
 def spent_epsilon(path: str | os.PathLike[str], key: Key | None = None) -> float:
@@ -278,47 +142,6 @@ def spent_epsilon(path: str | os.PathLike[str], key: Key | None = None) -> float
         0.0
     """
     return math.fsum(float(e["epsilon"]) for e in read_ledger(path, key))
-
-
-def _locked(path: Path, timeout: float = LOCK_TIMEOUT) -> contextlib.AbstractContextManager[None]:
-    """Hold an exclusive lock on ``path.lock`` (waiting up to ``timeout`` seconds for another release)."""
-    return exclusive_lock(
-        path,
-        timeout=timeout,
-        cannot_create="{path}: cannot create the ledger's lock file {lock}: {error}",
-        held="{path}: the ledger has been locked by another release for more than {timeout:g} s",
-    )
-
-
-def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _header(entries: list[dict[str, Any]], key: bytes | None = None) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "schema_version": 1,
-        "kind": KIND,
-        "count": len(entries),
-        "total_epsilon": math.fsum(e["epsilon"] for e in entries),
-        "head": entries[-1]["hash"] if entries else GENESIS,
-    }
-    if key is not None:
-        doc["keyed"] = True
-        doc["mac"] = _header_mac(doc, key)
-    doc["entries"] = entries
-    return doc
-
-
-def fits_budget(spent: float, epsilon: float, budget: float | None) -> bool:
-    """Whether spending ``epsilon`` on top of ``spent`` stays within ``budget`` (None: no budget).
-
-    Example:
-        >>> fits_budget(0.1, 0.2, 0.3), fits_budget(0.3, 1e-6, 0.3)
-        (True, False)
-    """
-    return budget is None or spent + epsilon <= budget * (1 + TOLERANCE)
 
 
 def budget_message(epsilon: float, spent: float, budget: float, ledger: Path | None) -> str:
@@ -346,7 +169,7 @@ def ledger_records(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         >>> ledger_records([{"queries": [{"column": "h", "query": "mean", "epsilon": 0.5}]}])
         [{'column': 'h', 'query': 'mean', 'epsilon': 0.5}]
     """
-    return [q for e in entries for q in e["queries"]]
+    return [q for e in entries if entry_kind(e) == "release" for q in e["queries"]]
 
 
 def _clean(q: dict[str, Any]) -> dict[str, Any]:
@@ -374,15 +197,15 @@ def record_release(
     """Lock the ledger, check the budget and append one release, atomically.
 
     Args:
-        path: the ledger file (created if missing).
+        path: the ledger file (created if missing); the one ledger, which may also record outputs.
         queries: ``[{"column", "query", "epsilon"}]`` for every Laplace answer of the release, ``{"column",
             "query", "mechanism": "gaussian", "rho"}`` for a Gaussian one.
         budget: the largest total the ledger may reach: a number (ε) or a :class:`~privrisk.release.budget.Budget`
-            (ε, (ε, δ) or ρ). None keeps the budget of the ledger's last entry (or, for a ledger without one,
+            (ε, (ε, δ) or ρ). None keeps the budget of the ledger's last release (or, for a ledger without one,
             only records). A different budget replaces it; ``previous_budget`` in the result tells the caller, who
             should say so.
         data: the data file's name, for the record.
-        timeout: seconds to wait for another release that holds the lock.
+        timeout: seconds to wait for another release or outputs check that holds the lock.
         key: the secret of a keyed ledger (see :func:`read_ledger`); a new ledger written with a key is keyed.
         before_write: called under the lock, after the budget check, with what this function returns, before the
             ledger is written; the release's outputs are written here so that the charge and the outputs go
@@ -393,7 +216,7 @@ def record_release(
     Returns:
         ``{"spent_before", "spent_after", "budget", "previous_budget", "entry", "records", "history"}``: the
         plain sum of ε before and after, the budget as the ledger keeps it, every answer recorded after this
-        release, and the entries before it.
+        release, and the releases before it.
 
     Raises:
         ThresholdExceeded: when the release would take the ledger's total above the budget (nothing is written).
@@ -406,17 +229,15 @@ def record_release(
         >>> r["spent_before"], r["spent_after"], spent_epsilon(led)
         (0.0, 0.5, 0.5)
     """
-    # The real path: a symbolic link and its target are one ledger with one lock, and the atomic rename must
-    # replace the target, not turn the link into a second ledger.
     raw_key = check_key(key)
-    p = Path(os.path.realpath(path))
     clean = [_clean(q) for q in queries]
     if not clean or not all(_record_ok(q) for q in clean):
         raise PrivriskError("queries: a release spends ε > 0 (or ρ > 0) on at least one query")
     epsilon = math.fsum(q["epsilon"] for q in clean if "epsilon" in q)
     wanted = budget if isinstance(budget, Budget) or budget is None else Budget.from_json(budget)
-    with _locked(p, timeout):
-        entries = read_ledger(p, raw_key)
+    with open_ledger(path, raw_key, timeout=timeout) as led:
+        p = led.path
+        entries = release_entries(p, led.entries)
         done = next((e for e in entries if preview is not None and e.get(_PREVIEW_KEY) == preview), None)
         if done is not None:
             raise PrivriskError(
@@ -433,18 +254,15 @@ def record_release(
             if kept.rho is None and kept.delta is None:
                 raise ThresholdExceeded(budget_message(epsilon, spent, kept.limit, p))
             raise ThresholdExceeded(kept.message(records, len(clean), p))
-        entry: dict[str, Any] = {
-            "seq": len(entries) + 1,
-            "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds"),
+        body: dict[str, Any] = {
             "epsilon": epsilon,
             "queries": clean,
             "data": data,
             "budget": None if kept is None else kept.to_json(),
-            "prev": entries[-1]["hash"] if entries else GENESIS,
         }
         if preview is not None:
-            entry[_PREVIEW_KEY] = str(preview)
-        entry["hash"] = _entry_hash(entry, raw_key)
+            body[_PREVIEW_KEY] = str(preview)
+        entry = led.entry("release", body)
         result = {
             "spent_before": spent,
             "spent_after": spent + epsilon,
@@ -456,95 +274,5 @@ def record_release(
         }
         if before_write is not None:
             before_write(dict(result))
-        entries.append(entry)
-        mode = p.stat().st_mode & 0o777 if p.exists() else _default_mode()
-        text = json.dumps(_header(entries, raw_key), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-        try:
-            with atomic_path(p) as tmp:
-                # mkstemp makes the file private; a ledger shared by a team keeps its (or the umask's) mode.
-                os.chmod(tmp, mode)
-                with open(tmp, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-        except OSError as exc:
-            raise PrivriskError(
-                f"{p}: cannot write the ledger: {exc.strerror}; nothing was released"
-            ) from None
+        led.write(entry)
     return result
-
-
-class deferred_signals:
-    """Hold SIGINT and SIGTERM back while a short critical section (charge the ledger, move the outputs into
-    place) runs, and deliver them when it is done.
-
-    Entering does nothing yet; :meth:`arm` starts holding the signals back (from the main thread only), and
-    leaving restores the handlers and re-sends a signal that arrived meanwhile, so the process is interrupted
-    (exit 130 or 143) only after the section is complete.
-
-    Example:
-        >>> with deferred_signals() as guard:
-        ...     guard.arm()
-        >>> guard.pending
-        []
-    """
-
-    def __init__(self) -> None:
-        self.pending: list[int] = []
-        self._previous: dict[int, Any] = {}
-
-    def arm(self) -> None:
-        import signal
-        import threading
-
-        if self._previous or threading.current_thread() is not threading.main_thread():
-            return
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            self._previous[sig] = signal.signal(sig, lambda num, _frame: self.pending.append(num))
-
-    def __enter__(self) -> deferred_signals:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        import signal
-
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        self._previous.clear()
-        for sig in dict.fromkeys(self.pending):
-            signal.raise_signal(sig)
-
-
-KEY_ENV = "PRIVRISK_LEDGER_KEY"
-
-
-def read_key(key_file: str | os.PathLike[str] | None = None, environ: Any = None) -> bytes | None:
-    """The ledger key: the bytes of ``key_file`` (without a final newline), else the environment variable
-    ``PRIVRISK_LEDGER_KEY``, which holds the key itself; None when neither is given (an unkeyed ledger).
-
-    Example:
-        >>> read_key(None, environ={}) is None
-        True
-        >>> read_key(None, environ={KEY_ENV: "k" * 16})
-        b'kkkkkkkkkkkkkkkk'
-    """
-    env = os.environ if environ is None else environ
-    if key_file is not None:
-        try:
-            raw = read_regular_file(key_file, MAX_KEY_BYTES, what="the ledger key", param="key_file")
-        except FileNotFoundError:
-            raise PrivriskError(
-                f"key_file: cannot read {key_file}: No such file or directory", param="key_file"
-            ) from None
-        raw = raw.rstrip(b"\r\n")
-        if len(raw) < MIN_KEY_BYTES:
-            raise PrivriskError(
-                f"key_file: the key in {key_file} must be at least {MIN_KEY_BYTES} bytes", param="key_file"
-            )
-        return raw
-    value = env.get(KEY_ENV)
-    if value is None:
-        return None
-    if len(value.encode("utf-8")) < MIN_KEY_BYTES:
-        raise PrivriskError(f"{KEY_ENV}: the ledger key must be at least {MIN_KEY_BYTES} bytes")
-    return value.encode("utf-8")

@@ -53,7 +53,7 @@ from privrisk.release.spec import ReleaseQuery, check_public_n
 from privrisk.release.statement import release_statement, verdict
 from privrisk.sensitivity import global_sensitivity
 
-__all__ = ["QueryPreview", "ReleasePreview", "ReleaseRequest", "preview"]
+__all__ = ["QueryPreview", "ReleasePreview", "ReleaseRequest", "check_useless", "preview", "query_preview"]
 
 Data = pd.DataFrame | Mapping[str, Any] | str | os.PathLike[str]
 
@@ -90,6 +90,11 @@ class ReleaseRequest:
         allow_large_epsilon: release even when the total ε exceeds 20 (or ρ exceeds 200), with a
             :class:`~privrisk.errors.PrivacyLeakWarning`; otherwise refused.
         level: the coverage of the reported noise intervals (0.95).
+        allow_useless: release even an answer whose interval at ``level`` is wider than the whole range the
+            answer can take (:attr:`QueryPreview.useless`); its public statement then says that the answer tells
+            nothing reliable. Otherwise :func:`~privrisk.release.transaction.publish` refuses such a release
+            after the data, the ledger and the budget are checked and before any noise is drawn (the preview
+            shows it, and says why it would be refused).
 
     There is no seed: a release's noise comes from OpenDP's samplers, which draw from the operating system's
     secure randomness and cannot be seeded (a seeded noise could be subtracted again).
@@ -118,6 +123,7 @@ class ReleaseRequest:
     ledger_label: str | None = None
     allow_large_epsilon: bool = False
     level: float = LEVEL
+    allow_useless: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -153,8 +159,9 @@ class ReleaseRequest:
             raise PrivriskError(f"source: give a name, got {self.source!r}", param="source")
         if self.source is None and not isinstance(self.data, pd.DataFrame | Mapping):
             set_(self, "source", str(self.data))
-        if not isinstance(self.allow_large_epsilon, bool):
-            raise PrivriskError("allow_large_epsilon: give True or False", param="allow_large_epsilon")
+        for flag in ("allow_large_epsilon", "allow_useless"):
+            if not isinstance(getattr(self, flag), bool):
+                raise PrivriskError(f"{flag}: give True or False", param=flag)
         set_(self, "level", float(check_probability(self.level, name="level", open_low=True, open_high=True)))
         # Outputs that are the same file as the ledger or each other; the rest (writable, not an input, not a
         # special file) is checked by publish() on the file system, before any noise is drawn.
@@ -183,7 +190,10 @@ class ReleaseRequest:
         return [q.ledger_record() for q in self.queries]
 
     def to_dict(self) -> dict[str, Any]:
-        """The request as plain JSON (without the key; whether there is one): its canonical form hashes it."""
+        """The request as plain JSON (without the key; whether there is one): its canonical form hashes it.
+
+        ``allow_useless`` is left out: it changes whether a release may go ahead, not what is released, so a
+        preview stays the preview of the same request once a person has agreed to release a useless answer."""
         return {
             "data": _fingerprint(self.data, [q.column for q in self.queries]),
             "source": self.source,
@@ -304,6 +314,8 @@ class ReleasePreview:
         level: the coverage of the intervals.
         refusal: why the budget would refuse the release, or None.
         spent_before: what the ledger has spent (plain sum of ε), or None without a ledger.
+        useless_refusal: why :func:`~privrisk.release.transaction.publish` would refuse the release because an
+            answer would be useless (:func:`check_useless`), or None (none is, or the request allows them).
     """
 
     id: str
@@ -313,6 +325,7 @@ class ReleasePreview:
     level: float
     refusal: str | None = None
     spent_before: float | None = None
+    useless_refusal: str | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -348,6 +361,7 @@ class ReleasePreview:
             "refusal": self.refusal,
             "spent_before": self.spent_before,
             "warnings": self.warnings,
+            "useless_refusal": self.useless_refusal,
         }
 
 
@@ -411,13 +425,73 @@ def check_columns(request: ReleaseRequest) -> None:
             raise PrivriskError(f"{where}no column {q.column!r} for {q.label}; the columns are: {shown}")
 
 
+def query_preview(q: ReleaseQuery, level: float = LEVEL, public_n: int | None = None) -> QueryPreview:
+    """What one answer's noise would be (:class:`QueryPreview`): it depends only on the query, its universe, its ε
+    or ρ and the published n, never on the data.
+
+    Example:
+        >>> q = query_preview(ReleaseQuery("h", "mean", 1, (0, 24)))
+        >>> q.scale, q.useless
+        (12.0, True)
+    """
+    gs, scale = answer_noise(q)
+    half = _half_width(q.mechanism, scale, level)
+    width = plausible_width(q.query, q.universe.lo, q.universe.hi, public_n)
+    return QueryPreview(
+        label=q.label,
+        mechanism=q.mechanism,
+        epsilon=q.epsilon if q.rho is None else None,
+        rho=q.rho,
+        sensitivity=gs,
+        scale=scale,
+        expected_error=expected_error(q.mechanism, scale),
+        half_width=half,
+        plausible_width=width,
+        useless=width is not None and half > width / 2,
+    )
+
+
+def _useless_message(previews: Sequence[QueryPreview]) -> str | None:
+    warnings = [w for w in (q.warning for q in previews) if w]
+    if not warnings:
+        return None
+    return (
+        "allow_useless: "
+        + "; ".join(warnings)
+        + "; or release it anyway, and the public statement says that the answer tells nothing reliable"
+    )
+
+
+def check_useless(request: ReleaseRequest) -> None:
+    """Refuse a release with an answer whose interval is wider than the range it can take, unless the request
+    allows it (``allow_useless``): such an answer spends privacy and tells nothing reliable.
+
+    Raises:
+        PrivriskError: (param ``allow_useless``) naming each such answer, its interval and its range.
+
+    Example:
+        >>> import pandas as pd
+        >>> check_useless(ReleaseRequest(pd.DataFrame({"h": [8]}), (ReleaseQuery("h", "mean", 1, (0, 24)),)))
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: allow_useless: mean(h): the 95 % interval (± 35.95) is wider than the whole range its answer can take (24): the answer would be useless; give a narrower universe or a larger ε; or release it anyway, and the public statement says that the answer tells nothing reliable
+    """
+    if request.allow_useless:
+        return
+    message = _useless_message([query_preview(q, request.level, request.public_n) for q in request.queries])
+    if message is not None:
+        raise PrivriskError(message, param="allow_useless")
+
+
 def preview(request: ReleaseRequest) -> ReleasePreview:
     """What a release would cost and how noisy its answers would be, before any noise is drawn or ε spent.
 
     Per query: the noise scale (b = Δf/ε, or σ = Δf/√(2ρ)), the expected absolute error (b, or σ·√(2/π)), the
     half-width of the 95 % interval (b·ln 20, or 1.96·σ) and whether that interval is wider than the whole range the
-    answer can take (:func:`plausible_width`): then the answer would be useless. With a ledger, whether its budget
-    would refuse the release (the ledger is read, never written). Only the data's column names are read.
+    answer can take (:func:`plausible_width`): then the answer would be useless, and unless the request allows it
+    (``allow_useless``) the preview's ``useless_refusal`` says why publishing would be refused. With a ledger,
+    whether its budget would refuse the release (the ledger is read, never written). Only the data's column names
+    are read.
 
     Raises:
         PrivriskError: for a column the data does not have, a corrupt ledger or a wrong key.
@@ -428,28 +502,12 @@ def preview(request: ReleaseRequest) -> ReleasePreview:
         >>> p = preview(ReleaseRequest(pd.DataFrame({"income": [1.0]}), (q,)))
         >>> p.warnings[0].split(":")[1].strip()
         'the 95 % interval (± 748,933) is wider than the whole range its answer can take (500,000)'
+        >>> p.useless_refusal.startswith("allow_useless: mean(income)")
+        True
     """
     check_columns(request)
     before, kept = ledger_state(request)
-    rows = []
-    for q in request.queries:
-        gs, scale = answer_noise(q)
-        half = _half_width(q.mechanism, scale, request.level)
-        width = plausible_width(q.query, q.universe.lo, q.universe.hi, request.public_n)
-        rows.append(
-            QueryPreview(
-                label=q.label,
-                mechanism=q.mechanism,
-                epsilon=q.epsilon if q.rho is None else None,
-                rho=q.rho,
-                sensitivity=gs,
-                scale=scale,
-                expected_error=expected_error(q.mechanism, scale),
-                half_width=half,
-                plausible_width=width,
-                useless=width is not None and half > width / 2,
-            )
-        )
+    rows = [query_preview(q, request.level, request.public_n) for q in request.queries]
     digest = request.digest()
     nonce = secrets.token_hex(16)
     preview_id = hashlib.sha256((digest + nonce).encode()).hexdigest()
@@ -466,4 +524,5 @@ def preview(request: ReleaseRequest) -> ReleasePreview:
         spent_before=None
         if request.ledger is None
         else math.fsum(float(r.get("epsilon", 0.0)) for r in before),
+        useless_refusal=None if request.allow_useless else _useless_message(rows),
     )

@@ -22,11 +22,11 @@ from typing import Any
 
 import pandas as pd
 
-from privrisk._format import percent
+from privrisk._format import below_certainty, percent
 from privrisk.release.budget import Budget
 from privrisk.release.composition import composition_sentence
 from privrisk.release.spec import ReleaseQuery
-from privrisk.release.statement import _number, _percent, ledger_spending, release_statement
+from privrisk.release.statement import _number, _percent, ledger_spending, release_statement, useless_sentence
 from privrisk.risk import many_worlds, two_worlds
 from privrisk.sensitivity import sensitivity_ratio
 
@@ -36,6 +36,11 @@ WITHHELD = (
     "record counts are withheld because the release contains a count: one of them is its true value; "
     "the many-worlds risk uses the published n instead"
 )
+
+
+def _risk(p: float) -> str:
+    """A risk of a finite ε as a percentage: below 1 even where double precision rounds it to 1."""
+    return percent(below_certainty(p))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -167,7 +172,10 @@ class Release:
 
     def findings(self) -> list[str]:
         """The public statement in sentences: total ε (or ρ), P and Γ, ρ_mw for a published n, the tight
-        composition and its risk, the ledger's total."""
+        composition and its risk, the ledger's total, and a sentence for each answer released useless.
+
+        The risks of a finite ε are below certainty, and are said so even where double precision rounds them to 1.
+        """
         s = self.statement
         k = len(self.answers)
         noun = f"{k} noisy answer{'s' if k != 1 else ''}"
@@ -175,13 +183,13 @@ class Release:
             lines = [
                 f"The release has {noun} with total ε = {_number(s['epsilon'])} "
                 f"(sequential composition: the ε of the answers add up).",
-                f"At that ε the global risk is ρ_gl = {percent(s['global_risk'])} and the global leak Γ = "
-                f"{percent(s['global_leak'])} (Mehner et al., eq. 3–4).",
+                f"At that ε the global risk is ρ_gl = {_risk(s['global_risk'])}, the most that ε allows any noise, "
+                f"and the global leak Γ = {_risk(s['global_leak'])} (Mehner et al., eq. 3–4).",
             ]
             if s["n"] is not None:
                 lines.append(
                     f"For the published n = {s['n']:,} the many-worlds risk is ρ_mw = "
-                    f"{_percent(s['many_worlds'])} (guessing: {_percent(s['guess'])})."
+                    f"{_risk(s['many_worlds'])} (guessing: {_percent(s['guess'])})."
                 )
         else:
             laplace = (
@@ -200,11 +208,21 @@ class Release:
             if c["global_risk"] is not None:
                 lines.append(
                     f"Over {what} in the ledger the total is ε = {_number(c['epsilon'])}: "
-                    f"ρ_gl = {percent(c['global_risk'])}, Γ = {percent(c['global_leak'])}."
+                    f"ρ_gl = {_risk(c['global_risk'])}, Γ = {_risk(c['global_leak'])}."
                 )
             if c["releases"] > 1:
                 lines.append(composition_sentence(c["composition"], f"{what} in the ledger"))
+        useless = useless_sentence(self.useless_labels)
+        if useless is not None:
+            lines.append(useless)
         return lines
+
+    @property
+    def useless_labels(self) -> list[str]:
+        """The answers released although their 95 % interval is wider than the range they can take."""
+        if "useless" not in self.answers:
+            return []
+        return [str(a["label"]) for a in self.answers.to_dict(orient="records") if bool(a["useless"])]
 
     def answer_rows(self) -> list[tuple[str, ...]]:
         """The published answers as table rows: label, noise, ε or ρ, universe, scale, noisy value, interval."""

@@ -21,17 +21,18 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from privrisk._format import natural_frequencies, number, percent, percent_3g, plain
+from privrisk._format import below_certainty, natural_frequencies, number, percent, plain
 from privrisk._validation import check_epsilons
 from privrisk.release.composition import composition_statement, plain_epsilon, plain_rho
 from privrisk.release.spec import check_public_n
-from privrisk.risk import describe, global_leak, global_risk, leak, many_worlds
+from privrisk.risk import describe, global_leak, global_risk, local_leak, many_worlds
 
 if TYPE_CHECKING:
     from privrisk.release.result import Release
 
 __all__ = [
     "NOISE_NOTE",
+    "USELESS_NOTE",
     "composed_epsilon",
     "ledger_spending",
     "odds_phrase",
@@ -43,9 +44,9 @@ __all__ = [
 
 
 def _percent(x: float) -> str:
-    """As the papers print a percentage (one decimal), but a risk that is not zero is never written "0.0%"."""
-    text = percent(x)
-    return percent_3g(x).replace(" %", "%") if x > 0 and text == "0.0%" else text
+    """As the papers print a percentage (one decimal); :func:`privrisk._format.percent` never writes a risk that is
+    not zero as "0.0%" nor one below 1 as "100.0%"."""
+    return percent(x)
 
 
 def composed_epsilon(epsilons: Iterable[float]) -> float:
@@ -82,7 +83,7 @@ def public_statement(epsilon: float, n: int | None = None) -> dict[str, Any]:
         "global_leak": float(global_leak(eps)),
         "n": n_,
         "many_worlds": rho,
-        "local_leak": None if rho is None or n_ is None else float(leak(rho, n_)),
+        "local_leak": None if rho is None or n_ is None else float(local_leak(eps, n_)),
         "guess": None if n_ is None else 1.0 / n_,
         "sentences": describe(eps, n_),
     }
@@ -108,10 +109,10 @@ def release_statement(
     if not any(r.get("mechanism") == "gaussian" for r in records):
         return {**public_statement(plain_epsilon(records), n_), "composition": composition}
     c = composition
+    success, advantage = percent(below_certainty(c["success"])), percent(below_certainty(c["advantage"]))
     sentences = (
-        f"An attacker who wants to tell whether one person is in the data is right {percent(c['success'])} of the "
-        f"time at best (guessing: 50 %); the release takes them {percent(c['advantage'])} of the way from "
-        "guessing to certainty."
+        f"An attacker who wants to tell whether one person is in the data is right {success} of the time at best "
+        f"(guessing: 50 %); the release takes them {advantage} of the way from guessing to certainty."
     )
     return {
         "epsilon": c["plain_epsilon"],
@@ -172,8 +173,11 @@ def odds_phrase(p: float, guess: float = 0.5) -> str:
 
     The smallest denominator is taken whose count is within a quarter of the distance to the nearer end (0 or 1)
     of p, and that tells the attacker from the guesser (different counts whenever p differs from guessing):
-    "about 3 times in 4; guessing, 2 in 4". Near certainty the denominator grows until the count is truthful;
-    past a million it says "more than 999,999 times in 1,000,000".
+    "about 3 times in 4; guessing, 2 in 4". Every count is p times the denominator rounded, so "about k in m"
+    is within half a count of p. Near certainty the denominator grows until the count is truthful; past a million
+    it says "more than 999,999 times in 1,000,000". When no denominator up to a million tells p from guessing
+    (ε = 10⁻⁶: p = 0.50000025), the counts are guessing's and the difference is said in words; "the same as
+    guessing" only when p is guessing exactly.
 
     Example:
         >>> odds_phrase(0.75), odds_phrase(0.7311)
@@ -182,12 +186,14 @@ def odds_phrase(p: float, guess: float = 0.5) -> str:
         ('about 52 times in 100; guessing, 50 in 100', '1 time in 2, the same as guessing')
         >>> odds_phrase(1 - 2e-9)
         'more than 999,999 times in 1,000,000; guessing, 500,000 in 1,000,000'
+        >>> odds_phrase(0.50000025)
+        'about 1 time in 2; guessing, 1 in 2 (the difference is less than 1 in 1,000,000)'
     """
     p, g = float(p), float(guess)
-    if math.isclose(p, g, rel_tol=1e-12, abs_tol=1e-15):
-        k = next(m for m in _BASES if round(g * m) >= 1 and math.isclose(round(g * m) / m, g))
-        count = round(g * k)
-        return f"{count:,} time{'s' if count != 1 else ''} in {k:,}, the same as guessing"
+    exact = next((m for m in _BASES if round(g * m) >= 1 and round(g * m) / m == g), _BASES[-1])
+    if p == g:
+        count = round(g * exact)
+        return f"{count:,} time{'s' if count != 1 else ''} in {exact:,}, the same as guessing"
     tolerance = 0.25 * min(p, 1 - p)
     for m in _BASES:
         k, kg = round(p * m), round(g * m)
@@ -195,35 +201,69 @@ def odds_phrase(p: float, guess: float = 0.5) -> str:
             return f"about {k:,} time{'s' if k != 1 else ''} in {m:,}; guessing, {kg:,} in {m:,}"
     m = _BASES[-1]
     kg = round(g * m)
-    said = f"more than {m - 1:,}" if p > g else "fewer than 1"
-    return f"{said} times in {m:,}; guessing, {kg:,} in {m:,}"
+    if round(p * m) >= m:
+        return f"more than {m - 1:,} times in {m:,}; guessing, {kg:,} in {m:,}"
+    if round(p * m) < 1:
+        return f"fewer than once in {m:,}; guessing, {kg:,} in {m:,}"
+    # p and guessing round to the same count out of a million: say guessing's, and that they differ.
+    k = round(p * exact)
+    return (
+        f"about {k:,} time{'s' if k != 1 else ''} in {exact:,}; guessing, {round(g * exact):,} in {exact:,} "
+        f"(the difference is less than 1 in {m:,})"
+    )
 
 
 def verdict(statement: Mapping[str, Any]) -> str:
     """The public statement in one sentence: how often an attacker who knows everyone else would be right.
 
-    For pure ε the attacker tells two worlds apart (ρ_gl = 1/(1 + e^(−ε)), Mehner et al., eq. 3); for Gaussian
-    answers, the best success of the tight composition. Guessing is right half the time in both.
+    For pure ε it is the most that ε allows any noise: the attacker tells two worlds apart (ρ_gl = 1/(1 +
+    e^(−ε)), Mehner et al., eq. 3); the noise actually added may allow less (the tight composition's success,
+    said beside it in the findings). For Gaussian answers it is the best success of the tight composition.
+    Guessing is right half the time in both.
 
     Example:
         >>> verdict(public_statement(math.log(3)))
-        'An attacker who knows everyone else in the data and wants to tell whether one person is in it would be right about 3 times in 4; guessing, 2 in 4.'
+        'An attacker who knows everyone else in the data and wants to tell whether one person is in it would be right about 3 times in 4 at most (the most that ε = ln 3 allows any noise); guessing, 2 in 4.'
     """
-    p = (
-        statement["global_risk"]
-        if statement.get("global_risk") is not None
-        else statement["composition"]["success"]
-    )
+    from privrisk._format import epsilon_text
+
+    pure = statement.get("global_risk") is not None
+    p = below_certainty(statement["global_risk"] if pure else statement["composition"]["success"])
+    odds = odds_phrase(p)
+    if pure:
+        phrase, _, guessing = odds.partition("; ")
+        bound = " at most" if phrase.startswith("about") else ""  # never "at most more than"
+        odds = f"{phrase}{bound} (the most that ε = {epsilon_text(statement['epsilon'])} allows any noise)"
+        odds += f"; {guessing}" if guessing else ""
     return (
         "An attacker who knows everyone else in the data and wants to tell whether one person is in it would be "
-        f"right {odds_phrase(p)}."
+        f"right {odds}."
     )
+
+
+#: What the public statement says of an answer whose 95 % interval is wider than the range the answer can take.
+USELESS_NOTE = "the noise is larger than the range of the data: this answer tells nothing reliable"
+
+
+def useless_sentence(labels: Sequence[str]) -> str | None:
+    """The sentence a public statement gives for answers released although their noise exceeds their range.
+
+    Example:
+        >>> useless_sentence(["mean(x)"])
+        'mean(x): the noise is larger than the range of the data: this answer tells nothing reliable.'
+        >>> useless_sentence([]) is None
+        True
+    """
+    if not labels:
+        return None
+    return " ".join(f"{label}: {USELESS_NOTE}." for label in labels)
 
 
 _CSS = """
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1a1a1a; }
 main { max-width: 46rem; margin: 0 auto; padding: 1rem; }
 .verdict { font-size: 1.2rem; border-left: 4px solid #0b5394; padding-left: .75rem; }
+.useless { border-left: 4px solid #a61b1b; padding-left: .75rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #ccc; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -265,14 +305,16 @@ def statement_html(release: Release, *, title: str = "Public statement of a rele
         for a in release.answers.to_dict(orient="records")
     )
     k = len(release.answers)
+    useless = useless_sentence(release.useless_labels)
+    warning = "" if useless is None else f'<p class="useless"><strong>{escape(useless)}</strong></p>'
     cost = [f"<p>This release spent {escape(_cost(s))}. The smaller this number, the less anyone can learn about "
             "one person from the published numbers.</p>"]  # fmt: skip
     if s.get("n") is not None and s.get("many_worlds") is not None:
-        a, g = natural_frequencies(s["many_worlds"], s["guess"])
+        a, g = natural_frequencies(below_certainty(s["many_worlds"]), s["guess"])
         cost.append(
             f"<p>Of the {s['n']:,} people in the data, an attacker who tries to pick out one of them from the "
-            f"answers would be right {escape(a.text())} times in {a.base:,}; guessing, {escape(g.text())} in "
-            f"{g.base:,}.</p>"
+            f"answers would be right in {escape(a.text())} of {a.base:,} attempts at most; guessing, in "
+            f"{escape(g.text())} of them.</p>"
         )
     c = s.get("cumulative")
     if c is not None:
@@ -302,6 +344,7 @@ can be seen in it. The true values were never shown to anyone.</p>
 </thead><tbody>{rows}</tbody></table>
 <p>In 95 of 100 releases like this one the interval holds the value the data gave (each value first moved into
 the range in the last column).</p>
+{warning}
 <h2>How much privacy it cost</h2>
 {"".join(cost)}
 <details><summary>Technical annex</summary>

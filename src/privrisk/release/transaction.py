@@ -21,7 +21,7 @@ Example:
     >>> import pandas as pd
     >>> from privrisk.release.request import ReleaseRequest, preview
     >>> from privrisk.release.spec import ReleaseQuery
-    >>> request = ReleaseRequest(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "mean", "ln3", (0, 24)),))
+    >>> request = ReleaseRequest(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "mean", 5, (0, 24)),))
     >>> p = preview(request)
     >>> publish(request, preview_id=p.id) is publish(request, preview_id=p.id)
     True
@@ -52,8 +52,10 @@ from privrisk.release.request import (
     ReleaseRequest,
     answer_noise,
     budget_refusal,
+    check_useless,
     ledger_state,
     preview_digest,
+    query_preview,
 )
 from privrisk.release.result import Release, _internal_assessment, _Measured, _with_cumulative
 from privrisk.release.spec import ReleaseQuery
@@ -114,6 +116,9 @@ def _draw_release(
     if refusal is not None:
         raise ThresholdExceeded(refusal)
     prepared, summaries = _prepare(data, qs, request.source)
+    # After the inputs (data, its values, columns, ledger, budget) have had their say, before any noise is drawn.
+    check_useless(request)
+    useless = [query_preview(q, request.level, n_pub).useless for q in qs]
     half = [_half_width(p.measured.query.mechanism, p.scale, request.level) for p in prepared]
 
     noisy = [
@@ -123,7 +128,7 @@ def _draw_release(
         for p in prepared
     ]
     rows = []
-    for p, y, h in zip(prepared, noisy, half, strict=True):
+    for p, y, h, bad in zip(prepared, noisy, half, useless, strict=True):
         m = p.measured
         rows.append(
             {
@@ -141,6 +146,7 @@ def _draw_release(
                 "noise_95": h,
                 "interval_lo": y - h,
                 "interval_hi": y + h,
+                "useless": bad,
             }
         )
     answers = pd.DataFrame(rows)
@@ -202,6 +208,7 @@ def noisy_release(
     allow_large_epsilon: bool = False,
     key: bytes | str | None = None,
     before_charge: Callable[[Release], None] | None = None,
+    allow_useless: bool = True,
 ) -> Release:
     """Release noisy answers to queries on a data set, with the public statement and the internal assessment.
 
@@ -228,6 +235,9 @@ def noisy_release(
         key: the secret of a keyed ledger (see :func:`privrisk.release.ledger.read_ledger`).
         before_charge: called with the release before the ledger is charged (without a ledger: before
             returning); if it raises, nothing is charged.
+        allow_useless: release an answer whose 95 % interval is wider than the whole range it can take (the
+            answers go to the caller, and the public statement says that such an answer tells nothing reliable);
+            False refuses it as :func:`publish` does by default.
 
     Raises:
         PrivriskError: for bad input or a corrupt ledger.
@@ -253,6 +263,7 @@ def noisy_release(
         source=source,
         level=level,
         allow_large_epsilon=allow_large_epsilon,
+        allow_useless=allow_useless,
     )
     hook = None if before_charge is None else (lambda r, _history: before_charge(r))
     return _draw_release(request, data, before_charge=hook)
@@ -370,7 +381,8 @@ def publish(
 
     Raises:
         PrivriskError: for bad outputs or input, a corrupt ledger, a preview of other settings or one published
-            already (``param`` names the field).
+            already, or an answer that would be useless when the request does not allow it (``param`` names the
+            field: ``allow_useless``).
         ThresholdExceeded: when the release would exceed the budget; nothing is drawn or recorded.
 
     Example:
@@ -379,7 +391,7 @@ def publish(
         >>> from privrisk.release.spec import ReleaseQuery
         >>> folder = pathlib.Path(tempfile.mkdtemp())
         >>> request = ReleaseRequest(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "max", 1, (0, 24)),),
-        ...                          ledger=folder / "ledger.json", out=folder / "out")
+        ...                          ledger=folder / "ledger.json", out=folder / "out", allow_useless=True)
         >>> r = publish(request)
         >>> r.ledger["entry"]["seq"], (folder / "out" / "statement.html").exists()
         (1, True)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from privrisk import risk as R
-from privrisk._format import Frequency, natural_frequencies, whole_percent
+from privrisk._format import Frequency, below_certainty, natural_frequencies, superscript, whole_percent
 from privrisk._validation import check_choice, check_epsilon, check_epsilons, check_whole
 from privrisk.errors import PrivriskError
 from privrisk.reports.html import asset_text, html_page, json_script
@@ -153,15 +153,46 @@ def explainer_numbers(epsilon: float | str, n: int | None = None, *, lang: str =
             "nothing is left to explain",
             param="epsilon",
         )
-    ratio = math.exp(eps) if eps < math.log(_RATIO_LIMIT) + 1 else math.inf
+    # Every risk of a finite ε > 0 is below certainty and above nothing, even where double precision says 1.
+    p, gamma = float(R.global_risk(eps)), float(R.global_leak(eps))
     values = {
         "eps": _fixed(eps, 2, text),
-        "ratio": _fixed(ratio, 1, text) if ratio < _RATIO_LIMIT else text["ratio_more"],
-        **_story(float(R.global_risk(eps)), float(R.global_leak(eps)), text),
+        "ratio": _ratio(eps, text),
+        **_story(below_certainty(p) if eps > 0 else p, below_certainty(gamma) if eps > 0 else gamma, text),
     }
     if n_ is not None:
-        values.update(_among(float(R.many_worlds(eps, n_)), n_, text))
+        rho = float(R.many_worlds(eps, n_))
+        values.update(_among(below_certainty(rho) if eps > 0 else rho, n_, text))
     return values
+
+
+def _ratio(eps: float, text: dict[str, Any]) -> str:
+    """e^ε, the most a result's probability can change, as the page prints it (the script does the same).
+
+    One decimal from 1.05 to a million; below, the two significant digits of e^ε − 1 (ε = 10⁻⁴: "1.00010", never
+    "1.0", which would say that nothing changes), and "1 + 1.0 × 10⁻¹²" below 10⁻⁶; above a million a power of
+    ten ("4.9 × 10⁸").
+    """
+    if eps == 0:
+        return "1"
+    excess = math.expm1(eps) if eps < 1 else math.inf
+    if excess < 1e-6:
+        return "1 + " + _power(math.log10(excess), text)
+    if excess < 0.05:
+        places = 1 - math.floor(math.log10(excess))
+        return "1" + text["decimal"] + str(round(excess * 10**places)).rjust(places, "0")
+    if eps < math.log(_RATIO_LIMIT):
+        return _fixed(math.exp(eps), 1, text)
+    return _power(eps * math.log10(math.e), text)
+
+
+def _power(log10: float, text: dict[str, Any]) -> str:
+    """10^log10 as "4.9 × 10⁸": two significant digits (half to even, as the script rounds) and a power of ten."""
+    k = math.floor(log10)
+    mantissa = round(10 ** (log10 - k) * 10)
+    if mantissa >= 100:
+        mantissa, k = 10, k + 1
+    return f"{mantissa // 10}{text['decimal']}{mantissa % 10} × 10{superscript(k)}"
 
 
 def _story(p: float, gamma: float, text: dict[str, Any]) -> dict[str, str]:
@@ -170,13 +201,16 @@ def _story(p: float, gamma: float, text: dict[str, Any]) -> dict[str, str]:
     base, guess = f.base, g.count
     # The icons show the natural frequency: honest rounding never fills all 100 for P < 1.
     shown = {"about": f.count, "more": base - 1, "all": base, "fewer": 0, "none": 0}[f.kind]
+    coin = _fixed(p, 3, text)
+    if p < 1 and coin == _fixed(1.0, 3, text):
+        coin = text["coin_more"]  # "1.000" would say the coin always shows heads
     return {
         "risk": _phrase(f, text),
         "risk_base": _group(base, text),
         "guess": _group(guess, text),
         "gamma": whole_percent(gamma, less=text["pct_less"], more=text["pct_more"]),
         "gamma_width": _fixed(100 * gamma, 1, TEXT["en"]),
-        "coin": _fixed(p, 3, text),
+        "coin": coin,
         "heads_width": _fixed(100 * p, 1, TEXT["en"]),
         "icons_guess": str(min(guess, shown)),
         "icons_extra": str(max(shown - guess, 0)),
@@ -361,7 +395,7 @@ def explainer_page(
         f'<p id="paragraph">{html.escape(_paragraph(eps, n, v, text, lang))}</p>',
         f"<footer>{html.escape(_fill(text['footer'], {'version': __version__}))}</footer>",
     ]
-    data = {"text": {k: text[k] for k in ("decimal", "thousands", "freq", "pct_less", "pct_more", "ratio_more",
+    data = {"text": {k: text[k] for k in ("decimal", "thousands", "freq", "pct_less", "pct_more", "coin_more",
                                           "slider_value", "icons_label", "live")},
             "n": n, "grid": grid, "start": start, "ratio_limit": _RATIO_LIMIT}  # fmt: skip
     body = "\n".join(parts) + "\n" + json_script("privrisk-data", data)
@@ -405,7 +439,7 @@ def explainer_paragraph(epsilon: float | str, n: int | None = None, *, lang: str
 
     Example:
         >>> explainer_paragraph(math.log(3), lang="de").split(". ")[-1]
-        'Die Antwort bringt den Angreifer höchstens 50 % des Weges vom Münzwurf zur Gewissheit.'
+        'Die Antwort bringt den Angreifer bestenfalls 50 % des Weges vom Münzwurf zur Gewissheit.'
     """
     eps = check_epsilon(epsilon, name="epsilon", allow_zero=True)
     lang = _language(lang)
@@ -522,9 +556,11 @@ def guarantee_numbers(
     text = TEXT[_language(lang)]
     n_ = None if n is None else _people(n)
     m = A.membership_risk(guarantee)
-    values = {"guarantee": name or guarantee.label, **_story(float(m.success), float(m.advantage), text)}
+    # A guarantee with δ < 1 never makes the attacker certain, even where double precision rounds to 1.
+    story = _story(below_certainty(m.success), below_certainty(m.advantage), text)
+    values = {"guarantee": name or guarantee.label, **story}
     if n_ is not None:
-        values.update(_among(float(A.reconstruction_risk(guarantee, n_)), n_, text))
+        values.update(_among(below_certainty(A.reconstruction_risk(guarantee, n_)), n_, text))
     return values
 
 

@@ -20,6 +20,7 @@ PAGE_MODULES = (
     "microdata",
     "audit",
     "empirical",
+    "synthetic",
     "release",
     "outputs",
     "explain",

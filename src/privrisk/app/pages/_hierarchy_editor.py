@@ -25,7 +25,7 @@ from functools import partial
 from typing import Any
 
 from privrisk.errors import PrivriskError
-from privrisk.presence.hierarchy import HierarchyChoice, parse_hierarchy
+from privrisk.generalisation.hierarchy import HierarchyChoice, parse_hierarchy
 
 __all__ = [
     "BREAK_FIELDS",

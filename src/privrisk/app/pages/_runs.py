@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privrisk.app._shared import Cancelled, Job, _checked_upload, error_message
+from privrisk.app._shared import Cancelled, Job, error_message
 from privrisk.app._shared import session_folder as _session_folder
+from privrisk.app._uploads import _checked_upload
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -53,7 +54,10 @@ class TimeLimit(Exception):
     """The work in :func:`call_in_process` ran longer than its time limit and was stopped."""
 
 
-_PRELOAD = ["privrisk.accounting", "privrisk.app._guarantee"]
+# Imported once by the fork server, so that each worker starts with them: the accountant (Risk), and pandas, the
+# output checker and the microdata measures (Outputs, Microdata).
+_PRELOAD = ["privrisk.accounting", "privrisk.app._guarantee", "pandas", "privrisk.outputs.check",
+            "privrisk.microdata.run", "privrisk.app._work"]  # fmt: skip
 
 
 def _context() -> Any:
@@ -77,13 +81,17 @@ def _child(connection: Any, work: Callable[..., Any], args: tuple[Any, ...]) -> 
     connection.close()
 
 
-async def call_in_process(work: Callable[..., Any], *args: Any, time_limit: float = 60.0) -> Any:
+async def call_in_process(
+    work: Callable[..., Any], *args: Any, time_limit: float | None = 60.0, job: Job | None = None
+) -> Any:
     """``work(*args)`` in a worker process, awaited without blocking the event loop; killed when it is cancelled
-    (a newer input, the session ended) or after ``time_limit`` seconds (:class:`TimeLimit`).
+    (a newer input, the session ended, ``job`` cancelled: :class:`~privrisk.app._shared.Cancelled`) or after
+    ``time_limit`` seconds (:class:`TimeLimit`; None: no limit).
 
     ``work`` must be a module-level function, its arguments and result picklable. A :class:`PrivriskError` in
     the worker is raised again here with its ``param``. Unlike a thread, a process can be stopped in the middle
-    of a library call that has no progress callback (the accountant composing a guarantee 10⁶ times).
+    of a library call that has no progress callback (the accountant composing a guarantee 10⁶ times, an output
+    check of many tables).
 
     Example:
         >>> asyncio.run(call_in_process(abs, -5))
@@ -95,13 +103,15 @@ async def call_in_process(work: Callable[..., Any], *args: Any, time_limit: floa
     process.start()
     sender.close()
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + time_limit
+    deadline = None if time_limit is None else loop.time() + time_limit
     try:
         while not receiver.poll():
             if not process.is_alive() and not receiver.poll():
                 raise RuntimeError(f"the worker process stopped (exit code {process.exitcode})")
-            if loop.time() > deadline:
+            if deadline is not None and loop.time() > deadline:
                 raise TimeLimit(f"stopped after {time_limit:g} s")
+            if job is not None and job.cancelled:
+                raise Cancelled("cancelled")
             await asyncio.sleep(0.05)
         kind, value = receiver.recv()
     finally:
@@ -166,7 +176,8 @@ class StepCounter:
 
 
 class Runner:
-    """One page's long work: a Shiny extended task running ``work(job, *args)`` in a worker thread.
+    """One page's long work: a Shiny extended task running ``work(job, *args)`` in a worker thread, or
+    ``work(*args)`` in a worker process (``start(..., in_process=True)``: killed by Cancel).
 
     ``start`` replaces the previous result; ``cancel`` stops the work at its next progress step; ``status_ui``
     shows the progress bar with a Cancel button while it runs, the one-line message if it failed, and nothing
@@ -192,7 +203,9 @@ class Runner:
                 if self.ended:
                     shutil.rmtree(self.folder.parent, ignore_errors=True)
 
-        async def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...]) -> Any:
+        async def run(work: Callable[..., Any], job: Job, args: tuple[Any, ...], in_process: bool) -> Any:
+            if in_process:
+                return await call_in_process(work, *args, time_limit=None, job=job)
             return await asyncio.to_thread(guarded, work, job, args)
 
         self.task = reactive.extended_task(run)
@@ -204,8 +217,16 @@ class Runner:
             self.job.cancel()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def start(self, work: Callable[..., Any], *args: Any, uploads: Sequence[tuple[Path, str]] = ()) -> None:
-        """Run ``work(job, *args)`` unless a run is under way (the Run button is ignored meanwhile)."""
+    def start(
+        self,
+        work: Callable[..., Any],
+        *args: Any,
+        uploads: Sequence[tuple[Path, str]] = (),
+        in_process: bool = False,
+        text: str | None = None,
+    ) -> None:
+        """Run ``work(job, *args)`` in a thread, or ``work(*args)`` in a worker process (``in_process``, with
+        ``text`` as its progress line), unless a run is under way (the Run button is ignored meanwhile)."""
         from shiny import reactive
 
         with reactive.isolate():
@@ -214,7 +235,9 @@ class Runner:
         self.message.set(None)
         self.uploads = list(uploads)
         self.job = Job()
-        self.task.invoke(work, self.job, args)
+        if text is not None:
+            self.job.text = text
+        self.task.invoke(work, self.job, args, in_process)
 
     def fail(self, exc: BaseException, uploads: Sequence[tuple[Path, str]] = ()) -> None:
         """Show ``exc`` as the page's one-line message (a bad input found before the work started)."""
@@ -259,16 +282,19 @@ class Runner:
             job = self.job
             fraction = 0.0 if job is None else job.fraction
             text = "starting" if job is None else job.status_text()
+            counted = job is not None and job.counted
             bar = ui.div(
                 ui.div(
-                    class_="progress-bar",
+                    # Work that does not count its steps: a moving bar across the whole width, no share.
+                    class_="progress-bar" if counted else "progress-bar progress-bar-striped progress-bar-animated",
                     role="progressbar",
-                    style=f"width: {100 * fraction:.0f}%",
-                    **{
-                        "aria-valuenow": f"{100 * fraction:.0f}",
-                        "aria-valuemin": "0",
-                        "aria-valuemax": "100",
-                    },
+                    style=f"width: {100 * fraction:.0f}%" if counted else "width: 100%",
+                    **(
+                        {"aria-valuenow": f"{100 * fraction:.0f}", "aria-valuemin": "0", "aria-valuemax": "100"}
+                        if counted
+                        else {}
+                    ),
+                    **{"aria-label": "progress"},
                 ),
                 class_="progress",
                 style="height: 1.2em; max-width: 32em;",
@@ -372,6 +398,6 @@ def main_panel(title: str, intro: str) -> list[Any]:
         ui.p(intro, class_="privrisk-help"),
         ui.output_ui("status"),
         ui.output_ui("results"),
-        ui.h5("The same on the command line"),
+        ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     ]

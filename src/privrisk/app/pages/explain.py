@@ -52,7 +52,7 @@ def page_ui() -> Any:
         ),
         ui.output_ui("paragraph"),
         ui.output_ui("preview"),
-        ui.h5("The same on the command line"),
+        ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     )
 
@@ -106,7 +106,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         doc = quiet(explained).document
         lang = input.lang()
         return ui.div(
-            ui.h5("For a consent form"),
+            ui.h3("For a consent form", class_="h5"),
             ui.p(doc["paragraph"], id="explain-paragraph-text"),
             ui.p(
                 f"Global risk ρ_gl = {percent(doc['global_risk'], lang)}, "

@@ -15,16 +15,17 @@ from typing import Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import number
-from privrisk._params import label
 from privrisk.app._shared import (
     command_line,
     error_message,
     error_ui,
     keep_upload,
     preset_inputs,
-    session_folder,
     session_upload,
 )
+from privrisk.app._work import MICRODATA_DEFAULTS
+from privrisk.app.pages._runs import Runner
+from privrisk.app.pages._runs import session_folder as run_folder
 from privrisk.errors import PrivriskError
 
 ID = "microdata"
@@ -50,8 +51,12 @@ def page_ui() -> Any:
             ui.input_text("weights", "Sampling-weight column (optional)"),
             ui.input_text("household", "Household-id column (optional)"),
             ui.input_text("sensitive", "Sensitive variables (optional)"),
-            ui.input_text("k", "Smallest f_k allowed, k (optional)"),
-            ui.input_text("max_risk", "Largest individual risk allowed (optional)"),
+            ui.input_text("k", "Smallest f_k allowed, k", placeholder="default 3"),
+            ui.input_text("max_risk", "Largest individual risk allowed", placeholder="default 0.1"),
+            ui.p(
+                "With neither set, the file is judged against the defaults k = 3 and individual risk at most 0.1.",
+                class_="privrisk-help small",
+            ),
             ui.input_select("reduction", "Reduce the risk", REDUCTIONS),
             ui.panel_conditional(
                 "input.reduction === 'suppress'",
@@ -86,18 +91,14 @@ def page_ui() -> Any:
             "the chance that an intruder who knows a person's key values picks the right record.",
             class_="privrisk-help",
         ),
+        ui.output_ui("status"),
         ui.output_ui("results"),
         ui.output_ui("reduced"),
         ui.output_ui("measures"),
         ui.output_ui("records"),
-        ui.h5("The same on the command line"),
+        ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     )
-
-
-def _named(param: str) -> str:
-    """The page's label of a library parameter ("Largest acceptable risk"), never an option."""
-    return label(param, ID)
 
 
 def _hierarchy_lines(text: str) -> list[str]:
@@ -116,11 +117,18 @@ def _number(text: str, name: str, kind: type) -> Any:
 
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
-    """The page's reactive logic."""
+    """The page's reactive logic: a run measures in a worker process when "Measure" is pressed."""
+    from privrisk.app._work import microdata_report
+
     preset_inputs(session, {"keys": "text", "weights": "text", "household": "text", "sensitive": "text",
                             "k": "text", "max_risk": "text", "example": "checkbox"})  # fmt: skip
     uploads = session_upload(session, max_bytes=max_upload)
     upload_message: reactive.Value[str | None] = reactive.value(None)
+    folder = run_folder(session, ID)
+    runner = Runner("microdata", "cancel", session, folder)
+    runner.serve_status(input)
+    # What the last run was judged against: the thresholds set, or the defaults (named on the page).
+    judged: reactive.Value[tuple[dict[str, Any], bool]] = reactive.value(({}, False))
 
     keep_upload("data", input, uploads, upload_message, lambda exc: error_message(exc, "microdata"))
 
@@ -141,107 +149,117 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         return ui.p(f"{found.label}: measured unless the example is ticked.", class_="privrisk-help small",
                     id="microdata-kept")  # fmt: skip
 
-    @reactive.calc
+    def _targets() -> tuple[dict[str, Any], bool]:
+        """The thresholds to judge against, and whether they are the defaults (none was set)."""
+        k, max_risk = _number(input.k(), "k", int), _number(input.max_risk(), "max_risk", float)
+        if k is None and max_risk is None:
+            return dict(MICRODATA_DEFAULTS), True
+        return {"k": k, "max_risk": max_risk}, False
+
+    @reactive.effect
     @reactive.event(input.run)
-    def outcome() -> tuple[Any, str | None]:
-        from privrisk.microdata import MicrodataSettings, run_microdata
+    def _measure() -> None:
+        from privrisk.microdata import MicrodataSettings
 
         reduction = input.reduction()
         try:
+            targets, default = _targets()
             # Only the inputs the chosen reduction shows are given; the settings check every rule.
             settings = MicrodataSettings(
                 keys=input.keys(), weights=input.weights().strip() or None,
-                household=input.household().strip() or None, sensitive=input.sensitive(),
-                k=_number(input.k(), "k", int), max_risk=_number(input.max_risk(), "max_risk", float),
+                household=input.household().strip() or None, sensitive=input.sensitive(), **targets,
                 reduction=reduction, importance=input.importance() if reduction == "suppress" else None,
                 hierarchies=_hierarchy_lines(input.hierarchies()) if reduction == "recode" else None,
                 hierarchy_files=False,  # the server opens no path a user typed
             )  # fmt: skip
-            if input.example():
-                from privrisk.microdata.example import example_survey
-
-                frame: Any = example_survey()
-            else:
-                frame = uploads.read()
-            return run_microdata(frame, settings), None
+            data = None if input.example() else str(uploads.checked(param="data")[0])
         except PrivriskError as exc:
-            return None, error_message(exc, "microdata")
+            runner.fail(exc)
+            return
+        judged.set((targets, default))
+        released = folder / "released.csv"
+        released.unlink(missing_ok=True)
+        runner.start(microdata_report, settings, data, str(released), in_process=True,
+                     text="Measuring the file in a worker process")  # fmt: skip
 
     @render.ui
     def results() -> Any:
-        run, problem = outcome()
-        if problem:
-            return error_ui(problem)
+        run = runner.result()
+        if run is None:
+            return None
+        targets, default = judged.get()
         # judged on the file as it will be released: after the reduction, if there was one
-        where = "" if run.reduced is None else f" after {_how(run)}"
-        failures = run.failures(_named)
-        if failures:
-            items = [ui.tags.li(f) for f in failures]
-            return ui.div(ui.h4(f"Thresholds exceeded{where}"), ui.tags.ul(*items), id="microdata-verdict-text",
-                          class_="alert alert-danger")  # fmt: skip
-        return ui.div(ui.h4(f"Every threshold set is met{where}"), id="microdata-verdict-text",
+        where = "" if run["how"] is None else f" after {run['how']}"
+        against = _against(targets, default)
+        if run["failures"]:
+            items = [ui.tags.li(f) for f in run["failures"]]
+            return ui.div(ui.h3(f"Thresholds exceeded{where}", class_="h4"), ui.p(against, class_="mb-1"),
+                          ui.tags.ul(*items), id="microdata-verdict-text", class_="alert alert-danger")  # fmt: skip
+        heading = f"Every threshold is met{where}" if default else f"Every threshold set is met{where}"
+        return ui.div(ui.h3(heading, class_="h4"), ui.p(against, class_="mb-0"), id="microdata-verdict-text",
                       class_="alert alert-success")  # fmt: skip
 
     @render.ui
     def reduced() -> Any:
-        run, problem = outcome()
-        if problem or run.reduced is None:
+        run = runner.result()
+        if run is None or run["how"] is None:
             return None
-        before = len(run.measured.failures())
-        given = (f"The file as given exceeded {before} threshold(s) set." if before
-                 else "The file as given met every threshold set already.")  # fmt: skip
+        before = run["failures_before"]
+        given = (f"The file as given exceeded {before} threshold(s)." if before
+                 else "The file as given met every threshold already.")  # fmt: skip
         return ui.div(
-            ui.h4(f"After {_how(run)}"),
-            ui.p(run.reduction, id="microdata-reduction-text"),
+            ui.h3(f"After {run['how']}", class_="h4"),
+            ui.p(run["reduction"], id="microdata-reduction-text"),
             ui.p(given, class_="privrisk-help"),
-            ui.div(*(ui.p(line) for line in run.reduced.findings()), id="microdata-reduced-findings"),
+            ui.div(*(ui.p(line) for line in run["reduced_findings"]), id="microdata-reduced-findings"),
             ui.download_button(
                 "download_released", "Download the released file (released.csv)", class_="btn-sm btn-success mb-3"
             ),
-            id="microdata-reduction",
+            id="microdata-reduction-panel",
         )
 
     @render.download_button(filename="released.csv", media_type="text/csv")
     def download_released() -> Any:
-        from privrisk.io.files import write_csv
-
-        run, problem = outcome()
-        if problem or run.released is None:
+        run = runner.result()
+        path = folder / "released.csv"
+        if run is None or not run["released"] or not path.is_file():
             return
-        # The library's CSV writer (formula-like text cells neutralised), in the session's private folder.
-        path = session_folder(session) / "microdata-released.csv"
-        write_csv(run.released, path)
+        # Written by the library's CSV writer (formula-like text cells neutralised) in the session's folder.
         yield path.read_bytes()
 
     @render.ui
     def measures() -> Any:
-        run, problem = outcome()
-        if problem:
+        run = runner.result()
+        if run is None:
             return None
-        heading = [] if run.reduced is None else [ui.h5("The file as given")]
-        return ui.div(*heading, *(ui.p(line) for line in run.measured.findings()), id="microdata-findings")
+        heading = [] if run["how"] is None else [ui.h4("The file as given", class_="h5")]
+        return ui.div(*heading, *(ui.p(line) for line in run["findings"]), id="microdata-findings")
 
     @render.ui
     def records() -> Any:
-        run, problem = outcome()
-        if problem:
+        run = runner.result()
+        if run is None:
             return None
-        top = run.measured.top_records(10)
+        top = run["top"]
         head = ui.tags.tr(*(ui.tags.th(c) for c in top.columns))
         rows = [ui.tags.tr(*(ui.tags.td(number(v) if isinstance(v, float) else str(v)) for v in r))
                 for r in top.itertuples(index=False)]  # fmt: skip
-        return ui.div(ui.h5("The riskiest records"), ui.tags.table(ui.tags.thead(head), ui.tags.tbody(*rows),
-                      class_="table table-sm", id="microdata-top"))  # fmt: skip
+        return ui.div(ui.h4("The riskiest records", class_="h5"), ui.tags.table(ui.tags.thead(head),
+                      ui.tags.tbody(*rows), class_="table table-sm", id="microdata-top"), style="overflow-x: auto;")  # fmt: skip
 
     @render.ui
     def command() -> Any:
         found = uploads.current()
         name = found.name if found else "FILE"
+        try:
+            targets, _ = _targets()
+        except PrivriskError:
+            targets = {"k": input.k().strip() or None, "max_risk": input.max_risk().strip() or None}
         cmd = command_line("microdata", file="examples/microdata_survey.csv" if input.example() else name,
                            keys=input.keys().strip(), weights=input.weights().strip() or None,
                            household=input.household().strip() or None,
-                           sensitive=input.sensitive().strip() or None, k=input.k().strip() or None,
-                           max_risk=input.max_risk().strip() or None)  # fmt: skip
+                           sensitive=input.sensitive().strip() or None, k=targets.get("k"),
+                           max_risk=targets.get("max_risk"))  # fmt: skip
         reduction = input.reduction()
         if reduction == "suppress":
             importance = input.importance().strip()
@@ -254,6 +272,22 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     preset_inputs(session, {"reduction": "select", "importance": "text", "hierarchies": "text"})
 
 
-def _how(run: Any) -> str:
-    """The reduction a run made, in words."""
-    return "local suppression" if run.suppression is not None else "global recoding"
+def _against(targets: dict[str, Any], default: bool) -> str:
+    """What the verdict was judged against, in words: the thresholds set, or the defaults named as such.
+
+    Example:
+        >>> _against({"k": 3, "max_risk": 0.1}, True)
+        'Judged against the default thresholds, as none was set: k = 3 (every key combination shared by at least 3 records) and individual risk at most 0.1.'
+        >>> _against({"k": 2, "max_risk": None}, False)
+        'Judged against the threshold set: k = 2.'
+    """
+    parts = []
+    if targets.get("k") is not None:
+        parts.append(f"k = {targets['k']}" + (f" (every key combination shared by at least {targets['k']} records)"
+                                              if default else ""))  # fmt: skip
+    if targets.get("max_risk") is not None:
+        parts.append(f"individual risk at most {number(float(targets['max_risk']))}")
+    what = " and ".join(parts)
+    if default:
+        return f"Judged against the default thresholds, as none was set: {what}."
+    return f"Judged against the threshold{'s' if len(parts) > 1 else ''} set: {what}."

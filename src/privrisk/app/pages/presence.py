@@ -43,7 +43,6 @@ from privrisk.app.pages._hierarchy_editor import typed_number as _number
 from privrisk.app.pages._presence_tables import classes_frame, estimate_frame, minimal_frame, summary_frame
 from privrisk.app.pages._runs import (
     Runner,
-    StepCounter,
     checked_upload,
     figures_ui,
     frame_ui,
@@ -53,13 +52,13 @@ from privrisk.app.pages._runs import (
     zip_bytes,
 )
 from privrisk.errors import PrivriskError
-from privrisk.presence.hierarchy import HierarchyChoice
+from privrisk.generalisation.hierarchy import HierarchyChoice
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from privrisk.app._shared import Job
-    from privrisk.presence.settings import PresenceRun, PresenceSettings
+    from privrisk.presence.run import PresenceRun, PresenceSettings
 
 ID = "presence"
 TITLE = "Presence"
@@ -260,13 +259,13 @@ def settings_from(
         >>> s.delta_max, s.search, s.hierarchy_files
         (0.5, True, False)
     """
-    from privrisk.presence.settings import PresenceSettings, parse_levels
+    from privrisk.presence.run import PresenceSettings, parse_levels
 
     demo = source == "demo"
     alpha = values.get("alpha")
     suppression = _number(values.get("suppression"), "suppression") or 0.0
     return PresenceSettings(
-        dataset=None if demo else data,
+        data=None if demo else data,
         population=None if demo else population,
         qi=[] if demo else [c for c in values.get("qi") or [] if c],
         population_count=None if demo else (str(values.get("population_count") or "").strip() or None),
@@ -447,16 +446,10 @@ def _work(job: Job, settings: PresenceSettings, folder: Path) -> dict[str, Any]:
     that the page shows it at its input rather than as the run's failure.
     """
     from privrisk.presence.prepare import InconsistentSubsetError
-    from privrisk.presence.settings import run_presence
-
-    def steps(text: str, total: int | None = None) -> Any:
-        if total is not None:
-            return StepCounter(job, total, text)
-        job.advance(0.0, text)
-        return None
+    from privrisk.presence.run import run_presence
 
     try:
-        run = run_presence(settings, steps=steps)
+        run = run_presence(settings, progress=job.advance)
     except InconsistentSubsetError as exc:
         said = PrivriskError(
             f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue", param="allow_inconsistent"
@@ -536,7 +529,7 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
                     frame_ui(classes_frame(found.best), id="presence-chosen-classes",
                              caption="Classes of highest δ after the search"),
                 ]
-        detail += [ui.h4("δ per class"), figures_ui(out)]
+        detail += [ui.h3("δ per class", class_="h4"), figures_ui(out)]
     parts.append(
         ui.tags.details(
             ui.tags.summary("The measures, the classes and the search (δ, k-anonymity, k-map)"),

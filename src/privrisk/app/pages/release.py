@@ -3,11 +3,17 @@
 The page only maps its inputs onto :class:`privrisk.release.request.ReleaseRequest` and calls
 :func:`~privrisk.release.request.preview` and :func:`~privrisk.release.transaction.publish`, as the command line
 does. The preview shows, before any ε is spent, each answer's noise scale, expected error and 95 % interval and
-warns when an answer would be useless; confirming publishes that preview once (a double-click or a repeated
-confirm returns the same release and charges the ledger once). The ledger is the operator's uploaded file, copied
-into this session's private folder; the updated ledger is downloaded, with the public statement as a readable page
-and the public release as JSON (neither holds a path of the server). The internal assessment (local sensitivity,
-record counts) is shown only on request, inside a box marked NOT FOR PUBLICATION.
+warns when an answer would be useless (it is released only once the operator ticks that they release it anyway);
+confirming publishes that preview once (a double-click or a repeated confirm returns the same release and charges
+the ledger once). The ledger is the app's one ledger on disk (``privrisk app --ledger FILE``, by default in the
+user's data folder), charged by every browser session: a reload, a second tab or a restart of the server sees
+every release, and the budget holds across them. The page says where it is and what it records; the ledger can be
+downloaded, with the public statement as a readable page and the public release as JSON (neither holds a path of
+the server). The internal assessment (local sensitivity, record counts) is shown only on request, inside a box
+marked NOT FOR PUBLICATION.
+
+A bound is kept as typed or refused: ``0,5`` (a decimal comma, or a thousands separator) is refused with a message
+at its query, never read as 5 or as 0.5.
 
 The data is the session's one upload (:func:`privrisk.app._shared.session_upload`): a file uploaded on any page is
 offered here by name, without a second upload, with the builder's first query on its first numeric column that is
@@ -16,21 +22,21 @@ not an id and none of an example's ε or bounds left in place.
 
 from __future__ import annotations
 
+import asyncio
 import json
-import os
 import re
-import shutil
 import warnings
-from pathlib import Path
-from typing import Any
+from dataclasses import fields
+from typing import Any, cast
 
 from shiny import module, reactive, render, ui
 
-from privrisk._format import number, plain
+from privrisk._format import number
 from privrisk._validation import QUERIES
 from privrisk.app._examples import EXAMPLES, example_frame
 from privrisk.app._shared import (
     KeptUpload,
+    app_settings,
     command_line,
     error_input,
     error_message,
@@ -38,27 +44,55 @@ from privrisk.app._shared import (
     keep_upload,
     preset_inputs,
     query_params,
-    session_folder,
     session_upload,
     upload_path,
+)
+from privrisk.app.pages._release_form import (
+    ROW_FIELDS,
+    ROWS,
+    AtRow,
+    bound_text,
+    builder_rows,
+    epsilon_texts,
+    parse_bound,
+    parse_queries,
+    row_query,
+    single_options,
+    spec_toml,
+)
+from privrisk.app.pages._release_views import (
+    file_stamp,
+    ledger_summary,
+    ledger_view,
+    paths_named,
+    preview_view,
+    public_view,
+    scrolled,
+    statement_view,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
 
 ID = "release"
 TITLE = "Release"
 
-__all__ = ["ID", "TITLE", "page_server", "page_ui", "parse_queries", "public_view", "statement_view"]
+__all__ = [
+    "ID",
+    "TITLE",
+    "page_server",
+    "page_ui",
+    "parse_bound",
+    "parse_queries",
+    "preview_view",
+    "public_view",
+    "statement_view",
+]
 
-#: How many queries the builder offers (rows whose column is empty are left out).
-ROWS = 3
-_ROW_FIELDS = ("column", "query", "mechanism", "epsilon", "lower", "upper")
 _INPUTS = (
     "file",
     "spec",
     "public_n",
     "budget",
-    "ledger",
-    "ledger_key",
+    "allow_useless",
     *(f"q{i}" for i in range(1, ROWS + 1)),
 )
 #: The example's queries: (column, query, mechanism, ε or ρ, lower, upper).
@@ -68,44 +102,8 @@ _EXAMPLE_ROWS = {
     "claims": [("claims", "mean", "laplace", "1", 0.0, 100_000.0)],
 }  # fmt: skip
 #: Library parameters whose input has another name on this page.
-_PARAM_INPUTS = {"key": "ledger_key", "key_file": "ledger_key", "data": "file", "queries": "q1"}
+_PARAM_INPUTS = {"data": "file", "queries": "q1"}
 _ID_NAME = re.compile(r"(^|[_\W])id$", re.IGNORECASE)
-
-
-def parse_queries(text: str, *, missing: str | None = None) -> list[Any]:
-    """Queries from lines ``column query epsilon LO,HI`` (the ``queries`` URL preset of earlier versions, which
-    fills the query builder); blank lines and ``#`` comments are skipped.
-
-    Example:
-        >>> [q.label for q in parse_queries("hours mean ln3 0,24\\nhours max 0.5 0,24")]
-        ['mean(hours)', 'max(hours)']
-    """
-    from privrisk.release.spec import ReleaseQuery
-
-    queries = []
-    for number_, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        if len(parts) != 4:
-            raise PrivriskError(
-                f"queries: line {number_} has {len(parts)} parts; write 'column query epsilon LO,HI'",
-                param="queries",
-            )
-        column, query, epsilon, universe = parts
-        try:
-            lo, hi = (float(b) for b in universe.split(","))
-        except ValueError:
-            raise PrivriskError(
-                f"queries: line {number_}: the universe {universe!r} is not two numbers LO,HI",
-                param="queries",
-            ) from None
-        try:
-            queries.append(ReleaseQuery(column, query, epsilon, (lo, hi), missing))
-        except PrivriskError as exc:
-            raise PrivriskError(f"queries: line {number_}: {exc}", param="queries") from None
-    return queries
 
 
 def _row_ui(i: int) -> Any:
@@ -124,11 +122,11 @@ def _row_ui(i: int) -> Any:
             ui.input_text(
                 f"q{i}_epsilon", "ε (ρ for Gaussian noise): a number or ln3", placeholder="e.g. 0.5"
             ),
-            # Empty until typed (Shiny renders None as an empty field): a bound is never a placeholder taken
-            # for a value, and two number fields read decimals as the browser's language writes them.
+            # Text fields, empty until typed: a bound is never a placeholder taken for a value, and it is read as
+            # typed (a browser's number field turns "0,5" into 5 or nothing, in silence).
             ui.div(
-                ui.input_numeric(f"q{i}_lower", "Lowest possible value", value=None),  # type: ignore[arg-type]
-                ui.input_numeric(f"q{i}_upper", "Highest possible value", value=None),  # type: ignore[arg-type]
+                ui.input_text(f"q{i}_lower", "Lowest possible value", placeholder="e.g. 0"),
+                ui.input_text(f"q{i}_upper", "Highest possible value", placeholder="e.g. 700"),
                 class_="d-flex gap-2",
             ),
             ui.output_ui(f"q{i}_error"),
@@ -140,37 +138,34 @@ def _row_ui(i: int) -> Any:
 
 @module.ui
 def page_ui() -> Any:
-    """The page's layout: the set-up in the sidebar; verdict, preview, confirm and result in the main panel."""
-    return ui.layout_sidebar(
-        ui.sidebar(
-            ui.h3("1. Set up", class_="fs-5"),
-            ui.input_file("file", "Data file (CSV, Parquet, Stata .dta, SPSS .sav)"),
-            ui.output_ui("file_error"),
-            ui.input_select("example", "… or an example", _data_choices(None)),
-            ui.input_radio_buttons(
-                "queries_from", "Queries", {"form": "built here", "spec": "from a release.toml"}, inline=True
-            ),
-            ui.panel_conditional(
-                "input.queries_from === 'form'",
-                *(_row_ui(i) for i in range(1, ROWS + 1)),
-                ui.input_text("missing", "Missing codes to drop (negative, or -1,-3)", placeholder="none"),
-            ),
-            ui.panel_conditional("input.queries_from === 'spec'", ui.input_file("spec", "release.toml")),
-            ui.output_ui("spec_error"),
-            ui.input_text("public_n", "Published number of people (optional)", placeholder="e.g. 30000"),
-            ui.output_ui("public_n_error"),
-            ui.input_text("budget", "Budget: the largest total ε (optional)", placeholder="e.g. 2"),
-            ui.output_ui("budget_error"),
-            ui.input_file("ledger", "Ledger (JSON, optional: a new one is started otherwise)"),
-            ui.input_password("ledger_key", "Ledger key (for a keyed ledger)"),
-            ui.output_ui("ledger_error"),
-            ui.output_ui("ledger_key_error"),
-            ui.input_checkbox("allow_large_epsilon", "Release even with a total ε above 20", value=False),
-            width=380,
-            title="The release",
+    """The page's layout: the set-up first (in the document, so in the keyboard order, and above the rest on a
+    phone, where no sidebar lies over the preview), then the verdict, preview, confirm and result beside it."""
+    setup = ui.tags.section(
+        ui.h3("1. Set up", class_="fs-5"),
+        ui.input_file("file", "Data file (CSV, Parquet, Stata .dta, SPSS .sav)"),
+        ui.output_ui("file_error"),
+        ui.input_select("example", "… or an example", _data_choices(None)),
+        ui.input_radio_buttons(
+            "queries_from", "Queries", {"form": "built here", "spec": "from a release.toml"}, inline=True
         ),
-        ui.h2("Release noisy answers"),
+        ui.panel_conditional(
+            "input.queries_from === 'form'",
+            *(_row_ui(i) for i in range(1, ROWS + 1)),
+            ui.input_text("missing", "Missing codes to drop (negative, or -1,-3)", placeholder="none"),
+        ),
+        ui.panel_conditional("input.queries_from === 'spec'", ui.input_file("spec", "release.toml")),
+        ui.output_ui("spec_error"),
+        ui.input_text("public_n", "Published number of people (optional)", placeholder="e.g. 30000"),
+        ui.output_ui("public_n_error"),
+        ui.input_text("budget", "Budget: the largest total ε (optional)", placeholder="e.g. 2"),
+        ui.output_ui("budget_error"),
+        ui.input_checkbox("allow_large_epsilon", "Release even with a total ε above 20", value=False),
+        class_="privrisk-inputs release-setup",
+        **{"aria-label": "1. Set up"},
+    )
+    result = ui.div(
         ui.output_ui("verdict"),
+        ui.output_ui("ledger_state"),
         ui.p(
             "2. Preview: see how noisy each answer would be before any ε is spent. 3. Confirm: draw the noise "
             "(from OpenDP, not seeded) and charge the ledger once. The bounds must be fixed before looking at "
@@ -186,8 +181,12 @@ def page_ui() -> Any:
             "show_internal", "Show the internal assessment (for you, the operator, only)", value=False
         ),
         ui.output_ui("internal"),
-        ui.h5("The same on the command line"),
+        ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
+    )
+    return ui.TagList(
+        ui.h2("Release noisy answers"),
+        ui.layout_columns(setup, result, col_widths=cast(Any, {"sm": (12, 12), "lg": (4, 8)})),
     )
 
 
@@ -197,52 +196,21 @@ def _data_choices(kept: KeptUpload | None) -> dict[str, str]:
     return {"": "(none)" if kept is None else kept.label, **examples}
 
 
-def _rows(values: dict[str, Any]) -> list[dict[str, Any]]:
-    """The builder's rows that name a column."""
-    rows = []
-    for i in range(1, ROWS + 1):
-        row = {f: values.get(f"q{i}_{f}") for f in _ROW_FIELDS}
-        if row["column"]:
-            rows.append({"i": i, **row})
-    return rows
-
-
-def _query_of(row: dict[str, Any], missing: str | None) -> Any:
-    """A builder row as a :class:`~privrisk.release.spec.ReleaseQuery` (its errors name the parameter)."""
-    from privrisk.release.spec import ReleaseQuery
-
-    text = (row["epsilon"] or "").strip()
-    if not text:
-        raise PrivriskError("epsilon: required", param="epsilon")
-    bounds = []
-    for name, label in (("lower", "lowest"), ("upper", "highest")):
-        if row[name] is None or row[name] == "":
-            raise PrivriskError(f"universe: give the {label} possible value", param="universe")
-        bounds.append(float(row[name]))
-    gaussian = row["mechanism"] == "gaussian"
-    rho: Any = None
-    if gaussian:
-        try:
-            rho = float(text)
-        except ValueError:
-            raise PrivriskError(f"rho: must be a number > 0, got {text!r}", param="rho") from None
-    return ReleaseQuery(
-        row["column"], row["query"], None if gaussian else text, bounds, missing,
-        mechanism=row["mechanism"] or "laplace", rho=rho,
-    )  # fmt: skip
-
-
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
-    """The page's reactive logic: the ledger of this session is a private copy; nothing is charged without a
-    preview and its confirmation."""
+    """The page's reactive logic: every session charges the app's one ledger; nothing is charged without a
+    preview and its confirmation, and a useless answer not without its acknowledgement."""
     from privrisk.release.budget import as_budget
     from privrisk.release.request import ReleaseRequest, preview
     from privrisk.release.spec import check_public_n, read_release_spec
     from privrisk.release.transaction import publish
 
-    row_kinds = {f"q{i}_{f}": "numeric" if f in ("lower", "upper") else "text" if f == "epsilon" else "select"
-                 for i in range(1, ROWS + 1) for f in _ROW_FIELDS}  # fmt: skip
+    # Whether the library's ReleaseRequest takes the operator's consent to a useless answer (``allow_useless``);
+    # until it does, the page alone holds the release back without it.
+    takes_useless = "allow_useless" in {f.name for f in fields(ReleaseRequest)}
+
+    row_kinds = {f"q{i}_{f}": "text" if f in ("lower", "upper", "epsilon") else "select"
+                 for i in range(1, ROWS + 1) for f in ROW_FIELDS}  # fmt: skip
     preset_inputs(
         session,
         {"missing": "text", "public_n": "text", "budget": "text", "example": "select",
@@ -257,7 +225,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             url_rows = [
                 {"column": q.column, "query": q.query, "mechanism": q.mechanism, "epsilon": epsilon,
                  "lower": q.universe.lo, "upper": q.universe.hi}
-                for q, epsilon in zip(parse_queries(params["queries"]), _epsilon_texts(params["queries"]), strict=True)
+                for q, epsilon in zip(parse_queries(params["queries"]), epsilon_texts(params["queries"]), strict=True)
             ]  # fmt: skip
         except PrivriskError:
             url_rows = []
@@ -265,29 +233,19 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     first_fill = reactive.value(True)
 
     result: reactive.Value[Any] = reactive.value(None)
-    shown: reactive.Value[tuple[Any, tuple[Any, ...], list[str]] | None] = reactive.value(None)
+    shown: reactive.Value[tuple[Any, tuple[Any, ...], list[str], bool] | None] = reactive.value(None)
     problem: reactive.Value[tuple[str, str] | None] = reactive.value(None)
-    ledger_name = reactive.value("ledger.json")
-
-    def ledger_path() -> Path:
-        return session_folder(session) / "ledger.json"
+    settings = app_settings(session)
+    ledger = settings.ledger_path()
+    ledger_name = settings.ledger_name
 
     def _named(text: str) -> str:
-        path = ledger_path()
-        return text.replace(os.path.realpath(path), ledger_name.get()).replace(str(path), ledger_name.get())
+        return paths_named(text, ledger, ledger_name)
 
-    @reactive.effect
-    @reactive.event(input.ledger)
-    def _take_ledger() -> None:
-        # A new uploaded ledger replaces this session's copy; the upload itself is never written to.
-        try:
-            path, name = upload_path(input.ledger())
-        except PrivriskError as exc:
-            problem.set(("ledger", error_message(exc, "release")))
-            return
-        shutil.copyfile(path, ledger_path())
-        ledger_name.set(name)
-        problem.set(None)
+    @reactive.poll(lambda: file_stamp(ledger), 1.0)
+    def ledger_stamp() -> tuple[int, int] | None:
+        # Another session (or the command line) may charge the ledger at any time: the page follows the file.
+        return file_stamp(ledger)
 
     uploads = session_upload(session, max_bytes=max_upload)
 
@@ -327,7 +285,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if first and url_rows:
             defaults = url_rows
         elif example in _EXAMPLE_ROWS and not (first and url_columns):
-            defaults = [dict(zip(_ROW_FIELDS, r, strict=True)) for r in _EXAMPLE_ROWS[example]]
+            defaults = [dict(zip(ROW_FIELDS, r, strict=True)) for r in _EXAMPLE_ROWS[example]]
         upload = not example and bool(found)
         if not defaults and upload:
             sensible = numeric or [c for c in found if not _ID_NAME.search(c)] or found
@@ -345,14 +303,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.update_select(f"q{i}_query", selected=row["query"])
                 ui.update_select(f"q{i}_mechanism", selected=row["mechanism"])
                 ui.update_text(f"q{i}_epsilon", value=str(row["epsilon"]))
-                ui.update_numeric(f"q{i}_lower", value=row["lower"])
-                ui.update_numeric(f"q{i}_upper", value=row["upper"])
+                ui.update_text(f"q{i}_lower", value=bound_text(row["lower"]))
+                ui.update_text(f"q{i}_upper", value=bound_text(row["upper"]))
             elif upload and not first:
-                # A new file clears the example's settings: its ε and bounds belong to another column. (Shiny's
-                # update_numeric leaves a field alone for None; the input's own message empties it.)
-                ui.update_text(f"q{i}_epsilon", value="")
-                for bound in ("lower", "upper"):
-                    session.send_input_message(f"q{i}_{bound}", {"value": ""})
+                # A new file clears the example's settings: its ε and bounds belong to another column.
+                for field_ in ("epsilon", "lower", "upper"):
+                    ui.update_text(f"q{i}_{field_}", value="")
 
     def _data() -> tuple[str, Any]:
         if input.example():
@@ -374,10 +330,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     def _settings() -> tuple[Any, ...]:
         """Every input a release depends on: a preview is shown only while they are unchanged."""
-        rows = tuple(input[f"q{i}_{f}"]() for i in range(1, ROWS + 1) for f in _ROW_FIELDS)
+        rows = tuple(input[f"q{i}_{f}"]() for i in range(1, ROWS + 1) for f in ROW_FIELDS)
         return (uploads.current(), input.example(), input.queries_from(), input.spec(), rows, input.missing(),
-                input.public_n(), input.budget(), input.ledger(), input.ledger_key(), input.allow_large_epsilon(),
-                ledger_name.get())  # fmt: skip
+                input.public_n(), input.budget(), input.allow_large_epsilon())  # fmt: skip
 
     def _queries() -> tuple[list[Any], int | None]:
         public_n = _public_n()
@@ -388,23 +343,25 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             except PrivriskError as exc:
                 raise PrivriskError(str(exc).replace(str(path), name), param="spec") from None
             return list(spec.queries), public_n if public_n is not None else spec.public_n
-        rows = _rows({k: input[k]() for k in row_kinds})
+        rows = builder_rows({k: input[k]() for k in row_kinds})
         if not rows:
-            raise _AtRow("q1", "Choose a column for the first query.")
+            raise AtRow("q1", "Choose a column for the first query.")
         missing = input.missing().strip() or None
         queries = []
         for row in rows:
             try:
-                queries.append(_query_of(row, missing))
+                queries.append(row_query(row, missing))
             except PrivriskError as exc:
                 # The error goes next to its row, worded as the command line words it.
-                raise _AtRow(f"q{row['i']}", error_message(exc, "release")) from None
+                raise AtRow(f"q{row['i']}", error_message(exc, "release")) from None
         return queries, public_n
 
-    def _request() -> tuple[Any, list[str]]:
+    def _request(allow_useless: bool) -> tuple[Any, list[str]]:
         name, frame = _data()
         queries, public_n = _queries()
         budget = as_budget(input.budget().strip() or None)
+        # The library's own consent to a useless answer, once it has one (the statement then says so).
+        useless: dict[str, Any] = {"allow_useless": allow_useless} if takes_useless else {}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             request = ReleaseRequest(
@@ -412,18 +369,19 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 tuple(queries),
                 public_n=public_n,
                 budget=budget,
-                ledger=ledger_path(),
-                key=input.ledger_key() or None,
+                ledger=ledger,
+                key=settings.key,
                 source=name,
-                ledger_label=ledger_name.get(),
+                ledger_label=ledger_name,
                 allow_large_epsilon=bool(input.allow_large_epsilon()),
+                **useless,
             )
         return request, [
             f"Warning: {error_message(PrivriskError(str(w.message)), 'release')}" for w in caught
         ]
 
     def _fail(exc: Exception) -> None:
-        if isinstance(exc, _AtRow):
+        if isinstance(exc, AtRow):
             problem.set((exc.row, exc.message))
             return
         if isinstance(exc, ThresholdExceeded):
@@ -433,13 +391,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         param = getattr(exc, "param", None)
         problem.set((_PARAM_INPUTS.get(param or "") or error_input(exc, _INPUTS, "file"), message))
 
-    @reactive.effect
-    @reactive.event(input.preview)
-    def _preview() -> None:
+    def _make_preview(acknowledged: bool) -> None:
         problem.set(None)
         shown.set(None)
         try:
-            request, notes = _request()
+            request, notes = _request(acknowledged)
             p = preview(request)
         except (PrivriskError, ThresholdExceeded) as exc:
             _fail(exc)
@@ -447,7 +403,25 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if p.refusal is not None:
             _fail(ThresholdExceeded(p.refusal))
         with reactive.isolate():
-            shown.set((p, _settings(), notes))
+            shown.set((p, _settings(), notes, acknowledged and bool(p.warnings)))
+
+    @reactive.effect
+    @reactive.event(input.preview)
+    def _preview() -> None:
+        _make_preview(False)
+
+    @reactive.effect
+    @reactive.event(input.allow_useless, ignore_init=True)
+    def _acknowledge() -> None:
+        # Ticking (or unticking) the box makes the preview again with the operator's consent: the release that is
+        # confirmed is the one previewed, consent included. Nothing is drawn or spent.
+        with reactive.isolate():
+            found = shown.get()
+            if found is None or not found[0].warnings or found[3] == bool(input.allow_useless()):
+                return
+            if found[1] != _settings():
+                return
+        _make_preview(bool(input.allow_useless()))
 
     @reactive.effect
     @reactive.event(input.confirm)
@@ -461,13 +435,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         found = shown.get()
         if found is None:
             return
-        p, settings, _ = found
-        if settings != _settings():
+        p, asked, _, acknowledged = found
+        if asked != _settings():
             problem.set(("file", "The settings changed since the preview; preview the release again."))
+            return
+        if p.warnings and not acknowledged:
+            problem.set(("allow_useless", "Nothing was released: the preview says an answer would be useless; tick "
+                                          "the box to release it anyway, or give a narrower universe or a larger ε."))  # fmt: skip
             return
         problem.set(None)
         try:
-            request, _ = _request()
+            request, _ = _request(acknowledged)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 # Idempotent per preview: a second confirm of this preview returns the same release, uncharged.
@@ -475,7 +453,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         except (PrivriskError, ThresholdExceeded) as exc:
             _fail(exc)
             return
-        result.set((p.id, r))
+        result.set((p.id, r, tuple(p.warnings) if acknowledged else ()))
 
     for _name in _INPUTS:
 
@@ -524,21 +502,34 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         found = shown.get()
         if found is None:
             return None
-        p, settings, notes = found
-        if settings != _settings():
+        p, asked, notes, acknowledged = found
+        if asked != _settings():
             return ui.p(
                 "The settings changed since the preview; preview the release again.", class_="privrisk-help"
             )
         if _published(p.id):
             return None
-        return preview_view(p, notes=notes, confirm=p.refusal is None)
+        return preview_view(p, notes=notes, confirm=p.refusal is None, acknowledged=acknowledged)
 
     @render.ui
     def public() -> Any:
         done = result.get()
         if done is None:
             return ui.p("Nothing released yet in this session.", class_="privrisk-help")
-        return public_view(done[1], ledger=str(ledger_path()), ledger_name=ledger_name.get())
+        return public_view(done[1], ledger=str(ledger), ledger_name=ledger_name, useless=done[2])
+
+    @render.ui
+    async def ledger_state() -> Any:
+        ledger_stamp()
+        result.get()  # this session's own release changes it too
+        if file_stamp(ledger) is None:
+            return ledger_view(ledger, None)
+        try:
+            # Summarised in a thread: a long ledger's composition takes a while, and the event loop serves others.
+            summary = await asyncio.to_thread(ledger_summary, ledger, settings.key)
+        except PrivriskError as exc:
+            return ledger_view(ledger, None, _named(error_message(exc, "release")))
+        return ledger_view(ledger, summary)
 
     @render.ui
     def downloads() -> Any:
@@ -551,9 +542,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             class_="my-2 d-flex flex-wrap gap-2",
         )
 
-    @render.download_button(filename=lambda: ledger_name.get())
+    @render.download_button(filename=lambda: ledger_name)
     def download_ledger() -> Any:
-        yield ledger_path().read_bytes()
+        yield ledger.read_bytes()
 
     @render.download_button(filename="statement.html")
     def download_statement() -> Any:
@@ -582,19 +573,19 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             for record in frame.itertuples(index=False)
         ]  # fmt: skip
         return ui.div(
-            ui.h4("INTERNAL ASSESSMENT — NOT FOR PUBLICATION", class_="text-danger"),
+            ui.h3("INTERNAL ASSESSMENT — NOT FOR PUBLICATION", class_="h5 text-danger"),
             ui.p(
                 "Shown only to you, the operator. It depends on the data (local sensitivity, record counts, "
                 "clamping): beside a noisy mean, min or max it gives back the true value. The command line writes "
                 "it only with --internal FILE.",
             ),
-            ui.div(
+            scrolled(
                 ui.tags.table(
                     ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in head))),
                     ui.tags.tbody(*rows),
                     class_="table table-sm",
                 ),
-                style="overflow-x:auto",
+                "The internal assessment",
             ),
             ui.p(r.withheld, class_="privrisk-help") if r.withheld else None,
             class_="privrisk-internal",
@@ -609,20 +600,20 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         else:
             name = "DATA" if kept is None else kept.name
         options: dict[str, Any] = {"file": name}
-        rows = _rows({k: input[k]() for k in row_kinds})
+        rows = builder_rows({k: input[k]() for k in row_kinds})
         missing = input.missing().strip() or None
         spec_text = None
         if input.queries_from() == "spec" or len(rows) != 1:
             options["spec"] = "release.toml"
             if input.queries_from() == "form":
-                spec_text = _spec_toml(rows, missing)
+                spec_text = spec_toml(rows, missing)
         else:
-            options |= _single_options(rows[0]) | {"missing": missing}
+            options |= single_options(rows[0]) | {"missing": missing}
         options |= {
             "public_n": input.public_n().strip() or None,
             "budget": input.budget().strip() or None,
-            "ledger": ledger_name.get(),
-            "ledger_key": "KEY_FILE" if input.ledger_key() else None,
+            "ledger": ledger_name,
+            "ledger_key": "KEY_FILE" if settings.key is not None else None,
             "allow_large_epsilon": bool(input.allow_large_epsilon()),
             "internal": "internal.json" if input.show_internal() else None,
         }
@@ -632,189 +623,3 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             parts += [ui.p("with this release.toml:", class_="privrisk-help mt-2 mb-1"),
                       ui.tags.pre(spec_text, class_="privrisk-command", id="release-spec-toml")]  # fmt: skip
         return ui.TagList(*parts)
-
-
-class _AtRow(PrivriskError):
-    """An error of one query of the builder, shown next to that row (worded already)."""
-
-    def __init__(self, row: str, message: str) -> None:
-        super().__init__(message, param=row)
-        self.row, self.message = row, message
-
-
-def _epsilon_texts(text: str) -> list[str]:
-    """The ε of each ``column query ε LO,HI`` line as written (``ln3`` stays ``ln3``)."""
-    return [ln.split("#", 1)[0].split()[2] for ln in text.splitlines() if ln.split("#", 1)[0].strip()]
-
-
-def _bound(x: Any) -> str:
-    return f"{float(x):g}" if x is not None and x != "" else "?"
-
-
-def _single_options(row: dict[str, Any]) -> dict[str, Any]:
-    """The command line's single-query options of a builder row."""
-    gaussian = row["mechanism"] == "gaussian"
-    return {
-        "column": row["column"],
-        "query": row["query"],
-        "mechanism": "gaussian" if gaussian else None,
-        "rho" if gaussian else "epsilon": (row["epsilon"] or "").strip() or "?",
-        "universe": f"{_bound(row['lower'])},{_bound(row['upper'])}",
-    }
-
-
-def _spec_toml(rows: list[dict[str, Any]], missing: str | None) -> str:
-    """The release.toml of the builder's queries (for the command line with --spec)."""
-    out = []
-    if missing:
-        out.append(f"missing = {json.dumps(missing)}\n")
-    for row in rows:
-        text = (row["epsilon"] or "").strip()
-        try:
-            value = json.dumps(float(text))
-        except ValueError:
-            value = json.dumps(text)
-        gaussian = row["mechanism"] == "gaussian"
-        noise = f'mechanism = "gaussian"\nrho = {value}\n' if gaussian else f"epsilon = {value}\n"
-        out.append(
-            f"[[query]]\ncolumn = {json.dumps(row['column'])}\nquery = {json.dumps(row['query'])}\n{noise}"
-            f"universe = [{_bound(row['lower'])}, {_bound(row['upper'])}]\n"
-        )
-    return "\n".join(out)
-
-
-#: The columns of :meth:`ReleasePreview.rows` and the class each cell carries on the page (the tests find them).
-_PREVIEW_HEAD = ("answer", "noise", "ε or ρ", "noise scale", "expected error", "95 % interval", "")
-_PREVIEW_CLASSES = ("", "", "text-end", "text-end preview-scale", "text-end preview-error", "preview-interval",
-                    "preview-warning text-danger")  # fmt: skip
-
-
-def preview_view(p: Any, *, notes: list[str] | tuple[str, ...] = (), confirm: bool = True) -> Any:
-    """A preview as the page shows it: the noise of each answer (:meth:`ReleasePreview.rows`), the warnings, and
-    the button that confirms it (disabled by its own click, so a double-click sends one confirmation).
-
-    Example:
-        >>> import pandas as pd
-        >>> from privrisk.release import ReleaseQuery, ReleaseRequest, preview
-        >>> q = ReleaseQuery("income", "mean", 1, (0, 500_000))
-        >>> "useless" in str(preview_view(preview(ReleaseRequest(pd.DataFrame({"income": [1.0]}), (q,)))))
-        True
-    """
-    rows = [
-        ui.tags.tr(*(ui.tags.td(c, class_=k or None) for c, k in zip(row, _PREVIEW_CLASSES, strict=True)))
-        for row in p.rows()
-    ]
-    eps = sum(q.epsilon or 0.0 for q in p.queries)
-    rho = sum(q.rho or 0.0 for q in p.queries)
-    cost = " and ".join([*([f"ε = {number(eps)}"] if eps else []), *([f"ρ = {number(rho)}"] if rho else [])])
-    parts = [
-        ui.h3("2. Preview: nothing is drawn or spent yet", class_="fs-5 mt-3"),
-        ui.div(
-            ui.tags.table(
-                ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in _PREVIEW_HEAD))),
-                ui.tags.tbody(*rows),
-                class_="table table-sm",
-                id="release-preview-table",
-            ),
-            style="overflow-x:auto",
-        ),
-        ui.p(
-            "Expected error: how far the published value lies from the data's on average. 95 % interval: in 95 of "
-            "100 releases the noise is smaller than this.",
-            class_="privrisk-help",
-        ),
-        *(ui.p(w + ".", class_="text-danger release-warning") for w in p.warnings),
-        *(ui.p(n, class_="text-warning-emphasis") for n in notes),
-    ]
-    if confirm:
-        parts += [
-            ui.h3("3. Confirm", class_="fs-5"),
-            # Disabled by the click itself, before a second click of a double-click can land; the server enables
-            # it again when it is done, and a second confirmation of this preview charges nothing.
-            ui.input_action_button(
-                "confirm", f"Release and spend {cost}", class_="btn-danger", onclick="this.disabled = true"
-            ),
-        ]
-    return ui.div(*parts, id="release-preview-panel")
-
-
-#: The columns of :meth:`Release.answer_rows` and the class each cell carries on the page (the tests find them).
-_ANSWER_HEAD = ("answer", "noise", "ε or ρ", "universe", "scale", "noisy value", "95 % interval")
-_ANSWER_CLASSES = (
-    "",
-    "",
-    "text-end",
-    "",
-    "text-end release-scale",
-    "text-end release-noisy",
-    "release-interval",
-)
-
-
-def statement_view(release: Any) -> Any:
-    """The public statement as on its page (:func:`~privrisk.release.statement.statement_html`): the plain words
-    shown, the technical annex folded in ``<details>``."""
-    from privrisk.release.statement import statement_html
-
-    page = statement_html(release)
-    body = page[page.index("<main>") + len("<main>") : page.index("</main>")]
-    # The page's own title is this page's h2; the statement's headings sit one level below.
-    body = re.sub(r"<h1>.*?</h1>", "", body, flags=re.S).replace("<h2>", "<h5>").replace("</h2>", "</h5>")
-    # The statement's own style is not loaded inside the app: its table takes the app's.
-    body = body.replace("<table>", '<table class="table table-sm">')
-    return ui.div(ui.HTML(body), id="release-statement-page", class_="release-statement")
-
-
-def public_view(release: Any, *, ledger: str | None = None, ledger_name: str = "ledger.json") -> Any:
-    """The public part of a release as the page shows it, from the library's own rows and sentences
-    (:meth:`~privrisk.release.result.Release.answer_rows`, ``findings``, ``ledger_line``), as the command line
-    prints them, with the public statement in plain words; a Gaussian answer (ρ, no ε) is shown like a Laplace
-    one. ``ledger`` (a private path) is shown as ``ledger_name``.
-
-    Example:
-        >>> import pandas as pd
-        >>> from privrisk.release import ReleaseQuery, noisy_release
-        >>> r = noisy_release(pd.DataFrame({"h": [8.0, 6, 7]}),
-        ...                   ReleaseQuery("h", "mean", None, (0, 24), mechanism="gaussian", rho=0.5))
-        >>> "ρ = 0.5" in str(public_view(r))
-        True
-    """
-    from privrisk.release.statement import NOISE_NOTE
-
-    rows = [
-        ui.tags.tr(
-            *(
-                ui.tags.td(plain(cell), class_=cls or None)
-                for cell, cls in zip(row, _ANSWER_CLASSES, strict=True)
-            )
-        )
-        for row in release.answer_rows()
-    ]
-    parts = [
-        ui.h4("Public: the noisy answers (the true values are never shown)"),
-        ui.div(
-            ui.tags.table(
-                ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in _ANSWER_HEAD))),
-                ui.tags.tbody(*rows),
-                class_="table table-sm",
-                id="release-answers",
-            ),
-            style="overflow-x:auto",
-        ),
-        ui.h4("Public statement (depends only on ε and the published n; safe to publish)"),
-        statement_view(release),
-        ui.tags.details(
-            ui.tags.summary("The statement in the command line's words"),
-            ui.tags.ul(*(ui.tags.li(plain(line)) for line in release.findings()), id="release-statement"),
-            ui.p(NOISE_NOTE, class_="privrisk-help"),
-        ),
-    ]
-    line = release.ledger_line()
-    if line is not None:
-        if ledger is not None:
-            line = line.replace(os.path.realpath(ledger), ledger_name).replace(ledger, ledger_name)
-        parts.append(ui.p(plain(line), id="release-ledger-line"))
-    note = release.budget_note()
-    if note:
-        parts.append(ui.p(f"Note: {note}.", class_="text-warning-emphasis"))
-    return ui.TagList(*parts)

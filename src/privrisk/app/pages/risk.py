@@ -18,7 +18,7 @@ from typing import Any, cast
 import numpy as np
 from shiny import module, reactive, render, req, ui
 
-from privrisk._format import epsilon_text, natural_frequencies, percent_for_people
+from privrisk._format import epsilon_text, natural_frequencies, percent_for_people, plain
 from privrisk._format import number as number_text
 from privrisk._params import label
 from privrisk._validation import parse_epsilon
@@ -46,6 +46,7 @@ __all__ = [
     "ID",
     "TITLE",
     "accounting_summary",
+    "headline_follows_the_guarantee",
     "largest_epsilon",
     "page_numbers",
     "page_server",
@@ -160,7 +161,10 @@ def accounting_summary(request: dict[str, Any]) -> dict[str, Any]:
     options = dict(request)
     prior, n, at_delta = options.pop("prior"), options.pop("n"), options.pop("at_delta")
     g = guarantee_from_inputs(**options)
-    return run_risk(RiskSettings(g, prior=prior, n=n, at_delta=at_delta)).to_dict()
+    run = run_risk(RiskSettings(g, prior=prior, n=n, at_delta=at_delta))
+    # The page's headline for this guarantee: the risk the command line's --max-risk judges, and what it is.
+    risk, what = run.risk_for_threshold
+    return {**run.to_dict(), "headline": risk, "headline_what": what}
 
 
 def largest_epsilon(target: Any, n: Any, ratio: Any = 1.0) -> EpsilonRun:
@@ -172,6 +176,33 @@ def largest_epsilon(target: Any, n: Any, ratio: Any = 1.0) -> EpsilonRun:
         True
     """
     return run_epsilon(EpsilonSettings(risk=target, n=n, ratio=ratio))
+
+
+def headline_follows_the_guarantee(
+    kind: str, compose: Any = None, group: Any = None, sample_rate: Any = None
+) -> bool:
+    """Whether the page's other fields describe another guarantee than ε (and δ) above: another kind, or ε
+    composed, for groups, or subsampled. Then the headline is that guarantee's risk, not the pure ε's.
+
+    Example:
+        >>> headline_follows_the_guarantee("epsilon"), headline_follows_the_guarantee("epsilon", compose="1")
+        (False, False)
+        >>> headline_follows_the_guarantee("epsilon", compose="1000000"), headline_follows_the_guarantee("mu")
+        (True, True)
+    """
+    if kind != "epsilon":
+        return True
+    for value in (compose, group, sample_rate):
+        text = "" if value is None else str(value).strip()
+        if not text:
+            continue
+        try:
+            if float(text) == 1.0:
+                continue
+        except ValueError:
+            pass
+        return True
+    return False
 
 
 def verdict(many_worlds: float, n: int) -> tuple[str, str]:
@@ -303,7 +334,7 @@ def page_ui() -> Any:
                     ),
                     ui.output_ui("epsilon_for"),
                 ),
-                ui.h5("The same on the command line"),
+                ui.h3("The same on the command line", class_="h5"),
                 ui.output_ui("command"),
             ),
             col_widths=cast(Any, {"sm": (12, 12), "lg": (4, 8)}),
@@ -333,13 +364,20 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_accordion("other_guarantees", show=True)
     current = reactive.value(_parse_or_none(start))
     text_error = reactive.value("")
+    # The value the page last moved the slider to for a typed ε (clamped to its range): its echo is no move.
+    slider_sent: reactive.Value[float | None] = reactive.value(None)
 
     @reactive.effect
     @reactive.event(input.epsilon_slider, ignore_init=True)
     def _from_slider() -> None:
         value = float(input.epsilon_slider())
         old = current.get()
-        # The slider echoes a programmatic update rounded to its step: not a move of the user's.
+        sent = slider_sent.get()
+        slider_sent.set(None)
+        # The slider echoes a programmatic update rounded to its step, or clamped to its lowest value (an ε below
+        # 0.01 typed): not a move of the user's, and the typed ε stays as typed.
+        if sent is not None and abs(value - sent) <= SLIDER_STEP / 2 + 1e-9:
+            return
         if old is not None and abs(value - old) <= SLIDER_STEP / 2 + 1e-9:
             return
         current.set(value)
@@ -363,7 +401,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             # A typed ε above the slider's range is kept: the slider's range grows to show it (never the
             # other way round, which would change the user's ε silently).
             top = max(SLIDER_MAX, float(math.ceil(value))) if math.isfinite(value) else SLIDER_MAX
-            ui.update_slider("epsilon_slider", value=min(max(value, SLIDER_MIN), top), max=top)
+            shown = min(max(value, SLIDER_MIN), top)
+            slider_sent.set(shown)
+            ui.update_slider("epsilon_slider", value=shown, max=top)
 
     def _checked(name: str) -> Any:
         getter = getattr(input, name)
@@ -433,11 +473,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             for key, label, what in _ROWS
         ]
         head = ui.tags.tr(*(ui.tags.th(h) for h in ("measure", "value", "", "what it is")))
-        number, sentence = verdict(v["many_worlds"], v["n"])
+        number, sentence, guarantee = _headline(v)
         return ui.TagList(
             ui.div(
                 ui.p(number, id="risk-verdict-number", class_="display-6 fw-semibold mb-0"),
                 ui.p(sentence, id="risk-verdict", class_="lead"),
+                ui.p(guarantee, id="risk-verdict-guarantee", class_="privrisk-help") if guarantee else None,
                 class_="privrisk-verdict mb-3",
             ),
             ui.tags.details(
@@ -454,6 +495,23 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 id="risk-details",
             ),
         )
+
+    def _headline(v: dict[str, Any]) -> tuple[str, str, str | None]:
+        """The page's first number and sentence: of ε above, or of the other guarantee when one is set below
+        (composed, for groups, subsampled, another kind), never the pure ε's while the guarantee asked is another."""
+        if not headline_follows_the_guarantee(
+            input.guarantee(), input.compose(), input.group(), input.sample_rate()
+        ):
+            return (*verdict(v["many_worlds"], v["n"]), None)
+        status = accounting_task.status()
+        if status in ("initial", "running"):
+            return "…", "Computing the risk of the guarantee set under “Other guarantees”.", None
+        if status != "success":
+            return "—", "The guarantee set under “Other guarantees” has no risk yet: see its message there.", None
+        doc = accounting_task.value.get()
+        number, sentence = verdict(float(doc["headline"]), v["n"])
+        ratio = "" if v["ratio"] == 1 else "; Δv/Δf is taken as 1 (the worst case) for it"
+        return number, sentence, f"For {plain(doc['guarantee'])}, set under “Other guarantees”{ratio}."
 
     @render.ui
     def icons() -> Any:
@@ -591,7 +649,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                 ui.tags.thead(head), ui.tags.tbody(*body), class_="table table-sm privrisk-risk-table"
             ),
             ui.p(
-                f"Conversion: {doc['conversion']}. Worst case: {worst.get('guarantee', '—')}.",
+                plain(f"Conversion: {doc['conversion']}. Worst case: {worst.get('guarantee', '—')}."),
                 class_="privrisk-help",
                 id="risk-acct-conversion",
             ),

@@ -186,7 +186,7 @@ def page_ui() -> Any:
             ui.output_ui("attack"),
             fill=False,
         ),
-        ui.h5("The same on the command line"),
+        ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     )
 

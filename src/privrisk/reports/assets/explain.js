@@ -56,29 +56,54 @@
     return roundHalfEven(100 * x) + " %";
   }
   function expit(x) { return 1 / (1 + Math.exp(-x)); }
+  // privrisk._format.below_certainty: every risk of a finite ε > 0 is below 1, even where a double says 1.
+  var BELOW_ONE = 1 - Math.pow(2, -53);
+  function below(x, eps) { return eps > 0 ? Math.min(x, BELOW_ONE) : x; }
+  var SUPERSCRIPT = {"-": "\u207b", "0": "\u2070", "1": "\u00b9", "2": "\u00b2", "3": "\u00b3", "4": "\u2074",
+                     "5": "\u2075", "6": "\u2076", "7": "\u2077", "8": "\u2078", "9": "\u2079"};
+  function power(log10) {  // explain._power: "4.9 × 10⁸"
+    var k = Math.floor(log10), m = roundHalfEven(Math.pow(10, log10 - k) * 10);
+    if (m >= 100) { m = 10; k += 1; }
+    var sup = String(k).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+    return Math.floor(m / 10) + T.decimal + (m % 10) + " \u00d7 10" + sup;
+  }
+  function ratioText(eps) {  // explain._ratio: e^ε, never "1.0" for ε > 0 and never "more than"
+    if (eps === 0) return "1";
+    var excess = eps < 1 ? Math.expm1(eps) : Infinity;
+    if (excess < 1e-6) return "1 + " + power(Math.log10(excess));
+    if (excess < 0.05) {
+      var places = 1 - Math.floor(Math.log10(excess));
+      var digits = String(roundHalfEven(excess * Math.pow(10, places)));
+      while (digits.length < places) digits = "0" + digits;
+      return "1" + T.decimal + digits;
+    }
+    if (eps < Math.log(D.ratio_limit)) return fixed(Math.exp(eps), 1, T.decimal);
+    return power(eps * Math.LOG10E);
+  }
   function numbers(eps) {
-    var p = expit(eps);                          // global risk ρ_gl (Mehner et al., eq. 3)
-    var gamma = Math.min(Math.tanh(eps / 2), 1); // global leak Γ = 2ρ_gl − 1
+    var p = below(expit(eps), eps);                          // global risk ρ_gl (Mehner et al., eq. 3)
+    var gamma = below(Math.min(Math.tanh(eps / 2), 1), eps); // global leak Γ = 2ρ_gl − 1
     var fg = frequencies(p, 0.5), f = fg[0];
     var shown = {about: f.count, more: f.base - 1, all: f.base, fewer: 0, none: 0}[f.kind];
     var guess = fg[1].count;
-    var ratio = eps < Math.log(D.ratio_limit) + 1 ? Math.exp(eps) : Infinity;
+    var coin = fixed(p, 3, T.decimal);
+    if (p < 1 && coin === fixed(1, 3, T.decimal)) coin = T.coin_more;
     var v = {
       eps: fixed(eps, 2, T.decimal),
-      ratio: ratio < D.ratio_limit ? fixed(ratio, 1, T.decimal) : T.ratio_more,
+      ratio: ratioText(eps),
       risk: phrase(f),
       risk_base: group(f.base),
       guess: group(guess),
       gamma: percent(gamma),
       gamma_width: fixed(100 * gamma, 1, "."),
-      coin: fixed(p, 3, T.decimal),
+      coin: coin,
       heads_width: fixed(100 * p, 1, "."),
       icons_guess: String(Math.min(guess, shown)),
       icons_extra: String(Math.max(shown - guess, 0)),
       icons_wrong: String(f.base - Math.max(shown, guess))
     };
     if (D.n !== null) {
-      var rho = expit(eps - Math.log(D.n - 1));  // many-worlds risk ρ_mw (Mehner et al., eq. 2)
+      var rho = below(expit(eps - Math.log(D.n - 1)), eps);  // many-worlds risk ρ_mw (Mehner et al., eq. 2)
       var mg = frequencies(rho, 1 / D.n), m = mg[0], g = mg[1];
       v.n = group(D.n); v.mw = phrase(m); v.mw_base = group(m.base); v.mw_guess = phrase(g);
     }

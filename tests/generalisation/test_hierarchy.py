@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from privrisk import PrivriskError
-from privrisk.presence.hierarchy import Hierarchy, build_hierarchy, parse_hierarchy
+from privrisk.generalisation.hierarchy import Hierarchy, build_hierarchy, parse_hierarchy
 
 
 def test_interval_levels_double_until_the_top():
@@ -136,7 +136,7 @@ def test_interval_levels_are_nested_and_contain_their_values(values, width):
     [("interval:1e-300", "bins"), ("breaks:10,nan,30", "NaN"), ("interval:10:inf", "start must be finite")],
 )
 def test_hostile_specs_are_refused_naming_the_hierarchy(spec, fragment):
-    from privrisk.presence.hierarchy import build_hierarchy
+    from privrisk.generalisation.hierarchy import build_hierarchy
 
     with pytest.raises(PrivriskError, match=fragment) as info:
         build_hierarchy("age", spec, [10, 12, 43])
@@ -144,7 +144,7 @@ def test_hostile_specs_are_refused_naming_the_hierarchy(spec, fragment):
 
 
 def test_binary_table_is_refused(tmp_path):
-    from privrisk.presence.hierarchy import build_hierarchy
+    from privrisk.generalisation.hierarchy import build_hierarchy
 
     table = tmp_path / "h.bin"
     table.write_bytes(bytes(range(256)))
