@@ -120,7 +120,9 @@ def intruder(
                 labels = dict(zip([v for v in t.rows if v in gs] + [v for v in t.columns if v in gs], r + c,
                                   strict=True))  # fmt: skip
                 members = frozenset(
-                    i for i, s in enumerate(sigs) if inside(s) and all(s[pos[v]] == x for v, x in labels.items())
+                    i
+                    for i, s in enumerate(sigs)
+                    if inside(s) and all(s[pos[v]] == x for v, x in labels.items())
                 )
                 value = sum(1 for s in pop if all(s[pos[v]] == x for v, x in labels.items()))
                 cells.append((members, value))
@@ -160,7 +162,9 @@ def intruder(
     result.solutions = len(solutions)
     sol = np.array(solutions) if solutions else np.zeros((0, k), dtype=int)
     for combo in itertools.product(*([None, *levels[d]] for d in dims)):
-        members = frozenset(i for i, s in enumerate(sigs) if all(c is None or s[j] == c for j, c in enumerate(combo)))
+        members = frozenset(
+            i for i, s in enumerate(sigs) if all(c is None or s[j] == c for j, c in enumerate(combo))
+        )
         result.groups[combo] = members
         if members in result.intervals:
             continue

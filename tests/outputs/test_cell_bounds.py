@@ -88,8 +88,6 @@ def test_with_only_the_margins_released_each_interior_cell_has_frechet_bounds() 
     assert res.exact.all()
 
 
-
-
 CANDIDATES = [
     OutputSpec(name="by a", kind="count", rows=("a",)),
     OutputSpec(name="by b", kind="count", rows=("b",)),
@@ -117,7 +115,8 @@ def test_every_count_cell_interval_equals_enumeration(
     specs = [CANDIDATES[i] for i in sorted(chosen)]
     result = check_frame(frame, specs, Policy(safe_threshold=2))
     atoms = result.atoms
-    rows, b, owner = [], [], []
+    rows, b = [], []
+    owner: list[tuple[str, int] | None] = []
     for spec in specs:
         out = next(o for o in result.outputs if o["name"] == spec.name)
         for k, cell in enumerate(out["cells"]):
@@ -126,9 +125,24 @@ def test_every_count_cell_interval_equals_enumeration(
             rows.append(row)
             b.append(cell["value"])
             owner.append((spec.name, k))
+        # A table shows every observed combination of its rows (and of its columns): an atom of its population
+        # whose rows or columns it does not show holds nobody (known whether or not a cell is hidden).
+        for part in (spec.rows, spec.columns):
+            shown = {tuple(str(c["labels"][v]) for v in part) for c in out["cells"]
+                     if all(c["labels"][v] != ALL for v in spec.variables)}  # fmt: skip
+            for j in _members(atoms, spec, {}) if part else []:
+                if tuple(str(atoms[v].iloc[j]) for v in part) not in shown:
+                    row = np.zeros(len(atoms), dtype=int)
+                    row[j] = 1
+                    rows.append(row)
+                    b.append(0)
+                    owner.append(None)
     a = np.array(rows)
     b_all = np.array(b, dtype=int)
-    for i, (name, k) in enumerate(owner):
+    for i, who in enumerate(owner):
+        if who is None:
+            continue
+        name, k = who
         cell = next(o for o in result.outputs if o["name"] == name)["cells"][k]
         others = np.delete(np.arange(len(b_all)), i)
         a_o, b_o = a[others], b_all[others]

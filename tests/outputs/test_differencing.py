@@ -41,8 +41,6 @@ def test_frechet_bounds_of_a_two_way_table_from_its_margins() -> None:
         assert row.hi == min(r[row.a], c[row.b])
 
 
-
-
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     cells=st.lists(st.integers(0, 3), min_size=4, max_size=6),

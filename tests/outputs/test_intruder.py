@@ -21,7 +21,7 @@ from privrisk.outputs.spec import OutputSpec
 
 # The intruder lives beside this file (tests/ is on the path, this folder is not).
 sys.path.insert(0, str(Path(__file__).parent))
-from intruder_bruteforce import Condition, Intruder, Table, intruder, members_of  # noqa: E402
+from intruder_bruteforce import Condition, Intruder, Table, intruder, members_of
 
 CONDITIONS = [
     Condition("age >= 1", lambda p: p["age"] >= 1),

@@ -40,7 +40,9 @@ def test_a_union_of_two_atoms_is_found() -> None:
                     (12, ("East", "f", 30)), (12, ("East", "m", 30)), (5, ("East", "m", 10))],
                    ["region", "sex", "age"])  # fmt: skip
     specs = [
-        OutputSpec(name="T1", kind="count", rows=("region",), columns=("sex",), where="age >= 18", margins=True),
+        OutputSpec(
+            name="T1", kind="count", rows=("region",), columns=("sex",), where="age >= 18", margins=True
+        ),
         OutputSpec(name="T2", kind="count", rows=("region",), where="age >= 19"),
     ]
     diff = audit(frame, specs)
@@ -59,7 +61,9 @@ def test_an_extra_passing_table_does_not_hide_the_finding() -> None:
                     (12, ("East", "f", 30, "clerk")), (12, ("East", "m", 30, "cook")), (5, ("East", "m", 10, "cook"))],
                    ["region", "sex", "age", "occupation"])  # fmt: skip
     pair = [
-        OutputSpec(name="T1", kind="count", rows=("region",), columns=("sex",), where="age >= 18", margins=True),
+        OutputSpec(
+            name="T1", kind="count", rows=("region",), columns=("sex",), where="age >= 18", margins=True
+        ),
         OutputSpec(name="T2", kind="count", rows=("region",), columns=("sex",), where="age >= 19"),
     ]
     extra = OutputSpec(name="T3", kind="count", rows=("region",), columns=("occupation",))
@@ -86,8 +90,15 @@ def test_a_where_on_a_grouped_variable_is_known_false_on_its_levels() -> None:
 
 def _districts() -> pd.DataFrame:
     # Two regions of two districts each; the women of R1 are 2.
-    rows = [(14, ("D1", "R1", "m")), (2, ("D2", "R1", "f")), (15, ("D2", "R1", "m")),
-            (12, ("D3", "R2", "f")), (13, ("D3", "R2", "m")), (11, ("D4", "R2", "f")), (16, ("D4", "R2", "m"))]
+    rows = [
+        (14, ("D1", "R1", "m")),
+        (2, ("D2", "R1", "f")),
+        (15, ("D2", "R1", "m")),
+        (12, ("D3", "R2", "f")),
+        (13, ("D3", "R2", "m")),
+        (11, ("D4", "R2", "f")),
+        (16, ("D4", "R2", "m")),
+    ]
     return people(rows, ["district", "region", "sex"])  # fmt: skip
 
 
@@ -123,7 +134,13 @@ AGEGROUP = "CASE WHEN age < 18 THEN '0-17' WHEN age < 30 THEN '18-29' ELSE '30+'
 
 def _ages() -> pd.DataFrame:
     rng = np.random.default_rng(4)
-    ages = list(rng.integers(0, 18, 30)) + [20, 21] + list(rng.integers(24, 30, 20)) + list(rng.integers(30, 80, 40))
+    ages = [
+        *list(rng.integers(0, 18, 30)),
+        20,
+        21,
+        *list(rng.integers(24, 30, 20)),
+        *list(rng.integers(30, 80, 40)),
+    ]
     sexes = ["f" if i % 2 == 0 else "m" for i in range(len(ages))]
     sexes[30] = sexes[31] = "f"  # the two women aged 18–23
     frame = pd.DataFrame({"age": ages, "sex": sexes})
@@ -148,7 +165,9 @@ def test_an_age_group_derived_from_age_beside_a_condition_on_age() -> None:
     f = finding(diff, {"agegroup": "18-29", "sex": "f", "age >= 24": False})
     assert f is not None and (f["lo"], f["hi"]) == (2, 2), diff.findings
     # A column of the data that follows from age is found to, and reported as assumed:
-    with_column = frame.assign(agegroup=derive(frame, Knowledge(derived=(("agegroup", AGEGROUP),)))["agegroup"])
+    with_column = frame.assign(
+        agegroup=derive(frame, Knowledge(derived=(("agegroup", AGEGROUP),)))["agegroup"]
+    )
     diff = audit(with_column, specs)
     f = finding(diff, {"agegroup": "18-29", "sex": "f", "age >= 24": False})
     assert f is not None and (f["lo"], f["hi"]) == (2, 2)
@@ -184,7 +203,9 @@ def test_a_zero_found_by_differencing_is_an_attribute_disclosure() -> None:
     [d] = [d for d in diff.disclosures if d["type"] == "attribute"]
     assert d["labels"] == {"region": "West"}
     assert d["attribute"] == {"variable": "smoker = 'yes'", "value": True}
-    assert d["sentence"] == "All and Smokers together show that everyone with region = West has smoker = 'yes'."
+    assert (
+        d["sentence"] == "All and Smokers together show that everyone with region = West has smoker = 'yes'."
+    )
     # The policy decides: without zeros_are_disclosive, no such finding.
     assert not [f for f in audit(frame, specs, policy=Policy(zeros_are_disclosive=False)).findings
                 if f["type"] == "attribute"]  # fmt: skip
@@ -241,7 +262,7 @@ def test_the_spec_declares_knowledge() -> None:
     specs = parse_spec(
         'nested = [["district", "region"]]\n'
         "[derived]\nagegroup = \"CASE WHEN age < 18 THEN 'young' ELSE 'adult' END\"\n"
-        "[domains]\nage = { min = 0, max = 120, whole = true }\nregion = [\"R1\", \"R2\", \"R3\"]\n"
+        '[domains]\nage = { min = 0, max = 120, whole = true }\nregion = ["R1", "R2", "R3"]\n'
         '[[output]]\nname = "T"\nrows = ["agegroup"]\n'
     )
     k = specs.knowledge

@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from privrisk._format import listing, number
 from privrisk._validation import quote_identifier as qi
 from privrisk.errors import PrivriskError
 from privrisk.outputs.compute import MISSING, _order
+from privrisk.outputs.disclosures import _describe, _public
 from privrisk.outputs.findings import Lattice, attribute_findings, count_findings, sum_findings, zero_atoms
 from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
 from privrisk.outputs.intervals import Region
@@ -99,6 +99,8 @@ class Differencing:
     findings: list[dict[str, Any]] = field(default_factory=list)
     assumed: list[dict[str, Any]] = field(default_factory=list)
     knowledge: Knowledge | None = None
+    #: The groups the budgets left undecided, in words (at most :data:`NAMED_UNDECIDED`; ``undecided`` counts all).
+    undecided_groups: list[str] = field(default_factory=list)
 
 
 def incidence(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None) -> sp.csr_matrix:
@@ -293,7 +295,9 @@ def difference(
         flag = flag_of.get(spec.where) if spec.where else None
         mat = incidence(atoms, spec, cells, flag)
         values = cells["value"].to_numpy(dtype=float).copy()
-        hidden = cells["suppressed"].to_numpy(dtype=bool) if "suppressed" in cells else np.zeros(len(cells), bool)
+        hidden = (
+            cells["suppressed"].to_numpy(dtype=bool) if "suppressed" in cells else np.zeros(len(cells), bool)
+        )
         values[hidden] = np.nan
         name = measure(spec)
         key = None if spec.kind == "count" and name is None else name
@@ -392,7 +396,7 @@ def difference(
         region.moves = sp.csr_matrix(sp.vstack(parts, format="csr"))
     system = System(a, b, np.array(rows.times), lower, upper, known, integer, names, offsets, scales, n)
     released = _released(system, np.array(rows.cells, dtype=bool))
-    findings, undecided = _groups(
+    findings, undecided, open_groups = _groups(
         atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure, released
     )
     _atom_intervals(atoms, region, magnitudes, offsets, scales)
@@ -400,32 +404,12 @@ def difference(
     return Differencing(
         atoms, variables, conditions, disclosures, rows.released, region.rank(), uni.complete, magnitudes,
         undecided, {k: system for k in (None, *magnitudes)}, cell_rows, open_means, findings, uni.assumed,
-        knowledge,
+        knowledge, open_groups,
     )  # fmt: skip
 
 
-#: What :func:`_group_count` gives when its budget ran out before the programmes decided.
-UNDECIDED = "undecided"
-
-
-def _group_count(
-    a: sp.csr_matrix, b: np.ndarray, members: np.ndarray, n: int, *, deadline: float = np.inf
-) -> tuple[float, np.ndarray] | str | None:
-    """The count of a group of atoms and the equations that give it, if the released counts ``a·x = b`` (x whole
-    and ≥ 0) determine it; None if they do not; :data:`UNDECIDED` if the budget ran out. (``deadline`` is no longer
-    used: budgets are counted in iterations.)"""
-    del deadline
-    if a.shape[0] == 0 or members.size == 0:
-        return None
-    region = Region(a, b, lower=np.zeros(n), integer=np.ones(n, dtype=bool))
-    ones = np.ones(members.size)
-    lo, ok_lo, dec_lo, _, rows_lo = region.optimise(members, ones, 1.0)
-    hi, ok_hi, dec_hi, _, rows_hi = region.optimise(members, ones, -1.0)
-    if not (dec_lo and dec_hi):
-        return UNDECIDED
-    if abs(hi - lo) <= 1e-7 * max(1.0, abs(lo)):
-        return float(np.round(lo)), np.array(sorted(rows_lo | rows_hi), dtype=np.int64)
-    return None
+#: The undecided groups named in words (the rest are counted).
+NAMED_UNDECIDED = 20
 
 
 def _widen(m: sp.csr_matrix, offset: int, width: int, scale: float = 1.0) -> sp.csr_matrix:
@@ -493,17 +477,22 @@ def _groups(
     zero: np.ndarray,
     unsure: np.ndarray,
     released_rows: dict[str | None, list[np.ndarray]],
-) -> tuple[list[dict[str, Any]], int]:
-    """Every finding over every group, and how many candidate groups the budgets left undecided."""
+) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """Every finding over every group, how many candidate groups the budgets left undecided, and the first of
+    those in words."""
     n = len(atoms)
     truth = atoms["n"].to_numpy(dtype=float)
     cube = _cube(atoms, variables, conditions)
+    cube_groups = cube.groups
     if cube.groups > GROUP_LIMIT:
         # Too many groups to hold at once: only the atoms (each its own cube) are examined; the rest undecided.
         cube = Cube(("atom",), (n,), np.arange(n)[:, None])
         undecided = 1
+        named = [f"every group of more than one atom ({cube_groups:,} groups, above {GROUP_LIMIT:,})"]
     else:
         undecided = 0
+        named = []
+    open_groups: list[np.ndarray] = []
     weights = fingerprints(n)
     prints = np.column_stack([cube.totals(weights[:, 0], wrap=True), cube.totals(weights[:, 1], wrap=True)])
     released = {key: set_prints(weights, rows) for key, rows in released_rows.items()}
@@ -511,10 +500,12 @@ def _groups(
     t = policy.safe_threshold
     found, open_c = count_findings(lat, region, truth, t)
     undecided += open_c.size
+    open_groups.append(np.asarray(open_c, dtype=np.int64).ravel())
     if policy.zeros_are_disclosive:
         more, open_a = attribute_findings(lat, region, truth, zero, unsure)
         found += more
         undecided += np.unique(open_a).size
+        open_groups.append(np.asarray(open_a, dtype=np.int64).ravel())
     for m in magnitudes:
         sums = atoms[f"__s_{m}"].to_numpy(dtype=float)
         signed = bool(np.nanmin(atoms[f"__min_{m}"].to_numpy(dtype=float), initial=0.0) < 0)
@@ -525,17 +516,25 @@ def _groups(
         )  # fmt: skip
         found += more
         undecided += open_s.size
+        open_groups.append(np.asarray(open_s, dtype=np.int64).ravel())
     for f in found:
         f["fixed"] = {cube.dims[d]: c for d, c in cube.fixed(f["group"]).items()}
         f["labels"] = _describe(f["fixed"], atoms, variables, conditions)[1]
-    return found, undecided
+    if open_groups:
+        for g in np.unique(np.concatenate(open_groups))[: NAMED_UNDECIDED - len(named)].tolist():
+            fixed = {cube.dims[d]: c for d, c in cube.fixed(g).items()}
+            if "atom" in fixed:  # the atoms' own cube (too many groups): the atom's labels
+                row = atoms.iloc[fixed["atom"]]
+                fixed = {v: int(cast(pd.Index, atoms.attrs["levels"][v]).get_loc(row[v])) for v in variables}
+                fixed.update({c: int(bool(row[f"__f{i}"])) for i, c in enumerate(conditions)})
+            named.append(_describe(fixed, atoms, variables, conditions)[0] or "everyone")
+    return found, undecided, named
 
 
 def _released(system: System, cells: np.ndarray) -> dict[str | None, list[np.ndarray]]:
     """The released cells' atoms, per kind (None: counts; else a magnitude, whose means count as its cells).
     Rows and columns a table leaves out are not cells."""
     a = system.a
-    n = system.atoms
     starts = sorted((off, key) for key, off in system.offsets.items())
     out: dict[str | None, list[np.ndarray]] = {key: [] for key in system.offsets}
     for e in np.flatnonzero(cells).tolist():
@@ -642,162 +641,3 @@ def _atoms(
 
 
 # --- findings in words ---------------------------------------------------------------------------------------
-
-
-def _describe(
-    fixed: dict[str, int], atoms: pd.DataFrame, variables: tuple[str, ...], conditions: tuple[str, ...]
-) -> tuple[str, dict[str, Any]]:
-    """A group in words ("region = West, sex = f and not (age >= 19)") and its labels."""
-    parts: list[str] = []
-    labels: dict[str, Any] = {}
-    for v in variables:
-        if v in fixed:
-            level = str(cast(pd.Index, atoms.attrs["levels"][v])[fixed[v]])
-            parts.append(f"{v} = {level}")
-            labels[v] = level
-    for c in conditions:
-        if c in fixed:
-            parts.append(c if fixed[c] else f"not ({c})")
-            labels[c] = bool(fixed[c])
-    return listing(parts), labels
-
-
-def _together(names: list[str]) -> str:
-    return f"{names[0]} shows" if len(names) == 1 else f"{listing(names)} together show"
-
-
-def _count_sentence(names: list[str], lo: int, hi: int, who: str) -> str:
-    subject = f"{_together(names)} that"
-    if lo == hi:
-        people = "person" if lo == 1 else "people"
-        verb = "has" if lo == 1 else "have"
-        return (
-            f"{subject} exactly {lo} {people} {verb} {who}."
-            if who
-            else f"{subject} there are exactly {lo} {people}."
-        )
-    return (
-        f"{subject} between {lo} and {hi} people have {who}."
-        if who
-        else f"{subject} there are {lo} to {hi} people."
-    )
-
-
-def _attribute_sentence(names: list[str], who: str, trait: str) -> str:
-    return (
-        f"{_together(names)} that everyone with {who} has {trait}."
-        if who
-        else f"{_together(names)} that everyone has {trait}."
-    )
-
-
-def _sum_sentence(
-    names: list[str], var: str, n: int, lo: float, who: str, *, exact: bool, hi: float = 0.0
-) -> str:
-    people = "person" if n == 1 else "people"
-    whom = f" with {who}" if who else ""
-    if exact:
-        return f"{_together(names)} that the {var} of the {n} {people}{whom} sums to exactly {number(lo, 6)}."
-    return f"{_together(names)} that the {var} of the {n} {people}{whom} lies between {number(lo, 6)} and {number(hi, 6)}."
-
-
-def _clean(x: float) -> float | int | None:
-    if not np.isfinite(x):
-        return None
-    return int(x) if float(x).is_integer() else float(x)
-
-
-def _public(
-    findings: list[dict[str, Any]],
-    atoms: pd.DataFrame,
-    variables: tuple[str, ...],
-    conditions: tuple[str, ...],
-    names: tuple[frozenset[str], ...],
-) -> list[dict[str, Any]]:
-    """The findings for people: a group that only repeats a finer finding (the same interval) is left out, and an
-    attribute finding of a larger group holds for its parts; each with its outputs, labels and sentence."""
-    every = sorted({x for ns in names for x in ns})
-    dims = (*variables, *conditions)
-    by_key: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for f in findings:
-        key = (
-            f["type"],
-            f.get("magnitude"),
-            f.get("axis"),
-            f.get("value"),
-            tuple(sorted(f["fixed"].items())),
-        )
-        by_key[key] = f
-    redundant: set[int] = set()
-    counted = {tuple(sorted(f["fixed"].items())) for f in findings if f["type"] == "count"}
-    for f in findings:
-        if f["type"] == "attribute" and tuple(sorted(f["fixed"].items())) in counted:
-            redundant.add(id(f))  # the group is already shown to be small: its count finding says more
-        fixed = f["fixed"]
-        for d in list(fixed):
-            if f["type"] == "attribute" and dims[f["axis"]] == d:
-                continue
-            coarser = {k: v for k, v in fixed.items() if k != d}
-            key = (
-                f["type"],
-                f.get("magnitude"),
-                f.get("axis"),
-                f.get("value"),
-                tuple(sorted(coarser.items())),
-            )
-            other = by_key.get(key)
-            if other is None:
-                continue
-            if f["type"] == "attribute":
-                redundant.add(id(f))  # the larger group's finding holds for this part
-            elif (other["lo"], other["hi"]) == (f["lo"], f["hi"]):
-                redundant.add(id(other))  # the larger group only repeats this one
-    out = []
-    said: set[tuple[int, ...]] = set()
-    # One sentence per zero: "everyone in West smokes" rather than also "every non-smoker lives elsewhere".
-    rank = {"count": 0, "sum": 1, "attribute": 2}
-    ordered = sorted(
-        findings, key=lambda f: (rank[f["type"]], len(f["fixed"]), sum(d in conditions for d in f["fixed"]))
-    )
-    for f in ordered:
-        if id(f) in redundant:
-            continue
-        if f["type"] == "attribute":
-            if f["zeros"] in said:
-                continue
-            said.add(f["zeros"])
-        outputs = sorted({x for e in f["rows"] for x in names[e]}) or every
-        who, labels = _describe(f["fixed"], atoms, variables, conditions)
-        lo, hi = f["lo"], f["hi"]
-        single = len(f["fixed"]) == len(dims)
-        item: dict[str, Any] = {"labels": labels, "interval": [_clean(lo), _clean(hi)], "outputs": outputs,
-                                "type": f["type"], "atom": None}  # fmt: skip
-        if single:
-            mask = np.ones(len(atoms), dtype=bool)
-            for d, c in f["fixed"].items():
-                col = f"__c_{d}" if d in variables else f"__f{conditions.index(d)}"
-                mask &= atoms[col].to_numpy(dtype=np.int64) == c
-            hits = np.flatnonzero(mask)
-            item["atom"] = int(hits[0]) if hits.size == 1 else None
-        if f["type"] == "count":
-            item["kind"] = "exact" if lo == hi else "approximate"
-            item["sentence"] = _count_sentence(outputs, int(lo), int(hi), who)
-        elif f["type"] == "attribute":
-            d = dims[f["axis"]]
-            if d in variables:
-                value = str(cast(pd.Index, atoms.attrs["levels"][d])[f["value"]])
-                trait = f"{d} = {value}"
-            else:
-                value = bool(f["value"])
-                trait = d if value else f"not ({d})"
-            item["kind"] = "exact"
-            item["attribute"] = {"variable": d, "value": value}
-            item["sentence"] = _attribute_sentence(outputs, who, trait)
-        else:
-            item["kind"] = "exact" if f["exact"] else "approximate"
-            item["magnitude"] = f["magnitude"]
-            item["sentence"] = _sum_sentence(
-                outputs, f["magnitude"], int(f["count"]), lo, who, exact=f["exact"], hi=hi
-            )
-        out.append(item)
-    return out

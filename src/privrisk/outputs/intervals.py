@@ -215,7 +215,13 @@ class Region:
         return store[k]
 
     def _solve(
-        self, k: int, local: np.ndarray, val: np.ndarray, sign: float, whole_objective: bool, exact: bool = True
+        self,
+        k: int,
+        local: np.ndarray,
+        val: np.ndarray,
+        sign: float,
+        whole_objective: bool,
+        exact: bool = True,
     ) -> tuple[float, bool, bool, np.ndarray | None, np.ndarray | None]:
         """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals).
         Without ``exact``, a fractional linear optimum is left as it is (no integer programme)."""
@@ -247,9 +253,9 @@ class Region:
         rounded = value
         if whole_objective:
             rounded = float(np.ceil(value - 1e-6)) if sign > 0 else float(np.floor(value + 1e-6))
-        if self.known is not None and abs(float(np.dot(val, self.known[cols][local])) - rounded) <= _TOL * max(
-            1.0, abs(rounded)
-        ):
+        if self.known is not None and abs(
+            float(np.dot(val, self.known[cols][local])) - rounded
+        ) <= _TOL * max(1.0, abs(rounded)):
             # The truth reaches the (rounded) linear bound: it is the whole optimum.
             return rounded, True, True, self.known[cols].copy(), sol.row_dual
         if not exact:

@@ -27,7 +27,9 @@ def _sets(sizes: tuple[int, ...], held: list[frozenset[int]], limit: int) -> lis
             vs = frozenset(combo)
             if any(vs <= h for h in held):
                 continue
-            if k == 1 or all(any(frozenset(sub) <= h for h in held) for sub in itertools.combinations(combo, k - 1)):
+            if k == 1 or all(
+                any(frozenset(sub) <= h for h in held) for sub in itertools.combinations(combo, k - 1)
+            ):
                 out.append(combo)
         if len(out) >= limit:
             break

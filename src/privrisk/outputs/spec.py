@@ -166,7 +166,9 @@ def parse_formula(formula: str, *, output: str = "") -> tuple[str, tuple[tuple[s
     if not terms and not intercept:
         raise PrivriskError(f"spec: {where}: the model has no terms", param="spec")
     if any(name == left for name, _ in terms):
-        raise PrivriskError(f"spec: {where}: {left!r} is both the outcome and a term of {formula!r}", param="spec")
+        raise PrivriskError(
+            f"spec: {where}: {left!r} is both the outcome and a term of {formula!r}", param="spec"
+        )
     return left, tuple(terms), intercept
 
 
@@ -205,17 +207,23 @@ def _knowledge(doc: dict[str, Any], source: str) -> Knowledge:
     nested: list[tuple[str, str]] = []
     raw = doc.get("nested", [])
     if not isinstance(raw, list):
-        raise PrivriskError(f"spec: {source}: field 'nested' must be a list of [finer, coarser] pairs", param="spec")
+        raise PrivriskError(
+            f"spec: {source}: field 'nested' must be a list of [finer, coarser] pairs", param="spec"
+        )
     for pair in raw:
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) and v for v in pair)):
-            raise PrivriskError(f"spec: nested {pair!r} must be [finer, coarser] (two column names)", param="spec")
+            raise PrivriskError(
+                f"spec: nested {pair!r} must be [finer, coarser] (two column names)", param="spec"
+            )
         if pair[0] == pair[1]:
             raise PrivriskError(f"spec: nested {pair!r} names one variable twice", param="spec")
         nested.append((pair[0], pair[1]))
     domains: list[tuple[str, Domain]] = []
     raw = doc.get("domains", {})
     if not isinstance(raw, dict):
-        raise PrivriskError(f"spec: {source}: field 'domains' must be a table of variable = values", param="spec")
+        raise PrivriskError(
+            f"spec: {source}: field 'domains' must be a table of variable = values", param="spec"
+        )
     for name, value in raw.items():
         where = f"spec: domains {name!r}"
         if isinstance(value, list):
@@ -275,7 +283,9 @@ def parse_spec(text: str, *, source: str = "spec") -> Outputs:
     outputs: list[OutputSpec] = []
     for i, item in enumerate(items, 1):
         if not isinstance(item, dict):
-            raise PrivriskError(f"spec: output {i} is not a table: write [[output]] and its fields", param="spec")
+            raise PrivriskError(
+                f"spec: output {i} is not a table: write [[output]] and its fields", param="spec"
+            )
         name = item.get("name")
         if not isinstance(name, str) or not name.strip():
             raise PrivriskError(f"spec: output {i}: field 'name' is missing or empty", param="spec")
