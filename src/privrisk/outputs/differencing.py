@@ -524,8 +524,10 @@ def _groups(
         for g in np.unique(np.concatenate(open_groups))[: NAMED_UNDECIDED - len(named)].tolist():
             fixed = {cube.dims[d]: c for d, c in cube.fixed(g).items()}
             if "atom" in fixed:  # the atoms' own cube (too many groups): the atom's labels
-                row = atoms.iloc[fixed["atom"]]
-                fixed = {v: int(cast(pd.Index, atoms.attrs["levels"][v]).get_loc(row[v])) for v in variables}
+                row = atoms.iloc[int(fixed["atom"])]
+                fixed = {
+                    v: cast(int, cast(pd.Index, atoms.attrs["levels"][v]).get_loc(row[v])) for v in variables
+                }
                 fixed.update({c: int(bool(row[f"__f{i}"])) for i, c in enumerate(conditions)})
             named.append(_describe(fixed, atoms, variables, conditions)[0] or "everyone")
     return found, undecided, named

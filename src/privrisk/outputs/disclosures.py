@@ -153,6 +153,7 @@ def _public(
             item["sentence"] = _count_sentence(outputs, int(lo), int(hi), who)
         elif f["type"] == "attribute":
             d = dims[f["axis"]]
+            value: Any
             if d in variables:
                 value = str(cast(pd.Index, atoms.attrs["levels"][d])[f["value"]])
                 trait = f"{d} = {value}"

@@ -125,7 +125,7 @@ def attribute_findings(
     for axis, size in enumerate(cube.sizes):
         if size < 2:
             continue
-        index = [slice(None)] * len(shape)
+        index: list[Any] = [slice(None)] * len(shape)
         index[axis] = slice(0, size)
         r, z = real[tuple(index)], empty[tuple(index)]
         m = maybe[tuple(index)] & ~z & r
@@ -180,7 +180,7 @@ def attribute_findings(
 
 
 def _child(cube: Cube, group: int, axis: int, code: int) -> int:
-    coords = list(np.unravel_index(group, cube.shape))
+    coords: list[Any] = list(np.unravel_index(group, cube.shape))
     coords[axis] = code
     return int(np.ravel_multi_index(tuple(coords), cube.shape))
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,7 +57,7 @@ class Cube:
 
     def totals(self, values: np.ndarray, *, wrap: bool = False) -> np.ndarray:
         """Σ values over every group's atoms (flat, in the cube's order); ``wrap``: unsigned sums modulo 2⁶⁴."""
-        dtype = np.uint64 if wrap else np.asarray(values).dtype
+        dtype: Any = np.uint64 if wrap else np.asarray(values).dtype
         if not np.issubdtype(dtype, np.number) or dtype == np.bool_:
             dtype = np.float64
         cube = np.zeros(self.shape, dtype=dtype)
@@ -66,7 +67,7 @@ class Cube:
         np.add.at(cube, tuple(self.coords.T), np.asarray(values, dtype=dtype))
         with np.errstate(over="ignore"):
             for axis, size in enumerate(self.sizes):
-                index = [slice(None)] * cube.ndim
+                index: list[Any] = [slice(None)] * cube.ndim
                 index[axis] = slice(0, size)
                 total = cube[tuple(index)].sum(axis=axis, dtype=dtype)
                 index[axis] = size
@@ -85,7 +86,7 @@ class Cube:
         a[tuple(self.coords.T)] = first
         b[tuple(self.coords.T)] = second
         for axis, size in enumerate(self.sizes):
-            index = [slice(None)] * a.ndim
+            index: list[Any] = [slice(None)] * a.ndim
             index[axis] = slice(0, size)
             both = np.concatenate([a[tuple(index)], b[tuple(index)]], axis=axis)
             both = -np.sort(-both, axis=axis)

@@ -455,7 +455,7 @@ def universe(
         filters = [
             f"EXISTS (SELECT 1 FROM {t} p WHERE p.{qi(x)} IS NOT DISTINCT FROM d.{qi(x)} "
             f"AND p.{qi(y)} IS NOT DISTINCT FROM d.{qi(y)})"
-            for x, y, t in pairs.get(comp, []) if comp is not None
+            for x, y, t in (pairs.get(comp, []) if comp is not None else [])
         ]  # fmt: skip
         extra = "".join(
             f", ({sql}) AS {qi(n)}" for n, sql in derived.items() if set(expand[n]) <= set(members)

@@ -182,7 +182,7 @@ def _strings(value: Any, key: str, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-class Outputs(tuple):  # type: ignore[type-arg]
+class Outputs(tuple):
     """The outputs of a spec (a tuple of :class:`OutputSpec`) with what the spec tells the intruder
     (``knowledge``)."""
 
