@@ -269,3 +269,45 @@ def test_the_spec_declares_knowledge() -> None:
     assert k.nested == (("district", "region"),)
     assert k.names == ("agegroup",)
     assert dict(k.domains)["age"].high == 120.0 and dict(k.domains)["region"].values == ("R1", "R2", "R3")
+
+
+def test_the_same_request_gives_the_same_answer_on_every_run() -> None:
+    # Budgets are counted in iterations and nodes, not seconds: two runs agree group by group and atom by atom.
+    frame = _ages()
+    specs = [
+        OutputSpec(name="T1", kind="count", rows=("sex",), where="age >= 18", margins=True),
+        OutputSpec(name="T2", kind="count", rows=("sex",), where="age >= 24"),
+        OutputSpec(name="T3", kind="count", where="age >= 30"),
+    ]
+    runs = [audit(frame, specs) for _ in range(2)]
+    assert [d["sentence"] for d in runs[0].disclosures] == [d["sentence"] for d in runs[1].disclosures]
+    assert runs[0].undecided == runs[1].undecided
+    assert runs[0].atoms[["lo", "hi"]].equals(runs[1].atoms[["lo", "hi"]])
+
+
+def test_the_spec_knowledge_reaches_the_library_check() -> None:
+    # check_frame with a parsed spec: the derived age group is computed and known, as in the differencing alone.
+    from privrisk.outputs.check import check_frame
+
+    specs = parse_spec(
+        f'[derived]\nagegroup = "{AGEGROUP}"\n'
+        '[[output]]\nname = "T1"\nrows = ["agegroup"]\ncolumns = ["sex"]\n'
+        '[[output]]\nname = "T2"\nrows = ["sex"]\nwhere = "age >= 24"\n'
+    )
+    result = check_frame(_ages(), specs)
+    assert any(d["interval"] == [2, 2] and d["labels"].get("agegroup") == "18-29" for d in result.disclosures)
+    assert result.status == "fail"
+    assert any(a["kind"] == "derived" for a in result.to_dict()["assumed"])
+
+
+def test_groups_left_undecided_are_named_and_never_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With no group allowed beyond the atoms, the rest is undecided: named, counted, and the verdict is review.
+    import privrisk.outputs.differencing as differencing
+    from privrisk.outputs.check import check_frame
+
+    monkeypatch.setattr(differencing, "GROUP_LIMIT", 0)
+    frame = pd.DataFrame({"region": ["A"] * 12 + ["B"] * 12, "sex": ["f", "m"] * 12})
+    result = check_frame(frame, [OutputSpec(name="T", kind="count", rows=("region",))])
+    assert result.summary["atoms_undecided"] >= 1 and result.undecided_groups
+    assert result.status == "review"
+    assert "every group of more than one atom" in result.undecided_groups[0]
