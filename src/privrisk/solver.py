@@ -42,6 +42,7 @@ __all__ = ["Program", "Solution", "Status", "solve"]
 Status = Literal["optimal", "infeasible", "unbounded", "timeout", "failed"]
 
 _BANNER_LOCK = threading.Lock()
+_LIMIT = 2**31 - 1  # HiGHS's "no limit" for iterations and nodes
 _BANNER_DONE = False
 
 
@@ -51,16 +52,20 @@ class Solution:
 
     Attributes:
         status: ``"optimal"``; ``"infeasible"`` (no point meets the constraints); ``"unbounded"``; ``"timeout"``
-            (the time limit or deadline ended it: ``value`` is then NaN, never a partial optimum); ``"failed"``.
+            (a limit ended it: the time limit, the deadline, the iterations or the nodes given; ``value`` is then
+            NaN, never a partial optimum); ``"failed"``.
         value: the objective at the optimum (NaN unless optimal).
         x: the optimal point (None unless optimal).
         row_dual: the rows' dual values at a linear optimum (None for integer programmes and unless optimal).
+        bound: a proven bound on the optimum even when a limit ended the search: an integer programme's dual bound
+            (never above the minimum, never below the maximum); the optimum itself for a linear one; NaN if none.
     """
 
     status: Status
     value: float
     x: np.ndarray | None = None
     row_dual: np.ndarray | None = None
+    bound: float = float("nan")
 
     @property
     def optimal(self) -> bool:
@@ -186,6 +191,10 @@ class Program:
         # One thread: privrisk's callers already run several programmes side by side on few cores.
         h.setOptionValue("threads", 1)
         h.setOptionValue("random_seed", 0)  # the same request gives the same answer every run
+        if self._is_mip:
+            # A proven optimum, not one within HiGHS's default gap of 10⁻⁴: callers read bounds off it.
+            h.setOptionValue("mip_rel_gap", 0.0)
+            h.setOptionValue("mip_abs_gap", 1e-9)
         if h.passModel(lp) == highspy.HighsStatus.kError:
             raise PrivriskError("internal: HiGHS refused the model")
         self._h = h
@@ -199,7 +208,8 @@ class Program:
         self._h.changeColBounds(int(col), float(lo), float(hi))
 
     def _solve(self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, sign: float,
-               time_limit: float | None, deadline: float | None) -> Solution:  # fmt: skip
+               time_limit: float | None, deadline: float | None, iterations: int | None = None,
+               nodes: int | None = None) -> Solution:  # fmt: skip
         h = self._h
         idx = np.asarray(idx, dtype=np.int32).reshape(-1)
         val = np.asarray(val, dtype=float).reshape(-1) * sign
@@ -214,10 +224,18 @@ class Program:
         if limit <= 0:
             return Solution("timeout", float("nan"))
         h.setOptionValue("time_limit", float(limit) if np.isfinite(limit) else float("inf"))
+        # Iterations and nodes, unlike seconds, end a search at the same place on every run and machine.
+        h.setOptionValue("simplex_iteration_limit", _LIMIT if iterations is None else max(0, int(iterations)))
+        if self._is_mip:
+            h.setOptionValue("mip_max_nodes", _LIMIT if nodes is None else max(0, int(nodes)))
         h.run()
         status = _status(h)
         if status != "optimal":
-            return Solution(status, float("nan"))
+            bound = float("nan")
+            if self._is_mip and status == "timeout":
+                dual = float(h.getInfo().mip_dual_bound)
+                bound = dual * sign if np.isfinite(dual) else float("nan")
+            return Solution(status, float("nan"), bound=bound)
         sol = h.getSolution()
         x = np.asarray(sol.col_value, dtype=float)
         if self._is_mip:
@@ -225,7 +243,16 @@ class Program:
             x = np.where(self.integer, np.round(x), x)
         value = float(np.dot(val, x[idx])) * sign if idx.size else 0.0
         duals = None if self._is_mip else np.asarray(sol.row_dual, dtype=float)
-        return Solution("optimal", value, x, duals)
+        bound = value
+        if self._is_mip:
+            dual = float(h.getInfo().mip_dual_bound) * sign
+            bound = min(value, dual) if sign > 0 else max(value, dual)
+        return Solution("optimal", value, x, duals, bound)
+
+    @property
+    def iterations(self) -> int:
+        """The simplex iterations of the last solve."""
+        return int(self._h.getInfo().simplex_iteration_count)
 
     def minimise(
         self,
@@ -234,9 +261,12 @@ class Program:
         *,
         time_limit: float | None = None,
         deadline: float | None = None,
+        iterations: int | None = None,
+        nodes: int | None = None,
     ) -> Solution:
-        """Minimise Σ val·x[idx] (a sparse objective); ``deadline`` is a ``time.perf_counter()`` instant."""
-        return self._solve(idx, val, 1.0, time_limit, deadline)
+        """Minimise Σ val·x[idx] (a sparse objective); ``deadline`` is a ``time.perf_counter()`` instant;
+        ``iterations`` (simplex) and ``nodes`` (branch and bound) end the search deterministically."""
+        return self._solve(idx, val, 1.0, time_limit, deadline, iterations, nodes)
 
     def maximise(
         self,
@@ -245,9 +275,12 @@ class Program:
         *,
         time_limit: float | None = None,
         deadline: float | None = None,
+        iterations: int | None = None,
+        nodes: int | None = None,
     ) -> Solution:
-        """Maximise Σ val·x[idx]; the solution's ``value`` is the maximum (not its negative)."""
-        return self._solve(idx, val, -1.0, time_limit, deadline)
+        """Maximise Σ val·x[idx]; the solution's ``value`` is the maximum (not its negative);
+        the limits are those of :meth:`minimise`."""
+        return self._solve(idx, val, -1.0, time_limit, deadline, iterations, nodes)
 
 
 def solve(
@@ -260,9 +293,11 @@ def solve(
     upper: Sequence[float] | np.ndarray,
     integer: Sequence[bool] | np.ndarray | None = None,
     time_limit: float | None = None,
+    iterations: int | None = None,
+    nodes: int | None = None,
 ) -> Solution:
     """Minimise c·x once, subject to ``row_lo ≤ A·x ≤ row_hi`` and ``lower ≤ x ≤ upper`` (some x whole)."""
     cost = np.asarray(c, dtype=float).reshape(-1)
     prog = Program(a, row_lo, row_hi, lower=lower, upper=upper, integer=integer, primal=False, presolve=True)
     nz = np.flatnonzero(cost)
-    return prog.minimise(nz, cost[nz], time_limit=time_limit)
+    return prog.minimise(nz, cost[nz], time_limit=time_limit, iterations=iterations, nodes=nodes)

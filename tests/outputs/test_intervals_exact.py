@@ -1,5 +1,5 @@
-"""Atoms' intervals: exact against enumeration, unchanged by the reduction of nested totals and by the fallback
-from scipy's private HiGHS bindings to ``linprog``, and decided where the old solver ran out of time."""
+"""Atoms' intervals: exact against enumeration, unchanged by the reduction of nested totals, decided within
+deterministic budgets, and the same on every run."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import privrisk.outputs.intervals as iv
 from outputs_helpers import enumerated_bounds
 from privrisk.errors import PrivriskError
-from privrisk.outputs.intervals import _reduce, intervals
+from privrisk.outputs.intervals import intervals
+from privrisk.outputs.reduction import reduce as _reduce
 
 
 def _nested_rows(n: int, draw_rows: list[list[bool]], nest: list[int]) -> np.ndarray:
@@ -31,25 +32,16 @@ def _nested_rows(n: int, draw_rows: list[list[bool]], nest: list[int]) -> np.nda
     cells=st.lists(st.integers(0, 3), min_size=3, max_size=6),
     rows=st.lists(st.lists(st.booleans(), min_size=6, max_size=6), min_size=1, max_size=4),
     nest=st.lists(st.integers(0, 5), max_size=3),
-    fallback=st.booleans(),
 )
-def test_every_interval_equals_enumeration(
-    cells: list[int], rows: list[list[bool]], nest: list[int], fallback: bool
-) -> None:
+def test_every_interval_equals_enumeration(cells: list[int], rows: list[list[bool]], nest: list[int]) -> None:
     # Released totals over random (and nested) sets of atoms; each atom's interval must be the enumeration's
-    # min and max over whole non-negative vectors, through HiGHS's bindings and through linprog alike.
+    # min and max over whole non-negative vectors.
     n = len(cells)
     a = _nested_rows(n, rows, nest)
     if a.size == 0:
         return
     b = a @ np.array(cells)
-    core = iv._highs_core
-    if fallback:
-        iv._highs_core = lambda: None  # type: ignore[assignment]
-    try:
-        res = intervals(sp.csr_matrix(a), b.astype(float), integer=True, lower=np.zeros(n))
-    finally:
-        iv._highs_core = core  # type: ignore[assignment]
+    res = intervals(sp.csr_matrix(a), b.astype(float), integer=True, lower=np.zeros(n))
     lo, hi = enumerated_bounds(a, b)
     covered = a.sum(axis=0) > 0
     assert np.array_equal(res.lo[covered], lo[covered])
@@ -104,22 +96,16 @@ def test_nested_conditions_fall_apart_into_one_block_per_pattern() -> None:
     x = truth.ravel().astype(float)
     b = a @ x
     exact = intervals(sp.csr_matrix(a), b, integer=True, lower=np.zeros(x.size), full_limit=10_000)
-    # The old solver (no reduction) left such a block to LP_BUDGET; with no time at all every end it was asked
-    # for stayed open. Now each pattern's block is within full_limit and is solved in full.
-    saved = iv.LP_BUDGET
-    iv.LP_BUDGET = 0.0
-    try:
-        quick = intervals(
-            sp.csr_matrix(a),
-            b,
-            integer=True,
-            lower=np.zeros(x.size),
-            full_limit=100,
-            known=x,
-            need=lambda lo, hi, slo, shi, cols: np.ones(cols.size, dtype=bool),
-        )
-    finally:
-        iv.LP_BUDGET = saved
+    # Taken apart, each pattern's block is within full_limit and is solved in full.
+    quick = intervals(
+        sp.csr_matrix(a),
+        b,
+        integer=True,
+        lower=np.zeros(x.size),
+        full_limit=100,
+        known=x,
+        need=lambda lo, hi, slo, shi, cols: np.ones(cols.size, dtype=bool),
+    )
     assert quick.undecided is not None and not quick.undecided.any()
     assert np.array_equal(quick.lo, exact.lo) and np.array_equal(quick.hi, exact.hi)
     assert quick.tight.all()
@@ -133,35 +119,34 @@ def test_nested_conditions_fall_apart_into_one_block_per_pattern() -> None:
         assert np.array_equal(exact.hi.reshape(side, side, patterns)[:, :, p], hi)
 
 
-def test_missing_private_highs_bindings_fall_back_to_linprog(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A scipy without scipy.optimize._highspy (or with bindings that changed) must give the same intervals
-    # through linprog, not crash.
-    import builtins
-
-    a = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 1, 1, 0], [1, 0, 1, 1], [1, 1, 1, 1]]))
-    b = np.array([3.0, 2, 4, 5])
-    ref = intervals(a, b, integer=True, lower=np.zeros(4))
-    real_import = builtins.__import__
-
-    def no_highspy(name: str, *args: object, **kwargs: object) -> object:
-        if name.startswith("scipy.optimize._highspy"):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_highspy)
-    assert iv._highs_core() is None
-    assert iv._Program(a, b, np.zeros(4), np.full(4, 5.0)).h is None
-    res = intervals(a, b, integer=True, lower=np.zeros(4))
-    assert res.lo.tolist() == ref.lo.tolist() and res.hi.tolist() == ref.hi.tolist()
-    monkeypatch.setattr(builtins, "__import__", real_import)
-
-    class Changed:  # bindings whose names moved: treated as missing
-        pass
-
-    monkeypatch.setattr(iv, "_highs_core", lambda: Changed())
-    assert iv._Program(a, b, np.zeros(4), np.full(4, 5.0)).h is None
-    res = intervals(a, b, integer=True, lower=np.zeros(4))
-    assert res.lo.tolist() == ref.lo.tolist() and res.hi.tolist() == ref.hi.tolist()
+def test_a_budget_that_runs_out_leaves_valid_bounds_marked_undecided(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With no simplex iteration to spend, nothing is solved: every interval is the propagated one (which holds
+    # the enumeration's), and every end asked for is undecided, the same on every run.
+    rng = np.random.default_rng(5)
+    truth = rng.integers(0, 4, size=(4, 5))
+    rows = [np.ravel_multi_index((np.full(5, i), np.arange(5)), (4, 5)) for i in range(4)]
+    rows += [np.ravel_multi_index((np.arange(4), np.full(4, j)), (4, 5)) for j in range(5)]
+    a = np.zeros((len(rows), 20))
+    for k, cols in enumerate(rows):
+        a[k, cols] = 1
+    x = truth.ravel().astype(float)
+    b = a @ x
+    monkeypatch.setattr(iv, "ITERATIONS", 0)
+    runs = [
+        intervals(
+            sp.csr_matrix(a), b, integer=True, lower=np.zeros(20), full_limit=0, known=x,
+            need=lambda lo, hi, slo, shi, cols: np.ones(cols.size, dtype=bool),
+        )
+        for _ in range(2)
+    ]  # fmt: skip
+    # A two-way table's cells from its margins: Fréchet's bounds max(0, r + c − N) … min(r, c) are exact.
+    r, c, total = truth.sum(axis=1), truth.sum(axis=0), truth.sum()
+    lo = np.maximum(0, r[:, None] + c[None, :] - total).ravel()
+    hi = np.minimum(r[:, None], c[None, :]).ravel()
+    for res in runs:
+        assert np.all(res.lo <= lo) and np.all(res.hi >= hi)
+        assert res.undecided is not None and np.array_equal(res.undecided, ~res.tight)
+    assert np.array_equal(runs[0].lo, runs[1].lo) and np.array_equal(runs[0].undecided, runs[1].undecided)
 
 
 def test_contradicting_nested_totals_are_refused() -> None:

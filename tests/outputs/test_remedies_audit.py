@@ -160,7 +160,9 @@ def test_no_two_suggestions_contradict_each_other() -> None:
         OutputSpec(name="Over 19", kind="count", rows=("region",), columns=("sex",), where="age >= 19"),
     ]
     result = check_frame(frame, specs)
-    assert len(result.disclosures) == 2
+    # The two 18-year-olds (each exactly 1), and the groups every group's examination adds (issue 31: both
+    # together, and that West's and East's other adults are all 19 or over).
+    assert sum(d["interval"] == [1, 1] for d in result.disclosures) >= 2
     plan = [r for r in result.recommendations if r["plan"]]
     assert [r["action"] for r in plan] == ["withhold"] and plan[0]["confirmed"]
     assert not any(
@@ -210,8 +212,10 @@ def test_suggestions_are_worded_for_a_checker() -> None:
     sentences = [r["sentence"] for r in result.recommendations]
     assert any(s.startswith("Suppress the failing cell of U (the total)") for s in sentences), sentences
     assert not any("0 more" in s or "1 cells" in s or "1 people" in s for s in sentences), sentences
-    [sums] = [r for r in result.recommendations if r["output"] == "Sums" and r["action"] == "suppress"]
-    assert "Suppress the failing cell of Sums (region = A) and 1 more cell (region = B)" in sums["sentence"]
+    [sums] = [r for r in result.recommendations if r.get("output") == "Sums" and r["action"] == "suppress"]
+    # (Not confirmed: hidden, A's sum lies in [0, 1,100], and 1,100 − 1,080 is within the p % rule's protection
+    # of the largest income on the upper side, so the two-sided rule fails.)
+    assert "uppress the failing cell of Sums (region = A) and 1 more cell (region = B)" in sums["sentence"]
     # A cell's threshold rule says what it counts.
     [rule] = [r for r in result.outputs[0]["cells"][0]["rules"] if r["rule"] == "threshold"] or [None]
     assert rule is None or rule["unit"] == "people"

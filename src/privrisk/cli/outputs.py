@@ -148,7 +148,9 @@ def outputs_command(
             f"outputs: {s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} fail, "
             f"{s['cells_review']} {'are' if s['cells_review'] != 1 else 'is'} for review, "
             f"{found} disclosure{'s' if found != 1 else ''} by differencing"
-        )
+            + (f", {s['atoms_undecided']:,} group{'s' if s['atoms_undecided'] != 1 else ''} undecided"
+               if s.get("atoms_undecided") else "")
+        )  # fmt: skip
 
 
 def _write_files(
@@ -202,8 +204,16 @@ def _print_result(result: OutputsResult) -> None:
     out.print(f"Differencing over {s['atoms']:,} atoms and {s['equations']:,} released numbers:")
     for d in result.disclosures:
         out.print(f"  {d['kind'].upper()}: {d['sentence']}")
-    if not result.disclosures:
+    if s.get("atoms_undecided"):
+        n = s["atoms_undecided"]
+        named = result.undecided_groups
+        out.print(f"  UNDECIDED: {n:,} group{'s' if n != 1 else ''} not decided within the budget (review): "
+                  + "; ".join(named) + (" …" if n > len(named) else ""))  # fmt: skip
+    elif not result.disclosures:
         out.print("  no disclosure.")
+    for a in result.assumed:
+        if a["kind"] in ("dependency", "observed"):  # found in the data, not declared in the spec
+            out.print(f"  Assumed known: {a['sentence']}")
     for r in result.recommendations:
         out.print(f"Suggestion: {r['sentence']} (cost: {r['cost']})")
     out.print(f"Verdict: {MARK[result.status]}")

@@ -148,6 +148,10 @@ class OutputsResult:
     earlier_changed: tuple[str, ...] = ()
     #: With a ledger: ``path``, ``head`` (the last outputs entry checked against), ``appended``, ``seq``.
     ledger: dict[str, Any] | None = None
+    #: What the intruder is assumed to know beyond the spec (dependencies found in the data, declared hierarchies).
+    assumed: list[dict[str, Any]] = field(default_factory=list)
+    #: The groups that the differencing's budgets left undecided, in words (``summary.atoms_undecided`` counts all).
+    undecided_groups: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -167,6 +171,8 @@ class OutputsResult:
             "disclosures": [{k: v for k, v in d.items() if k != "atom"} for d in self.disclosures],
             "recommendations": self.recommendations,
             "summary": self.summary,
+            "assumed": self.assumed,
+            "undecided_groups": self.undecided_groups,
             "policy": self.policy.to_dict(),
             "ledger": None
             if self.ledger is None
@@ -357,11 +363,16 @@ def check_frame(
     """
     from privrisk.outputs.compute import connect, table_cells
     from privrisk.outputs.differencing import difference
+    from privrisk.outputs.knowledge import derive
     from privrisk.outputs.models import fit_model
     from privrisk.outputs.recommend import recommendations
     from privrisk.outputs.rules import cell_rules
 
     policy = policy or Policy()
+    # The spec's knowledge ([derived], nested, [domains]): the derived variables are computed from their
+    # definitions, and the intruder of the differencing (and of every remedy's audit) knows all of it.
+    knowledge = getattr(specs, "knowledge", None)
+    frame = derive(frame, knowledge)
     specs = tuple(specs)
     before: dict[str, dict[tuple[str, ...], Any] | None] = {}
     earlier_specs: list[OutputSpec] = []
@@ -457,7 +468,7 @@ def check_frame(
                         "margins": margins})  # fmt: skip
     started = time.perf_counter()
     try:
-        diff = difference(con, linear, policy, max_atoms=max_atoms)
+        diff = difference(con, linear, policy, max_atoms=max_atoms, knowledge=knowledge)
     except PrivriskError as exc:
         if not changed or "contradict" not in str(exc):
             raise
@@ -521,6 +532,8 @@ def check_frame(
         tables=tables,
         versions=_versions(frame, specs, source),
         earlier_changed=tuple(moved_outputs),
+        assumed=list(diff.assumed),
+        undecided_groups=list(diff.undecided_groups),
     )
 
 

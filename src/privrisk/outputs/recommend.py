@@ -72,9 +72,15 @@ class _Auditor:
     """The audits of one request, under one deadline; each (changes, targets) is audited once."""
 
     def __init__(
-        self, con: Any, linear: list[tuple[OutputSpec, pd.DataFrame]], policy: Policy, deadline: float
+        self,
+        con: Any,
+        linear: list[tuple[OutputSpec, pd.DataFrame]],
+        policy: Policy,
+        deadline: float,
+        knowledge: Any = None,
     ) -> None:
         self.con, self.linear, self.policy, self.deadline = con, linear, policy, deadline
+        self.knowledge = knowledge  # the spec's, so that a remedy is audited against the same intruder
         self.memo: dict[Any, Audit | None] = {}
         self.cache: dict[OutputSpec, pd.DataFrame] = {}
 
@@ -95,7 +101,13 @@ class _Auditor:
             if time.perf_counter() > self.deadline:
                 return None
             self.memo[key] = audit(
-                self.con, self.linear, changes, targets, self.policy, deadline=self.deadline
+                self.con,
+                self.linear,
+                changes,
+                targets,
+                self.policy,
+                deadline=self.deadline,
+                knowledge=self.knowledge,
             )
         return self.memo[key]
 
@@ -180,12 +192,13 @@ class _Request:
         linear: list[tuple[OutputSpec, pd.DataFrame]],
         policy: Policy,
         con: Any,
+        knowledge: Any = None,
     ) -> None:
         self.outputs, self.policy, self.con = outputs, policy, con
         self.by_name = {s.name: s for s in specs}
         self.tables = {s.name: c for s, c in linear}
         table_specs = [(s, c) for s, c in linear if s.kind not in MODELS]
-        self.run = _Auditor(con, table_specs, policy, time.perf_counter() + REMEDY_SECONDS)
+        self.run = _Auditor(con, table_specs, policy, time.perf_counter() + REMEDY_SECONDS, knowledge)
         self.failing = {
             o["name"]: [i for i, c in enumerate(o["cells"]) if c["status"] == "fail"]
             for o in outputs
@@ -516,7 +529,7 @@ def recommendations(
     long it took (kept for callers; every audit here shares :data:`REMEDY_SECONDS`).
     """
     del audit_seconds
-    request = _Request(outputs, specs, linear, policy, con)
+    request = _Request(outputs, specs, linear, policy, con, getattr(diff, "knowledge", None))
     per_output: dict[str, list[_Option]] = {}
     for o in outputs:
         if o["status"] != "fail":

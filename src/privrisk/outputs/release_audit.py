@@ -104,10 +104,15 @@ def coarser(spec: OutputSpec, drop: str) -> OutputSpec:
 
 
 def _without(cells: pd.DataFrame, hidden: tuple[int, ...] | range) -> pd.DataFrame:
-    """The cells still shown (their positions renumbered; the labels of hidden ones are not needed)."""
-    keep = np.ones(len(cells), dtype=bool)
-    keep[list(hidden)] = False
-    out = cells[keep].reset_index(drop=True)
+    """The cells with the hidden ones marked ``suppressed`` (no number). They stay as rows: a suppressed cell's
+    row and column are still shown, and a row left out of a table would tell the intruder that it is empty."""
+    out = cells.copy()
+    hide = np.zeros(len(cells), dtype=bool)
+    hide[list(hidden)] = True
+    if "suppressed" in out:
+        hide |= out["suppressed"].to_numpy(dtype=bool)
+    out["suppressed"] = hide
+    out["value"] = out["value"].astype(float).where(~hide)  # a hidden number is not read by anything after
     out.attrs = dict(cells.attrs)
     return out
 
@@ -136,7 +141,9 @@ def _derived_counts(tables: list[tuple[OutputSpec, pd.DataFrame]]) -> list[tuple
         ok = whole & (merged["missing"].to_numpy() == 0) & (merged["missing_sum"].to_numpy() == 0)
         if not ok.any():
             continue
-        derived = merged[ok][keys].assign(value=np.round(count[ok]), n=0, missing=0).reset_index(drop=True)
+        # Every group of the mean stays a row (its count unknown where not ``ok``): no row is left out.
+        derived = merged[keys].assign(value=np.where(ok, np.round(np.where(ok, count, 0.0)), np.nan), n=0,
+                                      missing=0, suppressed=~ok).reset_index(drop=True)  # fmt: skip
         derived_spec = replace(spec, name=f"{other.name} ÷ {spec.name}", kind="count", variable=None)
         out.append((derived_spec, derived))
     return out
@@ -185,6 +192,7 @@ def audit_release(
     deadline: float = np.inf,
     max_atoms: int = 200_000,
     cache: dict[OutputSpec, pd.DataFrame] | None = None,
+    knowledge: Any = None,
 ) -> Audit:
     """Audit a release: ``linear`` are every count, sum and mean table as requested (this run's and the
     ledger's, with their cells), ``changes`` the suggestions applied together, ``targets`` per output the
@@ -194,7 +202,8 @@ def audit_release(
     one more per output with targets (that output whole, its hidden cells then taken out by
     :func:`privrisk.outputs.cell_bounds.hidden_cells`, every other change applied). An audit that reaches
     ``deadline`` (``time.perf_counter()``) is not complete. ``cache`` keeps the coarser tables computed (a dict
-    the caller keeps across audits of one request).
+    the caller keeps across audits of one request). ``knowledge`` is the spec's
+    (:class:`~privrisk.outputs.knowledge.Knowledge`): the intruder of the audit is the request's.
     """
     from privrisk.outputs.cell_bounds import hidden_cells, protected
     from privrisk.outputs.differencing import difference
@@ -204,7 +213,7 @@ def audit_release(
 
     cache = {} if cache is None else cache
     released = _released(con, linear, changes, policy, None, cache)
-    diff = difference(con, released, policy, max_atoms=max_atoms)
+    diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge)
     disclosures = list(diff.disclosures)
     complete = not diff.undecided and not late()
     found: list[Target] = []
@@ -218,7 +227,11 @@ def audit_release(
             complete = False
             break
         whole = difference(
-            con, _released(con, linear, changes, policy, spec.name, cache), policy, max_atoms=max_atoms
+            con,
+            _released(con, linear, changes, policy, spec.name, cache),
+            policy,
+            max_atoms=max_atoms,
+            knowledge=knowledge,
         )
         left = deadline - time.perf_counter()
         res = hidden_cells(whole, spec, cells, hidden, deadline=time.perf_counter() + max(left, 0.0))

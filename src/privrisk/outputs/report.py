@@ -192,7 +192,11 @@ def report_body(result: OutputsResult) -> str:
             why.append(f"{s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} failing the rules")
         if s.get("atoms_undecided"):
             n = s["atoms_undecided"]
-            why.append(f"{n:,} atom{'s' if n != 1 else ''} the differencing could not decide in its time")
+            named = "; ".join(doc.get("undecided_groups") or [])
+            why.append(
+                f"{n:,} group{'s' if n != 1 else ''} the differencing could not decide within its budget"
+                + (f" ({named}{' …' if n > len(doc.get('undecided_groups') or []) else ''})" if named else "")
+            )
         if s["cells_review"]:
             why.append(
                 f"{s['cells_review']} cell{'s' if s['cells_review'] != 1 else ''} for a person's review"

@@ -4,10 +4,19 @@ Each ``[[output]]`` names one table or model: ``name``, ``kind`` (count, sum, me
 ols, logit), the grouping variables ``rows`` and ``columns``, an SQL condition ``where``, ``margins`` (row,
 column and grand totals released too), ``variable`` (the magnitude of sum … max), ``weights`` (a weighted count
 or sum), ``q`` (the quantile) and ``formula`` (``y ~ x1 + C(x2)`` for ols and logit).
+
+Beside the outputs, the spec may state what the intruder knows by definition
+(:class:`~privrisk.outputs.knowledge.Knowledge`):
+
+- ``[derived]``: variables defined from others, ``agegroup = "CASE WHEN age < 18 THEN '0-17' ELSE '18+' END"``;
+- ``nested = [["district", "region"]]``: each level of the first lies in one level of the second;
+- ``[domains]``: a variable's possible values, a list (``region = ["North", "South"]``) or a range
+  (``age = { min = 0, max = 120, whole = true }``).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -16,8 +25,13 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from privrisk.errors import PrivriskError
+from privrisk.outputs.knowledge import Domain, Knowledge
 
-__all__ = ["KINDS", "Kind", "OutputSpec", "parse_formula", "parse_spec", "read_spec"]
+__all__ = ["KINDS", "Kind", "OutputSpec", "Outputs", "parse_formula", "parse_spec", "read_spec"]
+
+#: The largest spec file read, and the most outputs one may list (a clear limit rather than a long wait).
+SPEC_BYTES = 4_000_000
+MAX_OUTPUTS = 1_000
 
 Kind = Literal["count", "sum", "mean", "median", "quantile", "min", "max", "ols", "logit"]
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -151,6 +165,10 @@ def parse_formula(formula: str, *, output: str = "") -> tuple[str, tuple[tuple[s
         terms.append((name, m.group("cat") is not None))
     if not terms and not intercept:
         raise PrivriskError(f"spec: {where}: the model has no terms", param="spec")
+    if any(name == left for name, _ in terms):
+        raise PrivriskError(
+            f"spec: {where}: {left!r} is both the outcome and a term of {formula!r}", param="spec"
+        )
     return left, tuple(terms), intercept
 
 
@@ -164,8 +182,78 @@ def _strings(value: Any, key: str, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def parse_spec(text: str, *, source: str = "spec") -> tuple[OutputSpec, ...]:
-    """The outputs listed in the text of an ``outputs.toml``.
+class Outputs(tuple):
+    """The outputs of a spec (a tuple of :class:`OutputSpec`) with what the spec tells the intruder
+    (``knowledge``)."""
+
+    knowledge: Knowledge
+
+    def __new__(cls, outputs: tuple[OutputSpec, ...], knowledge: Knowledge | None = None) -> Outputs:
+        self = super().__new__(cls, outputs)
+        self.knowledge = knowledge or Knowledge()
+        return self
+
+
+def _knowledge(doc: dict[str, Any], source: str) -> Knowledge:
+    """The ``[derived]``, ``nested`` and ``[domains]`` of a spec, checked."""
+    derived: list[tuple[str, str]] = []
+    raw = doc.get("derived", {})
+    if not isinstance(raw, dict):
+        raise PrivriskError(f"spec: {source}: field 'derived' must be a table of name = SQL", param="spec")
+    for name, sql in raw.items():
+        if not isinstance(sql, str) or not sql.strip() or ";" in sql:
+            raise PrivriskError(f"spec: derived {name!r} must be one SQL expression (a string)", param="spec")
+        derived.append((str(name), sql.strip()))
+    nested: list[tuple[str, str]] = []
+    raw = doc.get("nested", [])
+    if not isinstance(raw, list):
+        raise PrivriskError(
+            f"spec: {source}: field 'nested' must be a list of [finer, coarser] pairs", param="spec"
+        )
+    for pair in raw:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) and v for v in pair)):
+            raise PrivriskError(
+                f"spec: nested {pair!r} must be [finer, coarser] (two column names)", param="spec"
+            )
+        if pair[0] == pair[1]:
+            raise PrivriskError(f"spec: nested {pair!r} names one variable twice", param="spec")
+        nested.append((pair[0], pair[1]))
+    domains: list[tuple[str, Domain]] = []
+    raw = doc.get("domains", {})
+    if not isinstance(raw, dict):
+        raise PrivriskError(
+            f"spec: {source}: field 'domains' must be a table of variable = values", param="spec"
+        )
+    for name, value in raw.items():
+        where = f"spec: domains {name!r}"
+        if isinstance(value, list):
+            if not value or not all(isinstance(v, str | int | float | bool) for v in value):
+                raise PrivriskError(f"{where} must list values (text, numbers or true/false)", param="spec")
+            if any(isinstance(v, float) and not math.isfinite(v) for v in value):
+                raise PrivriskError(f"{where}: values must be finite", param="spec")
+            domains.append((str(name), Domain(values=tuple(value))))
+        elif isinstance(value, dict):
+            bad = sorted(set(value) - {"min", "max", "whole"})
+            if bad:
+                raise PrivriskError(f"{where}: unknown field {bad[0]!r} (min, max, whole)", param="spec")
+            lo, hi, whole = value.get("min"), value.get("max"), value.get("whole", False)
+            for key, x in (("min", lo), ("max", hi)):
+                if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(float(x)):
+                    raise PrivriskError(f"{where}: field {key!r} must be a finite number", param="spec")
+            if not isinstance(whole, bool):
+                raise PrivriskError(f"{where}: field 'whole' must be true or false", param="spec")
+            if float(lo) > float(hi):  # type: ignore[arg-type]
+                raise PrivriskError(f"{where}: min {lo} is above max {hi}", param="spec")
+            if whole and float(hi) - float(lo) > 10_000:  # type: ignore[arg-type]
+                raise PrivriskError(f"{where}: at most 10,000 whole numbers (min … max)", param="spec")
+            domains.append((str(name), Domain(low=float(lo), high=float(hi), whole=whole)))  # type: ignore[arg-type]
+        else:
+            raise PrivriskError(f"{where} must be a list of values or {{ min, max, whole }}", param="spec")
+    return Knowledge(tuple(derived), tuple(nested), tuple(domains))
+
+
+def parse_spec(text: str, *, source: str = "spec") -> Outputs:
+    """The outputs listed in the text of an ``outputs.toml`` (with the spec's knowledge in ``.knowledge``).
 
     Example:
         >>> [o.name for o in parse_spec('[[output]]\\nname = "T1"\\nkind = "count"\\nrows = ["region"]')]
@@ -175,7 +263,11 @@ def parse_spec(text: str, *, source: str = "spec") -> tuple[OutputSpec, ...]:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PrivriskError(f"spec: {source} is not TOML: {exc}", param="spec") from None
-    unknown = sorted(set(doc) - {"output"})
+    except RecursionError:
+        raise PrivriskError(f"spec: {source} is not TOML: its values nest too deeply", param="spec") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise PrivriskError(f"spec: {source} is not TOML: {str(exc).split(';')[0]}", param="spec") from None
+    unknown = sorted(set(doc) - {"output", "derived", "nested", "domains"})
     if unknown:
         raise PrivriskError(
             f"spec: {source}: unknown table {unknown[0]!r}; list outputs as [[output]]", param="spec"
@@ -183,8 +275,17 @@ def parse_spec(text: str, *, source: str = "spec") -> tuple[OutputSpec, ...]:
     items = doc.get("output", [])
     if not isinstance(items, list) or not items:
         raise PrivriskError(f"spec: {source} lists no [[output]]", param="spec")
+    if len(items) > MAX_OUTPUTS:
+        raise PrivriskError(
+            f"spec: {source} lists {len(items):,} outputs, more than the {MAX_OUTPUTS:,} one request may have",
+            param="spec",
+        )
     outputs: list[OutputSpec] = []
     for i, item in enumerate(items, 1):
+        if not isinstance(item, dict):
+            raise PrivriskError(
+                f"spec: output {i} is not a table: write [[output]] and its fields", param="spec"
+            )
         name = item.get("name")
         if not isinstance(name, str) or not name.strip():
             raise PrivriskError(f"spec: output {i}: field 'name' is missing or empty", param="spec")
@@ -198,7 +299,7 @@ def parse_spec(text: str, *, source: str = "spec") -> tuple[OutputSpec, ...]:
         if "margins" in item and not isinstance(item["margins"], bool):
             raise PrivriskError(f"spec: output {name!r}: field 'margins' must be true or false", param="spec")
         q = item.get("q")
-        if q is not None and (isinstance(q, bool) or not isinstance(q, int | float)):
+        if q is not None and (isinstance(q, bool) or not isinstance(q, int | float) or not math.isfinite(q)):
             raise PrivriskError(f"spec: output {name!r}: field 'q' must be a number in (0, 1)", param="spec")
         where = item.get("where")
         if where is not None and not where.strip():
@@ -221,14 +322,21 @@ def parse_spec(text: str, *, source: str = "spec") -> tuple[OutputSpec, ...]:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise PrivriskError(f"spec: output {dupes[0]!r} is named twice", param="spec")
-    return tuple(outputs)
+    return Outputs(tuple(outputs), _knowledge(doc, source))
 
 
-def read_spec(path: str | os.PathLike[str]) -> tuple[OutputSpec, ...]:
-    """The outputs listed in an ``outputs.toml`` file."""
+def read_spec(path: str | os.PathLike[str]) -> Outputs:
+    """The outputs listed in an ``outputs.toml`` file (a regular file of at most :data:`SPEC_BYTES`, UTF-8)."""
+    from privrisk.io.files import read_regular_file
+
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise PrivriskError(f"spec: cannot read {file}: {exc.strerror or exc}", param="spec") from None
+        raw = read_regular_file(file, SPEC_BYTES, what="the spec", param="spec")
+    except FileNotFoundError:
+        raise PrivriskError(f"spec: cannot read {file}: no such file", param="spec") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PrivriskError(f"spec: {file} is not UTF-8 text (byte {exc.start + 1} cannot be read)",
+                            param="spec") from None  # fmt: skip
     return parse_spec(text, source=str(file))

@@ -1,0 +1,114 @@
+"""Whole solutions next to the truth, found without a solver: moves that keep every released total.
+
+Take dimensions V (grouping variables or conditions) that no released table holds all together (a table holds
+its grouping variables and its condition), two levels of each, and the 2^|V| atoms that cross them (every other
+dimension fixed). Adding δ to the atoms an even number of level changes away from the first and taking δ from the
+others changes no released total: every table lacks some v ∈ V, and along v the two changes meet in the same cell
+with opposite signs. With δ the least count among the atoms that lose (and every corner a possible atom), the
+move is a whole solution: it shows at once every group whose total it changes to be not what the truth says.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["moves"]
+
+
+def _sets(sizes: tuple[int, ...], held: list[frozenset[int]], limit: int) -> list[tuple[int, ...]]:
+    """The smallest sets of dimensions no table holds all together (every smaller part is held)."""
+    usable = [d for d, s in enumerate(sizes) if s >= 2]
+    out: list[tuple[int, ...]] = []
+    for k in range(1, min(5, len(usable)) + 1):
+        for combo in itertools.combinations(usable, k):
+            vs = frozenset(combo)
+            if any(vs <= h for h in held):
+                continue
+            if k == 1 or all(
+                any(frozenset(sub) <= h for h in held) for sub in itertools.combinations(combo, k - 1)
+            ):
+                out.append(combo)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def moves(
+    coords: np.ndarray,
+    sizes: tuple[int, ...],
+    held: list[frozenset[int]],
+    point: np.ndarray,
+    *,
+    room: np.ndarray | None = None,
+    can_gain: np.ndarray | None = None,
+    whole: bool = True,
+    rounds: int = 3,
+    limit: int = 10,
+    seed: int = 0,
+) -> sp.csr_matrix:
+    """Changes to ``point`` (one row each, over the atoms) that keep every released total and stay within the
+    bounds: atoms lose at most ``room`` (default: their value) and gain only where ``can_gain``.
+
+    Example:
+        >>> # A 2 × 2 table of which only the rows are released: the columns' dimension is free.
+        >>> coords = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+        >>> m = moves(coords, (2, 2), [frozenset({0})], np.array([3.0, 1.0, 2.0, 0.0]))
+        >>> m.toarray().tolist()    # within each row, people move between the two columns
+        [[1.0, -1.0, 0.0, 0.0], [-3.0, 3.0, 0.0, 0.0], [0.0, 0.0, -2.0, 2.0]]
+    """
+    n = coords.shape[0]
+    room = point if room is None else room
+    can_gain = np.ones(n, dtype=bool) if can_gain is None else can_gain
+    if n == 0 or not sizes:
+        return sp.csr_matrix((0, n))
+    shape = tuple(sizes)
+    lookup = np.full(int(np.prod(shape, dtype=np.int64)), -1, dtype=np.int64)
+    lookup[np.ravel_multi_index(tuple(coords.T), shape)] = np.arange(n)
+    rng = np.random.default_rng(seed)
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    count = 0
+    for vs in _sets(shape, held, limit):
+        # Other pairs of levels reach other atoms; with two levels each there is only one pair.
+        for _ in range(rounds if any(shape[v] > 2 for v in vs) else 1):
+            corners: list[tuple[int, np.ndarray]] = []
+            ok = np.ones(n, dtype=bool)
+            shift = {v: int(rng.integers(1, shape[v])) for v in vs}
+            for mask in range(1 << len(vs)):
+                c = coords.copy()
+                changed = 0
+                for bit, v in enumerate(vs):
+                    if mask >> bit & 1:
+                        c[:, v] = (c[:, v] + shift[v]) % shape[v]
+                        changed += 1
+                idx = lookup[np.ravel_multi_index(tuple(c.T), shape)]
+                ok &= idx >= 0
+                corners.append((changed % 2, np.maximum(idx, 0)))
+            # Each move once: from the corner of least index.
+            ok &= np.arange(n) == np.min([i for _, i in corners], axis=0)
+            even = [i for p, i in corners if p == 0]
+            odd = [i for p, i in corners if p == 1]
+            for gain, lose in ((even, odd), (odd, even)):
+                delta = np.min([room[i] for i in lose], axis=0)
+                good = ok & (delta > 0) & np.all([can_gain[i] for i in gain], axis=0)
+                if whole:
+                    delta = np.floor(delta)
+                    good &= delta >= 1
+                base = np.flatnonzero(good)
+                if base.size == 0:
+                    continue
+                for sign, group in ((1.0, gain), (-1.0, lose)):
+                    for i in group:
+                        rows.append(count + np.arange(base.size))
+                        cols.append(i[base])
+                        vals.append(sign * delta[base])
+                count += base.size
+    if not rows:
+        return sp.csr_matrix((0, n))
+    m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(count, n))
+    m.sum_duplicates()
+    return m
