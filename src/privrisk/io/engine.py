@@ -59,6 +59,7 @@ __all__ = [
     "duckdb_settings",
     "group_counts",
     "group_sql",
+    "spark_frame",
     "spark_map_groups",
     "spark_query",
     "spark_session",
@@ -611,3 +612,21 @@ def spark_map_groups(frame: pd.DataFrame, key: str, fn, schema: str, master: str
     """
     spark = spark_session(master)
     return spark.createDataFrame(frame).groupBy(key).applyInPandas(fn, schema=schema)
+
+
+def spark_frame(source, master: str | None = None, text: Sequence[str] = (), *, name: str = "data"):
+    """The Spark DataFrame of a CSV/Parquet file, folder or URI (a Spark DataFrame as it is) and its label.
+
+    The local file is checked before Spark starts (:func:`check_spark_source`); a failure of Spark's read is one
+    line naming the source (``name`` for a Spark DataFrame).
+    """
+    check_spark_source(source)
+    spark = source.sparkSession if _is_spark_frame(source) else spark_session(master)
+    label = f"{name} (Spark DataFrame)" if _is_spark_frame(source) else os.fspath(source)
+    try:
+        frame = _spark_frame(spark, source, text)
+    except PrivriskError:
+        raise
+    except Exception as exc:
+        raise _spark_failure(label, "read", exc) from None
+    return frame, label

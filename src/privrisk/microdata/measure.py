@@ -318,6 +318,63 @@ def _households(frame: pd.DataFrame, column: str | None) -> np.ndarray | None:
     return np.asarray(ids, dtype=np.int64)
 
 
+def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarray) -> dict[str, Any]:
+    """The measures that the key combinations decide: records, f_k, F_k, individual risk, k-anonymity, the attacker
+    models and population uniqueness, from the cells (in order of first appearance) and their risks.
+
+    Every sum over the records runs over the cells' values repeated by their counts, in the cells' order, so a
+    file grouped elsewhere (:mod:`privrisk.microdata._spark`) gives the same numbers to the last bit as the file
+    read here.
+    """
+    count = cells.count
+    n = int(count.sum())
+    risk = np.repeat(cell_risk, count)
+    fk = np.repeat(cells.fk, count)
+    threshold = settings.risk_threshold
+    weighted = settings.weights is not None
+    missing_cells = (cells.codes < 0).any(axis=1)
+    measures: dict[str, Any] = {
+        "records": n,
+        "combinations": len(count),
+        "records_with_missing_keys": int(count[missing_cells].sum()),
+        "missing": settings.missing,
+        "weighted": weighted,
+        "sum_of_weights": float(cells.weight.sum()) if weighted else float(n),
+        "individual_risk": {
+            "method": settings.method,
+            "expected_reidentifications": float(risk.sum()),
+            "global_risk": float(risk.sum() / n),
+            "max": float(risk.max()),
+            "mean": float(risk.mean()),
+            "median": float(np.median(risk)),
+            "threshold": threshold,
+            "records_above_threshold": int((risk > threshold).sum()),
+        },
+        "k_anonymity": {
+            "k": int(fk.min()),
+            "violations": {str(k): int((fk < k).sum()) for k in K_LEVELS},
+            "sample_uniques": int((fk == 1).sum()),
+        },
+    }
+    partition = settings.missing == "category" or not bool(missing_cells.any())
+    if partition:
+        measures["attacker_models"] = attacker_risks(count, cells.weight, threshold=threshold)
+        sizes = count
+    else:
+        measures["attacker_models"] = record_attacker_risks(fk, np.repeat(cells.Fk, count), threshold=threshold)
+        sizes = class_sizes(fk)
+    population = settings.population_size or (float(cells.weight.sum()) if weighted else None)
+    if population is not None:
+        if population < n:
+            raise PrivriskError(f"population_size: {population:g} is smaller than the file ({n:,} records)",
+                                param="population_size")  # fmt: skip
+        measures["population_uniqueness"] = sample_population_uniqueness(sizes, population)
+        if not partition:
+            measures["population_uniqueness"]["classes"] = ("from the records' f_k: a missing key value matches "
+                                                            "any value, so the classes overlap")  # fmt: skip
+    return measures
+
+
 def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progress | None = None) -> MicrodataResult:
     """Every established risk measure of a sample file of microdata, with weights and households.
 
@@ -339,6 +396,13 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progr
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
+    if settings.engine == "spark":
+        import dataclasses
+
+        from privrisk.microdata._spark import measure_on_spark
+
+        return measure_on_spark(settings if data is None else dataclasses.replace(settings, data=data),
+                                progress=progress)  # fmt: skip
     report(progress, 0.0, "reading the file")
     frame, source = _read(settings.data if data is None else data, settings)
     if len(frame) == 0:
@@ -351,34 +415,13 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progr
     cell_risk = individual_risk(cells.fk, cells.Fk, method=settings.method)
     risk = cell_risk[cells.cell]
     n = len(frame)
-    fk = cells.record_fk
     threshold = settings.risk_threshold
-    measures: dict[str, Any] = {
-        "records": n,
-        "combinations": len(cells.count),
-        "records_with_missing_keys": int((codes < 0).any(axis=1).sum()),
-        "missing": settings.missing,
-        "weighted": w is not None,
-        "sum_of_weights": float(w.sum()) if w is not None else float(n),
-        "individual_risk": {
-            "method": settings.method,
-            "expected_reidentifications": float(risk.sum()),
-            "global_risk": float(risk.sum() / n),
-            "max": float(risk.max()),
-            "mean": float(risk.mean()),
-            "median": float(np.median(risk)),
-            "threshold": threshold,
-            "records_above_threshold": int((risk > threshold).sum()),
-        },
-        "k_anonymity": {
-            "k": int(fk.min()),
-            "violations": {str(k): int((fk < k).sum()) for k in K_LEVELS},
-            "sample_uniques": int((fk == 1).sum()),
-        },
-    }
+    measures = cell_measures(settings, cells, cell_risk)
     household = None
     if hh is not None:
         household = household_risk(risk, hh)
+        # the household's line comes before the attacker models' (the document's order since version 1)
+        models = {name: measures.pop(name) for name in ("attacker_models", "population_uniqueness") if name in measures}
         measures["household_risk"] = {
             "households": int(hh.max()) + 1,
             "expected_reidentifications": float(household.sum()),
@@ -386,14 +429,12 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progr
             "max": float(household.max()),
             "records_above_threshold": int((household > threshold).sum()),
         }
+        measures.update(models)
     # one reading of a missing key value for every measure (settings.missing): the same records match
-    has_missing = bool((codes < 0).any())
-    partition = settings.missing == "category" or not has_missing
+    partition = settings.missing == "category" or not bool((codes < 0).any())
     if partition:
-        measures["attacker_models"] = attacker_risks(cells.count, cells.weight, threshold=threshold)
-        classes, rows, sizes = cells.cell, None, cells.count
+        classes, rows = cells.cell, None
     else:
-        measures["attacker_models"] = record_attacker_risks(fk, cells.record_Fk, threshold=threshold)
         a, b = matching_cells(cells.codes)
         # each cell's class holds the records of every cell it matches: records repeated, one class per cell
         order = np.argsort(cells.cell, kind="stable")
@@ -401,16 +442,6 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progr
         take = cells.count[b]
         rows = order[np.repeat(starts[b], take) + (np.arange(int(take.sum())) - np.repeat(np.cumsum(take) - take, take))]
         classes = np.repeat(a, take)
-        sizes = class_sizes(fk)
-    population = settings.population_size or (float(w.sum()) if w is not None else None)
-    if population is not None:
-        if population < n:
-            raise PrivriskError(f"population_size: {population:g} is smaller than the file ({n:,} records)",
-                                param="population_size")  # fmt: skip
-        measures["population_uniqueness"] = sample_population_uniqueness(sizes, population)
-        if not partition:
-            measures["population_uniqueness"]["classes"] = ("from the records' f_k: a missing key value matches "
-                                                            "any value, so the classes overlap")  # fmt: skip
     div = []
     if settings.sensitive:
         report(progress, 0.5, "ℓ-diversity and t-closeness")

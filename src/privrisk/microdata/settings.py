@@ -131,6 +131,12 @@ class MicrodataSettings:
             on lines or separated by ``;``). Keys without one keep their values.
         hierarchy_files: whether a hierarchy may name a file (``table:FILE.csv``); a server sets False, so that
             no path a user typed is opened.
+        engine: where the group-bys over the records run: ``"duckdb"`` (the file read on this machine) or
+            ``"spark"`` (:mod:`privrisk.microdata._spark`: f_k, F_k and the riskiest records grouped in Spark, only
+            the key combinations brought back; a file, folder or URI, not a pandas DataFrame). What needs every
+            record on one machine (a reduction, SUDA2, household risk, ℓ and t) is refused on Spark, naming its
+            field. Left out of :meth:`to_dict`: both engines give the same document.
+        spark_master: with ``"spark"``, the master URL (default ``local[*]``; an active session is reused).
 
     Raises:
         PrivriskError: naming the field of a value or combination that does not hold.
@@ -173,6 +179,8 @@ class MicrodataSettings:
     hierarchy_files: bool = True
     missing_sensitive: str = "category"
     suda_scores: str = "elliot"
+    engine: str = "duckdb"
+    spark_master: str | None = None
 
     def __post_init__(self) -> None:
         if self.data is not None and not _is_data(self.data):
@@ -217,6 +225,33 @@ class MicrodataSettings:
         if (self.l is not None or self.t is not None) and not sensitive:
             raise PrivriskError("sensitive: ℓ and t need at least one sensitive variable", param="sensitive")
         self._check_reduction(keys)
+        self._check_engine()
+
+    def _check_engine(self) -> None:
+        """Spark groups a file; what needs every record on one machine is refused there, naming its field."""
+        from privrisk.io.engine import ENGINES
+
+        set_ = object.__setattr__
+        set_(self, "engine", check_choice(str(self.engine or "duckdb").strip().lower(), ENGINES, name="engine"))
+        master = None if self.spark_master is None or not str(self.spark_master).strip() else str(self.spark_master)
+        set_(self, "spark_master", master)
+        if self.engine != "spark":
+            if master is not None:
+                raise PrivriskError("spark_master: only with engine 'spark'", param="spark_master")
+            return
+        import pandas as pd
+
+        if isinstance(self.data, pd.DataFrame):
+            raise PrivriskError("engine: spark groups a file, a folder of part files or a URI; a pandas DataFrame "
+                                "is measured with engine 'duckdb'", param="engine")  # fmt: skip
+        needs_rows = (("reduction", self.reduction != "none", "a reduction"),
+                      ("suda_max_size", self.suda_max_size > 0, "SUDA2"),
+                      ("household", self.household is not None, "household risk"),
+                      ("sensitive", bool(self.sensitive), "ℓ and t"))  # fmt: skip
+        for name, asked, what in needs_rows:
+            if asked:
+                raise PrivriskError(f"{name}: not on engine 'spark' ({what} needs every record on one machine); "
+                                    "use engine 'duckdb'", param=name)  # fmt: skip
 
     def _check_reduction(self, keys: tuple[str, ...]) -> None:
         """The reduction's rules: one way at a time, its own inputs only, and a target it can reach."""
