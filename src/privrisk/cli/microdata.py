@@ -76,6 +76,10 @@ def microdata_command(
         "the released file in the input's format."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    engine: str = typer.Option("duckdb", "--engine", help="Where the group-bys over the records run: duckdb "
+                               "(this machine) or spark (only the key combinations come back; same results)."),
+    spark_master: str | None = typer.Option(None, "--spark-master", help="With --engine spark: the master URL "
+                                            "(default local[*]; an active session is reused)."),
 ) -> None:
     """The re-identification risk of a sample file: f_k, F_k, individual, global and household risk, k, ℓ, t, SUDA2.
 
@@ -96,7 +100,8 @@ def microdata_command(
                                  missing=cast(Any, missing), method=cast(Any, method), max_risk=max_risk, k=k, l=l_div, t=t_close, c=c,
                                  suda_max_size=suda, dis_fraction=dis_fraction, population_size=population_size,
                                  top=top, reduction=reduction, importance=importance, hierarchies=hierarchy or None,
-                                 missing_sensitive=missing_sensitive, suda_scores=suda_scores)  # fmt: skip
+                                 missing_sensitive=missing_sensitive, suda_scores=suda_scores, engine=engine,
+                                 spark_master=spark_master)  # fmt: skip
     if not Path(data).exists():
         raise PrivriskError(f"FILE: {data} does not exist")
     run = _run_with_progress(settings)
