@@ -8,7 +8,7 @@ and prints, naming the library's parameters as options (privrisk/_params.py).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Annotated, TYPE_CHECKING, Any, cast
 
 import typer
 from rich.table import Column, Table
@@ -76,10 +76,11 @@ def microdata_command(
         "the released file in the input's format."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
-    engine: str = typer.Option("duckdb", "--engine", help="Where the group-bys over the records run: duckdb "
-                               "(this machine) or spark (only the key combinations come back; same results)."),
-    spark_master: str | None = typer.Option(None, "--spark-master", help="With --engine spark: the master URL "
-                                            "(default local[*]; an active session is reused)."),
+    # Annotated: plain defaults, so that a direct call of the function without them still works
+    engine: Annotated[str, typer.Option("--engine", help="Where the group-bys over the records run: duckdb (this "
+                                        "machine) or spark (only the key combinations come back; same results).")] = "duckdb",
+    spark_master: Annotated[str | None, typer.Option("--spark-master", help="With --engine spark: the master URL "
+                                                     "(default local[*]; an active session is reused).")] = None,
 ) -> None:
     """The re-identification risk of a sample file: f_k, F_k, individual, global and household risk, k, ℓ, t, SUDA2.
 

@@ -1,0 +1,110 @@
+"""Microdata risk of a census-like file on DuckDB, Spark local[2] and a naive pandas baseline, with peak memory.
+
+Run: python benchmarks/microdata_scale.py [--rows 1000000]
+
+The file: 8 key variables (region, district, age, sex, marital status, education, occupation, tenure), a sampling
+weight and a household id, written once as Parquet. Each engine runs in its own process (its peak resident memory
+is that process's, the JVM's for Spark); f_k and F_k of the three must agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+KEYS = ["region", "district", "age", "sex", "marital", "education", "occupation", "tenure"]
+
+
+def make(path: str, rows: int) -> None:
+    rng = np.random.default_rng(36)
+    households = rng.integers(0, max(1, rows // 3), rows)
+    frame = pd.DataFrame({"hid": households, "region": households % 12, "district": households % 300,
+                          "age": rng.integers(0, 100, rows), "sex": rng.integers(1, 3, rows),
+                          "marital": rng.integers(1, 6, rows), "education": rng.integers(1, 9, rows),
+                          "occupation": rng.integers(1, 11, rows), "tenure": households % 4,
+                          "weight": rng.integers(20, 200, rows) * 0.5})  # fmt: skip
+    frame.to_parquet(path, index=False)
+
+
+def _child_peaks_kb(pid: int) -> list[int]:
+    """VmHWM (peak resident kB) of every live descendant of ``pid`` (Linux /proc)."""
+    peaks = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                parent = int(fh.read().rsplit(")", 1)[1].split()[1])
+            if parent != pid:
+                continue
+            with open(f"/proc/{entry}/status") as fh:
+                peaks += [int(line.split()[1]) for line in fh if line.startswith("VmHWM")]
+            peaks += _child_peaks_kb(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return peaks
+
+
+def child(engine: str, path: str) -> None:
+    start = time.perf_counter()
+    if engine == "pandas":  # the naive baseline: every row in pandas, f_k and F_k by transform
+        frame = pd.read_parquet(path)
+        grouped = frame.groupby(KEYS, dropna=False)
+        fk = grouped["weight"].transform("size")
+        result = {"uniques": int((fk == 1).sum()), "F_k_sum": float(grouped["weight"].transform("sum").sum())}
+    else:
+        from privrisk.microdata import MicrodataSettings, run_microdata
+
+        settings = MicrodataSettings(data=path, keys=KEYS, weights="weight", k=3, engine=engine,
+                                     spark_master="local[2]" if engine == "spark" else None)  # fmt: skip
+        m = run_microdata(settings).measured
+        result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],
+                  "F_k_sum": float(np.repeat(m.cells.Fk, m.cells.count).sum())}  # fmt: skip
+    seconds = time.perf_counter() - start
+    # this process's peak, plus the peaks of its children still running (Spark's JVM)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
+    print(json.dumps({**result, "seconds": seconds, "peak_mb": peak / 1024}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--engines", default="duckdb,spark,pandas")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    print("load:", os.popen("uptime").read().strip())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "census.parquet")
+        make(path, args.rows)
+        print(f"{args.rows:,} rows, 8 keys, weights, household id")
+        results = {}
+        for engine in args.engines.split(","):
+            out = subprocess.run([sys.executable, __file__, "--child", engine, path], capture_output=True, text=True)
+            if out.returncode:
+                print(f"{engine}: failed: {out.stderr.strip().splitlines()[-1:]}")
+                continue
+            results[engine] = json.loads(out.stdout.strip().splitlines()[-1])
+            r = results[engine]
+            print(f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  uniques {r['uniques']:,}")
+        if "pandas" in results:
+            for engine, r in results.items():
+                if engine != "pandas":
+                    print(f"{engine} / pandas time: {r['seconds'] / results['pandas']['seconds']:.2f}")
+        assert len({r["uniques"] for r in results.values()}) <= 1, "the engines disagree"
+    print("load:", os.popen("uptime").read().strip())
+
+
+if __name__ == "__main__":
+    main()
