@@ -56,7 +56,7 @@ def _child_peaks_kb(pid: int) -> list[int]:
 
 def child(engine: str, path: str) -> None:
     start = time.perf_counter()
-    if engine == "pandas":  # the naive baseline: every row in pandas, f_k and F_k by transform
+    if engine == "pandas":  # the naive baseline: every row in pandas, f_k and F_k by transform (no risks)
         frame = pd.read_parquet(path)
         grouped = frame.groupby(KEYS, dropna=False)
         fk = grouped["weight"].transform("size")
@@ -64,7 +64,7 @@ def child(engine: str, path: str) -> None:
     else:
         from privrisk.microdata import MicrodataSettings, run_microdata
 
-        settings = MicrodataSettings(data=path, keys=KEYS, weights="weight", k=3, engine=engine,
+        settings = MicrodataSettings(data=path, keys=KEYS, weights="weight", household="hid", k=3, engine=engine,
                                      spark_master="local[2]" if engine == "spark" else None)  # fmt: skip
         m = run_microdata(settings).measured
         result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],

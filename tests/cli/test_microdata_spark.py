@@ -20,7 +20,6 @@ def test_same_json_as_duckdb(cli):
 
 
 @pytest.mark.parametrize("extra, option", [(["--suppress"], "--suppress"), (["--suda", "2"], "--suda"),
-                                           (["--household", "hid"], "--household"),
                                            (["--sensitive", "income"], "--sensitive")])  # fmt: skip
 def test_refused_on_spark_before_spark_starts(cli, extra, option):
     one_line_error(cli("microdata", EXAMPLE, *BASE, "--engine", "spark", *extra), option, "engine 'spark'")

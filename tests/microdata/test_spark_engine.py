@@ -48,7 +48,8 @@ def _random_file(path, seed: int, n: int = 400) -> None:
     """Whole-number, text and decimal keys with missing values, and weights in halves (sums exact in any order)."""
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame({"a": rng.integers(0, 4, n).astype(float), "b": rng.choice(list("xyz"), n).astype(object),
-                          "c": rng.integers(0, 3, n) / 2, "w": rng.integers(8, 40, n) * 0.5})  # fmt: skip
+                          "c": rng.integers(0, 3, n) / 2, "w": rng.integers(8, 40, n) * 0.5,
+                          "h": rng.choice([f"h{i}" for i in range(n // 3)], n)})  # fmt: skip
     for col in "abc":
         frame.loc[rng.random(n) < 0.1, col] = None
     frame.to_csv(path, index=False)
@@ -57,7 +58,7 @@ def _random_file(path, seed: int, n: int = 400) -> None:
 @pytest.mark.spark
 @pytest.mark.parametrize("missing", ["any", "category"])
 def test_example_file_same_json_as_duckdb(spark, missing):
-    kw = dict(data=EXAMPLE, keys="region,age,sex", weights="weight", k=2, missing=missing, top=30)
+    kw = dict(data=EXAMPLE, keys="region,age,sex", weights="weight", household="hid", k=2, missing=missing, top=30)
     assert _doc(**kw, engine="spark") == _doc(**kw)
 
 
@@ -69,7 +70,7 @@ def test_random_file_with_missing_values_same_json(spark, tmp_path, missing):
     # several partitions, so that the row numbers cross partitions of Spark's reading
     spark.conf.set("spark.sql.files.maxPartitionBytes", "2000")
     try:
-        kw = dict(data=str(path), keys="a,b,c", weights="w", max_risk=0.2, missing=missing, top=25)
+        kw = dict(data=str(path), keys="a,b,c", weights="w", household="h", max_risk=0.2, missing=missing, top=25)
         assert _doc(**kw, engine="spark") == _doc(**kw)
         kw = dict(data=str(path), keys="a,b", k=3, missing=missing, method="exact")
         assert _doc(**kw, engine="spark") == _doc(**kw)
@@ -89,8 +90,20 @@ def test_bad_weights_same_error_as_duckdb(spark, tmp_path):
     assert errors[0] == errors[1] == ("weights: 'w' is negative in 2 record(s) (first: record 2, -2)", "weights")
 
 
-@pytest.mark.parametrize("field, value", [("reduction", "suppress"), ("suda_max_size", 1), ("household", "h"),
-                                          ("sensitive", "s")])  # fmt: skip
+@pytest.mark.spark
+def test_missing_household_same_error_as_duckdb(spark, tmp_path):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"a": [1, 2, 3, 4], "h": [1.0, None, 2.0, None]}).to_csv(path, index=False)
+    errors = []
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(PrivriskError) as info:
+            run_microdata(MicrodataSettings(data=str(path), keys="a", household="h", engine=engine))
+        errors.append((str(info.value), info.value.param))
+    assert errors[0] == errors[1]
+    assert errors[0][1] == "household" and "(first: record 2)" in errors[0][0]
+
+
+@pytest.mark.parametrize("field, value", [("reduction", "suppress"), ("suda_max_size", 1), ("sensitive", "s")])
 def test_what_needs_every_record_is_refused_on_spark(field, value):
     extra = {"k": 2} if field == "reduction" else {}
     with pytest.raises(PrivriskError) as info:

@@ -8,7 +8,7 @@ and prints, naming the library's parameters as options (privrisk/_params.py).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.table import Column, Table

@@ -15,7 +15,9 @@ CSV or Parquet file is read in file order, so the numbers are the file's). Every
 same code as for a file read on this machine (:func:`~privrisk.microdata.measure.cell_measures`), on the
 combinations in order of first appearance, so that ``--json`` is the same document to the last byte when the sums
 of weights are exact (whole weights, or halves and quarters; other weights may differ in the last bit of F_k, as
-sums in another order do). What needs every record (a reduction, SUDA2, household risk, ℓ and t) is refused by
+sums in another order do). Household risk groups once more, by household and key combination (pass 1b: the household sums), and sums each
+household's combinations in one order on both engines. What needs every record (a reduction, SUDA2, ℓ and t) is
+refused by
 :class:`~privrisk.microdata.settings.MicrodataSettings`.
 """
 
@@ -29,7 +31,13 @@ import pandas as pd
 
 from privrisk.errors import PrivriskError
 from privrisk.microdata.frequencies import Cells, _matching, key_codes
-from privrisk.microdata.measure import MAX_WEIGHT_SUM, MicrodataResult, cell_measures
+from privrisk.microdata.measure import (
+    MAX_WEIGHT_SUM,
+    MicrodataResult,
+    add_household_measures,
+    cell_measures,
+    household_cells_risk,
+)
 from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
@@ -137,6 +145,37 @@ def _as_read_here(table: pd.DataFrame, schema: dict[str, str], keys: list[str]) 
     return out
 
 
+def _household_sql(view: str, keys: list[str], household: str) -> str:
+    """Pass 1b: per household and key combination, its members and first row (household sums)."""
+    cols = ", ".join(_quote(c) for c in [household, *keys])
+    rows = f"(SELECT *, monotonically_increasing_id() AS __id FROM {view})"
+    return f"SELECT {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM {rows} GROUP BY {cols}"
+
+
+def _households(spark: Any, view: str, table: pd.DataFrame, schema: dict[str, str], rows: _Rows,
+                settings: MicrodataSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[Any, int]]:  # fmt: skip
+    """Each household's combinations (household, combination, members; sorted), each household's size (households
+    in order of first appearance) and the index of each household id."""
+    keys, column = list(settings.keys), str(settings.household)
+    pairs = spark.sql(_household_sql(view, keys, column)).toPandas()
+    missing = pairs[column].isna().to_numpy()
+    if missing.any():
+        first = int(rows([pairs.loc[missing, "__first"].min()])[0])
+        raise PrivriskError(f"household: {column!r} is missing in {int(pairs.loc[missing, '__n'].sum()):,} record(s) "
+                            f"(first: record {first}); every member needs its household's id", param="household")  # fmt: skip
+    first = pairs.groupby(column, sort=False)["__first"].min().sort_values(kind="stable")
+    index = {value: i for i, value in enumerate(first.index)}
+    h = pairs[column].map(index).to_numpy(np.int64)
+    cells = table[keys].assign(__cell=np.arange(len(table)))
+    typed = _as_read_here(pairs, schema, keys)
+    c = typed[keys].merge(cells, on=keys, how="left", sort=False)["__cell"].to_numpy(np.int64)
+    members = pairs["__n"].to_numpy(np.int64)
+    order = np.lexsort((c, h))
+    h, c, members = h[order], c[order], members[order]
+    size = np.bincount(h, weights=members, minlength=len(index)).astype(np.int64)
+    return h, c, members, size, index
+
+
 def _check_weights(groups: pd.DataFrame, rows: _Rows, column: str) -> None:
     """The weights' errors of a file read here (:func:`privrisk.microdata.measure._weights`), from the groups."""
     bad = int(groups["__bad"].sum())
@@ -185,7 +224,7 @@ def _value(v: Any) -> Any:
 
 
 def _riskiest(frame: Any, table: pd.DataFrame, cells: Cells, risk: np.ndarray, rows: _Rows,
-              settings: MicrodataSettings) -> pd.DataFrame:  # fmt: skip
+              settings: MicrodataSettings, households: tuple[np.ndarray, dict[Any, int]] | None) -> pd.DataFrame:  # fmt: skip
     """Pass 2: the ``top`` riskiest records, with the columns of :meth:`MicrodataResult.records`."""
     from functools import reduce
 
@@ -201,19 +240,23 @@ def _riskiest(frame: Any, table: pd.DataFrame, cells: Cells, risk: np.ndarray, r
     for i in chosen[::-1]:
         match = reduce(lambda a, b: a & b, [F.col(k).eqNullSafe(F.lit(_value(table[k].iloc[i]))) for k in keys])
         which = F.when(match, F.lit(int(i))).otherwise(which)
-    picked = (frame.select(*[F.col(k) for k in keys]).withColumn("__id", F.monotonically_increasing_id())
-              .withColumn("__cell", which).where(F.col("__cell").isNotNull()).select("__cell", "__id"))  # fmt: skip
+    extra = [settings.household] if households is not None else []
+    picked = (frame.select(*[F.col(k) for k in [*keys, *extra]]).withColumn("__id", F.monotonically_increasing_id())
+              .withColumn("__cell", which).where(F.col("__cell").isNotNull()).select("__cell", "__id", *extra))  # fmt: skip
     # The first `top` records of each candidate, then all of them in order of risk and row, on the driver.
     from pyspark.sql.window import Window
 
     ranked = picked.withColumn("__rank", F.row_number().over(Window.partitionBy("__cell").orderBy("__id")))
-    got = ranked.where(F.col("__rank") <= settings.top).select("__cell", "__id").toPandas()
+    got = ranked.where(F.col("__rank") <= settings.top).select("__cell", "__id", *extra).toPandas()
     cell = got["__cell"].to_numpy(np.int64)
     out = table.iloc[cell][keys].reset_index(drop=True)
     out.insert(0, "row", rows(got["__id"].to_numpy(np.int64)))
     out["f_k"] = cells.fk[cell]
     out["F_k"] = cells.Fk[cell]
     out["risk"] = risk[cell]
+    if households is not None:
+        per_household, index = households
+        out["household_risk"] = per_household[got[str(settings.household)].map(index).to_numpy(np.int64)]
     return out.sort_values(["risk", "row"], ascending=[False, True], kind="stable").head(settings.top).reset_index(
         drop=True)  # fmt: skip
 
@@ -230,7 +273,7 @@ def measure_on_spark(settings: MicrodataSettings, *, progress: Progress | None =
     from privrisk.io.engine import check_spark_source, spark_frame
 
     keys = list(settings.keys)
-    needed = [*keys, *([settings.weights] if settings.weights else [])]
+    needed = [*keys, *(c for c in (settings.weights, settings.household) if c)]
     report(progress, 0.0, "grouping the file in Spark")
     check_spark_source(settings.data, needed)
     frame, label = spark_frame(settings.data, settings.spark_master)
@@ -242,8 +285,7 @@ def measure_on_spark(settings: MicrodataSettings, *, progress: Progress | None =
     view = f"__privrisk_microdata_{abs(hash((label, tuple(needed)))) % 10**9}"
     frame.createOrReplaceTempView(view)
     try:
-        groups = spark.sql(_grouping_sql(view, keys, settings.weights)).toPandas()
-        rows = _Rows(spark.sql(_partition_sql(view)).toPandas())
+        return _measured(spark, frame, view, label, schema, settings, progress)
     except PrivriskError:
         raise
     except Exception as exc:  # one line naming the file, not a JVM trace
@@ -251,6 +293,14 @@ def measure_on_spark(settings: MicrodataSettings, *, progress: Progress | None =
         raise PrivriskError(f"{label}: Spark could not group it: {first}") from None
     finally:
         spark.catalog.dropTempView(view)
+
+
+def _measured(spark: Any, frame: Any, view: str, label: str, schema: dict[str, str], settings: MicrodataSettings,
+              progress: Progress | None) -> SparkMicrodataResult:  # fmt: skip
+    """:func:`measure_on_spark` once the file is a view of Spark's."""
+    keys = list(settings.keys)
+    groups = spark.sql(_grouping_sql(view, keys, settings.weights)).toPandas()
+    rows = _Rows(spark.sql(_partition_sql(view)).toPandas())
     if groups.empty:
         raise PrivriskError(f"data: {label} has no records", param="data")
     if settings.weights is not None:
@@ -270,9 +320,16 @@ def measure_on_spark(settings: MicrodataSettings, *, progress: Progress | None =
     cells = Cells(np.repeat(ids, count), codes, count, weight, fk, Fk)
     cell_risk = individual_risk(fk, Fk, method=settings.method)
     measures = cell_measures(settings, cells, cell_risk)
+    household, households = None, None
+    if settings.household is not None:
+        report(progress, 0.6, "household risk")
+        h, c, members, size, index = _households(spark, view, table, schema, rows, settings)
+        per_household = household_cells_risk(cell_risk, h, c, members, len(index))
+        add_household_measures(measures, per_household, size, settings.risk_threshold)
+        household, households = np.repeat(per_household, size), (per_household, index)
     measures["diversity"] = []
     report(progress, 0.8, "the riskiest records")
-    riskiest = _riskiest(frame, table, cells, cell_risk, rows, settings)
+    riskiest = _riskiest(frame, table, cells, cell_risk, rows, settings, households)
     report(progress, 1.0, "measured")
-    return SparkMicrodataResult(settings, label, table, cells, cell_risk[cells.cell], None, (), None, measures,
+    return SparkMicrodataResult(settings, label, table, cells, cell_risk[cells.cell], household, (), None, measures,
                                 riskiest=riskiest)  # fmt: skip

@@ -134,7 +134,7 @@ class MicrodataSettings:
         engine: where the group-bys over the records run: ``"duckdb"`` (the file read on this machine) or
             ``"spark"`` (:mod:`privrisk.microdata._spark`: f_k, F_k and the riskiest records grouped in Spark, only
             the key combinations brought back; a file, folder or URI, not a pandas DataFrame). What needs every
-            record on one machine (a reduction, SUDA2, household risk, ℓ and t) is refused on Spark, naming its
+            record on one machine (a reduction, SUDA2, ℓ and t) is refused on Spark, naming its
             field. Left out of :meth:`to_dict`: both engines give the same document.
         spark_master: with ``"spark"``, the master URL (default ``local[*]``; an active session is reused).
 
@@ -246,7 +246,6 @@ class MicrodataSettings:
                                 "is measured with engine 'duckdb'", param="engine")  # fmt: skip
         needs_rows = (("reduction", self.reduction != "none", "a reduction"),
                       ("suda_max_size", self.suda_max_size > 0, "SUDA2"),
-                      ("household", self.household is not None, "household risk"),
                       ("sensitive", bool(self.sensitive), "ℓ and t"))  # fmt: skip
         for name, asked, what in needs_rows:
             if asked:
