@@ -91,7 +91,9 @@ def main() -> None:
         print(f"{args.rows:,} rows, 8 keys, weights, household id")
         results = {}
         for engine in args.engines.split(","):
-            out = subprocess.run([sys.executable, __file__, "--child", engine, path], capture_output=True, text=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", engine, path], capture_output=True, text=True
+            )
             if out.returncode:
                 print(f"{engine}: failed: {out.stderr.strip().splitlines()[-1:]}")
                 continue

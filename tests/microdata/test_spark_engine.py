@@ -58,7 +58,9 @@ def _random_file(path, seed: int, n: int = 400) -> None:
 @pytest.mark.spark
 @pytest.mark.parametrize("missing", ["any", "category"])
 def test_example_file_same_json_as_duckdb(spark, missing):
-    kw = dict(data=EXAMPLE, keys="region,age,sex", weights="weight", household="hid", k=2, missing=missing, top=30)
+    kw = dict(
+        data=EXAMPLE, keys="region,age,sex", weights="weight", household="hid", k=2, missing=missing, top=30
+    )
     assert _doc(**kw, engine="spark") == _doc(**kw)
 
 
@@ -70,7 +72,9 @@ def test_random_file_with_missing_values_same_json(spark, tmp_path, missing):
     # several partitions, so that the row numbers cross partitions of Spark's reading
     spark.conf.set("spark.sql.files.maxPartitionBytes", "2000")
     try:
-        kw = dict(data=str(path), keys="a,b,c", weights="w", household="h", max_risk=0.2, missing=missing, top=25)
+        kw = dict(
+            data=str(path), keys="a,b,c", weights="w", household="h", max_risk=0.2, missing=missing, top=25
+        )
         assert _doc(**kw, engine="spark") == _doc(**kw)
         kw = dict(data=str(path), keys="a,b", k=3, missing=missing, method="exact")
         assert _doc(**kw, engine="spark") == _doc(**kw)
@@ -87,7 +91,9 @@ def test_bad_weights_same_error_as_duckdb(spark, tmp_path):
         with pytest.raises(PrivriskError) as info:
             run_microdata(MicrodataSettings(data=str(path), keys="a", weights="w", engine=engine))
         errors.append((str(info.value), info.value.param))
-    assert errors[0] == errors[1] == ("weights: 'w' is negative in 2 record(s) (first: record 2, -2)", "weights")
+    assert (
+        errors[0] == errors[1] == ("weights: 'w' is negative in 2 record(s) (first: record 2, -2)", "weights")
+    )
 
 
 @pytest.mark.spark
@@ -103,7 +109,9 @@ def test_missing_household_same_error_as_duckdb(spark, tmp_path):
     assert errors[0][1] == "household" and "(first: record 2)" in errors[0][0]
 
 
-@pytest.mark.parametrize("field, value", [("reduction", "suppress"), ("suda_max_size", 1), ("sensitive", "s")])
+@pytest.mark.parametrize(
+    "field, value", [("reduction", "suppress"), ("suda_max_size", 1), ("sensitive", "s")]
+)
 def test_what_needs_every_record_is_refused_on_spark(field, value):
     extra = {"k": 2} if field == "reduction" else {}
     with pytest.raises(PrivriskError) as info:
@@ -121,7 +129,9 @@ def test_engine_rules():
     with pytest.raises(PrivriskError) as info:
         MicrodataSettings(keys="a", engine="hadoop")
     assert info.value.param == "engine"
-    assert "engine" not in MicrodataSettings(keys="a", engine="spark").to_dict()  # one document for both engines
+    assert (
+        "engine" not in MicrodataSettings(keys="a", engine="spark").to_dict()
+    )  # one document for both engines
 
 
 @pytest.mark.parametrize("seed", range(30))

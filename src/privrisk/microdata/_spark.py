@@ -68,7 +68,9 @@ class SparkMicrodataResult(MicrodataResult):
         table["f_k"] = c.fk
         table["F_k"] = c.Fk
         table["risk"] = individual_risk(c.fk, c.Fk, method=self.settings.method)
-        return table.sort_values(["risk", "f_k"], ascending=[False, True], kind="stable").reset_index(drop=True)
+        return table.sort_values(["risk", "f_k"], ascending=[False, True], kind="stable").reset_index(
+            drop=True
+        )
 
     def records(self) -> pd.DataFrame:
         """Not available: every record's risk stays in Spark (only the riskiest come back, :meth:`top_records`)."""
@@ -185,10 +187,11 @@ def _check_weights(groups: pd.DataFrame, rows: _Rows, column: str) -> None:
                             f"{first})", param="weights")  # fmt: skip
     negative = int(groups["__neg"].sum())
     if negative:
-        at = groups["__neg_id"].dropna().idxmin()
-        first = int(rows([groups.loc[at, "__neg_id"]])[0])
+        at = int(np.nanargmin(groups["__neg_id"].to_numpy(float)))
+        first = int(rows([groups["__neg_id"].iloc[at]])[0])
+        value = float(groups["__neg_value"].iloc[at])
         raise PrivriskError(f"weights: {column!r} is negative in {negative:,} record(s) (first: record {first}, "
-                            f"{float(groups.loc[at, '__neg_value']):g})", param="weights")  # fmt: skip
+                            f"{value:g})", param="weights")  # fmt: skip
     total = float(groups["__w"].sum())
     if not np.isfinite(total) or total > MAX_WEIGHT_SUM:
         raise PrivriskError(f"weights: {column!r} sums to more than {MAX_WEIGHT_SUM:g} people; a sampling weight "
@@ -238,9 +241,11 @@ def _riskiest(frame: Any, table: pd.DataFrame, cells: Cells, risk: np.ndarray, r
             ["row", *keys, "f_k", "F_k", "risk"]]  # fmt: skip
     which = F.lit(None).cast("int")
     for i in chosen[::-1]:
-        match = reduce(lambda a, b: a & b, [F.col(k).eqNullSafe(F.lit(_value(table[k].iloc[i]))) for k in keys])
+        match = reduce(
+            lambda a, b: a & b, [F.col(k).eqNullSafe(F.lit(_value(table[k].iloc[i]))) for k in keys]
+        )
         which = F.when(match, F.lit(int(i))).otherwise(which)
-    extra = [settings.household] if households is not None else []
+    extra = [str(settings.household)] if households is not None else []
     picked = (frame.select(*[F.col(k) for k in [*keys, *extra]]).withColumn("__id", F.monotonically_increasing_id())
               .withColumn("__cell", which).where(F.col("__cell").isNotNull()).select("__cell", "__id", *extra))  # fmt: skip
     # The first `top` records of each candidate, then all of them in order of risk and row, on the driver.
@@ -261,7 +266,9 @@ def _riskiest(frame: Any, table: pd.DataFrame, cells: Cells, risk: np.ndarray, r
         drop=True)  # fmt: skip
 
 
-def measure_on_spark(settings: MicrodataSettings, *, progress: Progress | None = None) -> SparkMicrodataResult:
+def measure_on_spark(
+    settings: MicrodataSettings, *, progress: Progress | None = None
+) -> SparkMicrodataResult:
     """The measures of :func:`~privrisk.microdata.measure.measure_microdata`, with the group-bys run in Spark.
 
     Args:

@@ -398,7 +398,7 @@ def add_household_measures(measures: dict[str, Any], per_household: np.ndarray, 
     every sum over the records runs over the households' risks repeated by their sizes, households in order."""
     record = np.repeat(per_household, size)
     n = int(size.sum())
-    models = {name: measures.pop(name) for name in ("attacker_models", "population_uniqueness") if name in measures}
+    models: dict[str, Any] = {k: measures.pop(k) for k in ("attacker_models", "population_uniqueness") if k in measures}
     measures["household_risk"] = {
         "households": int(per_household.size),
         "expected_reidentifications": float(record.sum()),
