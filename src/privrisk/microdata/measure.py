@@ -422,6 +422,9 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progr
         settings: a :class:`~privrisk.microdata.settings.MicrodataSettings`.
         progress: told the share done and each stage as it begins (:class:`privrisk.progress.Progress`), or None.
 
+    The file is read on this machine whatever ``settings.engine`` says;
+    :func:`~privrisk.microdata.run.run_microdata` groups it in Spark for ``engine="spark"``.
+
     Example:
         >>> frame = pd.DataFrame({"sex": list("mmfff"), "age": [30, 30, 40, 40, 50], "w": [10.0] * 5})
         >>> result = measure_microdata(frame, MicrodataSettings(keys="sex,age", weights="w", k=2))
@@ -430,13 +433,6 @@ def measure_microdata(data: Any, settings: MicrodataSettings, *, progress: Progr
     """
     if not isinstance(settings, MicrodataSettings):
         raise PrivriskError("settings: expected a MicrodataSettings", param="settings")
-    if settings.engine == "spark":
-        import dataclasses
-
-        from privrisk.microdata._spark import measure_on_spark
-
-        return measure_on_spark(settings if data is None else dataclasses.replace(settings, data=data),
-                                progress=progress)  # fmt: skip
     report(progress, 0.0, "reading the file")
     frame, source = _read(settings.data if data is None else data, settings)
     if len(frame) == 0:

@@ -265,6 +265,10 @@ def _run(settings: MicrodataSettings, progress: Progress | None, *, ticks: bool)
     """:func:`run_microdata`; ``ticks``: whether the recoding's nodes are told one by one (not to the old
     protocol, which took stages only)."""
     reducing = settings.reduction != "none"
+    if settings.engine == "spark":  # the group-bys in Spark; what needs every record is refused by the settings
+        from privrisk.microdata._spark import measure_on_spark
+
+        return MicrodataRun(settings, measure_on_spark(settings, progress=progress))
     measured = measure_microdata(None, settings, progress=part(progress, 0.0, 0.5 if reducing else 1.0))
     if not reducing:
         return MicrodataRun(settings, measured)
