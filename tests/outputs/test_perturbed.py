@@ -75,7 +75,7 @@ def requests(draw: st.DrawFn):  # type: ignore[no-untyped-def]
     frame = pd.DataFrame(rows, columns=["a", "b", "k"])
     d = draw(st.integers(1, 2))
     table = _random_table(d, draw(st.booleans()), draw(st.lists(st.floats(0.05, 1), min_size=3, max_size=7)))
-    specs = [("T0", ("a",), ("b",), draw(st.booleans()), draw(st.booleans()))]
+    specs = [("T0", ("a",), ("b",), draw(st.booleans()), draw(st.sampled_from([True, True, True, False])))]
     for name, rows_ in (("Ta", ("a",)), ("Tb", ("b",)), ("Tall", ())):
         if draw(st.booleans()):
             specs.append((name, rows_, (), False, draw(st.booleans())))
@@ -210,3 +210,32 @@ def test_a_group_the_perturbed_cells_still_pin_below_the_threshold_is_a_finding(
     [d] = [d for d in result.disclosures if d["labels"] == {"a": "x"}]
     assert d["interval"][0] == 1 and d["interval"][1] <= 2
     assert result.status == "fail"
+
+
+@pytest.mark.parametrize(("up", "down", "pinned"), [(2, -2, True), (-2, 2, False), (1, -2, False), (2, -1, False)])
+def test_when_the_perturbed_example_still_discloses(up: int, down: int, pinned: bool) -> None:
+    # West's women aged 18 and over (18) and aged 19 and over (17), published with noise up and down and every
+    # other cell as it is: their difference v1 - v3 = 1 + up - down allows 1 + up - down ± 4 people, at least 1
+    # only when up - down = 4, the two noises at opposite ends of ptable D = 2 (probability 0.0638² ≈ 0.4 %).
+    specs = read_spec(ROOT / "examples" / "outputs" / "perturbed.toml")
+    data = pd.read_csv(ROOT / "examples" / "outputs" / "people.csv")
+    con, policy = connect(data), Policy()
+    tables = []
+    for spec in specs:
+        if spec.kind == "ols":
+            continue
+        cells = table_cells(con, spec, policy)
+        if spec.ptable is not None:
+            shown = cells["value"].to_numpy(dtype=int).copy()
+            shown[((cells["region"] == "West") & (cells["sex"] == "female")).to_numpy()] += (
+                up if spec.name == "Table 1" else down
+            )
+            ends = [allowed_counts(spec.ptable, int(v)) for v in shown]
+            cells = cells.assign(value=shown.astype(float), allowed_lo=[float(lo) for lo, _ in ends],
+                                 allowed_hi=[float(hi) for _, hi in ends])  # fmt: skip
+        tables.append((spec, cells))
+    diff = difference(con, tables, policy, knowledge=specs.knowledge)
+    west = {"region": "West", "sex": "female", "age >= 18": True, "age >= 19": False}
+    found = [d["interval"] for d in diff.disclosures if d["labels"] == west]
+    assert found == ([[1, 9]] if pinned else [])
+    assert len(diff.disclosures) == int(pinned)

@@ -237,7 +237,7 @@ def check_outputs(
     if noisy and settings.ledger is not None and settings.append:
         raise PrivriskError(
             f"ledger: output {noisy[0]!r} is released with cell-key perturbation, which the ledger cannot record "
-            "yet: check it against the ledger without appending (append = False, --no-append)",
+            "yet: check it against the ledger without appending it",
             param="ledger",
         )
 
