@@ -75,7 +75,9 @@ def test_a_perturbed_output_is_not_appended_to_a_ledger(cli, files) -> None:
     tmp, data = files
     spec = _spec(tmp, '[[output]]\nname = "T1"\nrows = ["region"]\nperturbation = "ptable.csv"\n')
     ledger = tmp / "ledger.json"
-    one_line_error(cli("outputs", data, "--spec", spec, "--ledger", ledger), "--ledger", "'T1'", "without appending")
+    one_line_error(
+        cli("outputs", data, "--spec", spec, "--ledger", ledger), "--ledger", "'T1'", "without appending"
+    )
     assert not ledger.exists()
     r = cli("outputs", data, "--spec", spec, "--ledger", ledger, "--no-append")
     assert r.code == 0, r.err

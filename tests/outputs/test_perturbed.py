@@ -21,7 +21,7 @@ from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.differencing import difference
 from privrisk.outputs.perturbed import KEY_COLUMN, allowed_counts, perturb, record_keys
 from privrisk.outputs.policy import Policy
-from privrisk.outputs.spec import OutputSpec, parse_spec, read_spec
+from privrisk.outputs.spec import OutputSpec, read_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 PTABLE = ROOT / "examples" / "census" / "ptable_D2_V1.csv"
@@ -95,7 +95,12 @@ def test_intervals_and_findings_agree_with_a_brute_force_on_many_requests(reques
     _agree_with_brute_force(*request)
 
 
-def _agree_with_brute_force(frame: pd.DataFrame, rows: dict[int, dict[int, float]], layout: list, t: int) -> None:  # type: ignore[type-arg]
+Layout = list[tuple[str, tuple[str, ...], tuple[str, ...], bool, bool]]
+
+
+def _agree_with_brute_force(
+    frame: pd.DataFrame, rows: dict[int, dict[int, float]], layout: Layout, t: int
+) -> None:
     table = perturbation_table(rows, name="random")
     policy = Policy(safe_threshold=t, zeros_are_disclosive=False)
     keyed = connect(frame.assign(**{KEY_COLUMN: record_keys(frame, "k")}))
@@ -146,7 +151,9 @@ def _agree_with_brute_force(frame: pd.DataFrame, rows: dict[int, dict[int, float
     for f in diff.findings:
         assert f["type"] == "count"
         fixed = {d: levels[d][c] for d, c in f["fixed"].items()}
-        members = [j for j, at in enumerate(atoms) if all(at[("a", "b").index(d)] == x for d, x in fixed.items())]
+        members = [
+            j for j, at in enumerate(atoms) if all(at[("a", "b").index(d)] == x for d, x in fixed.items())
+        ]
         found[frozenset(members)] = (int(f["lo"]), int(f["hi"]))
     assert found == expected
 
@@ -194,8 +201,8 @@ def test_the_exact_example_discloses_and_its_perturbed_release_does_not() -> Non
     noisy = check_frame(data, read_spec(ROOT / "examples" / "outputs" / "perturbed.toml"))
     assert noisy.disclosures == [] and noisy.status == "pass"
     assert noisy.summary["outputs_perturbed"] == ["Table 1", "Table 3"]
-    west = [c for o in noisy.outputs if o["name"] == "Table 1" for c in o["cells"]
-            if c["labels"] == {"region": "West", "sex": "female"}][0]  # fmt: skip
+    west = next(c for o in noisy.outputs if o["name"] == "Table 1" for c in o["cells"]
+                if c["labels"] == {"region": "West", "sex": "female"})  # fmt: skip
     lo, hi = west["consistent"]
     assert lo <= west["true_value"] <= hi and hi - lo >= 2
 
@@ -212,7 +219,9 @@ def test_a_group_the_perturbed_cells_still_pin_below_the_threshold_is_a_finding(
     assert result.status == "fail"
 
 
-@pytest.mark.parametrize(("up", "down", "pinned"), [(2, -2, True), (-2, 2, False), (1, -2, False), (2, -1, False)])
+@pytest.mark.parametrize(
+    ("up", "down", "pinned"), [(2, -2, True), (-2, 2, False), (1, -2, False), (2, -1, False)]
+)
 def test_when_the_perturbed_example_still_discloses(up: int, down: int, pinned: bool) -> None:
     # West's women aged 18 and over (18) and aged 19 and over (17), published with noise up and down and every
     # other cell as it is: their difference v1 - v3 = 1 + up - down allows 1 + up - down ± 4 people, at least 1

@@ -174,8 +174,8 @@ def _write_files(
 
 def _print_result(result: OutputsResult) -> None:
     from privrisk._format import number
-    from privrisk.outputs.report import rule_text
     from privrisk.outputs.perturbed import perturbed_lines
+    from privrisk.outputs.report import rule_text
     from privrisk.outputs.wording import cell_text
 
     for o in result.outputs:

@@ -567,7 +567,9 @@ def _keyed(frame: pd.DataFrame, specs: Sequence[OutputSpec], record_key: str | N
     return connect(derive(frame, knowledge).assign(**{KEY_COLUMN: keys}))
 
 
-def _perturbed_cells(output: dict[str, Any], spec: OutputSpec, cells: pd.DataFrame, record_key: str | None) -> None:
+def _perturbed_cells(
+    output: dict[str, Any], spec: OutputSpec, cells: pd.DataFrame, record_key: str | None
+) -> None:
     """The published value of each cell of a perturbed table, its true count, its cell key and the counts the
     published value allows; and which table perturbed the output."""
     from privrisk.outputs.perturbed import description

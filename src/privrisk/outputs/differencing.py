@@ -336,7 +336,9 @@ def difference(
     means = [(mat, values, cells) for spec, cells, mat, values, _ in later if spec.kind == "mean"]
     if means:
         # A perturbed cell's equation has its own unknown: left out here (bounding fewer counts is safe).
-        exact = (np.diff(counts_a[:, n:].tocsr().indptr) == 0).astype(float) if counts_a.shape[0] else np.ones(0)
+        exact = (
+            (np.diff(counts_a[:, n:].tocsr().indptr) == 0).astype(float) if counts_a.shape[0] else np.ones(0)
+        )
         counts_a = sp.csr_matrix(sp.diags(exact) @ counts_a[:, :n]) if counts_a.shape[0] else counts_a[:, :n]
         known_count = _mean_counts(counts_a, counts_b * exact, truth, means, rows.names, count_moves)
     for spec, cells, mat, values, key in later:

@@ -57,7 +57,9 @@ def record_keys(frame: pd.DataFrame, column: str | None = None) -> np.ndarray:
         hashed = pd.util.hash_pandas_object(frame, index=False).to_numpy(dtype=np.uint64)
         return (hashed >> np.uint64(32)).astype(np.int64)
     if column not in frame.columns:
-        raise PrivriskError(f"spec: [cell_key]: field 'record_key': no column {column!r} in the data", param="spec")
+        raise PrivriskError(
+            f"spec: [cell_key]: field 'record_key': no column {column!r} in the data", param="spec"
+        )
     values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values) | (values < 0) | (values >= 1)
     if bad.any():
@@ -250,7 +252,5 @@ class Slacks:
         mat = sp.csr_matrix(mat)
         base = sp.csr_matrix((mat.data, mat.indices, mat.indptr), shape=(mat.shape[0], width))
         has = np.flatnonzero(col >= 0)
-        extra = sp.csr_matrix(
-            (np.ones(has.size), (has, col[has] + self.start)), shape=(mat.shape[0], width)
-        )
+        extra = sp.csr_matrix((np.ones(has.size), (has, col[has] + self.start)), shape=(mat.shape[0], width))
         return sp.csr_matrix(base + extra), rhs

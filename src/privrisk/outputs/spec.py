@@ -214,7 +214,10 @@ class Outputs(tuple):
     record_key: str | None
 
     def __new__(
-        cls, outputs: tuple[OutputSpec, ...], knowledge: Knowledge | None = None, record_key: str | None = None
+        cls,
+        outputs: tuple[OutputSpec, ...],
+        knowledge: Knowledge | None = None,
+        record_key: str | None = None,
     ) -> Outputs:
         self = super().__new__(cls, outputs)
         self.knowledge = knowledge or Knowledge()
@@ -228,7 +231,9 @@ def _record_key(doc: dict[str, Any], source: str) -> str | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
-        raise PrivriskError(f"spec: {source}: [cell_key] must be a table: record_key = \"column\"", param="spec")
+        raise PrivriskError(
+            f'spec: {source}: [cell_key] must be a table: record_key = "column"', param="spec"
+        )
     bad = sorted(set(raw) - {"record_key"})
     if bad:
         raise PrivriskError(f"spec: [cell_key]: unknown field {bad[0]!r} (record_key)", param="spec")
@@ -244,7 +249,8 @@ def _read_ptable(name: str, value: Any, base: Path | None) -> tuple[str, Perturb
 
     if not isinstance(value, str) or not value.strip():
         raise PrivriskError(
-            f"spec: output {name!r}: field 'perturbation' must be the path of a perturbation table", param="spec"
+            f"spec: output {name!r}: field 'perturbation' must be the path of a perturbation table",
+            param="spec",
         )
     path = Path(value)
     if not path.is_absolute() and base is not None:
