@@ -174,6 +174,7 @@ def _write_files(
 
 def _print_result(result: OutputsResult) -> None:
     from privrisk._format import number
+    from privrisk.outputs.perturbed import perturbed_lines
     from privrisk.outputs.report import rule_text
     from privrisk.outputs.wording import cell_text
 
@@ -195,6 +196,8 @@ def _print_result(result: OutputsResult) -> None:
             )
         if len(failing) > 20:
             out.print(f"  … and {len(failing) - 20} more (see --out or --json)")
+    for line in perturbed_lines(result.outputs):
+        out.print(line)
     s = result.summary
     if s.get("cells_unprotected"):
         out.print(

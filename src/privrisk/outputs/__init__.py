@@ -10,6 +10,8 @@ each with its cost.
 - :mod:`privrisk.outputs.compute` — the cells and their evidence; :mod:`privrisk.outputs.models` — ols, logit;
 - :mod:`privrisk.outputs.rules` — the primary rules; :mod:`privrisk.outputs.intervals` — the intruder's
   intervals; :mod:`privrisk.outputs.differencing` — atoms and disclosures;
+- :mod:`privrisk.outputs.perturbed` — count tables released with cell-key perturbation (published values, the
+  true counts they allow);
 - :mod:`privrisk.outputs.recommend` — what to do; :mod:`privrisk.outputs.ledger` — outputs released before;
 - :mod:`privrisk.outputs.report` — HTML, JSON and CSVs; :mod:`privrisk.outputs.check` — settings and run;
 - :mod:`privrisk.outputs.notebook` — ``crosstab``, ``pivot_table``, ``ols``, ``logit``: the table and its check.

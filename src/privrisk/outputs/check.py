@@ -233,6 +233,13 @@ def check_outputs(
     policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
     frame = settings.data if isinstance(settings.data, pd.DataFrame) else read_table(settings.data)
     source = None if isinstance(settings.data, pd.DataFrame) else str(settings.data)
+    noisy = [s.name for s in specs if s.ptable is not None]
+    if noisy and settings.ledger is not None and settings.append:
+        raise PrivriskError(
+            f"ledger: output {noisy[0]!r} is released with cell-key perturbation, which the ledger cannot record "
+            "yet: check it against the ledger without appending it",
+            param="ledger",
+        )
 
     def check(entries: Sequence[dict[str, Any]]) -> OutputsResult:
         return _against_ledger(frame, specs, policy, settings, entries, source)
@@ -372,6 +379,8 @@ def check_frame(
     # The spec's knowledge ([derived], nested, [domains]): the derived variables are computed from their
     # definitions, and the intruder of the differencing (and of every remedy's audit) knows all of it.
     knowledge = getattr(specs, "knowledge", None)
+    record_key = getattr(specs, "record_key", None)
+    keyed = _keyed(frame, specs, record_key, knowledge)
     frame = derive(frame, knowledge)
     specs = tuple(specs)
     before: dict[str, dict[tuple[str, ...], Any] | None] = {}
@@ -433,6 +442,10 @@ def check_frame(
                 )
             continue
         cells_frame = table_cells(con, spec, policy)
+        if spec.ptable is not None and keyed is not None:
+            from privrisk.outputs.perturbed import perturb
+
+            cells_frame = perturb(keyed, spec, cells_frame)
         if not released:
             values = before.get(spec.name)
             if values is not None:
@@ -466,6 +479,8 @@ def check_frame(
         margins = dict(cells_frame.attrs.get("margins") or {})
         outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells,
                         "margins": margins})  # fmt: skip
+        if "allowed_lo" in cells_frame:
+            _perturbed_cells(outputs[-1], spec, cells_frame, record_key)
     started = time.perf_counter()
     try:
         diff = difference(con, linear, policy, max_atoms=max_atoms, knowledge=knowledge)
@@ -480,9 +495,11 @@ def check_frame(
     audit_seconds = time.perf_counter() - started
     from privrisk.outputs.cell_bounds import cell_bounds
 
-    mine = [(s, c) for s, c in linear if s.name in tables]
+    # A perturbed cell's interval is that of its published value (its "consistent" counts), not a suppression's.
+    exact = [(s, c) for s, c in linear if "allowed_lo" not in c]
+    mine = [(s, c) for s, c in exact if s.name in tables]
     failing = {s.name: tables[s.name]["status"].to_numpy() == "fail" for s, _ in mine}
-    bounds, cells_undecided = cell_bounds(diff, mine, policy, released=linear, first=failing)
+    bounds, cells_undecided = cell_bounds(diff, mine, policy, released=exact, first=failing)
     for o in outputs:
         found = bounds.get(o["name"])
         if found is None:
@@ -519,6 +536,7 @@ def check_frame(
         "disclosures_exact": sum(d["kind"] == "exact" for d in diff.disclosures),
         "disclosures_approximate": sum(d["kind"] == "approximate" for d in diff.disclosures),
         "records": len(frame),
+        "outputs_perturbed": [o["name"] for o in outputs if "perturbation" in o],
     }
     con.close()
     return OutputsResult(
@@ -535,6 +553,31 @@ def check_frame(
         assumed=list(diff.assumed),
         undecided_groups=list(diff.undecided_groups),
     )
+
+
+def _keyed(frame: pd.DataFrame, specs: Sequence[OutputSpec], record_key: str | None, knowledge: Any) -> Any:
+    """A connection that sees the data with each record's key (None when no output is perturbed)."""
+    if not any(s.ptable is not None for s in specs):
+        return None
+    from privrisk.outputs.compute import connect
+    from privrisk.outputs.knowledge import derive
+    from privrisk.outputs.perturbed import KEY_COLUMN, record_keys
+
+    keys = record_keys(frame, record_key)
+    return connect(derive(frame, knowledge).assign(**{KEY_COLUMN: keys}))
+
+
+def _perturbed_cells(
+    output: dict[str, Any], spec: OutputSpec, cells: pd.DataFrame, record_key: str | None
+) -> None:
+    """The published value of each cell of a perturbed table, its true count, its cell key and the counts the
+    published value allows; and which table perturbed the output."""
+    from privrisk.outputs.perturbed import description
+
+    output["perturbation"] = description(spec, record_key)
+    for cell, true, key, lo, hi in zip(output["cells"], cells["true_value"].tolist(), cells["cell_key"].tolist(),
+                                       cells["allowed_lo"].tolist(), cells["allowed_hi"].tolist(), strict=True):  # fmt: skip
+        cell.update(true_value=_value(true), cell_key=float(key), consistent=[_value(lo), _value(hi)])
 
 
 def _versions(

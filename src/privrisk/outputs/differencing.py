@@ -37,6 +37,7 @@ from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.knowledge import Knowledge, universe
 from privrisk.outputs.moves import moves
+from privrisk.outputs.perturbed import Slacks
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
 
@@ -276,7 +277,8 @@ def difference(
     atoms, uni = _atoms(con, variables, conditions, sql_of, max_atoms, knowledge)
     flag_of = {c: f"__f{i}" for i, c in enumerate(conditions)}
     n = len(atoms)
-    width = n * (1 + len(magnitudes))
+    slacks = _perturbed(atoms, linear, flag_of, n * (1 + len(magnitudes)))
+    width = n * (1 + len(magnitudes)) + slacks.size
     offsets: dict[str | None, int] = {None: 0, **{m: n * (i + 1) for i, m in enumerate(magnitudes)}}
     truth = atoms["n"].to_numpy(dtype=float)
     sums = {m: atoms[f"__s_{m}"].to_numpy(dtype=float) for m in magnitudes}
@@ -306,6 +308,9 @@ def difference(
             zero = sp.csr_matrix((np.ones(int(absent.sum())), np.flatnonzero(absent), [0, int(absent.sum())]),
                                  shape=(1, width))  # fmt: skip
             rows.add(zero, np.zeros(1), spec.name, cell=False)
+        if spec.name in slacks.plans:
+            cell_rows[spec.name] = (key, rows.add(*slacks.rows(spec.name, width), spec.name))
+            continue
         if key is None:
             cell_rows[spec.name] = (key, rows.add(_shift(mat, 0, width), values, spec.name))
             continue
@@ -330,7 +335,12 @@ def difference(
     known_count: dict[bytes, tuple[float, set[str]]] = {}
     means = [(mat, values, cells) for spec, cells, mat, values, _ in later if spec.kind == "mean"]
     if means:
-        known_count = _mean_counts(counts_a[:, :n], counts_b, truth, means, rows.names, count_moves)
+        # A perturbed cell's equation has its own unknown: left out here (bounding fewer counts is safe).
+        exact = (
+            (np.diff(counts_a[:, n:].tocsr().indptr) == 0).astype(float) if counts_a.shape[0] else np.ones(0)
+        )
+        counts_a = sp.csr_matrix(sp.diags(exact) @ counts_a[:, :n]) if counts_a.shape[0] else counts_a[:, :n]
+        known_count = _mean_counts(counts_a, counts_b * exact, truth, means, rows.names, count_moves)
     for spec, cells, mat, values, key in later:
         o, sc = offsets[key], scales[key]
         if spec.kind != "mean":
@@ -365,9 +375,11 @@ def difference(
     a, b = rows.matrix()
     lower = np.zeros(width)
     upper = np.full(width, np.inf)
-    known = np.concatenate([truth, *(sums[m] / scales[m] for m in magnitudes)])
+    known = np.concatenate([truth, *(sums[m] / scales[m] for m in magnitudes), slacks.known])
     integer = np.zeros(width, dtype=bool)
     integer[:n] = True
+    integer[slacks.start :] = True
+    upper[slacks.start :] = slacks.upper
     for m in magnitudes:
         sl = slice(offsets[m], offsets[m] + n)
         lo_v = float(np.nanmin(atoms[f"__min_{m}"].to_numpy(dtype=float), initial=np.inf))
@@ -406,6 +418,22 @@ def difference(
         undecided, {k: system for k in (None, *magnitudes)}, cell_rows, open_means, findings, uni.assumed,
         knowledge, open_groups,
     )  # fmt: skip
+
+
+def _perturbed(
+    atoms: pd.DataFrame, linear: list[tuple[OutputSpec, pd.DataFrame]], flag_of: dict[str, str], start: int
+) -> Slacks:
+    """The unknowns of the cells of count tables released with cell-key perturbation (``allowed_lo``/``hi``)."""
+    slacks = Slacks(start)
+    truth = atoms["n"].to_numpy(dtype=float)
+    for spec, cells in linear:
+        if spec.kind == "count" and measure(spec) is None and "allowed_lo" in cells:
+            values = cells["value"].to_numpy(dtype=float).copy()
+            if "suppressed" in cells:
+                values[cells["suppressed"].to_numpy(dtype=bool)] = np.nan
+            mat = incidence(atoms, spec, cells, flag_of.get(spec.where) if spec.where else None)
+            slacks.plan(spec.name, mat, cells, values, truth)
+    return slacks
 
 
 #: The undecided groups named in words (the rest are counted).
@@ -538,9 +566,11 @@ def _released(system: System, cells: np.ndarray) -> dict[str | None, list[np.nda
     Rows and columns a table leaves out are not cells."""
     a = system.a
     starts = sorted((off, key) for key, off in system.offsets.items())
+    end = max(system.offsets.values()) + system.atoms  # a perturbed cell's own unknown is not an atom
     out: dict[str | None, list[np.ndarray]] = {key: [] for key in system.offsets}
     for e in np.flatnonzero(cells).tolist():
         idx = a.indices[a.indptr[e] : a.indptr[e + 1]]
+        idx = idx[idx < end]
         if idx.size == 0:
             continue
         off, key = [(o, k) for o, k in starts if o <= idx.max()][-1]

@@ -12,6 +12,11 @@ Beside the outputs, the spec may state what the intruder knows by definition
 - ``nested = [["district", "region"]]``: each level of the first lies in one level of the second;
 - ``[domains]``: a variable's possible values, a list (``region = ["North", "South"]``) or a range
   (``age = { min = 0, max = 120, whole = true }``).
+
+A count table released with cell-key perturbation names its perturbation table, ``perturbation = "ptable.csv"``
+(ONS CSV, sdcTools' ptable or TOML, read by :func:`privrisk.accounting.read_perturbation_table`; a relative path is
+read from the spec's folder), and ``[cell_key] record_key = "column"`` names the column of record keys (numbers in
+[0, 1)); without it each record's key is a hash of its row (:mod:`privrisk.outputs.perturbed`).
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from privrisk.errors import PrivriskError
 from privrisk.outputs.knowledge import Domain, Knowledge
+
+if TYPE_CHECKING:
+    from privrisk.accounting.cellkey import PerturbationTable
 
 __all__ = ["KINDS", "Kind", "OutputSpec", "Outputs", "parse_formula", "parse_spec", "read_spec"]
 
@@ -37,7 +45,9 @@ Kind = Literal["count", "sum", "mean", "median", "quantile", "min", "max", "ols"
 KINDS: tuple[str, ...] = get_args(Kind)
 MAGNITUDES = ("sum", "mean", "median", "quantile", "min", "max")
 MODELS = ("ols", "logit")
-_FIELDS = {"name", "kind", "rows", "columns", "where", "margins", "variable", "weights", "q", "formula"}
+_FIELDS = {
+    "name", "kind", "rows", "columns", "where", "margins", "variable", "weights", "q", "formula", "perturbation",
+}  # fmt: skip
 _TERM = re.compile(r"^(?:C\(\s*(?P<cat>[^()]+?)\s*\)|(?P<num>[^()~+*:]+?))$")
 
 
@@ -61,6 +71,10 @@ class OutputSpec:
     q: float | None = None
     formula: str | None = None
     terms: tuple[tuple[str, bool], ...] = field(default=(), compare=False)
+    #: The perturbation table's file as the spec names it (a count table released with cell-key perturbation).
+    perturbation: str | None = None
+    #: The table itself (read from ``perturbation``, or given); None: the table is released exactly.
+    ptable: PerturbationTable | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         where = f"output {self.name!r}"
@@ -100,6 +114,15 @@ class OutputSpec:
             raise PrivriskError(f"spec: {where}: field 'weights' is for count and sum tables", param="spec")
         if self.margins and not (self.rows or self.columns):
             raise PrivriskError(f"spec: {where}: field 'margins' needs rows or columns", param="spec")
+        if (self.perturbation is not None or self.ptable is not None) and (
+            self.kind != "count" or self.weights
+        ):
+            what = "a weighted count" if self.kind == "count" else f"kind {self.kind}"
+            raise PrivriskError(
+                f"spec: {where}: field 'perturbation' is for count tables (cell-key perturbation of counts of "
+                f"records), not {what}",
+                param="spec",
+            )
         both = set(self.rows) & set(self.columns)
         if both or len(set(self.rows)) < len(self.rows) or len(set(self.columns)) < len(self.columns):
             raise PrivriskError(f"spec: {where}: a variable appears twice in rows and columns", param="spec")
@@ -125,7 +148,7 @@ class OutputSpec:
         for key in ("rows", "columns"):
             if getattr(self, key):
                 doc[key] = list(getattr(self, key))
-        for key in ("where", "variable", "weights", "q", "formula"):
+        for key in ("where", "variable", "weights", "q", "formula", "perturbation"):
             value = getattr(self, key)
             if value is not None and not (key == "variable" and self.kind in MODELS):
                 doc[key] = value
@@ -187,11 +210,56 @@ class Outputs(tuple):
     (``knowledge``)."""
 
     knowledge: Knowledge
+    #: The column of record keys of cell-key perturbation (``[cell_key] record_key``); None: a hash of each row.
+    record_key: str | None
 
-    def __new__(cls, outputs: tuple[OutputSpec, ...], knowledge: Knowledge | None = None) -> Outputs:
+    def __new__(
+        cls,
+        outputs: tuple[OutputSpec, ...],
+        knowledge: Knowledge | None = None,
+        record_key: str | None = None,
+    ) -> Outputs:
         self = super().__new__(cls, outputs)
         self.knowledge = knowledge or Knowledge()
+        self.record_key = record_key
         return self
+
+
+def _record_key(doc: dict[str, Any], source: str) -> str | None:
+    """``[cell_key] record_key = "column"``, checked."""
+    raw = doc.get("cell_key")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise PrivriskError(
+            f'spec: {source}: [cell_key] must be a table: record_key = "column"', param="spec"
+        )
+    bad = sorted(set(raw) - {"record_key"})
+    if bad:
+        raise PrivriskError(f"spec: [cell_key]: unknown field {bad[0]!r} (record_key)", param="spec")
+    column = raw.get("record_key")
+    if not isinstance(column, str) or not column.strip():
+        raise PrivriskError("spec: [cell_key]: field 'record_key' must name a column", param="spec")
+    return column.strip()
+
+
+def _read_ptable(name: str, value: Any, base: Path | None) -> tuple[str, PerturbationTable]:
+    """The perturbation table an output names (a path relative to the spec's folder), read and checked."""
+    from privrisk.accounting.perturbation_files import read_perturbation_table
+
+    if not isinstance(value, str) or not value.strip():
+        raise PrivriskError(
+            f"spec: output {name!r}: field 'perturbation' must be the path of a perturbation table",
+            param="spec",
+        )
+    path = Path(value)
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    try:
+        return value, read_perturbation_table(path, param="spec")
+    except PrivriskError as exc:
+        detail = str(exc).removeprefix("spec: ")
+        raise PrivriskError(f"spec: output {name!r}: field 'perturbation': {detail}", param="spec") from None
 
 
 def _knowledge(doc: dict[str, Any], source: str) -> Knowledge:
@@ -252,8 +320,10 @@ def _knowledge(doc: dict[str, Any], source: str) -> Knowledge:
     return Knowledge(tuple(derived), tuple(nested), tuple(domains))
 
 
-def parse_spec(text: str, *, source: str = "spec") -> Outputs:
+def parse_spec(text: str, *, source: str = "spec", base: str | os.PathLike[str] | None = None) -> Outputs:
     """The outputs listed in the text of an ``outputs.toml`` (with the spec's knowledge in ``.knowledge``).
+
+    ``base`` is the folder a relative ``perturbation`` path is read from (default: the working folder).
 
     Example:
         >>> [o.name for o in parse_spec('[[output]]\\nname = "T1"\\nkind = "count"\\nrows = ["region"]')]
@@ -267,7 +337,7 @@ def parse_spec(text: str, *, source: str = "spec") -> Outputs:
         raise PrivriskError(f"spec: {source} is not TOML: its values nest too deeply", param="spec") from None
     except ValueError as exc:  # an integer of more digits than Python converts
         raise PrivriskError(f"spec: {source} is not TOML: {str(exc).split(';')[0]}", param="spec") from None
-    unknown = sorted(set(doc) - {"output", "derived", "nested", "domains"})
+    unknown = sorted(set(doc) - {"output", "derived", "nested", "domains", "cell_key"})
     if unknown:
         raise PrivriskError(
             f"spec: {source}: unknown table {unknown[0]!r}; list outputs as [[output]]", param="spec"
@@ -304,6 +374,14 @@ def parse_spec(text: str, *, source: str = "spec") -> Outputs:
         where = item.get("where")
         if where is not None and not where.strip():
             raise PrivriskError(f"spec: output {name!r}: field 'where' is empty", param="spec")
+        if "perturbation" in item and (kind != "count" or item.get("weights")):
+            OutputSpec(name=name.strip(), kind=kind, perturbation="x", weights=item.get("weights"),
+                       variable=item.get("variable"), formula=item.get("formula"), q=item.get("q"))  # fmt: skip
+        perturbation, ptable = (
+            _read_ptable(name, item["perturbation"], Path(base) if base is not None else None)
+            if "perturbation" in item
+            else (None, None)
+        )
         outputs.append(
             OutputSpec(
                 name=name.strip(),
@@ -316,13 +394,15 @@ def parse_spec(text: str, *, source: str = "spec") -> Outputs:
                 weights=item.get("weights"),
                 q=float(q) if q is not None else None,
                 formula=item.get("formula"),
+                perturbation=perturbation,
+                ptable=ptable,
             )
         )
     names = [o.name for o in outputs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise PrivriskError(f"spec: output {dupes[0]!r} is named twice", param="spec")
-    return Outputs(tuple(outputs), _knowledge(doc, source))
+    return Outputs(tuple(outputs), _knowledge(doc, source), _record_key(doc, source))
 
 
 def read_spec(path: str | os.PathLike[str]) -> Outputs:
@@ -339,4 +419,4 @@ def read_spec(path: str | os.PathLike[str]) -> Outputs:
     except UnicodeDecodeError as exc:
         raise PrivriskError(f"spec: {file} is not UTF-8 text (byte {exc.start + 1} cannot be read)",
                             param="spec") from None  # fmt: skip
-    return parse_spec(text, source=str(file))
+    return parse_spec(text, source=str(file), base=file.parent)
