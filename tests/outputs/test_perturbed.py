@@ -89,7 +89,7 @@ def test_intervals_and_findings_agree_with_a_brute_force(request) -> None:  # ty
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests())
 def test_intervals_and_findings_agree_with_a_brute_force_on_many_requests(request) -> None:  # type: ignore[no-untyped-def]
     _agree_with_brute_force(*request)
