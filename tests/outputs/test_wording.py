@@ -165,3 +165,29 @@ def test_units_and_cells() -> None:
     assert cell_text(
         {"g": "All", "sex": "All (total)"}, margin={"g": "All (total)", "sex": "All (total)"}
     ) == ("g = All, total over sex")
+
+
+def test_a_spec_unit_names_what_the_rules_count(tmp_path):
+    """``unit = "firms"`` on an output: the threshold rule counts firms (hand-made: one firm in a cell)."""
+    import pandas as pd
+
+    from privrisk.outputs import OutputsSettings, check_outputs
+    from privrisk.outputs.report import rule_text
+    from privrisk.outputs.spec import parse_spec
+
+    spec = parse_spec('[[output]]\nname = "T"\nrows = ["region"]\nunit = "firms"\n')
+    assert spec[0].unit == "firms" and spec[0].to_dict()["unit"] == "firms"
+    frame = pd.DataFrame({"region": ["N"] * 12 + ["S"]})
+    result = check_outputs(OutputsSettings(data=frame, spec=tuple(spec)))
+    rules = [r for o in result.outputs for c in o["cells"] for r in c.get("rules", []) if r["status"] == "fail"]
+    assert rules and all(r["unit"] == "firms" for r in rules)
+    assert "1 firm," in rule_text(rules[0])
+
+
+@pytest.mark.parametrize("unit", ["", "12", "a" * 41, "x;y"])
+def test_a_unit_that_is_not_a_word_is_one_line(unit):
+    from privrisk.errors import PrivriskError
+    from privrisk.outputs.spec import parse_spec
+
+    with pytest.raises(PrivriskError, match="field 'unit' must be a word"):
+        parse_spec(f'[[output]]\nname = "T"\nrows = ["region"]\nunit = "{unit}"\n')

@@ -47,6 +47,7 @@ MAGNITUDES = ("sum", "mean", "median", "quantile", "min", "max")
 MODELS = ("ols", "logit")
 _FIELDS = {
     "name", "kind", "rows", "columns", "where", "margins", "variable", "weights", "q", "formula", "perturbation",
+    "unit",
 }  # fmt: skip
 _TERM = re.compile(r"^(?:C\(\s*(?P<cat>[^()]+?)\s*\)|(?P<num>[^()~+*:]+?))$")
 
@@ -75,6 +76,8 @@ class OutputSpec:
     perturbation: str | None = None
     #: The table itself (read from ``perturbation``, or given); None: the table is released exactly.
     ptable: PerturbationTable | None = field(default=None, compare=False, repr=False)
+    #: What a record is, in the plural, for the sentences (``"firms"`` → "exactly 1 firm"); None: people.
+    unit: str | None = None
 
     def __post_init__(self) -> None:
         where = f"output {self.name!r}"
@@ -148,7 +151,7 @@ class OutputSpec:
         for key in ("rows", "columns"):
             if getattr(self, key):
                 doc[key] = list(getattr(self, key))
-        for key in ("where", "variable", "weights", "q", "formula", "perturbation"):
+        for key in ("where", "variable", "weights", "q", "formula", "perturbation", "unit"):
             value = getattr(self, key)
             if value is not None and not (key == "variable" and self.kind in MODELS):
                 doc[key] = value
@@ -363,7 +366,7 @@ def parse_spec(text: str, *, source: str = "spec", base: str | os.PathLike[str] 
         if bad:
             raise PrivriskError(f"spec: output {name!r}: unknown field {bad[0]!r}", param="spec")
         kind = item.get("kind", "count")
-        for key in ("where", "variable", "weights", "formula", "kind"):
+        for key in ("where", "variable", "weights", "formula", "kind", "unit"):
             if key in item and not isinstance(item[key], str):
                 raise PrivriskError(f"spec: output {name!r}: field {key!r} must be a string", param="spec")
         if "margins" in item and not isinstance(item["margins"], bool):
@@ -374,6 +377,12 @@ def parse_spec(text: str, *, source: str = "spec", base: str | os.PathLike[str] 
         where = item.get("where")
         if where is not None and not where.strip():
             raise PrivriskError(f"spec: output {name!r}: field 'where' is empty", param="spec")
+        unit = item.get("unit")
+        if unit is not None and not (unit.strip() and len(unit) <= 40 and unit.replace(" ", "").isalpha()):
+            raise PrivriskError(
+                f"spec: output {name!r}: field 'unit' must be a word for what a record is, e.g. \"firms\"",
+                param="spec",
+            )
         if "perturbation" in item and (kind != "count" or item.get("weights")):
             OutputSpec(name=name.strip(), kind=kind, perturbation="x", weights=item.get("weights"),
                        variable=item.get("variable"), formula=item.get("formula"), q=item.get("q"))  # fmt: skip
@@ -396,6 +405,7 @@ def parse_spec(text: str, *, source: str = "spec", base: str | os.PathLike[str] 
                 formula=item.get("formula"),
                 perturbation=perturbation,
                 ptable=ptable,
+                unit=unit.strip() if unit else None,
             )
         )
     names = [o.name for o in outputs]
