@@ -47,6 +47,7 @@ __all__ = [
     "percent_range",
     "plain",
     "readable",
+    "share",
     "whole_percent",
 ]
 
@@ -61,6 +62,16 @@ def superscript(exponent: int) -> str:
         '10⁻⁵'
     """
     return str(exponent).translate(_SUPERSCRIPT)
+
+
+def share(x: float, digits: int = 1) -> str:
+    """A share as :func:`percent` writes it, and exactly none as "0%" (never "0.0%", which reads as rounded).
+
+    Example:
+        >>> share(0.0), share(0.0003), share(0.25, 2)
+        ('0%', '0.03%', '25.00%')
+    """
+    return "0%" if float(x) == 0 else percent(x, digits)
 
 
 def percent(x: float, digits: int = 1) -> str:

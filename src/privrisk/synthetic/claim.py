@@ -13,8 +13,9 @@ The guarantee is written as the accountant reads it (:class:`~privrisk.accountin
 ``renyi=2:0.5,4:1.1``; a bare number is ε.
 
 Example:
-    >>> parse_guarantee("epsilon=1,delta=1e-6")
-    GuaranteeSpec(epsilon='1', delta=1e-06, rho=None, mu=None, renyi=None, mechanism=None, scale=None, sigma=None, sensitivity=None, categories=None, dpsgd=None, releases=None, opacus_history=None, sample_rate=None, sampling=None, compose=None, group=None, name=None)
+    >>> spec = parse_guarantee("epsilon=1,delta=1e-6")
+    >>> spec.epsilon, spec.delta
+    ('1', 1e-06)
     >>> parse_guarantee("ln3").build().pure_epsilon == math.log(3)
     True
 """
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from privrisk._format import share as _pct
 from privrisk.accounting.spec import GuaranteeSpec
 from privrisk.errors import PrivriskError
 from privrisk.synthetic.intervals import lower_bound, upper_bound
@@ -110,17 +112,17 @@ class ClaimCheck:
         if self.violated:
             return (
                 f"The {self.attack} attack finds members more often than the claimed guarantee allows: at a "
-                f"false-positive rate of at most {fpr:.2%} it reaches a true-positive rate of at least {tpr:.2%}, "
-                f"where the claim allows {claim:.2%}. Either the claim is wrong or the generator leaks."
+                f"false-positive rate of at most {_pct(fpr, 2)} it reaches a true-positive rate of at least {_pct(tpr, 2)}, "
+                f"where the claim allows {_pct(claim, 2)}. Either the claim is wrong or the generator leaks."
             )
         ratio = self.measured_advantage / self.claimed_advantage if self.claimed_advantage > 0 else 0.0
         if ratio < 0.5:
             return (
-                f"The {self.attack} attack stays far below the claim (advantage {self.measured_advantage:.1%} of a "
-                f"possible {self.claimed_advantage:.1%}): expected, since an attack is a lower bound and the claim "
+                f"The {self.attack} attack stays far below the claim (advantage {_pct(self.measured_advantage)} of a "
+                f"possible {_pct(self.claimed_advantage)}): expected, since an attack is a lower bound and the claim "
                 "is the worst case over every attacker and every dataset."
             )
-        return f"The {self.attack} attack stays within the claim (advantage {self.measured_advantage:.1%} of {self.claimed_advantage:.1%})."
+        return f"The {self.attack} attack stays within the claim (advantage {_pct(self.measured_advantage)} of {_pct(self.claimed_advantage)})."
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON, with the sentence."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pandas as pd
 
 from privrisk._format import listing, natural_frequencies
+from privrisk._format import share as _pct
 
 if TYPE_CHECKING:
     from privrisk.synthetic.outcome import AttackOutcome
@@ -110,14 +111,14 @@ def findings(run: SyntheticRun) -> list[str]:
     if secret is not None and len([o for o in run.attacks if o.attack == "inference"]) > 1:
         out.append(
             f"Of the {len(run.info['secrets'])} columns tried as secrets, {secret.secret!r} is the riskiest "
-            f"(excess risk {secret.risk.value:.2%}, interval {secret.risk.low:.2%} to {secret.risk.high:.2%})."
+            f"(excess risk {_pct(secret.risk.value, 2)}, interval {_pct(secret.risk.low, 2)} to {_pct(secret.risk.high, 2)})."
         )
     for a in run.membership:
         tpr, low, high = a.tpr_at(0.01)
         out.append(
-            f"Membership inference ({a.name}): at 1 % false positives it finds {tpr:.1%} of the members "
-            f"(interval {low:.1%} to {high:.1%}); it proves ε ≥ {a.bound.epsilon:.2f} "
-            f"({a.bound.confidence:.0%} confidence, δ = {a.bound.delta:g})."
+            f"Membership inference ({a.name}): at 1 % false positives it finds {_pct(tpr)} of the members "
+            f"(interval {_pct(low)} to {_pct(high)}); it proves ε ≥ {a.bound.epsilon:.2f} "
+            f"({_pct(a.bound.confidence, 0)} confidence, δ = {a.bound.delta:g})."
         )
     out += [c.sentence() for c in run.claims]
     if run.distances is not None:
@@ -125,10 +126,10 @@ def findings(run: SyntheticRun) -> list[str]:
         share = (
             ""
             if d.nearer_training is None
-            else f"; {d.nearer_training:.1%} of them are nearer to a training record than to a control record"
+            else f"; {_pct(d.nearer_training)} of them are nearer to a training record than to a control record"
         )
         out.append(
-            f"{d.identical:.1%} of the synthetic records are identical to a training record{share}. {d.warning}"
+            f"{_pct(d.identical)} of the synthetic records are identical to a training record{share}. {d.warning}"
         )
     out += run.notes
     return out

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
+from privrisk._format import share as _pct
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.synthetic.intervals import DEFAULT_CONFIDENCE
@@ -365,8 +366,8 @@ def _overlap(original: pd.DataFrame, control: pd.DataFrame, rng: np.random.Gener
     spread = math.sqrt(max(pooled * (1 - pooled), 1e-12) * (1 / h + 1 / len(control)))
     if share - baseline > max(0.02, 5 * spread):
         return (
-            f"control: {int(found.sum()):,} of its {len(control):,} records ({share:.1%}) are identical to "
-            f"training records, where {baseline:.1%} would be for records the generator never saw: the control set "
+            f"control: {int(found.sum()):,} of its {len(control):,} records ({_pct(share)}) are identical to "
+            f"training records, where {_pct(baseline)} would be for records the generator never saw: the control set "
             "overlaps the training data"
         )
     return None

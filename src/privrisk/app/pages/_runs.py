@@ -20,6 +20,7 @@ import base64
 import html
 import io
 import json
+import os
 import shutil
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -62,7 +63,13 @@ _PRELOAD = ["privrisk.accounting", "privrisk.app._guarantee", "pandas", "privris
 
 def _context() -> Any:
     import multiprocessing
+    import tempfile
 
+    # The fork server listens on a Unix socket at <temporary folder>/pymp-XXXXXXXX/listener-XXXXXXXX, and a socket's
+    # path holds at most 107 bytes: under a deeper temporary folder the workers are spawned instead (each imports
+    # what it needs, so it starts more slowly; the results are the same).
+    if len(os.fsencode(tempfile.gettempdir())) + len("/pymp-XXXXXXXX/listener-XXXXXXXX") > 100:
+        return multiprocessing.get_context("spawn")
     # A fork server forks each worker from a single-threaded process that imported the accountant once: a worker
     # starts in milliseconds, and never inherits the locks of the app's threads (as a plain fork would).
     context = multiprocessing.get_context("forkserver")
