@@ -265,7 +265,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         run = runner.result()
         if run is None:
             return ui.p("Press “Attack”: the example takes some seconds.", class_="privrisk-help")
-        return ui.div(results_ui(run, folder / "out"), id="synthetic-results")
+        return ui.div(results_ui(run, folder / "out"), class_="privrisk-synthetic-results")
 
     @render.download_button(filename="report.html")
     def download_report() -> Any:
