@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["interruptible"]
+__all__ = ["import_duckdb", "interruptible"]
 
 _T = TypeVar("_T")
 
@@ -71,3 +71,32 @@ def interruptible(con: Any, work: Callable[[], _T]) -> _T:
     if "error" in box:
         raise box.pop("error")
     return box.pop("value")
+
+
+def import_duckdb() -> Any:
+    """``import duckdb`` with Ctrl-C held back until the import is done, then raised as :class:`KeyboardInterrupt`.
+
+    An interrupt inside DuckDB's extension initialisation aborts the process ("Critical nanobind error", exit −6)
+    instead of raising; held back, it interrupts the command a moment later, cleanly (exit 130).
+
+    Example:
+        >>> import_duckdb().__name__
+        'duckdb'
+    """
+    import sys
+
+    if "duckdb" in sys.modules:
+        return sys.modules["duckdb"]
+    if threading.current_thread() is not threading.main_thread():
+        import duckdb
+
+        return duckdb
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        import duckdb
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
+    return duckdb

@@ -267,7 +267,9 @@ def _raise_ragged(path: Path, delimiter: str, width: int) -> None:
 def _duckdb_relation(con: Any, path: Path, kind: str, *, whole_file: bool = False) -> Any:
     """A DuckDB relation over a CSV or Parquet file; ``whole_file`` reads every row to choose a CSV's column types
     (DuckDB otherwise looks at the first 20,480 rows, and a text cell further down stops the read)."""
-    import duckdb
+    from privrisk.io._interrupt import import_duckdb
+
+    duckdb = import_duckdb()
 
     try:
         if kind == "csv":
@@ -334,9 +336,9 @@ def table_columns(path: str | os.PathLike[str]) -> list[str]:
     p = check_file(path)
     kind = file_kind(p)
     if kind in ("csv", "parquet"):
-        import duckdb
+        from privrisk.io._interrupt import import_duckdb, interruptible
 
-        from privrisk.io._interrupt import interruptible
+        duckdb = import_duckdb()
 
         with duckdb.connect() as con:
             return interruptible(con, lambda: list(_duckdb_relation(con, p, kind).columns))
@@ -354,9 +356,9 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
     kind = file_kind(p)
     wanted = list(columns) if columns is not None else None
     if kind in ("csv", "parquet"):
-        import duckdb
+        from privrisk.io._interrupt import import_duckdb, interruptible
 
-        from privrisk.io._interrupt import interruptible
+        duckdb = import_duckdb()
 
         def read(con: Any) -> pd.DataFrame:
             for whole_file in (False, True):

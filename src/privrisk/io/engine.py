@@ -210,7 +210,9 @@ def duckdb_connect(memory_limit: str | None = None, threads: int | None = None) 
         ...     con.sql("SELECT current_setting('threads') AS t").fetchall()
         [(1,)]
     """
-    import duckdb
+    from privrisk.io._interrupt import import_duckdb
+
+    duckdb = import_duckdb()
 
     spill = Path(tempfile.gettempdir()) / f"privrisk-duckdb-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     settings = duckdb_settings(memory_limit, threads)
@@ -260,7 +262,9 @@ def duckdb_relation(con, p: Path, kind: str, text: Sequence[str] = (), *, whole_
 
     ``whole_file`` types a CSV's columns by every row, not DuckDB's first 20,480 (a text cell further down stops DuckDB's read otherwise).
     """
-    import duckdb
+    from privrisk.io._interrupt import import_duckdb
+
+    duckdb = import_duckdb()
 
     from privrisk.io.data import _duckdb_relation, read_table
 
@@ -306,7 +310,9 @@ def _check_count_type(label: str, count: str | None, types: dict[str, str]) -> N
 
 
 def _group_duckdb(source, columns, count, text) -> tuple[pd.DataFrame, str]:
-    import duckdb
+    from privrisk.io._interrupt import import_duckdb
+
+    duckdb = import_duckdb()
 
     from privrisk.io.data import check_columns, check_file, duckdb_error_text, file_kind
 
