@@ -80,7 +80,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--engines", default="duckdb,spark,pandas")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 10,000 rows, DuckDB and pandas only")
     args = parser.parse_args()
+    if args.quick:
+        args.rows, args.engines = 10_000, "duckdb,pandas"
     if args.child:
         child(*args.child)
         return
