@@ -127,7 +127,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "internal": _p("Internal assessment"),
         "joint": _p("Joint release"),
         "k": _p("k"),
-        "variables": _p("Variables", {"study": "--label", "demo": "--label"}),
+        "variables": _p("Variables", {"study": "--label"}),
         "tables": _p("Tables"),
         "rounded_part": _p("Rounded part"),
         "registry": _p("Registry entry"),
