@@ -44,8 +44,12 @@ from privrisk.outputs.spec import OutputSpec
 __all__ = ["Differencing", "System", "difference", "incidence", "measure"]
 
 LINEAR = ("count", "sum", "mean")
-#: Up to this many atoms, every atom's interval is computed exactly (``atoms.csv``); above, its bounds.
-ATOMS_EXACT = 500
+#: Up to this many atoms, every atom's interval is computed exactly (``atoms.csv``): integer programmes where a
+#: linear bound is fractional. Up to :data:`ATOMS_LINEAR`, the rounded linear bounds (exact where ``tight``: a whole
+#: solution reaches both ends); above, the propagated bounds. The verdicts never rest on these intervals: every
+#: group, each atom among them, is examined apart (:mod:`privrisk.outputs.findings`).
+ATOMS_EXACT = 100
+ATOMS_LINEAR = 500
 
 
 def _at(frame: pd.DataFrame) -> Any:
@@ -582,18 +586,19 @@ def _atom_intervals(
     atoms: pd.DataFrame, region: Region, magnitudes: tuple[str, ...], offsets: dict[str | None, int],
     scales: dict[str | None, float],
 ) -> None:  # fmt: skip
-    """Each atom's count interval (and per magnitude its sum's): exact up to :data:`ATOMS_EXACT` atoms, else the
-    propagated bounds (``tight`` where a solution reaches both)."""
+    """Each atom's count interval (and per magnitude its sum's): exact up to :data:`ATOMS_EXACT` atoms, the
+    rounded linear bounds up to :data:`ATOMS_LINEAR`, else the propagated bounds (``tight`` where a whole solution
+    reaches both ends)."""
     n = len(atoms)
     for key in (None, *magnitudes):
         o = offsets[key]
         g = sp.csr_matrix((np.ones(n), (np.arange(n), np.arange(o, o + n))), shape=(n, region.n))
-        every = n <= ATOMS_EXACT
+        every = n <= ATOMS_LINEAR
 
         def need(e: Any, every: bool = every) -> tuple[np.ndarray, np.ndarray]:
             return np.full(n, every), np.full(n, every)
 
-        ends = region.extremes(g, need=need)
+        ends = region.extremes(g, need=need, exact=n <= ATOMS_EXACT)
         s = scales[key]
         if key is None:
             atoms["lo"], atoms["hi"], atoms["tight"] = ends.lo, ends.hi, ends.lo_exact & ends.hi_exact

@@ -45,6 +45,8 @@ ITERATIONS_ONE = 2_000_000
 NODES = 2_000
 # Rounds of programmes over all open ends at once (each certifies many ends with one vertex).
 BATCH_ROUNDS = 12
+# Objectives tried for a whole solution at a rounded linear bound before an integer programme.
+WITNESS_TRIES = 4
 _POINTS = 6
 # Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
 # meets each equation to 10⁻⁷, and a total over many of them may be off by more.
@@ -258,6 +260,10 @@ class Region:
         ) <= _TOL * max(1.0, abs(rounded)):
             # The truth reaches the (rounded) linear bound: it is the whole optimum.
             return rounded, True, True, self.known[cols].copy(), sol.row_dual
+        if whole_objective and local.size == 1:
+            point = self._witness(k, prog, int(local[0]), rounded / float(val[0]))
+            if point is not None:
+                return rounded, True, True, point, sol.row_dual
         if not exact:
             return rounded, False, True, None, sol.row_dual
         # The linear optimum is fractional: the integer programme (its proven bound holds if it stops early).
@@ -276,6 +282,34 @@ class Region:
         self.undecided_solves += 1
         return bound, False, False, None, sol.row_dual
 
+    def _witness(self, k: int, prog: Program, j: int, target: float) -> np.ndarray | None:
+        """A whole solution of block ``k`` with its unknown ``j`` at ``target`` (the rounded linear bound), or None.
+
+        A linear optimum of one unknown is often fractional although a whole solution reaches its rounded value:
+        with ``j`` held there, vertices of what is left are tried (a few objectives, fixed seeds); a whole vertex
+        proves the bound is the integer optimum without an integer programme, which costs a thousand times more.
+        """
+        cols = self._cols[k]
+        lo, hi = float(self.lo[cols][j]), float(self.hi[cols][j])
+        if not (lo - _TOL <= target <= hi + _TOL) or not float(target).is_integer():
+            return None
+        ints = self.integer[cols]
+        everyone = np.arange(cols.size)
+        rng = np.random.default_rng(cols.size * 7919 + j)
+        prog.set_col_bounds(j, target, target)
+        try:
+            for attempt in range(WITNESS_TRIES):
+                weights = np.ones(cols.size) if attempt == 0 else rng.integers(1, 8, cols.size).astype(float)
+                sol = prog.minimise(everyone, weights, iterations=min(ITERATIONS_ONE, max(self.budget, 1)))
+                self.budget -= prog.iterations
+                if sol.status == "infeasible":
+                    return None
+                if sol.status == "optimal" and sol.x is not None and _whole(sol.x[ints]):
+                    return np.where(ints, np.round(sol.x), sol.x)
+        finally:
+            prog.set_col_bounds(j, lo, hi)
+        return None
+
     def optimise(
         self, idx: np.ndarray, val: np.ndarray, sign: float, *, exact: bool = True
     ) -> tuple[float, bool, bool, list[tuple[int, np.ndarray]], set[int]]:
@@ -285,7 +319,8 @@ class Region:
         idx = np.asarray(idx, dtype=np.int64)
         val = np.asarray(val, dtype=float)
         whole_objective = bool(np.all(self.integer[idx])) and _whole(val)
-        total, exact, decided = 0.0, True, True
+        # ``exact`` is the caller's request; ``reached`` whether every block's value is its optimum.
+        total, reached, decided = 0.0, True, True
         parts: list[tuple[int, np.ndarray]] = []
         used: set[int] = set()
         blocks = self.col_block[idx]
@@ -301,7 +336,7 @@ class Region:
                     outer = float(np.sum(val[mine] * ends))
                 value = value if np.isfinite(value) else (outer if not np.isnan(outer) else -sign * np.inf)
             total += value
-            exact &= ex
+            reached &= ex
             decided &= dec
             if x is not None:
                 parts.append((k, x))
@@ -309,7 +344,7 @@ class Region:
                 rows = self._rows[k][np.abs(duals) > 1e-9]
                 if rows.size:
                     used |= set(self.origin[rows].indices.tolist())
-        return total, exact, decided, parts, used
+        return total, reached, decided, parts, used
 
     # --- many totals ----------------------------------------------------------------------------------------
 
@@ -328,7 +363,12 @@ class Region:
         return out
 
     def extremes(
-        self, g: sp.spmatrix, *, need: Need | None = None, explain: np.ndarray | None = None
+        self,
+        g: sp.spmatrix,
+        *,
+        need: Need | None = None,
+        explain: np.ndarray | None = None,
+        exact: bool = True,
     ) -> Ends:
         """The interval of every total g_i·x (the rows of ``g``, non-negative weights). ``need`` says which
         ends are still wanted (default: all); ``explain`` the totals whose determining equations are wanted
@@ -416,14 +456,14 @@ class Region:
                 solves += 1
                 row = g.indices[g.indptr[i] : g.indptr[i + 1]]
                 val = g.data[g.indptr[i] : g.indptr[i + 1]]
-                value, exact, decided, parts, used = self.optimise(row, val, sign)
+                value, hit, decided, parts, used = self.optimise(row, val, sign, exact=exact)
                 seen(parts)
                 if sign > 0:
                     ends.lo[i] = max(ends.lo[i], value) if decided or np.isfinite(value) else ends.lo[i]
-                    ends.lo_exact[i] |= exact and decided
+                    ends.lo_exact[i] |= hit and decided
                 else:
                     ends.hi[i] = min(ends.hi[i], value) if decided or np.isfinite(value) else ends.hi[i]
-                    ends.hi_exact[i] |= exact and decided
+                    ends.hi_exact[i] |= hit and decided
                 if not decided:
                     ends.undecided[i] = True
                 if explain is not None and explain[i]:
