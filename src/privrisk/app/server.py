@@ -142,6 +142,31 @@ $(function () {
     });
   }
   $(document).on("shiny:connected", describeHandles);
+  // ion.rangeSlider "clicks" its handle's position when the slider takes the keyboard focus, and the value read
+  // back from that pixel is not the value shown (ln 3 became 1.18 on a narrow slider): tabbing past a slider
+  // must not move it. Real clicks are bound to the original method when the slider is made; only the focus
+  // handler looks the method up on the instance, so the instance's own copy ignores exactly that call.
+  function calmSliders() {
+    document.querySelectorAll("input.js-range-slider").forEach(function (el) {
+      const slider = window.jQuery && jQuery(el).data("ionRangeSlider");
+      if (!slider || slider.privriskCalm) { return; }
+      const click = slider.pointerClick;
+      slider.pointerClick = function (target, event) {
+        if (target === "single" && event && !event.originalEvent && !event.type) {
+          // What the click would have set for the arrow keys, at the handle's own place: a key then moves the
+          // value one step from where it is.
+          this.current_plugin = this.plugin_count;
+          this.target = "single";
+          this.coords.p_gap = 0;
+          this.coords.p_pointer = this.coords.p_single_fake;
+          return;
+        }
+        return click.apply(this, arguments);
+      };
+      slider.privriskCalm = true;
+    });
+  }
+  $(document).on("shiny:connected shiny:bound shiny:value", calmSliders);
   // Set once the server has sent the first results (tests and scripts wait for it).
   Shiny.addCustomMessageHandler("privrisk-ready", function (ready) {
     describeHandles();
