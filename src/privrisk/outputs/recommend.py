@@ -83,6 +83,7 @@ class _Auditor:
         self.knowledge = knowledge  # the spec's, so that a remedy is audited against the same intruder
         self.memo: dict[Any, Audit | None] = {}
         self.cache: dict[OutputSpec, pd.DataFrame] = {}
+        self.atoms: dict[Any, Any] = {}  # the atoms of each set of variables, read from the data once
 
     def cells(self, spec: OutputSpec) -> pd.DataFrame:
         """A table's cells, computed once for every audit of the request."""
@@ -108,6 +109,8 @@ class _Auditor:
                 self.policy,
                 deadline=self.deadline,
                 knowledge=self.knowledge,
+                cache=self.cache,
+                atoms_memo=self.atoms,
             )
         return self.memo[key]
 

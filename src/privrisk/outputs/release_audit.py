@@ -193,6 +193,7 @@ def audit_release(
     max_atoms: int = 200_000,
     cache: dict[OutputSpec, pd.DataFrame] | None = None,
     knowledge: Any = None,
+    atoms_memo: dict[Any, Any] | None = None,
 ) -> Audit:
     """Audit a release: ``linear`` are every count, sum and mean table as requested (this run's and the
     ledger's, with their cells), ``changes`` the suggestions applied together, ``targets`` per output the
@@ -202,7 +203,8 @@ def audit_release(
     one more per output with targets (that output whole, its hidden cells then taken out by
     :func:`privrisk.outputs.cell_bounds.hidden_cells`, every other change applied). An audit that reaches
     ``deadline`` (``time.perf_counter()``) is not complete. ``cache`` keeps the coarser tables computed (a dict
-    the caller keeps across audits of one request). ``knowledge`` is the spec's
+    the caller keeps across audits of one request), ``atoms_memo`` the atoms read from the data (likewise; see
+    :func:`privrisk.outputs.differencing.difference`). ``knowledge`` is the spec's
     (:class:`~privrisk.outputs.knowledge.Knowledge`): the intruder of the audit is the request's.
     """
     from privrisk.outputs.cell_bounds import hidden_cells, protected
@@ -213,7 +215,7 @@ def audit_release(
 
     cache = {} if cache is None else cache
     released = _released(con, linear, changes, policy, None, cache)
-    diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge)
+    diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge, atoms_memo=atoms_memo)
     disclosures = list(diff.disclosures)
     complete = not diff.undecided and not late()
     found: list[Target] = []
@@ -232,6 +234,7 @@ def audit_release(
             policy,
             max_atoms=max_atoms,
             knowledge=knowledge,
+            atoms_memo=atoms_memo,
         )
         left = deadline - time.perf_counter()
         res = hidden_cells(whole, spec, cells, hidden, deadline=time.perf_counter() + max(left, 0.0))
