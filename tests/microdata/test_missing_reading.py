@@ -95,3 +95,13 @@ def test_suppression_reaches_k_in_the_same_reading(data, k):
     assert run.reduced is not None and run.reduced.measures["k_anonymity"]["k"] >= k
     # the attacker models after the suppression read the suppressed values as the frequencies do
     assert run.reduced.measures["attacker_models"]["prosecutor"]["highest"] <= 1 / k
+
+
+def test_overlapping_classes_never_make_a_population_as_large_as_the_file_too_small():
+    # Three records whose f_k are 3, 2 and 2 ("x" with a missing b matches both others): the class sizes behind
+    # them add up to 5 records, more than the file's 3; a population of 3 (the file is the population) used to be
+    # refused as "smaller than the dataset".
+    frame = pd.DataFrame({"a": ["x", "x", "x"], "b": [None, "y", "z"]})
+    result = measure_microdata(frame, MicrodataSettings(keys=("a", "b"), missing="any", population_size=3))
+    assert sorted(result.measures["k_anonymity"]["violations"].items())  # measured, not refused
+    assert "population_uniqueness" in result.measures

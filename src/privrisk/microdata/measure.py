@@ -368,7 +368,12 @@ def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarr
         if population < n:
             raise PrivriskError(f"population_size: {population:g} is smaller than the file ({n:,} records)",
                                 param="population_size")  # fmt: skip
-        measures["population_uniqueness"] = sample_population_uniqueness(sizes, population)
+        # With a missing value matching any value the classes overlap, and the class sizes behind the records'
+        # f_k may add up to more records than the file has (and than a population as large as the file): the
+        # models then see the population as at least those classes, never a refusal of the user's figure.
+        measures["population_uniqueness"] = sample_population_uniqueness(
+            sizes, population if partition else max(population, float(sizes.sum()))
+        )
         if not partition:
             measures["population_uniqueness"]["classes"] = ("from the records' f_k: a missing key value matches "
                                                             "any value, so the classes overlap")  # fmt: skip
