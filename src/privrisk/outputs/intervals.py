@@ -251,6 +251,8 @@ class Region:
         ints = self.integer[cols]
         if not ints.any() or _whole(x[ints]):
             x = np.where(ints, np.round(x), x)
+            if whole_objective:  # the whole point's own total, not the solver's 1.0000000000000002
+                value = float(np.dot(val, x[local]))
             return value, True, True, x, sol.row_dual
         rounded = value
         if whole_objective:
