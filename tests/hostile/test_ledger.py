@@ -362,13 +362,19 @@ def test_signals_deferred_during_charge():
     from privrisk.release.ledger import deferred_signals
 
     done = []
-    with pytest.raises(KeyboardInterrupt):
-        with deferred_signals() as guard:
-            guard.arm()
-            signal.raise_signal(signal.SIGINT)
-            done.append("charged and renamed")
-    assert done == ["charged and renamed"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's own handler for the test's length: a SparkContext made by another test in this worker process
+    # installs its own, which the guard would rightly restore instead.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with deferred_signals() as guard:
+                guard.arm()
+                signal.raise_signal(signal.SIGINT)
+                done.append("charged and renamed")
+        assert done == ["charged and renamed"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 # 2. Keyed ledger ------------------------------------------------------------------------------------------------
