@@ -221,7 +221,7 @@ def _matching(codes: np.ndarray, count: np.ndarray, weight: np.ndarray) -> tuple
     """
     patterns, members = _patterns(codes)
     widths = codes.max(axis=0).astype(np.int64) + 1 if codes.size else np.ones(codes.shape[1], dtype=np.int64)
-    sub = [codes[rows] for rows in members]
+    sub = [np.asfortranarray(codes[rows]) for rows in members]  # a key column at a time: each one contiguous
     counts = [count[rows].astype(float) for rows in members]
     weights = [weight[rows].astype(float) for rows in members]
     fk = count.astype(np.int64).copy()
