@@ -98,6 +98,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "density": _p("Density"),
         "dis_fraction": _p("Share of records checked"),
         "draws": _p("Noise draws per database"),
+        "earlier_data": _p("Earlier versions of the data"),
         "dv": _p("Local sensitivity Δv"),
         "engine": _p("Engine"),
         "epochs": _p("Epochs"),

@@ -114,3 +114,33 @@ def test_a_spec_of_too_many_outputs_and_a_column_of_too_many_categories_are_refu
     upload(page, "outputs-spec", wide)
     page.locator("#outputs-run").click()
     expect(status).to_contain_text("the grouping column 'code' has 100,000 categories", timeout=RUN_MS)
+
+
+def test_an_earlier_version_of_the_data_uploaded_beside_todays_finds_the_newcomer(
+    page, goto, upload, tmp_path, running_app
+):
+    """Issue 31, item 4: Table 1 released on January's data; February's data has one newcomer. The same table
+    on February's data is refused until January's file is uploaded as an earlier version; then the newcomer is
+    found by differencing the two versions."""
+    january, february = tmp_path / "january.csv", tmp_path / "february.csv"
+    january.write_text(DATA)
+    february.write_text(DATA + "West,f,40\n")
+    first, again = tmp_path / "table1.toml", tmp_path / "again.toml"
+    first.write_text(TABLE_1)
+    again.write_text(TABLE_1.replace('"Table 1"', '"Table 1 again"'))
+    goto(page, "page=outputs")
+    upload(page, "outputs-file", january)
+    upload(page, "outputs-spec", first)
+    page.locator("#outputs-run").click()
+    verdict = page.locator("#outputs-check #verdict")
+    expect(verdict).to_contain_text("May be released", timeout=RUN_MS)
+    upload(page, "outputs-file", february)
+    upload(page, "outputs-spec", again)
+    page.locator("#outputs-run").click()
+    status = page.locator("#outputs-status .privrisk-error")
+    expect(status).to_contain_text("another version of the data", timeout=RUN_MS)
+    upload(page, "outputs-earlier", january)
+    expect(page.locator("#outputs-command-line")).to_contain_text("--earlier-data january.csv")
+    page.locator("#outputs-run").click()
+    expect(verdict).to_contain_text("May not be released", timeout=RUN_MS)
+    expect(page.locator("#outputs-check")).to_contain_text("data_version = today")

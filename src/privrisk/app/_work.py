@@ -76,12 +76,19 @@ def check_request_size(
 
 
 def outputs_report(
-    data: str, spec: str, policy: str | None, ledger: str | None, key: bytes | None
+    data: str,
+    spec: str,
+    policy: str | None,
+    ledger: str | None,
+    key: bytes | None,
+    earlier: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """``privrisk outputs DATA --spec SPEC [--policy P] --ledger L``, as the Outputs page shows it.
+    """``privrisk outputs DATA --spec SPEC [--policy P] --ledger L [--earlier-data E …]``, as the Outputs page
+    shows it.
 
     The outputs are checked against everything the ledger records (and, as the library does for a set that
-    passes, recorded there). Returns the verdict (``status``), the report's body and the whole report (HTML).
+    passes, recorded there), earlier outputs of another version of the data against ``earlier``. Returns the
+    verdict (``status``), the report's body and the whole report (HTML).
     """
     from privrisk.io.data import read_table
     from privrisk.outputs import OutputsSettings, check_outputs
@@ -91,7 +98,8 @@ def outputs_report(
     specs = read_spec(spec)
     frame = read_table(data)
     check_request_size(specs, frame)
-    result = check_outputs(OutputsSettings(data=frame, spec=spec, policy=policy, ledger=ledger, key=key))
+    settings = OutputsSettings(data=frame, spec=spec, policy=policy, ledger=ledger, key=key, earlier_data=earlier)
+    result = check_outputs(settings)
     # What the ledger recorded (the library's ``OutputsResult.ledger``: appended, seq), where the library says.
     recorded = getattr(result, "ledger", None)
     return {

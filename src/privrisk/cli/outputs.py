@@ -87,6 +87,12 @@ def outputs_command(
     key_file: Path | None = typer.Option(
         None, "--ledger-key", help=f"Secret key file of a keyed ledger (HMAC-SHA256; default: ${KEY_ENV})."
     ),
+    earlier_data: list[Path] = typer.Option(
+        [],
+        "--earlier-data",
+        help="An earlier version of the data that outputs in --ledger were computed on (repeatable): the versions "
+        "are checked as one population, newcomers and leavers included.",
+    ),
     out_dir: Path | None = typer.Option(None, "--out", help="Write report.html, outputs.json and CSVs here."),
     atoms: Path | None = typer.Option(None, "--atoms", help="Write the atoms' count intervals (CSV) here."),
     cells: Path | None = typer.Option(
@@ -103,7 +109,7 @@ def outputs_command(
     from privrisk.outputs.check import OutputsSettings
     from privrisk.outputs.check import check_outputs as run_check
 
-    inputs = [p for p in (data, spec, policy, ledger, key_file) if p is not None]
+    inputs = [p for p in (data, spec, policy, ledger, key_file, *earlier_data) if p is not None]
     if ledger is not None:
         # The lock file beside the ledger is an input too: replacing it would give a second check another lock.
         inputs.append(ledger.with_name(ledger.name + ".lock"))
@@ -115,7 +121,14 @@ def outputs_command(
         check_outputs(cells, [*inputs, *([atoms] if atoms is not None else [])], param="cells")
     key = read_key(key_file)
     settings = OutputsSettings(
-        data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms, append=not no_append
+        data=data,
+        spec=spec,
+        policy=policy,
+        ledger=ledger,
+        key=key,
+        max_atoms=max_atoms,
+        append=not no_append,
+        earlier_data=tuple(earlier_data),
     )
     # The files go to temporary names under the ledger's lock, and into place once the ledger is written.
     with deferred_signals() as guard, contextlib.ExitStack() as stack:

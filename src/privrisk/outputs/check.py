@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
+from privrisk.outputs.knowledge import derive
 from privrisk.outputs.policy import Policy, read_policy
 from privrisk.outputs.rules import model_rules, worst
 from privrisk.outputs.spec import MODELS, OutputSpec, read_spec
@@ -63,6 +64,11 @@ class OutputsSettings:
         append: with a ledger, append the outputs if they all pass, checked and appended under the ledger's lock
             (the default); False only checks against the ledger.
         timeout: seconds to wait for the ledger's lock held by another release or outputs check.
+        earlier_data: earlier versions of the data (files or DataFrames), for the ledger's outputs computed on
+            them: each earlier output is matched to its version by its fingerprint, and the versions are checked
+            as one population whose newcomers and leavers are groups like any other
+            (:mod:`privrisk.outputs.versions`). Without it, an earlier output whose numbers today's data does not
+            give again is refused.
 
     Example:
         >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
@@ -81,9 +87,21 @@ class OutputsSettings:
     max_atoms: int = 200_000
     append: bool = True
     timeout: float = 300.0
+    earlier_data: tuple[str | os.PathLike[str] | pd.DataFrame, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        earlier = self.earlier_data
+        if isinstance(earlier, str | os.PathLike | pd.DataFrame):
+            earlier = (earlier,)
+        if not isinstance(earlier, list | tuple):
+            raise PrivriskError(
+                f"earlier_data: give files or DataFrames, not {type(earlier).__name__}", param="earlier_data"
+            )
+        for item in earlier:
+            if not isinstance(item, pd.DataFrame):
+                _path(item, "earlier_data", optional=False)
+        set_(self, "earlier_data", tuple(earlier))
         if not isinstance(self.data, pd.DataFrame):
             _path(self.data, "data", optional=False)
         if isinstance(self.spec, list | tuple):
@@ -103,6 +121,11 @@ class OutputsSettings:
         if isinstance(self.max_atoms, bool) or not isinstance(self.max_atoms, int) or self.max_atoms < 1:
             raise PrivriskError(
                 f"max_atoms: must be a whole number ≥ 1, not {self.max_atoms!r}", param="max_atoms"
+            )
+        if self.earlier_data and ledger is None:
+            raise PrivriskError(
+                "earlier_data: earlier versions of the data are compared with a ledger's outputs: give a ledger",
+                param="earlier_data",
             )
         if self.key is not None:
             if ledger is None:
@@ -124,8 +147,8 @@ class OutputsSettings:
             )
         if ledger is not None:
             # The ledger is written after the check: it must not be one of the inputs it would overwrite.
-            for name in ("data", "spec", "policy"):
-                other = getattr(self, name)
+            named = [(n, getattr(self, n)) for n in ("data", "spec", "policy")]
+            for name, other in named + [("earlier data", e) for e in self.earlier_data]:
                 if isinstance(other, str | os.PathLike) and Path(other).resolve() == ledger.resolve():
                     raise PrivriskError(f"ledger: {ledger} is also the {name} file", param="ledger")
 
@@ -296,28 +319,159 @@ def _against_ledger(
 
     earlier = released_outputs(entries, settings.ledger)
     taken_names(specs, earlier, settings.ledger)
-    result = check_frame(frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms, source=source)
     from privrisk.outputs.ledger import data_version
 
+    knowledge = getattr(specs, "knowledge", None)
+    placed, versions = _placed(frame, specs, earlier, settings, source)
+    if any(placed):
+        result = _check_versions(frame, specs, policy, settings, earlier, placed, versions, source)
+    else:
+        result = check_frame(
+            frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms, source=source
+        )
     moved = set(result.earlier_changed)
     changed = 0
     digests: dict[str, str] = {}
-    for r, name in zip(earlier, _earlier_names(earlier, specs), strict=True):
-        if r.spec.kind in MODELS:
+    today = derive(frame, knowledge)
+    lenient = []
+    for r, name, where in zip(earlier, _earlier_names(earlier, specs), placed, strict=True):
+        if r.spec.kind in MODELS or where:
             continue
-        how = version_change(r.data, data_version(frame, r.spec, file=source, cache=digests))
+        how = version_change(r.data, data_version(today, r.spec, file=source, cache=digests))
         changed += how is not None
         if name in moved:
             what = f"on another version of the data ({how})" if how else "on other data"
+            given = " none of the earlier data given is that version;" if settings.earlier_data else ""
             raise PrivriskError(
                 f"ledger: the earlier output {r.spec.name!r} in {settings.ledger} ({r.where()}) was computed {what}, "
-                "and today's data does not give its numbers again; privrisk cannot yet check a request against "
-                "outputs of another version of the data: check this request against the data they were computed on",
+                f"and today's data does not give its numbers again;{given} give the data it was computed on as "
+                "earlier data, and the two versions are checked as one population",
                 param="ledger",
             )
+        if how is not None:
+            lenient.append(r.spec.name)
+    assumed = list(result.assumed)
+    if lenient:
+        assumed.append({"kind": "same population", "variables": [], "sentence": (
+            f"{_listed(lenient)} {'was' if len(lenient) == 1 else 'were'} computed on another version of the data, "
+            "whose numbers today's data gives again: checked as if computed on today's data (give the earlier data "
+            "to check the versions' newcomers and leavers too).")})  # fmt: skip
+    result = dataclasses.replace(result, assumed=assumed)
     summary = {**result.summary, "earlier_data_changed": changed}
     state = {"path": str(settings.ledger), "head": outputs_head(entries), "appended": False, "seq": None}
     return dataclasses.replace(result, summary=summary, ledger=state)
+
+
+def _listed(names: Sequence[str]) -> str:
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _placed(
+    frame: pd.DataFrame,
+    specs: Sequence[OutputSpec],
+    earlier: Sequence[Released],
+    settings: OutputsSettings,
+    source: str | None,
+) -> tuple[list[int], list[tuple[str, pd.DataFrame]]]:
+    """The version of the data each earlier output was computed on (0: today's, or k: the k-th earlier version
+    that some output was computed on), by its fingerprint; and those versions (named, derived), in order."""
+    from privrisk.io.data import read_table
+    from privrisk.outputs.ledger import data_version, version_change
+
+    knowledge = getattr(specs, "knowledge", None)
+    today = derive(frame, knowledge)
+    frames: dict[int, pd.DataFrame] = {}
+
+    def version(k: int) -> pd.DataFrame:
+        if k not in frames:
+            item = settings.earlier_data[k]
+            frames[k] = derive(item if isinstance(item, pd.DataFrame) else read_table(item), knowledge)
+        return frames[k]
+
+    placed = []
+    for r in earlier:
+        if (
+            r.spec.kind in MODELS
+            or r.data is None
+            or version_change(r.data, data_version(today, r.spec)) is None
+        ):
+            placed.append(0)
+            continue
+        match = (
+            k
+            for k in range(len(settings.earlier_data))
+            if version_change(r.data, data_version(version(k), r.spec)) is None
+        )
+        placed.append(next(match, -1) + 1)
+    used = sorted({k for k in placed if k})
+    renumber = {k: i + 1 for i, k in enumerate(used)}
+    return [renumber.get(k, 0) for k in placed], [
+        (_named(settings.earlier_data[k - 1]), frames[k - 1]) for k in used
+    ]
+
+
+def _check_versions(
+    frame: pd.DataFrame,
+    specs: Sequence[OutputSpec],
+    policy: Policy,
+    settings: OutputsSettings,
+    earlier: Sequence[Released],
+    placed: Sequence[int],
+    versions: Sequence[tuple[str, pd.DataFrame]],
+    source: str | None,
+) -> OutputsResult:
+    """The request checked against earlier outputs of other versions of the data, the versions as one population
+    (:mod:`privrisk.outputs.versions`): each output restricted to its version's records."""
+    from privrisk.outputs.ledger import _where_columns
+    from privrisk.outputs.spec import Outputs
+    from privrisk.outputs.versions import TOTALS, one_population, version_name
+
+    knowledge = getattr(specs, "knowledge", None)
+    today = derive(frame, knowledge)
+    if any(s.ptable is not None for s in specs):
+        raise PrivriskError(
+            "earlier_data: outputs with cell-key perturbation cannot yet be checked against other versions of the data",
+            param="earlier_data",
+        )
+    everything = [*specs, *(r.spec for r in earlier if r.spec.kind not in MODELS)]
+    columns = list(today.columns)
+    read = [c for s in everything for c in (*s.columns_used, *_where_columns(s.where, columns))]
+    read = [c for c in dict.fromkeys(read) if c in columns]
+    both = one_population(today, [f for _, f in versions], read)
+
+    def restrict(spec: OutputSpec, k: int) -> OutputSpec:
+        return dataclasses.replace(spec, where=both.restricted(spec.where, k))
+
+    mine = Outputs(tuple(restrict(s, 0) for s in specs), knowledge, getattr(specs, "record_key", None))
+    then = [
+        r if r.spec.kind in MODELS else dataclasses.replace(r, spec=restrict(r.spec, k))
+        for r, k in zip(earlier, placed, strict=True)
+    ]
+    totals = OutputSpec(name=TOTALS, kind="count", rows=(both.column,))
+    result = check_frame(both.frame, mine, policy, earlier=[*then, totals], max_atoms=settings.max_atoms)
+    named = [_named(settings.data), *(n for n, _ in versions)]
+    names = "; ".join(f"{version_name(k)}: {n}" for k, n in enumerate(named))
+    said = {"kind": "versions", "variables": [both.column], "sentence": (
+        f"Earlier outputs were computed on other versions of the data ({names}). The versions are checked as one "
+        f"population of {len(both.frame):,} records matched on the columns the outputs read; {both.column} says "
+        "which versions hold each record, and the intruder knows it (how many records each pattern of versions "
+        "holds, as a neighbour knows who moved in or out).")}  # fmt: skip
+    summary = {**result.summary, "records": len(today), "records_all_versions": len(both.frame)}
+    return dataclasses.replace(
+        result,
+        specs=tuple(specs),
+        versions=_versions(today, specs, source),
+        summary=summary,
+        assumed=[said, *result.assumed],
+    )
+
+
+def _named(data: Any) -> str:
+    """A version of the data in words: its file's name, or the number of records of a DataFrame."""
+    if isinstance(data, pd.DataFrame):
+        return f"a DataFrame of {len(data):,} records"
+    return os.path.basename(str(data))
 
 
 def _earlier_names(earlier: Sequence[Any], specs: Sequence[OutputSpec]) -> list[str]:

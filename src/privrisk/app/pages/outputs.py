@@ -14,6 +14,7 @@ coloured by status (folded).
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from shiny import module, reactive, render, ui
@@ -37,6 +38,11 @@ def page_ui() -> Any:
             ui.output_ui("data"),
             ui.input_file("spec", "outputs.toml (the tables and models to check)"),
             ui.input_file("policy", "Policy (ACRO's YAML, optional: ACRO's defaults otherwise)"),
+            ui.input_file(
+                "earlier",
+                "Earlier versions of the data (optional: those that outputs in the ledger were computed on)",
+                multiple=True,
+            ),
             ui.output_ui("problem"),
             ui.input_action_button("run", "Check the outputs", class_="btn-primary"),
             ui.output_ui("ledger_note"),
@@ -106,6 +112,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             if input.policy():
                 policy, policy_name = checked_upload(input.policy(), max_bytes=max_upload, param="policy")
                 found.append((policy, policy_name))
+            earlier = []
+            for info in input.earlier() or []:
+                path, name = checked_upload([info], max_bytes=max_upload, param="earlier_data")
+                found.append((path, name))
+                earlier.append(str(path))
         except PrivriskError as exc:
             runner.fail(exc, found)
             return
@@ -116,6 +127,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             None if policy is None else str(policy),
             str(ledger),
             settings.key,
+            tuple(earlier),
             uploads=found,
             in_process=True,
             text="Checking the outputs in a worker process",
@@ -177,4 +189,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ledger=settings.ledger_name,
             ledger_key="KEY_FILE" if settings.key is not None else None,
         )
+        for info in input.earlier() or []:
+            line += " --earlier-data " + shlex.quote(info["name"])
         return ui.div(line, class_="privrisk-command", id="outputs-command-line")
