@@ -253,3 +253,14 @@ def test_every_newcomer_group_an_enumeration_pins_is_reported(tmp_path_factory, 
         region, sex = d["labels"].get("region"), d["labels"].get("sex")
         if region is not None and sex is not None and d["kind"] == "exact":
             assert (region, sex) in expected, d
+
+
+def test_changed_data_that_gives_the_earlier_numbers_again_is_said_in_assumed(tmp_path):
+    led = tmp_path / "ledger.json"
+    january = people()
+    check(january, adults("Adults"), led)
+    february = pd.concat([january, pd.DataFrame([{"region": "North", "sex": "female", "age": 10, "income": 0.0}])])
+    result = check(february, adults("Over 19", "age >= 19"), led, append=False)
+    [said] = [a for a in result.assumed if a["kind"] == "same population"]
+    assert "'Adults' was computed on another version of the data" in said["sentence"]
+    assert result.summary["earlier_data_changed"] == 1
