@@ -202,12 +202,6 @@ class OutputsResult:
             else {k: self.ledger[k] for k in ("path", "appended", "seq") if k in self.ledger},
         }
 
-    def atoms_frame(self) -> pd.DataFrame:
-        """One row per atom: its grouping values and conditions, then ``lo`` and ``hi`` of its count."""
-        from privrisk.outputs.report import atoms_table
-
-        return atoms_table(self)
-
     def write(self, folder: str | os.PathLike[str]) -> list[Path]:
         """Write the report folder (HTML, JSON, CSVs) whole or not at all; the files written."""
         from privrisk.outputs.report import write_report
@@ -320,11 +314,15 @@ def _against_ledger(
     earlier = released_outputs(entries, settings.ledger)
     taken_names(specs, earlier, settings.ledger)
     from privrisk.outputs.ledger import data_version
+    from privrisk.outputs.versions import placed_versions, versioned_request
 
     knowledge = getattr(specs, "knowledge", None)
-    placed, versions = _placed(frame, specs, earlier, settings, source)
+    today = derive(frame, knowledge)
+    placed, versions = placed_versions(frame, specs, earlier, settings.earlier_data)
     if any(placed):
-        result = _check_versions(frame, specs, policy, settings, earlier, placed, versions, source)
+        one = versioned_request(frame, specs, earlier, placed, versions, settings.data)
+        result = check_frame(one.frame, one.specs, policy, earlier=one.earlier, max_atoms=settings.max_atoms)
+        result = one.finish(result, specs, data_versions(today, specs, source))
     else:
         result = check_frame(
             frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms, source=source
@@ -332,7 +330,6 @@ def _against_ledger(
     moved = set(result.earlier_changed)
     changed = 0
     digests: dict[str, str] = {}
-    today = derive(frame, knowledge)
     lenient = []
     for r, name, where in zip(earlier, _earlier_names(earlier, specs), placed, strict=True):
         if r.spec.kind in MODELS or where:
@@ -365,113 +362,6 @@ def _against_ledger(
 def _listed(names: Sequence[str]) -> str:
     quoted = [repr(n) for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
-def _placed(
-    frame: pd.DataFrame,
-    specs: Sequence[OutputSpec],
-    earlier: Sequence[Released],
-    settings: OutputsSettings,
-    source: str | None,
-) -> tuple[list[int], list[tuple[str, pd.DataFrame]]]:
-    """The version of the data each earlier output was computed on (0: today's, or k: the k-th earlier version
-    that some output was computed on), by its fingerprint; and those versions (named, derived), in order."""
-    from privrisk.io.data import read_table
-    from privrisk.outputs.ledger import data_version, version_change
-
-    knowledge = getattr(specs, "knowledge", None)
-    today = derive(frame, knowledge)
-    frames: dict[int, pd.DataFrame] = {}
-
-    def version(k: int) -> pd.DataFrame:
-        if k not in frames:
-            item = settings.earlier_data[k]
-            frames[k] = derive(item if isinstance(item, pd.DataFrame) else read_table(item), knowledge)
-        return frames[k]
-
-    placed = []
-    for r in earlier:
-        if (
-            r.spec.kind in MODELS
-            or r.data is None
-            or version_change(r.data, data_version(today, r.spec)) is None
-        ):
-            placed.append(0)
-            continue
-        match = (
-            k
-            for k in range(len(settings.earlier_data))
-            if version_change(r.data, data_version(version(k), r.spec)) is None
-        )
-        placed.append(next(match, -1) + 1)
-    used = sorted({k for k in placed if k})
-    renumber = {k: i + 1 for i, k in enumerate(used)}
-    return [renumber.get(k, 0) for k in placed], [
-        (_named(settings.earlier_data[k - 1]), frames[k - 1]) for k in used
-    ]
-
-
-def _check_versions(
-    frame: pd.DataFrame,
-    specs: Sequence[OutputSpec],
-    policy: Policy,
-    settings: OutputsSettings,
-    earlier: Sequence[Released],
-    placed: Sequence[int],
-    versions: Sequence[tuple[str, pd.DataFrame]],
-    source: str | None,
-) -> OutputsResult:
-    """The request checked against earlier outputs of other versions of the data, the versions as one population
-    (:mod:`privrisk.outputs.versions`): each output restricted to its version's records."""
-    from privrisk.outputs.ledger import _where_columns
-    from privrisk.outputs.spec import Outputs
-    from privrisk.outputs.versions import TOTALS, one_population, version_name
-
-    knowledge = getattr(specs, "knowledge", None)
-    today = derive(frame, knowledge)
-    if any(s.ptable is not None for s in specs):
-        raise PrivriskError(
-            "earlier_data: outputs with cell-key perturbation cannot yet be checked against other versions of the data",
-            param="earlier_data",
-        )
-    everything = [*specs, *(r.spec for r in earlier if r.spec.kind not in MODELS)]
-    columns = list(today.columns)
-    read = [c for s in everything for c in (*s.columns_used, *_where_columns(s.where, columns))]
-    read = [c for c in dict.fromkeys(read) if c in columns]
-    both = one_population(today, [f for _, f in versions], read)
-
-    def restrict(spec: OutputSpec, k: int) -> OutputSpec:
-        return dataclasses.replace(spec, where=both.restricted(spec.where, k))
-
-    mine = Outputs(tuple(restrict(s, 0) for s in specs), knowledge, getattr(specs, "record_key", None))
-    then = [
-        r if r.spec.kind in MODELS else dataclasses.replace(r, spec=restrict(r.spec, k))
-        for r, k in zip(earlier, placed, strict=True)
-    ]
-    totals = OutputSpec(name=TOTALS, kind="count", rows=(both.column,))
-    result = check_frame(both.frame, mine, policy, earlier=[*then, totals], max_atoms=settings.max_atoms)
-    named = [_named(settings.data), *(n for n, _ in versions)]
-    names = "; ".join(f"{version_name(k)}: {n}" for k, n in enumerate(named))
-    said = {"kind": "versions", "variables": [both.column], "sentence": (
-        f"Earlier outputs were computed on other versions of the data ({names}). The versions are checked as one "
-        f"population of {len(both.frame):,} records matched on the columns the outputs read; {both.column} says "
-        "which versions hold each record, and the intruder knows it (how many records each pattern of versions "
-        "holds, as a neighbour knows who moved in or out).")}  # fmt: skip
-    summary = {**result.summary, "records": len(today), "records_all_versions": len(both.frame)}
-    return dataclasses.replace(
-        result,
-        specs=tuple(specs),
-        versions=_versions(today, specs, source),
-        summary=summary,
-        assumed=[said, *result.assumed],
-    )
-
-
-def _named(data: Any) -> str:
-    """A version of the data in words: its file's name, or the number of records of a DataFrame."""
-    if isinstance(data, pd.DataFrame):
-        return f"a DataFrame of {len(data):,} records"
-    return os.path.basename(str(data))
 
 
 def _earlier_names(earlier: Sequence[Any], specs: Sequence[OutputSpec]) -> list[str]:
@@ -702,7 +592,7 @@ def check_frame(
         policy=policy,
         specs=specs,
         tables=tables,
-        versions=_versions(frame, specs, source),
+        versions=data_versions(frame, specs, source),
         earlier_changed=tuple(moved_outputs),
         assumed=list(diff.assumed),
         undecided_groups=list(diff.undecided_groups),
@@ -734,7 +624,7 @@ def _perturbed_cells(
         cell.update(true_value=_value(true), cell_key=float(key), consistent=[_value(lo), _value(hi)])
 
 
-def _versions(
+def data_versions(
     frame: pd.DataFrame, specs: Sequence[OutputSpec], source: str | None
 ) -> dict[str, dict[str, Any]]:
     from privrisk.outputs.ledger import data_version

@@ -30,16 +30,34 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from privrisk._validation import quote_identifier as qi
 from privrisk.errors import PrivriskError
+from privrisk.outputs.knowledge import derive
+from privrisk.outputs.spec import MODELS, Outputs, OutputSpec
 
-__all__ = ["TOTALS", "VERSION", "OnePopulation", "one_population", "version_name"]
+if TYPE_CHECKING:
+    from privrisk.outputs.ledger import Released
+
+
+__all__ = [
+    "TOTALS",
+    "VERSION",
+    "OnePopulation",
+    "VersionedRequest",
+    "one_population",
+    "placed_versions",
+    "version_name",
+    "versioned_request",
+]
 
 #: The variable that says which versions of the data hold a record.
 VERSION = "data_version"
@@ -141,3 +159,119 @@ def _pattern(mask: int, count: int) -> str:
     """The label of a pattern of versions: the earlier ones in order, then today."""
     held = [k for k in range(1, count) if mask >> k & 1] + ([0] if mask & 1 else [])
     return " + ".join(version_name(k) for k in held)
+
+
+def placed_versions(
+    frame: pd.DataFrame,
+    specs: Sequence[OutputSpec],
+    earlier: Sequence[Released],
+    earlier_data: Sequence[Any],
+) -> tuple[list[int], list[tuple[str, pd.DataFrame]]]:
+    """The version of the data each earlier output was computed on (0: today's, or k: the k-th earlier version
+    that some output was computed on), by its fingerprint; and those versions (named, derived), in order. An
+    output that no version matches is placed on today's data (the caller refuses it if its numbers moved)."""
+    from privrisk.io.data import read_table
+    from privrisk.outputs.ledger import data_version, version_change
+
+    knowledge = getattr(specs, "knowledge", None)
+    today = derive(frame, knowledge)
+    frames: dict[int, pd.DataFrame] = {}
+
+    def version(k: int) -> pd.DataFrame:
+        if k not in frames:
+            item = earlier_data[k]
+            frames[k] = derive(item if isinstance(item, pd.DataFrame) else read_table(item), knowledge)
+        return frames[k]
+
+    placed = []
+    for r in earlier:
+        if (
+            r.spec.kind in MODELS
+            or r.data is None
+            or version_change(r.data, data_version(today, r.spec)) is None
+        ):
+            placed.append(0)
+            continue
+        match = (
+            k
+            for k in range(len(earlier_data))
+            if version_change(r.data, data_version(version(k), r.spec)) is None
+        )
+        placed.append(next(match, -1) + 1)
+    used = sorted({k for k in placed if k})
+    renumber = {k: i + 1 for i, k in enumerate(used)}
+    return [renumber.get(k, 0) for k in placed], [(_named(earlier_data[k - 1]), frames[k - 1]) for k in used]
+
+
+@dataclass(frozen=True)
+class VersionedRequest:
+    """A request against earlier outputs of other versions of the data, as one population: check ``specs``
+    against ``earlier`` on ``frame`` (:func:`~privrisk.outputs.check.check_frame`), then :meth:`finish`."""
+
+    frame: pd.DataFrame
+    specs: Outputs
+    earlier: list[Any]
+    said: dict[str, Any]
+    records: int
+
+    def finish(self, result: Any, specs: Sequence[OutputSpec], versions: dict[str, Any]) -> Any:
+        """The result in the request's own terms: its specs and data versions, today's records, what was
+        assumed about the versions first."""
+        summary = {**result.summary, "records": self.records, "records_all_versions": len(self.frame)}
+        assumed = [self.said, *result.assumed]
+        return dataclasses.replace(
+            result, specs=tuple(specs), versions=versions, summary=summary, assumed=assumed
+        )
+
+
+def versioned_request(
+    frame: pd.DataFrame,
+    specs: Sequence[OutputSpec],
+    earlier: Sequence[Released],
+    placed: Sequence[int],
+    versions: Sequence[tuple[str, pd.DataFrame]],
+    data: Any,
+) -> VersionedRequest:
+    """The request and the earlier outputs over the versions as one population: each output restricted to its
+    version's records (``placed``: each earlier output's version, as :func:`placed_versions` gives them), and the
+    records per pattern of versions released to the intruder (:data:`TOTALS`). ``data`` is today's data (for its
+    name)."""
+    from privrisk.outputs.ledger import _where_columns
+
+    knowledge = getattr(specs, "knowledge", None)
+    today = derive(frame, knowledge)
+    if any(s.ptable is not None for s in specs):
+        raise PrivriskError(
+            "earlier_data: outputs with cell-key perturbation cannot yet be checked against other versions of the data",
+            param="earlier_data",
+        )
+    everything = [*specs, *(r.spec for r in earlier if r.spec.kind not in MODELS)]
+    columns = list(today.columns)
+    read = [c for s in everything for c in (*s.columns_used, *_where_columns(s.where, columns))]
+    read = [c for c in dict.fromkeys(read) if c in columns]
+    both = one_population(today, [f for _, f in versions], read)
+
+    def restrict(spec: OutputSpec, k: int) -> OutputSpec:
+        return dataclasses.replace(spec, where=both.restricted(spec.where, k))
+
+    mine = Outputs(tuple(restrict(s, 0) for s in specs), knowledge, getattr(specs, "record_key", None))
+    then: list[Any] = [
+        r if r.spec.kind in MODELS else dataclasses.replace(r, spec=restrict(r.spec, k))
+        for r, k in zip(earlier, placed, strict=True)
+    ]
+    totals = OutputSpec(name=TOTALS, kind="count", rows=(both.column,))
+    named = [_named(data), *(n for n, _ in versions)]
+    names = "; ".join(f"{version_name(k)}: {n}" for k, n in enumerate(named))
+    said = {"kind": "versions", "variables": [both.column], "sentence": (
+        f"Earlier outputs were computed on other versions of the data ({names}). The versions are checked as one "
+        f"population of {len(both.frame):,} records matched on the columns the outputs read; {both.column} says "
+        "which versions hold each record, and the intruder knows it (how many records each pattern of versions "
+        "holds, as a neighbour knows who moved in or out).")}  # fmt: skip
+    return VersionedRequest(both.frame, mine, [*then, totals], said, len(today))
+
+
+def _named(data: Any) -> str:
+    """A version of the data in words: its file's name, or the number of records of a DataFrame."""
+    if isinstance(data, pd.DataFrame):
+        return f"a DataFrame of {len(data):,} records"
+    return os.path.basename(str(data))
