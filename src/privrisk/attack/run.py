@@ -509,14 +509,14 @@ def run_attack(
     elif isinstance(s.data, NumericColumn):
         where = f"column {col.name!r}"
     else:
-        where = "values"
+        where = "data"  # the values themselves: the field that holds them
     n = int(col.values.size)
     if n < 2:
         # A file's column is named by the file (no parameter); values given directly are the data.
-        head = "data:" if where == "values" else f"{where} has"
+        head = "data:" if where == "data" else f"{where} has"
         raise PrivriskError(
             f"{head} {n} usable value(s); the attacker's worlds leave one record out, so at least 2 are needed",
-            param="data" if where == "values" else None,
+            param="data" if where == "data" else None,
         )
     q = cast(Query, s.query)
     report(progress, 0.1, "choosing the universe")
