@@ -185,9 +185,9 @@ def test_text_from_a_page_is_normalised():
 
 
 def test_a_file_a_column_read_and_the_values_give_the_same_run():
-    from privrisk.io.data import read_column
-
     import pandas as pd
+
+    from privrisk.io.data import read_column
 
     s = settings(column="distance")
     by_file = run_attack(dataclasses.replace(s, data=EXAMPLE)).to_dict()
@@ -230,7 +230,9 @@ def test_two_worlds_exact_risk_is_the_closed_form():
     # means 40, 36.67, 33.33 and 20; the two most different are 20 and 40, so Δv = 20. Between two worlds the
     # most telling answer lies beyond one of them, where the posterior is e^(εΔv/Δf)/(1 + e^(εΔv/Δf)).
     eps = 1.0
-    run = run_attack(settings(data=[10, 20, 30, 70], universe=(0, 100), worlds="two", epsilon=eps, trials=20_000))
+    run = run_attack(
+        settings(data=[10, 20, 30, 70], universe=(0, 100), worlds="two", epsilon=eps, trials=20_000)
+    )
     assert run.sensitivity == 50.0 and run.world_range == pytest.approx(20.0)
     x = eps * 20.0 / 50.0
     closed = math.exp(x) / (1 + math.exp(x))
@@ -248,7 +250,9 @@ def test_two_worlds_exact_risk_is_the_closed_form():
 @pytest.mark.parametrize(("query", "epsilon"), [("mean", 1.0), ("median", 2.0), ("max", 0.5), ("std", 3.0)])
 def test_many_worlds_against_brute_force(query, epsilon):
     values = np.array([2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0])
-    run = run_attack(settings(data=values, query=query, epsilon=epsilon, universe=(0, 40), trials=20_000, seed=3))
+    run = run_attack(
+        settings(data=values, query=query, epsilon=epsilon, universe=(0, 40), trials=20_000, seed=3)
+    )
     # The worlds by brute force: the query on every sample with one record left out (population std).
     reduce = {"mean": np.mean, "median": np.median, "max": np.max, "std": np.std}[query]
     f = np.array([reduce(np.delete(values, i)) for i in range(values.size)])

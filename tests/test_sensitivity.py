@@ -357,7 +357,9 @@ def test_progress_moves_forward_to_done():
     from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
 
     seen: list[tuple[float, str]] = []
-    run_sensitivity(SensitivitySettings(data=FULL, query="variance"), progress=lambda d, m: seen.append((d, m)))
+    run_sensitivity(
+        SensitivitySettings(data=FULL, query="variance"), progress=lambda d, m: seen.append((d, m))
+    )
     shares = [done for done, _ in seen]
     assert shares == sorted(shares) and shares[0] == 0.0 and seen[-1] == (1.0, "done")
 
@@ -370,12 +372,16 @@ def test_the_old_run_sensitivity_call_warns_and_gives_the_same_document():
     values = np.array(FULL, dtype=float)
     with pytest.warns(DeprecationWarning, match="SensitivitySettings without data is deprecated"):
         old_settings = SensitivitySettings(query="mean", epsilon="ln3", universe="0,700")
-    with pytest.warns(DeprecationWarning, match=r"run_sensitivity\(values, settings, column=…\) is deprecated"):
+    with pytest.warns(
+        DeprecationWarning, match=r"run_sensitivity\(values, settings, column=…\) is deprecated"
+    ):
         old = run_sensitivity(values, old_settings, column="distance", source="distance_work.csv",
                               data={"column": "distance"})  # fmt: skip
     new = new_run(dataclasses.replace(old_settings, data=values, column="distance")).to_dict()
     assert "schema_version" not in old and old["data"] == {"column": "distance"}
-    assert old == {k: v for k, v in new.items() if k not in ("schema_version", "data")} | {"data": old["data"]}
+    assert old == {k: v for k, v in new.items() if k not in ("schema_version", "data")} | {
+        "data": old["data"]
+    }
     assert list(old) == [k for k in new if k != "schema_version"]  # the same keys in the same order
 
 

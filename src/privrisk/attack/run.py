@@ -162,7 +162,7 @@ class AttackSettings:
     data: Any = field(default=None, repr=False, compare=False)
     column: str | None = None
     query: str
-    epsilon: float | str
+    epsilon: float | str | None
     universe: tuple[float, float] | str | Universe | None = None
     universe_file: str | os.PathLike[str] | None = None
     universe_column: str | None = None
@@ -185,7 +185,7 @@ class AttackSettings:
         if column is None and self.data is not None and is_table(self.data):
             raise PrivriskError("column: choose the numeric column of the data file the query runs on",
                                 param="column")  # fmt: skip
-        if _blank(self.epsilon):
+        if self.epsilon is None or _blank(self.epsilon):
             raise PrivriskError("epsilon: required, e.g. 1 or ln3", param="epsilon")
         epsilon = parse_epsilon(self.epsilon, name="epsilon")
         if _blank(self.query):

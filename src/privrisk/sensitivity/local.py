@@ -249,4 +249,3 @@ def sensitivity_ratio(local: ArrayLike, global_: ArrayLike) -> float | np.ndarra
         )
     out = lv / gv
     return float(out) if out.ndim == 0 else out
-

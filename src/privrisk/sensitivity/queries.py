@@ -35,7 +35,6 @@ def _query(query: Query | str) -> Query:
     return cast(Query, check_query(query))
 
 
-
 # numpy's reducers: the median of an even count is the mean of the two middle values; variance with ddof = 0.
 _REDUCERS: dict[str, Callable[..., Any]] = {"sum": np.sum, "mean": np.mean, "median": np.median, "min": np.min,
                                             "max": np.max, "variance": np.var, "std": np.std}  # fmt: skip
@@ -59,4 +58,3 @@ def evaluate(query: Query | str, sample: ArrayLike, axis: int = -1) -> float | n
     else:
         result = _REDUCERS[q](x, axis=axis)
     return float(result) if np.ndim(result) == 0 else np.asarray(result)
-

@@ -44,7 +44,14 @@ from privrisk.sensitivity.universe import Universe, choose_universe
 if TYPE_CHECKING:
     from privrisk.io.data import NumericColumn
 
-__all__ = ["OUT_FILES", "SCHEMA_VERSION", "SensitivityRun", "SensitivitySettings", "run_sensitivity", "verdict"]
+__all__ = [
+    "OUT_FILES",
+    "SCHEMA_VERSION",
+    "SensitivityRun",
+    "SensitivitySettings",
+    "run_sensitivity",
+    "verdict",
+]
 
 SCHEMA_VERSION = 1
 OUT_FILES = ("sensitivity.json", "manifest.json")
@@ -376,7 +383,9 @@ class SensitivityRun:
         if self.settings.epsilon is not None:
             parameters["epsilon"] = self.settings.epsilon
         summary_keys = ["n", "global_sensitivity", "local_sensitivity", "ratio"]
-        summary_keys += ["many_worlds", "two_worlds", "global_risk"] if self.settings.epsilon is not None else []
+        summary_keys += (
+            ["many_worlds", "two_worlds", "global_risk"] if self.settings.epsilon is not None else []
+        )
         with atomic_dir(folder) as tmp:
             write_json(tmp / "sensitivity.json", doc)
             write_manifest(tmp, kind="sensitivity", title=self.title(), parameters=parameters,

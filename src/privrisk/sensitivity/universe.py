@@ -221,4 +221,3 @@ def choose_universe(
         u = u.with_min(universe_min)
         how += f", with its minimum set to {universe_min:g}"
     return u, how
-
