@@ -9,28 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from privrisk.attack.run import (
-    DEFAULT_SEED,
-    DEFAULT_TRIALS,
-    MAX_TRIALS,
-    OUT_FILES,
-    SCHEMA_VERSION,
-    AttackRun,
-    AttackSettings,
-    attack_sentence,
-    run_attack,
-    share_text,
-)
+from privrisk.attack import run
+from privrisk.attack.run import *  # noqa: F403  (the run's public names are this package's)
 
-__all__ = [
-    "DEFAULT_SEED",
-    "DEFAULT_TRIALS",
-    "MAX_TRIALS",
-    "OUT_FILES",
-    "SCHEMA_VERSION",
-    "AttackRun",
-    "AttackSettings",
-    "attack_sentence",
-    "run_attack",
-    "share_text",
-]
+__all__ = run.__all__

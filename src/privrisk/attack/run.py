@@ -175,16 +175,9 @@ class AttackSettings:
 
     def __post_init__(self) -> None:
         from privrisk.sensitivity import Universe
-        from privrisk.sensitivity.column import is_table
+        from privrisk.sensitivity.column import checked_column
 
-        if self.data is None:
-            # The old shape (the data given to run_attack beside the settings), kept one release.
-            warnings.warn(deprecation_message("AttackSettings without data", "AttackSettings(data=…)"),
-                          DeprecationWarning, stacklevel=3)  # fmt: skip
-        column = None if _blank(self.column) else str(self.column).strip()
-        if column is None and self.data is not None and is_table(self.data):
-            raise PrivriskError("column: choose the numeric column of the data file the query runs on",
-                                param="column")  # fmt: skip
+        column = checked_column(self.data, self.column, settings="AttackSettings")
         if self.epsilon is None or _blank(self.epsilon):
             raise PrivriskError("epsilon: required, e.g. 1 or ln3", param="epsilon")
         epsilon = parse_epsilon(self.epsilon, name="epsilon")

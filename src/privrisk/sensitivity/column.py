@@ -14,16 +14,17 @@ Example:
 from __future__ import annotations
 
 import os
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecation_message
 
 if TYPE_CHECKING:
     from privrisk.io.data import NumericColumn
 
-__all__ = ["column_values", "is_table"]
+__all__ = ["checked_column", "column_values", "is_table"]
 
 
 def is_table(data: Any) -> bool:
@@ -31,6 +32,30 @@ def is_table(data: Any) -> bool:
     import pandas as pd
 
     return isinstance(data, str | os.PathLike | pd.DataFrame)
+
+
+def checked_column(data: Any, column: Any, *, settings: str) -> str | None:
+    """The column a settings object named ``settings`` names, stripped (None if blank); a file or a table needs one.
+
+    Settings made without data (the old shape, where the data went to the run function beside them) warn with a
+    :class:`DeprecationWarning`, for one release.
+
+    Raises:
+        PrivriskError: (parameter ``column``) a file or table without its column.
+
+    Example:
+        >>> checked_column([1, 2], " hours ", settings="AttackSettings")
+        'hours'
+    """
+    if data is None:
+        warnings.warn(deprecation_message(f"{settings} without data", f"{settings}(data=…)"), DeprecationWarning,
+                      stacklevel=4)  # fmt: skip
+    name = None if column is None or not str(column).strip() else str(column).strip()
+    if name is None and data is not None and is_table(data):
+        raise PrivriskError(
+            "column: choose the numeric column of the data file the query runs on", param="column"
+        )
+    return name
 
 
 def column_values(

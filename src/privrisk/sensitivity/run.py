@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 from privrisk._validation import check_choice, check_query, parse_bounds
 from privrisk.errors import PrivriskError, ThresholdExceeded, deprecation_message
 from privrisk.progress import Progress, report
-from privrisk.sensitivity.column import column_values, is_table
+from privrisk.sensitivity.column import checked_column, column_values
 from privrisk.sensitivity.global_ import global_sensitivity
 from privrisk.sensitivity.local import local_sensitivity, sensitivity_ratio
 from privrisk.sensitivity.queries import METHODS, NEIGHBOURS, Neighbours, SensitivityMethod
@@ -110,14 +110,7 @@ class SensitivitySettings:
     def __post_init__(self) -> None:
         from privrisk._validation import check_epsilon, check_probability, parse_epsilon
 
-        if self.data is None:
-            # The old shape (the values given to run_sensitivity beside the settings), kept one release.
-            warnings.warn(deprecation_message("SensitivitySettings without data", "SensitivitySettings(data=…)"),
-                          DeprecationWarning, stacklevel=3)  # fmt: skip
-        column = None if _blank(self.column) else str(self.column).strip()
-        if column is None and self.data is not None and is_table(self.data):
-            raise PrivriskError("column: choose the numeric column of the data file the query runs on",
-                                param="column")  # fmt: skip
+        column = checked_column(self.data, self.column, settings="SensitivitySettings")
         checked: dict[str, Any] = {
             "column": column,
             "query": check_query(self.query),
