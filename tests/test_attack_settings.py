@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from one_shape import assert_written_whole_or_not_at_all
 from privrisk.attack import MAX_TRIALS, OUT_FILES, AttackRun, AttackSettings, run_attack
 from privrisk.errors import PrivriskError
 
@@ -318,16 +319,7 @@ def test_write_is_whole_or_nothing(tmp_path, monkeypatch):
     import privrisk.reports.plots.attack as plots
 
     run = run_attack(settings())
-
-    def broken(*args, **kwargs):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(plots, "plot_risk_vs_epsilon", broken)
-    out = tmp_path / "attack"
-    with pytest.raises(OSError, match="disk full"):
-        run.write(out)
-    assert not out.exists() or not any(out.iterdir())
-    assert not [p for p in tmp_path.iterdir() if p.name != "attack"]  # no temporary folder left behind
+    assert_written_whole_or_not_at_all(run, tmp_path / "attack", monkeypatch, plots, "plot_risk_vs_epsilon")
 
 
 def test_a_run_on_values_names_no_file_in_its_manifest(tmp_path):

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import privrisk as pr
+from one_shape import assert_written_whole_or_not_at_all
 from privrisk import PrivriskError, Universe
 from privrisk.sensitivity import QUERIES, evaluate
 
@@ -341,16 +342,7 @@ def test_write_is_whole_or_nothing(tmp_path, monkeypatch):
     from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
 
     run = run_sensitivity(SensitivitySettings(data=FULL, query="mean"))
-
-    def broken(*args, **kwargs):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(manifest, "write_manifest", broken)
-    out = tmp_path / "sensitivity"
-    with pytest.raises(OSError, match="disk full"):
-        run.write(out)
-    assert not out.exists() or not any(out.iterdir())
-    assert not [p for p in tmp_path.iterdir() if p.name != "sensitivity"]  # no temporary folder left behind
+    assert_written_whole_or_not_at_all(run, tmp_path / "sensitivity", monkeypatch, manifest, "write_manifest")
 
 
 def test_progress_moves_forward_to_done():
