@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from one_shape import assert_written_whole_or_not_at_all
 from privrisk.attack import MAX_TRIALS, OUT_FILES, AttackRun, AttackSettings, run_attack
 from privrisk.errors import PrivriskError
 
@@ -25,7 +26,7 @@ DISTANCES = [1.0, 3.0, 10.0, 17.0, 675.0]
 
 
 def settings(**changes) -> AttackSettings:
-    return AttackSettings(**{"query": "mean", "epsilon": 1, "trials": 1_000, **changes})
+    return AttackSettings(**{"data": DISTANCES, "query": "mean", "epsilon": 1, "trials": 1_000, **changes})
 
 
 def refused(param: str, **changes) -> PrivriskError:
@@ -39,7 +40,7 @@ def refused(param: str, **changes) -> PrivriskError:
 
 def refused_by_run(param: str | None, data, **changes) -> PrivriskError:
     with pytest.raises(PrivriskError) as caught:
-        run_attack(data, settings(**changes))
+        run_attack(settings(data=data, **changes))
     assert caught.value.param == param, (caught.value.param, str(caught.value))
     if param is not None:
         assert str(caught.value).startswith(param + ": "), str(caught.value)
@@ -117,7 +118,7 @@ def test_target_risk_must_exceed_what_guessing_achieves():
     assert "1/n = 0.2" in str(refused_by_run("target_risk", DISTANCES, target_risk=0.2))
     # Two worlds: 1/2.
     refused_by_run("target_risk", DISTANCES, target_risk=0.5, worlds="two")
-    assert run_attack(DISTANCES, settings(target_risk=0.21)).tight_epsilon > 0
+    assert run_attack(settings(target_risk=0.21)).tight_epsilon > 0
 
 
 def test_zero_global_sensitivity_names_the_universe():
@@ -126,8 +127,8 @@ def test_zero_global_sensitivity_names_the_universe():
 
 
 def test_fewer_than_two_values_is_refused():
-    assert "at least 2" in str(refused_by_run("values", [5.0]))
-    assert "at least 2" in str(refused_by_run("values", [-1, 7], missing="negative"))
+    assert "at least 2" in str(refused_by_run("data", [5.0]))
+    assert "at least 2" in str(refused_by_run("data", [-1, 7], missing="negative"))
 
 
 def test_fewer_than_two_values_in_a_file_names_the_file(tmp_path):
@@ -137,12 +138,23 @@ def test_fewer_than_two_values_in_a_file_names_the_file(tmp_path):
     assert str(error).startswith(f"{path}: column 'x'") and "at least 2" in str(error)
 
 
-def test_a_file_needs_a_column():
-    refused_by_run("column", EXAMPLE)
+def test_a_file_or_a_table_needs_a_column():
+    import pandas as pd
+
+    refused("column", data=EXAMPLE)
+    refused("column", data=pd.DataFrame({"distance": DISTANCES}))
+
+
+def test_no_data_is_refused_by_the_run():
+    with pytest.warns(DeprecationWarning):
+        s = AttackSettings(query="mean", epsilon=1)  # the old shape: the data beside the settings
+    with pytest.raises(PrivriskError) as caught:
+        run_attack(s)
+    assert caught.value.param == "data" and str(caught.value).startswith("data: ")
 
 
 def test_values_outside_the_universe_are_refused():
-    assert "outside the universe" in str(refused_by_run("values", DISTANCES, universe="0,100"))
+    assert "outside the universe" in str(refused_by_run("data", DISTANCES, universe="0,100"))
 
 
 # ---------------------------------------------------------------------------------------------- the object
@@ -150,13 +162,13 @@ def test_settings_are_frozen():
     s = settings()
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.trials = 5  # type: ignore[misc]
-    run = run_attack(DISTANCES, s)
+    run = run_attack(s)
     with pytest.raises(dataclasses.FrozenInstanceError):
         run.result = None  # type: ignore[misc]
 
 
 def test_text_from_a_page_is_normalised():
-    s = AttackSettings(query=" Var ", epsilon="ln3", universe=" 0, 100 ", universe_min="", trials="2000",
+    s = AttackSettings(data=EXAMPLE, query=" Var ", epsilon="ln3", universe=" 0, 100 ", universe_min="", trials="2000",
                        seed="7", worlds="TWO", target_risk="0.6", missing="", column=" hours ")  # fmt: skip
     assert (s.query, s.universe, s.universe_min, s.trials, s.seed, s.worlds, s.target_risk, s.missing) == (
         "variance",
@@ -169,18 +181,21 @@ def test_text_from_a_page_is_normalised():
         None,
     )
     assert s.epsilon == pytest.approx(math.log(3)) and s.column == "hours"
-    assert s == AttackSettings(query="variance", epsilon=math.log(3), universe=(0, 100), trials=2000, seed=7,
+    assert s == AttackSettings(data=EXAMPLE, query="variance", epsilon=math.log(3), universe=(0, 100), trials=2000, seed=7,
                                worlds="two", target_risk=0.6, column="hours")  # fmt: skip
 
 
 def test_a_file_a_column_read_and_the_values_give_the_same_run():
+    import pandas as pd
+
     from privrisk.io.data import read_column
 
     s = settings(column="distance")
-    by_file = run_attack(EXAMPLE, s).to_dict()
-    by_column = run_attack(read_column(EXAMPLE, "distance"), s).to_dict()
-    by_values = run_attack(np.array(DISTANCES), s).to_dict()
-    assert by_file == by_column == by_values
+    by_file = run_attack(dataclasses.replace(s, data=EXAMPLE)).to_dict()
+    by_table = run_attack(dataclasses.replace(s, data=pd.read_csv(EXAMPLE))).to_dict()
+    by_column = run_attack(dataclasses.replace(s, data=read_column(EXAMPLE, "distance"))).to_dict()
+    by_values = run_attack(dataclasses.replace(s, data=np.array(DISTANCES))).to_dict()
+    assert by_file == by_table == by_column == by_values
 
 
 # ---------------------------------------------------------------------------------------------- the numbers
@@ -216,7 +231,9 @@ def test_two_worlds_exact_risk_is_the_closed_form():
     # means 40, 36.67, 33.33 and 20; the two most different are 20 and 40, so Δv = 20. Between two worlds the
     # most telling answer lies beyond one of them, where the posterior is e^(εΔv/Δf)/(1 + e^(εΔv/Δf)).
     eps = 1.0
-    run = run_attack([10, 20, 30, 70], settings(universe=(0, 100), worlds="two", epsilon=eps, trials=20_000))
+    run = run_attack(
+        settings(data=[10, 20, 30, 70], universe=(0, 100), worlds="two", epsilon=eps, trials=20_000)
+    )
     assert run.sensitivity == 50.0 and run.world_range == pytest.approx(20.0)
     x = eps * 20.0 / 50.0
     closed = math.exp(x) / (1 + math.exp(x))
@@ -234,7 +251,9 @@ def test_two_worlds_exact_risk_is_the_closed_form():
 @pytest.mark.parametrize(("query", "epsilon"), [("mean", 1.0), ("median", 2.0), ("max", 0.5), ("std", 3.0)])
 def test_many_worlds_against_brute_force(query, epsilon):
     values = np.array([2.0, 3.0, 5.0, 8.0, 13.0, 21.0, 34.0])
-    run = run_attack(values, settings(query=query, epsilon=epsilon, universe=(0, 40), trials=20_000, seed=3))
+    run = run_attack(
+        settings(data=values, query=query, epsilon=epsilon, universe=(0, 40), trials=20_000, seed=3)
+    )
     # The worlds by brute force: the query on every sample with one record left out (population std).
     reduce = {"mean": np.mean, "median": np.median, "max": np.max, "std": np.std}[query]
     f = np.array([reduce(np.delete(values, i)) for i in range(values.size)])
@@ -254,7 +273,7 @@ def test_many_worlds_against_brute_force(query, epsilon):
 
 
 def test_the_epsilons_for_a_target_risk():
-    run = run_attack(DISTANCES, settings(target_risk=0.3))
+    run = run_attack(settings(target_risk=0.3))
     f = np.array([705 / 4, 703 / 4, 696 / 4, 689 / 4, 31 / 4])  # (sum − xᵢ)/4
     # Lee and Clifton's ε solves 1/(1 + 4e^(−εΔv/Δf)) = 0.3: ε = (Δf/Δv)·ln(0.3·4/0.7).
     assert run.lee_clifton_epsilon == pytest.approx(337 / (674 / 4) * math.log(0.3 * 4 / 0.7), rel=1e-9)
@@ -270,10 +289,10 @@ def test_to_dict_is_the_commands_json(cli, tmp_path):
     args = ("-c", "h", "-q", "median", "-e", "ln3", "--universe", "0,50", "--universe-min", "-1", "--missing",
             "negative", "--trials", "3000", "--seed", "11", "--worlds", "many", "--risk", "0.4")  # fmt: skip
     doc = cli("attack", path, *args, "--json").json
-    assert doc.pop("schema_version") == 1
-    s = AttackSettings(column="h", query="median", epsilon="ln3", universe="0,50", universe_min=-1,
+    assert doc["schema_version"] == 1
+    s = AttackSettings(data=path, column="h", query="median", epsilon="ln3", universe="0,50", universe_min=-1,
                        missing="negative", trials=3000, seed=11, worlds="many", target_risk=0.4)  # fmt: skip
-    assert run_attack(path, s).to_dict() == doc
+    assert run_attack(s).to_dict() == doc
 
 
 def test_write_is_the_commands_out_folder(cli, tmp_path):
@@ -284,7 +303,7 @@ def test_write_is_the_commands_out_folder(cli, tmp_path):
         "attack", EXAMPLE, "-c", "distance", "-q", "mean", "-e", "1", "--trials", "2000", "--out", out_cli
     )
     assert r.code == 0, r.err
-    run = run_attack(EXAMPLE, settings(column="distance", trials=2000))
+    run = run_attack(settings(data=EXAMPLE, column="distance", trials=2000))
     manifest = run.write(out_lib)
     assert manifest == out_lib / "manifest.json"
     for name in ("attack.json", "risk_vs_epsilon.csv"):
@@ -299,23 +318,14 @@ def test_write_is_the_commands_out_folder(cli, tmp_path):
 def test_write_is_whole_or_nothing(tmp_path, monkeypatch):
     import privrisk.reports.plots.attack as plots
 
-    run = run_attack(DISTANCES, settings())
-
-    def broken(*args, **kwargs):
-        raise OSError("disk full")
-
-    monkeypatch.setattr(plots, "plot_risk_vs_epsilon", broken)
-    out = tmp_path / "attack"
-    with pytest.raises(OSError, match="disk full"):
-        run.write(out)
-    assert not out.exists() or not any(out.iterdir())
-    assert not [p for p in tmp_path.iterdir() if p.name != "attack"]  # no temporary folder left behind
+    run = run_attack(settings())
+    assert_written_whole_or_not_at_all(run, tmp_path / "attack", monkeypatch, plots, "plot_risk_vs_epsilon")
 
 
 def test_a_run_on_values_names_no_file_in_its_manifest(tmp_path):
     import json
 
-    run = run_attack(DISTANCES, settings())
+    run = run_attack(settings())
     assert isinstance(run, AttackRun) and run.file is None and run.column == "values"
     run.write(tmp_path / "a", source="uploaded.csv")
     run.write(tmp_path / "b")
@@ -324,7 +334,7 @@ def test_a_run_on_values_names_no_file_in_its_manifest(tmp_path):
 
 
 def test_the_sentence_counts_in_natural_frequencies():
-    said = run_attack(DISTANCES, settings(trials=2000)).sentence()
+    said = run_attack(settings(trials=2000)).sentence()
     # The Bayes-optimal success on Allmann et al.'s Table 1 at ε = 1, integrated here, out of 100 people.
     f = np.sort([705 / 4, 703 / 4, 696 / 4, 689 / 4, 31 / 4])
     per_100 = round(100 * _bayes_success(f, 337.0))
@@ -338,3 +348,20 @@ def test_the_way_in_is_curated_at_the_top_level():
 
     for name in ("AttackSettings", "AttackRun", "run_attack"):
         assert name in privrisk.__all__ and getattr(privrisk, name) is getattr(privrisk.attack, name), name
+
+
+# ---------------------------------------------------------------------------------------------- the old call
+def test_the_old_call_with_the_data_beside_the_settings_warns_and_gives_the_same_run():
+    with pytest.warns(DeprecationWarning, match=r"AttackSettings without data is deprecated"):
+        old_settings = AttackSettings(query="mean", epsilon=1, trials=1_000, column="distance")
+    with pytest.warns(DeprecationWarning, match=r"run_attack\(data, settings\) is deprecated"):
+        old = run_attack(EXAMPLE, old_settings)
+    new = run_attack(settings(data=EXAMPLE, column="distance"))
+    assert old.to_dict() == new.to_dict() and old.file == new.file == str(EXAMPLE)
+
+
+def test_progress_moves_forward_to_done():
+    seen: list[tuple[float, str]] = []
+    run_attack(settings(), progress=lambda done, message: seen.append((done, message)))
+    shares = [done for done, _ in seen]
+    assert shares == sorted(shares) and shares[0] == 0.0 and seen[-1] == (1.0, "done")

@@ -41,7 +41,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("shared", ("ledger", "generalisation", "datasets")),
     (
         "capabilities",
-        ("study", "presence", "audit", "empirical", "release", "outputs", "microdata"),
+        # sensitivity.run: the one way in of `privrisk sensitivity` (it reads files and writes report folders),
+        # a capability above the sensitivity maths of the ground floor.
+        ("study", "presence", "audit", "empirical", "release", "outputs", "microdata", "sensitivity.run"),
     ),
     ("reports", ("reports",)),
     # The curated API (privrisk/__init__.py) imports every floor lazily; nothing below it imports it.
@@ -54,7 +56,12 @@ TOP_APPS = ("app", "cli")  # the two front ends on the top floor, which must not
 APP_ENTRY = {("privrisk.app", "serve"), ("privrisk.app.server", "serve")}
 
 # (importer, imported module, imported name or "") → why it is still allowed. Remove an entry once it is fixed.
-ALLOWED: dict[tuple[str, str, str], str] = {}
+ALLOWED: dict[tuple[str, str, str], str] = {
+    ("privrisk.sensitivity", "privrisk.sensitivity.run", ""): (
+        "privrisk.sensitivity keeps SensitivitySettings and run_sensitivity importable from where they were "
+        "(one release); its __getattr__ loads the run only when one of them is asked for"
+    ),
+}
 
 # Import circles of other subpackages that still run (the modules of each) → why. Remove an entry once it is fixed.
 ALLOWED_CIRCLES: dict[frozenset[str], str] = {

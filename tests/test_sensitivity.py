@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
+import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import privrisk as pr
+from one_shape import assert_written_whole_or_not_at_all
 from privrisk import PrivriskError, Universe
 from privrisk.sensitivity import QUERIES, evaluate
 
@@ -203,6 +208,9 @@ def test_ratio_may_exceed_one_and_zero_global_is_an_error():
 
 
 # ------------------------------------------------------------------ the one way in: SensitivitySettings, run_sensitivity
+EXAMPLE = Path(__file__).parent.parent / "examples" / "distance_work.csv"
+
+
 @pytest.mark.parametrize(
     ("kwargs", "param"),
     [
@@ -223,13 +231,16 @@ def test_ratio_may_exceed_one_and_zero_global_is_an_error():
         ({"query": "mean", "universe_file": "u.csv"}, "universe_column"),
         ({"query": "mean", "universe_column": "x"}, "universe_column"),
         ({"query": "mean", "universe": "0,10", "universe_min": 3}, "universe_min"),
+        ({"query": "mean", "neighbours": "bounded", "method": "paper"}, "method"),
+        ({"query": "mean", "data": "distance_work.csv"}, "column"),  # a file needs its column
+        ({"query": "mean", "data": pd.DataFrame({"d": [1, 2]})}, "column"),  # so does a table
     ],
 )
 def test_sensitivity_settings_name_the_field_of_a_bad_setting_or_combination(kwargs, param):
-    from privrisk.sensitivity import SensitivitySettings
+    from privrisk.sensitivity.run import SensitivitySettings
 
     with pytest.raises(PrivriskError) as caught:
-        SensitivitySettings(**kwargs)
+        SensitivitySettings(**{"data": FULL, **kwargs})
     assert caught.value.param == param
     assert str(caught.value).startswith(f"{param}: ")
 
@@ -237,11 +248,14 @@ def test_sensitivity_settings_name_the_field_of_a_bad_setting_or_combination(kwa
 def test_run_sensitivity_gives_table_1s_numbers_by_hand():
     """Allmann et al., Table 1: five distances 1, 3, 10, 17, 675 and the mean; by hand, Δf = (675 − 1)/2 = 337 and
     Δv = 133.45 (removing 675 moves the mean from 141.2 to 7.75), ρ_tw = 1/(1 + e^(−ε·Δv/Δf))."""
-    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
+    from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
 
     values = np.array([1.0, 3, 10, 17, 675])
-    settings = SensitivitySettings(query="mean", epsilon="ln3", max_risk=0.9)
-    doc = run_sensitivity(values, settings, column="distance", source="distance_work.csv")
+    settings = SensitivitySettings(data=values, column="distance", name="distance_work.csv", query="mean",
+                                   epsilon="ln3", max_risk=0.9)  # fmt: skip
+    run = run_sensitivity(settings)
+    doc = run.to_dict()
+    assert doc["schema_version"] == 1 and doc["column"] == "distance" and doc["n"] == 5
     assert doc["global_sensitivity"] == 337.0
     assert doc["local_sensitivity"] == pytest.approx(141.2 - 7.75)
     ratio = (141.2 - 7.75) / 337
@@ -249,24 +263,137 @@ def test_run_sensitivity_gives_table_1s_numbers_by_hand():
     assert doc["two_worlds"] == pytest.approx(1 / (1 + math.exp(-math.log(3) * ratio)))
     assert doc["many_worlds"] == pytest.approx(1 / (1 + 4 * math.exp(-math.log(3) * ratio)))
     assert doc["universe"]["description"].startswith("the column's own 5 distinct values")
+    assert run.exceeded() is None and "stays within the largest acceptable risk of 0.9" in run.sentence()
     with pytest.raises(PrivriskError, match=r"^distance_work\.csv: column 'distance': value 675") as caught:
-        run_sensitivity(values, SensitivitySettings(query="mean", universe="0,100"), column="distance",
-                        source="distance_work.csv")  # fmt: skip
+        run_sensitivity(dataclasses.replace(settings, universe="0,100", epsilon=None, max_risk=None))
     assert caught.value.param == "universe"  # shown at the universe's field in the app
 
 
 def test_run_sensitivity_shows_the_universe_files_name_not_its_path(tmp_path):
-    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
+    from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
 
     path = tmp_path / "upload-1234.csv"
     path.write_text("u\n0\n5\n10\n")
-    settings = SensitivitySettings(query="max", universe_file=path, universe_column="u")
-    doc = run_sensitivity([0.0, 5.0], settings, column="x", universe_file_name="levels.csv")
+    settings = SensitivitySettings(data=[0.0, 5.0], column="x", query="max", universe_file=path,
+                                   universe_column="u", universe_file_name="levels.csv")  # fmt: skip
+    doc = run_sensitivity(settings).to_dict()
     assert (
         "levels.csv" in doc["universe"]["description"] and str(tmp_path) not in doc["universe"]["description"]
     )
     assert doc["global_sensitivity"] == 10.0  # max over {0, 5, 10}: one record of 10 added to a data set of 0
-    bad = SensitivitySettings(query="max", universe_file=path, universe_column="v")
+    bad = dataclasses.replace(settings, universe_column="v")
     with pytest.raises(PrivriskError) as caught:
-        run_sensitivity([0.0, 5.0], bad, column="x", universe_file_name="levels.csv")
+        run_sensitivity(bad)
     assert str(tmp_path) not in str(caught.value)
+
+
+def test_a_file_a_table_a_column_read_and_the_values_give_the_same_document():
+    from privrisk.io.data import read_column
+    from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
+
+    s = SensitivitySettings(data=EXAMPLE, column="distance", query="median", epsilon=1)
+    docs = [
+        run_sensitivity(dataclasses.replace(s, data=data)).to_dict()
+        for data in (EXAMPLE, pd.read_csv(EXAMPLE), read_column(EXAMPLE, "distance"), pd.Series(FULL))
+    ]
+    assert all(doc == docs[0] for doc in docs)
+    # By hand: the median of 1, 3, 10, 17, 675 is 10; removing 17 or 675 gives 6.5, adding 675 gives 13.5.
+    assert docs[0]["local_sensitivity"] == 3.5 and docs[0]["global_sensitivity"] == 337.0
+
+
+def test_no_data_is_refused_by_the_run():
+    from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
+
+    with pytest.warns(DeprecationWarning, match="SensitivitySettings without data is deprecated"):
+        s = SensitivitySettings(query="mean")
+    with pytest.raises(PrivriskError) as caught:
+        run_sensitivity(s)
+    assert caught.value.param == "data" and str(caught.value).startswith("data: ")
+
+
+def test_the_run_is_the_commands_json_and_out_folder(cli, tmp_path):
+    import json
+
+    from privrisk.sensitivity.run import OUT_FILES, SensitivitySettings, run_sensitivity
+
+    args = ["-c", "distance", "-q", "std", "--method", "paper", "--epsilon", "ln3", "--max-risk", "0.5"]
+    r = cli("sensitivity", EXAMPLE, *args, "--json", "--out", tmp_path / "cli")
+    assert r.code == 1 and "two-worlds risk 0.7005 exceeds --max-risk 0.5" in r.err
+    run = run_sensitivity(SensitivitySettings(data=EXAMPLE, column="distance", query="std", method="paper",
+                                              epsilon="ln3", max_risk=0.5))  # fmt: skip
+    assert run.to_dict() == json.loads(r.out)
+    # ρ_tw = 1/(1 + e^(−ε·Δv/Δf)) > 0.5: the threshold is exceeded, and said so.
+    problem = run.exceeded()
+    assert problem is not None and problem.param == "max_risk" and str(problem).startswith("two-worlds risk")
+    assert "exceeds the largest acceptable risk of 0.5" in run.sentence()
+    written = run.write(tmp_path / "lib")
+    assert [p.name for p in written] == list(OUT_FILES)
+    for name in OUT_FILES:
+        a, b = (json.loads((tmp_path / d / name).read_text()) for d in ("cli", "lib"))
+        a.pop("created", None), b.pop("created", None)
+        assert a == b, name
+    assert json.loads((tmp_path / "lib" / "sensitivity.json").read_text()) == run.to_dict()
+    manifest = json.loads((tmp_path / "lib" / "manifest.json").read_text())
+    assert manifest["kind"] == "sensitivity" and manifest["findings"] == [run.sentence()]
+
+
+def test_write_is_whole_or_nothing(tmp_path, monkeypatch):
+    import privrisk.reports.manifest as manifest
+    from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
+
+    run = run_sensitivity(SensitivitySettings(data=FULL, query="mean"))
+    assert_written_whole_or_not_at_all(run, tmp_path / "sensitivity", monkeypatch, manifest, "write_manifest")
+
+
+def test_progress_moves_forward_to_done():
+    from privrisk.sensitivity.run import SensitivitySettings, run_sensitivity
+
+    seen: list[tuple[float, str]] = []
+    run_sensitivity(
+        SensitivitySettings(data=FULL, query="variance"), progress=lambda d, m: seen.append((d, m))
+    )
+    shares = [done for done, _ in seen]
+    assert shares == sorted(shares) and shares[0] == 0.0 and seen[-1] == (1.0, "done")
+
+
+# ------------------------------------------------------------------ the old call shapes, kept one release
+def test_the_old_run_sensitivity_call_warns_and_gives_the_same_document():
+    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
+    from privrisk.sensitivity.run import run_sensitivity as new_run
+
+    values = np.array(FULL, dtype=float)
+    with pytest.warns(DeprecationWarning, match="SensitivitySettings without data is deprecated"):
+        old_settings = SensitivitySettings(query="mean", epsilon="ln3", universe="0,700")
+    with pytest.warns(
+        DeprecationWarning, match=r"run_sensitivity\(values, settings, column=…\) is deprecated"
+    ):
+        old = run_sensitivity(values, old_settings, column="distance", source="distance_work.csv",
+                              data={"column": "distance"})  # fmt: skip
+    new = new_run(dataclasses.replace(old_settings, data=values, column="distance")).to_dict()
+    assert "schema_version" not in old and old["data"] == {"column": "distance"}
+    assert old == {k: v for k, v in new.items() if k not in ("schema_version", "data")} | {
+        "data": old["data"]
+    }
+    assert list(old) == [k for k in new if k != "schema_version"]  # the same keys in the same order
+
+
+def test_the_names_of_privrisk_sensitivity_stay_where_they_were():
+    import privrisk.sensitivity as sensitivity
+    from privrisk.sensitivity import global_, local, queries, run, universe
+
+    for name in ("Universe", "as_universe", "choose_universe"):
+        assert getattr(sensitivity, name) is getattr(universe, name)
+    assert sensitivity.global_sensitivity is global_.global_sensitivity
+    assert sensitivity.local_sensitivity is local.local_sensitivity
+    assert sensitivity.sensitivity_ratio is local.sensitivity_ratio
+    assert sensitivity.evaluate is queries.evaluate and sensitivity.QUERIES is queries.QUERIES
+    assert sensitivity.SensitivitySettings is run.SensitivitySettings
+    assert sensitivity.SensitivityRun is run.SensitivityRun
+    assert set(sensitivity.__all__) >= {"METHODS", "NEIGHBOURS", "Neighbours", "Query", "SensitivityMethod",
+                                        "evaluate", "run_sensitivity"}  # fmt: skip
+    assert all(hasattr(sensitivity, name) for name in sensitivity.__all__)
+    # One settings object: the new call through the old name needs no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        doc = sensitivity.run_sensitivity(run.SensitivitySettings(data=FULL, query="max")).to_dict()
+    assert doc["local_sensitivity"] == 658.0  # removing 675 leaves max 17

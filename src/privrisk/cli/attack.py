@@ -1,7 +1,7 @@
 """``privrisk attack``: the Lee–Clifton attacker run against a column, beside the exact risk and the bound.
 
-The numbers, the sentence, the JSON document and the output folder come from :mod:`privrisk.attack`; this module
-maps the options onto :class:`~privrisk.attack.AttackSettings`, calls :func:`~privrisk.attack.run_attack` and prints.
+The numbers, the sentence, the JSON document and the output folder come from :mod:`privrisk.attack.run`; this module
+maps the options onto :class:`~privrisk.attack.run.AttackSettings`, calls :func:`~privrisk.attack.run.run_attack` and prints.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP
 from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
-    from privrisk.attack import AttackRun
+    from privrisk.attack.run import AttackRun
 
 
 @app.command("attack")
@@ -69,15 +69,15 @@ def attack_command(
 
     Example: privrisk attack examples/distance_work.csv --column distance --query mean --epsilon 1
     """
-    from privrisk.attack import OUT_FILES, AttackSettings, run_attack
+    from privrisk.attack.run import OUT_FILES, AttackSettings, run_attack
 
     if out_dir is not None:
         check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
-    settings = AttackSettings(column=column, query=query, epsilon=epsilon, universe=universe,
+    settings = AttackSettings(data=file, column=column, query=query, epsilon=epsilon, universe=universe,
                               universe_file=universe_file, universe_column=universe_column,
                               universe_min=universe_min, missing=missing, trials=trials, seed=seed,
                               worlds=worlds_kind, target_risk=target_risk)  # fmt: skip
-    run = run_attack(file, settings)
+    run = run_attack(settings)
     if out_dir is not None:
         run.write(out_dir, source=file)
         err.print(f"Wrote {out_dir}/attack.json, risk_vs_epsilon.csv, figures/ and manifest.json.")
@@ -88,7 +88,7 @@ def attack_command(
 
 
 def _print_human(run: AttackRun) -> None:
-    from privrisk.attack import share_text
+    from privrisk.attack.run import share_text
 
     res, s = run.result, run.settings
     err.print(run.data.summary())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -10,7 +11,10 @@ from rich.table import Table
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import MISSING_HELP, emit_json, err, out
-from privrisk.errors import ThresholdExceeded
+from privrisk.io.files import check_outputs
+
+if TYPE_CHECKING:
+    from privrisk.sensitivity.run import SensitivityRun
 
 UNIVERSE_MIN_HELP = (
     "Lower the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2)."
@@ -43,51 +47,54 @@ def sensitivity_command(
     max_risk: float | None = typer.Option(
         None, "--max-risk", help="With --epsilon: exit with code 1 if the two-worlds risk exceeds this."
     ),
+    out_dir: Path | None = typer.Option(
+        None, "--out", help="Also write DIR/sensitivity.json (the --json document) and DIR/manifest.json."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
 ) -> None:
     """Global and local sensitivity of a query on one column, and with --epsilon the risk it carries.
 
     Example: privrisk sensitivity examples/distance_work.csv --column distance --query mean --epsilon 1
     """
-    from privrisk.io.data import read_column
-    from privrisk.sensitivity import SensitivitySettings, run_sensitivity
+    from privrisk.sensitivity.run import OUT_FILES, SensitivitySettings, run_sensitivity
 
     settings = SensitivitySettings(
-        query=query, universe=universe, universe_file=universe_file, universe_column=universe_column,
-        universe_min=universe_min, neighbours=neighbours, method=method, epsilon=epsilon, max_risk=max_risk,
-        missing=missing,
+        data=file, column=column, query=query, universe=universe, universe_file=universe_file,
+        universe_column=universe_column, universe_min=universe_min, neighbours=neighbours, method=method,
+        epsilon=epsilon, max_risk=max_risk, missing=missing,
     )  # fmt: skip
-    col = read_column(file, column, missing=missing)
-    doc = run_sensitivity(col.values, settings, column=column, source=str(file), data=col.as_dict())
-    n, nb, rule, eps = doc["n"], doc["neighbours"], doc["method"], settings.epsilon
-    gs, ls, ratio, how = (
-        doc["global_sensitivity"],
-        doc["local_sensitivity"],
-        doc["ratio"],
-        doc["universe"]["description"],
-    )
+    if out_dir is not None:
+        check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
+    run = run_sensitivity(settings)
+    if out_dir is not None:
+        run.write(out_dir)
+        err.print(f"Wrote {out_dir}/sensitivity.json and manifest.json.")
     if as_json:
-        emit_json(doc)
+        emit_json(run.to_dict())
     else:
-        err.print(col.summary())
-        err.print(f"Universe: {how}.")
-        table = Table(
-            title=f"{query} of {column!r} (n = {n:,}, {nb} neighbours)",
-            caption="measure: Δf over the universe, Δv on the data, their ratio"
-            + (" and the risks an attacker reaches at that ratio (probabilities)" if eps is not None else "")
-            + "; value: its size.",
-        )
-        table.add_column("measure")
-        table.add_column("value", justify="right")
-        table.add_row("global sensitivity Δf", f"{gs:.6g}")
-        table.add_row(f"local sensitivity Δv ({rule})", f"{ls:.6g}")
-        table.add_row("ratio Δv/Δf", f"{ratio:.6g}")
-        if eps is not None:
-            table.add_row(f"many-worlds ρ_mw (n = {n:,}, ε = {eps:.4g})", f"{doc['many_worlds']:.6g}")
-            table.add_row("two-worlds ρ_tw", f"{doc['two_worlds']:.6g}")
-            table.add_row("global risk ρ_gl", f"{doc['global_risk']:.6g}")
-        out.print(table)
-    if settings.max_risk is not None and doc["two_worlds"] > settings.max_risk:
-        raise ThresholdExceeded(
-            f"two-worlds risk {doc['two_worlds']:.4f} exceeds --max-risk {max_risk:g}", param="max_risk"
-        )
+        _print_human(run)
+    exceeded = run.exceeded(name=lambda param: "--" + param.replace("_", "-"))
+    if exceeded is not None:
+        raise exceeded
+
+
+def _print_human(run: SensitivityRun) -> None:
+    s, n, eps = run.settings, run.n, run.settings.epsilon
+    err.print(run.data.summary())
+    err.print(f"Universe: {run.universe_description}.")
+    table = Table(
+        title=f"{s.query} of {run.column!r} (n = {n:,}, {s.neighbours} neighbours)",
+        caption="measure: Δf over the universe, Δv on the data, their ratio"
+        + (" and the risks an attacker reaches at that ratio (probabilities)" if eps is not None else "")
+        + "; value: its size.",
+    )
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("global sensitivity Δf", f"{run.global_sensitivity:.6g}")
+    table.add_row(f"local sensitivity Δv ({s.method})", f"{run.local_sensitivity:.6g}")
+    table.add_row("ratio Δv/Δf", f"{run.ratio:.6g}")
+    if eps is not None:
+        table.add_row(f"many-worlds ρ_mw (n = {n:,}, ε = {eps:.4g})", f"{run.many_worlds:.6g}")
+        table.add_row("two-worlds ρ_tw", f"{run.two_worlds:.6g}")
+        table.add_row("global risk ρ_gl", f"{run.global_risk:.6g}")
+    out.print(table)

@@ -13,10 +13,10 @@ worst-case risk (the most telling answer) and Lee and Clifton's bound ρ_mw = 1/
 the answers over the worlds.
 
 Example (Allmann et al., Table 1: the distances {1, 3, 10, 17, 675}; the mean's Δf over them is 674/2 = 337):
-    >>> run = run_attack([1, 3, 10, 17, 675], AttackSettings(query="mean", epsilon=1, trials=2_000))
+    >>> run = run_attack(AttackSettings(data=[1, 3, 10, 17, 675], query="mean", epsilon=1, trials=2_000))
     >>> run.result.n_worlds, run.sensitivity, round(run.result.exact_risk, 4), round(run.result.bound, 4)
     (5, 337.0, 0.2908, 0.2919)
-    >>> AttackSettings(query="mean", epsilon=1, trials=0)
+    >>> AttackSettings(data=[1, 3, 10, 17, 675], query="mean", epsilon=1, trials=0)
     Traceback (most recent call last):
     ...
     privrisk.errors.PrivriskError: trials: must be at least 1, got 0
@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,8 +36,9 @@ import numpy as np
 
 from privrisk._format import percent
 from privrisk._validation import Query, check_choice, check_query, parse_bounds, parse_epsilon
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecation_message
 from privrisk.posterior import WORLDS, AttackResult, Worlds
+from privrisk.progress import Progress, report
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,6 +51,7 @@ __all__ = [
     "DEFAULT_TRIALS",
     "MAX_TRIALS",
     "OUT_FILES",
+    "SCHEMA_VERSION",
     "AttackRun",
     "AttackSettings",
     "attack_sentence",
@@ -62,6 +65,7 @@ MAX_TRIALS = 10_000_000
 """At most this many simulated attacks (about a minute; the Clopper–Pearson interval is then narrower than
 ±0.0004). The exact risk needs no simulation, so more would only cost time."""
 DEFAULT_SEED = 1
+SCHEMA_VERSION = 1
 OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
 """What :meth:`AttackRun.write` puts into its folder (``io.files.check_outputs`` refuses an input among them)."""
 
@@ -114,15 +118,18 @@ def _bounds(value: Any) -> tuple[float, float]:
 
 @dataclass(frozen=True, kw_only=True)
 class AttackSettings:
-    """Everything ``privrisk attack`` takes besides the data, checked together when made.
+    """Everything ``privrisk attack`` takes, the data among it, checked together when made.
 
     Each field may be given as the command line parses it or as a page's text field holds it (``"ln3"``,
     ``"0,100"``, ``"20000"``; empty text is "not given"); it is stored normalised (floats, ints, tuples).
 
     Args:
+        data: a data file (CSV, Parquet, Stata, SPSS) or a table, whose ``column`` is read with ``missing``; a
+            column read already (:class:`~privrisk.io.data.NumericColumn`); or the values themselves (a
+            sequence, array or Series; missing codes are dropped from them as from a file).
         query: one of ``count, sum, mean, median, min, max, variance, std`` (``var`` for ``variance``).
         epsilon: ε > 0 of the release (``1``, ``"ln3"``).
-        column: the numeric column of a data file the query runs on (needed when :func:`run_attack` reads a file).
+        column: the numeric column of a data file or table the query runs on (required for them).
         universe: bounds ``(lo, hi)`` or ``"lo,hi"`` of the values a record may take, or a
             :class:`~privrisk.sensitivity.Universe` chosen already; default the column's own distinct values
             (Allmann et al., §3.2). Not together with ``universe_file``.
@@ -142,18 +149,20 @@ class AttackSettings:
         PrivriskError: naming the field of a value or combination that does not hold.
 
     Example:
-        >>> s = AttackSettings(query="VAR", epsilon="ln3", universe="0,100", trials="20000")
+        >>> s = AttackSettings(data="survey.csv", column="hours", query="VAR", epsilon="ln3", universe="0,100",
+        ...                    trials="20000")
         >>> s.query, round(s.epsilon, 4), s.universe, s.trials, s.seed, s.worlds
         ('variance', 1.0986, (0.0, 100.0), 20000, 1, 'many')
-        >>> AttackSettings(query="mean", epsilon=1, universe="0,100", universe_file="u.csv")
+        >>> AttackSettings(data=[1, 2], query="mean", epsilon=1, universe="0,100", universe_file="u.csv")
         Traceback (most recent call last):
         ...
         privrisk.errors.PrivriskError: universe: give either the bounds LO,HI or a universe file, not both
     """
 
-    query: str
-    epsilon: float | str
+    data: Any = field(default=None, repr=False, compare=False)
     column: str | None = None
+    query: str
+    epsilon: float | str | None
     universe: tuple[float, float] | str | Universe | None = None
     universe_file: str | os.PathLike[str] | None = None
     universe_column: str | None = None
@@ -166,8 +175,10 @@ class AttackSettings:
 
     def __post_init__(self) -> None:
         from privrisk.sensitivity import Universe
+        from privrisk.sensitivity.column import checked_column
 
-        if _blank(self.epsilon):
+        column = checked_column(self.data, self.column, settings="AttackSettings")
+        if self.epsilon is None or _blank(self.epsilon):
             raise PrivriskError("epsilon: required, e.g. 1 or ln3", param="epsilon")
         epsilon = parse_epsilon(self.epsilon, name="epsilon")
         if _blank(self.query):
@@ -232,7 +243,7 @@ class AttackSettings:
         checked = {
             "query": query,
             "epsilon": epsilon,
-            "column": None if _blank(self.column) else str(self.column).strip(),
+            "column": column,
             "universe": universe,
             "universe_file": universe_file,
             "universe_column": universe_column,
@@ -328,16 +339,17 @@ class AttackRun:
         return 1.0 / self.result.n_worlds
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document ``privrisk attack --json`` prints (without its ``schema_version``).
+        """The JSON document ``privrisk attack --json`` prints, ``schema_version`` first.
 
         Example:
-            >>> run = run_attack([1, 3, 10, 17, 675], AttackSettings(query="mean", epsilon=1, trials=100))
+            >>> run = run_attack(AttackSettings(data=[1, 3, 10, 17, 675], query="mean", epsilon=1, trials=100))
             >>> doc = run.to_dict()
-            >>> doc["n_worlds"], doc["guess"], doc["world_range"], doc["universe"]["kind"]
-            (5, 0.2, 168.5, 'values')
+            >>> doc["schema_version"], doc["n_worlds"], doc["guess"], doc["world_range"], doc["universe"]["kind"]
+            (1, 5, 0.2, 168.5, 'values')
         """
         u = self.universe
         doc: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
             **self.result.to_dict(),
             "column": self.column,
             "n": self.n,
@@ -420,7 +432,7 @@ class AttackRun:
         summary_keys = ("n_worlds", "sensitivity", "guess", "simulated_success", "ci_low", "ci_high",
                         "expected_success", "exact_risk", "bound")  # fmt: skip
         with atomic_dir(folder) as tmp:
-            write_json(tmp / "attack.json", {"schema_version": 1, **doc})
+            write_json(tmp / "attack.json", doc)
             curve.to_csv(tmp / "risk_vs_epsilon.csv", index=False)
             figure = plot_risk_vs_epsilon(curve, doc, tmp / "figures" / "risk_vs_epsilon", title=title)
             write_manifest(
@@ -442,60 +454,65 @@ class AttackRun:
         return Path(folder) / "manifest.json"
 
 
-def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
+def run_attack(
+    settings: AttackSettings, *legacy: AttackSettings, progress: Progress | None = None
+) -> AttackRun:
     """Read the column, choose the universe, and attack: simulated beside exact, with Lee and Clifton's bound.
 
     Args:
-        data: a data file (CSV, Parquet, Stata, SPSS) whose column ``settings.column`` is read with
-            ``settings.missing``; or a :class:`~privrisk.io.data.NumericColumn` already read; or the values
-            themselves (a sequence, array or Series; missing codes are dropped from them as from a file).
-        settings: what to run (:class:`AttackSettings`, checked when it was made).
+        settings: what to run (:class:`AttackSettings`, checked when it was made), the data among it.
+        legacy: the old call ``run_attack(data, settings)`` still works for one release (with a
+            :class:`DeprecationWarning`): the data first, then settings without data.
+        progress: ``progress(done, message)`` as the steps start (:class:`privrisk.progress.Progress`).
 
     Returns:
         An :class:`AttackRun`.
 
     Raises:
-        PrivriskError: a file or column that cannot be read; fewer than 2 values (each world leaves one record
-            out, and no database is empty); values outside the universe; a universe over which the query's global
-            sensitivity is 0 (``universe``); a ``target_risk`` at or below 1/n (``target_risk``).
+        PrivriskError: no data (``data``); a file or column that cannot be read; fewer than 2 values (each world
+            leaves one record out, and no database is empty); values outside the universe; a universe over which
+            the query's global sensitivity is 0 (``universe``); a ``target_risk`` at or below 1/n
+            (``target_risk``).
 
     Example (two worlds: the two distances whose absence moves the median most, 6.5 and 13.5, over [0, 1000];
     the exact risk is then ρ_tw = 1/(1 + e^(−ε·Δv/Δf)) = 1/(1 + e^(−2·7/500)), Allmann et al., eq. 6):
-        >>> s = AttackSettings(query="median", epsilon=2, universe=(0, 1000), worlds="two", trials=1_000)
-        >>> run = run_attack([1, 3, 10, 17, 675], s)
+        >>> s = AttackSettings(data=[1, 3, 10, 17, 675], query="median", epsilon=2, universe=(0, 1000),
+        ...                    worlds="two", trials=1_000)
+        >>> run = run_attack(s)
         >>> run.sensitivity, run.world_range, round(run.result.exact_risk, 4)
         (500.0, 7.0, 0.507)
     """
     from privrisk import risk as R
-    from privrisk.io.data import NumericColumn, numeric_values, read_column
+    from privrisk.io.data import NumericColumn
     from privrisk.posterior import simulate_attack, tight_epsilon, worlds
     from privrisk.sensitivity import Universe, choose_universe, global_sensitivity
+    from privrisk.sensitivity.column import column_values
 
+    if legacy:
+        warnings.warn(deprecation_message("run_attack(data, settings)", "run_attack(AttackSettings(data=…, …))"),
+                      DeprecationWarning, stacklevel=2)  # fmt: skip
+        settings = replace(legacy[0], data=settings)
     s = settings
-    file: str | None = None
-    if isinstance(data, NumericColumn):
-        col = data
-        where = f"column {col.name!r}"
-    elif isinstance(data, str | os.PathLike):
-        if s.column is None:
-            raise PrivriskError("column: choose the numeric column of the data file the query runs on",
-                                param="column")  # fmt: skip
-        file = str(data)
-        col = read_column(data, s.column, missing=s.missing)
+    if s.data is None:
+        raise PrivriskError("data: give a data file (with its column) or the values", param="data")
+    report(progress, 0.0, "reading the column")
+    col, file = column_values(s.data, s.column, missing=s.missing)
+    if file is not None:
         where = f"{file}: column {s.column!r}"
+    elif isinstance(s.data, NumericColumn):
+        where = f"column {col.name!r}"
     else:
-        name = s.column or str(getattr(data, "name", None) or "values")
-        col = numeric_values(np.ravel(np.asarray(data)), name=name, missing=s.missing)
-        where = "values"
+        where = "data"  # the values themselves: the field that holds them
     n = int(col.values.size)
     if n < 2:
-        # A file's column is named by the file (no parameter); values given directly are the parameter.
-        head = "values:" if where == "values" else f"{where} has"
+        # A file's column is named by the file (no parameter); values given directly are the data.
+        head = "data:" if where == "data" else f"{where} has"
         raise PrivriskError(
             f"{head} {n} usable value(s); the attacker's worlds leave one record out, so at least 2 are needed",
-            param="values" if where == "values" else None,
+            param="data" if where == "data" else None,
         )
     q = cast(Query, s.query)
+    report(progress, 0.1, "choosing the universe")
     if isinstance(s.universe, Universe):
         u, how = s.universe, s.universe.describe()
     else:
@@ -519,8 +536,10 @@ def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
             param="target_risk",
         )
     eps = cast(float, s.epsilon)
+    report(progress, 0.2, "simulating the attacks")
     result = simulate_attack(col.values, q, eps, sensitivity=df, trials=cast(int, s.trials),
                              seed=cast(int, s.seed), worlds=kind)  # fmt: skip
+    report(progress, 0.9, "the exact risks")
     f = worlds(col.values, q)
     if kind == "two":
         f = f[[f.argmin(), f.argmax()]]
@@ -530,4 +549,5 @@ def run_attack(data: Any, settings: AttackSettings) -> AttackRun:
         # Lee and Clifton's ε solves ρ_mw = target with Δv/Δf; worlds that all answer alike leak nothing at any ε.
         lc = float(R.epsilon_for_risk(target, result.n_worlds, dv / df)) if dv > 0 else float("inf")
         tight = tight_epsilon(f, target, df)
+    report(progress, 1.0, "done")
     return AttackRun(s, result, col, u, how, f, file, tight, lc)
