@@ -36,7 +36,6 @@ NOT_YET_CONVERTED = {
     "app/pages/microdata.py",
     "app/pages/presence.py",
     "app/pages/release.py",
-    "app/pages/sensitivity.py",
     "cli/_common.py",
     "cli/_release_output.py",
     "cli/accounting.py",
