@@ -113,7 +113,7 @@ def one_ledger_for_releases_and_outputs() -> bool:
     import pandas as pd
 
     from privrisk.errors import PrivriskError
-    from privrisk.outputs import OutputSpec, OutputsSettings, check_outputs
+    from privrisk.outputs import OutputSpec, OutputsSettings, run_outputs
     from privrisk.release.ledger import record_release
 
     with tempfile.TemporaryDirectory() as folder:
@@ -121,7 +121,7 @@ def one_ledger_for_releases_and_outputs() -> bool:
         record_release(ledger, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
         spec = (OutputSpec(name="P", kind="count", rows=("region",)),)
         try:
-            check_outputs(OutputsSettings(data=pd.DataFrame({"region": ["N"] * 12}), spec=spec, ledger=ledger))
+            run_outputs(OutputsSettings(data=pd.DataFrame({"region": ["N"] * 12}), spec=spec, ledger=ledger))
         except PrivriskError:
             return False
     return True

@@ -147,7 +147,7 @@ if TYPE_CHECKING:
     from privrisk.release import noisy_release, read_release_spec, public_statement, read_ledger
 
     # Output checking: each output by a centre's rules, and all together (privrisk.outputs)
-    from privrisk.outputs import check_outputs, OutputsSettings, OutputsResult
+    from privrisk.outputs import OutputsSettings, run_outputs, OutputsRun
 
     # Synthetic data: the attacks that show what a synthetic file discloses, beside the generator's claim
     from privrisk.synthetic import SyntheticSettings, SyntheticRun, run_synthetic, epsilon_lower_bound
@@ -169,6 +169,7 @@ if TYPE_CHECKING:
     from privrisk._validation import parse_epsilon
     from privrisk.audit import AuditResult, DerivedScale, audit_sweep, data_dependent_sensitivity
     from privrisk.datasets import chicago_clean, chicago_like
+    from privrisk.outputs import OutputsResult, check_outputs  # warn: OutputsRun, run_outputs (issue 33)
     from privrisk.empirical import (
         DENSITIES,
         EMPIRICAL_QUERIES,

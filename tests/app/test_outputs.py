@@ -52,12 +52,12 @@ TABLE_1, TABLE_3 = (f"[[output]]{part}" for part in SPEC.split("[[output]]")[1:]
 def _library_records_outputs(tmp_path) -> bool:
     """Whether ``check_outputs`` with a ledger records a set that passes (issue 30, item 1: the library checks and
     appends under one lock; before that, only the command line appended)."""
-    from privrisk.outputs import OutputSpec, OutputsSettings, check_outputs
+    from privrisk.outputs import OutputSpec, OutputsSettings, run_outputs
 
     ledger = tmp_path / "probe" / "ledger.json"
     ledger.parent.mkdir()
     frame = __import__("pandas").DataFrame({"region": ["N"] * 12})
-    check_outputs(OutputsSettings(data=frame, spec=(OutputSpec(name="P", kind="count", rows=("region",)),),
+    run_outputs(OutputsSettings(data=frame, spec=(OutputSpec(name="P", kind="count", rows=("region",)),),
                                   ledger=ledger))  # fmt: skip
     return ledger.exists()
 

@@ -16,7 +16,7 @@ import pytest
 from helpers import one_line_error
 from privrisk.errors import PrivriskError
 from privrisk.ledger import open_ledger, read_ledger_file
-from privrisk.outputs import OutputSpec, OutputsSettings, check_outputs
+from privrisk.outputs import OutputSpec, OutputsSettings, run_outputs
 from privrisk.outputs.ledger import ledger_outputs, ledger_specs
 from privrisk.release.ledger import read_ledger, record_release, spent_epsilon
 
@@ -55,7 +55,7 @@ def spec_of(name: str, where: str) -> OutputSpec:
 def test_releases_and_outputs_are_entries_of_one_file(tmp_path):
     led = tmp_path / "ledger.json"
     record_release(led, queries=[{"column": "age", "query": "mean", "epsilon": 0.5}], budget=1.0)
-    r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led))
+    r = run_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led))
     assert r.status == "pass" and r.ledger == {**r.ledger, "appended": True, "seq": 1}
     record_release(led, queries=[{"column": "age", "query": "mean", "epsilon": 0.25}])
     doc = json.loads(led.read_text())
@@ -76,7 +76,7 @@ def test_releases_and_outputs_are_entries_of_one_file(tmp_path):
 
 def test_each_output_records_its_numbers_and_the_data_it_came_from(tmp_path):
     led = tmp_path / "ledger.json"
-    check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led))
+    run_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led))
     [out] = json.loads(led.read_text())["entries"][0]["outputs"]
     frame = pd.read_csv(PEOPLE)
     # By hand: the table's cells, and SHA-256 of the columns it reads (integers as 64-bit little-endian).
@@ -104,7 +104,7 @@ def test_a_name_in_the_ledger_is_refused_never_replaced(cli, tmp_path, specs):
         )
     assert led.read_bytes() == before
     with pytest.raises(PrivriskError, match="in the ledger") as info:
-        check_outputs(
+        run_outputs(
             OutputsSettings(data=PEOPLE, spec=(spec_of("X", "age >= 19"),), ledger=led, append=False)
         )
     assert info.value.param == "spec"
@@ -129,7 +129,7 @@ def test_an_old_ledger_with_two_outputs_of_one_name_keeps_both(tmp_path):
     harmless = _old_output(frame, OutputSpec(name="X", kind="count", rows=("region",)))
     _write_old_outputs_ledger(led, [[first], [harmless]])
     assert [s.name for s in ledger_specs(led)] == ["X", "X"]
-    r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Y", "age >= 19"),), ledger=led))
+    r = run_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Y", "age >= 19"),), ledger=led))
     assert r.status == "fail" and r.ledger["appended"] is False
     # Both X's are kept (the earlier one named "X (earlier 2)"), so Y differences against them: one woman of 18.
     one = [f for f in r.disclosures if f["interval"] == [1, 1]]
@@ -198,7 +198,7 @@ def test_an_old_release_ledger_is_read_and_appended_to(tmp_path, key):
     _write_old_release_ledger(led, [0.5, 0.25], key)
     old = json.loads(led.read_text())["entries"]
     assert spent_epsilon(led, key) == 0.75 and [e["seq"] for e in read_ledger(led, key)] == [1, 2]
-    r = check_outputs(
+    r = run_outputs(
         OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led, key=key)
     )
     assert r.ledger["appended"]
@@ -222,9 +222,9 @@ def test_an_old_outputs_ledger_is_read_checked_against_and_rewritten_as_the_one_
     _write_old_outputs_ledger(led, [[_old_output(frame, spec_of("Tab 😀", "age >= 18"))]], key)
     assert [s.name for s in ledger_specs(led, key)] == ["Tab 😀"]
     # The old output takes part in the check: the age >= 19 table beside it shows one 18-year-old.
-    r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Y", "age >= 19"),), ledger=led, key=key))
+    r = run_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Y", "age >= 19"),), ledger=led, key=key))
     assert r.status == "fail" and r.disclosures[0]["outputs"] == ["Tab 😀", "Y"]
-    r = check_outputs(
+    r = run_outputs(
         OutputsSettings(data=PEOPLE, spec=(spec_of("Again", "age >= 18"),), ledger=led, key=key)
     )
     assert r.status == "pass" and r.ledger["appended"]
@@ -307,7 +307,7 @@ def test_the_report_appears_only_with_the_entry(cli, tmp_path, specs, monkeypatc
 def test_a_request_checked_while_another_was_appended_is_checked_again_under_the_lock(tmp_path, monkeypatch):
     # The check runs first without the lock; if other outputs came in before the lock was taken, it is run again
     # under the lock against them. Here "Adults" is appended just after "Over 19" read the ledger.
-    import privrisk.outputs.check as check
+    import privrisk.outputs.run as check
 
     led = tmp_path / "ledger.json"
     real = check._against_ledger
@@ -317,11 +317,11 @@ def test_a_request_checked_while_another_was_appended_is_checked_again_under_the
         result = real(*args)
         calls.append(len(args[4]))
         if len(calls) == 1:  # another request comes in and is appended (its own checks are counted too)
-            check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led))
+            run_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Adults", "age >= 18"),), ledger=led))
         return result
 
     monkeypatch.setattr(check, "_against_ledger", interleaved)
-    r = check_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Over 19", "age >= 19"),), ledger=led))
+    r = run_outputs(OutputsSettings(data=PEOPLE, spec=(spec_of("Over 19", "age >= 19"),), ledger=led))
     assert calls == [0, 0, 1]  # checked against the empty ledger, then, under the lock, against Adults
     assert r.status == "fail" and r.ledger["appended"] is False
     assert [s.name for s in ledger_specs(led)] == ["Adults"]

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from outputs_helpers import whole_solutions
 from privrisk.errors import PrivriskError
-from privrisk.outputs.check import OutputsSettings, check_frame, check_outputs
 from privrisk.outputs.ledger import Released
 from privrisk.outputs.policy import Policy
+from privrisk.outputs.run import OutputsSettings, check_frame, run_outputs
 from privrisk.outputs.spec import OutputSpec
 
 ALL = "All"
@@ -308,5 +308,5 @@ def test_settings_check_every_combination() -> None:
             OutputsSettings(**kwargs)
         assert info.value.param == param, kwargs
         assert str(info.value).startswith(f"{param}:")
-    result = check_outputs(OutputsSettings(data=frame, spec=spec, policy=Policy(safe_threshold=5)))
+    result = run_outputs(OutputsSettings(data=frame, spec=spec, policy=Policy(safe_threshold=5)))
     assert result.status == "pass" and result.policy.safe_threshold == 5

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from helpers import one_line_error
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.ledger import Released
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
 
 # Words of the database or of SQL that a checker must never read in a message.

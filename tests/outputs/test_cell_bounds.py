@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from outputs_helpers import whole_solutions
 from privrisk.outputs.cell_bounds import protected, system_bounds
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.differencing import difference
 from privrisk.outputs.policy import Policy
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
 
 ALL = "All"

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from outputs_helpers import enumerated_bounds
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.intervals import intervals
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
 
 

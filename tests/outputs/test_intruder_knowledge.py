@@ -287,7 +287,7 @@ def test_the_same_request_gives_the_same_answer_on_every_run() -> None:
 
 def test_the_spec_knowledge_reaches_the_library_check() -> None:
     # check_frame with a parsed spec: the derived age group is computed and known, as in the differencing alone.
-    from privrisk.outputs.check import check_frame
+    from privrisk.outputs.run import check_frame
 
     specs = parse_spec(
         f'[derived]\nagegroup = "{AGEGROUP}"\n'
@@ -303,7 +303,7 @@ def test_the_spec_knowledge_reaches_the_library_check() -> None:
 def test_groups_left_undecided_are_named_and_never_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     # With no group allowed beyond the atoms, the rest is undecided: named, counted, and the verdict is review.
     import privrisk.outputs.differencing as differencing
-    from privrisk.outputs.check import check_frame
+    from privrisk.outputs.run import check_frame
 
     monkeypatch.setattr(differencing, "GROUP_LIMIT", 0)
     frame = pd.DataFrame({"region": ["A"] * 12 + ["B"] * 12, "sex": ["f", "m"] * 12})

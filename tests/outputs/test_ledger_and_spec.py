@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from privrisk.errors import PrivriskError
-from privrisk.outputs import OutputSpec, OutputsSettings, check_frame, check_outputs, parse_spec, read_policy
+from privrisk.outputs import OutputSpec, OutputsSettings, check_frame, parse_spec, read_policy, run_outputs
 from privrisk.outputs.ledger import append_outputs, ledger_specs, read_outputs_ledger
 
 FRAME = pd.DataFrame({"region": ["N"] * 15 + ["S"] * 12, "age": list(range(20, 35)) + list(range(40, 52))})
@@ -28,7 +28,7 @@ def test_append_read_and_reuse(tmp_path) -> None:
     # The same result again: it was not checked against the output now in the ledger, and its name is taken.
     with pytest.raises(PrivriskError, match="not checked against"):
         append_outputs(path, _passing())
-    checked = check_outputs(
+    checked = run_outputs(
         OutputsSettings(data=FRAME, spec=(OutputSpec(name="T2", kind="count", rows=("region",)),), ledger=path,
                         append=False)
     )  # fmt: skip

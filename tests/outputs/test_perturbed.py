@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from privrisk.accounting.cellkey import perturbation_table
 from privrisk.accounting.perturbation_files import read_perturbation_table
 from privrisk.errors import PrivriskError
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.differencing import difference
 from privrisk.outputs.perturbed import KEY_COLUMN, allowed_counts, perturb, record_keys
 from privrisk.outputs.policy import Policy
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec, read_spec
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.policy import Policy
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
 
 REGIONS, SEXES = ("A", "B", "C"), ("f", "m")

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from outputs_helpers import whole_solutions
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.policy import Policy
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
 
 AGES = (17, 18, 19)

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrisk.outputs.check import check_frame
 from privrisk.outputs.policy import Policy
+from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
 
 HERE = Path(__file__).parent

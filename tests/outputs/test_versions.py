@@ -21,7 +21,7 @@ from tests.helpers import one_line_error
 from privrisk.errors import PrivriskError
 from privrisk.ledger import read_ledger_file
 from privrisk.outputs import OutputSpec
-from privrisk.outputs.check import OutputsSettings, check_outputs
+from privrisk.outputs.run import OutputsSettings, run_outputs
 from privrisk.outputs.versions import VERSION, one_population
 
 PEOPLE = Path(__file__).parents[2] / "examples" / "outputs" / "people.csv"
@@ -32,7 +32,7 @@ def adults(name: str, where: str = "age >= 18") -> tuple[OutputSpec, ...]:
 
 
 def check(data, specs, ledger, earlier=(), append=True):
-    return check_outputs(
+    return run_outputs(
         OutputsSettings(data=data, spec=specs, ledger=ledger, earlier_data=earlier, append=append)
     )
 

@@ -171,14 +171,14 @@ def test_a_spec_unit_names_what_the_rules_count(tmp_path):
     """``unit = "firms"`` on an output: the threshold rule counts firms (hand-made: one firm in a cell)."""
     import pandas as pd
 
-    from privrisk.outputs import OutputsSettings, check_outputs
+    from privrisk.outputs import OutputsSettings, run_outputs
     from privrisk.outputs.report import rule_text
     from privrisk.outputs.spec import parse_spec
 
     spec = parse_spec('[[output]]\nname = "T"\nrows = ["region"]\nunit = "firms"\n')
     assert spec[0].unit == "firms" and spec[0].to_dict()["unit"] == "firms"
     frame = pd.DataFrame({"region": ["N"] * 12 + ["S"]})
-    result = check_outputs(OutputsSettings(data=frame, spec=tuple(spec)))
+    result = run_outputs(OutputsSettings(data=frame, spec=tuple(spec)))
     rules = [r for o in result.outputs for c in o["cells"] for r in c.get("rules", []) if r["status"] == "fail"]
     assert rules and all(r["unit"] == "firms" for r in rules)
     assert "1 firm," in rule_text(rules[0])

@@ -91,7 +91,7 @@ def outputs_report(
     verdict (``status``), the report's body and the whole report (HTML).
     """
     from privrisk.io.data import read_table
-    from privrisk.outputs import OutputsSettings, check_outputs
+    from privrisk.outputs import OutputsSettings, run_outputs
     from privrisk.outputs.report import CSS, html_report, report_body
     from privrisk.outputs.spec import read_spec
 
@@ -99,7 +99,7 @@ def outputs_report(
     frame = read_table(data)
     check_request_size(specs, frame)
     settings = OutputsSettings(data=frame, spec=spec, policy=policy, ledger=ledger, key=key, earlier_data=earlier)
-    result = check_outputs(settings)
+    result = run_outputs(settings)
     # What the ledger recorded (the library's ``OutputsResult.ledger``: appended, seq), where the library says.
     recorded = getattr(result, "ledger", None)
     return {

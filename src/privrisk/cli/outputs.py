@@ -18,10 +18,10 @@ from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, emit_json, err, out
 from privrisk.errors import ThresholdExceeded
 
 if TYPE_CHECKING:
-    from privrisk.outputs.check import OutputsResult
+    from privrisk.outputs.run import OutputsRun as OutputsResult
 
 PARAM_OPTIONS["outputs"] = {"key": "--ledger-key", "key_file": "--ledger-key", "max_atoms": "--max-atoms"}
-REPORT_FILES = ("report.html", "outputs.json", "atoms.csv", "table-*.csv")
+REPORT_FILES = ("report.html", "outputs.json", "atoms.csv", "table-*.csv", "manifest.json")
 MARK = {"pass": "pass", "review": "REVIEW", "fail": "FAIL"}
 
 HELP = """Check a researcher's outputs (tables, means, quantiles, models) by a centre's rules, each alone and all
@@ -106,8 +106,7 @@ def outputs_command(
 ) -> None:
     from privrisk.io.files import check_outputs
     from privrisk.ledger import deferred_signals, read_key
-    from privrisk.outputs.check import OutputsSettings
-    from privrisk.outputs.check import check_outputs as run_check
+    from privrisk.outputs.run import OutputsSettings, run_outputs
 
     inputs = [p for p in (data, spec, policy, ledger, key_file, *earlier_data) if p is not None]
     if ledger is not None:
@@ -137,7 +136,7 @@ def outputs_command(
             _write_files(result, stack, out_dir, atoms, cells)
             guard.arm()
 
-        result = run_check(settings, before_append=write)
+        result = run_outputs(settings, before_append=write)
     if as_json:
         emit_json(result.to_dict())
     else:

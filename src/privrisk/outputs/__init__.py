@@ -13,22 +13,29 @@ each with its cost.
 - :mod:`privrisk.outputs.perturbed` — count tables released with cell-key perturbation (published values, the
   true counts they allow);
 - :mod:`privrisk.outputs.recommend` — what to do; :mod:`privrisk.outputs.ledger` — outputs released before;
-- :mod:`privrisk.outputs.report` — HTML, JSON and CSVs; :mod:`privrisk.outputs.check` — settings and run;
+- :mod:`privrisk.outputs.report` — HTML, JSON and CSVs; :mod:`privrisk.outputs.run` — settings, run and result;
+- :mod:`privrisk.outputs.versions` — earlier outputs of another version of the data;
 - :mod:`privrisk.outputs.notebook` — ``crosstab``, ``pivot_table``, ``ols``, ``logit``: the table and its check.
 """
 
-from privrisk.outputs.check import OutputsResult, OutputsSettings, check_frame, check_outputs
+from privrisk.errors import renamed_attributes
 from privrisk.outputs.notebook import crosstab, logit, ols, pivot_table
 from privrisk.outputs.policy import Policy, read_policy
+from privrisk.outputs.run import OutputsRun, OutputsSettings, check_frame, run_outputs
 from privrisk.outputs.spec import OutputSpec, parse_spec, read_spec
+
+# The names before the one shape (issue 33), for one release.
+__getattr__ = renamed_attributes(
+    {"__name__": __name__, "OutputsRun": OutputsRun, "run_outputs": run_outputs},
+    {"OutputsResult": "OutputsRun", "check_outputs": "run_outputs"},
+)
 
 __all__ = [
     "OutputSpec",
-    "OutputsResult",
+    "OutputsRun",
     "OutputsSettings",
     "Policy",
     "check_frame",
-    "check_outputs",
     "crosstab",
     "logit",
     "ols",
@@ -36,4 +43,5 @@ __all__ = [
     "pivot_table",
     "read_policy",
     "read_spec",
+    "run_outputs",
 ]

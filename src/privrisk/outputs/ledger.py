@@ -4,7 +4,7 @@ Next month's request is checked against everything that left before: :func:`ledg
 released so far, in the order released (they take part in the differencing by position, never by name: a name is
 taken once for the ledger's life). Outputs are entries of kind ``outputs`` in the one ledger of everything released
 (:mod:`privrisk.ledger`), under the same file rules, lock, hash chain and key as releases. An entry is appended
-by :func:`privrisk.outputs.check.check_outputs`, which checks a request and appends it under one lock;
+by :func:`privrisk.outputs.run.run_outputs`, which checks a request and appends it under one lock;
 :func:`append_outputs` appends a result checked before, only if the ledger's outputs are still the ones it was
 checked against.
 
@@ -33,7 +33,7 @@ from privrisk.ledger.chain import corrupt
 from privrisk.outputs.spec import OutputSpec, parse_spec
 
 if TYPE_CHECKING:
-    from privrisk.outputs.check import OutputsResult
+    from privrisk.outputs.run import OutputsRun as OutputsResult
 
 __all__ = [
     "KIND",
@@ -348,7 +348,7 @@ def append_outputs(
 ) -> dict[str, Any] | None:
     """Append a checked result's outputs (spec and numbers) to the ledger if the set passed; the entry, or None.
 
-    Prefer :func:`~privrisk.outputs.check.check_outputs` with ``OutputsSettings(ledger=…)``, which checks and
+    Prefer :func:`~privrisk.outputs.run.run_outputs` with ``OutputsSettings(ledger=…)``, which checks and
     appends under one lock. A result is appended here only if the ledger's outputs are still those it was checked
     against (none, for a result checked without this ledger), and only if its names are new to the ledger. A set
     that fails or needs review is not appended: only what may leave is recorded as released.

@@ -1,5 +1,5 @@
 """Calls a notebook user expects, in the spirit of ACRO's drop-in API: each returns the table (or the
-coefficients) and its check (an :class:`privrisk.outputs.check.OutputsResult` of that one output)."""
+coefficients) and its check (an :class:`privrisk.outputs.run.OutputsRun` of that one output)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import Kind, OutputSpec
 
 if TYPE_CHECKING:
-    from privrisk.outputs.check import OutputsResult
+    from privrisk.outputs.run import OutputsRun as OutputsResult
 
 __all__ = ["crosstab", "logit", "ols", "pivot_table"]
 
@@ -26,7 +26,7 @@ def _names(x: str | Sequence[str] | None) -> tuple[str, ...]:
 def _table(
     frame: pd.DataFrame, spec: OutputSpec, policy: Policy | None
 ) -> tuple[pd.DataFrame, OutputsResult]:
-    from privrisk.outputs.check import check_frame
+    from privrisk.outputs.run import check_frame
 
     result = check_frame(frame, [spec], policy)
     cells = result.tables[spec.name]
@@ -111,7 +111,7 @@ def pivot_table(
 def _model(
     frame: pd.DataFrame, kind: str, formula: str, where: str | None, policy: Policy | None, name: str
 ) -> tuple[pd.DataFrame, OutputsResult]:
-    from privrisk.outputs.check import check_frame
+    from privrisk.outputs.run import check_frame
 
     spec = OutputSpec(name=name, kind=cast(Kind, kind), formula=formula, where=where)
     result = check_frame(frame, [spec], policy)

@@ -18,7 +18,7 @@ from privrisk.outputs.wording import DEFAULT_UNIT, quantity
 from privrisk.reports.html import html_page
 
 if TYPE_CHECKING:
-    from privrisk.outputs.check import OutputsResult
+    from privrisk.outputs.run import OutputsRun as OutputsResult
 
 __all__ = [
     "CSS",
@@ -172,37 +172,50 @@ def html_report(result: OutputsResult) -> str:
     return html_page(title="Output check", body=report_body(result), css=CSS, wide=True)
 
 
+def verdict_sentence(doc: dict[str, Any]) -> str:
+    """The verdict of a check's JSON document in one sentence: may be released, or why not.
+
+    Example:
+        >>> summary = {"earlier_outputs": 0, "disclosures_exact": 1, "disclosures_approximate": 0,
+        ...            "cells_fail": 2, "cells_review": 0}
+        >>> verdict_sentence({"status": "fail", "summary": summary})
+        'May not be released as it is: 1 disclosure by differencing and 2 cells failing the rules.'
+    """
+    s = doc["summary"]
+    status = doc["status"]
+    found = s["disclosures_exact"] + s["disclosures_approximate"]
+    if status == "pass":
+        return (
+            "May be released: every cell passes the rules, and no combination of the outputs"
+            + (" with those released before" if s["earlier_outputs"] else "")
+            + " pins down a group below the threshold."
+        )
+    why = []
+    if found:
+        why.append(f"{found} disclosure{'s' if found != 1 else ''} by differencing")
+    if s["cells_fail"]:
+        why.append(f"{s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} failing the rules")
+    if s.get("atoms_undecided"):
+        n = s["atoms_undecided"]
+        named = "; ".join(doc.get("undecided_groups") or [])
+        why.append(
+            f"{n:,} group{'s' if n != 1 else ''} the differencing could not decide within its budget"
+            + (f" ({named}{' …' if n > len(doc.get('undecided_groups') or []) else ''})" if named else "")
+        )
+    if s["cells_review"]:
+        why.append(f"{s['cells_review']} cell{'s' if s['cells_review'] != 1 else ''} for a person's review")
+    head = "May not be released as it is" if status == "fail" else "Needs a person's review"
+    return f"{head}: {listing(why)}."
+
+
 def report_body(result: OutputsResult) -> str:
     """The page's body: the verdict first, the disclosures in sentences, what to do, every output's cells."""
     doc = result.to_dict()
     s = doc["summary"]
     status = doc["status"]
-    found = s["disclosures_exact"] + s["disclosures_approximate"]
-    if status == "pass":
-        verdict = (
-            "May be released: every cell passes the rules, and no combination of the outputs"
-            + (" with those released before" if s["earlier_outputs"] else "")
-            + " pins down a group below the threshold."
-        )
-    else:
-        why = []
-        if found:
-            why.append(f"{found} disclosure{'s' if found != 1 else ''} by differencing")
-        if s["cells_fail"]:
-            why.append(f"{s['cells_fail']} cell{'s' if s['cells_fail'] != 1 else ''} failing the rules")
-        if s.get("atoms_undecided"):
-            n = s["atoms_undecided"]
-            named = "; ".join(doc.get("undecided_groups") or [])
-            why.append(
-                f"{n:,} group{'s' if n != 1 else ''} the differencing could not decide within its budget"
-                + (f" ({named}{' …' if n > len(doc.get('undecided_groups') or []) else ''})" if named else "")
-            )
-        if s["cells_review"]:
-            why.append(
-                f"{s['cells_review']} cell{'s' if s['cells_review'] != 1 else ''} for a person's review"
-            )
-        head = "May not be released as it is" if status == "fail" else "Needs a person's review"
-        verdict = f"{head}: {listing(why)}. What to do is below."
+    verdict = verdict_sentence(doc)
+    if status != "pass":
+        verdict += " What to do is below."
     parts = [
         "<h1>Output check</h1>",
         f'<p class="verdict {status}" id="verdict">{html.escape(verdict)}</p>',
@@ -306,7 +319,8 @@ def _file_name(name: str) -> str:
 
 
 def write_report(result: OutputsResult, folder: str | os.PathLike[str]) -> list[Path]:
-    """Write ``report.html``, ``outputs.json``, ``atoms.csv`` and one ``table-<name>.csv`` per output."""
+    """Write ``report.html``, ``outputs.json``, ``atoms.csv``, one ``table-<name>.csv`` per output and
+    ``manifest.json``, whole or not at all."""
     import json
 
     written: list[str] = []
@@ -326,4 +340,13 @@ def write_report(result: OutputsResult, folder: str | os.PathLike[str]) -> list[
             used.add(name)
             write_csv(table_frame(result, out["name"]), tmp / f"{name}.csv")
             written.append(f"{name}.csv")
+        from privrisk.reports.manifest import write_manifest
+
+        doc = result.to_dict()
+        titled = [{"title": f"Cells of {o['name']}", "path": w} for o, w in zip(result.outputs, written[3:], strict=True)]
+        write_manifest(tmp, kind="outputs", title="Output check", parameters={"policy": doc["policy"]},
+                       summary={"status": doc["status"], "verdict": verdict_sentence(doc), **doc["summary"]},
+                       findings=[d["sentence"] for d in doc["disclosures"]],
+                       tables=[{"title": "Atoms and their intervals", "path": "atoms.csv"}, *titled])  # fmt: skip
+        written.append("manifest.json")
     return [Path(folder) / w for w in written]

@@ -206,7 +206,7 @@ def placed_versions(
 @dataclass(frozen=True)
 class VersionedRequest:
     """A request against earlier outputs of other versions of the data, as one population: check ``specs``
-    against ``earlier`` on ``frame`` (:func:`~privrisk.outputs.check.check_frame`), then :meth:`finish`."""
+    against ``earlier`` on ``frame`` (:func:`~privrisk.outputs.run.check_frame`), then :meth:`finish`."""
 
     frame: pd.DataFrame
     specs: Outputs

@@ -57,7 +57,7 @@ class TimeLimit(Exception):
 
 # Imported once by the fork server, so that each worker starts with them: the accountant (Risk), and pandas, the
 # output checker and the microdata measures (Outputs, Microdata).
-_PRELOAD = ["privrisk.accounting", "privrisk.app._guarantee", "pandas", "privrisk.outputs.check",
+_PRELOAD = ["privrisk.accounting", "privrisk.app._guarantee", "pandas", "privrisk.outputs.run",
             "privrisk.microdata.run", "privrisk.app._work"]  # fmt: skip
 
 

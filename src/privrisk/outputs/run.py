@@ -1,0 +1,719 @@
+"""Output checking's one way in: :class:`OutputsSettings` in, :func:`run_outputs`, :class:`OutputsRun` out.
+
+:func:`run_outputs` reads the data and the spec, computes every output with DuckDB, applies the primary
+rules to each cell (:mod:`privrisk.outputs.rules`), finds what all outputs (this run's and the ledger's) reveal
+together (:mod:`privrisk.outputs.differencing`) and proposes what to do about it
+(:mod:`privrisk.outputs.recommend`). The command line and the app page both call it; :func:`check_frame` is the
+same check of a DataFrame for notebooks.
+
+With a ledger (:mod:`privrisk.outputs.ledger`, in the one ledger of everything released) the request is checked
+against every output released before, by position, and a set that passes is appended, the check and the append
+under one lock: requests made at the same time are checked against each other, and only what was checked
+against the ledger as it is gets into it. A name the ledger has already is refused; earlier outputs computed on
+another version of the data are checked with that version (``earlier_data``,
+:mod:`privrisk.outputs.versions`) or refused when today's data does not give their numbers again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from privrisk.errors import PrivriskError
+from privrisk.outputs.knowledge import derive
+from privrisk.outputs.policy import Policy, read_policy
+from privrisk.outputs.rules import model_rules, worst
+from privrisk.outputs.spec import MODELS, OutputSpec, read_spec
+from privrisk.progress import Progress, report
+
+if TYPE_CHECKING:
+    from privrisk.outputs.ledger import Released
+
+__all__ = ["OutputsRun", "OutputsSettings", "check_frame", "run_outputs"]
+
+SCHEMA_VERSION = 1
+
+
+def _path(value: Any, name: str, *, optional: bool) -> Path | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | os.PathLike):
+        raise PrivriskError(f"{name}: must be a file path, not {type(value).__name__}", param=name)
+    if not str(value).strip():
+        raise PrivriskError(f"{name}: the path is empty", param=name)
+    return Path(value)
+
+
+@dataclass(frozen=True)
+class OutputsSettings:
+    """What to check: the data, the spec of outputs, the policy and an outputs ledger. Checked when made.
+
+    Attributes:
+        data: the microdata: a file (CSV, Parquet, Stata, SPSS) or a DataFrame.
+        spec: ``outputs.toml``, or the outputs as :class:`OutputSpec` objects.
+        policy: an ACRO policy file (YAML) or a :class:`Policy`; ACRO's defaults if None.
+        ledger: the one ledger of everything released: the outputs released before (their specs and numbers)
+            join the differencing, and a set that passes is appended (see ``append``).
+        key: the ledger's HMAC key, if it was written with one.
+        max_atoms: the largest grid of atoms crossed in full (above it, only the observed combinations).
+        append: with a ledger, append the outputs if they all pass, checked and appended under the ledger's lock
+            (the default); False only checks against the ledger.
+        timeout: seconds to wait for the ledger's lock held by another release or outputs check.
+        earlier_data: earlier versions of the data (files or DataFrames), for the ledger's outputs computed on
+            them: each earlier output is matched to its version by its fingerprint, and the versions are checked
+            as one population whose newcomers and leavers are groups like any other
+            (:mod:`privrisk.outputs.versions`). Without it, an earlier output whose numbers today's data does not
+            give again is refused.
+
+    Example:
+        >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
+        200000
+        >>> OutputsSettings(data="d.csv", spec="outputs.toml", key=b"k")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: key: a ledger key needs a ledger
+    """
+
+    data: str | os.PathLike[str] | pd.DataFrame
+    spec: str | os.PathLike[str] | tuple[OutputSpec, ...]
+    policy: str | os.PathLike[str] | Policy | None = None
+    ledger: str | os.PathLike[str] | None = None
+    key: bytes | None = None
+    max_atoms: int = 200_000
+    append: bool = True
+    timeout: float = 300.0
+    earlier_data: tuple[str | os.PathLike[str] | pd.DataFrame, ...] = ()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        earlier = self.earlier_data
+        if isinstance(earlier, str | os.PathLike | pd.DataFrame):
+            earlier = (earlier,)
+        if not isinstance(earlier, list | tuple):
+            raise PrivriskError(
+                f"earlier_data: give files or DataFrames, not {type(earlier).__name__}", param="earlier_data"
+            )
+        for item in earlier:
+            if not isinstance(item, pd.DataFrame):
+                _path(item, "earlier_data", optional=False)
+        set_(self, "earlier_data", tuple(earlier))
+        if not isinstance(self.data, pd.DataFrame):
+            _path(self.data, "data", optional=False)
+        if isinstance(self.spec, list | tuple):
+            specs = tuple(self.spec)
+            if not specs or not all(isinstance(s, OutputSpec) for s in specs):
+                raise PrivriskError("spec: give a file or at least one OutputSpec", param="spec")
+            names = [s.name for s in specs]
+            dupes = sorted({n for n in names if names.count(n) > 1})
+            if dupes:
+                raise PrivriskError(f"spec: output {dupes[0]!r} is named twice", param="spec")
+            set_(self, "spec", specs)
+        else:
+            _path(self.spec, "spec", optional=False)
+        if not isinstance(self.policy, Policy):
+            _path(self.policy, "policy", optional=True)
+        ledger = _path(self.ledger, "ledger", optional=True)
+        if isinstance(self.max_atoms, bool) or not isinstance(self.max_atoms, int) or self.max_atoms < 1:
+            raise PrivriskError(
+                f"max_atoms: must be a whole number ≥ 1, not {self.max_atoms!r}", param="max_atoms"
+            )
+        if self.earlier_data and ledger is None:
+            raise PrivriskError(
+                "earlier_data: earlier versions of the data are compared with a ledger's outputs: give a ledger",
+                param="earlier_data",
+            )
+        if self.key is not None:
+            if ledger is None:
+                raise PrivriskError("key: a ledger key needs a ledger", param="key")
+            if not isinstance(self.key, bytes | bytearray) or not self.key:
+                raise PrivriskError("key: must be non-empty bytes", param="key")
+            from privrisk.ledger import check_key
+
+            check_key(self.key)
+        if not isinstance(self.append, bool):
+            raise PrivriskError(f"append: must be true or false, not {self.append!r}", param="append")
+        if (
+            isinstance(self.timeout, bool)
+            or not isinstance(self.timeout, int | float)
+            or not 0 <= self.timeout < float("inf")
+        ):
+            raise PrivriskError(
+                f"timeout: must be a number of seconds ≥ 0, not {self.timeout!r}", param="timeout"
+            )
+        if ledger is not None:
+            # The ledger is written after the check: it must not be one of the inputs it would overwrite.
+            named = [(n, getattr(self, n)) for n in ("data", "spec", "policy")]
+            for name, other in named + [("earlier data", e) for e in self.earlier_data]:
+                if isinstance(other, str | os.PathLike) and Path(other).resolve() == ledger.resolve():
+                    raise PrivriskError(f"ledger: {ledger} is also the {name} file", param="ledger")
+
+
+@dataclass(frozen=True)
+class OutputsRun:
+    """Every output with its cells and their statuses, the differencing findings and the recommendations."""
+
+    outputs: list[dict[str, Any]]
+    disclosures: list[dict[str, Any]]
+    recommendations: list[dict[str, Any]]
+    atoms: pd.DataFrame
+    summary: dict[str, Any]
+    policy: Policy
+    specs: tuple[OutputSpec, ...] = field(default=())
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The data version (:func:`~privrisk.outputs.ledger.data_version`) of each output of the request, by name.
+    versions: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    #: Earlier outputs (their names here) whose released numbers today's data does not give again.
+    earlier_changed: tuple[str, ...] = ()
+    #: With a ledger: ``path``, ``head`` (the last outputs entry checked against), ``appended``, ``seq``.
+    ledger: dict[str, Any] | None = None
+    #: What the intruder is assumed to know beyond the spec (dependencies found in the data, declared hierarchies).
+    assumed: list[dict[str, Any]] = field(default_factory=list)
+    #: The groups that the differencing's budgets left undecided, in words (``summary.atoms_undecided`` counts all).
+    undecided_groups: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """pass when every cell passes and nothing is disclosed; fail otherwise (review: a person should look)."""
+        if self.disclosures:
+            return "fail"
+        status = worst(o["status"] for o in self.outputs)
+        # Atoms the programs could not decide in their time may hide a disclosure: a person looks.
+        return "review" if status == "pass" and self.summary.get("atoms_undecided") else status
+
+    def sentence(self) -> str:
+        """The verdict in plain words, first: may be released, or why not and how many findings."""
+        from privrisk.outputs.report import verdict_sentence
+
+        return verdict_sentence(self.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document (``schema_version`` 1)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "status": self.status,
+            "outputs": self.outputs,
+            "disclosures": [{k: v for k, v in d.items() if k != "atom"} for d in self.disclosures],
+            "recommendations": self.recommendations,
+            "summary": self.summary,
+            "assumed": self.assumed,
+            "undecided_groups": self.undecided_groups,
+            "policy": self.policy.to_dict(),
+            "ledger": None
+            if self.ledger is None
+            else {k: self.ledger[k] for k in ("path", "appended", "seq") if k in self.ledger},
+        }
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write the report folder (HTML, JSON, CSVs) whole or not at all; the files written."""
+        from privrisk.outputs.report import write_report
+
+        return write_report(self, folder)
+
+
+def run_outputs(
+    settings: OutputsSettings,
+    *,
+    progress: Progress | None = None,
+    before_append: Callable[[OutputsRun], None] | None = None,
+) -> OutputsRun:
+    """Check the outputs of a spec against the data and every output in the ledger; append them if they pass.
+
+    With ``settings.ledger`` the request is checked against every output the ledger records (in the order
+    released), and, with ``settings.append`` (the default), a set that passes is appended: the check the entry
+    rests on and the append happen under the ledger's lock, so that requests made at the same time are checked
+    against each other (a request checked while another was appended is checked again under the lock).
+
+    Args:
+        settings: what to check (:class:`OutputsSettings`).
+        progress: told when the data is read, checked and (with a ledger) appended to the ledger.
+        before_append: called with the result under the ledger's lock, before the ledger is written (without a
+            ledger or without ``append``: before returning); write the result's files to temporary names here,
+            so that the report and the ledger go together. If it raises, nothing is appended.
+
+    Raises:
+        PrivriskError: for bad input: an unreadable file, a spec that is not TOML, an unknown column, a
+            ``where`` that is not a condition (the message names the output and the field); an output named as
+            one the ledger has already; earlier outputs whose numbers today's data does not give again; a ledger
+            that is corrupt, a link or not a regular file, or whose lock is not taken in time.
+
+    Example:
+        >>> import pandas as pd, tempfile, pathlib
+        >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
+        >>> frame = pd.DataFrame({"region": ["N"] * 12 + ["S"] * 15})
+        >>> table = OutputSpec(name="T1", kind="count", rows=("region",))
+        >>> r = run_outputs(OutputsSettings(data=frame, spec=(table,), ledger=led))
+        >>> r.status, r.ledger["appended"], r.ledger["seq"]
+        ('pass', True, 1)
+        >>> r.sentence()
+        'May be released: every cell passes the rules, and no combination of the outputs pins down a group below the threshold.'
+        >>> run_outputs(OutputsSettings(data=frame, spec=(table,), ledger=led))
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: spec: output 'T1' is in the ledger ... already (outputs entry 1 of ...); a name is kept for the ledger's life and never replaced: give this output another name
+    """
+    from privrisk.io.data import read_table
+
+    report(progress, 0.0, "Reading the data and the spec")
+    specs = settings.spec if isinstance(settings.spec, tuple) else read_spec(settings.spec)
+    policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
+    frame = settings.data if isinstance(settings.data, pd.DataFrame) else read_table(settings.data)
+    source = None if isinstance(settings.data, pd.DataFrame) else str(settings.data)
+    noisy = [s.name for s in specs if s.ptable is not None]
+    if noisy and settings.ledger is not None and settings.append:
+        raise PrivriskError(
+            f"ledger: output {noisy[0]!r} is released with cell-key perturbation, which the ledger cannot record "
+            "yet: check it against the ledger without appending it",
+            param="ledger",
+        )
+
+    report(progress, 0.1, "Checking every output and what they give away together")
+
+    def check(entries: Sequence[dict[str, Any]]) -> OutputsRun:
+        return _against_ledger(frame, specs, policy, settings, entries, source)
+
+    if settings.ledger is None:
+        result = check_frame(frame, specs, policy, max_atoms=settings.max_atoms, source=source)
+    elif not settings.append:
+        from privrisk.ledger import read_ledger_file
+
+        result = check(read_ledger_file(settings.ledger, settings.key))
+    else:
+        result = _check_and_append(settings, check, before_append)
+        report(progress, 1.0, "Checked")
+        return result
+    if before_append is not None:
+        before_append(result)
+    report(progress, 1.0, "Checked")
+    return result
+
+
+def _check_and_append(
+    settings: OutputsSettings,
+    check: Callable[[Sequence[dict[str, Any]]], OutputsRun],
+    before_append: Callable[[OutputsRun], None] | None,
+) -> OutputsRun:
+    """Check against the ledger as it is, then under its lock: again if other outputs were appended meanwhile,
+    and append the set if it passed (the lock is held for the append, not for the first, long check)."""
+    from privrisk.ledger import open_ledger, read_ledger_file
+    from privrisk.outputs.ledger import KIND, outputs_entry, outputs_head
+
+    assert settings.ledger is not None
+    seen = read_ledger_file(settings.ledger, settings.key)
+    result = check(seen)
+    with open_ledger(settings.ledger, settings.key, timeout=settings.timeout) as led:
+        if outputs_head(led.entries) != outputs_head(seen):
+            result = check(led.entries)
+        entry = led.entry(KIND, outputs_entry(result, result.versions)) if result.status == "pass" else None
+        state = {**(result.ledger or {}), "appended": entry is not None, "seq": entry and entry["seq"]}
+        result = dataclasses.replace(result, ledger=state)
+        if before_append is not None:
+            before_append(result)
+        if entry is not None:
+            led.write(entry)
+    return result
+
+
+def _against_ledger(
+    frame: pd.DataFrame,
+    specs: tuple[OutputSpec, ...],
+    policy: Policy,
+    settings: OutputsSettings,
+    entries: Sequence[dict[str, Any]],
+    source: str | None,
+) -> OutputsRun:
+    """The check of a request against the earlier outputs that ``entries`` record (names new, data the same)."""
+    from privrisk.outputs.ledger import outputs_head, released_outputs, taken_names, version_change
+
+    earlier = released_outputs(entries, settings.ledger)
+    taken_names(specs, earlier, settings.ledger)
+    from privrisk.outputs.ledger import data_version
+    from privrisk.outputs.versions import placed_versions, versioned_request
+
+    knowledge = getattr(specs, "knowledge", None)
+    today = derive(frame, knowledge)
+    placed, versions = placed_versions(frame, specs, earlier, settings.earlier_data)
+    if any(placed):
+        one = versioned_request(frame, specs, earlier, placed, versions, settings.data)
+        result = check_frame(one.frame, one.specs, policy, earlier=one.earlier, max_atoms=settings.max_atoms)
+        result = one.finish(result, specs, data_versions(today, specs, source))
+    else:
+        result = check_frame(
+            frame, specs, policy, earlier=earlier, max_atoms=settings.max_atoms, source=source
+        )
+    moved = set(result.earlier_changed)
+    changed = 0
+    digests: dict[str, str] = {}
+    lenient = []
+    for r, name, where in zip(earlier, _earlier_names(earlier, specs), placed, strict=True):
+        if r.spec.kind in MODELS or where:
+            continue
+        how = version_change(r.data, data_version(today, r.spec, file=source, cache=digests))
+        changed += how is not None
+        if name in moved:
+            what = f"on another version of the data ({how})" if how else "on other data"
+            given = " none of the earlier data given is that version;" if settings.earlier_data else ""
+            raise PrivriskError(
+                f"ledger: the earlier output {r.spec.name!r} in {settings.ledger} ({r.where()}) was computed {what}, "
+                f"and today's data does not give its numbers again;{given} give the data it was computed on as "
+                "earlier data, and the two versions are checked as one population",
+                param="ledger",
+            )
+        if how is not None:
+            lenient.append(r.spec.name)
+    assumed = list(result.assumed)
+    if lenient:
+        assumed.append({"kind": "same population", "variables": [], "sentence": (
+            f"{_listed(lenient)} {'was' if len(lenient) == 1 else 'were'} computed on another version of the data, "
+            "whose numbers today's data gives again: checked as if computed on today's data (give the earlier data "
+            "to check the versions' newcomers and leavers too).")})  # fmt: skip
+    result = dataclasses.replace(result, assumed=assumed)
+    summary = {**result.summary, "earlier_data_changed": changed}
+    state = {"path": str(settings.ledger), "head": outputs_head(entries), "appended": False, "seq": None}
+    return dataclasses.replace(result, summary=summary, ledger=state)
+
+
+def _listed(names: Sequence[str]) -> str:
+    quoted = [repr(n) for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _earlier_names(earlier: Sequence[Any], specs: Sequence[OutputSpec]) -> list[str]:
+    """The name each earlier output takes in the differencing: its own, or with its position when that is taken
+    (by the request or by an output before it), so that no earlier output is ever dropped or replaced.
+
+    Example:
+        >>> x = OutputSpec(name="X", kind="count")
+        >>> _earlier_names([x, x], [OutputSpec(name="Y", kind="count")])
+        ['X', 'X (earlier 2)']
+    """
+    from privrisk.outputs.ledger import name_key
+
+    used = {name_key(s.name) for s in specs}
+    names = []
+    for k, item in enumerate(earlier, 1):
+        name = item.name if isinstance(item, OutputSpec) else item.spec.name
+        candidate, j = name, 1
+        while name_key(candidate) in used:
+            candidate = f"{name} (earlier {k})" if j == 1 else f"{name} (earlier {k}.{j})"
+            j += 1
+        used.add(name_key(candidate))
+        names.append(candidate)
+    return names
+
+
+def check_frame(
+    frame: pd.DataFrame,
+    specs: tuple[OutputSpec, ...] | list[OutputSpec],
+    policy: Policy | None = None,
+    *,
+    earlier: Sequence[OutputSpec | Released] = (),
+    max_atoms: int = 200_000,
+    source: str | None = None,
+) -> OutputsRun:
+    """Check outputs against a DataFrame (the library's entry for notebooks; :func:`run_outputs` reads files).
+
+    ``earlier`` are outputs released before (from the ledger): they take part in the differencing, each one by
+    its position (one named as an output of the request or as an earlier one is renamed, never left out), and
+    are not checked again. A :class:`~privrisk.outputs.ledger.Released` enters with the numbers released then
+    (its cells that today's data no longer has are left out); a bare spec is recomputed from the data.
+    ``source`` names the data file in the data versions of the outputs.
+
+    Example:
+        >>> import pandas as pd
+        >>> f = pd.DataFrame({"region": ["N"] * 12 + ["S"] * 3})
+        >>> r = check_frame(f, [OutputSpec(name="T1", kind="count", rows=("region",))])
+        >>> r.status, [c["status"] for c in r.outputs[0]["cells"]]
+        ('fail', ['pass', 'fail'])
+    """
+    from privrisk.outputs.compute import connect, table_cells
+    from privrisk.outputs.differencing import difference
+    from privrisk.outputs.knowledge import derive
+    from privrisk.outputs.models import fit_model
+    from privrisk.outputs.recommend import recommendations
+    from privrisk.outputs.rules import cell_rules
+
+    policy = policy or Policy()
+    # The spec's knowledge ([derived], nested, [domains]): the derived variables are computed from their
+    # definitions, and the intruder of the differencing (and of every remedy's audit) knows all of it.
+    knowledge = getattr(specs, "knowledge", None)
+    record_key = getattr(specs, "record_key", None)
+    keyed = _keyed(frame, specs, record_key, knowledge)
+    frame = derive(frame, knowledge)
+    specs = tuple(specs)
+    before: dict[str, dict[tuple[str, ...], Any] | None] = {}
+    earlier_specs: list[OutputSpec] = []
+    for item, name in zip(earlier, _earlier_names(earlier, specs), strict=True):
+        spec_ = item if isinstance(item, OutputSpec) else item.spec
+        if spec_.kind in MODELS:
+            continue  # a model's coefficients are not sums of atoms: they take no part in the differencing
+        if name != spec_.name:
+            spec_ = dataclasses.replace(spec_, name=name)
+        earlier_specs.append(spec_)
+        before[name] = None if isinstance(item, OutputSpec) else item.values()
+    columns = list(frame.columns)
+    for spec in (*specs, *earlier_specs):
+        for col in spec.columns_used:
+            if col not in columns:
+                has = f"(it has {', '.join(map(str, columns[:12]))}{', …' if len(columns) > 12 else ''})"
+                if spec not in specs:
+                    raise PrivriskError(
+                        f"ledger: the earlier output {spec.name!r} reads the column {col!r}, which the data does "
+                        f"not have {has}: check this request against the data the earlier outputs came from",
+                        param="ledger",
+                    )
+                raise PrivriskError(
+                    f"spec: output {spec.name!r}: field {_field_of(spec, col)!r}: no column {col!r} in the data "
+                    + has,
+                    param="spec",
+                )
+    con = connect(frame)
+    outputs: list[dict[str, Any]] = []
+    tables: dict[str, pd.DataFrame] = {}
+    linear: list[tuple[OutputSpec, pd.DataFrame]] = []
+    changed = 0
+    moved_outputs: list[str] = []
+    for spec in (*specs, *earlier_specs):
+        released = spec in specs
+        if spec.kind in MODELS:
+            from privrisk.outputs.compute import check_where
+
+            cond = check_where(con, spec)
+            rows = con.sql(f"SELECT * FROM data WHERE {cond}").df() if spec.where else frame
+            fit = fit_model(rows, spec)
+            broken = model_rules(fit.dof, policy)
+            status = worst(r["status"] for r in broken)
+            cells = [
+                {"labels": {"term": t}, "value": _value(c), "status": status, "rules": broken}
+                for t, c in zip(fit.terms, fit.coefficients, strict=True)
+            ]
+            if released:
+                outputs.append(
+                    {
+                        "name": spec.name,
+                        "kind": spec.kind,
+                        "status": status,
+                        "cells": cells,
+                        "n": fit.n,
+                        "dof": fit.dof,
+                    }
+                )
+            continue
+        cells_frame = table_cells(con, spec, policy)
+        if spec.ptable is not None and keyed is not None:
+            from privrisk.outputs.perturbed import perturb
+
+            cells_frame = perturb(keyed, spec, cells_frame)
+        if not released:
+            values = before.get(spec.name)
+            if values is not None:
+                cells_frame, moved = _as_released(cells_frame, spec, values)
+                changed += moved
+                if moved:
+                    moved_outputs.append(spec.name)
+            linear.append((spec, cells_frame))
+            continue
+        linear.append((spec, cells_frame))
+        rules = cell_rules(spec, cells_frame, policy)
+        statuses = [worst(r["status"] for r in broken) for broken in rules]
+        cells_frame = cells_frame.assign(status=statuses)
+        tables[spec.name] = cells_frame
+        labels: list[dict[str, Any]] = (
+            cells_frame[list(spec.variables)].to_dict("records")  # type: ignore[assignment]
+            if spec.variables
+            else [{} for _ in range(len(cells_frame))]
+        )
+        cells = [
+            {"labels": lab, "value": _value(value), "n": int(n), "status": st, "rules": broken}
+            for lab, value, n, st, broken in zip(
+                labels,
+                cells_frame["value"].tolist(),
+                cells_frame["n"].tolist(),
+                statuses,
+                rules,
+                strict=True,
+            )
+        ]
+        margins = dict(cells_frame.attrs.get("margins") or {})
+        outputs.append({"name": spec.name, "kind": spec.kind, "status": worst(statuses), "cells": cells,
+                        "margins": margins})  # fmt: skip
+        if "allowed_lo" in cells_frame:
+            _perturbed_cells(outputs[-1], spec, cells_frame, record_key)
+    started = time.perf_counter()
+    try:
+        diff = difference(con, linear, policy, max_atoms=max_atoms, knowledge=knowledge)
+    except PrivriskError as exc:
+        if not changed or "contradict" not in str(exc):
+            raise
+        raise PrivriskError(
+            f"ledger: {changed} number{'s' if changed != 1 else ''} released before differ from today's data, "
+            "and with this request they contradict each other: check against the data those outputs came from",
+            param="ledger",
+        ) from None
+    audit_seconds = time.perf_counter() - started
+    from privrisk.outputs.cell_bounds import cell_bounds
+
+    # A perturbed cell's interval is that of its published value (its "consistent" counts), not a suppression's.
+    exact = [(s, c) for s, c in linear if "allowed_lo" not in c]
+    mine = [(s, c) for s, c in exact if s.name in tables]
+    failing = {s.name: tables[s.name]["status"].to_numpy() == "fail" for s, _ in mine}
+    bounds, cells_undecided = cell_bounds(diff, mine, policy, released=exact, first=failing)
+    for o in outputs:
+        found = bounds.get(o["name"])
+        if found is None:
+            if o["kind"] not in MODELS:
+                for cell in o["cells"]:
+                    cell.update(interval=None, interval_exact=None, protected=None)
+            continue
+        for cell, lo, hi, exact, guard in zip(
+            o["cells"], found["lo"], found["hi"], found["exact"], found["protected"], strict=True
+        ):
+            known = not np.isnan(lo)
+            cell["interval"] = [_bound(lo), _bound(hi)] if known else None
+            cell["interval_exact"] = bool(exact) if known else None
+            cell["protected"] = guard
+    recs = recommendations(outputs, diff, specs, linear, policy, con, audit_seconds=audit_seconds)
+    counts = {
+        s: sum(c["status"] == s for o in outputs for c in o["cells"]) for s in ("pass", "review", "fail")
+    }
+    summary = {
+        "outputs": len(outputs),
+        "earlier_outputs": len(earlier_specs),
+        "earlier_numbers_changed": changed,
+        "cells": sum(len(o["cells"]) for o in outputs),
+        **{f"cells_{k}": v for k, v in counts.items()},
+        "atoms": len(diff.atoms),
+        "atoms_complete": diff.complete,
+        "atoms_undecided": diff.undecided,
+        "equations": diff.equations,
+        "rank": diff.rank,
+        "cells_undecided": cells_undecided,
+        "cells_unprotected": sum(
+            c["status"] == "fail" and c.get("protected") is False for o in outputs for c in o["cells"]
+        ),
+        "disclosures_exact": sum(d["kind"] == "exact" for d in diff.disclosures),
+        "disclosures_approximate": sum(d["kind"] == "approximate" for d in diff.disclosures),
+        "records": len(frame),
+        "outputs_perturbed": [o["name"] for o in outputs if "perturbation" in o],
+    }
+    con.close()
+    return OutputsRun(
+        outputs=outputs,
+        disclosures=diff.disclosures,
+        recommendations=recs,
+        atoms=_atoms_public(diff),
+        summary=summary,
+        policy=policy,
+        specs=specs,
+        tables=tables,
+        versions=data_versions(frame, specs, source),
+        earlier_changed=tuple(moved_outputs),
+        assumed=list(diff.assumed),
+        undecided_groups=list(diff.undecided_groups),
+    )
+
+
+def _keyed(frame: pd.DataFrame, specs: Sequence[OutputSpec], record_key: str | None, knowledge: Any) -> Any:
+    """A connection that sees the data with each record's key (None when no output is perturbed)."""
+    if not any(s.ptable is not None for s in specs):
+        return None
+    from privrisk.outputs.compute import connect
+    from privrisk.outputs.knowledge import derive
+    from privrisk.outputs.perturbed import KEY_COLUMN, record_keys
+
+    keys = record_keys(frame, record_key)
+    return connect(derive(frame, knowledge).assign(**{KEY_COLUMN: keys}))
+
+
+def _perturbed_cells(
+    output: dict[str, Any], spec: OutputSpec, cells: pd.DataFrame, record_key: str | None
+) -> None:
+    """The published value of each cell of a perturbed table, its true count, its cell key and the counts the
+    published value allows; and which table perturbed the output."""
+    from privrisk.outputs.perturbed import description
+
+    output["perturbation"] = description(spec, record_key)
+    for cell, true, key, lo, hi in zip(output["cells"], cells["true_value"].tolist(), cells["cell_key"].tolist(),
+                                       cells["allowed_lo"].tolist(), cells["allowed_hi"].tolist(), strict=True):  # fmt: skip
+        cell.update(true_value=_value(true), cell_key=float(key), consistent=[_value(lo), _value(hi)])
+
+
+def data_versions(
+    frame: pd.DataFrame, specs: Sequence[OutputSpec], source: str | None
+) -> dict[str, dict[str, Any]]:
+    from privrisk.outputs.ledger import data_version
+
+    digests: dict[str, str] = {}
+    return {spec.name: data_version(frame, spec, file=source, cache=digests) for spec in specs}
+
+
+def _as_released(
+    cells: pd.DataFrame, spec: OutputSpec, values: dict[tuple[str, ...], Any]
+) -> tuple[pd.DataFrame, int]:
+    """Today's cells of an earlier output, carrying the numbers released then (cells it did not release are
+    left out); and how many of those numbers differ from today's (a released cell that today's data does not
+    have at all counts, unless it released 0 or nothing)."""
+    variables = list(spec.variables)
+    keys = (
+        [tuple(str(x) for x in row) for row in cells[variables].itertuples(index=False, name=None)]
+        if variables
+        else [()] * len(cells)
+    )
+    keep = np.array([k in values for k in keys], dtype=bool)
+    then = np.array(
+        [np.nan if values[k] is None else float(values[k]) for k, ok in zip(keys, keep, strict=True) if ok]
+    )
+    kept = cells[keep].reset_index(drop=True)
+    now = kept["value"].to_numpy(dtype=float)
+    same = np.isclose(then, now, rtol=1e-12, atol=0.0) | (np.isnan(then) & np.isnan(now))
+    present = set(keys)
+    gone = sum(k not in present and v is not None and v != 0 for k, v in values.items())
+    return kept.assign(value=then), int((~same).sum()) + gone
+
+
+def _atoms_public(diff: Any) -> pd.DataFrame:
+    if diff.atoms.empty:
+        return pd.DataFrame(columns=["lo", "hi"])
+    frame = pd.DataFrame({v: diff.atoms[v] for v in diff.variables})
+    for i, c in enumerate(diff.conditions):
+        frame[c] = diff.atoms[f"__f{i}"].astype(bool)
+    frame["lo"] = diff.atoms["lo"]
+    frame["hi"] = diff.atoms["hi"]
+    frame["tight"] = diff.atoms["tight"]
+    frame["n"] = diff.atoms["n"]
+    for m in diff.magnitudes:
+        if f"lo_{m}" in diff.atoms:
+            frame[f"lo_{m}"] = diff.atoms[f"lo_{m}"]
+            frame[f"hi_{m}"] = diff.atoms[f"hi_{m}"]
+    return frame
+
+
+def _bound(x: float) -> float | int:
+    """An end of a cell's interval: whole numbers as ints, ±inf kept (JSON writes them as null)."""
+    v = float(x)
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _value(x: Any) -> float | int | None:
+    v = float(x)
+    if v != v:
+        return None
+    return int(v) if v.is_integer() and abs(v) < 2**53 else v
+
+
+def _field_of(spec: OutputSpec, col: str) -> str:
+    for key in ("rows", "columns"):
+        if col in getattr(spec, key):
+            return key
+    if col == spec.weights:
+        return "weights"
+    if spec.formula and spec.kind in MODELS:
+        return "formula"
+    return "variable"
