@@ -232,7 +232,7 @@ def test_bad_spec_exits_2_without_noise(cli, files, no_noise, change, fragments)
 def test_spec_and_single_options_together(cli, files, no_noise):
     data, spec, _ = files
     one_line_error(
-        cli("release", data, "--allow-useless", "--spec", spec, "--epsilon", "1"), "--epsilon", "--spec"
+        cli("release", data, "--allow-useless", "--spec", spec, "--epsilon", "1"), "--epsilon", "release.toml"
     )
 
 

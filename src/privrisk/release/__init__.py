@@ -44,10 +44,11 @@ from privrisk.errors import deprecation_message
 from privrisk.release.budget import Budget
 from privrisk.release.composition import composed_guarantee, composition_statement
 from privrisk.release.history import (
-    LedgerCheck,
+    LedgerRun,
     LedgerSettings,
     LedgerSummary,
-    check_ledger,
+    check_ledger,  # noqa: F401 - deprecated (warns), not in __all__
+    run_ledger,
     summarise_ledger,
     summarize_ledger,  # noqa: F401 - the old spelling, kept one release (not in __all__)
 )
@@ -62,16 +63,16 @@ from privrisk.release.mechanisms import (
     sample_laplace,
 )
 from privrisk.release.outputs import release_parameters, write_outputs
-from privrisk.release.request import QueryPreview, ReleasePreview, preview
+from privrisk.release.request import QueryPreview, ReleasePreview, preview  # noqa: F401 - deprecated (warns)
 from privrisk.release.result import Release
 from privrisk.release.run import ReleaseRun, ReleaseSettings, run_release
 from privrisk.release.spec import ReleaseQuery, ReleaseSpec, check_spec_columns, read_release_spec
 from privrisk.release.statement import composed_epsilon, public_statement, release_statement, statement_html
-from privrisk.release.transaction import noisy_release, publish
+from privrisk.release.transaction import noisy_release, publish  # noqa: F401 - deprecated (warns)
 
 __all__ = [
     "Budget",
-    "LedgerCheck",
+    "LedgerRun",
     "LedgerSettings",
     "LedgerSummary",
     "QueryPreview",
@@ -81,7 +82,6 @@ __all__ = [
     "ReleaseRun",
     "ReleaseSettings",
     "ReleaseSpec",
-    "check_ledger",
     "check_spec_columns",
     "composed_epsilon",
     "composed_guarantee",
@@ -92,14 +92,13 @@ __all__ = [
     "noise_interval",
     "noise_scale",
     "noisy_release",
-    "preview",
     "public_statement",
-    "publish",
     "read_ledger",
     "read_release_spec",
     "release_parameters",
-    "run_release",
     "release_statement",
+    "run_ledger",
+    "run_release",
     "sample_gaussian",
     "sample_laplace",
     "spent_epsilon",
@@ -110,10 +109,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``ReleaseRequest``, the earlier name of the request a release carries out, kept one release (it warns)."""
+    """``ReleaseRequest`` and ``LedgerCheck``, earlier names kept one release (they warn): the same classes."""
     if name == "ReleaseRequest":
-        warnings.warn(deprecation_message("ReleaseRequest", "ReleaseSettings"), DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            deprecation_message("ReleaseRequest", "ReleaseSettings"), DeprecationWarning, stacklevel=2
+        )
         from privrisk.release.request import Request
 
         return Request
+    if name == "LedgerCheck":
+        warnings.warn(deprecation_message("LedgerCheck", "LedgerRun"), DeprecationWarning, stacklevel=2)
+        return LedgerRun
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -544,6 +544,8 @@ def preview(request: Request) -> ReleasePreview:
 def __getattr__(name: str) -> Any:
     """``ReleaseRequest``, the earlier name of :class:`Request`, kept one release (it warns): the same class."""
     if name == "ReleaseRequest":
-        warnings.warn(deprecation_message("ReleaseRequest", "ReleaseSettings"), DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            deprecation_message("ReleaseRequest", "ReleaseSettings"), DeprecationWarning, stacklevel=2
+        )
         return Request
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -130,6 +130,9 @@ class ReleaseSettings:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # a frozen dataclass normalises itself once, while it is made
+        # The field a user gave the budget in is the one a refusal names (read before ``budget`` is normalised).
+        given = "budget_epsilon" if self.budget is None and self.budget_epsilon is not None else "budget"
+        set_(self, "_budget_param", "budget_rho" if self.budget_rho is not None else given)
         public_n = check_public_n(self.public_n, "public_n")
         queries, public_n = self._queries(public_n)
         budget = self._budget()
@@ -148,9 +151,6 @@ class ReleaseSettings:
                      "inputs", "level"):  # fmt: skip
             set_(self, name, getattr(request, name))
         set_(self, "_request", request)
-        # Read before the budget is normalised: the field a user gave the budget in is the one a refusal names.
-        given = "budget_epsilon" if self.budget is None and self.budget_epsilon is not None else "budget"
-        set_(self, "_budget_param", "budget_rho" if self.budget_rho is not None else given)
 
     def _queries(self, public_n: int | None) -> tuple[tuple[ReleaseQuery, ...], int | None]:
         """The queries from ``queries``, ``spec`` or the single query's fields (one of them), and the public n."""
@@ -175,7 +175,8 @@ class ReleaseSettings:
             if given or self.missing is not None:
                 name = given[0] if given else "missing"
                 raise PrivriskError(
-                    f"{name}: give the queries either as ReleaseQuery objects or one by one, not both", param=name
+                    f"{name}: give the queries either as ReleaseQuery objects or one by one, not both",
+                    param=name,
                 )
             return listed, public_n
         gaussian = str(self.mechanism or "").strip().lower() == "gaussian"
@@ -235,7 +236,9 @@ class ReleaseRun:
         """The JSON document ``privrisk release --json`` prints: ``schema_version``, ``file`` (the data's name),
         then the preview's fields or the release's public part (:meth:`~privrisk.release.result.Release.
         public_dict`); the internal assessment is never part of it."""
-        found = self.preview.to_dict() if self.preview is not None else cast(Release, self.release).public_dict()
+        found = (
+            self.preview.to_dict() if self.preview is not None else cast(Release, self.release).public_dict()
+        )
         return {"schema_version": SCHEMA_VERSION, "file": self.settings.source, **found}
 
     def sentence(self) -> str:
@@ -246,7 +249,11 @@ class ReleaseRun:
         if self.preview is None:
             return verdict(cast(Release, self.release).statement)
         said = self.preview.verdict()
-        return said if self.preview.refusal is None else f"{said} The release would be refused: {self.preview.refusal}"
+        return (
+            said
+            if self.preview.refusal is None
+            else f"{said} The release would be refused: {self.preview.refusal}"
+        )
 
     def exceeded(self) -> ThresholdExceeded | None:
         """The budget's refusal of a previewed release (a release over budget raises it instead), or None."""
@@ -265,7 +272,9 @@ class ReleaseRun:
         from privrisk.release.outputs import PUBLIC_FILES, write_outputs
 
         if self.release is None:
-            raise PrivriskError("preview: a preview releases nothing; run without preview to write", param="preview")
+            raise PrivriskError(
+                "preview: a preview releases nothing; run without preview to write", param="preview"
+            )
         target = Path(folder)
         check_outputs(target, [], param="out", folder=True, files=PUBLIC_FILES)
         with atomic_dir(target) as tmp:

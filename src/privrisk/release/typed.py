@@ -79,7 +79,9 @@ def typed_query(row: Mapping[str, Any], missing: str | None = None) -> ReleaseQu
     text = str(row.get("epsilon") or "").strip()
     if not text:
         raise PrivriskError("epsilon: required", param="epsilon")
-    bounds = [parse_bound(row.get(name), which) for name, which in (("lower", "lowest"), ("upper", "highest"))]
+    bounds = [
+        parse_bound(row.get(name), which) for name, which in (("lower", "lowest"), ("upper", "highest"))
+    ]
     gaussian = row.get("mechanism") == "gaussian"
     rho: Any = None
     if gaussian:
