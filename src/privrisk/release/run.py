@@ -67,8 +67,8 @@ class ReleaseSettings:
     Attributes:
         data: a DataFrame (or a mapping of column to values), or a data file (CSV, Parquet, Stata, SPSS) of which
             only the queried columns are read.
-        queries: the :class:`~privrisk.release.spec.ReleaseQuery` objects (or one); or give ``spec`` or the
-            single query's fields instead.
+        queries: the :class:`~privrisk.release.spec.ReleaseQuery` objects (or one); or None to give ``spec`` or
+            the single query's fields instead.
         public_n: the published number of people in the data (for the many-worlds risk), or None; with ``spec``
             it must agree with the spec's ``public_n`` where both are given.
         budget: the largest total: ε (a number or ``ln3``) or a :class:`~privrisk.release.budget.Budget`; None
@@ -101,7 +101,7 @@ class ReleaseSettings:
     """
 
     data: Data = field(repr=False)
-    queries: Sequence[ReleaseQuery] | ReleaseQuery = ()
+    queries: Sequence[ReleaseQuery] | ReleaseQuery | None = None
     public_n: int | None = None
     budget: Budget | float | str | None = None
     ledger: PathLike | None = None
@@ -147,19 +147,21 @@ class ReleaseSettings:
             spec=cast(Any, self.spec), inputs=tuple(cast(Any, self.inputs)), ledger_label=self.ledger_label,
             allow_large_epsilon=self.allow_large_epsilon, level=self.level, allow_useless=self.allow_useless,
         )  # fmt: skip
-        for name in ("queries", "public_n", "budget", "ledger", "key", "out", "internal", "source", "spec",
-                     "inputs", "level"):  # fmt: skip
+        # Only what stays the same when made again (dataclasses.replace): the queries, n and budget as given (a
+        # spec's or the single query's are the request's), the paths and the key as checked.
+        set_(self, "queries", None if self.queries is None else _listed(self.queries))
+        for name in ("ledger", "key", "out", "internal", "source", "spec", "inputs", "level"):
             set_(self, name, getattr(request, name))
         set_(self, "_request", request)
 
     def _queries(self, public_n: int | None) -> tuple[tuple[ReleaseQuery, ...], int | None]:
         """The queries from ``queries``, ``spec`` or the single query's fields (one of them), and the public n."""
         given = [name for name in _SINGLE if getattr(self, name) is not None]
-        listed = (self.queries,) if isinstance(self.queries, ReleaseQuery) else tuple(self.queries or ())
+        listed = None if self.queries is None else _listed(self.queries)
         if self.spec is not None:
             from privrisk.release.spec import read_release_spec
 
-            if given or self.missing is not None or listed:
+            if given or self.missing is not None or listed is not None:
                 name = given[0] if given else "missing" if self.missing is not None else "queries"
                 raise PrivriskError(
                     f"{name}: give the queries either in a release.toml or one by one, not both", param=name
@@ -171,7 +173,7 @@ class ReleaseSettings:
                     param="public_n",
                 )
             return parsed.queries, public_n if public_n is not None else parsed.public_n
-        if listed:
+        if listed is not None:
             if given or self.missing is not None:
                 name = given[0] if given else "missing"
                 raise PrivriskError(
@@ -202,6 +204,11 @@ class ReleaseSettings:
     def request(self) -> Request:
         """The checked request the run carries out (:class:`~privrisk.release.request.Request`)."""
         return cast(Request, getattr(self, "_request"))  # noqa: B009 - set by __post_init__, not a field
+
+    def digest(self) -> str:
+        """SHA-256 of the release asked for (:meth:`~privrisk.release.request.Request.digest`): equal for two settings
+        of the same release, whatever way they gave the queries; a preview's id is confirmed only by its own."""
+        return self.request.digest()
 
     @property
     def budget_param(self) -> str:
@@ -348,6 +355,11 @@ def run_release(
             raise
         raise settings.refusal(str(exc)) from None
     return runs[0] if runs else ReleaseRun(settings, release=release)
+
+
+def _listed(queries: Any) -> tuple[Any, ...]:
+    """The queries given as a tuple (one query, or any sequence of them; a text is not a sequence of queries)."""
+    return (queries,) if isinstance(queries, ReleaseQuery | str) else tuple(queries)
 
 
 def _columns(data: Any) -> list[str]:
