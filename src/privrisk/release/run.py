@@ -130,6 +130,8 @@ class ReleaseSettings:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__  # a frozen dataclass normalises itself once, while it is made
+        if self.data is None:
+            raise PrivriskError("data: give a data file or a table", param="data")
         # The field a user gave the budget in is the one a refusal names (read before ``budget`` is normalised).
         given = "budget_epsilon" if self.budget is None and self.budget_epsilon is not None else "budget"
         set_(self, "_budget_param", "budget_rho" if self.budget_rho is not None else given)
