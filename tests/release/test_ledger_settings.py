@@ -108,7 +108,10 @@ def test_a_budget_only_recorded_is_reported_but_no_threshold(ledger):
 def test_a_keyed_ledger_needs_its_key(tmp_path):
     path = tmp_path / "keyed.json"
     L.record_release(path, queries=q(0.5), key=b"secret key of the centre")
-    assert run_ledger(LedgerSettings(path, budget=1, key=b"secret key of the centre")).summary.total_epsilon == 0.5
+    assert (
+        run_ledger(LedgerSettings(path, budget=1, key=b"secret key of the centre")).summary.total_epsilon
+        == 0.5
+    )
     with pytest.raises(PrivriskError):
         run_ledger(LedgerSettings(path, budget=1))
 
