@@ -126,6 +126,16 @@ def test_the_run_is_the_json_document_the_verdict_and_the_folder(tmp_path, fixed
     assert json.loads((tmp_path / "again" / "release.json").read_text()) == first
 
 
+def test_the_folder_written_again_replaces_no_input(tmp_path, fixed_noise):
+    data = tmp_path / "hours.csv"
+    FRAME.to_csv(data, index=False)
+    run = run_release(ReleaseSettings(data, SUM))
+    before = data.read_bytes()
+    with pytest.raises(PrivriskError) as caught:
+        run.write(data)
+    assert caught.value.param == "out" and data.read_bytes() == before
+
+
 def test_a_failing_write_leaves_no_folder(tmp_path, fixed_noise, monkeypatch):
     import privrisk.release.outputs as O
 

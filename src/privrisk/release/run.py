@@ -222,7 +222,7 @@ class ReleaseSettings:
         param = self.budget_param
         if param != "budget" and message.startswith("budget:"):
             message = param + message[len("budget") :]
-        return ThresholdExceeded(message, param=param if message.startswith(param + ":") else None)
+        return ThresholdExceeded(message, param=param)
 
 
 @dataclass(frozen=True, eq=False)
@@ -275,17 +275,19 @@ class ReleaseRun:
         ``manifest.json``) into ``folder``, whole or not at all; the same files as ``out``.
 
         Raises:
-            PrivriskError: (``preview``) for a preview: nothing was released.
+            PrivriskError: (``preview``) for a preview: nothing was released; (``out``) for a folder that is or
+                holds an input of the release (the data, the spec, the ledger), a link or a special file.
         """
-        from privrisk.io.files import atomic_dir, check_outputs
-        from privrisk.release.outputs import PUBLIC_FILES, write_outputs
+        from privrisk.io.files import atomic_dir
+        from privrisk.release.outputs import write_outputs
+        from privrisk.release.transaction import check_public_folder, release_inputs
 
         if self.release is None:
             raise PrivriskError(
                 "preview: a preview releases nothing; run without preview to write", param="preview"
             )
         target = Path(folder)
-        check_outputs(target, [], param="out", folder=True, files=PUBLIC_FILES)
+        check_public_folder(target, release_inputs(self.settings.request))
         with atomic_dir(target) as tmp:
             names = write_outputs(self.release, tmp, parameters(self.settings.request), key=self.settings.key)
         return [target / name for name in names]

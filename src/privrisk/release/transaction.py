@@ -291,6 +291,29 @@ def _refuse_link(path: Path, param: str) -> None:
         raise PrivriskError(f"{param}: {path} is a symbolic link; give the real path", param=param)
 
 
+def release_inputs(request: Request) -> list[Path]:
+    """The files a release reads, which no output may be or replace: the data, the spec, the ledger and its lock,
+    a key file."""
+    data = [] if isinstance(request.data, pd.DataFrame | Mapping) else [Path(request.data)]
+    inputs = [*data, *(p for p in (request.spec, request.ledger) if p is not None), *request.inputs]
+    if request.ledger is not None:
+        # The lock file beside the ledger is an input too: replacing it would give a second release another lock.
+        inputs.append(Path(os.path.realpath(request.ledger) + ".lock"))
+    return inputs
+
+
+def check_public_folder(folder: Path, inputs: Sequence[Path]) -> None:
+    """Refuse a folder for the public files that is (or holds) a symbolic link, an input or a special file.
+
+    Raises:
+        PrivriskError: naming ``out``.
+    """
+    _refuse_link(folder, "out")
+    for name in PUBLIC_FILES:
+        _refuse_link(folder / name, "out")
+    check_outputs(folder, list(inputs), param="out", folder=True, files=PUBLIC_FILES)
+
+
 def check_release_outputs(request: Request) -> None:
     """Refuse, before anything is read or drawn, outputs that cannot be written, that are (or would replace) an
     input (the data, the spec, the ledger, a key file), that are special files, or that are symbolic links.
@@ -298,16 +321,9 @@ def check_release_outputs(request: Request) -> None:
     Raises:
         PrivriskError: naming ``out`` or ``internal``.
     """
-    data = [] if isinstance(request.data, pd.DataFrame | Mapping) else [Path(request.data)]
-    inputs = [*data, *(p for p in (request.spec, request.ledger) if p is not None), *request.inputs]
-    if request.ledger is not None:
-        # The lock file beside the ledger is an input too: replacing it would give a second release another lock.
-        inputs.append(Path(os.path.realpath(request.ledger) + ".lock"))
+    inputs = release_inputs(request)
     if request.out is not None:
-        _refuse_link(request.out, "out")
-        for name in PUBLIC_FILES:
-            _refuse_link(request.out / name, "out")
-        check_outputs(request.out, inputs, param="out", folder=True, files=PUBLIC_FILES)
+        check_public_folder(request.out, inputs)
     if request.internal is not None:
         _refuse_link(request.internal, "internal")
         check_outputs(request.internal, [*inputs, *([request.out] if request.out else [])], param="internal")
