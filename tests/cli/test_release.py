@@ -184,6 +184,30 @@ def test_ledger_command(cli, files):
     assert "2 releases, checksums verified" in text and "90.0%" in text
 
 
+def test_ledger_out_writes_the_report_folder_even_over_budget(cli, files):
+    data, _, tmp = files
+    led = tmp / "ledger.json"
+    cli(*single(data, "--ledger", led, eps="0.5"))
+    r = cli("ledger", led, "--budget", "0.25", "--out", tmp / "report")
+    assert r.code == 1 and r.err.strip().splitlines()[-1].startswith("privrisk: --budget: the ledger")
+    doc = json.loads((tmp / "report" / "ledger.json").read_text())
+    assert doc["schema_version"] == 1 and doc["spent"] == 0.5 and doc["releases"] == 1
+    manifest = json.loads((tmp / "report" / "manifest.json").read_text())
+    assert manifest["kind"] == "ledger" and manifest["summary"]["exceeded"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [(["--curator", "Office"], "--curator"), (["--export", "registry", "--budget-rho", "1"], "--budget-rho"),
+     (["--export", "csv"], "--export")],
+)  # fmt: skip
+def test_ledger_export_rules_name_the_option(cli, files, args, option):
+    data, _, tmp = files
+    led = tmp / "ledger.json"
+    cli(*single(data, "--ledger", led, eps="0.5"))
+    one_line_error(cli("ledger", led, *args), option)
+
+
 # ------------------------------------------------------------------------------------------ bad input
 @pytest.mark.parametrize(
     ("args", "fragments"),
@@ -232,7 +256,7 @@ def test_bad_spec_exits_2_without_noise(cli, files, no_noise, change, fragments)
 def test_spec_and_single_options_together(cli, files, no_noise):
     data, spec, _ = files
     one_line_error(
-        cli("release", data, "--allow-useless", "--spec", spec, "--epsilon", "1"), "--epsilon", "--spec"
+        cli("release", data, "--allow-useless", "--spec", spec, "--epsilon", "1"), "--epsilon", "release.toml"
     )
 
 

@@ -1,4 +1,4 @@
-"""The one way in of ``privrisk ledger``: LedgerSettings' rules, and check_ledger's threshold against sums by hand."""
+"""The one way in of ``privrisk ledger``: LedgerSettings' rules, and run_ledger's threshold against sums by hand."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from privrisk.errors import PrivriskError
 from privrisk.release import ledger as L
 from privrisk.release.budget import Budget
-from privrisk.release.history import LedgerCheck, LedgerSettings, check_ledger, summarise_ledger
+from privrisk.release.history import LedgerRun, LedgerSettings, run_ledger, summarise_ledger
 from release_helpers import q
 
 
@@ -67,8 +67,8 @@ def test_the_budget_is_one_budget_and_remembers_its_field(options, param, limit)
     ],
 )
 def test_the_threshold_against_sums_by_hand(ledger, options, exceeded, unit, spent):
-    check = check_ledger(LedgerSettings(ledger, **options))
-    assert isinstance(check, LedgerCheck)
+    check = run_ledger(LedgerSettings(ledger, **options))
+    assert isinstance(check, LedgerRun)
     assert check.summary.spent == pytest.approx(spent, rel=1e-12)
     assert check.exceeded is exceeded
     limit = check.settings.limit
@@ -85,21 +85,21 @@ def test_the_threshold_against_sums_by_hand(ledger, options, exceeded, unit, spe
 
 def test_an_epsilon_delta_budget_counts_the_tight_composition(ledger):
     # Composed at δ = 10⁻⁶ the three ε-DP answers cost less than their plain sum (1) and more than the largest (0.5).
-    check = check_ledger(LedgerSettings(ledger, budget_epsilon=0.5, budget_delta=1e-6))
+    check = run_ledger(LedgerSettings(ledger, budget_epsilon=0.5, budget_delta=1e-6))
     assert 0.5 < (check.summary.spent or 0.0) <= 1.0
     assert check.exceeded and check.failures()[0].startswith("budget_epsilon: the ledger")
-    assert not check_ledger(LedgerSettings(ledger, budget_epsilon=1.0, budget_delta=1e-6)).exceeded
+    assert not run_ledger(LedgerSettings(ledger, budget_epsilon=1.0, budget_delta=1e-6)).exceeded
 
 
 def test_a_sum_that_rounds_is_not_over_the_budget(tmp_path):
     path = tmp_path / "l.json"
     for _ in range(10):
         L.record_release(path, queries=q(0.1), budget=1.0)
-    assert not check_ledger(LedgerSettings(path, budget=1.0)).exceeded
+    assert not run_ledger(LedgerSettings(path, budget=1.0)).exceeded
 
 
 def test_a_budget_only_recorded_is_reported_but_no_threshold(ledger):
-    check = check_ledger(LedgerSettings(ledger))
+    check = run_ledger(LedgerSettings(ledger))
     assert check.settings.limit is None and not check.exceeded and check.failures() == []
     assert check.summary.budget_from_ledger and check.summary.budget == Budget(epsilon=2.0)
     assert check.to_dict() == summarise_ledger(ledger).to_dict()
@@ -108,9 +108,12 @@ def test_a_budget_only_recorded_is_reported_but_no_threshold(ledger):
 def test_a_keyed_ledger_needs_its_key(tmp_path):
     path = tmp_path / "keyed.json"
     L.record_release(path, queries=q(0.5), key=b"secret key of the centre")
-    assert check_ledger(LedgerSettings(path, budget=1, key=b"secret key of the centre")).summary.total_epsilon == 0.5
+    assert (
+        run_ledger(LedgerSettings(path, budget=1, key=b"secret key of the centre")).summary.total_epsilon
+        == 0.5
+    )
     with pytest.raises(PrivriskError):
-        check_ledger(LedgerSettings(path, budget=1))
+        run_ledger(LedgerSettings(path, budget=1))
 
 
 def test_the_command_prints_the_checks_document_and_names_the_option(cli, ledger):
@@ -118,7 +121,7 @@ def test_the_command_prints_the_checks_document_and_names_the_option(cli, ledger
     assert r.code == 1
     doc = json.loads(r.out)
     assert doc.pop("schema_version") == 1
-    check = check_ledger(LedgerSettings(ledger, budget_rho=0.18))
+    check = run_ledger(LedgerSettings(ledger, budget_rho=0.18))
     assert doc == json.loads(json.dumps(check.to_dict()))
     assert f"--budget-rho: the ledger {ledger} has spent ρ = 0.1875" in r.err
     r = cli("ledger", ledger, "--budget", "0.5")

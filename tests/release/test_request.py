@@ -1,6 +1,6 @@
-"""One way in (issue 21): ReleaseRequest checks every combination of its fields and names the field; preview gives
-each answer's noise before any ε is spent (checked by hand); publish is one transaction (the ledger is charged
-and the outputs are whole, or neither) and publishes a preview once."""
+"""One way in (issues 21 and 33): ReleaseSettings checks every combination of its fields and names the field;
+run_release with preview=True gives each answer's noise before any ε is spent (checked by hand); a release is one
+transaction (the ledger is charged and the outputs are whole, or neither) and publishes a preview once."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import math
 import re
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ import pytest
 import privrisk.release.mechanisms as M
 import privrisk.release.transaction as T
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
-from privrisk.release import ReleaseQuery, ReleaseRequest, preview, publish, read_ledger
+from privrisk.release import ReleaseQuery, ReleaseSettings, read_ledger, run_release
 from privrisk.release.budget import Budget
 from privrisk.release.statement import odds_phrase
 
@@ -28,7 +29,18 @@ Z95 = 1.959963984540054  # the 97.5 % quantile of N(0, 1)
 def request(**changes):
     # A mean on [0, 24] at ε = 0.5 is useless (± 71.9 for a range of 24): the tests of other rules allow it.
     fields = {"data": FRAME, "queries": (MEAN,), "allow_useless": True} | changes
-    return ReleaseRequest(**fields)
+    return ReleaseSettings(**fields)
+
+
+def preview(settings):
+    """The preview of the settings (run_release with preview=True)."""
+    return run_release(replace(settings, preview=True)).preview
+
+
+def publish(settings, preview_id=None, *, after=None):
+    """The release of the settings (confirming ``preview_id``), ``after`` told the release."""
+    told = None if after is None else (lambda run: after(run.release))
+    return run_release(replace(settings, preview_id=preview_id), after=told).release
 
 
 @pytest.fixture
@@ -42,7 +54,7 @@ def no_noise(monkeypatch):
     monkeypatch.setattr(M, "_draw_gaussian", boom)
 
 
-# ReleaseRequest: every field and combination names its parameter ------------------------------------------------
+# ReleaseSettings: every field and combination names its parameter ------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -53,7 +65,12 @@ def no_noise(monkeypatch):
         ({"data": 42}, "data"),
         ({"public_n": 1}, "public_n"),
         ({"public_n": 2.5}, "public_n"),
-        ({"budget": 2.0}, "budget"),
+        ({"budget": "lots"}, "budget"),
+        ({"budget": Budget(epsilon=1), "budget_rho": 1}, "budget_rho"),
+        ({"column": "hours"}, "column"),
+        ({"spec": "release.toml"}, "queries"),
+        ({"preview": True, "preview_id": "0" * 64}, "preview_id"),
+        ({"preview": "yes"}, "preview"),
         ({"key": b"k" * 16}, "key"),
         ({"key": b"short", "ledger": "l.json"}, "key"),
         ({"ledger_label": "mine.json"}, "ledger_label"),
@@ -108,7 +125,7 @@ def test_the_epsilon_limit_is_checked_in_one_place():
 
 def test_the_key_is_not_shown_and_a_request_is_frozen(tmp_path):
     r = request(ledger=tmp_path / "l.json", key="a secret of 16 bytes")
-    assert "secret" not in repr(r) and "secret" not in json.dumps(r.to_dict())
+    assert "secret" not in repr(r) and "secret" not in json.dumps(r.request.to_dict())
     with pytest.raises(AttributeError):
         r.public_n = 3  # type: ignore[misc]
 
@@ -217,8 +234,8 @@ def test_a_useless_answer_is_refused_before_anything_is_drawn_or_written(tmp_pat
     data = tmp_path / "d.csv"
     FRAME.to_csv(data, index=False)
     led, out = tmp_path / "ledger.json", tmp_path / "out"
-    r = ReleaseRequest(data, (MEAN,), ledger=led, out=out)
-    p = preview(ReleaseRequest(FRAME, (MEAN,), ledger=led))
+    r = ReleaseSettings(data, (MEAN,), ledger=led, out=out)
+    p = preview(ReleaseSettings(FRAME, (MEAN,), ledger=led))
     assert p.queries[0].useless and p.useless_refusal is not None
     assert p.useless_refusal.startswith("allow_useless: mean(hours): the 95 % interval (± 71.9)")
     assert p.to_dict()["useless_refusal"] == p.useless_refusal
@@ -229,12 +246,12 @@ def test_a_useless_answer_is_refused_before_anything_is_drawn_or_written(tmp_pat
     assert not led.exists() and not out.exists()
     # A budget that refuses the release says so first (exit 1), and a missing file is named before either.
     with pytest.raises(ThresholdExceeded):
-        publish(ReleaseRequest(data, (MEAN,), budget=Budget(epsilon=0.1)))
+        publish(ReleaseSettings(data, (MEAN,), budget=Budget(epsilon=0.1)))
     with pytest.raises(PrivriskError, match="no-such-file"):
-        publish(ReleaseRequest(tmp_path / "no-such-file.csv", (MEAN,)))
+        publish(ReleaseSettings(tmp_path / "no-such-file.csv", (MEAN,)))
     # A useful answer (ε = 10: ± 3.6 < 12) and a count with a published n go ahead without the flag.
     useful = (ReleaseQuery("hours", "mean", 10, (0, 24)), ReleaseQuery("hours", "count", 1, (0, 24)))
-    assert preview(ReleaseRequest(FRAME, useful, public_n=1000)).useless_refusal is None
+    assert preview(ReleaseSettings(FRAME, useful, public_n=1000)).useless_refusal is None
 
 
 def test_a_useless_answer_released_on_purpose_says_so_in_public(tmp_path):
@@ -242,7 +259,7 @@ def test_a_useless_answer_released_on_purpose_says_so_in_public(tmp_path):
 
     out = tmp_path / "out"
     qs = (MEAN, ReleaseQuery("income", "mean", 10, (0, 5000)))
-    r = publish(ReleaseRequest(FRAME, qs, out=out, allow_useless=True))
+    r = publish(ReleaseSettings(FRAME, qs, out=out, allow_useless=True))
     assert r.answers["useless"].tolist() == [True, False] and r.useless_labels == ["mean(hours)"]
     said = f"mean(hours): {USELESS_NOTE}."
     assert said in r.findings()

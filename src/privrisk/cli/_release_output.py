@@ -1,5 +1,5 @@
 """What ``privrisk release`` and ``privrisk ledger`` print and write: rich tables on stdout, the ledger's
-sentences, and the receipts of ``privrisk ledger --export registry``."""
+sentences, the receipts of ``privrisk ledger --export registry``, and a budget's option in a refusal."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from privrisk.cli._common import emit_json, err, out
-from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.release.history import LedgerSummary
+    from privrisk.release.history import LedgerRun, LedgerSummary
 
 
 def table(title: str, names: tuple[str, ...], rows: list[tuple[str, ...]], right: tuple[str, ...]) -> None:
@@ -33,28 +32,24 @@ def print_ledger(path: str, summary: LedgerSummary) -> None:
         out.print(line)
 
 
-def ledger_option(message: str) -> str:
-    """A ledger message with its leading parameter named as the option (``budget_rho:`` → ``--budget-rho:``)."""
+def ledger_option(message: str, command: str = "ledger") -> str:
+    """A budget's message with its leading parameter named as the command's option (``budget_rho:`` →
+    ``--budget-rho:``): a threshold exceeded is printed as it is, not renamed as an error is."""
     from privrisk._params import leading_param, option, renamed
 
     param = leading_param(message)
     if param is None:
         return message
-    return renamed(message, param, option(param, "ledger") or "--" + param.replace("_", "-"))
+    return renamed(message, param, option(param, command) or "--" + param.replace("_", "-"))
 
 
-def export_receipts(path: Path, kind: str, folder: Path | None, curator: str | None, region: str | None,
-            key: bytes | None, as_json: bool) -> None:  # fmt: skip
+def print_receipts(run: LedgerRun, folder: Path | None, as_json: bool) -> None:
     """``--export registry``: every release as a registry entry, to a folder, as JSON or as YAML on stdout."""
-    from privrisk.release.registry import RegistryExportSettings, export_registry
-
-    if kind.strip().lower() != "registry":
-        raise PrivriskError(f"--export: {kind!r} is not a format; the one format is registry")
-    receipts = export_registry(RegistryExportSettings(path, key=key, curator=curator, region=region))
+    assert run.receipts is not None
     if folder is not None:
-        written = receipts.write(folder)
+        written = run.write(folder)
         err.print(f"Wrote {len(written)} receipt{'s' if len(written) != 1 else ''} to {folder}.")
     elif as_json:
-        emit_json(receipts.to_dict())
+        emit_json(run.to_dict())
     else:
-        out.print(receipts.yaml_text(), end="", markup=False, highlight=False)
+        out.print(run.receipts.yaml_text(), end="", markup=False, highlight=False)

@@ -9,15 +9,15 @@ import typer
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import KEY_ENV, MISSING_HELP, PARAM_OPTIONS, emit_json, err, out, parse_bounds
-from privrisk.cli._release_output import export_receipts, ledger_option, print_ledger
+from privrisk.cli._common import KEY_ENV, MISSING_HELP, PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._release_output import ledger_option, print_ledger, print_receipts
 from privrisk.cli._release_output import table as _table
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import ThresholdExceeded
 
 if TYPE_CHECKING:
     from privrisk.release.request import ReleasePreview
     from privrisk.release.result import Release
-    from privrisk.release.spec import ReleaseQuery
+    from privrisk.release.run import ReleaseRun
 
 BUDGET_EPSILON = typer.Option(None, "--budget-epsilon", help="Budget ε (pure; with --budget-delta: (ε, δ)).")
 BUDGET_DELTA = typer.Option(None, "--budget-delta", help="δ of an (ε, δ) budget (with --budget-epsilon).")
@@ -27,38 +27,6 @@ KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the enviro
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
 PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
 PARAM_OPTIONS["ledger"] = {**PARAM_OPTIONS["release"], "curator": "--curator", "region": "--region"}
-
-
-def _queries(
-    spec: Path | None, column: str | None, query: str | None, epsilon: str | None, universe: str | None,
-    missing: str | None, public_n: int | None, mechanism: str | None = None, rho: float | None = None,
-) -> tuple[list[ReleaseQuery], int | None]:  # fmt: skip
-    from privrisk.release.spec import ReleaseQuery, read_release_spec
-
-    options = {"--column": column, "--query": query, "--epsilon": epsilon, "--universe": universe,
-               "--mechanism": mechanism, "--rho": rho}  # fmt: skip
-    if spec is not None:
-        given = [name for name, value in options.items() if value is not None]
-        if given or missing is not None:
-            name = given[0] if given else "--missing"
-            raise PrivriskError(f"{name}: give either --spec or the single-query options, not both")
-        parsed = read_release_spec(spec)
-        if public_n is not None and parsed.public_n is not None and public_n != parsed.public_n:
-            raise PrivriskError(
-                f"--public-n: {public_n} differs from public_n = {parsed.public_n} in {spec}; give one"
-            )
-        return list(parsed.queries), public_n if public_n is not None else parsed.public_n
-    gaussian = (mechanism or "").strip().lower() == "gaussian"
-    needed = ("--column", "--query", "--rho" if gaussian else "--epsilon", "--universe")
-    absent = next((option for option in needed if options[option] is None), None)
-    if absent is not None:
-        raise PrivriskError(f"{absent}: required (or give --spec release.toml)")
-    # Library messages name the parameter (epsilon: …); privrisk.cli.main names the option (--epsilon: …).
-    bounds = parse_bounds(universe or "", name="--universe")
-    query_ = ReleaseQuery(
-        column or "", query or "", epsilon, bounds, missing, mechanism=mechanism or "laplace", rho=rho
-    )
-    return [query_], public_n
 
 
 def _print_human(r: Release, file: Path) -> None:
@@ -80,13 +48,6 @@ def _print_human(r: Release, file: Path) -> None:
         "The internal assessment (local sensitivity, record counts: NOT FOR PUBLICATION) is written only with "
         "--internal FILE."
     )
-
-
-def _option(budget: str | None, budget_epsilon: str | None, budget_rho: float | None) -> str:
-    """The option a budget message names."""
-    if budget_rho is not None:
-        return "--budget-rho"
-    return "--budget-epsilon" if budget is None and budget_epsilon is not None else "--budget"
 
 
 @app.command("release")
@@ -169,52 +130,34 @@ def release_command(
 
     Example: privrisk release survey.csv --column hours --query mean --epsilon 0.5 --universe 0,24 --budget 1 --ledger ledger.json
     """
-    from privrisk.io.data import table_columns
-    from privrisk.release.budget import Budget
     from privrisk.release.ledger import read_key
     from privrisk.release.mechanisms import LargeEpsilonRefused
-    from privrisk.release.request import ReleaseRequest, preview
-    from privrisk.release.spec import check_public_n, check_spec_columns
-    from privrisk.release.transaction import publish
+    from privrisk.release.run import ReleaseSettings, run_release
 
-    check_public_n(public_n)
-    queries, n_pub = _queries(spec, column, query, epsilon, universe, missing, public_n, mechanism, rho)
-    limit = Budget.from_options(budget, budget_epsilon, budget_delta, budget_rho)
     try:
-        # Every rule about which settings go together is the library's (ReleaseRequest); its errors name the
-        # parameter, which privrisk.cli.main turns into the option.
-        request = ReleaseRequest(file, tuple(queries), public_n=n_pub, budget=limit, ledger=ledger,
-                                 key=read_key(key_file), out=out_dir, internal=internal, source=str(file), spec=spec,
-                                 inputs=(key_file,) if key_file is not None else (),
-                                 allow_large_epsilon=allow_large_epsilon, allow_useless=allow_useless)  # fmt: skip
+        # Every rule about the settings is the library's (ReleaseSettings); its errors name the field, which
+        # privrisk.cli.main turns into the option.
+        settings = ReleaseSettings(
+            file, public_n=public_n, budget=budget, ledger=ledger, key=read_key(key_file), out=out_dir,
+            internal=internal, source=str(file), spec=spec, inputs=(key_file,) if key_file is not None else (),
+            allow_large_epsilon=allow_large_epsilon, allow_useless=allow_useless, column=column, query=query,
+            epsilon=epsilon, mechanism=mechanism, rho=rho, universe=universe, missing=missing,
+            budget_epsilon=budget_epsilon, budget_delta=budget_delta, budget_rho=budget_rho, preview=show_preview,
+        )  # fmt: skip
     except LargeEpsilonRefused as exc:
-        raise PrivriskError(
-            f"{exc} (give --allow-large-epsilon to release it anyway)", param=exc.param
-        ) from None
-    if spec is not None:
-        check_spec_columns(queries, table_columns(file), spec=spec, source=file)
-    option = _option(budget, budget_epsilon, budget_rho)
-    if show_preview:
-        p = preview(request)
-        if as_json:
-            emit_json({"file": str(file), **p.to_dict()})
-        else:
-            _print_preview(p, file)
-        if p.refusal is not None:
-            raise _named(ThresholdExceeded(p.refusal), option)
-        return
+        # The command line names its own way to allow it.
+        exc.args = (f"{exc} (give --allow-large-epsilon to release it anyway)",)
+        raise
     try:
-        publish(request, after=lambda r: _deliver(r, file, out_dir, internal, as_json))
+        run = run_release(settings, after=lambda r: _deliver(r, out_dir, internal, as_json))
+        if show_preview:
+            _deliver(run, out_dir, internal, as_json)
+            refused = run.exceeded()
+            if refused is not None:
+                raise refused
     except ThresholdExceeded as exc:
-        raise _named(exc, option) from None
-
-
-def _named(exc: ThresholdExceeded, option: str) -> ThresholdExceeded:
-    """The library names the budget's parameter (``budget: …``); the command line names the option given."""
-    message = str(exc)
-    if exc.param == "budget" and message.startswith("budget:"):
-        return ThresholdExceeded(option + message[len(exc.param) :], param=exc.param)
-    return exc
+        # The library names the budget's field (budget_rho: …); the command line names its option.
+        raise ThresholdExceeded(ledger_option(str(exc), "release"), param=exc.param) from None
 
 
 def _print_preview(p: ReleasePreview, file: Path) -> None:
@@ -227,11 +170,16 @@ def _print_preview(p: ReleasePreview, file: Path) -> None:
     err.print("Nothing was drawn, charged or written; run the command without --preview to release.")
 
 
-def _deliver(r: Release, file: Path, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
+def _deliver(run: ReleaseRun, out_dir: Path | None, internal: Path | None, as_json: bool) -> None:
     if as_json:
-        emit_json({"file": str(file), **r.public_dict()})
+        emit_json(run.to_dict())
         return
-    _print_human(r, file)
+    file = Path(str(run.settings.source))
+    if run.preview is not None:
+        _print_preview(run.preview, file)
+        return
+    assert run.release is not None
+    _print_human(run.release, file)
     if out_dir is not None:
         err.print(
             f"Wrote {out_dir}/release.json, release.csv, statement.html, manifest.json and the figures."
@@ -257,7 +205,10 @@ def ledger_command(
         None, "--export", help="registry: write every release as an entry of the OpenDP deployments registry."
     ),
     out_dir: Path | None = typer.Option(
-        None, "--out", help="With --export: the folder for release_<seq>.yaml (default: the YAML on stdout)."
+        None,
+        "--out",
+        help="Folder for ledger.json, releases.csv and manifest.json; with --export the receipts "
+        "release_<seq>.yaml (default: the YAML on stdout).",
     ),
     curator: str | None = typer.Option(None, "--curator", help="With --export: who published the releases."),
     region: str | None = typer.Option(None, "--region", help="With --export: the region the data describe."),
@@ -265,36 +216,31 @@ def ledger_command(
     """Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.
 
     The outputs the ledger records (privrisk outputs --ledger) follow: names, dates, numbers of cells. With a
-    budget the command exits 1 (after printing) when the ledger has spent more than it. --export registry writes
+    budget the command exits 1 (after printing and writing --out) when the ledger has spent more than it. --export registry writes
     a receipt for every release instead: an entry of the OpenDP deployments registry's schema (validated against
     it), with the risk in privacy_parameters_details.
 
     Example: privrisk ledger ledger.json --budget-epsilon 1 --budget-delta 1e-6
     """
-    from privrisk.release.history import LedgerSettings, check_ledger
+    from privrisk.release.history import LedgerSettings, run_ledger
     from privrisk.release.ledger import read_key
 
-    if export is not None:
-        budgets = (("--budget", budget), ("--budget-epsilon", budget_epsilon), ("--budget-delta", budget_delta),
-                   ("--budget-rho", budget_rho))  # fmt: skip
-        named = next((o for o, v in budgets if v is not None), None)
-        if named is not None:
-            raise PrivriskError(f"{named}: a receipt states what was spent; give no budget with --export")
-        export_receipts(path, export, out_dir, curator, region, read_key(key_file), as_json)
+    # The rules (a budget or an export, not both) and the threshold are the library's (LedgerSettings, LedgerRun);
+    # its errors name the field, which privrisk.cli.main turns into the option.
+    settings = LedgerSettings(path, budget, budget_epsilon, budget_delta, budget_rho, key=read_key(key_file),
+                              export=export, curator=curator, region=region)  # fmt: skip
+    run = run_ledger(settings)
+    if run.receipts is not None:
+        print_receipts(run, out_dir, as_json)
         return
-    given = next(
-        (o for o, v in (("--out", out_dir), ("--curator", curator), ("--region", region)) if v), None
-    )
-    if given is not None:
-        raise PrivriskError(f"{given}: only with --export registry")
-    # The budget's rules and the threshold are the library's (LedgerSettings, LedgerCheck); its errors name the
-    # parameter, which privrisk.cli.main turns into the option.
-    settings = LedgerSettings(path, budget, budget_epsilon, budget_delta, budget_rho, key=read_key(key_file))
-    check = check_ledger(settings)
     if as_json:
-        emit_json(check.to_dict())
+        emit_json(run.to_dict())
     else:
-        print_ledger(str(path), check.summary)
-    failures = check.failures()
-    if failures:
-        raise ThresholdExceeded(ledger_option(failures[0]), param=settings.budget_param)
+        assert run.summary is not None
+        print_ledger(str(path), run.summary)
+    if out_dir is not None:
+        run.write(out_dir)
+        err.print(f"Wrote {out_dir}/ledger.json, releases.csv and manifest.json.")
+    exceeded = run.threshold()
+    if exceeded is not None:
+        raise ThresholdExceeded(ledger_option(str(exceeded)), param=exceeded.param)

@@ -1,8 +1,11 @@
 """A ledger's history: its releases, the total ε, what is left of a budget, the public statement, and the
 outputs released beside the releases (the one ledger records both, :mod:`privrisk.ledger`).
 
-:func:`check_ledger` with :class:`LedgerSettings` is the one way in of ``privrisk ledger``: the ledger checked and
-summarised, and whether it has spent more than the budget asked about (the threshold, exit 1 on the command line).
+:func:`run_ledger` with :class:`LedgerSettings` is the one way in of ``privrisk ledger``: the ledger checked and
+summarised, and whether it has spent more than the budget asked about (the threshold, exit 1 on the command line),
+or its releases exported as receipts of the OpenDP deployments registry (:mod:`privrisk.release.registry`); the
+:class:`LedgerRun` it returns gives the JSON document, the verdict and the report folder. ``check_ledger`` and
+``LedgerCheck`` are their earlier names, kept one release (they warn).
 
 Example:
     >>> import tempfile, pathlib
@@ -17,20 +20,28 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from privrisk._format import percent
-from privrisk.errors import PrivriskError, deprecated_alias
+from privrisk.errors import PrivriskError, ThresholdExceeded, deprecated_alias, deprecation_message
 from privrisk.ledger import entry_kind, read_ledger_file
 from privrisk.release.budget import Budget, as_budget
 from privrisk.release.composition import composition_sentence, plain_rho
 from privrisk.release.ledger import ledger_records, release_entries
 from privrisk.release.statement import _number, ledger_spending, release_statement
 
-__all__ = ["LedgerCheck", "LedgerSettings", "LedgerSummary", "check_ledger", "summarise_ledger"]
+if TYPE_CHECKING:
+    from privrisk.progress import Progress
+    from privrisk.release.registry import RegistryExport
+
+__all__ = ["LedgerRun", "LedgerSettings", "LedgerSummary", "run_ledger", "summarise_ledger"]
+
+#: The formats a ledger's releases are exported to: receipts of the OpenDP deployments registry.
+EXPORTS = ("registry",)
 
 
 @dataclass(frozen=True)
@@ -261,12 +272,15 @@ class LedgerSettings:
     The budget is given in one of three ways, as a release takes it: ``budget`` (ε, or a
     :class:`~privrisk.release.budget.Budget`; with ``budget_delta`` an (ε, δ) budget), ``budget_epsilon`` with
     ``budget_delta``, or ``budget_rho`` (zCDP). Without one, the ledger is summarised against the budget its last
-    release recorded, which is reported but is no threshold.
+    release recorded, which is reported but is no threshold. With ``export="registry"`` the run exports every
+    release as a receipt instead (no budget then: a receipt states what was spent).
 
     Attributes:
-        ledger: the ledger's path.
+        ledger: the ledger's path (the data this capability reads: a release's settings name it ``ledger`` too).
         budget, budget_epsilon, budget_delta, budget_rho: the budget (see above), or None for none.
         key: the secret of a keyed ledger, or None.
+        export: ``registry`` to export the releases as receipts, or None.
+        curator, region: with the export, who published the releases and the region the data describe.
         limit: the budget as one :class:`~privrisk.release.budget.Budget` (None when none is asked), set when made.
 
     Raises:
@@ -288,11 +302,29 @@ class LedgerSettings:
     budget_delta: float | None = None
     budget_rho: float | None = None
     key: bytes | str | None = None
+    export: str | None = None
+    curator: str | None = None
+    region: str | None = None
     limit: Budget | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.ledger is None or not str(self.ledger).strip():
             raise PrivriskError("ledger: give the path of the ledger to check", param="ledger")
+        if self.export is not None:
+            kind = str(self.export).strip().lower()
+            if kind not in EXPORTS:
+                raise PrivriskError(f"export: {self.export!r} is not a format; the one format is registry",
+                                    param="export")  # fmt: skip
+            object.__setattr__(self, "export", kind)
+            budgets = ("budget", "budget_epsilon", "budget_delta", "budget_rho")
+            named = next((name for name in budgets if getattr(self, name) is not None), None)
+            if named is not None:
+                raise PrivriskError(f"{named}: a receipt states what was spent; give no budget with an export",
+                                    param=named)  # fmt: skip
+        else:
+            named = next((name for name in ("curator", "region") if getattr(self, name)), None)
+            if named is not None:
+                raise PrivriskError(f"{named}: only with an export of receipts", param=named)
         if isinstance(self.budget, Budget):
             if (
                 self.budget_epsilon is not None
@@ -317,40 +349,96 @@ class LedgerSettings:
 
 
 @dataclass(frozen=True)
-class LedgerCheck:
-    """A ledger checked (:func:`check_ledger`): its summary, and whether it spent more than the budget asked about.
+class LedgerRun:
+    """A ledger checked (:func:`run_ledger`): its summary and whether it spent more than the budget asked about, or
+    its releases exported as receipts.
 
     Attributes:
         settings: what was asked.
-        summary: the ledger's releases, totals, budget and public statement (:class:`LedgerSummary`).
+        summary: the ledger's releases, totals, budget and public statement (:class:`LedgerSummary`); None for an
+            export.
+        receipts: the receipts of an export (:class:`~privrisk.release.registry.RegistryExport`), or None.
     """
 
     settings: LedgerSettings
-    summary: LedgerSummary
+    summary: LedgerSummary | None = None
+    receipts: RegistryExport | None = None
 
     @property
     def exceeded(self) -> bool:
         """Whether the ledger has spent more than the budget asked about (a budget only recorded is no threshold)."""
-        return self.settings.limit is not None and self.summary.over_budget
+        return self.settings.limit is not None and self.summary is not None and self.summary.over_budget
 
     def failures(self) -> list[str]:
         """The exceeded budget in one line naming its field (``budget_rho: the ledger … has spent …``), or none."""
         limit = self.settings.limit
-        if not self.exceeded or limit is None:
+        if not self.exceeded or limit is None or self.summary is None:
             return []
         return [f"{self.settings.budget_param}: the ledger {self.summary.ledger} has spent {limit.unit} = "
                 f"{self.summary.spent:.6g}, more than the budget {limit.describe()}"]  # fmt: skip
 
+    def threshold(self) -> ThresholdExceeded | None:
+        """The exceeded budget as the threshold a front end reports (exit 1 on the command line), or None."""
+        failures = self.failures()
+        return ThresholdExceeded(failures[0], param=self.settings.budget_param) if failures else None
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON: the summary's (:meth:`LedgerSummary.to_dict`)."""
+        """Plain JSON: the summary's (:meth:`LedgerSummary.to_dict`), or the receipts' (``ledger``, ``receipts``)."""
+        if self.receipts is not None:
+            return self.receipts.to_dict()
+        assert self.summary is not None
         return self.summary.to_dict()
 
+    def sentence(self) -> str:
+        """The verdict first, in plain words: over or within the budget, then what the ledger spent."""
+        if self.receipts is not None:
+            n = len(self.receipts.receipts)
+            return (
+                f"{n} release{'s' if n != 1 else ''} exported as receipts of the OpenDP deployments registry."
+            )
+        assert self.summary is not None
+        failures = self.failures()
+        spent = self.summary.findings()[0]
+        if failures:
+            return f"Over budget: {failures[0].split(': ', 1)[1]}. {spent}"
+        return spent
 
-def check_ledger(settings: LedgerSettings) -> LedgerCheck:
-    """Check a ledger's hash chain, summarise it, and judge it against the budget asked about.
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write the report folder, whole or not at all: the receipts (``release_<seq>.yaml``) of an export, or
+        ``ledger.json``, ``releases.csv`` and ``manifest.json`` of a check."""
+        if self.receipts is not None:
+            return self.receipts.write(folder)
+        import pandas as pd
+
+        from privrisk.io.files import atomic_dir, write_csv, write_json
+        from privrisk.release.outputs import SCHEMA_VERSION
+        from privrisk.reports.manifest import write_manifest
+
+        assert self.summary is not None
+        target = Path(folder)
+        columns = ("seq", "time", "spent", "answers", "data")
+        with atomic_dir(target) as tmp:
+            write_json(tmp / "ledger.json", {"schema_version": SCHEMA_VERSION, **self.to_dict()})
+            write_csv(pd.DataFrame(self.summary.rows(), columns=list(columns)), tmp / "releases.csv")
+            manifest = write_manifest(
+                tmp, kind="ledger", title=f"Ledger {self.summary.ledger}",
+                parameters={"ledger": str(self.settings.ledger), "budget": None if self.settings.limit is None
+                            else self.settings.limit.to_json()},
+                summary={"releases": len(self.summary.entries), "total_epsilon": self.summary.total_epsilon,
+                         "spent": self.summary.spent, "exceeded": self.exceeded},
+                findings=self.summary.findings(),
+                tables=[{"title": "Releases in the ledger", "path": "releases.csv"}],
+            )  # fmt: skip
+        return [target / name for name in ("ledger.json", "releases.csv", manifest.name)]
+
+
+def run_ledger(settings: LedgerSettings, *, progress: Progress | None = None) -> LedgerRun:
+    """Check a ledger's hash chain, summarise it, and judge it against the budget asked about; or export its
+    releases as receipts.
 
     Args:
         settings: a :class:`LedgerSettings`.
+        progress: told the share done (:class:`privrisk.progress.Progress`), or None.
 
     Raises:
         PrivriskError: for a missing or corrupt ledger or a wrong key.
@@ -360,13 +448,41 @@ def check_ledger(settings: LedgerSettings) -> LedgerCheck:
         >>> from privrisk.release.ledger import record_release
         >>> led = pathlib.Path(tempfile.mkdtemp()) / "ledger.json"
         >>> _ = record_release(led, queries=[{"column": "h", "query": "mean", "epsilon": 0.5}])
-        >>> check = check_ledger(LedgerSettings(led, budget=0.4))
-        >>> check.exceeded, check.failures()[0].startswith("budget: the ledger"), check.to_dict()["spent"]
+        >>> run = run_ledger(LedgerSettings(led, budget=0.4))
+        >>> run.exceeded, run.failures()[0].startswith("budget: the ledger"), run.to_dict()["spent"]
         (True, True, 0.5)
+        >>> run.sentence().startswith("Over budget: the ledger")
+        True
     """
+    from privrisk.progress import report
+
     if not isinstance(settings, LedgerSettings):
         raise PrivriskError("settings: expected a LedgerSettings", param="settings")
-    return LedgerCheck(settings, summarise_ledger(settings.ledger, settings.limit, key=settings.key))
+    report(progress, 0.0, "Checking the ledger's hash chain")
+    if settings.export is not None:
+        from privrisk.release.registry import RegistryExportSettings, export_registry
+
+        receipts = export_registry(RegistryExportSettings(settings.ledger, key=settings.key, curator=settings.curator,
+                                                          region=settings.region))  # fmt: skip
+        run = LedgerRun(settings, receipts=receipts)
+    else:
+        run = LedgerRun(settings, summarise_ledger(settings.ledger, settings.limit, key=settings.key))
+    report(progress, 1.0, "done")
+    return run
+
+
+def check_ledger(settings: LedgerSettings) -> LedgerRun:
+    """Deprecated: use :func:`run_ledger` (the same check, the same result)."""
+    warnings.warn(deprecation_message("check_ledger", "run_ledger"), DeprecationWarning, stacklevel=2)
+    return run_ledger(settings)
+
+
+def __getattr__(name: str) -> Any:
+    """``LedgerCheck``, the earlier name of :class:`LedgerRun`, kept one release (it warns): the same class."""
+    if name == "LedgerCheck":
+        warnings.warn(deprecation_message("LedgerCheck", "LedgerRun"), DeprecationWarning, stacklevel=2)
+        return LedgerRun
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _spend(entry: Mapping[str, Any]) -> str:

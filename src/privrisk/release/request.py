@@ -1,10 +1,12 @@
-"""What a release is asked to do (:class:`ReleaseRequest`) and what it would cost before any ε is spent
-(:func:`preview`).
+"""What a release is asked to do (:class:`Request`) and what it would cost before any ε is spent
+(:func:`release_preview`).
 
 A request names everything one release needs: the data, the queries, the published n, the budget, the ledger and
 its key, the output folder and the internal assessment's file. It checks every combination of its fields when it
-is made, and raises :class:`~privrisk.errors.PrivriskError` naming the field, so that the command line and the app
-only map their inputs onto it. :func:`privrisk.release.transaction.publish` carries it out.
+is made, and raises :class:`~privrisk.errors.PrivriskError` naming the field. It is the checked core of
+:class:`~privrisk.release.run.ReleaseSettings`, the one way in that the command line and the app map their inputs
+onto; :func:`privrisk.release.transaction.carry_out` carries it out. ``ReleaseRequest`` and :func:`preview` are
+its earlier names, kept one release (they warn).
 
 The preview needs no data: the noise of each answer depends only on its query, its universe and its ε or ρ (the
 global sensitivity Δf). Laplace noise Lap(b) with b = Δf/ε has E|Y| = b and P(|Y| > t) = e^(−t/b), so its 95 %
@@ -14,8 +16,8 @@ interval has the half-width b·ln 20 ≈ 3.00·b (Mehner et al., Definition 3); 
 Example:
     >>> import pandas as pd
     >>> from privrisk.release.spec import ReleaseQuery
-    >>> r = ReleaseRequest(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "mean", 1, (0, 24)),))
-    >>> p = preview(r)
+    >>> r = Request(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "mean", 1, (0, 24)),))
+    >>> p = release_preview(r)
     >>> p.queries[0].scale, round(p.queries[0].half_width, 2), p.queries[0].useless
     (12.0, 35.95, True)
 """
@@ -27,6 +29,7 @@ import math
 import os
 import secrets
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +40,7 @@ import pandas as pd
 
 from privrisk._format import number
 from privrisk._validation import check_probability
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecation_message
 from privrisk.io.files import canonical_json
 from privrisk.release import ledger as _ledger
 from privrisk.release.budget import Budget
@@ -53,7 +56,7 @@ from privrisk.release.spec import ReleaseQuery, check_public_n
 from privrisk.release.statement import release_statement, verdict
 from privrisk.sensitivity import global_sensitivity
 
-__all__ = ["QueryPreview", "ReleasePreview", "ReleaseRequest", "check_useless", "preview", "query_preview"]
+__all__ = ["QueryPreview", "ReleasePreview", "Request", "check_useless", "query_preview", "release_preview"]
 
 Data = pd.DataFrame | Mapping[str, Any] | str | os.PathLike[str]
 
@@ -67,12 +70,12 @@ def _path(value: Any, name: str) -> Path | None:
 
 
 @dataclass(frozen=True, eq=False)
-class ReleaseRequest:
+class Request:
     """One release, as asked: checked whole when made (every field and every combination of fields).
 
     Attributes:
         data: a DataFrame (or a mapping of column to values), or a data file (CSV, Parquet, Stata, SPSS) that
-            :func:`~privrisk.release.transaction.publish` reads (only the queried columns).
+            :func:`~privrisk.release.transaction.carry_out` reads (only the queried columns).
         queries: the :class:`~privrisk.release.spec.ReleaseQuery` objects (at least one). Each names its noise
             (``mechanism``: Laplace with ε, or Gaussian with ρ) and its universe.
         public_n: the published number of people in the data (for the many-worlds risk), or None.
@@ -92,7 +95,7 @@ class ReleaseRequest:
         level: the coverage of the reported noise intervals (0.95).
         allow_useless: release even an answer whose interval at ``level`` is wider than the whole range the
             answer can take (:attr:`QueryPreview.useless`); its public statement then says that the answer tells
-            nothing reliable. Otherwise :func:`~privrisk.release.transaction.publish` refuses such a release
+            nothing reliable. Otherwise :func:`~privrisk.release.transaction.carry_out` refuses such a release
             after the data, the ledger and the budget are checked and before any noise is drawn (the preview
             shows it, and says why it would be refused).
 
@@ -103,7 +106,7 @@ class ReleaseRequest:
         PrivriskError: naming the field (``param``) that is wrong or does not go with another.
 
     Example:
-        >>> ReleaseRequest("a.csv", (ReleaseQuery("h", "mean", 1, (0, 24)),), key=b"k" * 16)
+        >>> Request("a.csv", (ReleaseQuery("h", "mean", 1, (0, 24)),), key=b"k" * 16)
         Traceback (most recent call last):
         ...
         privrisk.errors.PrivriskError: key: a key is for a ledger; give the ledger too
@@ -164,7 +167,7 @@ class ReleaseRequest:
                 raise PrivriskError(f"{flag}: give True or False", param=flag)
         set_(self, "level", float(check_probability(self.level, name="level", open_low=True, open_high=True)))
         # Outputs that are the same file as the ledger or each other; the rest (writable, not an input, not a
-        # special file) is checked by publish() on the file system, before any noise is drawn.
+        # special file) is checked by carry_out() on the file system, before any noise is drawn.
         if self.internal is not None:
             for name, other in (("the ledger", self.ledger), ("the output folder", self.out)):
                 if other is not None and _same(other, self.internal):
@@ -307,14 +310,14 @@ class ReleasePreview:
 
     Attributes:
         id: the preview's id: SHA-256 of the request's canonical JSON and a random nonce. Give it to
-            :func:`~privrisk.release.transaction.publish` to publish this preview once, however often asked.
-        request_digest: :meth:`ReleaseRequest.digest` of the request previewed.
+            :func:`~privrisk.release.transaction.carry_out` to publish this preview once, however often asked.
+        request_digest: :meth:`Request.digest` of the request previewed.
         queries: one :class:`QueryPreview` per query.
         statement: the public statement this release would have (:func:`~privrisk.release.statement.release_statement`).
         level: the coverage of the intervals.
         refusal: why the budget would refuse the release, or None.
         spent_before: what the ledger has spent (plain sum of ε), or None without a ledger.
-        useless_refusal: why :func:`~privrisk.release.transaction.publish` would refuse the release because an
+        useless_refusal: why :func:`~privrisk.release.transaction.carry_out` would refuse the release because an
             answer would be useless (:func:`check_useless`), or None (none is, or the request allows them).
     """
 
@@ -365,7 +368,7 @@ class ReleasePreview:
         }
 
 
-#: The previews made in this process: id → the digest of its request (publish checks a preview is its request's).
+#: The previews made in this process: id → the digest of its request (carry_out checks a preview is its request's).
 _PREVIEWS: dict[str, str] = {}
 _PREVIEWS_LOCK = threading.Lock()
 
@@ -384,7 +387,7 @@ def answer_noise(q: ReleaseQuery) -> tuple[float, float]:
     return gs, scale
 
 
-def budget_refusal(request: ReleaseRequest, before: list[dict[str, Any]], kept: Budget | None) -> str | None:
+def budget_refusal(request: Request, before: list[dict[str, Any]], kept: Budget | None) -> str | None:
     """The message of the refusal if the release does not fit ``kept`` after the ledger's ``before``."""
     new = request.records()
     if kept is None or kept.fits([*before, *new]):
@@ -397,7 +400,7 @@ def budget_refusal(request: ReleaseRequest, before: list[dict[str, Any]], kept: 
     return kept.message([*before, *new], len(new), where)
 
 
-def ledger_state(request: ReleaseRequest) -> tuple[list[dict[str, Any]], Budget | None]:
+def ledger_state(request: Request) -> tuple[list[dict[str, Any]], Budget | None]:
     """The ledger's recorded answers (checked) and the budget this release is held to."""
     if request.ledger is None:
         return [], request.budget
@@ -410,7 +413,7 @@ def ledger_state(request: ReleaseRequest) -> tuple[list[dict[str, Any]], Budget 
     return _ledger.ledger_records(entries), kept
 
 
-def check_columns(request: ReleaseRequest) -> None:
+def check_columns(request: Request) -> None:
     """Fail when a query names a column the data does not have (a data file's header is read, not its rows)."""
     if isinstance(request.data, pd.DataFrame | Mapping):
         available = [str(c) for c in request.data.keys()]
@@ -462,7 +465,7 @@ def _useless_message(previews: Sequence[QueryPreview]) -> str | None:
     )
 
 
-def check_useless(request: ReleaseRequest) -> None:
+def check_useless(request: Request) -> None:
     """Refuse a release with an answer whose interval is wider than the range it can take, unless the request
     allows it (``allow_useless``): such an answer spends privacy and tells nothing reliable.
 
@@ -471,7 +474,7 @@ def check_useless(request: ReleaseRequest) -> None:
 
     Example:
         >>> import pandas as pd
-        >>> check_useless(ReleaseRequest(pd.DataFrame({"h": [8]}), (ReleaseQuery("h", "mean", 1, (0, 24)),)))
+        >>> check_useless(Request(pd.DataFrame({"h": [8]}), (ReleaseQuery("h", "mean", 1, (0, 24)),)))
         Traceback (most recent call last):
         ...
         privrisk.errors.PrivriskError: allow_useless: mean(h): the 95 % interval (± 35.95) is wider than the whole range its answer can take (24): the answer would be useless; give a narrower universe or a larger ε; or release it anyway, and the public statement says that the answer tells nothing reliable
@@ -483,7 +486,7 @@ def check_useless(request: ReleaseRequest) -> None:
         raise PrivriskError(message, param="allow_useless")
 
 
-def preview(request: ReleaseRequest) -> ReleasePreview:
+def release_preview(request: Request) -> ReleasePreview:
     """What a release would cost and how noisy its answers would be, before any noise is drawn or ε spent.
 
     Per query: the noise scale (b = Δf/ε, or σ = Δf/√(2ρ)), the expected absolute error (b, or σ·√(2/π)), the
@@ -499,7 +502,7 @@ def preview(request: ReleaseRequest) -> ReleasePreview:
     Example:
         >>> import pandas as pd
         >>> q = ReleaseQuery("income", "mean", 1, (0, 500_000))
-        >>> p = preview(ReleaseRequest(pd.DataFrame({"income": [1.0]}), (q,)))
+        >>> p = release_preview(Request(pd.DataFrame({"income": [1.0]}), (q,)))
         >>> p.warnings[0].split(":")[1].strip()
         'the 95 % interval (± 748,933) is wider than the whole range its answer can take (500,000)'
         >>> p.useless_refusal.startswith("allow_useless: mean(income)")
@@ -526,3 +529,23 @@ def preview(request: ReleaseRequest) -> ReleasePreview:
         else math.fsum(float(r.get("epsilon", 0.0)) for r in before),
         useless_refusal=None if request.allow_useless else _useless_message(rows),
     )
+
+
+def preview(request: Request) -> ReleasePreview:
+    """Deprecated: use ``run_release(ReleaseSettings(…, preview=True)).preview``
+    (:func:`~privrisk.release.run.run_release`); the same preview of the same request."""
+    warnings.warn(
+        deprecation_message("preview", "run_release(ReleaseSettings(…, preview=True))"), DeprecationWarning,
+        stacklevel=2,
+    )  # fmt: skip
+    return release_preview(request)
+
+
+def __getattr__(name: str) -> Any:
+    """``ReleaseRequest``, the earlier name of :class:`Request`, kept one release (it warns): the same class."""
+    if name == "ReleaseRequest":
+        warnings.warn(
+            deprecation_message("ReleaseRequest", "ReleaseSettings"), DeprecationWarning, stacklevel=2
+        )
+        return Request
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,7 @@
 """A release, carried out: draw the noise, charge the ledger under its lock, and put the outputs in place.
 
-:func:`publish` owns the whole transaction of a :class:`~privrisk.release.request.ReleaseRequest`:
+:func:`carry_out` owns the whole transaction of a :class:`~privrisk.release.request.Request` (the checked core of
+:class:`~privrisk.release.run.ReleaseSettings`; :func:`~privrisk.release.run.run_release` calls it):
 
 1. the outputs are checked (writable, not an input, not a special file or a symbolic link) and the data read,
    before any noise is drawn;
@@ -14,16 +15,17 @@ So either the ledger is charged and the outputs are whole, or neither: a failure
 charge charges nothing and leaves no output, and the renames after the charge go to places checked before any
 noise was drawn, in the folder their temporary names share (they fail only if the file system changes meanwhile,
 and then the release is charged without its files: the budget is never under-counted). Published with a preview's
-id (:func:`~privrisk.release.request.preview`), a release is published once: the ledger entry records the id,
-and a second call returns the first release without charging again.
+id (:func:`~privrisk.release.request.release_preview`), a release is published once: the ledger entry records the
+id, and a second call returns the first release without charging again. :func:`publish` is its earlier name, kept
+one release (it warns).
 
 Example:
     >>> import pandas as pd
-    >>> from privrisk.release.request import ReleaseRequest, preview
+    >>> from privrisk.release.request import Request, release_preview
     >>> from privrisk.release.spec import ReleaseQuery
-    >>> request = ReleaseRequest(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "mean", 5, (0, 24)),))
-    >>> p = preview(request)
-    >>> publish(request, preview_id=p.id) is publish(request, preview_id=p.id)
+    >>> request = Request(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "mean", 5, (0, 24)),))
+    >>> p = release_preview(request)
+    >>> carry_out(request, preview_id=p.id) is carry_out(request, preview_id=p.id)
     True
 """
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,15 +44,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import PrivriskError, ThresholdExceeded, deprecation_message
 from privrisk.io.data import numeric_values
 from privrisk.io.files import atomic_dir, atomic_path, check_outputs
+from privrisk.progress import Progress, report
 from privrisk.release import ledger as _ledger
 from privrisk.release.budget import Budget, as_budget
 from privrisk.release.mechanisms import LEVEL, _half_width, sample_gaussian, sample_laplace
 from privrisk.release.outputs import PUBLIC_FILES, release_parameters, write_internal, write_outputs
 from privrisk.release.request import (
-    ReleaseRequest,
+    Request,
     answer_noise,
     budget_refusal,
     check_useless,
@@ -62,7 +66,7 @@ from privrisk.release.spec import ReleaseQuery
 from privrisk.release.statement import release_statement
 from privrisk.sensitivity import evaluate, local_sensitivity
 
-__all__ = ["noisy_release", "publish"]
+__all__ = ["carry_out", "noisy_release", "publish"]
 
 
 @dataclass(frozen=True)
@@ -98,13 +102,13 @@ def _prepare(
 
 
 def _draw_release(
-    request: ReleaseRequest,
+    request: Request,
     data: pd.DataFrame | Mapping[str, Any],
     *,
     before_charge: Callable[[Release, list[dict[str, Any]] | None], None] | None = None,
     preview_id: str | None = None,
 ) -> Release:
-    """Answer the request's queries on ``data`` with noise and charge the ledger (the steps of :func:`publish`
+    """Answer the request's queries on ``data`` with noise and charge the ledger (the steps of :func:`carry_out`
     after the outputs are checked and the data read)."""
     qs = list(request.queries)
     n_pub = request.public_n
@@ -212,8 +216,8 @@ def noisy_release(
 ) -> Release:
     """Release noisy answers to queries on a data set, with the public statement and the internal assessment.
 
-    The keyword form of :func:`publish` for a table in memory without an output folder: it makes a
-    :class:`~privrisk.release.request.ReleaseRequest` (which checks every argument, and refuses a total ε above
+    The keyword form of :func:`carry_out` for a table in memory without an output folder: it makes a
+    :class:`~privrisk.release.request.Request` (which checks every argument, and refuses a total ε above
     20 unless ``allow_large_epsilon``) and draws. Everything that can fail on bad input (columns, missing codes,
     universes, ε, the budget, a corrupt ledger) fails before any noise is drawn. With a ledger the noise is drawn,
     then under the ledger's lock the budget is checked again, ``before_charge`` is called with the finished
@@ -237,7 +241,7 @@ def noisy_release(
             returning); if it raises, nothing is charged.
         allow_useless: release an answer whose 95 % interval is wider than the whole range it can take (the
             answers go to the caller, and the public statement says that such an answer tells nothing reliable);
-            False refuses it as :func:`publish` does by default.
+            False refuses it as :func:`~privrisk.release.run.run_release` does by default.
 
     Raises:
         PrivriskError: for bad input or a corrupt ledger.
@@ -253,7 +257,7 @@ def noisy_release(
     """
     if not isinstance(data, pd.DataFrame | Mapping):
         raise PrivriskError(f"data: give a DataFrame or a mapping of columns, got {type(data).__name__}")
-    request = ReleaseRequest(
+    request = Request(
         data,
         (queries,) if isinstance(queries, ReleaseQuery) else tuple(queries),
         public_n=public_n,
@@ -287,23 +291,39 @@ def _refuse_link(path: Path, param: str) -> None:
         raise PrivriskError(f"{param}: {path} is a symbolic link; give the real path", param=param)
 
 
-def check_release_outputs(request: ReleaseRequest) -> None:
+def release_inputs(request: Request) -> list[Path]:
+    """The files a release reads, which no output may be or replace: the data, the spec, the ledger and its lock,
+    a key file."""
+    data = [] if isinstance(request.data, pd.DataFrame | Mapping) else [Path(request.data)]
+    inputs = [*data, *(p for p in (request.spec, request.ledger) if p is not None), *request.inputs]
+    if request.ledger is not None:
+        # The lock file beside the ledger is an input too: replacing it would give a second release another lock.
+        inputs.append(Path(os.path.realpath(request.ledger) + ".lock"))
+    return inputs
+
+
+def check_public_folder(folder: Path, inputs: Sequence[Path]) -> None:
+    """Refuse a folder for the public files that is (or holds) a symbolic link, an input or a special file.
+
+    Raises:
+        PrivriskError: naming ``out``.
+    """
+    _refuse_link(folder, "out")
+    for name in PUBLIC_FILES:
+        _refuse_link(folder / name, "out")
+    check_outputs(folder, list(inputs), param="out", folder=True, files=PUBLIC_FILES)
+
+
+def check_release_outputs(request: Request) -> None:
     """Refuse, before anything is read or drawn, outputs that cannot be written, that are (or would replace) an
     input (the data, the spec, the ledger, a key file), that are special files, or that are symbolic links.
 
     Raises:
         PrivriskError: naming ``out`` or ``internal``.
     """
-    data = [] if isinstance(request.data, pd.DataFrame | Mapping) else [Path(request.data)]
-    inputs = [*data, *(p for p in (request.spec, request.ledger) if p is not None), *request.inputs]
-    if request.ledger is not None:
-        # The lock file beside the ledger is an input too: replacing it would give a second release another lock.
-        inputs.append(Path(os.path.realpath(request.ledger) + ".lock"))
+    inputs = release_inputs(request)
     if request.out is not None:
-        _refuse_link(request.out, "out")
-        for name in PUBLIC_FILES:
-            _refuse_link(request.out / name, "out")
-        check_outputs(request.out, inputs, param="out", folder=True, files=PUBLIC_FILES)
+        check_public_folder(request.out, inputs)
     if request.internal is not None:
         _refuse_link(request.internal, "internal")
         check_outputs(request.internal, [*inputs, *([request.out] if request.out else [])], param="internal")
@@ -317,7 +337,7 @@ def check_release_outputs(request: ReleaseRequest) -> None:
                 )
 
 
-def _read(request: ReleaseRequest) -> pd.DataFrame | Mapping[str, Any]:
+def _read(request: Request) -> pd.DataFrame | Mapping[str, Any]:
     if isinstance(request.data, pd.DataFrame | Mapping):
         return request.data
     from privrisk.io.data import read_table
@@ -326,10 +346,16 @@ def _read(request: ReleaseRequest) -> pd.DataFrame | Mapping[str, Any]:
 
 
 def _transaction(
-    request: ReleaseRequest, preview_id: str | None, after: Callable[[Release], None] | None
+    request: Request,
+    preview_id: str | None,
+    after: Callable[[Release], None] | None,
+    progress: Progress | None,
 ) -> Release:
+    report(progress, 0.0, "Checking the outputs")
     check_release_outputs(request)
+    report(progress, 0.1, "Reading the data")
     data = _read(request)
+    report(progress, 0.5, "Drawing the noise and charging the ledger")
     parameters = release_parameters(
         request.queries,
         file=request.source,
@@ -361,23 +387,39 @@ def _transaction(
 
 
 def publish(
-    request: ReleaseRequest,
+    request: Request,
     preview_id: str | None = None,
     *,
     after: Callable[[Release], None] | None = None,
+) -> Release:
+    """Deprecated: use :func:`~privrisk.release.run.run_release` with a
+    :class:`~privrisk.release.run.ReleaseSettings` (``preview_id=`` in the settings); the same transaction."""
+    warnings.warn(
+        deprecation_message("publish", "run_release(ReleaseSettings(…))"), DeprecationWarning, stacklevel=2
+    )
+    return carry_out(request, preview_id, after=after)
+
+
+def carry_out(
+    request: Request,
+    preview_id: str | None = None,
+    *,
+    after: Callable[[Release], None] | None = None,
+    progress: Progress | None = None,
 ) -> Release:
     """Carry out a release: check the outputs, read the data, draw the noise, charge the ledger under its lock,
     and move the outputs into place; either the ledger is charged and the outputs are whole, or neither.
 
     Args:
-        request: what to release (:class:`~privrisk.release.request.ReleaseRequest`, checked when made).
-        preview_id: the id of the :func:`~privrisk.release.request.preview` this release confirms. A preview is
+        request: what to release (:class:`~privrisk.release.request.Request`, checked when made).
+        preview_id: the id of the :func:`~privrisk.release.request.release_preview` this release confirms. A preview is
             published once: the ledger entry records its id, and publishing it again in this process returns the
             first release without charging (a double-click, a repeated request); in another process, a ledger
             that records the id refuses a second charge (``param`` ``preview_id``). A preview made in this process
             for other settings is refused.
         after: called with the release once the ledger is charged and the outputs are in place, while an
             interrupt is still held back (deliver the answer here: print it, show it).
+        progress: told the share done and the step (:class:`privrisk.progress.Progress`), or None.
 
     Raises:
         PrivriskError: for bad outputs or input, a corrupt ledger, a preview of other settings or one published
@@ -387,19 +429,21 @@ def publish(
 
     Example:
         >>> import pandas as pd, tempfile, pathlib
-        >>> from privrisk.release.request import ReleaseRequest
+        >>> from privrisk.release.request import Request
         >>> from privrisk.release.spec import ReleaseQuery
         >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> request = ReleaseRequest(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "max", 1, (0, 24)),),
+        >>> request = Request(pd.DataFrame({"h": [8, 6, 7]}), (ReleaseQuery("h", "max", 1, (0, 24)),),
         ...                          ledger=folder / "ledger.json", out=folder / "out", allow_useless=True)
-        >>> r = publish(request)
+        >>> r = carry_out(request)
         >>> r.ledger["entry"]["seq"], (folder / "out" / "statement.html").exists()
         (1, True)
     """
-    if not isinstance(request, ReleaseRequest):
-        raise PrivriskError("request: give a ReleaseRequest", param="request")
+    if not isinstance(request, Request):
+        raise PrivriskError("request: give a release request (ReleaseSettings)", param="request")
     if preview_id is None:
-        return _transaction(request, None, after)
+        release = _transaction(request, None, after, progress)
+        report(progress, 1.0, "done")
+        return release
     if (
         not isinstance(preview_id, str)
         or len(preview_id) != 64
@@ -420,11 +464,13 @@ def publish(
         with _LOCKS_LOCK:
             done = _PUBLISHED.get(preview_id)
         if done is not None:
+            report(progress, 1.0, "done")
             return done
-        release = _transaction(request, preview_id, after)
+        release = _transaction(request, preview_id, after, progress)
         with _LOCKS_LOCK:
             _PUBLISHED[preview_id] = release
             while len(_PUBLISHED) > _KEEP:
                 old, _ = _PUBLISHED.popitem(last=False)
                 _LOCKS.pop(old, None)
+        report(progress, 1.0, "done")
         return release

@@ -138,7 +138,9 @@ def editor_choices(
     for name in names:
         values = controls.get(name, {})
         try:
-            out[name] = choice_from_inputs(values) if "kind" in values else current.get(name, HierarchyChoice())
+            out[name] = (
+                choice_from_inputs(values) if "kind" in values else current.get(name, HierarchyChoice())
+            )
         except PrivriskError as exc:
             out[name] = exc
     return out
@@ -262,7 +264,9 @@ def editor_fieldset(error: Any) -> Any:
     )
 
 
-def column_block(name: str, choice: HierarchyChoice, control_id: Callable[[str], str], ns: Callable[[str], str]) -> Any:
+def column_block(
+    name: str, choice: HierarchyChoice, control_id: Callable[[str], str], ns: Callable[[str], str]
+) -> Any:
     """One column's controls: the kind, then the fields of its kind (shown only for that kind).
 
     ``control_id(control)`` is a control's id within the page's module, ``ns`` makes it the browser's id.
@@ -396,7 +400,9 @@ class HierarchyEditor:
         def hierarchy_preview() -> Any:
             if hidden():
                 return None
-            items = [ui.tags.li(ui.strong(name), ": ", text) for name, text in preview_items(choices(), values)]
+            items = [
+                ui.tags.li(ui.strong(name), ": ", text) for name, text in preview_items(choices(), values)
+            ]
             if not items:
                 return None
             return ui.div(ui.tags.small("The classes each level makes:"), ui.tags.ul(*items, class_="small mb-1"),

@@ -1,6 +1,6 @@
 """The Release page's query builder as text: its rows read as :class:`~privrisk.release.spec.ReleaseQuery`
-objects (bounds kept as typed or refused), the older ``queries`` URL lines, and the command line and
-``release.toml`` that give the same release.
+objects by the library's rules (:mod:`privrisk.release.typed`: bounds kept as typed or refused), the older
+``queries`` URL lines, and the command line and ``release.toml`` that give the same release.
 
 Example:
     >>> bound_text("700"), bound_text(""), bound_text("0,5")
@@ -10,10 +10,10 @@ Example:
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
-from privrisk.errors import PrivriskError
+from privrisk.release.typed import parse_bound
+from privrisk.release.typed import parse_query_lines as parse_queries
 
 __all__ = [
     "ROWS",
@@ -24,7 +24,7 @@ __all__ = [
     "epsilon_texts",
     "parse_bound",
     "parse_queries",
-    "row_query",
+    "row_queries",
     "single_options",
     "spec_toml",
 ]
@@ -32,42 +32,6 @@ __all__ = [
 #: How many queries the builder offers (rows whose column is empty are left out).
 ROWS = 3
 ROW_FIELDS = ("column", "query", "mechanism", "epsilon", "lower", "upper")
-
-
-def parse_queries(text: str, *, missing: str | None = None) -> list[Any]:
-    """Queries from lines ``column query epsilon LO,HI`` (the ``queries`` URL preset of earlier versions, which
-    fills the query builder); blank lines and ``#`` comments are skipped.
-
-    Example:
-        >>> [q.label for q in parse_queries("hours mean ln3 0,24\\nhours max 0.5 0,24")]
-        ['mean(hours)', 'max(hours)']
-    """
-    from privrisk.release.spec import ReleaseQuery
-
-    queries = []
-    for number_, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        parts = line.split()
-        if len(parts) != 4:
-            raise PrivriskError(
-                f"queries: line {number_} has {len(parts)} parts; write 'column query epsilon LO,HI'",
-                param="queries",
-            )
-        column, query, epsilon, universe = parts
-        try:
-            lo, hi = (float(b) for b in universe.split(","))
-        except ValueError:
-            raise PrivriskError(
-                f"queries: line {number_}: the universe {universe!r} is not two numbers LO,HI",
-                param="queries",
-            ) from None
-        try:
-            queries.append(ReleaseQuery(column, query, epsilon, (lo, hi), missing))
-        except PrivriskError as exc:
-            raise PrivriskError(f"queries: line {number_}: {exc}", param="queries") from None
-    return queries
 
 
 def builder_rows(values: dict[str, Any]) -> list[dict[str, Any]]:
@@ -80,71 +44,27 @@ def builder_rows(values: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def row_query(row: dict[str, Any], missing: str | None) -> Any:
-    """A builder row as a :class:`~privrisk.release.spec.ReleaseQuery` (its errors name the parameter)."""
-    from privrisk.release.spec import ReleaseQuery
+def row_queries(values: dict[str, Any], missing: str | None) -> list[Any]:
+    """The builder's rows that name a column, as :class:`~privrisk.release.spec.ReleaseQuery` objects read by the
+    library's rules (:func:`~privrisk.release.typed.typed_query`); a row's error comes as :class:`AtRow`."""
+    from privrisk.errors import PrivriskError
+    from privrisk.release.typed import typed_query
 
-    text = (row["epsilon"] or "").strip()
-    if not text:
-        raise PrivriskError("epsilon: required", param="epsilon")
-    bounds = [parse_bound(row[name], which) for name, which in (("lower", "lowest"), ("upper", "highest"))]
-    gaussian = row["mechanism"] == "gaussian"
-    rho: Any = None
-    if gaussian:
+    queries = []
+    for row in builder_rows(values):
         try:
-            rho = float(text)
-        except ValueError:
-            raise PrivriskError(f"rho: must be a number > 0, got {text!r}", param="rho") from None
-    return ReleaseQuery(
-        row["column"], row["query"], None if gaussian else text, bounds, missing,
-        mechanism=row["mechanism"] or "laplace", rho=rho,
-    )  # fmt: skip
+            queries.append(typed_query(row, missing))
+        except PrivriskError as exc:
+            raise AtRow(f"q{row['i']}", exc) from None
+    return queries
 
 
-def parse_bound(text: Any, which: str = "lowest") -> float:
-    """A bound of a query's universe as typed: a number with a decimal point; anything else is refused, never read
-    as another number (``0,5`` would be 5 to a browser's number field, or 0.5, or the pair 0 and 5).
+class AtRow(Exception):
+    """The library's error of one query of the builder, to be shown next to that row (``q1``, ``q2``, …)."""
 
-    Raises:
-        PrivriskError: (``universe``) naming what was typed.
-
-    Example:
-        >>> parse_bound("0.5"), parse_bound(" -3 "), parse_bound(700.0)
-        (0.5, -3.0, 700.0)
-        >>> parse_bound("0,5")
-        Traceback (most recent call last):
-        ...
-        privrisk.errors.PrivriskError: universe: '0,5' for the lowest possible value: write a decimal point (0.5) and no thousands separator
-    """
-    raw = "" if text is None else str(text).strip()
-    if not raw:
-        raise PrivriskError(f"universe: give the {which} possible value", param="universe")
-    if "," in raw:
-        suggestion = raw.replace(",", ".") if raw.count(",") == 1 and "." not in raw else raw.replace(",", "")
-        raise PrivriskError(
-            f"universe: {raw!r} for the {which} possible value: write a decimal point ({suggestion}) and no "
-            "thousands separator",
-            param="universe",
-        )
-    try:
-        value = float(raw)
-    except ValueError:
-        raise PrivriskError(
-            f"universe: {raw!r} for the {which} possible value is not a number", param="universe"
-        ) from None
-    if not math.isfinite(value):
-        raise PrivriskError(
-            f"universe: the {which} possible value must be finite, got {raw!r}", param="universe"
-        )
-    return value
-
-
-class AtRow(PrivriskError):
-    """An error of one query of the builder, shown next to that row (worded already)."""
-
-    def __init__(self, row: str, message: str) -> None:
-        super().__init__(message, param=row)
-        self.row, self.message = row, message
+    def __init__(self, row: str, error: Exception) -> None:
+        super().__init__(str(error))
+        self.row, self.error = row, error
 
 
 def epsilon_texts(text: str) -> list[str]:

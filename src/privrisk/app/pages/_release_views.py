@@ -2,6 +2,7 @@
 useless answer, the confirm button), the public part of a release with its statement, and the app's ledger.
 
 Every number and sentence comes from the library (:meth:`~privrisk.release.request.ReleasePreview.rows`,
+:attr:`~privrisk.release.result.Release.internal`,
 :meth:`~privrisk.release.result.Release.answer_rows`, ``findings``, ``ledger_line``,
 :func:`~privrisk.release.statement.statement_html`, :func:`~privrisk.release.history.summarise_ledger`); this
 module only lays them out, with e-notation written as powers of ten.
@@ -20,6 +21,7 @@ from privrisk._format import number, plain
 
 __all__ = [
     "file_stamp",
+    "internal_view",
     "ledger_summary",
     "ledger_view",
     "paths_named",
@@ -48,9 +50,10 @@ def preview_view(
 
     Example:
         >>> import pandas as pd
-        >>> from privrisk.release import ReleaseQuery, ReleaseRequest, preview
+        >>> from privrisk.release import ReleaseQuery, ReleaseSettings, run_release
         >>> q = ReleaseQuery("income", "mean", 1, (0, 500_000))
-        >>> "useless" in str(preview_view(preview(ReleaseRequest(pd.DataFrame({"income": [1.0]}), (q,)))))
+        >>> "useless" in str(preview_view(run_release(ReleaseSettings(pd.DataFrame({"income": [1.0]}), q,
+        ...                                                           preview=True)).preview))
         True
     """
     rows = [
@@ -240,6 +243,44 @@ def public_view(
     if note:
         parts.append(ui.p(f"Note: {note}.", class_="text-warning-emphasis"))
     return ui.TagList(*parts)
+
+
+def internal_view(release: Any) -> Any:
+    """The internal assessment (local sensitivity, record counts), for the operator only, in a box marked NOT FOR
+    PUBLICATION: beside a noisy mean, min or max it gives back the true value.
+
+    Example:
+        >>> import pandas as pd
+        >>> from privrisk.release import ReleaseQuery, noisy_release
+        >>> r = noisy_release(pd.DataFrame({"h": [8.0, 6, 7]}), ReleaseQuery("h", "count", 1, (0, 24)))
+        >>> "withheld" in str(internal_view(r))
+        True
+    """
+    frame = release.internal
+    rows = [
+        ui.tags.tr(*(ui.tags.td("withheld" if v is None else number(v) if isinstance(v, float) else str(v))
+                     for v in record))
+        for record in frame.itertuples(index=False)
+    ]  # fmt: skip
+    return ui.div(
+        ui.h3("INTERNAL ASSESSMENT — NOT FOR PUBLICATION", class_="h5 text-danger"),
+        ui.p(
+            "Shown only to you, the operator. It depends on the data (local sensitivity, record counts, "
+            "clamping): beside a noisy mean, min or max it gives back the true value. The command line writes "
+            "it only with --internal FILE.",
+        ),
+        scrolled(
+            ui.tags.table(
+                ui.tags.thead(ui.tags.tr(*(ui.tags.th(str(h)) for h in frame.columns))),
+                ui.tags.tbody(*rows),
+                class_="table table-sm",
+            ),
+            "The internal assessment",
+        ),
+        ui.p(release.withheld, class_="privrisk-help") if release.withheld else None,
+        class_="privrisk-internal",
+        id="release-internal-box",
+    )
 
 
 def file_stamp(path: Path) -> tuple[int, int] | None:

@@ -293,11 +293,17 @@ class Runner:
             bar = ui.div(
                 ui.div(
                     # Work that does not count its steps: a moving bar across the whole width, no share.
-                    class_="progress-bar" if counted else "progress-bar progress-bar-striped progress-bar-animated",
+                    class_="progress-bar"
+                    if counted
+                    else "progress-bar progress-bar-striped progress-bar-animated",
                     role="progressbar",
                     style=f"width: {100 * fraction:.0f}%" if counted else "width: 100%",
                     **(
-                        {"aria-valuenow": f"{100 * fraction:.0f}", "aria-valuemin": "0", "aria-valuemax": "100"}
+                        {
+                            "aria-valuenow": f"{100 * fraction:.0f}",
+                            "aria-valuemin": "0",
+                            "aria-valuemax": "100",
+                        }
                         if counted
                         else {}
                     ),

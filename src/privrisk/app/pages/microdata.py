@@ -61,7 +61,9 @@ def page_ui() -> Any:
             ui.panel_conditional(
                 "input.reduction === 'suppress'",
                 ui.input_text(
-                    "importance", "Importance order: keys, most important first (optional)", placeholder="sex,region,age"
+                    "importance",
+                    "Importance order: keys, most important first (optional)",
+                    placeholder="sex,region,age",
                 ),
                 ui.p(
                     "The fewest key values are set to missing, least important key first, until every record meets "
@@ -72,7 +74,10 @@ def page_ui() -> Any:
             ui.panel_conditional(
                 "input.reduction === 'recode'",
                 ui.input_text_area(
-                    "hierarchies", "Hierarchies: one KEY=SPEC a line", rows=3, placeholder="age=interval:10\nregion=none"
+                    "hierarchies",
+                    "Hierarchies: one KEY=SPEC a line",
+                    rows=3,
+                    placeholder="age=interval:10\nregion=none",
                 ),
                 ui.p(
                     "SPEC: interval:10, breaks:18,30,45,65/18,45, prefix, date or none (to *). The least recoding "
@@ -213,7 +218,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             ui.p(given, class_="privrisk-help"),
             ui.div(*(ui.p(line) for line in run["reduced_findings"]), id="microdata-reduced-findings"),
             ui.download_button(
-                "download_released", "Download the released file (released.csv)", class_="btn-sm btn-success mb-3"
+                "download_released",
+                "Download the released file (released.csv)",
+                class_="btn-sm btn-success mb-3",
             ),
             id="microdata-reduction-panel",
         )

@@ -196,7 +196,10 @@ def page_ui() -> Any:
             ui.input_text("levels", "Measure this generalisation (age=1,zip=2; empty: the finest)", value=""),
             _field_error("levels"),
             ui.layout_columns(
-                ui.div(ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]), _field_error("delta_max")),
+                ui.div(
+                    ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]),
+                    _field_error("delta_max"),
+                ),
                 ui.div(ui.input_text("delta_min", "δ_min", value=""), _field_error("delta_min")),
                 ui.div(ui.input_text("k", "k-anonymity k", value=""), _field_error("k")),
                 ui.div(ui.input_text("kmap", "k-map", value=""), _field_error("kmap")),
@@ -398,7 +401,11 @@ def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, p
             options["delta_max"] = values.get("delta_max")
         if str(values.get("kmap") or "").strip() != str(TARGETS["kmap"]):
             options["kmap"] = values.get("kmap")
-        options |= {"delta_min": values.get("delta_min"), "k": values.get("k"), "levels": values.get("levels")}
+        options |= {
+            "delta_min": values.get("delta_min"),
+            "k": values.get("k"),
+            "levels": values.get("levels"),
+        }
         if float(values.get("suppression") or 0) not in (0.0, TARGETS["suppression"]):
             options["suppression"] = values.get("suppression")
         if values.get("loss", "precision") != "precision":
@@ -426,7 +433,10 @@ def _command(values: Mapping[str, Any], *, source: str, data_name: str | None, p
         more["loss"] = values.get("loss")
     more["allow_inconsistent"] = bool(values.get("allow_inconsistent"))
     if pop_name is None:
-        more |= {"population_size": values.get("population_size"), "sampling_fraction": values.get("sampling_fraction")}
+        more |= {
+            "population_size": values.get("population_size"),
+            "sampling_fraction": values.get("sampling_fraction"),
+        }
         if values.get("estimator", "poisson") != "poisson":
             more["estimator"] = values.get("estimator")
         alpha = values.get("alpha")
@@ -452,7 +462,8 @@ def _work(job: Job, settings: PresenceSettings, folder: Path) -> dict[str, Any]:
         run = run_presence(settings, progress=job.advance)
     except InconsistentSubsetError as exc:
         said = PrivriskError(
-            f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue", param="allow_inconsistent"
+            f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue",
+            param="allow_inconsistent",
         )
         return {"error": said}
     except PrivriskError as exc:
@@ -490,7 +501,10 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
     buttons = [ui.download_button("download_classes", "classes.csv", class_="btn-sm me-2")]
     if (out / "release.csv").is_file():
         buttons.insert(
-            0, ui.download_button("download_release", "the release table (release.csv)", class_="btn-sm btn-success me-2")
+            0,
+            ui.download_button(
+                "download_release", "the release table (release.csv)", class_="btn-sm btn-success me-2"
+            ),
         )
     buttons.append(ui.download_button("download_all", "the whole folder (.zip)", class_="btn-sm"))
     parts.append(ui.div(*buttons, class_="mb-3"))
@@ -499,8 +513,11 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
         e = run.estimate
         detail += [
             ui.p(e.finding()),
-            frame_ui(estimate_frame(e), id="presence-estimate",
-                     caption=f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)"),
+            frame_ui(
+                estimate_frame(e),
+                id="presence-estimate",
+                caption=f"Estimated {e.kmap}-map (an estimate, {e.model} model; no population table)",
+            ),
             ui.p("Assumptions: " + e.to_dict()["assumptions"] + ".", class_="privrisk-help"),
         ]
     else:
@@ -508,8 +525,12 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
         report = run.report
         before, found = report.measured, report.search
         levels = ", ".join(f"{k}={v}" for k, v in before.summary["levels"].items())
-        detail += [ui.p(f"violated: {v}", class_="privrisk-violation") for v in report.violations(TARGET_NAMES)]
-        detail.append(frame_ui(summary_frame(before.summary), id="presence-summary", caption=f"Measured at {levels}"))
+        detail += [
+            ui.p(f"violated: {v}", class_="privrisk-violation") for v in report.violations(TARGET_NAMES)
+        ]
+        detail.append(
+            frame_ui(summary_frame(before.summary), id="presence-summary", caption=f"Measured at {levels}")
+        )
         detail.append(frame_ui(classes_frame(before), id="presence-classes",
                                caption=f"Classes of highest δ ({len(before.classes):,} in all)"))  # fmt: skip
         if found is not None:
@@ -521,13 +542,20 @@ def _results_ui(run: PresenceRun, out: Path) -> Any:
                 )
             )
             if len(found.minimal):
-                detail.append(frame_ui(minimal_frame(found), id="presence-minimal", caption="Minimal generalisations"))
+                detail.append(
+                    frame_ui(minimal_frame(found), id="presence-minimal", caption="Minimal generalisations")
+                )
             if found.best is not None:
                 chosen = ", ".join(f"{k}={v}" for k, v in found.best.summary["levels"].items())
                 detail += [
-                    frame_ui(summary_frame(found.best.summary), id="presence-chosen", caption=f"Chosen: {chosen}"),
-                    frame_ui(classes_frame(found.best), id="presence-chosen-classes",
-                             caption="Classes of highest δ after the search"),
+                    frame_ui(
+                        summary_frame(found.best.summary), id="presence-chosen", caption=f"Chosen: {chosen}"
+                    ),
+                    frame_ui(
+                        classes_frame(found.best),
+                        id="presence-chosen-classes",
+                        caption="Classes of highest δ after the search",
+                    ),
                 ]
         detail += [ui.h3("δ per class", class_="h4"), figures_ui(out)]
     parts.append(
@@ -590,9 +618,18 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         ui.update_selectize("qi", selected=[c for c in wanted_qi if c in EXAMPLE_INPUTS["qi"]])
     if wanted_count is not None:
         ui.update_selectize("population_count", selected=wanted_count)
-    messages: dict[str, reactive.Value[str | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
-    samples: dict[str, reactive.Value[pd.DataFrame | None]] = {"data": reactive.value(None), "population": reactive.value(None)}
-    columns: dict[str, reactive.Value[list[str]]] = {"data": reactive.value([]), "population": reactive.value([])}
+    messages: dict[str, reactive.Value[str | None]] = {
+        "data": reactive.value(None),
+        "population": reactive.value(None),
+    }
+    samples: dict[str, reactive.Value[pd.DataFrame | None]] = {
+        "data": reactive.value(None),
+        "population": reactive.value(None),
+    }
+    columns: dict[str, reactive.Value[list[str]]] = {
+        "data": reactive.value([]),
+        "population": reactive.value([]),
+    }
 
     def qi_list() -> list[str]:
         return [c for c in (input.qi() or []) if c]
@@ -692,7 +729,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if input.source() == "example":
             ui.update_selectize("qi", choices=EXAMPLE_INPUTS["qi"], selected=EXAMPLE_INPUTS["qi"])
             ui.update_selectize("population_count", choices=["", "n"], selected="n")
-            editor.choices.set({k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()})
+            editor.choices.set(
+                {k: HierarchyChoice.from_spec(v) for k, v in EXAMPLE_INPUTS["hierarchies"].items()}
+            )
             ui.update_text("kmap", value="")
             ui.update_numeric("suppression", value=0.0)
         elif input.source() == "demo":  # what --demo sets; the page's targets are then used as given
@@ -742,7 +781,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             data, name = kept_upload.checked(param="dataset")
             uploads.append((data, name))
         if input.population():
-            population, pop_name = checked_upload(input.population(), max_bytes=max_upload, param="population")
+            population, pop_name = checked_upload(
+                input.population(), max_bytes=max_upload, param="population"
+            )
             uploads.append((population, pop_name))
         names = [n for _, n in uploads]
         return data, population, uploads, " against ".join(names) or "the uploads"
@@ -754,7 +795,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             data, population, uploads, title = tables()
             if (bad := editor.error()) is not None and input.source() != "demo":
                 raise bad
-            settings = settings_from(_values(), source=input.source(), data=data, population=population, title=title)
+            settings = settings_from(
+                _values(), source=input.source(), data=data, population=population, title=title
+            )
         except Exception as exc:
             where = field_of(exc)
             if where is not None:
@@ -839,7 +882,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def command() -> Any:
         source = input.source()
         example = source == "example"
-        data_name = EXAMPLE_NAMES["trial.csv"] if example else (kept.name if (kept := kept_upload.current()) else "DATA")
+        data_name = (
+            EXAMPLE_NAMES["trial.csv"]
+            if example
+            else (kept.name if (kept := kept_upload.current()) else "DATA")
+        )
         pop_name = EXAMPLE_NAMES["census.csv"] if example else _name(input.population(), None)
         text = _command(_values(), source=source, data_name=data_name, pop_name=pop_name)
         return ui.div(text, class_="privrisk-command", id="presence-command-line")
