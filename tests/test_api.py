@@ -195,7 +195,8 @@ def test_the_lazy_table_is_the_type_checking_imports():
 
 def _renamed() -> list[tuple[str, str, str]]:
     """(module, old name, new name) of every name renamed in this release."""
-    top = [("privrisk", old, new) for old, new in privrisk._RENAMED.items()]
+    # The one shape's renamings (run_outputs, OutputsRun) are tested with their capability (tests/outputs).
+    top = [("privrisk", old, new) for old, new in privrisk._RENAMED.items() if new in _CALLS or new.startswith("sample_")]
     accounting = [
         ("privrisk.accounting", "laplace_mechanism", "laplace_guarantee"),
         ("privrisk.accounting", "gaussian_mechanism", "gaussian_guarantee"),

@@ -144,6 +144,7 @@ if TYPE_CHECKING:
 
     # Releases: the noise samplers and noisy answers under a budget
     from privrisk.release.mechanisms import sample_laplace, sample_gaussian
+    from privrisk.release import ReleaseSettings, ReleaseRun, run_release, LedgerSettings, LedgerRun, run_ledger
     from privrisk.release import noisy_release, read_release_spec, public_statement, read_ledger
 
     # Output checking: each output by a centre's rules, and all together (privrisk.outputs)
@@ -169,7 +170,6 @@ if TYPE_CHECKING:
     from privrisk._validation import parse_epsilon
     from privrisk.audit import AuditResult, DerivedScale, audit_sweep, data_dependent_sensitivity
     from privrisk.datasets import chicago_clean, chicago_like
-    from privrisk.outputs import OutputsResult, check_outputs  # warn: OutputsRun, run_outputs (issue 33)
     from privrisk.empirical import (
         DENSITIES,
         EMPIRICAL_QUERIES,
@@ -214,6 +214,8 @@ _RENAMED: dict[str, str] = {
     "gaussian_mechanism": "gaussian_guarantee",
     "randomized_response": "truthful_answer_probability",  # a probability; the guarantee is accounting's
     "randomized_response_guarantee": "randomised_response_guarantee",  # public names are spelled the British way
+    "check_outputs": "run_outputs",  # the one shape of a capability (issue 33)
+    "OutputsResult": "OutputsRun",
 }
 
 _TABLE: tuple[tuple[str, ...], dict[str, str]] | None = None
