@@ -84,7 +84,8 @@ def test_report_folder_and_atoms(cli, files) -> None:
     r = cli("outputs", data, "--spec", spec, "--out", out, "--atoms", atoms)
     assert r.code == 1
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["atoms.csv", "outputs.json", "report.html", "table-Table_1.csv", "table-Table_3.csv"]
+    assert names == ["atoms.csv", "manifest.json", "outputs.json", "report.html", "table-Table_1.csv",
+                     "table-Table_3.csv"]  # fmt: skip
     html = (out / "report.html").read_text()
     assert html.index('id="verdict"') < html.index("Table 1 and Table 3 together show")
     lines = atoms.read_text().splitlines()
