@@ -70,17 +70,23 @@ ALLOWED_CIRCLES: dict[frozenset[str], str] = {
     ),
     frozenset(
         {
+            "privrisk.accounting.basic_composition",
+            "privrisk.accounting.bounds",
             "privrisk.accounting.composition",
             "privrisk.accounting.concentrated",
             "privrisk.accounting.grouping",
             "privrisk.accounting.guarantees",
             "privrisk.accounting.mechanisms",
+            "privrisk.accounting.optimal_composition",
+            "privrisk.accounting.pld_composition",
+            "privrisk.accounting.renyi_composition",
             "privrisk.accounting.subsampling",
         }
     ): (
         "Guarantee's methods (compose, subsample, group) import composition, subsampling and grouping, and "
-        "mechanisms imports concentrated, inside functions, while those import guarantees at their top; "
-        "subsample() reaches composition's loss distributions, and composition still lends its moved names"
+        "mechanisms imports concentrated, inside functions, while those (and composition's routes, which "
+        "composition imports) import guarantees at their top; subsample() reaches composition's loss "
+        "distributions, and composition still lends its moved names"
     ),
 }
 

@@ -110,30 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     if _START_UP_HANDLER:
-        _exit(code)
+        from privrisk.cli._process_exit import exit_process  # only the command itself ends this way
+
+        exit_process(code)
     return code
-
-
-def _exit(code: int) -> None:
-    """End the ``privrisk`` process with ``code``: flush, run the atexit functions, and skip the interpreter's
-    finalisation.
-
-    Finalisation is where an interrupted DuckDB query could still bring the process down ("Fatal Python error:
-    PyThreadState_Get", "FATAL: exception not rethrown", exit −6), and where CPython turns a KeyboardInterrupt
-    that a C extension saw, although privrisk caught it, into death by SIGINT (exit −2) whatever the exit code.
-    Every output is already complete (written whole or not at all), so nothing is lost by skipping it.
-    """
-    import atexit
-
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    with contextlib.suppress(Exception):
-        atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(code)
 
 
 def _run(args: list[str], debug: bool) -> int:

@@ -192,38 +192,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         run = runner.result()
         if run is None:
             return None
-        targets, default = judged.get()
-        # judged on the file as it will be released: after the reduction, if there was one
-        where = "" if run["how"] is None else f" after {run['how']}"
-        against = _against(targets, default)
-        if run["failures"]:
-            items = [ui.tags.li(f) for f in run["failures"]]
-            return ui.div(ui.h3(f"Thresholds exceeded{where}", class_="h4"), ui.p(against, class_="mb-1"),
-                          ui.tags.ul(*items), id="microdata-verdict-text", class_="alert alert-danger")  # fmt: skip
-        heading = f"Every threshold is met{where}" if default else f"Every threshold set is met{where}"
-        return ui.div(ui.h3(heading, class_="h4"), ui.p(against, class_="mb-0"), id="microdata-verdict-text",
-                      class_="alert alert-success")  # fmt: skip
+        return _verdict_ui(run, *judged.get())
 
     @render.ui
     def reduced() -> Any:
         run = runner.result()
-        if run is None or run["how"] is None:
-            return None
-        before = run["failures_before"]
-        given = (f"The file as given exceeded {before} threshold(s)." if before
-                 else "The file as given met every threshold already.")  # fmt: skip
-        return ui.div(
-            ui.h3(f"After {run['how']}", class_="h4"),
-            ui.p(run["reduction"], id="microdata-reduction-text"),
-            ui.p(given, class_="privrisk-help"),
-            ui.div(*(ui.p(line) for line in run["reduced_findings"]), id="microdata-reduced-findings"),
-            ui.download_button(
-                "download_released",
-                "Download the released file (released.csv)",
-                class_="btn-sm btn-success mb-3",
-            ),
-            id="microdata-reduction-panel",
-        )
+        return None if run is None or run["how"] is None else _reduced_ui(run)
 
     @render.download_button(filename="released.csv", media_type="text/csv")
     def download_released() -> Any:
@@ -245,14 +219,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @render.ui
     def records() -> Any:
         run = runner.result()
-        if run is None:
-            return None
-        top = run["top"]
-        head = ui.tags.tr(*(ui.tags.th(c) for c in top.columns))
-        rows = [ui.tags.tr(*(ui.tags.td(number(v) if isinstance(v, float) else str(v)) for v in r))
-                for r in top.itertuples(index=False)]  # fmt: skip
-        return ui.div(ui.h4("The riskiest records", class_="h5"), ui.tags.table(ui.tags.thead(head),
-                      ui.tags.tbody(*rows), class_="table table-sm", id="microdata-top"), style="overflow-x: auto;")  # fmt: skip
+        return None if run is None else _records_ui(run["top"])
 
     @render.ui
     def command() -> Any:
@@ -277,6 +244,45 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     # The reduction's inputs from the page's URL (?reduction=recode&hierarchies=age%3Dinterval:10).
     preset_inputs(session, {"reduction": "select", "importance": "text", "hierarchies": "text"})
+
+
+def _verdict_ui(run: dict[str, Any], targets: dict[str, Any], default: bool) -> Any:
+    """The verdict, judged on the file as it will be released: after the reduction, if there was one."""
+    where = "" if run["how"] is None else f" after {run['how']}"
+    against = _against(targets, default)
+    if run["failures"]:
+        items = [ui.tags.li(f) for f in run["failures"]]
+        return ui.div(ui.h3(f"Thresholds exceeded{where}", class_="h4"), ui.p(against, class_="mb-1"),
+                      ui.tags.ul(*items), id="microdata-verdict-text", class_="alert alert-danger")  # fmt: skip
+    heading = f"Every threshold is met{where}" if default else f"Every threshold set is met{where}"
+    return ui.div(ui.h3(heading, class_="h4"), ui.p(against, class_="mb-0"), id="microdata-verdict-text",
+                  class_="alert alert-success")  # fmt: skip
+
+
+def _reduced_ui(run: dict[str, Any]) -> Any:
+    """The reduction: what it did, the findings after it and the released file to download."""
+    before = run["failures_before"]
+    given = (f"The file as given exceeded {before} threshold(s)." if before
+             else "The file as given met every threshold already.")  # fmt: skip
+    return ui.div(
+        ui.h3(f"After {run['how']}", class_="h4"),
+        ui.p(run["reduction"], id="microdata-reduction-text"),
+        ui.p(given, class_="privrisk-help"),
+        ui.div(*(ui.p(line) for line in run["reduced_findings"]), id="microdata-reduced-findings"),
+        ui.download_button(
+            "download_released", "Download the released file (released.csv)", class_="btn-sm btn-success mb-3"
+        ),
+        id="microdata-reduction-panel",
+    )
+
+
+def _records_ui(top: Any) -> Any:
+    """The riskiest records, as a table."""
+    head = ui.tags.tr(*(ui.tags.th(c) for c in top.columns))
+    rows = [ui.tags.tr(*(ui.tags.td(number(v) if isinstance(v, float) else str(v)) for v in r))
+            for r in top.itertuples(index=False)]  # fmt: skip
+    return ui.div(ui.h4("The riskiest records", class_="h5"), ui.tags.table(ui.tags.thead(head),
+                  ui.tags.tbody(*rows), class_="table table-sm", id="microdata-top"), style="overflow-x: auto;")  # fmt: skip
 
 
 def _against(targets: dict[str, Any], default: bool) -> str:

@@ -15,13 +15,11 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
-import numpy as np
 from shiny import module, reactive, render, req, ui
 
-from privrisk._format import epsilon_text, percent_for_people, plain
 from privrisk._format import number as number_text
+from privrisk._format import percent_for_people
 from privrisk._params import label
-from privrisk._validation import parse_epsilon
 from privrisk.accounting.risk_report import (
     EpsilonRun,
     EpsilonSettings,
@@ -31,14 +29,14 @@ from privrisk.accounting.risk_report import (
     run_risk,
 )
 from privrisk.accounting.spec import GuaranteeSpec
-from privrisk.app._figures import icon_array, line_chart
-from privrisk.app._guarantee import GUARANTEE_KINDS, guarantee_from_inputs, guarantee_options
+from privrisk.app._guarantee import GUARANTEE_KINDS
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
+from privrisk.app.pages._risk_accounting import ACCOUNTING_TIME_LIMIT, accounting_summary, serve_accounting
 from privrisk.app.pages._risk_census import census_panel, serve_census
-from privrisk.app.pages._risk_headline import headline_follows_the_guarantee, verdict
-from privrisk.app.pages._runs import TimeLimit, call_in_process
+from privrisk.app.pages._risk_epsilon import SLIDER_MAX, SLIDER_MIN, SLIDER_STEP, EpsilonInput
+from privrisk.app.pages._risk_figures import curve_ui, icons_ui
+from privrisk.app.pages._risk_headline import headline, headline_follows_the_guarantee, risks_ui
 from privrisk.errors import PrivriskError
-from privrisk.reports.explain import explainer_numbers
 
 ID = "risk"
 TITLE = "Risk"
@@ -56,24 +54,6 @@ __all__ = [
     "risk_run",
     "risk_values",
 ]
-
-# The accountant's work runs in a worker process, stopped after this many seconds (composing a guarantee 10⁶ times
-# can take minutes); the other sessions are answered meanwhile.
-ACCOUNTING_TIME_LIMIT = 60.0
-
-# privrisk risk's options for the other guarantees (the accounting command line names them so).
-_ACCOUNTING_OPTIONS = (
-    "rho",
-    "mu",
-    "mechanism",
-    "scale",
-    "sigma",
-    "sensitivity",
-    "sample_rate",
-    "compose",
-    "group",
-)
-SLIDER_MIN, SLIDER_MAX, SLIDER_STEP = 0.01, 10.0, 0.01
 
 
 # The fields' labels, which the page's messages name instead of the command line's options.
@@ -99,9 +79,6 @@ def field_message(exc: BaseException) -> str:
                     # An empty field: say what is missing, not what the library was given.
                     return f"{named}: required for this guarantee"
     return error_message(exc, "risk")
-
-
-_EXPLAIN_LIMIT = 1e4  # the explainer's icon array refuses larger ε
 
 
 def risk_run(epsilon: float, n: Any, ratio: Any = 1.0, delta: Any = 0.0, prior: Any = 0.5) -> RiskRun:
@@ -147,28 +124,6 @@ def risk_values(
     return page_numbers(risk_run(epsilon, n, ratio, delta, prior))
 
 
-def accounting_summary(request: dict[str, Any]) -> dict[str, Any]:
-    """The risks of the guarantee the page's other fields describe, as ``privrisk risk --json`` gives them.
-
-    ``request`` holds :func:`~privrisk.app._guarantee.guarantee_from_inputs`' keywords and ``prior``, ``n`` and
-    ``at_delta``; the guarantee is built from them and run through :func:`run_risk`. The page runs this in a worker
-    process (:func:`~privrisk.app.pages._runs.call_in_process`).
-
-    Example:
-        >>> doc = accounting_summary({"kind": "mechanism", "epsilon": 1.0, "mechanism": "rr", "prior": 0.5,
-        ...                           "n": 2, "at_delta": 1e-6})
-        >>> round(doc["success"], 4)  # randomized response at ε = 1: e/(1 + e)
-        0.7311
-    """
-    options = dict(request)
-    prior, n, at_delta = options.pop("prior"), options.pop("n"), options.pop("at_delta")
-    g = guarantee_from_inputs(**options)
-    run = run_risk(RiskSettings(g, prior=prior, n=n, at_delta=at_delta))
-    # The page's headline for this guarantee: the risk the command line's --max-risk judges, and what it is.
-    risk, what = run.risk_for_threshold
-    return {**run.to_dict(), "headline": risk, "headline_what": what}
-
-
 def largest_epsilon(target: Any, n: Any, ratio: Any = 1.0) -> EpsilonRun:
     """The largest ε that keeps ρ_mw at or below ``target``: ``privrisk epsilon --risk T --n N --ratio R``
     (:class:`EpsilonSettings`, :func:`run_epsilon`).
@@ -178,17 +133,6 @@ def largest_epsilon(target: Any, n: Any, ratio: Any = 1.0) -> EpsilonRun:
         True
     """
     return run_epsilon(EpsilonSettings(risk=target, n=n, ratio=ratio))
-
-
-_ROWS = (
-    ("many_worlds", "many-worlds risk ρ_mw", "the attacker picks the true world among n"),
-    ("two_worlds", "two-worlds risk ρ_tw", "the attacker decides: in or out, for one person"),
-    ("global_risk", "global risk ρ_gl", "the worst case: n = 2, Δv = Δf (with δ)"),
-    ("global_leak", "global leak Γ", "2ρ_gl − 1: how far from guessing towards certainty"),
-    ("local_leak", "local leak γ", "(ρ_mw − 1/n)/(1 − 1/n)"),
-    ("guess", "guessing 1/n", "right without any answer"),
-    ("posterior", "largest belief after the answer", "p·e^ε/(p·e^ε + 1 − p) for the prior p (1 with δ > 0)"),
-)
 
 
 @module.ui
@@ -319,48 +263,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     if set(used) & {"guarantee", "mechanism", "rho", "mu", "scale", "sigma", "sensitivity", "sample_rate",
                     "compose", "group"}:  # fmt: skip
         ui.update_accordion("other_guarantees", show=True)
-    current = reactive.value(_parse_or_none(start))
-    text_error = reactive.value("")
-    # The value the page last moved the slider to for a typed ε (clamped to its range): its echo is no move.
-    slider_sent: reactive.Value[float | None] = reactive.value(None)
-
-    @reactive.effect
-    @reactive.event(input.epsilon_slider, ignore_init=True)
-    def _from_slider() -> None:
-        value = float(input.epsilon_slider())
-        old = current.get()
-        sent = slider_sent.get()
-        slider_sent.set(None)
-        # The slider echoes a programmatic update rounded to its step, or clamped to its lowest value (an ε below
-        # 0.01 typed): not a move of the user's, and the typed ε stays as typed.
-        if sent is not None and abs(value - sent) <= SLIDER_STEP / 2 + 1e-9:
-            return
-        if old is not None and abs(value - old) <= SLIDER_STEP / 2 + 1e-9:
-            return
-        current.set(value)
-        text_error.set("")
-        ui.update_text("epsilon", value=f"{value:g}")
-
-    @reactive.effect
-    @reactive.event(input.epsilon)
-    def _from_text() -> None:
-        try:
-            value = parse_epsilon(input.epsilon(), name="epsilon")
-        except PrivriskError as exc:
-            text_error.set(field_message(exc))
-            current.set(None)
-            return
-        text_error.set("")
-        old = current.get()
-        if old is None or abs(value - old) > 1e-12:
-            current.set(value)
-        if abs(float(input.epsilon_slider()) - value) > SLIDER_STEP / 2:
-            # A typed ε above the slider's range is kept: the slider's range grows to show it (never the
-            # other way round, which would change the user's ε silently).
-            top = max(SLIDER_MAX, float(math.ceil(value))) if math.isfinite(value) else SLIDER_MAX
-            shown = min(max(value, SLIDER_MIN), top)
-            slider_sent.set(shown)
-            ui.update_slider("epsilon_slider", value=shown, max=top)
+    epsilon = EpsilonInput(input, start, field_message)
+    current, text_error = epsilon.current, epsilon.text_error
 
     def _checked(name: str) -> Any:
         getter = getattr(input, name)
@@ -420,202 +324,17 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @render.ui
     def risks() -> Any:
         v = _ok()
-        rows = [
-            ui.tags.tr(
-                ui.tags.td(label),
-                ui.tags.td(f"{v[key]:.4f}", id=f"risk-value-{key}", class_="text-end font-monospace"),
-                ui.tags.td(percent_for_people(v[key]), class_="text-end"),
-                ui.tags.td(what, class_="privrisk-help"),
-            )
-            for key, label, what in _ROWS
-        ]
-        head = ui.tags.tr(*(ui.tags.th(h) for h in ("measure", "value", "", "what it is")))
-        number, sentence, guarantee = _headline(v)
-        return ui.TagList(
-            ui.div(
-                ui.p(number, id="risk-verdict-number", class_="display-6 fw-semibold mb-0"),
-                ui.p(sentence, id="risk-verdict", class_="lead"),
-                ui.p(guarantee, id="risk-verdict-guarantee", class_="privrisk-help") if guarantee else None,
-                class_="privrisk-verdict mb-3",
-            ),
-            ui.tags.details(
-                ui.tags.summary("The measures in detail"),
-                ui.tags.p(
-                    f"ε = {epsilon_text(v['epsilon'], approximate=True)}, n = {v['n']:,}, "
-                    f"Δv/Δf = {number_text(v['ratio'])}, δ = {number_text(v['delta'])}",
-                    class_="fw-semibold",
-                ),
-                ui.tags.table(
-                    ui.tags.thead(head), ui.tags.tbody(*rows), class_="table table-sm privrisk-risk-table"
-                ),
-                ui.tags.p(v["description"], id="risk-sentence"),
-                id="risk-details",
-            ),
-        )
-
-    def _headline(v: dict[str, Any]) -> tuple[str, str, str | None]:
-        """The page's first number and sentence: of ε above, or of the other guarantee when one is set below
-        (composed, for groups, subsampled, another kind), never the pure ε's while the guarantee asked is another."""
-        if not headline_follows_the_guarantee(
-            input.guarantee(), input.compose(), input.group(), input.sample_rate()
-        ):
-            return (*verdict(v["many_worlds"], v["n"]), None)
-        status = accounting_task.status()
-        if status in ("initial", "running"):
-            return "…", "Computing the risk of the guarantee set under “Other guarantees”.", None
-        if status != "success":
-            return (
-                "—",
-                "The guarantee set under “Other guarantees” has no risk yet: see its message there.",
-                None,
-            )
-        doc = accounting_task.value.get()
-        number, sentence = verdict(float(doc["headline"]), v["n"])
-        ratio = "" if v["ratio"] == 1 else "; Δv/Δf is taken as 1 (the worst case) for it"
-        return number, sentence, f"For {plain(doc['guarantee'])}, set under “Other guarantees”{ratio}."
+        return risks_ui(v, headline(v, input, accounting_task))
 
     @render.ui
     def icons() -> Any:
-        v = _ok()
-        if v["epsilon"] > _EXPLAIN_LIMIT:
-            return ui.p("The attacker is always right at this ε.")
-        shown = explainer_numbers(v["epsilon"])
-        guess, extra, wrong = (int(shown[k]) for k in ("icons_guess", "icons_extra", "icons_wrong"))
-        label = f"{shown['risk']} of {shown['risk_base']} attempts right; {shown['guess']} by guessing alone"
-        return ui.TagList(
-            ui.HTML(icon_array(guess, extra, label=label, element_id="risk-icon-array")),
-            ui.p(
-                ui.span(f"{guess} right by guessing, "),
-                ui.span(f"{extra} right because of the answer, ", style="color:#b35f00"),
-                ui.span(f"{wrong} wrong."),
-                class_="small",
-            ),
-            ui.p(
-                f"The attacker is right {shown['risk']} times in {shown['risk_base']} (global risk ρ_gl).",
-                class_="small",
-            ),
-        )
+        return icons_ui(_ok())
 
     @render.ui
     def curve() -> Any:
-        v = _ok()
-        top = max(5.0, min(2 * v["epsilon"], 50.0))
-        grid = np.linspace(0.0, top, 201)
-        lines = run().curves(grid)
-        series = [
-            (f"ρ_mw, n = {v['n']:,}", lines["many_worlds"], "#1f5f99"),
-            ("global risk ρ_gl", lines["global_risk"], "#d9822b"),
-        ]
-        if v["prior"] not in (0.5,) and "posterior" in lines:
-            series.append((f"belief, prior {number_text(v['prior'])}", lines["posterior"], "#5b8c3a"))
-        return ui.HTML(line_chart(grid, series, marker=v["epsilon"], element_id="risk-curve-svg"))
+        return curve_ui(_ok(), run())
 
-    @reactive.calc
-    def accounting_request() -> dict[str, Any]:
-        v = _ok()
-        return dict(
-            kind=input.guarantee(), epsilon=v["epsilon"], delta=v["delta"], rho=input.rho().strip() or None,
-            mu=input.mu().strip() or None, mechanism=input.mechanism(), scale=input.scale().strip() or None,
-            sigma=input.sigma().strip() or None, sensitivity=input.sensitivity().strip() or None,
-            sample_rate=input.sample_rate().strip() or None, compose=input.compose().strip() or None,
-            group=input.group().strip() or None, prior=v["prior"], n=v["n"], at_delta=v["delta"] or 1e-6,
-        )  # fmt: skip
-
-    # The accountant runs in a worker process: composing a guarantee 10⁶ times takes minutes, and the event loop
-    # that answers every session must not wait for it. A newer request, Cancel or the session's end kills it.
-    @reactive.extended_task
-    async def accounting_task(request: dict[str, Any]) -> dict[str, Any]:
-        return await call_in_process(accounting_summary, request, time_limit=ACCOUNTING_TIME_LIMIT)
-
-    @reactive.effect
-    def _account() -> None:
-        request = accounting_request()
-        with reactive.isolate():
-            if accounting_task.status() == "running":
-                accounting_task.cancel()
-        accounting_task.invoke(request)
-
-    @reactive.effect
-    @reactive.event(input.accounting_cancel)
-    def _cancel_accounting() -> None:
-        accounting_task.cancel()
-
-    session.on_ended(accounting_task.cancel)
-
-    def summary_doc() -> dict[str, Any]:
-        status = accounting_task.status()
-        req(status == "success")
-        return accounting_task.value.get()
-
-    @render.ui
-    def accounting_error() -> Any:
-        status = accounting_task.status()
-        if status == "running":
-            return ui.div(
-                ui.span("Computing the risks of this guarantee… ", id="risk-acct-running"),
-                ui.input_action_button("accounting_cancel", "Cancel", class_="btn-outline-danger btn-sm"),
-                class_="privrisk-progress mb-2",
-            )
-        if status == "cancelled":
-            return ui.p("Cancelled: change a field to compute again.", class_="privrisk-cancelled text-muted")
-        if status != "error":
-            return None
-        exc = accounting_task.error.get()
-        if isinstance(exc, TimeLimit):
-            return error_ui(
-                f"This guarantee takes longer than {ACCOUNTING_TIME_LIMIT:g} s to compute here; it was stopped. "
-                "The command line below computes it without a limit."
-            )
-        return error_ui(field_message(exc))
-
-    @render.ui
-    def accounting() -> Any:
-        doc = summary_doc()
-        v = _ok()
-        worst = doc["worst_case"] or {}
-
-        def cell(value: Any, key: str, which: str) -> Any:
-            text = "—" if value is None else f"{value:.4f}"
-            return ui.tags.td(text, id=f"risk-acct-{which}-{key}", class_="text-end font-monospace")
-
-        rows = [
-            ("advantage", "membership advantage (TPR − FPR, best attacker)"),
-            ("success", "membership success (prior ½)"),
-            ("posterior_max", f"largest belief after the answer (prior {number_text(v['prior'])})"),
-            ("reconstruction", f"singling out one of n = {v['n']:,}"),
-            ("epsilon_at_delta", f"ε at δ = {number_text(v['delta'] or 1e-6)}"),
-        ]
-        body = [
-            ui.tags.tr(ui.tags.td(label), cell(doc[key], key, "this"), cell(worst.get(key), key, "worst"))
-            for key, label in rows
-        ]
-        body += [
-            ui.tags.tr(ui.tags.td(f"TPR at FPR {number_text(t['fpr'])}"), cell(t["tpr"], f"tpr{i}", "this"),
-                       cell((worst.get("tpr_at_fpr") or [{}] * 9)[i].get("tpr"), f"tpr{i}", "worst"))
-            for i, t in enumerate(doc["tpr_at_fpr"])
-        ]  # fmt: skip
-        head = ui.tags.tr(ui.tags.th(""), ui.tags.th(doc["guarantee"]), ui.tags.th("worst case, same (ε, δ)"))
-        cmd = command_line(
-            "risk",
-            **guarantee_options(
-                input.guarantee(), epsilon_text=input.epsilon().strip(), delta=v["delta"],
-                rho=input.rho().strip(), mu=input.mu().strip(), mechanism=input.mechanism(),
-                scale=input.scale().strip(), sigma=input.sigma().strip(), sensitivity=input.sensitivity().strip(),
-                sample_rate=input.sample_rate().strip(), compose=input.compose().strip(),
-                group=input.group().strip(), n=v["n"], prior=v["prior"],
-            ),
-        )  # fmt: skip
-        return ui.TagList(
-            ui.tags.table(
-                ui.tags.thead(head), ui.tags.tbody(*body), class_="table table-sm privrisk-risk-table"
-            ),
-            ui.p(
-                plain(f"Conversion: {doc['conversion']}. Worst case: {worst.get('guarantee', '—')}."),
-                class_="privrisk-help",
-                id="risk-acct-conversion",
-            ),
-            ui.div(cmd, class_="privrisk-command", id="risk-acct-command-line"),
-        )
+    accounting_task = serve_accounting(input, session, _ok, field_message)
 
     @render.ui
     def epsilon_for() -> Any:
@@ -651,10 +370,3 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
 def _ratio_option(ratio: float) -> str | None:
     return None if ratio == 1 else f"{ratio:g}"
-
-
-def _parse_or_none(text: str) -> float | None:
-    try:
-        return parse_epsilon(text, name="epsilon")
-    except PrivriskError:
-        return None
