@@ -196,3 +196,16 @@ def test_one_blas_thread_inside_and_the_number_put_back() -> None:
     with one_thread():
         assert all(get() == 1 for get, _ in _libraries())
     assert [get() for get, _ in _libraries()] == before
+
+
+def test_a_condition_that_fails_on_the_data_fails_every_time() -> None:
+    # Only a condition that ran on every row is remembered: one that fails is refused again on the next table.
+    frame = pd.DataFrame({"s": ["1", "x", "2"], "i": [1, 2, 3]})
+    con = connect(frame)
+    bad = OutputSpec(name="T", kind="count", rows=("i",), where="CAST(s AS INTEGER) > 0")
+    for _ in range(2):
+        with pytest.raises(PrivriskError, match="is not a condition"):
+            table_cells(con, bad, Policy())
+    good = OutputSpec(name="U", kind="count", rows=("i",), where="i > 1")
+    assert [table_cells(con, good, Policy())["n"].tolist() for _ in range(2)] == [[1, 1], [1, 1]]
+    con.close()

@@ -161,14 +161,25 @@ def check_where(con: Any, spec: OutputSpec) -> str:
             f"{head} is not a condition: it gives {_kind_words(str(types[0]))}, not true or false; {_EXAMPLE}",
             param="spec",
         )
-    # Binding is not enough: a comparison of text with a number fails only on a row that holds text.
+    # Binding is not enough: a comparison of text with a number fails only on a row that holds text. A condition
+    # that ran on every row of this connection's data once runs again (the remedies' audits ask dozens of times).
     try:
-        con.sql(f"SELECT COUNT(*) FROM data WHERE COALESCE(({spec.where}), FALSE)").fetchall()
-    except duckdb.Error as exc:
-        raise PrivriskError(
-            f"{head} is not a condition: {_where_problem(con, spec.where, exc)}", param="spec"
-        ) from None
+        passed = _WHERE_RAN.setdefault(con, set())
+    except TypeError:  # a connection that cannot be weakly referenced: nothing is kept
+        passed = set()
+    if spec.where not in passed:
+        try:
+            con.sql(f"SELECT COUNT(*) FROM data WHERE COALESCE(({spec.where}), FALSE)").fetchall()
+        except duckdb.Error as exc:
+            raise PrivriskError(
+                f"{head} is not a condition: {_where_problem(con, spec.where, exc)}", param="spec"
+            ) from None
+        passed.add(spec.where)
     return f"COALESCE(({spec.where}), FALSE)"
+
+
+# Per connection (its ``data`` is registered once, by :func:`connect`): the conditions that ran on every row.
+_WHERE_RAN: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
 def _check_magnitude(con: Any, spec: OutputSpec) -> None:
