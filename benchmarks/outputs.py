@@ -18,6 +18,9 @@ differencing) when an interpreter with ACRO is given: ``--acro-python PATH`` or 
 pandas ≤ 2.3.3, so it usually lives in a virtual environment of its own). It times ACRO inside that interpreter,
 after its import, on the same data file.
 
+Each wall time is printed with the CPU time of the process beside it (DuckDB's threads included), and the load
+average at the end: on a shared machine the CPU time is the steadier figure.
+
 Run: .venv/bin/python benchmarks/outputs.py [--quick] [--acro-python PATH] [--only typical|large]
      [--naive-sample K] [--naive-limit SECONDS]
 """
@@ -167,17 +170,17 @@ def run(
     from privrisk.outputs.policy import Policy
 
     parsed = parse_spec(to_toml(specs))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = check_frame(frame, parsed)
-    ours = time.perf_counter() - start
+    ours, ours_cpu = time.perf_counter() - start, time.process_time() - cpu
     # The differencing alone (every group's finding and every atom's interval) and its released system, which the
     # naive baseline below solves atom by atom.
     policy = Policy()
     con = connect(frame)
     linear = [(spec, table_cells(con, spec, policy)) for spec in parsed if spec.kind in LINEAR]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     diff = difference(con, linear, policy, knowledge=parsed.knowledge)
-    solving = time.perf_counter() - started
+    solving, solving_cpu = time.perf_counter() - started, time.process_time() - cpu
     con.close()
     joint = diff.systems.get(None)
     systems: list[dict] = []
@@ -188,7 +191,7 @@ def run(
     s = result.summary
     print(
         f"{label}: {len(frame):,} records, {len(specs)} outputs, {s['atoms']:,} atoms, {s['equations']:,} released "
-        f"numbers: {ours:.2f} s (target ≤ {target:g} s), peak memory {peak_mb():,.0f} MB; "
+        f"numbers: {ours:.2f} s ({ours_cpu:.2f} s CPU; target ≤ {target:g} s), peak memory {peak_mb():,.0f} MB; "
         f"{s['cells_fail']} cells fail, {s['disclosures_exact']} exact and {s['disclosures_approximate']} "
         f"approximate disclosures, {s['atoms_undecided']} groups undecided within the budgets"
     )
@@ -198,7 +201,7 @@ def run(
         sizes = ", ".join(f"{x['a'].shape[1]:,}" for x in systems)
         print(
             f"  differencing of the released system ({sizes} "
-            f"unknowns): privrisk {solving:.2f} s (every group); naive baseline (2 linear programs per atom, timed on "
+            f"unknowns): privrisk {solving:.2f} s ({solving_cpu:.2f} s CPU, every group); naive baseline (2 linear programs per atom, timed on "
             f"{runs} programs and multiplied out) {sign}{baseline:,.0f} s; naive / privrisk = "
             f"{sign}{baseline / max(solving, 1e-9):,.0f}"
         )
@@ -262,6 +265,9 @@ def main() -> None:
         if args.quick:
             specs = specs[::10]
         run("large", frame, specs, args.acro_python, 120, args.naive_sample, args.naive_limit)
+    # The machine is often shared: the load at the end tells how far the wall times above are from an idle one.
+    print(f"load average at the end {os.getloadavg()[0]:.1f}; CPU time of this process "
+          f"{sum(resource.getrusage(resource.RUSAGE_SELF)[:2]):.1f} s")  # fmt: skip
     sys.stdout.flush()
 
 

@@ -423,9 +423,15 @@ class _Certificates:
     def _zero(self, key: str | None, plus: list[int], minus: list[int]) -> bool:
         """Whether the atoms of the ``plus`` equations are those of the ``minus`` ones, counted atom by atom."""
         a = self.diff.systems[key].a
-        n = a.shape[1]
-        counted = np.bincount(a[plus].indices, minlength=n) - np.bincount(a[minus].indices, minlength=n)
-        return not counted.any()
+
+        def atoms(rows: list[int]) -> np.ndarray:
+            # Each row's unknowns read from the matrix's arrays (a row selection copies the matrix each time).
+            if not rows:
+                return np.empty(0, dtype=a.indices.dtype)
+            return np.sort(np.concatenate([a.indices[a.indptr[r] : a.indptr[r + 1]] for r in rows]))
+
+        # The same atoms, each as often: the two sorted lists of unknowns are equal.
+        return bool(np.array_equal(atoms(plus), atoms(minus)))
 
 
 def _column(cells: pd.DataFrame, col: str) -> np.ndarray:

@@ -11,6 +11,7 @@ import difflib
 import itertools
 import math
 import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import pandas as pd
 from privrisk._format import listing
 from privrisk._validation import quote_identifier as qi
 from privrisk.errors import PrivriskError
+from privrisk.outputs.knowledge import _EXACT_TEXT, _exact_text
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import MODELS, OutputSpec
 
@@ -159,14 +161,25 @@ def check_where(con: Any, spec: OutputSpec) -> str:
             f"{head} is not a condition: it gives {_kind_words(str(types[0]))}, not true or false; {_EXAMPLE}",
             param="spec",
         )
-    # Binding is not enough: a comparison of text with a number fails only on a row that holds text.
+    # Binding is not enough: a comparison of text with a number fails only on a row that holds text. A condition
+    # that ran on every row of this connection's data once runs again (the remedies' audits ask dozens of times).
     try:
-        con.sql(f"SELECT COUNT(*) FROM data WHERE COALESCE(({spec.where}), FALSE)").fetchall()
-    except duckdb.Error as exc:
-        raise PrivriskError(
-            f"{head} is not a condition: {_where_problem(con, spec.where, exc)}", param="spec"
-        ) from None
+        passed = _WHERE_RAN.setdefault(con, set())
+    except TypeError:  # a connection that cannot be weakly referenced: nothing is kept
+        passed = set()
+    if spec.where not in passed:
+        try:
+            con.sql(f"SELECT COUNT(*) FROM data WHERE COALESCE(({spec.where}), FALSE)").fetchall()
+        except duckdb.Error as exc:
+            raise PrivriskError(
+                f"{head} is not a condition: {_where_problem(con, spec.where, exc)}", param="spec"
+            ) from None
+        passed.add(spec.where)
     return f"COALESCE(({spec.where}), FALSE)"
+
+
+# Per connection (its ``data`` is registered once, by :func:`connect`): the conditions that ran on every row.
+_WHERE_RAN: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 
 def _check_magnitude(con: Any, spec: OutputSpec) -> None:
@@ -209,6 +222,11 @@ def _check_size(con: Any, spec: OutputSpec, cond: str) -> None:
     """A table of at most :data:`MAX_CELLS` cells (a grouping by an identifier is refused, naming it)."""
     if not spec.variables:
         return
+    # The table has at most as many cells as the product of its variables' levels in the whole data: when that
+    # bound is small (the usual case) the exact count under the condition (three scans) is not needed.
+    bounds = _level_bounds(con, spec.variables)
+    if math.prod(bounds[v] for v in spec.variables) <= MAX_CELLS:
+        return
     levels = con.sql(
         "SELECT "
         + ", ".join(f"COUNT(DISTINCT {_label(v)})" for v in spec.variables)
@@ -233,12 +251,44 @@ def _check_size(con: Any, spec: OutputSpec, cond: str) -> None:
         )
 
 
+# Per connection (its ``data`` is registered once, by :func:`connect`): an upper bound on each column's number
+# of labels in the whole data.
+_BOUNDS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+# Types whose text is never a margin's label (digits, true/false, dates).
+_NO_MARGIN_TEXT = _EXACT_TEXT - {"VARCHAR"}
+
+
+def _level_bounds(con: Any, variables: tuple[str, ...]) -> dict[str, int]:
+    """An upper bound on the number of labels of each variable in the whole data: its distinct values (and one
+    for missing) where a value has one label, else its distinct labels; kept per connection."""
+    try:
+        known = _BOUNDS.setdefault(con, {})
+    except TypeError:  # a connection that cannot be weakly referenced: nothing is kept
+        known = {}
+    todo = [v for v in dict.fromkeys(variables) if v not in known]
+    if todo:
+        types = _types(con)
+        exprs = [
+            f"COUNT(DISTINCT {qi(v)}) + 1"
+            if _exact_text(types.get(v, ""))
+            else f"COUNT(DISTINCT {_label(v)})"
+            for v in todo
+        ]
+        row = con.sql(f"SELECT {', '.join(exprs)} FROM data").fetchall()[0]
+        known.update({v: int(x) for v, x in zip(todo, row, strict=True)})
+    return {v: known[v] for v in variables}
+
+
 def margin_labels(con: Any, spec: OutputSpec) -> dict[str, str]:
     """The label of each grouping variable's margin: ``All``, or else the first of ``Total``, ``All (total)``,
     ``(all)``, ``All (total 2)``, … that is not one of the variable's levels in the data: a margin never reads
     as a level (and two cells never share their labels)."""
     labels: dict[str, str] = {}
+    types = _types(con)
     for v in spec.variables:
+        if types.get(v, "").upper() in _NO_MARGIN_TEXT:
+            labels[v] = ALL  # digits, true/false and dates never read as a margin's label
+            continue
         taken = {
             str(r[0])
             for r in con.execute(
@@ -301,7 +351,10 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     x = "__x" if spec.variable else "NULL"
     k = max(policy.safe_nk_n, 2)
     sets = grouping_sets(spec)
-    inner = [f"{_label(v)} AS {qi(v)}" for v in spec.variables]
+    # Grouped by the values where each value has one label (its text is made once per group, not per record).
+    types = _types(con)
+    native = [v for v in spec.variables if _exact_text(types.get(v, ""))]
+    inner = [f"{qi(v) if v in native else _label(v)} AS {qi(v)}" for v in spec.variables]
     inner.append(f"{qi(spec.variable)} AS __x" if spec.variable else "NULL AS __x")
     inner.append(f"{qi(spec.weights)} AS __w" if spec.weights else "NULL AS __w")
     labels = [qi(v) for v in spec.variables]
@@ -324,6 +377,8 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     sql = f"SELECT {select} FROM (SELECT {', '.join(inner)} FROM data WHERE {cond})"
     if spec.variables:
         sql += f" GROUP BY GROUPING SETS ({group})"
+    if native:
+        sql = f"SELECT * REPLACE ({', '.join(f'{_label(v)} AS {qi(v)}' for v in native)}) FROM ({sql})"
     try:
         frame = con.sql(sql).df()
     except duckdb.Error as exc:

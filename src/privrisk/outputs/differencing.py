@@ -30,12 +30,12 @@ import scipy.sparse as sp
 
 from privrisk._validation import quote_identifier as qi
 from privrisk.errors import PrivriskError
-from privrisk.outputs.compute import MISSING, _order
+from privrisk.outputs.compute import _label, _order, _types
 from privrisk.outputs.disclosures import _describe, _public
 from privrisk.outputs.findings import Lattice, attribute_findings, count_findings, sum_findings, zero_atoms
 from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
 from privrisk.outputs.intervals import Region
-from privrisk.outputs.knowledge import Knowledge, universe
+from privrisk.outputs.knowledge import Knowledge, _exact_text, universe
 from privrisk.outputs.moves import moves
 from privrisk.outputs.perturbed import Slacks
 from privrisk.outputs.policy import Policy
@@ -630,7 +630,10 @@ def _atoms(
     values in each, and every grouping variable's levels as integer codes."""
     uni = universe(con, variables, conditions, knowledge, max_atoms=max_atoms)
     flags = [f"COALESCE(({c}), FALSE) AS __f{i}" for i, c in enumerate(conditions)]
-    labels = [f"COALESCE(CAST({qi(v)} AS VARCHAR), '{MISSING}') AS {qi(v)}" for v in variables]
+    # Grouped by the values where each value has one label (its text is made once per atom, not per record).
+    types = _types(con)
+    native = [v for v in variables if _exact_text(types.get(v, ""))]
+    labels = [qi(v) if v in native else f"{_label(v)} AS {qi(v)}" for v in variables]
     aggs = ["COUNT(*) AS n"]
     for m, x in sql_of.items():
         aggs += [
@@ -641,6 +644,8 @@ def _atoms(
         ]
     keys = labels + flags
     sql = f"SELECT {', '.join(keys + aggs)} FROM data" + (" GROUP BY ALL" if keys else "")
+    if native:
+        sql = f"SELECT * REPLACE ({', '.join(f'{_label(v)} AS {qi(v)}' for v in native)}) FROM ({sql})"
     observed = con.sql(sql).df()
     for m in sql_of:
         tops = observed.pop(f"__top_{m}")

@@ -179,6 +179,21 @@ class Universe:
     assumed: list[dict[str, Any]] = field(default_factory=list)
 
 
+# Types whose text is a one-to-one function of the value: grouping by the values groups by their labels (the text
+# is then made once per group, not once per record). A float's -0.0 and 0.0 are one value and two labels, so
+# floats are not among them.
+_EXACT_TEXT = frozenset({
+    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+    "UHUGEINT", "BOOLEAN", "VARCHAR", "DATE",
+})  # fmt: skip
+
+
+def _exact_text(sql_type: str) -> bool:
+    """Whether a column of this DuckDB type has one label (text) per value (see :data:`_EXACT_TEXT`)."""
+    t = sql_type.upper()
+    return t in _EXACT_TEXT or t.startswith("ENUM")
+
+
 def _run(con: Any, sql: str, params: list[Any] | None = None) -> list[Any]:
     """Run a statement to its end (DuckDB keeps an unfinished result open otherwise)."""
     return con.execute(sql, params or []).fetchall()
@@ -270,31 +285,47 @@ def _dependencies(
     """Pairs (x, y) where y is a function of x in the data and independence would make that unlikely: the
     probability Π_x Σ_y p_y^{n_x} (n_x records with value x, p_y the share of y) is below :data:`CHANCE`."""
     found: list[tuple[str, str, float]] = []
-    for i, x in enumerate(columns):
-        for y in columns[i + 1 :]:
-            pairs = _run(
-                con,
-                f"SELECT {qi(x)} IS NULL, CAST({qi(x)} AS VARCHAR), {qi(y)} IS NULL, CAST({qi(y)} AS VARCHAR), "
-                f"COUNT(*) FROM data GROUP BY ALL",
-            )
-            frame = pd.DataFrame(pairs, columns=["xn", "x", "yn", "y", "n"])
-            frame["x"] = frame["x"].where(~frame["xn"], None)
-            frame["y"] = frame["y"].where(~frame["yn"], None)
-            for a, b in ((x, y), (y, x)):
-                if (a, b) in declared:
-                    continue
-                ka, kb = ("x", "y") if a == x else ("y", "x")
-                per = frame.groupby(ka, dropna=False)[kb].nunique(dropna=False)
-                if per.size < 2 or (per > 1).any():
-                    continue
-                share = frame.groupby(kb, dropna=False)["n"].sum()
-                if share.size < 2:
-                    continue
-                p = (share / share.sum()).to_numpy(dtype=float)
-                n_a = frame.groupby(ka, dropna=False)["n"].sum().to_numpy(dtype=float)
-                log_chance = float(np.sum([np.log(np.sum(p**k)) for k in n_a]))
-                if log_chance < math.log(CHANCE):
-                    found.append((a, b, log_chance))
+    pairs = [(x, y) for i, x in enumerate(columns) for y in columns[i + 1 :]]
+    if not pairs:
+        return found
+    # One scan for every pair (a grouping set each), grouped by the values where each value has one label.
+    inner = ", ".join(
+        qi(c) if _exact_text(_sql_type(con, c)) else f"CAST({qi(c)} AS VARCHAR) AS {qi(c)}" for c in columns
+    )
+    keys = ", ".join(f"{qi(c)} IS NULL, CAST({qi(c)} AS VARCHAR)" for c in columns)
+    flags = ", ".join(f"GROUPING({qi(c)})" for c in columns)
+    sets = ", ".join(f"({qi(x)}, {qi(y)})" for x, y in pairs)
+    every = _run(
+        con,
+        f"SELECT {keys}, {flags}, COUNT(*) FROM (SELECT {inner} FROM data) GROUP BY GROUPING SETS ({sets})",
+    )
+    width = len(columns)
+    for x, y in pairs:
+        i, j = columns.index(x), columns.index(y)
+        grouped = tuple(int(c not in (x, y)) for c in columns)
+        rows = [
+            (r[2 * i], r[2 * i + 1], r[2 * j], r[2 * j + 1], r[-1])
+            for r in every
+            if r[2 * width : 3 * width] == grouped
+        ]
+        frame = pd.DataFrame(rows, columns=["xn", "x", "yn", "y", "n"])
+        frame["x"] = frame["x"].where(~frame["xn"], None)
+        frame["y"] = frame["y"].where(~frame["yn"], None)
+        for a, b in ((x, y), (y, x)):
+            if (a, b) in declared:
+                continue
+            ka, kb = ("x", "y") if a == x else ("y", "x")
+            per = frame.groupby(ka, dropna=False)[kb].nunique(dropna=False)
+            if per.size < 2 or (per > 1).any():
+                continue
+            share = frame.groupby(kb, dropna=False)["n"].sum()
+            if share.size < 2:
+                continue
+            p = (share / share.sum()).to_numpy(dtype=float)
+            n_a = frame.groupby(ka, dropna=False)["n"].sum().to_numpy(dtype=float)
+            log_chance = float(np.sum([np.log(np.sum(p**k)) for k in n_a]))
+            if log_chance < math.log(CHANCE):
+                found.append((a, b, log_chance))
     return found
 
 

@@ -25,14 +25,14 @@ rounded cell is known to lie within half the base of its value.
 
 Suggestions are ranked by what they cost, as τ-ARGUS reports suppressions: confirmed first, then suppression,
 coarsening and withholding before rounding and noise, then the number of cells withheld and the total they hold.
-Every audit shares one time budget (:data:`REMEDY_SECONDS`); a suggestion not audited in time is not confirmed and
-says so.
+The audits of one request share one budget counted in audits, not seconds (:data:`REMEDY_AUDITS`; each audit's
+programmes have their own budgets in simplex iterations), so the same request gives the same suggestions on
+every run and every machine; a suggestion not audited within it is not confirmed and says so.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,18 +45,18 @@ from privrisk.outputs.secondary import cover, partner
 from privrisk.outputs.spec import MODELS, OutputSpec
 from privrisk.outputs.wording import DEFAULT_UNIT, cell_text, cells_phrase, quantity
 
-__all__ = ["REMEDY_SECONDS", "audit", "recommendations"]
+__all__ = ["REMEDY_AUDITS", "audit", "recommendations"]
 
 #: The audit of a release with suggestions applied (:func:`privrisk.outputs.release_audit.audit_release`).
 audit = audit_release
 
 # Seconds all the audits of the suggestions may take together; a suggestion left unaudited is not confirmed.
-REMEDY_SECONDS = 30.0
+REMEDY_AUDITS = 60
 MAX_SECONDARY = 50
 # The order in which a centre reaches for a remedy: the usual ones before rounding and noise.
 FAMILY = {"suppress": 0, "coarsen": 0, "withhold": 0, "round": 1, "noise": 2, "review": 3}
 LINEAR = ("count", "sum", "mean")
-NOT_AUDITED = "not audited in the time given"
+NOT_AUDITED = f"not audited: the {REMEDY_AUDITS} audits of one request were spent"
 
 
 def _at(frame: pd.DataFrame) -> Any:
@@ -69,17 +69,17 @@ def _unit(spec: OutputSpec) -> str:
 
 
 class _Auditor:
-    """The audits of one request, under one deadline; each (changes, targets) is audited once."""
+    """The audits of one request, at most ``audits`` of them; each (changes, targets) is audited once."""
 
     def __init__(
         self,
         con: Any,
         linear: list[tuple[OutputSpec, pd.DataFrame]],
         policy: Policy,
-        deadline: float,
+        audits: int,
         knowledge: Any = None,
     ) -> None:
-        self.con, self.linear, self.policy, self.deadline = con, linear, policy, deadline
+        self.con, self.linear, self.policy, self.left = con, linear, policy, audits
         self.knowledge = knowledge  # the spec's, so that a remedy is audited against the same intruder
         self.memo: dict[Any, Audit | None] = {}
         self.cache: dict[OutputSpec, pd.DataFrame] = {}
@@ -99,15 +99,15 @@ class _Auditor:
             tuple(sorted((k, tuple(v)) for k, v in targets.items())),
         )
         if key not in self.memo:
-            if time.perf_counter() > self.deadline:
+            if self.left <= 0:
                 return None
+            self.left -= 1
             self.memo[key] = audit(
                 self.con,
                 self.linear,
                 changes,
                 targets,
                 self.policy,
-                deadline=self.deadline,
                 knowledge=self.knowledge,
                 cache=self.cache,
                 atoms_memo=self.atoms,
@@ -201,7 +201,7 @@ class _Request:
         self.by_name = {s.name: s for s in specs}
         self.tables = {s.name: c for s, c in linear}
         table_specs = [(s, c) for s, c in linear if s.kind not in MODELS]
-        self.run = _Auditor(con, table_specs, policy, time.perf_counter() + REMEDY_SECONDS, knowledge)
+        self.run = _Auditor(con, table_specs, policy, REMEDY_AUDITS, knowledge)
         self.failing = {
             o["name"]: [i for i, c in enumerate(o["cells"]) if c["status"] == "fail"]
             for o in outputs
@@ -529,7 +529,7 @@ def recommendations(
     """The suggestions for every failing output and every finding, the plan first, each with its cost.
 
     ``diff`` is the differencing of the request as it is (its findings start the plan); ``audit_seconds`` how
-    long it took (kept for callers; every audit here shares :data:`REMEDY_SECONDS`).
+    long it took (kept for callers; every audit here shares :data:`REMEDY_AUDITS`).
     """
     del audit_seconds
     request = _Request(outputs, specs, linear, policy, con, getattr(diff, "knowledge", None))

@@ -144,12 +144,15 @@ def reduce(
 
 def rank(sub: sp.csr_matrix) -> int:
     """The rank of a block: dense where that is cheap, else through the smaller Gram matrix, else unknown."""
+    from privrisk.outputs._blas import one_thread
+
     m, n = sub.shape
-    if m * n <= 2_000_000:
-        return int(np.linalg.matrix_rank(sub.toarray()))
-    if min(m, n) <= 1_500:
-        gram = (sub @ sub.T) if m <= n else (sub.T @ sub)
-        return int(np.linalg.matrix_rank(gram.toarray(), hermitian=True))
+    with one_thread():  # a few hundred rows: more threads only wait for each other on a busy machine
+        if m * n <= 2_000_000:
+            return int(np.linalg.matrix_rank(sub.toarray()))
+        if min(m, n) <= 1_500:
+            gram = (sub @ sub.T) if m <= n else (sub.T @ sub)
+            return int(np.linalg.matrix_rank(gram.toarray(), hermitian=True))
     return -1
 
 
