@@ -20,7 +20,6 @@ from privrisk import _validation
 from privrisk._format import percent
 from privrisk._params import command_options
 from privrisk._validation import parse_epsilon, parse_epsilons, parse_numbers
-from privrisk.errors import PrivriskError
 from privrisk.io.files import to_jsonable
 
 SCHEMA_VERSION = 1
@@ -91,7 +90,6 @@ __all__ = [
     "parse_epsilons",
     "percent",
     "progress",
-    "ratio_from",
 ]
 
 
@@ -110,24 +108,6 @@ def floats(text: str, *, name: str) -> list[float]:
 def parse_bounds(text: str, *, name: str = "--universe") -> tuple[float, float]:
     """Read ``LO,HI`` with LO < HI (:func:`privrisk._validation.parse_bounds`)."""
     return _validation.parse_bounds(text, name=name)
-
-
-def ratio_from(ratio: float | None, dv: float | None, df: float | None) -> float:
-    """Δv/Δf from ``--ratio`` or from ``--dv`` and ``--df`` (not both)."""
-    if ratio is not None and (dv is not None or df is not None):
-        raise PrivriskError("--ratio: give either --ratio or --dv with --df, not both")
-    if (dv is None) != (df is None):
-        raise PrivriskError("--dv/--df: give both the local (--dv) and the global (--df) sensitivity")
-    if dv is not None and df is not None:
-        if df <= 0:
-            raise PrivriskError(f"--df: the global sensitivity must be greater than 0, got {df:g}")
-        if dv < 0:
-            raise PrivriskError(f"--dv: the local sensitivity must be at least 0, got {dv:g}")
-        return dv / df
-    value = 1.0 if ratio is None else ratio
-    if value < 0:
-        raise PrivriskError(f"--ratio: must be at least 0, got {value:g}")
-    return value
 
 
 @contextlib.contextmanager

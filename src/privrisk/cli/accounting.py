@@ -6,8 +6,8 @@ A guarantee is given exactly one way: ``--epsilon E [--delta D]``, ``--rho R``, 
 response), DP-SGD ``--dpsgd N,B,EPOCHS --sigma S``, a mixed composition ``--releases FILE.toml`` or an Opacus
 accountant's history ``--opacus-history FILE.json``; then the modifiers ``--sample-rate`` (with ``--sampling
 poisson|without-replacement``), ``--compose`` and ``--group`` apply in that order. Every rule lives in
-:class:`privrisk.accounting.GuaranteeSpec`: :func:`guarantee_spec` maps the options onto its fields and
-:func:`guarantee_from_options` builds it, with the options named in its messages. The library is imported
+:class:`privrisk.accounting.GuaranteeSpec`: :func:`guarantee_spec` maps the options onto its fields, and the
+commands build it with the options named in its messages. The library is imported
 inside the functions, so that ``--help`` and the light commands stay quick.
 """
 
@@ -27,13 +27,9 @@ from privrisk.cli._common import emit_json, err
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from privrisk.accounting import Guarantee, GuaranteeSpec
+    from privrisk.accounting import GuaranteeSpec
 
 MECHANISMS = ("laplace", "gaussian", "rr", "discrete-laplace", "discrete-gaussian")
-ONE_GUARANTEE = (
-    "give exactly one guarantee: --epsilon E [--delta D], --rho R, --mu M, --renyi CURVE, --mechanism NAME, "
-    "--dpsgd N,B,EPOCHS, --releases FILE or --opacus-history FILE"
-)
 #: The largest --releases or --opacus-history file read (a few hundred releases fit in a few kB).
 MAX_INPUT_BYTES = 1_000_000
 
@@ -153,17 +149,6 @@ def guarantee_spec(
         sampling=sampling, compose=compose, group=group, cell_key=cell_key, cells=cells, registry=registry, pram=pram,
         rounding=rounding,
     )  # fmt: skip
-
-
-def guarantee_from_options(**options: Any) -> Guarantee:
-    """The guarantee the options describe (:func:`guarantee_spec`, then ``GuaranteeSpec.build`` with the
-    options named in its one-line errors).
-
-    Example:
-        >>> guarantee_from_options(mu=1.0, compose=4).delta_at(0.0) > guarantee_from_options(mu=1.0).delta_at(0.0)
-        True
-    """
-    return guarantee_spec(**options).build(names=OPTION_NAMES)
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -637,7 +637,7 @@ def _atoms(
     aggs = ["COUNT(*) AS n"]
     for m, x in sql_of.items():
         aggs += [
-            f"COALESCE(SUM({x}), 0) AS {qi('__s_' + m)}",
+            f"COALESCE(FSUM({x}), 0) AS {qi('__s_' + m)}",
             f"MIN({x}) AS {qi('__min_' + m)}",
             f"MAX({x}) AS {qi('__max_' + m)}",
             f"MAX({x}, 2) AS {qi('__top_' + m)}",

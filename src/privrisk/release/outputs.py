@@ -31,7 +31,6 @@ SCHEMA_VERSION = 1
 PUBLIC_FILES = ("release.json", "release.csv", "statement.html", "manifest.json", "release_answers.png",
                 "release_answers.svg", "release_risk.png", "release_risk.svg")  # fmt: skip
 #: The internal assessment's files in the folder, with ``include_internal``.
-INTERNAL_FILES = ("internal_assessment.json", "internal_assessment.csv")
 
 
 def release_parameters(
