@@ -511,7 +511,12 @@ def universe(
         atoms[f"__f{i}"] = atoms[f"__f{i}"].astype(bool)
     for v in variables:
         atoms[v] = atoms[v].astype(str)
-    atoms = atoms[[*variables, *cond_sql]].drop_duplicates().reset_index(drop=True)
+    # SELECT DISTINCT gives its rows in the order DuckDB's threads finish: sorted, the programmes see the atoms in
+    # one order, so the same request gives the same answer (and names the same outputs) on every run.
+    atoms = atoms[[*variables, *cond_sql]].drop_duplicates()
+    if variables or cond_sql:
+        atoms = atoms.sort_values(by=[*variables, *cond_sql], kind="stable")
+    atoms = atoms.reset_index(drop=True)
     for t in [*tables.values(), *(f"__pairs{k}" for k in range(len(deps)))]:
         _run(con, f"DROP TABLE IF EXISTS {t}")
     return Universe(atoms, complete, assumed)
