@@ -126,8 +126,9 @@ def test_an_earlier_version_of_the_data_uploaded_beside_todays_finds_the_newcome
     january.write_text(DATA)
     february.write_text(DATA + "West,f,40\n")
     first, again = tmp_path / "table1.toml", tmp_path / "again.toml"
-    first.write_text(TABLE_1)
-    again.write_text(TABLE_1.replace('"Table 1"', '"Table 1 again"'))
+    # Names of their own: the page's ledger is the module's app's, and Table 1 may be in it from another test.
+    first.write_text(TABLE_1.replace('"Table 1"', '"January table"'))
+    again.write_text(TABLE_1.replace('"Table 1"', '"February table"'))
     goto(page, "page=outputs")
     upload(page, "outputs-file", january)
     upload(page, "outputs-spec", first)

@@ -233,7 +233,7 @@ def test_ledger_export_on_the_command_line(cli, ledger, tmp_path):
 
 def test_ledger_export_bad_options(cli, ledger, tmp_path):
     one_line_error(cli("ledger", ledger, "--export", "csv"), "--export", "registry")
-    one_line_error(cli("ledger", ledger, "--curator", "x"), "--curator", "--export")
+    one_line_error(cli("ledger", ledger, "--curator", "x"), "--curator", "export of receipts")
     one_line_error(cli("ledger", ledger, "--export", "registry", "--budget", "1"), "--budget")
     one_line_error(cli("ledger", tmp_path / "none.json", "--export", "registry"), "no such ledger")
 

@@ -87,8 +87,8 @@ def outputs_command(
     key_file: Path | None = typer.Option(
         None, "--ledger-key", help=f"Secret key file of a keyed ledger (HMAC-SHA256; default: ${KEY_ENV})."
     ),
-    earlier_data: list[Path] = typer.Option(
-        [],
+    earlier_data: list[Path] | None = typer.Option(
+        None,
         "--earlier-data",
         help="An earlier version of the data that outputs in --ledger were computed on (repeatable): the versions "
         "are checked as one population, newcomers and leavers included.",
@@ -108,6 +108,7 @@ def outputs_command(
     from privrisk.ledger import deferred_signals, read_key
     from privrisk.outputs.run import OutputsSettings, run_outputs
 
+    earlier_data = earlier_data or []
     inputs = [p for p in (data, spec, policy, ledger, key_file, *earlier_data) if p is not None]
     if ledger is not None:
         # The lock file beside the ledger is an input too: replacing it would give a second check another lock.
