@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
@@ -374,3 +375,27 @@ def append_outputs(
             )
         taken_names(result.specs, released_outputs(led.entries, led.path), led.path)
         return led.append(KIND, outputs_entry(result, checked.get("versions")))
+
+
+def as_released(
+    cells: pd.DataFrame, spec: OutputSpec, values: dict[tuple[str, ...], Any]
+) -> tuple[pd.DataFrame, int]:
+    """Today's cells of an earlier output, carrying the numbers released then (cells it did not release are
+    left out); and how many of those numbers differ from today's (a released cell that today's data does not
+    have at all counts, unless it released 0 or nothing)."""
+    variables = list(spec.variables)
+    keys = (
+        [tuple(str(x) for x in row) for row in cells[variables].itertuples(index=False, name=None)]
+        if variables
+        else [()] * len(cells)
+    )
+    keep = np.array([k in values for k in keys], dtype=bool)
+    then = np.array(
+        [np.nan if values[k] is None else float(values[k]) for k, ok in zip(keys, keep, strict=True) if ok]
+    )
+    kept = cells[keep].reset_index(drop=True)
+    now = kept["value"].to_numpy(dtype=float)
+    same = np.isclose(then, now, rtol=1e-12, atol=0.0) | (np.isnan(then) & np.isnan(now))
+    present = set(keys)
+    gone = sum(k not in present and v is not None and v != 0 for k, v in values.items())
+    return kept.assign(value=then), int((~same).sum()) + gone

@@ -514,7 +514,9 @@ def check_frame(
         if not released:
             values = before.get(spec.name)
             if values is not None:
-                cells_frame, moved = _as_released(cells_frame, spec, values)
+                from privrisk.outputs.ledger import as_released
+
+                cells_frame, moved = as_released(cells_frame, spec, values)
                 changed += moved
                 if moved:
                     moved_outputs.append(spec.name)
@@ -652,30 +654,6 @@ def data_versions(
 
     digests: dict[str, str] = {}
     return {spec.name: data_version(frame, spec, file=source, cache=digests) for spec in specs}
-
-
-def _as_released(
-    cells: pd.DataFrame, spec: OutputSpec, values: dict[tuple[str, ...], Any]
-) -> tuple[pd.DataFrame, int]:
-    """Today's cells of an earlier output, carrying the numbers released then (cells it did not release are
-    left out); and how many of those numbers differ from today's (a released cell that today's data does not
-    have at all counts, unless it released 0 or nothing)."""
-    variables = list(spec.variables)
-    keys = (
-        [tuple(str(x) for x in row) for row in cells[variables].itertuples(index=False, name=None)]
-        if variables
-        else [()] * len(cells)
-    )
-    keep = np.array([k in values for k in keys], dtype=bool)
-    then = np.array(
-        [np.nan if values[k] is None else float(values[k]) for k, ok in zip(keys, keep, strict=True) if ok]
-    )
-    kept = cells[keep].reset_index(drop=True)
-    now = kept["value"].to_numpy(dtype=float)
-    same = np.isclose(then, now, rtol=1e-12, atol=0.0) | (np.isnan(then) & np.isnan(now))
-    present = set(keys)
-    gone = sum(k not in present and v is not None and v != 0 for k, v in values.items())
-    return kept.assign(value=then), int((~same).sum()) + gone
 
 
 def _atoms_public(diff: Any) -> pd.DataFrame:
