@@ -43,10 +43,12 @@ __all__ = [
     "checked_upload",
     "figures_ui",
     "findings_ui",
+    "folded_ui",
     "frame_ui",
     "main_panel",
     "named_error",
     "session_folder",
+    "verdict_ui",
     "zip_bytes",
 ]
 
@@ -356,6 +358,26 @@ def figures_ui(folder: Path) -> Any:
             )
         )
     return ui.TagList(*shown)
+
+
+def verdict_ui(page: str, headline: str, sentence: str, *more: Any, sentence_class: str = "lead") -> Any:
+    """A run's verdict first: its one number (``<page>-verdict-number``), its sentence in plain words
+    (``<page>-verdict``), then ``more``."""
+    from shiny import ui
+
+    return ui.div(
+        ui.p(headline, id=f"{page}-verdict-number", class_="display-6 fw-semibold mb-0"),
+        ui.p(sentence, id=f"{page}-verdict", class_=sentence_class),
+        *more,
+        class_="privrisk-verdict mb-3",
+    )
+
+
+def folded_ui(summary: str, *parts: Any, id: str, class_: str | None = "mb-3") -> Any:
+    """``parts`` folded under ``summary`` (an HTML ``details`` element)."""
+    from shiny import ui
+
+    return ui.tags.details(ui.tags.summary(summary), *parts, id=id, class_=class_)
 
 
 def findings_ui(sentences: Iterable[str]) -> Any:
