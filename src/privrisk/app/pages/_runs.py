@@ -45,7 +45,9 @@ __all__ = [
     "findings_ui",
     "folded_ui",
     "frame_ui",
+    "long_page_ui",
     "main_panel",
+    "more_options",
     "named_error",
     "session_folder",
     "verdict_ui",
@@ -436,3 +438,19 @@ def main_panel(title: str, intro: str) -> list[Any]:
         ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     ]
+
+
+def more_options(*inputs: Any) -> Any:
+    """The options a page folds away, under "More options" (closed at first)."""
+    from shiny import ui
+
+    return ui.accordion(ui.accordion_panel("More options", *inputs), open=False)
+
+
+def long_page_ui(title: str, intro: str, run_label: str, *inputs: Any, width: int = 380) -> Any:
+    """A long-job page: its ``inputs`` and the Run button (``run``, labelled ``run_label``) on the left,
+    :func:`main_panel` on the right."""
+    from shiny import ui
+
+    run = ui.input_action_button("run", run_label, class_="btn-primary mt-2")
+    return ui.layout_sidebar(ui.sidebar(*inputs, run, width=width), *main_panel(title, intro))

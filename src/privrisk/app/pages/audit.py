@@ -24,7 +24,15 @@ from privrisk.app._examples import example_frame
 from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
 from privrisk.app._shared import command_line, id_like, numeric_columns, preset_inputs, query_params
 from privrisk.app.pages._form import SettingsForm, field, text_field
-from privrisk.app.pages._runs import figures_ui, findings_ui, folded_ui, frame_ui, main_panel, session_folder
+from privrisk.app.pages._runs import (
+    figures_ui,
+    findings_ui,
+    folded_ui,
+    frame_ui,
+    long_page_ui,
+    more_options,
+    session_folder,
+)
 from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
@@ -64,35 +72,28 @@ _HOW = (
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    more = ui.accordion(
-        ui.accordion_panel(
-            "More options",
-            text_field("response", "or the answer r itself (instead of u)"),
-            field(ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
-                  "event"),
-            text_field("alpha", "α (1 − confidence of the bound on the missing record)", "0.0001"),
-            text_field("seed", "Seed for the draw of u when u is empty"),
-            text_field("sweep_record", "Sweep: record number (from 1)"),
-            text_field("sweep_values", "Sweep: its values, e.g. 14,15,16"),
-            text_field("missing", "Missing codes to drop: negative, or a list such as -1,-3"),
-            field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
-        ),
-        open=False,
+    more = more_options(
+        text_field("response", "or the answer r itself (instead of u)"),
+        field(ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
+              "event"),
+        text_field("alpha", "α (1 − confidence of the bound on the missing record)", "0.0001"),
+        text_field("seed", "Seed for the draw of u when u is empty"),
+        text_field("sweep_record", "Sweep: record number (from 1)"),
+        text_field("sweep_values", "Sweep: its values, e.g. 14,15,16"),
+        text_field("missing", "Missing codes to drop: negative, or a list such as -1,-3"),
+        field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
     )  # fmt: skip
-    return ui.layout_sidebar(
-        ui.sidebar(
-            *data_inputs(SOURCES, "example", upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file")),
-            field(ui.input_selectize("column", "The numeric column the query runs on", choices=["claims"],
-                                     selected="claims"), "column"),
-            field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"),
-            text_field("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", "2"),
-            text_field("u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", "0.75"),
-            text_field("universe", "Bounds LO,HI: also audit noise calibrated to the global sensitivity", "0,100"),
-            more,
-            ui.input_action_button("run", "Audit", class_="btn-primary mt-2"),
-            width=380,
-        ),
-        *main_panel("The intruder's audit of data-dependent noise", _INTRO),
+    return long_page_ui(
+        "The intruder's audit of data-dependent noise", _INTRO, "Audit",
+        *data_inputs(SOURCES, "example", upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file")),
+        field(ui.input_selectize("column", "The numeric column the query runs on", choices=["claims"],
+                                 selected="claims"), "column"),
+        field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"),
+        text_field("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", "2"),
+        text_field("u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", "0.75"),
+        text_field("universe", "Bounds LO,HI: also audit noise calibrated to the global sensitivity", "0,100"),
+        more,
+
     )  # fmt: skip
 
 

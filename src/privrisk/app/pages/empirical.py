@@ -24,7 +24,14 @@ from privrisk._format import number
 from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
 from privrisk.app._shared import UploadColumns, command_line, preset_inputs, query_params, warning_ui
 from privrisk.app.pages._form import SettingsForm, field, text_field
-from privrisk.app.pages._runs import figures_ui, folded_ui, frame_ui, main_panel, session_folder
+from privrisk.app.pages._runs import (
+    figures_ui,
+    folded_ui,
+    frame_ui,
+    long_page_ui,
+    more_options,
+    session_folder,
+)
 from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
@@ -80,51 +87,44 @@ def _number(name: str, label: str, value: int, minimum: int) -> Any:
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    more = ui.accordion(
-        ui.accordion_panel(
-            "More options",
-            field(ui.input_select("period_unit", "When the period is a date: unit",
-                                  {u: u or "(not a date)" for u in UNITS}), "period_unit"),
-            text_field("k", "Points per local estimate k (empty: auto = round(√t))"),
-            _number("aggregate", "Merge this many consecutive periods", 1, 1),
-            text_field("window", "Also δ on rolling windows of W periods (empty: no)"),
-            text_field("step", "Periods between window starts (empty: W/2)"),
-            text_field("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))"),
-            text_field("joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)"),
-            text_field("condition_on", "What the adversary knows per period: a column or count, sum:COLUMN"),
-            _number("buckets", "Buckets of that knowledge", 4, 1),
-            text_field("noise", "Measure the answers plus noise: laplace:SCALE"),
-            text_field("target_delta", "Find the smallest Laplace scale bringing δ under"),
-            _number("draws", "Noise draws per database", 20, 1),
-            _number("seed", "Seed of the noise draws", 0, 0),
-            _number("top", "How many of the riskiest individuals to list", 10, 0),
-        ),
-        open=False,
+    more = more_options(
+        field(ui.input_select("period_unit", "When the period is a date: unit",
+                              {u: u or "(not a date)" for u in UNITS}), "period_unit"),
+        text_field("k", "Points per local estimate k (empty: auto = round(√t))"),
+        _number("aggregate", "Merge this many consecutive periods", 1, 1),
+        text_field("window", "Also δ on rolling windows of W periods (empty: no)"),
+        text_field("step", "Periods between window starts (empty: W/2)"),
+        text_field("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))"),
+        text_field("joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)"),
+        text_field("condition_on", "What the adversary knows per period: a column or count, sum:COLUMN"),
+        _number("buckets", "Buckets of that knowledge", 4, 1),
+        text_field("noise", "Measure the answers plus noise: laplace:SCALE"),
+        text_field("target_delta", "Find the smallest Laplace scale bringing δ under"),
+        _number("draws", "Noise draws per database", 20, 1),
+        _number("seed", "Seed of the noise draws", 0, 0),
+        _number("top", "How many of the riskiest individuals to list", 10, 0),
     )  # fmt: skip
     presets = {"chicago": "chicago: Burchard and Daoud's cleaning, monthly failure rate per establishment",
                "": "none: choose the columns"}  # fmt: skip
-    return ui.layout_sidebar(
-        ui.sidebar(
-            *data_inputs(SOURCES, "example",
-                         upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav), one row per record")),
-            field(ui.input_select("preset", "Preset", presets, selected="chicago"), "preset"),
-            ui.panel_conditional(
-                "input.preset === ''",
-                field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
-                field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
-                field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
-                field(ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
-                      "value"),
-                field(ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
-                      "weight"),
-            ),
-            text_field("epsilons", "ε values, comma-separated", "0.03,0.1,0.3"),
-            field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
-            more,
-            ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
-            width=400,
+    return long_page_ui(
+        "Empirical privacy of a statistic published every period", _INTRO, "Measure",
+        *data_inputs(SOURCES, "example",
+                     upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav), one row per record")),
+        field(ui.input_select("preset", "Preset", presets, selected="chicago"), "preset"),
+        ui.panel_conditional(
+            "input.preset === ''",
+            field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
+            field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
+            field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
+            field(ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
+                  "value"),
+            field(ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
+                  "weight"),
         ),
-        *main_panel("Empirical privacy of a statistic published every period", _INTRO),
+        text_field("epsilons", "ε values, comma-separated", "0.03,0.1,0.3"),
+        field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
+        more,
+        width=400,
     )  # fmt: skip
 
 

@@ -21,7 +21,15 @@ from shiny import module, reactive, render, ui
 from privrisk._format import duration, epsilon_text, percent_3g
 from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
 from privrisk.app._shared import command_line, preset_inputs, query_params
-from privrisk.app.pages._runs import figures_ui, findings_ui, folded_ui, frame_ui, main_panel, session_folder
+from privrisk.app.pages._runs import (
+    figures_ui,
+    findings_ui,
+    folded_ui,
+    frame_ui,
+    long_page_ui,
+    more_options,
+    session_folder,
+)
 from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
@@ -54,57 +62,51 @@ _INTRO = (
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left, the run's results on the right."""
-    advanced = ui.accordion(
-        ui.accordion_panel(
-            "More options",
-            ui.input_text(
-                "proportions",
-                "Sample proportions in (0, 1], or auto (20 on a log scale)",
-                value=DEFAULTS["proportions"],
-            ),
-            ui.input_text(
-                "universe",
-                "Universe: data (each column's valid values) or bounds LO,HI",
-                value=DEFAULTS["universe"],
-            ),
-            ui.input_text("universe_min", "Set the universe's minimum to (empty: keep it)", value=""),
-            ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
-            ui.input_select(
-                "ls_method", "Local sensitivity", {"exact": "exact", "paper": "paper (four-case rule)"}
-            ),
-            ui.input_select(
-                "figure_query", "Query of Figure 2", {"": "default (max)", **{q: q for q in QUERY_CHOICES}}
-            ),
-            ui.input_text(
-                "figure_epsilon", "ε of Figure 1 and the findings (empty: the one nearest 1)", value=""
-            ),
-            ui.input_checkbox("attack", "Also attack every sample (Lee and Clifton's attacker)", value=False),
-            ui.input_text("attack_trials", "Simulated attacks per sample (empty: 1,000)", value=""),
-            ui.input_text(
-                "attack_max_n", "Skip samples larger than this in the attack (empty: 50,000)", value=""
-            ),
+    advanced = more_options(
+        ui.input_text(
+            "proportions",
+            "Sample proportions in (0, 1], or auto (20 on a log scale)",
+            value=DEFAULTS["proportions"],
         ),
-        open=False,
+        ui.input_text(
+            "universe",
+            "Universe: data (each column's valid values) or bounds LO,HI",
+            value=DEFAULTS["universe"],
+        ),
+        ui.input_text("universe_min", "Set the universe's minimum to (empty: keep it)", value=""),
+        ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
+        ui.input_select(
+            "ls_method", "Local sensitivity", {"exact": "exact", "paper": "paper (four-case rule)"}
+        ),
+        ui.input_select(
+            "figure_query", "Query of Figure 2", {"": "default (max)", **{q: q for q in QUERY_CHOICES}}
+        ),
+        ui.input_text(
+            "figure_epsilon", "ε of Figure 1 and the findings (empty: the one nearest 1)", value=""
+        ),
+        ui.input_checkbox("attack", "Also attack every sample (Lee and Clifton's attacker)", value=False),
+        ui.input_text("attack_trials", "Simulated attacks per sample (empty: 1,000)", value=""),
+        ui.input_text(
+            "attack_max_n", "Skip samples larger than this in the attack (empty: 50,000)", value=""
+        ),
     )
-    return ui.layout_sidebar(
-        ui.sidebar(
-            *data_inputs(
-                SOURCES,
-                "demo",
-                upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file"),
-                ui.input_selectize("column", "Numeric columns to study", choices=[], multiple=True),
-            ),
-            ui.input_checkbox_group(
-                "queries", "Queries", QUERY_CHOICES, selected=DEFAULTS["queries"].split(","), inline=True
-            ),
-            ui.input_text("epsilons", "ε values, comma-separated (ln3 works)", value=DEFAULTS["epsilons"]),
-            ui.input_numeric("repetitions", "Repetitions (samples per proportion)", value=100, min=1),
-            ui.input_numeric("seed", "Seed (the same seed gives the same numbers)", value=1, min=0),
-            advanced,
-            ui.input_action_button("run", "Run the study", class_="btn-primary mt-2"),
-            width=380,
+    return long_page_ui(
+        "Sampling study",
+        _INTRO,
+        "Run the study",
+        *data_inputs(
+            SOURCES,
+            "demo",
+            upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file"),
+            ui.input_selectize("column", "Numeric columns to study", choices=[], multiple=True),
         ),
-        *main_panel("Sampling study", _INTRO),
+        ui.input_checkbox_group(
+            "queries", "Queries", QUERY_CHOICES, selected=DEFAULTS["queries"].split(","), inline=True
+        ),
+        ui.input_text("epsilons", "ε values, comma-separated (ln3 works)", value=DEFAULTS["epsilons"]),
+        ui.input_numeric("repetitions", "Repetitions (samples per proportion)", value=100, min=1),
+        ui.input_numeric("seed", "Seed (the same seed gives the same numbers)", value=1, min=0),
+        advanced,
     )
 
 
