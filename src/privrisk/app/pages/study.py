@@ -248,7 +248,8 @@ def results_ui(bundle: StudyRun, folder: Path, buttons: Any) -> Any:
 
     eps = bundle.parameters["figure_epsilon"]
     reps = bundle.parameters["repetitions"]
-    number, sentence, where = study_verdict(bundle.key_figures.to_dict(orient="records"), eps, reps)
+    rows = [{str(k): v for k, v in row.items()} for row in bundle.key_figures.to_dict(orient="records")]
+    number, sentence, where = study_verdict(rows, eps, reps)
     detail = [
         findings_ui(bundle.findings),
         ui.tags.ul(
