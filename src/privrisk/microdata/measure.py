@@ -129,16 +129,16 @@ class MicrodataResult:
     def _exceeded(self, k: float | None, max_risk: float | None, l: float | None, t: float | None) -> list[Failure]:  # noqa: E741
         m, out = self.measures, []
         if max_risk is not None and m["individual_risk"]["max"] > max_risk:
-            above = int((self.risk > max_risk).sum())
+            above = self._records_above(max_risk)
             out.append(Failure("max_risk", f"{above:,} record(s) have an individual risk above "
                        f"{percent_for_people(max_risk)} (highest {percent_for_people(m['individual_risk']['max'])})"))  # fmt: skip
         if max_risk is not None and "household_risk" in m and m["household_risk"]["max"] > max_risk:
-            above = int((self.household > max_risk).sum()) if self.household is not None else 0
+            above = self._household_records_above(max_risk)
             out.append(Failure("max_risk", f"{above:,} record(s) live in a household whose risk (someone in it "
                        f"re-identified) is above {percent_for_people(max_risk)} (highest "
                        f"{percent_for_people(m['household_risk']['max'])})"))  # fmt: skip
         if k is not None and m["k_anonymity"]["k"] < k:
-            below = int((self.cells.record_fk < k).sum())
+            below = self._records_below(k)
             out.append(Failure("k", f"{below:,} record(s) share their key combination with fewer than {k:g} "
                        f"(smallest f_k {m['k_anonymity']['k']})"))  # fmt: skip
         for d in m["diversity"]:
@@ -149,6 +149,23 @@ class MicrodataResult:
                 out.append(Failure("t", f"{d['variable']} is {number(d['t'])} from its distribution in the file in "
                            f"some class (t = {t:g} allowed)"))  # fmt: skip
         return out
+
+    def _records_above(self, risk: float) -> int:
+        """The records whose individual risk is above ``risk``."""
+        return int((self.risk > risk).sum())
+
+    def _records_below(self, k: float) -> int:
+        """The records whose f_k is below ``k``."""
+        return int((self.cells.record_fk < k).sum())
+
+    def _household_records_above(self, risk: float) -> int:
+        """The records in a household whose risk is above ``risk``."""
+        return int((self.household > risk).sum()) if self.household is not None else 0
+
+    def _write_records(self, path: Path) -> None:
+        from privrisk.io.files import write_csv
+
+        write_csv(self.records(), path)
 
     def verdict(self, name: Namer | None = None) -> dict[str, Any]:
         """The verdict on the file, never green by absence: judged against the thresholds set or, when none is
@@ -249,7 +266,7 @@ class MicrodataResult:
         with atomic_dir(Path(folder)) as tmp:
             write_csv(self.combinations(), tmp / "combinations.csv")
             if records:
-                write_csv(self.records(), tmp / "records.csv")
+                self._write_records(tmp / "records.csv")
             write_text(tmp / "report.html", report_html(self, run=after))
             tables += list(extra_tables or [])
             write_manifest(tmp, kind="microdata", title=f"Re-identification risk of {self.source}",
