@@ -24,7 +24,12 @@ import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
-from privrisk.microdata._grouped import GroupedMicrodataResult, grouping_sql, measure_grouped, missing_household
+from privrisk.microdata._grouped import (
+    GroupedMicrodataResult,
+    grouping_sql,
+    measure_grouped,
+    missing_household,
+)
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
 
@@ -40,7 +45,9 @@ def _quote(name: str) -> str:
 
 def _same(left: str, right: str, keys: list[str]) -> str:
     """The keys equal, a missing value equal to a missing value (the combinations' reading)."""
-    return " AND ".join(f"{left}.{_quote(k)} IS NOT DISTINCT FROM {right}.{_quote(k)}" for k in keys) or "TRUE"
+    return (
+        " AND ".join(f"{left}.{_quote(k)} IS NOT DISTINCT FROM {right}.{_quote(k)}" for k in keys) or "TRUE"
+    )
 
 
 def groups_in_duckdb(settings: MicrodataSettings) -> bool:
@@ -69,13 +76,17 @@ def _rows_view(con: Any, path: Path, kind: str, needed: list[str], whole_file: b
         rel = con.read_parquet(str(path), file_row_number=True)
         check_columns(path, needed, [c for c in rel.columns if c != "file_row_number"])
         rel.create_view("__file", replace=True)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW __rows AS SELECT {cols}, file_row_number + 1 AS __id FROM __file")
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW __rows AS SELECT {cols}, file_row_number + 1 AS __id FROM __file"
+        )
         return
     rel = duckdb_relation(con, path, kind, whole_file=whole_file)
     check_columns(path, needed, list(rel.columns))
     rel.create_view("__file", replace=True)
     con.execute("SET preserve_insertion_order = true")  # the streaming window numbers the rows in file order
-    con.execute(f"CREATE OR REPLACE TEMP VIEW __rows AS SELECT {cols}, row_number() OVER () AS __id FROM __file")
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW __rows AS SELECT {cols}, row_number() OVER () AS __id FROM __file"
+    )
 
 
 class _DuckDBPasses:
@@ -111,7 +122,9 @@ class _DuckDBPasses:
         missing = self.con.sql("SELECT __size, __hfirst FROM __households WHERE __h IS NULL").fetchall()
         if missing:
             raise missing_household(column, int(missing[0][0]), int(missing[0][1]))
-        reader = self.con.sql("SELECT __size, __s FROM __households ORDER BY __hfirst").fetch_record_batch(1 << 20)
+        reader = self.con.sql("SELECT __size, __s FROM __households ORDER BY __hfirst").to_arrow_reader(
+            1 << 20
+        )
         sizes, sums = [], []
         for batch in reader:
             sizes.append(batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64))
@@ -162,7 +175,9 @@ def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def measure_in_duckdb(settings: MicrodataSettings, *, progress: Progress | None = None) -> GroupedMicrodataResult:
+def measure_in_duckdb(
+    settings: MicrodataSettings, *, progress: Progress | None = None
+) -> GroupedMicrodataResult:
     """The measures of :func:`~privrisk.microdata.measure.measure_microdata`, grouped by DuckDB over the file.
 
     Args:
@@ -205,7 +220,9 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                   "JOIN __household_values hv ON hh.__index = hv.__index")  # fmt: skip
         extra = ", hv.household_risk"
     shown = ", ".join(f"r.{_quote(k)}" for k in keys)
-    query = f"SELECT r.__id AS row, {shown}, c.f_k, c.F_k, c.risk{extra} FROM __rows r {joins} ORDER BY r.__id"
+    query = (
+        f"SELECT r.__id AS row, {shown}, c.f_k, c.F_k, c.risk{extra} FROM __rows r {joins} ORDER BY r.__id"
+    )
     for whole_file in (False, True):
         with duckdb_connect() as con:
             _rows_view(con, path, file_kind(path), needed, whole_file)

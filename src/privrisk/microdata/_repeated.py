@@ -23,7 +23,7 @@ def _piece(values: np.ndarray, ends: np.ndarray, lo: int, hi: int) -> np.ndarray
     """The repeated array's elements lo … hi−1 (``ends``: the cumulative counts)."""
     first = int(np.searchsorted(ends, lo, side="right"))
     last = int(np.searchsorted(ends, hi - 1, side="right"))
-    starts = np.r_[ends[first:last] , hi] if last > first else np.array([hi])
+    starts = np.r_[ends[first:last], hi] if last > first else np.array([hi])
     take = np.diff(np.r_[lo, starts])
     return np.repeat(values[first : last + 1], take)
 

@@ -14,12 +14,12 @@ import pandas as pd
 
 from privrisk._format import number, percent_for_people
 from privrisk.errors import PrivriskError
+from privrisk.microdata._repeated import repeated_max, repeated_mean, repeated_median, repeated_sum
 from privrisk.microdata.diversity import Diversity, diversity
 from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes, matching_cells
 from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
-from privrisk.microdata._repeated import repeated_max, repeated_mean, repeated_median, repeated_sum
 from privrisk.microdata.uniqueness import sample_population_uniqueness
 from privrisk.progress import Progress, report
 
