@@ -221,13 +221,14 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
         extra = ", hv.household_risk"
     shown = ", ".join(f"r.{_quote(k)}" for k in keys)
     query = (
-        f"SELECT r.__id AS row, {shown}, c.f_k, c.F_k, c.risk{extra} FROM __rows r {joins} ORDER BY r.__id"
+        f"SELECT r.__id AS row, {shown}, c.__sample, c.__population, c.risk{extra} "
+        f"FROM __rows r {joins} ORDER BY r.__id"
     )
     for whole_file in (False, True):
         with duckdb_connect() as con:
             _rows_view(con, path, file_kind(path), needed, whole_file)
             con.register("__cell_values", pd.DataFrame({"__first": result.frame["__first"].to_numpy(np.int64),
-                                                        "f_k": result.cells.fk, "F_k": result.cells.Fk,
+                                                        "__sample": result.cells.fk, "__population": result.cells.Fk,
                                                         "risk": result.risk}))  # fmt: skip
             if extra:
                 con.register("__household_values", pd.DataFrame({"__index": np.arange(len(result.household)),
@@ -240,6 +241,7 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                     raise
                 continue
             while len(chunk):
-                yield chunk
+                # DuckDB's names are case-blind (f_k and F_k would clash): named here
+                yield chunk.rename(columns={"__sample": "f_k", "__population": "F_k"})
                 chunk = con.fetch_df_chunk(RECORDS_CHUNK)
             return
