@@ -34,9 +34,13 @@ def _docs(**kw) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("missing", ["any", "category"])
-@pytest.mark.parametrize("extra", [{"household": "hid", "k": 2, "top": 30}, {"method": "exact", "max_risk": 0.01}])
+@pytest.mark.parametrize(
+    "extra", [{"household": "hid", "k": 2, "top": 30}, {"method": "exact", "max_risk": 0.01}]
+)
 def test_example_file_same_json_as_in_memory(missing, extra):
-    grouped, in_memory = _docs(data=EXAMPLE, keys="region,age,sex", weights="weight", missing=missing, **extra)
+    grouped, in_memory = _docs(
+        data=EXAMPLE, keys="region,age,sex", weights="weight", missing=missing, **extra
+    )
     assert grouped == in_memory
 
 
@@ -59,14 +63,18 @@ def test_random_files_same_json_as_in_memory(tmp_path_factory, data, kind, missi
     path = tmp_path_factory.mktemp("f") / f"sample.{kind}"
     frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path, index=False)
     top = data.draw(st.integers(0, 8))
-    grouped, in_memory = _docs(data=str(path), keys="a,b", weights="w", household="h", missing=missing, top=top, k=2)
+    grouped, in_memory = _docs(
+        data=str(path), keys="a,b", weights="w", household="h", missing=missing, top=top, k=2
+    )
     assert grouped == in_memory
     grouped, in_memory = _docs(data=str(path), keys="a,b", missing=missing, max_risk=0.3, method="exact")
     assert grouped == in_memory
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
-@pytest.mark.parametrize("weights", [[1.0, -2.0, 3.0, -1.0], [1.0, np.nan, 3.0, np.nan], [1.0, 2.0, np.inf, 1.0]])
+@pytest.mark.parametrize(
+    "weights", [[1.0, -2.0, 3.0, -1.0], [1.0, np.nan, 3.0, np.nan], [1.0, 2.0, np.inf, 1.0]]
+)
 def test_bad_weights_same_error_as_in_memory(tmp_path, kind, weights):
     path = tmp_path / f"bad.{kind}"
     frame = pd.DataFrame({"a": [1, 2, 3, 4], "w": weights})

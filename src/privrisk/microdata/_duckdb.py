@@ -231,7 +231,7 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                                                         "__sample": result.cells.fk, "__population": result.cells.Fk,
                                                         "risk": result.risk}))  # fmt: skip
             if extra:
-                con.register("__household_values", pd.DataFrame({"__index": np.arange(len(result.household)),
+                con.register("__household_values", pd.DataFrame({"__index": np.arange(0 if result.household is None else result.household.size),
                                                                  "household_risk": result.household}))  # fmt: skip
             try:
                 con.execute(query)

@@ -116,10 +116,10 @@ class GroupedMicrodataResult(MicrodataResult):
         with open(path, "w", newline="", encoding="utf-8") as out:
             for i, chunk in enumerate(self.records_reader(self)):
                 if i == 0:
-                    write_csv(chunk, out)
+                    write_csv(chunk, out)  # type: ignore[arg-type]  # pandas writes to a text handle
                 else:  # the header once: each later chunk's lines only
                     buffer = _Lines()
-                    write_csv(chunk, buffer)
+                    write_csv(chunk, buffer)  # type: ignore[arg-type]
                     out.write(buffer.text.split("\n", 1)[1] if "\n" in buffer.text else "")
 
     def _records_above(self, risk: float) -> int:
