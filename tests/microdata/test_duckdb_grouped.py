@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from privrisk.cli._common import to_jsonable
 from privrisk.errors import PrivriskError
-from privrisk.microdata import MicrodataSettings, run_microdata
-from privrisk.microdata._duckdb import groups_in_duckdb
+from privrisk.microdata import MicrodataSettings
+from privrisk.microdata._duckdb import groups_in_duckdb, measure_in_duckdb
 from privrisk.microdata._grouped import GroupedMicrodataResult
 from privrisk.microdata._repeated import repeated_mean, repeated_median, repeated_sum
 from privrisk.microdata.measure import measure_microdata
@@ -27,7 +27,7 @@ EXAMPLE = "examples/microdata_survey.csv"
 def _docs(**kw) -> tuple[str, str]:
     """The run's document (grouped by DuckDB) and the document of the file read into memory."""
     s = MicrodataSettings(**kw)
-    run = run_microdata(s)
+    run = MicrodataRun(s, measure_in_duckdb(s))
     assert isinstance(run.measured, GroupedMicrodataResult)
     in_memory = MicrodataRun(s, measure_microdata(None, s))
     return tuple(json.dumps(to_jsonable(r.to_dict()), ensure_ascii=False) for r in (run, in_memory))  # type: ignore[return-value]
@@ -81,7 +81,7 @@ def test_bad_weights_same_error_as_in_memory(tmp_path, kind, weights):
     frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path, index=False)
     s = MicrodataSettings(data=str(path), keys="a", weights="w")
     errors = []
-    for measure in (lambda: run_microdata(s), lambda: measure_microdata(None, s)):
+    for measure in (lambda: measure_in_duckdb(s), lambda: measure_microdata(None, s)):
         with pytest.raises(PrivriskError) as info:
             measure()
         errors.append((str(info.value), info.value.param))
@@ -94,7 +94,7 @@ def test_missing_household_same_error_as_in_memory(tmp_path):
     pd.DataFrame({"a": [1, 2, 3, 4], "h": [1.0, None, 2.0, None]}).to_csv(path, index=False)
     s = MicrodataSettings(data=str(path), keys="a", household="h")
     with pytest.raises(PrivriskError) as grouped:
-        run_microdata(s)
+        measure_in_duckdb(s)
     with pytest.raises(PrivriskError) as in_memory:
         measure_microdata(None, s)
     assert str(grouped.value) == str(in_memory.value)
@@ -107,7 +107,7 @@ def test_every_record_and_records_csv_as_in_memory(tmp_path, kind):
     path = tmp_path / f"survey.{kind}"
     frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path, index=False)
     s = MicrodataSettings(data=str(path), keys="region,age,sex", weights="weight", household="hid")
-    run = run_microdata(s)
+    run = MicrodataRun(s, measure_in_duckdb(s))
     in_memory = measure_microdata(None, s)
     pd.testing.assert_frame_equal(run.measured.records(), in_memory.records())
     run.write(tmp_path / "grouped")
@@ -124,8 +124,8 @@ def test_csv_rows_numbered_in_file_order(tmp_path, monkeypatch):
     frame.loc[n - 2, "a"] = 99
     path = tmp_path / "long.csv"
     frame.to_csv(path, index=False)
-    run = run_microdata(MicrodataSettings(data=str(path), keys="a,b", top=1))
-    assert run.measured.top_records()["row"].tolist() == [n - 1]
+    measured = measure_in_duckdb(MicrodataSettings(data=str(path), keys="a,b", top=1))
+    assert measured.top_records()["row"].tolist() == [n - 1]
 
 
 def test_which_files_are_grouped_in_duckdb():

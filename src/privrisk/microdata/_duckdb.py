@@ -35,6 +35,11 @@ from privrisk.progress import Progress, report
 
 __all__ = ["groups_in_duckdb", "measure_in_duckdb"]
 
+GROUPED_BY_DEFAULT = False
+"""Whether :func:`~privrisk.microdata.run.run_microdata` groups a CSV or Parquet file in DuckDB by default. Off
+until the grouped path is lighter than reading the file: at 10⁷ records with 8·10⁶ combinations it measured
+slower and heavier (``benchmarks/microdata_scale.py``); the documents are the same either way."""
+
 # Vectors of 2,048 records per chunk of records.csv (read again from the file, in file order).
 RECORDS_CHUNK = 512
 
@@ -152,11 +157,11 @@ class _DuckDBPasses:
 def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
     """``work(con)`` on a connection whose ``__rows`` is the file; a CSV typed again by every row when a cell
     below the rows DuckDB typed its columns by does not fit (as :func:`privrisk.io.data.read_table` does)."""
-    from privrisk.io._interrupt import import_duckdb, interruptible
-    from privrisk.io.data import duckdb_error_text
-    from privrisk.io.engine import duckdb_connect
+    import duckdb
 
-    duckdb = import_duckdb()
+    from privrisk.io.data import duckdb_error_text
+    from privrisk.io.engine import duckdb_connect, interruptible
+
     for whole_file in (False, True):
         with duckdb_connect() as con:
 
@@ -200,11 +205,11 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
     """Every record's risk in file order, in chunks: each record joined to its combination's (and household's)
     risk in DuckDB, as :meth:`~privrisk.microdata.measure.MicrodataResult.records` gives it (DuckDB's own
     conversion to pandas, as a file read into memory)."""
-    from privrisk.io._interrupt import import_duckdb
+    import duckdb
+
     from privrisk.io.data import file_kind
     from privrisk.io.engine import duckdb_connect
 
-    duckdb = import_duckdb()
     settings = result.settings
     path = Path(os.fspath(settings.data))
     keys = list(settings.keys)
