@@ -16,7 +16,7 @@ import pytest
 from privrisk.cli._common import to_jsonable
 from privrisk.errors import PrivriskError
 from privrisk.microdata import MicrodataSettings, run_microdata
-from privrisk.microdata._spark import _candidates
+from privrisk.microdata._grouped import _candidates
 
 EXAMPLE = "examples/microdata_survey.csv"
 

@@ -14,17 +14,13 @@ import pandas as pd
 
 from privrisk._format import number, percent_for_people
 from privrisk.errors import PrivriskError
+from privrisk.microdata._repeated import repeated_max, repeated_mean, repeated_median, repeated_sum
 from privrisk.microdata.diversity import Diversity, diversity
 from privrisk.microdata.frequencies import Cells, cell_frequencies, first_rows, key_codes, matching_cells
 from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.microdata.suda import Suda, suda2
-from privrisk.microdata.uniqueness import (
-    attacker_risks,
-    class_sizes,
-    record_attacker_risks,
-    sample_population_uniqueness,
-)
+from privrisk.microdata.uniqueness import sample_population_uniqueness
 from privrisk.progress import Progress, report
 
 __all__ = ["K_LEVELS", "Failure", "MicrodataResult", "Namer", "measure_microdata"]
@@ -133,16 +129,16 @@ class MicrodataResult:
     def _exceeded(self, k: float | None, max_risk: float | None, l: float | None, t: float | None) -> list[Failure]:  # noqa: E741
         m, out = self.measures, []
         if max_risk is not None and m["individual_risk"]["max"] > max_risk:
-            above = int((self.risk > max_risk).sum())
+            above = self._records_above(max_risk)
             out.append(Failure("max_risk", f"{above:,} record(s) have an individual risk above "
                        f"{percent_for_people(max_risk)} (highest {percent_for_people(m['individual_risk']['max'])})"))  # fmt: skip
         if max_risk is not None and "household_risk" in m and m["household_risk"]["max"] > max_risk:
-            above = int((self.household > max_risk).sum()) if self.household is not None else 0
+            above = self._household_records_above(max_risk)
             out.append(Failure("max_risk", f"{above:,} record(s) live in a household whose risk (someone in it "
                        f"re-identified) is above {percent_for_people(max_risk)} (highest "
                        f"{percent_for_people(m['household_risk']['max'])})"))  # fmt: skip
         if k is not None and m["k_anonymity"]["k"] < k:
-            below = int((self.cells.record_fk < k).sum())
+            below = self._records_below(k)
             out.append(Failure("k", f"{below:,} record(s) share their key combination with fewer than {k:g} "
                        f"(smallest f_k {m['k_anonymity']['k']})"))  # fmt: skip
         for d in m["diversity"]:
@@ -153,6 +149,23 @@ class MicrodataResult:
                 out.append(Failure("t", f"{d['variable']} is {number(d['t'])} from its distribution in the file in "
                            f"some class (t = {t:g} allowed)"))  # fmt: skip
         return out
+
+    def _records_above(self, risk: float) -> int:
+        """The records whose individual risk is above ``risk``."""
+        return int((self.risk > risk).sum())
+
+    def _records_below(self, k: float) -> int:
+        """The records whose f_k is below ``k``."""
+        return int((self.cells.record_fk < k).sum())
+
+    def _household_records_above(self, risk: float) -> int:
+        """The records in a household whose risk is above ``risk``."""
+        return int((self.household > risk).sum()) if self.household is not None else 0
+
+    def _write_records(self, path: Path) -> None:
+        from privrisk.io.files import write_csv
+
+        write_csv(self.records(), path)
 
     def verdict(self, name: Namer | None = None) -> dict[str, Any]:
         """The verdict on the file, never green by absence: judged against the thresholds set or, when none is
@@ -253,7 +266,7 @@ class MicrodataResult:
         with atomic_dir(Path(folder)) as tmp:
             write_csv(self.combinations(), tmp / "combinations.csv")
             if records:
-                write_csv(self.records(), tmp / "records.csv")
+                self._write_records(tmp / "records.csv")
             write_text(tmp / "report.html", report_html(self, run=after))
             tables += list(extra_tables or [])
             write_manifest(tmp, kind="microdata", title=f"Re-identification risk of {self.source}",
@@ -328,11 +341,11 @@ def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarr
     """
     count = cells.count
     n = int(count.sum())
-    risk = np.repeat(cell_risk, count)
-    fk = np.repeat(cells.fk, count)
     threshold = settings.risk_threshold
     weighted = settings.weights is not None
     missing_cells = (cells.codes < 0).any(axis=1)
+    # Sums over the records from the combinations (values repeated by counts, never built: a census has 10⁸)
+    expected = repeated_sum(cell_risk, count)
     measures: dict[str, Any] = {
         "records": n,
         "combinations": len(count),
@@ -342,27 +355,28 @@ def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarr
         "sum_of_weights": float(cells.weight.sum()) if weighted else float(n),
         "individual_risk": {
             "method": settings.method,
-            "expected_reidentifications": float(risk.sum()),
-            "global_risk": float(risk.sum() / n),
-            "max": float(risk.max()),
-            "mean": float(risk.mean()),
-            "median": float(np.median(risk)),
+            "expected_reidentifications": expected,
+            "global_risk": float(np.float64(expected) / n),
+            "max": repeated_max(cell_risk, count),
+            "mean": repeated_mean(cell_risk, count),
+            "median": repeated_median(cell_risk, count),
             "threshold": threshold,
-            "records_above_threshold": int((risk > threshold).sum()),
+            "records_above_threshold": int(count[cell_risk > threshold].sum()),
         },
         "k_anonymity": {
-            "k": int(fk.min()),
-            "violations": {str(k): int((fk < k).sum()) for k in K_LEVELS},
-            "sample_uniques": int((fk == 1).sum()),
+            "k": int(cells.fk.min()),
+            "violations": {str(k): int(count[cells.fk < k].sum()) for k in K_LEVELS},
+            "sample_uniques": int(count[cells.fk == 1].sum()),
         },
     }
     partition = settings.missing == "category" or not bool(missing_cells.any())
+    measures["attacker_models"] = _attacker_models(cells, count, threshold, partition)
     if partition:
-        measures["attacker_models"] = attacker_risks(count, cells.weight, threshold=threshold)
         sizes = count
     else:
-        measures["attacker_models"] = record_attacker_risks(fk, np.repeat(cells.Fk, count), threshold=threshold)
-        sizes = class_sizes(fk)
+        values, at = np.unique(cells.fk, return_inverse=True)  # class_sizes of the records' f_k
+        records = np.bincount(at.reshape(-1), weights=count, minlength=values.size).astype(np.int64)
+        sizes = np.repeat(values, np.maximum(np.rint(records / values), 1).astype(np.int64))
     population = settings.population_size or (float(cells.weight.sum()) if weighted else None)
     if population is not None:
         if population < n:
@@ -378,6 +392,24 @@ def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarr
             measures["population_uniqueness"]["classes"] = ("from the records' f_k: a missing key value matches "
                                                             "any value, so the classes overlap")  # fmt: skip
     return measures
+
+
+def _attacker_models(cells: Cells, count: np.ndarray, threshold: float, partition: bool) -> dict[str, Any]:
+    """ARX's prosecutor, journalist and marketer risks (:mod:`~privrisk.microdata.uniqueness`) from each
+    combination's f_k, F_k and records: 1/f_k and 1/max(F_k, f_k) of every record, summed from the combinations."""
+    f = cells.fk.astype(float)
+    per_record = {"prosecutor": 1.0 / f, "journalist": 1.0 / np.maximum(cells.Fk.astype(float), f)}
+    out: dict[str, Any] = {
+        name: {"highest": repeated_max(r, count), "records_above_threshold": int(count[r > threshold].sum())}
+        for name, r in per_record.items()
+    }
+    # on a partition ARX's average prosecutor risk is (number of classes)/n, exactly
+    average = count.size / count.sum() if partition else repeated_mean(per_record["prosecutor"], count)
+    out["prosecutor"] = {"highest": out["prosecutor"]["highest"], "average": float(average),
+                         "records_above_threshold": out["prosecutor"]["records_above_threshold"]}  # fmt: skip
+    out["marketer"] = repeated_mean(per_record["journalist"], count)
+    out["threshold"] = threshold
+    return out
 
 
 def household_cells_risk(cell_risk: np.ndarray, household: np.ndarray, cell: np.ndarray, members: np.ndarray,
@@ -401,15 +433,15 @@ def add_household_measures(measures: dict[str, Any], per_household: np.ndarray, 
                            threshold: float) -> None:  # fmt: skip
     """Add ``household_risk`` to ``measures``, before the attacker models (the document's order since version 1);
     every sum over the records runs over the households' risks repeated by their sizes, households in order."""
-    record = np.repeat(per_household, size)
     n = int(size.sum())
+    expected = repeated_sum(per_household, size)
     models: dict[str, Any] = {k: measures.pop(k) for k in ("attacker_models", "population_uniqueness") if k in measures}
     measures["household_risk"] = {
         "households": int(per_household.size),
-        "expected_reidentifications": float(record.sum()),
-        "global_risk": float(record.sum() / n),
-        "max": float(record.max()),
-        "records_above_threshold": int((record > threshold).sum()),
+        "expected_reidentifications": expected,
+        "global_risk": float(np.float64(expected) / n),
+        "max": repeated_max(per_household, size),
+        "records_above_threshold": int(size[per_household > threshold].sum()),
     }
     measures.update(models)
 

@@ -269,6 +269,10 @@ def _run(settings: MicrodataSettings, progress: Progress | None, *, ticks: bool)
         from privrisk.microdata._spark import measure_on_spark
 
         return MicrodataRun(settings, measure_on_spark(settings, progress=progress))
+    from privrisk.microdata._duckdb import GROUPED_BY_DEFAULT, groups_in_duckdb, measure_in_duckdb
+
+    if GROUPED_BY_DEFAULT and groups_in_duckdb(settings):  # a CSV or Parquet file grouped where it lies
+        return MicrodataRun(settings, measure_in_duckdb(settings, progress=progress))
     measured = measure_microdata(None, settings, progress=part(progress, 0.0, 0.5 if reducing else 1.0))
     if not reducing:
         return MicrodataRun(settings, measured)

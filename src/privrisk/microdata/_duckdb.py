@@ -1,0 +1,252 @@
+"""Microdata risk of a CSV or Parquet file grouped by DuckDB where it lies: memory bounded, beyond it spilled.
+
+The passes of :mod:`~privrisk.microdata._grouped` run in DuckDB over the file itself, inside
+:func:`privrisk.io.engine.duckdb_connect` (a memory limit, the rest spilled to a private temporary folder): only
+the key combinations and, with a household id, each household's sum and size come back, never the records. A
+census-like file of 10⁸ records is measured within 2 GB.
+
+Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
+``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
+rows as they come; the pass over a CSV is therefore single-threaded). The column types are DuckDB's, as when the
+file is read into memory (:func:`privrisk.io.data.read_table`, retried with every row typing a CSV's columns when a
+cell further down does not fit), so both print the same values. Each household's Σ m·log(1 − r) is an ordered sum
+(``SUM(… ORDER BY combination)``), the order in which numpy adds it in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privrisk.errors import PrivriskError
+from privrisk.microdata._grouped import (
+    GroupedMicrodataResult,
+    grouping_sql,
+    measure_grouped,
+    missing_household,
+)
+from privrisk.microdata.settings import MicrodataSettings
+from privrisk.progress import Progress, report
+
+__all__ = ["groups_in_duckdb", "measure_in_duckdb"]
+
+GROUPED_BY_DEFAULT = False
+"""Whether :func:`~privrisk.microdata.run.run_microdata` groups a CSV or Parquet file in DuckDB by default. Off
+until the grouped path is lighter than reading the file: at 10⁷ records with 8·10⁶ combinations it measured
+slower and heavier (``benchmarks/microdata_scale.py``); the documents are the same either way."""
+
+# Vectors of 2,048 records per chunk of records.csv (read again from the file, in file order).
+RECORDS_CHUNK = 512
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _same(left: str, right: str, keys: list[str]) -> str:
+    """The keys equal, a missing value equal to a missing value (the combinations' reading)."""
+    return (
+        " AND ".join(f"{left}.{_quote(k)} IS NOT DISTINCT FROM {right}.{_quote(k)}" for k in keys) or "TRUE"
+    )
+
+
+def groups_in_duckdb(settings: MicrodataSettings) -> bool:
+    """Whether :func:`measure_in_duckdb` measures the settings' file: a CSV or Parquet file, and only measures the
+    combinations decide (no reduction, no SUDA2, no ℓ or t: those need every record)."""
+    data = settings.data
+    if not isinstance(data, str | os.PathLike) or "://" in os.fspath(data):
+        return False
+    from privrisk.io.data import file_kind
+
+    try:
+        kind = file_kind(Path(os.fspath(data)))
+    except PrivriskError:
+        return False
+    return kind in ("csv", "parquet") and settings.reduction == "none" and not settings.suda_max_size and not \
+        settings.sensitive  # fmt: skip
+
+
+def _rows_view(con: Any, path: Path, kind: str, needed: list[str], whole_file: bool) -> None:
+    """``__rows``: the needed columns and ``__id``, the 1-based row number in the file."""
+    from privrisk.io.data import check_columns
+    from privrisk.io.engine import duckdb_relation
+
+    cols = ", ".join(_quote(c) for c in needed)
+    if kind == "parquet":
+        rel = con.read_parquet(str(path), file_row_number=True)
+        check_columns(path, needed, [c for c in rel.columns if c != "file_row_number"])
+        rel.create_view("__file", replace=True)
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW __rows AS SELECT {cols}, file_row_number + 1 AS __id FROM __file"
+        )
+        return
+    rel = duckdb_relation(con, path, kind, whole_file=whole_file)
+    check_columns(path, needed, list(rel.columns))
+    rel.create_view("__file", replace=True)
+    con.execute("SET preserve_insertion_order = true")  # the streaming window numbers the rows in file order
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW __rows AS SELECT {cols}, row_number() OVER () AS __id FROM __file"
+    )
+
+
+class _DuckDBPasses:
+    """The passes of :mod:`~privrisk.microdata._grouped` in DuckDB over ``__rows``."""
+
+    engine = "duckdb"
+
+    def __init__(self, con: Any, settings: MicrodataSettings):
+        self.con, self.settings = con, settings
+        self.keys = list(settings.keys)
+
+    def groups(self) -> pd.DataFrame:
+        self.con.execute("CREATE OR REPLACE TEMP TABLE __groups AS "
+                         + grouping_sql("__rows", self.keys, self.settings.weights, _quote))  # fmt: skip
+        return self.con.sql("SELECT * FROM __groups").df()
+
+    def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
+        cells = pd.DataFrame({"__first": table["__first"].to_numpy(np.int64), **values})
+        self.con.register("__cell_values", cells)
+
+    def households(self, table: pd.DataFrame, cell_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        column = str(self.settings.household)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lg = np.log1p(-cell_risk)
+        self._register_cells(table, {"__cell": np.arange(len(table), dtype=np.int64), "__lg": lg})
+        h, cols = _quote(column), ", ".join(_quote(k) for k in self.keys)
+        pairs = f"SELECT {h} AS __h, {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows GROUP BY {h}, {cols}"
+        self.con.execute(f"""CREATE OR REPLACE TEMP TABLE __households AS
+            SELECT p.__h, MIN(p.__first) AS __hfirst, CAST(SUM(p.__n) AS BIGINT) AS __size,
+                   SUM(p.__n * c.__lg ORDER BY c.__cell) AS __s
+            FROM ({pairs}) p JOIN __groups g ON {_same("p", "g", self.keys)}
+            JOIN __cell_values c ON g.__first = c.__first GROUP BY p.__h""")  # fmt: skip
+        missing = self.con.sql("SELECT __size, __hfirst FROM __households WHERE __h IS NULL").fetchall()
+        if missing:
+            raise missing_household(column, int(missing[0][0]), int(missing[0][1]))
+        reader = self.con.sql("SELECT __size, __s FROM __households ORDER BY __hfirst").to_arrow_reader(
+            1 << 20
+        )
+        sizes, sums = [], []
+        for batch in reader:
+            sizes.append(batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64))
+            sums.append(batch.column(1).to_numpy(zero_copy_only=False).astype(float))
+        per_household = -np.expm1(np.concatenate(sums))
+        return per_household, np.concatenate(sizes)
+
+    def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
+        self.con.register("__chosen", pd.DataFrame({"__first": table["__first"].to_numpy(np.int64)[chosen],
+                                                    "__cell": chosen.astype(np.int64)}))  # fmt: skip
+        cols = ", ".join(f"g.{_quote(k)}" for k in self.keys)
+        extra = f", r.{_quote(str(self.settings.household))} AS __h" if self.settings.household else ""
+        picked = f"""SELECT c.__cell, r.__id AS row{extra} FROM __rows r
+            JOIN (SELECT {cols}, ch.__cell FROM __groups g JOIN __chosen ch ON g.__first = ch.__first) c
+            ON {_same("r", "c", self.keys)}
+            QUALIFY row_number() OVER (PARTITION BY c.__cell ORDER BY r.__id) <= {int(self.settings.top)}"""
+        if not self.settings.household:
+            return self.con.sql(picked).df()
+        got = self.con.sql(f"SELECT t.__cell, t.row, h.__s FROM ({picked}) t JOIN __households h "
+                           "ON t.__h IS NOT DISTINCT FROM h.__h").df()  # fmt: skip
+        got["household_risk"] = -np.expm1(got["__s"].to_numpy(float))
+        return got
+
+
+def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
+    """``work(con)`` on a connection whose ``__rows`` is the file; a CSV typed again by every row when a cell
+    below the rows DuckDB typed its columns by does not fit (as :func:`privrisk.io.data.read_table` does)."""
+    import duckdb
+
+    from privrisk.io.data import duckdb_error_text
+    from privrisk.io.engine import duckdb_connect, interruptible
+
+    for whole_file in (False, True):
+        with duckdb_connect() as con:
+
+            def run(con: Any = con, whole_file: bool = whole_file) -> Any:
+                _rows_view(con, path, kind, needed, whole_file)
+                return work(con)
+
+            try:
+                return interruptible(con, run)
+            except duckdb.ConversionException as exc:
+                if kind == "csv" and not whole_file:
+                    continue
+                raise PrivriskError(f"{path}: could not be read: {duckdb_error_text(exc)}") from None
+            except duckdb.Error as exc:
+                raise PrivriskError(f"{path}: could not be read: {duckdb_error_text(exc)}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def measure_in_duckdb(
+    settings: MicrodataSettings, *, progress: Progress | None = None
+) -> GroupedMicrodataResult:
+    """The measures of :func:`~privrisk.microdata.measure.measure_microdata`, grouped by DuckDB over the file.
+
+    Args:
+        settings: a :class:`MicrodataSettings` whose file :func:`groups_in_duckdb` accepts.
+        progress: told the share done and each stage (:class:`privrisk.progress.Progress`), or None.
+    """
+    from privrisk.io.data import check_file, file_kind
+
+    path = check_file(settings.data)
+    kind = file_kind(path)
+    needed = list(dict.fromkeys([*settings.keys, *(c for c in (settings.weights, settings.household) if c)]))
+    report(progress, 0.0, "grouping the file in DuckDB")
+    result = _connected(path, kind, needed,
+                        lambda con: measure_grouped(_DuckDBPasses(con, settings), str(path), settings, progress,
+                                                    records_reader=_records))  # fmt: skip
+    return result
+
+
+def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
+    """Every record's risk in file order, in chunks: each record joined to its combination's (and household's)
+    risk in DuckDB, as :meth:`~privrisk.microdata.measure.MicrodataResult.records` gives it (DuckDB's own
+    conversion to pandas, as a file read into memory)."""
+    import duckdb
+
+    from privrisk.io.data import file_kind
+    from privrisk.io.engine import duckdb_connect
+
+    settings = result.settings
+    path = Path(os.fspath(settings.data))
+    keys = list(settings.keys)
+    needed = list(dict.fromkeys([*keys, *(c for c in (settings.weights, settings.household) if c)]))
+    cols = ", ".join(_quote(k) for k in keys)
+    joins = (f"JOIN (SELECT {cols}, MIN(__id) AS __first FROM __rows GROUP BY {cols}) g ON {_same('r', 'g', keys)} "
+             "JOIN __cell_values c ON g.__first = c.__first")  # fmt: skip
+    extra = ""
+    if settings.household is not None and result.household is not None:
+        h = _quote(str(settings.household))
+        joins += (f" JOIN (SELECT {h}, row_number() OVER (ORDER BY MIN(__id)) - 1 AS __index FROM __rows "
+                  f"GROUP BY {h}) hh ON r.{h} IS NOT DISTINCT FROM hh.{h} "
+                  "JOIN __household_values hv ON hh.__index = hv.__index")  # fmt: skip
+        extra = ", hv.household_risk"
+    shown = ", ".join(f"r.{_quote(k)}" for k in keys)
+    query = (
+        f"SELECT r.__id AS row, {shown}, c.__sample, c.__population, c.risk{extra} "
+        f"FROM __rows r {joins} ORDER BY r.__id"
+    )
+    for whole_file in (False, True):
+        with duckdb_connect() as con:
+            _rows_view(con, path, file_kind(path), needed, whole_file)
+            con.register("__cell_values", pd.DataFrame({"__first": result.frame["__first"].to_numpy(np.int64),
+                                                        "__sample": result.cells.fk, "__population": result.cells.Fk,
+                                                        "risk": result.risk}))  # fmt: skip
+            if extra:
+                con.register("__household_values", pd.DataFrame({"__index": np.arange(0 if result.household is None else result.household.size),
+                                                                 "household_risk": result.household}))  # fmt: skip
+            try:
+                con.execute(query)
+                chunk = con.fetch_df_chunk(RECORDS_CHUNK)
+            except duckdb.ConversionException:
+                if whole_file:
+                    raise
+                continue
+            while len(chunk):
+                # DuckDB's names are case-blind (f_k and F_k would clash): named here
+                yield chunk.rename(columns={"__sample": "f_k", "__population": "F_k"})
+                chunk = con.fetch_df_chunk(RECORDS_CHUNK)
+            return

@@ -1,0 +1,81 @@
+"""Sums, means and medians over the records, computed from the key combinations (values repeated by counts).
+
+A file of 10⁸ records has a few million key combinations: a measure over the records (Σ r_k, the mean of 1/f_k, the
+median risk) is a function of each combination's value and its count, and repeating the values into an array of
+10⁸ numbers (800 MB each) is what keeps such a file from being measured in 2 GB. These functions give the same
+numbers **to the last bit** as numpy on the repeated array (``np.repeat(values, counts).sum()``), so that the JSON
+of a file measured from its combinations (DuckDB or Spark grouping it) is the document of the file read into
+memory: numpy adds a float64 array by pairwise summation (halves cut at a multiple of 8 down to blocks of at most
+128), which :func:`repeated_sum` follows until a piece is small enough to be repeated and summed by numpy itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["repeated_max", "repeated_mean", "repeated_median", "repeated_sum"]
+
+# The longest piece of the repeated array built at once (8 bytes a value: 32 MB).
+LEAF = 1 << 22
+
+
+def _piece(values: np.ndarray, ends: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The repeated array's elements lo … hi−1 (``ends``: the cumulative counts)."""
+    first = int(np.searchsorted(ends, lo, side="right"))
+    last = int(np.searchsorted(ends, hi - 1, side="right"))
+    starts = np.r_[ends[first:last], hi] if last > first else np.array([hi])
+    take = np.diff(np.r_[lo, starts])
+    return np.repeat(values[first : last + 1], take)
+
+
+def repeated_sum(values: np.ndarray, counts: np.ndarray, *, leaf: int = LEAF) -> float:
+    """``np.repeat(values, counts).sum()`` (float64, bit for bit) without building the repeated array.
+
+    Example:
+        >>> v, c = np.array([0.1, 0.7, 1e-3]), np.array([3, 1000, 5])
+        >>> repeated_sum(v, c, leaf=16) == np.repeat(v, c).sum()
+        True
+    """
+    values = np.asarray(values, dtype=float)
+    ends = np.cumsum(np.asarray(counts, dtype=np.int64))
+    n = int(ends[-1]) if ends.size else 0
+
+    def pairwise(lo: int, hi: int) -> float:
+        m = hi - lo
+        if m <= max(leaf, 128):
+            return float(np.sum(_piece(values, ends, lo, hi))) if m else 0.0
+        half = m // 2
+        half -= half % 8
+        return pairwise(lo, lo + half) + pairwise(lo + half, hi)
+
+    return pairwise(0, n)
+
+
+def repeated_mean(values: np.ndarray, counts: np.ndarray) -> float:
+    """``np.repeat(values, counts).mean()``: the sum divided by the number of records, as numpy divides it."""
+    return float(np.float64(repeated_sum(values, counts)) / np.float64(int(np.sum(counts))))
+
+
+def repeated_max(values: np.ndarray, counts: np.ndarray) -> float:
+    """The largest value held by at least one record."""
+    return float(np.max(np.asarray(values, dtype=float)[np.asarray(counts) > 0]))
+
+
+def repeated_median(values: np.ndarray, counts: np.ndarray) -> float:
+    """``np.median(np.repeat(values, counts))``: the middle record's value, or the mean of the two middle ones.
+
+    Example:
+        >>> repeated_median(np.array([3.0, 1.0, 2.0]), np.array([1, 2, 1])), np.median([3.0, 1, 1, 2])
+        (1.5, np.float64(1.5))
+    """
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(values, kind="stable")
+    ends = np.cumsum(np.asarray(counts, dtype=np.int64)[order])
+    n = int(ends[-1])
+
+    def at(i: int) -> float:  # the i-th smallest record's value (0-based)
+        return float(values[order[int(np.searchsorted(ends, i, side="right"))]])
+
+    if n % 2:
+        return at(n // 2)
+    return float(np.mean(np.array([at(n // 2 - 1), at(n // 2)])))
