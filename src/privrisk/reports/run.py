@@ -627,10 +627,10 @@ class TradeoffRun:
         from privrisk.io.files import write_csv
         from privrisk.reports.plots.tradeoff import tradeoff_figures
 
-        figure: dict[str, str] = {}
+        figure = {"svg": "tradeoff.svg", "png": "tradeoff.png"}  # the names tradeoff_figures gives the stem
 
         def files(tmp: Path) -> list[str]:
-            figure.update(tradeoff_figures(self.curves(), tmp, "tradeoff", title=self.title))
+            assert tradeoff_figures(self.curves(), tmp, "tradeoff", title=self.title) == figure
             curves = {"alpha": self.alpha, "beta": self.beta, "beta_worst_case": self.beta_worst_case}
             write_csv(pd.DataFrame(curves), tmp / "tradeoff.csv")
             return [figure["svg"], figure["png"], "tradeoff.csv"]
