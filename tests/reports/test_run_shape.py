@@ -28,7 +28,7 @@ def test_explain_folder_holds_the_page_its_numbers_and_a_manifest(tmp_path):
     assert (tmp_path / "out" / "explain.html").read_text(encoding="utf-8") == run.page
     doc = json.loads((tmp_path / "out" / "explain.json").read_text(encoding="utf-8"))
     # ρ_gl of ε = ln 3 is e^ε/(1 + e^ε) = 3/4 (Mehner et al.), first key the schema's version
-    assert list(doc)[0] == "schema_version" and doc["global_risk"] == pytest.approx(0.75)
+    assert next(iter(doc)) == "schema_version" and doc["global_risk"] == pytest.approx(0.75)
     manifest = read_manifest(tmp_path / "out")
     assert manifest["kind"] == "explain" and manifest["findings"] == [run.sentence()]
 
@@ -41,16 +41,24 @@ def test_explain_write_of_an_html_file_is_the_earlier_call_and_warns(tmp_path):
     assert run.write_page(tmp_path / "again.html").read_text(encoding="utf-8") == run.page
 
 
-@pytest.mark.parametrize(("typed", "n"), [("1,000", 1000), (" 1_000 ", 1000), ("", None), ("  ", None), (21, 21)])
+@pytest.mark.parametrize(
+    ("typed", "n"), [("1,000", 1000), (" 1_000 ", 1000), ("", None), ("  ", None), (21, 21)]
+)
 def test_explain_reads_n_as_typed(typed, n):
     assert R.ExplainSettings(epsilon=1.0, n=typed).n == n
 
 
 @pytest.mark.parametrize("typed", ["ten", "2.5", "1e3x"])
 def test_explain_refuses_n_that_is_no_whole_number_naming_n(typed):
-    with pytest.raises(PrivriskError, match="^n: ") as caught:
+    with pytest.raises(PrivriskError, match=r"^n: ") as caught:
         R.ExplainSettings(epsilon=1.0, n=typed)
     assert caught.value.param == "n"
+
+
+def test_explain_n_as_typed_keeps_its_range():
+    # 1 person leaves the attacker no one to pick among: the range's message, not "not a whole number"
+    with pytest.raises(PrivriskError, match="from 2 to 10"):
+        R.ExplainSettings(epsilon=1.0, n="1")
 
 
 def test_a_page_must_go_somewhere():
@@ -87,7 +95,7 @@ def test_report_gathers_a_folder_and_can_itself_be_gathered(tmp_path):
     run.write(tmp_path / "page")
     again = R.run_report(R.ReportSettings(folders=[tmp_path / "page"]))
     assert again.to_dict()["sections"][0]["kind"] == "report"
-    with pytest.raises(PrivriskError, match="^folder: ") as caught:
+    with pytest.raises(PrivriskError, match=r"^folder: ") as caught:
         run.write(source)
     assert caught.value.param == "folder"
 
@@ -95,7 +103,9 @@ def test_report_gathers_a_folder_and_can_itself_be_gathered(tmp_path):
 def test_run_functions_tell_their_progress():
     told = []
     R.run_explain(R.ExplainSettings(epsilon=1.0), progress=lambda done, message: told.append(done))
-    R.run_tradeoff(R.TradeoffSettings(GuaranteeSpec(mu=1.0), grid=[0.5]), progress=lambda d, m: told.append(d))
+    R.run_tradeoff(
+        R.TradeoffSettings(GuaranteeSpec(mu=1.0), grid=[0.5]), progress=lambda d, m: told.append(d)
+    )
     assert told == [1.0, 1.0]
 
 

@@ -68,4 +68,3 @@ class AppSettings:
         object.__setattr__(self, "key", read_key(self.key_file))
         if self.ledger is not None:
             object.__setattr__(self, "ledger", Path(self.ledger))
-

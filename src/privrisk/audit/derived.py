@@ -21,7 +21,9 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses, math, os  # fmt: skip
+import dataclasses
+import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -190,7 +192,6 @@ class DerivedRun:
             f"as {_factor(self.factor)}·{self.via} (2·{_factor(self.factor)}²·{_number(self.scale[self.via])}²)."
         )
 
-
     def write(self, folder: str | os.PathLike[str]) -> list[Path]:
         """Write ``derived.csv`` (the table), ``derived.json`` (:meth:`to_dict`) and ``manifest.json`` into
         ``folder``, whole or not at all; returns the paths.
@@ -350,7 +351,8 @@ class DerivedSettings:
             _linear_factor(t, v, 10)  # refuses a pair without a linear relation before any data is read
         if isinstance(self.values, str) and not self.values.strip():
             raise PrivriskError(
-                "values: the values are empty; give a data file, a list 1,2,3 or a range 1..10", param="values"
+                "values: the values are empty; give a data file, a list 1,2,3 or a range 1..10",
+                param="values",
             )
         for name, value in (("epsilon", eps), ("target", t), ("via", v)):
             object.__setattr__(self, name, value)
@@ -422,4 +424,6 @@ def run_derived(settings: DerivedSettings, *, progress: Progress | None = None) 
     return dataclasses.replace(d, source=source)
 
 
-__getattr__ = renamed_attributes({"__name__": __name__, "DerivedRun": DerivedRun}, {"DerivedScale": "DerivedRun"})
+__getattr__ = renamed_attributes(
+    {"__name__": __name__, "DerivedRun": DerivedRun}, {"DerivedScale": "DerivedRun"}
+)

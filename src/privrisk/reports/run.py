@@ -368,13 +368,14 @@ def run_explain(settings: ExplainSettings, *, progress: Progress | None = None) 
 def _count_of_people(n: int | str | None) -> int | None:
     """n as given, or as typed (``"1,000"``, ``"1_000"``; an empty text is none), checked (2 to 10¹²)."""
     if isinstance(n, str):
-        text = n.strip().replace(",", "").replace("_", "")
-        if not text:
+        typed = n.strip()
+        if not typed:
             return None
         try:
-            n = int(text)
+            whole = int(typed.replace(",", "").replace("_", ""))
         except ValueError:
-            raise PrivriskError(f"n: {n.strip()!r} is not a whole number", param="n") from None
+            raise PrivriskError(f"n: {typed!r} is not a whole number", param="n") from None
+        return _people(whole)
     return None if n is None else _people(n)
 
 
@@ -477,7 +478,9 @@ class ReportRun:
             write_text(tmp / "report.html", self.page)
             return ["report.html"]
 
-        return _folder(target, "report", self.to_dict(), files, title=self.settings.title, sentence=self.sentence())
+        return _folder(
+            target, "report", self.to_dict(), files, title=self.settings.title, sentence=self.sentence()
+        )
 
 
 def run_report(settings: ReportSettings, *, progress: Progress | None = None) -> ReportRun:

@@ -66,7 +66,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     @reactive.calc
     def explained() -> ExplainRun:
         # The settings read and check the inputs (n as typed, "1,000" too), as the command's options.
-        settings = ExplainSettings(epsilon=input.epsilon(), n=input.n(), compare=input.compare(), lang=input.lang())
+        settings = ExplainSettings(
+            epsilon=input.epsilon(), n=input.n(), compare=input.compare(), lang=input.lang()
+        )
         return run_explain(settings)
 
     @reactive.calc
@@ -133,7 +135,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             out=f"explain-{settings.lang}.html",
         )
         return ui.div(cmd, class_="privrisk-command", id="explain-command-line")
-
 
 
 def _error_output(name: str, problem: Any) -> None:
