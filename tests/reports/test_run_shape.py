@@ -95,9 +95,9 @@ def test_report_gathers_a_folder_and_can_itself_be_gathered(tmp_path):
     run.write(tmp_path / "page")
     again = R.run_report(R.ReportSettings(folders=[tmp_path / "page"]))
     assert again.to_dict()["sections"][0]["kind"] == "report"
-    with pytest.raises(PrivriskError, match=r"^folder: ") as caught:
+    with pytest.raises(PrivriskError, match=r"^out: ") as caught:
         run.write(source)
-    assert caught.value.param == "folder"
+    assert caught.value.param == "out"
 
 
 def test_run_functions_tell_their_progress():

@@ -472,7 +472,7 @@ class ReportRun:
             return self.write_page(folder)  # type: ignore[return-value]
         target = Path(folder)
         if any(target.resolve() == Path(f).resolve() for f in self.settings.folders):
-            raise PrivriskError(f"folder: {target} is one of the folders the page gathers", param="folder")
+            raise PrivriskError(f"out: {target} is one of the folders the page gathers", param="out")
 
         def files(tmp: Path) -> list[str]:
             write_text(tmp / "report.html", self.page)
