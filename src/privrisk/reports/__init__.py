@@ -8,7 +8,7 @@
   and German, with its words, style and script as package data in ``privrisk/reports/assets``;
 - :mod:`privrisk.reports.plots`: the figures of each capability, all saved through one base (PNG and SVG);
 - :mod:`privrisk.reports.run`: the one way in of ``privrisk explain``, ``report`` and ``tradeoff`` (settings, run
-  functions, results), its names also read from here (loaded when first asked for).
+  functions, results); the settings and run functions also read from here (loaded when first asked for).
 """
 
 from __future__ import annotations
@@ -34,29 +34,22 @@ from privrisk.reports.manifest import read_manifest, write_manifest
 
 if TYPE_CHECKING:
     from privrisk.reports.run import (
-        ExplainRun,
         ExplainSettings,
-        ReportRun,
         ReportSettings,
-        TradeoffRun,
         TradeoffSettings,
         run_explain,
         run_report,
         run_tradeoff,
     )
 
-#: The names of :mod:`privrisk.reports.run` read from here; loaded when first asked for (the run reads the
-#: accountant, which the page skeleton and the figures do not need).
-_RUN = ("ExplainRun", "ExplainSettings", "ReportRun", "ReportSettings", "TradeoffRun", "TradeoffSettings",
-        "run_explain", "run_report", "run_tradeoff")  # fmt: skip
+#: The one way in of the pages and the trade-off figure (:mod:`privrisk.reports.run`, with their results) read
+#: from here; loaded when first asked for (the run reads the accountant, which the skeleton and figures do not need).
+_RUN = ("ExplainSettings", "ReportSettings", "TradeoffSettings", "run_explain", "run_report", "run_tradeoff")
 
 __all__ = [
     "LANGUAGES",
-    "ExplainRun",
     "ExplainSettings",
-    "ReportRun",
     "ReportSettings",
-    "TradeoffRun",
     "TradeoffSettings",
     "explainer_document",
     "explainer_numbers",
