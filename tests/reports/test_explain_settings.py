@@ -5,7 +5,7 @@ Each rule is checked with the field its error names; the numbers against hand ca
 is e^ε/(1 + e^ε) and its leak 2ρ − 1 (Mehner et al., eqs. 3–4), the many-worlds risk among n is
 1/(1 + (n − 1)e^(−ε)) (Lee and Clifton with ratio 1), μ-GDP's advantage is 2Φ(μ/2) − 1 and its trade-off curve
 Φ(Φ⁻¹(1 − α) − μ), pure ε's is max(0, 1 − e^ε α, e^(−ε)(1 − α)). Each result's ``to_dict`` is the command's
-``--json`` without ``schema_version``, and each file is written whole or not at all.
+``--json`` (``schema_version`` first), and each file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def test_explain_to_dict_and_page_are_the_commands(cli, tmp_path, args, fields):
     r = cli("explain", *args, "--out", target, "--json")
     assert r.code == 0, r.err
     doc = r.json
-    assert doc.pop("schema_version") == 1
+    assert next(iter(doc.items())) == ("schema_version", 1)
     run = run_explain(ExplainSettings(**fields))
     assert run.to_dict(out=target) == doc
     assert run.page == target.read_text(encoding="utf-8")
@@ -135,11 +135,11 @@ def test_explain_to_dict_and_page_are_the_commands(cli, tmp_path, args, fields):
 
 def test_explain_writes_whole_or_refuses(tmp_path):
     run = run_explain(ExplainSettings(epsilon=1.0))
-    written = run.write(tmp_path / "p.html")
+    written = run.write_page(tmp_path / "p.html")
     assert written.read_text(encoding="utf-8") == run.page
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.html"]  # nothing temporary left
-    fails(lambda: run.write(tmp_path), "out", "is a folder")
-    fails(lambda: run.write(tmp_path / "missing" / "p.html"), "out", "does not exist")
+    fails(lambda: run.write_page(tmp_path), "out", "is a folder")
+    fails(lambda: run.write_page(tmp_path / "missing" / "p.html"), "out", "does not exist")
 
 
 # ------------------------------------------------------------------------------------------ report
@@ -156,7 +156,7 @@ def test_report_to_dict_is_the_commands_json(cli, tmp_path):
     r = cli("report", *folders, "--out", target, "--title", "SOEP", "--max-rows", "10", "--json")
     assert r.code == 0, r.err
     doc = r.json
-    assert doc.pop("schema_version") == 1
+    assert next(iter(doc.items())) == ("schema_version", 1)
     run = run_report(ReportSettings(folders=folders, title="SOEP", max_rows=10))
     assert run.to_dict(out=target) == doc
     assert [s["kind"] for s in doc["sections"]] == ["study", "release", "presence"]
@@ -167,8 +167,8 @@ def test_report_never_writes_over_what_it_reads(tmp_path):
     settings = ReportSettings(folders=[tmp_path / "a"])
     assert tmp_path / "a" / "manifest.json" in settings.inputs()
     run = run_report(settings)
-    fails(lambda: run.write(tmp_path / "a" / "manifest.json"), "out", "one of the inputs")
-    assert run.write(tmp_path / "r.html").read_text(encoding="utf-8") == run.page
+    fails(lambda: run.write_page(tmp_path / "a" / "manifest.json"), "out", "one of the inputs")
+    assert run.write_page(tmp_path / "r.html").read_text(encoding="utf-8") == run.page
 
 
 # ------------------------------------------------------------------------------------------ tradeoff
@@ -213,15 +213,15 @@ def test_tradeoff_to_dict_is_the_commands_json(cli, tmp_path):
             "--out", target, "--json")  # fmt: skip
     assert r.code == 0, r.err
     doc = r.json
-    assert doc.pop("schema_version") == 1
+    assert next(iter(doc.items())) == ("schema_version", 1)
     settings = TradeoffSettings(GuaranteeSpec(mechanism="gaussian", sigma=2.0, compose=3), at_delta=1e-5)
     assert run_tradeoff(settings).to_dict(out=target) == doc
 
 
 def test_tradeoff_writes_whole_or_refuses(tmp_path):
     run = run_tradeoff(TradeoffSettings(GuaranteeSpec(rho=0.5)))
-    assert run.write(tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    fails(lambda: run.write(tmp_path / "c.pdf"), "out", ".svg or .png")
+    assert run.write_figure(tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fails(lambda: run.write_figure(tmp_path / "c.pdf"), "out", ".svg or .png")
     (tmp_path / "file").write_text("x")
-    fails(lambda: run.write(tmp_path / "file" / "c.svg"), "out")
+    fails(lambda: run.write_figure(tmp_path / "file" / "c.svg"), "out")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.png", "file"]

@@ -527,19 +527,28 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     open_browser: bool = True,
-    max_upload: int = DEFAULT_MAX_UPLOAD,
+    max_upload: int | str = DEFAULT_MAX_UPLOAD,
     on_started: Callable[[str, Path], None] | None = None,
     ledger: str | os.PathLike[str] | None = None,
     key: bytes | None = None,
+    *,
+    key_file: str | os.PathLike[str] | None = None,
 ) -> None:
     """Run the app with uvicorn until interrupted; once it listens, call ``on_started(url, ledger)`` and open the
     browser.
 
+    The keywords are checked as one :class:`~privrisk.app.settings.AppSettings` before anything starts (the port's
+    range, the upload limit as bytes or ``"500MB"``, the ledger key read from ``key_file``, or ``key`` itself).
     On a host other machines can reach it first warns (:class:`~privrisk.errors.PrivacyLeakWarning`): the
     uploaded data are then reachable from the network. ``ledger`` and ``key`` are :func:`build_app`'s. A signal
     (Ctrl-C, SIGTERM) stops the server within :data:`STOP_SECONDS`, however busy it is, and every session's
     folder is removed.
     """
+    from privrisk.app.settings import AppSettings
+
+    settings = AppSettings(host=host, port=port, open_browser=open_browser, max_upload=max_upload, ledger=ledger,
+                           key_file=key_file)  # fmt: skip
+    max_upload, key = int(settings.max_upload), key if key is not None else settings.key
     import uvicorn
 
     warning = network_warning(host)

@@ -9,6 +9,10 @@ Erratum (docs/errata.md): for X = 101…110 the text of Sarathy and Muralidhar s
 n·b_mean = 10·0.25 = 2.5, as their Table 4 prints. 12.5 is the variance 2·n²·b_mean² of the derived estimate,
 which the text gives for X = 1…10.
 
+The one way in of ``privrisk derived``, in the shape of every capability: :class:`DerivedSettings` (the values
+first), :func:`run_derived` and its :class:`DerivedRun` (``to_dict``, ``sentence``, ``write(folder)``).
+``DerivedScale``, the result's earlier name, still works for one release, with a warning.
+
 Example:
     >>> d = derived_scale(list(range(1, 11)), 2)
     >>> d.effective_scale, d.effective_epsilon
@@ -22,28 +26,22 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
+from privrisk import _validation as V
 from privrisk._format import number as _number
-from privrisk._validation import QUERIES, Query, check_epsilon, check_query, check_summable
 from privrisk.audit.intruder import check_alpha
 from privrisk.audit.leave_out import _check_records, _provider
-from privrisk.errors import PrivriskError
-from privrisk.sensitivity import evaluate
+from privrisk.errors import PrivriskError, renamed_attributes
+from privrisk.progress import Progress, report
 
-__all__ = [
-    "MAX_RANGE",
-    "TARGETS",
-    "DerivedScale",
-    "DerivedSettings",
-    "Target",
-    "derived_scale",
-    "run_derived",
-]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MAX_RANGE", "TARGETS", "DerivedRun", "DerivedSettings", "Target", "derived_scale", "run_derived"]
 
 Target = Literal["count", "sum", "mean"]
 """The queries with a linear relation among them (the intruder knows n): sum = n·mean."""
@@ -51,16 +49,17 @@ TARGETS: tuple[Target, ...] = ("count", "sum", "mean")
 
 
 @dataclass(frozen=True)
-class DerivedScale:
-    """Table 4 of Sarathy and Muralidhar (2009): the scale an intruder faces for ``target`` through ``via``.
+class DerivedRun:
+    """Table 4 of Sarathy and Muralidhar (2009): the scale an intruder faces for ``target`` through ``via`` (the
+    result of :func:`run_derived` and :func:`derived_scale`; its earlier name ``DerivedScale`` warns).
 
     ``f``, ``f_star``, ``delta`` and ``scale`` map each query (target and via) to f_n(X), f_{n−1}(X*), Δf_n(X)
     and b = Δf_n(X)/ε; ``factor`` is a in target = a·via; ``effective_scale`` = |a|·b_via and
     ``effective_epsilon`` = Δf_target/effective_scale.
     """
 
-    target: Query
-    via: Query
+    target: V.Query
+    via: V.Query
     n: int
     epsilon: float
     factor: float
@@ -107,6 +106,8 @@ class DerivedScale:
     def table(self) -> pd.DataFrame:
         """Rows as their Table 4 with the noise variances 2b² and half-widths (the text beside their Table 4); one
         column for the target and one for the released query."""
+        import pandas as pd
+
         cols = [self.target] if self.target == self.via else [self.target, self.via]
         rows = {
             "f_n(X)": [self.f[c] for c in cols],
@@ -126,18 +127,7 @@ class DerivedScale:
     def summary(self) -> dict[str, Any]:
         """The numbers as plain JSON-able values, with the noise ranges (``half_width``)."""
         return {
-            "target": self.target,
-            "via": self.via,
-            "n": self.n,
-            "epsilon": self.epsilon,
-            "factor": self.factor,
-            "f": self.f,
-            "f_star": self.f_star,
-            "delta": self.delta,
-            "scale": self.scale,
-            "effective_scale": self.effective_scale,
-            "effective_epsilon": self.effective_epsilon,
-            "alpha": self.alpha,
+            **{name: getattr(self, name) for name in _SUMMARISED},
             "half_width": {
                 self.target: self.half_width(self.scale[self.target]),
                 "effective": self.half_width(self.effective_scale),
@@ -147,7 +137,8 @@ class DerivedScale:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """One JSON-able document: :meth:`summary`, ``epsilon_ratio`` and the :meth:`sentence`.
+        """One JSON-able document (``privrisk derived --json`` adds ``schema_version``): :meth:`summary`,
+        ``epsilon_ratio`` and the :meth:`sentence`.
 
         Example:
             >>> doc = derived_scale(list(range(101, 111)), 2).to_dict()
@@ -171,13 +162,19 @@ class DerivedScale:
             f"{self.epsilon_ratio:,.6g} times the ε you set."
         )
 
-    def range_sentence(self) -> str:
-        """The (α, 1 − α) noise ranges, asking for the target directly and through ``via``.
+    def sentences(self) -> list[str]:
+        """What the command prints below the table: the noise ranges, the variances and the :meth:`sentence`.
 
         Example:
-            >>> derived_scale(list(range(101, 111)), 2).range_sentence()
-            'Noise range (0.01 % – 99.99 %): ±468.45 asking for the sum directly, ±21.29 through the mean.'
+            >>> for line in derived_scale(list(range(1, 11)), 2).sentences()[:2]:
+            ...     print(line)
+            Noise range (0.01 % – 99.99 %): ±42.59 asking for the sum directly, ±21.29 through the mean.
+            Noise variance 2b²: 50 for the sum asked directly, 0.125 for the mean; 12.5 for the sum estimated as 10·mean (2·10²·0.25²).
         """
+        return [self.range_sentence(), self.variance_sentence(), self.sentence()]
+
+    def range_sentence(self) -> str:
+        """The (α, 1 − α) noise ranges, asking for the target directly and through ``via``."""
         conf = f"{100 * self.alpha:.10g} % – {100 * (1 - self.alpha):.10g} %"
         return (
             f"Noise range ({conf}): ±{self.half_width(self.scale[self.target]):,.2f} asking for the "
@@ -185,12 +182,7 @@ class DerivedScale:
         )
 
     def variance_sentence(self) -> str:
-        """The noise variances 2b² of the published answers and of the derived estimate.
-
-        Example:
-            >>> derived_scale(list(range(1, 11)), 2).variance_sentence()
-            'Noise variance 2b²: 50 for the sum asked directly, 0.125 for the mean; 12.5 for the sum estimated as 10·mean (2·10²·0.25²).'
-        """
+        """The noise variances 2b² of the published answers and of the derived estimate."""
         published = ", ".join(
             f"{_number(self.variance[q])} for the {q}{' asked directly' if q == self.target else ''}"
             for q in dict.fromkeys((self.target, self.via))
@@ -199,6 +191,33 @@ class DerivedScale:
             f"Noise variance 2b²: {published}; {_number(self.effective_variance)} for the {self.target} estimated "
             f"as {_factor(self.factor)}·{self.via} (2·{_factor(self.factor)}²·{_number(self.scale[self.via])}²)."
         )
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write ``derived.csv`` (the table), ``derived.json`` (:meth:`to_dict`) and ``manifest.json`` into
+        ``folder``, whole or not at all; returns the paths.
+
+        Example:
+            >>> import tempfile
+            >>> [p.name for p in derived_scale(list(range(1, 11)), 2).write(tempfile.mkdtemp())]
+            ['derived.csv', 'derived.json', 'manifest.json']
+        """
+        from privrisk.io.files import atomic_dir, to_jsonable, write_csv, write_json
+        from privrisk.reports.manifest import MANIFEST, write_manifest
+
+        target, doc = Path(folder), to_jsonable(self.to_dict())
+        with atomic_dir(target) as tmp:
+            write_csv(self.table(), tmp / "derived.csv", index=True)
+            write_json(tmp / "derived.json", {"schema_version": 1, **doc})
+            write_manifest(tmp, kind="derived", title=f"The {self.target} derived from the {self.via}",
+                           parameters={"source": self.source, "alpha": self.alpha}, summary=doc,
+                           findings=self.sentences(), tables=[{"title": "Table 4 of Sarathy and Muralidhar (2009)",
+                                                               "path": "derived.csv"}])  # fmt: skip
+        return [target / name for name in ("derived.csv", "derived.json", MANIFEST)]
+
+
+#: The fields :meth:`DerivedRun.summary` gives as they are.
+_SUMMARISED = ("target", "via", "n", "epsilon", "factor", "f", "f_star", "delta", "scale", "effective_scale",
+               "effective_epsilon", "alpha")  # fmt: skip
 
 
 def _factor(a: float) -> str:
@@ -229,16 +248,16 @@ def _linear_factor(target: str, via: str, n: int) -> float:
     )
 
 
-def _check_target(query: str, name: str) -> Query:
+def _check_target(query: str, name: str) -> V.Query:
     word = str(query).strip().lower()
-    if word not in QUERIES and word != "var":
+    if word not in V.QUERIES and word != "var":
         raise PrivriskError(f"{name}: unknown query {query!r}; choose count, sum or mean", param=name)
-    return cast(Query, check_query(query, name=name))
+    return cast(V.Query, V.check_query(query, name=name))
 
 
 def derived_scale(
     values: ArrayLike, epsilon: float, *, target: str = "sum", via: str = "mean", alpha: float = 1e-4
-) -> DerivedScale:
+) -> DerivedRun:
     """The effective scale and ε of ``target`` derived from the released ``via`` (Sarathy and Muralidhar 2009).
 
     Their Table 4. Each query gets data-dependent noise b = Δf_n(X)/ε. Since sum = n·mean, the answer to the mean,
@@ -254,7 +273,7 @@ def derived_scale(
         alpha: the noise ranges are the (α, 1 − α) quantiles, α in (0, 1/2).
 
     Returns:
-        A :class:`DerivedScale`.
+        A :class:`DerivedRun`.
 
     Raises:
         PrivriskError: fewer than three records, ε ≤ 0, an unknown query, no linear relation between target
@@ -265,10 +284,12 @@ def derived_scale(
         >>> d.scale["sum"], d.scale["mean"], d.effective_scale, d.effective_epsilon
         (55.0, 0.25, 2.5, 44.0)
     """
-    eps = check_epsilon(epsilon)
+    from privrisk.sensitivity import evaluate
+
+    eps = V.check_epsilon(epsilon)
     a = check_alpha(alpha)
     t, v = _check_target(target, "target"), _check_target(via, "via")
-    x = check_summable(_check_records(values))
+    x = V.check_summable(_check_records(values))
     factor = _linear_factor(t, v, x.size)
     f: dict[str, float] = {}
     f_star: dict[str, float] = {}
@@ -283,7 +304,7 @@ def derived_scale(
     eff_b = abs(factor) * scale[v]
     with np.errstate(divide="ignore"):
         eff_eps = delta[t] / eff_b if eff_b > 0 else math.inf
-    return DerivedScale(t, v, int(x.size), eps, factor, f, f_star, delta, scale, eff_b, eff_eps, a)
+    return DerivedRun(t, v, int(x.size), eps, factor, f, f_star, delta, scale, eff_b, eff_eps, a)
 
 
 MAX_RANGE = 10_000_000
@@ -295,8 +316,9 @@ class DerivedSettings:
     """Everything ``privrisk derived`` takes, checked together when made; :func:`run_derived` computes it.
 
     Args:
-        values: a data file (with ``column``, or its only column), a list ``"1,2,3"``, a range ``"1..10"``, or
-            the numbers themselves.
+        values: the data: a data file (with ``column``, or its only column), a list ``"1,2,3"``, a range
+            ``"1..10"``, or the numbers themselves. (Named after the command's option ``--values``; the one
+            shape's name ``data`` waits for the command line to name it ``--values``.)
         epsilon: ε > 0 of each query's data-dependent noise (``2``, ``"ln3"``).
         target: the query the intruder wants: count, sum or mean.
         via: the released query it is derived from.
@@ -322,9 +344,7 @@ class DerivedSettings:
     missing: str | None = None
 
     def __post_init__(self) -> None:
-        from privrisk._validation import parse_epsilon
-
-        eps = parse_epsilon(self.epsilon, name="epsilon")
+        eps = V.parse_epsilon(self.epsilon, name="epsilon")
         check_alpha(self.alpha)
         t, v = _check_target(self.target, "target"), _check_target(self.via, "via")
         if t != v:
@@ -339,8 +359,6 @@ class DerivedSettings:
 
     def read(self) -> tuple[np.ndarray, str]:
         """The values and where they came from (``"file.csv: column"``, ``"1..10"``, ``"the values given"``)."""
-        from privrisk._validation import parse_numbers
-
         given = self.values
         if not isinstance(given, str | os.PathLike):
             x = np.asarray(given, dtype=float).ravel()
@@ -382,14 +400,14 @@ class DerivedSettings:
                 raise PrivriskError(
                     f"values: {text!r}: no such file, and not a list of numbers", param="values"
                 )
-            x = np.asarray(parse_numbers(raw, name="values"))
+            x = np.asarray(V.parse_numbers(raw, name="values"))
             source = "the values given"
         if not np.all(np.isfinite(x)):
             raise PrivriskError("values: every value must be a finite number", param="values")
         return x, source
 
 
-def run_derived(settings: DerivedSettings) -> DerivedScale:
+def run_derived(settings: DerivedSettings, *, progress: Progress | None = None) -> DerivedRun:
     """Read the values of ``settings`` and compute :func:`derived_scale` (the command ``privrisk derived``).
 
     Raises:
@@ -398,7 +416,14 @@ def run_derived(settings: DerivedSettings) -> DerivedScale:
     x, source = settings.read()
     if x.size < 3:
         raise PrivriskError(f"values: {source} has {x.size} values; at least 3 are needed", param="values")
+    report(progress, 0.5, "read the values")
     d = derived_scale(
         x, cast(float, settings.epsilon), target=settings.target, via=settings.via, alpha=settings.alpha
     )
+    report(progress, 1.0, "done")
     return dataclasses.replace(d, source=source)
+
+
+__getattr__ = renamed_attributes(
+    {"__name__": __name__, "DerivedRun": DerivedRun}, {"DerivedScale": "DerivedRun"}
+)

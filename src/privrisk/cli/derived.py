@@ -58,6 +58,5 @@ def derived_command(
     for idx, row in frame.iterrows():
         table.add_row(str(idx), *("" if not np.isfinite(v) else f"{v:,.6g}" for v in row))
     out.print(table)
-    out.print(d.range_sentence())
-    out.print(d.variance_sentence())
-    out.print(d.sentence())
+    for line in d.sentences():
+        out.print(line)

@@ -1,7 +1,7 @@
 """``privrisk explain`` (the page for data subjects) and ``privrisk report`` (one page from many result folders).
 
-Both map their options onto the library's settings (:class:`privrisk.reports.settings.ExplainSettings`,
-:class:`privrisk.reports.settings.ReportSettings`), run them and print the result.
+Both map their options onto the library's settings (:class:`privrisk.reports.run.ExplainSettings`,
+:class:`privrisk.reports.run.ReportSettings`), run them and print the result; every rule is the library's.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import typer
 from privrisk.cli import accounting as A
 from privrisk.cli._app import app
 from privrisk.cli._common import MAX_ROWS, emit_json, err, out
-from privrisk.errors import PrivriskError
 
 EPSILON_HELP = "ε of the release (the total of all releases): a number or ln3, ln(3), log(3)."
 
@@ -58,18 +57,17 @@ def explain_command(
 
     Example: privrisk explain --epsilon ln3 --n 100 --compare ln2,ln7 --lang de --out explain.html
     """
-    from privrisk.reports.settings import ExplainSettings, check_page_target, run_explain
+    from privrisk.reports.run import ExplainSettings, page_target, run_explain
 
     spec = A.guarantee_spec(epsilon=epsilon, delta=delta, rho=rho, mu=mu, mechanism=mechanism, scale=scale,
                             sigma=sigma, sensitivity=sensitivity, compose=compose, renyi=renyi, categories=categories,
                             dpsgd=dpsgd, releases=releases, opacus_history=opacus_history, sample_rate=sample_rate,
                             sampling=sampling, group=group)  # fmt: skip
     settings = ExplainSettings(guarantee=spec, n=n, compare=compare or (), lang=lang, names=A.OPTION_NAMES)
+    target = page_target(out_path, numbers_only=as_json, numbers_name="--json")
     run = run_explain(settings)
-    if out_path is None and not as_json:
-        raise PrivriskError("--out: give the HTML file to write (or --json for the numbers only)")
-    if out_path is not None:
-        run.write(check_page_target(out_path))
+    if target is not None:
+        run.write_page(target)
     if as_json:
         emit_json(run.to_dict(out=out_path))
         return
@@ -99,14 +97,14 @@ def report_command(
 
     Example: privrisk report results/study results/release --out report.html
     """
-    from privrisk.reports.settings import ReportSettings, check_page_target, run_report
+    from privrisk.reports.run import ReportSettings, check_page_target, run_report
 
     settings = ReportSettings(
         folders=folders, title=title, max_rows=max_rows, include_internal=include_internal
     )
     target = check_page_target(out_path, settings.inputs())
     run = run_report(settings)
-    run.write(target)
+    run.write_page(target)
     info = run.to_dict(out=target)
     if as_json:
         emit_json(info)

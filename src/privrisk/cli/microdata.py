@@ -104,7 +104,7 @@ def microdata_command(
                                  missing_sensitive=missing_sensitive, suda_scores=suda_scores, engine=engine,
                                  spark_master=spark_master)  # fmt: skip
     if not Path(data).exists():
-        raise PrivriskError(f"FILE: {data} does not exist")
+        raise PrivriskError(f"FILE: {data} does not exist", param="data")
     run = _run_with_progress(settings)
     if out_dir is not None:
         written = run.write(out_dir)

@@ -45,25 +45,17 @@ def app_command(
 
     Example: privrisk app --port 8000 --ledger /srv/centre/ledger.json
     """
-    from privrisk._validation import parse_size
     from privrisk.app import serve
-    from privrisk.errors import PrivriskError
-    from privrisk.release.ledger import read_key
 
-    limit = parse_size(max_upload, name="max_upload")
-    if not 0 <= port <= 65535:
-        raise PrivriskError(f"--port: must be between 0 and 65535, got {port}")
-    try:
-        key = read_key(key_file)
-    except PrivriskError as exc:
-        raise PrivriskError(str(exc).replace("key_file:", "--ledger-key:", 1)) from None
+    # Every rule about these options is the app's settings' (privrisk.app.settings.AppSettings); their errors
+    # name the field, which privrisk.cli.main turns into the option.
     serve(
         host=host,
         port=port,
         open_browser=not no_browser,
-        max_upload=limit,
+        max_upload=max_upload,
         ledger=ledger,
-        key=key,
+        key_file=key_file,
         on_started=lambda url, where: print(
             f"privrisk app on {url} (Ctrl-C stops it); ledger: {where}", file=sys.stderr, flush=True
         ),

@@ -195,7 +195,7 @@ def measure_on_spark(
         raise
     except Exception as exc:  # one line naming the file, not a JVM trace
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise PrivriskError(f"{label}: Spark could not group it: {first}") from None
+        raise PrivriskError(f"{label}: Spark could not group it: {first}", param="data") from None
     finally:
         spark.catalog.dropTempView(view)
 

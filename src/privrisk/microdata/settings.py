@@ -7,7 +7,6 @@ recoding); :mod:`privrisk.microdata.run` gives it with the run, as every capabil
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,16 +50,15 @@ def _names(value: Any, name: str, *, required: bool) -> tuple[str, ...]:
     return tuple(items)
 
 
-def _positive(value: Any, name: str, *, open_high: bool = False) -> float | None:
-    if value is None:
-        return None
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
-    if not math.isfinite(x) or x <= 0:
-        raise PrivriskError(f"{name}: must be a number greater than 0, got {value!r}", param=name)
-    return x
+def _positive(value: Any, name: str) -> float | None:
+    """A finite number > 0 (the accounting's check), or None."""
+    from privrisk.accounting.guarantees import check_positive
+
+    return None if value is None else check_positive(value, name=name)
+
+
+#: The thresholds and sizes that may be left unset: an empty text (a form's field left blank) is None.
+_OPTIONAL_NUMBERS = ("max_risk", "k", "l", "t", "population_size")
 
 
 def _hierarchies(value: Any) -> dict[str, object]:
@@ -111,7 +109,8 @@ class MicrodataSettings:
         suda_scores: ``"elliot"`` (Elliot et al.'s scores, sdcMicro's ``original_scores = TRUE``) or ``"ihsn"``
             (``original_scores = FALSE``, the scores the SDC practice guide prints).
         method: individual risk, ``"approx"`` (sdcMicro's default) or ``"exact"``.
-        max_risk: the largest individual risk allowed (a threshold), or None.
+        max_risk: the largest individual risk allowed (a threshold), or None. This, ``k``, ``l``, ``t`` and
+            ``population_size`` may also be given as text, as typed (an empty text is None).
         k: the smallest f_k allowed (k-anonymity, a threshold), or None.
         l: the smallest distinct ℓ allowed in every class for every sensitive variable, or None.
         t: the largest t (earth mover's distance) allowed, or None.
@@ -189,6 +188,10 @@ class MicrodataSettings:
         keys = _names(self.keys, "keys", required=True)
         sensitive = _names(self.sensitive, "sensitive", required=False)
         set_ = object.__setattr__
+        for name in _OPTIONAL_NUMBERS:
+            value = getattr(self, name)
+            if isinstance(value, str) and not value.strip():
+                set_(self, name, None)
         set_(self, "keys", keys)
         set_(self, "sensitive", sensitive)
         for name in ("weights", "household"):

@@ -6,10 +6,15 @@
 - :mod:`privrisk.reports.manifest`: the ``manifest.json`` beside every folder of results;
 - :mod:`privrisk.reports.explain`: the page that explains ε to the people in the data (Mehner et al.), in English
   and German, with its words, style and script as package data in ``privrisk/reports/assets``;
-- :mod:`privrisk.reports.plots`: the figures of each capability, all saved through one base (PNG and SVG).
+- :mod:`privrisk.reports.plots`: the figures of each capability, all saved through one base (PNG and SVG);
+- :mod:`privrisk.reports.run`: the one way in of ``privrisk explain``, ``report`` and ``tradeoff`` (settings, run
+  functions, results); the settings and run functions also read from here (loaded when first asked for).
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from privrisk.reports.explain import (
     LANGUAGES,
@@ -27,8 +32,25 @@ from privrisk.reports.html import (
 )
 from privrisk.reports.manifest import read_manifest, write_manifest
 
+if TYPE_CHECKING:
+    from privrisk.reports.run import (
+        ExplainSettings,
+        ReportSettings,
+        TradeoffSettings,
+        run_explain,
+        run_report,
+        run_tradeoff,
+    )
+
+#: The one way in of the pages and the trade-off figure (:mod:`privrisk.reports.run`, with their results) read
+#: from here; loaded when first asked for (the run reads the accountant, which the skeleton and figures do not need).
+_RUN = ("ExplainSettings", "ReportSettings", "TradeoffSettings", "run_explain", "run_report", "run_tradeoff")
+
 __all__ = [
     "LANGUAGES",
+    "ExplainSettings",
+    "ReportSettings",
+    "TradeoffSettings",
     "explainer_document",
     "explainer_numbers",
     "explainer_page",
@@ -37,6 +59,15 @@ __all__ = [
     "inline_svg",
     "read_manifest",
     "report_page",
+    "run_explain",
+    "run_report",
+    "run_tradeoff",
     "sanitise_svg",
     "write_manifest",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RUN:
+        return getattr(importlib.import_module("privrisk.reports.run"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

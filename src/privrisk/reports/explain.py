@@ -290,6 +290,30 @@ def _static(template: str, values: dict[str, str]) -> str:
     return _fill(template, {k: html.escape(v) for k, v in values.items()})
 
 
+def _risk_leak_worlds(v: dict[str, Any], text: dict[str, Any], leak_text: str, n: int | None) -> list[str]:
+    """The sections both pages share: the risk as a natural frequency with its icon array, the leak Γ (closed by
+    ``leak_text``, each page's own), and the many-worlds risk when n is known."""
+    parts = [
+        f"<h2>{html.escape(text['h_risk'])}</h2>",
+        f"<p>{html.escape(text['risk_setup'])}</p>",
+        f'<p class="big" id="risk-sentence">{_static(text["risk_big"], v)}</p>',
+        '<figure class="card">',
+        _icons(v, text, element_id="risk-icons"),
+        f'<figcaption id="risk-caption">{_static(text["icons_caption"], v)}</figcaption></figure>',
+        f'<p class="note">{html.escape(text["risk_note"])}</p>',
+        f"<h2>{html.escape(text['h_leak'])}</h2>",
+        f'<p class="big" id="leak-sentence">{_static(text["leak_big"], v)}</p>',
+        _bar(v["gamma_width"], text["leak_scale_left"], text["leak_scale_right"], "gamma-bar"),
+        leak_text,
+    ]
+    if n is not None:
+        parts += [
+            f"<h2>{_static(text['h_n'], v)}</h2>",
+            f'<p class="big" id="n-sentence">{_static(text["n_text"], v)}</p>',
+        ]
+    return parts
+
+
 def explainer_page(
     epsilon: float | str, *, n: int | None = None, compare: Sequence[float | str] = (), lang: str = "en"
 ) -> str:
@@ -323,29 +347,8 @@ def explainer_page(
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="lead">{_fill(text["lead"], {"eps": v["eps"]})}</p>',
     ]
-    # 1. The risk as a natural frequency with the icon array.
-    parts += [
-        f"<h2>{html.escape(text['h_risk'])}</h2>",
-        f"<p>{html.escape(text['risk_setup'])}</p>",
-        f'<p class="big" id="risk-sentence">{_static(text["risk_big"], v)}</p>',
-        '<figure class="card">',
-        _icons(v, text, element_id="risk-icons"),
-        f'<figcaption id="risk-caption">{_static(text["icons_caption"], v)}</figcaption></figure>',
-        f'<p class="note">{html.escape(text["risk_note"])}</p>',
-    ]
-    # 2. The leak Γ.
-    parts += [
-        f"<h2>{html.escape(text['h_leak'])}</h2>",
-        f'<p class="big" id="leak-sentence">{_static(text["leak_big"], v)}</p>',
-        _bar(v["gamma_width"], text["leak_scale_left"], text["leak_scale_right"], "gamma-bar"),
-        f"<p>{_static(text['leak_text'], v)}</p>",
-    ]
-    # 3. Many worlds, when n is known.
-    if n is not None:
-        parts += [
-            f"<h2>{_static(text['h_n'], v)}</h2>",
-            f'<p class="big" id="n-sentence">{_static(text["n_text"], v)}</p>',
-        ]
+    # 1. The risk as a natural frequency with the icon array; 2. the leak Γ; 3. many worlds, when n is known.
+    parts += _risk_leak_worlds(v, text, f"<p>{_static(text['leak_text'], v)}</p>", n)
     # 4. The randomized-response coin.
     parts += [
         f"<h2>{html.escape(text['h_coin'])}</h2>",
@@ -594,23 +597,8 @@ def guarantee_page(
     parts = [
         f"<h1>{html.escape(title)}</h1>",
         f'<p class="lead">{_fill(text["lead_g"], {"guarantee": html.escape(v["guarantee"])})}</p>',
-        f"<h2>{html.escape(text['h_risk'])}</h2>",
-        f"<p>{html.escape(text['risk_setup'])}</p>",
-        f'<p class="big" id="risk-sentence">{_static(text["risk_big"], v)}</p>',
-        '<figure class="card">',
-        _icons(v, text, element_id="risk-icons"),
-        f'<figcaption id="risk-caption">{_static(text["icons_caption"], v)}</figcaption></figure>',
-        f'<p class="note">{html.escape(text["risk_note"])}</p>',
-        f"<h2>{html.escape(text['h_leak'])}</h2>",
-        f'<p class="big" id="leak-sentence">{_static(text["leak_big"], v)}</p>',
-        _bar(v["gamma_width"], text["leak_scale_left"], text["leak_scale_right"], "gamma-bar"),
-        f"<p>{html.escape(text['leak_text_g'])}</p>",
+        *_risk_leak_worlds(v, text, f"<p>{html.escape(text['leak_text_g'])}</p>", n),
     ]
-    if n is not None:
-        parts += [
-            f"<h2>{_static(text['h_n'], v)}</h2>",
-            f'<p class="big" id="n-sentence">{_static(text["n_text"], v)}</p>',
-        ]
     parts += [
         f"<h2>{html.escape(text['h_promise'])}</h2>",
         '<div class="cols"><div>',

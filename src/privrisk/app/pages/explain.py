@@ -3,8 +3,8 @@
 The page is :func:`privrisk.reports.explain.explainer_page` (Mehner et al., §3–4: the global risk as a natural
 frequency with an icon array, the leak Γ, ρ_mw among n people, the randomized-response coin), in English or German;
 the preview is the same HTML in a sandboxed frame, the download the same file ``privrisk explain --out`` writes.
-The inputs are mapped onto :class:`privrisk.reports.settings.ExplainSettings` and run by
-:func:`privrisk.reports.settings.run_explain`, the one way in the command shares.
+The inputs, as typed, are mapped onto :class:`privrisk.reports.run.ExplainSettings` (which reads and checks them)
+and run by :func:`privrisk.reports.run.run_explain`, the one way in the command shares.
 """
 
 from __future__ import annotations
@@ -50,8 +50,7 @@ def page_ui() -> Any:
             "file that opens offline in any browser; below is a preview.",
             class_="privrisk-help",
         ),
-        ui.output_ui("paragraph"),
-        ui.output_ui("preview"),
+        *(ui.output_ui(name) for name in ("paragraph", "preview")),
         ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     )
@@ -59,22 +58,17 @@ def page_ui() -> Any:
 
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
-    """The page's reactive logic."""
-    from privrisk.reports.settings import ExplainRun, ExplainSettings, run_explain
+    """The page's reactive logic: the settings made from the inputs as typed, the page run from them."""
+    from privrisk.reports.run import ExplainRun, ExplainSettings, run_explain
 
     preset_inputs(session, {"epsilon": "text", "n": "text", "compare": "text", "lang": "radio"})
 
     @reactive.calc
     def explained() -> ExplainRun:
-        # The inputs mapped onto the library's settings, checked there as the command checks them.
-        n_text = input.n().strip().replace(",", "").replace("_", "")
-        n: Any = None
-        if n_text:
-            try:
-                n = int(n_text)
-            except ValueError:
-                raise PrivriskError(f"n: {input.n().strip()!r} is not a whole number", param="n") from None
-        settings = ExplainSettings(epsilon=input.epsilon(), n=n, compare=input.compare(), lang=input.lang())
+        # The settings read and check the inputs (n as typed, "1,000" too), as the command's options.
+        settings = ExplainSettings(
+            epsilon=input.epsilon(), n=input.n(), compare=input.compare(), lang=input.lang()
+        )
         return run_explain(settings)
 
     @reactive.calc
@@ -89,17 +83,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return error_input(exc, _INPUTS, "epsilon"), message
         return None
 
-    for _name in ("epsilon", "n", "compare"):
-
-        def _make(name: str = _name) -> None:
-            def _out() -> Any:
-                found = _problem()
-                return error_ui(found[1]) if found and found[0] == name else None
-
-            _out.__name__ = f"{name}_error"
-            render.ui(_out)
-
-        _make()
+    for name in ("epsilon", "n", "compare"):
+        _error_output(name, _problem)
 
     @render.ui
     def paragraph() -> Any:
@@ -150,3 +135,14 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             out=f"explain-{settings.lang}.html",
         )
         return ui.div(cmd, class_="privrisk-command", id="explain-command-line")
+
+
+def _error_output(name: str, problem: Any) -> None:
+    """The output ``<name>_error``: the message of ``problem()`` when the input it names is ``name``."""
+
+    def shown() -> Any:
+        found = problem()
+        return error_ui(found[1]) if found and found[0] == name else None
+
+    shown.__name__ = f"{name}_error"  # the renderer takes the output's id from the function's name
+    render.ui(shown)

@@ -110,16 +110,6 @@ def _hierarchy_lines(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _number(text: str, name: str, kind: type) -> Any:
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return kind(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
-
-
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic: a run measures in a worker process when "Measure" is pressed."""
@@ -155,11 +145,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
                     id="microdata-kept")  # fmt: skip
 
     def _targets() -> tuple[dict[str, Any], bool]:
-        """The thresholds to judge against, and whether they are the defaults (none was set)."""
-        k, max_risk = _number(input.k(), "k", int), _number(input.max_risk(), "max_risk", float)
-        if k is None and max_risk is None:
+        """The thresholds as typed (the settings read them), and whether they are the defaults (none was set)."""
+        typed = {"k": input.k().strip() or None, "max_risk": input.max_risk().strip() or None}
+        if typed["k"] is None and typed["max_risk"] is None:
             return dict(MICRODATA_DEFAULTS), True
-        return {"k": k, "max_risk": max_risk}, False
+        return typed, False
 
     @reactive.effect
     @reactive.event(input.run)
@@ -181,7 +171,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         except PrivriskError as exc:
             runner.fail(exc)
             return
-        judged.set((targets, default))
+        judged.set(({"k": settings.k, "max_risk": settings.max_risk}, default))
         released = folder / "released.csv"
         released.unlink(missing_ok=True)
         runner.start(microdata_report, settings, data, str(released), in_process=True,
@@ -225,10 +215,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def command() -> Any:
         found = uploads.current()
         name = found.name if found else "FILE"
-        try:
-            targets, _ = _targets()
-        except PrivriskError:
-            targets = {"k": input.k().strip() or None, "max_risk": input.max_risk().strip() or None}
+        targets, _ = _targets()
         cmd = command_line("microdata", file="examples/microdata_survey.csv" if input.example() else name,
                            keys=input.keys().strip(), weights=input.weights().strip() or None,
                            household=input.household().strip() or None,
