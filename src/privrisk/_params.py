@@ -162,7 +162,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "timeout": _p("Lock timeout"),
         "figure_formats": _p("Figure formats"),
         "key": _p("Ledger key", dict.fromkeys(_LEDGER_COMMANDS, "--ledger-key")),
-        "key_file": _p("Ledger key", dict.fromkeys(_LEDGER_COMMANDS, "--ledger-key")),
+        "key_file": _p("Ledger key", dict.fromkeys((*_LEDGER_COMMANDS, "app"), "--ledger-key")),
         "kmap": _p("k-map"),
         "lags": _p("Lags of the Ljung–Box test"),
         "lang": _p("Language"),

@@ -19,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,7 @@ def microdata_report(settings: Any, data: str | None, released: str) -> dict[str
         frame: Any = example_survey()
     else:
         frame = Path(data)
-    run = run_microdata(frame, settings)
+    run = run_microdata(dataclasses.replace(settings, data=frame))
     if run.released is not None:
         write_csv(run.released, Path(released))
     top = run.measured.top_records(10)

@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-from privrisk.audit.derived import DerivedScale, DerivedSettings, Target, derived_scale, run_derived
+from privrisk.audit.derived import DerivedRun, DerivedSettings, Target, derived_scale, run_derived
 from privrisk.audit.intruder import (
     AuditResult,
     Event,
@@ -29,12 +29,13 @@ from privrisk.audit.intruder import (
 from privrisk.audit.leave_out import data_dependent_sensitivity, leave_one_out
 from privrisk.audit.report import audit_document, write_outputs
 from privrisk.audit.run import AuditRun, AuditSettings, run_audit
+from privrisk.errors import renamed_attributes
 
 __all__ = [
     "AuditResult",
     "AuditRun",
     "AuditSettings",
-    "DerivedScale",
+    "DerivedRun",
     "DerivedSettings",
     "Event",
     "GlobalAudit",
@@ -49,3 +50,6 @@ __all__ = [
     "run_derived",
     "write_outputs",
 ]
+
+# The old name of DerivedRun, kept one release (it warns).
+__getattr__ = renamed_attributes(globals(), {"DerivedScale": "DerivedRun"})
