@@ -30,14 +30,11 @@ UPLOAD_AND_PATH_CHECKS = {
 
 #: Modules whose rules have not moved into their settings yet (issue 33, item 1); remove a module once it has.
 NOT_YET_CONVERTED = {
-    "app/pages/_hierarchy_editor.py",
     "app/pages/explain.py",
     "app/pages/microdata.py",
-    "app/pages/presence.py",
     "cli/accounting.py",
     "cli/calibrate.py",
     "cli/explain.py",
-    "cli/presence.py",
     "cli/webapp.py",
 }
 
