@@ -14,7 +14,7 @@ examples/presence_trial.csv and examples/presence_census.csv of the repository).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +74,7 @@ _INTRO = (
     "population table, give its size for estimated k-map."
 )
 LOSSES = ("precision", "height", "discernibility")
+ACCEPT = [".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"]  # the tables' file kinds
 # The inputs that hold numbers, named like the settings' fields (which read them as typed).
 NUMBERS = (
     "delta_max",
@@ -91,96 +92,97 @@ def _field_error(name: str) -> Any:
     return ui.output_ui(f"err_{name}")
 
 
+def _field(make: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
+    """The input ``make(name, …)`` and, below it, the error its settings field names (:class:`FieldErrors`)."""
+    return ui.TagList(make(name, *args, **kwargs), _field_error(name))
+
+
+def _table(name: str, label: str) -> Any:
+    """A table's file input: the upload's own message below it, then the settings' error."""
+    return ui.TagList(
+        ui.input_file(name, label, accept=ACCEPT), ui.output_ui(f"{name}_error"), _field_error(name)
+    )
+
+
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    population = ui.accordion(
+    models = {"poisson": "poisson", "zero-truncated-poisson": "zero-truncated-poisson"}
+    estimate = ui.accordion(
         ui.accordion_panel(
             "No population table? Estimate k-map",
-            ui.input_text("population_size", "Population size N (without a population table)", value=""),
-            _field_error("population_size"),
-            ui.input_text("sampling_fraction", "or the sampling fraction f = n/N", value=""),
-            _field_error("sampling_fraction"),
-            ui.input_select(
-                "estimator",
-                "Model",
-                {"poisson": "poisson", "zero-truncated-poisson": "zero-truncated-poisson"},
+            _field(
+                ui.input_text, "population_size", "Population size N (without a population table)", value=""
             ),
-            _field_error("estimator"),
-            ui.input_numeric("alpha", "Significance level α", value=0.05, min=0, max=1, step=0.01),
-            _field_error("alpha"),
+            _field(ui.input_text, "sampling_fraction", "or the sampling fraction f = n/N", value=""),
+            _field(ui.input_select, "estimator", "Model", models),
+            _field(ui.input_numeric, "alpha", "Significance level α", value=0.05, min=0, max=1, step=0.01),
         ),
         open=False,
     )
+    targets = [("delta_max", "δ_max"), ("delta_min", "δ_min"), ("k", "k-anonymity k"), ("kmap", "k-map")]
     return ui.layout_sidebar(
         ui.sidebar(
-            ui.input_radio_buttons(
-                "source",
-                "Data",
-                SOURCES,
-                selected="example",
-            ),
-            _field_error("source"),
+            _field(ui.input_radio_buttons, "source", "Data", SOURCES, selected="example"),
             ui.panel_conditional(
                 "input.source === 'file'",
-                ui.input_file(
-                    "file",
-                    "Research subset T (CSV, Parquet, Stata, SPSS)",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("file_error"),
-                _field_error("file"),
-                ui.input_file(
-                    "population",
-                    "Population P (rows, or counts per class)",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("population_error"),
-                _field_error("population"),
-                population,
+                _table("file", "Research subset T (CSV, Parquet, Stata, SPSS)"),
+                _table("population", "Population P (rows, or counts per class)"),
+                estimate,
             ),
-            ui.input_selectize(
+            _field(
+                ui.input_selectize,
                 "qi",
                 "Quasi-identifiers",
                 choices=EXAMPLE_INPUTS["qi"],
                 selected=EXAMPLE_INPUTS["qi"],
                 multiple=True,
             ),
-            _field_error("qi"),
-            ui.input_selectize(
+            _field(
+                ui.input_selectize,
                 "population_count",
                 "P's column of counts per class (empty: P is rows)",
                 choices=["", "n"],
                 selected="n",
             ),
-            _field_error("population_count"),
             editor_fieldset(_field_error("hierarchies")),
-            ui.input_text("levels", "Measure this generalisation (age=1,zip=2; empty: the finest)", value=""),
-            _field_error("levels"),
+            _field(
+                ui.input_text,
+                "levels",
+                "Measure this generalisation (age=1,zip=2; empty: the finest)",
+                value="",
+            ),
             ui.layout_columns(
-                ui.div(
-                    ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]),
-                    _field_error("delta_max"),
+                *(
+                    ui.div(_field(ui.input_text, name, label, value=EXAMPLE_INPUTS.get(name, "")))
+                    for name, label in targets
                 ),
-                ui.div(ui.input_text("delta_min", "δ_min", value=""), _field_error("delta_min")),
-                ui.div(ui.input_text("k", "k-anonymity k", value=""), _field_error("k")),
-                ui.div(ui.input_text("kmap", "k-map", value=""), _field_error("kmap")),
                 col_widths=(6, 6, 6, 6),
             ),
-            ui.input_checkbox("search", "Search the least generalisation meeting the targets", value=True),
-            _field_error("search"),
+            _field(
+                ui.input_checkbox, "search", "Search the least generalisation meeting the targets", value=True
+            ),
             ui.layout_columns(
                 ui.div(
-                    ui.input_numeric("suppression", "Suppression share", value=0.0, min=0, max=1, step=0.01),
-                    _field_error("suppression"),
+                    _field(
+                        ui.input_numeric,
+                        "suppression",
+                        "Suppression share",
+                        value=0.0,
+                        min=0,
+                        max=1,
+                        step=0.01,
+                    )
                 ),
-                ui.div(ui.input_select("loss", "Loss", {v: v for v in LOSSES}), _field_error("loss")),
+                ui.div(_field(ui.input_select, "loss", "Loss", {v: v for v in LOSSES})),
                 col_widths=(6, 6),
             ),
-            ui.input_checkbox(
-                "allow_inconsistent", "Warn instead of failing when T is not part of P", value=False
+            _field(
+                ui.input_checkbox,
+                "allow_inconsistent",
+                "Warn instead of failing when T is not part of P",
+                value=False,
             ),
-            _field_error("allow_inconsistent"),
             ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
             width=400,
         ),
