@@ -14,14 +14,51 @@ from typing import Any
 from shiny import reactive, render, ui
 
 from privrisk.app._uploads import KeptUpload, keep_upload, session_upload
+from privrisk.app.pages._form import SettingsForm
 from privrisk.app.pages._runs import Runner, named_error, session_folder, zip_bytes
 from privrisk.errors import PrivriskError
 
-__all__ = ["LongJob"]
+__all__ = ["UPLOAD_TYPES", "LongJob", "data_inputs", "upload_input", "with_upload"]
+
+#: The kinds of file an upload of a table may be (those :func:`privrisk.io.read_table` reads).
+UPLOAD_TYPES = [".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"]
 
 #: Called with an upload's profile (its columns' names and kinds) and the names of its columns when it is offered;
 #: with (None, []) when it cannot be read, so that the page clears its column choices.
 Offer = Callable[[Any, list[str]], None]
+
+
+def upload_input(id: str, label: str) -> Any:
+    """A file input for a table, with its error output (``<id>_error``) below it."""
+    return ui.TagList(ui.input_file(id, label, accept=UPLOAD_TYPES), ui.output_ui(f"{id}_error"))
+
+
+def data_inputs(sources: Mapping[str, str], selected: str, *panel: Any, under_choice: Any = ()) -> list[Any]:
+    """The page's choice of data: the ``source`` radio buttons (``sources``, ``selected`` chosen first), then
+    ``under_choice``, then ``panel`` (the upload's inputs, e.g. :func:`upload_input`) shown while ``file`` is chosen.
+    """
+    return [
+        ui.input_radio_buttons("source", "Data", dict(sources), selected=selected),
+        *under_choice,
+        ui.panel_conditional("input.source === 'file'", *panel),
+    ]
+
+
+def with_upload(
+    sources: Mapping[str, str], name: str = "{}"
+) -> Callable[[KeptUpload | None], dict[str, str]]:
+    """The data choices given the session's upload (:class:`LongJob`'s ``sources``): ``sources``, their ``file``
+    choice named ``name`` with the upload's label in its ``{}`` once there is an upload.
+
+    Example:
+        >>> with_upload({"example": "the example", "file": "a file I upload"})(None)["file"]
+        'a file I upload'
+    """
+
+    def choices(kept: KeptUpload | None) -> dict[str, str]:
+        return dict(sources) if kept is None else {**sources, "file": name.format(kept.label)}
+
+    return choices
 
 
 class LongJob:
@@ -113,6 +150,35 @@ class LongJob:
     def upload_message(self) -> str | None:
         """Why the chosen upload cannot be used, if it was refused (None for the example)."""
         return self.file_message() if self.input.source() == "file" else None
+
+    def serve_run(self, form: SettingsForm, work: Callable[..., Any], out: str) -> None:
+        """Wire the page's ``run`` button and its ``file_error`` output to ``form`` (a bad setting stays at its
+        input; else ``work(job, settings, name, folder / out)`` runs)."""
+
+        @render.ui
+        def file_error() -> Any:
+            return form.file_error(self.file_message())
+
+        @reactive.effect
+        @reactive.event(self.input.run)
+        def _run() -> None:
+            form.start(
+                self.runner,
+                work,
+                self.folder / out,
+                upload_message=self.upload_message(),
+                checked=self.checked,
+            )
+
+    def serve_results(self, prompt: str, shown: Callable[[Any], Any]) -> None:
+        """Register the page's ``results`` output: ``prompt`` until a run succeeded, then ``shown(run)``."""
+
+        @render.ui
+        def results() -> Any:
+            run = self.runner.result()
+            if run is None:
+                return ui.p(prompt, class_="privrisk-help")
+            return shown(run)
 
     def downloads(self, out: str, files: Mapping[str, tuple[str, str]], whole: str) -> Callable[[], Any]:
         """Register the downloads of the run's folder ``folder/out``: ``files`` ``{id: (file, label)}`` one by one,

@@ -89,6 +89,7 @@ __all__ = [
     "parse_epsilon",
     "parse_epsilons",
     "percent",
+    "print_run",
     "progress",
 ]
 
@@ -108,6 +109,14 @@ def floats(text: str, *, name: str) -> list[float]:
 def parse_bounds(text: str, *, name: str = "--universe") -> tuple[float, float]:
     """Read ``LO,HI`` with LO < HI (:func:`privrisk._validation.parse_bounds`)."""
     return _validation.parse_bounds(text, name=name)
+
+
+def print_run(run: Any, as_json: bool, human: Callable[[Any], None]) -> None:
+    """A run's ``--json`` document (its ``to_dict()``) on stdout, else ``human(run)``: what every command prints."""
+    if as_json:
+        emit_json(run.to_dict())
+    else:
+        human(run)
 
 
 @contextlib.contextmanager

@@ -14,9 +14,9 @@ from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, emit_json, err, out
+from privrisk.cli._common import err, out, print_run
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
 from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP
-from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.attack.run import AttackRun
@@ -33,14 +33,12 @@ def attack_command(
         "--universe",
         help="Bounds LO,HI of the values a record may take (default: the column's values).",
     ),
-    universe_file: Path | None = typer.Option(
-        None, "--universe-file", help="A file whose column is the universe."
-    ),
-    universe_column: str | None = typer.Option(None, "--universe-column", help="That file's column."),
-    universe_min: float | None = typer.Option(None, "--universe-min", help=UNIVERSE_MIN_HELP),
-    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
-    trials: int = typer.Option(100_000, "--trials", help="Number of simulated attacks."),
-    seed: int = typer.Option(1, "--seed", help="Random seed; the same seed gives the same numbers."),
+    universe_file: Path | None = typer.Option(None, help="A file whose column is the universe."),
+    universe_column: str | None = typer.Option(None, help="That file's column."),
+    universe_min: float | None = typer.Option(None, help=UNIVERSE_MIN_HELP),
+    missing: str | None = MISSING_OPTION,
+    trials: int = typer.Option(100_000, help="Number of simulated attacks."),
+    seed: int = typer.Option(1, help="Random seed; the same seed gives the same numbers."),
     worlds_kind: str = typer.Option(
         "many",
         "--worlds",
@@ -50,13 +48,10 @@ def attack_command(
     target_risk: float | None = typer.Option(
         None, "--risk", help="Also give the largest ε whose exact risk stays at or below this probability."
     ),
-    out_dir: Path | None = typer.Option(
-        None,
-        "--out",
-        help="Also write DIR/attack.json, DIR/risk_vs_epsilon.csv, a figure of the risks against ε and "
-        "DIR/manifest.json.",
+    out_dir: Path | None = out_option(
+        "Also write DIR/attack.json, DIR/risk_vs_epsilon.csv, a figure of the risks against ε and DIR/manifest.json."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """Simulate the Lee–Clifton attacker: which record is missing from the data behind one noisy answer?
 
@@ -71,8 +66,7 @@ def attack_command(
     """
     from privrisk.attack.run import OUT_FILES, AttackSettings, run_attack
 
-    if out_dir is not None:
-        check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
+    check_out_folder(out_dir, [file, universe_file], OUT_FILES)
     settings = AttackSettings(data=file, column=column, query=query, epsilon=epsilon, universe=universe,
                               universe_file=universe_file, universe_column=universe_column,
                               universe_min=universe_min, missing=missing, trials=trials, seed=seed,
@@ -81,10 +75,7 @@ def attack_command(
     if out_dir is not None:
         run.write(out_dir, source=file)
         err.print(f"Wrote {out_dir}/attack.json, risk_vs_epsilon.csv, figures/ and manifest.json.")
-    if as_json:
-        emit_json(run.to_dict())
-        return
-    _print_human(run)
+    print_run(run, as_json, _print_human)
 
 
 def _print_human(run: AttackRun) -> None:

@@ -16,7 +16,8 @@ from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, TOP_RECORDS, emit_json, err, out
+from privrisk.cli._common import TOP_RECORDS, err, out, print_run
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
@@ -35,37 +36,33 @@ def audit_command(
         "--u",
         help="The uniform draw behind the answer (0.75 in Sarathy and Muralidhar, Tables 2 and 3).",
     ),
-    response: float | None = typer.Option(None, "--response", help="The answer r itself, instead of --u."),
+    response: float | None = typer.Option(None, help="The answer r itself, instead of --u."),
     event: str = typer.Option(
-        "tail", "--event", help="tail (P(answer ≥ r), as Sarathy and Muralidhar, Table 2) or density (at r)."
+        "tail", help="tail (P(answer ≥ r), as Sarathy and Muralidhar, Table 2) or density (at r)."
     ),
-    alpha: float = typer.Option(1e-4, "--alpha", help="1 − confidence of the bound on the missing record."),
+    alpha: float = typer.Option(1e-4, help="1 − confidence of the bound on the missing record."),
     universe: str | None = typer.Option(
-        None, "--universe", help="Bounds LO,HI: also audit noise calibrated to the global sensitivity."
+        None, help="Bounds LO,HI: also audit noise calibrated to the global sensitivity."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Seed for the draw of u when --u is not given."),
+    seed: int | None = typer.Option(None, help="Seed for the draw of u when --u is not given."),
     sweep_record: int | None = typer.Option(
-        None, "--sweep-record", help="Record number (from 1) whose value --sweep-values varies (Table 3)."
+        None, help="Record number (from 1) whose value --sweep-values varies (Table 3)."
     ),
-    sweep_values: str | None = typer.Option(
-        None, "--sweep-values", help="Values for --sweep-record, e.g. 14,15,16."
-    ),
-    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
-    out_dir: Path | None = typer.Option(
-        None, "--out", help="Folder for CSV tables, figures and manifest.json."
-    ),
+    sweep_values: str | None = typer.Option(None, help="Values for --sweep-record, e.g. 14,15,16."),
+    missing: str | None = MISSING_OPTION,
+    out_dir: Path | None = out_option("Folder for CSV tables, figures and manifest.json."),
     records_file: Path | None = typer.Option(
         None,
         "--records",
         help="CSV file for every record's row of the audit (the --json lists the riskiest).",
     ),
     top: int = typer.Option(
-        TOP_RECORDS, "--top", help="How many of the riskiest records --json lists (every record: --records)."
+        TOP_RECORDS, help="How many of the riskiest records --json lists (every record: --records)."
     ),
     fail_on_leak: bool = typer.Option(
         False, "--fail-on-leak", help="Exit with code 1 if any possible missing record breaks e^ε."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """What an intruder holding every record but one learns from one answer with data-dependent noise.
 
@@ -78,10 +75,7 @@ def audit_command(
     """
     from privrisk.audit.run import AuditSettings, run_audit
 
-    if out_dir is not None:
-        check_outputs(
-            out_dir, [file], param="--out", folder=True, files=("*.csv", "manifest.json", "figures/*")
-        )
+    check_out_folder(out_dir, [file], ("*.csv", "manifest.json", "figures/*"))
     settings = AuditSettings(data=file, column=column, missing=missing, query=query, epsilon=epsilon, u=u,
                              response=response, event=event, alpha=alpha, universe=universe, seed=seed,
                              sweep_record=sweep_record, sweep_values=sweep_values, top=top)  # fmt: skip
@@ -94,10 +88,7 @@ def audit_command(
         run.write(out_dir)
     if records_file is not None:
         run.write_records(records_file)
-    if as_json:
-        emit_json(run.to_dict())
-    else:
-        _print_human(run)
+    print_run(run, as_json, _print_human)
     leak = run.leak()
     if fail_on_leak and leak is not None:
         raise leak

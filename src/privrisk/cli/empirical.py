@@ -13,9 +13,9 @@ from rich.table import Table
 from privrisk.cli._app import app
 from privrisk.cli._bars import bars
 from privrisk.cli._common import emit_json, err, out
+from privrisk.cli._options import JSON_OPTION, check_out_folder, out_option
 from privrisk.cli._progress import steps
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning
-from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,34 +30,28 @@ def empirical_command(
         ...,
         help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file, one row per record (Spark: also a folder or URI).",
     ),
-    period: str | None = typer.Option(None, "--period", help="Column whose values are the databases."),
-    individual: str | None = typer.Option(None, "--individual", help="Column identifying individuals."),
+    period: str | None = typer.Option(None, help="Column whose values are the databases."),
+    individual: str | None = typer.Option(None, help="Column identifying individuals."),
     query: str | None = typer.Option(None, "--query", "-q", help="count, sum, mean or rate."),
-    value: str | None = typer.Option(None, "--value", help="Column summed (sum, mean, rate numerator)."),
-    weight: str | None = typer.Option(None, "--weight", help="Rate denominator column (default 1 per row)."),
+    value: str | None = typer.Option(None, help="Column summed (sum, mean, rate numerator)."),
+    weight: str | None = typer.Option(None, help="Rate denominator column (default 1 per row)."),
     period_unit: str | None = typer.Option(
-        None, "--period-unit", help="When --period is a date: day, week, month, quarter or year."
+        None, help="When --period is a date: day, week, month, quarter or year."
     ),
     epsilons: str = typer.Option("0.03,0.1,0.3", "--epsilons", "-e", help="ε values, comma-separated."),
     density: str = typer.Option(
-        "kde-box", "--density", help="kde-box (Burchard and Daoud's, §5), kde-triangle, kde-gauss or ecdf."
+        "kde-box", help="kde-box (Burchard and Daoud's, §5), kde-triangle, kde-gauss or ecdf."
     ),
-    k: str | None = typer.Option(None, "--k", help="Points per local estimate (default auto = round(√t))."),
+    k: str | None = typer.Option(None, help="Points per local estimate (default auto = round(√t))."),
     preset: str | None = typer.Option(
         None,
         "--preset",
         help="chicago: the Chicago Food Inspections file, cleaned as Burchard and Daoud §5 do.",
     ),
-    aggregate: int = typer.Option(
-        1, "--aggregate", help="Merge this many consecutive periods (autocorrelation)."
-    ),
-    window: int | None = typer.Option(
-        None, "--window", help="Also report δ on rolling windows of W periods."
-    ),
-    step: int | None = typer.Option(None, "--step", help="Periods between window starts (default W/2)."),
-    lags: int | None = typer.Option(
-        None, "--lags", help="Lags of the Ljung–Box test (default min(10, t/5))."
-    ),
+    aggregate: int = typer.Option(1, help="Merge this many consecutive periods (autocorrelation)."),
+    window: int | None = typer.Option(None, help="Also report δ on rolling windows of W periods."),
+    step: int | None = typer.Option(None, help="Periods between window starts (default W/2)."),
+    lags: int | None = typer.Option(None, help="Lags of the Ljung–Box test (default min(10, t/5))."),
     joint: str | None = typer.Option(
         None,
         "--joint",
@@ -68,26 +62,24 @@ def empirical_command(
         "--condition-on",
         help="What the adversary knows per period: a column, or a query such as count or sum:COLUMN.",
     ),
-    buckets: int = typer.Option(
-        4, "--buckets", help="With --condition-on: quantile buckets of that knowledge."
-    ),
-    noise: str | None = typer.Option(None, "--noise", help="Measure the answers plus noise: laplace:SCALE."),
-    draws: int = typer.Option(20, "--draws", help="Noise draws per database for --noise/--target-delta."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the noise draws."),
+    buckets: int = typer.Option(4, help="With --condition-on: quantile buckets of that knowledge."),
+    noise: str | None = typer.Option(None, help="Measure the answers plus noise: laplace:SCALE."),
+    draws: int = typer.Option(20, help="Noise draws per database for --noise/--target-delta."),
+    seed: int = typer.Option(0, help="Seed of the noise draws."),
     target_delta: float | None = typer.Option(
-        None, "--target-delta", help="Find the smallest Laplace scale that brings δ under this, per ε."
+        None, help="Find the smallest Laplace scale that brings δ under this, per ε."
     ),
-    top: int = typer.Option(10, "--top", help="How many of the riskiest individuals to list."),
-    out_dir: Path | None = typer.Option(None, "--out", help="Folder for the tables, figures and manifest."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    top: int = typer.Option(10, help="How many of the riskiest individuals to list."),
+    out_dir: Path | None = out_option("Folder for the tables, figures and manifest."),
+    as_json: bool = JSON_OPTION,
     engine: str = typer.Option(
-        "duckdb", "--engine", help="Where the aggregation and the δᵢ run: duckdb (this machine) or spark."
+        "duckdb", help="Where the aggregation and the δᵢ run: duckdb (this machine) or spark."
     ),
     spark_master: str | None = typer.Option(
-        None, "--spark-master", help="Spark master URL (default local[*]; an active session is reused)."
+        None, help="Spark master URL (default local[*]; an active session is reused)."
     ),
     deltas_parquet: str | None = typer.Option(
-        None, "--deltas-parquet", help="With --engine spark: Spark writes δᵢ per individual there as Parquet."
+        None, help="With --engine spark: Spark writes δᵢ per individual there as Parquet."
     ),
 ) -> None:
     """Empirical differential privacy of a statistic published once per period (Burchard and Daoud, §2–5).
@@ -105,9 +97,7 @@ def empirical_command(
         from privrisk.io.engine import check_spark_source
 
         check_spark_source(file)  # before Spark's start, which takes tens of seconds
-    if out_dir is not None:
-        files = ("*.csv", "individuals.parquet", "manifest.json", "figures/*")
-        check_outputs(out_dir, [file], param="--out", folder=True, files=files)
+    check_out_folder(out_dir, [file], ("*.csv", "individuals.parquet", "manifest.json", "figures/*"))
     settings = EmpiricalSettings(data=file, preset=preset, period=period, individual=individual, query=query,
                                  value=value, weight=weight, period_unit=period_unit, epsilons=epsilons,
                                  density=density, k=k, aggregate=aggregate, window=window, step=step, lags=lags,

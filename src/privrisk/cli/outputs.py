@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from privrisk.cli._app import app
-from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, err, out, print_run
+from privrisk.cli._options import JSON_OPTION, out_option
 from privrisk.errors import ThresholdExceeded
 
 if TYPE_CHECKING:
@@ -70,12 +71,8 @@ def _help() -> str:
 @app.command("outputs", help=_help())
 def outputs_command(
     data: Path = typer.Argument(..., help="The microdata (CSV, Parquet, Stata .dta, SPSS .sav)."),
-    spec: Path = typer.Option(
-        ..., "--spec", help="outputs.toml: the tables and models to check (format above)."
-    ),
-    policy: Path | None = typer.Option(
-        None, "--policy", help="An ACRO policy file (YAML); ACRO's defaults if none."
-    ),
+    spec: Path = typer.Option(..., help="outputs.toml: the tables and models to check (format above)."),
+    policy: Path | None = typer.Option(None, help="An ACRO policy file (YAML); ACRO's defaults if none."),
     ledger: Path | None = typer.Option(
         None,
         "--ledger",
@@ -93,16 +90,16 @@ def outputs_command(
         help="An earlier version of the data that outputs in --ledger were computed on (repeatable): the versions "
         "are checked as one population, newcomers and leavers included.",
     ),
-    out_dir: Path | None = typer.Option(None, "--out", help="Write report.html, outputs.json and CSVs here."),
-    atoms: Path | None = typer.Option(None, "--atoms", help="Write the atoms' count intervals (CSV) here."),
+    out_dir: Path | None = out_option("Write report.html, outputs.json and CSVs here."),
+    atoms: Path | None = typer.Option(None, help="Write the atoms' count intervals (CSV) here."),
     cells: Path | None = typer.Option(
         None,
         "--cells",
         help="Write every table cell's interval (CSV) here: what an intruder recomputes of it if it alone "
         "is suppressed, and whether that protects it.",
     ),
-    max_atoms: int = typer.Option(200_000, "--max-atoms", help="Largest grid of atoms crossed in full."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    max_atoms: int = typer.Option(200_000, help="Largest grid of atoms crossed in full."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     from privrisk.io.files import check_outputs
     from privrisk.ledger import deferred_signals, read_key
@@ -120,16 +117,8 @@ def outputs_command(
     if cells is not None:
         check_outputs(cells, [*inputs, *([atoms] if atoms is not None else [])], param="cells")
     key = read_key(key_file)
-    settings = OutputsSettings(
-        data=data,
-        spec=spec,
-        policy=policy,
-        ledger=ledger,
-        key=key,
-        max_atoms=max_atoms,
-        append=not no_append,
-        earlier_data=tuple(earlier_data),
-    )
+    settings = OutputsSettings(data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms,
+                               append=not no_append, earlier_data=tuple(earlier_data))  # fmt: skip
     # The files go to temporary names under the ledger's lock, and into place once the ledger is written.
     with deferred_signals() as guard, contextlib.ExitStack() as stack:
 
@@ -138,10 +127,7 @@ def outputs_command(
             guard.arm()
 
         result = run_outputs(settings, before_append=write)
-    if as_json:
-        emit_json(result.to_dict())
-    else:
-        _print_result(result)
+    print_run(result, as_json, _print_result)
     if out_dir is not None:
         err.print(f"Wrote {out_dir}/report.html, outputs.json, atoms.csv and a CSV per table.")
     if ledger is not None and result.ledger is not None:

@@ -9,7 +9,8 @@ import typer
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import KEY_ENV, MISSING_HELP, PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, out_option
 from privrisk.cli._release_output import ledger_option, print_ledger, print_receipts
 from privrisk.cli._release_output import table as _table
 from privrisk.errors import ThresholdExceeded
@@ -54,40 +55,36 @@ def _print_human(r: Release, file: Path) -> None:
 def release_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     spec: Path | None = typer.Option(
-        None, "--spec", help="A release.toml listing the queries (instead of the single-query options)."
+        None, help="A release.toml listing the queries (instead of the single-query options)."
     ),
     column: str | None = typer.Option(None, "--column", "-c", help="The numeric column to query."),
     query: str | None = typer.Option(None, "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str | None = typer.Option(
         None, "--epsilon", "-e", help="ε of this answer: a number or ln3, ln(3), log(3)."
     ),
-    mechanism: str | None = typer.Option(
-        None, "--mechanism", help="laplace (ε, default) or gaussian (ρ of zCDP)."
-    ),
-    rho: float | None = typer.Option(None, "--rho", help="ρ of a Gaussian answer (zero-concentrated DP)."),
+    mechanism: str | None = typer.Option(None, help="laplace (ε, default) or gaussian (ρ of zCDP)."),
+    rho: float | None = typer.Option(None, help="ρ of a Gaussian answer (zero-concentrated DP)."),
     universe: str | None = typer.Option(
         None,
         "--universe",
         help="Bounds LO,HI fixed before looking at the data; values outside are clamped to them.",
     ),
-    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
+    missing: str | None = MISSING_OPTION,
     public_n: int | None = typer.Option(
         None,
         "--public-n",
         help="The published number of people in the data; the public statement gives ρ_mw for it.",
     ),
     budget: str | None = typer.Option(
-        None, "--budget", help="Refuse (exit 1, no noise drawn) if the total ε would exceed this."
+        None, help="Refuse (exit 1, no noise drawn) if the total ε would exceed this."
     ),
     budget_epsilon: str | None = BUDGET_EPSILON,
     budget_delta: float | None = BUDGET_DELTA,
     budget_rho: float | None = BUDGET_RHO,
     ledger: Path | None = typer.Option(
-        None, "--ledger", help="The ledger of everything released; later releases count what it records."
+        None, help="The ledger of everything released; later releases count what it records."
     ),
-    out_dir: Path | None = typer.Option(
-        None, "--out", help="Folder for the public release.json/.csv, figures and manifest.json."
-    ),
+    out_dir: Path | None = out_option("Folder for the public release.json/.csv, figures and manifest.json."),
     internal: Path | None = typer.Option(
         None,
         "--internal",
@@ -95,7 +92,7 @@ def release_command(
         "JSON file, readable by its owner only (mode 0600).",
     ),
     key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    as_json: bool = JSON_OPTION,
     allow_large_epsilon: bool = typer.Option(
         False,
         "--allow-large-epsilon",
@@ -199,19 +196,17 @@ def ledger_command(
     budget_epsilon: str | None = BUDGET_EPSILON,
     budget_delta: float | None = BUDGET_DELTA,
     budget_rho: float | None = BUDGET_RHO,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    as_json: bool = JSON_OPTION,
     key_file: Path | None = typer.Option(None, "--ledger-key", help=KEY_HELP),
     export: str | None = typer.Option(
-        None, "--export", help="registry: write every release as an entry of the OpenDP deployments registry."
+        None, help="registry: write every release as an entry of the OpenDP deployments registry."
     ),
-    out_dir: Path | None = typer.Option(
-        None,
-        "--out",
-        help="Folder for ledger.json, releases.csv and manifest.json; with --export the receipts "
-        "release_<seq>.yaml (default: the YAML on stdout).",
+    out_dir: Path | None = out_option(
+        "Folder for ledger.json, releases.csv and manifest.json; with --export the receipts release_<seq>.yaml "
+        "(default: the YAML on stdout)."
     ),
-    curator: str | None = typer.Option(None, "--curator", help="With --export: who published the releases."),
-    region: str | None = typer.Option(None, "--region", help="With --export: the region the data describe."),
+    curator: str | None = typer.Option(None, help="With --export: who published the releases."),
+    region: str | None = typer.Option(None, help="With --export: the region the data describe."),
 ) -> None:
     """Check a privacy ledger: what each release spent, the plain sum of ε, the tight composition and its risk.
 

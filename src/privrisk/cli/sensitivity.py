@@ -10,8 +10,8 @@ from rich.table import Table
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import MISSING_HELP, emit_json, err, out
-from privrisk.io.files import check_outputs
+from privrisk.cli._common import err, out, print_run
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
 
 if TYPE_CHECKING:
     from privrisk.sensitivity.run import SensitivityRun
@@ -26,31 +26,23 @@ def sensitivity_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
     query: str = typer.Option(..., "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
-    universe: str | None = typer.Option(
-        None, "--universe", help="Bounds LO,HI of the values a record may take."
-    ),
-    universe_file: Path | None = typer.Option(
-        None, "--universe-file", help="A file whose column is the universe."
-    ),
-    universe_column: str | None = typer.Option(None, "--universe-column", help="That file's column."),
-    universe_min: float | None = typer.Option(None, "--universe-min", help=UNIVERSE_MIN_HELP),
-    neighbours: str = typer.Option(
-        "unbounded", "--neighbours", help="unbounded (add/remove) or bounded (replace)."
-    ),
-    method: str = typer.Option(
-        "exact", "--method", help="exact, or paper (the four-case rule of Allmann et al., §3.2)."
-    ),
+    universe: str | None = typer.Option(None, help="Bounds LO,HI of the values a record may take."),
+    universe_file: Path | None = typer.Option(None, help="A file whose column is the universe."),
+    universe_column: str | None = typer.Option(None, help="That file's column."),
+    universe_min: float | None = typer.Option(None, help=UNIVERSE_MIN_HELP),
+    neighbours: str = typer.Option("unbounded", help="unbounded (add/remove) or bounded (replace)."),
+    method: str = typer.Option("exact", help="exact, or paper (the four-case rule of Allmann et al., §3.2)."),
     epsilon: str | None = typer.Option(
         None, "--epsilon", "-e", help="Also give the risks at this ε (e.g. ln3)."
     ),
-    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
+    missing: str | None = MISSING_OPTION,
     max_risk: float | None = typer.Option(
-        None, "--max-risk", help="With --epsilon: exit with code 1 if the two-worlds risk exceeds this."
+        None, help="With --epsilon: exit with code 1 if the two-worlds risk exceeds this."
     ),
-    out_dir: Path | None = typer.Option(
-        None, "--out", help="Also write DIR/sensitivity.json (the --json document) and DIR/manifest.json."
+    out_dir: Path | None = out_option(
+        "Also write DIR/sensitivity.json (the --json document) and DIR/manifest.json."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    as_json: bool = JSON_OPTION,
 ) -> None:
     """Global and local sensitivity of a query on one column, and with --epsilon the risk it carries.
 
@@ -63,16 +55,12 @@ def sensitivity_command(
         universe_column=universe_column, universe_min=universe_min, neighbours=neighbours, method=method,
         epsilon=epsilon, max_risk=max_risk, missing=missing,
     )  # fmt: skip
-    if out_dir is not None:
-        check_outputs(out_dir, [file, universe_file], param="--out", folder=True, files=OUT_FILES)
+    check_out_folder(out_dir, [file, universe_file], OUT_FILES)
     run = run_sensitivity(settings)
     if out_dir is not None:
         run.write(out_dir)
         err.print(f"Wrote {out_dir}/sensitivity.json and manifest.json.")
-    if as_json:
-        emit_json(run.to_dict())
-    else:
-        _print_human(run)
+    print_run(run, as_json, _print_human)
     exceeded = run.exceeded(name=lambda param: "--" + param.replace("_", "-"))
     if exceeded is not None:
         raise exceeded

@@ -16,7 +16,8 @@ from rich.table import Table
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._bars import bars
-from privrisk.cli._common import MISSING_HELP, emit_json, err, out
+from privrisk.cli._common import emit_json, err, out
+from privrisk.cli._options import MISSING_OPTION
 from privrisk.cli._progress import steps
 from privrisk.cli._study_options import (  # the options study and demo share, and their mapping
     _ATTACK_MAX_N_OPTION,
@@ -38,7 +39,6 @@ from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.study.run import StudyRun, StudySettings
-
 
 
 def _run(settings: StudySettings, out_dir: Path, as_json: bool, inputs: tuple[Path, ...] = ()) -> None:
@@ -112,7 +112,7 @@ def _print(bundle: StudyRun, folder: Path, whole: float) -> None:
 def study_command(
     file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     column: list[str] = typer.Option(..., "--column", "-c", help="A numeric column to study (repeat it)."),
-    label: list[str] | None = typer.Option(None, "--label", help="A name for a column: COLUMN=LABEL."),
+    label: list[str] | None = typer.Option(None, help="A name for a column: COLUMN=LABEL."),
     queries: str = _QUERIES_OPTION,
     epsilons: str = _EPSILONS_OPTION,
     proportions: str = _PROPORTIONS_OPTION,
@@ -129,7 +129,7 @@ def study_command(
         help="Set the universe's minimum to this value (0 where 0 is a valid answer, as Allmann et al., §4.2).",
     ),
     ls_method: str = _LS_METHOD_OPTION,
-    missing: str | None = typer.Option(None, "--missing", help=MISSING_HELP),
+    missing: str | None = MISSING_OPTION,
     figure_query: str | None = _FIGURE_QUERY_OPTION,
     figure_epsilon: str | None = _FIGURE_EPSILON_OPTION,
     out_dir: Path = _OUT_OPTION,

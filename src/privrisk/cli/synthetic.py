@@ -15,8 +15,8 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out
-from privrisk.io.files import check_outputs
+from privrisk.cli._common import err, out, print_run
+from privrisk.cli._options import JSON_OPTION, check_out_folder, out_option
 
 if TYPE_CHECKING:
     from privrisk.synthetic.run import SyntheticRun
@@ -33,40 +33,40 @@ def synthetic_command(
     original: Path = typer.Argument(..., help="The training records the generator saw (CSV, Parquet, Stata, SPSS)."),
     synthetic: Path = typer.Argument(..., help="The synthetic file, with the same columns."),
     control: Path | None = typer.Option(
-        None, "--control", help="Real records of the same population the generator never saw (strongly advised)."
+        None, help="Real records of the same population the generator never saw (strongly advised)."
     ),
     aux: str | None = typer.Option(
-        None, "--aux", help="The columns the attacker holds, e.g. age,sex,region; a,b|c,d sets linkability's two files."
+        None, help="The columns the attacker holds, e.g. age,sex,region; a,b|c,d sets linkability's two files."
     ),
     secret: str | None = typer.Option(
-        None, "--secret", help="The columns inferred (default: every column the attacker does not hold)."
+        None, help="The columns inferred (default: every column the attacker does not hold)."
     ),
     threat_model: str = typer.Option(
-        THREAT_MODELS[0], "--threat-model", help=f"Who knows what without --aux: {' or '.join(THREAT_MODELS)}."
+        THREAT_MODELS[0], help=f"Who knows what without --aux: {' or '.join(THREAT_MODELS)}."
     ),
-    queries: int = typer.Option(DEFAULT_QUERIES, "--queries", help="Attacks of each kind (queries, targets)."),
+    queries: int = typer.Option(DEFAULT_QUERIES, help="Attacks of each kind (queries, targets)."),
     query_columns: int = typer.Option(
-        DEFAULT_QUERY_COLUMNS, "--query-columns", help="Columns per multivariate singling-out query."
+        DEFAULT_QUERY_COLUMNS, help="Columns per multivariate singling-out query."
     ),
-    neighbours: int = typer.Option(1, "--neighbours", help="Nearest synthetic records linkability considers."),
+    neighbours: int = typer.Option(1, help="Nearest synthetic records linkability considers."),
     membership_targets: int = typer.Option(
-        DEFAULT_MEMBERSHIP_TARGETS, "--membership-targets", help="Members (and non-members) each membership attack scores."
+        DEFAULT_MEMBERSHIP_TARGETS, help="Members (and non-members) each membership attack scores."
     ),
     no_membership: bool = typer.Option(False, "--no-membership", help="Skip membership inference."),
     generator: str | None = typer.Option(
-        None, "--generator", help="Retrain this generator for the shadow-model attack: copy, marginals, rr:EPS, histogram:EPS."
+        None, help="Retrain this generator for the shadow-model attack: copy, marginals, rr:EPS, histogram:EPS."
     ),
     generator_guarantee: str | None = typer.Option(
-        None, "--generator-guarantee", help="The generator's claimed guarantee, e.g. epsilon=1, epsilon=1,delta=1e-6, rho=0.5, mu=1."
+        None, help="The generator's claimed guarantee, e.g. epsilon=1, epsilon=1,delta=1e-6, rho=0.5, mu=1."
     ),
     no_distances: bool = typer.Option(False, "--no-distances", help="Skip DCR and NNDR."),
     max_risk: float | None = typer.Option(
-        None, "--max-risk", help="Exit with code 1 when an attack's excess risk may exceed this (upper end of its interval)."
+        None, help="Exit with code 1 when an attack's excess risk may exceed this (upper end of its interval)."
     ),
-    confidence: float = typer.Option(0.95, "--confidence", help="Of every interval and bound."),
-    seed: int | None = typer.Option(None, "--seed", help="Seed of the attacks (drawn and reported when not given)."),
-    out_dir: Path | None = typer.Option(None, "--out", help="Folder for the tables, the figure, report.html and manifest.json."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    confidence: float = typer.Option(0.95, help="Of every interval and bound."),
+    seed: int | None = typer.Option(None, help="Seed of the attacks (drawn and reported when not given)."),
+    out_dir: Path | None = out_option("Folder for the tables, the figure, report.html and manifest.json."),
+    as_json: bool = JSON_OPTION,
 ) -> None:  # fmt: skip
     """The disclosure risk of a synthetic file: singling out, linkability, inference and membership inference.
 
@@ -81,9 +81,7 @@ def synthetic_command(
     from privrisk.synthetic.run import SyntheticSettings, run_synthetic
 
     inputs = [original, synthetic] + ([control] if control is not None else [])
-    if out_dir is not None:
-        check_outputs(out_dir, inputs, param="--out", folder=True, files=("*.csv", "*.svg", "*.png", "*.html",
-                                                                           "manifest.json"))  # fmt: skip
+    check_out_folder(out_dir, inputs, ("*.csv", "*.svg", "*.png", "*.html", "manifest.json"))
     settings = SyntheticSettings(
         original=original, synthetic=synthetic, control=control, aux=aux, secret=secret, threat_model=threat_model,
         queries=queries, query_columns=query_columns, neighbours=neighbours, membership=not no_membership,
@@ -105,10 +103,7 @@ def synthetic_command(
         run = run_synthetic(settings, progress=progress)
     if out_dir is not None:
         run.write(out_dir)
-    if as_json:
-        emit_json(run.to_dict())
-    else:
-        _print_human(run)
+    print_run(run, as_json, _print_human)
     exceeded = run.exceeded()
     if exceeded is not None:
         raise exceeded

@@ -18,7 +18,21 @@ from privrisk.app._shared import error_input, error_message, error_ui
 from privrisk.app.pages._runs import Runner
 from privrisk.errors import PrivriskError
 
-__all__ = ["SettingsForm"]
+__all__ = ["SettingsForm", "field", "text_field"]
+
+
+def field(control: Any, name: str) -> Any:
+    """An input with its error output (``<name>_error``) below it, where :class:`SettingsForm` shows its error."""
+    from shiny import ui
+
+    return ui.div(control, ui.output_ui(f"{name}_error"))
+
+
+def text_field(name: str, label: str, value: str = "") -> Any:
+    """A text input named like its settings' field, with its error output below it (:func:`field`)."""
+    from shiny import ui
+
+    return field(ui.input_text(name, label, value=value), name)
 
 
 class SettingsForm:

@@ -65,15 +65,7 @@ def preview_view(
     cost = " and ".join([*([f"ε = {number(eps)}"] if eps else []), *([f"ρ = {number(rho)}"] if rho else [])])
     parts = [
         ui.h3("2. Preview: nothing is drawn or spent yet", class_="fs-5 mt-3"),
-        scrolled(
-            ui.tags.table(
-                ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in _PREVIEW_HEAD))),
-                ui.tags.tbody(*rows),
-                class_="table table-sm",
-                id="release-preview-table",
-            ),
-            "The preview's table",
-        ),
+        _table(_PREVIEW_HEAD, rows, "release-preview-table", "The preview's table"),
         ui.p(
             "Expected error: how far the published value lies from the data's on average. 95 % interval: in 95 of "
             "100 releases the noise is smaller than this.",
@@ -110,6 +102,19 @@ def scrolled(content: Any, name: str) -> Any:
     """A wide table in a box that scrolls sideways, reachable by keyboard (a named, focusable region): on a phone
     every column can be reached."""
     return ui.div(content, style="overflow-x:auto", tabindex="0", role="region", **{"aria-label": name})
+
+
+def _table(head: Any, rows: list[Any], id: str, name: str) -> Any:
+    """A table of ``rows`` under the header ``head``, scrolled sideways when wide (:func:`scrolled`)."""
+    return scrolled(
+        ui.tags.table(
+            ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in head))),
+            ui.tags.tbody(*rows),
+            class_="table table-sm",
+            id=id,
+        ),
+        name,
+    )
 
 
 def ledger_view(path: Path, summary: Any, error: str | None = None) -> Any:
@@ -217,15 +222,7 @@ def public_view(
             if useless
             else []
         ),
-        scrolled(
-            ui.tags.table(
-                ui.tags.thead(ui.tags.tr(*(ui.tags.th(h) for h in _ANSWER_HEAD))),
-                ui.tags.tbody(*rows),
-                class_="table table-sm",
-                id="release-answers",
-            ),
-            "The noisy answers",
-        ),
+        _table(_ANSWER_HEAD, rows, "release-answers", "The noisy answers"),
         ui.h3("Public statement (depends only on ε and the published n; safe to publish)", class_="h5"),
         statement_view(release),
         ui.tags.details(

@@ -43,10 +43,14 @@ __all__ = [
     "checked_upload",
     "figures_ui",
     "findings_ui",
+    "folded_ui",
     "frame_ui",
+    "long_page_ui",
     "main_panel",
+    "more_options",
     "named_error",
     "session_folder",
+    "verdict_ui",
     "zip_bytes",
 ]
 
@@ -358,6 +362,26 @@ def figures_ui(folder: Path) -> Any:
     return ui.TagList(*shown)
 
 
+def verdict_ui(page: str, headline: str, sentence: str, *more: Any, sentence_class: str = "lead") -> Any:
+    """A run's verdict first: its one number (``<page>-verdict-number``), its sentence in plain words
+    (``<page>-verdict``), then ``more``."""
+    from shiny import ui
+
+    return ui.div(
+        ui.p(headline, id=f"{page}-verdict-number", class_="display-6 fw-semibold mb-0"),
+        ui.p(sentence, id=f"{page}-verdict", class_=sentence_class),
+        *more,
+        class_="privrisk-verdict mb-3",
+    )
+
+
+def folded_ui(summary: str, *parts: Any, id: str, class_: str | None = "mb-3") -> Any:
+    """``parts`` folded under ``summary`` (an HTML ``details`` element)."""
+    from shiny import ui
+
+    return ui.tags.details(ui.tags.summary(summary), *parts, id=id, class_=class_)
+
+
 def findings_ui(sentences: Iterable[str]) -> Any:
     """The findings as a list."""
     from shiny import ui
@@ -414,3 +438,19 @@ def main_panel(title: str, intro: str) -> list[Any]:
         ui.h3("The same on the command line", class_="h5"),
         ui.output_ui("command"),
     ]
+
+
+def more_options(*inputs: Any) -> Any:
+    """The options a page folds away, under "More options" (closed at first)."""
+    from shiny import ui
+
+    return ui.accordion(ui.accordion_panel("More options", *inputs), open=False)
+
+
+def long_page_ui(title: str, intro: str, run_label: str, *inputs: Any, width: int = 380) -> Any:
+    """A long-job page: its ``inputs`` and the Run button (``run``, labelled ``run_label``) on the left,
+    :func:`main_panel` on the right."""
+    from shiny import ui
+
+    run = ui.input_action_button("run", run_label, class_="btn-primary mt-2")
+    return ui.layout_sidebar(ui.sidebar(*inputs, run, width=width), *main_panel(title, intro))

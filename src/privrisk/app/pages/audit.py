@@ -21,23 +21,19 @@ from shiny import module, reactive, render, ui
 
 from privrisk._format import number, plain
 from privrisk.app._examples import example_frame
-from privrisk.app._long_job import LongJob
-from privrisk.app._shared import (
-    KeptUpload,
-    command_line,
-    id_like,
-    numeric_columns,
-    preset_inputs,
-    query_params,
-)
-from privrisk.app.pages._form import SettingsForm
+from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
+from privrisk.app._shared import command_line, id_like, numeric_columns, preset_inputs, query_params
+from privrisk.app.pages._form import SettingsForm, field, text_field
 from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
+    folded_ui,
     frame_ui,
-    main_panel,
+    long_page_ui,
+    more_options,
     session_folder,
 )
+from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
     from privrisk.audit.run import AuditRun, AuditSettings
@@ -73,92 +69,32 @@ _HOW = (
 )
 
 
-def _field(control: Any, name: str) -> Any:
-    """An input with its error output below it (shown once the user has typed or pressed Audit)."""
-    return ui.div(control, ui.output_ui(f"{name}_error"))
-
-
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    more = ui.accordion(
-        ui.accordion_panel(
-            "More options",
-            _field(ui.input_text("response", "or the answer r itself (instead of u)", value=""), "response"),
-            _field(
-                ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
-                "event",
-            ),
-            _field(
-                ui.input_text(
-                    "alpha", "α (1 − confidence of the bound on the missing record)", value="0.0001"
-                ),
-                "alpha",
-            ),
-            _field(ui.input_text("seed", "Seed for the draw of u when u is empty", value=""), "seed"),
-            _field(ui.input_text("sweep_record", "Sweep: record number (from 1)", value=""), "sweep_record"),
-            _field(
-                ui.input_text("sweep_values", "Sweep: its values, e.g. 14,15,16", value=""), "sweep_values"
-            ),
-            _field(
-                ui.input_text(
-                    "missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""
-                ),
-                "missing",
-            ),
-            _field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
-        ),
-        open=False,
-    )
-    return ui.layout_sidebar(
-        ui.sidebar(
-            ui.input_radio_buttons(
-                "source",
-                "Data",
-                SOURCES,
-                selected="example",
-            ),
-            ui.panel_conditional(
-                "input.source === 'file'",
-                ui.input_file(
-                    "file",
-                    "CSV, Parquet, Stata (.dta) or SPSS (.sav) file",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("file_error"),
-            ),
-            _field(
-                ui.input_selectize(
-                    "column", "The numeric column the query runs on", choices=["claims"], selected="claims"
-                ),
-                "column",
-            ),
-            _field(
-                ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"
-            ),
-            _field(
-                ui.input_text("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", value="2"), "epsilon"
-            ),
-            _field(
-                ui.input_text(
-                    "u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", value="0.75"
-                ),
-                "u",
-            ),
-            _field(
-                ui.input_text(
-                    "universe",
-                    "Bounds LO,HI: also audit noise calibrated to the global sensitivity",
-                    value="0,100",
-                ),
-                "universe",
-            ),
-            more,
-            ui.input_action_button("run", "Audit", class_="btn-primary mt-2"),
-            width=380,
-        ),
-        *main_panel("The intruder's audit of data-dependent noise", _INTRO),
-    )
+    more = more_options(
+        text_field("response", "or the answer r itself (instead of u)"),
+        field(ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
+              "event"),
+        text_field("alpha", "α (1 − confidence of the bound on the missing record)", "0.0001"),
+        text_field("seed", "Seed for the draw of u when u is empty"),
+        text_field("sweep_record", "Sweep: record number (from 1)"),
+        text_field("sweep_values", "Sweep: its values, e.g. 14,15,16"),
+        text_field("missing", "Missing codes to drop: negative, or a list such as -1,-3"),
+        field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
+    )  # fmt: skip
+    return long_page_ui(
+        "The intruder's audit of data-dependent noise", _INTRO, "Audit",
+        *data_inputs(SOURCES, "example", upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file")),
+        field(ui.input_selectize("column", "The numeric column the query runs on", choices=["claims"],
+                                 selected="claims"), "column"),
+        field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="mean"), "query"),
+        text_field("epsilon", "ε of the data-dependent noise (e.g. 2, ln3)", "2"),
+        text_field("u", "The uniform draw u behind the answer (Sarathy and Muralidhar: 0.75)", "0.75"),
+        text_field("universe", "Bounds LO,HI: also audit noise calibrated to the global sensitivity", "0,100"),
+        more,
+
+    )  # fmt: skip
 
 
 #: The page's inputs that set a field of :class:`~privrisk.audit.run.AuditSettings`; each has an error output
@@ -286,13 +222,10 @@ def sweep_frame(sweep: Any) -> Any:
 def verdict_ui(run: AuditRun) -> Any:
     """The verdict first: one number and one sentence in plain words, and what global noise would do."""
     v = run.verdict()
-    parts = [
-        ui.p(v.headline, id="audit-verdict-number", class_="display-6 fw-semibold mb-0"),
-        ui.p(v.sentence, id="audit-verdict", class_="lead"),
-    ]
-    if other := run.global_finding():
-        parts.append(ui.p(other, id="audit-global-plain"))
-    return ui.div(*parts, class_="privrisk-verdict mb-3")
+    other = run.global_finding()
+    return _verdict(
+        "audit", v.headline, v.sentence, *([ui.p(other, id="audit-global-plain")] if other else [])
+    )
 
 
 def detail_ui(run: AuditRun, folder: Path) -> Any:
@@ -336,22 +269,16 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
             )
         )
     return ui.TagList(
-        ui.tags.details(
-            ui.tags.summary("The numbers behind it (Sarathy and Muralidhar 2009)"),
-            *parts,
-            id="audit-detail",
-            class_="mb-3",
-        ),
-        ui.tags.details(ui.tags.summary("Figures"), figures_ui(folder), id="audit-figures", class_="mb-3"),
+        folded_ui("The numbers behind it (Sarathy and Muralidhar 2009)", *parts, id="audit-detail"),
+        folded_ui("Figures", figures_ui(folder), id="audit-figures"),
     )
 
 
 SOURCES = {"example": "the example: 30 insurance claims", "file": "a file I upload"}
-
-
-def _sources(kept: KeptUpload | None) -> dict[str, str]:
-    """The data choices: the example, and the session's upload by name once there is one."""
-    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
+#: The kinds of the inputs a link may preset (``?epsilon=…``).
+_KINDS = {"source": "radio", "query": "select", "event": "select", "top": "numeric"} | {
+    n: "text" for n in ("epsilon", "u", "universe", "response", "alpha", "seed", "sweep_record", "sweep_values",
+                        "missing")}  # fmt: skip
 
 
 @module.server
@@ -361,22 +288,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     example = folder / "claims.csv"
     example_frame("claims").to_csv(example, index=False)
     params = query_params(session)
-    kinds = {
-        "source": "radio",
-        "query": "select",
-        "epsilon": "text",
-        "u": "text",
-        "universe": "text",
-        "response": "text",
-        "event": "select",
-        "alpha": "text",
-        "seed": "text",
-        "sweep_record": "text",
-        "sweep_values": "text",
-        "missing": "text",
-        "top": "numeric",
-    }
-    preset_inputs(session, kinds)
+    preset_inputs(session, _KINDS)
     wanted_column = params.get("column")
     file_columns: reactive.Value[tuple[list[str], list[str]]] = reactive.value(([], []))
 
@@ -391,12 +303,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         numeric = [] if profile is None else list(profile.numeric)
         file_columns.set((found, numeric))
         _choose(found, numeric)
-        if (
-            profile is not None and "universe" not in params
-        ):  # the example's bounds do not fit another file's values
+        # The example's bounds do not fit another file's values.
+        if profile is not None and "universe" not in params:
             ui.update_text("universe", value="")
 
-    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer,
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=with_upload(SOURCES), offer=_offer,
                   example=(example, EXAMPLE_NAME))  # fmt: skip
 
     @reactive.effect
@@ -413,33 +324,12 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     form = SettingsForm(
         input, "audit", FIELDS, lambda path: audit_settings(_values(), path), job.data, ("column",)
     )
-
-    @render.ui
-    def file_error() -> Any:
-        return form.file_error(job.file_message())
-
-    @reactive.effect
-    @reactive.event(input.run)
-    def _run() -> None:
-        form.start(
-            job.runner,
-            run_audit_job,
-            folder / "out",
-            upload_message=job.upload_message(),
-            checked=job.checked,
-        )
-
+    job.serve_run(form, run_audit_job, "out")
     buttons = job.downloads("out", {"records": ("records.csv", "records.csv (every record)")}, "audit.zip")
-
-    @render.ui
-    def results() -> Any:
-        run = job.runner.result()
-        if run is None:
-            return ui.p(
-                "Press “Audit”: the example takes a few seconds, most of them drawing its four figures.",
-                class_="privrisk-help",
-            )
-        return ui.TagList(verdict_ui(run), buttons(), detail_ui(run, folder / "out"))
+    job.serve_results(
+        "Press “Audit”: the example takes a few seconds, most of them drawing its four figures.",
+        lambda run: ui.TagList(verdict_ui(run), buttons(), detail_ui(run, folder / "out")),
+    )
 
     @render.ui
     def command() -> Any:

@@ -18,25 +18,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from shiny import module, reactive, render, ui
+from shiny import module, render, ui
 
 from privrisk._format import number
-from privrisk.app._long_job import LongJob
-from privrisk.app._shared import (
-    KeptUpload,
-    UploadColumns,
-    command_line,
-    preset_inputs,
-    query_params,
-    warning_ui,
-)
-from privrisk.app.pages._form import SettingsForm
+from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
+from privrisk.app._shared import UploadColumns, command_line, preset_inputs, query_params, warning_ui
+from privrisk.app.pages._form import SettingsForm, field, text_field
 from privrisk.app.pages._runs import (
     figures_ui,
+    folded_ui,
     frame_ui,
-    main_panel,
+    long_page_ui,
+    more_options,
     session_folder,
 )
+from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
     from privrisk.empirical.run import EmpiricalRun, EmpiricalSettings
@@ -84,131 +80,52 @@ def example_table(path: Path) -> Path:
     return path
 
 
-def _field(control: Any, name: str) -> Any:
-    """An input with its error output below it (shown once the user has typed or pressed Measure)."""
-    return ui.div(control, ui.output_ui(f"{name}_error"))
+def _number(name: str, label: str, value: int, minimum: int) -> Any:
+    return field(ui.input_numeric(name, label, value=value, min=minimum), name)
 
 
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    more = ui.accordion(
-        ui.accordion_panel(
-            "More options",
-            _field(
-                ui.input_select(
-                    "period_unit", "When the period is a date: unit", {u: u or "(not a date)" for u in UNITS}
-                ),
-                "period_unit",
-            ),
-            _field(
-                ui.input_text("k", "Points per local estimate k (empty: auto = round(√t))", value=""), "k"
-            ),
-            _field(
-                ui.input_numeric("aggregate", "Merge this many consecutive periods", value=1, min=1),
-                "aggregate",
-            ),
-            _field(
-                ui.input_text("window", "Also δ on rolling windows of W periods (empty: no)", value=""),
-                "window",
-            ),
-            _field(ui.input_text("step", "Periods between window starts (empty: W/2)", value=""), "step"),
-            _field(
-                ui.input_text("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))", value=""), "lags"
-            ),
-            _field(
-                ui.input_text(
-                    "joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)", value=""
-                ),
-                "joint",
-            ),
-            _field(
-                ui.input_text(
-                    "condition_on",
-                    "What the adversary knows per period: a column or count, sum:COLUMN",
-                    value="",
-                ),
-                "condition_on",
-            ),
-            _field(ui.input_numeric("buckets", "Buckets of that knowledge", value=4, min=1), "buckets"),
-            _field(
-                ui.input_text("noise", "Measure the answers plus noise: laplace:SCALE", value=""), "noise"
-            ),
-            _field(
-                ui.input_text("target_delta", "Find the smallest Laplace scale bringing δ under", value=""),
-                "target_delta",
-            ),
-            _field(ui.input_numeric("draws", "Noise draws per database", value=20, min=1), "draws"),
-            _field(ui.input_numeric("seed", "Seed of the noise draws", value=0, min=0), "seed"),
-            _field(
-                ui.input_numeric("top", "How many of the riskiest individuals to list", value=10, min=0),
-                "top",
-            ),
+    more = more_options(
+        field(ui.input_select("period_unit", "When the period is a date: unit",
+                              {u: u or "(not a date)" for u in UNITS}), "period_unit"),
+        text_field("k", "Points per local estimate k (empty: auto = round(√t))"),
+        _number("aggregate", "Merge this many consecutive periods", 1, 1),
+        text_field("window", "Also δ on rolling windows of W periods (empty: no)"),
+        text_field("step", "Periods between window starts (empty: W/2)"),
+        text_field("lags", "Lags of the Ljung–Box test (empty: min(10, t/5))"),
+        text_field("joint", "A second query published beside it, QUERY:VALUE/WEIGHT (e.g. count)"),
+        text_field("condition_on", "What the adversary knows per period: a column or count, sum:COLUMN"),
+        _number("buckets", "Buckets of that knowledge", 4, 1),
+        text_field("noise", "Measure the answers plus noise: laplace:SCALE"),
+        text_field("target_delta", "Find the smallest Laplace scale bringing δ under"),
+        _number("draws", "Noise draws per database", 20, 1),
+        _number("seed", "Seed of the noise draws", 0, 0),
+        _number("top", "How many of the riskiest individuals to list", 10, 0),
+    )  # fmt: skip
+    presets = {"chicago": "chicago: Burchard and Daoud's cleaning, monthly failure rate per establishment",
+               "": "none: choose the columns"}  # fmt: skip
+    return long_page_ui(
+        "Empirical privacy of a statistic published every period", _INTRO, "Measure",
+        *data_inputs(SOURCES, "example",
+                     upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav), one row per record")),
+        field(ui.input_select("preset", "Preset", presets, selected="chicago"), "preset"),
+        ui.panel_conditional(
+            "input.preset === ''",
+            field(ui.input_selectize("period", "Column whose values are the databases", choices=[]), "period"),
+            field(ui.input_selectize("individual", "Column identifying individuals", choices=[]), "individual"),
+            field(ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"),
+            field(ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
+                  "value"),
+            field(ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
+                  "weight"),
         ),
-        open=False,
-    )
-    return ui.layout_sidebar(
-        ui.sidebar(
-            ui.input_radio_buttons(
-                "source",
-                "Data",
-                SOURCES,
-                selected="example",
-            ),
-            ui.panel_conditional(
-                "input.source === 'file'",
-                ui.input_file(
-                    "file",
-                    "CSV, Parquet, Stata (.dta) or SPSS (.sav), one row per record",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("file_error"),
-            ),
-            _field(
-                ui.input_select(
-                    "preset",
-                    "Preset",
-                    {
-                        "chicago": "chicago: Burchard and Daoud's cleaning, monthly failure rate per establishment",
-                        "": "none: choose the columns",
-                    },
-                    selected="chicago",
-                ),
-                "preset",
-            ),
-            ui.panel_conditional(
-                "input.preset === ''",
-                _field(
-                    ui.input_selectize("period", "Column whose values are the databases", choices=[]),
-                    "period",
-                ),
-                _field(
-                    ui.input_selectize("individual", "Column identifying individuals", choices=[]),
-                    "individual",
-                ),
-                _field(
-                    ui.input_select("query", "Query", {q: q for q in QUERY_CHOICES}, selected="rate"), "query"
-                ),
-                _field(
-                    ui.input_selectize("value", "Column summed (sum, mean, rate numerator)", choices=[""]),
-                    "value",
-                ),
-                _field(
-                    ui.input_selectize("weight", "Rate denominator column (empty: 1 per row)", choices=[""]),
-                    "weight",
-                ),
-            ),
-            _field(ui.input_text("epsilons", "ε values, comma-separated", value="0.03,0.1,0.3"), "epsilons"),
-            _field(
-                ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"),
-                "density",
-            ),
-            more,
-            ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
-            width=400,
-        ),
-        *main_panel("Empirical privacy of a statistic published every period", _INTRO),
-    )
+        text_field("epsilons", "ε values, comma-separated", "0.03,0.1,0.3"),
+        field(ui.input_select("density", "Density", {d: d for d in DENSITIES}, selected="kde-box"), "density"),
+        more,
+        width=400,
+    )  # fmt: skip
 
 
 #: The page's inputs that set a field of :class:`~privrisk.empirical.run.EmpiricalSettings`; each but the file
@@ -418,12 +335,8 @@ def notes(run: EmpiricalRun, doc: dict[str, Any]) -> list[str]:
 def verdict_ui(run: EmpiricalRun) -> Any:
     """The verdict first: one number and one sentence in plain words, then the library's warnings."""
     v = run.verdict()
-    return ui.div(
-        ui.p(v.headline, id="empirical-verdict-number", class_="display-6 fw-semibold mb-0"),
-        ui.p(v.sentence, id="empirical-verdict", class_="lead privrisk-finding"),
-        *(warning_ui(text, "empirical") for _, text in run.warnings),
-        class_="privrisk-verdict mb-3",
-    )
+    warned = (warning_ui(text, "empirical") for _, text in run.warnings)
+    return _verdict("empirical", v.headline, v.sentence, *warned, sentence_class="lead privrisk-finding")
 
 
 def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
@@ -448,24 +361,22 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
         )
     parts += _extras(run, doc)
     return ui.TagList(
-        ui.tags.details(
-            ui.tags.summary("The numbers behind it (Burchard and Daoud 2022)"),
-            *parts,
-            id="empirical-detail",
-            class_="mb-3",
-        ),
-        ui.tags.details(
-            ui.tags.summary("Figures"), figures_ui(folder), id="empirical-figures", class_="mb-3"
-        ),
+        folded_ui("The numbers behind it (Burchard and Daoud 2022)", *parts, id="empirical-detail"),
+        folded_ui("Figures", figures_ui(folder), id="empirical-figures"),
     )
 
 
 SOURCES = {"example": "the example: inspections in Chicago's schema", "file": "a file I upload"}
-
-
-def _sources(kept: KeptUpload | None) -> dict[str, str]:
-    """The data choices: the example, and the session's upload by name once there is one."""
-    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
+#: The kinds of the inputs a link may preset (``?epsilons=…``).
+_KINDS = (
+    {n: "select" for n in ("preset", "query", "density", "period_unit")}
+    | {
+        n: "text"
+        for n in ("epsilons", "k", "window", "step", "lags", "joint", "condition_on", "noise", "target_delta")
+    }
+    | {n: "numeric" for n in ("aggregate", "buckets", "draws", "seed", "top")}
+    | {"source": "radio"}
+)
 
 
 @module.server
@@ -474,28 +385,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     folder = session_folder(session, ID)
     example = folder / EXAMPLE_NAME
     params = query_params(session)
-    kinds = {
-        "source": "radio",
-        "preset": "select",
-        "query": "select",
-        "epsilons": "text",
-        "density": "select",
-        "period_unit": "select",
-        "k": "text",
-        "aggregate": "numeric",
-        "window": "text",
-        "step": "text",
-        "lags": "text",
-        "joint": "text",
-        "condition_on": "text",
-        "buckets": "numeric",
-        "noise": "text",
-        "target_delta": "text",
-        "draws": "numeric",
-        "seed": "numeric",
-        "top": "numeric",
-    }
-    preset_inputs(session, kinds)
+    preset_inputs(session, _KINDS)
 
     def set_choices(found: list[str], roles: Mapping[str, str]) -> None:
         def pick(name: str) -> str:
@@ -516,7 +406,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if "preset" not in params:  # the example's preset does not describe another file
             ui.update_select("preset", selected="")
 
-    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer,
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=with_upload(SOURCES), offer=_offer,
                   example=(example, EXAMPLE_NAME), make_example=example_table)  # fmt: skip
 
     def _values() -> dict[str, Any]:
@@ -524,29 +414,13 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
 
     form = SettingsForm(input, "empirical", FIELDS, lambda path: empirical_settings(_values(), path), job.data,
                         ("period", "individual", "value", "weight"))  # fmt: skip
-
-    @render.ui
-    def file_error() -> Any:
-        return form.file_error(job.file_message())
-
-    @reactive.effect
-    @reactive.event(input.run)
-    def _run() -> None:
-        form.start(job.runner, run_empirical_job, folder / "out", upload_message=job.upload_message(),
-                   checked=job.checked)  # fmt: skip
-
+    job.serve_run(form, run_empirical_job, "out")
     buttons = job.downloads("out", {"privacy": ("privacy.csv", "privacy.csv"),
                                     "individuals": ("individuals.parquet", "individuals.parquet")}, "empirical.zip")  # fmt: skip
-
-    @render.ui
-    def results() -> Any:
-        run = job.runner.result()
-        if run is None:
-            return ui.p(
-                "Press “Measure”: the example (1,500 establishments over 48 months) takes a few seconds.",
-                class_="privrisk-help",
-            )
-        return ui.TagList(verdict_ui(run), buttons(), detail_ui(run, folder / "out"))
+    job.serve_results(
+        "Press “Measure”: the example (1,500 establishments over 48 months) takes a few seconds.",
+        lambda run: ui.TagList(verdict_ui(run), buttons(), detail_ui(run, folder / "out")),
+    )
 
     @render.download_button(filename=EXAMPLE_NAME)
     def download_example() -> Any:

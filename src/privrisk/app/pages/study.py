@@ -19,20 +19,18 @@ from typing import TYPE_CHECKING, Any
 from shiny import module, reactive, render, ui
 
 from privrisk._format import duration, epsilon_text, percent_3g
-from privrisk.app._long_job import LongJob
-from privrisk.app._shared import (
-    KeptUpload,
-    command_line,
-    preset_inputs,
-    query_params,
-)
+from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
+from privrisk.app._shared import command_line, preset_inputs, query_params
 from privrisk.app.pages._runs import (
     figures_ui,
     findings_ui,
+    folded_ui,
     frame_ui,
-    main_panel,
+    long_page_ui,
+    more_options,
     session_folder,
 )
+from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
     from privrisk.study.run import StudyRun, StudySettings
@@ -64,67 +62,51 @@ _INTRO = (
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left, the run's results on the right."""
-    advanced = ui.accordion(
-        ui.accordion_panel(
-            "More options",
-            ui.input_text(
-                "proportions",
-                "Sample proportions in (0, 1], or auto (20 on a log scale)",
-                value=DEFAULTS["proportions"],
-            ),
-            ui.input_text(
-                "universe",
-                "Universe: data (each column's valid values) or bounds LO,HI",
-                value=DEFAULTS["universe"],
-            ),
-            ui.input_text("universe_min", "Set the universe's minimum to (empty: keep it)", value=""),
-            ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
-            ui.input_select(
-                "ls_method", "Local sensitivity", {"exact": "exact", "paper": "paper (four-case rule)"}
-            ),
-            ui.input_select(
-                "figure_query", "Query of Figure 2", {"": "default (max)", **{q: q for q in QUERY_CHOICES}}
-            ),
-            ui.input_text(
-                "figure_epsilon", "ε of Figure 1 and the findings (empty: the one nearest 1)", value=""
-            ),
-            ui.input_checkbox("attack", "Also attack every sample (Lee and Clifton's attacker)", value=False),
-            ui.input_text("attack_trials", "Simulated attacks per sample (empty: 1,000)", value=""),
-            ui.input_text(
-                "attack_max_n", "Skip samples larger than this in the attack (empty: 50,000)", value=""
-            ),
+    advanced = more_options(
+        ui.input_text(
+            "proportions",
+            "Sample proportions in (0, 1], or auto (20 on a log scale)",
+            value=DEFAULTS["proportions"],
         ),
-        open=False,
+        ui.input_text(
+            "universe",
+            "Universe: data (each column's valid values) or bounds LO,HI",
+            value=DEFAULTS["universe"],
+        ),
+        ui.input_text("universe_min", "Set the universe's minimum to (empty: keep it)", value=""),
+        ui.input_text("missing", "Missing codes to drop: negative, or a list such as -1,-3", value=""),
+        ui.input_select(
+            "ls_method", "Local sensitivity", {"exact": "exact", "paper": "paper (four-case rule)"}
+        ),
+        ui.input_select(
+            "figure_query", "Query of Figure 2", {"": "default (max)", **{q: q for q in QUERY_CHOICES}}
+        ),
+        ui.input_text(
+            "figure_epsilon", "ε of Figure 1 and the findings (empty: the one nearest 1)", value=""
+        ),
+        ui.input_checkbox("attack", "Also attack every sample (Lee and Clifton's attacker)", value=False),
+        ui.input_text("attack_trials", "Simulated attacks per sample (empty: 1,000)", value=""),
+        ui.input_text(
+            "attack_max_n", "Skip samples larger than this in the attack (empty: 50,000)", value=""
+        ),
     )
-    return ui.layout_sidebar(
-        ui.sidebar(
-            ui.input_radio_buttons(
-                "source",
-                "Data",
-                SOURCES,
-                selected="demo",
-            ),
-            ui.panel_conditional(
-                "input.source === 'file'",
-                ui.input_file(
-                    "file",
-                    "CSV, Parquet, Stata (.dta) or SPSS (.sav) file",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("file_error"),
-                ui.input_selectize("column", "Numeric columns to study", choices=[], multiple=True),
-            ),
-            ui.input_checkbox_group(
-                "queries", "Queries", QUERY_CHOICES, selected=DEFAULTS["queries"].split(","), inline=True
-            ),
-            ui.input_text("epsilons", "ε values, comma-separated (ln3 works)", value=DEFAULTS["epsilons"]),
-            ui.input_numeric("repetitions", "Repetitions (samples per proportion)", value=100, min=1),
-            ui.input_numeric("seed", "Seed (the same seed gives the same numbers)", value=1, min=0),
-            advanced,
-            ui.input_action_button("run", "Run the study", class_="btn-primary mt-2"),
-            width=380,
+    return long_page_ui(
+        "Sampling study",
+        _INTRO,
+        "Run the study",
+        *data_inputs(
+            SOURCES,
+            "demo",
+            upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file"),
+            ui.input_selectize("column", "Numeric columns to study", choices=[], multiple=True),
         ),
-        *main_panel("Sampling study", _INTRO),
+        ui.input_checkbox_group(
+            "queries", "Queries", QUERY_CHOICES, selected=DEFAULTS["queries"].split(","), inline=True
+        ),
+        ui.input_text("epsilons", "ε values, comma-separated (ln3 works)", value=DEFAULTS["epsilons"]),
+        ui.input_numeric("repetitions", "Repetitions (samples per proportion)", value=100, min=1),
+        ui.input_numeric("seed", "Seed (the same seed gives the same numbers)", value=1, min=0),
+        advanced,
     )
 
 
@@ -260,6 +242,56 @@ def command_text(values: dict[str, Any], *, demo: bool, name: str) -> str:
     return text
 
 
+def results_ui(bundle: StudyRun, folder: Path, buttons: Any) -> Any:
+    """The verdict first, the downloads, then the findings and key figures and the figures, folded."""
+    from privrisk.study.report import MEANING
+
+    eps = bundle.parameters["figure_epsilon"]
+    reps = bundle.parameters["repetitions"]
+    rows = [{str(k): v for k, v in row.items()} for row in bundle.key_figures.to_dict(orient="records")]
+    number, sentence, where = study_verdict(rows, eps, reps)
+    detail = [
+        findings_ui(bundle.findings),
+        ui.tags.ul(
+            *(
+                ui.tags.li(f"{v['label']}: {v['summary']}; universe {v['universe']}")
+                for v in bundle.variables
+            ),
+            class_="privrisk-help",
+        ),
+        frame_ui(
+            key_figures_frame(bundle),
+            id="study-key-figures",
+            caption=f"Risks at ε = {epsilon_text(eps)}, smallest and largest sample (median of {reps:,} "
+            "repetitions): ρ_tw the two-worlds risk (in or out), ρ_mw the many-worlds risk (which of n).",
+        ),
+    ]
+    if bundle.attack is not None:
+        detail += [
+            frame_ui(
+                attack_frame(bundle),
+                id="study-attack",
+                caption=f"The attacker at ε = {epsilon_text(eps)} (medians)",
+            ),
+            ui.p(MEANING, class_="privrisk-help"),
+        ]
+    detail.append(
+        ui.p(
+            f"{bundle.rows:,} result rows, computed in {duration(bundle.seconds or 0)} (reading the data and "
+            "writing the figures not included).",
+            class_="privrisk-help",
+        )
+    )
+    return ui.TagList(
+        _verdict("study", number, sentence, ui.p(where, id="study-verdict-where", class_="privrisk-help"),
+                 sentence_class="lead mb-1"),
+        buttons,
+        folded_ui(f"Findings and key figures ({len(bundle.findings)} findings)", *detail, id="study-details",
+                  class_=None),
+        folded_ui("Figures 1 and 2 (as in Allmann et al.)", figures_ui(folder), id="study-figures", class_=None),
+    )  # fmt: skip
+
+
 #: The kinds of the inputs a link may preset (``?epsilons=…``).
 _KINDS = {
     "source": "radio",
@@ -282,16 +314,9 @@ _KINDS = {
 SOURCES = {"demo": "the demo's public survey data (hours and incomes)", "file": "a file I upload"}
 
 
-def _sources(kept: KeptUpload | None) -> dict[str, str]:
-    """The data choices: the demo, and the session's upload by name once there is one."""
-    return SOURCES if kept is None else {**SOURCES, "file": kept.label}
-
-
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    from privrisk.study.report import MEANING
-
     folder = session_folder(session, ID)
     params = query_params(session)
     preset_inputs(session, _KINDS)
@@ -306,7 +331,8 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         chosen = [c for c in wanted_columns if c in columns] or numeric[:1] or columns[-1:]
         ui.update_selectize("column", choices=columns, selected=chosen)
 
-    job = LongJob(input, session, ID, max_upload=max_upload, sources=_sources, offer=_offer, header_only=True)
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=with_upload(SOURCES), offer=_offer,
+                  header_only=True)  # fmt: skip
 
     @render.ui
     def file_error() -> Any:
@@ -353,69 +379,11 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         return {"queries": list(input.queries() or []), "column": list(input.column() or []),
                 **{n: input[n]() for n in names}}  # fmt: skip
 
-    @render.ui
-    def results() -> Any:
-        bundle = job.runner.result()
-        if bundle is None:
-            return ui.p(
-                "Press “Run the study”. The demo (2 variables, 100 repetitions) takes up to about 10 seconds; "
-                "a column of a million values, about half a minute.",
-                class_="privrisk-help",
-            )
-        eps = bundle.parameters["figure_epsilon"]
-        reps = bundle.parameters["repetitions"]
-        number, sentence, where = study_verdict(bundle.key_figures.to_dict(orient="records"), eps, reps)
-        detail = [
-            findings_ui(bundle.findings),
-            ui.tags.ul(
-                *(
-                    ui.tags.li(f"{v['label']}: {v['summary']}; universe {v['universe']}")
-                    for v in bundle.variables
-                ),
-                class_="privrisk-help",
-            ),
-            frame_ui(
-                key_figures_frame(bundle),
-                id="study-key-figures",
-                caption=f"Risks at ε = {epsilon_text(eps)}, smallest and largest sample (median of {reps:,} "
-                "repetitions): ρ_tw the two-worlds risk (in or out), ρ_mw the many-worlds risk (which of n).",
-            ),
-        ]
-        if bundle.attack is not None:
-            detail += [
-                frame_ui(
-                    attack_frame(bundle),
-                    id="study-attack",
-                    caption=f"The attacker at ε = {epsilon_text(eps)} (medians)",
-                ),
-                ui.p(MEANING, class_="privrisk-help"),
-            ]
-        detail.append(
-            ui.p(
-                f"{bundle.rows:,} result rows, computed in {duration(bundle.seconds or 0)} (reading the data and "
-                "writing the figures not included).",
-                class_="privrisk-help",
-            )
-        )
-        return ui.TagList(
-            ui.div(
-                ui.p(number, id="study-verdict-number", class_="display-6 fw-semibold mb-0"),
-                ui.p(sentence, id="study-verdict", class_="lead mb-1"),
-                ui.p(where, id="study-verdict-where", class_="privrisk-help"),
-                class_="privrisk-verdict mb-3",
-            ),
-            buttons(),
-            ui.tags.details(
-                ui.tags.summary(f"Findings and key figures ({len(bundle.findings)} findings)"),
-                *detail,
-                id="study-details",
-            ),
-            ui.tags.details(
-                ui.tags.summary("Figures 1 and 2 (as in Allmann et al.)"),
-                figures_ui(folder / "study"),
-                id="study-figures",
-            ),
-        )
+    job.serve_results(
+        "Press “Run the study”. The demo (2 variables, 100 repetitions) takes up to about 10 seconds; a column of "
+        "a million values, about half a minute.",
+        lambda bundle: results_ui(bundle, folder / "study", buttons()),
+    )
 
     @render.ui
     def command() -> Any:
