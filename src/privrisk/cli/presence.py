@@ -17,6 +17,7 @@ from privrisk.cli._common import (
     err,
     out,
 )
+from privrisk.cli._options import JSON_OPTION, check_out_folder, out_option
 from privrisk.cli._presence_tables import class_table as _class_table
 from privrisk.cli._presence_tables import levels_text
 from privrisk.cli._presence_tables import measures_table as _measures_table
@@ -24,7 +25,6 @@ from privrisk.cli._presence_tables import minimal_table as _minimal_table
 from privrisk.cli._presence_tables import summary_table as _summary_table
 from privrisk.cli._progress import steps
 from privrisk.errors import PrivacyLeakWarning, ThresholdExceeded
-from privrisk.io.files import check_outputs
 
 if TYPE_CHECKING:
     from privrisk.presence.estimate import KMapEstimate
@@ -89,7 +89,7 @@ OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
 TARGET_OPTIONS = {name: OPTIONS[name][0][0] for name in ("delta_max", "delta_min", "k", "kmap")}
 FAILURE_NAMES = {**TARGET_OPTIONS, "search": "--search", "levels": "--levels", "out": "--out writes"}
 
-# What --out DIR receives (io.files.check_outputs refuses an input among them).
+# What --out DIR receives (check_out_folder refuses an input among them).
 OUT_FILES = ("*.csv", "manifest.json", "figures/*")
 
 
@@ -121,10 +121,8 @@ def presence_command(
     model: Annotated[str, _option("model")] = "poisson",
     alpha: Annotated[float, _option("alpha")] = 0.05,
     demo: Annotated[bool, _option("demo")] = False,
-    out_dir: Path | None = typer.Option(
-        None, "--out", help="Write classes.csv, release.csv, … and manifest.json."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
+    out_dir: Path | None = out_option("Write classes.csv, release.csv, … and manifest.json."),
+    as_json: bool = JSON_OPTION,
     engine: Annotated[str, _option("engine")] = "duckdb",
     spark_master: Annotated[str | None, _option("spark_master")] = None,
     spark_rollup_classes: Annotated[int, _option("spark_rollup_classes")] = SPARK_ROLLUP_CLASSES,
@@ -138,8 +136,7 @@ def presence_command(
     from privrisk.presence.run import PresenceSettings, run_presence
 
     given = locals()  # the options by the settings' field names (the settings read and check them)
-    if out_dir is not None:
-        check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
+    check_out_folder(out_dir, [data, population], OUT_FILES)
     title = f"{data} against {population}" if population is not None else None
     settings = PresenceSettings(data=data, title=title, **{name: given[name] for name in OPTIONS})
     if settings.engine == "spark":

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
-from privrisk.app._long_job import LongJob
+from privrisk.app._long_job import LongJob, data_inputs, upload_input
 from privrisk.app._shared import preset_inputs, query_params
 from privrisk.app.pages._hierarchy_editor import (
     HierarchyEditor,
@@ -42,7 +42,7 @@ from privrisk.app.pages._presence_data import (
 )
 from privrisk.app.pages._presence_errors import FIELDS, FieldErrors, field_of
 from privrisk.app.pages._presence_results import results_ui
-from privrisk.app.pages._runs import main_panel, named_error
+from privrisk.app.pages._runs import long_page_ui, named_error
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -74,7 +74,6 @@ _INTRO = (
     "population table, give its size for estimated k-map."
 )
 LOSSES = ("precision", "height", "discernibility")
-ACCEPT = [".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"]  # the tables' file kinds
 # The inputs that hold numbers, named like the settings' fields (which read them as typed).
 NUMBERS = (
     "delta_max",
@@ -98,10 +97,8 @@ def _field(make: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> An
 
 
 def _table(name: str, label: str) -> Any:
-    """A table's file input: the upload's own message below it, then the settings' error."""
-    return ui.TagList(
-        ui.input_file(name, label, accept=ACCEPT), ui.output_ui(f"{name}_error"), _field_error(name)
-    )
+    """A table's file input: the upload's own message below it (:func:`upload_input`), then the settings' error."""
+    return ui.TagList(upload_input(name, label), _field_error(name))
 
 
 @module.ui
@@ -121,72 +118,72 @@ def page_ui() -> Any:
         open=False,
     )
     targets = [("delta_max", "δ_max"), ("delta_min", "δ_min"), ("k", "k-anonymity k"), ("kmap", "k-map")]
-    return ui.layout_sidebar(
-        ui.sidebar(
-            _field(ui.input_radio_buttons, "source", "Data", SOURCES, selected="example"),
-            ui.panel_conditional(
-                "input.source === 'file'",
-                _table("file", "Research subset T (CSV, Parquet, Stata, SPSS)"),
-                _table("population", "Population P (rows, or counts per class)"),
-                estimate,
-            ),
-            _field(
-                ui.input_selectize,
-                "qi",
-                "Quasi-identifiers",
-                choices=EXAMPLE_INPUTS["qi"],
-                selected=EXAMPLE_INPUTS["qi"],
-                multiple=True,
-            ),
-            _field(
-                ui.input_selectize,
-                "population_count",
-                "P's column of counts per class (empty: P is rows)",
-                choices=["", "n"],
-                selected="n",
-            ),
-            editor_fieldset(_field_error("hierarchies")),
-            _field(
-                ui.input_text,
-                "levels",
-                "Measure this generalisation (age=1,zip=2; empty: the finest)",
-                value="",
-            ),
-            ui.layout_columns(
-                *(
-                    ui.div(_field(ui.input_text, name, label, value=EXAMPLE_INPUTS.get(name, "")))
-                    for name, label in targets
-                ),
-                col_widths=(6, 6, 6, 6),
-            ),
-            _field(
-                ui.input_checkbox, "search", "Search the least generalisation meeting the targets", value=True
-            ),
-            ui.layout_columns(
-                ui.div(
-                    _field(
-                        ui.input_numeric,
-                        "suppression",
-                        "Suppression share",
-                        value=0.0,
-                        min=0,
-                        max=1,
-                        step=0.01,
-                    )
-                ),
-                ui.div(_field(ui.input_select, "loss", "Loss", {v: v for v in LOSSES})),
-                col_widths=(6, 6),
-            ),
-            _field(
-                ui.input_checkbox,
-                "allow_inconsistent",
-                "Warn instead of failing when T is not part of P",
-                value=False,
-            ),
-            ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
-            width=400,
+    return long_page_ui(
+        "δ-presence, k-anonymity and k-map",
+        _INTRO,
+        "Measure",
+        *data_inputs(
+            SOURCES,
+            "example",
+            _table("file", "Research subset T (CSV, Parquet, Stata, SPSS)"),
+            _table("population", "Population P (rows, or counts per class)"),
+            estimate,
+            under_choice=[_field_error("source")],
         ),
-        *main_panel("δ-presence, k-anonymity and k-map", _INTRO),
+        _field(
+            ui.input_selectize,
+            "qi",
+            "Quasi-identifiers",
+            choices=EXAMPLE_INPUTS["qi"],
+            selected=EXAMPLE_INPUTS["qi"],
+            multiple=True,
+        ),
+        _field(
+            ui.input_selectize,
+            "population_count",
+            "P's column of counts per class (empty: P is rows)",
+            choices=["", "n"],
+            selected="n",
+        ),
+        editor_fieldset(_field_error("hierarchies")),
+        _field(
+            ui.input_text,
+            "levels",
+            "Measure this generalisation (age=1,zip=2; empty: the finest)",
+            value="",
+        ),
+        ui.layout_columns(
+            *(
+                ui.div(_field(ui.input_text, name, label, value=EXAMPLE_INPUTS.get(name, "")))
+                for name, label in targets
+            ),
+            col_widths=(6, 6, 6, 6),
+        ),
+        _field(
+            ui.input_checkbox, "search", "Search the least generalisation meeting the targets", value=True
+        ),
+        ui.layout_columns(
+            ui.div(
+                _field(
+                    ui.input_numeric,
+                    "suppression",
+                    "Suppression share",
+                    value=0.0,
+                    min=0,
+                    max=1,
+                    step=0.01,
+                )
+            ),
+            ui.div(_field(ui.input_select, "loss", "Loss", {v: v for v in LOSSES})),
+            col_widths=(6, 6),
+        ),
+        _field(
+            ui.input_checkbox,
+            "allow_inconsistent",
+            "Warn instead of failing when T is not part of P",
+            value=False,
+        ),
+        width=400,
     )
 
 
