@@ -30,11 +30,8 @@ UPLOAD_AND_PATH_CHECKS = {
 
 #: Modules whose rules have not moved into their settings yet (issue 33, item 1); remove a module once it has.
 NOT_YET_CONVERTED = {
-    "app/pages/_hierarchy_editor.py",
-    "app/pages/presence.py",
     "cli/accounting.py",
     "cli/calibrate.py",
-    "cli/presence.py",
 }
 
 

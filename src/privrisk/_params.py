@@ -87,7 +87,7 @@ PARAMS: Mapping[str, Param] = MappingProxyType(
         "compose": _p("Compose K releases"),
         "d": _p("Number of categories"),
         "d_in": _p("Input distance"),
-        "data": _p("Data file", {"microdata": "FILE"}),
+        "data": _p("Data file", {"microdata": "FILE", "presence": "DATA"}),
         "dataset": _p("Research subset", {"presence": "DATA"}),
         "dataset_size": _p("Number of records"),
         "delta": _p("δ"),

@@ -22,7 +22,7 @@ from privrisk.app.pages._hierarchy_editor import (
     preview_items,
 )
 from privrisk.errors import PrivriskError
-from privrisk.presence.hierarchy import HierarchyChoice, build_hierarchy, parse_hierarchy
+from privrisk.generalisation.hierarchy import HierarchyChoice, build_hierarchy, parse_hierarchy
 
 AGES = [10, 12, 13, 16, 43]  # the example trial's ages
 
@@ -54,7 +54,9 @@ def test_drawn_controls_win_over_the_remembered_choice_and_an_undrawn_column_kee
 
 
 def test_a_field_that_is_no_number_is_that_columns_error_not_the_pages():
-    found = editor_choices(["age", "zip"], {"age": {"kind": "interval", "width": "0,5"}, "zip": {"kind": "prefix"}}, {})
+    found = editor_choices(
+        ["age", "zip"], {"age": {"kind": "interval", "width": "0,5"}, "zip": {"kind": "prefix"}}, {}
+    )
     assert isinstance(found["age"], PrivriskError) and found["age"].param == "hierarchies"
     assert found["zip"] == HierarchyChoice("prefix")
     assert editor_specs(found) == {"zip": "prefix"}
@@ -80,7 +82,11 @@ def test_the_options_read_back_as_the_command_line_reads_them():
     text = hierarchy_options(specs)
     words = shlex.split(text)  # as a shell splits the command the page shows
     assert words == ["-H", "age group=breaks:18,65", "-H", "zip=prefix", "-H", "visit=date"]
-    assert [parse_hierarchy(w) for w in words[1::2]] == [("age group", "breaks:18,65"), ("zip", "prefix"), ("visit", "date")]
+    assert [parse_hierarchy(w) for w in words[1::2]] == [
+        ("age group", "breaks:18,65"),
+        ("zip", "prefix"),
+        ("visit", "date"),
+    ]
     assert hierarchy_options({}) == ""
 
 

@@ -141,7 +141,7 @@ def test_an_unset_count_column_is_named_at_its_input_not_as_a_hierarchy_error(pa
         "page=presence&source=file&qi=zip,age&population_count=&delta_max=0.5&search=true"
         "&hierarchy=age=breaks:10,20,30,40,50,inf/10,40,50,inf",
     )
-    page.set_input_files("#presence-data", str(examples / "presence_trial.csv"))
+    page.set_input_files("#presence-file", str(examples / "presence_trial.csv"))
     page.set_input_files("#presence-population", str(examples / "presence_census.csv"))
     expect(page.locator("#presence-command-line")).to_contain_text("--population presence_census.csv --qi zip,age")
     # Nothing is shown before the user asks for the run.
@@ -171,7 +171,7 @@ def test_after_an_upload_no_id_or_text_column_is_chosen_and_the_examples_hierarc
     goto(page, "page=presence")
     expect(page.locator("#presence-hierarchy-preview")).to_contain_text("age: level 1: 10-19")
     page.locator("#presence-source input[value='file']").check()
-    page.set_input_files("#presence-data", str(trial))
+    page.set_input_files("#presence-file", str(trial))
     page.set_input_files("#presence-population", str(census))
     expect(page.locator("#presence-command-line")).to_contain_text(
         "privrisk presence trial.csv --population census.csv --population-count n --qi zip,age --delta-max"
@@ -186,7 +186,7 @@ def test_uploads_give_the_same_release_table_as_the_command_line(page, goto, cli
         "page=presence&source=file&qi=zip,age&population_count=n&delta_max=0.5&search=true"
         "&hierarchy=age=breaks:10,20,30,40,50,inf/10,40,50,inf",
     )
-    page.set_input_files("#presence-data", str(examples / "presence_trial.csv"))
+    page.set_input_files("#presence-file", str(examples / "presence_trial.csv"))
     page.set_input_files("#presence-population", str(examples / "presence_census.csv"))
     expect(page.locator("#presence-command-line")).to_contain_text(
         "privrisk presence presence_trial.csv --population presence_census.csv --population-count n --qi zip,age"
@@ -210,7 +210,7 @@ def test_uploads_give_the_same_release_table_as_the_command_line(page, goto, cli
 
 def test_estimated_kmap_without_a_population_table(page, goto, cli, examples, tmp_path):
     goto(page, "page=presence&source=file&qi=zip,age&population_size=80000&kmap=5&search=false&delta_max=")
-    page.set_input_files("#presence-data", str(examples / "presence_trial.csv"))
+    page.set_input_files("#presence-file", str(examples / "presence_trial.csv"))
     expect(page.locator("#presence-command-line")).to_contain_text(
         "privrisk presence presence_trial.csv --qi zip,age --kmap 5 --population-size 80000"
     )
@@ -237,8 +237,8 @@ def test_a_file_that_is_not_a_table_shows_the_command_lines_message(page, goto, 
     message = res.err.strip().removeprefix("privrisk: error: ").replace(str(bad), "notes.parquet")
     assert message.startswith("notes.parquet: could not be read as PARQUET")
     goto(page, "page=presence&source=file")
-    page.set_input_files("#presence-data", str(bad))
-    expect(page.locator("#presence-data_error .privrisk-error")).to_have_text(message)
+    page.set_input_files("#presence-file", str(bad))
+    expect(page.locator("#presence-file_error .privrisk-error")).to_have_text(message)
     # The app keeps running: the example still measures in the same session.
     page.locator("#presence-source input[value='example']").check()
     page.locator("#presence-run").click()

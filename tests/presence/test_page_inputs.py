@@ -11,7 +11,6 @@ import pytest
 from privrisk.app.pages.presence import (
     FIELDS,
     _command,
-    _number,
     choice_from_inputs,
     field_of,
     settings_from,
@@ -19,6 +18,7 @@ from privrisk.app.pages.presence import (
     suggest_qi,
 )
 from privrisk.errors import PrivriskError
+from privrisk.generalisation.hierarchy import typed_number as _number
 from privrisk.presence import PresenceSettings, run_presence
 
 BANDS = "breaks:10,20,30,40,50,inf/10,40,50,inf"
@@ -85,7 +85,9 @@ def test_without_a_population_table_the_form_asks_for_its_size_at_the_population
 
 
 def test_numbers_as_typed():
-    assert _number("80,000", "n") == 80000.0 and _number("1,234.5", "n") == 1234.5 and _number(" ", "n") is None
+    assert (
+        _number("80,000", "n") == 80000.0 and _number("1,234.5", "n") == 1234.5 and _number(" ", "n") is None
+    )
     for bad in ("0,5", "1,2,3", "nan", "abc"):
         with pytest.raises(PrivriskError):
             _number(bad, "delta_max")
@@ -111,7 +113,9 @@ def test_after_an_upload_no_id_text_or_count_column_is_chosen():
         "person_id": range(40), "zip": ["01234", "01235"] * 20, "age": [20, 30, 40, 50] * 10,
         "comment": [f"comment number {i}" for i in range(40)], "n": [1] * 40,
     })  # fmt: skip
-    census = pd.DataFrame({"person_id": [1], "zip": ["01234"], "age": [20], "comment": ["x"], "n": [3], "count": [9]})
+    census = pd.DataFrame(
+        {"person_id": [1], "zip": ["01234"], "age": [20], "comment": ["x"], "n": [3], "count": [9]}
+    )
     assert suggest_qi(trial, list(census.columns)) == ["zip", "age"]
     assert suggest_qi(trial) == []
     # "n" is in T too (a column of the data, not P's counts); "count" is P's alone.

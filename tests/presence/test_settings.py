@@ -82,6 +82,46 @@ def test_settings_are_frozen_and_normalised():
         s.k = 3  # type: ignore[misc]
 
 
+def test_values_as_a_form_holds_them_are_read_into_the_same_settings():
+    """Text as typed (a thousands comma, spaces, empty for not given), levels and hierarchies as the command takes
+    them: the settings read them once and hold numbers (issue 33: no front end parses a number)."""
+    typed = PresenceSettings(**BASE, hierarchies=["age=" + BANDS], levels="age=1", delta_max=" 0.5 ", delta_min="",
+                             k="2", kmap=None, search=True, suppression="", alpha="")  # fmt: skip
+    given = PresenceSettings(**BASE, hierarchies={"age": BANDS}, levels={"age": 1}, delta_max=0.5, k=2, search=True)
+    assert typed == given and isinstance(typed.delta_max, float) and typed.suppression == 0.0 and typed.alpha == 0.05
+    estimate = {**BASE, "population": None, "population_count": None, "kmap": "5"}
+    assert PresenceSettings(**estimate, population_size="80,000").population_size == 80000.0
+    assert PresenceSettings(**estimate, sampling_fraction=".1").sampling_fraction == 0.1
+
+
+@pytest.mark.parametrize(
+    ("fields", "param", "fragment"),
+    [
+        ({"delta_max": "0,5"}, "delta_max", "write decimals with a point: 0.5"),  # not read as 5, nor as 0.5
+        ({"delta_max": "half"}, "delta_max", "is not a number"),
+        ({"k": "2.5"}, "k", "whole number"),
+        ({"kmap": "nan"}, "kmap", "is not a number"),
+        ({"levels": "age:1"}, "levels", "COLUMN=LEVEL"),
+        ({"hierarchies": ["age"]}, "hierarchy", "COLUMN=SPEC"),
+        ({"search": True, "k": 2, "suppression": "1,5"}, "suppression", "is not a number"),
+        ({"alpha": "x"}, "alpha", "is not a number"),
+    ],
+)
+def test_text_that_is_no_value_names_its_field(fields, param, fragment):
+    with pytest.raises(PrivriskError) as caught:
+        PresenceSettings(**{**BASE, **fields})
+    assert caught.value.param == param and fragment in str(caught.value)
+
+
+def test_the_editor_choice_reads_its_fields_as_typed():
+    assert HierarchyChoice("interval", width="10", start="") == HierarchyChoice("interval", width=10.0)
+    choice = HierarchyChoice("breaks", breaks=(("10", "", None, "1,000"), ("10", "")))
+    assert choice.breaks == ((10.0, 1000.0), (10.0,)) and choice.spec() == "breaks:10,1000,inf/10,inf"
+    with pytest.raises(PrivriskError) as caught:
+        HierarchyChoice("interval", width="0,5")
+    assert caught.value.param == "hierarchies"
+
+
 def test_the_demo_takes_its_targets_where_none_are_given():
     s = PresenceSettings(demo=True, delta_max=0.4, hierarchies={"age": "interval:5"})
     assert s.delta_max == 0.4 and s.kmap == 10 and s.suppression == 0.02 and s.search

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,28 +17,85 @@ from privrisk.cli._common import (
     err,
     out,
 )
+from privrisk.cli._options import JSON_OPTION, check_out_folder, out_option
 from privrisk.cli._presence_tables import class_table as _class_table
 from privrisk.cli._presence_tables import levels_text
 from privrisk.cli._presence_tables import measures_table as _measures_table
 from privrisk.cli._presence_tables import minimal_table as _minimal_table
 from privrisk.cli._presence_tables import summary_table as _summary_table
 from privrisk.cli._progress import steps
-from privrisk.errors import PrivacyLeakWarning, PrivriskError, ThresholdExceeded
-from privrisk.io.files import check_outputs
+from privrisk.errors import PrivacyLeakWarning, ThresholdExceeded
 
 if TYPE_CHECKING:
     from privrisk.presence.estimate import KMapEstimate
     from privrisk.presence.report import PresenceReport
 
 
-# The thresholds' options (the other parameters' options are in privrisk._params, as PARAM_OPTIONS).
-TARGET_OPTIONS = {"delta_max": "--delta-max", "delta_min": "--delta-min", "k": "--k", "kmap": "--kmap"}
-# The proposal of a search that the measured table misses, in the command's words.
+# The command's options, keyed by the settings' fields (PresenceSettings), each its flags and its help; the
+# parameters of presence_command are named like the fields, so that the options map onto the settings by name.
+OPTIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "population": (("--population", "-p"), "The population P the attacker sees."),
+    "qi": (("--qi",), "Quasi-identifier columns, comma-separated."),
+    "population_count": (
+        ("--population-count",),
+        "P's column of counts per class (P given as aggregates, may be coarser).",
+    ),
+    "hierarchies": (
+        ("--hierarchy", "-H"),
+        "COLUMN=SPEC, repeatable: interval:WIDTH or interval:WIDTH:START, breaks:0,18,30,inf (nested sets joined "
+        "by /), prefix, date, table:FILE.csv.",
+    ),
+    "levels": (("--levels",), "Measure this generalisation: age=1,zip=2."),
+    "delta_max": (("--delta-max",), "Largest δ allowed (exit 1 if exceeded)."),
+    "delta_min": (("--delta-min",), "Smallest δ allowed, over all P's classes."),
+    "k": (("--k",), "k-anonymity: smallest research class allowed."),
+    "kmap": (("--kmap",), "k-map: smallest population class allowed."),
+    "search": (
+        ("--search",),
+        "Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so "
+        "without --out a violated target still exits 1.",
+    ),
+    "suppression": (
+        ("--suppression",),
+        "Share of research records in failing classes that may be removed, e.g. 0.02 for 2 %.",
+    ),
+    "loss": (("--loss",), f"Information loss to minimise: {', '.join(LOSS_MEASURES)}."),
+    "allow_inconsistent": (("--allow-inconsistent",), "Warn instead of failing when T is not part of P."),
+    "population_size": (
+        ("--population-size",),
+        "Without --population: P's size N, for estimated k-map (El Emam and Dankar 2008).",
+    ),
+    "sampling_fraction": (
+        ("--sampling-fraction",),
+        "Without --population: f = n/N instead of --population-size.",
+    ),
+    "model": (("--estimator",), "poisson or zero-truncated-poisson."),
+    "alpha": (("--alpha",), "Significance level of the k-map estimate."),
+    "demo": (("--demo",), "Run on stevedata/TV16 (born-again respondents)."),
+    "engine": (
+        ("--engine",),
+        "Where the grouping pass over the rows runs: duckdb (embedded) or spark.",
+    ),
+    "spark_master": (
+        ("--spark-master",),
+        "Spark master URL (default local[*]; an active session is reused).",
+    ),
+    "spark_rollup_classes": (
+        ("--spark-rollup-classes",),
+        "With --engine spark: roll the lattice up in Spark above this many finest classes.",
+    ),
+}
+# The thresholds' options, and the proposal of a search that the measured table misses, in the command's words.
+TARGET_OPTIONS = {name: OPTIONS[name][0][0] for name in ("delta_max", "delta_min", "k", "kmap")}
 FAILURE_NAMES = {**TARGET_OPTIONS, "search": "--search", "levels": "--levels", "out": "--out writes"}
 
-
-# What --out DIR receives (io.files.check_outputs refuses an input among them).
+# What --out DIR receives (check_out_folder refuses an input among them).
 OUT_FILES = ("*.csv", "manifest.json", "figures/*")
+
+
+def _option(field: str) -> Any:
+    flags, text = OPTIONS[field]
+    return typer.Option(*flags, help=text)
 
 
 @app.command("presence")
@@ -46,123 +103,53 @@ def presence_command(
     data: str | None = typer.Argument(
         None, help="The research subset T: CSV, Parquet, Stata or SPSS file (Spark: also a folder or URI)."
     ),
-    population: str | None = typer.Option(
-        None, "--population", "-p", help="The population P the attacker sees."
-    ),
-    qi: str | None = typer.Option(None, "--qi", help="Quasi-identifier columns, comma-separated."),
-    population_count: str | None = typer.Option(
-        None,
-        "--population-count",
-        help="P's column of counts per class (P given as aggregates, may be coarser).",
-    ),
-    hierarchy: list[str] | None = typer.Option(
-        None,
-        "--hierarchy",
-        "-H",
-        help="COLUMN=SPEC, repeatable: interval:WIDTH or interval:WIDTH:START, breaks:0,18,30,inf (nested sets "
-        "joined by /), prefix, date, table:FILE.csv.",
-    ),
-    levels: str | None = typer.Option(None, "--levels", help="Measure this generalisation: age=1,zip=2."),
-    delta_max: float | None = typer.Option(
-        None, "--delta-max", help="Largest δ allowed (exit 1 if exceeded)."
-    ),
-    delta_min: float | None = typer.Option(
-        None, "--delta-min", help="Smallest δ allowed, over all P's classes."
-    ),
-    k: int | None = typer.Option(None, "--k", help="k-anonymity: smallest research class allowed."),
-    kmap: int | None = typer.Option(None, "--kmap", help="k-map: smallest population class allowed."),
-    search: bool = typer.Option(
-        False,
-        "--search",
-        help="Propose the least generalisation meeting the targets; it is applied only to the release --out writes, so without --out a violated target still exits 1.",
-    ),
-    suppression: float = typer.Option(
-        0.0,
-        "--suppression",
-        help="Share of research records in failing classes that may be removed, e.g. 0.02 for 2 %.",
-    ),
-    loss: str = typer.Option(
-        "precision", "--loss", help=f"Information loss to minimise: {', '.join(LOSS_MEASURES)}."
-    ),
-    allow_inconsistent: bool = typer.Option(
-        False, "--allow-inconsistent", help="Warn instead of failing when T is not part of P."
-    ),
-    population_size: float | None = typer.Option(
-        None,
-        "--population-size",
-        help="Without --population: P's size N, for estimated k-map (El Emam and Dankar 2008).",
-    ),
-    sampling_fraction: float | None = typer.Option(
-        None, "--sampling-fraction", help="Without --population: f = n/N instead of --population-size."
-    ),
-    estimator: str = typer.Option("poisson", "--estimator", help="poisson or zero-truncated-poisson."),
-    alpha: float = typer.Option(0.05, "--alpha", help="Significance level of the k-map estimate."),
-    demo: bool = typer.Option(False, "--demo", help="Run on stevedata/TV16 (born-again respondents)."),
-    out_dir: Path | None = typer.Option(
-        None, "--out", help="Write classes.csv, release.csv, … and manifest.json."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document instead of text."),
-    engine: str = typer.Option(
-        "duckdb", "--engine", help="Where the grouping pass over the rows runs: duckdb (embedded) or spark."
-    ),
-    spark_master: str | None = typer.Option(
-        None, "--spark-master", help="Spark master URL (default local[*]; an active session is reused)."
-    ),
-    spark_rollup_classes: int = typer.Option(
-        SPARK_ROLLUP_CLASSES,
-        "--spark-rollup-classes",
-        help="With --engine spark: roll the lattice up in Spark above this many finest classes.",
-    ),
+    population: Annotated[str | None, _option("population")] = None,
+    qi: Annotated[str | None, _option("qi")] = None,
+    population_count: Annotated[str | None, _option("population_count")] = None,
+    hierarchies: Annotated[list[str] | None, _option("hierarchies")] = None,
+    levels: Annotated[str | None, _option("levels")] = None,
+    delta_max: Annotated[float | None, _option("delta_max")] = None,
+    delta_min: Annotated[float | None, _option("delta_min")] = None,
+    k: Annotated[int | None, _option("k")] = None,
+    kmap: Annotated[int | None, _option("kmap")] = None,
+    search: Annotated[bool, _option("search")] = False,
+    suppression: Annotated[float, _option("suppression")] = 0.0,
+    loss: Annotated[str, _option("loss")] = "precision",
+    allow_inconsistent: Annotated[bool, _option("allow_inconsistent")] = False,
+    population_size: Annotated[float | None, _option("population_size")] = None,
+    sampling_fraction: Annotated[float | None, _option("sampling_fraction")] = None,
+    model: Annotated[str, _option("model")] = "poisson",
+    alpha: Annotated[float, _option("alpha")] = 0.05,
+    demo: Annotated[bool, _option("demo")] = False,
+    out_dir: Path | None = out_option("Write classes.csv, release.csv, … and manifest.json."),
+    as_json: bool = JSON_OPTION,
+    engine: Annotated[str, _option("engine")] = "duckdb",
+    spark_master: Annotated[str | None, _option("spark_master")] = None,
+    spark_rollup_classes: Annotated[int, _option("spark_rollup_classes")] = SPARK_ROLLUP_CLASSES,
 ) -> None:
     """δ-presence, k-anonymity and k-map of a research subset against a population; with --search the least
     generalisation that meets the targets. --engine spark groups the rows in Apache Spark (same results).
 
     Example: privrisk presence examples/presence_trial.csv --population examples/presence_census.csv --population-count n --qi zip,age -H age=interval:10 --delta-max 0.5 --search --out presence
     """
-    from privrisk.generalisation.hierarchy import parse_hierarchies
     from privrisk.presence.prepare import InconsistentSubsetError
-    from privrisk.presence.run import PresenceSettings, parse_levels, run_presence
+    from privrisk.presence.run import PresenceSettings, run_presence
 
-    if out_dir is not None:
-        check_outputs(out_dir, [data, population], param="--out", folder=True, files=OUT_FILES)
-    if data is None and not demo:
-        raise PrivriskError("DATA: give the research subset's file (or --demo)")
-    if engine.strip().lower() == "spark":
+    given = locals()  # the options by the settings' field names (the settings read and check them)
+    check_out_folder(out_dir, [data, population], OUT_FILES)
+    title = f"{data} against {population}" if population is not None else None
+    settings = PresenceSettings(data=data, title=title, **{name: given[name] for name in OPTIONS})
+    if settings.engine == "spark":
         from privrisk.io.engine import check_spark_source
 
         for source in (data, population):  # before Spark's start, which takes tens of seconds
             if source is not None:
                 check_spark_source(source)
-    settings = PresenceSettings(
-        data=data,
-        population=population,
-        qi=[] if demo else (qi or ""),
-        population_count=population_count,
-        hierarchies=parse_hierarchies(hierarchy),
-        levels=parse_levels(levels),
-        delta_max=delta_max,
-        delta_min=delta_min,
-        k=k,
-        kmap=kmap,
-        search=search,
-        suppression=suppression,
-        loss=loss,  # type: ignore[arg-type]  # checked by the settings
-        allow_inconsistent=allow_inconsistent,
-        population_size=population_size,
-        sampling_fraction=sampling_fraction,
-        model=estimator,  # type: ignore[arg-type]  # checked by the settings
-        alpha=alpha,
-        demo=demo,
-        engine=engine,
-        spark_master=spark_master,
-        spark_rollup_classes=spark_rollup_classes,
-        title=f"{data} against {population}" if population is not None else None,
-    )
     with steps(quiet=as_json or settings.estimates) as show:
         try:
             run = run_presence(settings, progress=bars(show))
         except InconsistentSubsetError as exc:
-            raise PrivriskError(exc.detail + " (use --allow-inconsistent to continue)") from None
+            raise exc.hinted(" (use --allow-inconsistent to continue)") from None
         if out_dir is not None:
             show("Writing the tables, the release and the figure")
             written = run.write(out_dir)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ __all__ = [
     "build_hierarchy",
     "parse_hierarchies",
     "parse_hierarchy",
+    "typed_number",
     "value_key",
 ]
 
@@ -468,6 +470,48 @@ def _numbers_text(values: Sequence[float]) -> str:
     return ",".join(_fmt(v) for v in values)
 
 
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
+
+
+def typed_number(value: object, name: str) -> float | None:
+    """A number as a form holds it (None when empty): a number, or text typed in English, where a comma separates
+    thousands (``80,000``); any other comma is refused rather than guessed at (``0,5`` is read neither as 5 nor as
+    0.5).
+
+    Raises:
+        PrivriskError: (``name``) text that is not a number, or NaN.
+
+    Example:
+        >>> typed_number("80,000", "population_size"), typed_number(" 0.5 ", "delta_max"), typed_number("", "k")
+        (80000.0, 0.5, None)
+        >>> typed_number("0,5", "delta_max")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: delta_max: '0,5' is not a number (write decimals with a point: 0.5)
+    """
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        return None
+    if "," in text:
+        if not _THOUSANDS.match(text):
+            raise PrivriskError(
+                f"{name}: {text!r} is not a number (write decimals with a point: {text.replace(',', '.')})",
+                param=name,
+            )
+        text = text.replace(",", "")
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if math.isnan(x):
+        raise PrivriskError(f"{name}: {text!r} is not a number", param=name)
+    return x
+
+
 @dataclass(frozen=True)
 class HierarchyChoice:
     """A hierarchy chosen with controls instead of typed syntax, and the specification it stands for.
@@ -478,6 +522,8 @@ class HierarchyChoice:
             or ``date``.
         width, start: the intervals' width and first edge (start None: from 0, or below the smallest value).
         breaks: the finite breaks of each level, finest first (each level's breaks a subset of the one before).
+        The numbers may be given as a form holds them, text as typed (:func:`typed_number`); empty ones are None
+        (breaks: left out).
         open_top: whether the last bin of every level is open ("50+"), i.e. each level ends with ``inf``.
 
     Example:
@@ -497,6 +543,14 @@ class HierarchyChoice:
     breaks: tuple[tuple[float, ...], ...] = ()
     open_top: bool = True
 
+    def __post_init__(self) -> None:
+        # The numbers as a form holds them (text as typed, empty fields), read once (:func:`typed_number`).
+        set_ = object.__setattr__
+        set_(self, "width", typed_number(self.width, "hierarchies"))
+        set_(self, "start", typed_number(self.start, "hierarchies"))
+        read = (tuple(typed_number(b, "hierarchies") for b in level) for level in self.breaks)
+        set_(self, "breaks", tuple(tuple(b for b in level if b is not None) for level in read))
+
     def spec(self) -> str | None:
         """The specification (``interval:10``, ``breaks:…``), or None for the value as is.
 
@@ -513,13 +567,17 @@ class HierarchyChoice:
         if self.kind == "interval":
             w = self.width
             if w is None or not math.isfinite(w) or w <= 0:
-                raise PrivriskError("hierarchies: give the intervals' width, a number above 0", param="hierarchies")
+                raise PrivriskError(
+                    "hierarchies: give the intervals' width, a number above 0", param="hierarchies"
+                )
             if self.start is None:
                 return f"interval:{_fmt(w)}"
             if not math.isfinite(self.start):
                 raise PrivriskError("hierarchies: the intervals' start must be a number", param="hierarchies")
             return f"interval:{_fmt(w)}:{_fmt(self.start)}"
-        levels = [sorted({float(b) for b in level if b is not None and math.isfinite(b)}) for level in self.breaks]
+        levels = [
+            sorted({float(b) for b in level if b is not None and math.isfinite(b)}) for level in self.breaks
+        ]
         levels = [level for level in levels if level]
         if not levels:
             raise PrivriskError("hierarchies: give the breaks, e.g. 18, 30, 50", param="hierarchies")
@@ -559,7 +617,11 @@ class HierarchyChoice:
                 start = float(parts[1]) if len(parts) > 1 and parts[1].strip() else None
                 return cls("interval", width=float(parts[0]), start=start)
             if kind == "breaks":
-                sets = [[float(x) for x in part.split(",") if x.strip()] for part in rest.split("/") if part.strip()]
+                sets = [
+                    [float(x) for x in part.split(",") if x.strip()]
+                    for part in rest.split("/")
+                    if part.strip()
+                ]
                 open_top = bool(sets) and all(level and math.isinf(level[-1]) for level in sets)
                 finite = tuple(tuple(x for x in level if math.isfinite(x)) for level in sets)
                 return cls("breaks", breaks=finite, open_top=open_top)

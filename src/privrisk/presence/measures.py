@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -39,10 +39,22 @@ from privrisk.errors import PrivriskError
 from privrisk.presence import rollup as _rollup
 from privrisk.presence.prepare import Levels, Prepared, Source, prepare_presence
 
-__all__ = ["PresenceResult", "Targets", "Violation", "delta_presence"]
+__all__ = ["PresenceResult", "TargetOptions", "Targets", "Violation", "delta_presence"]
 
 
 # --------------------------------------------------------------------------------------------------- targets
+
+
+class TargetOptions(TypedDict, total=False):
+    """The targets a measure or a search takes by keyword, as :meth:`Targets.checked` reads them: ``delta_max``,
+    ``delta_min`` (δ in [0, 1]), ``k``, ``kmap`` (whole numbers ≥ 1), each None or left out for not asked;
+    ``suppression`` (a share in [0, 1), default 0)."""
+
+    delta_max: float | None
+    delta_min: float | None
+    k: int | None
+    kmap: int | None
+    suppression: float
 
 
 @dataclass(frozen=True)
@@ -336,15 +348,11 @@ def delta_presence(
     hierarchies: Mapping[str, object] | None = None,
     levels: Levels = None,
     population_count: str | None = None,
-    delta_max: float | None = None,
-    delta_min: float | None = None,
-    k: int | None = None,
-    kmap: int | None = None,
-    suppression: float = 0.0,
     allow_inconsistent: bool = False,
     all_classes: bool = False,
     engine: str = "duckdb",
     spark_master: str | None = None,
+    **targets: Unpack[TargetOptions],
 ) -> PresenceResult:
     """δ-presence, k-anonymity and k-map of one generalisation (Nergiz et al. 2007, Def. 3: δ_c = |T_c|/|P_c|).
 
@@ -356,8 +364,8 @@ def delta_presence(
         hierarchies: ``{column: spec}`` (see :mod:`privrisk.generalisation.hierarchy`); columns without one go raw → ``*``.
         levels: ``{column: level}`` or one level per column; default the finest.
         population_count: the column of P holding counts per class (P may then be coarser, e.g. age bands).
-        delta_max, delta_min, k, kmap: thresholds; violations are listed in ``violations`` (and
-            ``records_at_risk`` counts research records in classes with δ above ``delta_max``).
+        delta_max, delta_min, k, kmap: thresholds, by keyword (:class:`TargetOptions`); violations are listed in
+            ``violations`` (and ``records_at_risk`` counts research records in classes with δ above ``delta_max``).
         suppression: share of research records in classes failing k, k-map or δ_max that may be removed.
         allow_inconsistent: warn instead of failing when T is not part of P (see :func:`prepare_presence`).
         all_classes: list every population class, not only those holding research records.
@@ -377,9 +385,9 @@ def delta_presence(
     prep = _prepared_from(
         dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
     )
-    targets = Targets.checked(delta_max, delta_min, k, kmap, suppression)
-    ev = _evaluate(prep, prep.levels_of(levels), targets, every_class=all_classes)
-    return _result(prep, ev, targets, all_classes)
+    checked = Targets.checked(**targets)
+    ev = _evaluate(prep, prep.levels_of(levels), checked, every_class=all_classes)
+    return _result(prep, ev, checked, all_classes)
 
 
 def _prepared_from(

@@ -65,7 +65,8 @@ def _as_text(column: pd.Series) -> pd.Series:
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     text = np.empty(len(uniques), dtype=object)
     text[:] = [
-        v if isinstance(v, str) or pd.isna(v) else str(value_key(v)) for v in np.asarray(uniques, dtype=object)
+        v if isinstance(v, str) or pd.isna(v) else str(value_key(v))
+        for v in np.asarray(uniques, dtype=object)
     ]
     return pd.Series(text[codes], index=column.index, name=column.name, dtype=object)
 
@@ -224,7 +225,9 @@ def _plan_qi(
     if not coarse_allowed and p_uniques and not d_set & set(p_uniques):
         # P holds bins ("10-19") where T holds raw values: P is counts per class whose count column is unset. Said
         # before any hierarchy is built, which would otherwise fail on the bins and blame the hierarchy.
-        if all(_parse_bin(v) is not None for v in p_uniques) and any(_parse_bin(v) is None for v in d_uniques):
+        if all(_parse_bin(v) is not None for v in p_uniques) and any(
+            _parse_bin(v) is None for v in d_uniques
+        ):
             raise PrivriskError(
                 f"population_count: {pop_label} holds bins such as {str(p_uniques[0])!r} for {name!r} where the "
                 "research subset holds single values: it gives counts per class; name its column of counts",
@@ -465,10 +468,30 @@ class InconsistentSubsetError(PrivriskError):
         detail: the message without the hint how to continue (``allow_inconsistent=True``).
     """
 
-    def __init__(self, detail: str, classes: pd.DataFrame) -> None:
-        super().__init__(detail + " (pass allow_inconsistent=True to continue)", param=None)
+    def __init__(
+        self, detail: str, classes: pd.DataFrame, hint: str = " (pass allow_inconsistent=True to continue)"
+    ) -> None:
+        super().__init__(detail + hint, param=None)
         self.detail = detail
         self.classes = classes
+
+    def hinted(self, hint: str, *, named: bool = False) -> InconsistentSubsetError:
+        """The same error with a front end's hint how to continue (its option or control for
+        ``allow_inconsistent``), and ``param`` ``allow_inconsistent`` so that a form shows it at that control;
+        ``named``: the message starts with ``allow_inconsistent:`` too.
+
+        Example:
+            >>> e = InconsistentSubsetError("t.csv: 1 class(es) … not in the population", pd.DataFrame())
+            >>> str(e.hinted(" (use --allow-inconsistent to continue)"))
+            't.csv: 1 class(es) … not in the population (use --allow-inconsistent to continue)'
+            >>> e.hinted("; tick it", named=True).param, str(e.hinted("; tick it", named=True))[:20]
+            ('allow_inconsistent', 'allow_inconsistent: ')
+        """
+        said = InconsistentSubsetError(
+            ("allow_inconsistent: " if named else "") + self.detail, self.classes, hint
+        )
+        said.detail, said.param = self.detail, "allow_inconsistent"
+        return said
 
 
 def prepare_presence(

@@ -41,10 +41,11 @@ import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from privrisk._validation import check_choice, check_probability, check_whole
 from privrisk.errors import PrivacyLeakWarning, PrivriskError, deprecation_message
+from privrisk.generalisation.hierarchy import parse_hierarchies, typed_number
 from privrisk.generalisation.kmap import KMAP_MODELS, KMapModel
 from privrisk.io.engine import SPARK_ROLLUP_CLASSES, check_engine
 from privrisk.presence.estimate import KMapEstimate
@@ -90,6 +91,18 @@ def parse_levels(text: str | None) -> dict[str, int] | None:
     return levels or None
 
 
+def _typed(value: Any, name: str) -> Any:
+    """A number given as text (a form's field, as typed) read as a number; anything else as it is."""
+    return typed_number(value, name) if isinstance(value, str) else value
+
+
+def _hierarchies(given: Mapping[str, object] | Sequence[str] | None) -> dict[str, object]:
+    """``{column: spec}``, from a mapping or from ``COLUMN=SPEC`` texts as the command takes them."""
+    if given is None or isinstance(given, Mapping):
+        return dict(given or {})
+    return parse_hierarchies([given] if isinstance(given, str) else list(given))
+
+
 def _is_file_spec(spec: object) -> bool:
     return isinstance(spec, str | os.PathLike) and str(spec).strip().lower().startswith("table:")
 
@@ -105,9 +118,13 @@ class PresenceSettings:
             k-map from ``population_size`` or ``sampling_fraction`` (El Emam and Dankar 2008).
         qi: the quasi-identifier columns (a list, or one text separated by commas).
         population_count: P's column of counts per class (P may then be coarser, e.g. age bands).
-        hierarchies: ``{column: spec}`` (:mod:`privrisk.generalisation.hierarchy`); columns without one go raw → ``*``.
-        levels: the generalisation to measure (``{column: level}``); default the finest.
+        hierarchies: ``{column: spec}`` (:mod:`privrisk.generalisation.hierarchy`), or ``COLUMN=SPEC`` texts;
+            columns without one go raw → ``*``.
+        levels: the generalisation to measure (``{column: level}``, or ``age=1,zip=2``); default the finest.
         delta_max, delta_min, k, kmap: the targets (inclusive); None for not asked.
+            Every number may also be given as a form holds it: text as typed (``80,000``; decimals with a point),
+            empty text or None for not given (:func:`privrisk.generalisation.hierarchy.typed_number`); the
+            settings hold it as a number.
         search: search the least generalisation meeting the targets (needs one target and P).
         suppression: share of research records in failing classes the search may remove (needs ``search``).
         loss: the information loss the search minimises among the minimal nodes.
@@ -139,8 +156,8 @@ class PresenceSettings:
     population: Source | None = None
     qi: Sequence[str] = ()
     population_count: str | None = None
-    hierarchies: Mapping[str, object] = field(default_factory=dict)
-    levels: Mapping[str, int] | None = None
+    hierarchies: Mapping[str, object] | Sequence[str] = field(default_factory=dict)
+    levels: Mapping[str, int] | str | None = None
     delta_max: float | None = None
     delta_min: float | None = None
     k: int | None = None
@@ -169,15 +186,27 @@ class PresenceSettings:
             if self.data is not None:
                 raise PrivriskError("dataset: the old name of data; give one of them", param="dataset")
             set_(self, "data", dataset)
-        hierarchies = dict(self.hierarchies or {})
-        given = self.qi.split(",") if isinstance(self.qi, str) else self.qi  # "zip,age" as the command takes it
+        # Numbers as a form holds them, text as typed (``80,000``; empty: not given), and ``levels`` as the command
+        # takes them (``age=1,zip=2``): read once, here, each error naming its field.
+        for name in ("delta_max", "delta_min", "k", "kmap", "population_size", "sampling_fraction"):
+            set_(self, name, _typed(getattr(self, name), name))
+        suppression, alpha = _typed(self.suppression, "suppression"), _typed(self.alpha, "alpha")
+        set_(self, "suppression", 0.0 if suppression is None else suppression)
+        set_(self, "alpha", 0.05 if alpha is None else alpha)
+        if self.levels is None or isinstance(self.levels, str):
+            set_(self, "levels", parse_levels(self.levels))
+        hierarchies = _hierarchies(self.hierarchies)
+        given = (
+            self.qi.split(",") if isinstance(self.qi, str) else self.qi or ()
+        )  # "zip,age" as the command has it
         qi = [str(c).strip() for c in given if str(c).strip()]
         if self.demo:
             from privrisk.datasets.tv16 import HIERARCHIES, QI, TARGETS
 
             if self.data is not None or self.population is not None:
                 raise PrivriskError(
-                    "demo: runs on its own data; leave out the research subset and the population", param="demo"
+                    "demo: runs on its own data; leave out the research subset and the population",
+                    param="demo",
                 )
             qi = list(QI)
             hierarchies = {**HIERARCHIES, **hierarchies}
@@ -216,7 +245,7 @@ class PresenceSettings:
                     "breaks, prefix or date",
                     param="hierarchies",
                 )
-        levels = None if self.levels is None else dict(self.levels)
+        levels = None if self.levels is None else dict(cast("Mapping[str, int]", self.levels))
         for name, level in (levels or {}).items():
             if name not in qi:
                 raise PrivriskError(
@@ -245,9 +274,13 @@ class PresenceSettings:
                 f"{which}: only for the estimate of k-map without a population table", param=which
             )
         if loss != "precision" and not self.search:
-            raise PrivriskError("loss: only with the search (it chooses among the minimal nodes)", param="loss")
+            raise PrivriskError(
+                "loss: only with the search (it chooses among the minimal nodes)", param="loss"
+            )
         if self.spark_rollup_classes != SPARK_ROLLUP_CLASSES and engine != "spark":
-            raise PrivriskError("spark_rollup_classes: only with the spark engine", param="spark_rollup_classes")
+            raise PrivriskError(
+                "spark_rollup_classes: only with the spark engine", param="spark_rollup_classes"
+            )
         if targets.suppression and not self.search:
             raise PrivriskError("suppression: only with the search", param="suppression")
         if self.search and not targets.any:
@@ -297,7 +330,8 @@ class PresenceSettings:
             isinstance(self.population_size, int | float) and math.isfinite(self.population_size)
         ):
             raise PrivriskError(
-                f"population_size: must be a finite number, got {self.population_size!r}", param="population_size"
+                f"population_size: must be a finite number, got {self.population_size!r}",
+                param="population_size",
             )
         if self.sampling_fraction is not None:
             check_probability(self.sampling_fraction, name="sampling_fraction", open_low=True)
@@ -320,6 +354,16 @@ class PresenceSettings:
     def estimates(self) -> bool:
         """Whether the run estimates k-map from the population's size (no population table)."""
         return self.population is None and not self.demo
+
+    @property
+    def levels_read(self) -> dict[str, int] | None:
+        """``levels`` as read (``{column: level}``; None for the finest)."""
+        return cast("dict[str, int] | None", self.levels)
+
+    @property
+    def hierarchy_specs(self) -> dict[str, object]:
+        """``hierarchies`` as read (``{column: spec}``)."""
+        return dict(cast("Mapping[str, object]", self.hierarchies))
 
     @property
     def targets(self) -> Targets:
@@ -450,12 +494,12 @@ def run_presence(
         data, population, _, _, _ = demo_inputs()
         title = title or DEMO_TITLE
     assert data is not None
-    qi, hier = list(s.qi), dict(s.hierarchies)
+    qi, hier, levels = list(s.qi), s.hierarchy_specs, s.levels_read
     if population is None:
         show("Grouping the sample", 0.0)
         est = _estimate.estimate(data, qi, kmap=s.kmap, population_size=s.population_size,
                                  sampling_fraction=s.sampling_fraction, model=s.model, alpha=s.alpha,
-                                 hierarchies=hier, levels=s.levels, engine=s.engine,
+                                 hierarchies=hier, levels=levels, engine=s.engine,
                                  spark_master=s.spark_master)  # fmt: skip
         report(progress, 1.0, "done")
         return PresenceRun(s, None, est, data, (), title or f"estimated k-map of {est.dataset}")
@@ -468,7 +512,7 @@ def run_presence(
     said = tuple(str(w.message) for w in caught)
     show("Measuring δ, k and k-map", _MEASURED)
     t = s.targets
-    before = delta_presence(prep, levels=s.levels, delta_max=t.delta_max, delta_min=t.delta_min, k=t.k,
+    before = delta_presence(prep, levels=levels, delta_max=t.delta_max, delta_min=t.delta_min, k=t.k,
                             kmap=t.kmap)  # fmt: skip
     found = None
     if s.search:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, Unpack, cast
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,14 @@ import pandas as pd
 from privrisk._validation import check_choice
 from privrisk.errors import PrivriskError
 from privrisk.generalisation.lattice import search_lattice
-from privrisk.presence.measures import PresenceResult, Targets, _evaluate, _prepared_from, _result
+from privrisk.presence.measures import (
+    PresenceResult,
+    TargetOptions,
+    Targets,
+    _evaluate,
+    _prepared_from,
+    _result,
+)
 from privrisk.presence.prepare import Prepared, Source, _as_text, factor
 
 __all__ = ["LOSS_MEASURES", "Loss", "SearchResult", "release_table", "search_generalisation"]
@@ -78,17 +85,13 @@ def search_generalisation(
     *,
     hierarchies: Mapping[str, object] | None = None,
     population_count: str | None = None,
-    delta_max: float | None = None,
-    delta_min: float | None = None,
-    k: int | None = None,
-    kmap: int | None = None,
-    suppression: float = 0.0,
     loss: Loss = "precision",
     allow_inconsistent: bool = False,
     max_nodes: int = 500_000,
     progress: Callable[[], object] | None = None,
     engine: str = "duckdb",
     spark_master: str | None = None,
+    **options: Unpack[TargetOptions],
 ) -> SearchResult:
     """Every minimal generalisation meeting the targets, and the one of least information loss.
 
@@ -102,7 +105,8 @@ def search_generalisation(
     Args:
         dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master: the
             tables, as for :func:`privrisk.presence.delta_presence` (or a :class:`Prepared` as ``dataset``).
-        delta_max, delta_min, k, kmap: the targets; at least one.
+        delta_max, delta_min, k, kmap: the targets (by keyword, :class:`~privrisk.presence.measures.TargetOptions`);
+            at least one.
         suppression: share of research records in failing classes that may be removed.
         loss: the information loss to minimise among the minimal nodes: ``precision``, ``height`` or
             ``discernibility``.
@@ -122,7 +126,7 @@ def search_generalisation(
     prep = _prepared_from(
         dataset, population, qi, hierarchies, population_count, allow_inconsistent, engine, spark_master
     )
-    targets = Targets.checked(delta_max, delta_min, k, kmap, suppression)
+    targets = Targets.checked(**options)
     if not targets.any:
         raise PrivriskError("targets: give at least one of delta_max, delta_min, k or kmap", param="targets")
     enc = prep.enc

@@ -3,7 +3,7 @@ breaks at given values, code prefixes, dates), a preview of the classes each lev
 the command line.
 
 The logic holds no Shiny and is tested outside the browser: the controls' values become a
-:class:`~privrisk.presence.hierarchy.HierarchyChoice` (:func:`choice_from_inputs`, :func:`editor_choices`), the
+:class:`~privrisk.generalisation.hierarchy.HierarchyChoice` (:func:`choice_from_inputs`, :func:`editor_choices`), the
 choices become ``{column: spec}`` (:func:`editor_specs`), the first bad one an error (:func:`editor_error`), the
 specifications the command line's options (:func:`hierarchy_options`), and a preview's lines
 (:func:`preview_items`). :class:`HierarchyEditor` is the page's server half: its state, its two outputs
@@ -17,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -42,7 +41,6 @@ __all__ = [
     "hierarchy_options",
     "preset_choices",
     "preview_items",
-    "typed_number",
 ]
 
 KIND_LABELS = {
@@ -63,43 +61,6 @@ CONTROLS = (
     *(f"b{level}_{i}" for level in range(1, BREAK_LEVELS + 1) for i in range(BREAK_FIELDS)),
 )
 
-_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$")
-
-
-def typed_number(value: Any, name: str) -> float | None:
-    """A number typed into a field (None when empty). The page is English: a comma separates thousands
-    (``80,000``); any other comma is refused rather than guessed at (``0,5`` is not read as 5 nor as 0.5).
-
-    Example:
-        >>> typed_number("80,000", "population_size"), typed_number(" 0.5 ", "delta_max"), typed_number("", "k")
-        (80000.0, 0.5, None)
-        >>> typed_number("0,5", "delta_max")
-        Traceback (most recent call last):
-        ...
-        privrisk.errors.PrivriskError: delta_max: '0,5' is not a number (write decimals with a point: 0.5)
-    """
-    if value is None:
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    text = str(value).strip()
-    if not text:
-        return None
-    if "," in text:
-        if not _THOUSANDS.match(text):
-            raise PrivriskError(
-                f"{name}: {text!r} is not a number (write decimals with a point: {text.replace(',', '.')})",
-                param=name,
-            )
-        text = text.replace(",", "")
-    try:
-        x = float(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name) from None
-    if math.isnan(x):
-        raise PrivriskError(f"{name}: {text!r} is not a number", param=name)
-    return x
-
 
 def choice_from_inputs(values: Mapping[str, Any]) -> HierarchyChoice:
     """One quasi-identifier's hierarchy from the editor's controls: ``kind``, ``width``, ``start``, ``open`` and
@@ -113,14 +74,14 @@ def choice_from_inputs(values: Mapping[str, Any]) -> HierarchyChoice:
     """
     kind = str(values.get("kind") or "none")
     if kind == "interval":
-        return HierarchyChoice("interval", width=typed_number(values.get("width"), "hierarchies"),
-                               start=typed_number(values.get("start"), "hierarchies"))  # fmt: skip
+        return HierarchyChoice("interval", width=values.get("width"), start=values.get("start"))
     if kind == "breaks":
-        levels = []
-        for level in range(1, BREAK_LEVELS + 1):
-            found = [typed_number(values.get(f"b{level}_{i}"), "hierarchies") for i in range(BREAK_FIELDS)]
-            levels.append(tuple(x for x in found if x is not None))
-        return HierarchyChoice("breaks", breaks=tuple(levels), open_top=bool(values.get("open", True)))
+        # The fields as typed, empty ones too: the choice reads them (HierarchyChoice, typed_number).
+        breaks: Any = tuple(
+            tuple(values.get(f"b{level}_{i}") for i in range(BREAK_FIELDS))
+            for level in range(1, BREAK_LEVELS + 1)
+        )
+        return HierarchyChoice("breaks", breaks=breaks, open_top=bool(values.get("open", True)))
     return HierarchyChoice(kind)
 
 

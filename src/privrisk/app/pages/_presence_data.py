@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from shiny import reactive, render, ui
 
-from privrisk.app._shared import KeptUpload, error_ui, id_like, keep_upload, session_upload, upload_columns
-from privrisk.app.pages._runs import checked_upload, named_error
+from privrisk.app._shared import KeptUpload, error_ui, id_like, upload_columns
+from privrisk.app.pages._runs import checked_upload
 from privrisk.errors import PrivriskError
 from privrisk.generalisation.hierarchy import HierarchyChoice
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from privrisk.app._long_job import LongJob
     from privrisk.app.pages._hierarchy_editor import HierarchyEditor
 
 __all__ = [
@@ -170,23 +171,21 @@ def _sample(path: Path, rows: int = 5000) -> pd.DataFrame:
 
 
 class PresenceTables:
-    """T and P of the page in one session: create it in the page's server function (a Shiny module), then
-    :meth:`serve` once the form can choose columns.
+    """T and P of the page in one session: create it in the page's server function (a Shiny module) on the page's
+    :class:`~privrisk.app._long_job.LongJob`, which keeps T (the session's upload, input ``file``) and its message;
+    hand :meth:`offered` to the job as its ``offer``, and call :meth:`serve` once the form can choose columns.
 
     Args:
-        input, session: the page's.
-        folder: the page's session folder; the example's two files are written there.
-        max_upload: the upload limit in bytes.
+        input: the page's inputs.
+        job: the page's long job (its folder, its session upload, its file message).
+        max_upload: the upload limit in bytes (P's).
     """
 
-    def __init__(self, input: Any, session: Any, folder: Path, *, max_upload: int) -> None:
-        self.input, self.folder, self.max_upload = input, folder, max_upload
+    def __init__(self, input: Any, job: LongJob, *, max_upload: int) -> None:
+        self.input, self.job, self.folder, self.max_upload = input, job, job.folder, max_upload
         for name, text in EXAMPLE.items():
-            (folder / name).write_text(text, encoding="utf-8")
-        self.messages: dict[str, reactive.Value[str | None]] = {
-            "data": reactive.value(None),
-            "population": reactive.value(None),
-        }
+            (self.folder / name).write_text(text, encoding="utf-8")
+        self.message: reactive.Value[str | None] = reactive.value(None)  # P's (T's is the job's)
         self.samples: dict[str, reactive.Value[pd.DataFrame | None]] = {
             "data": reactive.value(None),
             "population": reactive.value(None),
@@ -195,7 +194,7 @@ class PresenceTables:
             "data": reactive.value([]),
             "population": reactive.value([]),
         }
-        self.kept = session_upload(session, max_bytes=max_upload)
+        self._choose: Callable[[], None] = lambda: None
 
     def column_values(self, name: str) -> list[Any]:
         """A column's values in T (the example's, or a sample of the upload's rows), for the hierarchies' previews."""
@@ -206,28 +205,36 @@ class PresenceTables:
             return []
         return sorted(sample[name].dropna().unique().tolist(), key=str)
 
-    def read_columns(self, which: str) -> None:
-        """Read the columns and a sample of the rows of T (``data``) or P (``population``); a refused upload's
-        message is kept for its file input."""
-        self.messages[which].set(None)
-        self.samples[which].set(None)
+    def offered(self, profile: Any, names: list[str]) -> None:
+        """The job's ``offer``: T uploaded on any page of this session (``names`` empty: it cannot be read), a
+        sample of its rows read and, on the page's own files, the form's columns chosen."""
+        self.columns["data"].set(names)
+        self.samples["data"].set(None)
+        if names:
+            self._sample("data", lambda: self.job.uploads.checked()[0])
+        with reactive.isolate():
+            if self.input.source() == "file":
+                self._choose()
+
+    def read_population(self) -> None:
+        """Read the columns and a sample of the rows of P (this page's own upload); a refused upload's message is
+        kept for its file input."""
+        self.message.set(None)
+        self.samples["population"].set(None)
         try:
-            # T is the session's upload (from this page or another); P is this page's own.
-            if which == "data":
-                found = self.kept.columns()
-            else:
-                found = upload_columns(self.input[which](), max_bytes=self.max_upload)
+            found = upload_columns(self.input.population(), max_bytes=self.max_upload)
         except PrivriskError as exc:
-            self.messages[which].set(named_error(exc, "presence"))
-            self.columns[which].set([])
+            self.message.set(self.job.message(exc))
+            self.columns["population"].set([])
             return
-        self.columns[which].set(found)
+        self.columns["population"].set(found)
+        self._sample(
+            "population", lambda: checked_upload(self.input.population(), max_bytes=self.max_upload)[0]
+        )
+
+    def _sample(self, which: str, path: Callable[[], Path]) -> None:
         try:
-            if which == "data":
-                path, _ = self.kept.checked()
-            else:
-                path, _ = checked_upload(self.input[which](), max_bytes=self.max_upload)
-            self.samples[which].set(_sample(path))
+            self.samples[which].set(_sample(path()))
         except Exception:  # the columns are known; the choices and previews only fall back to none
             self.samples[which].set(None)
 
@@ -250,34 +257,24 @@ class PresenceTables:
         ui.update_selectize("population_count", choices=["", *pop_found], selected=count)
 
     def serve(self, choose: Callable[[], None]) -> None:
-        """Keep T's uploads for the session, read T's and P's columns on each upload (``choose()`` then chooses the
-        form's columns) and show each file's message at its input."""
-        input = self.input
-        keep_upload("data", input, self.kept, self.messages["data"], lambda exc: named_error(exc, "presence"))
-
-        @self.kept.on_new
-        def _data_columns(kept: KeptUpload) -> None:
-            # A file uploaded on any page of this session is offered as T, with columns chosen and the example cleared.
-            self.read_columns("data")
-            with reactive.isolate():
-                if input.source() == "file":
-                    choose()
-            ui.update_radio_buttons("source", choices=sources(kept), selected="file")
+        """Read P's columns on each upload (``choose()`` then chooses the form's columns, as after T's) and show
+        each file's message at its input."""
+        input, self._choose = self.input, choose
 
         @reactive.effect
         @reactive.event(input.population)
         def _population_columns() -> None:
-            self.read_columns("population")
+            self.read_population()
             with reactive.isolate():
                 choose()
 
         @render.ui
-        def data_error() -> Any:
-            return error_ui(self.messages["data"]())
+        def file_error() -> Any:
+            return error_ui(self.job.file_message())
 
         @render.ui
         def population_error() -> Any:
-            return error_ui(self.messages["population"]())
+            return error_ui(self.message())
 
     def run_tables(self) -> tuple[Any, Any, list[tuple[Path, str]], str]:
         """The tables the run reads, the uploads (to name the user's files in messages) and the run's title."""
@@ -291,8 +288,8 @@ class PresenceTables:
         uploads: list[tuple[Path, str]] = []
         data: Path | None = None
         population: Path | None = None
-        if self.kept.current() is not None:
-            data, name = self.kept.checked(param="dataset")
+        if self.job.uploads.current() is not None:
+            data, name = self.job.uploads.checked(param="data")
             uploads.append((data, name))
         if self.input.population():
             population, pop_name = checked_upload(
@@ -306,7 +303,7 @@ class PresenceTables:
         """T's and P's names in the command line the page shows: the repository's example files, or the uploads'."""
         if self.input.source() == "example":
             return EXAMPLE_NAMES["trial.csv"], EXAMPLE_NAMES["census.csv"]
-        kept, population = self.kept.current(), self.input.population()
+        kept, population = self.job.uploads.current(), self.input.population()
         return (kept.name if kept else "DATA"), (
             Path(str(population[0]["name"])).name if population else None
         )

@@ -17,7 +17,8 @@ __all__ = ["FIELDS", "FieldErrors", "field_of"]
 
 # Every input an error can stand beside: the settings' field → the page's input (its error shows under it).
 FIELDS: dict[str, str] = {
-    "dataset": "data",
+    "data": "file",
+    "dataset": "file",
     "population": "population",
     "qi": "qi",
     "population_count": "population_count",

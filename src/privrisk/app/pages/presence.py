@@ -14,12 +14,13 @@ examples/presence_trial.csv and examples/presence_census.csv of the repository).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from shiny import module, reactive, render, ui
 
+from privrisk.app._long_job import LongJob, data_inputs, upload_input
 from privrisk.app._shared import preset_inputs, query_params
 from privrisk.app.pages._hierarchy_editor import (
     HierarchyEditor,
@@ -27,7 +28,6 @@ from privrisk.app.pages._hierarchy_editor import (
     editor_fieldset,
     preset_choices,
 )
-from privrisk.app.pages._hierarchy_editor import typed_number as _number
 from privrisk.app.pages._presence_command import presence_command as _command
 from privrisk.app.pages._presence_data import (
     EXAMPLE,
@@ -36,12 +36,13 @@ from privrisk.app.pages._presence_data import (
     PresenceTables,
     example_choices,
     preset_source,
+    sources,
     suggest_count,
     suggest_qi,
 )
 from privrisk.app.pages._presence_errors import FIELDS, FieldErrors, field_of
 from privrisk.app.pages._presence_results import results_ui
-from privrisk.app.pages._runs import Runner, main_panel, named_error, session_folder, zip_bytes
+from privrisk.app.pages._runs import long_page_ui, named_error
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
@@ -73,120 +74,120 @@ _INTRO = (
     "population table, give its size for estimated k-map."
 )
 LOSSES = ("precision", "height", "discernibility")
+# The inputs that hold numbers, named like the settings' fields (which read them as typed).
+NUMBERS = (
+    "delta_max",
+    "delta_min",
+    "k",
+    "kmap",
+    "suppression",
+    "population_size",
+    "sampling_fraction",
+    "alpha",
+)
 
 
 def _field_error(name: str) -> Any:
     return ui.output_ui(f"err_{name}")
 
 
+def _field(make: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
+    """The input ``make(name, …)`` and, below it, the error its settings field names (:class:`FieldErrors`)."""
+    return ui.TagList(make(name, *args, **kwargs), _field_error(name))
+
+
+def _table(name: str, label: str) -> Any:
+    """A table's file input: the upload's own message below it (:func:`upload_input`), then the settings' error."""
+    return ui.TagList(upload_input(name, label), _field_error(name))
+
+
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    population = ui.accordion(
+    models = {"poisson": "poisson", "zero-truncated-poisson": "zero-truncated-poisson"}
+    estimate = ui.accordion(
         ui.accordion_panel(
             "No population table? Estimate k-map",
-            ui.input_text("population_size", "Population size N (without a population table)", value=""),
-            _field_error("population_size"),
-            ui.input_text("sampling_fraction", "or the sampling fraction f = n/N", value=""),
-            _field_error("sampling_fraction"),
-            ui.input_select(
-                "estimator",
-                "Model",
-                {"poisson": "poisson", "zero-truncated-poisson": "zero-truncated-poisson"},
+            _field(
+                ui.input_text, "population_size", "Population size N (without a population table)", value=""
             ),
-            _field_error("estimator"),
-            ui.input_numeric("alpha", "Significance level α", value=0.05, min=0, max=1, step=0.01),
-            _field_error("alpha"),
+            _field(ui.input_text, "sampling_fraction", "or the sampling fraction f = n/N", value=""),
+            _field(ui.input_select, "estimator", "Model", models),
+            _field(ui.input_numeric, "alpha", "Significance level α", value=0.05, min=0, max=1, step=0.01),
         ),
         open=False,
     )
-    return ui.layout_sidebar(
-        ui.sidebar(
-            ui.input_radio_buttons(
-                "source",
-                "Data",
-                SOURCES,
-                selected="example",
-            ),
-            _field_error("source"),
-            ui.panel_conditional(
-                "input.source === 'file'",
-                ui.input_file(
-                    "data",
-                    "Research subset T (CSV, Parquet, Stata, SPSS)",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("data_error"),
-                _field_error("data"),
-                ui.input_file(
-                    "population",
-                    "Population P (rows, or counts per class)",
-                    accept=[".csv", ".parquet", ".dta", ".sav", ".tsv", ".txt"],
-                ),
-                ui.output_ui("population_error"),
-                _field_error("population"),
-                population,
-            ),
-            ui.input_selectize(
-                "qi",
-                "Quasi-identifiers",
-                choices=EXAMPLE_INPUTS["qi"],
-                selected=EXAMPLE_INPUTS["qi"],
-                multiple=True,
-            ),
-            _field_error("qi"),
-            ui.input_selectize(
-                "population_count",
-                "P's column of counts per class (empty: P is rows)",
-                choices=["", "n"],
-                selected="n",
-            ),
-            _field_error("population_count"),
-            editor_fieldset(_field_error("hierarchies")),
-            ui.input_text("levels", "Measure this generalisation (age=1,zip=2; empty: the finest)", value=""),
-            _field_error("levels"),
-            ui.layout_columns(
-                ui.div(
-                    ui.input_text("delta_max", "δ_max", value=EXAMPLE_INPUTS["delta_max"]),
-                    _field_error("delta_max"),
-                ),
-                ui.div(ui.input_text("delta_min", "δ_min", value=""), _field_error("delta_min")),
-                ui.div(ui.input_text("k", "k-anonymity k", value=""), _field_error("k")),
-                ui.div(ui.input_text("kmap", "k-map", value=""), _field_error("kmap")),
-                col_widths=(6, 6, 6, 6),
-            ),
-            ui.input_checkbox("search", "Search the least generalisation meeting the targets", value=True),
-            _field_error("search"),
-            ui.layout_columns(
-                ui.div(
-                    ui.input_numeric("suppression", "Suppression share", value=0.0, min=0, max=1, step=0.01),
-                    _field_error("suppression"),
-                ),
-                ui.div(ui.input_select("loss", "Loss", {v: v for v in LOSSES}), _field_error("loss")),
-                col_widths=(6, 6),
-            ),
-            ui.input_checkbox(
-                "allow_inconsistent", "Warn instead of failing when T is not part of P", value=False
-            ),
-            _field_error("allow_inconsistent"),
-            ui.input_action_button("run", "Measure", class_="btn-primary mt-2"),
-            width=400,
+    targets = [("delta_max", "δ_max"), ("delta_min", "δ_min"), ("k", "k-anonymity k"), ("kmap", "k-map")]
+    return long_page_ui(
+        "δ-presence, k-anonymity and k-map",
+        _INTRO,
+        "Measure",
+        *data_inputs(
+            SOURCES,
+            "example",
+            _table("file", "Research subset T (CSV, Parquet, Stata, SPSS)"),
+            _table("population", "Population P (rows, or counts per class)"),
+            estimate,
+            under_choice=[_field_error("source")],
         ),
-        *main_panel("δ-presence, k-anonymity and k-map", _INTRO),
+        _field(
+            ui.input_selectize,
+            "qi",
+            "Quasi-identifiers",
+            choices=EXAMPLE_INPUTS["qi"],
+            selected=EXAMPLE_INPUTS["qi"],
+            multiple=True,
+        ),
+        _field(
+            ui.input_selectize,
+            "population_count",
+            "P's column of counts per class (empty: P is rows)",
+            choices=["", "n"],
+            selected="n",
+        ),
+        editor_fieldset(_field_error("hierarchies")),
+        _field(
+            ui.input_text,
+            "levels",
+            "Measure this generalisation (age=1,zip=2; empty: the finest)",
+            value="",
+        ),
+        ui.layout_columns(
+            *(
+                ui.div(_field(ui.input_text, name, label, value=EXAMPLE_INPUTS.get(name, "")))
+                for name, label in targets
+            ),
+            col_widths=(6, 6, 6, 6),
+        ),
+        _field(
+            ui.input_checkbox, "search", "Search the least generalisation meeting the targets", value=True
+        ),
+        ui.layout_columns(
+            ui.div(
+                _field(
+                    ui.input_numeric,
+                    "suppression",
+                    "Suppression share",
+                    value=0.0,
+                    min=0,
+                    max=1,
+                    step=0.01,
+                )
+            ),
+            ui.div(_field(ui.input_select, "loss", "Loss", {v: v for v in LOSSES})),
+            col_widths=(6, 6),
+        ),
+        _field(
+            ui.input_checkbox,
+            "allow_inconsistent",
+            "Warn instead of failing when T is not part of P",
+            value=False,
+        ),
+        width=400,
     )
 
 
 # ----------------------------------------------------------------------------------- the inputs, without Shiny
-
-
-def _whole(value: Any, name: str) -> int | None:
-    text = str(value if value is not None else "").strip()
-    if not text:
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise PrivriskError(f"{name}: {text!r} is not a whole number", param=name) from None
 
 
 def settings_from(
@@ -212,33 +213,26 @@ def settings_from(
         >>> s.delta_max, s.search, s.hierarchy_files
         (0.5, True, False)
     """
-    from privrisk.presence.run import PresenceSettings, parse_levels
+    from privrisk.presence.run import PresenceSettings
 
     demo = source == "demo"
-    alpha = values.get("alpha")
-    suppression = _number(values.get("suppression"), "suppression") or 0.0
+    # The values as the form holds them (numbers as typed): the settings read and check them.
+    given: dict[str, Any] = {name: values.get(name) for name in NUMBERS}
     return PresenceSettings(
         data=None if demo else data,
         population=None if demo else population,
         qi=[] if demo else [c for c in values.get("qi") or [] if c],
-        population_count=None if demo else (str(values.get("population_count") or "").strip() or None),
+        population_count=None if demo else values.get("population_count"),
         hierarchies={k: v for k, v in (values.get("hierarchies") or {}).items() if v},
-        levels=parse_levels(str(values.get("levels") or "")),
-        delta_max=_number(values.get("delta_max"), "delta_max"),
-        delta_min=_number(values.get("delta_min"), "delta_min"),
-        k=_whole(values.get("k"), "k"),
-        kmap=_whole(values.get("kmap"), "kmap"),
+        levels=str(values.get("levels") or ""),
         search=bool(values.get("search")),
-        suppression=suppression,
         loss=str(values.get("loss") or "precision"),  # type: ignore[arg-type]  # checked by the settings
         allow_inconsistent=bool(values.get("allow_inconsistent")),
-        population_size=_number(values.get("population_size"), "population_size"),
-        sampling_fraction=_number(values.get("sampling_fraction"), "sampling_fraction"),
         model=str(values.get("estimator") or "poisson"),  # type: ignore[arg-type]  # checked by the settings
-        alpha=0.05 if alpha is None or alpha == "" else float(alpha),
         demo=demo,
         hierarchy_files=False,  # the server opens no path a user typed
         title=title,
+        **given,
     )
 
 
@@ -257,11 +251,7 @@ def _work(job: Job, settings: PresenceSettings, folder: Path) -> dict[str, Any]:
     try:
         run = run_presence(settings, progress=job.advance)
     except InconsistentSubsetError as exc:
-        said = PrivriskError(
-            f"allow_inconsistent: {exc.detail}; tick “warn instead of failing” to continue",
-            param="allow_inconsistent",
-        )
-        return {"error": said}
+        return {"error": exc.hinted("; tick “warn instead of failing” to continue", named=True)}
     except PrivriskError as exc:
         if field_of(exc) is None:
             raise
@@ -291,16 +281,19 @@ KINDS = {
     "alpha": "numeric",
 }
 # The inputs the settings read besides the quasi-identifiers and the hierarchies.
-VALUES = ("levels", "delta_max", "delta_min", "k", "kmap", "search", "suppression", "loss", "allow_inconsistent",
-          "population_count", "population_size", "sampling_fraction", "estimator", "alpha")  # fmt: skip
+VALUES = ("levels", *NUMBERS, "search", "loss", "allow_inconsistent", "population_count", "estimator")
 
 
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    folder = session_folder(session, ID)
-    tables = PresenceTables(input, session, folder, max_upload=max_upload)
-    runner = Runner("presence", "cancel", session, folder)
+
+    def offered(profile: Any, names: list[str]) -> None:
+        tables.offered(profile, names)
+
+    job = LongJob(input, session, ID, max_upload=max_upload, sources=sources, offer=offered, header_only=True)
+    folder, runner = job.folder, job.runner
+    tables = PresenceTables(input, job, max_upload=max_upload)
     params = query_params(session)
     preset_inputs(session, KINDS)
     wanted_qi = [c.strip() for c in params.get("qi", "").split(",") if c.strip()]
@@ -379,7 +372,7 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         _values()
         input.source()
-        tables.kept.current()
+        job.uploads.current()
         input.population()
         with reactive.isolate():
             if runner.task.status() == "running":
@@ -396,8 +389,9 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
             return
         runner.start(_work, settings, folder / "out", uploads=uploads)
 
-    runner.serve_status(input)
     errors.serve(runner)
+    # The buttons are drawn with the results (the release's only after a search that met the targets).
+    job.downloads("out", {"release": ("release.csv", ""), "classes": ("classes.csv", "")}, "presence.zip")
 
     @render.ui
     def results() -> Any:
@@ -405,18 +399,6 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
         if done is None or "run" not in done:
             return ui.p("Press “Measure”: the example runs at once.", class_="privrisk-help")
         return results_ui(done["run"], folder / "out")
-
-    @render.download_button(filename="release.csv")
-    def download_release() -> Any:
-        yield (folder / "out" / "release.csv").read_bytes()
-
-    @render.download_button(filename="classes.csv")
-    def download_classes() -> Any:
-        yield (folder / "out" / "classes.csv").read_bytes()
-
-    @render.download_button(filename="presence.zip")
-    def download_all() -> Any:
-        yield zip_bytes(folder / "out")
 
     @render.ui
     def command() -> Any:
