@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from privrisk._format import number, percent_3g
+from privrisk._format import Verdict, number, percent_3g
 from privrisk._validation import (
     Query,
     check_bounds,
@@ -218,14 +218,6 @@ class AuditSettings:
         if not found or not all(math.isfinite(x) for x in found):
             raise PrivriskError("sweep_values: give at least one finite number", param="sweep_values")
         return tuple(found)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
-
-    headline: str
-    sentence: str
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from privrisk._format import count, number, percent_3g
+from privrisk._format import Verdict, count, number, percent_3g
 from privrisk._validation import (
     check_choice,
     check_epsilons,
@@ -279,14 +279,6 @@ class EmpiricalSettings:
         """The columns a file must have (a preset reads the whole file: its cleaning needs more)."""
         names = (self.period, self.individual, self.value, self.weight)
         return [c for c in dict.fromkeys(names) if c]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
-
-    headline: str
-    sentence: str
 
 
 def chance_words(p: float) -> str:
