@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecation_message
 
 if TYPE_CHECKING:
     import numpy as np
@@ -292,6 +293,22 @@ def check_number(value: Any, *, name: str) -> float:
     if not math.isfinite(number):
         raise PrivriskError(f"{name}: must be a finite number, got {value!r}", param=name)
     return number
+
+
+def take_old_data(settings: Any, old: Mapping[str, Any]) -> None:
+    """Move a value given under an old name of a settings object's ``data`` (kept one release) into ``data``.
+
+    Each old name given warns (DeprecationWarning, at the caller of the settings); one given beside ``data`` (or
+    beside another old name) is an error naming it. Call it first in ``__post_init__``; a frozen object is fine.
+    """
+    for name, given in old.items():
+        if is_blank(given):
+            continue
+        warnings.warn(deprecation_message(f"{type(settings).__name__}({name}=…)", "data=…"), DeprecationWarning,
+                      stacklevel=4)  # fmt: skip
+        if settings.data is not None:
+            raise PrivriskError(f"{name}: the old name of data; give one of them", param=name)
+        object.__setattr__(settings, "data", given)
 
 
 def check_k(k: Any, *, name: str = "k", minimum: int = 1, below: int | None = None) -> int:

@@ -40,6 +40,7 @@ from privrisk._validation import (
     optional_whole,
     parse_epsilon,
     parse_numbers,
+    take_old_data,
     text_or_none,
 )
 from privrisk.audit.intruder import (
@@ -119,15 +120,9 @@ class AuditSettings:
     values: InitVar[Any] = None
 
     def __post_init__(self, file: str | os.PathLike[str] | None, values: Any) -> None:
-        for old, given in (("file", None if is_blank(file) else file), ("values", values)):
-            if given is not None:
-                warnings.warn(deprecation_message(f"AuditSettings({old}=…)", "data=…"), DeprecationWarning,
-                              stacklevel=3)  # fmt: skip
-                if self.data is not None:
-                    raise PrivriskError(f"{old}: the old name of data; give one of them", param=old)
-                object.__setattr__(self, "data", given)
+        take_old_data(self, {"file": file, "values": values})
         column = text_or_none(self.column)
-        if self.data is None or (isinstance(self.data, str) and not self.data.strip()):
+        if is_blank(self.data):
             raise PrivriskError("data: give a data file (with column) or the values", param="data")
         if self.tabular and column is None:
             raise PrivriskError("column: choose the numeric column the query runs on", param="column")

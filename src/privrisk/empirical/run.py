@@ -35,6 +35,7 @@ from privrisk._validation import (
     is_blank,
     optional_whole,
     parse_epsilons,
+    take_old_data,
     text_or_none,
 )
 from privrisk.empirical.density import DENSITIES
@@ -165,13 +166,7 @@ class EmpiricalSettings:
         return cls(data=data, preset="chicago", **overrides)
 
     def __post_init__(self, file: str | os.PathLike[str] | None, table: Any) -> None:
-        for old, given in (("file", None if is_blank(file) else file), ("table", table)):
-            if given is not None:
-                warnings.warn(deprecation_message(f"EmpiricalSettings({old}=…)", "data=…"), DeprecationWarning,
-                              stacklevel=3)  # fmt: skip
-                if self.data is not None:
-                    raise PrivriskError(f"{old}: the old name of data; give one of them", param=old)
-                object.__setattr__(self, "data", given)
+        take_old_data(self, {"file": file, "table": table})
         c: dict[str, Any] = {}
         if is_blank(self.data):
             raise PrivriskError("data: give the data file (or a table)", param="data")
