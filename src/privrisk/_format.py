@@ -31,6 +31,7 @@ __all__ = [
     "PROBABILITY_WORDS",
     "VOCABULARY",
     "Frequency",
+    "Verdict",
     "below_certainty",
     "count",
     "decimal",
@@ -50,6 +51,15 @@ __all__ = [
     "share",
     "whole_percent",
 ]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
+
+    headline: str
+    sentence: str
+
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from privrisk.errors import PrivriskError
+from privrisk.errors import PrivriskError, deprecation_message
 
 if TYPE_CHECKING:
     import numpy as np
@@ -208,6 +209,108 @@ def check_whole(value: Any, *, name: str, minimum: int = 0, maximum: int | None 
     return int(number)
 
 
+def is_blank(value: Any) -> bool:
+    """Nothing given: None, or text of nothing but spaces (a page's empty field).
+
+    Example:
+        >>> is_blank(None), is_blank("  "), is_blank(0), is_blank("0")
+        (True, True, False, False)
+    """
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def text_or_none(value: Any) -> str | None:
+    """The text given, without surrounding spaces, or None for nothing (:func:`is_blank`)."""
+    return None if is_blank(value) else str(value).strip()
+
+
+def read_number(value: Any, *, name: str, thousands: bool = False) -> Any:
+    """A float from text as typed (a page's field, ``" 0.75 "``); any other value as given, for the check after.
+
+    ``thousands`` drops the commas of ``"1,000"``.
+
+    Example:
+        >>> read_number(" 0.75 ", name="u"), read_number(3, name="u"), read_number("1,000", name="n", thousands=True)
+        (0.75, 3, 1000.0)
+        >>> read_number("x", name="u")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: u: 'x' is not a number
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        return float(value.strip().replace(",", "") if thousands else value)
+    except ValueError:
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
+
+
+def optional_number(value: Any, *, name: str) -> float | None:
+    """None for nothing (:func:`is_blank`); else a float from a number or its text, or an error naming ``name``.
+
+    Example:
+        >>> optional_number("", name="u"), optional_number(" 0.75", name="u"), optional_number(2, name="u")
+        (None, 0.75, 2.0)
+    """
+    if is_blank(value):
+        return None
+    number = read_number(value, name=name)
+    try:
+        return float(number)
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
+
+
+def optional_whole(value: Any, *, name: str, minimum: int = 0) -> int | None:
+    """None for nothing (:func:`is_blank`); else a whole number ≥ ``minimum`` (:func:`check_whole`: text reads too).
+
+    Example:
+        >>> optional_whole(" ", name="seed"), optional_whole("7", name="seed"), optional_whole(3.0, name="seed")
+        (None, 7, 3)
+    """
+    if is_blank(value):
+        return None
+    return check_whole(value, name=name, minimum=minimum)
+
+
+def check_number(value: Any, *, name: str) -> float:
+    """A finite float from a number or its text; True and False are not numbers.
+
+    Example:
+        >>> check_number(" -2.5", name="universe_min")
+        -2.5
+        >>> check_number(float("inf"), name="universe_min")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: universe_min: must be a finite number, got inf
+    """
+    if isinstance(value, bool):
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name)
+    try:
+        number = float(read_number(value, name=name))
+    except (TypeError, ValueError):
+        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
+    if not math.isfinite(number):
+        raise PrivriskError(f"{name}: must be a finite number, got {value!r}", param=name)
+    return number
+
+
+def take_old_data(settings: Any, old: Mapping[str, Any]) -> None:
+    """Move a value given under an old name of a settings object's ``data`` (kept one release) into ``data``.
+
+    Each old name given warns (DeprecationWarning, at the caller of the settings); one given beside ``data`` (or
+    beside another old name) is an error naming it. Call it first in ``__post_init__``; a frozen object is fine.
+    """
+    for name, given in old.items():
+        if is_blank(given):
+            continue
+        warnings.warn(deprecation_message(f"{type(settings).__name__}({name}=…)", "data=…"), DeprecationWarning,
+                      stacklevel=4)  # fmt: skip
+        if settings.data is not None:
+            raise PrivriskError(f"{name}: the old name of data; give one of them", param=name)
+        object.__setattr__(settings, "data", given)
+
+
 def check_k(k: Any, *, name: str = "k", minimum: int = 1, below: int | None = None) -> int:
     """A count k ≥ minimum and, where given, k < below (e.g. the number of nearest points among t databases).
 
@@ -358,6 +461,33 @@ def parse_bounds(text: str, *, name: str) -> tuple[float, float]:
         raise PrivriskError(
             f"{name}: the lower bound must be below the upper bound, got {text!r}", param=name
         )
+    return lo, hi
+
+
+def check_bounds(value: Any, *, name: str) -> tuple[float, float]:
+    """``"LO,HI"`` or a pair, as finite floats with LO < HI (a universe of one value has no sensitivity).
+
+    Example:
+        >>> check_bounds("0,100", name="universe"), check_bounds((1, 5), name="universe")
+        ((0.0, 100.0), (1.0, 5.0))
+        >>> check_bounds((5, 1), name="universe")
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: universe: the lower bound must be below the upper bound, got (5, 1)
+    """
+    if isinstance(value, str):
+        lo, hi = parse_bounds(value, name=name)
+    else:
+        try:
+            lo, hi = (float(x) for x in value)
+        except (TypeError, ValueError):
+            raise PrivriskError(f"{name}: give two numbers LO,HI, got {value!r}", param=name) from None
+        if not lo < hi:
+            raise PrivriskError(
+                f"{name}: the lower bound must be below the upper bound, got ({lo:g}, {hi:g})", param=name
+            )
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise PrivriskError(f"{name}: bounds must be finite numbers, got [{lo}, {hi}]", param=name)
     return lo, hi
 
 

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
 
 import numpy as np
 
@@ -37,13 +37,26 @@ if TYPE_CHECKING:
 
     import scipy.sparse as sp
 
-__all__ = ["Program", "Solution", "Status", "solve"]
+__all__ = ["Limits", "Program", "Solution", "Status", "solve"]
 
 Status = Literal["optimal", "infeasible", "unbounded", "timeout", "failed"]
 
 _BANNER_LOCK = threading.Lock()
 _LIMIT = 2**31 - 1  # HiGHS's "no limit" for iterations and nodes
 _BANNER_DONE = False
+
+
+class Limits(TypedDict, total=False):
+    """What ends a search of :meth:`Program.minimise` and :meth:`Program.maximise` early (each optional).
+
+    ``time_limit`` (seconds) and ``deadline`` (a ``time.perf_counter()`` instant) end it by the clock;
+    ``iterations`` (simplex) and ``nodes`` (branch and bound) end it deterministically.
+    """
+
+    time_limit: float | None
+    deadline: float | None
+    iterations: int | None
+    nodes: int | None
 
 
 @dataclass(frozen=True)
@@ -207,8 +220,8 @@ class Program:
         """Change one variable's bounds (the basis is kept)."""
         self._h.changeColBounds(int(col), float(lo), float(hi))
 
-    def _solve(self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, sign: float,
-               time_limit: float | None, deadline: float | None, iterations: int | None = None,
+    def _solve(self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, sign: float, *,
+               time_limit: float | None = None, deadline: float | None = None, iterations: int | None = None,
                nodes: int | None = None) -> Solution:  # fmt: skip
         h = self._h
         idx = np.asarray(idx, dtype=np.int32).reshape(-1)
@@ -255,32 +268,16 @@ class Program:
         return int(self._h.getInfo().simplex_iteration_count)
 
     def minimise(
-        self,
-        idx: Sequence[int] | np.ndarray,
-        val: Sequence[float] | np.ndarray,
-        *,
-        time_limit: float | None = None,
-        deadline: float | None = None,
-        iterations: int | None = None,
-        nodes: int | None = None,
+        self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, **limits: Unpack[Limits]
     ) -> Solution:
-        """Minimise Σ val·x[idx] (a sparse objective); ``deadline`` is a ``time.perf_counter()`` instant;
-        ``iterations`` (simplex) and ``nodes`` (branch and bound) end the search deterministically."""
-        return self._solve(idx, val, 1.0, time_limit, deadline, iterations, nodes)
+        """Minimise Σ val·x[idx] (a sparse objective), within the :class:`Limits` given."""
+        return self._solve(idx, val, 1.0, **limits)
 
     def maximise(
-        self,
-        idx: Sequence[int] | np.ndarray,
-        val: Sequence[float] | np.ndarray,
-        *,
-        time_limit: float | None = None,
-        deadline: float | None = None,
-        iterations: int | None = None,
-        nodes: int | None = None,
+        self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, **limits: Unpack[Limits]
     ) -> Solution:
-        """Maximise Σ val·x[idx]; the solution's ``value`` is the maximum (not its negative);
-        the limits are those of :meth:`minimise`."""
-        return self._solve(idx, val, -1.0, time_limit, deadline, iterations, nodes)
+        """Maximise Σ val·x[idx]; the solution's ``value`` is the maximum (not its negative)."""
+        return self._solve(idx, val, -1.0, **limits)
 
 
 def solve(

@@ -24,10 +24,9 @@ Example (Allmann et al., Table 1: the distances {1, 3, 10, 17, 675}; the mean's 
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -35,7 +34,16 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from privrisk._format import percent
-from privrisk._validation import Query, check_choice, check_query, parse_bounds, parse_epsilon
+from privrisk._validation import (
+    Query,
+    check_bounds,
+    check_choice,
+    check_number,
+    check_query,
+    is_blank,
+    parse_epsilon,
+    text_or_none,
+)
 from privrisk.errors import PrivriskError, deprecation_message
 from privrisk.posterior import WORLDS, AttackResult, Worlds
 from privrisk.progress import Progress, report
@@ -70,50 +78,12 @@ OUT_FILES = ("attack.json", "risk_vs_epsilon.csv", "manifest.json", "figures/*")
 """What :meth:`AttackRun.write` puts into its folder (``io.files.check_outputs`` refuses an input among them)."""
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
-def _number(value: Any, name: str) -> float:
-    """A finite float from a number or its text (a page's field), or an error naming ``name``."""
-    if isinstance(value, bool):
-        raise PrivriskError(f"{name}: {value!r} is not a number", param=name)
-    try:
-        number = float(value.strip()) if isinstance(value, str) else float(value)
-    except (TypeError, ValueError):
-        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
-    if not math.isfinite(number):
-        raise PrivriskError(f"{name}: must be a finite number, got {value!r}", param=name)
-    return number
-
-
 def _whole(value: Any, name: str) -> int:
     """A whole number from an int, a whole float or its text; True and False are not counts."""
-    number = _number(value, name)
+    number = check_number(value, name=name)
     if number != int(number):
         raise PrivriskError(f"{name}: must be a whole number, got {value!r}", param=name)
     return int(number)
-
-
-def _bounds(value: Any) -> tuple[float, float]:
-    """``"LO,HI"`` or a pair, as finite floats with LO < HI (a universe of one value has no noise to speak of)."""
-    if isinstance(value, str):
-        lo, hi = parse_bounds(value, name="universe")
-    else:
-        try:
-            lo, hi = (float(x) for x in cast(Sequence[float], value))
-        except (TypeError, ValueError):
-            raise PrivriskError(
-                f"universe: give two numbers LO,HI, got {value!r}", param="universe"
-            ) from None
-        if not lo < hi:
-            raise PrivriskError(
-                f"universe: the lower bound must be below the upper bound, got ({lo:g}, {hi:g})",
-                param="universe",
-            )
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise PrivriskError(f"universe: bounds must be finite numbers, got [{lo}, {hi}]", param="universe")
-    return lo, hi
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,13 +148,13 @@ class AttackSettings:
         from privrisk.sensitivity.column import checked_column
 
         column = checked_column(self.data, self.column, settings="AttackSettings")
-        if self.epsilon is None or _blank(self.epsilon):
+        if self.epsilon is None or is_blank(self.epsilon):
             raise PrivriskError("epsilon: required, e.g. 1 or ln3", param="epsilon")
         epsilon = parse_epsilon(self.epsilon, name="epsilon")
-        if _blank(self.query):
+        if is_blank(self.query):
             raise PrivriskError("query: required, e.g. mean", param="query")
         query = check_query(self.query)
-        kind = check_choice(self.worlds if not _blank(self.worlds) else "many", WORLDS, name="worlds")
+        kind = check_choice(self.worlds if not is_blank(self.worlds) else "many", WORLDS, name="worlds")
         trials = _whole(self.trials, "trials")
         if trials < 1:
             raise PrivriskError(f"trials: must be at least 1, got {trials}", param="trials")
@@ -197,7 +167,7 @@ class AttackSettings:
         seed = _whole(self.seed, "seed")
         if seed < 0:
             raise PrivriskError(f"seed: must be a whole number of at least 0, got {seed}", param="seed")
-        risk = None if _blank(self.target_risk) else _number(self.target_risk, "target_risk")
+        risk = None if is_blank(self.target_risk) else check_number(self.target_risk, name="target_risk")
         if risk is not None and not 0 < risk < 1:
             raise PrivriskError(
                 f"target_risk: must lie strictly between 0 and 1, got {risk:g}", param="target_risk"
@@ -205,10 +175,10 @@ class AttackSettings:
         universe: Any = None
         if isinstance(self.universe, Universe):
             universe = self.universe  # chosen already (the app's page), checked when it was made
-        elif not _blank(self.universe):
-            universe = _bounds(self.universe)
-        universe_file = None if _blank(self.universe_file) else self.universe_file
-        universe_column = None if _blank(self.universe_column) else str(self.universe_column).strip()
+        elif not is_blank(self.universe):
+            universe = check_bounds(self.universe, name="universe")
+        universe_file = None if is_blank(self.universe_file) else self.universe_file
+        universe_column = text_or_none(self.universe_column)
         if universe is not None and universe_file is not None:
             raise PrivriskError(
                 "universe: give either the bounds LO,HI or a universe file, not both", param="universe"
@@ -223,7 +193,7 @@ class AttackSettings:
                 f"universe_column: {universe_column!r} is read from a universe file; give the file too",
                 param="universe_column",
             )
-        low = None if _blank(self.universe_min) else _number(self.universe_min, "universe_min")
+        low = None if is_blank(self.universe_min) else check_number(self.universe_min, name="universe_min")
         if isinstance(universe, Universe) and (universe_file is not None or low is not None):
             raise PrivriskError(
                 "universe: a universe already chosen takes no universe file or lowered minimum",
@@ -235,7 +205,7 @@ class AttackSettings:
                 f"universe_min: {low:g} is above the smallest value {universe[0]:g} of the universe",
                 param="universe_min",
             )
-        missing = None if _blank(self.missing) else str(self.missing).strip()
+        missing = text_or_none(self.missing)
         if missing is not None:
             from privrisk.io.data import parse_missing
 

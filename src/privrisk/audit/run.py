@@ -30,8 +30,19 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from privrisk._format import number, percent_3g
-from privrisk._validation import Query, check_query, check_whole, parse_bounds, parse_epsilon, parse_numbers
+from privrisk._format import Verdict, number, percent_3g
+from privrisk._validation import (
+    Query,
+    check_bounds,
+    check_query,
+    is_blank,
+    optional_number,
+    optional_whole,
+    parse_epsilon,
+    parse_numbers,
+    take_old_data,
+    text_or_none,
+)
 from privrisk.audit.intruder import (
     TOP_RECORDS,
     AuditResult,
@@ -53,31 +64,6 @@ __all__ = ["DEFAULT_ALPHA", "AuditRun", "AuditSettings", "Progress", "Verdict", 
 
 DEFAULT_ALPHA = 1e-4
 """1 − the confidence of the bound on the missing record: Sarathy and Muralidhar take the 99.99th percentile."""
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
-def _optional_number(value: Any, name: str) -> float | None:
-    """None for nothing or empty text; else a float (text as typed), or an error naming ``name``."""
-    if _blank(value):
-        return None
-    try:
-        return float(str(value).strip()) if isinstance(value, str) else float(value)
-    except (TypeError, ValueError):
-        raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
-
-
-def _optional_whole(value: Any, name: str, minimum: int = 0) -> int | None:
-    if _blank(value):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise PrivriskError(f"{name}: {value!r} is not a whole number", param=name) from None
-    return check_whole(value, name=name, minimum=minimum)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,19 +120,13 @@ class AuditSettings:
     values: InitVar[Any] = None
 
     def __post_init__(self, file: str | os.PathLike[str] | None, values: Any) -> None:
-        for old, given in (("file", None if _blank(file) else file), ("values", values)):
-            if given is not None:
-                warnings.warn(deprecation_message(f"AuditSettings({old}=…)", "data=…"), DeprecationWarning,
-                              stacklevel=3)  # fmt: skip
-                if self.data is not None:
-                    raise PrivriskError(f"{old}: the old name of data; give one of them", param=old)
-                object.__setattr__(self, "data", given)
-        column = None if _blank(self.column) else str(self.column).strip()
-        if self.data is None or (isinstance(self.data, str) and not self.data.strip()):
+        take_old_data(self, {"file": file, "values": values})
+        column = text_or_none(self.column)
+        if is_blank(self.data):
             raise PrivriskError("data: give a data file (with column) or the values", param="data")
         if self.tabular and column is None:
             raise PrivriskError("column: choose the numeric column the query runs on", param="column")
-        missing = None if _blank(self.missing) else str(self.missing).strip()
+        missing = text_or_none(self.missing)
         if missing is not None:
             from privrisk.io.data import parse_missing
 
@@ -155,12 +135,12 @@ class AuditSettings:
                     "missing: missing codes are dropped from a file's column only", param="missing"
                 )
             parse_missing(missing)  # refuses a bad list now, not after the file is read
-        query = check_query(self.query if not _blank(self.query) else "mean")
-        if _blank(self.epsilon):
+        query = check_query(self.query if not is_blank(self.query) else "mean")
+        if is_blank(self.epsilon):
             raise PrivriskError("epsilon: required, e.g. 2 or ln3", param="epsilon")
         epsilon = parse_epsilon(self.epsilon, name="epsilon")
-        u = _optional_number(self.u, "u")
-        response = _optional_number(self.response, "response")
+        u = optional_number(self.u, name="u")
+        response = optional_number(self.response, name="response")
         if u is not None and response is not None:
             raise PrivriskError(
                 "u: give either u (the uniform draw) or response (the answer), not both", param="u"
@@ -169,13 +149,13 @@ class AuditSettings:
             raise PrivriskError(f"u: must lie strictly between 0 and 1, got {u:g}", param="u")
         if response is not None and not math.isfinite(response):
             raise PrivriskError(f"response: must be a finite number, got {response!r}", param="response")
-        alpha = _optional_number(self.alpha, "alpha")
+        alpha = optional_number(self.alpha, name="alpha")
         alpha = check_alpha(DEFAULT_ALPHA if alpha is None else alpha)
         universe = self._universe()
-        seed = _optional_whole(self.seed, "seed")
+        seed = optional_whole(self.seed, name="seed")
         record = self.sweep_record
-        if not _blank(record):
-            number_ = _optional_number(record, "sweep_record")
+        if not is_blank(record):
+            number_ = optional_number(record, name="sweep_record")
             if number_ is None or number_ != int(number_) or number_ < 1:
                 raise PrivriskError(
                     f"sweep_record: there is no record {record}; records are numbered from 1",
@@ -189,7 +169,7 @@ class AuditSettings:
             raise PrivriskError(
                 "sweep_record: give the record N together with sweep_values V1,V2,…", param="sweep_record"
             )
-        top = _optional_whole(self.top, "top")
+        top = optional_whole(self.top, name="top")
         checked = {
             "column": column,
             "missing": missing,
@@ -197,7 +177,7 @@ class AuditSettings:
             "epsilon": epsilon,
             "u": u,
             "response": response,
-            "event": check_event(self.event if not _blank(self.event) else "tail"),
+            "event": check_event(self.event if not is_blank(self.event) else "tail"),
             "alpha": alpha,
             "universe": universe,
             "seed": seed,
@@ -217,24 +197,13 @@ class AuditSettings:
 
     def _universe(self) -> tuple[float, float] | None:
         u = self.universe
-        if _blank(u):
+        if is_blank(u):
             return None
-        if isinstance(u, str):
-            return parse_bounds(u, name="universe")
-        try:
-            lo, hi = (float(x) for x in cast(Sequence[float], u))
-        except (TypeError, ValueError):
-            raise PrivriskError(f"universe: give two numbers (lo, hi), got {u!r}", param="universe") from None
-        if not lo < hi:
-            raise PrivriskError(
-                f"universe: the lower bound must be below the upper bound, got ({lo:g}, {hi:g})",
-                param="universe",
-            )
-        return lo, hi
+        return check_bounds(u, name="universe")
 
     def _sweep_values(self) -> tuple[float, ...] | None:
         v = self.sweep_values
-        if _blank(v):
+        if is_blank(v):
             return None
         found: list[float] = (
             parse_numbers(v, name="sweep_values")
@@ -244,14 +213,6 @@ class AuditSettings:
         if not found or not all(math.isfinite(x) for x in found):
             raise PrivriskError("sweep_values: give at least one finite number", param="sweep_values")
         return tuple(found)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
-
-    headline: str
-    sentence: str
 
 
 @dataclass(frozen=True)

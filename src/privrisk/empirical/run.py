@@ -27,8 +27,17 @@ from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from privrisk._format import count, number, percent_3g
-from privrisk._validation import check_choice, check_epsilons, check_probability, check_whole, parse_epsilons
+from privrisk._format import Verdict, count, number, percent_3g
+from privrisk._validation import (
+    check_choice,
+    check_epsilons,
+    check_probability,
+    is_blank,
+    optional_whole,
+    parse_epsilons,
+    take_old_data,
+    text_or_none,
+)
 from privrisk.empirical.density import DENSITIES
 from privrisk.empirical.inputs import EMPIRICAL_QUERIES, check_query_columns, query_spec
 from privrisk.empirical.measure import ENGINES, empirical_privacy
@@ -71,28 +80,9 @@ Stages = Callable[[str], Callable[[int], None]]
 ``stage(text)`` starts a step of the run and returns ``advance(steps=1)`` for its units."""
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
-def _text(value: Any) -> str | None:
-    return None if _blank(value) else str(value).strip()
-
-
-def _whole(value: Any, name: str, minimum: int = 0) -> int | None:
-    if _blank(value):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name) from None
-    return check_whole(value, name=name, minimum=minimum)
-
-
 def _noise(value: Any) -> float | None:
     """The Laplace scale of ``noise``: a number, or ``laplace:SCALE`` as the command line writes it."""
-    if _blank(value):
+    if is_blank(value):
         return None
     if isinstance(value, str):
         kind, _, scale = value.partition(":")
@@ -176,21 +166,16 @@ class EmpiricalSettings:
         return cls(data=data, preset="chicago", **overrides)
 
     def __post_init__(self, file: str | os.PathLike[str] | None, table: Any) -> None:
-        for old, given in (("file", None if _blank(file) else file), ("table", table)):
-            if given is not None:
-                warnings.warn(deprecation_message(f"EmpiricalSettings({old}=…)", "data=…"), DeprecationWarning,
-                              stacklevel=3)  # fmt: skip
-                if self.data is not None:
-                    raise PrivriskError(f"{old}: the old name of data; give one of them", param=old)
-                object.__setattr__(self, "data", given)
+        take_old_data(self, {"file": file, "table": table})
         c: dict[str, Any] = {}
-        if self.data is None or (isinstance(self.data, str) and not self.data.strip()):
+        if is_blank(self.data):
             raise PrivriskError("data: give the data file (or a table)", param="data")
-        preset = _text(self.preset)
+        preset = text_or_none(self.preset)
         columns = {
-            name: _text(getattr(self, name)) for name in ("period", "individual", "query", "value", "weight")
+            name: text_or_none(getattr(self, name))
+            for name in ("period", "individual", "query", "value", "weight")
         }
-        unit = check_period_unit(_text(self.period_unit))
+        unit = check_period_unit(text_or_none(self.period_unit))
         if preset is not None:
             preset = check_choice(preset, PRESETS, name="preset")
             if columns["period"] is None:
@@ -208,31 +193,31 @@ class EmpiricalSettings:
         eps = parse_epsilons(eps, name="epsilons") if isinstance(eps, str) else eps
         c["epsilons"] = tuple(float(e) for e in check_epsilons(eps, name="epsilons"))
         density = check_choice(
-            self.density if not _blank(self.density) else "kde-box", DENSITIES, name="density"
+            self.density if not is_blank(self.density) else "kde-box", DENSITIES, name="density"
         )
         c["density"] = density
         k = self.k
         if isinstance(k, str) and k.strip().lower() in ("", "auto"):
             k = None
         try:
-            c["k"] = _whole(k, "k", minimum=1)
+            c["k"] = optional_whole(k, name="k", minimum=1)
         except PrivriskError:
             raise PrivriskError(f"k: give a whole number ≥ 1 or 'auto', got {self.k!r}", param="k") from None
         for name, default, least in (("aggregate", 1, 1), ("buckets", 4, 1), ("draws", 20, 1), ("seed", 0, 0),
                                      ("top", 10, 0)):  # fmt: skip
-            found = _whole(getattr(self, name), name, minimum=least)
+            found = optional_whole(getattr(self, name), name=name, minimum=least)
             c[name] = default if found is None else found
-        c["window"] = _whole(self.window, "window", minimum=3)
-        c["step"] = _whole(self.step, "step", minimum=1)
-        c["lags"] = _whole(self.lags, "lags", minimum=1)
+        c["window"] = optional_whole(self.window, name="window", minimum=3)
+        c["step"] = optional_whole(self.step, name="step", minimum=1)
+        c["lags"] = optional_whole(self.lags, name="lags", minimum=1)
         if c["step"] is not None and c["window"] is None:
             raise PrivriskError("step: give window as well (the periods per rolling window)", param="step")
-        c["joint"], c["condition_on"] = _text(self.joint), _text(self.condition_on)
+        c["joint"], c["condition_on"] = text_or_none(self.joint), text_or_none(self.condition_on)
         if c["joint"] is not None:
             query_spec(c["joint"], "joint")
         c["noise"] = _noise(self.noise)
         target = self.target_delta
-        if not _blank(target):
+        if not is_blank(target):
             try:
                 target = float(str(target).strip()) if isinstance(target, str) else float(cast(float, target))
             except ValueError:
@@ -254,8 +239,12 @@ class EmpiricalSettings:
             )
         if c["joint"] is not None and (c["noise"] is not None or c["condition_on"] is not None):
             raise PrivriskError("joint: cannot be combined with noise or condition_on", param="joint")
-        engine = check_choice(self.engine if not _blank(self.engine) else "duckdb", ENGINES, name="engine")
-        c.update(engine=engine, spark_master=_text(self.spark_master), deltas_path=_text(self.deltas_path))
+        engine = check_choice(self.engine if not is_blank(self.engine) else "duckdb", ENGINES, name="engine")
+        c.update(
+            engine=engine,
+            spark_master=text_or_none(self.spark_master),
+            deltas_path=text_or_none(self.deltas_path),
+        )
         if engine != "spark":
             for name in ("spark_master", "deltas_path"):
                 if c[name] is not None:
@@ -285,14 +274,6 @@ class EmpiricalSettings:
         """The columns a file must have (a preset reads the whole file: its cleaning needs more)."""
         names = (self.period, self.individual, self.value, self.weight)
         return [c for c in dict.fromkeys(names) if c]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
-
-    headline: str
-    sentence: str
 
 
 def chance_words(p: float) -> str:

@@ -27,6 +27,7 @@ __all__ = [
     "check_outputs",
     "check_replaceable",
     "read_regular_file",
+    "read_text_file",
     "safe_csv_cell",
     "to_jsonable",
     "write_csv",
@@ -160,6 +161,30 @@ def read_regular_file(
         raise PrivriskError(f"{head}{path}: cannot read {what}: {exc.strerror}", param=param) from None
     finally:
         os.close(fd)
+
+
+def read_text_file(path: str | os.PathLike[str], limit: int, *, what: str, param: str) -> str:
+    """The UTF-8 text (a byte-order mark dropped) of a regular file of at most ``limit`` bytes.
+
+    As :func:`read_regular_file`, and a missing file or one that is not UTF-8 is a one-line error naming ``param``.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "spec.toml"; _ = p.write_bytes(b"\\xef\\xbb\\xbfa = 1")
+        >>> read_text_file(p, 100, what="the spec", param="spec")
+        'a = 1'
+    """
+    file = Path(path)
+    try:
+        raw = read_regular_file(file, limit, what=what, param=param)
+    except FileNotFoundError:
+        raise PrivriskError(f"{param}: cannot read {file}: no such file", param=param) from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PrivriskError(
+            f"{param}: {file} is not UTF-8 text (byte {exc.start + 1} cannot be read)", param=param
+        ) from None
 
 
 @contextlib.contextmanager

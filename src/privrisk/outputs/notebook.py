@@ -24,10 +24,17 @@ def _names(x: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def _table(
-    frame: pd.DataFrame, spec: OutputSpec, policy: Policy | None
+    frame: pd.DataFrame,
+    policy: Policy | None,
+    kind: str,
+    rows: str | Sequence[str] | None,
+    columns: str | Sequence[str] | None,
+    **fields: Any,
 ) -> tuple[pd.DataFrame, OutputsResult]:
+    """The table of the output ``kind`` by ``rows`` and ``columns`` (``fields``: the rest of its spec), checked."""
     from privrisk.outputs.run import check_frame
 
+    spec = OutputSpec(kind=cast(Kind, kind), rows=_names(rows), columns=_names(columns), **fields)
     result = check_frame(frame, [spec], policy)
     cells = result.tables[spec.name]
     if spec.columns:
@@ -68,17 +75,8 @@ def crosstab(
         ([2, 1], 'fail')
     """
     kind = "count" if values is None else aggfunc
-    spec = OutputSpec(
-        name=name,
-        kind=cast(Kind, kind),
-        rows=_names(rows),
-        columns=_names(columns),
-        where=where,
-        margins=margins,
-        variable=values,
-        weights=weights,
-    )
-    return _table(frame, spec, policy)
+    fields = {"name": name, "where": where, "margins": margins, "variable": values, "weights": weights}
+    return _table(frame, policy, kind, rows, columns, **fields)
 
 
 def pivot_table(
@@ -95,17 +93,8 @@ def pivot_table(
     name: str = "pivot_table",
 ) -> tuple[pd.DataFrame, OutputsResult]:
     """A table of ``aggfunc`` (mean, sum, median, quantile, min, max) of ``values`` and its check."""
-    spec = OutputSpec(
-        name=name,
-        kind=cast(Kind, aggfunc),
-        rows=_names(index),
-        columns=_names(columns),
-        where=where,
-        margins=margins,
-        variable=values,
-        q=q,
-    )
-    return _table(frame, spec, policy)
+    fields = {"name": name, "where": where, "margins": margins, "variable": values, "q": q}
+    return _table(frame, policy, aggfunc, index, columns, **fields)
 
 
 def _model(

@@ -84,17 +84,12 @@ def read_policy(path: str | os.PathLike[str] | None) -> Policy:
         return Policy()
     import yaml  # type: ignore[import-untyped]
 
-    from privrisk.io.files import read_regular_file
+    from privrisk.io.files import read_text_file
 
     file = Path(path)
+    text = read_text_file(file, MAX_POLICY_BYTES, what="the policy", param="policy")
     try:
-        raw = read_regular_file(file, MAX_POLICY_BYTES, what="the policy", param="policy")
-    except FileNotFoundError:
-        raise PrivriskError(f"policy: cannot read {file}: no such file", param="policy") from None
-    try:
-        doc = yaml.safe_load(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        raise PrivriskError(f"policy: {file} is not UTF-8 text", param="policy") from None
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         where = f" (line {line + 1})" if line is not None else ""

@@ -417,16 +417,8 @@ def parse_spec(text: str, *, source: str = "spec", base: str | os.PathLike[str] 
 
 def read_spec(path: str | os.PathLike[str]) -> Outputs:
     """The outputs listed in an ``outputs.toml`` file (a regular file of at most :data:`SPEC_BYTES`, UTF-8)."""
-    from privrisk.io.files import read_regular_file
+    from privrisk.io.files import read_text_file
 
     file = Path(path)
-    try:
-        raw = read_regular_file(file, SPEC_BYTES, what="the spec", param="spec")
-    except FileNotFoundError:
-        raise PrivriskError(f"spec: cannot read {file}: no such file", param="spec") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PrivriskError(f"spec: {file} is not UTF-8 text (byte {exc.start + 1} cannot be read)",
-                            param="spec") from None  # fmt: skip
+    text = read_text_file(file, SPEC_BYTES, what="the spec", param="spec")
     return parse_spec(text, source=str(file), base=file.parent)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,18 +231,18 @@ class _Parser:
         return node
 
     def expr(self) -> _Node:
-        parts = [self.conj()]
-        while self.is_key("or"):
-            self.take()
-            parts.append(self.conj())
-        return parts[0] if len(parts) == 1 else ("or", parts)
+        return self.joined("or", self.conj)
 
     def conj(self) -> _Node:
-        parts = [self.neg()]
-        while self.is_key("and"):
+        return self.joined("and", self.neg)
+
+    def joined(self, key: str, part: Callable[[], _Node]) -> _Node:
+        """``part (key part)*``: one part as it is, more as ``(key, parts)``."""
+        parts = [part()]
+        while self.is_key(key):
             self.take()
-            parts.append(self.neg())
-        return parts[0] if len(parts) == 1 else ("and", parts)
+            parts.append(part())
+        return parts[0] if len(parts) == 1 else (key, parts)
 
     def neg(self) -> _Node:
         if self.is_key("not"):

@@ -244,20 +244,31 @@ def noise_interval(scale: ArrayLike, level: float = LEVEL) -> float | np.ndarray
 
 def _draw(values: np.ndarray, scale: float) -> np.ndarray:
     """values + Laplace(scale) noise, in one vector call to OpenDP. Every noisy number passes through here."""
-    dp = _opendp()
-    meas = dp.m.make_laplace(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l1_distance(T=float), scale=float(scale)
-    )
-    return np.asarray(meas([float(v) for v in values]), dtype=float)
+    return _opendp_noise(values, scale, gaussian=False)
 
 
 def _draw_gaussian(values: np.ndarray, sigma: float) -> np.ndarray:
     """values + N(0, σ²) noise, in one vector call to OpenDP's Gaussian sampler (exact, not seedable)."""
+    return _opendp_noise(values, sigma, gaussian=True)
+
+
+def _opendp_noise(values: np.ndarray, scale: float, *, gaussian: bool) -> np.ndarray:
+    """values + OpenDP's Laplace (L1 distance) or Gaussian (L2) noise of ``scale``, in one vector call."""
     dp = _opendp()
-    meas = dp.m.make_gaussian(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float), scale=float(sigma)
-    )
+    make, distance = (dp.m.make_gaussian, dp.l2_distance) if gaussian else (dp.m.make_laplace, dp.l1_distance)
+    meas = make(dp.vector_domain(dp.atom_domain(T=float, nan=False)), distance(T=float), scale=float(scale))
     return np.asarray(meas([float(v) for v in values]), dtype=float)
+
+
+def _noisy(values: ArrayLike, scale: float, *, gaussian: bool) -> float | np.ndarray:
+    """values + noise of ``scale`` through :func:`_draw` or :func:`_draw_gaussian`; a float for a scalar."""
+    check_values(values, name="values", minimum=0)
+    arr = np.asarray(values, dtype=float)
+    s = float(_check_scale(scale))
+    draw = _draw_gaussian if gaussian else _draw
+    if arr.ndim == 0:
+        return float(draw(arr.reshape(1), s)[0])
+    return draw(arr.ravel(), s).reshape(arr.shape)
 
 
 def sample_gaussian(values: ArrayLike, sigma: float) -> float | np.ndarray:
@@ -270,12 +281,7 @@ def sample_gaussian(values: ArrayLike, sigma: float) -> float | np.ndarray:
         >>> noisy.shape, bool(abs(noisy.mean()) < 1)
         ((1000,), True)
     """
-    check_values(values, name="values", minimum=0)
-    arr = np.asarray(values, dtype=float)
-    s = float(_check_scale(sigma))
-    if arr.ndim == 0:
-        return float(_draw_gaussian(arr.reshape(1), s)[0])
-    return _draw_gaussian(arr.ravel(), s).reshape(arr.shape)
+    return _noisy(values, sigma, gaussian=True)
 
 
 #: The sampler's name before 0.2 (it read like the guarantee ``privrisk.accounting.gaussian_mechanism``).
@@ -311,12 +317,7 @@ def sample_laplace(values: ArrayLike, scale: float) -> float | np.ndarray:
         >>> noisy.shape, bool(abs(noisy.mean()) < 1)
         ((1000,), True)
     """
-    check_values(values, name="values", minimum=0)
-    arr = np.asarray(values, dtype=float)
-    b = float(_check_scale(scale))
-    if arr.ndim == 0:
-        return float(_draw(arr.reshape(1), b)[0])
-    return _draw(arr.ravel(), b).reshape(arr.shape)
+    return _noisy(values, scale, gaussian=False)
 
 
 #: The sampler's name before 0.2 (``privrisk.laplace_mechanism`` drew noise while ``gaussian_mechanism`` was a

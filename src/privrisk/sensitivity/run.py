@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._validation import check_choice, check_query, parse_bounds
+from privrisk._validation import check_bounds, check_choice, check_number, check_query, is_blank
 from privrisk.errors import PrivriskError, ThresholdExceeded, deprecation_message
 from privrisk.progress import Progress, report
 from privrisk.sensitivity.column import checked_column, column_values
@@ -56,10 +56,6 @@ __all__ = [
 SCHEMA_VERSION = 1
 OUT_FILES = ("sensitivity.json", "manifest.json")
 """What :meth:`SensitivityRun.write` puts into its folder."""
-
-
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,22 +116,8 @@ class SensitivitySettings:
         if checked["neighbours"] == "bounded" and checked["method"] == "paper":
             raise PrivriskError("method: the paper's four-case rule is defined for unbounded neighbours only",
                                 param="method")  # fmt: skip
-        universe = self.universe
-        if isinstance(universe, str):
-            universe = parse_bounds(universe, name="universe") if universe.strip() else None
-        elif universe is not None:
-            try:
-                lo, hi = (float(x) for x in universe)
-            except (TypeError, ValueError):
-                raise PrivriskError(
-                    f"universe: bounds (lo, hi), got {universe!r}", param="universe"
-                ) from None
-            if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-                raise PrivriskError(
-                    f"universe: give finite bounds lo < hi, got ({lo:g}, {hi:g})", param="universe"
-                )
-            universe = (lo, hi)
-        universe_file = None if _blank(self.universe_file) else self.universe_file
+        universe = None if is_blank(self.universe) else check_bounds(self.universe, name="universe")
+        universe_file = None if is_blank(self.universe_file) else self.universe_file
         if universe is not None and universe_file is not None:
             raise PrivriskError(
                 "universe: give either the bounds LO,HI or a universe file, not both", param="universe"
@@ -149,18 +131,9 @@ class SensitivitySettings:
             raise PrivriskError(
                 "universe_column: only meaningful with a universe file", param="universe_column"
             )
-        universe_min = None if _blank(self.universe_min) else self.universe_min
+        universe_min = None if is_blank(self.universe_min) else self.universe_min
         if universe_min is not None:
-            try:
-                universe_min = float(universe_min)
-            except (TypeError, ValueError):
-                raise PrivriskError(
-                    f"universe_min: {self.universe_min!r} is not a number", param="universe_min"
-                ) from None
-            if not np.isfinite(universe_min):
-                raise PrivriskError(
-                    f"universe_min: must be finite, got {universe_min:g}", param="universe_min"
-                )
+            universe_min = check_number(universe_min, name="universe_min")
             if universe is not None and universe_min > universe[0]:
                 raise PrivriskError(
                     f"universe_min: {universe_min:g} is above the universe's lower bound {universe[0]:g}",
@@ -183,11 +156,11 @@ class SensitivitySettings:
 
             parse_missing(missing)
         checked.update(
-            name=None if _blank(self.name) else str(self.name),
+            name=None if is_blank(self.name) else str(self.name),
             universe=universe,
             universe_file=universe_file,
             universe_column=self.universe_column or None,
-            universe_file_name=None if _blank(self.universe_file_name) else str(self.universe_file_name),
+            universe_file_name=None if is_blank(self.universe_file_name) else str(self.universe_file_name),
             universe_min=universe_min,
             epsilon=epsilon,
             max_risk=None if self.max_risk is None else float(self.max_risk),

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import os
 import sys
 import threading
@@ -46,11 +45,15 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import numpy as np
 
 from privrisk._validation import (
+    check_bounds,
     check_epsilons,
+    check_number,
     check_whole,
+    is_blank,
     parse_bounds,
     parse_epsilons,
     parse_numbers,
+    read_number,
 )
 from privrisk.errors import PrivriskError, deprecation_message
 from privrisk.progress import Progress, part, report
@@ -84,10 +87,6 @@ __all__ = [
 _STEPS = ("Sampling study", "Attacking the samples", "Writing the report, the figures and the tables")
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
 def _names(value: Any) -> tuple[str, ...]:
     """Column names from a list or one text separated by commas, each once, in the order given."""
     given = value.split(",") if isinstance(value, str) else list(value or ())
@@ -118,14 +117,7 @@ def _labels(value: Any, columns: Sequence[str]) -> dict[str, str]:
 
 def _optional_whole(value: Any, name: str) -> Any:
     """None for nothing or empty text; whole numbers typed as text (``"1,000"``) read; the rest as given."""
-    if _blank(value):
-        return None
-    if isinstance(value, str):
-        try:
-            return float(value.strip().replace(",", ""))
-        except ValueError:
-            raise PrivriskError(f"{name}: give a whole number, got {value!r}", param=name) from None
-    return value
+    return None if is_blank(value) else read_number(value, name=name, thousands=True)
 
 
 @dataclass(frozen=True)
@@ -253,8 +245,8 @@ class StudySettings:
             if checked["attack_max_n"] != DEFAULT_ATTACK_MAX_N:
                 raise PrivriskError("attack_max_n: only meaningful with the attack",
                                     param="attack_max_n")  # fmt: skip
-        figure_epsilon = None if _blank(self.figure_epsilon) else self.figure_epsilon
-        figure_query = None if _blank(self.figure_query) else self.figure_query
+        figure_epsilon = None if is_blank(self.figure_epsilon) else self.figure_epsilon
+        figure_query = None if is_blank(self.figure_query) else self.figure_query
         query, fig_eps = figure_choices(queries, epsilons, figure_query, figure_epsilon)
         checked.update(figure_query=query, figure_epsilon=fig_eps, attack=self.attack)
         for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
@@ -263,7 +255,7 @@ class StudySettings:
     def _data_fields(self) -> dict[str, Any]:
         """The data, its columns, their variables' names and missing codes, checked together (the order a user fills a form in)."""
         columns = _names(self.column)
-        missing = None if _blank(self.missing) else str(self.missing).strip()
+        missing = None if is_blank(self.missing) else str(self.missing).strip()
         out: dict[str, Any] = {"column": columns, "missing": missing, "demo": bool(self.demo)}
         if self.demo:
             if self.data is not None:
@@ -312,35 +304,14 @@ class StudySettings:
 def _check_universe(universe: Any) -> Literal["data"] | tuple[float, float]:
     if isinstance(universe, str) and universe == "data":
         return "data"
-    try:
-        lo, hi = (float(x) for x in universe)
-    except (TypeError, ValueError):
-        raise PrivriskError(
-            f"universe: 'data' or bounds (lo, hi), got {universe!r}", param="universe"
-        ) from None
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise PrivriskError(f"universe: the bounds must be finite, got ({lo:g}, {hi:g})", param="universe")
-    if not lo < hi:
-        raise PrivriskError(
-            f"universe: the lower bound must be below the upper bound, got ({lo:g}, {hi:g})", param="universe"
-        )
-    return lo, hi
+    return check_bounds(universe, name="universe")
 
 
 def _check_universe_min(universe_min: Any, universe: Any) -> float | None:
     """A finite number, and with bounds (lo, hi) at most lo: it lowers the universe's minimum, never raises it."""
     if universe_min is None:
         return None
-    try:
-        if isinstance(universe_min, bool):
-            raise TypeError
-        value = float(universe_min)
-    except (TypeError, ValueError):
-        raise PrivriskError(
-            f"universe_min: must be a number, got {universe_min!r}", param="universe_min"
-        ) from None
-    if not math.isfinite(value):
-        raise PrivriskError(f"universe_min: must be finite, got {value:g}", param="universe_min")
+    value = check_number(universe_min, name="universe_min")
     bounds = _check_universe(universe)
     if not isinstance(bounds, str) and value > bounds[0]:
         raise PrivriskError(

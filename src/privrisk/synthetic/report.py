@@ -10,13 +10,12 @@ with the interval; then the other attacks, the claim beside the measurement, the
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from privrisk._format import listing, natural_frequencies
+from privrisk._format import Verdict, listing, natural_frequencies
 from privrisk._format import share as _pct
 
 if TYPE_CHECKING:
@@ -28,14 +27,6 @@ __all__ = ["OUT_FILES", "Verdict", "document", "findings", "verdict", "write_fol
 #: Every file :func:`write_folder` may write (the membership files only with membership attacks).
 OUT_FILES = ("attacks.csv", "membership.csv", "roc.csv", "membership.svg", "membership.png", "report.html",
              "manifest.json")  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A finding in plain words: a short ``headline`` (one number) and one ``sentence``, no symbols."""
-
-    headline: str
-    sentence: str
 
 
 def _per_thousand(p: float) -> str:

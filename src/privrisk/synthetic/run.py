@@ -43,7 +43,15 @@ import numpy as np
 import pandas as pd
 
 from privrisk._format import share as _pct
-from privrisk._validation import check_choice, check_probability, check_whole
+from privrisk._validation import (
+    check_choice,
+    check_probability,
+    check_whole,
+    is_blank,
+    optional_whole,
+    read_number,
+    text_or_none,
+)
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.synthetic.intervals import DEFAULT_CONFIDENCE
 from privrisk.synthetic.report import Verdict
@@ -71,12 +79,8 @@ Progress = Callable[[float, str], None]
 Data = str | os.PathLike[str] | pd.DataFrame
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip())
-
-
 def _names(value: Any, name: str) -> tuple[str, ...] | None:
-    if _blank(value):
+    if is_blank(value):
         return None
     items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
     found = tuple(i.strip() for i in items if i.strip())
@@ -88,7 +92,7 @@ def _names(value: Any, name: str) -> tuple[str, ...] | None:
 def _data(value: Any, name: str, *, required: bool) -> Data | None:
     if isinstance(value, pd.DataFrame):
         return value
-    if _blank(value):
+    if is_blank(value):
         if required:
             raise PrivriskError(f"{name}: give the {name} file", param=name)
         return None
@@ -153,7 +157,7 @@ class SyntheticSettings:
     def __post_init__(self) -> None:
         from privrisk.accounting.spec import GuaranteeSpec
 
-        aux_text = None if _blank(self.aux) else self.aux
+        aux_text = None if is_blank(self.aux) else self.aux
         aux: tuple[str, ...] | None
         parts = None
         if isinstance(aux_text, str) and "|" in aux_text:
@@ -176,13 +180,13 @@ class SyntheticSettings:
                     param="secret",
                 )
         threat = check_choice(self.threat_model or DEFAULT_THREAT_MODEL, THREAT_MODELS, name="threat_model")
-        generator = None if _blank(self.generator) else str(self.generator).strip()
+        generator = text_or_none(self.generator)
         if generator is not None:
             from privrisk.synthetic.generators import parse_generator
 
             parse_generator(generator)
         spec = self.generator_guarantee
-        if _blank(spec):
+        if is_blank(spec):
             spec = None
         elif not isinstance(spec, GuaranteeSpec):
             from privrisk.synthetic.claim import parse_guarantee
@@ -193,11 +197,11 @@ class SyntheticSettings:
 
             build_guarantee(spec)  # refused now, not after the attacks
         max_risk = None
-        if not _blank(self.max_risk):
-            max_risk = float(check_probability(_number(self.max_risk, "max_risk"), name="max_risk"))
-        confidence = float(check_probability(_number(self.confidence, "confidence"), name="confidence",
+        if not is_blank(self.max_risk):
+            max_risk = float(check_probability(read_number(self.max_risk, name="max_risk"), name="max_risk"))
+        confidence = float(check_probability(read_number(self.confidence, name="confidence"), name="confidence",
                                              open_low=True, open_high=True))  # fmt: skip
-        seed = None if _blank(self.seed) else check_whole(_number(self.seed, "seed"), name="seed")
+        seed = optional_whole(self.seed, name="seed")
         checked = {
             "original": _data(self.original, "original", required=True),
             "synthetic": _data(self.synthetic, "synthetic", required=True),
@@ -205,14 +209,10 @@ class SyntheticSettings:
             "aux": aux,
             "secret": secret,
             "threat_model": threat,
-            "queries": check_whole(_number(self.queries, "queries"), name="queries", minimum=1),
-            "query_columns": check_whole(
-                _number(self.query_columns, "query_columns"), name="query_columns", minimum=1
-            ),
-            "neighbours": check_whole(_number(self.neighbours, "neighbours"), name="neighbours", minimum=1),
-            "membership_targets": check_whole(
-                _number(self.membership_targets, "membership_targets"), name="membership_targets", minimum=2
-            ),
+            "queries": check_whole(self.queries, name="queries", minimum=1),
+            "query_columns": check_whole(self.query_columns, name="query_columns", minimum=1),
+            "neighbours": check_whole(self.neighbours, name="neighbours", minimum=1),
+            "membership_targets": check_whole(self.membership_targets, name="membership_targets", minimum=2),
             "generator": generator,
             "generator_guarantee": spec,
             "max_risk": max_risk,
@@ -235,15 +235,6 @@ class SyntheticSettings:
         from privrisk.synthetic.claim import build_guarantee
 
         return build_guarantee(cast("GuaranteeSpec", self.generator_guarantee))
-
-
-def _number(value: Any, name: str) -> Any:
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            raise PrivriskError(f"{name}: {value!r} is not a number", param=name) from None
-    return value
 
 
 @dataclass(frozen=True, eq=False)
