@@ -22,9 +22,8 @@ import pytest
 import privrisk
 
 SRC = Path(privrisk.__file__).parent
-# Private top-level modules every subpackage is meant to use: one validation layer, one number formatter, one
-# table of parameters (options and labels).
-SHARED = {"_validation", "_format", "_params", "_version"}
+# Private top-level modules every subpackage is meant to use: one validation layer, one number formatter.
+SHARED = {"_validation", "_format", "_version"}
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 
 

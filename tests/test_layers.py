@@ -32,7 +32,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privrisk"
 
 # The floors, lowest first: (name, the modules on it). A module belongs to the floor of its longest listed prefix.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("errors", "_params", "_validation", "_format", "_version", "progress")),
+    ("base", ("errors", "_validation", "_format", "_version", "progress")),
     ("ground", ("risk", "sensitivity", "posterior", "accounting", "io", "solver")),
     # The page and figure layer the capabilities write their report folders with (one skeleton, one plot base).
     ("pages and figures", ("reports.html", "reports.manifest", "reports.plots", "reports.assets")),
@@ -350,9 +350,9 @@ def _library_param_names() -> set[str]:
 
 
 def test_every_parameter_the_library_names_has_a_label():
-    # One table (privrisk/_params.py) names a parameter for both front ends; the app shows its label, so a
-    # parameter an error may name and the table misses would be shown humanised instead of in the page's words.
-    from privrisk._params import PARAMS
+    # The app shows a parameter by its label (privrisk/app/_labels.py), so a parameter an error may name and the
+    # table misses would be shown humanised instead of in the page's words.
+    from privrisk.app._labels import LABELS
 
-    missing = sorted(_library_param_names() - set(PARAMS) - {"privrisk"})
-    assert not missing, f"label these in privrisk/_params.py PARAMS: {missing}"
+    missing = sorted(_library_param_names() - set(LABELS) - {"privrisk"})
+    assert not missing, f"label these in privrisk/app/_labels.py LABELS: {missing}"

@@ -1,8 +1,8 @@
-"""One table of parameters (privrisk/_params.py): the command line's options and the app's labels agree with it.
+"""The front ends' names of the library's parameters: the command line's options (privrisk/cli/_names.py) and
+the app's labels (privrisk/app/_labels.py).
 
-The table replaces two copies (the command line's option map and the app's); these tests check what the copies'
-paste test checked, from the table: every option it names exists on its command, the app never shows an option,
-and both front ends print a warning with the same formatter.
+Every option the command line's table names exists on its command, the app never shows an option, and both front
+ends print a warning with the same formatter (privrisk.errors.warning_text).
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import warnings
 
 import pytest
 
-from privrisk._params import PARAMS, command_options, humanise, label, option, warning_text
-from privrisk.errors import DependenceWarning, PrivriskError, ThresholdExceeded
+from privrisk.app._labels import LABELS, PAGE_LABELS, humanise, label
+from privrisk.cli._names import OPTIONS, option
+from privrisk.errors import DependenceWarning, PrivriskError, ThresholdExceeded, warning_text
 
 
 def _command_options() -> dict[str, set[str]]:
@@ -30,7 +31,7 @@ def _command_options() -> dict[str, set[str]]:
 def test_every_option_the_table_names_is_an_option_of_its_command():
     options = _command_options()
     wrong = []
-    for command, renames in command_options().items():
+    for command, renames in OPTIONS.items():
         for param, name in renames.items():
             flag = name.split()[0]
             if not flag.startswith("--"):
@@ -41,13 +42,12 @@ def test_every_option_the_table_names_is_an_option_of_its_command():
 
 
 def test_the_commands_the_table_names_exist():
-    assert set(command_options()) <= set(_command_options())
+    assert set(OPTIONS) <= set(_command_options())
 
 
 def test_a_label_is_words_never_an_option():
-    for param, entry in PARAMS.items():
-        for text in (entry.label, *entry.page_labels.values()):
-            assert text and not text.startswith("-") and ":" not in text, (param, text)
+    for param, text in [*LABELS.items(), *((p, t) for p, pages in PAGE_LABELS.items() for t in pages.values())]:
+        assert text and not text.startswith("-") and ":" not in text, (param, text)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privrisk._params import PARAMS, label, option
+from privrisk.app._labels import LABELS, label
+from privrisk.cli._names import option
 from privrisk.accounting.risk_report import (
     EpsilonSettings,
     RiskSettings,
@@ -152,7 +153,7 @@ def test_each_rule_names_its_field(settings, fields, param):
         settings(**fields)
     assert caught.value.param == param
     assert str(caught.value).startswith(param + ":")
-    assert param in PARAMS  # the front ends name it: the app by its label, the command line by its option
+    assert param in LABELS  # the front ends name it: the app by its label, the command line by its option
 
 
 def test_the_front_ends_name_the_new_parameters():

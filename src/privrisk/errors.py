@@ -20,8 +20,6 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from privrisk._params import leading_param
-
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -44,6 +42,52 @@ class PrivriskError(ValueError):
 def _leading_name(message: str) -> str | None:
     """The parameter a message starts with (``"epsilon: must be …"`` → ``"epsilon"``), if it looks like one."""
     return leading_param(message)
+
+
+def leading_param(message: str) -> str | None:
+    """The parameter a message starts with (``"epsilon: must be …"`` → ``"epsilon"``), if it looks like one.
+
+    A warning names its parameter so (warnings carry no ``param``); an error carries it as :attr:`PrivriskError.param`.
+
+    Example:
+        >>> leading_param("epsilon: must be > 0"), leading_param("data.csv: no such file")
+        ('epsilon', None)
+    """
+    head, sep, _ = str(message).partition(":")
+    if sep and head.isidentifier():
+        return head
+    return None
+
+
+def named_message(message: str, param: str | None, name: str | None) -> str:
+    """``message`` with its leading ``param:`` replaced by a front end's ``name:`` (unchanged when it does not
+    start so): the command line passes the option, the app the input's label.
+
+    Example:
+        >>> named_message("delta: must be < 1", "delta", "--delta"), named_message("data.csv: empty", "delta", "--delta")
+        ('--delta: must be < 1', 'data.csv: empty')
+    """
+    if not param or not name or not message.startswith(param + ":"):
+        return message
+    return name + message[len(param) :]
+
+
+def warning_text(message: Warning | str, name: Callable[[str], str | None] | None = None) -> str:
+    """The one line a front end shows for a library warning: whitespace folded, its parameter named.
+
+    The command line prints it after ``privrisk: warning:`` with ``name`` giving the option, the app shows it
+    with ``name`` giving the input's label; a warning names its parameter as an error does, by a leading
+    ``name:``.
+
+    Example:
+        >>> warning_text("window:  fewer than\\n 10 periods", lambda p: p.title())
+        'Window: fewer than 10 periods'
+    """
+    text = " ".join(str(message).split())
+    param = leading_param(text)
+    if param is None or name is None:
+        return text
+    return named_message(text, param, name(param))
 
 
 class ThresholdExceeded(Exception):

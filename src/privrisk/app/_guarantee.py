@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from privrisk._params import label
+from privrisk.app._labels import label
 from privrisk._validation import check_choice
 
 __all__ = [
@@ -77,7 +77,7 @@ def guarantee_from_inputs(
             base["epsilon"] = epsilon
     spec = GuaranteeSpec(**base, sample_rate=_given(sample_rate), compose=_given(compose), group=_given(group))
     # Messages name every field by the page's label ("only with Privacy loss ε …"), as the command line names
-    # its options: one table of both (privrisk/_params.py).
+    # its options: the app's labels (privrisk/app/_labels.py).
     return spec.build(names={f.name: label(f.name, "risk") for f in fields(GuaranteeSpec)})
 
 

@@ -19,7 +19,8 @@ import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from privrisk._params import PARAMS, label, renamed, warning_text
+from privrisk.app._labels import LABELS, PAGE_LABELS, label
+from privrisk.errors import named_message, warning_text
 from privrisk._validation import parse_size
 from privrisk.app._sessions import DEFAULT_MAX_UPLOAD, AppSettings, app_settings, session_folder
 from privrisk.app._uploads import (
@@ -131,7 +132,7 @@ def error_message(exc: BaseException, command: str | None = None, options: Seque
     """The one line the app shows for an error: the library's message with its parameter named by the page's label.
 
     The label is the app's own word for the input ("Largest acceptable risk"), from the library's one table of
-    parameters (:mod:`privrisk._params`), never the command line's option; ``command`` is the page (a command's
+    parameters (:mod:`privrisk.app._labels`), never the command line's option; ``command`` is the page (a command's
     name), whose own label wins where it has one. A parameter the table does not label is humanised
     (``by_hand`` → "By hand"). ``options`` is kept for the pages that still pass it; labels need no list.
 
@@ -146,7 +147,7 @@ def error_message(exc: BaseException, command: str | None = None, options: Seque
         message = str(exc).splitlines()[0] if str(exc) else "bad input"
         param = exc.param
         page = command.split()[0] if command else None
-        return renamed(message, param, label(param, page)) if param else message
+        return named_message(message, param, label(param, page)) if param else message
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
@@ -205,8 +206,7 @@ def error_input(error: BaseException | str, inputs: tuple[str, ...], default: st
             return name
         # A message error_message has already labelled: the input whose label (on any page) it starts with.
         for name in inputs:
-            entry = PARAMS.get(name)
-            labels = {label(name), *(entry.page_labels.values() if entry else ())}
+            labels = {label(name), *PAGE_LABELS.get(name, {}).values()}
             if head in labels:
                 return name
     return default

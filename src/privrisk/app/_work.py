@@ -117,7 +117,7 @@ def microdata_report(settings: Any, data: str | None, released: str) -> dict[str
     records, with messages naming the page's fields; the released file (after a reduction) written to
     ``released`` (the session's folder). ``data`` None measures the built-in example survey.
     """
-    from privrisk._params import label
+    from privrisk.app._labels import label
     from privrisk.io.files import write_csv
     from privrisk.microdata import run_microdata
 

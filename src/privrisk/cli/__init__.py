@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING, Any, TextIO  # noqa: E402
 
 import typer  # noqa: E402
 
-from privrisk._params import leading_param, renamed, warning_text  # noqa: E402
+from privrisk.errors import leading_param, named_message, warning_text  # noqa: E402
 from privrisk.cli import _app  # noqa: E402
-from privrisk.cli._common import PARAM_OPTIONS  # noqa: E402
+from privrisk.cli._names import option as named_option  # noqa: E402
 from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError, ThresholdExceeded  # noqa: E402
 
 if TYPE_CHECKING:
@@ -202,7 +202,7 @@ def option_message(exc: PrivriskError | str, command: object, args: Sequence[str
     """The library's message with its parameter named as the command's option (``density:`` → ``--density:``).
 
     The library names parameters, never options (docs/architecture.md); the option is looked up in the
-    command that ran: the library's table (:mod:`privrisk._params`, as ``PARAM_OPTIONS``) first, then ``--`` +
+    command that ran: the command line's table (:mod:`privrisk.cli._names`) first, then ``--`` +
     the parameter with dashes if the command has it.
     A warning's text is read as an error's: a leading ``name:`` is its parameter.
     ``command`` is the Click command Typer builds (Typer ships its own copy of Click, so it is read by its
@@ -220,12 +220,12 @@ def option_message(exc: PrivriskError | str, command: object, args: Sequence[str
         ran = sub
     if ran is command:
         return message
-    option = PARAM_OPTIONS.get(getattr(ran, "name", None) or "", {}).get(param)
+    option = named_option(param, getattr(ran, "name", None) or "")
     if option is None:
         wanted = "--" + param.replace("_", "-")
         if any(wanted in getattr(p, "opts", ()) for p in getattr(ran, "params", ())):
             option = wanted
-    return renamed(message, param, option)
+    return named_message(message, param, option)
 
 
 @contextmanager

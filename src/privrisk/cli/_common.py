@@ -18,7 +18,6 @@ from rich.console import Console, ConsoleDimensions
 
 from privrisk import _validation
 from privrisk._format import percent
-from privrisk._params import command_options
 from privrisk._validation import parse_epsilon, parse_epsilons, parse_numbers
 from privrisk.io.files import to_jsonable
 
@@ -77,7 +76,6 @@ __all__ = [
     "LOSS_MEASURES",
     "MAX_ROWS",
     "MISSING_HELP",
-    "PARAM_OPTIONS",
     "SCHEMA_VERSION",
     "SPARK_ROLLUP_CLASSES",
     "TOP_RECORDS",
@@ -142,8 +140,3 @@ def progress(description: str, total: int | None) -> Iterator[Callable[..., None
         task = bar.add_task(description, total=total)
         yield lambda steps=1: bar.advance(task, steps)
 
-
-# Library parameters whose option is not simply ``--`` + the name with dashes: {command: {param: option}}, read
-# from the library's one table (privrisk/_params.py). ``privrisk.cli.main`` reads it when it prints an error; a
-# command whose option depends on another option (``calibrate``'s ``--target-*``) passes its settings the names.
-PARAM_OPTIONS: dict[str, dict[str, str]] = command_options()

@@ -35,12 +35,13 @@ def print_ledger(path: str, summary: LedgerSummary) -> None:
 def ledger_option(message: str, command: str = "ledger") -> str:
     """A budget's message with its leading parameter named as the command's option (``budget_rho:`` →
     ``--budget-rho:``): a threshold exceeded is printed as it is, not renamed as an error is."""
-    from privrisk._params import leading_param, option, renamed
+    from privrisk.cli._names import option_or_default
+    from privrisk.errors import leading_param, named_message
 
     param = leading_param(message)
     if param is None:
         return message
-    return renamed(message, param, option(param, command) or "--" + param.replace("_", "-"))
+    return named_message(message, param, option_or_default(param, command))
 
 
 def print_receipts(run: LedgerRun, folder: Path | None, as_json: bool) -> None:

@@ -124,7 +124,7 @@ def _warn(run: EmpiricalRun, category: type[Warning]) -> None:
     """Show the library's warnings of one category here, in their place among the output, once each.
 
     They are warned again, so that :func:`privrisk.cli.main` shows them as it shows every warning, with the
-    parameter they start with named as this command's option (``PARAM_OPTIONS``), as it names errors.
+    parameter they start with named as this command's option (:mod:`privrisk.cli._names`), as it names errors.
     """
     for message in run.warned(category):
         warnings.warn(message, category, stacklevel=2)

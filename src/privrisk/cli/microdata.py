@@ -2,7 +2,7 @@
 
 The run is :func:`privrisk.microdata.run_microdata` (measure, reduce, measure again, judge the thresholds on the
 file as released); this module maps the options onto :class:`~privrisk.microdata.MicrodataSettings`, calls it
-and prints, naming the library's parameters as options (privrisk/_params.py).
+and prints, naming the library's parameters as options (privrisk/cli/_names.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 from rich.table import Column, Table
 
-from privrisk._params import option
+from privrisk.cli._names import option_or_default
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -156,8 +156,8 @@ def _print_loss(loss: list[dict[str, Any]]) -> None:
 
 
 def _option(param: str) -> str:
-    """The option of a parameter (privrisk/_params.py's table, else ``--`` + the name: ``max_risk`` → ``--max-risk``)."""
-    return option(param, "microdata") or "--" + param.replace("_", "-")
+    """The option of a parameter (privrisk/cli/_names.py's table, else ``--`` + the name: ``max_risk`` → ``--max-risk``)."""
+    return option_or_default(param, "microdata")
 
 
 def _print(result: MicrodataResult, title: str | None = None) -> None:

@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING
 import typer
 
 from privrisk.cli._app import app
-from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, err, out, print_run
+from privrisk.cli._common import KEY_ENV, err, out, print_run
 from privrisk.cli._options import JSON_OPTION, out_option
 from privrisk.errors import ThresholdExceeded
 
 if TYPE_CHECKING:
     from privrisk.outputs.run import OutputsRun as OutputsResult
 
-PARAM_OPTIONS["outputs"] = {"key": "--ledger-key", "key_file": "--ledger-key", "max_atoms": "--max-atoms"}
 REPORT_FILES = ("report.html", "outputs.json", "atoms.csv", "table-*.csv", "manifest.json")
 MARK = {"pass": "pass", "review": "REVIEW", "fail": "FAIL"}
 

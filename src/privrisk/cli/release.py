@@ -9,7 +9,7 @@ import typer
 
 from privrisk._validation import QUERIES
 from privrisk.cli._app import app
-from privrisk.cli._common import KEY_ENV, PARAM_OPTIONS, emit_json, err, out
+from privrisk.cli._common import KEY_ENV, emit_json, err, out
 from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, out_option
 from privrisk.cli._release_output import ledger_option, print_ledger, print_receipts
 from privrisk.cli._release_output import table as _table
@@ -26,8 +26,6 @@ BUDGET_RHO = typer.Option(None, "--budget-rho", help="Budget ρ of zCDP (Laplace
 USELESS_HELP = "Release even an answer whose 95 % interval is wider than its whole range (it then says so)."
 KEY_HELP = f"Secret key file of a keyed ledger (HMAC-SHA256; default: the environment variable {KEY_ENV})."
 # The library's ledger key is ``key`` (read from ``key_file``); on the command line it is --ledger-key.
-PARAM_OPTIONS["release"] = {"key": "--ledger-key", "key_file": "--ledger-key"}
-PARAM_OPTIONS["ledger"] = {**PARAM_OPTIONS["release"], "curator": "--curator", "region": "--region"}
 
 
 def _print_human(r: Release, file: Path) -> None:

@@ -7,7 +7,7 @@ risk ρ_mw (Allmann et al., eq. (4); Mehner et al., eq. (1)), the two-worlds ris
 the global risk ρ_gl (Mehner et al., eq. (3)), the leaks Γ and γ (eq. (4)), and the attacker's largest belief after
 one answer for a prior p. Below them: the explainer page's icon array, the risk against ε, and the largest ε that
 keeps ρ_mw under a target (``privrisk epsilon``). The settings' errors name their parameter; the page shows the
-input's label (privrisk/_params.py).
+input's label (privrisk/app/_labels.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from shiny import module, reactive, render, req, ui
 
 from privrisk._format import number as number_text
 from privrisk._format import percent_for_people
-from privrisk._params import label
+from privrisk.app._labels import label
 from privrisk.accounting.risk_report import (
     EpsilonRun,
     EpsilonSettings,
