@@ -34,8 +34,6 @@ NOT_YET_CONVERTED = {
     "app/pages/explain.py",
     "app/pages/microdata.py",
     "app/pages/presence.py",
-    "cli/accounting.py",
-    "cli/calibrate.py",
     "cli/explain.py",
     "cli/presence.py",
     "cli/webapp.py",
