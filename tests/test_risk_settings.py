@@ -284,7 +284,7 @@ def _cli_json(cli, *args: str) -> dict:
     r = cli(*args, "--json")
     assert r.code in (0, 1), r.err
     doc = r.json
-    assert doc.pop("schema_version") == 1
+    assert doc["schema_version"] == 1
     return doc
 
 
