@@ -113,10 +113,10 @@ class CellKeyRun:
         """
         from privrisk._format import below_certainty, percent
 
-        s, doc = self.settings, self.summary
+        s, doc = self.settings, self.to_dict()
         cells = f"{s.cells:,} cell" + ("" if s.cells == 1 else "s")
         success, advantage = (percent(below_certainty(float(doc[k]))) for k in ("success", "advantage"))
-        zero = percent(float(self.guarantee.zero_cell_disclosure))
+        zero = percent(float(doc["zero_cell_disclosure"]))
         return (
             f"The best attacker tells whether one person is in {cells} of the table {s.loaded.name} with success "
             f"{success} (advantage {advantage}); a count of 1 is published as more than 0 with probability {zero}."

@@ -345,7 +345,7 @@ class RiskRun:
         s = self.settings
         parameters = {"guarantee": self.guarantee.label, "prior": s.prior, "fpr": list(cast(Sequence[float], s.fpr)),
                       "n": s.n, "max_risk": s.max_risk}  # fmt: skip
-        summary = {k: doc[k] for k in ("advantage", "success", "risk_judged") if k in doc}
+        summary: dict[str, Any] = {k: doc[k] for k in ("advantage", "success", "risk_judged") if k in doc}
         return write_run_folder(folder, kind="risk", title=f"The risks of {self.guarantee.label}", document=doc,
                                 parameters=parameters, summary=summary, findings=[self.sentence()])  # fmt: skip
 

@@ -85,7 +85,7 @@ def calibrate_command(
         return
     what = {"advantage": "an advantage", "success": "a success", "risk": f"a many-worlds risk among {s.n or 2:,} candidates",
             "tpr": f"a true-positive rate at false-positive rate {s.fpr if s.fpr is not None else 0:g}",
-            "epsilon": ""}[s.target]  # fmt: skip
+            "epsilon": ""}[str(s.target)]  # fmt: skip
     best = "least" if c.solve_for in ("scale", "sigma") else "largest"
     symbol = {"epsilon": "ε", "rho": "ρ", "mu": "μ", "scale": "Laplace scale b", "sigma": "Gaussian σ",
               "sample_rate": "sample rate", "steps": "number of steps"}[c.solve_for]  # fmt: skip
