@@ -1,5 +1,5 @@
 """The files a guarantee may be stated in: a mixed composition (``releases``, TOML) and an Opacus accountant's
-history (``opacus_history``, JSON), read by :meth:`~privrisk.accounting.GuaranteeSpec.build` when those fields
+history (``opacus_history``, JSON; :func:`~privrisk.accounting.spec.read_releases` parses the first), read by :meth:`~privrisk.accounting.GuaranteeSpec.build` when those fields
 hold a path.
 
 Both are small: at most :data:`MAX_INPUT_BYTES` bytes are read, and a FIFO, a device or a folder is refused before
@@ -25,14 +25,11 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from privrisk.errors import PrivriskError
 
-if TYPE_CHECKING:
-    from privrisk.accounting.spec import GuaranteeSpec
-
-__all__ = ["MAX_INPUT_BYTES", "read_opacus_history", "read_releases", "read_small_text"]
+__all__ = ["MAX_INPUT_BYTES", "read_opacus_history", "read_small_text"]
 
 #: The largest releases or history file read (a few hundred releases fit in a few kB).
 MAX_INPUT_BYTES = 1_000_000
@@ -84,11 +81,3 @@ def read_opacus_history(path: str | os.PathLike[str], param: str = "opacus_histo
             f"{param}: {path} must hold a JSON list of [noise_multiplier, sample_rate, steps]", param=param
         )
     return doc
-
-
-def read_releases(path: str | os.PathLike[str], param: str = "releases") -> tuple[GuaranteeSpec, ...]:
-    """The releases of a mixed composition from their TOML file (:func:`~privrisk.accounting.spec.
-    releases_from_toml`); messages start with ``param`` and name the file."""
-    from privrisk.accounting.spec import releases_from_toml
-
-    return releases_from_toml(read_small_text(path, param), name=f"{param}: {path}")

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from privrisk.accounting.calibration_settings import CalibrationRun, CalibrationSettings, run_calibration
 from privrisk.accounting.cellkey_run import CellKeyRun, CellKeySettings, run_cell_key
-from privrisk.accounting.guarantee_files import read_opacus_history, read_releases, read_small_text
+from privrisk.accounting.guarantee_files import read_opacus_history, read_small_text
 from privrisk.accounting.risk_report import (
     EpsilonRun,
     EpsilonSettings,
@@ -52,7 +52,7 @@ from privrisk.accounting.risk_report import (
     run_risk,
     run_table,
 )
-from privrisk.accounting.spec import GuaranteeSpec
+from privrisk.accounting.spec import GuaranteeSpec, read_releases
 
 __all__ = [
     "CalibrationRun",

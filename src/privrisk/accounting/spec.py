@@ -57,6 +57,7 @@ __all__ = [
     "parse_dpsgd",
     "parse_renyi",
     "pram_matrices",
+    "read_releases",
     "registry_entry",
     "releases_from_toml",
 ]
@@ -403,8 +404,6 @@ class _Builder:
 
         items = self.s.releases or ()
         if isinstance(items, str | os.PathLike):
-            from privrisk.accounting.guarantee_files import read_releases
-
             items = read_releases(items)
         if not items:
             raise self.fail("releases", "give at least one release")
@@ -586,6 +585,14 @@ def releases_from_toml(text: str, *, name: str = "releases") -> tuple[GuaranteeS
         fields_ = {("compose" if k == "count" else k): v for k, v in table.items()}
         out.append(replace(GuaranteeSpec(), **fields_))
     return tuple(out)
+
+
+def read_releases(path: str | os.PathLike[str], param: str = "releases") -> tuple[GuaranteeSpec, ...]:
+    """The releases of a mixed composition from their TOML file (:func:`releases_from_toml`); messages start with
+    ``param`` and name the file (:func:`~privrisk.accounting.guarantee_files.read_small_text` reads it)."""
+    from privrisk.accounting.guarantee_files import read_small_text
+
+    return releases_from_toml(read_small_text(path, param), name=f"{param}: {path}")
 
 
 def cell_key_table(value: Any, *, name: str = "cell_key") -> PerturbationTable:
