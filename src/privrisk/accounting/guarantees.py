@@ -489,9 +489,7 @@ class GaussianDP(Guarantee):
 
     @property
     def label(self) -> str:
-        if self.name:
-            return self.name
-        return f"μ = {fmt(self.mu)} (Gaussian differential privacy)"
+        return self.name or f"μ = {fmt(self.mu)} (Gaussian differential privacy)"
 
     @property
     def conversion(self) -> str:

@@ -14,7 +14,7 @@ inside the functions, so that ``--help`` and the light commands stay quick.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -58,42 +58,13 @@ OPTION_NAMES = {
 }  # fmt: skip
 
 
-def guarantee_spec(
-    *,
-    epsilon: str | None = None,
-    delta: float | None = None,
-    rho: float | None = None,
-    mu: float | None = None,
-    renyi: str | None = None,
-    mechanism: str | None = None,
-    scale: float | None = None,
-    sigma: float | None = None,
-    sensitivity: float | None = None,
-    categories: int | None = None,
-    dpsgd: str | None = None,
-    releases: Path | str | None = None,
-    opacus_history: Path | str | None = None,
-    compose: int | None = None,
-    sample_rate: float | None = None,
-    sampling: str | None = None,
-    group: int | None = None,
-    cell_key: Path | str | None = None,
-    cells: int | None = None,
-    registry: Path | str | None = None,
-    pram: Path | str | None = None,
-    rounding: str | None = None,
-) -> GuaranteeSpec:
-    """The :class:`~privrisk.accounting.GuaranteeSpec` of the options, field for field (the library reads the
-    files of ``--releases``, ``--opacus-history`` and the census methods and checks them all when it builds it)."""
+def guarantee_spec(**options: Any) -> GuaranteeSpec:
+    """The :class:`~privrisk.accounting.GuaranteeSpec` of the options, field for field: each guarantee option is
+    named after its field (``--sample-rate`` → ``sample_rate``). The library reads the files of ``--releases``,
+    ``--opacus-history`` and the census methods and checks every field when it builds the guarantee."""
     from privrisk.accounting.spec import GuaranteeSpec
 
-    return GuaranteeSpec(
-        epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism, scale=scale, sigma=sigma,
-        sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
-        releases=releases, opacus_history=opacus_history, sample_rate=sample_rate,
-        sampling=sampling, compose=compose, group=group, cell_key=cell_key, cells=cells, registry=registry, pram=pram,
-        rounding=rounding,
-    )  # fmt: skip
+    return GuaranteeSpec(**options)
 
 
 # --------------------------------------------------------------------------------------------------------------
