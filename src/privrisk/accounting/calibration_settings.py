@@ -34,13 +34,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from privrisk._validation import check_choice
-from privrisk.accounting.calibration import (
-    MECHANISMS,
-    TARGETS,
-    Calibration,
-    _arguments,
-    calibrate,
-)
+from privrisk.accounting.calibration import MECHANISMS, TARGETS, Calibration, _arguments, calibrate
 from privrisk.errors import PrivriskError
 from privrisk.progress import Progress, report
 
