@@ -29,10 +29,7 @@ UPLOAD_AND_PATH_CHECKS = {
 }
 
 #: Modules whose rules have not moved into their settings yet (issue 33, item 1); remove a module once it has.
-NOT_YET_CONVERTED = {
-    "cli/accounting.py",
-    "cli/calibrate.py",
-}
+NOT_YET_CONVERTED: set[str] = set()
 
 
 def _front_end_modules() -> list[Path]:

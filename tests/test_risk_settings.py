@@ -285,7 +285,7 @@ def _cli_json(cli, *args: str) -> dict:
     r = cli(*args, "--json")
     assert r.code in (0, 1), r.err
     doc = r.json
-    assert doc.pop("schema_version") == 1
+    assert doc["schema_version"] == 1
     return doc
 
 
@@ -348,7 +348,8 @@ def test_the_pages_other_guarantees_and_largest_epsilon_are_the_command_lines(cl
     }
     doc = _cli_json(cli, "risk", "--mu", "1", "--compose", "4", "--n", "10", "--at-delta", "1e-6")
     page = _as_json(accounting_summary(request))
-    for key in ("headline", "headline_what"):  # the page's headline, which the command line prints as its verdict
+    # the page's headline, which the command line prints as its verdict
+    for key in ("headline", "headline_what"):
         page.pop(key, None)
     assert page == doc
     assert doc["success"] == pytest.approx(PHI(1.0), rel=1e-9)  # μ = √4 · 1 = 2: success Φ(μ/2)

@@ -152,8 +152,8 @@ def test_a_receipt_reads_back_as_its_guarantee(cli, tmp_path):
     [
         (("--rounding", "x"), ("--rounding", "random:B")),
         (("--rounding", "random:1"), ("--rounding",)),
-        (("--cells", "3", "--epsilon", "1"), ("--cells", "--cell-key")),
-        (("--cell-key", PTABLE, "--compose", "2"), ("--compose", "same noise", "--cells")),
+        (("--cells", "3", "--epsilon", "1"), ("--cells", "cell_key")),
+        (("--cell-key", PTABLE, "--compose", "2"), ("--compose", "same noise", "give cells")),
         (("--cell-key", PTABLE, "--cells", "0"), ("--cells",)),
         (("--cell-key", "no-such-table.csv"), ("--cell-key", "no such file")),
         (("--rounding", "3", "--lang", "de"), ("--lang", "cell-key")),

@@ -56,6 +56,24 @@ def dp_accounting_pld(module: str = "privacy_loss_distribution") -> Any:
     return importlib.import_module(f"dp_accounting.pld.{module}")
 
 
+def mechanism_pld(
+    mechanism: str, sensitivity: float, discretization: float, sampling_prob: float = 1.0
+) -> Any:
+    """dp_accounting's privacy loss distribution of the ``"laplace"`` or ``"gaussian"`` mechanism at scale 1.
+
+    Each distribution depends on sensitivity/scale alone (ε = Δ/b, μ = Δ/σ), so scale 1 with that ratio as the
+    sensitivity keeps a guarantee's cache key and its distribution in step.
+    """
+    pld = dp_accounting_pld()
+    make = pld.from_laplace_mechanism if mechanism == "laplace" else pld.from_gaussian_mechanism
+    return make(
+        1.0,
+        sensitivity=sensitivity,
+        value_discretization_interval=discretization,
+        sampling_prob=sampling_prob,
+    )
+
+
 def norm_cdf(x: np.ndarray) -> np.ndarray:
     """Φ(x), the standard normal distribution function."""
     from scipy.special import ndtr

@@ -321,7 +321,7 @@ def calibrate(
     a = _arguments(target=target, value=value, solve_for=solve_for, mechanism=mechanism, delta=delta,
                    sensitivity=sensitivity, fpr=fpr, n=n, prior=prior, sample_rate=sample_rate, compose=compose,
                    group=group, sampling=sampling, guarantee=guarantee)  # fmt: skip
-    goal, unknown, kind, how, rate, steps, size, d, family_delta, modified, delta_f, risk, name, bound = a
+    goal, unknown, kind, how, rate, steps, size, _, family_delta, modified, delta_f, risk, name, bound = a
 
     def modify(g: Guarantee, r: float | None = rate, k: int = steps) -> Guarantee:
         """Each release on its sample, k of them composed, for groups of ``size`` (the order ``risk`` uses)."""
@@ -334,12 +334,12 @@ def calibrate(
             g = g.compose(k)
         return grouped(g, size) if size > 1 else g
 
-    settings: dict[str, Any] = {"sample_rate": rate, "compose": steps, "group": size, "delta": d}
+    settings = a.settings()
     if kind == "gaussian" and family_delta is not None:
-        return _gaussian_with_delta(goal, bound, unknown, family_delta, delta_f, risk, name, settings)
+        return _gaussian_with_delta(a, family_delta)
     if unknown in ("sample_rate", "steps"):
         assert guarantee is not None
-        return _solve_release(unknown, guarantee, modify, goal, bound, risk, name, settings)
+        return _solve_release(a, guarantee, modify)
 
     build, increasing, method = _family(kind, unknown, family_delta)
     try:
@@ -398,6 +398,10 @@ class _Arguments(NamedTuple):
     risk: Callable[[Guarantee], float]
     name: str
     bound: float
+
+    def settings(self) -> dict[str, Any]:
+        """The settings a :class:`Calibration` records: sample rate, steps, group size and δ."""
+        return {"sample_rate": self.rate, "compose": self.steps, "group": self.size, "delta": self.delta}
 
 
 def _arguments(
@@ -522,17 +526,9 @@ def _modifiers(rate: float | None, how: str, steps: int, size: int) -> str:
     return ", ".join(parts)
 
 
-def _solve_release(
-    unknown: str,
-    release: Guarantee,
-    modify: Callable[..., Guarantee],
-    goal: str,
-    bound: float,
-    risk: Callable[[Guarantee], float],
-    name: str,
-    settings: dict[str, Any],
-) -> Calibration:
+def _solve_release(a: _Arguments, release: Guarantee, modify: Callable[..., Guarantee]) -> Calibration:
     """The largest sample rate (bisection on its logarithm, up to 1) or the most steps for a given release."""
+    unknown, goal, bound, risk, name, settings = a.unknown, a.goal, a.bound, a.risk, a.name, a.settings()
     if unknown == "sample_rate":
         try:
             rate = _bisect(lambda r: modify(release, r), risk, bound, increasing=True, high=0.0)
@@ -624,18 +620,10 @@ def _verified(
     )
 
 
-def _gaussian_with_delta(
-    goal: str,
-    bound: float,
-    unknown: str,
-    delta: float,
-    sensitivity: float,
-    risk: Callable[[Guarantee], float],
-    name: str,
-    settings: dict[str, Any],
-) -> Calibration:
+def _gaussian_with_delta(a: _Arguments, delta: float) -> Calibration:
     """Largest ε whose worst (ε, δ) case meets the target, then the analytic Gaussian σ for that (ε, δ), found at
     sensitivity 1 and scaled by Δ; the mechanism's own risk and δ(ε) are checked again at Δ."""
+    goal, bound, unknown, sensitivity, risk, name = a.goal, a.bound, a.unknown, a.sensitivity, a.risk, a.name
     try:
         eps = _bisect(lambda e: approximate(e, delta), risk, bound, increasing=True)
     except PrivriskError:
@@ -659,4 +647,4 @@ def _gaussian_with_delta(
         + (f", solved at sensitivity 1 and scaled by Δ = {sensitivity:g}" if sensitivity != 1 else "")
     )
     parameters = {"sigma": sigma, "mu": sensitivity / sigma, "epsilon": eps}
-    return Calibration(unknown, parameters[unknown], g, goal, bound, risk(g), method, **settings)
+    return Calibration(unknown, parameters[unknown], g, goal, bound, risk(g), method, **a.settings())

@@ -26,26 +26,25 @@ Example (the advantage of ε-DP is (e^ε − 1)/(e^ε + 1), so an advantage of �
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from privrisk._validation import check_choice
-from privrisk.accounting.calibration import (
-    MECHANISMS,
-    TARGETS,
-    Calibration,
-    _arguments,
-    calibrate,
-)
+from privrisk.accounting.calibration import MECHANISMS, TARGETS, Calibration, _arguments, calibrate
 from privrisk.errors import PrivriskError
+from privrisk.progress import Progress, report
 
 if TYPE_CHECKING:
     from privrisk.accounting.guarantees import Guarantee
 
 __all__ = ["SAMPLINGS", "SOLVE_FOR", "CalibrationRun", "CalibrationSettings", "run_calibration"]
 
+#: The version of :meth:`CalibrationRun.to_dict`'s document (``privrisk calibrate --json``).
+SCHEMA_VERSION = 1
 #: What can be solved for (a dash may stand for the underscore: ``sample-rate``).
 SOLVE_FOR = ("epsilon", "rho", "mu", "scale", "sigma", "sample_rate", "steps")
 #: How each release's sample is drawn (an underscore may stand for the dash), as :class:`GuaranteeSpec` spells it.
@@ -65,9 +64,11 @@ class CalibrationSettings:
     Args:
         target: the risk bounded: ``"advantage"`` or ``"success"`` (membership, with ``prior``), ``"tpr"`` (the
             true-positive rate at ``fpr``), ``"risk"`` (singling out one of ``n``) or ``"epsilon"`` (ε at
-            ``delta``).
+            ``delta``); or a mapping of these names to bounds, of which exactly one is not None (a front end with
+            one input per target passes them all; its bound becomes ``value``).
         value: the bound: a probability strictly between what guessing achieves and 1, or ε > 0 for
-            ``"epsilon"`` (a number or ``ln3``).
+            ``"epsilon"`` (a number or ``ln3``); for ``"tpr"`` also the text ``"TPR@FPR"`` (``"0.1@0.01"``),
+            which sets ``fpr``. None when ``target`` is a mapping.
         fpr: the false-positive rate of the target ``"tpr"`` (only there).
         n: the number of candidates of the target ``"risk"`` (only there).
         solve_for: ``"epsilon"``, ``"rho"``, ``"mu"``, ``"scale"``, ``"sigma"``, ``"sample_rate"`` or ``"steps"``;
@@ -98,8 +99,8 @@ class CalibrationSettings:
         privrisk.errors.PrivriskError: δ: the target epsilon (value) is ε at a δ; give δ
     """
 
-    target: str
-    value: float | str
+    target: str | Mapping[str, float | str | None]
+    value: float | str | None = None
     fpr: float | None = None
     n: int | None = None
     solve_for: str | None = None
@@ -138,8 +139,48 @@ class CalibrationSettings:
             return exc
         return PrivriskError(self._n(param) + text[len(param) :], param=param)
 
+    def _one_target(self) -> None:
+        """``target`` as a mapping of the targets a front end offers: exactly one is given, its bound is the value
+        (and a ``"TPR@FPR"`` text sets ``fpr``); the names of ``target_<name>`` name the target and its value."""
+        if isinstance(self.target, Mapping):
+            given = [(str(k), v) for k, v in self.target.items() if v is not None]
+            if len(given) != 1:
+                n = self._n
+                got = " and ".join(n(f"target_{k}") for k, _ in given) or "none"
+                lead = f"target_{given[1][0] if given else 'advantage'}"
+                raise PrivriskError(
+                    f"{n(lead)}: give exactly one of {n('target_advantage')}, {n('target_success')}, "
+                    f"{n('target_tpr')} A@FPR, {n('target_risk')} or {n('target_epsilon')}; got {got}",
+                    param="target",
+                )
+            if self.value is not None:
+                raise PrivriskError(
+                    "value: give the bound in target, or target as a name; not both", param="value"
+                )
+            name, value = given[0]
+            if f"target_{name}" in self.names:
+                shown = self.names[f"target_{name}"]
+                object.__setattr__(
+                    self, "names", MappingProxyType({**self.names, "target": shown, "value": shown})
+                )
+            object.__setattr__(self, "target", name)
+            object.__setattr__(self, "value", value)
+        if self.target == "tpr" and isinstance(self.value, str):
+            head, at, tail = self.value.partition("@")
+            try:
+                tpr, rate = float(head), float(tail) if at else math.nan
+            except ValueError:
+                raise self._fail("value", f"give TPR@FPR such as 0.1@0.01, got {self.value!r}") from None
+            if at and self.fpr is not None:
+                raise self._fail("fpr", f"given twice: in {self._n('value')} and as {self._n('fpr')}")
+            object.__setattr__(self, "value", tpr)
+            object.__setattr__(self, "fpr", rate if self.fpr is None else self.fpr)
+        if self.value is None:
+            raise self._fail("value", "give the bound of the target")
+
     def _check(self) -> None:
         n = self._n
+        self._one_target()
         target = check_choice(self.target, TARGETS, name="target")
         object.__setattr__(self, "target", target)
         mechanism = (
@@ -251,7 +292,7 @@ class CalibrationRun:
     calibration: Calibration
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document of ``privrisk calibrate --json`` (without ``schema_version``).
+        """The JSON document of ``privrisk calibrate --json``.
 
         Example:
             >>> doc = run_calibration(CalibrationSettings(target="success", value=0.75)).to_dict()
@@ -259,14 +300,56 @@ class CalibrationRun:
             ('epsilon', 1.0986, None)
         """
         s, c = self.settings, self.calibration
-        return {"target": c.target, "target_value": c.target_value, "fpr": s.fpr, "n": s.n, "prior": s.prior,
+        return {"schema_version": SCHEMA_VERSION, "target": c.target, "target_value": c.target_value, "fpr": s.fpr, "n": s.n, "prior": s.prior,
                 "delta": c.delta, "solve_for": c.solve_for, "parameter": c.parameter, "achieved": c.achieved,
                 "sample_rate": c.sample_rate, "sampling": s.how if c.sample_rate is not None else None,
                 "compose": c.compose, "group": c.group, "method": c.method, "guarantee": c.guarantee.label,
                 "conversion": c.guarantee.conversion}  # fmt: skip
 
+    def sentence(self) -> str:
+        """The answer first: the parameter found, its guarantee, and the risk it gives against the target.
 
-def run_calibration(settings: CalibrationSettings) -> CalibrationRun:
+        Example:
+            >>> run_calibration(CalibrationSettings(target="success", value=0.75)).sentence()
+            'The largest ε is 1.09861 (ε = 1.099 (pure differential privacy)): it gives the best attacker a success of 0.75 (target 0.75).'
+        """
+        c = self.calibration
+        best = "least" if c.solve_for in ("scale", "sigma") else "largest"
+        symbol = {"epsilon": "ε", "rho": "ρ", "mu": "μ", "scale": "Laplace scale b", "sigma": "Gaussian σ",
+                  "sample_rate": "sample rate", "steps": "number of steps"}[c.solve_for]  # fmt: skip
+        shown = f"{int(c.parameter):,}" if c.solve_for == "steps" else f"{c.parameter:.6g}"
+        what = {"advantage": "an advantage", "success": "a success", "tpr": "a true-positive rate",
+                "risk": "a many-worlds risk", "epsilon": "ε at the δ given"}[c.target]  # fmt: skip
+        given = "" if c.target == "epsilon" else "the best attacker "
+        return (
+            f"The {best} {symbol} is {shown} ({c.guarantee.label}): it gives {given}{what} of {c.achieved:.6g} "
+            f"(target {c.target_value:.6g})."
+        )
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write ``calibrate.json`` (:meth:`to_dict`) and ``manifest.json`` into ``folder``, whole or not at all."""
+        from privrisk.accounting._folder import write_run_folder
+
+        doc = self.to_dict()
+        keys = (
+            "target",
+            "target_value",
+            "fpr",
+            "n",
+            "prior",
+            "delta",
+            "solve_for",
+            "sample_rate",
+            "compose",
+            "group",
+        )
+        return write_run_folder(folder, kind="calibrate", title=f"Calibration for the target {doc['target']}",
+                                document=doc, parameters={k: doc[k] for k in keys},
+                                summary={k: doc[k] for k in ("parameter", "achieved", "guarantee")},
+                                findings=[self.sentence()])  # fmt: skip
+
+
+def run_calibration(settings: CalibrationSettings, *, progress: Progress | None = None) -> CalibrationRun:
     """Calibrate: the least noise, or the largest ε, ρ, μ, sample rate or number of steps, for the settings.
 
     Raises:
@@ -279,8 +362,10 @@ def run_calibration(settings: CalibrationSettings) -> CalibrationRun:
         >>> round(run.calibration.parameter, 9) == round(2 / (2 * math.log(2)), 9)
         True
     """
+    report(progress, 0.0, "Searching for the parameter")
     try:
         c = calibrate(**settings._calibrate_arguments(settings.release()))
     except PrivriskError as exc:
         raise settings.named(exc) from None
+    report(progress, 1.0, "Done")
     return CalibrationRun(settings, c)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from privrisk._validation import check_whole
@@ -31,8 +32,12 @@ from privrisk.accounting.cellkey import (
 from privrisk.accounting.guarantees import Guarantee
 from privrisk.accounting.risks import DEFAULT_FPR
 from privrisk.errors import PrivriskError
+from privrisk.progress import Progress, report
 
 __all__ = ["CellKeyRun", "CellKeySettings", "run_cell_key", "table_facts"]
+
+#: The version of :meth:`CellKeyRun.to_dict`'s document.
+SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -91,9 +96,45 @@ class CellKeyRun:
     summary: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        """The table's numbers (:func:`table_facts`) and the risk summary's keys."""
+        """``schema_version``, the table's numbers (:func:`table_facts`) and the risk summary's keys."""
         s = self.settings
-        return {**table_facts(s.loaded, cells=s.cells, least_count=s.least_count), **self.summary}
+        facts = table_facts(s.loaded, cells=s.cells, least_count=s.least_count)
+        return {"schema_version": SCHEMA_VERSION, **facts, **self.summary}
+
+    def sentence(self) -> str:
+        """What the best attacker achieves against the cells that hold one person, first; then the table's
+        zero-cell disclosure.
+
+        Example:
+            >>> from privrisk.accounting.cellkey import perturbation_table
+            >>> t = perturbation_table({0: {0: 1.0}, 1: {-1: 0.5, 0: 0.5}}, name="half")
+            >>> run_cell_key(CellKeySettings(t)).sentence()
+            'The best attacker tells whether one person is in 1 cell of the table half with success 75.0% (advantage 50.0%); a count of 1 is published as more than 0 with probability 50.0%.'
+        """
+        from privrisk._format import below_certainty, percent
+
+        s, doc = self.settings, self.to_dict()
+        cells = f"{s.cells:,} cell" + ("" if s.cells == 1 else "s")
+        success, advantage = (percent(below_certainty(float(doc[k]))) for k in ("success", "advantage"))
+        zero = percent(float(doc["zero_cell_disclosure"]))
+        return (
+            f"The best attacker tells whether one person is in {cells} of the table {s.loaded.name} with success "
+            f"{success} (advantage {advantage}); a count of 1 is published as more than 0 with probability {zero}."
+        )
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write ``cell_key.json`` (:meth:`to_dict`) and ``manifest.json`` into ``folder``, whole or not at all."""
+        from privrisk.accounting._folder import write_run_folder
+
+        doc = self.to_dict()
+        s = self.settings
+        return write_run_folder(folder, kind="cell_key", title=f"The risks of the perturbation table {s.loaded.name}",
+                                document=doc, parameters={"table": s.loaded.name, "cells": s.cells,
+                                                          "least_count": s.least_count, "fpr": list(s.fpr),
+                                                          "at_delta": s.at_delta},
+                                summary={k: doc[k] for k in ("max_noise", "zero_cell_disclosure", "success",
+                                                             "advantage")},
+                                findings=[self.sentence()])  # fmt: skip
 
 
 def table_facts(table: PerturbationTable, *, cells: int = 1, least_count: int = 0) -> dict[str, Any]:
@@ -119,11 +160,15 @@ def table_facts(table: PerturbationTable, *, cells: int = 1, least_count: int = 
     }
 
 
-def run_cell_key(settings: CellKeySettings) -> CellKeyRun:
+def run_cell_key(settings: CellKeySettings, *, progress: Progress | None = None) -> CellKeyRun:
     """Build the guarantee of the settings' cells and compute its risks."""
     from privrisk.accounting.risks import risk_summary
 
     if not isinstance(settings, CellKeySettings):
         raise PrivriskError("settings: expected a CellKeySettings", param="settings")
+    report(progress, 0.0, "Building the guarantee of the cells")
     g = settings.guarantee()
-    return CellKeyRun(settings, g, risk_summary(g, fpr=tuple(settings.fpr), at_delta=settings.at_delta))
+    report(progress, 0.5, "Computing the risks")
+    run = CellKeyRun(settings, g, risk_summary(g, fpr=tuple(settings.fpr), at_delta=settings.at_delta))
+    report(progress, 1.0, "Done")
+    return run

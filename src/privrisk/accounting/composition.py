@@ -24,6 +24,7 @@ Composition picks, in this order:
    (ε(δ), δ) at δ = 10⁻¹⁰.
 
 Example:
+    >>> from privrisk.accounting import gaussian_dp, pure_dp
     >>> g = compose([gaussian_dp(0.6), gaussian_dp(0.8)])
     >>> round(g.mu, 6), g.conversion.startswith("exact")
     (1.0, True)
@@ -57,8 +58,6 @@ from privrisk.accounting.guarantees import (
     Guarantee,
     PureDP,
     approximate,
-    gaussian_dp,  # noqa: F401 - used by the doctests
-    pure_dp,  # noqa: F401 - used by the doctests
 )
 from privrisk.accounting.mechanisms import (
     GaussianMechanism,

@@ -458,9 +458,7 @@ class ZeroConcentratedDP(Guarantee):
 
     @property
     def label(self) -> str:
-        if self.name:
-            return self.name
-        return f"ρ = {fmt(self.rho)} (zero-concentrated differential privacy)"
+        return self.name or f"ρ = {fmt(self.rho)} (zero-concentrated differential privacy)"
 
     @property
     def conversion(self) -> str:

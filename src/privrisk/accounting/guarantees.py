@@ -34,6 +34,7 @@ from privrisk.accounting._math import (
     epsilon_from_profile,
     expit,
     log_norm_cdf,
+    mechanism_pld,
     norm_cdf,
     norm_ppf,
     tradeoff_envelope,
@@ -489,9 +490,7 @@ class GaussianDP(Guarantee):
 
     @property
     def label(self) -> str:
-        if self.name:
-            return self.name
-        return f"μ = {fmt(self.mu)} (Gaussian differential privacy)"
+        return self.name or f"μ = {fmt(self.mu)} (Gaussian differential privacy)"
 
     @property
     def conversion(self) -> str:
@@ -508,14 +507,7 @@ class GaussianDP(Guarantee):
         return gaussian_tradeoff(self.mu, check_probability(alpha, name="alpha"))
 
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution | None:
-        privacy_loss_distribution = dp_accounting_pld()
-
-        return privacy_loss_distribution.from_gaussian_mechanism(
-            1.0,
-            sensitivity=self.mu,
-            value_discretization_interval=discretization,
-            sampling_prob=sampling_prob,
-        )
+        return mechanism_pld("gaussian", self.mu, discretization, sampling_prob)
 
     _pld_samples = True
 

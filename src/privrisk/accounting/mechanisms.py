@@ -26,6 +26,7 @@ from privrisk._format import below_certainty, percent
 from privrisk._validation import check_epsilon, check_probability, check_whole
 from privrisk.accounting._math import (
     dp_accounting_pld,
+    mechanism_pld,
     profile_from_atoms,
     tradeoff_envelope,
     tradeoff_from_atoms,
@@ -148,15 +149,7 @@ class LaplaceMechanism(Guarantee):
         return laplace_tradeoff(self.epsilon, check_probability(alpha, name="alpha"))
 
     def _pld(self, discretization: float, sampling_prob: float = 1.0) -> PrivacyLossDistribution:
-        privacy_loss_distribution = dp_accounting_pld()
-
-        # The loss distribution depends on Δ/b alone; scale 1 keeps the key and the distribution in step.
-        return privacy_loss_distribution.from_laplace_mechanism(
-            1.0,
-            sensitivity=self.epsilon,
-            value_discretization_interval=discretization,
-            sampling_prob=sampling_prob,
-        )
+        return mechanism_pld("laplace", self.epsilon, discretization, sampling_prob)
 
     _pld_samples = True
 

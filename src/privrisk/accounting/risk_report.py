@@ -33,9 +33,12 @@ from __future__ import annotations
 
 import copy
 import math
+import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
@@ -54,6 +57,7 @@ from privrisk.accounting.guarantees import Guarantee
 from privrisk.accounting.risks import DEFAULT_FPR
 from privrisk.accounting.spec import GuaranteeSpec
 from privrisk.errors import PrivriskError
+from privrisk.progress import Progress, report
 
 __all__ = [
     "EpsilonRun",
@@ -72,6 +76,9 @@ __all__ = [
 LANGUAGES = ("en", "de")
 #: n when none is given: two possible worlds, the worst case (Mehner et al., §3.3).
 DEFAULT_N = 2
+#: The version of the JSON documents of :meth:`RiskRun.to_dict`, :meth:`EpsilonRun.to_dict` and
+#: :meth:`TableRun.to_dict` (``privrisk risk``, ``epsilon`` and ``table --json``).
+SCHEMA_VERSION = 1
 #: The modifiers after which a stated ε is no longer the ε the risks are about.
 _MODIFIERS = ("sample_rate", "compose", "group")
 
@@ -288,13 +295,13 @@ class RiskRun:
     spec: GuaranteeSpec | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """``privrisk risk --json`` without ``schema_version``: Lee and Clifton's keys (when there are), then
+        """``privrisk risk --json``: ``schema_version``, Lee and Clifton's keys (when there are), then
         ``prior``, :func:`~privrisk.accounting.risk_summary`'s keys and ``risk_judged``: the one risk that
         ``max_risk`` judges (:attr:`risk_for_threshold`), as ``{"key", "n", "value", "what"}``, where ``key``
         names the key of this document that holds the same value (``many_worlds``, or ``reconstruction``, which
         is None when no n was given: the value judged is then the risk among n = 2), and for a statistical office's
         method ``census``, its own numbers (:func:`~privrisk.accounting.census_facts.census_facts`)."""
-        doc: dict[str, Any] = dict(self.lee_clifton or {})
+        doc: dict[str, Any] = {"schema_version": SCHEMA_VERSION, **(self.lee_clifton or {})}
         doc.update({"prior": self.settings.prior, **copy.deepcopy(dict(self.summary))})
         if self.census is not None:
             doc["census"] = copy.deepcopy(dict(self.census))
@@ -302,6 +309,45 @@ class RiskRun:
         doc["risk_judged"] = {"key": self.judged_key, "n": self.settings.n or DEFAULT_N, "value": value,
                               "what": what}  # fmt: skip
         return doc
+
+    def sentence(self) -> str:
+        """The verdict first, in plain words: the risk judged against ``max_risk`` (when set), then what the best
+        attacker achieves.
+
+        Example:
+            >>> run_risk(RiskSettings(GuaranteeSpec(epsilon="ln3"), n=10, max_risk=0.2)).sentence()
+            'Too risky: with ε = 1.099 (pure differential privacy), the many-worlds risk ρ_mw among n = 10 (Δv/Δf = 1) is 25.0%, above the largest acceptable risk of 20.0%.'
+        """
+        from privrisk._format import below_certainty, percent
+
+        value, what = self.risk_for_threshold
+        said = f"with {self.guarantee.label}, {what} is {percent(below_certainty(value))}"
+        limit = self.settings.max_risk
+        if limit is not None and self.exceeds():
+            return f"Too risky: {said}, above the largest acceptable risk of {percent(limit)}."
+        if limit is not None:
+            return f"Within the limit: {said}, at or below the largest acceptable risk of {percent(limit)}."
+        success = percent(below_certainty(float(self.summary["success"])))
+        return (
+            f"{said[:1].upper()}{said[1:]}; the best attacker tells whether one person is in the data with success "
+            f"{success}."
+        )
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write ``risk.json`` (:meth:`to_dict`) and ``manifest.json`` into ``folder``, whole or not at all.
+
+        Returns:
+            The paths written, ``manifest.json`` last.
+        """
+        from privrisk.accounting._folder import write_run_folder
+
+        doc = self.to_dict()
+        s = self.settings
+        parameters = {"guarantee": self.guarantee.label, "prior": s.prior, "fpr": list(cast(Sequence[float], s.fpr)),
+                      "n": s.n, "max_risk": s.max_risk}  # fmt: skip
+        summary: dict[str, Any] = {k: doc[k] for k in ("advantage", "success", "risk_judged") if k in doc}
+        return write_run_folder(folder, kind="risk", title=f"The risks of {self.guarantee.label}", document=doc,
+                                parameters=parameters, summary=summary, findings=[self.sentence()])  # fmt: skip
 
     @property
     def judged_key(self) -> str:
@@ -365,12 +411,15 @@ class RiskRun:
         return out
 
 
-def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) -> RiskRun:
+def run_risk(
+    settings: RiskSettings, *, progress: Progress | None = None, names: Mapping[str, str] | None = None
+) -> RiskRun:
     """Build the guarantee and compute its risks.
 
     Args:
         settings: what to compute (checked when it was made).
-        names: how the guarantee's messages name its fields (:meth:`GuaranteeSpec.build`).
+        progress: told when the guarantee is built and when its risks are computed.
+        names: deprecated (a front end names an error's ``param`` itself); messages name the fields.
 
     Raises:
         PrivriskError: a guarantee that does not hold (its field), or Δv/Δf given for a guarantee that is not
@@ -388,7 +437,14 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
     from privrisk.accounting.census_facts import census_facts, loaded_spec
     from privrisk.accounting.risks import risk_summary
 
+    if names is not None:
+        warnings.warn(
+            "run_risk(names=...) is deprecated: errors carry the field as param, which a front end names itself",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     s = settings
+    report(progress, 0.0, "Building the guarantee")
     spec = loaded_spec(s.guarantee) if isinstance(s.guarantee, GuaranteeSpec) else s.guarantee
     g = spec.build(names=names) if isinstance(spec, GuaranteeSpec) else spec
     pure = g.pure_epsilon
@@ -399,6 +455,7 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
             f"{given}: Δv/Δf applies to a pure ε guarantee only (Lee and Clifton's risks)", param=given
         )
     at_epsilon = None if s.at_epsilon is None else float(s.at_epsilon)
+    report(progress, 0.5, "Computing the risks")
     summary = risk_summary(
         g,
         prior=s.prior,
@@ -415,8 +472,11 @@ def run_risk(settings: RiskSettings, *, names: Mapping[str, str] | None = None) 
         eps = check_epsilon(spec.epsilon)
         keys = lee_clifton(eps, float(spec.delta or 0.0), s.n or DEFAULT_N, s.sensitivity_ratio)
     if isinstance(spec, GuaranteeSpec):
-        return RiskRun(s, g, keys, summary, census_facts(spec), spec)
-    return RiskRun(s, g, keys, summary)
+        run = RiskRun(s, g, keys, summary, census_facts(spec), spec)
+    else:
+        run = RiskRun(s, g, keys, summary)
+    report(progress, 1.0, "Done")
+    return run
 
 
 # --------------------------------------------------------------------------------------------------- epsilon
@@ -468,12 +528,37 @@ class EpsilonRun:
     epsilon: float
 
     def to_dict(self) -> dict[str, Any]:
-        """``privrisk epsilon --json`` without ``schema_version``."""
+        """``privrisk epsilon --json``."""
         s = self.settings
-        return {"risk": s.risk, "n": s.n, "ratio": s.sensitivity_ratio, "epsilon": self.epsilon}
+        return {"schema_version": SCHEMA_VERSION, "risk": s.risk, "n": s.n, "ratio": s.sensitivity_ratio,
+                "epsilon": self.epsilon}  # fmt: skip
+
+    def sentence(self) -> str:
+        """The answer first: the largest ε, and the risk it keeps.
+
+        Example:
+            >>> run_epsilon(EpsilonSettings(risk=0.75)).sentence()
+            'ε ≤ 1.09861 keeps the many-worlds risk at or below 75.0% for an attacker choosing among 2 possible worlds (Δv/Δf = 1).'
+        """
+        from privrisk._format import percent
+
+        s = self.settings
+        return (
+            f"ε ≤ {self.epsilon:.6g} keeps the many-worlds risk at or below {percent(s.risk)} for an attacker "
+            f"choosing among {s.n:,} possible worlds (Δv/Δf = {s.sensitivity_ratio:.4g})."
+        )
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write ``epsilon.json`` (:meth:`to_dict`) and ``manifest.json`` into ``folder``, whole or not at all."""
+        from privrisk.accounting._folder import write_run_folder
+
+        doc = self.to_dict()
+        return write_run_folder(folder, kind="epsilon", title="The largest ε for a target risk", document=doc,
+                                parameters={k: doc[k] for k in ("risk", "n", "ratio")},
+                                summary={"epsilon": self.epsilon}, findings=[self.sentence()])  # fmt: skip
 
 
-def run_epsilon(settings: EpsilonSettings) -> EpsilonRun:
+def run_epsilon(settings: EpsilonSettings, *, progress: Progress | None = None) -> EpsilonRun:
     """The largest ε that keeps ρ_mw at or below the target.
 
     Raises:
@@ -485,12 +570,14 @@ def run_epsilon(settings: EpsilonSettings) -> EpsilonRun:
     """
     s = settings
     r = s.sensitivity_ratio
+    report(progress, 0.0, "Solving for ε")
     eps = float(R.epsilon_for_risk(s.risk, s.n, r))
     if not math.isfinite(eps):
         raise PrivriskError(
             f"ratio: {r:.4g} is so small that the ε for risk {s.risk:g} is not finite; give a larger ratio",
             param="ratio",
         )
+    report(progress, 1.0, "Done")
     return EpsilonRun(s, eps)
 
 
@@ -558,15 +645,41 @@ class TableRun:
     rows: tuple[Mapping[str, float | int], ...]
 
     def to_dict(self) -> dict[str, Any]:
-        """``privrisk table --json`` without ``schema_version``."""
-        return {"rows": [dict(row) for row in self.rows]}
+        """``privrisk table --json``."""
+        return {"schema_version": SCHEMA_VERSION, "rows": [dict(row) for row in self.rows]}
+
+    def sentence(self) -> str:
+        """The range of the risks first, then what the table holds.
+
+        Example:
+            >>> run_table(TableSettings("ln3", "2,10")).sentence()
+            'The risk ranges from 25.0% to 75.0% over 1 ε and 2 numbers of possible worlds (n = 2: the global risk ρ_gl; n > 2: the many-worlds risk ρ_mw).'
+        """
+        from privrisk._format import percent
+
+        risks = [float(r["risk"]) for r in self.rows]
+        return (
+            f"The risk ranges from {percent(min(risks))} to {percent(max(risks))} over {len(self.epsilons)} ε and "
+            f"{len(self.ns)} numbers of possible worlds (n = 2: the global risk ρ_gl; n > 2: the many-worlds risk "
+            "ρ_mw)."
+        )
+
+    def write(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write ``table.json`` (:meth:`to_dict`) and ``manifest.json`` into ``folder``, whole or not at all."""
+        from privrisk.accounting._folder import write_run_folder
+
+        risks = [float(r["risk"]) for r in self.rows]
+        return write_run_folder(folder, kind="table", title="Risk and leak per ε and n", document=self.to_dict(),
+                                parameters={"epsilons": list(self.epsilons), "ns": list(self.ns)},
+                                summary={"least_risk": min(risks), "largest_risk": max(risks)},
+                                findings=[self.sentence()])  # fmt: skip
 
     def row(self, epsilon: float, n: int) -> Mapping[str, float | int]:
         """The row of one ε and n."""
         return next(r for r in self.rows if r["epsilon"] == epsilon and r["n"] == n)
 
 
-def run_table(settings: TableSettings) -> TableRun:
+def run_table(settings: TableSettings, *, progress: Progress | None = None) -> TableRun:
     """Risk and leak for every ε and n (:func:`privrisk.risk.risk_rows`).
 
     Example:
@@ -576,4 +689,7 @@ def run_table(settings: TableSettings) -> TableRun:
     # The settings hold the checked values (floats and whole numbers) in place of the text given.
     epsilons = tuple(cast(Sequence[float], settings.epsilons))
     ns = tuple(cast(Sequence[int], settings.ns))
-    return TableRun(settings, epsilons, ns, tuple(R.risk_rows(list(epsilons), list(ns))))
+    report(progress, 0.0, "Computing the table")
+    run = TableRun(settings, epsilons, ns, tuple(R.risk_rows(list(epsilons), list(ns))))
+    report(progress, 1.0, "Done")
+    return run

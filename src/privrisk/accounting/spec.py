@@ -57,6 +57,7 @@ __all__ = [
     "parse_dpsgd",
     "parse_renyi",
     "pram_matrices",
+    "read_releases",
     "registry_entry",
     "releases_from_toml",
 ]
@@ -105,8 +106,10 @@ class GuaranteeSpec:
         categories: k of k-ary randomized response (default 2).
         dpsgd: (dataset size N, batch size B, epochs E), or the text ``"N,B,E"``.
         releases: the releases of a mixed composition, each a :class:`GuaranteeSpec` with ``compose`` as its
-            count (:func:`releases_from_toml`).
-        opacus_history: an Opacus accountant's history, (noise multiplier, sample rate, steps) per entry.
+            count (:func:`releases_from_toml`), or the path of their TOML file (read when built).
+        opacus_history: an Opacus accountant's history, (noise multiplier, sample rate, steps) per entry, or the
+            path of its JSON file (read when built; :func:`~privrisk.accounting.guarantee_files.
+            read_opacus_history`).
         cell_key: a perturbation table of the cell-key method
             (:class:`~privrisk.accounting.cellkey.PerturbationTable`, or the path of ONS's CSV, ptable's CSV or a
             TOML; :func:`~privrisk.accounting.perturbation_files.read_perturbation_table`).
@@ -134,8 +137,8 @@ class GuaranteeSpec:
     sensitivity: float | None = None
     categories: int | None = None
     dpsgd: tuple[int, int, float] | str | None = None
-    releases: tuple[GuaranteeSpec, ...] | None = None
-    opacus_history: Sequence[Sequence[float]] | None = None
+    releases: tuple[GuaranteeSpec, ...] | str | os.PathLike[str] | None = None
+    opacus_history: Sequence[Sequence[float]] | str | os.PathLike[str] | None = None
     cell_key: Any = None
     cells: int | None = None
     registry: Any = None
@@ -315,8 +318,13 @@ class _Builder:
             return self.census(base)
         from privrisk.accounting.interop import from_opacus
 
+        history = s.opacus_history
+        if isinstance(history, str | os.PathLike):
+            from privrisk.accounting.guarantee_files import read_opacus_history
+
+            history = read_opacus_history(history)
         try:
-            return from_opacus(s.opacus_history)  # type: ignore[arg-type]
+            return from_opacus(history)  # type: ignore[arg-type]
         except PrivriskError as exc:
             raise self.fail("opacus_history", str(exc).removeprefix("history: ")) from None
 
@@ -395,6 +403,8 @@ class _Builder:
         from privrisk.accounting.composition import compose
 
         items = self.s.releases or ()
+        if isinstance(items, str | os.PathLike):
+            items = read_releases(items)
         if not items:
             raise self.fail("releases", "give at least one release")
         parts = []
@@ -575,6 +585,14 @@ def releases_from_toml(text: str, *, name: str = "releases") -> tuple[GuaranteeS
         fields_ = {("compose" if k == "count" else k): v for k, v in table.items()}
         out.append(replace(GuaranteeSpec(), **fields_))
     return tuple(out)
+
+
+def read_releases(path: str | os.PathLike[str], param: str = "releases") -> tuple[GuaranteeSpec, ...]:
+    """The releases of a mixed composition from their TOML file (:func:`releases_from_toml`); messages start with
+    ``param`` and name the file (:func:`~privrisk.accounting.guarantee_files.read_small_text` reads it)."""
+    from privrisk.accounting.guarantee_files import read_small_text
+
+    return releases_from_toml(read_small_text(path, param), name=f"{param}: {path}")
 
 
 def cell_key_table(value: Any, *, name: str = "cell_key") -> PerturbationTable:

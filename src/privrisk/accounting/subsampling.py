@@ -6,6 +6,7 @@ transformed point by point and, where the base has a Rényi curve, also gets the
 (:func:`part_rdp`), which :mod:`~privrisk.accounting.composition` adds up.
 
 Example:
+    >>> from privrisk.accounting import gaussian_dp, pure_dp
     >>> round(subsample(pure_dp(1.0), 0.1).pure_epsilon, 4)   # ln(1 + 0.1(e − 1))
     0.1586
 """
@@ -31,8 +32,6 @@ from privrisk.accounting.guarantees import (
     Guarantee,
     PureDP,
     approximate,
-    gaussian_dp,  # noqa: F401 - used by the doctests
-    pure_dp,  # noqa: F401 - used by the doctests
 )
 from privrisk.accounting.mechanisms import GaussianMechanism, RandomisedResponse
 from privrisk.errors import PrivriskError
@@ -214,6 +213,7 @@ def subsample(
         method: ``"poisson"`` or ``"without_replacement"``.
 
     Example:
+        >>> from privrisk.accounting import gaussian_dp, pure_dp
         >>> round(subsample(pure_dp(1.0), 0.1).pure_epsilon, 4)   # ln(1 + 0.1(e − 1))
         0.1586
         >>> g = subsample(gaussian_dp(1.0), 0.01, method="without_replacement").compose(1000)

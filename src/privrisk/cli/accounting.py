@@ -13,9 +13,6 @@ inside the functions, so that ``--help`` and the light commands stay quick.
 
 from __future__ import annotations
 
-import json
-import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,14 +21,11 @@ import typer
 from privrisk._params import option
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err
-from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
     from privrisk.accounting import GuaranteeSpec
 
 MECHANISMS = ("laplace", "gaussian", "rr", "discrete-laplace", "discrete-gaussian")
-#: The largest --releases or --opacus-history file read (a few hundred releases fit in a few kB).
-MAX_INPUT_BYTES = 1_000_000
 
 # Options shared by risk, tradeoff and explain (Typer reads each default when it builds a command).
 EPSILON = typer.Option(None, "--epsilon", "-e", help="ε of ε-DP or (ε, δ)-DP (a number or ln3), or of --mechanism.")  # fmt: skip
@@ -64,91 +58,13 @@ OPTION_NAMES = {
 }  # fmt: skip
 
 
-def read_small_text(path: Path | str, option: str, *, limit: int = MAX_INPUT_BYTES) -> str:
-    """The text of a small regular file (UTF-8, with or without BOM); one-line errors naming the option.
+def guarantee_spec(**options: Any) -> GuaranteeSpec:
+    """The :class:`~privrisk.accounting.GuaranteeSpec` of the options, field for field: each guarantee option is
+    named after its field (``--sample-rate`` → ``sample_rate``). The library reads the files of ``--releases``,
+    ``--opacus-history`` and the census methods and checks every field when it builds the guarantee."""
+    from privrisk.accounting.spec import GuaranteeSpec
 
-    A FIFO, a device or a directory is refused before it is opened (reading one could hang or never end), and
-    at most ``limit`` bytes are read.
-    """
-    p = Path(path)
-    try:
-        info = os.stat(p)
-    except OSError as exc:
-        raise PrivriskError(f"{option}: cannot read {p}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise PrivriskError(f"{option}: {p} is not a regular file")
-    try:
-        with open(p, "rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise PrivriskError(f"{option}: cannot read {p}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise PrivriskError(f"{option}: {p} is larger than {limit:,} bytes")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PrivriskError(f"{option}: {p} is not UTF-8 text (byte {exc.start})") from None
-
-
-def _opacus_history(path: Path | str) -> list[Any]:
-    text = read_small_text(path, "--opacus-history")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PrivriskError(f"--opacus-history: {path} is not JSON: {exc.msg} (line {exc.lineno})") from None
-    if isinstance(doc, dict) and "history" in doc:  # {"history": [...]}, as a script may save it
-        doc = doc["history"]
-    if not isinstance(doc, list):
-        raise PrivriskError(
-            f"--opacus-history: {path} must hold a JSON list of [noise_multiplier, sample_rate, steps]"
-        )
-    return doc
-
-
-def guarantee_spec(
-    *,
-    epsilon: str | None = None,
-    delta: float | None = None,
-    rho: float | None = None,
-    mu: float | None = None,
-    renyi: str | None = None,
-    mechanism: str | None = None,
-    scale: float | None = None,
-    sigma: float | None = None,
-    sensitivity: float | None = None,
-    categories: int | None = None,
-    dpsgd: str | None = None,
-    releases: Path | str | None = None,
-    opacus_history: Path | str | None = None,
-    compose: int | None = None,
-    sample_rate: float | None = None,
-    sampling: str | None = None,
-    group: int | None = None,
-    cell_key: Path | str | None = None,
-    cells: int | None = None,
-    registry: Path | str | None = None,
-    pram: Path | str | None = None,
-    rounding: str | None = None,
-) -> GuaranteeSpec:
-    """The :class:`~privrisk.accounting.GuaranteeSpec` of the options (the files of ``--releases`` and
-    ``--opacus-history`` read, nothing checked yet; the census methods' files are the library's to read)."""
-    from privrisk.accounting.spec import GuaranteeSpec, releases_from_toml
-
-    if releases is not None:
-        try:
-            parsed = releases_from_toml(
-                read_small_text(releases, "--releases"), name=f"--releases {releases}"
-            )
-        except PrivriskError as exc:
-            raise PrivriskError(str(exc)) from None  # the message names the option and the file already
-    history = None if opacus_history is None else _opacus_history(opacus_history)
-    return GuaranteeSpec(
-        epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism, scale=scale, sigma=sigma,
-        sensitivity=sensitivity, categories=categories, dpsgd=dpsgd,
-        releases=None if releases is None else parsed, opacus_history=history, sample_rate=sample_rate,
-        sampling=sampling, compose=compose, group=group, cell_key=cell_key, cells=cells, registry=registry, pram=pram,
-        rounding=rounding,
-    )  # fmt: skip
+    return GuaranteeSpec(**options)
 
 
 # --------------------------------------------------------------------------------------------------------------

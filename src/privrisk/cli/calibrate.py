@@ -9,26 +9,28 @@ for the sample rate or the number of steps, the release is given as ``risk`` tak
 
 from __future__ import annotations
 
-import math
 from dataclasses import fields
 
 import typer
 
 from privrisk._params import option
 from privrisk.cli._app import app
-from privrisk.cli._common import emit_json, err, out, parse_epsilon
-from privrisk.errors import PrivriskError
+from privrisk.cli._common import emit_json, err, out
+
+#: The targets, one option each.
+TARGETS = ("advantage", "success", "tpr", "risk", "epsilon")
 
 
-def option_names(target: str) -> dict[str, str]:
+def option_names() -> dict[str, str]:
     """How this command names each field of the settings (and of the release's guarantee): its option.
 
-    The target's value is the ``--target-*`` option given; the others are read from the library's table of
-    parameters (:mod:`privrisk._params`), else ``--`` + the field with dashes.
+    The targets are named by their ``--target-*`` options (the settings name the value after the target given);
+    the others are read from the library's table of parameters (:mod:`privrisk._params`), else ``--`` + the field
+    with dashes.
 
     Example:
-        >>> names = option_names("tpr")
-        >>> names["value"], names["fpr"], names["sample_rate"]
+        >>> names = option_names()
+        >>> names["target_tpr"], names["fpr"], names["sample_rate"]
         ('--target-tpr', '--target-tpr', '--sample-rate')
     """
     from privrisk.accounting.calibration_settings import CalibrationSettings
@@ -36,42 +38,7 @@ def option_names(target: str) -> dict[str, str]:
 
     names = {f.name for f in (*fields(CalibrationSettings), *fields(GuaranteeSpec))} - {"names", "name"}
     table = {name: option(name, "calibrate") or "--" + name.replace("_", "-") for name in sorted(names)}
-    return {**table, "target": f"--target-{target}", "value": f"--target-{target}"}
-
-
-def read_target(
-    advantage: float | None,
-    success: float | None,
-    tpr: str | None,
-    risk: float | None,
-    epsilon: str | None,
-) -> tuple[str, float, float | None]:
-    """(target, value, fpr) from the one ``--target-*`` option given; one-line errors otherwise.
-
-    Example:
-        >>> read_target(None, None, "0.1@0.01", None, None)
-        ('tpr', 0.1, 0.01)
-        >>> round(read_target(None, None, None, None, "ln3")[1], 4)
-        1.0986
-    """
-    options = {"advantage": advantage, "success": success, "tpr": tpr, "risk": risk, "epsilon": epsilon}
-    given = [(name, v) for name, v in options.items() if v is not None]
-    if len(given) != 1:
-        got = " and ".join(f"--target-{n}" for n, _ in given) or "none"
-        raise PrivriskError(
-            f"--target-{given[1][0] if given else 'advantage'}: give exactly one of --target-advantage, "
-            f"--target-success, --target-tpr A@FPR, --target-risk or --target-epsilon; got {got}"
-        )
-    name, value = given[0]
-    if name == "epsilon":
-        return name, parse_epsilon(str(value), name="--target-epsilon"), None
-    if name != "tpr":
-        return name, float(value), None
-    head, at, tail = str(value).partition("@")
-    try:
-        return name, float(head), float(tail) if at else math.nan
-    except ValueError:
-        raise PrivriskError(f"--target-tpr: give TPR@FPR such as 0.1@0.01, got {value!r}") from None
+    return {**table, **{f"target_{t}": f"--target-{t}" for t in TARGETS}}
 
 
 @app.command("calibrate")
@@ -104,28 +71,28 @@ def calibrate_command(
     """
     from privrisk.accounting.calibration_settings import CalibrationSettings, run_calibration
 
-    target, value, fpr = read_target(
-        target_advantage, target_success, target_tpr, target_risk, target_epsilon
+    targets = dict(
+        zip(TARGETS, (target_advantage, target_success, target_tpr, target_risk, target_epsilon), strict=True)
     )
-    settings = CalibrationSettings(target=target, value=value, fpr=fpr, n=n, solve_for=solve_for, mechanism=mechanism,
+    settings = CalibrationSettings(target=targets, fpr=None, n=n, solve_for=solve_for, mechanism=mechanism,
                                    epsilon=epsilon, rho=rho, mu=mu, scale=scale, sigma=sigma, delta=delta,
                                    sensitivity=sensitivity, sample_rate=sample_rate, sampling=sampling,
-                                   compose=compose, group=group, prior=prior, names=option_names(target))  # fmt: skip
+                                   compose=compose, group=group, prior=prior, names=option_names())  # fmt: skip
     run = run_calibration(settings)
-    c, doc = run.calibration, run.to_dict()
+    c, doc, s = run.calibration, run.to_dict(), run.settings
     if as_json:
         emit_json(doc)
         return
-    what = {"advantage": "an advantage", "success": "a success", "risk": f"a many-worlds risk among {n or 2:,} candidates",
-            "tpr": f"a true-positive rate at false-positive rate {fpr if fpr is not None else 0:g}",
-            "epsilon": ""}[target]  # fmt: skip
+    what = {"advantage": "an advantage", "success": "a success", "risk": f"a many-worlds risk among {s.n or 2:,} candidates",
+            "tpr": f"a true-positive rate at false-positive rate {s.fpr if s.fpr is not None else 0:g}",
+            "epsilon": ""}[str(s.target)]  # fmt: skip
     best = "least" if c.solve_for in ("scale", "sigma") else "largest"
     symbol = {"epsilon": "ε", "rho": "ρ", "mu": "μ", "scale": "Laplace scale b", "sigma": "Gaussian σ",
               "sample_rate": "sample rate", "steps": "number of steps"}[c.solve_for]  # fmt: skip
     shown = f"{int(c.parameter):,}" if c.solve_for == "steps" else f"{c.parameter:.6g}"
     out.print(f"The {best} {symbol} is {shown}: {c.guarantee.label}.")
-    if target == "epsilon":
-        out.print(f"It gives ε = {c.achieved:.6g} at δ = {delta:g} (target {value:.6g}).")
+    if s.target == "epsilon":
+        out.print(f"It gives ε = {c.achieved:.6g} at δ = {s.delta:g} (target {c.target_value:.6g}).")
     else:
-        out.print(f"It gives the best attacker {what} of {c.achieved:.6g} (target {value:g}).")
+        out.print(f"It gives the best attacker {what} of {c.achieved:.6g} (target {c.target_value:g}).")
     err.print(f"Method: {c.method}.")

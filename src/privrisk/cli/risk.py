@@ -90,7 +90,7 @@ def risk_command(
                             registry=registry, pram=pram, rounding=rounding)  # fmt: skip
     settings = RiskSettings(spec, prior=prior, fpr=fpr, n=n, at_delta=at_delta, at_epsilon=at_epsilon,
                             ratio=ratio, dv=dv, df=df, max_risk=max_risk, lang=lang)  # fmt: skip
-    run = run_risk(settings, names=A.OPTION_NAMES)
+    run = run_risk(settings)
     doc = run.to_dict()
     if as_json:
         emit_json(doc)

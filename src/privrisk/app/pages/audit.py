@@ -23,16 +23,8 @@ from privrisk._format import number, plain
 from privrisk.app._examples import example_frame
 from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
 from privrisk.app._shared import command_line, id_like, numeric_columns, preset_inputs, query_params
+from privrisk.app.pages import _runs
 from privrisk.app.pages._form import SettingsForm, field, text_field
-from privrisk.app.pages._runs import (
-    figures_ui,
-    findings_ui,
-    folded_ui,
-    frame_ui,
-    long_page_ui,
-    more_options,
-    session_folder,
-)
 from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
@@ -72,7 +64,7 @@ _HOW = (
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    more = more_options(
+    more = _runs.more_options(
         text_field("response", "or the answer r itself (instead of u)"),
         field(ui.input_select("event", "Event", {"tail": "tail: P(answer ≥ r)", "density": "density at r"}),
               "event"),
@@ -83,7 +75,7 @@ def page_ui() -> Any:
         text_field("missing", "Missing codes to drop: negative, or a list such as -1,-3"),
         field(ui.input_numeric("top", "Riskiest records listed in --json", value=20, min=0), "top"),
     )  # fmt: skip
-    return long_page_ui(
+    return _runs.long_page_ui(
         "The intruder's audit of data-dependent noise", _INTRO, "Audit",
         *data_inputs(SOURCES, "example", upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav) file")),
         field(ui.input_selectize("column", "The numeric column the query runs on", choices=["claims"],
@@ -239,13 +231,13 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
         parts.append(ui.p(run.data.summary(), class_="privrisk-help"))
     parts += [
         ui.p(_HOW, class_="privrisk-help"),
-        findings_ui([plain(res.sentence(*run.nouns()))]),
-        frame_ui(
+        _runs.findings_ui([plain(res.sentence(*run.nouns()))]),
+        _runs.frame_ui(
             provider_frame(res),
             id="audit-provider",
             caption=f"Provider: {res.query} of {column!r}, n = {res.n:,}, ε = {number(res.epsilon)}",
         ),
-        frame_ui(
+        _runs.frame_ui(
             intruder_frame(res),
             id="audit-intruder",
             caption=f"Intruder: ratio p1/p3 for each missing record (e^ε = {exp_text(res.epsilon)})",
@@ -261,7 +253,7 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
         parts.append(ui.p(plain(glob), id="audit-global"))
     if run.sweep is not None:
         parts.append(
-            frame_ui(
+            _runs.frame_ui(
                 sweep_frame(run.sweep),
                 id="audit-sweep",
                 caption=f"Ratio p1/p3 as record {run.settings.sweep_record}'s value varies "
@@ -269,8 +261,8 @@ def detail_ui(run: AuditRun, folder: Path) -> Any:
             )
         )
     return ui.TagList(
-        folded_ui("The numbers behind it (Sarathy and Muralidhar 2009)", *parts, id="audit-detail"),
-        folded_ui("Figures", figures_ui(folder), id="audit-figures"),
+        _runs.folded_ui("The numbers behind it (Sarathy and Muralidhar 2009)", *parts, id="audit-detail"),
+        _runs.folded_ui("Figures", _runs.figures_ui(folder), id="audit-figures"),
     )
 
 
@@ -284,7 +276,7 @@ _KINDS = {"source": "radio", "query": "select", "event": "select", "top": "numer
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    folder = session_folder(session, ID)
+    folder = _runs.session_folder(session, ID)
     example = folder / "claims.csv"
     example_frame("claims").to_csv(example, index=False)
     params = query_params(session)

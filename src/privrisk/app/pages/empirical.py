@@ -23,15 +23,8 @@ from shiny import module, render, ui
 from privrisk._format import number
 from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
 from privrisk.app._shared import UploadColumns, command_line, preset_inputs, query_params, warning_ui
+from privrisk.app.pages import _runs
 from privrisk.app.pages._form import SettingsForm, field, text_field
-from privrisk.app.pages._runs import (
-    figures_ui,
-    folded_ui,
-    frame_ui,
-    long_page_ui,
-    more_options,
-    session_folder,
-)
 from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
@@ -87,7 +80,7 @@ def _number(name: str, label: str, value: int, minimum: int) -> Any:
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left; the verdict, then the folded detail, on the right."""
-    more = more_options(
+    more = _runs.more_options(
         field(ui.input_select("period_unit", "When the period is a date: unit",
                               {u: u or "(not a date)" for u in UNITS}), "period_unit"),
         text_field("k", "Points per local estimate k (empty: auto = round(√t))"),
@@ -106,7 +99,7 @@ def page_ui() -> Any:
     )  # fmt: skip
     presets = {"chicago": "chicago: Burchard and Daoud's cleaning, monthly failure rate per establishment",
                "": "none: choose the columns"}  # fmt: skip
-    return long_page_ui(
+    return _runs.long_page_ui(
         "Empirical privacy of a statistic published every period", _INTRO, "Measure",
         *data_inputs(SOURCES, "example",
                      upload_input("file", "CSV, Parquet, Stata (.dta) or SPSS (.sav), one row per record")),
@@ -273,7 +266,9 @@ def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
             }
             for r in doc["windows"]
         ]
-        parts.append(frame_ui(pd.DataFrame(rows), id="empirical-windows", caption="δ on rolling windows"))
+        parts.append(
+            _runs.frame_ui(pd.DataFrame(rows), id="empirical-windows", caption="δ on rolling windows")
+        )
     if result.conditional is not None:
         cols = [c for c in result.conditional.columns if c.startswith("delta_")]
         rows = [
@@ -287,7 +282,7 @@ def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
             for r in result.conditional.to_dict(orient="records")
         ]
         parts.append(
-            frame_ui(
+            _runs.frame_ui(
                 pd.DataFrame(rows),
                 id="empirical-conditional",
                 caption="δ within buckets of the adversary's knowledge (Burchard and Daoud, Definition 4)",
@@ -304,7 +299,7 @@ def _extras(run: EmpiricalRun, doc: dict[str, Any]) -> list[Any]:
             for r in target.to_dict(orient="records")
         ]
         parts.append(
-            frame_ui(
+            _runs.frame_ui(
                 pd.DataFrame(rows), id="empirical-target", caption="Smallest Laplace scale for the target δ"
             )
         )
@@ -345,7 +340,7 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
     parts: list[Any] = [ui.p(_HOW, class_="privrisk-help")]
     parts += [ui.p(n, class_="privrisk-help") for n in notes(run, doc)]
     parts.append(
-        frame_ui(
+        _runs.frame_ui(
             privacy_frame(doc),
             id="empirical-privacy",
             caption=f"Empirical privacy of the {run.result.query} (Burchard and Daoud §5)",
@@ -353,7 +348,7 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
     )
     if doc.get("top"):
         parts.append(
-            frame_ui(
+            _runs.frame_ui(
                 riskiest_frame(run.result, len(doc["top"])),
                 id="empirical-riskiest",
                 caption=f"The {len(doc['top'])} riskiest individuals",
@@ -361,8 +356,8 @@ def detail_ui(run: EmpiricalRun, folder: Path) -> Any:
         )
     parts += _extras(run, doc)
     return ui.TagList(
-        folded_ui("The numbers behind it (Burchard and Daoud 2022)", *parts, id="empirical-detail"),
-        folded_ui("Figures", figures_ui(folder), id="empirical-figures"),
+        _runs.folded_ui("The numbers behind it (Burchard and Daoud 2022)", *parts, id="empirical-detail"),
+        _runs.folded_ui("Figures", _runs.figures_ui(folder), id="empirical-figures"),
     )
 
 
@@ -382,7 +377,7 @@ _KINDS = (
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    folder = session_folder(session, ID)
+    folder = _runs.session_folder(session, ID)
     example = folder / EXAMPLE_NAME
     params = query_params(session)
     preset_inputs(session, _KINDS)

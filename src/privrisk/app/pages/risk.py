@@ -298,21 +298,15 @@ def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> No
     def epsilon_error() -> Any:
         return error_ui(text_error.get()) or _error_for("epsilon")
 
-    @render.ui
-    def n_error() -> Any:
-        return _error_for("n")
+    def _error_output(param: str) -> None:
+        def shown() -> Any:
+            return _error_for(param)
 
-    @render.ui
-    def ratio_error() -> Any:
-        return _error_for("ratio")
+        shown.__name__ = f"{param}_error"  # the output's id: n_error, ratio_error, delta_error, prior_error
+        render.ui(shown)
 
-    @render.ui
-    def delta_error() -> Any:
-        return _error_for("delta")
-
-    @render.ui
-    def prior_error() -> Any:
-        return _error_for("prior")
+    for param in ("n", "ratio", "delta", "prior"):
+        _error_output(param)
 
     def _ok() -> dict[str, Any]:
         try:

@@ -21,15 +21,7 @@ from shiny import module, reactive, render, ui
 from privrisk._format import duration, epsilon_text, percent_3g
 from privrisk.app._long_job import LongJob, data_inputs, upload_input, with_upload
 from privrisk.app._shared import command_line, preset_inputs, query_params
-from privrisk.app.pages._runs import (
-    figures_ui,
-    findings_ui,
-    folded_ui,
-    frame_ui,
-    long_page_ui,
-    more_options,
-    session_folder,
-)
+from privrisk.app.pages import _runs
 from privrisk.app.pages._runs import verdict_ui as _verdict
 
 if TYPE_CHECKING:
@@ -62,7 +54,7 @@ _INTRO = (
 @module.ui
 def page_ui() -> Any:
     """The page's layout: the command's options on the left, the run's results on the right."""
-    advanced = more_options(
+    advanced = _runs.more_options(
         ui.input_text(
             "proportions",
             "Sample proportions in (0, 1], or auto (20 on a log scale)",
@@ -90,7 +82,7 @@ def page_ui() -> Any:
             "attack_max_n", "Skip samples larger than this in the attack (empty: 50,000)", value=""
         ),
     )
-    return long_page_ui(
+    return _runs.long_page_ui(
         "Sampling study",
         _INTRO,
         "Run the study",
@@ -251,7 +243,7 @@ def results_ui(bundle: StudyRun, folder: Path, buttons: Any) -> Any:
     rows = [{str(k): v for k, v in row.items()} for row in bundle.key_figures.to_dict(orient="records")]
     number, sentence, where = study_verdict(rows, eps, reps)
     detail = [
-        findings_ui(bundle.findings),
+        _runs.findings_ui(bundle.findings),
         ui.tags.ul(
             *(
                 ui.tags.li(f"{v['label']}: {v['summary']}; universe {v['universe']}")
@@ -259,7 +251,7 @@ def results_ui(bundle: StudyRun, folder: Path, buttons: Any) -> Any:
             ),
             class_="privrisk-help",
         ),
-        frame_ui(
+        _runs.frame_ui(
             key_figures_frame(bundle),
             id="study-key-figures",
             caption=f"Risks at ε = {epsilon_text(eps)}, smallest and largest sample (median of {reps:,} "
@@ -268,7 +260,7 @@ def results_ui(bundle: StudyRun, folder: Path, buttons: Any) -> Any:
     ]
     if bundle.attack is not None:
         detail += [
-            frame_ui(
+            _runs.frame_ui(
                 attack_frame(bundle),
                 id="study-attack",
                 caption=f"The attacker at ε = {epsilon_text(eps)} (medians)",
@@ -286,9 +278,9 @@ def results_ui(bundle: StudyRun, folder: Path, buttons: Any) -> Any:
         _verdict("study", number, sentence, ui.p(where, id="study-verdict-where", class_="privrisk-help"),
                  sentence_class="lead mb-1"),
         buttons,
-        folded_ui(f"Findings and key figures ({len(bundle.findings)} findings)", *detail, id="study-details",
+        _runs.folded_ui(f"Findings and key figures ({len(bundle.findings)} findings)", *detail, id="study-details",
                   class_=None),
-        folded_ui("Figures 1 and 2 (as in Allmann et al.)", figures_ui(folder), id="study-figures", class_=None),
+        _runs.folded_ui("Figures 1 and 2 (as in Allmann et al.)", _runs.figures_ui(folder), id="study-figures", class_=None),
     )  # fmt: skip
 
 
@@ -317,7 +309,7 @@ SOURCES = {"demo": "the demo's public survey data (hours and incomes)", "file": 
 @module.server
 def page_server(input: Any, output: Any, session: Any, *, max_upload: int) -> None:
     """The page's reactive logic."""
-    folder = session_folder(session, ID)
+    folder = _runs.session_folder(session, ID)
     params = query_params(session)
     preset_inputs(session, _KINDS)
     if "queries" in params:
