@@ -46,19 +46,34 @@ def test_the_commands_the_table_names_exist():
 
 
 def test_a_label_is_words_never_an_option():
-    for param, text in [*LABELS.items(), *((p, t) for p, pages in PAGE_LABELS.items() for t in pages.values())]:
+    for param, text in [
+        *LABELS.items(),
+        *((p, t) for p, pages in PAGE_LABELS.items() for t in pages.values()),
+    ]:
         assert text and not text.startswith("-") and ":" not in text, (param, text)
 
 
 @pytest.mark.parametrize(
     ("exc", "page", "shown"),
     [
-        (PrivriskError("max_risk: must be a probability, got 2"), "risk", "Largest acceptable risk: must be a"),
-        (PrivriskError("epsilon: must be greater than 0, got -1"), "explain", "Privacy loss ε: must be greater"),
+        (
+            PrivriskError("max_risk: must be a probability, got 2"),
+            "risk",
+            "Largest acceptable risk: must be a",
+        ),
+        (
+            PrivriskError("epsilon: must be greater than 0, got -1"),
+            "explain",
+            "Privacy loss ε: must be greater",
+        ),
         (PrivriskError("method: unknown method 'x'"), "microdata", "Risk method: unknown method 'x'"),
         (PrivriskError("no_such_param: bad"), "risk", "No such param: bad"),
         (PrivriskError("data.csv: no such file"), "risk", "data.csv: no such file"),
-        (ThresholdExceeded("max_risk: 3 records above 10 %"), "microdata", "Largest acceptable risk: 3 records"),
+        (
+            ThresholdExceeded("max_risk: 3 records above 10 %"),
+            "microdata",
+            "Largest acceptable risk: 3 records",
+        ),
     ],
 )
 def test_the_app_names_the_input_by_its_label(exc, page, shown):

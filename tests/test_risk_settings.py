@@ -11,8 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from privrisk.app._labels import LABELS, label
-from privrisk.cli._names import option
 from privrisk.accounting.risk_report import (
     EpsilonSettings,
     RiskSettings,
@@ -22,6 +20,8 @@ from privrisk.accounting.risk_report import (
     run_table,
 )
 from privrisk.accounting.spec import GuaranteeSpec
+from privrisk.app._labels import LABELS, label
+from privrisk.cli._names import option
 from privrisk.errors import PrivriskError
 from privrisk.io.files import to_jsonable
 

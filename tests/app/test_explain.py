@@ -47,7 +47,7 @@ def test_the_page_is_the_command_lines(page, goto, capsys, tmp_path, lang, n):
 @pytest.mark.parametrize(
     ("query", "field", "message"),
     [
-        # The page names an input by its label (privrisk/_params.py), never by the command line's option.
+        # The page names an input by its label (privrisk/app/_labels.py), never by the command line's option.
         ("epsilon=0", "epsilon", "Privacy loss ε: "),
         ("epsilon=ln3&n=1", "n", "Number of people n: "),
         ("epsilon=ln3&n=abc", "n", "Number of people n: 'abc' is not a whole number"),

@@ -14,7 +14,7 @@ app's Risk page all call.
 
 Every rule about which fields go together lives here: a settings object checks its fields when it is made and
 raises :class:`~privrisk.errors.PrivriskError` whose ``param`` is the field (the command line names its option,
-the app its label, from :mod:`privrisk._params`). The one rule that needs the built guarantee, "Δv/Δf applies to
+the app its label, each from its own table). The one rule that needs the built guarantee, "Δv/Δf applies to
 a pure ε only", is checked by :func:`run_risk`.
 
 Example:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from privrisk.app._labels import label
 from privrisk._validation import check_choice
+from privrisk.app._labels import label
 
 __all__ = [
     "GUARANTEE_KINDS",

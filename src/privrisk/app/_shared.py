@@ -19,9 +19,8 @@ import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from privrisk.app._labels import LABELS, PAGE_LABELS, label
-from privrisk.errors import named_message, warning_text
 from privrisk._validation import parse_size
+from privrisk.app._labels import PAGE_LABELS, label
 from privrisk.app._sessions import DEFAULT_MAX_UPLOAD, AppSettings, app_settings, session_folder
 from privrisk.app._uploads import (
     KeptUpload,
@@ -36,7 +35,7 @@ from privrisk.app._uploads import (
     upload_columns,
     upload_path,
 )
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import PrivriskError, ThresholdExceeded, named_message, warning_text
 
 if TYPE_CHECKING:
     from htmltools import Tag

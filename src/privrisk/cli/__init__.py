@@ -45,10 +45,17 @@ from typing import TYPE_CHECKING, Any, TextIO  # noqa: E402
 
 import typer  # noqa: E402
 
-from privrisk.errors import leading_param, named_message, warning_text  # noqa: E402
 from privrisk.cli import _app  # noqa: E402
 from privrisk.cli._names import option as named_option  # noqa: E402
-from privrisk.errors import DependenceWarning, PrivacyLeakWarning, PrivriskError, ThresholdExceeded  # noqa: E402
+from privrisk.errors import (  # noqa: E402  # noqa: E402
+    DependenceWarning,
+    PrivacyLeakWarning,
+    PrivriskError,
+    ThresholdExceeded,
+    leading_param,
+    named_message,
+    warning_text,
+)
 
 if TYPE_CHECKING:
     app: typer.Typer

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from privrisk._params import option
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err
+from privrisk.cli._names import option_or_default
 
 if TYPE_CHECKING:
     from privrisk.accounting import GuaranteeSpec
@@ -47,9 +47,9 @@ SAMPLING = typer.Option(None, "--sampling", help="How the sample is drawn: poiss
 GROUP = typer.Option(None, "--group", help="Protect groups of K people (households) instead of one.")
 
 #: The option of each field of GuaranteeSpec, for its messages (each field is the option of its name: the fields
-#: are read from the library's table of parameters, privrisk/_params.py, so a renamed option follows).
+#: are read from the command line's table, privrisk/cli/_names.py, so a renamed option follows).
 OPTION_NAMES = {
-    name: option(name, "risk") or "--" + name.replace("_", "-")
+    name: option_or_default(name, "risk")
     for name in (
         "epsilon", "delta", "rho", "mu", "renyi", "mechanism", "scale", "sigma", "sensitivity", "categories",
         "dpsgd", "releases", "opacus_history", "sample_rate", "sampling", "compose", "group", "cell_key", "cells",

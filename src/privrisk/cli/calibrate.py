@@ -13,9 +13,9 @@ from dataclasses import fields
 
 import typer
 
-from privrisk._params import option
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
+from privrisk.cli._names import option_or_default
 
 #: The targets, one option each.
 TARGETS = ("advantage", "success", "tpr", "risk", "epsilon")
@@ -25,7 +25,7 @@ def option_names() -> dict[str, str]:
     """How this command names each field of the settings (and of the release's guarantee): its option.
 
     The targets are named by their ``--target-*`` options (the settings name the value after the target given);
-    the others are read from the library's table of parameters (:mod:`privrisk._params`), else ``--`` + the field
+    the others are read from the command line's table (:mod:`privrisk.cli._names`), else ``--`` + the field
     with dashes.
 
     Example:
@@ -37,7 +37,7 @@ def option_names() -> dict[str, str]:
     from privrisk.accounting.spec import GuaranteeSpec
 
     names = {f.name for f in (*fields(CalibrationSettings), *fields(GuaranteeSpec))} - {"names", "name"}
-    table = {name: option(name, "calibrate") or "--" + name.replace("_", "-") for name in sorted(names)}
+    table = {name: option_or_default(name, "calibrate") for name in sorted(names)}
     return {**table, **{f"target_{t}": f"--target-{t}" for t in TARGETS}}
 
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 from rich.table import Column, Table
 
-from privrisk.cli._names import option_or_default
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
+from privrisk.cli._names import option_or_default
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.io.files import check_outputs
 

@@ -2,7 +2,7 @@
 
 Each command maps its options onto the library's settings (:mod:`privrisk.accounting.risk_report`), calls its run
 function and prints the result; the rules live in the settings, and :func:`privrisk.cli.main` names an error's
-parameter as the option (privrisk/_params.py). The library is imported inside the commands, so that ``--help``
+parameter as the option (privrisk/cli/_names.py). The library is imported inside the commands, so that ``--help``
 stays quick.
 """
 

@@ -19,7 +19,6 @@ from shiny import module, reactive, render, req, ui
 
 from privrisk._format import number as number_text
 from privrisk._format import percent_for_people
-from privrisk.app._labels import label
 from privrisk.accounting.risk_report import (
     EpsilonRun,
     EpsilonSettings,
@@ -30,6 +29,7 @@ from privrisk.accounting.risk_report import (
 )
 from privrisk.accounting.spec import GuaranteeSpec
 from privrisk.app._guarantee import GUARANTEE_KINDS
+from privrisk.app._labels import label
 from privrisk.app._shared import command_line, error_message, error_ui, preset_inputs
 from privrisk.app.pages._risk_accounting import ACCOUNTING_TIME_LIMIT, accounting_summary, serve_accounting
 from privrisk.app.pages._risk_census import census_panel, serve_census
