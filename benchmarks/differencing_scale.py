@@ -35,7 +35,7 @@ def make_leaves(leaves: tuple[int, ...], records: int, seed: int) -> np.ndarray:
     leaning on the first, so the table is sparse and its small cells are spread out."""
     rng = np.random.default_rng(seed)
     draws = []
-    for d, n in enumerate(leaves):
+    for n in leaves:
         w = 1.0 / np.arange(1, n + 1) ** 1.1
         rng.shuffle(w)
         draws.append(rng.choice(n, size=records, p=w / w.sum()))
@@ -107,7 +107,11 @@ def main() -> None:
     if args.naive_sample > 0:
         a = relations(parents)
         base, runs = naive(
-            a, values.reshape(-1), pattern.suppressed.reshape(-1), pattern.primary.reshape(-1), args.naive_sample,
+            a,
+            values.reshape(-1),
+            pattern.suppressed.reshape(-1),
+            pattern.primary.reshape(-1),
+            args.naive_sample,
             args.seed,
         )
         print(

@@ -53,7 +53,7 @@ def _cells(trees: list[list[int]]) -> tuple[list[tuple[int, ...]], np.ndarray]:
 def _full(trees: list[list[int]], leaf: dict[tuple[int, ...], int]) -> dict[tuple[int, ...], int]:
     cells, m = _cells(trees)
     vec = np.asarray([leaf[k] for k in sorted(leaf)])
-    return dict(zip(cells, (m @ vec).tolist()))
+    return dict(zip(cells, (m @ vec).tolist(), strict=False))
 
 
 def _leaf_tables(total: int, parts: int) -> np.ndarray:
@@ -69,7 +69,7 @@ def _intruder(trees, truth_leaf, suppressed_cells, cap):
     """Every leaf table with grand total ≤ cap whose published cells match: each suppressed cell's range."""
     cells, m = _cells(trees)
     truth_vec = m @ np.asarray([truth_leaf[k] for k in sorted(truth_leaf)])
-    truth = dict(zip(cells, truth_vec.tolist()))
+    truth = dict(zip(cells, truth_vec.tolist(), strict=False))
     hidden = np.asarray([c in set(suppressed_cells) for c in cells])
     ranges: dict[tuple[int, ...], list[int]] = {}
     for total in range(cap + 1):
@@ -97,7 +97,13 @@ def _case(names, counts):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     names=st.sampled_from(
-        [("flat2", "flat2"), ("flat3", "flat2"), ("deep", "flat2"), ("flat2", "flat2", "flat2"), ("flat3", "flat3")]
+        [
+            ("flat2", "flat2"),
+            ("flat3", "flat2"),
+            ("deep", "flat2"),
+            ("flat2", "flat2", "flat2"),
+            ("flat3", "flat3"),
+        ]
     ),
     counts=st.lists(st.integers(0, 3), min_size=12, max_size=12),
     threshold=st.integers(2, 4),
@@ -108,11 +114,11 @@ def test_pattern_matches_bruteforce_intruder(names, counts, threshold):
     if n > 8:  # keeps the enumeration small
         return
     pattern = suppression_pattern(parents, values, threshold)
-    suppressed = [tuple(int(i) for i in c) for c in zip(*np.nonzero(pattern.suppressed))]
+    suppressed = [tuple(int(i) for i in c) for c in zip(*np.nonzero(pattern.suppressed), strict=False)]
     cap = n + 3
     truth, ranges = _intruder(trees, truth_leaf, suppressed, cap)
     total_published = not pattern.suppressed[(0,) * len(trees)]
-    for cell in zip(*np.nonzero(pattern.primary)):
+    for cell in zip(*np.nonzero(pattern.primary), strict=False):
         cell = tuple(int(i) for i in cell)
         x = truth[cell]
         assert 1 <= x < threshold
@@ -148,7 +154,7 @@ def test_hand_example_two_by_two():
 def test_unproven_primary_is_never_reported_protected():
     # a protection no whole table can give (each primary must move 1000 up and all the way to 0): every primary
     # the cubes cannot move that far is reported unprotected, none is silently called protected
-    trees, parents, leaf, truth_leaf, values = _case(("deep", "flat2"), [1, 2, 0, 1, 3, 1, 2, 0])
+    _trees, parents, _leaf, _truth_leaf, values = _case(("deep", "flat2"), [1, 2, 0, 1, 3, 1, 2, 0])
     p = suppression_pattern(parents, values, 4, protection=1000)
     moved_enough = (values - p.witness_lo >= np.minimum(1000, values)) & (p.witness_hi - values >= 1000)
     assert (p.protected == (p.primary & moved_enough)).all()
@@ -161,9 +167,9 @@ def test_interval_left_to_a_budget_is_an_outer_bound(monkeypatch):
     monkeypatch.setattr(hierarchical, "_MIP_LIMIT", 0)
     trees, parents, leaf, truth_leaf, values = _case(("flat3", "flat3"), [1, 0, 2, 1, 1, 0, 2, 1, 0])
     p = suppression_pattern(parents, values, 3)
-    suppressed = [tuple(int(i) for i in c) for c in zip(*np.nonzero(p.suppressed))]
+    suppressed = [tuple(int(i) for i in c) for c in zip(*np.nonzero(p.suppressed), strict=False)]
     _, ranges = _intruder(trees, truth_leaf, suppressed, int(leaf.sum()) + 2)
-    for cell in zip(*np.nonzero(p.primary)):
+    for cell in zip(*np.nonzero(p.primary), strict=False):
         cell = tuple(int(i) for i in cell)
         assert p.lo[cell] <= ranges[cell][0] and ranges[cell][1] <= p.hi[cell]
 

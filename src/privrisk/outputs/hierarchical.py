@@ -39,6 +39,7 @@ __all__ = ["Pattern", "hierarchy", "relations", "suppression_pattern", "table_fr
 
 _SIBLINGS = 3  # sibling alternatives tried per dimension (beside the path to the total)
 _NODES = 2_000  # branch-and-bound nodes of one integer programme
+_UNBOUNDED = 10**12  # a witness move with no cell decreasing: the cell grows without end
 _MIP_LIMIT = 5_000  # unknowns in a block above which a fractional linear end is kept as an outer bound
 
 
@@ -93,7 +94,7 @@ def table_from_leaves(parents: Sequence[np.ndarray], leaves: np.ndarray) -> np.n
         agg = _aggregation(parent)
         moved = np.moveaxis(out, d, 0)
         flat = agg @ moved.reshape(moved.shape[0], -1)
-        out = np.moveaxis(np.asarray(flat).reshape((parent.size,) + moved.shape[1:]), 0, d)
+        out = np.moveaxis(np.asarray(flat).reshape((parent.size, *moved.shape[1:])), 0, d)
     return np.rint(out).astype(np.int64)
 
 
@@ -237,7 +238,7 @@ def _cubes(
     strides = np.asarray([int(np.prod(shape[d + 1 :])) for d in range(k)], dtype=np.int64)
     # each dimension: (moves, width) codes and signs, padded with −1 / 0
     codes, signs = [], []
-    for d, moves in enumerate(per_dim):
+    for moves in per_dim:
         w = max(len(m[0]) for m in moves)
         c = np.full((len(moves), w), -1, dtype=np.int64)
         s = np.zeros((len(moves), w), dtype=np.int64)
@@ -309,18 +310,43 @@ def _secondary(values: np.ndarray, primary: np.ndarray, parents: Sequence[np.nda
         pv = flat_values[ids]
         lo_move = np.where(sg > 0, dn, u)
         hi_move = np.where(sg > 0, u, dn)
-        hi_move = np.where(hi_move == big, 10**12, hi_move)
+        hi_move = np.where(hi_move == big, _UNBOUNDED, hi_move)
         wlo[ids] = np.where(prim, np.minimum(wlo[ids], pv - lo_move), wlo[ids])
         whi[ids] = np.where(prim, np.maximum(whi[ids], pv + hi_move), whi[ids])
     return suppressed.reshape(shape), wlo.reshape(shape), whi.reshape(shape)
 
 
+def _ceiling(a: sp.csr_matrix, values: np.ndarray, suppressed: np.ndarray) -> np.ndarray:
+    """A bound on each cell without a programme: for each relation whose total is published, the total less
+    its published children (the hidden ones are ≥ 0); the least over the cell's relations (∞ if none)."""
+    coo = a.tocoo()
+    is_total = coo.data > 0
+    row_total = np.full(a.shape[0], np.nan)
+    row_total[coo.row[is_total]] = np.where(suppressed[coo.col[is_total]], np.nan, values[coo.col[is_total]])
+    child = ~is_total
+    shown = np.where(suppressed[coo.col[child]], 0.0, values[coo.col[child]])
+    rest = np.bincount(coo.row[child], weights=shown, minlength=a.shape[0])
+    bound = np.where(np.isnan(row_total), np.inf, row_total - rest)
+    out = np.full(values.size, np.inf)
+    np.minimum.at(out, coo.col[child], bound[coo.row[child]])
+    return out
+
+
 def _intervals(
-    a: sp.csr_matrix, values: np.ndarray, suppressed: np.ndarray, targets: np.ndarray
+    a: sp.csr_matrix,
+    values: np.ndarray,
+    suppressed: np.ndarray,
+    targets: np.ndarray,
+    wlo: np.ndarray,
+    whi: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each target's least and largest value over whole non-negative tables with the published cells: linear
-    programmes per block of suppressed cells, integer ones where a linear end is fractional."""
+    """Each target's least and largest value over whole non-negative tables with the published cells.
+
+    An end a witness already reaches is not solved: 0 below (counts are ≥ 0), an unbounded move above, or the
+    :func:`_ceiling` above. The others: linear programmes per block of suppressed cells, integer ones where a
+    linear end is fractional."""
     n = values.size
+    ceiling = _ceiling(a, values, suppressed)
     lo = np.full(n, np.nan)
     hi = np.full(n, np.nan)
     exact = np.ones(n, dtype=bool)
@@ -353,11 +379,19 @@ def _intervals(
             continue
         m = sub[r][:, members]
         b = rhs[r]
-        prog = Program(m, b, b, lower=np.zeros(members.size), upper=np.full(members.size, np.inf))
+        prog = None
         for j in np.flatnonzero(want[members]).tolist():
             cell = int(hid[members[j]])
             ends = []
             for top in (False, True):
+                if not top and wlo[cell] <= 0:
+                    ends.append(0.0)
+                    continue
+                if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= ceiling[cell]):
+                    ends.append(np.inf if whi[cell] >= _UNBOUNDED else float(ceiling[cell]))
+                    continue
+                if prog is None:
+                    prog = Program(m, b, b, lower=np.zeros(members.size), upper=np.full(members.size, np.inf))
                 sol = (prog.maximise if top else prog.minimise)([j], [1.0])
                 if sol.status == "unbounded":
                     ends.append(np.inf)
@@ -366,19 +400,16 @@ def _intervals(
                     raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
                 v = sol.value
                 if abs(v - round(v)) > 1e-6 or np.abs(sol.x - np.round(sol.x)).max() > 1e-6:
-                    v = _integer_end(m, b, j, top, members.size)
-                    if v is None:
-                        exact[cell] = False
-                        v = sol.value
+                    whole = _integer_end(m, b, j, top, members.size)
+                    exact[cell] &= whole is not None
+                    v = sol.value if whole is None else whole
                 ends.append(v)
             lo[cell] = np.ceil(ends[0] - 1e-6) + 0.0
             hi[cell] = np.floor(ends[1] + 1e-6) if np.isfinite(ends[1]) else np.inf
     return lo, hi, exact
 
 
-def _integer_end(
-    m: sp.csr_matrix, b: np.ndarray, j: int, top: bool, width: int
-) -> float | None:
+def _integer_end(m: sp.csr_matrix, b: np.ndarray, j: int, top: bool, width: int) -> float | None:
     if width > _MIP_LIMIT:
         return None
     prog = Program(
@@ -435,7 +466,7 @@ def suppression_pattern(
     exact = np.zeros(values.shape, dtype=bool)
     if intervals and suppressed.any():
         targets = np.flatnonzero(primary.reshape(-1))
-        l_, h_, e_ = _intervals(a, flat, suppressed.reshape(-1), targets)
+        l_, h_, e_ = _intervals(a, flat, suppressed.reshape(-1), targets, wlo.reshape(-1), whi.reshape(-1))
         lo, hi = l_.reshape(values.shape), h_.reshape(values.shape)
         exact = e_.reshape(values.shape) & primary
         # the witnesses are whole tables with the published cells: they lie inside the intruder's interval
