@@ -347,6 +347,7 @@ def _intervals(
     linear end is fractional."""
     n = values.size
     ceiling = _ceiling(a, values, suppressed)
+    wlo, whi = wlo.copy(), whi.copy()
     lo = np.full(n, np.nan)
     hi = np.full(n, np.nan)
     exact = np.ones(n, dtype=bool)
@@ -398,6 +399,12 @@ def _intervals(
                     continue
                 if not sol.optimal or sol.x is None:
                     raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
+                whole_x = np.round(sol.x)
+                if np.abs(sol.x - whole_x).max() <= 1e-6:
+                    # a whole table with the published cells: a witness for every cell of the block
+                    cells = hid[members]
+                    wlo[cells] = np.minimum(wlo[cells], whole_x)
+                    whi[cells] = np.maximum(whi[cells], whole_x)
                 v = sol.value
                 if abs(v - round(v)) > 1e-6 or np.abs(sol.x - np.round(sol.x)).max() > 1e-6:
                     whole = _integer_end(m, b, j, top, members.size)
