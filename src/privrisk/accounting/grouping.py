@@ -20,6 +20,7 @@ from privrisk.errors import PrivriskError
 
 __all__ = ["MAX_GROUP", "GroupGuarantee", "group"]
 
+
 @dataclass(frozen=True)
 class GroupGuarantee(Guarantee):
     """Group privacy from a profile, point by point: (ε, δ) for one person gives (kε, k e^((k−1)ε) δ) for k
@@ -28,13 +29,8 @@ class GroupGuarantee(Guarantee):
     base: Guarantee
     k: int
 
-    @property
-    def label(self) -> str:
-        return f"{self.base.label}, for groups of {self.k}"
-
-    @property
-    def conversion(self) -> str:
-        return f"group privacy: (kε, k e^((k−1)ε) δ) for k = {self.k} (Vadhan 2017); {self.base.conversion}"
+    _label = "{self.base.label}, for groups of {self.k}"
+    _conversion = "group privacy: (kε, k e^((k−1)ε) δ) for k = {self.k} (Vadhan 2017); {self.base.conversion}"
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=float) / self.k

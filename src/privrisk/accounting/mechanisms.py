@@ -64,10 +64,6 @@ __all__ = [
 ]
 
 
-def _with_source(source: str, conversion: str) -> str:
-    return f"{source}; {conversion}" if source else conversion
-
-
 # ------------------------------------------------------------------------------------------------------ Laplace
 def laplace_deltas(eps0: float, epsilon: np.ndarray) -> np.ndarray:
     """δ(ε) = 1 − e^((ε − ε₀)/2) for ε < ε₀, 0 beyond: the Laplace mechanism with ε₀ = Δ/b (exact)."""
@@ -120,16 +116,11 @@ class LaplaceMechanism(Guarantee):
         """ε₀ = Δ/b."""
         return self.sensitivity / self.scale
 
-    @property
-    def label(self) -> str:
-        return (
-            f"Laplace mechanism, scale {fmt(self.scale)}, sensitivity {fmt(self.sensitivity)} "
-            f"(ε = {fmt(self.epsilon)})"
-        )
-
-    @property
-    def conversion(self) -> str:
-        return _with_source(self.source, "exact (Laplace mechanism)")
+    _label = (
+        "Laplace mechanism, scale {self.scale:.4g}, sensitivity {self.sensitivity:.4g} "
+        "(ε = {self.epsilon:.4g})"
+    )
+    _conversion = "exact (Laplace mechanism)"
 
     @property
     def pure_epsilon(self) -> float:
@@ -209,13 +200,8 @@ class GaussianMechanism(Guarantee):
         """μ = Δ/σ."""
         return self.sensitivity / self.sigma
 
-    @property
-    def label(self) -> str:
-        return f"Gaussian mechanism, σ = {fmt(self.sigma)}, sensitivity {fmt(self.sensitivity)}"
-
-    @property
-    def conversion(self) -> str:
-        return _with_source(self.source, "exact (Gaussian mechanism)")
+    _label = "Gaussian mechanism, σ = {self.sigma:.4g}, sensitivity {self.sensitivity:.4g}"
+    _conversion = "exact (Gaussian mechanism)"
 
     def _as_gdp(self) -> GaussianDP:
         return GaussianDP(self.mu)
@@ -288,9 +274,7 @@ class RandomisedResponse(PureDP):
         truth = percent(below_certainty(self.truth_probability)).replace("%", " %")
         return f"randomized response, ε = {fmt(self.epsilon)} (truthful with probability {truth})"
 
-    @property
-    def conversion(self) -> str:
-        return self.source or "exact (randomized response)"
+    _conversion = "exact (randomized response)"
 
     def _grouped(self, k: int) -> Guarantee:
         return PureDP(
@@ -369,16 +353,11 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
     sensitivity: int = 1
     source: str = field(default="", compare=False)
 
-    @property
-    def label(self) -> str:
-        return (
-            f"discrete Laplace mechanism, scale {fmt(self.scale)}, sensitivity {self.sensitivity} "
-            f"(ε = {fmt(self.pure_epsilon)})"
-        )
-
-    @property
-    def conversion(self) -> str:
-        return _with_source(self.source, "exact (discrete Laplace mechanism)")
+    _label = (
+        "discrete Laplace mechanism, scale {self.scale:.4g}, sensitivity {self.sensitivity} "
+        "(ε = {self.pure_epsilon:.4g})"
+    )
+    _conversion = "exact (discrete Laplace mechanism)"
 
     @property
     def pure_epsilon(self) -> float:
@@ -467,9 +446,8 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
     sensitivity: int = 1
     source: str = field(default="", compare=False)
 
-    @property
-    def label(self) -> str:
-        return f"discrete Gaussian mechanism, σ = {fmt(self.sigma)}, sensitivity {self.sensitivity}"
+    _label = "discrete Gaussian mechanism, σ = {self.sigma:.4g}, sensitivity {self.sensitivity}"
+    _conversion = "exact (discrete Gaussian mechanism)"
 
     @property
     def conversion(self) -> str:
@@ -477,7 +455,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
             return (
                 f"its Δ²/(2σ²)-zCDP (Canonne, Kamath and Steinke 2020, Thm. 4); {self._as_zcdp().conversion}"
             )
-        return _with_source(self.source, "exact (discrete Gaussian mechanism)")
+        return super().conversion
 
     def _as_zcdp(self) -> Guarantee:
         from privrisk.accounting.concentrated import ZeroConcentratedDP

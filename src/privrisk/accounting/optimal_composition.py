@@ -100,9 +100,7 @@ class KovComposition(Guarantee):
         one = pure_dp(self.epsilon) if self.delta == 0 else approximate(self.epsilon, self.delta)
         return f"{self.k} releases of {one.label}"
 
-    @property
-    def conversion(self) -> str:
-        return "Kairouz, Oh and Viswanath (2015), optimal composition"
+    _conversion = "Kairouz, Oh and Viswanath (2015), optimal composition"
 
     @property
     def pure_epsilon(self) -> float | None:
@@ -153,16 +151,11 @@ class ProfileKovComposition(Guarantee):
     base: Guarantee
     k: int
 
-    @property
-    def label(self) -> str:
-        return f"{self.k} releases of {self.base.label}"
-
-    @property
-    def conversion(self) -> str:
-        return (
-            "Kairouz, Oh and Viswanath (2015), optimal composition of k releases at the best point (ε₀, δ(ε₀)) "
-            f"of the profile; {self.base.conversion}"
-        )
+    _label = "{self.k} releases of {self.base.label}"
+    _conversion = (
+        "Kairouz, Oh and Viswanath (2015), optimal composition of k releases at the best point (ε₀, δ(ε₀)) "
+        "of the profile; {self.base.conversion}"
+    )
 
     @cached_property
     def _points(self) -> tuple[np.ndarray, np.ndarray]:
