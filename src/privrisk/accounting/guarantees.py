@@ -241,6 +241,23 @@ class Guarantee:
         return self.label
 
 
+@dataclass(frozen=True)
+class KTimes(Guarantee):
+    """A guarantee for k of ``base`` (a group of k people, k releases): the pure ε and the largest loss are k
+    times the base's (Dwork and Roth 2014, Thm. 2.2 and 3.16)."""
+
+    base: Guarantee
+    k: int
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        pure = self.base.pure_epsilon
+        return None if pure is None else self.k * pure
+
+    def _max_loss(self) -> float:
+        return self.k * self.base._max_loss()
+
+
 # ---------------------------------------------------------------------------------------- pure ε and (ε, δ)
 def pure_deltas(eps0: float, epsilon: np.ndarray) -> np.ndarray:
     """δ(ε) of pure ε₀-DP: expit(ε₀)(1 − e^(ε − ε₀)) for ε < ε₀, else 0 (binary randomized response)."""

@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -62,6 +62,16 @@ __all__ = [
     "randomised_response_guarantee",
     "randomized_response",
 ]
+
+
+def _with_group_sensitivity(mechanism: Any, k: int) -> Guarantee:
+    """Exact group privacy of a noise mechanism: a group of k moves the query by at most kΔ, so it is the same
+    mechanism with k times the sensitivity."""
+    return replace(
+        mechanism,
+        sensitivity=k * mechanism.sensitivity,
+        source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
+    )
 
 
 # ------------------------------------------------------------------------------------------------------ Laplace
@@ -154,12 +164,7 @@ class LaplaceMechanism(Guarantee):
         return laplace_rdp(self.epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
-        # A group of k moves the query by at most kΔ: the same mechanism with k times the sensitivity.
-        return LaplaceMechanism(
-            self.scale,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
 
 def laplace_guarantee(
@@ -231,11 +236,7 @@ class GaussianMechanism(Guarantee):
             return np.asarray(orders, dtype=float) * np.square(np.float64(self.mu)) / 2.0
 
     def _grouped(self, k: int) -> Guarantee:
-        return GaussianMechanism(
-            self.sigma,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
     def _max_loss(self) -> float:
         return math.inf
@@ -275,11 +276,6 @@ class RandomisedResponse(PureDP):
         return f"randomized response, ε = {fmt(self.epsilon)} (truthful with probability {truth})"
 
     _conversion = "exact (randomized response)"
-
-    def _grouped(self, k: int) -> Guarantee:
-        return PureDP(
-            k * self.epsilon, source=f"group privacy: kε for k = {k} (Dwork and Roth 2014, Thm. 2.2)"
-        )
 
 
 def randomised_response_guarantee(
@@ -411,11 +407,7 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
         return randomised_response_rdp(self.pure_epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
-        return DiscreteLaplaceMechanism(
-            self.scale,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
 
 def discrete_laplace_guarantee(*, scale: float, sensitivity: int = 1) -> DiscreteLaplaceMechanism:
@@ -515,11 +507,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
         return np.asarray(orders, dtype=float) * self.sensitivity**2 / (2.0 * self.sigma**2)
 
     def _grouped(self, k: int) -> Guarantee:
-        return DiscreteGaussianMechanism(
-            self.sigma,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
     def _max_loss(self) -> float:
         return math.inf
