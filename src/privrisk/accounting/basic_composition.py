@@ -39,16 +39,11 @@ class ComposedGuarantee(Guarantee):
     first: Guarantee
     second: Guarantee
 
-    @property
-    def label(self) -> str:
-        return f"composition of {self.first.label} and {self.second.label}"
-
-    @property
-    def conversion(self) -> str:
-        return (
-            f"basic composition of the profiles at the best split of ε "
-            f"({self.first.conversion}; {self.second.conversion})"
-        )
+    _label = "composition of {self.first.label} and {self.second.label}"
+    _conversion = (
+        "basic composition of the profiles at the best split of ε ({self.first.conversion}; "
+        "{self.second.conversion})"
+    )
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.atleast_1d(np.asarray(epsilon, dtype=float)).ravel()

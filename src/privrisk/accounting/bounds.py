@@ -30,13 +30,8 @@ class Bounded(Guarantee):
     why: str
     name: str = ""
 
-    @property
-    def label(self) -> str:
-        return self.name or self.inner.label
-
-    @property
-    def conversion(self) -> str:
-        return f"{self.why}; {self.inner.conversion}"
+    _label = "{self.inner.label}"
+    _conversion = "{self.why}; {self.inner.conversion}"
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         return self.inner._deltas(epsilon)

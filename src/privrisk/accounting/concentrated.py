@@ -456,17 +456,11 @@ class ZeroConcentratedDP(Guarantee):
     source: str = ""
     name: str = ""
 
-    @property
-    def label(self) -> str:
-        return self.name or f"ρ = {fmt(self.rho)} (zero-concentrated differential privacy)"
-
-    @property
-    def conversion(self) -> str:
-        base = (
-            "zCDP → f-DP: the exact trade-off curve of each Rényi order, the best order "
-            "(Zhu, Dong and Wang 2022); δ(ε) that curve's or Canonne, Kamath and Steinke (2020), the smaller"
-        )
-        return f"{self.source}; {base}" if self.source else base
+    _label = "ρ = {self.rho:.4g} (zero-concentrated differential privacy)"
+    _conversion = (
+        "zCDP → f-DP: the exact trade-off curve of each Rényi order, the best order "
+        "(Zhu, Dong and Wang 2022); δ(ε) that curve's or Canonne, Kamath and Steinke (2020), the smaller"
+    )
 
     def _curve(self, orders: np.ndarray) -> np.ndarray:
         return np.asarray(orders, dtype=float) * self.rho
@@ -552,13 +546,10 @@ class RenyiDP(Guarantee):
             return f"Rényi DP of order α = {fmt(self.orders[0])}, ε_α = {fmt(self.epsilons[0])}"
         return f"Rényi DP at {len(self.orders)} orders α from {fmt(self.orders[0])} to {fmt(self.orders[-1])}"
 
-    @property
-    def conversion(self) -> str:
-        base = (
-            "RDP → f-DP: the exact trade-off curve of each order, the best order (Zhu, Dong and Wang 2022); "
-            "δ(ε) that curve's or Balle et al. (2020), the smaller"
-        )
-        return f"{self.source}; {base}" if self.source else base
+    _conversion = (
+        "RDP → f-DP: the exact trade-off curve of each order, the best order (Zhu, Dong and Wang 2022); "
+        "δ(ε) that curve's or Balle et al. (2020), the smaller"
+    )
 
     @cached_property
     def _curve(self) -> tuple[np.ndarray, np.ndarray]:

@@ -15,26 +15,19 @@ import numpy as np
 from privrisk._validation import check_whole
 from privrisk.accounting.composition import KovComposition, PldComposition, compose_parts
 from privrisk.accounting.concentrated import zcdp  # noqa: F401 - used by the doctests
-from privrisk.accounting.guarantees import Guarantee, approximate, pure_deltas, pure_dp
+from privrisk.accounting.guarantees import Guarantee, KTimes, approximate, pure_deltas, pure_dp
 from privrisk.errors import PrivriskError
 
 __all__ = ["MAX_GROUP", "GroupGuarantee", "group"]
 
+
 @dataclass(frozen=True)
-class GroupGuarantee(Guarantee):
+class GroupGuarantee(KTimes):
     """Group privacy from a profile, point by point: (ε, δ) for one person gives (kε, k e^((k−1)ε) δ) for k
     (Dwork and Roth 2014, Thm. 2.2; Vadhan 2017, Lemma 2.2), with the product taken in log space."""
 
-    base: Guarantee
-    k: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.base.label}, for groups of {self.k}"
-
-    @property
-    def conversion(self) -> str:
-        return f"group privacy: (kε, k e^((k−1)ε) δ) for k = {self.k} (Vadhan 2017); {self.base.conversion}"
+    _label = "{self.base.label}, for groups of {self.k}"
+    _conversion = "group privacy: (kε, k e^((k−1)ε) δ) for k = {self.k} (Vadhan 2017); {self.base.conversion}"
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         e = np.asarray(epsilon, dtype=float) / self.k
@@ -50,14 +43,6 @@ class GroupGuarantee(Guarantee):
             if pure is None
             else np.minimum(values, pure_deltas(pure, np.asarray(epsilon, dtype=float)))
         )
-
-    @property
-    def pure_epsilon(self) -> float | None:
-        pure = self.base.pure_epsilon
-        return None if pure is None else self.k * pure
-
-    def _max_loss(self) -> float:
-        return self.k * self.base._max_loss()
 
 
 MAX_GROUP = 10**10

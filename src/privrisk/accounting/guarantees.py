@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -106,15 +106,28 @@ class Guarantee:
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    @property
-    def label(self) -> str:  # pragma: no cover - abstract
-        """For people, e.g. "Gaussian mechanism, σ = 2, sensitivity 1"."""
-        raise NotImplementedError
+    # ``label`` and ``conversion`` as ``str.format`` templates over ``self`` (``"{self.k} releases of
+    # {self.base.label}"``, ``"{self.rho:.4g}"`` for :func:`fmt`), so that a subclass declares its two texts in two
+    # lines; one whose text needs more than a template overrides the property instead.
+    _label: ClassVar[str] = ""
+    _conversion: ClassVar[str] = ""
+    # How a ``source`` field (what produced the parameters: group privacy, a conversion) joins the conversion: in
+    # place of an exact one, or before it ("source; conversion").
+    _source_replaces: ClassVar[bool] = False
 
     @property
-    def conversion(self) -> str:  # pragma: no cover - abstract
-        """Which theorem or method gives the profile."""
-        raise NotImplementedError
+    def label(self) -> str:
+        """For people, e.g. "Gaussian mechanism, σ = 2, sensitivity 1"; a ``name`` field, where set, wins."""
+        return getattr(self, "name", "") or self._label.format(self=self)
+
+    @property
+    def conversion(self) -> str:
+        """Which theorem or method gives the profile, after (or, for an exact one, instead) its ``source``."""
+        text = self._conversion.format(self=self)
+        source = getattr(self, "source", "")
+        if not source:
+            return text
+        return source if self._source_replaces else f"{source}; {text}"
 
     @property
     def pure_epsilon(self) -> float | None:
@@ -228,6 +241,23 @@ class Guarantee:
         return self.label
 
 
+@dataclass(frozen=True)
+class KTimes(Guarantee):
+    """A guarantee for k of ``base`` (a group of k people, k releases): the pure ε and the largest loss are k
+    times the base's (Dwork and Roth 2014, Thm. 2.2 and 3.16)."""
+
+    base: Guarantee
+    k: int
+
+    @property
+    def pure_epsilon(self) -> float | None:
+        pure = self.base.pure_epsilon
+        return None if pure is None else self.k * pure
+
+    def _max_loss(self) -> float:
+        return self.k * self.base._max_loss()
+
+
 # ---------------------------------------------------------------------------------------- pure ε and (ε, δ)
 def pure_deltas(eps0: float, epsilon: np.ndarray) -> np.ndarray:
     """δ(ε) of pure ε₀-DP: expit(ε₀)(1 − e^(ε − ε₀)) for ε < ε₀, else 0 (binary randomized response)."""
@@ -262,16 +292,9 @@ class PureDP(Guarantee):
     epsilon: float
     source: str = ""
 
-    @property
-    def label(self) -> str:
-        return f"ε = {fmt(self.epsilon)} (pure differential privacy)"
-
-    @property
-    def conversion(self) -> str:
-        return (
-            self.source
-            or "exact (pure ε-DP: the profile of randomized response, Kairouz, Oh and Viswanath 2015)"
-        )
+    _label = "ε = {self.epsilon:.4g} (pure differential privacy)"
+    _conversion = "exact (pure ε-DP: the profile of randomized response, Kairouz, Oh and Viswanath 2015)"
+    _source_replaces = True
 
     @property
     def pure_epsilon(self) -> float:
@@ -352,15 +375,9 @@ class ApproximateDP(Guarantee):
     delta: float
     source: str = ""
 
-    @property
-    def label(self) -> str:
-        return f"(ε = {fmt(self.epsilon)}, δ = {self.delta:.3g})-differential privacy"
-
-    @property
-    def conversion(self) -> str:
-        return self.source or (
-            "exact ((ε, δ)-DP: the profile of the worst such mechanism, Kairouz, Oh and Viswanath 2015)"
-        )
+    _label = "(ε = {self.epsilon:.4g}, δ = {self.delta:.3g})-differential privacy"
+    _conversion = "exact ((ε, δ)-DP: the profile of the worst such mechanism, Kairouz, Oh and Viswanath 2015)"
+    _source_replaces = True
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         return approximate_deltas(self.epsilon, self.delta, epsilon)
@@ -488,13 +505,9 @@ class GaussianDP(Guarantee):
     source: str = ""
     name: str = ""
 
-    @property
-    def label(self) -> str:
-        return self.name or f"μ = {fmt(self.mu)} (Gaussian differential privacy)"
-
-    @property
-    def conversion(self) -> str:
-        return self.source or "exact (μ-GDP: the Gaussian trade-off curve, Dong, Roth and Su 2022)"
+    _label = "μ = {self.mu:.4g} (Gaussian differential privacy)"
+    _conversion = "exact (μ-GDP: the Gaussian trade-off curve, Dong, Roth and Su 2022)"
+    _source_replaces = True
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         return gaussian_deltas(self.mu, epsilon)

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 
 from privrisk._validation import check_epsilon, check_probability, check_whole
 from privrisk.accounting._math import dp_accounting_pld
-from privrisk.accounting.guarantees import Guarantee, PrivacyLossDistribution, fmt
+from privrisk.accounting.guarantees import Guarantee, PrivacyLossDistribution
 from privrisk.errors import deprecated_alias, renamed_attributes
 
 __all__ = ["KaryRandomisedResponse", "kary_randomised_response_guarantee", "kary_randomized_response"]
@@ -45,13 +45,8 @@ class KaryRandomisedResponse(Guarantee):
     epsilon: float
     categories: int
 
-    @property
-    def label(self) -> str:
-        return f"randomized response over {self.categories} categories, ε = {fmt(self.epsilon)}"
-
-    @property
-    def conversion(self) -> str:
-        return "exact (k-ary randomized response: losses ε, 0 and −ε)"
+    _label = "randomized response over {self.categories} categories, ε = {self.epsilon:.4g}"
+    _conversion = "exact (k-ary randomized response: losses ε, 0 and −ε)"
 
     @property
     def pure_epsilon(self) -> float:

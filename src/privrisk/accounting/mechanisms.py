@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -64,8 +64,14 @@ __all__ = [
 ]
 
 
-def _with_source(source: str, conversion: str) -> str:
-    return f"{source}; {conversion}" if source else conversion
+def _with_group_sensitivity(mechanism: Any, k: int) -> Guarantee:
+    """Exact group privacy of a noise mechanism: a group of k moves the query by at most kΔ, so it is the same
+    mechanism with k times the sensitivity."""
+    return replace(
+        mechanism,
+        sensitivity=k * mechanism.sensitivity,
+        source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
+    )
 
 
 # ------------------------------------------------------------------------------------------------------ Laplace
@@ -120,16 +126,11 @@ class LaplaceMechanism(Guarantee):
         """ε₀ = Δ/b."""
         return self.sensitivity / self.scale
 
-    @property
-    def label(self) -> str:
-        return (
-            f"Laplace mechanism, scale {fmt(self.scale)}, sensitivity {fmt(self.sensitivity)} "
-            f"(ε = {fmt(self.epsilon)})"
-        )
-
-    @property
-    def conversion(self) -> str:
-        return _with_source(self.source, "exact (Laplace mechanism)")
+    _label = (
+        "Laplace mechanism, scale {self.scale:.4g}, sensitivity {self.sensitivity:.4g} "
+        "(ε = {self.epsilon:.4g})"
+    )
+    _conversion = "exact (Laplace mechanism)"
 
     @property
     def pure_epsilon(self) -> float:
@@ -163,12 +164,7 @@ class LaplaceMechanism(Guarantee):
         return laplace_rdp(self.epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
-        # A group of k moves the query by at most kΔ: the same mechanism with k times the sensitivity.
-        return LaplaceMechanism(
-            self.scale,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
 
 def laplace_guarantee(
@@ -209,13 +205,8 @@ class GaussianMechanism(Guarantee):
         """μ = Δ/σ."""
         return self.sensitivity / self.sigma
 
-    @property
-    def label(self) -> str:
-        return f"Gaussian mechanism, σ = {fmt(self.sigma)}, sensitivity {fmt(self.sensitivity)}"
-
-    @property
-    def conversion(self) -> str:
-        return _with_source(self.source, "exact (Gaussian mechanism)")
+    _label = "Gaussian mechanism, σ = {self.sigma:.4g}, sensitivity {self.sensitivity:.4g}"
+    _conversion = "exact (Gaussian mechanism)"
 
     def _as_gdp(self) -> GaussianDP:
         return GaussianDP(self.mu)
@@ -245,11 +236,7 @@ class GaussianMechanism(Guarantee):
             return np.asarray(orders, dtype=float) * np.square(np.float64(self.mu)) / 2.0
 
     def _grouped(self, k: int) -> Guarantee:
-        return GaussianMechanism(
-            self.sigma,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
     def _max_loss(self) -> float:
         return math.inf
@@ -288,14 +275,7 @@ class RandomisedResponse(PureDP):
         truth = percent(below_certainty(self.truth_probability)).replace("%", " %")
         return f"randomized response, ε = {fmt(self.epsilon)} (truthful with probability {truth})"
 
-    @property
-    def conversion(self) -> str:
-        return self.source or "exact (randomized response)"
-
-    def _grouped(self, k: int) -> Guarantee:
-        return PureDP(
-            k * self.epsilon, source=f"group privacy: kε for k = {k} (Dwork and Roth 2014, Thm. 2.2)"
-        )
+    _conversion = "exact (randomized response)"
 
 
 def randomised_response_guarantee(
@@ -369,16 +349,11 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
     sensitivity: int = 1
     source: str = field(default="", compare=False)
 
-    @property
-    def label(self) -> str:
-        return (
-            f"discrete Laplace mechanism, scale {fmt(self.scale)}, sensitivity {self.sensitivity} "
-            f"(ε = {fmt(self.pure_epsilon)})"
-        )
-
-    @property
-    def conversion(self) -> str:
-        return _with_source(self.source, "exact (discrete Laplace mechanism)")
+    _label = (
+        "discrete Laplace mechanism, scale {self.scale:.4g}, sensitivity {self.sensitivity} "
+        "(ε = {self.pure_epsilon:.4g})"
+    )
+    _conversion = "exact (discrete Laplace mechanism)"
 
     @property
     def pure_epsilon(self) -> float:
@@ -432,11 +407,7 @@ class DiscreteLaplaceMechanism(_DiscreteNoise):
         return randomised_response_rdp(self.pure_epsilon, orders)
 
     def _grouped(self, k: int) -> Guarantee:
-        return DiscreteLaplaceMechanism(
-            self.scale,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
 
 def discrete_laplace_guarantee(*, scale: float, sensitivity: int = 1) -> DiscreteLaplaceMechanism:
@@ -467,9 +438,8 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
     sensitivity: int = 1
     source: str = field(default="", compare=False)
 
-    @property
-    def label(self) -> str:
-        return f"discrete Gaussian mechanism, σ = {fmt(self.sigma)}, sensitivity {self.sensitivity}"
+    _label = "discrete Gaussian mechanism, σ = {self.sigma:.4g}, sensitivity {self.sensitivity}"
+    _conversion = "exact (discrete Gaussian mechanism)"
 
     @property
     def conversion(self) -> str:
@@ -477,7 +447,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
             return (
                 f"its Δ²/(2σ²)-zCDP (Canonne, Kamath and Steinke 2020, Thm. 4); {self._as_zcdp().conversion}"
             )
-        return _with_source(self.source, "exact (discrete Gaussian mechanism)")
+        return super().conversion
 
     def _as_zcdp(self) -> Guarantee:
         from privrisk.accounting.concentrated import ZeroConcentratedDP
@@ -537,11 +507,7 @@ class DiscreteGaussianMechanism(_DiscreteNoise):
         return np.asarray(orders, dtype=float) * self.sensitivity**2 / (2.0 * self.sigma**2)
 
     def _grouped(self, k: int) -> Guarantee:
-        return DiscreteGaussianMechanism(
-            self.sigma,
-            k * self.sensitivity,
-            source=f"group privacy for groups of {k}: the same mechanism with sensitivity kΔ",
-        )
+        return _with_group_sensitivity(self, k)
 
     def _max_loss(self) -> float:
         return math.inf

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from privrisk._validation import check_probability
 from privrisk.accounting._math import epsilon_from_profile, grid_profile, tradeoff_from_loss
-from privrisk.accounting.guarantees import Guarantee, approximate, pure_dp
+from privrisk.accounting.guarantees import Guarantee, KTimes, approximate, pure_dp
 
 __all__ = ["KovComposition", "ProfileKovComposition", "kov_atoms", "kov_deltas", "kov_fits"]
 
@@ -100,9 +100,7 @@ class KovComposition(Guarantee):
         one = pure_dp(self.epsilon) if self.delta == 0 else approximate(self.epsilon, self.delta)
         return f"{self.k} releases of {one.label}"
 
-    @property
-    def conversion(self) -> str:
-        return "Kairouz, Oh and Viswanath (2015), optimal composition"
+    _conversion = "Kairouz, Oh and Viswanath (2015), optimal composition"
 
     @property
     def pure_epsilon(self) -> float | None:
@@ -145,24 +143,16 @@ class KovComposition(Guarantee):
 
 
 @dataclass(frozen=True)
-class ProfileKovComposition(Guarantee):
+class ProfileKovComposition(KTimes):
     """k copies of a guarantee known only by its profile: each copy is (ε₀, δ(ε₀))-DP for every ε₀, so
     δ_k(ε) ≤ min over ε₀ of the optimal composition of k such releases (Kairouz, Oh and Viswanath 2015,
     Thm. 3.3), taken over a grid of ε₀."""
 
-    base: Guarantee
-    k: int
-
-    @property
-    def label(self) -> str:
-        return f"{self.k} releases of {self.base.label}"
-
-    @property
-    def conversion(self) -> str:
-        return (
-            "Kairouz, Oh and Viswanath (2015), optimal composition of k releases at the best point (ε₀, δ(ε₀)) "
-            f"of the profile; {self.base.conversion}"
-        )
+    _label = "{self.k} releases of {self.base.label}"
+    _conversion = (
+        "Kairouz, Oh and Viswanath (2015), optimal composition of k releases at the best point (ε₀, δ(ε₀)) "
+        "of the profile; {self.base.conversion}"
+    )
 
     @cached_property
     def _points(self) -> tuple[np.ndarray, np.ndarray]:
@@ -182,14 +172,6 @@ class ProfileKovComposition(Guarantee):
 
     def _envelope_epsilons(self) -> np.ndarray:
         return super()._envelope_epsilons()[::4]
-
-    @property
-    def pure_epsilon(self) -> float | None:
-        pure = self.base.pure_epsilon
-        return None if pure is None else self.k * pure
-
-    def _max_loss(self) -> float:
-        return self.k * self.base._max_loss()
 
     def _delta_floor(self) -> float:
         return -math.expm1(self.k * math.log1p(-min(self.base._delta_floor(), 1.0 - 1e-16)))

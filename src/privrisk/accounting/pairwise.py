@@ -152,13 +152,14 @@ class PairFamily(Guarantee):
     def _pairs(self) -> Iterable[Pair]:
         return self.given_pairs
 
+    # A subclass's templates (:class:`Guarantee`) win over the two fields, which describe pairs given as such.
     @property
     def label(self) -> str:
-        return self.name
+        return self._label.format(self=self) or self.name
 
     @property
     def conversion(self) -> str:
-        return self.source
+        return self._conversion.format(self=self) or self.source
 
     @cached_property
     def family(self) -> tuple[Pair, ...]:
@@ -313,7 +314,9 @@ def compose_pairs(parts: Sequence[tuple[PairFamily, int]], *, name: str = "") ->
         omega, rest = family.split()
         if rest is None:  # told apart for certain: so is the composition
             certain = (np.array([1.0, 0.0]), np.array([0.0, 1.0]))
-            return PairFamily((certain,), name=name or family.label, source="one of the parts reveals everything")
+            return PairFamily(
+                (certain,), name=name or family.label, source="one of the parts reveals everything"
+            )
         log_keep += count * math.log1p(-omega)
         rests.append((rest, count, 1.0))
     inner = compose_parts(rests)

@@ -79,17 +79,12 @@ class CatastropheGuarantee(Guarantee):
     delta: float
     name: str = ""
 
-    @property
-    def label(self) -> str:
-        return self.name or f"{self.inner.label}, revealed with probability {self.delta:.3g}"
-
-    @property
-    def conversion(self) -> str:
-        return (
-            f"each (ε, δ) release as ε randomized response outside a catastrophe of probability δ (Kairouz, Oh "
-            f"and Viswanath 2015, Thm. 2.1), composed with the rest: δ(ε) = 1 − (1 − δ꜀)(1 − δ′(ε)), "
-            f"δ꜀ = {self.delta:.3g}; δ′: {self.inner.conversion}"
-        )
+    _label = "{self.inner.label}, revealed with probability {self.delta:.3g}"
+    _conversion = (
+        "each (ε, δ) release as ε randomized response outside a catastrophe of probability δ (Kairouz, Oh "
+        "and Viswanath 2015, Thm. 2.1), composed with the rest: δ(ε) = 1 − (1 − δ꜀)(1 − δ′(ε)), "
+        "δ꜀ = {self.delta:.3g}; δ′: {self.inner.conversion}"
+    )
 
     def _deltas(self, epsilon: np.ndarray) -> np.ndarray:
         inner = np.asarray(self.inner._deltas(np.asarray(epsilon, dtype=float)), dtype=float)

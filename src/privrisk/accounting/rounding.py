@@ -69,13 +69,8 @@ class RandomisedRounding(PairFamily):
             q1 = np.array([1.0 - up1, up1, 0.0]) if r + 1 < b else np.array([0.0, 1.0, 0.0])
             yield q1, q0
 
-    @property
-    def label(self) -> str:
-        return f"unbiased random rounding to base {self.base}"
-
-    @property
-    def conversion(self) -> str:
-        return "exact: the worst residue c mod b of the pairs of counts c and c + 1, in both orders"
+    _label = "unbiased random rounding to base {self.base}"
+    _conversion = "exact: the worst residue c mod b of the pairs of counts c and c + 1, in both orders"
 
     def sentence(self) -> str:
         """What unbiased random rounding gives, in one paragraph.
@@ -178,13 +173,8 @@ class DeterministicRounding(PairFamily):
         # c = qb + ⌈b/2⌉ − 1 is published qb, c + 1 is published (q + 1)b.
         yield np.array([0.0, 1.0]), np.array([1.0, 0.0])
 
-    @property
-    def label(self) -> str:
-        return f"rounding to the nearest multiple of {self.base} (deterministic: no privacy guarantee)"
-
-    @property
-    def conversion(self) -> str:
-        return "exact: for one count in b one person moves the published value (δ = 1 at every ε)"
+    _label = "rounding to the nearest multiple of {self.base} (deterministic: no privacy guarantee)"
+    _conversion = "exact: for one count in b one person moves the published value (δ = 1 at every ε)"
 
     @property
     def certain_share(self) -> float:
