@@ -15,9 +15,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._column_options import COLUMN_OPTION, FILE_ARGUMENT, query_option
 from privrisk.cli._common import TOP_RECORDS, err, out, print_run
-from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
+from privrisk.cli._options import (
+    COLUMN_OPTION,
+    FILE_ARGUMENT,
+    JSON_OPTION,
+    MISSING_OPTION,
+    check_out_folder,
+    out_option,
+    query_option,
+)
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from privrisk.cli._app import app
-from privrisk.cli._column_options import FILE_ARGUMENT, query_option
 from privrisk.cli._common import KEY_ENV, emit_json, err, out
-from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, out_option
+from privrisk.cli._options import FILE_ARGUMENT, JSON_OPTION, MISSING_OPTION, out_option, query_option
 from privrisk.cli._release_output import ledger_option, print_ledger, print_receipts
 from privrisk.cli._release_output import table as _table
 from privrisk.errors import ThresholdExceeded

@@ -9,9 +9,16 @@ import typer
 from rich.table import Table
 
 from privrisk.cli._app import app
-from privrisk.cli._column_options import COLUMN_OPTION, FILE_ARGUMENT, query_option
 from privrisk.cli._common import err, out, print_run
-from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
+from privrisk.cli._options import (
+    COLUMN_OPTION,
+    FILE_ARGUMENT,
+    JSON_OPTION,
+    MISSING_OPTION,
+    check_out_folder,
+    out_option,
+    query_option,
+)
 
 if TYPE_CHECKING:
     from privrisk.sensitivity.run import SensitivityRun

@@ -16,9 +16,8 @@ from rich.table import Table
 from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._bars import bars
-from privrisk.cli._column_options import FILE_ARGUMENT
 from privrisk.cli._common import emit_json, err, out
-from privrisk.cli._options import MISSING_OPTION
+from privrisk.cli._options import FILE_ARGUMENT, MISSING_OPTION
 from privrisk.cli._progress import steps
 from privrisk.cli._study_options import (  # the options study and demo share, and their mapping
     _ATTACK_MAX_N_OPTION,
