@@ -1,6 +1,5 @@
-"""The options most commands share, declared once: ``--json``, ``--missing``, ``--out`` (the report folder,
-refused before the work starts when it cannot be written: :func:`check_out_folder`), and the data file, column and
-query of the one-column commands.
+"""The options most commands share, declared once: ``--json``, ``--missing`` and ``--out`` (the report folder,
+refused before the work starts when it cannot be written: :func:`check_out_folder`).
 
 A parameter whose option is ``--`` + its name with dashes needs no name: Typer derives it (``sweep_record``:
 ``--sweep-record``), as :func:`privrisk.cli.main` derives the option an error's ``param`` names.
@@ -14,28 +13,12 @@ from typing import Any
 
 import typer
 
-from privrisk._validation import QUERIES
 from privrisk.cli._common import MISSING_HELP
 
-__all__ = [
-    "COLUMN_OPTION",
-    "FILE_ARGUMENT",
-    "JSON_OPTION",
-    "MISSING_OPTION",
-    "check_out_folder",
-    "out_option",
-    "query_option",
-]
+__all__ = ["JSON_OPTION", "MISSING_OPTION", "check_out_folder", "out_option"]
 
 JSON_OPTION: Any = typer.Option(False, "--json", help="Print one JSON document instead of text.")
 MISSING_OPTION: Any = typer.Option(None, "--missing", help=MISSING_HELP)
-FILE_ARGUMENT: Any = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file.")
-COLUMN_OPTION: Any = typer.Option(..., "--column", "-c", help="The numeric column the query runs on.")
-
-
-def query_option(default: Any) -> Any:
-    """The ``--query``/``-q`` option of a one-column command (``...``: required)."""
-    return typer.Option(default, "--query", "-q", help=f"One of: {', '.join(QUERIES)}.")
 
 
 def out_option(help: str) -> Any:

@@ -12,17 +12,10 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import err, out, print_run
-from privrisk.cli._options import (
-    COLUMN_OPTION,
-    FILE_ARGUMENT,
-    JSON_OPTION,
-    MISSING_OPTION,
-    check_out_folder,
-    out_option,
-    query_option,
-)
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
 from privrisk.cli.sensitivity import UNIVERSE_MIN_HELP
 
 if TYPE_CHECKING:
@@ -31,9 +24,9 @@ if TYPE_CHECKING:
 
 @app.command("attack")
 def attack_command(
-    file: Path = FILE_ARGUMENT,
-    column: str = COLUMN_OPTION,
-    query: str = query_option(...),
+    file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
+    column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
+    query: str = typer.Option(..., "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the release (e.g. 1, ln3)."),
     universe: str | None = typer.Option(
         None,

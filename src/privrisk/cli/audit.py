@@ -14,17 +14,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import TOP_RECORDS, err, out, print_run
-from privrisk.cli._options import (
-    COLUMN_OPTION,
-    FILE_ARGUMENT,
-    JSON_OPTION,
-    MISSING_OPTION,
-    check_out_folder,
-    out_option,
-    query_option,
-)
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
 from privrisk.errors import PrivriskError
 from privrisk.io.files import check_outputs
 
@@ -34,9 +27,9 @@ if TYPE_CHECKING:
 
 @app.command("audit")
 def audit_command(
-    file: Path = FILE_ARGUMENT,
-    column: str = COLUMN_OPTION,
-    query: str = query_option("mean"),
+    file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
+    column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
+    query: str = typer.Option("mean", "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str = typer.Option(..., "--epsilon", "-e", help="ε of the data-dependent noise (e.g. 2, ln3)."),
     u: float | None = typer.Option(
         None,

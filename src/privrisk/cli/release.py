@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import KEY_ENV, emit_json, err, out
-from privrisk.cli._options import FILE_ARGUMENT, JSON_OPTION, MISSING_OPTION, out_option, query_option
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, out_option
 from privrisk.cli._release_output import ledger_option, print_ledger, print_receipts
 from privrisk.cli._release_output import table as _table
 from privrisk.errors import ThresholdExceeded
@@ -50,12 +51,12 @@ def _print_human(r: Release, file: Path) -> None:
 
 @app.command("release")
 def release_command(
-    file: Path = FILE_ARGUMENT,
+    file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     spec: Path | None = typer.Option(
         None, help="A release.toml listing the queries (instead of the single-query options)."
     ),
     column: str | None = typer.Option(None, "--column", "-c", help="The numeric column to query."),
-    query: str | None = query_option(None),
+    query: str | None = typer.Option(None, "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     epsilon: str | None = typer.Option(
         None, "--epsilon", "-e", help="ε of this answer: a number or ln3, ln(3), log(3)."
     ),

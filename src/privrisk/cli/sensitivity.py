@@ -8,17 +8,10 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
+from privrisk._validation import QUERIES
 from privrisk.cli._app import app
 from privrisk.cli._common import err, out, print_run
-from privrisk.cli._options import (
-    COLUMN_OPTION,
-    FILE_ARGUMENT,
-    JSON_OPTION,
-    MISSING_OPTION,
-    check_out_folder,
-    out_option,
-    query_option,
-)
+from privrisk.cli._options import JSON_OPTION, MISSING_OPTION, check_out_folder, out_option
 
 if TYPE_CHECKING:
     from privrisk.sensitivity.run import SensitivityRun
@@ -30,9 +23,9 @@ UNIVERSE_MIN_HELP = (
 
 @app.command("sensitivity")
 def sensitivity_command(
-    file: Path = FILE_ARGUMENT,
-    column: str = COLUMN_OPTION,
-    query: str = query_option(...),
+    file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
+    column: str = typer.Option(..., "--column", "-c", help="The numeric column the query runs on."),
+    query: str = typer.Option(..., "--query", "-q", help=f"One of: {', '.join(QUERIES)}."),
     universe: str | None = typer.Option(None, help="Bounds LO,HI of the values a record may take."),
     universe_file: Path | None = typer.Option(None, help="A file whose column is the universe."),
     universe_column: str | None = typer.Option(None, help="That file's column."),

@@ -17,7 +17,7 @@ from privrisk._format import percent_3g
 from privrisk.cli._app import app
 from privrisk.cli._bars import bars
 from privrisk.cli._common import emit_json, err, out
-from privrisk.cli._options import FILE_ARGUMENT, MISSING_OPTION
+from privrisk.cli._options import MISSING_OPTION
 from privrisk.cli._progress import steps
 from privrisk.cli._study_options import (  # the options study and demo share, and their mapping
     _ATTACK_MAX_N_OPTION,
@@ -110,7 +110,7 @@ def _print(bundle: StudyRun, folder: Path, whole: float) -> None:
 
 @app.command("study")
 def study_command(
-    file: Path = FILE_ARGUMENT,
+    file: Path = typer.Argument(..., help="CSV, Parquet, Stata (.dta) or SPSS (.sav) file."),
     column: list[str] = typer.Option(..., "--column", "-c", help="A numeric column to study (repeat it)."),
     label: list[str] | None = typer.Option(None, help="A name for a column: COLUMN=LABEL."),
     queries: str = _QUERIES_OPTION,
