@@ -39,7 +39,6 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -144,7 +143,14 @@ if TYPE_CHECKING:
 
     # Releases: the noise samplers and noisy answers under a budget
     from privrisk.release.mechanisms import sample_laplace, sample_gaussian
-    from privrisk.release import ReleaseSettings, ReleaseRun, run_release, LedgerSettings, LedgerRun, run_ledger
+    from privrisk.release import (
+        ReleaseSettings,
+        ReleaseRun,
+        run_release,
+        LedgerSettings,
+        LedgerRun,
+        run_ledger,
+    )
     from privrisk.release import noisy_release, read_release_spec, public_statement, read_ledger
 
     # Output checking: each output by a centre's rules, and all together (privrisk.outputs)
@@ -257,7 +263,9 @@ def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562); a renamed one warns and gives the new name's object."""
     if name == "__all__":
         value: Any = list(_table()[0])
-    elif name in _RENAMED:
+        globals()[name] = value
+        return value
+    if name in _RENAMED:
         from privrisk.errors import deprecation_message
 
         new = _RENAMED[name]
@@ -265,13 +273,9 @@ def __getattr__(name: str) -> Any:
             deprecation_message(f"privrisk.{name}", f"privrisk.{new}"), DeprecationWarning, stacklevel=2
         )
         return __getattr__(new)
-    else:
-        home = _table()[1].get(name)
-        if home is None:
-            raise AttributeError(f"module 'privrisk' has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    from privrisk.errors import lazy_attribute
+
+    return lazy_attribute(globals(), _table()[1], name)
 
 
 def __dir__() -> list[str]:

@@ -295,6 +295,23 @@ def check_number(value: Any, *, name: str) -> float:
     return number
 
 
+def set_checked(settings: Any, checked: Mapping[str, Any]) -> None:
+    """Give a frozen settings object its fields in working form, once, from ``__post_init__``.
+
+    Example:
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class Settings:
+        ...     k: Any = "3"
+        ...     def __post_init__(self):
+        ...         set_checked(self, {"k": check_k(int(self.k))})
+        >>> Settings().k
+        3
+    """
+    for name, value in checked.items():
+        object.__setattr__(settings, name, value)
+
+
 def take_old_data(settings: Any, old: Mapping[str, Any]) -> None:
     """Move a value given under an old name of a settings object's ``data`` (kept one release) into ``data``.
 

@@ -16,8 +16,9 @@ Example:
 from __future__ import annotations
 
 import functools
+import importlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -174,6 +175,27 @@ def renamed_attributes(namespace: dict[str, Any], renamed: dict[str, str]) -> Ca
         return namespace[new]
 
     return __getattr__
+
+
+def lazy_attribute(namespace: dict[str, Any], homes: Mapping[str, str], name: str) -> Any:
+    """A package's public ``name`` imported on first use from its home module in ``homes`` (PEP 562), then kept.
+
+    The body of a package's ``__getattr__``, so that importing the package pulls in none of its heavy modules.
+
+    Example:
+        >>> namespace = {"__name__": "pkg"}
+        >>> lazy_attribute(namespace, {"sqrt": "math"}, "sqrt")(4.0), "sqrt" in namespace
+        (2.0, True)
+        >>> lazy_attribute(namespace, {}, "cbrt")
+        Traceback (most recent call last):
+        AttributeError: module 'pkg' has no attribute 'cbrt'
+    """
+    home = homes.get(name)
+    if home is None:
+        raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    namespace[name] = value
+    return value
 
 
 def deprecation_message(old: str, new: str) -> str:

@@ -42,6 +42,7 @@ from privrisk._validation import (
     check_query,
     is_blank,
     parse_epsilon,
+    set_checked,
     text_or_none,
 )
 from privrisk.errors import PrivriskError, deprecation_message
@@ -224,8 +225,7 @@ class AttackSettings:
             "worlds": kind,
             "target_risk": risk,
         }
-        for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
-            object.__setattr__(self, name, value)
+        set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
 
 
 def share_text(p: float) -> str:

@@ -40,6 +40,7 @@ from privrisk._validation import (
     optional_whole,
     parse_epsilon,
     parse_numbers,
+    set_checked,
     take_old_data,
     text_or_none,
 )
@@ -185,8 +186,7 @@ class AuditSettings:
             "sweep_values": sweep,
             "top": TOP_RECORDS if top is None else top,
         }
-        for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
-            object.__setattr__(self, name, value)
+        set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
 
     @property
     def tabular(self) -> bool:

@@ -10,8 +10,9 @@ Example:
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from privrisk.errors import lazy_attribute
 
 if TYPE_CHECKING:
     from privrisk.io.data import (
@@ -53,12 +54,7 @@ _HOMES = {
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'privrisk.io' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(globals(), _HOMES, name)
 
 
 def __dir__() -> list[str]:

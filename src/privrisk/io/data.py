@@ -20,16 +20,18 @@ import gzip
 import io
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from privrisk._validation import quote_identifier
 from privrisk.errors import PrivriskError
+
+_T = TypeVar("_T")
 
 __all__ = [
     "FileKind",
@@ -306,6 +308,27 @@ def plain_type(sql_type: str) -> str:
     return next((words for key, words in _PLAIN_TYPES if key in upper), "values of another kind")
 
 
+def read_typed(path: Path, kind: str, attempt: Callable[[bool], _T]) -> _T:
+    """``attempt(whole_file)`` of a file DuckDB reads, with DuckDB's errors as :class:`PrivriskError`.
+
+    A CSV whose cell below the rows DuckDB typed a column by does not fit is read again, typed by every row
+    (``whole_file=True``), so that the column's own check names the cell (or an unused column does not matter).
+    """
+    from privrisk.io._interrupt import import_duckdb
+
+    duckdb = import_duckdb()
+    for whole_file in (False, True):
+        try:
+            return attempt(whole_file)
+        except duckdb.ConversionException as exc:
+            if kind == "csv" and not whole_file:
+                continue
+            raise PrivriskError(f"{path}: could not be read: {duckdb_error_text(exc)}") from None
+        except duckdb.Error as exc:
+            raise PrivriskError(f"{path}: could not be read: {duckdb_error_text(exc)}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def duckdb_error_text(exc: BaseException) -> str:
     """What went wrong reading a file, in the user's words rather than DuckDB's (no error class, no SQL).
 
@@ -360,28 +383,17 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = Non
 
         duckdb = import_duckdb()
 
-        def read(con: Any) -> pd.DataFrame:
-            for whole_file in (False, True):
-                rel = _duckdb_relation(con, p, kind, whole_file=whole_file)
-                check_columns(p, wanted, list(rel.columns))
-                if wanted is not None:
-                    rel = rel.project(", ".join(quote_identifier(c) for c in wanted))
-                try:
-                    return rel.df()
-                except duckdb.ConversionException as exc:
-                    # A text cell below the rows DuckDB typed the column by: read again, typed by every row,
-                    # so that the column's own check names the cell (or an unused column does not matter).
-                    if kind == "csv" and not whole_file:
-                        continue
-                    raise PrivriskError(f"{p}: could not be read: {duckdb_error_text(exc)}") from None
-                except duckdb.Error as exc:
-                    raise PrivriskError(f"{p}: could not be read: {duckdb_error_text(exc)}") from None
-            raise AssertionError("unreachable")  # pragma: no cover
+        def read(con: Any, whole_file: bool) -> pd.DataFrame:
+            rel = _duckdb_relation(con, p, kind, whole_file=whole_file)
+            check_columns(p, wanted, list(rel.columns))
+            if wanted is not None:
+                rel = rel.project(", ".join(quote_identifier(c) for c in wanted))
+            return rel.df()
 
         # On a worker thread: Ctrl-C interrupts the query and is a KeyboardInterrupt (exit 130), not DuckDB's
         # "Query interrupted".
         with duckdb.connect() as con:
-            return interruptible(con, lambda: read(con))
+            return interruptible(con, lambda: read_typed(p, kind, lambda whole_file: read(con, whole_file)))
     if kind == "stata":
         try:
             with pd.io.stata.StataReader(p) as reader:

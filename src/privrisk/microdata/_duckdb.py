@@ -157,27 +157,19 @@ class _DuckDBPasses:
 def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
     """``work(con)`` on a connection whose ``__rows`` is the file; a CSV typed again by every row when a cell
     below the rows DuckDB typed its columns by does not fit (as :func:`privrisk.io.data.read_table` does)."""
-    import duckdb
-
-    from privrisk.io.data import duckdb_error_text
+    from privrisk.io.data import read_typed
     from privrisk.io.engine import duckdb_connect, interruptible
 
-    for whole_file in (False, True):
+    def attempt(whole_file: bool) -> Any:
         with duckdb_connect() as con:
 
-            def run(con: Any = con, whole_file: bool = whole_file) -> Any:
+            def run(con: Any = con) -> Any:
                 _rows_view(con, path, kind, needed, whole_file)
                 return work(con)
 
-            try:
-                return interruptible(con, run)
-            except duckdb.ConversionException as exc:
-                if kind == "csv" and not whole_file:
-                    continue
-                raise PrivriskError(f"{path}: could not be read: {duckdb_error_text(exc)}") from None
-            except duckdb.Error as exc:
-                raise PrivriskError(f"{path}: could not be read: {duckdb_error_text(exc)}") from None
-    raise AssertionError("unreachable")  # pragma: no cover
+            return interruptible(con, run)
+
+    return read_typed(path, kind, attempt)
 
 
 def measure_in_duckdb(

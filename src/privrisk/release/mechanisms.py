@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -123,26 +123,51 @@ def _atom_laplace(scale: float) -> Any:
     return dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=scale)
 
 
-def _certified_scale(sensitivity: float, epsilon: float) -> float:
-    """b = Δf/ε, raised by as few ulps as needed for OpenDP's privacy map to certify ε' ≤ ε."""
+def _certified_noise(
+    sensitivity: float,
+    budget: float,
+    noise_of: Callable[[float, float], float],
+    atom: Callable[[float], Any],
+    *,
+    param: str,
+    symbol: str,
+    formula: str,
+) -> float:
+    """The noise ``noise_of(Δf, budget)``, raised by as few ulps as needed for OpenDP's privacy map of ``atom(noise)``
+    to certify a loss ≤ ``budget``; ``symbol`` and ``formula`` name the budget and the noise in the errors."""
     if not math.isfinite(sensitivity):
         raise PrivriskError(
             f"universe: the global sensitivity overflows (Δf = {sensitivity:g}); give a smaller universe",
             param="universe",
         )
     with np.errstate(all="ignore"):
-        scale = float(sensitivity) / float(epsilon)
-    if not math.isfinite(scale) or scale <= 0:
+        noise = noise_of(float(sensitivity), float(budget))
+    if not math.isfinite(noise) or noise <= 0:
         raise PrivriskError(
-            f"epsilon: ε = {epsilon:g} makes the noise scale Δf/ε = {scale:g} for Δf = {sensitivity:g}; "
+            f"{param}: {symbol} = {budget:g} makes the noise {formula} = {noise:g} for Δf = {sensitivity:g}; "
             "it must be a finite number > 0",
-            param="epsilon",
+            param=param,
         )
     for _ in range(64):
-        if _atom_laplace(scale).map(float(sensitivity)) <= epsilon:
-            return scale
-        scale = math.nextafter(scale, math.inf)
-    raise PrivriskError(f"epsilon: OpenDP cannot certify ε = {epsilon:g} for sensitivity {sensitivity:g}")
+        if atom(noise).map(float(sensitivity)) <= budget:
+            return noise
+        noise = math.nextafter(noise, math.inf)
+    raise PrivriskError(
+        f"{param}: OpenDP cannot certify {symbol} = {budget:g} for sensitivity {sensitivity:g}", param=param
+    )
+
+
+def _certified_scale(sensitivity: float, epsilon: float) -> float:
+    """b = Δf/ε, raised by as few ulps as needed for OpenDP's privacy map to certify ε' ≤ ε."""
+    return _certified_noise(
+        sensitivity,
+        epsilon,
+        lambda d, e: d / e,
+        _atom_laplace,
+        param="epsilon",
+        symbol="ε",
+        formula="scale Δf/ε",
+    )
 
 
 def _atom_gaussian(sigma: float) -> Any:
@@ -159,25 +184,14 @@ def gaussian_sigma(sensitivity: float, rho: float) -> float:
         >>> gaussian_sigma(1.0, 0.125)
         2.0
     """
-    if not math.isfinite(sensitivity):
-        raise PrivriskError(
-            f"universe: the global sensitivity overflows (Δf = {sensitivity:g}); give a smaller universe",
-            param="universe",
-        )
-    with np.errstate(all="ignore"):
-        sigma = float(sensitivity) / math.sqrt(2 * float(rho))
-    if not math.isfinite(sigma) or sigma <= 0:
-        raise PrivriskError(
-            f"rho: ρ = {rho:g} makes the noise σ = Δf/√(2ρ) = {sigma:g} for Δf = {sensitivity:g}; it must be a "
-            "finite number > 0",
-            param="rho",
-        )
-    for _ in range(64):
-        if _atom_gaussian(sigma).map(float(sensitivity)) <= rho:
-            return sigma
-        sigma = math.nextafter(sigma, math.inf)
-    raise PrivriskError(
-        f"rho: OpenDP cannot certify ρ = {rho:g} for sensitivity {sensitivity:g}", param="rho"
+    return _certified_noise(
+        sensitivity,
+        rho,
+        lambda d, r: d / math.sqrt(2 * r),
+        _atom_gaussian,
+        param="rho",
+        symbol="ρ",
+        formula="σ = Δf/√(2ρ)",
     )
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from privrisk._validation import check_bounds, check_choice, check_number, check_query, is_blank
+from privrisk._validation import check_bounds, check_choice, check_number, check_query, is_blank, set_checked
 from privrisk.errors import PrivriskError, ThresholdExceeded, deprecation_message
 from privrisk.progress import Progress, report
 from privrisk.sensitivity.column import checked_column, column_values
@@ -166,8 +166,7 @@ class SensitivitySettings:
             max_risk=None if self.max_risk is None else float(self.max_risk),
             missing=missing,
         )
-        for key, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
-            object.__setattr__(self, key, value)
+        set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
 
     def universe_for(
         self, values: ArrayLike, *, universe_file_name: str | None = None, name: str | None = None

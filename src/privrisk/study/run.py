@@ -54,6 +54,7 @@ from privrisk._validation import (
     parse_epsilons,
     parse_numbers,
     read_number,
+    set_checked,
 )
 from privrisk.errors import PrivriskError, deprecation_message
 from privrisk.progress import Progress, part, report
@@ -249,8 +250,7 @@ class StudySettings:
         figure_query = None if is_blank(self.figure_query) else self.figure_query
         query, fig_eps = figure_choices(queries, epsilons, figure_query, figure_epsilon)
         checked.update(figure_query=query, figure_epsilon=fig_eps, attack=self.attack)
-        for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
-            object.__setattr__(self, name, value)
+        set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
 
     def _data_fields(self) -> dict[str, Any]:
         """The data, its columns, their variables' names and missing codes, checked together (the order a user fills a form in)."""

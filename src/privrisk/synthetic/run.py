@@ -50,6 +50,7 @@ from privrisk._validation import (
     is_blank,
     optional_whole,
     read_number,
+    set_checked,
     text_or_none,
 )
 from privrisk.errors import PrivriskError, ThresholdExceeded
@@ -219,8 +220,7 @@ class SyntheticSettings:
             "confidence": confidence,
             "seed": seed,
         }
-        for name, value in checked.items():  # a frozen dataclass normalises itself once, while it is made
-            object.__setattr__(self, name, value)
+        set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
         object.__setattr__(self, "_parts", parts)
 
     @property

@@ -23,12 +23,6 @@ from privrisk.errors import PrivriskError
 
 __all__ = ["census_panel", "census_risk", "serve_census"]
 
-METHODS = {
-    "cell_key": "Cell-key perturbation table (ONS CSV, ptable CSV or TOML)",
-    "pram": "PRAM transition matrices (CSV or TOML)",
-    "registry": "Deployments registry entry (YAML)",
-    "rounding": "Rounding (no file)",
-}
 # The numbers shown, as privrisk risk --json names them.
 _ROWS = (
     ("advantage", "membership advantage (TPR − FPR, best attacker)"),
@@ -83,7 +77,16 @@ def census_panel() -> Any:
             class_="privrisk-help",
         ),
         ui.layout_columns(
-            ui.input_select("census_method", "Method", METHODS),
+            ui.input_select(
+                "census_method",
+                "Method",
+                {
+                    "cell_key": "Cell-key perturbation table (ONS CSV, ptable CSV or TOML)",
+                    "pram": "PRAM transition matrices (CSV or TOML)",
+                    "registry": "Deployments registry entry (YAML)",
+                    "rounding": "Rounding (no file)",
+                },
+            ),
             ui.input_file("census_file", "Table, matrices or registry entry"),
             ui.input_text("census_cells", "Cells per person (cell key)", placeholder="1"),
             ui.input_text("census_rounding", "Rounding: B or random:B", placeholder="random:3"),
