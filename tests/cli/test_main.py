@@ -39,7 +39,7 @@ def test_a_library_parameter_is_named_as_the_option(cli):
 def test_option_message_maps_only_what_the_command_has(monkeypatch):
     import typer
 
-    from privrisk.cli import PARAM_OPTIONS, app, option_message
+    from privrisk.cli import _names, app, option_message
     from privrisk.errors import PrivriskError
 
     command = typer.main.get_command(app)
@@ -51,7 +51,7 @@ def test_option_message_maps_only_what_the_command_has(monkeypatch):
     assert option_message(PrivriskError("data.csv: no such file"), command, args) == "data.csv: no such file"
     assert option_message(PrivriskError("delta: x"), command, ["--help"]) == "delta: x"
     assert option_message("delta: a warning's text", command, args) == "--delta: a warning's text"
-    monkeypatch.setitem(PARAM_OPTIONS, "risk", {"delta": "--failure-probability"})
+    monkeypatch.setattr(_names, "OPTIONS", {"risk": {"delta": "--failure-probability"}})
     assert option_message(PrivriskError("delta: x"), command, args) == "--failure-probability: x"
 
 

@@ -91,7 +91,7 @@ def test_importing_the_cli_imports_no_command_and_nothing_heavy():
         "['privrisk.cli._app',",
         "'privrisk.cli._coercion',",
         "'privrisk.cli._commands',",
-        "'privrisk.cli._common']",
+        "'privrisk.cli._names']",
     ]
 
 
@@ -120,7 +120,7 @@ def test_help_of_every_command_imports_nothing_heavy():
         "privrisk.cli._app",
         "privrisk.cli._coercion",
         "privrisk.cli._commands",
-        "privrisk.cli._common",
+        "privrisk.cli._names",
     ]  # the list imports no command
     for step in steps:
         assert step["heavy"] == [], f"privrisk {' '.join(step['args'])} imported {step['heavy']}"
