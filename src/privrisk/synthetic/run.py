@@ -42,17 +42,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
+from privrisk import _validation as V
 from privrisk._format import share as _pct
-from privrisk._validation import (
-    check_choice,
-    check_probability,
-    check_whole,
-    is_blank,
-    optional_whole,
-    read_number,
-    set_checked,
-    text_or_none,
-)
 from privrisk.errors import PrivriskError, ThresholdExceeded
 from privrisk.synthetic.intervals import DEFAULT_CONFIDENCE
 from privrisk.synthetic.report import Verdict
@@ -81,7 +72,7 @@ Data = str | os.PathLike[str] | pd.DataFrame
 
 
 def _names(value: Any, name: str) -> tuple[str, ...] | None:
-    if is_blank(value):
+    if V.is_blank(value):
         return None
     items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
     found = tuple(i.strip() for i in items if i.strip())
@@ -93,7 +84,7 @@ def _names(value: Any, name: str) -> tuple[str, ...] | None:
 def _data(value: Any, name: str, *, required: bool) -> Data | None:
     if isinstance(value, pd.DataFrame):
         return value
-    if is_blank(value):
+    if V.is_blank(value):
         if required:
             raise PrivriskError(f"{name}: give the {name} file", param=name)
         return None
@@ -158,7 +149,7 @@ class SyntheticSettings:
     def __post_init__(self) -> None:
         from privrisk.accounting.spec import GuaranteeSpec
 
-        aux_text = None if is_blank(self.aux) else self.aux
+        aux_text = None if V.is_blank(self.aux) else self.aux
         aux: tuple[str, ...] | None
         parts = None
         if isinstance(aux_text, str) and "|" in aux_text:
@@ -180,14 +171,14 @@ class SyntheticSettings:
                     f"secret: {s!r} is one of the attacker's columns (aux); a secret is what it does not hold",
                     param="secret",
                 )
-        threat = check_choice(self.threat_model or DEFAULT_THREAT_MODEL, THREAT_MODELS, name="threat_model")
-        generator = text_or_none(self.generator)
+        threat = V.check_choice(self.threat_model or DEFAULT_THREAT_MODEL, THREAT_MODELS, name="threat_model")
+        generator = V.text_or_none(self.generator)
         if generator is not None:
             from privrisk.synthetic.generators import parse_generator
 
             parse_generator(generator)
         spec = self.generator_guarantee
-        if is_blank(spec):
+        if V.is_blank(spec):
             spec = None
         elif not isinstance(spec, GuaranteeSpec):
             from privrisk.synthetic.claim import parse_guarantee
@@ -198,11 +189,13 @@ class SyntheticSettings:
 
             build_guarantee(spec)  # refused now, not after the attacks
         max_risk = None
-        if not is_blank(self.max_risk):
-            max_risk = float(check_probability(read_number(self.max_risk, name="max_risk"), name="max_risk"))
-        confidence = float(check_probability(read_number(self.confidence, name="confidence"), name="confidence",
+        if not V.is_blank(self.max_risk):
+            max_risk = float(
+                V.check_probability(V.read_number(self.max_risk, name="max_risk"), name="max_risk")
+            )
+        confidence = float(V.check_probability(V.read_number(self.confidence, name="confidence"), name="confidence",
                                              open_low=True, open_high=True))  # fmt: skip
-        seed = optional_whole(self.seed, name="seed")
+        seed = V.optional_whole(self.seed, name="seed")
         checked = {
             "original": _data(self.original, "original", required=True),
             "synthetic": _data(self.synthetic, "synthetic", required=True),
@@ -210,17 +203,19 @@ class SyntheticSettings:
             "aux": aux,
             "secret": secret,
             "threat_model": threat,
-            "queries": check_whole(self.queries, name="queries", minimum=1),
-            "query_columns": check_whole(self.query_columns, name="query_columns", minimum=1),
-            "neighbours": check_whole(self.neighbours, name="neighbours", minimum=1),
-            "membership_targets": check_whole(self.membership_targets, name="membership_targets", minimum=2),
+            "queries": V.check_whole(self.queries, name="queries", minimum=1),
+            "query_columns": V.check_whole(self.query_columns, name="query_columns", minimum=1),
+            "neighbours": V.check_whole(self.neighbours, name="neighbours", minimum=1),
+            "membership_targets": V.check_whole(
+                self.membership_targets, name="membership_targets", minimum=2
+            ),
             "generator": generator,
             "generator_guarantee": spec,
             "max_risk": max_risk,
             "confidence": confidence,
             "seed": seed,
         }
-        set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
+        V.set_checked(self, checked)  # a frozen dataclass normalises itself once, while it is made
         object.__setattr__(self, "_parts", parts)
 
     @property
