@@ -85,7 +85,10 @@ def main() -> None:
     parser.add_argument("--threshold", type=int, default=10)
     parser.add_argument("--naive-sample", type=int, default=2)
     parser.add_argument("--seed", type=int, default=36)
+    parser.add_argument("--quick", action="store_true", help="a small table (3 × 3 codes a dimension): a smoke test")
     args = parser.parse_args()
+    if args.quick:
+        args.fanout, args.records, args.naive_sample = [2], 60, 1
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     parents = [hierarchy(*args.fanout) for _ in range(3)]
     n_leaves = int(np.prod(args.fanout))

@@ -33,7 +33,7 @@ def repeated_sum(values: np.ndarray, counts: np.ndarray, *, leaf: int = LEAF) ->
 
     Example:
         >>> v, c = np.array([0.1, 0.7, 1e-3]), np.array([3, 1000, 5])
-        >>> repeated_sum(v, c, leaf=16) == np.repeat(v, c).sum()
+        >>> bool(repeated_sum(v, c, leaf=16) == np.repeat(v, c).sum())
         True
     """
     values = np.asarray(values, dtype=float)
