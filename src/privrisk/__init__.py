@@ -161,8 +161,8 @@ if TYPE_CHECKING:
 
     # Pages for people
     from privrisk.reports import explainer_page, report_page
-    from privrisk.reports.settings import ExplainSettings, ExplainRun, run_explain, ReportSettings, ReportRun
-    from privrisk.reports.settings import run_report, TradeoffSettings, TradeoffRun, run_tradeoff
+    from privrisk.reports.run import ExplainSettings, ExplainRun, run_explain, ReportSettings, ReportRun
+    from privrisk.reports.run import run_report, TradeoffSettings, TradeoffRun, run_tradeoff
 
     # Data
     from privrisk.io import read_column, read_table

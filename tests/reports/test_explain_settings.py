@@ -20,7 +20,7 @@ from explain_fixtures import make_results
 from privrisk.accounting import GuaranteeSpec
 from privrisk.errors import PrivriskError
 from privrisk.reports.manifest import write_manifest
-from privrisk.reports.settings import (
+from privrisk.reports.run import (
     ExplainSettings,
     ReportSettings,
     TradeoffSettings,

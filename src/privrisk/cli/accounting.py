@@ -101,7 +101,7 @@ def tradeoff_command(
 
     Example: privrisk tradeoff --mechanism laplace --epsilon 1 --out curve.svg
     """
-    from privrisk.reports.settings import TradeoffSettings, check_figure_target, run_tradeoff
+    from privrisk.reports.run import TradeoffSettings, check_figure_target, run_tradeoff
 
     spec = guarantee_spec(epsilon=epsilon, delta=delta, rho=rho, mu=mu, renyi=renyi, mechanism=mechanism, scale=scale,
                           sigma=sigma, sensitivity=sensitivity, categories=categories, dpsgd=dpsgd, releases=releases,
@@ -110,7 +110,7 @@ def tradeoff_command(
     settings = TradeoffSettings(spec, at_delta=at_delta, names=OPTION_NAMES)
     target = check_figure_target(out_path)
     run = run_tradeoff(settings)
-    run.write(target)
+    run.write_figure(target)
     if as_json:
         emit_json(run.to_dict(out=target))
         return

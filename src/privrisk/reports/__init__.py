@@ -13,9 +13,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from privrisk.errors import lazy_attribute
 from privrisk.reports.explain import (
     LANGUAGES,
     explainer_document,
@@ -68,6 +68,4 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in _RUN:
-        return getattr(importlib.import_module("privrisk.reports.run"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return lazy_attribute(globals(), dict.fromkeys(_RUN, "privrisk.reports.run"), name)
