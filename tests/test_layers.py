@@ -194,7 +194,7 @@ def test_the_floors_are_read_from_the_source():
     found = {(i.importer, i.module, i.name) for i in all_imports()}
     assert ("privrisk.presence.prepare", "privrisk.presence._spark", "SparkRollUp") in found  # in a function
     assert ("privrisk.presence._spark", "privrisk.io.engine", "spark_session") in found
-    assert ("privrisk.reports.manifest", "privrisk._version", "__version__") in found
+    assert ("privrisk.io.manifest", "privrisk._version", "__version__") in found
     assert ("privrisk.study.sampling", "privrisk.risk", "") in found  # from privrisk import risk
     assert ("privrisk.microdata.recoding", "privrisk.generalisation.lattice", "search_lattice") in found
     assert [FLOORS[floor(m)][0] for m in ("privrisk._format", "privrisk.accounting.risks", "privrisk.reports.plots.study",

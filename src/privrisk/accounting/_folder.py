@@ -10,13 +10,10 @@ floor, below :mod:`privrisk.reports.manifest`, so the manifest is written with t
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-MANIFEST = "manifest.json"
 
 
 def write_run_folder(
@@ -39,14 +36,11 @@ def write_run_folder(
         >>> [p.name for p in paths], json.loads(paths[1].read_text())["findings"]
         (['risk.json', 'manifest.json'], ['One.'])
     """
-    from privrisk._version import __version__
-    from privrisk.io.files import atomic_dir, to_jsonable, write_json
+    from privrisk.io.files import atomic_dir, write_json
+    from privrisk.io.manifest import MANIFEST, write_manifest
 
-    manifest = dict(schema_version=1, kind=kind, title=title, privrisk_version=__version__,
-                    created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-                    parameters=to_jsonable(dict(parameters)), summary=to_jsonable(dict(summary)),
-                    findings=list(findings), tables=[], figures=[])  # fmt: skip
     with atomic_dir(folder) as tmp:
         write_json(tmp / f"{kind}.json", dict(document))
-        write_json(tmp / MANIFEST, manifest)
+        write_manifest(tmp, kind=kind, title=title, parameters=dict(parameters), summary=dict(summary),
+                       findings=list(findings))  # fmt: skip
     return [Path(folder) / f"{kind}.json", Path(folder) / MANIFEST]
