@@ -59,6 +59,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "outputs",
         "Check a researcher's outputs (tables, means, quantiles, models) by a centre's rules, each alone and all\ntogether: the differencing an intruder can do, in sentences, with what to do about it.",
     ),
+    "table-pattern": (
+        "table_pattern",
+        "A suppression pattern for a hierarchical count table: primaries by threshold, secondaries by hypercubes, each proven.",
+    ),
     "explain": (
         "explain",
         "Write a self-contained HTML page that explains ε (or any guarantee) to the people in the data (English or German).",
