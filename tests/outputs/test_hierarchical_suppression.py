@@ -180,3 +180,40 @@ def test_bad_tables_are_refused():
         suppression_pattern(parents, np.asarray([[9, 6, 13], [6, 1, 5], [13, 5, 8]]), 3)
     with pytest.raises(ValueError, match="shape"):
         suppression_pattern(parents, np.zeros((2, 3), dtype=int), 3)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.sampled_from([("flat2", "flat2"), ("deep", "flat2"), ("flat3", "flat3")]),
+    counts=st.lists(st.integers(0, 3), min_size=12, max_size=12),
+    threshold=st.integers(2, 4),
+)
+def test_without_programmes_protection_is_proven_and_bounds_are_outer(names, counts, threshold):
+    # intervals=False: the same pattern, every primary still proven protected (against the brute-force intruder),
+    # and [lo, hi] = [0, ceiling] holds the intruder's whole range, marked not exact
+    trees, parents, leaf, truth_leaf, values = _case(names, counts)
+    n = int(leaf.sum())
+    if n > 8:
+        return
+    fast = suppression_pattern(parents, values, threshold, intervals=False)
+    full = suppression_pattern(parents, values, threshold)
+    assert (fast.suppressed == full.suppressed).all() and (fast.protected == full.protected).all()
+    suppressed = [tuple(int(i) for i in c) for c in zip(*np.nonzero(fast.suppressed), strict=False)]
+    _, ranges = _intruder(trees, truth_leaf, suppressed, n + 3)
+    for cell in zip(*np.nonzero(fast.primary), strict=False):
+        cell = tuple(int(i) for i in cell)
+        bmin, bmax = ranges[cell]
+        x = int(values[cell])
+        assert fast.protected[cell] and bmin <= x - 1 and bmax >= x + 1
+        assert fast.lo[cell] <= bmin and bmax <= fast.hi[cell] and not fast.exact[cell]
+        assert full.lo[cell] >= fast.lo[cell] and full.hi[cell] <= fast.hi[cell]
+
+
+def test_bruteforce_intruder_catches_a_pattern_without_secondaries(monkeypatch):
+    # the test can fail: with the secondary suppressions dropped, the intruder recomputes the primary exactly
+    trees, parents, _leaf, truth_leaf, values = _case(("flat2", "flat2"), [1, 5, 6, 7])
+    p = suppression_pattern(parents, values, 3)
+    assert p.summary["secondary"] > 0
+    primaries = [tuple(int(i) for i in c) for c in zip(*np.nonzero(p.primary), strict=False)]
+    _, ranges = _intruder(trees, truth_leaf, primaries, int(values[(0,) * 2]) + 3)
+    assert all(ranges[c][0] == ranges[c][1] == values[c] for c in primaries)

@@ -151,7 +151,8 @@ class Pattern:
         primary: the cells the threshold rule suppresses.
         suppressed: primary and secondary suppressions.
         lo, hi: for each primary, its interval over every whole non-negative table with the published cells
-            (NaN elsewhere); exact where ``exact``.
+            (NaN elsewhere); exact where ``exact``, else an outer bound (without ``intervals``: 0 and the
+            least published total less its published parts over the cell's relations, ∞ if there is none).
         exact: the interval is the intruder's exact one (False: an outer bound a budget left).
         witness_lo, witness_hi: for each primary, the least and largest value of whole tables found (the
             proof of its protection).
@@ -444,7 +445,8 @@ def suppression_pattern(
         threshold: the policy's threshold; a cell with 1 ≤ n < threshold is primary (0 too with ``zeros``).
         protection: how far a primary must be movable up, and down (at most to 0), by a whole table with the
             same published cells.
-        intervals: also compute each primary's interval (the intruder's recomputation).
+        intervals: compute each primary's exact interval (the intruder's recomputation) by programmes; without
+            them the protection is proven all the same (by the witnesses) and the interval is an outer bound.
 
     Example:
         >>> parents = [hierarchy(2), hierarchy(2)]
@@ -468,17 +470,20 @@ def suppression_pattern(
     suppressed, wlo, whi = _secondary(values, primary, parents, protection)
     need_down = np.minimum(protection, values)
     protected = primary & (values - wlo >= need_down) & (whi - values >= protection)
-    lo = np.full(values.shape, np.nan)
-    hi = np.full(values.shape, np.nan)
+    # without programmes: the outer bounds every whole table with the published cells respects, [0, ceiling]
+    ceiling = _ceiling(a, flat, suppressed.reshape(-1)).reshape(values.shape)
+    lo = np.where(primary, 0.0, np.nan)
+    hi = np.where(primary, ceiling, np.nan)
     exact = np.zeros(values.shape, dtype=bool)
     if intervals and suppressed.any():
         targets = np.flatnonzero(primary.reshape(-1))
         l_, h_, e_ = _intervals(a, flat, suppressed.reshape(-1), targets, wlo.reshape(-1), whi.reshape(-1))
         lo, hi = l_.reshape(values.shape), h_.reshape(values.shape)
         exact = e_.reshape(values.shape) & primary
-        # the witnesses are whole tables with the published cells: they lie inside the intruder's interval
-        bad = primary & ((wlo < lo - 1e-6) | (whi > hi + 1e-6))
-        if bad.any():
-            raise RuntimeError("internal: a witness lies outside its cell's interval")
+        lo, hi = np.where(primary, lo, np.nan), np.where(primary, hi, np.nan)
+    # the witnesses are whole tables with the published cells: they lie inside the intruder's interval
+    bad = primary & ((wlo < lo - 1e-6) | (whi > hi + 1e-6))
+    if bad.any():
+        raise RuntimeError("internal: a witness lies outside its cell's interval")
     return Pattern(values, primary, suppressed, lo, hi, exact, np.where(primary, wlo, 0),
                    np.where(primary, whi, 0), protected)  # fmt: skip
