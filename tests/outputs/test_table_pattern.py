@@ -16,7 +16,12 @@ from privrisk.cli import main
 from privrisk.errors import PrivriskError
 from privrisk.outputs.hierarchical import suppression_pattern, table_from_leaves
 from privrisk.outputs.policy import Policy
-from privrisk.outputs.table_pattern import DEFAULT_THRESHOLD, TablePatternSettings, run_table_pattern
+from privrisk.outputs.table_pattern import (
+    DEFAULT_THRESHOLD,
+    EXACT_CELLS,
+    TablePatternSettings,
+    run_table_pattern,
+)
 
 REGIONS = "code,parent\nAll,\nN,All\nS,All\nN1,N\nN2,N\nS1,S\nS2,S\n"
 # region leaf × sex leaf counts (N1, N2, S1, S2) × (m, f); N1/f is absent: a zero cell
@@ -47,6 +52,7 @@ def test_default_threshold_is_the_outputs_policys():
     from privrisk.cli.table_pattern import THRESHOLD
 
     assert THRESHOLD == DEFAULT_THRESHOLD
+    assert EXACT_CELLS == 20_000  # said in --intervals' help
     assert (
         DEFAULT_THRESHOLD
         == Policy().safe_threshold
@@ -64,6 +70,7 @@ def test_default_threshold_is_the_outputs_policys():
         ({"dimensions": {"region": 3}}, "dimensions"),
         ({"count": "region"}, "count"),
         ({"table": 42}, "table"),
+        ({"intervals": "fast"}, "intervals"),
     ],
 )
 def test_settings_refuse_bad_rules_naming_the_field(kwargs, param):
@@ -182,3 +189,21 @@ def test_specification_with_unsplit_groups_lists_a_cell_once():
     labels = list(run.labels[0])
     assert len(labels) == len(set(labels))
     assert {"10-19", "20-29", "30-39", "20-39", "*"} <= set(labels)
+
+
+def test_bounds_prove_the_same_protection_with_outer_intervals(tmp_path):
+    cells, region, sex = _files(tmp_path)
+    dims = {"region": str(region), "sex": str(sex)}
+    exact = run_table_pattern(TablePatternSettings(table=cells, dimensions=dims, count="n", threshold=5))
+    fast = run_table_pattern(
+        TablePatternSettings(table=cells, dimensions=dims, count="n", threshold=5, intervals="bounds")
+    )
+    assert exact.to_dict()["intervals"] == "exact" and fast.to_dict()["intervals"] == "bounds"
+    assert (fast.pattern.suppressed == exact.pattern.suppressed).all() and fast.to_dict()["all_protected"]
+    a, b = exact.cells(), fast.cells()
+    prim = a["status"] == "primary"
+    assert (b.loc[prim, "lower"] == 0).all() and not b.loc[prim, "exact"].any()
+    # the outer bound holds the exact interval
+    upper = b.loc[prim, "upper"].map(lambda v: float("inf") if v == "inf" else float(v))
+    assert (upper >= a.loc[prim, "upper"].astype(float)).all()
+    assert "outer bounds, not exact" in fast.sentence()

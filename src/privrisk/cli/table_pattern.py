@@ -7,7 +7,7 @@ The run is :func:`privrisk.outputs.table_pattern.run_table_pattern`; this module
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import typer
 
@@ -47,8 +47,11 @@ def table_pattern_command(
         "movable, up and down (to 0 at most), for an intruder.",
     ),
     zeros: bool = typer.Option(False, "--zeros", help="Suppress zero cells as well."),
-    no_intervals: bool = typer.Option(
-        False, "--no-intervals", help="Skip the intruder's intervals (the protection is proven all the same)."
+    intervals: str = typer.Option(
+        "auto",
+        "--intervals",
+        help="Each suppressed small cell's interval: exact (programmes), bounds (outer, "
+        "fast) or auto (exact up to 20,000 cells); the protection is proven either way.",
     ),
     out_dir: Path | None = typer.Option(
         None,
@@ -76,7 +79,7 @@ def table_pattern_command(
             raise PrivriskError(f"dimensions: {name!r} is given twice", param="dimensions")
         dims[name] = spec
     settings = TablePatternSettings(table=table, dimensions=dims, count=count, threshold=threshold,
-                                    protection=protection, zeros=zeros, intervals=not no_intervals)  # fmt: skip
+                                    protection=protection, zeros=zeros, intervals=cast(Any, intervals))  # fmt: skip
     if out_dir is not None:
         check_outputs(out_dir, [table], param="--out", folder=True, files=OUT_FILES)
     run = _run_with_progress(settings)
