@@ -40,6 +40,7 @@ __all__ = ["Pattern", "hierarchy", "relations", "suppression_pattern", "table_fr
 _SIBLINGS = 3  # sibling alternatives tried per dimension (beside the path to the total)
 _NODES = 2_000  # branch-and-bound nodes of one integer programme
 _UNBOUNDED = 10**12  # a witness move with no cell decreasing: the cell grows without end
+_BIG = np.iinfo(np.int64).max
 _MIP_LIMIT = 5_000  # unknowns in a block above which a fractional linear end is kept as an outer bound
 
 
@@ -267,7 +268,7 @@ def _cubes(
 
 def _range(vals: np.ndarray, sign: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """How far δ may go up and down before a cell of the cube turns negative (cells × cubes arrays)."""
-    big = np.iinfo(np.int64).max
+    big = _BIG
     up = np.where(live & (sign < 0), vals, big).min(axis=1)
     down = np.where(live & (sign > 0), vals, big).min(axis=1)
     return up, down
@@ -277,11 +278,12 @@ def _secondary(values: np.ndarray, primary: np.ndarray, parents: Sequence[np.nda
     shape = values.shape
     flat_values = values.reshape(-1)
     trees = [_Tree(parent) for parent in parents]
-    suppressed = primary.reshape(-1).copy()
-    wlo = np.where(primary.reshape(-1), flat_values, 0).astype(np.int64)
+    flat_primary = primary.reshape(-1)
+    suppressed = flat_primary.copy()
+    wlo = np.where(flat_primary, flat_values, 0).astype(np.int64)
     whi = wlo.copy()
-    big = np.iinfo(np.int64).max
-    order = np.flatnonzero(primary.reshape(-1))
+    big = _BIG
+    order = np.flatnonzero(flat_primary)
     for f in order.tolist():
         x = int(flat_values[f])
         need_down = min(protection, x)
@@ -307,7 +309,7 @@ def _secondary(values: np.ndarray, primary: np.ndarray, parents: Sequence[np.nda
         suppressed[ids] = True
         u, dn = int(up[best]), int(down[best])
         # every primary of the cube is moved by ±δ: δ ∈ [−dn, u]
-        prim = primary.reshape(-1)[ids]
+        prim = flat_primary[ids]
         pv = flat_values[ids]
         lo_move = np.where(sg > 0, dn, u)
         hi_move = np.where(sg > 0, u, dn)
@@ -457,7 +459,8 @@ def suppression_pattern(
         >>> float(p.lo[1, 1]), float(p.hi[1, 1]), bool(p.protected[1, 1])
         (0.0, 6.0, True)
     """
-    values = np.asarray(values, dtype=np.int64)
+    # C order: a flat view of each array is then free (the loop over primaries takes many)
+    values = np.ascontiguousarray(values, dtype=np.int64)
     if values.shape != tuple(p.size for p in parents):
         raise ValueError(f"values: shape {values.shape} for dimensions of {[p.size for p in parents]} codes")
     if (values < 0).any():
