@@ -269,10 +269,14 @@ def _leaf_counts(settings: TablePatternSettings, frame: pd.DataFrame, dims: list
         codes = frame[dim.name]
         if codes.isna().any():
             raise PrivriskError(f"dimensions: {dim.name}: a row has no code", param="dimensions")
-        keys = [_code_text(v) for v in codes.tolist()]
-        pos = np.asarray([where.get(k, -1) for k in keys], dtype=np.int64)
+        # each distinct code once (a table of leaf cells repeats each code many times)
+        uniq, inverse = np.unique(codes.to_numpy(dtype=object).astype(str), return_inverse=True)
+        raw = pd.unique(codes)
+        text = {str(v): _code_text(v) for v in raw}
+        at = np.asarray([where.get(text.get(u, u), -1) for u in uniq.tolist()], dtype=np.int64)
+        pos = at[inverse.reshape(-1)]
         if (pos < 0).any():
-            k = keys[int(np.flatnonzero(pos < 0)[0])]
+            k = text.get(str(uniq[int(np.flatnonzero(at < 0)[0])]), "")
             what = "not a leaf of its hierarchy" if k in set(dim.labels.tolist()) else "not in its hierarchy"
             raise PrivriskError(f"dimensions: {dim.name}: the code {k!r} is {what}", param="dimensions")
         positions.append((pos, leaves.size))
