@@ -41,10 +41,7 @@ def table_pattern_command(
         help="A cell with 1 ≤ n < threshold is suppressed (10 is the outputs policy's minimum frequency).",
     ),
     protection: int = typer.Option(
-        1,
-        "--protection",
-        help="How far each suppressed small cell must stay "
-        "movable, up and down (to 0 at most), for an intruder.",
+        1, "--protection", help="How far a suppressed small cell must stay movable."
     ),
     zeros: bool = typer.Option(False, "--zeros", help="Suppress zero cells as well."),
     intervals: str = typer.Option(

@@ -271,8 +271,7 @@ def _leaf_counts(settings: TablePatternSettings, frame: pd.DataFrame, dims: list
             raise PrivriskError(f"dimensions: {dim.name}: a row has no code", param="dimensions")
         # each distinct code once (a table of leaf cells repeats each code many times)
         uniq, inverse = np.unique(codes.to_numpy(dtype=object).astype(str), return_inverse=True)
-        raw = pd.unique(codes)
-        text = {str(v): _code_text(v) for v in raw}
+        text = {str(v): _code_text(v) for v in pd.unique(codes).tolist()}
         at = np.asarray([where.get(text.get(u, u), -1) for u in uniq.tolist()], dtype=np.int64)
         pos = at[inverse.reshape(-1)]
         if (pos < 0).any():
