@@ -26,9 +26,11 @@ import pandas as pd
 from privrisk.errors import PrivriskError
 from privrisk.microdata._grouped import (
     GroupedMicrodataResult,
+    check_weights,
     grouping_sql,
     measure_grouped,
     missing_household,
+    weight_checks_sql,
 )
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
@@ -104,13 +106,23 @@ class _DuckDBPasses:
         self.keys = list(settings.keys)
 
     def groups(self) -> pd.DataFrame:
+        """Pass 1 kept in DuckDB: the weights checked in one row over the records, and only the keys, ``__n``,
+        ``__first`` and ``__w`` brought back, in order of first appearance, the integer keys narrowed."""
+        weights = self.settings.weights
+        if weights is not None:
+            checks = self.con.sql(weight_checks_sql("__rows", weights, _quote)).df()
+            if checks["__bad"].notna().iloc[0]:  # a file without records is refused after this pass
+                check_weights(checks, weights)
         self.con.execute("CREATE OR REPLACE TEMP TABLE __groups AS "
-                         + grouping_sql("__rows", self.keys, self.settings.weights, _quote))  # fmt: skip
-        return self.con.sql("SELECT * FROM __groups").df()
+                         + grouping_sql("__rows", self.keys, weights, _quote, checks=False))  # fmt: skip
+        shown = ", ".join([*(_quote(k) for k in self.keys), "__n", "__first", *(["__w"] if weights else [])])
+        return _narrowed(self.con.sql(f"SELECT {shown} FROM __groups ORDER BY __first").df(), self.keys)
 
     def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
-        cells = pd.DataFrame({"__first": table["__first"].to_numpy(np.int64), **values})
-        self.con.register("__cell_values", cells)
+        import pyarrow as pa
+
+        self.con.register("__cell_values",
+                          pa.table({"__first": table["__first"].to_numpy(np.int64), **values}))  # fmt: skip
 
     def households(self, table: pd.DataFrame, cell_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         column = str(self.settings.household)
@@ -152,6 +164,17 @@ class _DuckDBPasses:
                            "ON t.__h IS NOT DISTINCT FROM h.__h").df()  # fmt: skip
         got["household_risk"] = -np.expm1(got["__s"].to_numpy(float))
         return got
+
+
+def _narrowed(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The integer key columns in the smallest integer type holding their values (a census's ages and regions in
+    one byte, not eight): the combinations, not the records, are what a 10⁸-record file holds in memory. The
+    values, and so every table and document, are those of the file read into memory."""
+    for key in keys:
+        column = table[key]
+        if column.dtype.kind in "iu" and len(column):
+            table[key] = pd.to_numeric(column, downcast="integer" if column.dtype.kind == "i" else "unsigned")
+    return table
 
 
 def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
