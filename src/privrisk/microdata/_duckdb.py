@@ -118,6 +118,15 @@ class _DuckDBPasses:
         shown = ", ".join([*(_quote(k) for k in self.keys), "__n", "__first", *(["__w"] if weights else [])])
         return _narrowed(self.con.sql(f"SELECT {shown} FROM __groups ORDER BY __first").df(), self.keys)
 
+    def _hashed(self) -> bool:
+        """Whether DuckDB's 64-bit ``hash`` of the keys tells every combination of the file apart (checked on the
+        combinations: as many distinct hashes as combinations); then ``__cell_ids`` maps each hash to its
+        combination's first row. Otherwise (a collision, never seen in practice) the keys themselves are joined."""
+        cols = ", ".join(_quote(k) for k in self.keys)
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE __cell_ids AS SELECT hash({cols}) AS __k, __first FROM __groups")
+        distinct, total = self.con.execute("SELECT COUNT(DISTINCT __k), COUNT(*) FROM __cell_ids").fetchall()[0]
+        return bool(distinct == total)
+
     def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
         import pyarrow as pa
 
@@ -130,12 +139,17 @@ class _DuckDBPasses:
             lg = np.log1p(-cell_risk)
         self._register_cells(table, {"__cell": np.arange(len(table), dtype=np.int64), "__lg": lg})
         h, cols = _quote(column), ", ".join(_quote(k) for k in self.keys)
-        pairs = f"SELECT {h} AS __h, {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows GROUP BY {h}, {cols}"
+        if self._hashed():  # each record's combination by one number, not by every key
+            pairs = f"SELECT {h} AS __h, hash({cols}) AS __k, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows " \
+                    "GROUP BY __h, __k"  # fmt: skip
+            cells = "__cell_ids g ON p.__k = g.__k"
+        else:
+            pairs = f"SELECT {h} AS __h, {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows GROUP BY {h}, {cols}"
+            cells = f"__groups g ON {_same('p', 'g', self.keys)}"
         self.con.execute(f"""CREATE OR REPLACE TEMP TABLE __households AS
             SELECT p.__h, MIN(p.__first) AS __hfirst, CAST(SUM(p.__n) AS BIGINT) AS __size,
                    SUM(p.__n * c.__lg ORDER BY c.__cell) AS __s
-            FROM ({pairs}) p JOIN __groups g ON {_same("p", "g", self.keys)}
-            JOIN __cell_values c ON g.__first = c.__first GROUP BY p.__h""")  # fmt: skip
+            FROM ({pairs}) p JOIN {cells} JOIN __cell_values c ON g.__first = c.__first GROUP BY p.__h""")  # fmt: skip
         missing = self.con.sql("SELECT __size, __hfirst FROM __households WHERE __h IS NULL").fetchall()
         if missing:
             raise missing_household(column, int(missing[0][0]), int(missing[0][1]))
