@@ -244,8 +244,11 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
     keys = list(settings.keys)
     needed = list(dict.fromkeys([*keys, *(c for c in (settings.weights, settings.household) if c)]))
     cols = ", ".join(_quote(k) for k in keys)
-    joins = (f"JOIN (SELECT {cols}, MIN(__id) AS __first FROM __rows GROUP BY {cols}) g ON {_same('r', 'g', keys)} "
-             "JOIN __cell_values c ON g.__first = c.__first")  # fmt: skip
+    # each record finds its combination by the keys' hash when the hashes tell the combinations apart (as many
+    # distinct hashes as combinations), else by the keys themselves
+    by_hash = f"JOIN __ids g ON hash({', '.join(f'r.{_quote(k)}' for k in keys)}) = g.__k "
+    by_keys = f"JOIN (SELECT {cols}, MIN(__id) AS __first FROM __rows GROUP BY {cols}) g ON {_same('r', 'g', keys)} "
+    joins = "JOIN __cell_values c ON g.__first = c.__first"
     extra = ""
     if settings.household is not None and result.household is not None:
         h = _quote(str(settings.household))
@@ -254,10 +257,7 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                   "JOIN __household_values hv ON hh.__index = hv.__index")  # fmt: skip
         extra = ", hv.household_risk"
     shown = ", ".join(f"r.{_quote(k)}" for k in keys)
-    query = (
-        f"SELECT r.__id AS row, {shown}, c.__sample, c.__population, c.risk{extra} "
-        f"FROM __rows r {joins} ORDER BY r.__id"
-    )
+    select = f"SELECT r.__id AS row, {shown}, c.__sample, c.__population, c.risk{extra} FROM __rows r "
     for whole_file in (False, True):
         with duckdb_connect() as con:
             _rows_view(con, path, file_kind(path), needed, whole_file)
@@ -268,7 +268,10 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                 con.register("__household_values", pd.DataFrame({"__index": np.arange(0 if result.household is None else result.household.size),
                                                                  "household_risk": result.household}))  # fmt: skip
             try:
-                con.execute(query)
+                con.execute(f"CREATE TEMP TABLE __ids AS SELECT hash({cols}) AS __k, MIN(__id) AS __first FROM __rows "
+                            "GROUP BY __k")  # fmt: skip
+                exact = con.execute("SELECT COUNT(*) FROM __ids").fetchall()[0][0] == len(result.frame)
+                con.execute(f"{select}{by_hash if exact else by_keys}{joins} ORDER BY r.__id")
                 chunk = con.fetch_df_chunk(RECORDS_CHUNK)
             except duckdb.ConversionException:
                 if whole_file:
