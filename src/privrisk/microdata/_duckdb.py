@@ -2,8 +2,14 @@
 
 The passes of :mod:`~privrisk.microdata._grouped` run in DuckDB over the file itself, inside
 :func:`privrisk.io.engine.duckdb_connect` (a memory limit, the rest spilled to a private temporary folder): only
-the key combinations and, with a household id, each household's sum and size come back, never the records. A
-census-like file of 10⁸ records is measured within 2 GB.
+the key combinations and, with a household id, each household's sum and size come back, never the records. What
+stays in memory grows with the combinations, not the records: per combination its keys (integers in the smallest
+type holding them), count, first row and sum of weights, int32 key codes and the measures' arrays; the weights
+are checked in one row over the records, each record finds its combination (households, ``records.csv``) by the
+keys' 64-bit hash when the hashes tell the combinations apart (checked), else by the keys.
+
+Only what the combinations decide is grouped here (:func:`groups_in_duckdb`): a reduction (suppression,
+recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every record and read the file into memory.
 
 Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
@@ -116,7 +122,16 @@ class _DuckDBPasses:
         self.con.execute("CREATE OR REPLACE TEMP TABLE __groups AS "
                          + grouping_sql("__rows", self.keys, weights, _quote, checks=False))  # fmt: skip
         shown = ", ".join([*(_quote(k) for k in self.keys), "__n", "__first", *(["__w"] if weights else [])])
-        return _narrowed(self.con.sql(f"SELECT {shown} FROM __groups ORDER BY __first").df(), self.keys)
+        # in chunks, each narrowed: never the whole table in DuckDB's result and in eight-byte integers at once
+        self.con.execute(f"SELECT {shown} FROM __groups ORDER BY __first")
+        chunks = []
+        while len(chunk := self.con.fetch_df_chunk(RECORDS_CHUNK)):
+            chunks.append(_narrowed(chunk, self.keys))
+        if not chunks:
+            return self.con.sql(f"SELECT {shown} FROM __groups").df()
+        table = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+        del chunks
+        return _narrowed(table, self.keys)
 
     def _hashed(self) -> bool:
         """Whether DuckDB's 64-bit ``hash`` of the keys tells every combination of the file apart (checked on the
