@@ -143,7 +143,7 @@ class _DuckDBPasses:
         return bool(distinct == total)
 
     def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped]
 
         self.con.register("__cell_values",
                           pa.table({"__first": table["__first"].to_numpy(np.int64), **values}))  # fmt: skip
