@@ -138,8 +138,12 @@ class _DuckDBPasses:
         combinations: as many distinct hashes as combinations); then ``__cell_ids`` maps each hash to its
         combination's first row. Otherwise (a collision, never seen in practice) the keys themselves are joined."""
         cols = ", ".join(_quote(k) for k in self.keys)
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE __cell_ids AS SELECT hash({cols}) AS __k, __first FROM __groups")
-        distinct, total = self.con.execute("SELECT COUNT(DISTINCT __k), COUNT(*) FROM __cell_ids").fetchall()[0]
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __cell_ids AS SELECT hash({cols}) AS __k, __first FROM __groups"
+        )
+        distinct, total = self.con.execute("SELECT COUNT(DISTINCT __k), COUNT(*) FROM __cell_ids").fetchall()[
+            0
+        ]
         return bool(distinct == total)
 
     def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:

@@ -40,8 +40,14 @@ from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
 
-__all__ = ["GroupedMicrodataResult", "Passes", "check_weights", "grouping_sql", "measure_grouped",
-           "weight_checks_sql"]
+__all__ = [
+    "GroupedMicrodataResult",
+    "Passes",
+    "check_weights",
+    "grouping_sql",
+    "measure_grouped",
+    "weight_checks_sql",
+]
 
 
 class Passes(Protocol):
