@@ -141,10 +141,8 @@ class _DuckDBPasses:
         self.con.execute(
             f"CREATE OR REPLACE TEMP TABLE __cell_ids AS SELECT hash({cols}) AS __k, __first FROM __groups"
         )
-        distinct, total = self.con.execute("SELECT COUNT(DISTINCT __k), COUNT(*) FROM __cell_ids").fetchall()[
-            0
-        ]
-        return bool(distinct == total)
+        counted = self.con.execute("SELECT COUNT(DISTINCT __k) = COUNT(*) FROM __cell_ids").fetchall()
+        return bool(counted[0][0])
 
     def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
         import pyarrow as pa  # type: ignore[import-untyped]
