@@ -34,8 +34,8 @@ KEYS = ["region", "district", "age", "sex", "marital", "education", "occupation"
 
 def make(path: str, rows: int, chunk: int = 2_000_000) -> None:
     """The census file, written in row groups of ``chunk`` records (10⁸ records never in memory at once)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     rng = np.random.default_rng(36)
     writer = None
@@ -77,21 +77,22 @@ def child(engine: str, path: str) -> None:
     start = time.perf_counter()
     if engine == "pandas":  # the naive baseline: every row in pandas, f_k and F_k by transform (no risks)
         frame = pd.read_parquet(path)
-        grouped = frame.groupby(KEYS, dropna=False)
-        fk = grouped["weight"].transform("size")
-        result = {"uniques": int((fk == 1).sum()), "F_k_sum": float(grouped["weight"].transform("sum").sum())}
+        by_keys = frame.groupby(KEYS, dropna=False)
+        fk = by_keys["weight"].transform("size")
+        result = {"uniques": int((fk == 1).sum()), "F_k_sum": float(by_keys["weight"].transform("sum").sum())}
     else:
         from privrisk.microdata import MicrodataSettings, run_microdata
+        from privrisk.microdata.measure import MicrodataResult
 
         grouped = engine == "grouped"
         engine = "duckdb" if grouped else engine
 
-        settings = MicrodataSettings(data=path, keys=KEYS, weights="weight", household="hid", k=3, engine=engine,
+        settings = MicrodataSettings(data=path, keys=tuple(KEYS), weights="weight", household="hid", k=3, engine=engine,
                                      spark_master="local[2]" if engine == "spark" else None)  # fmt: skip
         if grouped:  # DuckDB over the file where it lies (privrisk.microdata._duckdb)
             from privrisk.microdata._duckdb import measure_in_duckdb
 
-            m = measure_in_duckdb(settings)
+            m: MicrodataResult = measure_in_duckdb(settings)
         else:
             m = run_microdata(settings).measured
         result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],
