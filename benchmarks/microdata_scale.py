@@ -1,9 +1,14 @@
 """Microdata risk of a census-like file on DuckDB, Spark local[2] and a naive pandas baseline, with peak memory.
 
-Run: python benchmarks/microdata_scale.py [--rows 1000000] [--engines duckdb,spark,pandas]
+Run: python benchmarks/microdata_scale.py [--rows 1000000] [--engines duckdb,grouped,spark,pandas]
+     [--memory-limit 512MB]
 
-DuckDB groups the Parquet file where it lies (privrisk.microdata._duckdb): its peak memory is bounded by DuckDB's
-limit and the key combinations, not by the records (the target: 10⁸ records within 2 GB).
+``duckdb`` is ``run_microdata`` as it runs by default (the file read into memory unless
+``privrisk.microdata._duckdb.GROUPED_BY_DEFAULT``); ``grouped`` groups the Parquet file where it lies in DuckDB
+(``privrisk.microdata._duckdb``): its peak memory is DuckDB's limit (``--memory-limit``, else
+``PRIVRISK_DUCKDB_MEMORY_LIMIT`` or 1 GB) plus what the key combinations take, not the records (the target: 10⁸
+records within 2 GB). 10⁸ records: ``--rows 100000000 --engines grouped,pandas --memory-limit 512MB`` (a Parquet
+file of about 1 GB in the temporary folder; DuckDB spills there too).
 
 The file: 8 key variables (region, district, age, sex, marital status, education, occupation, tenure), a sampling
 weight and a household id, written once as Parquet. Each engine runs in its own process (its peak resident memory
@@ -29,8 +34,8 @@ KEYS = ["region", "district", "age", "sex", "marital", "education", "occupation"
 
 def make(path: str, rows: int, chunk: int = 2_000_000) -> None:
     """The census file, written in row groups of ``chunk`` records (10⁸ records never in memory at once)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     rng = np.random.default_rng(36)
     writer = None
@@ -72,21 +77,22 @@ def child(engine: str, path: str) -> None:
     start = time.perf_counter()
     if engine == "pandas":  # the naive baseline: every row in pandas, f_k and F_k by transform (no risks)
         frame = pd.read_parquet(path)
-        grouped = frame.groupby(KEYS, dropna=False)
-        fk = grouped["weight"].transform("size")
-        result = {"uniques": int((fk == 1).sum()), "F_k_sum": float(grouped["weight"].transform("sum").sum())}
+        by_keys = frame.groupby(KEYS, dropna=False)
+        fk = by_keys["weight"].transform("size")
+        result = {"uniques": int((fk == 1).sum()), "F_k_sum": float(by_keys["weight"].transform("sum").sum())}
     else:
         from privrisk.microdata import MicrodataSettings, run_microdata
+        from privrisk.microdata.measure import MicrodataResult
 
         grouped = engine == "grouped"
         engine = "duckdb" if grouped else engine
 
-        settings = MicrodataSettings(data=path, keys=KEYS, weights="weight", household="hid", k=3, engine=engine,
+        settings = MicrodataSettings(data=path, keys=tuple(KEYS), weights="weight", household="hid", k=3, engine=engine,
                                      spark_master="local[2]" if engine == "spark" else None)  # fmt: skip
         if grouped:  # DuckDB over the file where it lies (privrisk.microdata._duckdb)
             from privrisk.microdata._duckdb import measure_in_duckdb
 
-            m = measure_in_duckdb(settings)
+            m: MicrodataResult = measure_in_duckdb(settings)
         else:
             m = run_microdata(settings).measured
         result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],
@@ -101,6 +107,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--engines", default="duckdb,grouped,spark,pandas")
+    parser.add_argument(
+        "--memory-limit", help="DuckDB's memory limit (PRIVRISK_DUCKDB_MEMORY_LIMIT), e.g. 512MB"
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument(
         "--quick", action="store_true", help="a smoke run: 10,000 rows, DuckDB and pandas only"
@@ -111,7 +120,10 @@ def main() -> None:
     if args.child:
         child(*args.child)
         return
+    if args.memory_limit:  # the children's DuckDB connections read it
+        os.environ["PRIVRISK_DUCKDB_MEMORY_LIMIT"] = args.memory_limit
     print("load:", os.popen("uptime").read().strip())
+    print("DuckDB memory limit:", os.environ.get("PRIVRISK_DUCKDB_MEMORY_LIMIT", "1GB (default)"))
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "census.parquet")
         make(path, args.rows)

@@ -71,6 +71,48 @@ def test_random_files_same_json_as_in_memory(tmp_path_factory, data, kind, missi
     assert grouped == in_memory
 
 
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), kind=st.sampled_from(["csv", "parquet"]))
+def test_every_option_through_duckdb_same_json_and_records_csv(tmp_path_factory, data, kind):
+    """Every option :func:`groups_in_duckdb` accepts, drawn together: the document, combinations.csv and
+    records.csv of the file grouped in DuckDB are those of the file read into memory, byte for byte."""
+    frame = _frame(data)
+    folder = tmp_path_factory.mktemp("f")
+    path = folder / f"sample.{kind}"
+    frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path, index=False)
+    weighted = data.draw(st.booleans())
+    options = {
+        "keys": data.draw(st.sampled_from(["a,b", "b,a", "a", "b"])),
+        "weights": "w" if weighted else None,
+        "household": data.draw(st.sampled_from([None, "h"])),
+        "missing": data.draw(st.sampled_from(["any", "category"])),
+        "method": data.draw(st.sampled_from(["approx", "exact"])),
+        "k": data.draw(st.one_of(st.none(), st.integers(1, 5))),
+        "max_risk": data.draw(st.one_of(st.none(), st.sampled_from([0.01, 0.2, 0.5, 1.0]))),
+        "top": data.draw(st.integers(0, 70)),
+        "population_size": None if weighted else data.draw(st.sampled_from([None, 100.0, 1e6])),
+    }
+    s = MicrodataSettings(data=str(path), **options)
+    assert groups_in_duckdb(s)
+    grouped, in_memory = MicrodataRun(s, measure_in_duckdb(s)), MicrodataRun(s, measure_microdata(None, s))
+    docs = [json.dumps(to_jsonable(r.to_dict()), ensure_ascii=False) for r in (grouped, in_memory)]
+    assert docs[0] == docs[1]
+    grouped.write(folder / "grouped")
+    in_memory.write(folder / "memory")
+    for name in ("records.csv", "combinations.csv"):
+        assert (folder / "grouped" / name).read_bytes() == (folder / "memory" / name).read_bytes(), name
+
+
+def test_integer_keys_narrowed_values_kept(tmp_path):
+    """The combinations' integer keys are held in the smallest type (a census's memory), the values unchanged."""
+    path = tmp_path / "wide.parquet"
+    pd.DataFrame({"a": [1, 2, 2, -5], "b": [10**12, 3, 3, 3], "c": [None, "x", "x", "y"]}).to_parquet(path)
+    s = MicrodataSettings(data=str(path), keys="a,b,c")
+    frame = measure_in_duckdb(s).frame
+    assert frame["a"].dtype == np.int8 and frame["b"].dtype == np.int64
+    assert frame["a"].tolist() == [1, 2, -5] and frame["b"].tolist() == [10**12, 3, 3]
+
+
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
 @pytest.mark.parametrize(
     "weights", [[1.0, -2.0, 3.0, -1.0], [1.0, np.nan, 3.0, np.nan], [1.0, 2.0, np.inf, 1.0]]
@@ -150,3 +192,24 @@ def test_repeated_sums_are_numpys_bit_for_bit(values, counts, leaf):
     assert repeated_sum(v, c, leaf=leaf) == repeated.sum()
     assert repeated_mean(v, c) == repeated.mean()
     assert repeated_median(v, c) == np.median(repeated)
+
+
+@pytest.mark.parametrize("hashed", [True, False])
+def test_households_by_hash_or_by_keys_same_json(monkeypatch, hashed):
+    """The household pass joins each record to its combination by the keys' hash, or, when two combinations
+    share a hash, by the keys themselves: the same document either way (the second forced here)."""
+    from privrisk.microdata import _duckdb
+
+    seen: list[bool] = []
+    original = _duckdb._DuckDBPasses._hashed
+
+    def checked(self) -> bool:
+        if not hashed:
+            return False
+        seen.append(original(self))
+        return seen[-1]
+
+    monkeypatch.setattr(_duckdb._DuckDBPasses, "_hashed", checked)
+    grouped, in_memory = _docs(data=EXAMPLE, keys="region,age,sex", weights="weight", household="hid", top=40)
+    assert grouped == in_memory
+    assert seen == ([True] if hashed else [])

@@ -2,8 +2,14 @@
 
 The passes of :mod:`~privrisk.microdata._grouped` run in DuckDB over the file itself, inside
 :func:`privrisk.io.engine.duckdb_connect` (a memory limit, the rest spilled to a private temporary folder): only
-the key combinations and, with a household id, each household's sum and size come back, never the records. A
-census-like file of 10⁸ records is measured within 2 GB.
+the key combinations and, with a household id, each household's sum and size come back, never the records. What
+stays in memory grows with the combinations, not the records: per combination its keys (integers in the smallest
+type holding them), count, first row and sum of weights, int32 key codes and the measures' arrays; the weights
+are checked in one row over the records, each record finds its combination (households, ``records.csv``) by the
+keys' 64-bit hash when the hashes tell the combinations apart (checked), else by the keys.
+
+Only what the combinations decide is grouped here (:func:`groups_in_duckdb`): a reduction (suppression,
+recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every record and read the file into memory.
 
 Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
@@ -26,9 +32,11 @@ import pandas as pd
 from privrisk.errors import PrivriskError
 from privrisk.microdata._grouped import (
     GroupedMicrodataResult,
+    check_weights,
     grouping_sql,
     measure_grouped,
     missing_household,
+    weight_checks_sql,
 )
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
@@ -37,8 +45,11 @@ __all__ = ["groups_in_duckdb", "measure_in_duckdb"]
 
 GROUPED_BY_DEFAULT = False
 """Whether :func:`~privrisk.microdata.run.run_microdata` groups a CSV or Parquet file in DuckDB by default. Off
-until the grouped path is lighter than reading the file: at 10⁷ records with 8·10⁶ combinations it measured
-slower and heavier (``benchmarks/microdata_scale.py``); the documents are the same either way."""
+while the grouped path is slower than reading the file: at 10⁷ records with 6.6·10⁶ combinations
+(``benchmarks/microdata_scale.py --rows 10000000``, 2 shared cores) it took 390 s and 2,291 MB (load 8–11), and
+532 s and 1,852 MB with ``--memory-limit 512MB`` (load 10–11), against 127 s and 3,189 MB for the file read into
+memory (load 6); the household pass, an ordered sum per household over about as many household–combination pairs
+as records, is most of its time. The documents are the same either way."""
 
 # Vectors of 2,048 records per chunk of records.csv (read again from the file, in file order).
 RECORDS_CHUNK = 512
@@ -104,13 +115,43 @@ class _DuckDBPasses:
         self.keys = list(settings.keys)
 
     def groups(self) -> pd.DataFrame:
+        """Pass 1 kept in DuckDB: the weights checked in one row over the records, and only the keys, ``__n``,
+        ``__first`` and ``__w`` brought back, in order of first appearance, the integer keys narrowed."""
+        weights = self.settings.weights
+        if weights is not None:
+            checks = self.con.sql(weight_checks_sql("__rows", weights, _quote)).df()
+            if checks["__bad"].notna().iloc[0]:  # a file without records is refused after this pass
+                check_weights(checks, weights)
         self.con.execute("CREATE OR REPLACE TEMP TABLE __groups AS "
-                         + grouping_sql("__rows", self.keys, self.settings.weights, _quote))  # fmt: skip
-        return self.con.sql("SELECT * FROM __groups").df()
+                         + grouping_sql("__rows", self.keys, weights, _quote, checks=False))  # fmt: skip
+        shown = ", ".join([*(_quote(k) for k in self.keys), "__n", "__first", *(["__w"] if weights else [])])
+        # in chunks, each narrowed: never the whole table in DuckDB's result and in eight-byte integers at once
+        self.con.execute(f"SELECT {shown} FROM __groups ORDER BY __first")
+        chunks = []
+        while len(chunk := self.con.fetch_df_chunk(RECORDS_CHUNK)):
+            chunks.append(_narrowed(chunk, self.keys))
+        if not chunks:
+            return self.con.sql(f"SELECT {shown} FROM __groups").df()
+        table = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+        del chunks
+        return _narrowed(table, self.keys)
+
+    def _hashed(self) -> bool:
+        """Whether DuckDB's 64-bit ``hash`` of the keys tells every combination of the file apart (checked on the
+        combinations: as many distinct hashes as combinations); then ``__cell_ids`` maps each hash to its
+        combination's first row. Otherwise (a collision, never seen in practice) the keys themselves are joined."""
+        cols = ", ".join(_quote(k) for k in self.keys)
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE __cell_ids AS SELECT hash({cols}) AS __k, __first FROM __groups"
+        )
+        counted = self.con.execute("SELECT COUNT(DISTINCT __k) = COUNT(*) FROM __cell_ids").fetchall()
+        return bool(counted[0][0])
 
     def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
-        cells = pd.DataFrame({"__first": table["__first"].to_numpy(np.int64), **values})
-        self.con.register("__cell_values", cells)
+        import pyarrow as pa  # type: ignore[import-untyped]
+
+        self.con.register("__cell_values",
+                          pa.table({"__first": table["__first"].to_numpy(np.int64), **values}))  # fmt: skip
 
     def households(self, table: pd.DataFrame, cell_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         column = str(self.settings.household)
@@ -118,12 +159,17 @@ class _DuckDBPasses:
             lg = np.log1p(-cell_risk)
         self._register_cells(table, {"__cell": np.arange(len(table), dtype=np.int64), "__lg": lg})
         h, cols = _quote(column), ", ".join(_quote(k) for k in self.keys)
-        pairs = f"SELECT {h} AS __h, {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows GROUP BY {h}, {cols}"
+        if self._hashed():  # each record's combination by one number, not by every key
+            pairs = f"SELECT {h} AS __h, hash({cols}) AS __k, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows " \
+                    "GROUP BY __h, __k"  # fmt: skip
+            cells = "__cell_ids g ON p.__k = g.__k"
+        else:
+            pairs = f"SELECT {h} AS __h, {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows GROUP BY {h}, {cols}"
+            cells = f"__groups g ON {_same('p', 'g', self.keys)}"
         self.con.execute(f"""CREATE OR REPLACE TEMP TABLE __households AS
             SELECT p.__h, MIN(p.__first) AS __hfirst, CAST(SUM(p.__n) AS BIGINT) AS __size,
                    SUM(p.__n * c.__lg ORDER BY c.__cell) AS __s
-            FROM ({pairs}) p JOIN __groups g ON {_same("p", "g", self.keys)}
-            JOIN __cell_values c ON g.__first = c.__first GROUP BY p.__h""")  # fmt: skip
+            FROM ({pairs}) p JOIN {cells} JOIN __cell_values c ON g.__first = c.__first GROUP BY p.__h""")  # fmt: skip
         missing = self.con.sql("SELECT __size, __hfirst FROM __households WHERE __h IS NULL").fetchall()
         if missing:
             raise missing_household(column, int(missing[0][0]), int(missing[0][1]))
@@ -152,6 +198,17 @@ class _DuckDBPasses:
                            "ON t.__h IS NOT DISTINCT FROM h.__h").df()  # fmt: skip
         got["household_risk"] = -np.expm1(got["__s"].to_numpy(float))
         return got
+
+
+def _narrowed(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The integer key columns in the smallest integer type holding their values (a census's ages and regions in
+    one byte, not eight): the combinations, not the records, are what a 10⁸-record file holds in memory. The
+    values, and so every table and document, are those of the file read into memory."""
+    for key in keys:
+        column = table[key]
+        if column.dtype.kind in "iu" and len(column):
+            table[key] = pd.to_numeric(column, downcast="integer" if column.dtype.kind == "i" else "unsigned")
+    return table
 
 
 def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
@@ -207,8 +264,11 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
     keys = list(settings.keys)
     needed = list(dict.fromkeys([*keys, *(c for c in (settings.weights, settings.household) if c)]))
     cols = ", ".join(_quote(k) for k in keys)
-    joins = (f"JOIN (SELECT {cols}, MIN(__id) AS __first FROM __rows GROUP BY {cols}) g ON {_same('r', 'g', keys)} "
-             "JOIN __cell_values c ON g.__first = c.__first")  # fmt: skip
+    # each record finds its combination by the keys' hash when the hashes tell the combinations apart (as many
+    # distinct hashes as combinations), else by the keys themselves
+    by_hash = f"JOIN __ids g ON hash({', '.join(f'r.{_quote(k)}' for k in keys)}) = g.__k "
+    by_keys = f"JOIN (SELECT {cols}, MIN(__id) AS __first FROM __rows GROUP BY {cols}) g ON {_same('r', 'g', keys)} "
+    joins = "JOIN __cell_values c ON g.__first = c.__first"
     extra = ""
     if settings.household is not None and result.household is not None:
         h = _quote(str(settings.household))
@@ -217,10 +277,7 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                   "JOIN __household_values hv ON hh.__index = hv.__index")  # fmt: skip
         extra = ", hv.household_risk"
     shown = ", ".join(f"r.{_quote(k)}" for k in keys)
-    query = (
-        f"SELECT r.__id AS row, {shown}, c.__sample, c.__population, c.risk{extra} "
-        f"FROM __rows r {joins} ORDER BY r.__id"
-    )
+    select = f"SELECT r.__id AS row, {shown}, c.__sample, c.__population, c.risk{extra} FROM __rows r "
     for whole_file in (False, True):
         with duckdb_connect() as con:
             _rows_view(con, path, file_kind(path), needed, whole_file)
@@ -231,7 +288,10 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
                 con.register("__household_values", pd.DataFrame({"__index": np.arange(0 if result.household is None else result.household.size),
                                                                  "household_risk": result.household}))  # fmt: skip
             try:
-                con.execute(query)
+                con.execute(f"CREATE TEMP TABLE __ids AS SELECT hash({cols}) AS __k, MIN(__id) AS __first FROM __rows "
+                            "GROUP BY __k")  # fmt: skip
+                exact = con.execute("SELECT COUNT(*) FROM __ids").fetchall()[0][0] == len(result.frame)
+                con.execute(f"{select}{by_hash if exact else by_keys}{joins} ORDER BY r.__id")
                 chunk = con.fetch_df_chunk(RECORDS_CHUNK)
             except duckdb.ConversionException:
                 if whole_file:

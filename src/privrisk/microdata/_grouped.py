@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
-from privrisk.microdata.frequencies import Cells, _matching, key_codes
+from privrisk.microdata.frequencies import Cells, _matching
 from privrisk.microdata.measure import (
     MAX_WEIGHT_SUM,
     MicrodataResult,
@@ -40,7 +40,14 @@ from privrisk.microdata.risk import individual_risk
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
 
-__all__ = ["GroupedMicrodataResult", "Passes", "grouping_sql", "measure_grouped"]
+__all__ = [
+    "GroupedMicrodataResult",
+    "Passes",
+    "check_weights",
+    "grouping_sql",
+    "measure_grouped",
+    "weight_checks_sql",
+]
 
 
 class Passes(Protocol):
@@ -149,8 +156,11 @@ class _Lines:
         return "".join(self.parts)
 
 
-def grouping_sql(rows: str, keys: list[str], weights: str | None, quote: Any) -> str:
+def grouping_sql(rows: str, keys: list[str], weights: str | None, quote: Any, *, checks: bool = True) -> str:
     """Pass 1: per key combination, its records, sum of weights, first row (``__id``) and the weights' checks.
+
+    ``checks=False`` leaves the checks to one row over the records (:func:`weight_checks_sql`), which is
+    cheaper than six more aggregates for each of a few million combinations.
 
     Example:
         >>> grouping_sql("t", ["a"], None, lambda c: f'"{c}"')
@@ -159,19 +169,37 @@ def grouping_sql(rows: str, keys: list[str], weights: str | None, quote: Any) ->
     cols = ", ".join(quote(k) for k in keys)
     aggs = ["COUNT(*) AS __n", "MIN(__id) AS __first"]
     if weights is not None:
-        w = f"TRY_CAST({quote(weights)} AS DOUBLE)"
-        # not finite: missing, NaN (above every number in both engines) or ±infinity
-        bad = f"({w} IS NULL OR NOT ({w} >= -1.7976931348623157e308 AND {w} <= 1.7976931348623157e308))"
-        aggs += [f"SUM(CASE WHEN {bad} THEN 0.0 ELSE {w} END) AS __w",
-                 f"SUM(CASE WHEN {bad} THEN 1 ELSE 0 END) AS __bad", f"MIN(CASE WHEN {bad} THEN __id END) AS __bad_id",
-                 f"SUM(CASE WHEN {w} < 0 THEN 1 ELSE 0 END) AS __neg",
-                 f"MIN(CASE WHEN {w} < 0 THEN __id END) AS __neg_id",
-                 f"MIN_BY({w}, CASE WHEN {w} < 0 THEN __id END) AS __neg_value"]  # fmt: skip
+        aggs += _weight_aggregates(weights, quote, checks)
     return f"SELECT {cols}, {', '.join(aggs)} FROM {rows} GROUP BY {cols}"
 
 
-def _check_weights(groups: pd.DataFrame, column: str) -> None:
-    """The weights' errors of a file read into memory (:func:`privrisk.microdata.measure._weights`)."""
+def weight_checks_sql(rows: str, weights: str, quote: Any) -> str:
+    """The weights' checks of :func:`grouping_sql` as one row over all the records (what :func:`check_weights`
+    reads).
+
+    Example:
+        >>> weight_checks_sql("t", "w", lambda c: f'"{c}"').startswith('SELECT SUM(CASE WHEN (TRY_CAST("w"')
+        True
+    """
+    return f"SELECT {', '.join(_weight_aggregates(weights, quote, True))} FROM {rows}"
+
+
+def _weight_aggregates(weights: str, quote: Any, checks: bool) -> list[str]:
+    w = f"TRY_CAST({quote(weights)} AS DOUBLE)"
+    # not finite: missing, NaN (above every number in both engines) or ±infinity
+    bad = f"({w} IS NULL OR NOT ({w} >= -1.7976931348623157e308 AND {w} <= 1.7976931348623157e308))"
+    aggs = [f"SUM(CASE WHEN {bad} THEN 0.0 ELSE {w} END) AS __w"]
+    if checks:
+        aggs += [f"SUM(CASE WHEN {bad} THEN 1 ELSE 0 END) AS __bad", f"MIN(CASE WHEN {bad} THEN __id END) AS __bad_id",
+                 f"SUM(CASE WHEN {w} < 0 THEN 1 ELSE 0 END) AS __neg",
+                 f"MIN(CASE WHEN {w} < 0 THEN __id END) AS __neg_id",
+                 f"MIN_BY({w}, CASE WHEN {w} < 0 THEN __id END) AS __neg_value"]  # fmt: skip
+    return aggs
+
+
+def check_weights(groups: pd.DataFrame, column: str) -> None:
+    """The weights' errors of a file read into memory (:func:`privrisk.microdata.measure._weights`), from the
+    combinations' checks (or one row of their sums and firsts)."""
     bad = int(groups["__bad"].sum())
     if bad:
         first = int(groups["__bad_id"].dropna().min())
@@ -188,6 +216,15 @@ def _check_weights(groups: pd.DataFrame, column: str) -> None:
     if not np.isfinite(total) or total > MAX_WEIGHT_SUM:
         raise PrivriskError(f"weights: {column!r} sums to more than {MAX_WEIGHT_SUM:g} people; a sampling weight "
                             "is the number of people a record stands for", param="weights")  # fmt: skip
+
+
+def _narrow_codes(table: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """:func:`~privrisk.microdata.frequencies.key_codes` of the combinations as int32 (half the memory; a key has
+    far fewer than 2³¹ values)."""
+    out = np.empty((len(table), len(keys)), dtype=np.int32)
+    for j, key in enumerate(keys):
+        out[:, j] = pd.factorize(table[key], use_na_sentinel=True)[0]
+    return out
 
 
 def missing_household(column: str, records: int, first: int) -> PrivriskError:
@@ -240,11 +277,14 @@ def measure_grouped(passes: Passes, label: str, settings: MicrodataSettings, pro
     groups = passes.groups()
     if groups.empty:
         raise PrivriskError(f"data: {label} has no records", param="data")
-    if settings.weights is not None:
-        _check_weights(groups, settings.weights)
+    if settings.weights is not None and "__bad" in groups:  # else checked by the engine (DuckDB)
+        check_weights(groups, settings.weights)
     report(progress, 0.5, "frequencies and individual risk")
-    table = groups.sort_values("__first", kind="stable").reset_index(drop=True)
-    codes = key_codes(table, keys)
+    if groups["__first"].is_monotonic_increasing and isinstance(groups.index, pd.RangeIndex):
+        table = groups  # in order already: no copy of a few million combinations
+    else:
+        table = groups.sort_values("__first", kind="stable").reset_index(drop=True)
+    codes = _narrow_codes(table, keys)
     count = table["__n"].to_numpy(np.int64)
     weight = table["__w"].to_numpy(float) if settings.weights is not None else count.astype(float)
     if settings.missing == "category" or not (codes < 0).any():
