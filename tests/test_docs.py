@@ -95,7 +95,7 @@ def test_every_command_of_the_cli_has_its_data_flow():
     from privrisk.cli import app
 
     names = {c.name for c in typer.main.get_command(app).commands.values()}  # type: ignore[attr-defined]
-    flows = set(re.findall(r"^### `privrisk (\w+)`", text("flows.md"), flags=re.M))
+    flows = set(re.findall(r"^### `privrisk ([\w-]+)`", text("flows.md"), flags=re.M))
     assert names == flows
 
 

@@ -31,6 +31,8 @@ LABELS: Mapping[str, str] = MappingProxyType(
         "at_delta": "δ of the conversion",
         "at_epsilon": "ε of the conversion",
         "atoms": "Cells",
+        "dimensions": "Dimensions and their hierarchies",
+        "intervals": "Intervals",
         "attack_max_n": "Largest sample attacked",
         "attack_trials": "Simulated attacks per sample",
         "batch_size": "Batch size",

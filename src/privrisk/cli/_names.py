@@ -60,6 +60,7 @@ OPTIONS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "risk": _GUARANTEE,
         "study": {"max_n": "--attack-max-n", "trials": "--attack-trials", "variables": "--label"},
         "table": {"ns": "--n"},
+        "table-pattern": {"dimensions": "--dimension", "table": "TABLE"},
         "tradeoff": _GUARANTEE,
     }
 )
