@@ -480,6 +480,10 @@ def _mean_counts(
                 groups.setdefault(members.tobytes(), members)
     if not groups or a.shape[0] == 0:
         return {}
+    out = _released_counts(a, b, groups, names)
+    groups = {k: v for k, v in groups.items() if k not in out}
+    if not groups:
+        return out
     n = truth.size
     region = Region(a, b, lower=np.zeros(n), integer=np.ones(n, dtype=bool), known=truth)
     region.moves = count_moves
@@ -493,11 +497,29 @@ def _mean_counts(
         return same, same
 
     ends = region.extremes(g, need=need)
-    out: dict[bytes, tuple[float, set[str]]] = {}
     for i, k in enumerate(keys):
         if ends.lo_exact[i] and ends.hi_exact[i] and ends.lo[i] == ends.hi[i]:
             used = region.why(groups[k], np.ones(groups[k].size))
             out[k] = (float(ends.lo[i]), {x for e in used for x in names[e]})
+    return out
+
+
+def _released_counts(
+    a: sp.csr_matrix, b: np.ndarray, groups: dict[bytes, np.ndarray], names: list[set[str]]
+) -> dict[bytes, tuple[float, set[str]]]:
+    """The groups (atoms as bytes of sorted indices) that are themselves a released count: a row of ``a`` with
+    a 1 at exactly their atoms (a cell, or a row or column a table leaves out, whose total is 0). That equation
+    alone determines the count (no programme needed): group → (its value, the outputs that released it)."""
+    out: dict[bytes, tuple[float, set[str]]] = {}
+    a = sp.csr_matrix(a)
+    a.sort_indices()
+    for e in range(a.shape[0]):
+        lo, hi = a.indptr[e], a.indptr[e + 1]
+        if hi == lo or not np.all(a.data[lo:hi] == 1.0):
+            continue
+        key = a.indices[lo:hi].astype(np.int64).tobytes()
+        if key in groups and key not in out:
+            out[key] = (float(b[e]), set(names[e]))
     return out
 
 
