@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privrisk.outputs.differencing import _mean_counts
+from privrisk.outputs.mean_counts import mean_counts as _mean_counts
 
 
 def _solutions(a: np.ndarray, b: np.ndarray, top: int) -> list[np.ndarray]:
