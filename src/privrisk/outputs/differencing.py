@@ -36,6 +36,7 @@ from privrisk.outputs.findings import Lattice, attribute_findings, count_finding
 from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.knowledge import Knowledge, _exact_text, universe
+from privrisk.outputs.mean_counts import mean_counts
 from privrisk.outputs.moves import moves
 from privrisk.outputs.perturbed import Slacks
 from privrisk.outputs.policy import Policy
@@ -356,7 +357,7 @@ def difference(
             (np.diff(counts_a[:, n:].tocsr().indptr) == 0).astype(float) if counts_a.shape[0] else np.ones(0)
         )
         counts_a = sp.csr_matrix(sp.diags(exact) @ counts_a[:, :n]) if counts_a.shape[0] else counts_a[:, :n]
-        known_count = _mean_counts(counts_a, counts_b * exact, truth, means, rows.names, count_moves)
+        known_count = mean_counts(counts_a, counts_b * exact, truth, means, rows.names, count_moves)
     for spec, cells, mat, values, key in later:
         o, sc = offsets[key], scales[key]
         if spec.kind != "mean":
@@ -460,45 +461,6 @@ def _widen(m: sp.csr_matrix, offset: int, width: int, scale: float = 1.0) -> sp.
     """Moves over the atoms as changes to the joint unknowns (from ``offset``, divided by the kind's scale)."""
     m = sp.csr_matrix(m)
     return sp.csr_matrix((m.data * scale, m.indices + offset, m.indptr), shape=(m.shape[0], width))
-
-
-def _mean_counts(
-    a: sp.csr_matrix,
-    b: np.ndarray,
-    truth: np.ndarray,
-    means: list[tuple[sp.csr_matrix, np.ndarray, pd.DataFrame]],
-    names: list[set[str]],
-    count_moves: sp.csr_matrix,
-) -> dict[bytes, tuple[float, set[str]]]:
-    """The groups of the released means whose count the released counts determine: their atoms (as bytes of
-    sorted indices) → (count, the outputs whose equations give it)."""
-    groups: dict[bytes, np.ndarray] = {}
-    for mat, values, _cells in means:
-        for i in np.flatnonzero(np.isfinite(values)).tolist():
-            members = np.sort(mat.indices[mat.indptr[i] : mat.indptr[i + 1]]).astype(np.int64)
-            if members.size:
-                groups.setdefault(members.tobytes(), members)
-    if not groups or a.shape[0] == 0:
-        return {}
-    n = truth.size
-    region = Region(a, b, lower=np.zeros(n), integer=np.ones(n, dtype=bool), known=truth)
-    region.moves = count_moves
-    keys = list(groups)
-    r = np.concatenate([np.full(groups[k].size, i) for i, k in enumerate(keys)])
-    c = np.concatenate([groups[k] for k in keys])
-    g = sp.csr_matrix((np.ones(c.size), (r, c)), shape=(len(keys), n))
-
-    def need(e: Any) -> tuple[np.ndarray, np.ndarray]:
-        same = e.seen_lo >= e.seen_hi
-        return same, same
-
-    ends = region.extremes(g, need=need)
-    out: dict[bytes, tuple[float, set[str]]] = {}
-    for i, k in enumerate(keys):
-        if ends.lo_exact[i] and ends.hi_exact[i] and ends.lo[i] == ends.hi[i]:
-            used = region.why(groups[k], np.ones(groups[k].size))
-            out[k] = (float(ends.lo[i]), {x for e in used for x in names[e]})
-    return out
 
 
 def _cube(atoms: pd.DataFrame, variables: tuple[str, ...], conditions: tuple[str, ...]) -> Cube:
