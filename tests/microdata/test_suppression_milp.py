@@ -53,7 +53,9 @@ def needed(k: int | None, max_risk: float | None) -> int:
 
 
 def hidden_by_record(codes: np.ndarray, released: np.ndarray) -> list[frozenset[int]]:
-    return [frozenset(np.flatnonzero((released[i] < 0) & (codes[i] >= 0)).tolist()) for i in range(codes.shape[0])]
+    return [
+        frozenset(np.flatnonzero((released[i] < 0) & (codes[i] >= 0)).tolist()) for i in range(codes.shape[0])
+    ]
 
 
 @settings(max_examples=40, deadline=None)

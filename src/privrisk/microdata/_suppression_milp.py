@@ -1,31 +1,40 @@
-"""One record's fewest own suppressions as an integer programme on HiGHS (through :mod:`privrisk.solver`).
+"""One record's fewest own suppressions: a table of every set of its keys, or an integer programme on HiGHS.
 
-**The model.** Record i shows the keys O_i. Another record j agrees with i after i suppresses the keys S when
+**The problem.** Record i shows the keys O_i. Another record j agrees with i after i suppresses the keys S when
 every key where j differs from i is in S; the keys of that difference are
 
     D_ij = {key ∈ O_i : j shows the key and its value differs from i's}
 
-(a value j does not show matches any value). With binary s_key (i suppresses the key) and, for each distinct
-difference pattern p of the other records, binary m_p (the n_p records of pattern p agree with i):
+(a value j does not show matches any value). The records with one difference pattern p enter together (n_p of
+them), those that already agree as the constant n_0 (i itself among them); g is the fewest matches the target
+needs: k, or, without weights, the least g with individual risk 1/g ≤ ``max_risk``. The fewest suppressions are
+the least S with n_0 + Σ_{p ⊆ S} n_p ≥ g, least by size and then by Σ 2^rank of its keys (rank 0 the least
+important): the order of the exhaustive search of :mod:`~privrisk.microdata.suppression`.
 
-    minimise   Σ_key c_key · s_key,           c_key = 1 + 2^rank / 2^(q+1)    (rank 0 the least important key)
+**The table** (up to :data:`TABLE_KEYS` keys the record may suppress): the mass Σ_{p ⊆ S} n_p of every S at once
+by the subset-sum (zeta) transform over the 2^f sets, then the least S that reaches g. Exact, and measured faster
+than the programme at every size it covers (``benchmarks/microdata_suppression.py``).
+
+**The integer programme** (beyond, or asked for): binary s_key (i suppresses the key) and, per pattern, binary
+m_p (its records agree with i):
+
+    minimise   Σ_key c_key · s_key,           c_key = 1 + 2^r / 2^(f+1)    (r: the key's rank among the f free keys)
     subject to m_p ≤ s_key                     for every key of p
-               n_0 + Σ_p min(n_p, g − n_0) · m_p ≥ g
+               Σ_p min(n_p, g − n_0) · m_p ≥ g − n_0,     Σ_key s_key ≤ |greedy|
 
-where n_0 counts the records that already agree (i itself among them) and g is the fewest matches the target
-needs: k, or, without weights, the least g with individual risk 1/g ≤ ``max_risk``. Since Σ 2^rank/2^(q+1) < 1/2,
-the optimum is the fewest suppressions and, among them, the set of least Σ 2^rank, the set the exhaustive search
-of :mod:`~privrisk.microdata.suppression` takes. Records of one pattern enter as one variable (their count a
-coefficient, capped at what is still needed, which tightens the relaxation), records that already agree as the
-constant n_0, and patterns with more keys than a greedy solution suppresses are left out (an optimum never
-suppresses more). A household's shared keys enter fixed (``on``: suppressed, ``off``: kept).
+Since Σ 2^r/2^(f+1) < 1/2 the optimum is the fewest suppressions and, among them, the least Σ 2^r. Each count is
+capped at what is still needed (a tighter relaxation), and patterns with more keys than the greedy solution (the
+least important keys one at a time) suppresses are left out (an optimum never suppresses more). A household's
+shared keys enter fixed (``on``: suppressed, ``off``: kept). The relaxation of this covering model is weak (the
+s_key of a pattern can share it fractionally): at 14–18 keys HiGHS takes seconds to minutes a record where the
+table takes milliseconds.
 
-This is the per-record form of the model sdcMicro's ``ls_optimal`` solves with HiGHS (sdcTools/sdcMicro,
-``R/ls_optimal.R``, formulation ``"modelB"``: per violating record, the mass of the records a suppression pattern
-reaches as a precomputed constant, coefficients capped at the remaining need). sdcMicro solves one programme for
-the whole file because its target lets records repair each other; privrisk's target is met by each record's own
-suppressions (module docstring of :mod:`~privrisk.microdata.suppression`), so the file's optimum is the sum of the
-records' and each record is a programme of at most q binary key variables.
+Both are the per-record form of the model sdcMicro's ``ls_optimal`` solves with HiGHS (sdcTools/sdcMicro,
+``R/ls_optimal.R``, formulation ``"modelB"``: per violating record, the mass each suppression pattern reaches
+precomputed by the subset-sum transform, coefficients capped at the remaining need). sdcMicro solves one
+programme for the whole file because its target lets records repair each other; privrisk's target is met by each
+record's own suppressions (module docstring of :mod:`~privrisk.microdata.suppression`), so the file's optimum is
+the sum of the records'.
 
 **The risk target with weights** is not expressible here: the individual risk depends on g and on the weight sum G
 together, not through one linear threshold; such targets keep the set search and its greedy fallback.
@@ -37,6 +46,7 @@ optimum is more than B − 1/2.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -97,8 +107,7 @@ def _popcount(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _by_table(pats: np.ndarray, counts: np.ndarray, short: int, keys: list[int], rank: dict[int, int],
-              q: int) -> int:  # fmt: skip
+def _by_table(pats: np.ndarray, counts: np.ndarray, short: int, keys: list[int], rank: dict[int, int]) -> int:
     """The least set (fewest keys, then least Σ 2^rank) of ``keys`` under which patterns of total count at least
     ``short`` are subsets: the mass of every set at once by the subset-sum transform (sdcMicro's model B)."""
     f = len(keys)
@@ -110,12 +119,22 @@ def _by_table(pats: np.ndarray, counts: np.ndarray, short: int, keys: list[int],
     for b in range(f):
         view = mass.reshape(-1, 2, 1 << b)
         view[:, 1, :] += view[:, 0, :]
-    sets = np.flatnonzero(mass >= short)
-    weight = np.zeros(sets.shape, dtype=np.int64)
-    for c, key in enumerate(keys):
-        weight += ((sets >> c) & 1) << rank[key]
-    best = int(sets[np.argmin((_popcount(sets) << (q + 1)) + weight)])
+    # only the keys' order among themselves matters: ranks 0 … f−1 keep the order's integers small
+    relative = np.argsort(np.argsort([rank[key] for key in keys]))
+    order = _set_order(tuple(int(r) for r in relative))
+    best = int(np.argmin(np.where(mass >= short, order, np.iinfo(np.int64).max)))
     return sum(1 << key for c, key in enumerate(keys) if (best >> c) & 1)
+
+
+@functools.lru_cache(maxsize=4)
+def _set_order(ranks: tuple[int, ...]) -> np.ndarray:
+    """Every set of keys with these ranks (bit c for the c-th) as one integer in the search's order: the size first
+    (times 2^(f+1), above any Σ 2^rank), then Σ 2^rank; kept for the next record (most show the same keys)."""
+    sets = np.arange(1 << len(ranks), dtype=np.int64)
+    weight = np.zeros(sets.shape, dtype=np.int64)
+    for c, r in enumerate(ranks):
+        weight += ((sets >> c) & 1) << r
+    return (_popcount(sets) << (len(ranks) + 1)) + weight
 
 
 def _bits(mask: int, q: int) -> list[int]:
@@ -139,7 +158,7 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
         engine: ``"table"`` (every set of the free keys at once), ``"milp"`` or ``"auto"`` (the table up to
             :data:`TABLE_KEYS` free keys).
     """
-    n, q = codes.shape
+    q = codes.shape[1]
     row = codes[i]
     shown_bits = int(((row >= 0) * (1 << np.arange(q, dtype=np.int64))).sum())
     on &= shown_bits
@@ -172,7 +191,7 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
     keys = _bits(free, q)
     rank = {key: r for r, key in enumerate(least_first)}
     if engine == "table" or (engine == "auto" and len(keys) <= TABLE_KEYS):
-        best = _by_table(pats, counts, need - base, keys, rank, q)
+        best = _by_table(pats, counts, need - base, keys, rank)
         return RecordSuppression(on | best, fixed_cost + bin(best).count("1"), True)
     pop = _popcount(pats)
     keep = pop <= size
@@ -197,8 +216,13 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
     a = sp.csr_matrix((vals, (rows, cols)), shape=(cover + 2, nk + npat))
     lo = np.r_[np.full(cover, -np.inf), need - base, 0.0]
     hi = np.r_[np.zeros(cover), np.inf, size]
-    prog = Program(a, lo, hi, lower=np.zeros(nk + npat), upper=np.ones(nk + npat), integer=np.ones(nk + npat, bool))
-    cost = [1.0 + 2.0 ** rank[key] / 2.0 ** (q + 1) for key in keys]
+    prog = Program(
+        a, lo, hi, lower=np.zeros(nk + npat), upper=np.ones(nk + npat), integer=np.ones(nk + npat, bool)
+    )
+    # the keys' order among themselves, so the tie-break steps are 2^−(f+1), far above HiGHS's gap of 10⁻⁹ up to
+    # about 28 free keys (beyond, the count stays the fewest and the tie-break may not be the search's)
+    relative = np.argsort(np.argsort([rank[key] for key in keys]))
+    cost = [1.0 + 2.0 ** int(r) / 2.0 ** (nk + 1) for r in relative]
     sol = prog.minimise(np.arange(nk), cost, nodes=nodes, deadline=deadline)
     point = sol.x if sol.optimal else sol.incumbent
     mask, proven = greedy, False
