@@ -36,8 +36,9 @@ programme for the whole file because its target lets records repair each other; 
 record's own suppressions (module docstring of :mod:`~privrisk.microdata.suppression`), so the file's optimum is
 the sum of the records'.
 
-**The risk target with weights** is not expressible here: the individual risk depends on g and on the weight sum G
-together, not through one linear threshold; such targets keep the set search and its greedy fallback.
+**The risk target with weights** is not one linear threshold (the individual risk depends on g and on the weight
+sum G together): the table computes G of every set by the same transform and reads the risk off each size in
+turn; past :data:`TABLE_KEYS` keys such records keep the greedy fallback and a stated lower bound.
 
 **A budget** (``nodes`` per programme, a ``deadline`` for all) that ends a search early gives the best feasible
 set HiGHS had found (else the greedy one) and a lower bound from the programme's dual bound B: the count of the
@@ -107,34 +108,55 @@ def _popcount(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _by_table(pats: np.ndarray, counts: np.ndarray, short: int, keys: list[int], rank: dict[int, int]) -> int:
-    """The least set (fewest keys, then least Σ 2^rank) of ``keys`` under which patterns of total count at least
-    ``short`` are subsets: the mass of every set at once by the subset-sum transform (sdcMicro's model B)."""
+def _zeta(local: np.ndarray, values: np.ndarray, f: int, dtype: type) -> np.ndarray:
+    """Σ of ``values`` over the patterns (bit masks ``local`` of f bits) inside each of the 2^f sets."""
+    out = np.zeros(1 << f, dtype=dtype)
+    np.add.at(out, local, values)
+    for b in range(f):
+        view = out.reshape(-1, 2, 1 << b)
+        view[:, 1, :] += view[:, 0, :]
+    return out
+
+
+def _by_table(pats: np.ndarray, keys: list[int], rank: dict[int, int], enough) -> int | None:
+    """The least set (fewest keys, then least Σ 2^rank) of ``keys`` for which ``enough(local_sets, inside)`` holds,
+    ``inside(values)`` giving each set's Σ of per-pattern values over the patterns inside it (the subset-sum
+    transform, sdcMicro's model B); None if no set does."""
     f = len(keys)
     local = np.zeros(pats.shape, dtype=np.int64)
     for c, key in enumerate(keys):
         local |= ((pats >> key) & 1) << c
-    mass = np.zeros(1 << f, dtype=np.int64)
-    np.add.at(mass, local, counts)
-    for b in range(f):
-        view = mass.reshape(-1, 2, 1 << b)
-        view[:, 1, :] += view[:, 0, :]
     # only the keys' order among themselves matters: ranks 0 … f−1 keep the order's integers small
     relative = np.argsort(np.argsort([rank[key] for key in keys]))
-    order = _set_order(tuple(int(r) for r in relative))
-    best = int(np.argmin(np.where(mass >= short, order, np.iinfo(np.int64).max)))
-    return sum(1 << key for c, key in enumerate(keys) if (best >> c) & 1)
+    ordered, starts = _set_order(tuple(int(r) for r in relative))
+    tables: dict[str, np.ndarray] = {}
+
+    def inside(name: str, values: np.ndarray) -> np.ndarray:
+        if name not in tables:
+            tables[name] = _zeta(local, values, f, values.dtype.type)
+        return tables[name]
+
+    for size in range(f + 1):  # by size, so a risk is computed only for the sets of the sizes reached
+        chunk = ordered[starts[size] : starts[size + 1]]
+        ok = np.flatnonzero(enough(chunk, inside))
+        if ok.size:
+            best = int(chunk[ok[0]])
+            return sum(1 << key for c, key in enumerate(keys) if (best >> c) & 1)
+    return None
 
 
 @functools.lru_cache(maxsize=4)
-def _set_order(ranks: tuple[int, ...]) -> np.ndarray:
-    """Every set of keys with these ranks (bit c for the c-th) as one integer in the search's order: the size first
-    (times 2^(f+1), above any Σ 2^rank), then Σ 2^rank; kept for the next record (most show the same keys)."""
+def _set_order(ranks: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Every set of keys with these ranks (bit c for the c-th) in the search's order (by size, then Σ 2^rank), and
+    where each size starts; kept for the next record (most show the same keys)."""
     sets = np.arange(1 << len(ranks), dtype=np.int64)
     weight = np.zeros(sets.shape, dtype=np.int64)
     for c, r in enumerate(ranks):
         weight += ((sets >> c) & 1) << r
-    return (_popcount(sets) << (len(ranks) + 1)) + weight
+    size = _popcount(sets)
+    ordered = sets[np.lexsort((weight, size))]
+    starts = np.searchsorted(size[ordered], np.arange(len(ranks) + 2))
+    return ordered, starts
 
 
 def _bits(mask: int, q: int) -> list[int]:
@@ -143,7 +165,8 @@ def _bits(mask: int, q: int) -> list[int]:
 
 def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *, on: int = 0, off: int = 0,
                 nodes: int | None = None, deadline: float | None = None,
-                engine: Literal["auto", "table", "milp"] = "auto") -> RecordSuppression | None:  # fmt: skip
+                engine: Literal["auto", "table", "milp"] = "auto", weights: np.ndarray | None = None,
+                limit: float | None = None, method: RiskMethod = "approx") -> RecordSuppression | None:  # fmt: skip
     """Record i's fewest suppressions so that at least ``need`` records agree with it (module docstring), or None
     when even suppressing every key it may suppress is not enough.
 
@@ -157,6 +180,8 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
         deadline: a ``time.perf_counter()`` instant that ends the programme.
         engine: ``"table"`` (every set of the free keys at once), ``"milp"`` or ``"auto"`` (the table up to
             :data:`TABLE_KEYS` free keys).
+        weights, limit, method: a risk target with weights: the individual risk of the agreeing records' count g
+            and weight sum G at most ``limit`` (besides ``need``); the table only (None past it).
     """
     q = codes.shape[1]
     row = codes[i]
@@ -166,9 +191,28 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
     pow2 = np.int64(1) << np.arange(q, dtype=np.int64)
     diff = (codes >= 0) & (codes != row) & (row >= 0)
     dmask = (diff @ pow2) & ~np.int64(on)
-    dmask = dmask[(dmask & np.int64(off)) == 0]
-    base = int((dmask == 0).sum())
+    usable = (dmask & np.int64(off)) == 0
+    dmask = dmask[usable]
     fixed_cost = bin(on).count("1")
+    keys = _bits(free, q)
+    rank = {key: r for r, key in enumerate(least_first)}
+    weighted = weights is not None and limit is not None
+    if weighted and (engine == "milp" or len(keys) > TABLE_KEYS):
+        return None  # the risk of g and G together is no linear threshold (module docstring)
+    if weighted:
+        assert weights is not None and limit is not None
+        w = np.asarray(weights, dtype=float)[usable]
+        pats, inverse = np.unique(dmask, return_inverse=True)
+        counts = np.bincount(inverse, minlength=pats.size).astype(np.int64)
+        sums = np.bincount(inverse, weights=w, minlength=pats.size)
+
+        def enough(sets, inside):
+            g, big_g = inside("g", counts)[sets], inside("G", sums)[sets]
+            return (g >= need) & (individual_risk(g, big_g, method=method) <= limit)
+
+        best = _by_table(pats, keys, rank, enough)
+        return None if best is None else RecordSuppression(on | best, fixed_cost + bin(best).count("1"), True)
+    base = int((dmask == 0).sum())
     if base >= need:
         return RecordSuppression(on, fixed_cost, True)
     pats, counts = np.unique(dmask[dmask != 0], return_counts=True)
@@ -188,10 +232,9 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
     size = bin(greedy).count("1")
     if size == 1:
         return RecordSuppression(on | greedy, fixed_cost + 1, True)  # one key is the fewest past n_0 < need
-    keys = _bits(free, q)
-    rank = {key: r for r, key in enumerate(least_first)}
     if engine == "table" or (engine == "auto" and len(keys) <= TABLE_KEYS):
-        best = _by_table(pats, counts, need - base, keys, rank)
+        best = _by_table(pats, keys, rank, lambda sets, inside: base + inside("g", counts)[sets] >= need)
+        assert best is not None  # the greedy set is one
         return RecordSuppression(on | best, fixed_cost + bin(best).count("1"), True)
     pop = _popcount(pats)
     keep = pop <= size

@@ -28,8 +28,9 @@ every set of its keys at once by a subset-sum table up to 20 keys, an integer pr
 :mod:`privrisk.solver`, as sdcMicro's ``ls_optimal``) beyond, with the same order of sets (``"milp"``). A budget
 (``time_limit``, ``nodes``) that ends first leaves the best set found and a lower bound from the solver's dual
 bound, never "optimal" without the solver's proof. A risk target with weights is not a threshold on one linear
-count (the risk depends on g and G together): its records past the search lose their least important keys one at a
-time (``"greedy"``) and the result states a lower bound (each needs more than the sets tried).
+count (the risk depends on g and G together): the table reads it off every set; past 20 keys (or asked for the
+programme) such records lose their least important keys one at a time (``"greedy"``) and the result states a lower
+bound (each needs more than the sets tried).
 
 **Households.** A key that every household shows with one value (region, household size, dwelling) is
 suppressed for every member of the household or for none, else the suppressed value could be read off another
@@ -336,14 +337,15 @@ class _Plan:
 
     def _fewest(self, r, limit, shared, fixed) -> RecordSuppression | None:
         """Record r's fewest suppressions past the search (None where they cannot be modelled: a risk target with
-        weights, a spent time budget, or a household's shared part that cannot meet the target)."""
-        if (limit is not None and self.w is not None) or (
-            self.deadline is not None and time.perf_counter() >= self.deadline
-        ):
+        weights past the table's keys, a spent time budget, or a household's shared part that cannot meet it)."""
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
             return None
-        need = matches_needed(self.k, None if limit is None else float(limit[r]), self.method)
-        return fewest_keys(self.codes, int(r), need, self.least_first, on=fixed, off=shared & ~fixed,
-                           nodes=self.nodes, deadline=self.deadline, engine=self.engine)  # fmt: skip
+        weighted = limit is not None and self.w is not None
+        need = matches_needed(self.k, None if limit is None or weighted else float(limit[r]), self.method)
+        return fewest_keys(self.codes, int(r), max(need, 1), self.least_first, on=fixed, off=shared & ~fixed,
+                           nodes=self.nodes, deadline=self.deadline, engine=self.engine,
+                           weights=self.w if weighted else None, limit=None if limit is None else float(limit[r]),
+                           method=self.method)  # fmt: skip
 
     def solve(self, limit):
         n = self.codes.shape[0]
