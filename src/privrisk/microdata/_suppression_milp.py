@@ -110,7 +110,7 @@ def _popcount(values: np.ndarray) -> np.ndarray:
 
 def _zeta(local: np.ndarray, values: np.ndarray, f: int, dtype: type) -> np.ndarray:
     """Σ of ``values`` over the patterns (bit masks ``local`` of f bits) inside each of the 2^f sets."""
-    out = np.zeros(1 << f, dtype=dtype)
+    out: np.ndarray = np.zeros(1 << f, dtype=dtype)
     np.add.at(out, local, values)
     for b in range(f):
         view = out.reshape(-1, 2, 1 << b)
