@@ -99,7 +99,8 @@ def matches_needed(k: int | None, limit: float | None, method: RiskMethod) -> in
     return need
 
 
-def _popcount(values: np.ndarray) -> np.ndarray:
+def popcount(values: np.ndarray) -> np.ndarray:
+    """How many bits each value has set."""
     out = np.zeros(values.shape, dtype=np.int64)
     v = values.copy()
     while (v > 0).any():
@@ -153,7 +154,7 @@ def _set_order(ranks: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     weight = np.zeros(sets.shape, dtype=np.int64)
     for c, r in enumerate(ranks):
         weight += ((sets >> c) & 1) << r
-    size = _popcount(sets)
+    size = popcount(sets)
     ordered = sets[np.lexsort((weight, size))]
     starts = np.searchsorted(size[ordered], np.arange(len(ranks) + 2))
     return ordered, starts
@@ -236,7 +237,7 @@ def fewest_keys(codes: np.ndarray, i: int, need: int, least_first: list[int], *,
         best = _by_table(pats, keys, rank, lambda sets, inside: base + inside("g", counts)[sets] >= need)
         assert best is not None  # the greedy set is one
         return RecordSuppression(on | best, fixed_cost + bin(best).count("1"), True)
-    pop = _popcount(pats)
+    pop = popcount(pats)
     keep = pop <= size
     kept, kept_counts = pats[keep], counts[keep]
     col = {key: c for c, key in enumerate(keys)}

@@ -51,6 +51,7 @@ import pandas as pd
 
 from privrisk.errors import PrivriskError
 from privrisk.microdata._suppression_milp import RecordSuppression, fewest_keys, matches_needed
+from privrisk.microdata._suppression_milp import popcount as _popcount
 from privrisk.microdata.frequencies import cell_frequencies, key_codes
 from privrisk.microdata.risk import RiskMethod, household_risk, individual_risk
 
@@ -286,15 +287,6 @@ def _apply(codes: np.ndarray, masks: np.ndarray) -> np.ndarray:
 def _risks(codes: np.ndarray, masks: np.ndarray, w: np.ndarray | None, method: RiskMethod) -> np.ndarray:
     cells = cell_frequencies(_apply(codes, masks), w, missing="any")
     return individual_risk(cells.fk, cells.Fk, method=method)[cells.cell]
-
-
-def _popcount(values: np.ndarray) -> np.ndarray:
-    out = np.zeros(values.shape, dtype=np.int64)
-    v = values.copy()
-    while (v > 0).any():
-        out += v & 1
-        v >>= 1
-    return out
 
 
 class _Plan:
