@@ -72,6 +72,8 @@ class Solution:
         row_dual: the rows' dual values at a linear optimum (None for integer programmes and unless optimal).
         bound: a proven bound on the optimum even when a limit ended the search: an integer programme's dual bound
             (never above the minimum, never below the maximum); the optimum itself for a linear one; NaN if none.
+        incumbent: when a limit ended an integer programme, the best feasible point it had found (whole where the
+            programme says so), else None; never a claim of optimality (``x`` stays None).
     """
 
     status: Status
@@ -79,6 +81,7 @@ class Solution:
     x: np.ndarray | None = None
     row_dual: np.ndarray | None = None
     bound: float = float("nan")
+    incumbent: np.ndarray | None = None
 
     @property
     def optimal(self) -> bool:
@@ -245,10 +248,16 @@ class Program:
         status = _status(h)
         if status != "optimal":
             bound = float("nan")
+            incumbent = None
             if self._is_mip and status == "timeout":
-                dual = float(h.getInfo().mip_dual_bound)
+                info = h.getInfo()
+                dual = float(info.mip_dual_bound)
                 bound = dual * sign if np.isfinite(dual) else float("nan")
-            return Solution(status, float("nan"), bound=bound)
+                if int(info.primal_solution_status) == 2:  # HiGHS's kSolutionStatusFeasible
+                    assert self.integer is not None
+                    point = np.asarray(h.getSolution().col_value, dtype=float)
+                    incumbent = np.where(self.integer, np.round(point), point)
+            return Solution(status, float("nan"), bound=bound, incumbent=incumbent)
         sol = h.getSolution()
         x = np.asarray(sol.col_value, dtype=float)
         if self._is_mip:

@@ -127,15 +127,38 @@ def test_importance_decides_between_equally_small_solutions():
     assert suppress(codes, ["a", "b"], k=2, importance=["b", "a"]).cells == [(4, 0)]
 
 
-def test_the_search_budget_falls_back_and_states_a_bound():
+def test_past_the_search_budget_each_record_is_solved_on_its_own():
     rng = np.random.default_rng(5)
     codes = rng.integers(0, 4, size=(300, 4))
     full = suppress(codes, list("abcd"), k=3)
     cut = suppress(codes, list("abcd"), k=3, max_patterns=2)
-    assert full.optimal and not cut.optimal and cut.method == "greedy"
+    assert full.optimal and full.method == "exact"
+    assert cut.optimal and cut.method == "milp" and cut.cells == full.cells
+
+
+def test_a_spent_time_budget_falls_back_and_states_a_bound():
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 4, size=(300, 4))
+    full = suppress(codes, list("abcd"), k=3)
+    cut = suppress(codes, list("abcd"), k=3, max_patterns=2, time_limit=0.0)
+    assert not cut.optimal and cut.method == "greedy"
     assert meets(codes, cut.codes >= 0, 3) and wildcard_k(cut.codes) >= 3
     assert cut.bound <= len(full.cells) <= len(cut.cells) and 0 < cut.gap < 1
     assert sum(cut.by_key.values()) == len(cut.cells)
+
+
+def test_a_risk_target_with_weights_past_the_budget():
+    rng = np.random.default_rng(9)
+    codes = rng.integers(0, 3, size=(60, 4))
+    w = rng.uniform(5, 50, 60)
+    full = suppress(codes, list("abcd"), weights=w, max_risk=0.05)
+    cut = suppress(codes, list("abcd"), weights=w, max_risk=0.05, max_patterns=2)
+    assert full.optimal and cut.optimal and cut.method == "milp" and cut.cells == full.cells
+    # the integer programme cannot state this target: those records drop keys greedily, with a stated bound
+    greedy = suppress(codes, list("abcd"), weights=w, max_risk=0.05, max_patterns=2, _engine="milp")
+    assert greedy.method == "greedy" and greedy.bound <= len(full.cells) <= len(greedy.cells)
+    cells = cell_frequencies(greedy.codes, w)
+    assert individual_risk(cells.fk, cells.Fk).max() <= 0.05
 
 
 def test_risk_target_with_weights():

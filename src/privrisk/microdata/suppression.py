@@ -18,12 +18,19 @@ record match all the others, so on sdcMicro's ``testdata2`` (93 records, all uni
 should hunt for that; privrisk does not use that target.
 
 **Exact.** The target of each record depends only on its own suppressions, so the fewest suppressions of the
-file are the fewest of each record: the sets of keys are tried by increasing size and, within a size, least
-important keys first (a set's rank is Σ 2^rank of its keys, rank 0 for the least important), and each record
-takes the first set that makes it meet the target. The result is a smallest one and, among the smallest, the
-one that spares the important keys. This holds while at most ``max_patterns`` sets are tried; the records still
-missing the target then lose their least important keys one at a time (``"greedy"``) and the result states a
-lower bound on the fewest suppressions (every such record needs more than the sets tried).
+file are the fewest of each record. First the sets of keys are tried on the whole file by increasing size and,
+within a size, least important keys first (a set's rank is Σ 2^rank of its keys, rank 0 for the least important),
+and each record takes the first set that makes it meet the target: a smallest one and, among the smallest, the
+one that spares the important keys. This covers every set while at most ``max_patterns`` are tried (up to 12
+keys). Each record still missing the target is then solved on its own
+(:mod:`~privrisk.microdata._suppression_milp`): the other records grouped by the keys where they differ from it,
+every set of its keys at once by a subset-sum table up to 20 keys, an integer programme on HiGHS (through
+:mod:`privrisk.solver`, as sdcMicro's ``ls_optimal``) beyond, with the same order of sets (``"milp"``). A budget
+(``time_limit``, ``nodes``) that ends first leaves the best set found and a lower bound from the solver's dual
+bound, never "optimal" without the solver's proof. A risk target with weights is not a threshold on one linear
+count (the risk depends on g and G together): the table reads it off every set; past 20 keys (or asked for the
+programme) such records lose their least important keys one at a time (``"greedy"``) and the result states a lower
+bound (each needs more than the sets tried).
 
 **Households.** A key that every household shows with one value (region, household size, dwelling) is
 suppressed for every member of the household or for none, else the suppressed value could be read off another
@@ -35,6 +42,7 @@ each (m members), which is enough.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -42,6 +50,8 @@ import numpy as np
 import pandas as pd
 
 from privrisk.errors import PrivriskError
+from privrisk.microdata._suppression_milp import RecordSuppression, fewest_keys, matches_needed
+from privrisk.microdata._suppression_milp import popcount as _popcount
 from privrisk.microdata.frequencies import cell_frequencies, key_codes
 from privrisk.microdata.risk import RiskMethod, household_risk, individual_risk
 
@@ -62,8 +72,10 @@ class Suppression:
         codes: the key codes after suppression (−1 missing).
         cells: the suppressed (record, key index) pairs, sorted.
         by_key: how many values of each key were suppressed.
-        method: ``"exact"`` (the search found every record's, or household's, fewest suppressions) or
-            ``"greedy"`` (the search budget ended and some records dropped their least important keys instead).
+        method: ``"exact"`` (the search found every record's, or household's, fewest suppressions), ``"milp"``
+            (the records past the search's budget were solved each on its own: a table of every set of keys or
+            an integer programme on HiGHS; ``optimal`` says whether every one is proven) or ``"greedy"`` (some
+            records dropped their least important keys instead: a risk target with weights, or a spent budget).
         optimal: whether no solution with fewer suppressions exists (``len(cells) == bound``).
         bound: a lower bound on the fewest suppressions: the search's count (the records' fewest suppressions for
             their own target, before households share a key or hold their members to a share of the household
@@ -74,7 +86,7 @@ class Suppression:
     codes: np.ndarray
     cells: list[tuple[int, int]]
     by_key: dict[str, int]
-    method: Literal["exact", "greedy"]
+    method: Literal["exact", "milp", "greedy"]
     optimal: bool
     bound: int = 0
     patterns: int = 0
@@ -204,7 +216,8 @@ def _greedy_mask(codes, weights, k, limit, method, least_first, r, start) -> int
 def suppress(codes: np.ndarray, keys: tuple[str, ...] | list[str], *, weights: np.ndarray | None = None,
              k: int | None = None, max_risk: float | None = None, importance: list[str] | None = None,
              method: RiskMethod = "approx", households: np.ndarray | None = None,
-             max_patterns: int = MAX_PATTERNS) -> Suppression:  # fmt: skip
+             max_patterns: int = MAX_PATTERNS, time_limit: float | None = None, nodes: int | None = None,
+             _engine: Literal["auto", "table", "milp"] = "auto") -> Suppression:  # fmt: skip
     """Set the fewest key values to missing so that every record meets the target by its own suppressions
     (module docstring).
 
@@ -218,7 +231,11 @@ def suppress(codes: np.ndarray, keys: tuple[str, ...] | list[str], *, weights: n
             default: the order of ``keys``.
         method: the individual risk's method.
         households: dense household ids of the records, or None.
-        max_patterns: the most sets of keys the exact search tries.
+        max_patterns: the most sets of keys the search of the whole file tries before each record left is
+            solved on its own (module docstring).
+        time_limit: seconds for the records solved on their own, all together; the records left when it ends
+            drop their least important keys (``"greedy"``) and the result states a lower bound.
+        nodes: the most branch-and-bound nodes of each record's integer programme (a deterministic budget).
 
     Example (the SDC practice guide's seven respondents: suppressing 'higher' of the first is the fewest):
         >>> rows = ["frh", "mrh", "mrh", "mrh", "frl", "frl", "frl"]
@@ -239,8 +256,9 @@ def suppress(codes: np.ndarray, keys: tuple[str, ...] | list[str], *, weights: n
     w = None if weights is None else np.asarray(weights, dtype=float)
     limit = None if max_risk is None else np.full(n, float(max_risk))
     hh = None if households is None else np.asarray(households, dtype=np.int64)
-    plan = _Plan(codes, w, k, method, least_first, hh, max_patterns)
-    masks, found_all, bound = plan.solve(limit)
+    deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+    plan = _Plan(codes, w, k, method, least_first, hh, max_patterns, nodes, deadline, _engine)
+    masks, how, bound = plan.solve(limit)
     if hh is not None and max_risk is not None and limit is not None:
         # the household risk is part of the target: a household above it holds its members to a share each
         # (enough for the household, not proven necessary: the bound stays the one of the members alone)
@@ -248,16 +266,16 @@ def suppress(codes: np.ndarray, keys: tuple[str, ...] | list[str], *, weights: n
         if over.any():
             size = np.bincount(hh)[hh]
             limit = np.where(over, np.minimum(limit, 1.0 - (1.0 - float(max_risk)) ** (1.0 / size)), limit)
-            masks, found_again, _ = plan.solve(limit)
-            found_all = found_all and found_again
+            masks, how_again, _ = plan.solve(limit)
+            how = _worst([how, how_again])
     if hh is not None:
         masks = _close_households(codes, masks, hh)
     trial = _apply(codes, masks)
     chosen = [(int(r), int(j)) for r, j in zip(*np.nonzero((trial < 0) & (codes >= 0)), strict=True)]
     by_key = {name: sum(1 for _, j in chosen if j == i) for i, name in enumerate(keys)}
     bound = min(bound, len(chosen))
-    return Suppression(trial, chosen, by_key, "exact" if found_all else "greedy", bound == len(chosen), bound,
-                       plan.tried, len({r for r, _ in chosen}))  # fmt: skip
+    return Suppression(trial, chosen, by_key, how, bound == len(chosen), bound, plan.tried,
+                       len({r for r, _ in chosen}))  # fmt: skip
 
 
 def _apply(codes: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -271,21 +289,14 @@ def _risks(codes: np.ndarray, masks: np.ndarray, w: np.ndarray | None, method: R
     return individual_risk(cells.fk, cells.Fk, method=method)[cells.cell]
 
 
-def _popcount(values: np.ndarray) -> np.ndarray:
-    out = np.zeros(values.shape, dtype=np.int64)
-    v = values.copy()
-    while (v > 0).any():
-        out += v & 1
-        v >>= 1
-    return out
-
-
 class _Plan:
     """The search of one file: each record's (or household's) fewest suppressions for a given risk limit."""
 
-    def __init__(self, codes, w, k, method, least_first, hh, max_patterns) -> None:
+    def __init__(self, codes, w, k, method, least_first, hh, max_patterns, nodes=None, deadline=None,
+                 engine="auto") -> None:  # fmt: skip
         self.codes, self.w, self.k, self.method = codes, w, k, method
         self.least_first, self.hh, self.max_patterns = least_first, hh, max_patterns
+        self.nodes, self.deadline, self.engine = nodes, deadline, engine
         q = codes.shape[1]
         self.order = _pattern_order(least_first, q)
         self.observed = (codes >= 0) @ (np.int64(1) << np.arange(q, dtype=np.int64))
@@ -293,20 +304,40 @@ class _Plan:
         self.tried = 0
 
     def _records(self, rows, limit, shared=0, fixed=None):
-        """Masks of ``rows`` (greedy where the search ran out), whether all were found, and a lower bound."""
+        """Masks of ``rows``, how they were found (``"exact"``, ``"milp"`` or ``"greedy"``), and a lower bound."""
         c = self
         chosen, tried, full_size = _search(c.codes, c.w, c.k, limit, c.method, c.order, rows, c.max_patterns,
                                            shared, fixed)  # fmt: skip
         self.tried += tried
         masks = chosen[rows]
         lost = masks < 0
+        low = np.zeros(rows.size, dtype=np.int64)
+        how: Literal["exact", "milp", "greedy"] = "milp" if lost.any() else "exact"
+        start = 0 if fixed is None else fixed
         for i in np.flatnonzero(lost):
-            start = 0 if fixed is None else fixed
-            masks[i] = _greedy_mask(c.codes, c.w, c.k, limit, c.method, c.least_first, rows[i], start)
+            found = self._fewest(rows[i], limit, shared, start)
+            if found is None:
+                masks[i] = _greedy_mask(c.codes, c.w, c.k, limit, c.method, c.least_first, rows[i], start)
+                low[i] = 1  # at risk as it is: one key at least
+                how = "greedy"
+            else:
+                masks[i], low[i] = found.mask, found.bound
         cost = _popcount(masks & c.observed[rows])
         # a record the search did not reach needs more than the largest size it tried in full
-        low = np.where(lost, np.minimum(cost, full_size + 1), cost)
-        return masks, not lost.any(), low
+        low = np.where(lost, np.minimum(cost, np.maximum(low, full_size + 1)), cost)
+        return masks, how, low
+
+    def _fewest(self, r, limit, shared, fixed) -> RecordSuppression | None:
+        """Record r's fewest suppressions past the search (None where they cannot be modelled: a risk target with
+        weights past the table's keys, a spent time budget, or a household's shared part that cannot meet it)."""
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            return None
+        weighted = limit is not None and self.w is not None
+        need = matches_needed(self.k, None if limit is None or weighted else float(limit[r]), self.method)
+        return fewest_keys(self.codes, int(r), max(need, 1), self.least_first, on=fixed, off=shared & ~fixed,
+                           nodes=self.nodes, deadline=self.deadline, engine=self.engine,
+                           weights=self.w if weighted else None, limit=None if limit is None else float(limit[r]),
+                           method=self.method)  # fmt: skip
 
     def solve(self, limit):
         n = self.codes.shape[0]
@@ -314,11 +345,11 @@ class _Plan:
         bad = np.flatnonzero(~_meets(g0, G0, self.k, limit, self.method))
         masks = np.zeros(n, dtype=np.int64)
         if bad.size == 0:
-            return masks, True, 0
+            return masks, "exact", 0
         if self.hh is None or self.shared == 0:
-            found, exact, low = self._records(bad, limit)
+            found, how, low = self._records(bad, limit)
             masks[bad] = found
-            return masks, exact, int(low.sum())
+            return masks, how, int(low.sum())
         return self._households(bad, limit)
 
     def _households(self, bad, limit):
@@ -335,14 +366,14 @@ class _Plan:
         low = np.zeros((rows.size, len(subsets)), dtype=np.int64)
         mask = np.zeros((rows.size, len(subsets)), dtype=np.int64)
         at_risk = np.isin(rows, bad)
-        exact = True
+        hows: list[str] = ["exact"]
         for si, sub in enumerate(subsets):
             mask[~at_risk, si] = sub
             if at_risk.any():
-                found, all_found, lo = self._records(rows[at_risk], limit, self.shared, sub)
+                found, how, lo = self._records(rows[at_risk], limit, self.shared, sub)
                 mask[at_risk, si] = found | sub
                 low[at_risk, si] = lo
-                exact = exact and all_found
+                hows.append(how)
             cost[:, si] = _popcount(mask[:, si] & self.observed[rows])
             low[~at_risk, si] = cost[~at_risk, si]
         masks = np.zeros(self.codes.shape[0], dtype=np.int64)
@@ -353,7 +384,12 @@ class _Plan:
             si = int(np.argmin(cost[mine].sum(axis=0)))  # ties keep the fewer shared suppressions
             masks[rows[mine]] = mask[mine, si]
             bound += int(low[mine].sum(axis=0).min())
-        return masks, exact, bound
+        return masks, _worst(hows), bound
+
+
+def _worst(hows) -> Literal["exact", "milp", "greedy"]:
+    """The weakest of the ways records were found: greedy, then the per-record solver, then the search."""
+    return "greedy" if "greedy" in hows else "milp" if "milp" in hows else "exact"
 
 
 def _shared_keys(codes: np.ndarray, hh: np.ndarray) -> int:
