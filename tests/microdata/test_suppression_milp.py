@@ -79,7 +79,7 @@ def test_each_record_equals_brute_force(n, q, seed, k, max_risk, with_missing, e
         want = frozenset() if agree >= need else best_set_by_brute_force(codes, i, need)
         assert hidden[i] == want, i
     assert s.optimal and s.bound == len(s.cells)
-    assert s.method == ("milp" if s.cells else "exact")
+    assert s.method == ("per-record" if s.cells else "exact")
 
 
 @settings(max_examples=30, deadline=None)
@@ -149,7 +149,7 @@ def test_households_agree_with_the_search(engine):
     for k in (2, 3):
         search = suppress(codes, keys, k=k, households=hh)
         solved = suppress(codes, keys, k=k, households=hh, max_patterns=0, _engine=engine)
-        assert search.method == "exact" and solved.method == "milp"
+        assert search.method == "exact" and solved.method == "per-record"
         assert len(solved.cells) == len(search.cells) and solved.optimal == search.optimal
         shown = solved.codes[:, 0] >= 0
         for h in range(12):  # region goes for the whole household or for none

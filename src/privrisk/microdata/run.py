@@ -47,6 +47,12 @@ from privrisk.progress import Progress, part, report
 __all__ = ["OUT_FILES", "MicrodataRun", "MicrodataSettings", "run_microdata"]
 
 OUT_FILES = ("combinations.csv", "records.csv", "report.html", "manifest.json", *RELEASED_NAMES.values())
+# How a local suppression was found, in the reduction's line.
+_SEARCHES = {
+    "exact": "exact search",
+    "per-record": "search, then each record left solved exactly on its own",
+    "greedy": "search with a greedy fallback",
+}
 """Every file :meth:`MicrodataRun.write` may write into its folder (the released file only after a reduction,
 named by the input's format: ``released.csv``, ``.parquet``, ``.dta`` or ``.sav``)."""
 
@@ -115,7 +121,8 @@ class MicrodataRun:
         if self.suppression is not None:
             s = self.suppression
             how = "fewest possible" if s.optimal else f"the fewest possible is at least {s.bound:,}"
-            return f"{len(s.cells):,} key value(s) suppressed ({s.method} search, {how}){tail}"
+            search = _SEARCHES[s.method]
+            return f"{len(s.cells):,} key value(s) suppressed ({search}, {how}){tail}"
         if self.recoding is not None and self.recoding.levels is not None:
             return "levels " + ", ".join(f"{k}={v}" for k, v in self.recoding.levels.items()) + tail
         return None

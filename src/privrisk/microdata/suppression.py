@@ -25,7 +25,7 @@ one that spares the important keys. This covers every set while at most ``max_pa
 keys). Each record still missing the target is then solved on its own
 (:mod:`~privrisk.microdata._suppression_milp`): the other records grouped by the keys where they differ from it,
 every set of its keys at once by a subset-sum table up to 20 keys, an integer programme on HiGHS (through
-:mod:`privrisk.solver`, as sdcMicro's ``ls_optimal``) beyond, with the same order of sets (``"milp"``). A budget
+:mod:`privrisk.solver`, as sdcMicro's ``ls_optimal``) beyond, with the same order of sets (``"per-record"``). A budget
 (``time_limit``, ``nodes``) that ends first leaves the best set found and a lower bound from the solver's dual
 bound, never "optimal" without the solver's proof. A risk target with weights is not a threshold on one linear
 count (the risk depends on g and G together): the table reads it off every set; past 20 keys (or asked for the
@@ -72,7 +72,7 @@ class Suppression:
         codes: the key codes after suppression (−1 missing).
         cells: the suppressed (record, key index) pairs, sorted.
         by_key: how many values of each key were suppressed.
-        method: ``"exact"`` (the search found every record's, or household's, fewest suppressions), ``"milp"``
+        method: ``"exact"`` (the search found every record's, or household's, fewest suppressions), ``"per-record"``
             (the records past the search's budget were solved each on its own: a table of every set of keys or
             an integer programme on HiGHS; ``optimal`` says whether every one is proven) or ``"greedy"`` (some
             records dropped their least important keys instead: a risk target with weights, or a spent budget).
@@ -86,7 +86,7 @@ class Suppression:
     codes: np.ndarray
     cells: list[tuple[int, int]]
     by_key: dict[str, int]
-    method: Literal["exact", "milp", "greedy"]
+    method: Literal["exact", "per-record", "greedy"]
     optimal: bool
     bound: int = 0
     patterns: int = 0
@@ -304,7 +304,7 @@ class _Plan:
         self.tried = 0
 
     def _records(self, rows, limit, shared=0, fixed=None):
-        """Masks of ``rows``, how they were found (``"exact"``, ``"milp"`` or ``"greedy"``), and a lower bound."""
+        """Masks of ``rows``, how they were found (``"exact"``, ``"per-record"`` or ``"greedy"``), and a lower bound."""
         c = self
         chosen, tried, full_size = _search(c.codes, c.w, c.k, limit, c.method, c.order, rows, c.max_patterns,
                                            shared, fixed)  # fmt: skip
@@ -312,7 +312,7 @@ class _Plan:
         masks = chosen[rows]
         lost = masks < 0
         low = np.zeros(rows.size, dtype=np.int64)
-        how: Literal["exact", "milp", "greedy"] = "milp" if lost.any() else "exact"
+        how: Literal["exact", "per-record", "greedy"] = "per-record" if lost.any() else "exact"
         start = 0 if fixed is None else fixed
         for i in np.flatnonzero(lost):
             found = self._fewest(rows[i], limit, shared, start)
@@ -387,9 +387,9 @@ class _Plan:
         return masks, _worst(hows), bound
 
 
-def _worst(hows) -> Literal["exact", "milp", "greedy"]:
+def _worst(hows) -> Literal["exact", "per-record", "greedy"]:
     """The weakest of the ways records were found: greedy, then the per-record solver, then the search."""
-    return "greedy" if "greedy" in hows else "milp" if "milp" in hows else "exact"
+    return "greedy" if "greedy" in hows else "per-record" if "per-record" in hows else "exact"
 
 
 def _shared_keys(codes: np.ndarray, hh: np.ndarray) -> int:
