@@ -66,3 +66,28 @@ def test_the_first_programme_prints_nothing_on_stdout() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "1.0\n"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000))
+def test_a_node_limit_keeps_a_feasible_incumbent_and_a_true_bound(seed: int) -> None:
+    """A search ended by its node limit: the incumbent (if any) is a whole feasible point no better than the true
+    optimum (scipy's milp, a second route), and the dual bound is never above that optimum."""
+    rng = np.random.default_rng(seed)
+    n = 30  # three knapsack rows over 30 items: about half the searches need more than one node
+    a = rng.integers(30, 400, size=(3, n)).astype(float)
+    b = np.floor(a.sum(axis=1) / 2) + 0.5  # a half-integral right side: the linear optimum is fractional
+    c = rng.integers(10, 300, size=n).astype(float)
+    prog = Program(a, b, [np.inf] * 3, lower=np.zeros(n), upper=np.ones(n), integer=[True] * n)
+    sol = prog.minimise(np.arange(n), c, nodes=1)
+    ref = milp(c, constraints=LinearConstraint(a, b, np.inf), bounds=Bounds(0, 1), integrality=np.ones(n))
+    assert ref.status == 0
+    if sol.optimal:
+        assert sol.value == pytest.approx(ref.fun)
+        return
+    assert sol.status == "timeout" and sol.x is None
+    assert not sol.bound > ref.fun + 1e-7  # NaN (no bound) or at most the optimum
+    if sol.incumbent is not None:
+        x = sol.incumbent
+        assert np.array_equal(x, np.round(x)) and np.all(a @ x >= b - 1e-9)
+        assert c @ x >= ref.fun - 1e-7
