@@ -26,18 +26,27 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from microdata_scale import _child_peaks_kb, make  # noqa: E402  (the same census file and memory reading)
+from microdata_scale import _child_peaks_kb, make  # the same census file and memory reading
 
 
 def specs() -> tuple:
     """20 tables over region, sex and marital status: counts, weighted counts and sums of the weight (conditions
-on age multiply the differencing's atoms and its time, which is not what this measures)."""
+    on age multiply the differencing's atoms and its time, which is not what this measures)."""
     from privrisk.outputs import OutputSpec
 
     out = []
-    pairs = [("region",), ("sex",), ("marital",), ("region", "sex"), ("marital", "sex"), ("region", "marital")]
+    pairs = [
+        ("region",),
+        ("sex",),
+        ("marital",),
+        ("region", "sex"),
+        ("marital", "sex"),
+        ("region", "marital"),
+    ]
     for i, rows in enumerate(pairs):
-        out.append(OutputSpec(name=f"C{i}", kind="count", rows=rows[:1], columns=rows[1:], margins=len(rows) > 1))
+        out.append(
+            OutputSpec(name=f"C{i}", kind="count", rows=rows[:1], columns=rows[1:], margins=len(rows) > 1)
+        )
     for i, rows in enumerate(pairs + pairs[:1]):
         out.append(OutputSpec(name=f"W{i}", kind="count", rows=rows, weights="weight"))
         out.append(OutputSpec(name=f"S{i}", kind="sum", rows=rows, variable="weight"))
@@ -86,7 +95,9 @@ def main() -> None:
                 print(f"{engine}: failed: {out.stderr.strip().splitlines()[-1:]}")
                 continue
             results[engine] = r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  {r['cells']} cells, {r['status']}")
+            print(
+                f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  {r['cells']} cells, {r['status']}"
+            )
         if "naive" in results:
             for engine, r in results.items():
                 if engine != "naive":
