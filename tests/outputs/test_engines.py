@@ -34,7 +34,9 @@ SPECS = (
 
 def _frame(seed: int, n: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    region = rng.choice(["N", "S", "E", "All", None], n, p=[0.4, 0.3, 0.2, 0.05, 0.05])
+    region = rng.choice(
+        np.array(["N", "S", "E", "All", None], dtype=object), n, p=[0.4, 0.3, 0.2, 0.05, 0.05]
+    )
     sex = pd.array(rng.choice([1, 2], n), dtype="Int64")
     sex[rng.random(n) < 0.05] = pd.NA
     income = np.round(rng.gamma(2.0, 900.0, n), 2)
@@ -62,16 +64,16 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
 def _both(path: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, dict, dict, dict]:
     """The run on the view and the run on the file read into memory: their documents and written files."""
 
-    def run() -> Any:
+    def attempt() -> Any:
         try:
             return run_outputs(OutputsSettings(data=path, spec=SPECS))
         except PrivriskError as exc:  # bad input (a header only reads as text): the same words either way
             return str(exc)
 
-    viewed = run()
+    viewed = attempt()
     with monkeypatch.context() as m:
         m.setattr(run_module, "viewable_file", lambda data: None)
-        read = run()
+        read = attempt()
     if isinstance(viewed, str) or isinstance(read, str):
         return {"error": viewed}, {"error": read}, {}, {}
     files = []
