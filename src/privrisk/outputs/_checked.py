@@ -24,7 +24,6 @@ from privrisk.outputs.spec import MODELS, OutputSpec
 
 if TYPE_CHECKING:
     from privrisk.outputs.ledger import Released
-    from privrisk.outputs.run import OutputsRun
 
 __all__ = ["checked"]
 
@@ -43,12 +42,13 @@ def checked(
     knowledge: Any = None,
     keyed: Any = None,
     record_key: str | None = None,
-) -> OutputsRun:
+) -> dict[str, Any]:
     """Check the outputs ``specs`` (and the ``earlier`` ones, in the differencing) on ``con``'s ``data``.
 
     ``columns`` and ``records`` are the data's; ``rows(cond)`` the records a model is fitted on (those meeting the
     SQL condition ``cond``, all of them for None); ``versions(specs)`` the data version of each output;
-    ``keyed`` a connection that sees each record's key (perturbed outputs), ``knowledge`` the spec's.
+    ``keyed`` a connection that sees each record's key (perturbed outputs), ``knowledge`` the spec's. The
+    fields of the :class:`~privrisk.outputs.run.OutputsRun`.
     """
     from privrisk.outputs.cell_bounds import cell_bounds
     from privrisk.outputs.compute import table_cells
@@ -56,7 +56,6 @@ def checked(
     from privrisk.outputs.models import fit_model
     from privrisk.outputs.recommend import recommendations
     from privrisk.outputs.rules import cell_rules
-    from privrisk.outputs.run import OutputsRun
 
     specs = tuple(specs)
     before: dict[str, dict[tuple[str, ...], Any] | None] = {}
@@ -211,7 +210,7 @@ def checked(
         "records": records,
         "outputs_perturbed": [o["name"] for o in outputs if "perturbation" in o],
     }
-    return OutputsRun(
+    return dict(
         outputs=outputs,
         disclosures=diff.disclosures,
         recommendations=recs,

@@ -178,7 +178,7 @@ def file_data(path: Path, memory_limit: str | None = None) -> Iterator[FileData 
         (2, [(1,)])
     """
     from privrisk.io.data import check_file, file_kind, read_typed
-    from privrisk.io.engine import duckdb_connect, interruptible
+    from privrisk.io.engine import duckdb_connect, duckdb_relation, interruptible
 
     p = check_file(path)
     kind = file_kind(p)
@@ -188,9 +188,7 @@ def file_data(path: Path, memory_limit: str | None = None) -> Iterator[FileData 
         spill = con.sql("SELECT current_setting('temp_directory')").fetchall()[0][0]
 
         def attempt(whole_file: bool) -> FileData | None:
-            from privrisk.io.data import _duckdb_relation
-
-            rel = _duckdb_relation(con, p, kind, whole_file=whole_file)
+            rel = duckdb_relation(con, p, kind, whole_file=whole_file)
             types = {str(c): str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
             if not viewable_types(types):
                 return None

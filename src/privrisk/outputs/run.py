@@ -322,11 +322,11 @@ def _check_file(
     with file_data(path) as data:
         if data is None:
             return None
-        return interruptible(data.con, lambda: checked(
+        return interruptible(data.con, lambda: OutputsRun(**checked(
             data.con, specs, policy, columns=data.columns, records=data.records, rows=data.frame,
             versions=lambda named: data.versions(named, source), max_atoms=max_atoms,
             knowledge=getattr(specs, "knowledge", None), record_key=getattr(specs, "record_key", None),
-        ))  # fmt: skip
+        )))  # fmt: skip
 
 
 def _check_and_append(
@@ -456,12 +456,12 @@ def check_frame(
     frame = derive(frame, knowledge)
     con = connect(frame)
     try:
-        return checked(
+        return OutputsRun(**checked(
             con, specs, policy, columns=list(frame.columns), records=len(frame),
             rows=lambda cond: frame if cond is None else con.sql(f"SELECT * FROM data WHERE {cond}").df(),
             versions=lambda named: data_versions(frame, named, source), earlier=earlier, max_atoms=max_atoms,
             knowledge=knowledge, keyed=keyed, record_key=record_key,
-        )  # fmt: skip
+        ))  # fmt: skip
     finally:
         con.close()
 
