@@ -69,6 +69,15 @@ def child(engine: str, path: str) -> None:
                       "cells": run.summary["cells"], "digest": hashlib.sha256(doc.encode()).hexdigest()}))  # fmt: skip
 
 
+def _in_child(engine: str, path: str) -> dict | None:
+    """One engine's check of the file in a process of its own: its figures, or None (said) when it failed."""
+    done = subprocess.run([sys.executable, __file__, "--child", engine, path], capture_output=True, text=True)
+    if done.returncode:
+        print(f"{engine}: failed: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -88,16 +97,11 @@ def main() -> None:
         print(f"{args.rows:,} rows, 8 keys, weights, household id; 20 tables")
         results = {}
         for engine in args.engines.split(","):
-            out = subprocess.run(
-                [sys.executable, __file__, "--child", engine, path], capture_output=True, text=True
-            )
-            if out.returncode:
-                print(f"{engine}: failed: {out.stderr.strip().splitlines()[-1:]}")
-                continue
-            results[engine] = r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(
-                f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  {r['cells']} cells, {r['status']}"
-            )
+            r = _in_child(engine, path)
+            if r is not None:
+                results[engine] = r
+                print(f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  {r['cells']} cells, "
+                      f"{r['status']}")  # fmt: skip
         if "naive" in results:
             for engine, r in results.items():
                 if engine != "naive":
