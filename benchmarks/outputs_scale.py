@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from microdata_scale import _child_peaks_kb, make  # the same census file and memory reading
@@ -78,6 +80,18 @@ def _in_child(engine: str, path: str) -> dict | None:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@contextmanager
+def _census(rows: int) -> Iterator[str]:
+    """The census file in a temporary folder, the machine's load said before and after."""
+    print("load:", os.popen("uptime").read().strip())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "census.parquet")
+        make(path, rows)
+        print(f"{rows:,} rows, 8 keys, weights, household id; 20 tables")
+        yield path
+    print("load:", os.popen("uptime").read().strip())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -90,11 +104,7 @@ def main() -> None:
     if args.child:
         child(*args.child)
         return
-    print("load:", os.popen("uptime").read().strip())
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "census.parquet")
-        make(path, args.rows)
-        print(f"{args.rows:,} rows, 8 keys, weights, household id; 20 tables")
+    with _census(args.rows) as path:
         results = {}
         for engine in args.engines.split(","):
             r = _in_child(engine, path)
@@ -109,7 +119,6 @@ def main() -> None:
                     print(f"{engine} / naive: time {r['seconds'] / n['seconds']:.2f}, "
                           f"memory {r['peak_mb'] / n['peak_mb']:.2f}")  # fmt: skip
         assert len({r["digest"] for r in results.values()}) <= 1, "the engines' documents differ"
-    print("load:", os.popen("uptime").read().strip())
 
 
 if __name__ == "__main__":
