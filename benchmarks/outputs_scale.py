@@ -62,7 +62,7 @@ def child(engine: str, path: str) -> None:
 
     start = time.perf_counter()
     if engine == "naive":
-        run_module.viewable_file = lambda data: None  # the file read into pandas
+        setattr(run_module, "viewable_file", lambda data: None)  # noqa: B010  (the file read into pandas)
     run = run_outputs(OutputsSettings(data=path, spec=specs()))
     seconds = time.perf_counter() - start
     doc = json.dumps(to_jsonable(run.to_dict()), sort_keys=True)
