@@ -311,3 +311,24 @@ def test_groups_left_undecided_are_named_and_never_pass(monkeypatch: pytest.Monk
     assert result.summary["atoms_undecided"] >= 1 and result.undecided_groups
     assert result.status == "review"
     assert "every group of more than one atom" in result.undecided_groups[0]
+
+
+def test_a_dependency_at_census_size_is_stated_not_a_crash():
+    """tenure = hid mod 4 is a function of region = hid mod 12. Over 240,000 records the chance that this happens
+    by chance, Π_x Σ_y p_y^{n_x}, is below 10^-144,487 (by hand: four shares of 1/4 and 20,000 records in each
+    of 12 regions, 12 · log10(4 · 4^−20,000) = −144,487.17); p_y^{n_x} underflows to 0, and its logarithm used to
+    be −inf and crash the check with an OverflowError."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    from privrisk.outputs import OutputSpec, check_frame
+
+    hid = np.arange(240_000)
+    frame = pd.DataFrame({"region": (hid % 12).astype(str), "tenure": (hid % 4).astype(str)})
+    run = check_frame(frame, [OutputSpec(name="T1", kind="count", rows=("region",)),
+                              OutputSpec(name="T2", kind="count", rows=("tenure",))])  # fmt: skip
+    assert "tenure is a function of region in the data (by chance with probability below 10^-144487)" in (
+        json.dumps(run.to_dict())
+    )

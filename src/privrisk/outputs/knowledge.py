@@ -323,7 +323,9 @@ def _dependencies(
                 continue
             p = (share / share.sum()).to_numpy(dtype=float)
             n_a = frame.groupby(ka, dropna=False)["n"].sum().to_numpy(dtype=float)
-            log_chance = float(np.sum([np.log(np.sum(p**k)) for k in n_a]))
+            # log Σ_y p_y^{n_x} in log space: p_y^{n_x} underflows to 0 at census sizes, and log 0 is −inf.
+            top = np.log(p.max())
+            log_chance = float(sum(k * top + np.log(np.sum((p / p.max()) ** k)) for k in n_a))
             if log_chance < math.log(CHANCE):
                 found.append((a, b, log_chance))
     return found
