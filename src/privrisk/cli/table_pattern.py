@@ -13,7 +13,7 @@ import typer
 
 from privrisk.cli._app import app
 from privrisk.cli._common import emit_json, err, out
-from privrisk.errors import PrivriskError, ThresholdExceeded
+from privrisk.errors import ThresholdExceeded
 from privrisk.io.files import check_outputs
 
 THRESHOLD = 10  # privrisk.outputs.table_pattern.DEFAULT_THRESHOLD (the outputs policy's; --help stays light)
@@ -59,23 +59,11 @@ def table_pattern_command(
 ) -> None:
     """A suppression pattern for a hierarchical count table: primaries by threshold, secondaries by hypercubes, each proven.
 
-    Example: privrisk table-pattern cells.csv --dimension region=regions.csv --dimension age=interval:10 --count n --out pattern/
+    Example: privrisk table-pattern examples/table_pattern/cells.csv --dimension region=examples/table_pattern/regions.csv --dimension age=interval:10 --count n --out pattern/
     """
-    from privrisk.generalisation.hierarchy import parse_hierarchy
     from privrisk.outputs.table_pattern import TablePatternSettings
 
-    dims: dict[str, Any] = {}
-    for text in dimension:
-        try:
-            name, spec = parse_hierarchy(text)
-        except PrivriskError:
-            raise PrivriskError(
-                f"dimensions: expected COLUMN=HIERARCHY, got {text!r}", param="dimensions"
-            ) from None
-        if name in dims:
-            raise PrivriskError(f"dimensions: {name!r} is given twice", param="dimensions")
-        dims[name] = spec
-    settings = TablePatternSettings(table=table, dimensions=dims, count=count, threshold=threshold,
+    settings = TablePatternSettings(table=table, dimensions=tuple(dimension), count=count, threshold=threshold,
                                     protection=protection, zeros=zeros, intervals=cast(Any, intervals))  # fmt: skip
     if out_dir is not None:
         check_outputs(out_dir, [table], param="--out", folder=True, files=OUT_FILES)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -43,6 +43,22 @@ _SPEC_KINDS = ("interval:", "breaks:", "prefix", "date", "table:")
 TOTAL = "*"
 
 
+def _typed_dimensions(texts: Sequence[str]) -> dict[str, str]:
+    """``["region=regions.csv", "age=interval:10"]`` as ``{column: hierarchy}``, each column once."""
+    from privrisk.generalisation.hierarchy import parse_hierarchy
+
+    dims: dict[str, str] = {}
+    for text in texts:
+        try:
+            name, spec = parse_hierarchy(str(text))
+        except PrivriskError:
+            raise PrivriskError(f"dimensions: expected COLUMN=HIERARCHY, got {text!r}", param="dimensions") from None
+        if name in dims:
+            raise PrivriskError(f"dimensions: {name!r} is given twice", param="dimensions")
+        dims[name] = spec
+    return dims
+
+
 @dataclass(frozen=True)
 class TablePatternSettings:
     """What to compute a suppression pattern for; every rule is checked when it is made.
@@ -50,7 +66,8 @@ class TablePatternSettings:
     Attributes:
         table: the leaf cells: a CSV or Parquet file, or a DataFrame.
         dimensions: ``{column: hierarchy}``: a ``code,parent`` file (a path), a specification string, or a
-            mapping ``{code: parent}`` (None or "" for the total).
+            mapping ``{code: parent}`` (None or "" for the total); or texts ``"COLUMN=HIERARCHY"`` as typed
+            (``--dimension``), read into that mapping.
         count: the count column; None: each row is one person.
         threshold: a cell with 1 ≤ n < threshold is a primary suppression (default the outputs policy's 10).
         protection: how far a whole table with the published cells must move each primary up, and down (at
@@ -68,7 +85,7 @@ class TablePatternSettings:
     """
 
     table: str | os.PathLike[str] | pd.DataFrame
-    dimensions: Mapping[str, Any]
+    dimensions: Mapping[str, Any] | Sequence[str]
     count: str | None = None
     threshold: int = DEFAULT_THRESHOLD
     protection: int = 1
@@ -78,6 +95,8 @@ class TablePatternSettings:
     def __post_init__(self) -> None:
         if not isinstance(self.table, pd.DataFrame | str | os.PathLike):
             raise PrivriskError("table: expected a CSV or Parquet file or a DataFrame", param="table")
+        if isinstance(self.dimensions, list | tuple):
+            object.__setattr__(self, "dimensions", _typed_dimensions(self.dimensions))
         if not isinstance(self.dimensions, Mapping) or not self.dimensions:
             raise PrivriskError("dimensions: give at least one COLUMN=HIERARCHY", param="dimensions")
         for name in ("threshold", "protection"):
@@ -403,7 +422,9 @@ def run_table_pattern(settings: TablePatternSettings, *, progress: Progress | No
     """
     report(progress, 0.0, "reading the table")
     frame = _read(settings)
-    dims = [_dimension(name, spec, frame[name]) for name, spec in settings.dimensions.items()]
+    given = settings.dimensions
+    assert isinstance(given, Mapping)  # texts were read into a mapping by the settings
+    dims = [_dimension(name, spec, frame[name]) for name, spec in given.items()]
     cells = int(np.prod([d.labels.size for d in dims], dtype=float))
     if cells > MAX_CELLS:
         raise PrivriskError(f"dimensions: the table has {cells:,} cells; at most {MAX_CELLS:,} are taken",
