@@ -90,7 +90,7 @@ def _both(path: Path, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict,
     )
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
           phases=[Phase.explicit, Phase.reuse, Phase.generate])  # fmt: skip
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 200), suffix=st.sampled_from([".csv", ".parquet"]))
 def test_the_view_of_a_file_gives_what_the_file_read_into_memory_gives(
