@@ -121,26 +121,14 @@ class FileData:
         mode = "i" if (kind in _INTEGERS or kind == "BOOLEAN") and not nulls else "s"
         if mode == "s" and (kind in _INTEGERS or kind in _FLOATS or kind == "BOOLEAN"):
             mode = "f"
+        from privrisk.outputs.ledger import digest_chunk
+
         h = hashlib.sha256(mode.encode())
         cur = self.con
         cur.execute(f"SELECT {c} FROM data")
         first = True
-        while True:
-            chunk = cur.fetch_df_chunk(64)
-            if not len(chunk):
-                break
-            values = chunk.iloc[:, 0]
-            if mode == "i":
-                h.update(values.to_numpy(dtype="<i8").tobytes())
-            elif mode == "f":
-                numbers = values.to_numpy(dtype="<f8", na_value=float("nan")) + 0.0
-                numbers[numbers != numbers] = float("nan")
-                h.update(numbers.tobytes())
-            else:
-                texts = ["\x00" if pd.isna(v) else str(v) for v in values.tolist()]
-                h.update(
-                    ("" if first else "\x1f").encode() + "\x1f".join(texts).encode("utf-8", "surrogatepass")
-                )
+        while len(chunk := cur.fetch_df_chunk(64)):
+            h.update(digest_chunk(chunk.iloc[:, 0], mode, first=first))
             first = False
         return h.hexdigest()
 

@@ -203,19 +203,33 @@ def outputs_head(entries: Sequence[dict[str, Any]]) -> str | None:
 def _column_digest(values: pd.Series) -> str:
     """SHA-256 of a column, canonical: whole numbers as 64-bit integers, other numbers as 64-bit floats (every
     NaN alike, −0 as 0), anything else as text; in the order of the rows."""
-    h = hashlib.sha256()
-    if pd.api.types.is_bool_dtype(values) or pd.api.types.is_integer_dtype(values):
-        if not values.isna().any():
-            h.update(b"i" + values.to_numpy(dtype="<i8").tobytes())
-            return h.hexdigest()
-    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_complex_dtype(values):
+    whole = pd.api.types.is_bool_dtype(values) or pd.api.types.is_integer_dtype(values)
+    mode = "s"
+    if whole and not values.isna().any():
+        mode = "i"
+    elif pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_complex_dtype(values):
+        mode = "f"
+    return hashlib.sha256(mode.encode() + digest_chunk(values, mode)).hexdigest()
+
+
+def digest_chunk(values: pd.Series, mode: str, *, first: bool = True) -> bytes:
+    """The bytes a run of a column's values adds to its digest (after the ``mode`` letter): ``"i"`` 64-bit
+    integers, ``"f"`` 64-bit floats (every NaN alike, −0 as 0), ``"s"`` text joined by U+001F (``first``: no
+    separator before the run). A column streamed in chunks gives the digest of the whole column.
+
+    Example:
+        >>> whole = digest_chunk(pd.Series(["a", "b", "c"]), "s")
+        >>> whole == digest_chunk(pd.Series(["a"]), "s") + digest_chunk(pd.Series(["b", "c"]), "s", first=False)
+        True
+    """
+    if mode == "i":
+        return values.to_numpy(dtype="<i8").tobytes()
+    if mode == "f":
         numbers = values.to_numpy(dtype="<f8", na_value=float("nan")) + 0.0  # −0 + 0 is +0
         numbers[numbers != numbers] = float("nan")
-        h.update(b"f" + numbers.tobytes())
-        return h.hexdigest()
+        return numbers.tobytes()
     texts = ["\x00" if pd.isna(v) else str(v) for v in values.tolist()]
-    h.update(b"s" + "\x1f".join(texts).encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
+    return ("" if first else "\x1f").encode() + "\x1f".join(texts).encode("utf-8", "surrogatepass")
 
 
 _WORD = re.compile(r'"((?:[^"]|"")+)"|([^\W\d][\w]*)')
