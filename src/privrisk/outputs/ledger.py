@@ -41,6 +41,7 @@ __all__ = [
     "Released",
     "append_outputs",
     "data_version",
+    "digest_chunk",
     "ledger_outputs",
     "ledger_specs",
     "name_key",
