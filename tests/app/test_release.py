@@ -60,7 +60,25 @@ SELECTS_SENT = """() => {
 }"""
 
 
+# The server's own view of the builder (the command it shows) holds as many queries as the form shows: an
+# example's rows are filled by the server and travel back as inputs, and until they have arrived a click would
+# preview a release without them. The selects' values alone do not show this: a click can follow the example's
+# choice before the server has answered it.
+SERVER_HAS_THE_ROWS = """() => {
+  const mode = document.querySelector('.tab-pane.active input[name$="queries_from"]:checked');
+  if (mode && mode.value === 'spec') { return true; }
+  const filled = Array.from(document.querySelectorAll('.tab-pane.active .release-query select[id$="_column"]'))
+    .filter(s => s.value).length;
+  const line = document.querySelector('.tab-pane.active #release-command-line');
+  const toml = document.querySelector('.tab-pane.active #release-spec-toml');
+  const shown = toml ? (toml.textContent.match(/\\[\\[query\\]\\]/g) || []).length
+    : (line && line.textContent.includes('--column') ? 1 : 0);
+  return filled > 0 && shown === filled;
+}"""
+
+
 def preview(page):
+    page.wait_for_function(SERVER_HAS_THE_ROWS)
     page.wait_for_function(SELECTS_SENT)
     page.get_by_role("button", name="Preview the release").click()
     expect(page.locator("#release-preview-table")).to_be_visible()

@@ -215,7 +215,7 @@ def _column_digest(values: pd.Series) -> str:
 
 def digest_chunk(values: pd.Series, mode: str, *, first: bool = True) -> bytes:
     """The bytes a run of a column's values adds to its digest (after the ``mode`` letter): ``"i"`` 64-bit
-    integers, ``"f"`` 64-bit floats (every NaN alike, −0 as 0), ``"s"`` text joined by U+001F (``first``: no
+    integers, ``"f"`` 64-bit floats (every NaN alike, −0 as 0), ``"s"`` text joined by the unit separator (0x1F) (``first``: no
     separator before the run). A column streamed in chunks gives the digest of the whole column.
 
     Example:
