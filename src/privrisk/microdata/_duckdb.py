@@ -53,6 +53,8 @@ as records, is most of its time. The documents are the same either way."""
 
 # Vectors of 2,048 records per chunk of records.csv (read again from the file, in file order).
 RECORDS_CHUNK = 512
+# Households per batch of the household pass (each batch's members sorted by numpy at once).
+HOUSEHOLD_BATCH = 1 << 18
 
 
 def _quote(name: str) -> str:
@@ -109,6 +111,7 @@ class _DuckDBPasses:
     """The passes of :mod:`~privrisk.microdata._grouped` in DuckDB over ``__rows``."""
 
     engine = "duckdb"
+    by_hash = True  # records find their combinations by the keys' hash first (False: by the keys, for tests)
 
     def __init__(self, con: Any, settings: MicrodataSettings):
         self.con, self.settings = con, settings
@@ -116,14 +119,16 @@ class _DuckDBPasses:
 
     def groups(self) -> pd.DataFrame:
         """Pass 1 kept in DuckDB: the weights checked in one row over the records, and only the keys, ``__n``,
-        ``__first`` and ``__w`` brought back, in order of first appearance, the integer keys narrowed."""
+        ``__first`` and ``__w`` brought back, in order of first appearance, the integer keys narrowed. DuckDB's
+        table also keeps each combination's 64-bit ``hash`` of the keys (``__k``) for the household pass."""
         weights = self.settings.weights
         if weights is not None:
             checks = self.con.sql(weight_checks_sql("__rows", weights, _quote)).df()
             if checks["__bad"].notna().iloc[0]:  # a file without records is refused after this pass
                 check_weights(checks, weights)
-        self.con.execute("CREATE OR REPLACE TEMP TABLE __groups AS "
-                         + grouping_sql("__rows", self.keys, weights, _quote, checks=False))  # fmt: skip
+        grouped = grouping_sql("__rows", self.keys, weights, _quote, checks=False)
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE __groups AS SELECT *, {_key_hash(self.keys, '')} AS __k "
+                         f"FROM ({grouped})")  # fmt: skip
         shown = ", ".join([*(_quote(k) for k in self.keys), "__n", "__first", *(["__w"] if weights else [])])
         # in chunks, each narrowed: never the whole table in DuckDB's result and in eight-byte integers at once
         self.con.execute(f"SELECT {shown} FROM __groups ORDER BY __first")
@@ -136,68 +141,97 @@ class _DuckDBPasses:
         del chunks
         return _narrowed(table, self.keys)
 
-    def _hashed(self) -> bool:
-        """Whether DuckDB's 64-bit ``hash`` of the keys tells every combination of the file apart (checked on the
-        combinations: as many distinct hashes as combinations); then ``__cell_ids`` maps each hash to its
-        combination's first row. Otherwise (a collision, never seen in practice) the keys themselves are joined."""
-        cols = ", ".join(_quote(k) for k in self.keys)
-        self.con.execute(
-            f"CREATE OR REPLACE TEMP TABLE __cell_ids AS SELECT hash({cols}) AS __k, __first FROM __groups"
-        )
-        counted = self.con.execute("SELECT COUNT(DISTINCT __k) = COUNT(*) FROM __cell_ids").fetchall()
-        return bool(counted[0][0])
-
-    def _register_cells(self, table: pd.DataFrame, values: dict[str, np.ndarray]) -> None:
-        import pyarrow as pa  # type: ignore[import-untyped]
-
-        self.con.register("__cell_values",
-                          pa.table({"__first": table["__first"].to_numpy(np.int64), **values}))  # fmt: skip
-
     def households(self, table: pd.DataFrame, cell_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each household's risk and size, households in order of first appearance: one DuckDB aggregate per
+        household (its first row, size and the first rows of its members' combinations, as a list), each
+        household's Σ m·log(1 − r) added by numpy in the order of the file read into memory (:func:`_ordered_sums`).
+
+        Each record finds its combination by the keys' 64-bit hash; two combinations sharing a hash (never seen
+        in practice) would give their records twice, so the sizes then add up to more than the records and the
+        pass runs again joining the keys themselves."""
         column = str(self.settings.household)
         with np.errstate(divide="ignore", invalid="ignore"):
             lg = np.log1p(-cell_risk)
-        self._register_cells(table, {"__cell": np.arange(len(table), dtype=np.int64), "__lg": lg})
-        h, cols = _quote(column), ", ".join(_quote(k) for k in self.keys)
-        if self._hashed():  # each record's combination by one number, not by every key
-            pairs = f"SELECT {h} AS __h, hash({cols}) AS __k, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows " \
-                    "GROUP BY __h, __k"  # fmt: skip
-            cells = "__cell_ids g ON p.__k = g.__k"
-        else:
-            pairs = f"SELECT {h} AS __h, {cols}, COUNT(*) AS __n, MIN(__id) AS __first FROM __rows GROUP BY {h}, {cols}"
-            cells = f"__groups g ON {_same('p', 'g', self.keys)}"
-        self.con.execute(f"""CREATE OR REPLACE TEMP TABLE __households AS
-            SELECT p.__h, MIN(p.__first) AS __hfirst, CAST(SUM(p.__n) AS BIGINT) AS __size,
-                   SUM(p.__n * c.__lg ORDER BY c.__cell) AS __s
-            FROM ({pairs}) p JOIN {cells} JOIN __cell_values c ON g.__first = c.__first GROUP BY p.__h""")  # fmt: skip
-        missing = self.con.sql("SELECT __size, __hfirst FROM __households WHERE __h IS NULL").fetchall()
-        if missing:
-            raise missing_household(column, int(missing[0][0]), int(missing[0][1]))
-        reader = self.con.sql("SELECT __size, __s FROM __households ORDER BY __hfirst").to_arrow_reader(
-            1 << 20
-        )
-        sizes, sums = [], []
-        for batch in reader:
-            sizes.append(batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64))
-            sums.append(batch.column(1).to_numpy(zero_copy_only=False).astype(float))
-        per_household = -np.expm1(np.concatenate(sums))
-        return per_household, np.concatenate(sizes)
+        firsts = table["__first"].to_numpy(np.int64)
+        records = int(table["__n"].sum())
+        h = _quote(column)
+        for by_hash in (True, False) if self.by_hash else (False,):
+            on = f"{_key_hash(self.keys, 'r.')} = g.__k" if by_hash else _same("r", "g", self.keys)
+            reader = self.con.sql(
+                f"SELECT r.{h} IS NULL AS __missing, MIN(r.__id) AS __hfirst, COUNT(*) AS __size, "
+                f"list(g.__first) AS __cells FROM __rows r JOIN __groups g ON {on} GROUP BY r.{h}"
+            ).to_arrow_reader(HOUSEHOLD_BATCH)
+            hfirst, sizes, sums = [], [], []
+            for batch in reader:
+                missing = batch.column(0).to_numpy(zero_copy_only=False)
+                size = batch.column(2).to_numpy(zero_copy_only=False).astype(np.int64)
+                first = batch.column(1).to_numpy(zero_copy_only=False).astype(np.int64)
+                if missing.any():
+                    at = int(np.flatnonzero(missing)[0])
+                    raise missing_household(column, int(size[at]), int(first[at]))
+                hfirst.append(first)
+                sizes.append(size)
+                sums.append(_ordered_sums(batch.column(3), firsts, lg))
+            size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
+            if int(size_all.sum()) == records:
+                break
+        first_all = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
+        order = np.argsort(first_all, kind="stable")
+        self._household_first = first_all[order]
+        self._household_logs = (np.concatenate(sums) if sums else np.zeros(0))[order]
+        return -np.expm1(self._household_logs), size_all[order]
 
     def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
         self.con.register("__chosen", pd.DataFrame({"__first": table["__first"].to_numpy(np.int64)[chosen],
                                                     "__cell": chosen.astype(np.int64)}))  # fmt: skip
         cols = ", ".join(f"g.{_quote(k)}" for k in self.keys)
-        extra = f", r.{_quote(str(self.settings.household))} AS __h" if self.settings.household else ""
+        household = _quote(str(self.settings.household)) if self.settings.household else None
+        extra = f", r.{household} AS __h" if household else ""
         picked = f"""SELECT c.__cell, r.__id AS row{extra} FROM __rows r
             JOIN (SELECT {cols}, ch.__cell FROM __groups g JOIN __chosen ch ON g.__first = ch.__first) c
             ON {_same("r", "c", self.keys)}
             QUALIFY row_number() OVER (PARTITION BY c.__cell ORDER BY r.__id) <= {int(self.settings.top)}"""
-        if not self.settings.household:
+        if not household:
             return self.con.sql(picked).df()
-        got = self.con.sql(f"SELECT t.__cell, t.row, h.__s FROM ({picked}) t JOIN __households h "
-                           "ON t.__h IS NOT DISTINCT FROM h.__h").df()  # fmt: skip
-        got["household_risk"] = -np.expm1(got["__s"].to_numpy(float))
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE __picked AS {picked}")
+        # each picked record's household by its first row, the key of the sums kept by households()
+        got = self.con.sql(f"""SELECT t.__cell, t.row, f.__hfirst FROM __picked t JOIN
+            (SELECT {household} AS __h, MIN(__id) AS __hfirst FROM __rows
+             WHERE {household} IN (SELECT __h FROM __picked) GROUP BY {household}) f ON t.__h = f.__h""").df()
+        at = np.searchsorted(self._household_first, got["__hfirst"].to_numpy(np.int64))
+        got["household_risk"] = -np.expm1(self._household_logs[at])
         return got
+
+
+def _key_hash(keys: list[str], prefix: str) -> str:
+    """DuckDB's 64-bit hash of a record's (or a combination's) keys."""
+    return f"hash({', '.join(prefix + _quote(k) for k in keys)})"
+
+
+def _ordered_sums(cells: Any, firsts: np.ndarray, lg: np.ndarray) -> np.ndarray:
+    """Each household's Σ m_c·log(1 − r_c) over its combinations c (m_c of its members in c), added in the order of
+    :func:`~privrisk.microdata.measure.household_cells_risk` on the file read into memory: combinations in order
+    of first appearance, from 0.0 (``np.bincount``), so the same float to the last bit.
+
+    ``cells`` is an Arrow list per household of its members' combinations, each named by its first row;
+    ``firsts`` the combinations' first rows in order (ascending), ``lg`` their log(1 − r).
+
+    Example:
+        >>> import pyarrow as pa
+        >>> _ordered_sums(pa.array([[9, 1, 9], [4]]), np.array([1, 4, 9]), np.log([0.5, 0.25, 0.75])).round(6).tolist()
+        [-1.268511, -1.386294]
+    """
+    lengths = cells.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64)
+    member = cells.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
+    span = int(firsts[-1]) + 1 if firsts.size else 1
+    # by household, then combination (first rows rise with the combinations' order): one sort of the batch
+    key = np.sort(np.repeat(np.arange(lengths.size, dtype=np.int64), lengths) * span + member)
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, dtype=np.int64)
+    members = np.diff(np.r_[starts, key.size])
+    pair = key[starts]
+    cell = np.searchsorted(firsts, pair % span)
+    logs = lg[cell] * members
+    return np.bincount(pair // span, weights=logs, minlength=lengths.size)
 
 
 def _narrowed(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
