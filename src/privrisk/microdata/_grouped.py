@@ -219,11 +219,15 @@ def check_weights(groups: pd.DataFrame, column: str) -> None:
 
 
 def _narrow_codes(table: pd.DataFrame, keys: list[str]) -> np.ndarray:
-    """:func:`~privrisk.microdata.frequencies.key_codes` of the combinations as int32 (half the memory; a key has
-    far fewer than 2³¹ values)."""
-    out = np.empty((len(table), len(keys)), dtype=np.int32)
+    """:func:`~privrisk.microdata.frequencies.key_codes` of the combinations as int16 when every key has fewer than
+    2¹⁵ − 1 values (a census's ages, regions, districts: a quarter of int64's memory), else int32 (a key has far
+    fewer than 2³¹ values); the codes, and so every measure, are the same."""
+    out = np.empty((len(table), len(keys)), dtype=np.int16)
     for j, key in enumerate(keys):
-        out[:, j] = pd.factorize(table[key], use_na_sentinel=True)[0]
+        column = pd.factorize(table[key], use_na_sentinel=True)[0]
+        if column.size and column.max() >= np.iinfo(out.dtype).max:
+            out = out.astype(np.int32)  # once, for a key of 2¹⁵ − 1 values or more
+        out[:, j] = column
     return out
 
 
