@@ -1,18 +1,21 @@
 """Microdata risk of a census-like file on DuckDB, Spark local[2] and a naive pandas baseline, with peak memory.
 
-Run: python benchmarks/microdata_scale.py [--rows 1000000] [--engines duckdb,grouped,spark,pandas]
-     [--memory-limit 512MB]
+Run: python benchmarks/microdata_scale.py [--rows 1000000] [--engines memory,grouped,spark,pandas]
+     [--memory-limit 512MB] [--quick]
 
-``duckdb`` is ``run_microdata`` as it runs by default (the file read into memory unless
-``privrisk.microdata._duckdb.GROUPED_BY_DEFAULT``); ``grouped`` groups the Parquet file where it lies in DuckDB
-(``privrisk.microdata._duckdb``): its peak memory is DuckDB's limit (``--memory-limit``, else
+``memory`` reads the file into memory (``measure_microdata``); ``grouped`` groups the Parquet file where it lies in
+DuckDB (``privrisk.microdata._duckdb``): its peak memory is DuckDB's limit (``--memory-limit``, else
 ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` or 1 GB) plus what the key combinations take, not the records (the target: 10⁸
-records within 2 GB). 10⁸ records: ``--rows 100000000 --engines grouped,pandas --memory-limit 512MB`` (a Parquet
-file of about 1 GB in the temporary folder; DuckDB spills there too).
+records within 2 GB); ``default`` is ``run_microdata`` as it runs by default (grouped when
+``privrisk.microdata._duckdb.GROUPED_BY_DEFAULT``, else in memory); ``spark`` groups it in Spark ``local[2]``;
+``pandas`` is the naive baseline (every record in pandas, f_k and F_k by ``transform``, no risks). 10⁸ records:
+``--rows 100000000 --engines grouped,pandas --memory-limit 512MB`` (a Parquet file of about 1 GB in the temporary
+folder; DuckDB spills there too). ``--quick``: 10,000 records, memory, grouped and pandas.
 
 The file: 8 key variables (region, district, age, sex, marital status, education, occupation, tenure), a sampling
 weight and a household id, written once as Parquet. Each engine runs in its own process (its peak resident memory
-is that process's, the JVM's for Spark); f_k and F_k of the three must agree.
+is that process's, the JVM's for Spark); the sample uniques of all must agree, and privrisk's engines must give the
+same household risk to the last bit.
 """
 
 from __future__ import annotations
@@ -84,8 +87,8 @@ def child(engine: str, path: str) -> None:
         from privrisk.microdata import MicrodataSettings, run_microdata
         from privrisk.microdata.measure import MicrodataResult
 
-        grouped = engine == "grouped"
-        engine = "duckdb" if grouped else engine
+        grouped, memory = engine == "grouped", engine == "memory"
+        engine = "spark" if engine == "spark" else "duckdb"
 
         settings = MicrodataSettings(data=path, keys=tuple(KEYS), weights="weight", household="hid", k=3, engine=engine,
                                      spark_master="local[2]" if engine == "spark" else None)  # fmt: skip
@@ -93,10 +96,15 @@ def child(engine: str, path: str) -> None:
             from privrisk.microdata._duckdb import measure_in_duckdb
 
             m: MicrodataResult = measure_in_duckdb(settings)
+        elif memory:  # the file read into memory
+            from privrisk.microdata.measure import measure_microdata
+
+            m = measure_microdata(None, settings)
         else:
             m = run_microdata(settings).measured
         result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],
-                  "F_k_sum": float(np.repeat(m.cells.Fk, m.cells.count).sum())}  # fmt: skip
+                  "F_k_sum": float(np.repeat(m.cells.Fk, m.cells.count).sum()),
+                  "household": m.measures["household_risk"]["expected_reidentifications"]}  # fmt: skip
     seconds = time.perf_counter() - start
     # this process's peak, plus the peaks of its children still running (Spark's JVM)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
@@ -106,17 +114,17 @@ def child(engine: str, path: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--engines", default="duckdb,grouped,spark,pandas")
+    parser.add_argument("--engines", default="memory,grouped,spark,pandas")
     parser.add_argument(
         "--memory-limit", help="DuckDB's memory limit (PRIVRISK_DUCKDB_MEMORY_LIMIT), e.g. 512MB"
     )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument(
-        "--quick", action="store_true", help="a smoke run: 10,000 rows, DuckDB and pandas only"
+        "--quick", action="store_true", help="a smoke run: 10,000 rows; in memory, grouped in DuckDB and pandas"
     )
     args = parser.parse_args()
     if args.quick:
-        args.rows, args.engines = 10_000, "duckdb,pandas"
+        args.rows, args.engines = 10_000, "memory,grouped,pandas"
     if args.child:
         child(*args.child)
         return
@@ -138,12 +146,15 @@ def main() -> None:
                 continue
             results[engine] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[engine]
-            print(f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  uniques {r['uniques']:,}")
-        if "pandas" in results:
+            print(f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  uniques {r['uniques']:,}  "
+                  f"household risk Σ {r.get('household', float('nan'))!r}")
+        for base in ("pandas", "memory"):
             for engine, r in results.items():
-                if engine != "pandas":
-                    print(f"{engine} / pandas time: {r['seconds'] / results['pandas']['seconds']:.2f}")
+                if base in results and engine not in ("pandas", base):
+                    print(f"{engine} / {base} time: {r['seconds'] / results[base]['seconds']:.2f}")
         assert len({r["uniques"] for r in results.values()}) <= 1, "the engines disagree"
+        households = {r["household"] for e, r in results.items() if e != "pandas"}
+        assert len(households) <= 1, "privrisk's engines disagree on the household risk"
     print("load:", os.popen("uptime").read().strip())
 
 

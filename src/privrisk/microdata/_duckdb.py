@@ -152,14 +152,18 @@ class _DuckDBPasses:
         column = str(self.settings.household)
         with np.errstate(divide="ignore", invalid="ignore"):
             lg = np.log1p(-cell_risk)
-        firsts = table["__first"].to_numpy(np.int64)
+        # each combination's index (its order of first appearance): one sort of the combinations, not a search
+        # per record in numpy
+        self.con.execute("CREATE OR REPLACE TEMP TABLE __cells AS SELECT __k, __first, "
+                         "(row_number() OVER (ORDER BY __first) - 1)::INTEGER AS __cell FROM __groups")  # fmt: skip
         records = int(table["__n"].sum())
         h = _quote(column)
         for by_hash in (True, False) if self.by_hash else (False,):
-            on = f"{_key_hash(self.keys, 'r.')} = g.__k" if by_hash else _same("r", "g", self.keys)
+            on = (f"__cells c ON {_key_hash(self.keys, 'r.')} = c.__k" if by_hash else
+                  f"__groups g ON {_same('r', 'g', self.keys)} JOIN __cells c ON g.__first = c.__first")  # fmt: skip
             reader = self.con.sql(
                 f"SELECT r.{h} IS NULL AS __missing, MIN(r.__id) AS __hfirst, COUNT(*) AS __size, "
-                f"list(g.__first) AS __cells FROM __rows r JOIN __groups g ON {on} GROUP BY r.{h}"
+                f"list(c.__cell) AS __cells FROM __rows r JOIN {on} GROUP BY r.{h}"
             ).to_arrow_reader(HOUSEHOLD_BATCH)
             hfirst, sizes, sums = [], [], []
             for batch in reader:
@@ -171,7 +175,7 @@ class _DuckDBPasses:
                     raise missing_household(column, int(size[at]), int(first[at]))
                 hfirst.append(first)
                 sizes.append(size)
-                sums.append(_ordered_sums(batch.column(3), firsts, lg))
+                sums.append(_ordered_sums(batch.column(3), lg))
             size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
             if int(size_all.sum()) == records:
                 break
@@ -208,29 +212,28 @@ def _key_hash(keys: list[str], prefix: str) -> str:
     return f"hash({', '.join(prefix + _quote(k) for k in keys)})"
 
 
-def _ordered_sums(cells: Any, firsts: np.ndarray, lg: np.ndarray) -> np.ndarray:
+def _ordered_sums(cells: Any, lg: np.ndarray) -> np.ndarray:
     """Each household's Σ m_c·log(1 − r_c) over its combinations c (m_c of its members in c), added in the order of
     :func:`~privrisk.microdata.measure.household_cells_risk` on the file read into memory: combinations in order
     of first appearance, from 0.0 (``np.bincount``), so the same float to the last bit.
 
-    ``cells`` is an Arrow list per household of its members' combinations, each named by its first row;
-    ``firsts`` the combinations' first rows in order (ascending), ``lg`` their log(1 − r).
+    ``cells`` is an Arrow list per household of its members' combinations (their indices in order of first
+    appearance), ``lg`` the combinations' log(1 − r).
 
     Example:
         >>> import pyarrow as pa
-        >>> _ordered_sums(pa.array([[9, 1, 9], [4]]), np.array([1, 4, 9]), np.log([0.5, 0.25, 0.75])).round(6).tolist()
+        >>> _ordered_sums(pa.array([[2, 0, 2], [1]]), np.log([0.5, 0.25, 0.75])).round(6).tolist()
         [-1.268511, -1.386294]
     """
     lengths = cells.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64)
     member = cells.flatten().to_numpy(zero_copy_only=False).astype(np.int64)
-    span = int(firsts[-1]) + 1 if firsts.size else 1
-    # by household, then combination (first rows rise with the combinations' order): one sort of the batch
+    span = max(int(lg.size), 1)
+    # by household, then combination: one sort of the batch
     key = np.sort(np.repeat(np.arange(lengths.size, dtype=np.int64), lengths) * span + member)
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, dtype=np.int64)
     members = np.diff(np.r_[starts, key.size])
     pair = key[starts]
-    cell = np.searchsorted(firsts, pair % span)
-    logs = lg[cell] * members
+    logs = lg[pair % span] * members
     return np.bincount(pair // span, weights=logs, minlength=lengths.size)
 
 
