@@ -2,11 +2,12 @@
 
 The passes of :mod:`~privrisk.microdata._grouped` run in DuckDB over the file itself, inside
 :func:`privrisk.io.engine.duckdb_connect` (a memory limit, the rest spilled to a private temporary folder): only
-the key combinations and, with a household id, each household's sum and size come back, never the records. What
-stays in memory grows with the combinations, not the records: per combination its keys (integers in the smallest
-type holding them), count, first row and sum of weights, int32 key codes and the measures' arrays; the weights
-are checked in one row over the records, each record finds its combination (households, ``records.csv``) by the
-keys' 64-bit hash when the hashes tell the combinations apart (checked), else by the keys.
+the key combinations and, with a household id, each household's first row, size and combinations come back, never
+the records. What stays in memory grows with the combinations, not the records: per combination its keys
+(integers in the smallest type holding them), count, first row, sum of weights and 64-bit hash, int16 or int32 key
+codes and the measures' arrays; the weights are checked in one row over the records, each record finds its
+combination (households, ``records.csv``) by the keys' 64-bit hash when the hashes tell the combinations apart
+(checked), else by the keys.
 
 Only what the combinations decide is grouped here (:func:`groups_in_duckdb`): a reduction (suppression,
 recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every record and read the file into memory.
@@ -15,8 +16,9 @@ Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's `
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
 rows as they come; the pass over a CSV is therefore single-threaded). The column types are DuckDB's, as when the
 file is read into memory (:func:`privrisk.io.data.read_table`, retried with every row typing a CSV's columns when a
-cell further down does not fit), so both print the same values. Each household's Σ m·log(1 − r) is an ordered sum
-(``SUM(… ORDER BY combination)``), the order in which numpy adds it in memory.
+cell further down does not fit), so both print the same values. Each household's Σ m·log(1 − r) is added by numpy
+in the order of the file read into memory (:func:`_ordered_sums`), from the list of its members' combinations that
+one DuckDB aggregate per household gives.
 """
 
 from __future__ import annotations
@@ -111,7 +113,8 @@ class _DuckDBPasses:
     """The passes of :mod:`~privrisk.microdata._grouped` in DuckDB over ``__rows``."""
 
     engine = "duckdb"
-    by_hash = True  # records find their combinations by the keys' hash first (False: by the keys, for tests)
+    by_hash = True  # records find their combinations by the keys' hash when it tells them apart (False: by the keys)
+    hashed = False
 
     def __init__(self, con: Any, settings: MicrodataSettings):
         self.con, self.settings = con, settings
@@ -119,8 +122,10 @@ class _DuckDBPasses:
 
     def groups(self) -> pd.DataFrame:
         """Pass 1 kept in DuckDB: the weights checked in one row over the records, and only the keys, ``__n``,
-        ``__first`` and ``__w`` brought back, in order of first appearance, the integer keys narrowed. DuckDB's
-        table also keeps each combination's 64-bit ``hash`` of the keys (``__k``) for the household pass."""
+        ``__first`` and ``__w`` brought back, in order of first appearance, the integer keys narrowed, and each
+        combination's 64-bit ``hash`` of the keys: when the hashes tell the combinations apart (``hashed``), the
+        later passes find a record's combination by it and DuckDB's table of the combinations is dropped (its
+        memory goes to the household pass); otherwise they join the keys themselves."""
         weights = self.settings.weights
         if weights is not None:
             checks = self.con.sql(weight_checks_sql("__rows", weights, _quote)).df()
@@ -131,12 +136,18 @@ class _DuckDBPasses:
                          f"FROM ({grouped})")  # fmt: skip
         shown = ", ".join([*(_quote(k) for k in self.keys), "__n", "__first", *(["__w"] if weights else [])])
         # in chunks, each narrowed: never the whole table in DuckDB's result and in eight-byte integers at once
-        self.con.execute(f"SELECT {shown} FROM __groups ORDER BY __first")
-        chunks = []
+        self.con.execute(f"SELECT {shown}, __k FROM __groups ORDER BY __first")
+        chunks, hashes = [], []
         while len(chunk := self.con.fetch_df_chunk(RECORDS_CHUNK)):
+            hashes.append(chunk.pop("__k").to_numpy(np.uint64))
             chunks.append(_narrowed(chunk, self.keys))
+        # the combinations' hashes in their order: the household pass's map from a record's hash to its combination
+        self._hashes = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.uint64)
         if not chunks:
             return self.con.sql(f"SELECT {shown} FROM __groups").df()
+        self.hashed = self.by_hash and np.unique(self._hashes).size == self._hashes.size
+        if self.hashed:
+            self.con.execute("DROP TABLE __groups")
         table = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
         del chunks
         return _narrowed(table, self.keys)
@@ -146,39 +157,38 @@ class _DuckDBPasses:
         household (its first row, size and the first rows of its members' combinations, as a list), each
         household's Σ m·log(1 − r) added by numpy in the order of the file read into memory (:func:`_ordered_sums`).
 
-        Each record finds its combination by the keys' 64-bit hash; two combinations sharing a hash (never seen
-        in practice) would give their records twice, so the sizes then add up to more than the records and the
-        pass runs again joining the keys themselves."""
+        Each record finds its combination by the keys' 64-bit hash when the hashes tell the combinations apart
+        (``hashed``), else by the keys."""
         column = str(self.settings.household)
         with np.errstate(divide="ignore", invalid="ignore"):
             lg = np.log1p(-cell_risk)
-        # each combination's index (its order of first appearance): one sort of the combinations, not a search
-        # per record in numpy
-        self.con.execute("CREATE OR REPLACE TEMP TABLE __cells AS SELECT __k, __first, "
-                         "(row_number() OVER (ORDER BY __first) - 1)::INTEGER AS __cell FROM __groups")  # fmt: skip
-        records = int(table["__n"].sum())
+        import pyarrow as pa  # type: ignore[import-untyped]
+
+        # each combination's index (its order of first appearance) by its hash, or by its first row
+        cell = np.arange(len(table), dtype=np.int32)
+        if self.hashed:
+            self.con.register("__cells", pa.table({"__k": self._hashes, "__cell": cell}))
+            on = f"__cells c ON {_key_hash(self.keys, 'r.')} = c.__k"
+        else:
+            self.con.register("__cell_firsts", pa.table({"__first": table["__first"].to_numpy(np.int64), "__cell": cell}))
+            on = f"__groups g ON {_same('r', 'g', self.keys)} JOIN __cell_firsts c ON g.__first = c.__first"
         h = _quote(column)
-        for by_hash in (True, False) if self.by_hash else (False,):
-            on = (f"__cells c ON {_key_hash(self.keys, 'r.')} = c.__k" if by_hash else
-                  f"__groups g ON {_same('r', 'g', self.keys)} JOIN __cells c ON g.__first = c.__first")  # fmt: skip
-            reader = self.con.sql(
-                f"SELECT r.{h} IS NULL AS __missing, MIN(r.__id) AS __hfirst, COUNT(*) AS __size, "
-                f"list(c.__cell) AS __cells FROM __rows r JOIN {on} GROUP BY r.{h}"
-            ).to_arrow_reader(HOUSEHOLD_BATCH)
-            hfirst, sizes, sums = [], [], []
-            for batch in reader:
-                missing = batch.column(0).to_numpy(zero_copy_only=False)
-                size = batch.column(2).to_numpy(zero_copy_only=False).astype(np.int64)
-                first = batch.column(1).to_numpy(zero_copy_only=False).astype(np.int64)
-                if missing.any():
-                    at = int(np.flatnonzero(missing)[0])
-                    raise missing_household(column, int(size[at]), int(first[at]))
-                hfirst.append(first)
-                sizes.append(size)
-                sums.append(_ordered_sums(batch.column(3), lg))
-            size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
-            if int(size_all.sum()) == records:
-                break
+        reader = self.con.sql(
+            f"SELECT r.{h} IS NULL AS __missing, MIN(r.__id) AS __hfirst, COUNT(*) AS __size, "
+            f"list(c.__cell) AS __cells FROM __rows r JOIN {on} GROUP BY r.{h}"
+        ).to_arrow_reader(HOUSEHOLD_BATCH)
+        hfirst, sizes, sums = [], [], []
+        for batch in reader:
+            missing = batch.column(0).to_numpy(zero_copy_only=False)
+            size = batch.column(2).to_numpy(zero_copy_only=False).astype(np.int64)
+            first = batch.column(1).to_numpy(zero_copy_only=False).astype(np.int64)
+            if missing.any():
+                at = int(np.flatnonzero(missing)[0])
+                raise missing_household(column, int(size[at]), int(first[at]))
+            hfirst.append(first)
+            sizes.append(size)
+            sums.append(_ordered_sums(batch.column(3), lg))
+        size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
         first_all = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
         order = np.argsort(first_all, kind="stable")
         self._household_first = first_all[order]
@@ -186,14 +196,18 @@ class _DuckDBPasses:
         return -np.expm1(self._household_logs), size_all[order]
 
     def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
-        self.con.register("__chosen", pd.DataFrame({"__first": table["__first"].to_numpy(np.int64)[chosen],
-                                                    "__cell": chosen.astype(np.int64)}))  # fmt: skip
-        cols = ", ".join(f"g.{_quote(k)}" for k in self.keys)
         household = _quote(str(self.settings.household)) if self.settings.household else None
         extra = f", r.{household} AS __h" if household else ""
-        picked = f"""SELECT c.__cell, r.__id AS row{extra} FROM __rows r
-            JOIN (SELECT {cols}, ch.__cell FROM __groups g JOIN __chosen ch ON g.__first = ch.__first) c
-            ON {_same("r", "c", self.keys)}
+        if self.hashed:  # the chosen combinations by their hashes
+            self.con.register("__chosen", pd.DataFrame({"__k": self._hashes[chosen], "__cell": chosen.astype(np.int64)}))
+            cells = f"__chosen c ON {_key_hash(self.keys, 'r.')} = c.__k"
+        else:
+            self.con.register("__chosen", pd.DataFrame({"__first": table["__first"].to_numpy(np.int64)[chosen],
+                                                        "__cell": chosen.astype(np.int64)}))  # fmt: skip
+            cols = ", ".join(f"g.{_quote(k)}" for k in self.keys)
+            cells = (f"(SELECT {cols}, ch.__cell FROM __groups g JOIN __chosen ch ON g.__first = ch.__first) c "
+                     f"ON {_same('r', 'c', self.keys)}")  # fmt: skip
+        picked = f"""SELECT c.__cell, r.__id AS row{extra} FROM __rows r JOIN {cells}
             QUALIFY row_number() OVER (PARTITION BY c.__cell ORDER BY r.__id) <= {int(self.settings.top)}"""
         if not household:
             return self.con.sql(picked).df()
