@@ -120,7 +120,9 @@ def main() -> None:
     )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument(
-        "--quick", action="store_true", help="a smoke run: 10,000 rows; in memory, grouped in DuckDB and pandas"
+        "--quick",
+        action="store_true",
+        help="a smoke run: 10,000 rows; in memory, grouped in DuckDB and pandas",
     )
     args = parser.parse_args()
     if args.quick:
@@ -146,8 +148,10 @@ def main() -> None:
                 continue
             results[engine] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[engine]
-            print(f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  uniques {r['uniques']:,}  "
-                  f"household risk Σ {r.get('household', float('nan'))!r}")
+            print(
+                f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  uniques {r['uniques']:,}  "
+                f"household risk Σ {r.get('household', float('nan'))!r}"
+            )
         for base in ("pandas", "memory"):
             for engine, r in results.items():
                 if base in results and engine not in ("pandas", base):
