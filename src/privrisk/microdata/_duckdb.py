@@ -47,11 +47,11 @@ __all__ = ["groups_in_duckdb", "measure_in_duckdb"]
 
 GROUPED_BY_DEFAULT = False
 """Whether :func:`~privrisk.microdata.run.run_microdata` groups a CSV or Parquet file in DuckDB by default. Off
-while the grouped path is slower than reading the file: at 10⁷ records with 6.6·10⁶ combinations
-(``benchmarks/microdata_scale.py --rows 10000000``, 2 shared cores) it took 390 s and 2,291 MB (load 8–11), and
-532 s and 1,852 MB with ``--memory-limit 512MB`` (load 10–11), against 127 s and 3,189 MB for the file read into
-memory (load 6); the household pass, an ordered sum per household over about as many household–combination pairs
-as records, is most of its time. The documents are the same either way."""
+while the grouped path is slower than reading the file by more than half: at 10⁷ records with 6.6·10⁶ combinations
+(``benchmarks/microdata_scale.py --rows 10000000``, 2 shared cores, load 7–9) it took 213 s and 2,079 MB against
+127 s and 3,189 MB for the file read into memory (1.67×; before the household pass was one list aggregate it took
+390 s and 2,291 MB). Pass 1 (the grouping, about 20 CPU seconds) and the household pass (about 17) are most of its
+time. The documents are the same either way."""
 
 # Vectors of 2,048 records per chunk of records.csv (read again from the file, in file order).
 RECORDS_CHUNK = 512
