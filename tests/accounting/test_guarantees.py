@@ -235,9 +235,11 @@ def test_renyi_conversion_formula():
     assert g.epsilon_at(delta) <= expected and g.delta_at(expected) <= delta * (1 + 1e-10)
 
 
-@pytest.mark.slow  # about 20 s: Rényi curves at many orders
+@pytest.mark.slow  # a few seconds: Rényi curves at many orders
 def test_renyi_of_zcdp_approaches_zcdp():
-    orders = np.linspace(1.01, 200, 20_000)
+    # Dense (steps of 0.01) where the best order lies (about 6 for ρ = 0.5 at δ = 10⁻⁶), sparse up to 200: the
+    # same density at the optimum as 20,000 even steps, at a tenth of the orders (rel. error 1.8e-7, not 5e-8).
+    orders = np.concatenate([np.linspace(1.01, 20, 1_900), np.geomspace(20.01, 200, 100)])
     g = renyi_dp(orders, 0.5 * orders)
     assert g.epsilon_at(1e-6) == pytest.approx(zcdp(0.5).epsilon_at(1e-6), rel=1e-6)
     assert g.epsilon_at(1e-6) >= zcdp(0.5).epsilon_at(1e-6) - 1e-12
