@@ -22,7 +22,7 @@ the current one is evaluated, into two reused buffers). The same samples either 
 results.parquet.
 
 Run: ``python benchmarks/study_report.py`` (the issue's case, the median of ``--repeat`` runs, 3 by default) or
-``python benchmarks/study_report.py --quick`` (N = 20,000, 10 repetitions, one run each).
+``python benchmarks/study_report.py --quick`` (N = 100,000, 10 repetitions, one run each).
 """
 
 from __future__ import annotations
@@ -174,14 +174,14 @@ def timed(command: list[str]) -> tuple[float, float, float | None]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="N = 20,000, 10 repetitions, one run each")
+    parser.add_argument("--quick", action="store_true", help="N = 100,000, 10 repetitions, one run each")
     parser.add_argument("--repeat", type=int, default=None, help="runs of each way (the median is printed)")
     parser.add_argument("--child", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         raise SystemExit(run_child(args.child[0], args.child[1:]))
 
-    n, reps = (20_000, 10) if args.quick else (1_000_000, 100)
+    n, reps = (100_000, 10) if args.quick else (1_000_000, 100)
     repeat = args.repeat or (1 if args.quick else 3)
     print(f"privrisk study on a Parquet file: N = {n:,} lognormal incomes (all distinct), 20 proportions, {reps} "
           f"repetitions, {len(QUERIES)} queries, {len(EPSILONS)} ε; median of {repeat} run{'s' * (repeat > 1)}; "
