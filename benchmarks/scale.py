@@ -11,7 +11,7 @@ than DuckDB (JVM start, task scheduling, Arrow transfers to Python workers); it 
 a cluster or does not fit one machine. The JVM start-up (``spark start``) is reported separately.
 
     python benchmarks/scale.py            # 10⁶ and 10⁷ rows; Chicago and 10× Chicago
-    python benchmarks/scale.py --quick    # a small smoke run (10⁵ rows; a tenth of Chicago)
+    python benchmarks/scale.py --quick    # a small smoke run (10⁵ rows; a tenth of Chicago; one Spark start)
 """
 
 from __future__ import annotations
@@ -72,19 +72,32 @@ def _jvm_peak_mb(spark) -> float:
     return float("nan")
 
 
-def run_case(case: str, engine: str, size: int, folder: Path) -> dict:
-    """One case in this process; prints a JSON line with the timings and peak memory."""
-    from privrisk import empirical_privacy, prepare_presence, search_generalisation
-
-    out: dict = {"case": case, "engine": engine, "size": size}
-    spark = None
+def run_cases(cases: list[str], engine: str, sizes: list[int], folder: Path) -> list[dict]:
+    """The cases in this process, on one Spark session if the engine is Spark (the smoke run's; a full run has a
+    process per case, so that peak memory is per case); one dict of timings and peak memory per case."""
+    spark, start_s = None, None
     if engine == "spark":
         from privrisk.io.engine import spark_session
 
         t0 = time.perf_counter()
         spark = spark_session("local[*]")
         spark.range(1).count()
-        out["spark_start_s"] = time.perf_counter() - t0
+        start_s = time.perf_counter() - t0
+    try:
+        return [
+            {**run_case(c, engine, n, folder, spark), "spark_start_s": start_s}
+            for c, n in zip(cases, sizes, strict=True)
+        ]
+    finally:
+        if spark is not None:
+            spark.stop()
+
+
+def run_case(case: str, engine: str, size: int, folder: Path, spark=None) -> dict:
+    """One case in this process (on ``spark`` if the engine is Spark): the timings and peak memory."""
+    from privrisk import empirical_privacy, prepare_presence, search_generalisation
+
+    out: dict = {"case": case, "engine": engine, "size": size}
     if case.startswith("presence"):
         pop, data = generate_presence(folder, size)
         t0 = time.perf_counter()
@@ -118,27 +131,20 @@ def run_case(case: str, engine: str, size: int, folder: Path) -> dict:
     out["driver_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if spark is not None:
         out["jvm_peak_mb"] = _jvm_peak_mb(spark)
-        spark.stop()
     return out
 
 
-def _sub(case: str, engine: str, size: int, folder: Path) -> dict:
-    cmd = [
-        sys.executable,
-        __file__,
-        "--case",
-        case,
-        "--engine",
-        engine,
-        "--size",
-        str(size),
-        "--folder",
-        str(folder),
-    ]
+def _sub(cases: list[str], engine: str, sizes: list[int], folder: Path) -> list[dict]:
+    cmd = [sys.executable, __file__, "--case", ",".join(cases), "--engine", engine]
+    cmd += ["--size", ",".join(map(str, sizes)), "--folder", str(folder)]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
     if done.returncode != 0 or not lines:
-        return {"case": case, "engine": engine, "size": size, "error": done.stderr.strip().splitlines()[-1:]}
+        error = done.stderr.strip().splitlines()[-1:]
+        return [
+            {"case": c, "engine": engine, "size": n, "error": error}
+            for c, n in zip(cases, sizes, strict=True)
+        ]
     return json.loads(lines[-1])
 
 
@@ -149,13 +155,14 @@ def _fmt(x) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a small smoke run")
-    ap.add_argument("--case", choices=["presence", "presence-rollup", "empirical"], help=argparse.SUPPRESS)
+    ap.add_argument("--case", help=argparse.SUPPRESS)  # a child: presence, presence-rollup, empirical; commas
     ap.add_argument("--engine", choices=["duckdb", "spark"], help=argparse.SUPPRESS)
-    ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--size", help=argparse.SUPPRESS)
     ap.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
-        print(json.dumps(run_case(args.case, args.engine, args.size, args.folder)))
+        sizes = [int(n) for n in args.size.split(",")]
+        print(json.dumps(run_cases(args.case.split(","), args.engine, sizes, args.folder)))
         return
     presence_sizes = [100_000] if args.quick else [1_000_000, 10_000_000]
     empirical_sizes = [3_204] if args.quick else [32_036, 320_360]
@@ -168,20 +175,22 @@ def main() -> None:
             ("presence-rollup", [] if args.quick else presence_sizes[:1]),
             ("empirical", empirical_sizes),
         )
-        for case, sizes in cases:
-            for size in sizes:
-                pair = {e: _sub(case, e, size, folder) for e in ("duckdb", "spark")}
-                rows.append((case, size, pair))
-                same = pair["duckdb"].get("result") == pair["spark"].get("result")
-                if case == "empirical" and not same and "result" in pair["spark"]:
-                    a, b = pair["duckdb"]["result"], pair["spark"]["result"]
-                    same = a["delta"] == b["delta"] and np.allclose(
-                        a["total_risk"], b["total_risk"], rtol=1e-12
-                    )
-                pair["same"] = same
-                print(
-                    f"done: {case} {size:,} ({'same results' if same else 'RESULTS DIFFER'})", file=sys.stderr
-                )
+        todo = [(case, size) for case, sizes in cases for size in sizes]
+        # A process per run (peak memory per case); the smoke run starts Spark once, for all its cases.
+        duckdb = [r for c, n in todo for r in _sub([c], "duckdb", [n], folder)]
+        if args.quick:
+            spark = _sub([c for c, _ in todo], "spark", [n for _, n in todo], folder)
+        else:
+            spark = [r for c, n in todo for r in _sub([c], "spark", [n], folder)]
+        for (case, size), d, s in zip(todo, duckdb, spark, strict=True):
+            pair = {"duckdb": d, "spark": s}
+            rows.append((case, size, pair))
+            same = d.get("result") == s.get("result")
+            if case == "empirical" and not same and "result" in s:
+                a, b = d["result"], s["result"]
+                same = a["delta"] == b["delta"] and np.allclose(a["total_risk"], b["total_risk"], rtol=1e-12)
+            pair["same"] = same
+            print(f"done: {case} {size:,} ({'same results' if same else 'RESULTS DIFFER'})", file=sys.stderr)
     header = (f"{'case':<15} {'size':>12} {'rows':>12} {'classes/indiv.':>14} | {'duckdb s':>9} {'spark s':>9} "
               f"{'ratio':>6} {'(spark start s)':>15} | {'duckdb MB':>9} {'spark drv MB':>12} {'spark JVM MB':>12} same")  # fmt: skip
     print(header)
@@ -201,6 +210,10 @@ def main() -> None:
             print(f"{'':<15} {'':>12}   grouping pass: duckdb {d['group_s']:.2f} s, spark {s['group_s']:.2f} s; "
                   f"search ({d['result']['evaluated']} nodes): duckdb {d['search_s']:.2f} s, spark {s['search_s']:.2f} s")  # fmt: skip
     print("ratio = spark time / duckdb time (same machine, same run); Spark's JVM start is not in its time.")
+    if args.quick:
+        print(
+            "quick: one Spark session for every case (one start, shown on each row; the JVM's peak is cumulative)."
+        )
     print(
         "presence-rollup: the Spark side rolls every lattice node up in Spark (forced with spark_rollup_classes=0)."
     )

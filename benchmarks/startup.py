@@ -13,7 +13,7 @@ compiled bytecode under a private temporary prefix (``PYTHONPYCACHEPREFIX``) eve
 start while numpy's come compiled). ``--no-bytecode`` keeps the environment's setting.
 
     python benchmarks/startup.py                          # 11 runs of every command and every --help
-    python benchmarks/startup.py --quick                  # 5 runs of the light commands and two --help
+    python benchmarks/startup.py --quick                  # 2 runs of the light commands and two --help
     python benchmarks/startup.py --before /path/old/src   # and the old tree beside it
 """
 
@@ -76,12 +76,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--quick", action="store_true", help="5 runs, the light commands and two --help")
-    parser.add_argument("--runs", type=int, default=None, help="runs of each command (default 11; quick 5)")
+    parser.add_argument("--quick", action="store_true", help="2 runs, the light commands and two --help")
+    parser.add_argument("--runs", type=int, default=None, help="runs of each command (default 11; quick 2)")
     parser.add_argument("--before", default=None, help="another src tree to time beside this one")
     parser.add_argument("--no-bytecode", action="store_true", help="keep the environment's bytecode setting")
     args = parser.parse_args()
-    runs = args.runs or (5 if args.quick else 11)
+    runs = args.runs or (2 if args.quick else 11)  # quick: the test suite's smoke run, not a measurement
     commands = _commands(args.quick)
     with tempfile.TemporaryDirectory(prefix="privrisk-pycache-") as tmp:
         pycache = None if args.no_bytecode else tmp

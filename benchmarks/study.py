@@ -13,7 +13,7 @@ sum, mean, median, min, max, variance, 6 values of ε.
   repetitions and scaled to all of them.
 
 Run: ``python benchmarks/study.py`` (the issue's case) or ``python benchmarks/study.py --quick`` (a smoke run of
-both cases at N = 100,000). Add ``--continuous`` for data with every value distinct (lognormal incomes, issue 14
+both cases at N = 20,000). Add ``--continuous`` for data with every value distinct (lognormal incomes, issue 14
 part 2): privrisk then takes the order statistics of the prefixes from rank counts, and the previous way, merging
 sorted prefixes, is timed in the same run beside it (with its peak memory). Add ``--cli`` to time, as a user runs
 it, ``python -m privrisk study incomes.parquet -c income -q … -p … --out …`` on the same values written to a
@@ -194,7 +194,7 @@ def run_case(n: int, reps: int, continuous: bool, naive_reps: int, cli: bool) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--quick", action="store_true", help="N = 100,000, 10 repetitions, both cases (smoke run)"
+        "--quick", action="store_true", help="N = 20,000, 10 repetitions, both cases (smoke run)"
     )
     parser.add_argument("--continuous", action="store_true", help="all values distinct: the sorting fallback")
     parser.add_argument("--naive-reps", type=int, default=None, help="repetitions the naive loop is timed on")
@@ -211,7 +211,8 @@ def main() -> None:
         print(json.dumps(run_privrisk(n, reps, cont, prev)))
         return
 
-    n, reps = (100_000, 10) if args.quick else (1_000_000, 100)
+    # Quick: N = 20,000 keeps each case on its path (histograms; rank counts, as K·D > 4N + 65,536).
+    n, reps = (20_000, 10) if args.quick else (1_000_000, 100)
     naive_reps = args.naive_reps or (1 if args.quick else 2)
     # The quick run smoke-tests both ways: histograms (survey-coded) and rank counts (continuous).
     for continuous in (False, True) if args.quick else (args.continuous,):

@@ -197,9 +197,10 @@ def test_zcdp_matches_opendp_live(rho):
     gaussian = dp.m.make_gaussian(*space, scale=math.sqrt(1 / (2 * rho)))  # ρ = Δ²/(2σ²)
     assert gaussian.map(1.0) == pytest.approx(rho, rel=1e-12)
     profile = dp.c.make_zCDP_to_approxDP(gaussian).map(1.0)
+    g = zcdp(rho)  # one guarantee for the three δ: it builds its trade-off curve once (seconds), not three times
     for delta in (1e-9, 1e-5, 1e-2):
         assert zcdp_epsilon(rho, delta) == pytest.approx(profile.epsilon(delta), rel=1e-10, abs=1e-12)
-        assert zcdp(rho).epsilon_at(delta) <= profile.epsilon(delta) * (1 + 1e-10) + 1e-12
+        assert g.epsilon_at(delta) <= profile.epsilon(delta) * (1 + 1e-10) + 1e-12
 
 
 def test_zcdp_profile_and_inverse_agree():
@@ -235,9 +236,11 @@ def test_renyi_conversion_formula():
     assert g.epsilon_at(delta) <= expected and g.delta_at(expected) <= delta * (1 + 1e-10)
 
 
-@pytest.mark.slow  # about 20 s: Rényi curves at many orders
+@pytest.mark.slow  # a few seconds: Rényi curves at many orders
 def test_renyi_of_zcdp_approaches_zcdp():
-    orders = np.linspace(1.01, 200, 20_000)
+    # Dense (steps of 0.01) where the best order lies (about 6 for ρ = 0.5 at δ = 10⁻⁶), sparse up to 200: the
+    # same density at the optimum as 20,000 even steps, at a tenth of the orders (rel. error 1.8e-7, not 5e-8).
+    orders = np.concatenate([np.linspace(1.01, 20, 1_900), np.geomspace(20.01, 200, 100)])
     g = renyi_dp(orders, 0.5 * orders)
     assert g.epsilon_at(1e-6) == pytest.approx(zcdp(0.5).epsilon_at(1e-6), rel=1e-6)
     assert g.epsilon_at(1e-6) >= zcdp(0.5).epsilon_at(1e-6) - 1e-12
