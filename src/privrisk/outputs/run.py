@@ -71,6 +71,12 @@ class OutputsSettings:
             as one population whose newcomers and leavers are groups like any other
             (:mod:`privrisk.outputs.versions`). Without it, an earlier output whose numbers today's data does not
             give again is refused.
+        engine: where the group-bys over the records run: ``duckdb`` (this machine, the default) or ``spark``
+            (a CSV or Parquet file, folder or URI: Spark counts the combinations of the columns the outputs read,
+            only those come back, and the same check runs over them; :mod:`privrisk.outputs._spark`). What needs
+            every record on one machine is refused on Spark, naming its field: a DataFrame, a ledger (its data
+            version digests each record), a model's fit, ``[derived]`` knowledge, cell-key perturbation.
+        spark_master: with engine ``spark``, the master URL (``local[*]`` by default; an active session is reused).
 
     Example:
         >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
@@ -90,6 +96,8 @@ class OutputsSettings:
     append: bool = True
     timeout: float = 300.0
     earlier_data: tuple[str | os.PathLike[str] | pd.DataFrame, ...] = ()
+    engine: str = "duckdb"
+    spark_master: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -153,6 +161,61 @@ class OutputsSettings:
             for name, other in named + [("earlier data", e) for e in self.earlier_data]:
                 if isinstance(other, str | os.PathLike) and Path(other).resolve() == ledger.resolve():
                     raise PrivriskError(f"ledger: {ledger} is also the {name} file", param="ledger")
+        self._check_engine()
+
+    def _check_engine(self) -> None:
+        """Spark groups a file; what needs every record on one machine is refused there, naming its field."""
+        from privrisk._validation import check_choice
+        from privrisk.io.engine import ENGINES
+
+        set_ = object.__setattr__
+        set_(
+            self, "engine", check_choice(str(self.engine or "duckdb").strip().lower(), ENGINES, name="engine")
+        )
+        master = (
+            None
+            if self.spark_master is None or not str(self.spark_master).strip()
+            else str(self.spark_master)
+        )
+        set_(self, "spark_master", master)
+        if self.engine != "spark":
+            if master is not None:
+                raise PrivriskError("spark_master: only with engine 'spark'", param="spark_master")
+            return
+        if isinstance(self.data, pd.DataFrame):
+            raise PrivriskError("engine: spark groups a file, a folder of part files or a URI; a pandas DataFrame "
+                                "is checked with engine 'duckdb'", param="engine")  # fmt: skip
+        if self.ledger is not None:
+            raise PrivriskError("ledger: not on engine 'spark' (the ledger's data version digests every record in "
+                                "the file's order on one machine); use engine 'duckdb'", param="ledger")  # fmt: skip
+        if isinstance(self.spec, tuple):
+            refuse_on_spark(self.spec)
+
+
+def refuse_on_spark(specs: Sequence[OutputSpec]) -> None:
+    """Refuse, naming the output, what needs every record on one machine: a model's fit, the spec's
+    ``[derived]`` variables (computed record by record), cell-key perturbation (each record's key).
+
+    Example:
+        >>> refuse_on_spark([OutputSpec(name="M", kind="ols", formula="y ~ x")])
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: spec: output 'M' is a model (ols): not on engine 'spark' (its fit needs every record on one machine); use engine 'duckdb'
+    """
+    for s in specs:
+        if s.kind in MODELS:
+            why = "its fit needs every record on one machine"
+        elif s.ptable is not None:
+            why = "cell-key perturbation needs each record's key on one machine"
+        else:
+            continue
+        what = f"is a model ({s.kind})" if s.kind in MODELS else "is perturbed"
+        raise PrivriskError(f"spec: output {s.name!r} {what}: not on engine 'spark' ({why}); use engine 'duckdb'",
+                            param="spec")  # fmt: skip
+    knowledge = getattr(specs, "knowledge", None)
+    if knowledge is not None and knowledge.derived:
+        raise PrivriskError("spec: [derived]: not on engine 'spark' (derived variables are computed record by "
+                            "record on one machine); use engine 'duckdb'", param="spec")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -264,6 +327,17 @@ def run_outputs(
     specs = settings.spec if isinstance(settings.spec, tuple) else read_spec(settings.spec)
     policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
     source = None if isinstance(settings.data, pd.DataFrame) else str(settings.data)
+    if settings.engine == "spark":
+        from privrisk.outputs._spark import check_on_spark
+
+        refuse_on_spark(specs)
+        report(progress, 0.1, "Grouping the records in Spark, checking every output and what they give away")
+        result = check_on_spark(settings.data, specs, policy, max_atoms=settings.max_atoms,
+                                master=settings.spark_master)  # fmt: skip
+        if before_append is not None:
+            before_append(result)
+        report(progress, 1.0, "Checked")
+        return result
     viewed = None if settings.ledger is not None or _needs_records(specs) else viewable_file(settings.data)
     if viewed is not None:
         report(progress, 0.1, "Checking every output and what they give away together")
