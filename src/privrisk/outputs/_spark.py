@@ -101,9 +101,9 @@ def frequency_file(
     keys = columns_read(specs, columns)
     try:
         grouped = frame.groupBy(*[frame[_quote(c)] for c in keys]).count()
-        table = grouped.select(
-            grouped["count"].alias(MULTIPLICITY), *[grouped[_quote(c)] for c in keys]
-        ).toArrow()
+        table = _arrow(
+            grouped.select(grouped["count"].alias(MULTIPLICITY), *[grouped[_quote(c)] for c in keys])
+        )
     except PrivriskError:
         raise
     except Exception as exc:  # AnalysisException and friends: one line naming the file
@@ -155,6 +155,17 @@ def _records_in_memory(path: Path, columns: list[str]) -> Any:
         if c not in frame:
             frame[c] = None
     return frame[columns]
+
+
+def _arrow(frame: Any) -> Any:
+    """The (small) Spark DataFrame as an Arrow table, its types kept (whole numbers with nulls stay whole)."""
+    if hasattr(frame, "toArrow"):  # pyspark 4
+        return frame.toArrow()
+    import pyarrow as pa  # pyspark 3.5: its private collector (toPandas makes such columns floats)
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    batches = frame._collect_as_arrow()
+    return pa.Table.from_batches(batches, schema=to_arrow_schema(frame.schema))
 
 
 def _quote(name: str) -> str:
