@@ -49,7 +49,7 @@ def spark():
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        why = "pyspark is not installed"
+        why: str | None = "pyspark is not installed"
     else:
         why = None if shutil.which("java") else "no Java runtime"
     if why:
@@ -147,9 +147,9 @@ def test_a_bad_where_and_a_missing_column_say_what_duckdb_says(spark, tmp_path: 
     for spec in (OutputSpec(name="B", kind="count", rows=("region",), where="region = N"),
                  OutputSpec(name="M", kind="count", rows=("nosuch",))):  # fmt: skip
         words = []
-        for kw in ({}, {"engine": "spark"}):
+        for engine in ("duckdb", "spark"):
             with pytest.raises(PrivriskError) as exc:
-                run_outputs(OutputsSettings(data=path, spec=(spec,), **kw))
+                run_outputs(OutputsSettings(data=path, spec=(spec,), engine=engine))
             words.append(str(exc.value))
         assert words[0] == words[1]
 

@@ -91,8 +91,8 @@ def frequency_file(
         PrivriskError: the source is not a CSV or Parquet file, folder or URI, or Spark cannot read or group it
             (one line naming it).
     """
-    import pyarrow.csv as pa_csv
-    import pyarrow.parquet as pq
+    import pyarrow.csv as pa_csv  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     from privrisk.io.engine import _spark_failure
 
@@ -137,7 +137,7 @@ def check_on_spark(
                 )))  # fmt: skip
         # No records, or a column of a type the view does not give (times, lists): the records in memory.
         frame = _records_in_memory(path, columns)
-    run = check_frame(frame, specs, policy, max_atoms=max_atoms)
+    run = check_frame(frame, specs, policy, max_atoms=max_atoms)  # type: ignore[arg-type]  # its knowledge kept
     import dataclasses
 
     return dataclasses.replace(run, versions={})
@@ -161,7 +161,8 @@ def _arrow(frame: Any) -> Any:
     """The (small) Spark DataFrame as an Arrow table, its types kept (whole numbers with nulls stay whole)."""
     if hasattr(frame, "toArrow"):  # pyspark 4
         return frame.toArrow()
-    import pyarrow as pa  # pyspark 3.5: its private collector (toPandas makes such columns floats)
+    # pyspark 3.5: its private collector (toPandas makes such columns floats)
+    import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
     batches = frame._collect_as_arrow()
