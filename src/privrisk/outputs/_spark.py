@@ -31,7 +31,7 @@ from typing import Any
 from privrisk.errors import PrivriskError
 from privrisk.outputs.spec import OutputSpec
 
-__all__ = ["MULTIPLICITY", "check_on_spark", "columns_read", "frequency_file"]
+__all__ = ["MULTIPLICITY", "columns_read", "frequency_file", "records_in_memory"]
 
 MULTIPLICITY = "__privrisk_records"
 """The frequency table's column of the number of records of each combination."""
@@ -63,21 +63,34 @@ def columns_read(specs: Sequence[OutputSpec], columns: Sequence[str]) -> list[st
 def _spark_data(source: Any, master: str | None) -> tuple[Any, str, str]:
     """The file read by Spark, a CSV's columns as text (the file's cells, typed later as DuckDB types the file),
     its kind and its label."""
-    from privrisk.io.engine import _sniff_delimiter, _spark_kind, check_spark_source, spark_session
+    from privrisk.io.engine import check_spark_source, spark_session
 
     check_spark_source(source)
     path = os.fspath(source)
-    kind = _spark_kind(path)
+    p = Path(path)
+    names = [q.name.lower() for q in p.iterdir()] if "://" not in path and p.is_dir() else [p.name.lower()]
+    # check_spark_source let only CSV and Parquet through (a URI without a suffix is Parquet)
+    kind = "csv" if any(".csv" in n for n in names) and not any(".parquet" in n for n in names) else "parquet"
     spark = spark_session(master)
     if kind == "parquet":
-        frame = spark.read.parquet(path)
-    else:
-        reader = spark.read.option("header", True).option("sep", _sniff_delimiter(path))
-        frame = reader.option("encoding", "UTF-8").option("escape", '"').csv(path)
-        first = frame.columns[0] if frame.columns else ""
-        if first.startswith("\ufeff"):
-            frame = frame.withColumnRenamed(first, first.lstrip("\ufeff"))
+        return spark.read.parquet(path), kind, path
+    sep = _delimiter(p) if "://" not in path and p.is_file() else ","
+    frame = spark.read.options(header=True, sep=sep, encoding="UTF-8", escape='"').csv(path)
+    first = frame.columns[0] if frame.columns else ""
+    if first.startswith("\ufeff"):  # a byte-order mark Spark can leave on the first name
+        frame = frame.withColumnRenamed(first, first.lstrip("\ufeff"))
     return frame, kind, path
+
+
+def _delimiter(path: Path) -> str:
+    """The CSV's delimiter as DuckDB finds it (DuckDB reads the file so on the DuckDB engine)."""
+    import duckdb
+
+    try:
+        found = duckdb.connect().execute("SELECT Delimiter FROM sniff_csv(?)", [str(path)]).fetchall()
+    except duckdb.Error:
+        return ","
+    return str(found[0][0]) if found and found[0][0] else ","
 
 
 @contextmanager
@@ -94,8 +107,6 @@ def frequency_file(
     import pyarrow.csv as pa_csv  # type: ignore[import-untyped]
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-    from privrisk.io.engine import _spark_failure
-
     frame, kind, label = _spark_data(source, master)
     columns = [str(c) for c in frame.columns]
     keys = columns_read(specs, columns)
@@ -107,7 +118,8 @@ def frequency_file(
     except PrivriskError:
         raise
     except Exception as exc:  # AnalysisException and friends: one line naming the file
-        raise _spark_failure(label, "group", exc) from None
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise PrivriskError(f"{label}: Spark could not read or group it: {first}") from None
     with tempfile.TemporaryDirectory(prefix="privrisk-spark-") as tmp:
         path = Path(tmp) / f"frequencies.{kind}"
         if kind == "parquet":
@@ -117,33 +129,7 @@ def frequency_file(
         yield path, columns
 
 
-def check_on_spark(
-    data: Any, specs: Sequence[OutputSpec], policy: Any, *, max_atoms: int, master: str | None
-) -> Any:
-    """The :class:`~privrisk.outputs.run.OutputsRun` of the outputs on a file grouped by Spark (module
-    docstring); the same as the DuckDB engine's, without the data versions."""
-    from privrisk.io.engine import interruptible
-    from privrisk.outputs._checked import checked
-    from privrisk.outputs._source import file_data
-    from privrisk.outputs.run import OutputsRun, check_frame
-
-    with frequency_file(data, specs, master) as (path, columns):
-        with file_data(path, multiplicity=MULTIPLICITY) as viewed:
-            if viewed is not None:
-                return interruptible(viewed.con, lambda: OutputsRun(**checked(
-                    viewed.con, specs, policy, columns=columns, records=viewed.records, rows=_no_rows,
-                    versions=lambda named: {}, max_atoms=max_atoms,
-                    knowledge=getattr(specs, "knowledge", None), record_key=getattr(specs, "record_key", None),
-                )))  # fmt: skip
-        # No records, or a column of a type the view does not give (times, lists): the records in memory.
-        frame = _records_in_memory(path, columns)
-    run = check_frame(frame, specs, policy, max_atoms=max_atoms)  # type: ignore[arg-type]  # its knowledge kept
-    import dataclasses
-
-    return dataclasses.replace(run, versions={})
-
-
-def _records_in_memory(path: Path, columns: list[str]) -> Any:
+def records_in_memory(path: Path, columns: list[str]) -> Any:
     """The frequency table read as the source is read (:func:`~privrisk.io.data.read_table`), each row repeated
     by its number of records, with the source's other columns (empty) in their places."""
     from privrisk.io.data import read_table
@@ -171,7 +157,3 @@ def _arrow(frame: Any) -> Any:
 
 def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
-
-
-def _no_rows(where: str | None) -> Any:  # pragma: no cover - models are refused on Spark
-    raise PrivriskError("spec: a model's fit is not on engine 'spark'; use engine 'duckdb'", param="spec")

@@ -328,25 +328,21 @@ def run_outputs(
     policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
     source = None if isinstance(settings.data, pd.DataFrame) else str(settings.data)
     if settings.engine == "spark":
-        from privrisk.outputs._spark import check_on_spark
-
         refuse_on_spark(specs)
         report(progress, 0.1, "Grouping the records in Spark, checking every output and what they give away")
-        result = check_on_spark(settings.data, specs, policy, max_atoms=settings.max_atoms,
-                                master=settings.spark_master)  # fmt: skip
+        result: OutputsRun | None = _check_on_spark(settings, specs, policy)
+    else:
+        viewed = (
+            None if settings.ledger is not None or _needs_records(specs) else viewable_file(settings.data)
+        )
+        if viewed is not None:
+            report(progress, 0.1, "Checking every output and what they give away together")
+        result = None if viewed is None else _check_file(viewed, specs, policy, settings.max_atoms, source)
+    if result is not None:
         if before_append is not None:
             before_append(result)
         report(progress, 1.0, "Checked")
         return result
-    viewed = None if settings.ledger is not None or _needs_records(specs) else viewable_file(settings.data)
-    if viewed is not None:
-        report(progress, 0.1, "Checking every output and what they give away together")
-        result = _check_file(viewed, specs, policy, settings.max_atoms, source)
-        if result is not None:
-            if before_append is not None:
-                before_append(result)
-            report(progress, 1.0, "Checked")
-            return result
     frame = settings.data if isinstance(settings.data, pd.DataFrame) else read_table(settings.data)
     noisy = [s.name for s in specs if s.ptable is not None]
     if noisy and settings.ledger is not None and settings.append:
@@ -385,22 +381,47 @@ def _needs_records(specs: Sequence[OutputSpec]) -> bool:
 
 
 def _check_file(
-    path: Path, specs: Sequence[OutputSpec], policy: Policy, max_atoms: int, source: str | None
+    path: Path,
+    specs: Sequence[OutputSpec],
+    policy: Policy,
+    max_atoms: int,
+    source: str | None,
+    grouped: list[str] | None = None,
 ) -> OutputsRun | None:
     """The check of a CSV or Parquet file on DuckDB's view of it (:mod:`privrisk.outputs._source`): only the
-    aggregates come back, and a model's rows; None when a column's type is not viewed (the file is read)."""
+    aggregates come back, and a model's rows; None when a column's type is not viewed (the file is read).
+
+    ``grouped`` are the source's columns when the file is Spark's frequency table of it
+    (:mod:`privrisk.outputs._spark`): no model, no data versions (the ledger's) then."""
     from privrisk.io.engine import interruptible
     from privrisk.outputs._checked import checked
     from privrisk.outputs._source import file_data
+    from privrisk.outputs._spark import MULTIPLICITY
 
-    with file_data(path) as data:
+    with file_data(path, multiplicity=None if grouped is None else MULTIPLICITY) as data:
         if data is None:
             return None
+        columns = data.columns if grouped is None else grouped
+        versions = (lambda named: data.versions(named, source)) if grouped is None else (lambda named: {})
         return interruptible(data.con, lambda: OutputsRun(**checked(
-            data.con, specs, policy, columns=data.columns, records=data.records, rows=data.frame,
-            versions=lambda named: data.versions(named, source), max_atoms=max_atoms,
-            knowledge=getattr(specs, "knowledge", None), record_key=getattr(specs, "record_key", None),
+            data.con, specs, policy, columns=columns, records=data.records, rows=data.frame, versions=versions,
+            max_atoms=max_atoms, knowledge=getattr(specs, "knowledge", None),
+            record_key=getattr(specs, "record_key", None),
         )))  # fmt: skip
+
+
+def _check_on_spark(settings: OutputsSettings, specs: Sequence[OutputSpec], policy: Policy) -> OutputsRun:
+    """The check of a file grouped by Spark (:mod:`privrisk.outputs._spark`): its frequency table on DuckDB's
+    view, or in memory when it has no records or a column of a type the view does not give."""
+    from privrisk.outputs._spark import frequency_file, records_in_memory
+
+    with frequency_file(settings.data, specs, settings.spark_master) as (path, columns):
+        result = _check_file(path, specs, policy, settings.max_atoms, None, grouped=columns)
+        frame = records_in_memory(path, columns) if result is None else None
+    if result is not None:
+        return result
+    run = check_frame(frame, specs, policy, max_atoms=settings.max_atoms)  # type: ignore[arg-type]
+    return dataclasses.replace(run, versions={})
 
 
 def _check_and_append(
