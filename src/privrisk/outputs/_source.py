@@ -210,7 +210,7 @@ def file_data(
 
 
 def _records(multiplicity: str | None) -> str:
-    return "COUNT(*)" if multiplicity is None else f"SUM({qi(multiplicity)})"
+    return "COUNT(*)" if multiplicity is None else f"SUM(CAST({qi(multiplicity)} AS BIGINT))"
 
 
 def _literal(text: str) -> str:
