@@ -66,8 +66,9 @@ def child(engine: str, path: str) -> None:
     start = time.perf_counter()
     if engine == "naive":
         setattr(run_module, "viewable_file", lambda data: None)  # noqa: B010  (the file read into pandas)
-    spark = {"engine": "spark", "spark_master": "local[2]"} if engine == "spark" else {}
-    run = run_outputs(OutputsSettings(data=path, spec=specs(), **spark))
+    on_spark = engine == "spark"
+    run = run_outputs(OutputsSettings(data=path, spec=specs(), engine="spark" if on_spark else "duckdb",
+                                      spark_master="local[2]" if on_spark else None))  # fmt: skip
     seconds = time.perf_counter() - start
     doc = json.dumps(to_jsonable(run.to_dict()), sort_keys=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
