@@ -1,16 +1,19 @@
 """Output checking of a census-like file: DuckDB's view of the file against the naive baseline, with peak memory.
 
-Run: python benchmarks/outputs_scale.py [--rows 10000000] [--engines duckdb,naive] [--quick]
+Run: python benchmarks/outputs_scale.py [--rows 10000000] [--engines duckdb,spark,naive] [--quick]
 
 The file is benchmarks/microdata_scale.py's (8 key variables, a sampling weight, a household id; Parquet written in
 row groups, never whole in memory). 20 tables (counts, weighted counts and sums of the weight) are checked, each alone and all together (the differencing).
 
 - duckdb: ``run_outputs`` on the file: DuckDB's view of it (privrisk.outputs._source), a memory limit of 1.5 GB
   and the rest spilled; only the aggregates come back.
+- spark: ``engine="spark"`` on ``local[2]``: Spark groups the file by the columns the tables read, only that
+  frequency table comes back, and the same check runs over it (privrisk.outputs._spark). Its peak memory includes
+  Spark's JVM (a child process).
 - naive: the path before it: the file read into pandas (``read_table``), registered in DuckDB and checked.
 
-Each runs in its own process; its peak resident memory includes its children. The two JSON documents must agree.
-Spark (``engine="spark"``) is not built yet for outputs (issue 36, item 2).
+Each runs in its own process; its peak resident memory includes its children. The JSON documents must agree.
+``--quick`` runs DuckDB and the naive baseline only (Spark's start alone takes longer than the rest).
 """
 
 from __future__ import annotations
@@ -63,7 +66,9 @@ def child(engine: str, path: str) -> None:
     start = time.perf_counter()
     if engine == "naive":
         setattr(run_module, "viewable_file", lambda data: None)  # noqa: B010  (the file read into pandas)
-    run = run_outputs(OutputsSettings(data=path, spec=specs()))
+    on_spark = engine == "spark"
+    run = run_outputs(OutputsSettings(data=path, spec=specs(), engine="spark" if on_spark else "duckdb",
+                                      spark_master="local[2]" if on_spark else None))  # fmt: skip
     seconds = time.perf_counter() - start
     doc = json.dumps(to_jsonable(run.to_dict()), sort_keys=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
@@ -95,12 +100,13 @@ def _census(rows: int) -> Iterator[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=10_000_000)
-    parser.add_argument("--engines", default="duckdb,naive")
+    parser.add_argument("--engines", default="duckdb,spark,naive")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="a smoke run: 10,000 rows")
     args = parser.parse_args()
     if args.quick:
         args.rows = 10_000
+        args.engines = ",".join(e for e in args.engines.split(",") if e != "spark") or "duckdb"
     if args.child:
         child(*args.child)
         return

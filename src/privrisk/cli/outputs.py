@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -99,6 +99,23 @@ def outputs_command(
     ),
     max_atoms: int = typer.Option(200_000, help="Largest grid of atoms crossed in full."),
     as_json: bool = JSON_OPTION,
+    # Annotated: plain defaults, so that a direct call of the function without them still works
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Where the group-bys over the records run: duckdb (this "
+            "machine) or spark (only the combinations of the columns the outputs read "
+            "come back; same results).",
+        ),
+    ] = "duckdb",
+    spark_master: Annotated[
+        str | None,
+        typer.Option(
+            "--spark-master",
+            help="With --engine spark: the master URL (default local[*]; an active session is reused).",
+        ),
+    ] = None,
 ) -> None:
     from privrisk.io.files import check_outputs
     from privrisk.ledger import deferred_signals, read_key
@@ -117,7 +134,8 @@ def outputs_command(
         check_outputs(cells, [*inputs, *([atoms] if atoms is not None else [])], param="cells")
     key = read_key(key_file)
     settings = OutputsSettings(data=data, spec=spec, policy=policy, ledger=ledger, key=key, max_atoms=max_atoms,
-                               append=not no_append, earlier_data=tuple(earlier_data))  # fmt: skip
+                               append=not no_append, earlier_data=tuple(earlier_data), engine=engine,
+                               spark_master=spark_master)  # fmt: skip
     # The files go to temporary names under the ledger's lock, and into place once the ledger is written.
     with deferred_signals() as guard, contextlib.ExitStack() as stack:
 

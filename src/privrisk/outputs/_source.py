@@ -149,10 +149,15 @@ class _Digests(dict[str, str]):
 
 
 @contextmanager
-def file_data(path: Path, memory_limit: str | None = None) -> Iterator[FileData | None]:
+def file_data(
+    path: Path, memory_limit: str | None = None, *, multiplicity: str | None = None
+) -> Iterator[FileData | None]:
     """The file as DuckDB's view ``data`` (types as in memory), on a connection with a memory limit that spills
     to a private temporary folder and reads no other file; None when a column's type is not viewed
     (:func:`viewable_types`) or the file has no records.
+
+    With ``multiplicity``, each row of the file stands for that column's number of records (a frequency table,
+    such as Spark's, :mod:`privrisk.outputs._spark`): ``data`` repeats it so many times and has no such column.
 
     Raises:
         PrivriskError: the errors of :func:`~privrisk.io.data.read_table` for the file, in its words.
@@ -178,17 +183,19 @@ def file_data(path: Path, memory_limit: str | None = None) -> Iterator[FileData 
         def attempt(whole_file: bool) -> FileData | None:
             rel = duckdb_relation(con, p, kind, whole_file=whole_file)
             types = {str(c): str(t) for c, t in zip(rel.columns, rel.types, strict=True)}
+            types.pop(multiplicity or "", None)
             if not viewable_types(types):
                 return None
             rel.create_view("__file", replace=True)
             # One pass that converts every cell (a cell that does not fit its column fails here, as it fails
             # read_table) and counts the records.
-            counts = ", ".join([f"COUNT({qi(c)})" for c in types] + ["COUNT(*)"])
-            records = int(con.sql(f"SELECT {counts} FROM __file").fetchall()[0][-1])
+            counts = ", ".join([f"COUNT({qi(c)})" for c in types] + [_records(multiplicity)])
+            records = int(con.sql(f"SELECT {counts} FROM __file").fetchall()[0][-1] or 0)
             if not records:
                 return None  # no rows: pandas types the columns otherwise (and reading them costs nothing)
-            select = ", ".join(str(_as_in_memory(c, t)) for c, t in types.items())
-            con.execute(f"CREATE OR REPLACE TEMP VIEW data AS SELECT {select} FROM __file")
+            select = ", ".join(str(_as_in_memory(c, t)) for c, t in types.items()) or "NULL AS __none"
+            source = "__file" if multiplicity is None else f"__file, range(__file.{qi(multiplicity)})"
+            con.execute(f"CREATE OR REPLACE TEMP VIEW data AS SELECT {select} FROM {source}")
             return FileData(con, list(types), records, p)
 
         data = interruptible(con, lambda: read_typed(p, kind, attempt))
@@ -200,6 +207,10 @@ def file_data(path: Path, memory_limit: str | None = None) -> Iterator[FileData 
             con.execute(f"SET allowed_directories = [{_literal(str(spill))}]")
             con.execute("SET enable_external_access = false")
         yield data
+
+
+def _records(multiplicity: str | None) -> str:
+    return "COUNT(*)" if multiplicity is None else f"SUM(CAST({qi(multiplicity)} AS BIGINT))"
 
 
 def _literal(text: str) -> str:

@@ -32,6 +32,7 @@ __all__ = [
     "connect",
     "grouping_sets",
     "margin_labels",
+    "ordered_sum",
     "table_cells",
 ]
 
@@ -319,19 +320,32 @@ def _label(column: str) -> str:
     return f"COALESCE(CAST({qi(column)} AS VARCHAR), '{MISSING}')"
 
 
+def ordered_sum(expr: str, function: str = "FSUM") -> str:
+    """SQL of a compensated sum (``FSUM``, or ``FAVG`` for a mean) of ``expr`` added in the order of its values.
+
+    The same multiset of values gives the same sum to the last bit, whatever the order of the records: the same
+    on every run, where SUM of doubles differs with the order in which DuckDB's threads add (issue 31: the same
+    request, the same answer), and the same for a file, a DataFrame or Spark's frequency table of the records
+    (:mod:`privrisk.outputs._spark`), where even a compensated sum can differ in the order given.
+
+    Example:
+        >>> ordered_sum("x")
+        'FSUM(x ORDER BY x)'
+    """
+    return f"{function}({expr} ORDER BY {expr})"
+
+
 def _value_sql(spec: OutputSpec, x: str) -> str:
     w = "__w" if spec.weights else None
     if spec.kind == "count":
-        return f"FSUM(CAST({w} AS DOUBLE))" if w else "COUNT(*)"
+        return ordered_sum(f"CAST({w} AS DOUBLE)") if w else "COUNT(*)"
     if spec.kind == "sum":
-        return f"FSUM(CAST({x} AS DOUBLE) * {w})" if w else f"FSUM(CAST({x} AS DOUBLE))"
+        return ordered_sum(f"CAST({x} AS DOUBLE) * {w}" if w else f"CAST({x} AS DOUBLE)")
     if spec.kind == "quantile":
         return f"QUANTILE_CONT({x}, {float(spec.q or 0.5)!r})"
-    # FSUM and FAVG (compensated sums): the same value on every run, where SUM and AVG of doubles differ in the
-    # last bits with the order in which DuckDB's threads add (issue 31: the same request, the same answer).
-    return {"mean": "FAVG", "median": "MEDIAN", "min": "MIN", "max": "MAX"}[
-        spec.kind
-    ] + f"(CAST({x} AS DOUBLE))"
+    if spec.kind == "mean":
+        return ordered_sum(f"CAST({x} AS DOUBLE)", "FAVG")
+    return {"median": "MEDIAN", "min": "MIN", "max": "MAX"}[spec.kind] + f"(CAST({x} AS DOUBLE))"
 
 
 def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
@@ -369,7 +383,7 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
             *flags,
             f"{_value_sql(spec, x)} AS value",
             f"{n_sql} AS n",
-            f"FSUM(CAST({x} AS DOUBLE)) AS total" if magnitude else "NULL AS total",
+            f"{ordered_sum(f'CAST({x} AS DOUBLE)')} AS total" if magnitude else "NULL AS total",
             f"MAX(CAST({x} AS DOUBLE), {k}) AS top" if magnitude else "NULL AS top",
             f"COUNT(*) FILTER (WHERE {x} < 0) AS negatives" if magnitude else "0 AS negatives",
             f"COUNT(*) - COUNT({x}) AS missing" if magnitude else "0 AS missing",

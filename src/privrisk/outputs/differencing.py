@@ -590,6 +590,8 @@ def _atoms(
 ) -> tuple[pd.DataFrame, Any]:
     """The possible atoms (:func:`privrisk.outputs.knowledge.universe`) with the data's count, sums and largest
     values in each, and every grouping variable's levels as integer codes."""
+    from privrisk.outputs.compute import ordered_sum
+
     uni = universe(con, variables, conditions, knowledge, max_atoms=max_atoms)
     flags = [f"COALESCE(({c}), FALSE) AS __f{i}" for i, c in enumerate(conditions)]
     # Grouped by the values where each value has one label (its text is made once per atom, not per record).
@@ -599,7 +601,7 @@ def _atoms(
     aggs = ["COUNT(*) AS n"]
     for m, x in sql_of.items():
         aggs += [
-            f"COALESCE(FSUM({x}), 0) AS {qi('__s_' + m)}",
+            f"COALESCE({ordered_sum(x)}, 0) AS {qi('__s_' + m)}",
             f"MIN({x}) AS {qi('__min_' + m)}",
             f"MAX({x}) AS {qi('__max_' + m)}",
             f"MAX({x}, 2) AS {qi('__top_' + m)}",

@@ -71,6 +71,12 @@ class OutputsSettings:
             as one population whose newcomers and leavers are groups like any other
             (:mod:`privrisk.outputs.versions`). Without it, an earlier output whose numbers today's data does not
             give again is refused.
+        engine: where the group-bys over the records run: ``duckdb`` (this machine, the default) or ``spark``
+            (a CSV or Parquet file, folder or URI: Spark counts the combinations of the columns the outputs read,
+            only those come back, and the same check runs over them; :mod:`privrisk.outputs._spark`). What needs
+            every record on one machine is refused on Spark, naming its field: a DataFrame, a ledger (its data
+            version digests each record), a model's fit, ``[derived]`` knowledge, cell-key perturbation.
+        spark_master: with engine ``spark``, the master URL (``local[*]`` by default; an active session is reused).
 
     Example:
         >>> OutputsSettings(data="d.csv", spec="outputs.toml").max_atoms
@@ -90,6 +96,8 @@ class OutputsSettings:
     append: bool = True
     timeout: float = 300.0
     earlier_data: tuple[str | os.PathLike[str] | pd.DataFrame, ...] = ()
+    engine: str = "duckdb"
+    spark_master: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -153,6 +161,61 @@ class OutputsSettings:
             for name, other in named + [("earlier data", e) for e in self.earlier_data]:
                 if isinstance(other, str | os.PathLike) and Path(other).resolve() == ledger.resolve():
                     raise PrivriskError(f"ledger: {ledger} is also the {name} file", param="ledger")
+        self._check_engine()
+
+    def _check_engine(self) -> None:
+        """Spark groups a file; what needs every record on one machine is refused there, naming its field."""
+        from privrisk._validation import check_choice
+        from privrisk.io.engine import ENGINES
+
+        set_ = object.__setattr__
+        set_(
+            self, "engine", check_choice(str(self.engine or "duckdb").strip().lower(), ENGINES, name="engine")
+        )
+        master = (
+            None
+            if self.spark_master is None or not str(self.spark_master).strip()
+            else str(self.spark_master)
+        )
+        set_(self, "spark_master", master)
+        if self.engine != "spark":
+            if master is not None:
+                raise PrivriskError("spark_master: only with engine 'spark'", param="spark_master")
+            return
+        if isinstance(self.data, pd.DataFrame):
+            raise PrivriskError("engine: spark groups a file, a folder of part files or a URI; a pandas DataFrame "
+                                "is checked with engine 'duckdb'", param="engine")  # fmt: skip
+        if self.ledger is not None:
+            raise PrivriskError("ledger: not on engine 'spark' (the ledger's data version digests every record in "
+                                "the file's order on one machine); use engine 'duckdb'", param="ledger")  # fmt: skip
+        if isinstance(self.spec, tuple):
+            refuse_on_spark(self.spec)
+
+
+def refuse_on_spark(specs: Sequence[OutputSpec]) -> None:
+    """Refuse, naming the output, what needs every record on one machine: a model's fit, the spec's
+    ``[derived]`` variables (computed record by record), cell-key perturbation (each record's key).
+
+    Example:
+        >>> refuse_on_spark([OutputSpec(name="M", kind="ols", formula="y ~ x")])
+        Traceback (most recent call last):
+        ...
+        privrisk.errors.PrivriskError: spec: output 'M' is a model (ols): not on engine 'spark' (its fit needs every record on one machine); use engine 'duckdb'
+    """
+    for s in specs:
+        if s.kind in MODELS:
+            why = "its fit needs every record on one machine"
+        elif s.ptable is not None:
+            why = "cell-key perturbation needs each record's key on one machine"
+        else:
+            continue
+        what = f"is a model ({s.kind})" if s.kind in MODELS else "is perturbed"
+        raise PrivriskError(f"spec: output {s.name!r} {what}: not on engine 'spark' ({why}); use engine 'duckdb'",
+                            param="spec")  # fmt: skip
+    knowledge = getattr(specs, "knowledge", None)
+    if knowledge is not None and knowledge.derived:
+        raise PrivriskError("spec: [derived]: not on engine 'spark' (derived variables are computed record by "
+                            "record on one machine); use engine 'duckdb'", param="spec")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -264,15 +327,22 @@ def run_outputs(
     specs = settings.spec if isinstance(settings.spec, tuple) else read_spec(settings.spec)
     policy = settings.policy if isinstance(settings.policy, Policy) else read_policy(settings.policy)
     source = None if isinstance(settings.data, pd.DataFrame) else str(settings.data)
-    viewed = None if settings.ledger is not None or _needs_records(specs) else viewable_file(settings.data)
-    if viewed is not None:
-        report(progress, 0.1, "Checking every output and what they give away together")
-        result = _check_file(viewed, specs, policy, settings.max_atoms, source)
-        if result is not None:
-            if before_append is not None:
-                before_append(result)
-            report(progress, 1.0, "Checked")
-            return result
+    if settings.engine == "spark":
+        refuse_on_spark(specs)
+        report(progress, 0.1, "Grouping the records in Spark, checking every output and what they give away")
+        result: OutputsRun | None = _check_on_spark(settings, specs, policy)
+    else:
+        viewed = (
+            None if settings.ledger is not None or _needs_records(specs) else viewable_file(settings.data)
+        )
+        if viewed is not None:
+            report(progress, 0.1, "Checking every output and what they give away together")
+        result = None if viewed is None else _check_file(viewed, specs, policy, settings.max_atoms, source)
+    if result is not None:
+        if before_append is not None:
+            before_append(result)
+        report(progress, 1.0, "Checked")
+        return result
     frame = settings.data if isinstance(settings.data, pd.DataFrame) else read_table(settings.data)
     noisy = [s.name for s in specs if s.ptable is not None]
     if noisy and settings.ledger is not None and settings.append:
@@ -311,22 +381,47 @@ def _needs_records(specs: Sequence[OutputSpec]) -> bool:
 
 
 def _check_file(
-    path: Path, specs: Sequence[OutputSpec], policy: Policy, max_atoms: int, source: str | None
+    path: Path,
+    specs: Sequence[OutputSpec],
+    policy: Policy,
+    max_atoms: int,
+    source: str | None,
+    grouped: list[str] | None = None,
 ) -> OutputsRun | None:
     """The check of a CSV or Parquet file on DuckDB's view of it (:mod:`privrisk.outputs._source`): only the
-    aggregates come back, and a model's rows; None when a column's type is not viewed (the file is read)."""
+    aggregates come back, and a model's rows; None when a column's type is not viewed (the file is read).
+
+    ``grouped`` are the source's columns when the file is Spark's frequency table of it
+    (:mod:`privrisk.outputs._spark`): no model, no data versions (the ledger's) then."""
     from privrisk.io.engine import interruptible
     from privrisk.outputs._checked import checked
     from privrisk.outputs._source import file_data
+    from privrisk.outputs._spark import MULTIPLICITY
 
-    with file_data(path) as data:
+    with file_data(path, multiplicity=None if grouped is None else MULTIPLICITY) as data:
         if data is None:
             return None
+        columns = data.columns if grouped is None else grouped
+        versions = (lambda named: data.versions(named, source)) if grouped is None else (lambda named: {})
         return interruptible(data.con, lambda: OutputsRun(**checked(
-            data.con, specs, policy, columns=data.columns, records=data.records, rows=data.frame,
-            versions=lambda named: data.versions(named, source), max_atoms=max_atoms,
-            knowledge=getattr(specs, "knowledge", None), record_key=getattr(specs, "record_key", None),
+            data.con, specs, policy, columns=columns, records=data.records, rows=data.frame, versions=versions,
+            max_atoms=max_atoms, knowledge=getattr(specs, "knowledge", None),
+            record_key=getattr(specs, "record_key", None),
         )))  # fmt: skip
+
+
+def _check_on_spark(settings: OutputsSettings, specs: Sequence[OutputSpec], policy: Policy) -> OutputsRun:
+    """The check of a file grouped by Spark (:mod:`privrisk.outputs._spark`): its frequency table on DuckDB's
+    view, or in memory when it has no records or a column of a type the view does not give."""
+    from privrisk.outputs._spark import frequency_file, records_in_memory
+
+    with frequency_file(settings.data, specs, settings.spark_master) as (path, columns):
+        result = _check_file(path, specs, policy, settings.max_atoms, None, grouped=columns)
+        frame = records_in_memory(path, columns) if result is None else None
+    if result is not None:
+        return result
+    run = check_frame(frame, specs, policy, max_atoms=settings.max_atoms)  # type: ignore[arg-type]
+    return dataclasses.replace(run, versions={})
 
 
 def _check_and_append(
