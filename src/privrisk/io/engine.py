@@ -57,6 +57,7 @@ __all__ = [
     "check_spark_source",
     "duckdb_connect",
     "duckdb_settings",
+    "engine_and_master",
     "group_counts",
     "group_sql",
     "spark_frame",
@@ -88,6 +89,27 @@ def check_engine(engine: str) -> str:
     if name not in ENGINES:
         raise PrivriskError(f"engine: unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
     return name
+
+
+def engine_and_master(engine: Any, spark_master: Any, data: Any, *, done: str) -> tuple[str, str | None]:
+    """A settings object's ``engine`` and ``spark_master``, tidied and checked together: a master only with
+    Spark, and Spark only for a file (a DataFrame is already on this machine; ``done`` says what DuckDB does with
+    it, for the message).
+
+    Example:
+        >>> engine_and_master(" Spark ", "", "people.csv", done="checked")
+        ('spark', None)
+    """
+    from privrisk._validation import check_choice
+
+    name = check_choice(str(engine or "duckdb").strip().lower(), ENGINES, name="engine")
+    master = None if spark_master is None or not str(spark_master).strip() else str(spark_master)
+    if name != "spark" and master is not None:
+        raise PrivriskError("spark_master: only with engine 'spark'", param="spark_master")
+    if name == "spark" and isinstance(data, pd.DataFrame):
+        raise PrivriskError("engine: spark groups a file, a folder of part files or a URI; a pandas DataFrame "
+                            f"is {done} with engine 'duckdb'", param="engine")  # fmt: skip
+    return name, master
 
 
 def spark_session(master: str | None = None):

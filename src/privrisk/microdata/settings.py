@@ -232,21 +232,13 @@ class MicrodataSettings:
 
     def _check_engine(self) -> None:
         """Spark groups a file; what needs every record on one machine is refused there, naming its field."""
-        from privrisk.io.engine import ENGINES
+        from privrisk.io.engine import engine_and_master
 
-        set_ = object.__setattr__
-        set_(self, "engine", check_choice(str(self.engine or "duckdb").strip().lower(), ENGINES, name="engine"))
-        master = None if self.spark_master is None or not str(self.spark_master).strip() else str(self.spark_master)
-        set_(self, "spark_master", master)
-        if self.engine != "spark":
-            if master is not None:
-                raise PrivriskError("spark_master: only with engine 'spark'", param="spark_master")
+        engine, master = engine_and_master(self.engine, self.spark_master, self.data, done="measured")
+        object.__setattr__(self, "engine", engine)
+        object.__setattr__(self, "spark_master", master)
+        if engine != "spark":
             return
-        import pandas as pd
-
-        if isinstance(self.data, pd.DataFrame):
-            raise PrivriskError("engine: spark groups a file, a folder of part files or a URI; a pandas DataFrame "
-                                "is measured with engine 'duckdb'", param="engine")  # fmt: skip
         needs_rows = (("reduction", self.reduction != "none", "a reduction"),
                       ("suda_max_size", self.suda_max_size > 0, "SUDA2"),
                       ("sensitive", bool(self.sensitive), "ℓ and t"))  # fmt: skip
