@@ -115,6 +115,21 @@ def test_a_two_way_table_whose_where_selects_nobody_has_no_cells(cli, tmp_path: 
     assert cell["value"] == 0 and cell["status"] == "fail"
 
 
+@pytest.mark.parametrize("output", ["sum", "mean", "weighted sum"])
+def test_a_parquet_file_without_records_has_no_cells_and_no_traceback(
+    cli, tmp_path: Path, output: str
+) -> None:
+    # Without atoms every kind of unknown starts at 0; ordering None beside a magnitude's name was a TypeError.
+    path = tmp_path / "empty.parquet"
+    pd.DataFrame(
+        {c: pd.Series([], dtype=t) for c, t in (("region", str), ("x", float), ("y", float))}
+    ).to_parquet(path)
+    r = cli("outputs", path, "--spec", _spec(tmp_path, OUTPUTS[output][0]), "--json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    assert doc["outputs"][0]["cells"] == []
+
+
 def test_a_level_named_all_never_collides_with_the_margin() -> None:
     # Issue 30: a category literally named "All" with margins gave duplicate labels, and the same table from
     # the ledger then differed from today's data in 3 numbers although nothing had changed.

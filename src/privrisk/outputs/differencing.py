@@ -487,6 +487,8 @@ def _groups(
     """Every finding over every group, how many candidate groups the budgets left undecided, and the first of
     those in words."""
     n = len(atoms)
+    if n == 0:  # no records (or none any output reads): no group to find, and nothing left undecided
+        return [], 0, []
     truth = atoms["n"].to_numpy(dtype=float)
     cube = _cube(atoms, variables, conditions)
     cube_groups = cube.groups
@@ -543,7 +545,8 @@ def _released(system: System, cells: np.ndarray) -> dict[str | None, list[np.nda
     """The released cells' atoms, per kind (None: counts; else a magnitude, whose means count as its cells).
     Rows and columns a table leaves out are not cells."""
     a = system.a
-    starts = sorted((off, key) for key, off in system.offsets.items())
+    # By offset alone: without atoms every kind starts at 0, and None and a name cannot be ordered.
+    starts = sorted(((off, key) for key, off in system.offsets.items()), key=lambda start: start[0])
     end = max(system.offsets.values()) + system.atoms  # a perturbed cell's own unknown is not an atom
     out: dict[str | None, list[np.ndarray]] = {key: [] for key in system.offsets}
     for e in np.flatnonzero(cells).tolist():
