@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -45,3 +47,34 @@ def trial_and_census(tmp_path):
     p = tmp_path / "census.csv"
     p.write_text("zip,age,n\n85535,10-19,5\n85535,20-29,5\n85535,30-39,10\n85535,40-49,10\n85535,50+,20\n")
     return t, p
+
+
+def _spark_missing() -> str | None:
+    """Why Spark cannot run here (pyspark or a working Java runtime missing), or None."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "pyspark is not installed (pip install 'privrisk[spark]')"
+    if shutil.which("java") is None:
+        return "no Java runtime"
+    try:
+        subprocess.run(["java", "-version"], capture_output=True, check=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "no Java runtime (java -version failed)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] SparkSession per test process (its start costs seconds). The Spark tests skip only when CI is
+    unset and pyspark or Java is missing; in CI they must run."""
+    why = _spark_missing()
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(f"Spark tests must run in CI: {why}")
+        pytest.skip(why)
+    from privrisk.io.engine import spark_session
+
+    session = spark_session("local[2]")
+    session.conf.set("spark.sql.shuffle.partitions", "2")
+    yield session

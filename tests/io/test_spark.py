@@ -6,9 +6,6 @@ The Spark tests skip only when CI is unset and pyspark or Java is missing; in CI
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -20,40 +17,6 @@ from privrisk.errors import PrivriskError
 from privrisk.io.engine import check_engine, group_sql
 from privrisk.presence import delta_presence, prepare_presence, search_generalisation
 from privrisk.presence import lattice as _lattice
-
-
-def _java_ok() -> bool:
-    if shutil.which("java") is None:
-        return False
-    try:
-        subprocess.run(["java", "-version"], capture_output=True, check=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return True
-
-
-def _spark_missing() -> str | None:
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "pyspark is not installed (pip install 'privrisk[spark]')"
-    if not _java_ok():
-        return "no Java runtime (java -version failed)"
-    return None
-
-
-@pytest.fixture(scope="session")
-def spark():
-    why = _spark_missing()
-    if why:
-        if os.environ.get("CI"):
-            pytest.fail(f"Spark tests must run in CI: {why}")
-        pytest.skip(why)
-    from privrisk.io.engine import spark_session
-
-    session = spark_session("local[2]")
-    session.conf.set("spark.sql.shuffle.partitions", "2")
-    yield session
 
 
 def _tables(tmp_path, seed=7, n_pop=4000, share=0.3):

@@ -6,8 +6,6 @@ The settings' refusals and the choice of the riskiest records' combinations need
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -19,25 +17,6 @@ from privrisk.microdata import MicrodataSettings, run_microdata
 from privrisk.microdata._grouped import _candidates
 
 EXAMPLE = "examples/microdata_survey.csv"
-
-
-@pytest.fixture(scope="module")
-def spark():
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        why = "pyspark is not installed"
-    else:
-        why = None if shutil.which("java") else "no Java runtime"
-    if why:
-        if os.environ.get("CI"):
-            pytest.fail(f"Spark tests must run in CI: {why}")
-        pytest.skip(why)
-    from privrisk.io.engine import spark_session
-
-    session = spark_session("local[2]")
-    session.conf.set("spark.sql.shuffle.partitions", "2")
-    yield session
 
 
 def _doc(**kw) -> str:

@@ -9,8 +9,6 @@ repeated; sums are added in the order of their values, so that the records' orde
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -42,25 +40,6 @@ SPECS = (
     OutputSpec(name="T7", kind="sum", rows=("sex",), variable="x", weights="w"),
     OutputSpec(name="T8", kind="sum", variable="x"),
 )
-
-
-@pytest.fixture(scope="module")
-def spark():
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        why: str | None = "pyspark is not installed"
-    else:
-        why = None if shutil.which("java") else "no Java runtime"
-    if why:
-        if os.environ.get("CI"):
-            pytest.fail(f"Spark tests must run in CI: {why}")
-        pytest.skip(why)
-    from privrisk.io.engine import spark_session
-
-    session = spark_session("local[2]")
-    session.conf.set("spark.sql.shuffle.partitions", "2")
-    yield session
 
 
 def _frame(seed: int, n: int) -> pd.DataFrame:
