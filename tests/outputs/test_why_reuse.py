@@ -3,6 +3,8 @@ released equations as solving its two programmes again, each total's own, and no
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from hypothesis import given, settings
@@ -41,7 +43,7 @@ def test_reused_duals_name_the_same_equations(seed: int) -> None:
     calls = 0
     solve = region.optimise
 
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def counted(*args: Any, **kwargs: Any) -> Any:
         nonlocal calls
         calls += 1
         return solve(*args, **kwargs)
@@ -67,7 +69,9 @@ def _linear(a: np.ndarray, truth: np.ndarray, region: Region, row: np.ndarray, v
             rows: list[int]) -> float:  # fmt: skip
     c = np.zeros(a.shape[1])
     c[row] = sign * val
-    bounds = list(zip(region.lo, np.where(np.isinf(region.hi), None, region.hi), strict=True))
+    bounds = [
+        (float(lo), None if np.isinf(hi) else float(hi)) for lo, hi in zip(region.lo, region.hi, strict=True)
+    ]
     got = linprog(c, A_eq=a[rows] if rows else None, b_eq=(a @ truth)[rows] if rows else None, bounds=bounds,
                   method="highs")  # fmt: skip
     assert got.status in (0, 3)
