@@ -84,7 +84,7 @@ def count_findings(
                 cand[i],
                 np.round(ends.lo[i]),
                 np.round(ends.hi[i]),
-                region.why(row, np.ones(row.size)),
+                region.why(row, g.data[g.indptr[i] : g.indptr[i + 1]], ends, i),
             )
         )
     return out, cand[alive & ~pinned]
@@ -168,7 +168,7 @@ def attribute_findings(
         i = int(np.searchsorted(parents, p))
         row = g.indices[g.indptr[i] : g.indptr[i + 1]]
         others = [p2 for p2 in _children(cube, p, axis) if p2 != _child(cube, p, axis, v)]
-        rows = set(region.why(row, np.ones(row.size)))
+        rows = set(region.why(row, g.data[g.indptr[i] : g.indptr[i + 1]], ends, i))
         for o in others:
             if lat.real[o]:
                 mo = lat.cube.members(np.array([o]))
@@ -241,7 +241,8 @@ def sum_findings(
     for i in np.flatnonzero(found).tolist():
         row = g.indices[g.indptr[i] : g.indptr[i + 1]]
         out.append(
-            _finding("sum", cand[i], lo[i], hi[i], region.why(row, np.ones(row.size)), magnitude=kind,
+            _finding("sum", cand[i], lo[i], hi[i], region.why(row, g.data[g.indptr[i] : g.indptr[i + 1]], ends, i),
+                     magnitude=kind,
                      exact=bool(exact[i]), count=float(count[cand[i]]), total=float(total[cand[i]]))
         )  # fmt: skip
     return out, cand[undecided]

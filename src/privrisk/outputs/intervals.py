@@ -80,6 +80,9 @@ class Ends:
     seen_hi: np.ndarray
     undecided: np.ndarray
     rows: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: (total, sign) → the released equations whose duals were not zero in that end's own programme (1: least,
+    #: −1: largest), so that :meth:`Region.why` need not solve it again.
+    used: dict[tuple[int, int], set[int]] = field(default_factory=dict)
 
 
 # need(ends) -> (lower ends wanted, upper ends wanted): which totals' exact ends still matter.
@@ -460,6 +463,8 @@ class Region:
                 val = g.data[g.indptr[i] : g.indptr[i + 1]]
                 value, hit, decided, parts, used = self.optimise(row, val, sign, exact=exact)
                 seen(parts)
+                if decided:
+                    ends.used[(i, int(sign))] = used
                 if sign > 0:
                     ends.lo[i] = max(ends.lo[i], value) if decided or np.isfinite(value) else ends.lo[i]
                     ends.lo_exact[i] |= hit and decided
@@ -495,11 +500,17 @@ class Region:
             ends.hi_exact |= point
         return ends
 
-    def why(self, idx: np.ndarray, val: np.ndarray) -> tuple[int, ...]:
-        """The released equations that bound Σ val·x[idx] (the non-zero duals of its two programmes)."""
+    def why(
+        self, idx: np.ndarray, val: np.ndarray, ends: Ends | None = None, total: int = -1
+    ) -> tuple[int, ...]:
+        """The released equations that bound Σ val·x[idx] (the non-zero duals of its two programmes). Where
+        ``ends`` (from :meth:`extremes`) already solved an end of that total (its row ``total``), its duals are
+        used, not solved for again."""
         used: set[int] = set()
         for sign in (1.0, -1.0):
-            *_, rows = self.optimise(idx, val, sign, exact=False)
+            rows = None if ends is None else ends.used.get((total, int(sign)))
+            if rows is None:
+                *_, rows = self.optimise(idx, val, sign, exact=False)
             used |= rows
         return tuple(sorted(used))
 

@@ -70,7 +70,7 @@ def mean_counts(
     ends = region.extremes(g, need=need)
     for i, k in enumerate(keys):
         if ends.lo_exact[i] and ends.hi_exact[i] and ends.lo[i] == ends.hi[i]:
-            used = region.why(groups[k], np.ones(groups[k].size))
+            used = region.why(groups[k], np.ones(groups[k].size), ends, i)
             out[k] = (float(ends.lo[i]), {x for e in used for x in names[e]})
     return out
 
