@@ -177,21 +177,27 @@ class _DuckDBPasses:
             )
             on = f"__groups g ON {_same('r', 'g', self.keys)} JOIN __cell_firsts c ON g.__first = c.__first"
         h = _quote(column)
+        # A float NaN is not NULL in DuckDB, but it is a missing id in memory (and on Spark): both are refused.
+        floats = str(self.con.sql(f"SELECT {h} FROM __rows LIMIT 0").types[0]) in ("FLOAT", "DOUBLE")
+        missing_sql = f"r.{h} IS NULL" + (f" OR isnan(r.{h})" if floats else "")
         reader = self.con.sql(
-            f"SELECT r.{h} IS NULL AS __missing, MIN(r.__id) AS __hfirst, COUNT(*) AS __size, "
+            f"SELECT ({missing_sql}) AS __missing, MIN(r.__id) AS __hfirst, COUNT(*) AS __size, "
             f"list(c.__cell) AS __cells FROM __rows r JOIN {on} GROUP BY r.{h}"
         ).to_arrow_reader(HOUSEHOLD_BATCH)
         hfirst, sizes, sums = [], [], []
+        lacking: list[tuple[int, int]] = []  # (records, first) of the NULL and the NaN group, counted together
         for batch in reader:
             missing = batch.column(0).to_numpy(zero_copy_only=False)
             size = batch.column(2).to_numpy(zero_copy_only=False).astype(np.int64)
             first = batch.column(1).to_numpy(zero_copy_only=False).astype(np.int64)
-            if missing.any():
-                at = int(np.flatnonzero(missing)[0])
-                raise missing_household(column, int(size[at]), int(first[at]))
+            if missing.any() or lacking:
+                lacking += [(int(size[at]), int(first[at])) for at in np.flatnonzero(missing)]
+                continue
             hfirst.append(first)
             sizes.append(size)
             sums.append(_ordered_sums(batch.column(3), lg))
+        if lacking:
+            raise missing_household(column, sum(n for n, _ in lacking), min(f for _, f in lacking))
         size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
         first_all = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
         order = np.argsort(first_all, kind="stable")
