@@ -185,7 +185,8 @@ class _DuckDBPasses:
             f"list(c.__cell) AS __cells FROM __rows r JOIN {on} GROUP BY r.{h}"
         ).to_arrow_reader(HOUSEHOLD_BATCH)
         hfirst, sizes, sums = [], [], []
-        lacking: list[tuple[int, int]] = []  # (records, first) of the NULL and the NaN group, counted together
+        # (records, first) of the NULL and of the NaN group, counted together
+        lacking: list[tuple[int, int]] = []
         for batch in reader:
             missing = batch.column(0).to_numpy(zero_copy_only=False)
             size = batch.column(2).to_numpy(zero_copy_only=False).astype(np.int64)
