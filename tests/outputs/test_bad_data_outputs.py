@@ -130,6 +130,14 @@ def test_a_parquet_file_without_records_has_no_cells_and_no_traceback(
     assert doc["outputs"][0]["cells"] == []
 
 
+def test_a_csv_header_without_records_says_the_variable_has_no_values(cli, tmp_path: Path) -> None:
+    # DuckDB types a column without values as text; "it holds values of another kind" was not true.
+    path = tmp_path / "header.csv"
+    path.write_text("region,x,y\n")
+    r = cli("outputs", path, "--spec", _spec(tmp_path, OUTPUTS["sum"][0]))
+    one_line_error(r, "--spec: output 'T'", "variable 'x' has no values")
+
+
 def test_a_level_named_all_never_collides_with_the_margin() -> None:
     # Issue 30: a category literally named "All" with margins gave duplicate labels, and the same table from
     # the ledger then differed from today's data in 3 numbers although nothing had changed.

@@ -196,7 +196,11 @@ def _check_magnitude(con: Any, spec: OutputSpec) -> None:
                 f"SELECT CAST({qi(col)} AS VARCHAR) FROM data WHERE {qi(col)} IS NOT NULL "
                 f"ORDER BY TRY_CAST({qi(col)} AS DOUBLE) IS NOT NULL LIMIT 1"
             ).fetchall()
-            such = f" such as {_short(sample[0][0])!r}" if sample else ""
+            if not sample:  # a header without records, or a column left empty: there is no kind to name
+                raise PrivriskError(
+                    f"{head} has no values (every cell is missing); give numbers", param="spec"
+                )
+            such = f" such as {_short(sample[0][0])!r}"
             raise PrivriskError(
                 f"{head} is not numeric: it holds {_kind_words(sql_type)}{such}; give numbers "
                 "(a missing value may be left empty)",
