@@ -43,10 +43,10 @@ SPECS = (
 
 
 def _frame(seed: int, n: int) -> pd.DataFrame:
-    """Text keys (a comma, quotes, ``All``, accents, missing), whole numbers with missing values, dates, money
+    """Text keys (a comma, quotes, ``All``, accents, a line break, missing), whole numbers with missing values, dates, money
     in cents and the awkward floats."""
     rng = np.random.default_rng(seed)
-    regions = np.array(["N", "S", 'say "hi"', "a,b", "All", "Zürich", None], dtype=object)
+    regions = np.array(["N", "S", 'say "hi"', "a,b", "All", "Zürich", "two\nlines", None], dtype=object)
     sex = pd.array(rng.choice([1, 2], n), dtype="Int64")
     sex[rng.random(n) < 0.1] = pd.NA
     income = np.round(rng.gamma(2.0, 900.0, n), 2)

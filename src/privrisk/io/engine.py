@@ -477,9 +477,11 @@ def _spark_read(spark, path: str, text: Sequence[str]):
         raise PrivriskError(
             f"{path}: engine 'spark' reads CSV and Parquet; convert it or use engine 'duckdb'"
         )
+    # multiLine: a quoted cell may hold a line break, as DuckDB and pandas read it (not one record split in two).
     reader = (
         spark.read.option("header", True).option("sep", _sniff_delimiter(path)).option("encoding", "UTF-8")
-    )
+        .option("multiLine", True)
+    )  # fmt: skip
     frame = reader.option("inferSchema", True).csv(path)
     if text and any(c in frame.columns for c in text):
         from pyspark.sql.types import StringType, StructField, StructType

@@ -75,7 +75,8 @@ def _spark_data(source: Any, master: str | None) -> tuple[Any, str, str]:
     if kind == "parquet":
         return spark.read.parquet(path), kind, path
     sep = _delimiter(p) if "://" not in path and p.is_file() else ","
-    frame = spark.read.options(header=True, sep=sep, encoding="UTF-8", escape='"').csv(path)
+    # multiLine: a quoted cell may hold a line break, as DuckDB reads it; split by lines, the records would differ.
+    frame = spark.read.options(header=True, sep=sep, encoding="UTF-8", escape='"', multiLine=True).csv(path)
     first = frame.columns[0] if frame.columns else ""
     if first.startswith("\ufeff"):  # a byte-order mark Spark can leave on the first name
         frame = frame.withColumnRenamed(first, first.lstrip("\ufeff"))
