@@ -20,6 +20,7 @@ import pandas as pd
 from privrisk._format import listing
 from privrisk._validation import quote_identifier as qi
 from privrisk.errors import PrivriskError
+from privrisk.outputs.exact_sum import Grid, exact_sum_sql, from_limbs, limb_grid
 from privrisk.outputs.knowledge import _EXACT_TEXT, _exact_text
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import MODELS, OutputSpec
@@ -32,7 +33,6 @@ __all__ = [
     "connect",
     "grouping_sets",
     "margin_labels",
-    "ordered_sum",
     "table_cells",
 ]
 
@@ -324,31 +324,33 @@ def _label(column: str) -> str:
     return f"COALESCE(CAST({qi(column)} AS VARCHAR), '{MISSING}')"
 
 
-def ordered_sum(expr: str, function: str = "FSUM") -> str:
-    """SQL of a compensated sum (``FSUM``, or ``FAVG`` for a mean) of ``expr`` added in the order of its values.
-
-    The same multiset of values gives the same sum to the last bit, whatever the order of the records: the same
-    on every run, where SUM of doubles differs with the order in which DuckDB's threads add (issue 31: the same
-    request, the same answer), and the same for a file, a DataFrame or Spark's frequency table of the records
-    (:mod:`privrisk.outputs._spark`), where even a compensated sum can differ in the order given.
-
-    Example:
-        >>> ordered_sum("x")
-        'FSUM(x ORDER BY x)'
-    """
-    return f"{function}({expr} ORDER BY {expr})"
+def _memory_limit(con: Any) -> str:
+    try:
+        return str(con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0])
+    except Exception:  # the message stands without it
+        return "its memory limit"
 
 
-def _value_sql(spec: OutputSpec, x: str) -> str:
+def _sum_of(spec: OutputSpec, x: str) -> tuple[str, bool] | None:
+    """The expression a table's value adds up (and whether it is a mean), or None when its value is not a sum."""
     w = "__w" if spec.weights else None
-    if spec.kind == "count":
-        return ordered_sum(f"CAST({w} AS DOUBLE)") if w else "COUNT(*)"
+    if spec.kind == "count" and w:
+        return f"CAST({w} AS DOUBLE)", False
     if spec.kind == "sum":
-        return ordered_sum(f"CAST({x} AS DOUBLE) * {w}" if w else f"CAST({x} AS DOUBLE)")
+        return (f"CAST({x} AS DOUBLE) * {w}" if w else f"CAST({x} AS DOUBLE)"), False
+    if spec.kind == "mean":
+        return f"CAST({x} AS DOUBLE)", True
+    return None
+
+
+def _value_sql(spec: OutputSpec, x: str, grids: dict[str, Grid]) -> str:
+    summed = _sum_of(spec, x)
+    if summed is not None:  # exact, whatever the order of the records (issue 31), and spilled (issue 36)
+        return exact_sum_sql(summed[0], grids[summed[0]], mean=summed[1])
+    if spec.kind == "count":
+        return "COUNT(*)"
     if spec.kind == "quantile":
         return f"QUANTILE_CONT({x}, {float(spec.q or 0.5)!r})"
-    if spec.kind == "mean":
-        return ordered_sum(f"CAST({x} AS DOUBLE)", "FAVG")
     return {"median": "MEDIAN", "min": "MIN", "max": "MAX"}[spec.kind] + f"(CAST({x} AS DOUBLE))"
 
 
@@ -380,14 +382,20 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     labels = [qi(v) for v in spec.variables]
     flags = [f"GROUPING({qi(v)}) AS {qi('__g_' + v)}" for v in spec.variables]
     magnitude = spec.variable is not None
+    total = f"CAST({x} AS DOUBLE)"
+    summed = _sum_of(spec, x)
+    # Each sum's limbs are read off every record, whatever the condition (a grid that holds more values is as exact).
+    source = f"(SELECT {', '.join(inner)} FROM data)"
+    adds = ([summed[0]] if summed else []) + ([total] if magnitude else [])
+    grids = {e: limb_grid(con, e, source) for e in dict.fromkeys(adds)}
     n_sql = f"COUNT({x})" if magnitude else "COUNT(*)"
     select = ", ".join(
         [
             *labels,
             *flags,
-            f"{_value_sql(spec, x)} AS value",
+            f"{_value_sql(spec, x, grids)} AS value",
             f"{n_sql} AS n",
-            f"{ordered_sum(f'CAST({x} AS DOUBLE)')} AS total" if magnitude else "NULL AS total",
+            f"{exact_sum_sql(total, grids[total])} AS total" if magnitude else "NULL AS total",
             f"MAX(CAST({x} AS DOUBLE), {k}) AS top" if magnitude else "NULL AS top",
             f"COUNT(*) FILTER (WHERE {x} < 0) AS negatives" if magnitude else "0 AS negatives",
             f"COUNT(*) - COUNT({x}) AS missing" if magnitude else "0 AS missing",
@@ -401,12 +409,22 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
         sql = f"SELECT * REPLACE ({', '.join(f'{_label(v)} AS {qi(v)}' for v in native)}) FROM ({sql})"
     try:
         frame = con.sql(sql).df()
+    except duckdb.OutOfMemoryException:  # not the data's fault: say what to change
+        raise PrivriskError(
+            f"data: output {spec.name!r} needs more memory than DuckDB's limit ({_memory_limit(con)}); raise "
+            "PRIVRISK_DUCKDB_MEMORY_LIMIT or use --engine spark",
+            param="data",
+        ) from None
     except duckdb.Error as exc:
         # The condition, the magnitude and the weights were checked: what is left is a value the data holds.
         raise PrivriskError(
             f"spec: output {spec.name!r} cannot be computed from the data ({_where_problem(con, '', exc)})",
             param="spec",
         ) from None
+    if summed:
+        frame["value"] = from_limbs(frame["value"], grids[summed[0]], mean=summed[1])
+    if magnitude:
+        frame["total"] = from_limbs(frame["total"], grids[total])
     frame = _complete(frame, spec, sets, margins)
     tops = frame.pop("top")
     frame["top_n"] = [_top(t, policy.safe_nk_n) for t in tops]

@@ -593,7 +593,7 @@ def _atoms(
 ) -> tuple[pd.DataFrame, Any]:
     """The possible atoms (:func:`privrisk.outputs.knowledge.universe`) with the data's count, sums and largest
     values in each, and every grouping variable's levels as integer codes."""
-    from privrisk.outputs.compute import ordered_sum
+    from privrisk.outputs.exact_sum import exact_sum_sql, from_limbs, limb_grid
 
     uni = universe(con, variables, conditions, knowledge, max_atoms=max_atoms)
     flags = [f"COALESCE(({c}), FALSE) AS __f{i}" for i, c in enumerate(conditions)]
@@ -602,9 +602,10 @@ def _atoms(
     native = [v for v in variables if _exact_text(types.get(v, ""))]
     labels = [qi(v) if v in native else f"{_label(v)} AS {qi(v)}" for v in variables]
     aggs = ["COUNT(*) AS n"]
+    grids = {m: limb_grid(con, x) for m, x in sql_of.items()}  # exact sums, in any order of the records
     for m, x in sql_of.items():
         aggs += [
-            f"COALESCE({ordered_sum(x)}, 0) AS {qi('__s_' + m)}",
+            f"{exact_sum_sql(x, grids[m])} AS {qi('__s_' + m)}",
             f"MIN({x}) AS {qi('__min_' + m)}",
             f"MAX({x}) AS {qi('__max_' + m)}",
             f"MAX({x}, 2) AS {qi('__top_' + m)}",
@@ -615,6 +616,10 @@ def _atoms(
         sql = f"SELECT * REPLACE ({', '.join(f'{_label(v)} AS {qi(v)}' for v in native)}) FROM ({sql})"
     observed = con.sql(sql).df()
     for m in sql_of:
+        texts = observed[f"__s_{m}"]
+        sums = from_limbs(texts, grids[m])
+        sums[texts.isna().to_numpy()] = 0.0  # an atom without a value adds nothing (a NaN value stays NaN)
+        observed[f"__s_{m}"] = sums
         tops = observed.pop(f"__top_{m}")
         firsts, seconds = [], []
         for t in tops:
