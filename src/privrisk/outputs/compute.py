@@ -412,7 +412,7 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
     except duckdb.OutOfMemoryException:  # not the data's fault: say what to change
         raise PrivriskError(
             f"data: output {spec.name!r} needs more memory than DuckDB's limit ({_memory_limit(con)}); raise "
-            "PRIVRISK_DUCKDB_MEMORY_LIMIT or use --engine spark",
+            "PRIVRISK_DUCKDB_MEMORY_LIMIT or use engine 'spark'",
             param="data",
         ) from None
     except duckdb.Error as exc:
