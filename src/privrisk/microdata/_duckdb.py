@@ -223,9 +223,15 @@ class _DuckDBPasses:
         del ordered
         if self.hashed:  # its memory to the household pass
             self.con.execute("DROP TABLE __groups")
-        table = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+        if len(chunks) == 1:
+            return _narrowed(chunks[0], self.keys, copy=False)
+        # a column at a time, each taken out of the chunks as it is joined: the chunks and the table are never
+        # both whole in memory (pd.concat of the frames held both: 40 bytes a combination more at its peak)
+        columns = {}
+        for name in list(chunks[0].columns):
+            columns[name] = pd.concat([chunk.pop(name) for chunk in chunks], ignore_index=True)
         del chunks
-        return _narrowed(table, self.keys)
+        return _narrowed(pd.DataFrame(columns, copy=False), self.keys, copy=False)
 
     def households(self, table: pd.DataFrame, cell_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each household's risk and size, households in order of first appearance: one DuckDB aggregate per
@@ -272,12 +278,21 @@ class _DuckDBPasses:
             sums.append(_ordered_sums(batch.column(3), lg))
         if lacking:
             raise missing_household(column, sum(n for n, _ in lacking), min(f for _, f in lacking))
-        size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
-        first_all = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
-        order = np.argsort(first_all, kind="stable")
-        self._household_first = first_all[order]
-        self._household_logs = (np.concatenate(sums) if sums else np.zeros(0))[order]
-        return -np.expm1(self._household_logs), size_all[order]
+        del reader, lg
+        # each list joined, then dropped, and each array put in order, then dropped: a few households' arrays at a
+        # time, not every one three times over (10⁸ records have 3·10⁷ households)
+        joined = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
+        del hfirst
+        order = np.argsort(joined, kind="stable")
+        self._household_first = joined[order]
+        joined = np.concatenate(sums) if sums else np.zeros(0)
+        del sums
+        self._household_logs = joined[order]
+        joined = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
+        del sizes
+        size_all = joined[order]
+        del joined, order
+        return -np.expm1(self._household_logs), size_all
 
     def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
         household = _quote(str(self.settings.household)) if self.settings.household else None
@@ -337,15 +352,20 @@ def _ordered_sums(cells: Any, lg: np.ndarray) -> np.ndarray:
     return np.bincount(pair // span, weights=logs, minlength=lengths.size)
 
 
-def _narrowed(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def _narrowed(table: pd.DataFrame, keys: list[str], *, copy: bool = True) -> pd.DataFrame:
     """The integer key columns in the smallest integer type holding their values (a census's ages and regions in
     one byte, not eight): the combinations, not the records, are what a 10⁸-record file holds in memory. The
     values, and so every table and document, are those of the file read into memory."""
-    for key in keys:
-        column = table[key]
-        if column.dtype.kind in "iu" and len(column):
-            table[key] = pd.to_numeric(column, downcast="integer" if column.dtype.kind == "i" else "unsigned")
-    return table
+    columns = {}
+    for name in table.columns:
+        column = table[name]
+        if name in keys and column.dtype.kind in "iu" and len(column):
+            column = pd.to_numeric(column, downcast="integer" if column.dtype.kind == "i" else "unsigned")
+        columns[name] = column
+    # A new frame: a column replaced in place would leave the others views of DuckDB's block of every eight-byte
+    # column, which would then stay in memory whole (64 bytes a combination of a census). ``copy``: each column
+    # copied (a chunk as DuckDB gave it), else kept as it is, each its own array (columns joined already).
+    return pd.DataFrame(columns, copy=copy)
 
 
 def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:
