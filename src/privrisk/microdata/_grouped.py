@@ -288,6 +288,7 @@ def measure_grouped(passes: Passes, label: str, settings: MicrodataSettings, pro
         table = groups  # in order already: no copy of a few million combinations
     else:
         table = groups.sort_values("__first", kind="stable").reset_index(drop=True)
+    del groups  # (when sorted) not held twice through the measures
     codes = _narrow_codes(table, keys)
     count = table["__n"].to_numpy(np.int64)
     weight = table["__w"].to_numpy(float) if settings.weights is not None else count.astype(float)
