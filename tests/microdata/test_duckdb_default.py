@@ -18,6 +18,8 @@ from privrisk.microdata._grouped import GroupedMicrodataResult
 from privrisk.microdata.measure import measure_microdata
 from privrisk.microdata.run import MicrodataRun
 
+IN_MEMORY = duckdb_module.IN_MEMORY_BYTES_PER_VALUE
+
 
 def _frame(n: int = 100) -> pd.DataFrame:
     return pd.DataFrame({
@@ -128,3 +130,25 @@ def test_what_needs_every_record_stays_in_memory(tmp_path, monkeypatch, options)
     frame = MicrodataSettings(data=_frame(), keys="a,b")
     assert not grouped_by_default(frame)
     assert not isinstance(run_microdata(frame).measured, GroupedMicrodataResult)
+
+
+def test_command_line_same_output_grouped_by_default(cli, tmp_path, monkeypatch):
+    """``privrisk microdata`` on a file grouped by default: the same exit code (a threshold exceeded), ``--json``,
+    printed tables and files (``--out``, ``--records``) as on the file read into memory."""
+    path = _write(_frame(), tmp_path / "f.parquet")
+    args = [path, "--keys", "a,b", "--weights", "w", "--household", "h", "--k", "20", "--top", "4"]
+    outputs = []
+    for per_value in (IN_MEMORY, 10**7):
+        monkeypatch.setattr(duckdb_module, "IN_MEMORY_BYTES_PER_VALUE", per_value)
+        folder = tmp_path / str(per_value)
+        assert grouped_by_default(MicrodataSettings(data=path, keys="a,b", weights="w")) == (
+            per_value != IN_MEMORY
+        )
+        as_json = cli(
+            "microdata", *args, "--json", "--out", folder / "out", "--records", folder / "records.csv"
+        )
+        text = cli("microdata", *args)
+        files = {p.name: p.read_bytes() for p in sorted(folder.rglob("*.csv"))}
+        outputs.append((as_json.code, as_json.out, text.code, text.out, text.err, files))
+    assert outputs[0][0] == 1 and outputs[0][5]  # k = 20 not met; the files written
+    assert outputs[0] == outputs[1]
