@@ -15,8 +15,10 @@ recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every rec
 :func:`~privrisk.microdata.run.run_microdata` groups such a file here by default when it is large
 (:func:`grouped_by_default`): when its records × the columns measured × :data:`IN_MEMORY_BYTES_PER_VALUE` (32
 bytes, the peak of a file read into memory) exceed DuckDB's memory limit (``PRIVRISK_DUCKDB_MEMORY_LIMIT``, 1 GB
-unless set): about 3·10⁶ records of 10 columns at 1 GB. Smaller files are read into memory, which is faster
-(grouped took 213 s against 127 s at 10⁷ records); the document is the same either way.
+unless set): about 3·10⁶ records of 10 columns at 1 GB. Smaller files are read into memory, where they fit and
+which is no slower (10⁶ records: 13.0 s and 526 MB in memory, 13.6 s and 581 MB grouped); the document is the same
+either way. Grouped, Python's peak is about 120 bytes a combination (8.2·10⁶ combinations of 10⁷ records: 949 MB,
+beside DuckDB's limit; ``python benchmarks/microdata_scale.py --rows 10000000 --engines grouped --trace``).
 
 Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
@@ -103,8 +105,7 @@ def grouped_by_default(settings: MicrodataSettings) -> bool:
     row count; a CSV's, its size over the average length of the lines in its first :data:`CSV_SAMPLE_BYTES`
     bytes (a ``.gz`` CSV's compressed size over its lines' length: its records underestimated; a ``.zst`` CSV is
     read into memory). Both ways give the same document, so the choice is only one of time and memory: below
-    the limit reading into memory is faster (at 10⁷ records grouped took 1.67× as long), above it grouping keeps
-    the records out of memory.
+    the limit the file fits and reading it is no slower, above it grouping keeps the records out of memory.
 
     Example:
         >>> grouped_by_default(MicrodataSettings(data="examples/microdata_survey.csv", keys="region,age,sex"))
