@@ -1,16 +1,19 @@
 """Microdata risk of a census-like file on DuckDB, Spark local[2] and a naive pandas baseline, with peak memory.
 
-Run: python benchmarks/microdata_scale.py [--rows 1000000] [--engines memory,grouped,spark,pandas]
-     [--memory-limit 512MB] [--quick]
+Run: python benchmarks/microdata_scale.py [--rows 1000000] [--engines memory,grouped,default,spark,pandas]
+     [--memory-limit 512MB] [--trace] [--quick]
 
 ``memory`` reads the file into memory (``measure_microdata``); ``grouped`` groups the Parquet file where it lies in
 DuckDB (``privrisk.microdata._duckdb``): its peak memory is DuckDB's limit (``--memory-limit``, else
 ``PRIVRISK_DUCKDB_MEMORY_LIMIT`` or 1 GB) plus what the key combinations take, not the records (the target: 10⁸
-records within 2 GB); ``default`` is ``run_microdata`` as it runs by default (grouped when
-``privrisk.microdata._duckdb.GROUPED_BY_DEFAULT``, else in memory); ``spark`` groups it in Spark ``local[2]``;
+records within 2 GB); ``default`` is ``run_microdata`` as it runs by default (grouped when the file read into
+memory would take more than DuckDB's memory limit, ``privrisk.microdata._duckdb.grouped_by_default``, else in
+memory); ``spark`` groups it in Spark ``local[2]``;
 ``pandas`` is the naive baseline (every record in pandas, f_k and F_k by ``transform``, no risks). 10⁸ records:
 ``--rows 100000000 --engines grouped,pandas --memory-limit 512MB`` (a Parquet file of about 1 GB in the temporary
-folder; DuckDB spills there too). ``--quick``: 10,000 records, memory, grouped and pandas.
+folder; DuckDB spills there too). ``--quick``: 10,000 records, memory, grouped and pandas. ``--trace``: privrisk's
+engines also report Python's own peak (tracemalloc: numpy and pandas, not DuckDB's or Arrow's memory) and what it
+comes to a key combination.
 
 The file: 8 key variables (region, district, age, sex, marital status, education, occupation, tenure), a sampling
 weight and a household id, written once as Parquet. Each engine runs in its own process (its peak resident memory
@@ -77,15 +80,22 @@ def _child_peaks_kb(pid: int) -> list[int]:
 
 
 def child(engine: str, path: str) -> None:
-    start = time.perf_counter()
+    trace = os.environ.get("MICRODATA_SCALE_TRACE") == "1"
+    start, cpu = time.perf_counter(), time.process_time()
     if engine == "pandas":  # the naive baseline: every row in pandas, f_k and F_k by transform (no risks)
         frame = pd.read_parquet(path)
         by_keys = frame.groupby(KEYS, dropna=False)
         fk = by_keys["weight"].transform("size")
         result = {"uniques": int((fk == 1).sum()), "F_k_sum": float(by_keys["weight"].transform("sum").sum())}
     else:
+        import tracemalloc
+
         from privrisk.microdata import MicrodataSettings, run_microdata
-        from privrisk.microdata.measure import MicrodataResult
+        from privrisk.microdata._duckdb import measure_in_duckdb
+        from privrisk.microdata.measure import MicrodataResult, measure_microdata
+
+        if trace:  # after the imports: what the measuring takes, not the modules
+            tracemalloc.start()
 
         grouped, memory = engine == "grouped", engine == "memory"
         engine = "spark" if engine == "spark" else "duckdb"
@@ -93,19 +103,19 @@ def child(engine: str, path: str) -> None:
         settings = MicrodataSettings(data=path, keys=tuple(KEYS), weights="weight", household="hid", k=3, engine=engine,
                                      spark_master="local[2]" if engine == "spark" else None)  # fmt: skip
         if grouped:  # DuckDB over the file where it lies (privrisk.microdata._duckdb)
-            from privrisk.microdata._duckdb import measure_in_duckdb
-
             m: MicrodataResult = measure_in_duckdb(settings)
         elif memory:  # the file read into memory
-            from privrisk.microdata.measure import measure_microdata
-
             m = measure_microdata(None, settings)
         else:
             m = run_microdata(settings).measured
         result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],
                   "F_k_sum": float(np.repeat(m.cells.Fk, m.cells.count).sum()),
-                  "household": m.measures["household_risk"]["expected_reidentifications"]}  # fmt: skip
-    seconds = time.perf_counter() - start
+                  "household": m.measures["household_risk"]["expected_reidentifications"],
+                  "combinations": m.measures["combinations"], "grouped": type(m).__name__ != "MicrodataResult"}  # fmt: skip
+        if trace:
+            result["python_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    result["cpu_seconds"] = cpu
     # this process's peak, plus the peaks of its children still running (Spark's JVM)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
     print(json.dumps({**result, "seconds": seconds, "peak_mb": peak / 1024}))
@@ -119,6 +129,7 @@ def main() -> None:
         "--memory-limit", help="DuckDB's memory limit (PRIVRISK_DUCKDB_MEMORY_LIMIT), e.g. 512MB"
     )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--trace", action="store_true", help="Python's own peak memory (tracemalloc) too")
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -130,6 +141,8 @@ def main() -> None:
     if args.child:
         child(*args.child)
         return
+    if args.trace:
+        os.environ["MICRODATA_SCALE_TRACE"] = "1"
     if args.memory_limit:  # the children's DuckDB connections read it
         os.environ["PRIVRISK_DUCKDB_MEMORY_LIMIT"] = args.memory_limit
     print("load:", os.popen("uptime").read().strip())
@@ -149,9 +162,16 @@ def main() -> None:
             results[engine] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[engine]
             print(
-                f"{engine:7s} {r['seconds']:8.1f} s  peak {r['peak_mb']:7.0f} MB  uniques {r['uniques']:,}  "
-                f"household risk Σ {r.get('household', float('nan'))!r}"
+                f"{engine:7s} {r['seconds']:8.1f} s ({r['cpu_seconds']:.1f} s CPU)  peak {r['peak_mb']:7.0f} MB  "
+                f"uniques {r['uniques']:,}  household risk Σ {r.get('household', float('nan'))!r}"
             )
+            if "combinations" in r:
+                how = "grouped in DuckDB" if r["grouped"] else "read into memory"
+                line = f"        {r['combinations']:,} combinations, {how}"
+                if "python_peak_mb" in r:
+                    per = r["python_peak_mb"] * 2**20 / max(r["combinations"], 1)
+                    line += f"; Python's peak {r['python_peak_mb']:.0f} MB, {per:.0f} bytes a combination"
+                print(line)
         for base in ("pandas", "memory"):
             for engine, r in results.items():
                 if base in results and engine not in ("pandas", base):

@@ -219,3 +219,31 @@ def test_households_by_hash_or_by_keys_same_json(monkeypatch, join):
         monkeypatch.setattr(_duckdb, "_key_hash", lambda keys, prefix: f"({original(keys, prefix)} % 3)")
     grouped, in_memory = _docs(data=EXAMPLE, keys="region,age,sex", weights="weight", household="hid", top=40)
     assert grouped == in_memory
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_combinations_fetched_in_many_chunks_same_json(tmp_path, monkeypatch, kind):
+    """Pass 1's combinations fetched in chunks of 2,048 and joined a column at a time (a census's millions): an
+    integer key missing only in later chunks (a float column there), a string key and a float key; the document,
+    combinations.csv and records.csv are those of the file read into memory."""
+    import privrisk.microdata._duckdb as duckdb_module
+
+    monkeypatch.setattr(duckdb_module, "RECORDS_CHUNK", 1)  # one vector of 2,048 rows a chunk
+    rng = np.random.default_rng(36)
+    n = 12_000
+    a = pd.array(rng.integers(-3, 120, n), dtype="Int64")
+    a[n // 2 :: 7] = pd.NA
+    frame = pd.DataFrame({"a": a, "b": rng.choice([f"v{i}" for i in range(40)], n),
+                          "c": rng.choice([0.5, 1.25, -2.0], n), "w": rng.integers(2, 400, n) / 2,
+                          "h": rng.integers(0, n // 3, n)})  # fmt: skip
+    path = tmp_path / f"sample.{kind}"
+    frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path, index=False)
+    s = MicrodataSettings(data=str(path), keys="a,b,c", weights="w", household="h", k=3, top=25)
+    grouped, in_memory = MicrodataRun(s, measure_in_duckdb(s)), MicrodataRun(s, measure_microdata(None, s))
+    assert grouped.measured.measures["combinations"] > 3 * 2048  # several chunks
+    docs = [json.dumps(to_jsonable(r.to_dict()), ensure_ascii=False) for r in (grouped, in_memory)]
+    assert docs[0] == docs[1]
+    grouped.write(tmp_path / "grouped")
+    in_memory.write(tmp_path / "memory")
+    for name in ("records.csv", "combinations.csv"):
+        assert (tmp_path / "grouped" / name).read_bytes() == (tmp_path / "memory" / name).read_bytes(), name

@@ -12,6 +12,14 @@ combination (households, ``records.csv``) by the keys' 64-bit hash when the hash
 Only what the combinations decide is grouped here (:func:`groups_in_duckdb`): a reduction (suppression,
 recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every record and read the file into memory.
 
+:func:`~privrisk.microdata.run.run_microdata` groups such a file here by default when it is large
+(:func:`grouped_by_default`): when its records × the columns measured × :data:`IN_MEMORY_BYTES_PER_VALUE` (32
+bytes, the peak of a file read into memory) exceed DuckDB's memory limit (``PRIVRISK_DUCKDB_MEMORY_LIMIT``, 1 GB
+unless set): about 3·10⁶ records of 10 columns at 1 GB. Smaller files are read into memory, where they fit and
+which is no slower (10⁶ records: 13.0 s and 526 MB in memory, 13.6 s and 581 MB grouped); the document is the same
+either way. Grouped, Python's peak is about 120 bytes a combination (8.2·10⁶ combinations of 10⁷ records: 949 MB,
+beside DuckDB's limit; ``python benchmarks/microdata_scale.py --rows 10000000 --engines grouped --trace``).
+
 Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
 rows as they come; the pass over a CSV is therefore single-threaded). The column types are DuckDB's, as when the
@@ -24,6 +32,7 @@ one DuckDB aggregate per household gives.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,15 +52,16 @@ from privrisk.microdata._grouped import (
 from privrisk.microdata.settings import MicrodataSettings
 from privrisk.progress import Progress, report
 
-__all__ = ["groups_in_duckdb", "measure_in_duckdb"]
+__all__ = ["grouped_by_default", "groups_in_duckdb", "measure_in_duckdb"]
 
-GROUPED_BY_DEFAULT = False
-"""Whether :func:`~privrisk.microdata.run.run_microdata` groups a CSV or Parquet file in DuckDB by default. Off
-while the grouped path is slower than reading the file by more than half: at 10⁷ records with 6.6·10⁶ combinations
-(``benchmarks/microdata_scale.py --rows 10000000``, 2 shared cores, load 7–9) it took 213 s and 2,079 MB against
-127 s and 3,189 MB for the file read into memory (1.67×; before the household pass was one list aggregate it took
-390 s and 2,291 MB). Pass 1 (the grouping, about 20 CPU seconds) and the household pass (about 17) are most of its
-time. The documents are the same either way."""
+IN_MEMORY_BYTES_PER_VALUE = 32
+"""Peak bytes per value (a record's key, weight or household column) of a file read into memory: 10⁷ records of
+10 such columns peaked at 3,189 MB read into memory (``python benchmarks/microdata_scale.py --rows 10000000``),
+33 bytes a value. :func:`grouped_by_default` groups a file in DuckDB when its records times its columns times this
+exceed DuckDB's memory limit."""
+
+# The first bytes of a CSV whose lines give its average record length (its records estimated from its size).
+CSV_SAMPLE_BYTES = 1 << 20
 
 # Vectors of 2,048 records per chunk of records.csv (read again from the file, in file order).
 RECORDS_CHUNK = 512
@@ -84,6 +94,70 @@ def groups_in_duckdb(settings: MicrodataSettings) -> bool:
         return False
     return kind in ("csv", "parquet") and settings.reduction == "none" and not settings.suda_max_size and not \
         settings.sensitive  # fmt: skip
+
+
+def grouped_by_default(settings: MicrodataSettings) -> bool:
+    """Whether :func:`~privrisk.microdata.run.run_microdata` groups the settings' file in DuckDB where it lies
+    (:func:`measure_in_duckdb`) rather than reading it into memory: when :func:`groups_in_duckdb` holds and the file
+    read into memory would take more than DuckDB's memory limit (:func:`privrisk.io.engine.duckdb_settings`:
+    ``PRIVRISK_DUCKDB_MEMORY_LIMIT``, 1 GB unless set), that is, its records × the columns measured (keys,
+    weights, household id) × :data:`IN_MEMORY_BYTES_PER_VALUE` bytes. A Parquet file's records are its metadata's
+    row count; a CSV's, its size over the average length of the lines in its first :data:`CSV_SAMPLE_BYTES`
+    bytes (a ``.gz`` CSV's compressed size over its lines' length: its records underestimated; a ``.zst`` CSV is
+    read into memory). Both ways give the same document, so the choice is only one of time and memory: below
+    the limit the file fits and reading it is no slower, above it grouping keeps the records out of memory.
+
+    Example:
+        >>> grouped_by_default(MicrodataSettings(data="examples/microdata_survey.csv", keys="region,age,sex"))
+        False
+    """
+    if not groups_in_duckdb(settings):
+        return False
+    from privrisk.io.engine import duckdb_settings
+
+    path = Path(os.fspath(settings.data))
+    columns = len({*settings.keys, *(c for c in (settings.weights, settings.household) if c)})
+    budget = _bytes(duckdb_settings()["memory_limit"])
+    return _records_estimate(path) * columns * IN_MEMORY_BYTES_PER_VALUE > budget
+
+
+def _bytes(size: str) -> float:
+    """A DuckDB size (``1GB``, ``512 MiB``) in bytes: KB, MB… in powers of 1000, KiB, MiB… of 1024, as DuckDB.
+
+    Example:
+        >>> _bytes("1GB"), _bytes("512MiB"), _bytes("100B")
+        (1000000000.0, 536870912.0, 100.0)
+    """
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(i?)B\s*", size, flags=re.IGNORECASE)
+    if found is None:  # duckdb_settings has checked it
+        raise PrivriskError(f"memory_limit: expected a size such as 1GB or 512MB, got {size!r}")
+    number, prefix, binary = found.groups()
+    power = " KMGT".index(prefix.upper() or " ")
+    return float(number) * (1024 if binary else 1000) ** power
+
+
+def _records_estimate(path: Path) -> int:
+    """The records of a CSV or Parquet file, from its metadata or size (0 when it cannot be read: the file read
+    into memory then gives its error)."""
+    from privrisk.io.data import file_kind
+
+    try:
+        if file_kind(path) == "parquet":
+            import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+            return int(pq.ParquetFile(path).metadata.num_rows)
+        size = path.stat().st_size
+        compression = path.suffix.lower()
+        if compression == ".zst":  # no reader in the standard library: read into memory
+            return 0
+        import gzip
+
+        with gzip.open(path, "rb") if compression == ".gz" else open(path, "rb") as fh:
+            sample = fh.read(CSV_SAMPLE_BYTES)
+    except Exception:  # any unreadable file is left to the reading's own error
+        return 0
+    lines = sample.count(b"\n") + (not sample.endswith(b"\n"))
+    return int(size * lines / max(len(sample), 1))
 
 
 def _rows_view(con: Any, path: Path, kind: str, needed: list[str], whole_file: bool) -> None:
@@ -150,9 +224,15 @@ class _DuckDBPasses:
         del ordered
         if self.hashed:  # its memory to the household pass
             self.con.execute("DROP TABLE __groups")
-        table = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+        if len(chunks) == 1:
+            return _narrowed(chunks[0], self.keys, copy=False)
+        # a column at a time, each taken out of the chunks as it is joined: the chunks and the table are never
+        # both whole in memory (pd.concat of the frames held both: 40 bytes a combination more at its peak)
+        columns = {}
+        for name in list(chunks[0].columns):
+            columns[name] = pd.concat([chunk.pop(name) for chunk in chunks], ignore_index=True)
         del chunks
-        return _narrowed(table, self.keys)
+        return _narrowed(pd.DataFrame(columns, copy=False), self.keys, copy=False)
 
     def households(self, table: pd.DataFrame, cell_risk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each household's risk and size, households in order of first appearance: one DuckDB aggregate per
@@ -164,7 +244,7 @@ class _DuckDBPasses:
         column = str(self.settings.household)
         with np.errstate(divide="ignore", invalid="ignore"):
             lg = np.log1p(-cell_risk)
-        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow as pa
 
         # each combination's index (its order of first appearance) by its hash, or by its first row
         cell = np.arange(len(table), dtype=np.int32)
@@ -199,12 +279,21 @@ class _DuckDBPasses:
             sums.append(_ordered_sums(batch.column(3), lg))
         if lacking:
             raise missing_household(column, sum(n for n, _ in lacking), min(f for _, f in lacking))
-        size_all = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
-        first_all = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
-        order = np.argsort(first_all, kind="stable")
-        self._household_first = first_all[order]
-        self._household_logs = (np.concatenate(sums) if sums else np.zeros(0))[order]
-        return -np.expm1(self._household_logs), size_all[order]
+        del reader, lg
+        # each list joined, then dropped, and each array put in order, then dropped: a few households' arrays at a
+        # time, not every one three times over (10⁸ records have 3·10⁷ households)
+        joined = np.concatenate(hfirst) if hfirst else np.zeros(0, dtype=np.int64)
+        del hfirst
+        order = np.argsort(joined, kind="stable")
+        self._household_first = joined[order]
+        joined = np.concatenate(sums) if sums else np.zeros(0)
+        del sums
+        self._household_logs = joined[order]
+        joined = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
+        del sizes
+        size_all = joined[order]
+        del joined, order
+        return -np.expm1(self._household_logs), size_all
 
     def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
         household = _quote(str(self.settings.household)) if self.settings.household else None
@@ -264,15 +353,20 @@ def _ordered_sums(cells: Any, lg: np.ndarray) -> np.ndarray:
     return np.bincount(pair // span, weights=logs, minlength=lengths.size)
 
 
-def _narrowed(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def _narrowed(table: pd.DataFrame, keys: list[str], *, copy: bool = True) -> pd.DataFrame:
     """The integer key columns in the smallest integer type holding their values (a census's ages and regions in
     one byte, not eight): the combinations, not the records, are what a 10⁸-record file holds in memory. The
     values, and so every table and document, are those of the file read into memory."""
-    for key in keys:
-        column = table[key]
-        if column.dtype.kind in "iu" and len(column):
-            table[key] = pd.to_numeric(column, downcast="integer" if column.dtype.kind == "i" else "unsigned")
-    return table
+    columns = {}
+    for name in table.columns:
+        column = table[name]
+        if name in keys and column.dtype.kind in "iu" and len(column):
+            column = pd.to_numeric(column, downcast="integer" if column.dtype.kind == "i" else "unsigned")
+        columns[name] = column
+    # A new frame: a column replaced in place would leave the others views of DuckDB's block of every eight-byte
+    # column, which would then stay in memory whole (64 bytes a combination of a census). ``copy``: each column
+    # copied (a chunk as DuckDB gave it), else kept as it is, each its own array (columns joined already).
+    return pd.DataFrame(columns, copy=copy)
 
 
 def _connected(path: Path, kind: str, needed: list[str], work: Any) -> Any:

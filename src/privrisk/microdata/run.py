@@ -9,6 +9,12 @@ recoding, not both; an importance order only for suppression; a target for each)
 exceeded carries its parameter (:class:`~privrisk.microdata.measure.Failure`), which a front end names as its
 option or label; no text is parsed.
 
+Where the records are measured: a CSV or Parquet file whose measures the key combinations decide (no reduction,
+SUDA2 or sensitive variable) and that would take more memory read in than DuckDB's memory limit (records ×
+columns measured × 32 bytes against ``PRIVRISK_DUCKDB_MEMORY_LIMIT``, 1 GB unless set:
+:func:`~privrisk.microdata._duckdb.grouped_by_default`) is grouped by DuckDB where it lies, with the same document
+to the last byte; any other input is read into memory.
+
 Example:
     >>> frame = pd.DataFrame({"sex": list("mmmff"), "age": [30, 30, 40, 50, 50]})
     >>> run = run_microdata(MicrodataSettings(data=frame, keys="sex,age", k=2, reduction="suppress"))
@@ -276,9 +282,11 @@ def _run(settings: MicrodataSettings, progress: Progress | None, *, ticks: bool)
         from privrisk.microdata._spark import measure_on_spark
 
         return MicrodataRun(settings, measure_on_spark(settings, progress=progress))
-    from privrisk.microdata._duckdb import GROUPED_BY_DEFAULT, groups_in_duckdb, measure_in_duckdb
+    from privrisk.microdata._duckdb import grouped_by_default, measure_in_duckdb
 
-    if GROUPED_BY_DEFAULT and groups_in_duckdb(settings):  # a CSV or Parquet file grouped where it lies
+    # A CSV or Parquet file larger in memory than DuckDB's memory limit, measured only by its combinations, is
+    # grouped where it lies: the same document, the records kept out of memory.
+    if grouped_by_default(settings):
         return MicrodataRun(settings, measure_in_duckdb(settings, progress=progress))
     measured = measure_microdata(None, settings, progress=part(progress, 0.0, 0.5 if reducing else 1.0))
     if not reducing:
