@@ -164,3 +164,26 @@ def test_risk_is_at_most_one_over_fk_and_falls_as_the_population_grows(f, ratio,
     r1, r2 = individual_risk([f, f], [f * ratio, f * ratio * 2], method=method)
     assert 0 < r1 <= 1 / f * (1 + 1e-12)
     assert r2 <= r1 * (1 + 1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 80), st.floats(0.5, 5e4, allow_nan=False)), min_size=1, max_size=60),
+    st.integers(1, 9),
+    st.sampled_from(["approx", "exact"]),
+)
+def test_risk_in_slices_is_the_same_to_the_last_bit(cells, size, method) -> None:
+    # The series of f_k ≥ 30 stops when every term of its slice is below 10⁻¹⁸ of its total: each further term is
+    # below half a unit in the last place, so stopping per slice adds nothing the whole array would have added.
+    import privrisk.microdata.risk as risk_module
+
+    fk = np.array([c[0] for c in cells], dtype=float)
+    Fk = np.array([c[1] for c in cells])
+    whole = risk_module.individual_risk(fk, Fk, method=method)
+    saved = risk_module.RISK_SLICE
+    risk_module.RISK_SLICE = size
+    try:
+        sliced = risk_module.individual_risk(fk, Fk, method=method)
+    finally:
+        risk_module.RISK_SLICE = saved
+    assert np.array_equal(whole, sliced)

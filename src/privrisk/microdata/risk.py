@@ -52,6 +52,22 @@ def individual_risk(fk, Fk, *, method: RiskMethod = "approx") -> np.ndarray:
     f = np.asarray(fk, dtype=float)
     F = np.asarray(Fk, dtype=float)
     f, F = np.broadcast_arrays(f, F)
+    if f.ndim == 1 and f.size > RISK_SLICE:
+        # Element by element, so slices give the same floats; a dozen temporaries of 8 bytes per combination would
+        # otherwise exceed the combinations' own memory at 10⁸ records (2.4·10⁷ combinations).
+        out = np.empty(f.size)
+        for start in range(0, f.size, RISK_SLICE):
+            part = slice(start, start + RISK_SLICE)
+            out[part] = _individual_risk(f[part], F[part], method)
+        return out
+    return _individual_risk(f, F, method)
+
+
+RISK_SLICE = 1 << 20
+"""Combinations per slice of :func:`individual_risk` (its temporaries: about 100 bytes each, 100 MB a slice)."""
+
+
+def _individual_risk(f: np.ndarray, F: np.ndarray, method: RiskMethod) -> np.ndarray:
     full = F <= f
     p = np.where(full, 1.0, f / np.where(F > 0, F, 1.0))
     exact = _exact(f, p)
