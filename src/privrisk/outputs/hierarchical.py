@@ -411,6 +411,7 @@ def _intervals(
         "lp_ends",
         "mip",
         "mip_ends",
+        "mip_gap",
         "not_exact",
         "fixed",
         "blocks",
@@ -522,6 +523,7 @@ def _intervals(
                     st["not_exact"] += 1
                 else:
                     st["mip_ends"] += 1
+                    st["mip_gap"] += int(whole != v)
                 ends.append(float(v) if whole is None else whole)
             lo[cell] = np.ceil(ends[0] - 1e-6) + 0.0
             hi[cell] = np.floor(ends[1] + 1e-6) if np.isfinite(ends[1]) else np.inf
@@ -573,7 +575,7 @@ def suppression_pattern(
             them the protection is proven all the same (by the witnesses) and the interval is an outer bound.
         stats: a dictionary to fill with counts of how the ends were settled (for benchmarks): ``shuttle_ends``
             (an outer bound a witness reaches), ``lp``/``lp_ends`` (linear programmes / ends they settled),
-            ``mip``/``mip_ends``, ``not_exact``, ``fixed`` (cells the bounds pin), ``blocks``, ``largest``.
+            ``mip``/``mip_ends``, ``mip_gap`` (integer ends short of the linear one), ``not_exact``, ``fixed`` (cells the bounds pin), ``blocks``, ``largest``.
 
     Example:
         >>> parents = [hierarchy(2), hierarchy(2)]
