@@ -327,3 +327,26 @@ def test_three_way_pattern_intervals_match_an_integer_programme_peer(seed, recor
             mlo,
             mhi,
         )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.sampled_from([("flat2", "flat2"), ("deep", "flat2"), ("flat3", "flat3"), ("flat2",) * 3]),
+    hide=st.lists(st.booleans(), min_size=27, max_size=27),
+)
+def test_grows_is_exactly_an_unbounded_linear_programme(names, hide):
+    # a peer: scipy's linprog over the whole table says which suppressed cells have no end above
+    from scipy.optimize import linprog
+
+    _trees, parents, _leaf, _truth_leaf, values = _case(names, [1] * 16)
+    flat = values.reshape(-1)
+    suppressed = np.asarray(hide[: flat.size])
+    a = hierarchical.relations(parents)
+    grows = hierarchical._grows(parents, suppressed.reshape(values.shape)).reshape(-1)
+    bounds = np.column_stack([np.where(suppressed, 0.0, flat), np.where(suppressed, np.inf, flat)])
+    for cell in range(flat.size):
+        c = np.zeros(flat.size)
+        c[cell] = -1.0
+        res = linprog(c, A_eq=a, b_eq=np.zeros(a.shape[0]), bounds=bounds, method="highs")
+        assert res.status in (0, 3)
+        assert grows[cell] == (res.status == 3), (cell, grows[cell], res.status)

@@ -386,6 +386,30 @@ def _shuttle(
     return lo, hi
 
 
+def _grows(parents: Sequence[np.ndarray], suppressed: np.ndarray) -> np.ndarray:
+    """The suppressed cells an intruder cannot bound above (an exact test, no programme).
+
+    A direction r along which every whole table with the published cells may move forever has r ≥ 0 (counts
+    are ≥ 0, with no bound above), keeps every relation, and is 0 on published cells; r is then the sum of its
+    leaf cells' values over the cells above them, so r > 0 at a cell exactly when some leaf cell l below it has
+    r_l > 0, and then every cell above l (each coordinate l's code or one of its ancestors) holds r ≥ r_l > 0 and
+    is suppressed. Conversely, one such *closed* leaf gives the direction (1 on every cell above it). So a cell
+    grows without end exactly when a closed leaf cell lies below it."""
+    closed = suppressed.copy()
+    for _ in range(sum(p.size for p in parents) + 1):
+        before = closed
+        for d, parent in enumerate(parents):
+            has = parent >= 0
+            moved = np.moveaxis(closed, d, 0)
+            above = np.ones_like(moved)
+            above[has] = moved[parent[has]]
+            closed = closed & np.moveaxis(above, 0, d)
+        if np.array_equal(before, closed):
+            break
+    leaf_cells = closed[np.ix_(*[_leaves(p) for p in parents])]
+    return table_from_leaves(parents, leaf_cells.astype(np.int64)) > 0
+
+
 def _intervals(
     a: sp.csr_matrix,
     values: np.ndarray,
@@ -394,12 +418,14 @@ def _intervals(
     wlo: np.ndarray,
     whi: np.ndarray,
     stats: dict[str, int] | None = None,
+    grows: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each target's least and largest value over whole non-negative tables with the published cells.
 
     First without programmes: :func:`_shuttle` gives outer bounds on every suppressed cell, and an end a witness
     (a whole table with the published cells) reaches is exact: the interval lies between the outer bounds and
-    contains every witness. A cell the bounds fix (lower = upper) is known to the intruder: it is a constant of
+    contains every witness; ``grows`` (from :func:`_grows`) marks exactly the cells with no end above. A cell the
+    bounds fix (lower = upper) is known to the intruder: it is a constant of
     the others' programmes, which may split a block. The other ends: linear programmes per block of suppressed
     cells (one model a block, warm started), where a linear end ⌊max⌋ (⌈min⌉) a witness reaches is exact, and
     integer programmes where it is not; every whole optimum found is a witness for the block's other cells."""
@@ -430,6 +456,11 @@ def _intervals(
     sub, rhs = sub[rows], rhs[rows]
     # outer bounds without programmes; a cell in no relation (a table of one cell) is anything ≥ 0
     slo, shi = _shuttle(sub, rhs, np.zeros(hid.size), np.full(hid.size, np.inf))
+    if grows is not None:  # an exact test: these cells' upper end is ∞ (and only these cells')
+        g = grows[hid]
+        if (g & np.isfinite(shi)).any():
+            raise RuntimeError("internal: a cell grows without end past its whole bound")
+        whi[hid[g]] = _UNBOUNDED
     # cells the bounds fix are constants: out of the unknowns, into the right-hand sides
     fixed = slo == shi
     st["fixed"] += int(fixed.sum())
@@ -608,7 +639,7 @@ def suppression_pattern(
     if intervals and suppressed.any():
         targets = np.flatnonzero(primary.reshape(-1))
         l_, h_, e_ = _intervals(a, flat, suppressed.reshape(-1), targets, wlo.reshape(-1), whi.reshape(-1),
-                                  stats)  # fmt: skip
+                                  stats, _grows(parents, suppressed).reshape(-1))  # fmt: skip
         lo, hi = l_.reshape(values.shape), h_.reshape(values.shape)
         exact = e_.reshape(values.shape) & primary
         lo, hi = np.where(primary, lo, np.nan), np.where(primary, hi, np.nan)
