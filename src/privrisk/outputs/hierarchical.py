@@ -33,12 +33,14 @@ settled the cheapest way that is sound:
 
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
 is called protected on the strength of a linear bound alone. On the benchmark's 15,625-cell table (4,499
-primaries) this takes 14 s of CPU (57 s before step 1's shortcuts); most ends are settled by step 1.
+primaries) this takes 14 s of CPU (57 s before step 1); on a 4,096-cell one step 1 settles 83 % of the ends.
 
-The programmes of one large block of suppressed cells still dominate the time of a 10⁶-cell table, so
-``intervals=False`` skips them: the protection is proven all the same, by the witnesses, and each primary's
-interval is the outer bound [0, that smallest published total less its published parts], marked not exact. A
-10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
+The programmes of one large block of suppressed cells still dominate the time of a 10⁶-cell table: on the
+benchmark's (170,223 primaries) all up to the first programme (pattern, proofs, step 1) takes 16 s of CPU and
+settles 39 % of the ends, but the others lie in one block of 200,296 suppressed cells whose first linear programme
+had not ended after 140 s of CPU. ``intervals=False`` skips the programmes: the protection is proven all the same,
+by the witnesses, and each primary's interval is the outer bound [0, that smallest published total less its
+published parts], marked not exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
 """
 
 from __future__ import annotations
@@ -618,7 +620,8 @@ def suppression_pattern(
             them the protection is proven all the same (by the witnesses) and the interval is an outer bound.
         stats: a dictionary to fill with counts of how the ends were settled (for benchmarks): ``shuttle_ends``
             (an outer bound a witness reaches), ``lp``/``lp_ends`` (linear programmes / ends they settled),
-            ``mip``/``mip_ends``, ``mip_gap`` (integer ends short of the linear one), ``not_exact``, ``fixed`` (cells the bounds pin), ``blocks``, ``largest``.
+            ``mip``/``mip_ends``, ``mip_gap`` (integer ends short of the linear one), ``not_exact``, ``fixed``
+            (cells the bounds pin), ``blocks``, ``largest``.
 
     Example:
         >>> parents = [hierarchy(2), hierarchy(2)]
