@@ -36,11 +36,12 @@ is called protected on the strength of a linear bound alone. On the benchmark's 
 primaries) this takes 14 s of CPU (57 s before step 1); on a 4,096-cell one step 1 settles 83 % of the ends.
 
 The programmes of one large block of suppressed cells still dominate the time of a 10⁶-cell table: on the
-benchmark's (170,223 primaries) all up to the first programme (pattern, proofs, step 1) takes 16 s of CPU and
-settles 39 % of the ends, but the others lie in one block of 200,296 suppressed cells whose first linear programme
-had not ended after 140 s of CPU. ``intervals=False`` skips the programmes: the protection is proven all the same,
-by the witnesses, and each primary's interval is the outer bound [0, that smallest published total less its
-published parts], marked not exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
+benchmark's (170,223 primaries; a run stopped after 8.5 minutes) all up to the first programme (pattern, proofs,
+step 1) takes 16 s of CPU and settles 39 % of the ends, but the others lie in one block of 200,296 suppressed
+cells whose first linear programme had not ended after 140 s of CPU. ``intervals=False`` skips the programmes:
+the protection is proven all the same, by the witnesses, and each primary's interval is the outer bound [0, that
+smallest published total less its published parts], marked not exact. A 10⁶-cell table takes about 35 s of CPU
+so (benchmarks/differencing_scale.py).
 """
 
 from __future__ import annotations
