@@ -217,3 +217,136 @@ def test_bruteforce_intruder_catches_a_pattern_without_secondaries(monkeypatch):
     primaries = [tuple(int(i) for i in c) for c in zip(*np.nonzero(p.primary), strict=False)]
     _, ranges = _intruder(trees, truth_leaf, primaries, int(values[(0,) * 2]) + 3)
     assert all(ranges[c][0] == ranges[c][1] == values[c] for c in primaries)
+
+
+def _milp_range(a, values, suppressed, cell):
+    """A peer: scipy's own integer programme over the whole flattened table (every cell an unknown, the published
+    ones fixed), least and largest value of ``cell``; None above for unbounded."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n = values.size
+    bounds = Bounds(np.where(suppressed, 0.0, values), np.where(suppressed, np.inf, values))
+    cons = LinearConstraint(a, 0.0, 0.0)
+    out = []
+    for sign in (1.0, -1.0):
+        c = np.zeros(n)
+        c[cell] = sign
+        res = milp(c, constraints=cons, bounds=bounds, integrality=np.ones(n))
+        if res.status in (3, 4) and sign < 0:  # unbounded (or infeasible, which the truth rules out)
+            out.append(None)
+            continue
+        assert res.status == 0, res.message
+        out.append(round(sign * res.fun))
+    return out[0], out[1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.sampled_from(
+        [("flat2", "flat2"), ("deep", "flat2"), ("flat3", "flat3"), ("flat2",) * 3, ("deep", "deep")]
+    ),
+    counts=st.lists(st.integers(0, 4), min_size=16, max_size=16),
+    hide=st.lists(st.booleans(), min_size=49, max_size=49),
+)
+def test_intervals_of_any_pattern_match_an_integer_programme_peer(names, counts, hide):
+    # any suppression pattern (not only the hypercubes'), every suppressed cell a target: the shuttle's bounds
+    # hold every whole table's value (checked by brute force where the grand total is published), and the exact
+    # intervals, settled by bounds met by witnesses, linear or integer programmes, equal scipy's milp on the
+    # whole table. The witness is the truth alone, so most ends beyond it need a programme.
+    _trees, parents, _leaf, _truth_leaf, values = _case(names, counts)
+    flat = values.reshape(-1)
+    suppressed = np.asarray(hide[: flat.size])
+    if not suppressed.any():
+        return
+    a = hierarchical.relations(parents)
+    targets = np.flatnonzero(suppressed)
+    wlo = flat.copy()
+    whi = flat.copy()
+    lo, hi, exact = hierarchical._intervals(a, flat, suppressed, targets, wlo, whi)
+    for cell in targets.tolist():
+        mlo, mhi = _milp_range(a, flat, suppressed, cell)
+        assert exact[cell]
+        assert lo[cell] == mlo, (cell, lo[cell], mlo)
+        assert hi[cell] == (np.inf if mhi is None else mhi), (cell, hi[cell], mhi)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.sampled_from([("flat2", "flat2"), ("deep", "flat2"), ("flat3", "flat2"), ("flat2",) * 3]),
+    counts=st.lists(st.integers(0, 3), min_size=12, max_size=12),
+    hide=st.lists(st.booleans(), min_size=27, max_size=27),
+)
+def test_shuttle_bounds_hold_every_whole_table(names, counts, hide):
+    # the shuttle's whole bounds are outer: every whole table with the published cells (enumerated, the grand
+    # total published so the enumeration is complete) lies inside them; they can fail, as a bound one too tight
+    # would cut off the truth or an enumerated table
+    trees, parents, leaf, truth_leaf, values = _case(names, counts)
+    if int(leaf.sum()) > 7:
+        return
+    flat = values.reshape(-1)
+    suppressed = np.asarray(hide[: flat.size])
+    suppressed[0] = False  # the grand total published
+    if not suppressed.any():
+        return
+    a = hierarchical.relations(parents).tocsc()
+    hid = np.flatnonzero(suppressed)
+    sub = a[:, hid].tocsr()
+    rhs = -(a[:, ~suppressed] @ flat[~suppressed].astype(float))
+    lo, hi = hierarchical._shuttle(sub, rhs, np.zeros(hid.size), np.full(hid.size, np.inf))
+    cells = [tuple(int(i) for i in c) for c in itertools.product(*[range(len(t)) for t in trees])]
+    _, ranges = _intruder(trees, truth_leaf, [cells[i] for i in hid], int(leaf.sum()))
+    for k, i in enumerate(hid.tolist()):
+        bmin, bmax = ranges[cells[i]]
+        assert lo[k] <= bmin and bmax <= hi[k], (cells[i], lo[k], hi[k], bmin, bmax)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), records=st.integers(40, 250))
+def test_three_way_pattern_intervals_match_an_integer_programme_peer(seed, records):
+    # a 5 × 5 × 5 table (a total over 4 leaves a dimension) of skewed counts: three-way tables have fractional
+    # linear vertices, so ends are settled every way (bounds met by witnesses, ⌊linear end⌋ met by a witness,
+    # integer programmes); every exact interval equals scipy's milp over the whole table
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, 5) ** 1.5
+    draws = [rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)]
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(draws), 1)
+    parents = [hierarchical.hierarchy(4)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    p = suppression_pattern(parents, values, 5)
+    a = hierarchical.relations(parents)
+    flat = values.reshape(-1)
+    for cell in np.flatnonzero(p.primary.reshape(-1)).tolist():
+        at = np.unravel_index(cell, values.shape)
+        mlo, mhi = _milp_range(a, flat, p.suppressed.reshape(-1), cell)
+        assert p.exact[at]
+        assert (p.lo[at], p.hi[at]) == (mlo, np.inf if mhi is None else mhi), (
+            at,
+            p.lo[at],
+            p.hi[at],
+            mlo,
+            mhi,
+        )
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.sampled_from([("flat2", "flat2"), ("deep", "flat2"), ("flat3", "flat3"), ("flat2",) * 3]),
+    hide=st.lists(st.booleans(), min_size=27, max_size=27),
+)
+def test_grows_is_exactly_an_unbounded_linear_programme(names, hide):
+    # a peer: scipy's linprog over the whole table says which suppressed cells have no end above
+    from scipy.optimize import linprog
+
+    _trees, parents, _leaf, _truth_leaf, values = _case(names, [1] * 16)
+    flat = values.reshape(-1)
+    suppressed = np.asarray(hide[: flat.size])
+    a = hierarchical.relations(parents)
+    grows = hierarchical._grows(parents, suppressed.reshape(values.shape)).reshape(-1)
+    bounds = np.column_stack([np.where(suppressed, 0.0, flat), np.where(suppressed, np.inf, flat)])
+    for cell in range(flat.size):
+        c = np.zeros(flat.size)
+        c[cell] = -1.0
+        res = linprog(c, A_eq=a, b_eq=np.zeros(a.shape[0]), bounds=bounds, method="highs")
+        assert res.status in (0, 3)
+        assert grows[cell] == (res.status == 3), (cell, grows[cell], res.status)

@@ -17,16 +17,31 @@ cells for every whole δ with ``x + δ·v ≥ 0`` once every cell of v's support
 to the total in every dimension always qualifies (its cells only grow with δ), so every primary is protected.
 
 Each primary's protection is then **proven** by that integer witness (two whole tables, one either side). Its
-**interval** — what an intruder recomputes — is computed by two linear programmes over its connected block of
-suppressed cells (the unknowns; the published cells are constants), warm started through :mod:`privrisk.solver`,
-and by an integer programme where the linear optimum is fractional (within a node budget; a bound left over is a
-valid outer bound, marked not exact). The witness lies inside the interval, which lies inside [0, the smallest
-published total above the cell]; nothing is called protected on the strength of a linear bound alone.
+**interval** — what an intruder recomputes over whole non-negative tables with the published cells — is exact,
+settled the cheapest way that is sound:
 
-The programmes of one large block of suppressed cells dominate the time (a 15,625-cell table takes minutes, a
-10⁶-cell one would take hours), so ``intervals=False`` skips them: the protection is proven all the same, by the
-witnesses, and each primary's interval is the outer bound [0, that smallest published total less its published
-parts], marked not exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
+1. without a programme: the shuttle algorithm (Buzzigoli & Giusti 1999; iterate each relation's bounds on its
+   hidden cells, rounded inwards since counts are whole) gives outer bounds on every suppressed cell; an end a
+   witness reaches is the exact end. The cells with no end above are found exactly (:func:`_grows`: a leaf cell
+   below them whose every cell above is suppressed). Cells the bounds pin are constants for the rest;
+2. else two linear programmes over the primary's connected block of suppressed cells (one model a block, its
+   objective changed per primary, warm started through :mod:`privrisk.solver`, the shuttle bounds as variable
+   bounds): the linear end rounded inwards is exact when a witness reaches it, and every whole optimum is a
+   witness for the block's other cells;
+3. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells; a bound left over is a
+   valid outer bound, marked not exact).
+
+The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
+is called protected on the strength of a linear bound alone. On the benchmark's 15,625-cell table (4,499
+primaries) this takes 12–14 s of CPU (57 s before step 1), and step 1 settles 94 % of the ends.
+
+The programmes of one large block of suppressed cells still dominate the time of a 10⁶-cell table: on the
+benchmark's (170,223 primaries; a run stopped after 8.5 minutes) all up to the first programme (pattern, proofs,
+step 1) takes 16 s of CPU and settles 39 % of the ends, but the others lie in one block of 200,296 suppressed
+cells whose first linear programme had not ended after 140 s of CPU. ``intervals=False`` skips the programmes:
+the protection is proven all the same, by the witnesses, and each primary's interval is the outer bound [0, that
+smallest published total less its published parts], marked not exact. A 10⁶-cell table takes about 35 s of CPU
+so (benchmarks/differencing_scale.py).
 """
 
 from __future__ import annotations
@@ -47,6 +62,9 @@ _NODES = 2_000  # branch-and-bound nodes of one integer programme
 _UNBOUNDED = 10**12  # a witness move with no cell decreasing: the cell grows without end
 _BIG = np.iinfo(np.int64).max
 _MIP_LIMIT = 5_000  # unknowns in a block above which a fractional linear end is kept as an outer bound
+_SHUTTLE_ROUNDS = (
+    500  # rounds of the shuttle algorithm (each round's bounds are valid; it usually settles sooner)
+)
 
 
 def hierarchy(*fanout: int) -> np.ndarray:
@@ -340,6 +358,73 @@ def _ceiling(a: sp.csr_matrix, values: np.ndarray, suppressed: np.ndarray) -> np
     return out
 
 
+def _shuttle(
+    m: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray, rounds: int = _SHUTTLE_ROUNDS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Outer bounds on whole non-negative unknowns x with ``m·x = b`` (m's entries ±1), by the shuttle algorithm
+    (Buzzigoli & Giusti 1999): each relation bounds each of its unknowns by ``b`` less the others' bounds, and the
+    bounds are tightened relation by relation until nothing changes. Counts are whole, so each bound is rounded
+    inwards (⌈lower⌉, ⌊upper⌋). Every round's bounds hold for every whole solution, so stopping after ``rounds``
+    still gives valid (looser) bounds."""
+    coo = m.tocoo()
+    row, col, pos = coo.row, coo.col, coo.data > 0
+    nrow = m.shape[0]
+    lo, hi = lower.astype(float).copy(), upper.astype(float).copy()
+    for _ in range(rounds):
+        # each entry's contribution a·x at its largest and smallest; infinities counted apart
+        big = np.where(pos, hi[col], -lo[col])
+        small = np.where(pos, lo[col], -hi[col])
+        big_inf = np.isinf(big)
+        small_inf = np.isinf(small)
+        big_sum = np.bincount(row, weights=np.where(big_inf, 0.0, big), minlength=nrow)
+        small_sum = np.bincount(row, weights=np.where(small_inf, 0.0, small), minlength=nrow)
+        big_n = np.bincount(row, weights=big_inf, minlength=nrow)
+        small_n = np.bincount(row, weights=small_inf, minlength=nrow)
+        # the others' largest and smallest sum, entry by entry
+        others_big = np.where(big_n[row] - big_inf > 0, np.inf, big_sum[row] - np.where(big_inf, 0.0, big))
+        others_small = np.where(
+            small_n[row] - small_inf > 0, -np.inf, small_sum[row] - np.where(small_inf, 0.0, small)
+        )
+        # a·x = b − others: x ≤ (b − others_small)/a and x ≥ (b − others_big)/a for a = +1, swapped for a = −1
+        with np.errstate(invalid="ignore"):
+            up = np.where(pos, b[row] - others_small, others_big - b[row])
+            down = np.where(pos, b[row] - others_big, others_small - b[row])
+        new_hi = hi.copy()
+        new_lo = lo.copy()
+        np.minimum.at(new_hi, col, np.floor(up + 1e-6))
+        np.maximum.at(new_lo, col, np.ceil(down - 1e-6))
+        if (new_lo > new_hi).any():
+            raise RuntimeError("internal: the published cells admit no whole table")
+        if np.array_equal(new_hi, hi) and np.array_equal(new_lo, lo):
+            break
+        lo, hi = new_lo, new_hi
+    return lo + 0.0, hi + 0.0  # + 0.0: no −0.0 from ⌈−0.3⌉
+
+
+def _grows(parents: Sequence[np.ndarray], suppressed: np.ndarray) -> np.ndarray:
+    """The suppressed cells an intruder cannot bound above (an exact test, no programme).
+
+    A direction r along which every whole table with the published cells may move forever has r ≥ 0 (counts
+    are ≥ 0, with no bound above), keeps every relation, and is 0 on published cells; r is then the sum of its
+    leaf cells' values over the cells above them, so r > 0 at a cell exactly when some leaf cell l below it has
+    r_l > 0, and then every cell above l (each coordinate l's code or one of its ancestors) holds r ≥ r_l > 0 and
+    is suppressed. Conversely, one such *closed* leaf gives the direction (1 on every cell above it). So a cell
+    grows without end exactly when a closed leaf cell lies below it."""
+    closed = suppressed.copy()
+    for _ in range(sum(p.size for p in parents) + 1):
+        before = closed
+        for d, parent in enumerate(parents):
+            has = parent >= 0
+            moved = np.moveaxis(closed, d, 0)
+            above = np.ones_like(moved)
+            above[has] = moved[parent[has]]
+            closed = closed & np.moveaxis(above, 0, d)
+        if np.array_equal(before, closed):
+            break
+    leaf_cells = closed[np.ix_(*[_leaves(p) for p in parents])]
+    return table_from_leaves(parents, leaf_cells.astype(np.int64)) > 0
+
+
 def _intervals(
     a: sp.csr_matrix,
     values: np.ndarray,
@@ -347,91 +432,170 @@ def _intervals(
     targets: np.ndarray,
     wlo: np.ndarray,
     whi: np.ndarray,
+    stats: dict[str, int] | None = None,
+    grows: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each target's least and largest value over whole non-negative tables with the published cells.
 
-    An end a witness already reaches is not solved: 0 below (counts are ≥ 0), an unbounded move above, or the
-    :func:`_ceiling` above. The others: linear programmes per block of suppressed cells, integer ones where a
-    linear end is fractional."""
+    First without programmes: :func:`_shuttle` gives outer bounds on every suppressed cell, and an end a witness
+    (a whole table with the published cells) reaches is exact: the interval lies between the outer bounds and
+    contains every witness; ``grows`` (from :func:`_grows`) marks exactly the cells with no end above. A cell the
+    bounds fix (lower = upper) is known to the intruder: it is a constant of
+    the others' programmes, which may split a block. The other ends: linear programmes per block of suppressed
+    cells (one model a block, warm started), where a linear end ⌊max⌋ (⌈min⌉) a witness reaches is exact, and
+    integer programmes where it is not; every whole optimum found is a witness for the block's other cells."""
     n = values.size
-    ceiling = _ceiling(a, values, suppressed)
+    st = stats if stats is not None else {}
+    for key in (
+        "shuttle_ends",
+        "lp",
+        "lp_ends",
+        "mip",
+        "mip_ends",
+        "mip_gap",
+        "not_exact",
+        "fixed",
+        "blocks",
+        "largest",
+    ):
+        st.setdefault(key, 0)
     wlo, whi = wlo.copy(), whi.copy()
     lo = np.full(n, np.nan)
     hi = np.full(n, np.nan)
     exact = np.ones(n, dtype=bool)
     hid = np.flatnonzero(suppressed)
-    pos = np.full(n, -1, dtype=np.int64)
-    pos[hid] = np.arange(hid.size)
     csc = a.tocsc()
     sub = csc[:, hid].tocsr()
     rhs = -(csc[:, ~suppressed] @ values[~suppressed].astype(float))
     rows = np.flatnonzero(np.diff(sub.indptr) > 0)
     sub, rhs = sub[rows], rhs[rows]
-    # blocks: suppressed cells linked by a relation they share
+    # outer bounds without programmes; a cell in no relation (a table of one cell) is anything ≥ 0
+    slo, shi = _shuttle(sub, rhs, np.zeros(hid.size), np.full(hid.size, np.inf))
+    if grows is not None:  # an exact test: these cells' upper end is ∞ (and only these cells')
+        g = grows[hid]
+        if (g & np.isfinite(shi)).any():
+            raise RuntimeError("internal: a cell grows without end past its whole bound")
+        whi[hid[g]] = _UNBOUNDED
+    # cells the bounds fix are constants: out of the unknowns, into the right-hand sides
+    fixed = slo == shi
+    st["fixed"] += int(fixed.sum())
+    rhs = rhs - sub[:, fixed] @ slo[fixed]
+    free = np.flatnonzero(~fixed)
+    sub = sub[:, free]
+    for i in np.flatnonzero(fixed).tolist():
+        c = int(hid[i])
+        wlo[c] = min(wlo[c], slo[i])
+        whi[c] = max(whi[c], slo[i])
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[hid] = np.arange(hid.size)
+    bound_lo = np.full(n, np.nan)
+    bound_hi = np.full(n, np.nan)
+    bound_lo[hid], bound_hi[hid] = slo, shi
+    todo: list[int] = []
+    for cell in targets.tolist():
+        ends_known = wlo[cell] <= bound_lo[cell] and (whi[cell] >= bound_hi[cell] or whi[cell] >= _UNBOUNDED)
+        if ends_known:
+            lo[cell], hi[cell] = bound_lo[cell], bound_hi[cell]
+            st["shuttle_ends"] += 2
+        else:
+            todo.append(cell)
+    if not todo:
+        return lo, hi, exact
+    # blocks: free suppressed cells linked by a relation they share
+    keep = np.flatnonzero(np.diff(sub.indptr) > 0)
+    sub, rhs = sub[keep], rhs[keep]
     graph = sp.bmat([[None, sub], [sub.T, None]]).tocsr()
     _, label = connected_components(graph, directed=False)
-    cell_label = label[rows.size :]
-    row_label = label[: rows.size]
-    want = np.zeros(hid.size, dtype=bool)
-    want[pos[targets]] = True
+    cell_label = label[keep.size :]
+    row_label = label[: keep.size]
+    free_of = np.full(hid.size, -1, dtype=np.int64)
+    free_of[free] = np.arange(free.size)
+    want = np.zeros(free.size, dtype=bool)
+    want[free_of[pos[np.asarray(todo)]]] = True
     order = np.argsort(cell_label, kind="stable")
-    bounds = np.flatnonzero(np.diff(cell_label[order])) + 1
+    splits = np.flatnonzero(np.diff(cell_label[order])) + 1
     row_order = np.argsort(row_label, kind="stable")
     row_sorted = row_label[row_order]
-    for members in np.split(order, bounds):
+    for members in np.split(order, splits):
         if not want[members].any():
             continue
+        st["blocks"] += 1
+        st["largest"] = max(st["largest"], int(members.size))
         block = int(cell_label[members[0]])
         r = row_order[np.searchsorted(row_sorted, block) : np.searchsorted(row_sorted, block, side="right")]
+        cells = hid[free[members]]
         if r.size == 0:  # a suppressed cell in no relation (a table of one cell): anything ≥ 0
-            lo[hid[members]], hi[hid[members]] = 0.0, np.inf
+            lo[cells], hi[cells] = 0.0, np.inf
             continue
         m = sub[r][:, members]
         b = rhs[r]
+        blo, bhi = bound_lo[cells], bound_hi[cells]
         prog = None
         for j in np.flatnonzero(want[members]).tolist():
-            cell = int(hid[members[j]])
+            cell = int(cells[j])
             ends = []
             for top in (False, True):
-                if not top and wlo[cell] <= 0:
-                    ends.append(0.0)
+                # an outer bound a witness reaches is the exact end
+                if not top and wlo[cell] <= blo[j]:
+                    ends.append(float(blo[j]))
+                    st["shuttle_ends"] += 1
                     continue
-                if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= ceiling[cell]):
-                    ends.append(np.inf if whi[cell] >= _UNBOUNDED else float(ceiling[cell]))
+                if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= bhi[j]):
+                    ends.append(float(bhi[j]))
+                    st["shuttle_ends"] += 1
                     continue
                 if prog is None:
-                    prog = Program(m, b, b, lower=np.zeros(members.size), upper=np.full(members.size, np.inf))
+                    prog = Program(m, b, b, lower=blo, upper=bhi)
                 sol = (prog.maximise if top else prog.minimise)([j], [1.0])
+                st["lp"] += 1
                 if sol.status == "unbounded":
                     ends.append(np.inf)
                     continue
                 if not sol.optimal or sol.x is None:
                     raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
-                whole_x = np.round(sol.x)
-                if np.abs(sol.x - whole_x).max() <= 1e-6:
-                    # a whole table with the published cells: a witness for every cell of the block
-                    cells = hid[members]
-                    wlo[cells] = np.minimum(wlo[cells], whole_x)
-                    whi[cells] = np.maximum(whi[cells], whole_x)
-                v = sol.value
-                if abs(v - round(v)) > 1e-6 or np.abs(sol.x - np.round(sol.x)).max() > 1e-6:
-                    whole = _integer_end(m, b, j, top, members.size)
-                    exact[cell] &= whole is not None
-                    v = sol.value if whole is None else whole
-                ends.append(v)
+                _witness(cells, sol.x, wlo, whi)
+                # whole tables lie within the linear optimum, rounded inwards (counts are whole)
+                v = np.floor(sol.value + 1e-6) if top else np.ceil(sol.value - 1e-6)
+                if (whi[cell] >= v) if top else (wlo[cell] <= v):
+                    ends.append(float(v))
+                    st["lp_ends"] += 1
+                    continue
+                whole, x = _integer_end(m, b, j, top, blo, bhi)
+                st["mip"] += 1
+                if x is not None:
+                    _witness(cells, x, wlo, whi)
+                if whole is None:
+                    exact[cell] = False
+                    st["not_exact"] += 1
+                else:
+                    st["mip_ends"] += 1
+                    st["mip_gap"] += int(whole != v)
+                ends.append(float(v) if whole is None else whole)
             lo[cell] = np.ceil(ends[0] - 1e-6) + 0.0
             hi[cell] = np.floor(ends[1] + 1e-6) if np.isfinite(ends[1]) else np.inf
     return lo, hi, exact
 
 
-def _integer_end(m: sp.csr_matrix, b: np.ndarray, j: int, top: bool, width: int) -> float | None:
+def _witness(cells: np.ndarray, x: np.ndarray, wlo: np.ndarray, whi: np.ndarray) -> None:
+    """A whole optimum is a whole table with the published cells: a witness for every cell of its block."""
+    whole = np.round(x)
+    if np.abs(x - whole).max(initial=0.0) <= 1e-6:
+        wlo[cells] = np.minimum(wlo[cells], whole)
+        whi[cells] = np.maximum(whi[cells], whole)
+
+
+def _integer_end(
+    m: sp.csr_matrix, b: np.ndarray, j: int, top: bool, lower: np.ndarray, upper: np.ndarray
+) -> tuple[float | None, np.ndarray | None]:
+    """The integer programme's optimum (None past the budget) and a whole table it found (None if none)."""
+    width = lower.size
     if width > _MIP_LIMIT:
-        return None
-    prog = Program(
-        m, b, b, lower=np.zeros(width), upper=np.full(width, np.inf), integer=np.ones(width, dtype=bool)
-    )
+        return None, None
+    prog = Program(m, b, b, lower=lower, upper=upper, integer=np.ones(width, dtype=bool))
     sol = (prog.maximise if top else prog.minimise)([j], [1.0], nodes=_NODES)
-    return float(sol.value) if sol.optimal else None
+    if sol.optimal:
+        return float(sol.value), sol.x
+    return None, sol.incumbent
 
 
 def suppression_pattern(
@@ -442,6 +606,7 @@ def suppression_pattern(
     protection: int = 1,
     zeros: bool = False,
     intervals: bool = True,
+    stats: dict[str, int] | None = None,
 ) -> Pattern:
     """Primary and secondary suppressions of a hierarchical count table, every primary's protection proven by
     a whole table either side and its interval computed by linear (and integer) programmes.
@@ -454,6 +619,10 @@ def suppression_pattern(
             same published cells.
         intervals: compute each primary's exact interval (the intruder's recomputation) by programmes; without
             them the protection is proven all the same (by the witnesses) and the interval is an outer bound.
+        stats: a dictionary to fill with counts of how the ends were settled (for benchmarks): ``shuttle_ends``
+            (an outer bound a witness reaches), ``lp``/``lp_ends`` (linear programmes / ends they settled),
+            ``mip``/``mip_ends``, ``mip_gap`` (integer ends short of the linear one), ``not_exact``, ``fixed``
+            (cells the bounds pin), ``blocks``, ``largest``.
 
     Example:
         >>> parents = [hierarchy(2), hierarchy(2)]
@@ -485,7 +654,8 @@ def suppression_pattern(
     exact = np.zeros(values.shape, dtype=bool)
     if intervals and suppressed.any():
         targets = np.flatnonzero(primary.reshape(-1))
-        l_, h_, e_ = _intervals(a, flat, suppressed.reshape(-1), targets, wlo.reshape(-1), whi.reshape(-1))
+        l_, h_, e_ = _intervals(a, flat, suppressed.reshape(-1), targets, wlo.reshape(-1), whi.reshape(-1),
+                                  stats, _grows(parents, suppressed).reshape(-1))  # fmt: skip
         lo, hi = l_.reshape(values.shape), h_.reshape(values.shape)
         exact = e_.reshape(values.shape) & primary
         lo, hi = np.where(primary, lo, np.nan), np.where(primary, hi, np.nan)

@@ -37,8 +37,10 @@ DEFAULT_THRESHOLD = Policy().safe_threshold
 #: The largest table (cells, totals included) taken: the relations and the dense arrays grow with it.
 MAX_CELLS = 20_000_000
 #: The largest table whose intervals ``intervals="auto"`` computes exactly: the programmes of one large block of
-#: suppressed cells dominate the time (about a minute at 15,625 cells on a loaded 2-core machine).
-EXACT_CELLS = 20_000
+#: suppressed cells dominate the time (benchmarks/differencing_scale.py, on a loaded 2-core machine: 12–14 s of CPU at
+#: 15,625 cells, 88 s at 29,791 with 17 of 16,202 ends left as bounds past the integer programmes' size, 244 s
+#: at 46,656).
+EXACT_CELLS = 30_000
 _SPEC_KINDS = ("interval:", "breaks:", "prefix", "date", "table:")
 TOTAL = "*"
 
@@ -52,7 +54,9 @@ def _typed_dimensions(texts: Sequence[str]) -> dict[str, str]:
         try:
             name, spec = parse_hierarchy(str(text))
         except PrivriskError:
-            raise PrivriskError(f"dimensions: expected COLUMN=HIERARCHY, got {text!r}", param="dimensions") from None
+            raise PrivriskError(
+                f"dimensions: expected COLUMN=HIERARCHY, got {text!r}", param="dimensions"
+            ) from None
         if name in dims:
             raise PrivriskError(f"dimensions: {name!r} is given twice", param="dimensions")
         dims[name] = spec
