@@ -109,15 +109,58 @@ class Differencing:
     undecided_groups: list[str] = field(default_factory=list)
 
 
-def incidence(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None) -> sp.csr_matrix:
+class _Codes:
+    """The atoms' integer codes read once: each variable's levels and codes, each condition's flags, and the
+    mixed-radix key of each set of variables met. Reading a column of ``atoms`` copies its ``attrs`` (the
+    levels) every time, and 200 outputs read them over a thousand times."""
+
+    def __init__(self, atoms: pd.DataFrame) -> None:
+        self.atoms = atoms
+        self.n = len(atoms)
+        self._levels: dict[str, pd.Index] = {}
+        self._codes: dict[str, np.ndarray] = {}
+        self._flags: dict[str, np.ndarray] = {}
+        self._keys: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
+
+    def levels(self, v: str) -> pd.Index:
+        if v not in self._levels:
+            self._levels[v] = cast(pd.Index, self.atoms.attrs["levels"][v])
+            self._codes[v] = self.atoms[f"__c_{v}"].to_numpy(dtype=np.int64)
+        return self._levels[v]
+
+    def flag(self, flag: str | None) -> np.ndarray:
+        if flag is None:
+            return np.ones(self.n, dtype=bool)
+        if flag not in self._flags:
+            self._flags[flag] = self.atoms[flag].to_numpy(dtype=bool)
+        return self._flags[flag]
+
+    def atom_key(self, keys: list[str]) -> tuple[np.ndarray, int]:
+        """Each atom's mixed-radix key over ``keys`` and the number of keys (the caller must not change it)."""
+        t = tuple(keys)
+        if t not in self._keys:
+            atom_key = np.zeros(self.n, dtype=np.int64)
+            size = 1
+            for v in keys:
+                levels = self.levels(v)
+                atom_key = atom_key * len(levels) + self._codes[v]
+                size *= len(levels)
+            self._keys[t] = (atom_key, size)
+        return self._keys[t]
+
+
+def incidence(
+    atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None, codes: _Codes | None = None
+) -> sp.csr_matrix:
     """Which atoms make up each cell (a cells × atoms 0/1 matrix; cells in their frame's order).
 
     Labels are matched through the atoms' integer codes (``__c_`` columns): a cell of grouping set ``s`` is a
     key in mixed radix over the codes of ``s``, and every atom (of the ``where`` condition, if any) is looked up
-    in one array, without a join.
+    in one array, without a join. ``codes`` (for these ``atoms``) keeps what several calls read alike.
     """
+    codes = _Codes(atoms) if codes is None else codes
     n_atoms = len(atoms)
-    base = np.ones(n_atoms, dtype=bool) if flag is None else atoms[flag].to_numpy(dtype=bool)
+    base = codes.flag(flag)
     positions = np.arange(len(cells))
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
@@ -125,7 +168,7 @@ def incidence(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: 
     for s in dict.fromkeys(sets.tolist()):
         keys = [str(v) for v in cast(Any, s)]
         mine = positions[np.fromiter((t == s for t in sets), dtype=bool, count=len(sets))]
-        atom_key, cell_key, valid, size = _keys(atoms, keys, cells, mine)
+        atom_key, cell_key, valid, size = _keys(codes, keys, cells, mine)
         lookup = np.full(size, -1, dtype=np.int64)
         lookup[cell_key[valid]] = mine[valid]
         cell_of = lookup[atom_key]
@@ -140,21 +183,18 @@ def incidence(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: 
 
 
 def _keys(
-    atoms: pd.DataFrame, keys: list[str], cells: pd.DataFrame, mine: np.ndarray
+    codes: _Codes, keys: list[str], cells: pd.DataFrame, mine: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Mixed-radix keys over the variables ``keys``: each atom's, and each of the cells ``mine``'s (with whether
     its labels are levels at all), and the number of keys."""
-    atom_key = np.zeros(len(atoms), dtype=np.int64)
+    atom_key, size = codes.atom_key(keys)
     cell_key = np.zeros(mine.size, dtype=np.int64)
     valid = np.ones(mine.size, dtype=bool)
-    size = 1
     for v in keys:
-        levels = cast(pd.Index, atoms.attrs["levels"][v])
-        atom_key = atom_key * len(levels) + atoms[f"__c_{v}"].to_numpy(dtype=np.int64)
+        levels = codes.levels(v)
         code = levels.get_indexer(cells[v].to_numpy()[mine].astype(str))
         valid &= code >= 0
         cell_key = cell_key * len(levels) + np.maximum(code, 0)
-        size *= len(levels)
     return atom_key, cell_key, valid, size
 
 
@@ -238,9 +278,12 @@ def _shift(mat: sp.csr_matrix, offset: int, width: int, scale: float = 1.0) -> s
     return sp.csr_matrix((mat.data * scale, mat.indices + offset, mat.indptr), shape=(mat.shape[0], width))
 
 
-def _absent(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None) -> np.ndarray:
+def _absent(
+    atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: str | None, codes: _Codes | None = None
+) -> np.ndarray:
     """Atoms of the table's population whose row (or column) the table does not show: nobody is in them."""
-    base = np.ones(len(atoms), dtype=bool) if flag is None else atoms[flag].to_numpy(dtype=bool)
+    codes = _Codes(atoms) if codes is None else codes
+    base = codes.flag(flag)
     full = np.fromiter((t == spec.variables for t in cells["set"]), dtype=bool, count=len(cells))
     out = np.zeros(len(atoms), dtype=bool)
     if not spec.variables:
@@ -249,7 +292,7 @@ def _absent(atoms: pd.DataFrame, spec: OutputSpec, cells: pd.DataFrame, flag: st
     for part in (spec.rows, spec.columns):
         if not part:
             continue
-        atom_key, cell_key, valid, _ = _keys(atoms, [str(v) for v in part], cells, mine)
+        atom_key, cell_key, valid, _ = _keys(codes, [str(v) for v in part], cells, mine)
         out |= ~np.isin(atom_key, cell_key[valid])
     return out & base
 
@@ -292,9 +335,10 @@ def difference(
         if atoms_memo is not None:
             atoms_memo[memo_key] = (kept, uni)
     atoms = kept.copy()  # the intervals are written into it below
+    codes = _Codes(atoms)
     flag_of = {c: f"__f{i}" for i, c in enumerate(conditions)}
     n = len(atoms)
-    slacks = _perturbed(atoms, linear, flag_of, n * (1 + len(magnitudes)))
+    slacks = _perturbed(atoms, linear, flag_of, n * (1 + len(magnitudes)), codes)
     width = n * (1 + len(magnitudes)) + slacks.size
     offsets: dict[str | None, int] = {None: 0, **{m: n * (i + 1) for i, m in enumerate(magnitudes)}}
     truth = atoms["n"].to_numpy(dtype=float)
@@ -312,7 +356,7 @@ def difference(
     # apart from the sums'.
     for spec, cells in linear:
         flag = flag_of.get(spec.where) if spec.where else None
-        mat = incidence(atoms, spec, cells, flag)
+        mat = incidence(atoms, spec, cells, flag, codes)
         values = cells["value"].to_numpy(dtype=float).copy()
         hidden = (
             cells["suppressed"].to_numpy(dtype=bool) if "suppressed" in cells else np.zeros(len(cells), bool)
@@ -320,7 +364,7 @@ def difference(
         values[hidden] = np.nan
         name = measure(spec)
         key = None if spec.kind == "count" and name is None else name
-        absent = _absent(atoms, spec, cells, flag)
+        absent = _absent(atoms, spec, cells, flag, codes)
         if absent.any():
             zero = sp.csr_matrix((np.ones(int(absent.sum())), np.flatnonzero(absent), [0, int(absent.sum())]),
                                  shape=(1, width))  # fmt: skip
@@ -438,8 +482,9 @@ def difference(
 
 
 def _perturbed(
-    atoms: pd.DataFrame, linear: list[tuple[OutputSpec, pd.DataFrame]], flag_of: dict[str, str], start: int
-) -> Slacks:
+    atoms: pd.DataFrame, linear: list[tuple[OutputSpec, pd.DataFrame]], flag_of: dict[str, str], start: int,
+    codes: _Codes | None = None,
+) -> Slacks:  # fmt: skip
     """The unknowns of the cells of count tables released with cell-key perturbation (``allowed_lo``/``hi``)."""
     slacks = Slacks(start)
     truth = atoms["n"].to_numpy(dtype=float)
@@ -448,7 +493,7 @@ def _perturbed(
             values = cells["value"].to_numpy(dtype=float).copy()
             if "suppressed" in cells:
                 values[cells["suppressed"].to_numpy(dtype=bool)] = np.nan
-            mat = incidence(atoms, spec, cells, flag_of.get(spec.where) if spec.where else None)
+            mat = incidence(atoms, spec, cells, flag_of.get(spec.where) if spec.where else None, codes)
             slacks.plan(spec.name, mat, cells, values, truth)
     return slacks
 

@@ -43,8 +43,12 @@ FULL_LIMIT = 200
 ITERATIONS = 40_000_000
 ITERATIONS_ONE = 2_000_000
 NODES = 2_000
-# Rounds of programmes over all open ends at once (each certifies many ends with one vertex).
+# Rounds of programmes over all open ends at once (each certifies many ends with one vertex), and the simplex
+# iterations one of them may take: they only look for whole vertices (a certificate, never a proof), so one that
+# runs long is cut short and its ends are left to their own programmes. Uncapped, at 10⁵ atoms a single one took
+# minutes and the rounds spent the budget the ends' own programmes needed (issue 36).
 BATCH_ROUNDS = 12
+BATCH_ITERATIONS = 20_000
 # Objectives tried for a whole solution at a rounded linear bound before an integer programme.
 WITNESS_TRIES = 4
 _POINTS = 6
@@ -227,9 +231,11 @@ class Region:
         sign: float,
         whole_objective: bool,
         exact: bool = True,
+        cap: int = ITERATIONS_ONE,
     ) -> tuple[float, bool, bool, np.ndarray | None, np.ndarray | None]:
         """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals).
-        Without ``exact``, a fractional linear optimum is left as it is (no integer programme)."""
+        Without ``exact``, a fractional linear optimum is left as it is (no integer programme). ``cap``: the
+        simplex iterations the linear programme may take (at most :data:`ITERATIONS_ONE`)."""
         cols = self._cols[k]
         if k not in self._rows:  # unknowns in no equation: each at its own bound
             ends = np.where((val * sign) > 0, self.lo[cols][local], self.hi[cols][local])
@@ -241,7 +247,7 @@ class Region:
             return np.nan, False, False, None, None
         prog = self._program(k, mip=False)
         run = prog.minimise if sign > 0 else prog.maximise
-        sol = run(local, val, iterations=min(ITERATIONS_ONE, self.budget))
+        sol = run(local, val, iterations=min(ITERATIONS_ONE, cap, self.budget))
         self.budget -= prog.iterations
         if sol.status == "infeasible":
             raise PrivriskError(CONTRADICT)
@@ -316,11 +322,12 @@ class Region:
         return None
 
     def optimise(
-        self, idx: np.ndarray, val: np.ndarray, sign: float, *, exact: bool = True
+        self, idx: np.ndarray, val: np.ndarray, sign: float, *, exact: bool = True, cap: int = ITERATIONS_ONE
     ) -> tuple[float, bool, bool, list[tuple[int, np.ndarray]], set[int]]:
         """The least (``sign`` 1) or largest (−1) value of Σ val·x[idx]: (value, exact, decided, whole solutions
         of the blocks touched, released equations whose duals are not zero). Without ``exact`` no integer
-        programme is run (the value may then be the rounded linear bound)."""
+        programme is run (the value may then be the rounded linear bound). ``cap``: the simplex iterations each
+        block's linear programme may take (a programme cut short leaves its block undecided)."""
         idx = np.asarray(idx, dtype=np.int64)
         val = np.asarray(val, dtype=float)
         whole_objective = bool(np.all(self.integer[idx])) and _whole(val)
@@ -333,7 +340,7 @@ class Region:
             mine = blocks == k
             cols = self._cols[k]
             local = np.searchsorted(cols, idx[mine])
-            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact)
+            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact, cap)
             if not dec:
                 # A valid outer bound from the unknowns' bounds where the programme did not end.
                 ends = np.where(val[mine] * sign > 0, self.lo[idx[mine]], self.hi[idx[mine]])
@@ -441,7 +448,7 @@ class Region:
                 weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
                 idx = np.flatnonzero(weights)
                 before = int(w.sum())
-                _, _, _, parts, _ = self.optimise(idx, weights[idx], sign, exact=False)
+                _, _, _, parts, _ = self.optimise(idx, weights[idx], sign, exact=False, cap=BATCH_ITERATIONS)
                 seen(parts)
                 mark()
                 if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
