@@ -30,9 +30,7 @@ def _values(tmp_path: Path, n: int = 200) -> Path:
     return data
 
 
-# "ready" once the study's modules are imported, so that the interrupt lands in the run itself. Once, in a
-# clean-clone run at load 10, a Ctrl-C two seconds after the bare CLI import went unseen and the run finished with
-# exit 0; the likeliest place is a third-party import that catches everything (not yet proven).
+# "ready" once the study's modules are imported, so that the interrupt lands in the run itself.
 READY = (
     "import sys; from privrisk.cli import main; import privrisk.cli.study, privrisk.study.run, "
     "privrisk.study.attack, privrisk.study.report; print('ready', file=sys.stderr, flush=True); sys.exit(main())"
@@ -56,7 +54,14 @@ def _long_run(tmp_path: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=_env(),
+        # Ctrl-C as a terminal delivers it: a suite started in the background (`pytest … &`) ignores SIGINT, its
+        # children inherit that, and Python keeps an ignored SIGINT ignored, so the study ran on and ended 0.
+        preexec_fn=_sigint_default,
     )
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _interrupt(tmp_path: Path, sig: int) -> tuple[int, str]:
