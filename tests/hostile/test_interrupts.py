@@ -17,6 +17,15 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 ROWS = 3_000_000
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_from_a_terminal():
+    """Python's own SIGINT handler for each test, and so SIGINT's default for the commands they start: a suite
+    started in the background (``pytest … &``) ignores SIGINT, and an ignored signal stays ignored in every child."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
