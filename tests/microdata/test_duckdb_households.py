@@ -43,13 +43,15 @@ def test_household_risks_bit_for_bit_where_the_order_matters(tmp_path):
 
 def test_ordered_sums_by_hand():
     """Household 0: combinations 2 (twice) and 0 → log 0.5 + 2·log 0.75, combination 0 first."""
-    lg = np.log([0.5, 0.25, 0.75])
-    got = _ordered_sums(pa.array([[2, 0, 2], [1], [1, 1, 1]]), lg)
+
+    risk = np.array([0.5, 0.75, 0.25])
+    lg = np.log1p(-risk)  # each combination's log(1 − r), by hand: the sums below add them
+    got = _ordered_sums(pa.array([[2, 0, 2], [1], [1, 1, 1]]), risk)
     assert got[0] == (0.0 + lg[0]) + lg[2] * 2
     assert got[1] == lg[1]
     assert got[2] == lg[1] * 3
     sliced = pa.array([[0], [2, 0, 2], [1]]).slice(1)  # an Arrow batch's list may be a slice of its values
-    assert np.array_equal(_ordered_sums(sliced, lg), got[:2])
+    assert np.array_equal(_ordered_sums(sliced, risk), got[:2])
 
 
 def test_key_codes_narrowed_to_int16_or_int32():

@@ -71,7 +71,9 @@ class Passes(Protocol):
 class GroupedMicrodataResult(MicrodataResult):
     """A :class:`~privrisk.microdata.measure.MicrodataResult` grouped by an engine: ``frame`` holds one row per key
     combination (its values), ``risk`` each combination's individual risk, ``riskiest`` the ``top`` riskiest
-    records; every record's risk stays with the engine (``records`` reads them again when it can)."""
+    records; every record's risk stays with the engine (``records`` reads them again when it can). ``cells.codes``
+    are the keys' codes when some key value is missing, else zeros broadcast (no memory: nothing reads them then
+    but to find the missing values)."""
 
     riskiest: pd.DataFrame = field(default_factory=pd.DataFrame)
     household_sizes: np.ndarray | None = None
@@ -243,10 +245,19 @@ def _candidates(risk: np.ndarray, count: np.ndarray, first: np.ndarray, top: int
     With r* the risk of the ``top``-th riskiest record: every combination riskier than r* (fewer than ``top``
     records in all) and, of those at r*, the ``top`` with the earliest first rows — a combination whose first row
     comes after the first rows of ``top`` others at r* cannot hold one of the first ``top`` records at r*.
+
+    r* is found among the combinations at or above the ``top``-th highest risk of a combination (each holds a
+    record at least, so those hold ``top`` records): only they are sorted, not millions.
     """
     if top <= 0 or risk.size == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(-risk, kind="stable")
+    if np.isnan(risk).any():  # (never: risks are in [0, 1]) NaN is below nothing: every combination sorted
+        head = np.arange(risk.size)
+    else:
+        kth = max(risk.size - top, 0)
+        bound = np.partition(risk, kth)[kth]  # the top-th highest (the lowest when fewer combinations)
+        head = np.flatnonzero(risk >= bound)  # a prefix of every combination ordered by risk, ties whole
+    order = head[np.argsort(-risk[head], kind="stable")]
     reached = np.cumsum(count[order]) >= top
     last = order[int(np.argmax(reached))] if reached.any() else order[-1]
     cutoff = risk[last]
@@ -289,10 +300,13 @@ def measure_grouped(passes: Passes, label: str, settings: MicrodataSettings, pro
     else:
         table = groups.sort_values("__first", kind="stable").reset_index(drop=True)
     del groups  # (when sorted) not held twice through the measures
-    codes = _narrow_codes(table, keys)
+    missing = any(bool(table[key].isna().any()) for key in keys)
+    # the codes only where a key is missing (the matching and the records with missing keys read them); else
+    # zeros that take no memory: every code observed is all the measures read of them
+    codes = _narrow_codes(table, keys) if missing else np.broadcast_to(np.int16(0), (len(table), len(keys)))
     count = table["__n"].to_numpy(np.int64)
     weight = table["__w"].to_numpy(float) if settings.weights is not None else count.astype(float)
-    if settings.missing == "category" or not (codes < 0).any():
+    if settings.missing == "category" or not missing:
         # the same arrays, not copies (16 bytes a combination): nothing writes into the cells' arrays
         fk, Fk = count, weight
     else:

@@ -15,8 +15,8 @@ import numpy as np
 
 __all__ = ["repeated_max", "repeated_mean", "repeated_median", "repeated_sum"]
 
-# The longest piece of the repeated array built at once (8 bytes a value: 32 MB).
-LEAF = 1 << 22
+# The longest piece of the repeated array built at once (8 bytes a value: 8 MB).
+LEAF = 1 << 20
 
 
 def _piece(values: np.ndarray, ends: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -26,6 +26,18 @@ def _piece(values: np.ndarray, ends: np.ndarray, lo: int, hi: int) -> np.ndarray
     starts = np.r_[ends[first:last], hi] if last > first else np.array([hi])
     take = np.diff(np.r_[lo, starts])
     return np.repeat(values[first : last + 1], take)
+
+
+def _pairwise(values: np.ndarray, ends: np.ndarray, lo: int, hi: int, leaf: int) -> float:
+    """numpy's pairwise sum of the repeated elements lo … hi−1. (A function of the module, not a closure: a
+    recursive closure is a reference cycle that would keep the arrays, 16 bytes a combination, until the
+    collector runs.)"""
+    m = hi - lo
+    if m <= max(leaf, 128):
+        return float(np.sum(_piece(values, ends, lo, hi))) if m else 0.0
+    half = m // 2
+    half -= half % 8
+    return _pairwise(values, ends, lo, lo + half, leaf) + _pairwise(values, ends, lo + half, hi, leaf)
 
 
 def repeated_sum(values: np.ndarray, counts: np.ndarray, *, leaf: int = LEAF) -> float:
@@ -39,16 +51,7 @@ def repeated_sum(values: np.ndarray, counts: np.ndarray, *, leaf: int = LEAF) ->
     values = np.asarray(values, dtype=float)
     ends = np.cumsum(np.asarray(counts, dtype=np.int64))
     n = int(ends[-1]) if ends.size else 0
-
-    def pairwise(lo: int, hi: int) -> float:
-        m = hi - lo
-        if m <= max(leaf, 128):
-            return float(np.sum(_piece(values, ends, lo, hi))) if m else 0.0
-        half = m // 2
-        half -= half % 8
-        return pairwise(lo, lo + half) + pairwise(lo + half, hi)
-
-    return pairwise(0, n)
+    return _pairwise(values, ends, 0, n, leaf)
 
 
 def repeated_mean(values: np.ndarray, counts: np.ndarray) -> float:
@@ -57,8 +60,16 @@ def repeated_mean(values: np.ndarray, counts: np.ndarray) -> float:
 
 
 def repeated_max(values: np.ndarray, counts: np.ndarray) -> float:
-    """The largest value held by at least one record."""
-    return float(np.max(np.asarray(values, dtype=float)[np.asarray(counts) > 0]))
+    """The largest value held by at least one record (no copy when every value is held).
+
+    Example:
+        >>> repeated_max(np.array([0.5, 0.9, 0.2]), np.array([1, 0, 2]))
+        0.5
+    """
+    values = np.asarray(values, dtype=float)
+    held = np.asarray(counts) > 0
+    # every combination holds a record: the values as they are, else those held (numpy's max of either array)
+    return float(np.max(values if held.all() else values[held]))
 
 
 def repeated_median(values: np.ndarray, counts: np.ndarray) -> float:
@@ -70,7 +81,8 @@ def repeated_median(values: np.ndarray, counts: np.ndarray) -> float:
     """
     values = np.asarray(values, dtype=float)
     order = np.argsort(values, kind="stable")
-    ends = np.cumsum(np.asarray(counts, dtype=np.int64)[order])
+    ends = np.asarray(counts, dtype=np.int64)[order]
+    np.cumsum(ends, out=ends)  # in place: one array of the combinations, not two
     n = int(ends[-1])
 
     def at(i: int) -> float:  # the i-th smallest record's value (0-based)

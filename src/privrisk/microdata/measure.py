@@ -343,7 +343,9 @@ def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarr
     n = int(count.sum())
     threshold = settings.risk_threshold
     weighted = settings.weights is not None
-    missing_cells = (cells.codes < 0).any(axis=1)
+    missing_cells = np.zeros(len(count), dtype=bool)
+    for j in range(cells.codes.shape[1]):  # a key at a time: no (combinations × keys) array of booleans
+        missing_cells |= cells.codes[:, j] < 0
     # Sums over the records from the combinations (values repeated by counts, never built: a census has 10⁸)
     expected = repeated_sum(cell_risk, count)
     measures: dict[str, Any] = {
@@ -397,17 +399,20 @@ def cell_measures(settings: MicrodataSettings, cells: Cells, cell_risk: np.ndarr
 def _attacker_models(cells: Cells, count: np.ndarray, threshold: float, partition: bool) -> dict[str, Any]:
     """ARX's prosecutor, journalist and marketer risks (:mod:`~privrisk.microdata.uniqueness`) from each
     combination's f_k, F_k and records: 1/f_k and 1/max(F_k, f_k) of every record, summed from the combinations."""
-    f = cells.fk.astype(float)
-    per_record = {"prosecutor": 1.0 / f, "journalist": 1.0 / np.maximum(cells.Fk.astype(float), f)}
-    out: dict[str, Any] = {
-        name: {"highest": repeated_max(r, count), "records_above_threshold": int(count[r > threshold].sum())}
-        for name, r in per_record.items()
-    }
+    # one array of the combinations at a time, each computed in place (a census has millions of combinations)
+    prosecutor = cells.fk.astype(float)
+    np.divide(1.0, prosecutor, out=prosecutor)
+    out: dict[str, Any] = {"prosecutor": {"highest": repeated_max(prosecutor, count)}}
     # on a partition ARX's average prosecutor risk is (number of classes)/n, exactly
-    average = count.size / count.sum() if partition else repeated_mean(per_record["prosecutor"], count)
-    out["prosecutor"] = {"highest": out["prosecutor"]["highest"], "average": float(average),
-                         "records_above_threshold": out["prosecutor"]["records_above_threshold"]}  # fmt: skip
-    out["marketer"] = repeated_mean(per_record["journalist"], count)
+    out["prosecutor"]["average"] = float(count.size / count.sum() if partition else repeated_mean(prosecutor, count))
+    out["prosecutor"]["records_above_threshold"] = int(count[prosecutor > threshold].sum())
+    del prosecutor
+    journalist = cells.Fk.astype(float)
+    np.maximum(journalist, cells.fk.astype(float), out=journalist)
+    np.divide(1.0, journalist, out=journalist)
+    out["journalist"] = {"highest": repeated_max(journalist, count),
+                         "records_above_threshold": int(count[journalist > threshold].sum())}  # fmt: skip
+    out["marketer"] = repeated_mean(journalist, count)
     out["threshold"] = threshold
     return out
 

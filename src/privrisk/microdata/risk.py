@@ -49,22 +49,24 @@ def individual_risk(fk, Fk, *, method: RiskMethod = "approx") -> np.ndarray:
         >>> individual_risk([3], [108.0], method="exact").round(8).tolist()
         [0.01355297]
     """
+    fk, Fk = np.asarray(fk), np.asarray(Fk)
+    if fk.ndim == 1 and fk.shape == Fk.shape and fk.size > RISK_SLICE:
+        # Element by element, so slices give the same floats; a dozen temporaries of 8 bytes per combination would
+        # otherwise exceed the combinations' own memory at 10⁸ records (2.4·10⁷ combinations). Each slice is
+        # converted to floats on its own: not a copy of every f_k.
+        out = np.empty(fk.size)
+        for start in range(0, fk.size, RISK_SLICE):
+            part = slice(start, start + RISK_SLICE)
+            out[part] = _individual_risk(fk[part].astype(float), Fk[part].astype(float), method)
+        return out
     f = np.asarray(fk, dtype=float)
     F = np.asarray(Fk, dtype=float)
     f, F = np.broadcast_arrays(f, F)
-    if f.ndim == 1 and f.size > RISK_SLICE:
-        # Element by element, so slices give the same floats; a dozen temporaries of 8 bytes per combination would
-        # otherwise exceed the combinations' own memory at 10⁸ records (2.4·10⁷ combinations).
-        out = np.empty(f.size)
-        for start in range(0, f.size, RISK_SLICE):
-            part = slice(start, start + RISK_SLICE)
-            out[part] = _individual_risk(f[part], F[part], method)
-        return out
     return _individual_risk(f, F, method)
 
 
-RISK_SLICE = 1 << 20
-"""Combinations per slice of :func:`individual_risk` (its temporaries: about 100 bytes each, 100 MB a slice)."""
+RISK_SLICE = 1 << 18
+"""Combinations per slice of :func:`individual_risk` (its temporaries: about 100 bytes each, 26 MB a slice)."""
 
 
 def _individual_risk(f: np.ndarray, F: np.ndarray, method: RiskMethod) -> np.ndarray:

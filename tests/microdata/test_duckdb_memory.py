@@ -1,0 +1,94 @@
+"""What keeps a census of 10⁸ records within 2 GB when DuckDB groups it (issue 36 item 2) leaves every output as the
+file read into memory gives it: the households read back in batches of a few (each batch's sums into one array),
+the combinations' columns read one at a time in chunks, the risks computed in slices, and the riskiest records'
+candidates found without sorting every combination (checked against the full sort)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privrisk.cli._common import to_jsonable
+from privrisk.microdata import MicrodataSettings
+from privrisk.microdata._duckdb import measure_in_duckdb
+from privrisk.microdata._grouped import _candidates
+from privrisk.microdata.measure import measure_microdata
+from privrisk.microdata.run import MicrodataRun
+
+
+def _census(path, n: int = 2500, seed: int = 8) -> None:
+    rng = np.random.default_rng(seed)
+    hid = rng.integers(0, n // 4, n)
+    frame = pd.DataFrame({"a": rng.integers(0, 9, n), "b": rng.choice(["x", "y", "z", "w"], n),
+                          "c": rng.integers(0, 5, n), "hid": hid, "w": rng.integers(2, 90, n) / 2})  # fmt: skip
+    frame.loc[rng.random(n) < 0.01, "c"] = None  # a few missing key values: the codes are needed
+    frame.to_parquet(path, index=False)
+
+
+@pytest.mark.parametrize("by_hash", [True, False])
+@pytest.mark.parametrize("missing", ["any", "category"])
+def test_small_batches_and_slices_same_outputs(tmp_path, monkeypatch, by_hash, missing):
+    """Households read three at a time, combinations in chunks of one vector, risks in slices of five: the
+    document, combinations.csv and records.csv are those of the file read into memory."""
+    import privrisk.microdata._duckdb as duckdb_module
+    import privrisk.microdata.risk as risk_module
+
+    monkeypatch.setattr(duckdb_module, "HOUSEHOLD_BATCH", 3)
+    monkeypatch.setattr(duckdb_module, "RECORDS_CHUNK", 1)
+    monkeypatch.setattr(risk_module, "RISK_SLICE", 5)
+    monkeypatch.setattr(duckdb_module._DuckDBPasses, "by_hash", by_hash)
+    path = tmp_path / "census.parquet"
+    _census(path)
+    s = MicrodataSettings(data=str(path), keys="a,b,c", weights="w", household="hid", missing=missing, top=40,
+                          max_risk=0.05)  # fmt: skip
+    grouped, in_memory = MicrodataRun(s, measure_in_duckdb(s)), MicrodataRun(s, measure_microdata(None, s))
+    assert grouped.measured.measures["household_risk"]["households"] > 3 * 100  # many batches
+    docs = [json.dumps(to_jsonable(r.to_dict()), ensure_ascii=False) for r in (grouped, in_memory)]
+    assert docs[0] == docs[1]
+    grouped.write(tmp_path / "grouped")
+    in_memory.write(tmp_path / "memory")
+    for name in ("records.csv", "combinations.csv"):
+        assert (tmp_path / "grouped" / name).read_bytes() == (tmp_path / "memory" / name).read_bytes(), name
+
+
+def test_no_missing_key_no_codes_held(tmp_path):
+    """Without a missing key value the combinations' codes are zeros that take no memory; the measures are those
+    of the file read into memory."""
+    path = tmp_path / "census.parquet"
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"a": rng.integers(0, 30, 900), "b": rng.integers(0, 4, 900)}).to_parquet(path, index=False)
+    s = MicrodataSettings(data=str(path), keys="a,b")
+    grouped = measure_in_duckdb(s)
+    assert grouped.cells.codes.strides == (0, 0) and grouped.cells.codes.shape == (len(grouped.frame), 2)
+    assert grouped.measures == measure_microdata(None, s).measures
+
+
+def _candidates_by_full_sort(risk, count, first, top):
+    """The candidates as they were found before (every combination sorted by risk): the peer of the test."""
+    order = np.argsort(-risk, kind="stable")
+    reached = np.cumsum(count[order]) >= top
+    last = order[int(np.argmax(reached))] if reached.any() else order[-1]
+    cutoff = risk[last]
+    above = np.flatnonzero(risk > cutoff)
+    tied = np.flatnonzero(risk == cutoff)
+    return np.concatenate([above, tied[np.argsort(first[tied], kind="stable")[:top]]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cells=st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), st.integers(1, 6)), min_size=1, max_size=40),
+    top=st.integers(0, 60),
+    seed=st.integers(0, 10),
+)
+def test_candidates_as_the_full_sort(cells, top, seed):
+    risk = np.array([r for r, _ in cells])
+    count = np.array([c for _, c in cells], dtype=np.int64)
+    first = np.random.default_rng(seed).permutation(len(cells)) * 7 + 1
+    got = _candidates(risk, count, first, top)
+    want = _candidates_by_full_sort(risk, count, first, top) if top > 0 else np.zeros(0, dtype=np.int64)
+    assert got.tolist() == want.tolist()
