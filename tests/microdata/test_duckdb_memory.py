@@ -33,14 +33,17 @@ def _census(path, n: int = 2500, seed: int = 8) -> None:
 @pytest.mark.parametrize("by_hash", [True, False])
 @pytest.mark.parametrize("missing", ["any", "category"])
 def test_small_batches_and_slices_same_outputs(tmp_path, monkeypatch, by_hash, missing):
-    """Households read three at a time, combinations in chunks of one vector, risks in slices of five: the
-    document, combinations.csv and records.csv are those of the file read into memory."""
+    """Households read three at a time, combinations in chunks of one vector, risks in slices of five,
+    combinations.csv written seven rows at a time: the document, combinations.csv, records.csv and the report are
+    those of the file read into memory."""
     import privrisk.microdata._duckdb as duckdb_module
+    import privrisk.microdata._grouped as grouped_module
     import privrisk.microdata.risk as risk_module
 
     monkeypatch.setattr(duckdb_module, "HOUSEHOLD_BATCH", 3)
     monkeypatch.setattr(duckdb_module, "RECORDS_CHUNK", 1)
     monkeypatch.setattr(risk_module, "RISK_SLICE", 5)
+    monkeypatch.setattr(grouped_module, "COMBINATIONS_CHUNK", 7)
     monkeypatch.setattr(duckdb_module._DuckDBPasses, "by_hash", by_hash)
     path = tmp_path / "census.parquet"
     _census(path)
@@ -52,8 +55,23 @@ def test_small_batches_and_slices_same_outputs(tmp_path, monkeypatch, by_hash, m
     assert docs[0] == docs[1]
     grouped.write(tmp_path / "grouped")
     in_memory.write(tmp_path / "memory")
-    for name in ("records.csv", "combinations.csv"):
+    for name in ("records.csv", "combinations.csv", "report.html"):
         assert (tmp_path / "grouped" / name).read_bytes() == (tmp_path / "memory" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("rows", [0, 1, 5, 37, 10_000])
+def test_top_combinations_as_the_head_of_every_combination(tmp_path, rows):
+    """The riskiest rows found among those at or above the rows-th highest risk: the head of the whole table,
+    ties (many combinations share a risk here) in the same order."""
+    path = tmp_path / "census.parquet"
+    _census(path, n=1500)
+    s = MicrodataSettings(data=str(path), keys="a,b,c", weights="w")
+    grouped = measure_in_duckdb(s)
+    whole = grouped.combinations()
+    assert len(whole) > 37 and whole["risk"].duplicated().any()
+    pd.testing.assert_frame_equal(grouped.top_combinations(rows), whole.head(rows))
+    in_memory = measure_microdata(None, s).combinations()
+    pd.testing.assert_frame_equal(whole, in_memory, check_dtype=False)  # (integer keys narrowed when grouped)
 
 
 def test_no_missing_key_no_codes_held(tmp_path):
@@ -81,7 +99,9 @@ def _candidates_by_full_sort(risk, count, first, top):
 
 @settings(max_examples=200, deadline=None)
 @given(
-    cells=st.lists(st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), st.integers(1, 6)), min_size=1, max_size=40),
+    cells=st.lists(
+        st.tuples(st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0]), st.integers(1, 6)), min_size=1, max_size=40
+    ),
     top=st.integers(0, 60),
     seed=st.integers(0, 10),
 )

@@ -67,6 +67,8 @@ CSV_SAMPLE_BYTES = 1 << 20
 RECORDS_CHUNK = 512
 # Households per batch of the household pass (each batch's members sorted by numpy at once).
 HOUSEHOLD_BATCH = 1 << 18
+# DuckDB's memory limit while Python measures the combinations (its tables written out to disk meanwhile).
+IDLE_LIMIT = "16MB"
 
 
 def _quote(name: str) -> str:
@@ -199,6 +201,7 @@ class _DuckDBPasses:
         self.keys = list(settings.keys)
         self._cell_risk: np.ndarray | None = None
         self._household_counts = (0, 0)  # households and the largest one's size (_household_table)
+        self._limit: str | None = None  # DuckDB's memory limit while it is idle (_evict)
 
     def groups(self) -> pd.DataFrame:
         """Pass 1 kept in DuckDB: the weights checked in one row over the records, the combinations stored in
@@ -219,11 +222,15 @@ class _DuckDBPasses:
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE __groups AS SELECT *, {_key_hash(self.keys, '')} AS __k "
                          f"FROM ({grouped}) ORDER BY __first")  # fmt: skip
         shown = [*self.keys, "__n", "__first", *(["__w"] if weights else [])]
-        counted = self.con.execute("SELECT COUNT(*), COUNT(DISTINCT __k) FROM __groups")
-        combinations, hashes = counted.fetchall()[0]
+        combinations = self.con.execute("SELECT COUNT(*) FROM __groups").fetchall()[0][0]
         if not combinations:
             return self.con.sql(f"SELECT {', '.join(map(_quote, shown))} FROM __groups").df()
-        self.hashed = self.by_hash and hashes == combinations
+        # whether the hashes tell the combinations apart, sorted here while Python holds nothing else (DuckDB's
+        # COUNT(DISTINCT) does not spill: out of memory at 2.4·10⁷ combinations in 512 MB)
+        hashes = self._column("__k", int(combinations), array=True)
+        hashes.sort()
+        self.hashed = self.by_hash and not bool((hashes[1:] == hashes[:-1]).any())
+        del hashes
         # a column at a time, in chunks each narrowed: never the whole table in DuckDB's result and in eight-byte
         # integers at once, nor every column's chunks beside the columns joined
         columns = {name: self._column(name, int(combinations)) for name in shown}
@@ -236,7 +243,28 @@ class _DuckDBPasses:
                              "FROM __groups")  # fmt: skip
         if self.settings.household is not None:  # while Python holds only the combinations' columns
             self._household_table()
+        self._evict()
         return pd.DataFrame(columns, copy=False)
+
+    def _evict(self) -> None:
+        """Python's measures come next, DuckDB idle: its tables (``__cells``, ``__households``) are written out
+        to its temporary folder by a memory limit of :data:`IDLE_LIMIT` until :meth:`_restore`, and their memory
+        given back (10⁷ records: 762 → 456 MB; DuckDB otherwise keeps up to its limit of them in memory). At
+        best: a limit DuckDB cannot meet is left as it was."""
+        import duckdb
+
+        self._limit = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        try:
+            self.con.execute(f"SET memory_limit = '{IDLE_LIMIT}'")
+        except duckdb.Error:
+            self.con.execute(f"SET memory_limit = '{self._limit}'")
+            self._limit = None
+
+    def _restore(self) -> None:
+        """DuckDB's memory limit as it was before :meth:`_evict`."""
+        if self._limit is not None:
+            self.con.execute(f"SET memory_limit = '{self._limit}'")
+            self._limit = None
 
     def _household_table(self) -> None:
         """``__households``: one DuckDB aggregate per household (its first row, size and its members'
@@ -262,11 +290,12 @@ class _DuckDBPasses:
             raise missing_household(column, int(lacking), int(first))
         self._household_counts = (int(households), int(largest or 0))
 
-    def _column(self, name: str, size: int) -> pd.Series:
+    def _column(self, name: str, size: int, *, array: bool = False) -> Any:
         """One column of ``__groups`` in its order: a key in chunks narrowed then joined (and narrowed again, as
-        :func:`_narrowed` the whole column), a count, first row or sum of weights (eight bytes, one type) written
-        into one array as its chunks come. The first rows come with the rowids, which must be 0, 1, … in a
-        column of first rows strictly increasing: the combinations' numbers are their order of first appearance."""
+        :func:`_narrowed` the whole column), a count, first row, sum of weights or hash (eight bytes, one type)
+        written into one array as its chunks come (that array itself with ``array``). The first rows come with the
+        rowids, which must be 0, 1, … in a column of first rows strictly increasing: the combinations' numbers are
+        their order of first appearance."""
         first = name == "__first"
         self.con.execute(f"SELECT {_quote(name)}{', rowid AS __rowid' if first else ''} FROM __groups")
         parts: list[pd.Series] = []
@@ -288,7 +317,7 @@ class _DuckDBPasses:
         if out is not None:
             if at != size or (first and not bool(np.all(out[1:] > out[:-1]))):
                 raise PrivriskError("engine: DuckDB read the combinations out of their order")
-            return pd.Series(out, name=name, copy=False)
+            return out if array else pd.Series(out, name=name, copy=False)
         column = parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
         del parts
         return _narrowed(column.to_frame(), self.keys, copy=False)[name]
@@ -308,10 +337,27 @@ class _DuckDBPasses:
 
         Each record finds its combination by the keys' 64-bit hash when the hashes tell the combinations apart
         (``hashed``), else by the keys."""
+        import duckdb
+
         self._cell_risk = cell_risk  # the riskiest records' households are summed again from it
         households, largest = self._household_counts
         sums = np.empty(households)
         sizes = np.empty(households, dtype=np.min_scalar_type(largest))
+        try:  # a scan, read still within the idle limit (DuckDB would keep up to its limit of the table cached)
+            at = self._read_households(cell_risk, sums, sizes)
+        except duckdb.OutOfMemoryException:  # (not seen) read again from the start within the whole limit
+            self._restore()
+            at = self._read_households(cell_risk, sums, sizes)
+        self.con.execute("DROP TABLE __households")
+        self._restore()
+        if at != households:
+            raise PrivriskError(f"engine: DuckDB gave {at:,} of {households:,} households")
+        np.expm1(sums, out=sums)  # 1 − Π(1 − r) = −expm1(Σ log(1 − r)), in place
+        return np.negative(sums, out=sums), sizes
+
+    def _read_households(self, cell_risk: np.ndarray, sums: np.ndarray, sizes: np.ndarray) -> int:
+        """``__households`` read in batches in its order: each household's size and Σ m·log(1 − r) into
+        ``sums`` and ``sizes``; returns how many were read."""
         stored = self.con.sql("SELECT __hfirst, __size, __cells FROM __households")
         reader = stored.to_arrow_reader(HOUSEHOLD_BATCH)
         at, last = 0, 0
@@ -325,14 +371,10 @@ class _DuckDBPasses:
             sizes[at : at + n] = batch.column(1).to_numpy(zero_copy_only=False)
             sums[at : at + n] = _ordered_sums(batch.column(2), cell_risk)
             at += n
-        del reader
-        self.con.execute("DROP TABLE __households")
-        if at != households:
-            raise PrivriskError(f"engine: DuckDB gave {at:,} of {households:,} households")
-        np.expm1(sums, out=sums)  # 1 − Π(1 − r) = −expm1(Σ log(1 − r)), in place
-        return np.negative(sums, out=sums), sizes
+        return at
 
     def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
+        self._restore()
         household = _quote(str(self.settings.household)) if self.settings.household else None
         extra = f", r.{household} AS __h" if household else ""
         self.con.register("__chosen", pd.DataFrame({"__cell": chosen.astype(np.int64)}))
@@ -489,12 +531,13 @@ def _records(result: GroupedMicrodataResult) -> Iterator[pd.DataFrame]:
         with duckdb_connect() as con:
             _lean(con)
             _rows_view(con, path, file_kind(path), needed, whole_file)
+            # the arrays themselves, not copies (copy=False): DuckDB reads them where they are
             con.register("__cell_values", pd.DataFrame({"__first": result.frame["__first"].to_numpy(np.int64),
                                                         "__sample": result.cells.fk, "__population": result.cells.Fk,
-                                                        "risk": result.risk}))  # fmt: skip
+                                                        "risk": result.risk}, copy=False))  # fmt: skip
             if extra:
                 con.register("__household_values", pd.DataFrame({"__index": np.arange(0 if result.household is None else result.household.size),
-                                                                 "household_risk": result.household}))  # fmt: skip
+                                                                 "household_risk": result.household}, copy=False))  # fmt: skip
             try:
                 con.execute(f"CREATE TEMP TABLE __ids AS SELECT hash({cols}) AS __k, MIN(__id) AS __first FROM __rows "
                             "GROUP BY __k")  # fmt: skip

@@ -87,15 +87,59 @@ class GroupedMicrodataResult(MicrodataResult):
 
     def combinations(self) -> pd.DataFrame:
         """One row per distinct key combination, riskiest first (as :meth:`MicrodataResult.combinations`)."""
+        return self._combination_rows(self._riskiest_first())
+
+    def records_per_risk(self) -> np.ndarray | None:
+        """Each combination's records (``risk`` holds one risk per combination)."""
+        return self.cells.count
+
+    def _combination_rows(self, cells: np.ndarray) -> pd.DataFrame:
+        """The rows of :meth:`combinations` of these combinations (indices, in this order)."""
         c = self.cells
-        table = self.frame[list(self.settings.keys)].reset_index(drop=True)
-        table["records"] = c.count
-        table["f_k"] = c.fk
-        table["F_k"] = c.Fk
-        table["risk"] = self.risk
-        return table.sort_values(["risk", "f_k"], ascending=[False, True], kind="stable").reset_index(
-            drop=True
-        )
+        table = self.frame[list(self.settings.keys)].iloc[cells].reset_index(drop=True)
+        table["records"] = c.count[cells]
+        table["f_k"] = c.fk[cells]
+        table["F_k"] = c.Fk[cells]
+        table["risk"] = self.risk[cells]
+        return table
+
+    def _riskiest_first(self, cells: np.ndarray | None = None) -> np.ndarray:
+        """The combinations (all, or these, given in increasing order) riskiest first as
+        :meth:`MicrodataResult.combinations` sorts them (risk descending, then f_k, ties in order): ``np.lexsort``
+        is stable, as pandas' sort of two columns, and needs no table of every combination."""
+        if cells is None:
+            return np.lexsort((self.cells.fk, -self.risk))
+        return cells[np.lexsort((self.cells.fk[cells], -self.risk[cells]))]
+
+    def top_combinations(self, rows: int | None) -> pd.DataFrame:
+        """The ``rows`` riskiest combinations (:meth:`MicrodataResult.top_combinations`), sorted among those at or
+        above the ``rows``-th highest risk only: they come first however the rest is ordered."""
+        risk = self.risk
+        if rows is None or rows >= risk.size or np.isnan(risk).any():  # (risks are never NaN)
+            return self.combinations() if rows is None else self.combinations().head(rows)
+        if rows <= 0:
+            return self._combination_rows(np.zeros(0, dtype=np.int64))
+        bound = np.partition(risk, risk.size - rows)[risk.size - rows]
+        return self._combination_rows(self._riskiest_first(np.flatnonzero(risk >= bound))[:rows])
+
+    def _write_combinations(self, path: Path) -> None:
+        """``combinations.csv`` written :data:`COMBINATIONS_CHUNK` rows at a time, in the order of
+        :meth:`combinations`: never a table of every combination (nor write_csv's copy of it)."""
+        from privrisk.io.files import write_csv
+
+        if np.isnan(self.risk).any():  # (risks are never NaN) pandas' order of NaN: the whole table
+            write_csv(self.combinations(), path)
+            return
+        order = self._riskiest_first()
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            for start in range(0, max(order.size, 1), COMBINATIONS_CHUNK):
+                chunk = self._combination_rows(order[start : start + COMBINATIONS_CHUNK])
+                if start == 0:
+                    write_csv(chunk, out)  # type: ignore[arg-type]  # pandas writes to a text handle
+                else:  # the header once: each later chunk's lines only
+                    buffer = _Lines()
+                    write_csv(chunk, buffer)  # type: ignore[arg-type]
+                    out.write(buffer.text.split("\n", 1)[1] if "\n" in buffer.text else "")
 
     def records(self) -> pd.DataFrame:
         """Every record's risk, as :meth:`MicrodataResult.records`: read again from the file on DuckDB; not
@@ -141,6 +185,10 @@ class GroupedMicrodataResult(MicrodataResult):
         if self.household is None or self.household_sizes is None:
             return 0
         return int(self.household_sizes[self.household > risk].sum())
+
+
+COMBINATIONS_CHUNK = 1 << 18
+"""Rows of ``combinations.csv`` written at a time by a grouped result."""
 
 
 class _Lines:

@@ -96,6 +96,16 @@ class MicrodataResult:
         table["risk"] = self.risk[first]
         return table.sort_values(["risk", "f_k"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
+    def records_per_risk(self) -> np.ndarray | None:
+        """How many records hold each value of ``risk``: None, each is one record's (a file grouped by an engine
+        holds one risk per combination: its records)."""
+        return None
+
+    def top_combinations(self, rows: int | None) -> pd.DataFrame:
+        """The ``rows`` riskiest combinations, the head of :meth:`combinations` (all of them for None)."""
+        combos = self.combinations()
+        return combos if rows is None else combos.head(rows)
+
     def records(self) -> pd.DataFrame:
         """One row per record (in file order): its row number, keys, f_k, F_k, risks and SUDA scores."""
         s = self.settings
@@ -167,6 +177,11 @@ class MicrodataResult:
 
         write_csv(self.records(), path)
 
+    def _write_combinations(self, path: Path) -> None:
+        from privrisk.io.files import write_csv
+
+        write_csv(self.combinations(), path)
+
     def verdict(self, name: Namer | None = None) -> dict[str, Any]:
         """The verdict on the file, never green by absence: judged against the thresholds set or, when none is
         set, against the defaults (k = 3, individual risk ≤ 10 %), named as such.
@@ -234,8 +249,7 @@ class MicrodataResult:
 
     def to_dict(self, *, rows: int | None = 200) -> dict[str, Any]:
         """One JSON document: settings, measures, findings, the riskiest ``rows`` combinations and top records."""
-        combos = self.combinations()
-        shown = combos if rows is None else combos.head(rows)
+        shown = self.top_combinations(rows)
         return {
             "schema_version": SCHEMA_VERSION,
             "source": self.source,
@@ -244,7 +258,7 @@ class MicrodataResult:
             "failures": self.failures(),
             "verdict": self.verdict(),
             "findings": self.findings(),
-            "combinations": {"total": len(combos), "rows": shown.to_dict(orient="records")},
+            "combinations": {"total": len(self.cells.count), "rows": shown.to_dict(orient="records")},
             "top_records": self.top_records().to_dict(orient="records"),
             "suda_top_records": self.suda_top().to_dict(orient="records"),
         }
@@ -256,7 +270,7 @@ class MicrodataResult:
         ``extra_tables`` (files already in the folder), ``extra_summary`` and ``after`` (the run, whose reduction
         the report shows) come from :meth:`privrisk.microdata.run.MicrodataRun.write`.
         """
-        from privrisk.io.files import atomic_dir, write_csv, write_text
+        from privrisk.io.files import atomic_dir, write_text
         from privrisk.microdata.report import report_html
         from privrisk.reports.manifest import write_manifest
 
@@ -264,7 +278,7 @@ class MicrodataResult:
         if records:
             tables.append({"title": "Records and their risks", "path": "records.csv"})
         with atomic_dir(Path(folder)) as tmp:
-            write_csv(self.combinations(), tmp / "combinations.csv")
+            self._write_combinations(tmp / "combinations.csv")
             if records:
                 self._write_records(tmp / "records.csv")
             write_text(tmp / "report.html", report_html(self, run=after))

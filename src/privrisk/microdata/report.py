@@ -31,14 +31,15 @@ MEANINGS = {
 BINS = (0.0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 
-def risk_histogram(risk: np.ndarray) -> list[tuple[str, int]]:
-    """Records per band of individual risk (0–0.001, …, 0.5–1).
+def risk_histogram(risk: np.ndarray, records: np.ndarray | None = None) -> list[tuple[str, int]]:
+    """Records per band of individual risk (0–0.001, …, 0.5–1): each risk counted once, or ``records`` times
+    (a file grouped by an engine holds one risk per combination and its records).
 
     Example:
-        >>> risk_histogram(np.array([0.0005, 0.3, 1.0]))[-2:]
-        [('0.2–0.5', 1), ('0.5–1', 1)]
+        >>> risk_histogram(np.array([0.0005, 0.3, 1.0]))[-2:], risk_histogram(np.array([0.3, 1.0]), np.array([4, 2]))[-2:]
+        ([('0.2–0.5', 1), ('0.5–1', 1)], [('0.2–0.5', 4), ('0.5–1', 2)])
     """
-    counts, _ = np.histogram(risk, bins=BINS)
+    counts, _ = np.histogram(risk, bins=BINS, weights=records)
     return [(f"{lo:g}–{hi:g}", int(c)) for lo, hi, c in zip(BINS[:-1], BINS[1:], counts, strict=True)]
 
 
@@ -97,11 +98,12 @@ def report_html(result: MicrodataResult, *, rows: int = 50, run: Any = None) -> 
         head = f'<div class="verdict fail"><p><strong>{html.escape(run.reduction)}</strong></p></div>'
     verdict = _verdict_html(result, "The file as given: " if reduced is not None else "")
     findings = "<ul>" + "".join(f"<li>{html.escape(f)}</li>" for f in result.findings()) + "</ul>"
-    hist = risk_histogram(result.risk)
+    # a grouped file's risks are its combinations': each counted for its records
+    hist = risk_histogram(result.risk, result.records_per_risk())
     biggest = max(c for _, c in hist) or 1
     bars = _table([[band, f"{c:,}", "█" * max(0, round(40 * c / biggest))] for band, c in hist],
                   ["individual risk", "records", ""])  # fmt: skip
-    combos = result.combinations().head(rows)
+    combos = result.top_combinations(rows)
     combo_rows = [[*(str(v) for v in r[: len(result.settings.keys)]), f"{r[-4]:,}", f"{r[-3]:,}", number(r[-2]),
                    number(r[-1])] for r in combos.itertuples(index=False)]  # fmt: skip
     combo_table = _table(combo_rows, [*result.settings.keys, "records", "f_k", "F_k", "risk"])
