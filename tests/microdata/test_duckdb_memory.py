@@ -112,3 +112,32 @@ def test_candidates_as_the_full_sort(cells, top, seed):
     got = _candidates(risk, count, first, top)
     want = _candidates_by_full_sort(risk, count, first, top) if top > 0 else np.zeros(0, dtype=np.int64)
     assert got.tolist() == want.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30),
+    counts=st.lists(st.integers(1, 255), min_size=30, max_size=30),
+)
+def test_repeated_sums_of_small_counts_as_numpy(values, counts):
+    """Household sizes in uint8 are accumulated in int32 without an int64 copy: numpy's sum, median and mean of
+    the repeated values all the same."""
+    from privrisk.microdata._repeated import repeated_mean, repeated_median, repeated_sum
+
+    v, c = np.array(values), np.array(counts[: len(values)], dtype=np.uint8)
+    repeated = np.repeat(v, c)
+    assert repeated_sum(v, c, leaf=64) == repeated.sum()
+    assert repeated_mean(v, c) == repeated.mean()
+    assert repeated_median(v, c) == np.median(repeated)
+
+
+@pytest.mark.parametrize("int32_total", [2**31, 10])
+def test_repeated_sums_in_int32_or_int64(monkeypatch, int32_total):
+    """Cumulative counts in int32 (the total below 2³¹) or in int64 (forced here by a low bound): numpy's sums."""
+    import privrisk.microdata._repeated as repeated_module
+
+    monkeypatch.setattr(repeated_module, "INT32_TOTAL", int32_total)
+    v, c = np.array([0.1, 0.7, 1e-3, 0.25]), np.array([3, 200, 5, 77], dtype=np.uint8)
+    repeated = np.repeat(v, c)
+    assert repeated_module.repeated_sum(v, c, leaf=16) == repeated.sum()
+    assert repeated_module.repeated_median(v, c) == np.median(repeated)

@@ -2,12 +2,16 @@
 
 The passes of :mod:`~privrisk.microdata._grouped` run in DuckDB over the file itself, inside
 :func:`privrisk.io.engine.duckdb_connect` (a memory limit, the rest spilled to a private temporary folder): only
-the key combinations and, with a household id, each household's first row, size and combinations come back, never
-the records. What stays in memory grows with the combinations, not the records: per combination its keys
-(integers in the smallest type holding them), count, first row, sum of weights and 64-bit hash, int16 or int32 key
-codes and the measures' arrays; the weights are checked in one row over the records, each record finds its
-combination (households, ``records.csv``) by the keys' 64-bit hash when the hashes tell the combinations apart
-(checked), else by the keys.
+the key combinations and each household's risk come back, never the records. What Python holds grows with the
+combinations and the households, not the records: per combination its keys (integers in the smallest type holding
+them), count, first row and sum of weights (33 bytes for a census's 8 keys) and its risk, the key codes only where
+a key value is missing; per household its risk and size. The rest stays in DuckDB's tables, spilled beyond its
+memory limit: the combinations in order of first appearance (``__groups``, read back a column at a time), each
+combination's 64-bit hash and number (``__cells``: a record finds its combination by the keys' hash when the
+hashes tell the combinations apart, checked, else by the keys), each household's first row, size and list of
+combinations (``__households``, stored in order of first row). While Python measures, DuckDB's memory limit is
+lowered so that it writes its tables out (:data:`IDLE_LIMIT`), and its allocator gives back what a query freed
+(:func:`_lean`); the weights are checked in one row over the records.
 
 Only what the combinations decide is grouped here (:func:`groups_in_duckdb`): a reduction (suppression,
 recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every record and read the file into memory.
@@ -17,8 +21,10 @@ recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every rec
 bytes, the peak of a file read into memory) exceed DuckDB's memory limit (``PRIVRISK_DUCKDB_MEMORY_LIMIT``, 1 GB
 unless set): about 3·10⁶ records of 10 columns at 1 GB. Smaller files are read into memory, where they fit and
 which is no slower (10⁶ records: 13.0 s and 526 MB in memory, 13.6 s and 581 MB grouped); the document is the same
-either way. Grouped, Python's peak is about 120 bytes a combination (8.2·10⁶ combinations of 10⁷ records: 949 MB,
-beside DuckDB's limit; ``python benchmarks/microdata_scale.py --rows 10000000 --engines grouped --trace``).
+either way. Grouped, with DuckDB at 512 MB, 10⁷ records (8.2·10⁶ combinations) peaked at 988 MB, Python's own peak
+474 MB, 61 bytes a combination (1,740 MB and 122 bytes before; ``python benchmarks/microdata_scale.py --rows
+10000000 --engines grouped --memory-limit 512MB --trace``); 10⁸ records (2.36·10⁷ combinations, 3.3·10⁷
+households): @@E8@@ (``--rows 100000000``; 4,716 MB, 148 bytes a combination and 1,222 s before).
 
 Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
@@ -69,6 +75,8 @@ RECORDS_CHUNK = 512
 HOUSEHOLD_BATCH = 1 << 18
 # DuckDB's memory limit while Python measures the combinations (its tables written out to disk meanwhile).
 IDLE_LIMIT = "16MB"
+# DuckDB's memory limit for the riskiest records' queries (a scan of the file joined to a few combinations).
+RISKIEST_LIMIT = "128MB"
 
 
 def _quote(name: str) -> str:
@@ -193,13 +201,15 @@ class _DuckDBPasses:
     households' lists of combinations (``__households``)."""
 
     engine = "duckdb"
+    # riskiest() sums the picked households itself, from the combinations' risks (``cell_risk``, given first)
+    riskiest_before_households = True
     by_hash = True  # records find their combinations by the keys' hash when it tells them apart (False: by the keys)
     hashed = False
 
     def __init__(self, con: Any, settings: MicrodataSettings):
         self.con, self.settings = con, settings
         self.keys = list(settings.keys)
-        self._cell_risk: np.ndarray | None = None
+        self.cell_risk: np.ndarray | None = None  # the combinations' risks, given before riskiest()
         self._household_counts = (0, 0)  # households and the largest one's size (_household_table)
         self._limit: str | None = None  # DuckDB's memory limit while it is idle (_evict)
 
@@ -339,7 +349,6 @@ class _DuckDBPasses:
         (``hashed``), else by the keys."""
         import duckdb
 
-        self._cell_risk = cell_risk  # the riskiest records' households are summed again from it
         households, largest = self._household_counts
         sums = np.empty(households)
         sizes = np.empty(households, dtype=np.min_scalar_type(largest))
@@ -374,7 +383,24 @@ class _DuckDBPasses:
         return at
 
     def riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
-        self._restore()
+        """The first ``top`` records of each chosen combination and, with a household, their household's risk
+        summed again from its members' combinations (as :meth:`households` sums it). Run before the households'
+        arrays exist, within :data:`RISKIEST_LIMIT` of DuckDB's memory (a scan of the file joined to a few
+        combinations), within its whole limit only if that is not enough."""
+        import duckdb
+
+        if self._limit is not None:
+            self.con.execute(f"SET memory_limit = '{RISKIEST_LIMIT}'")
+        try:
+            return self._riskiest(table, chosen)
+        except duckdb.OutOfMemoryException:  # read again within the whole limit
+            self._restore()
+            return self._riskiest(table, chosen)
+        finally:
+            if self._limit is not None:  # idle again until the households are read
+                self.con.execute(f"SET memory_limit = '{IDLE_LIMIT}'")
+
+    def _riskiest(self, table: pd.DataFrame, chosen: np.ndarray) -> pd.DataFrame:
         household = _quote(str(self.settings.household)) if self.settings.household else None
         extra = f", r.{household} AS __h" if household else ""
         self.con.register("__chosen", pd.DataFrame({"__cell": chosen.astype(np.int64)}))
@@ -396,7 +422,7 @@ class _DuckDBPasses:
             (SELECT r.{household} AS __h, list(c.__cell) AS __cells FROM __rows r JOIN {join}
              WHERE r.{household} IN (SELECT __h FROM __picked) GROUP BY r.{household}) m ON p.__h = m.__h""")
         got = got.to_arrow_table()
-        risk = self._cell_risk if self._cell_risk is not None else np.zeros(0)
+        risk = self.cell_risk if self.cell_risk is not None else np.zeros(0)
         logs = _ordered_sums(got.column("__cells").combine_chunks(), risk)
         return pd.DataFrame({"__cell": got.column("__cell").to_numpy(), "row": got.column("row").to_numpy(),
                              "household_risk": -np.expm1(logs)})  # fmt: skip

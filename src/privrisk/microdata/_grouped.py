@@ -363,13 +363,22 @@ def measure_grouped(passes: Passes, label: str, settings: MicrodataSettings, pro
     cell_risk = individual_risk(fk, Fk, method=settings.method)
     measures = cell_measures(settings, cells, cell_risk)
     per_household, size = None, None
-    if settings.household is not None:
-        report(progress, 0.6, "household risk")
+    households = settings.household is not None
+    # an engine that finds the riskiest records' households by itself does so before the households' arrays
+    # exist (DuckDB: its queries then run beside the combinations' arrays only)
+    early = bool(getattr(passes, "riskiest_before_households", False))
+    if early:
+        report(progress, 0.6, "the riskiest records")
+        passes.cell_risk = cell_risk  # type: ignore[attr-defined]  # (such an engine's own attribute)
+        riskiest = _riskiest(passes, table, cells, cell_risk, settings, households)
+    if households:
+        report(progress, 0.8 if early else 0.6, "household risk")
         per_household, size = passes.households(table, cell_risk)
         add_household_measures(measures, per_household, size, settings.risk_threshold)
     measures["diversity"] = []
-    report(progress, 0.8, "the riskiest records")
-    riskiest = _riskiest(passes, table, cells, cell_risk, settings, per_household is not None)
+    if not early:
+        report(progress, 0.8, "the riskiest records")
+        riskiest = _riskiest(passes, table, cells, cell_risk, settings, households)
     report(progress, 1.0, "measured")
     return GroupedMicrodataResult(settings, label, table, cells, cell_risk, per_household, (), None, measures,
                                   riskiest=riskiest, household_sizes=size, engine=passes.engine,

@@ -49,9 +49,20 @@ def repeated_sum(values: np.ndarray, counts: np.ndarray, *, leaf: int = LEAF) ->
         True
     """
     values = np.asarray(values, dtype=float)
-    ends = np.cumsum(np.asarray(counts, dtype=np.int64))
+    counts = np.asarray(counts)
+    # accumulated in the smallest type holding the total (no int64 copy of a census's household sizes in uint8)
+    ends: np.ndarray = np.cumsum(counts, dtype=_ends_type(counts))
     n = int(ends[-1]) if ends.size else 0
     return _pairwise(values, ends, 0, n, leaf)
+
+
+INT32_TOTAL = 2**31
+"""Cumulative counts whose total is below this are held in int32 (10⁸ records: four bytes a value, not eight)."""
+
+
+def _ends_type(counts: np.ndarray) -> type:
+    """int32 for cumulative counts below :data:`INT32_TOTAL`, else int64."""
+    return np.int32 if int(np.sum(counts, dtype=np.int64)) < INT32_TOTAL else np.int64
 
 
 def repeated_mean(values: np.ndarray, counts: np.ndarray) -> float:
@@ -81,7 +92,8 @@ def repeated_median(values: np.ndarray, counts: np.ndarray) -> float:
     """
     values = np.asarray(values, dtype=float)
     order = np.argsort(values, kind="stable")
-    ends = np.asarray(counts, dtype=np.int64)[order]
+    counts = np.asarray(counts)
+    ends: np.ndarray = counts[order].astype(_ends_type(counts))
     np.cumsum(ends, out=ends)  # in place: one array of the combinations, not two
     n = int(ends[-1])
 
