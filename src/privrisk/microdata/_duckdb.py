@@ -21,10 +21,11 @@ recoding), SUDA2 and ℓ-diversity or t-closeness (``sensitive``) need every rec
 bytes, the peak of a file read into memory) exceed DuckDB's memory limit (``PRIVRISK_DUCKDB_MEMORY_LIMIT``, 1 GB
 unless set): about 3·10⁶ records of 10 columns at 1 GB. Smaller files are read into memory, where they fit and
 which is no slower (10⁶ records: 13.0 s and 526 MB in memory, 13.6 s and 581 MB grouped); the document is the same
-either way. Grouped, with DuckDB at 512 MB, 10⁷ records (8.2·10⁶ combinations) peaked at 988 MB, Python's own peak
-474 MB, 61 bytes a combination (1,740 MB and 122 bytes before; ``python benchmarks/microdata_scale.py --rows
+either way. Grouped, with DuckDB at 512 MB, 10⁷ records (8.2·10⁶ combinations) peaked at 998 MB, Python's own peak
+489 MB, 63 bytes a combination (1,740 MB and 122 bytes before; ``python benchmarks/microdata_scale.py --rows
 10000000 --engines grouped --memory-limit 512MB --trace``); 10⁸ records (2.36·10⁷ combinations, 3.3·10⁷
-households): @@E8@@ (``--rows 100000000``; 4,716 MB, 148 bytes a combination and 1,222 s before).
+households) peaked at 1,885 MB in 656 s, Python's own peak 1,591 MB, 71 bytes a combination (``--rows
+100000000``; 4,716 MB, 148 bytes a combination and 1,222 s before).
 
 Rows are numbered in file order: a Parquet file's ``file_row_number``; a CSV's ``row_number() OVER ()`` under
 ``preserve_insertion_order`` (DuckDB then reads the CSV in order through its streaming window, which numbers the
