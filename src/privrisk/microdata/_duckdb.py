@@ -23,7 +23,7 @@ unless set): about 3·10⁶ records of 10 columns at 1 GB. Smaller files are rea
 which is no slower (10⁶ records: 13.0 s and 526 MB in memory, 13.6 s and 581 MB grouped); the document is the same
 either way. Grouped, with DuckDB at 512 MB, 10⁷ records (8.2·10⁶ combinations) peaked at 998 MB, Python's own peak
 489 MB, 63 bytes a combination (1,740 MB and 122 bytes before; ``python benchmarks/microdata_scale.py --rows
-10000000 --engines grouped --memory-limit 512MB --trace``); 10⁸ records (2.36·10⁷ combinations, 3.3·10⁷
+10000000 --engines grouped --memory-limit 512MB --trace``); 10⁸ records (2.36·10⁷ combinations, 3.17·10⁷
 households) peaked at 1,885 MB in 656 s, Python's own peak 1,591 MB, 71 bytes a combination (``--rows
 100000000``; 4,716 MB, 148 bytes a combination and 1,222 s before).
 
