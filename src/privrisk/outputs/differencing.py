@@ -21,6 +21,7 @@ one released cell is left to the primary rules. Each interval is exact under the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -37,7 +38,7 @@ from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.knowledge import Knowledge, _exact_text, universe
 from privrisk.outputs.mean_counts import mean_counts
-from privrisk.outputs.moves import moves
+from privrisk.outputs.moves import moves, moves_through
 from privrisk.outputs.perturbed import Slacks
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
@@ -51,6 +52,10 @@ LINEAR = ("count", "sum", "mean")
 #: group, each atom among them, is examined apart (:mod:`privrisk.outputs.findings`).
 ATOMS_EXACT = 100
 ATOMS_LINEAR = 500
+#: Batches of moves drawn around the atoms of the groups the first moves left open
+#: (:func:`~privrisk.outputs.moves.moves_through`), before any programme: each batch is cheap, a programme on a
+#: large block is not (the large request of ``benchmarks/outputs.py``: 3,846 groups open after the first moves).
+TARGETED_ROUNDS = 4
 
 
 def _at(frame: pd.DataFrame) -> Any:
@@ -450,6 +455,16 @@ def difference(
     names = tuple(frozenset(x) for x in rows.names)
     region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
     region.moves = _widen(count_moves, 0, width)
+    held_counts = holds((None, *magnitudes))
+
+    def around(unknowns: np.ndarray) -> Iterator[sp.csr_matrix]:
+        targets = unknowns[unknowns < n]
+        for seed in range(TARGETED_ROUNDS):
+            yield _widen(
+                moves_through(cube.coords, cube.sizes, held_counts, truth, targets, seed=seed), 0, width
+            )
+
+    region.more_moves = around
     zero, unsure = zero_atoms(region, truth)
     if magnitudes:
         if zero.any():
@@ -458,6 +473,7 @@ def difference(
                 sl = np.arange(offsets[m], offsets[m] + n)[zero]
                 lower[sl] = upper[sl] = 0.0
             region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
+            region.more_moves = around
         parts = [_widen(count_moves, 0, width)]
         for m in magnitudes:
             o, sc = offsets[m], scales[m]

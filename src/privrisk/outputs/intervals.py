@@ -22,7 +22,7 @@ marked undecided.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +43,15 @@ FULL_LIMIT = 200
 ITERATIONS = 40_000_000
 ITERATIONS_ONE = 2_000_000
 NODES = 2_000
+# An iteration on a block of more equations than this costs more of the budget: (equations / WORK_ROWS)² of it,
+# as a simplex iteration's time grows about so (3.5 ms on a block of 8,752 equations, the large request of
+# ``benchmarks/outputs.py``, against microseconds on the small blocks). Still deterministic; what the budget leaves
+# open is counted undecided, never passed.
+WORK_ROWS = 500
+# Blocks of more equations get no integer programme: on 8,752 equations and 25,000 whole unknowns one ran for
+# minutes inside HiGHS's presolve and search (the iteration limit does not bound those); the rounded linear bound
+# is kept and the end counted undecided.
+MIP_ROWS = 2_000
 # Rounds of programmes over all open ends at once (each certifies many ends with one vertex), and the simplex
 # iterations one of them may take: they only look for whole vertices (a certificate, never a proof), so one that
 # runs long is cut short and its ends are left to their own programmes. Uncapped, at 10⁵ atoms a single one took
@@ -51,6 +60,10 @@ BATCH_ROUNDS = 12
 BATCH_ITERATIONS = 20_000
 # Objectives tried for a whole solution at a rounded linear bound before an integer programme.
 WITNESS_TRIES = 4
+# Simplex iterations of each try for a witness: a whole vertex is a shortcut, not a proof (the integer programme is),
+# and on a block of 25,000 counts one try over every unknown took 155,000 iterations (the large request of
+# ``benchmarks/outputs.py``); the last vertex when the cap ends it is tried as it is.
+WITNESS_ITERATIONS = 5_000
 _POINTS = 6
 # Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
 # meets each equation to 10⁻⁷, and a total over many of them may be off by more.
@@ -199,6 +212,9 @@ class Region:
         self.points: list[np.ndarray] = []  # whole solutions other than the truth, met on the way
         # Whole solutions found without a solver (:mod:`privrisk.outputs.moves`): changes to ``known``, one per row.
         self.moves: sp.csr_matrix | None = None
+        # More such moves around given unknowns (the atoms of the totals the moves above left open), in batches.
+        self.more_moves: Callable[[np.ndarray], Iterable[sp.csr_matrix]] | None = None
+        self._checked: sp.csr_matrix | None = None
 
     # --- one block ------------------------------------------------------------------------------------------
 
@@ -221,6 +237,8 @@ class Region:
                 upper=self.hi[cols],
                 integer=self.integer[cols] if mip else None,
             )
+            if not mip and self.known is not None and rows.size:
+                store[k].start_at(self.known[cols])
         return store[k]
 
     def _solve(
@@ -242,13 +260,14 @@ class Region:
             with np.errstate(invalid="ignore"):
                 value = float(np.sum(val * ends))
             return (value if not np.isnan(value) else sign * -np.inf), True, True, None, None
-        if self.budget <= 0:
+        if self._left(k) <= 0:
             self.undecided_solves += 1
             return np.nan, False, False, None, None
         prog = self._program(k, mip=False)
         run = prog.minimise if sign > 0 else prog.maximise
-        sol = run(local, val, iterations=min(ITERATIONS_ONE, cap, self.budget))
-        self.budget -= prog.iterations
+        # ``cap`` and the budget are work: iterations times the block's weight.
+        sol = run(local, val, iterations=min(ITERATIONS_ONE, cap, self.budget) // self._weight(k))
+        self.budget -= prog.iterations * self._weight(k)
         if sol.status == "infeasible":
             raise PrivriskError(CONTRADICT)
         if sol.status == "unbounded":
@@ -277,11 +296,17 @@ class Region:
                 return rounded, True, True, point, sol.row_dual
         if not exact:
             return rounded, False, True, None, sol.row_dual
+        if self._rows[k].size > MIP_ROWS:
+            # Too large for an integer programme: the rounded linear bound holds, the end stays undecided.
+            self.undecided_solves += 1
+            return rounded, False, False, None, sol.row_dual
         # The linear optimum is fractional: the integer programme (its proven bound holds if it stops early).
         mip = self._program(k, mip=True)
         run = mip.minimise if sign > 0 else mip.maximise
-        msol = run(local, val, nodes=NODES, iterations=min(ITERATIONS_ONE, max(self.budget, 1)))
-        self.budget -= mip.iterations
+        msol = run(
+            local, val, nodes=NODES, iterations=max(1, min(ITERATIONS_ONE, self.budget) // self._weight(k))
+        )
+        self.budget -= mip.iterations * self._weight(k)
         if msol.status == "optimal" and msol.x is not None:
             return msol.value, True, True, msol.x, sol.row_dual
         if msol.status == "infeasible":
@@ -311,15 +336,45 @@ class Region:
         try:
             for attempt in range(WITNESS_TRIES):
                 weights = np.ones(cols.size) if attempt == 0 else rng.integers(1, 8, cols.size).astype(float)
-                sol = prog.minimise(everyone, weights, iterations=min(ITERATIONS_ONE, max(self.budget, 1)))
-                self.budget -= prog.iterations
+                cap = max(1, min(WITNESS_ITERATIONS, self.budget) // self._weight(k))
+                sol = prog.minimise(everyone, weights, iterations=cap)
+                self.budget -= prog.iterations * self._weight(k)
                 if sol.status == "infeasible":
                     return None
-                if sol.status == "optimal" and sol.x is not None and _whole(sol.x[ints]):
-                    return np.where(ints, np.round(sol.x), sol.x)
+                # Any whole vertex will do, not only the optimal one: primal simplex's last vertex when the cap
+                # ended it is feasible too, checked before it is taken.
+                x = sol.x if sol.status == "optimal" else sol.incumbent
+                if x is not None and _whole(x[ints]):
+                    x = np.where(ints, np.round(x), x)
+                    if self._solves(k, x) and abs(x[j] - target) <= _TOL:
+                        return x
         finally:
             prog.set_col_bounds(j, lo, hi)
         return None
+
+    def _weight(self, k: int) -> int:
+        """The budget one simplex iteration on block ``k`` costs (:data:`WORK_ROWS`)."""
+        rows = self._rows.get(k)
+        return max(1, int(((0 if rows is None else rows.size) / WORK_ROWS) ** 2))
+
+    def _left(self, k: int) -> int:
+        """The simplex iterations on block ``k`` the budget still allows."""
+        return max(0, self.budget // self._weight(k))
+
+    def _solves(self, k: int, x: np.ndarray) -> bool:
+        """Whether ``x`` solves block ``k``: its equations, its bounds, whole where it must be."""
+        rows, cols = self._rows.get(k, np.empty(0, np.int64)), self._cols[k]
+        sub = self._sub.get(k)
+        if sub is None:
+            sub = self._sub[k] = sp.csr_matrix(self.a[rows][:, cols])
+        b = self.b[rows]
+        tol = _TOL * np.maximum(1.0, np.abs(x))
+        return bool(
+            np.all(np.abs(sub @ x - b) <= _TOL * np.maximum(1.0, np.abs(b)))
+            and np.all(x >= self.lo[cols] - tol)
+            and np.all(x <= self.hi[cols] + tol)
+            and _whole(x[self.integer[cols]])
+        )
 
     def optimise(
         self, idx: np.ndarray, val: np.ndarray, sign: float, *, exact: bool = True, cap: int = ITERATIONS_ONE
@@ -373,6 +428,42 @@ class Region:
             if nz.size:
                 out += g_csc[:, cols[nz]] @ delta[nz]
         return out
+
+    def _valid(self, moves: sp.csr_matrix) -> sp.csr_matrix:
+        """The rows of ``moves`` that make ``known`` + the row a whole solution, checked here, not trusted: every
+        released equation keeps its total, the unknowns stay within their bounds, the whole ones whole. A move
+        that fails is left out (fewer points seen is only slower, a wrong one would be unsafe)."""
+        assert self.known is not None
+        moves = sp.csr_matrix(moves)
+        if moves.shape[0] == 0:
+            return moves
+        scale = np.maximum(1.0, np.abs(self.released @ self.known))
+        drift = sp.csr_matrix(self.released @ moves.T).tocsc()
+        bad = np.zeros(moves.shape[0], dtype=bool)
+        if drift.nnz:
+            cols = np.repeat(np.arange(drift.shape[1]), np.diff(drift.indptr))
+            bad[cols[np.abs(drift.data) > _TOL * scale[drift.indices]]] = True
+        rows = np.repeat(np.arange(moves.shape[0]), np.diff(moves.indptr))
+        at = self.known[moves.indices] + moves.data
+        tol = _TOL * np.maximum(1.0, np.abs(at))
+        out = (at < self.lo[moves.indices] - tol) | (at > self.hi[moves.indices] + tol)
+        out |= self.integer[moves.indices] & (moves.data != np.round(moves.data))
+        bad[rows[out]] = True
+        return sp.csr_matrix(moves[np.flatnonzero(~bad)]) if bad.any() else moves
+
+    def _moved(self, moves: sp.csr_matrix, g: sp.csr_matrix, base: np.ndarray, ends: Ends) -> None:
+        """The totals ``g`` at the whole solutions ``known`` + each row of ``moves`` (checked by :meth:`_valid`)
+        widen what has been seen."""
+        if moves.shape[0] == 0:
+            return
+        change = sp.csr_matrix(g @ moves.T)
+        full = np.diff(change.indptr) > 0
+        if full.any():
+            starts = change.indptr[:-1][full]
+            low = np.minimum.reduceat(change.data, starts)
+            high = np.maximum.reduceat(change.data, starts)
+            ends.seen_lo[full] = np.minimum(ends.seen_lo[full], base[full] + np.minimum(low, 0.0))
+            ends.seen_hi[full] = np.maximum(ends.seen_hi[full], base[full] + np.maximum(high, 0.0))
 
     def extremes(
         self,
@@ -429,16 +520,19 @@ class Region:
                 w_lo, w_hi = need(ends)
             return w_lo & ~ends.lo_exact & ~ends.undecided, w_hi & ~ends.hi_exact & ~ends.undecided
 
-        if self.moves is not None and self.known is not None and self.moves.shape[0]:
-            change = sp.csr_matrix(g @ self.moves.T)
-            full = np.diff(change.indptr) > 0
-            if full.any():
-                starts = change.indptr[:-1][full]
-                low = np.minimum.reduceat(change.data, starts)
-                high = np.maximum.reduceat(change.data, starts)
-                ends.seen_lo[full] = np.minimum(ends.seen_lo[full], base[full] + np.minimum(low, 0.0))
-                ends.seen_hi[full] = np.maximum(ends.seen_hi[full], base[full] + np.maximum(high, 0.0))
+        if self.moves is not None and self.known is not None:
+            if self.moves is not self._checked:  # checked once, then kept
+                self.moves = self._checked = self._valid(self.moves)
+            self._moved(self.moves, g, base, ends)
         mark()
+        if self.more_moves is not None and self.known is not None:
+            # Moves around the atoms of the totals still open (the moves for every atom leave a few).
+            w_lo, w_hi = wanted()
+            open_rows = np.flatnonzero(w_lo | w_hi)
+            if open_rows.size:
+                for batch in self.more_moves(np.unique(g[open_rows].indices)):
+                    self._moved(self._valid(batch), g, base, ends)
+                    mark()
         # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
         for sign in (1.0, -1.0):
             for _ in range(BATCH_ROUNDS):

@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["moves"]
+__all__ = ["moves", "moves_through"]
 
 
 def _sets(sizes: tuple[int, ...], held: list[frozenset[int]], limit: int) -> list[tuple[int, ...]]:
@@ -65,50 +65,132 @@ def moves(
     if n == 0 or not sizes:
         return sp.csr_matrix((0, n))
     shape = tuple(sizes)
-    lookup = np.full(int(np.prod(shape, dtype=np.int64)), -1, dtype=np.int64)
-    lookup[np.ravel_multi_index(tuple(coords.T), shape)] = np.arange(n)
+    lookup = _lookup(coords, shape)
     rng = np.random.default_rng(seed)
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    count = 0
+    every = np.arange(n)
+    out = _Moves(n)
     for vs in _sets(shape, held, limit):
         # Other pairs of levels reach other atoms; with two levels each there is only one pair.
         for _ in range(rounds if any(shape[v] > 2 for v in vs) else 1):
-            corners: list[tuple[int, np.ndarray]] = []
-            ok = np.ones(n, dtype=bool)
-            shift = {v: int(rng.integers(1, shape[v])) for v in vs}
-            for mask in range(1 << len(vs)):
-                c = coords.copy()
-                changed = 0
-                for bit, v in enumerate(vs):
-                    if mask >> bit & 1:
-                        c[:, v] = (c[:, v] + shift[v]) % shape[v]
-                        changed += 1
-                idx = lookup[np.ravel_multi_index(tuple(c.T), shape)]
-                ok &= idx >= 0
-                corners.append((changed % 2, np.maximum(idx, 0)))
+            shift = {v: np.full(n, int(rng.integers(1, shape[v]))) for v in vs}
+            corners, ok = _corners(coords, lookup, shape, every, vs, shift)
             # Each move once: from the corner of least index.
-            ok &= np.arange(n) == np.min([i for _, i in corners], axis=0)
-            even = [i for p, i in corners if p == 0]
-            odd = [i for p, i in corners if p == 1]
-            for gain, lose in ((even, odd), (odd, even)):
-                delta = np.min([room[i] for i in lose], axis=0)
-                good = ok & (delta > 0) & np.all([can_gain[i] for i in gain], axis=0)
-                if whole:
-                    delta = np.floor(delta)
-                    good &= delta >= 1
-                base = np.flatnonzero(good)
-                if base.size == 0:
-                    continue
-                for sign, group in ((1.0, gain), (-1.0, lose)):
-                    for i in group:
-                        rows.append(count + np.arange(base.size))
-                        cols.append(i[base])
-                        vals.append(sign * delta[base])
-                count += base.size
-    if not rows:
+            ok &= every == np.min([i for _, i in corners], axis=0)
+            out.add(corners, ok, room, can_gain, whole)
+    return out.matrix()
+
+
+def moves_through(
+    coords: np.ndarray,
+    sizes: tuple[int, ...],
+    held: list[frozenset[int]],
+    point: np.ndarray,
+    targets: np.ndarray,
+    *,
+    tries: int = 8,
+    limit: int = 10,
+    seed: int = 0,
+) -> sp.csr_matrix:
+    """Whole moves (as :func:`moves`) with each of ``targets`` at a corner, for each set of dimensions ``tries``
+    pairs of levels drawn for each target on its own: where the moves of one shift for all atoms left a group's
+    total where the truth has it, these search around the group's own atoms.
+
+    Example:
+        >>> coords = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]])   # 2 × 3, rows released
+        >>> m = moves_through(coords, (2, 3), [frozenset({0})], np.array([3.0, 1, 0, 2, 0, 5]), np.array([0]))
+        >>> bool(np.all(m.sum(axis=1) == 0)), bool(np.all(m[:, 0].toarray() != 0))
+        (True, True)
+    """
+    n = coords.shape[0]
+    targets = np.asarray(targets, dtype=np.int64)
+    if n == 0 or not sizes or targets.size == 0:
         return sp.csr_matrix((0, n))
-    m = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(count, n))
-    m.sum_duplicates()
-    return m
+    shape = tuple(sizes)
+    lookup = _lookup(coords, shape)
+    rng = np.random.default_rng(seed)
+    out = _Moves(n)
+    can_gain = np.ones(n, dtype=bool)
+    for vs in _sets(shape, held, limit):
+        for _ in range(tries if any(shape[v] > 2 for v in vs) else 1):
+            shift = {v: rng.integers(1, shape[v], size=targets.size) for v in vs}
+            corners, ok = _corners(coords, lookup, shape, targets, vs, shift)
+            out.add(corners, ok, point, can_gain, True)
+    return out.matrix()
+
+
+def _lookup(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    lookup = np.full(int(np.prod(shape, dtype=np.int64)), -1, dtype=np.int64)
+    lookup[np.ravel_multi_index(tuple(coords.T), shape)] = np.arange(coords.shape[0])
+    return lookup
+
+
+def _corners(
+    coords: np.ndarray,
+    lookup: np.ndarray,
+    shape: tuple[int, ...],
+    base: np.ndarray,
+    vs: tuple[int, ...],
+    shift: dict[int, np.ndarray],
+) -> tuple[list[tuple[int, np.ndarray]], np.ndarray]:
+    """The 2^|vs| corners of the moves from the atoms ``base`` (each corner's parity and atoms), and whether
+    every corner is an atom."""
+    corners: list[tuple[int, np.ndarray]] = []
+    ok = np.ones(base.size, dtype=bool)
+    for mask in range(1 << len(vs)):
+        c = coords[base].copy()
+        changed = 0
+        for bit, v in enumerate(vs):
+            if mask >> bit & 1:
+                c[:, v] = (c[:, v] + shift[v]) % shape[v]
+                changed += 1
+        idx = lookup[np.ravel_multi_index(tuple(c.T), shape)]
+        ok &= idx >= 0
+        corners.append((changed % 2, np.maximum(idx, 0)))
+    return corners, ok
+
+
+class _Moves:
+    """The moves gathered so far, one row each over the ``n`` atoms."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.count = 0
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
+
+    def add(
+        self,
+        corners: list[tuple[int, np.ndarray]],
+        ok: np.ndarray,
+        room: np.ndarray,
+        can_gain: np.ndarray,
+        whole: bool,
+    ) -> None:
+        even = [i for p, i in corners if p == 0]
+        odd = [i for p, i in corners if p == 1]
+        for gain, lose in ((even, odd), (odd, even)):
+            delta = np.min([room[i] for i in lose], axis=0)
+            good = ok & (delta > 0) & np.all([can_gain[i] for i in gain], axis=0)
+            if whole:
+                delta = np.floor(delta)
+                good &= delta >= 1
+            base = np.flatnonzero(good)
+            if base.size == 0:
+                continue
+            for sign, group in ((1.0, gain), (-1.0, lose)):
+                for i in group:
+                    self.rows.append(self.count + np.arange(base.size))
+                    self.cols.append(i[base])
+                    self.vals.append(sign * delta[base])
+            self.count += base.size
+
+    def matrix(self) -> sp.csr_matrix:
+        if not self.rows:
+            return sp.csr_matrix((0, self.n))
+        m = sp.csr_matrix(
+            (np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
+            shape=(self.count, self.n),
+        )
+        m.sum_duplicates()
+        return m
