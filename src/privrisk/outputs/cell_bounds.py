@@ -86,9 +86,12 @@ class _Model:
     (primal simplex from the last basis), and the integer one where whole unknowns come out fractional."""
 
     def __init__(self, a: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-                 integer: np.ndarray) -> None:  # fmt: skip
+                 integer: np.ndarray, known: np.ndarray | None = None) -> None:  # fmt: skip
         self.a, self.b, self.lower, self.upper, self.integer = a, b, lower, upper, integer
         self.lp = Program(a, b, b, lower=lower, upper=upper)
+        if known is not None and a.shape[0]:
+            # From the truth, not from scratch: a large block's first phase is its costliest part.
+            self.lp.start_at(known)
         self.mip: Program | None = None
         self.freed: set[int] = set()
 
@@ -208,7 +211,9 @@ def system_bounds(
             sub = sp.csr_matrix(csr[rows][:, cols])
             where = {int(e): i for i, e in enumerate(rows)}
             models[c] = (
-                _Model(sub, b[rows], system.lower[cols], system.upper[cols], integer[cols]),
+                _Model(
+                    sub, b[rows], system.lower[cols], system.upper[cols], integer[cols], system.known[cols]
+                ),
                 rows,
                 cols,
                 where,
