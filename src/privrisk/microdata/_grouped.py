@@ -21,6 +21,7 @@ differ only in how they run SQL and number the rows (:class:`Passes`: :mod:`~pri
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,15 +132,13 @@ class GroupedMicrodataResult(MicrodataResult):
             write_csv(self.combinations(), path)
             return
         order = self._riskiest_first()
-        with open(path, "w", newline="", encoding="utf-8") as out:
-            for start in range(0, max(order.size, 1), COMBINATIONS_CHUNK):
-                chunk = self._combination_rows(order[start : start + COMBINATIONS_CHUNK])
-                if start == 0:
-                    write_csv(chunk, out)  # type: ignore[arg-type]  # pandas writes to a text handle
-                else:  # the header once: each later chunk's lines only
-                    buffer = _Lines()
-                    write_csv(chunk, buffer)  # type: ignore[arg-type]
-                    out.write(buffer.text.split("\n", 1)[1] if "\n" in buffer.text else "")
+        _write_chunks(
+            (
+                self._combination_rows(order[start : start + COMBINATIONS_CHUNK])
+                for start in range(0, max(order.size, 1), COMBINATIONS_CHUNK)
+            ),
+            path,
+        )
 
     def records(self) -> pd.DataFrame:
         """Every record's risk, as :meth:`MicrodataResult.records`: read again from the file on DuckDB; not
@@ -164,16 +163,8 @@ class GroupedMicrodataResult(MicrodataResult):
         return super().write(folder, records=records and self.records_reader is not None, **kwargs)
 
     def _write_records(self, path: Path) -> None:
-        from privrisk.io.files import write_csv
-
-        with open(path, "w", newline="", encoding="utf-8") as out:
-            for i, chunk in enumerate(self.records_reader(self)):
-                if i == 0:
-                    write_csv(chunk, out)  # type: ignore[arg-type]  # pandas writes to a text handle
-                else:  # the header once: each later chunk's lines only
-                    buffer = _Lines()
-                    write_csv(chunk, buffer)  # type: ignore[arg-type]
-                    out.write(buffer.text.split("\n", 1)[1] if "\n" in buffer.text else "")
+        assert self.records_reader is not None
+        _write_chunks(self.records_reader(self), path)
 
     def _records_above(self, risk: float) -> int:
         return int(self.cells.count[self.risk > risk].sum())
@@ -189,6 +180,20 @@ class GroupedMicrodataResult(MicrodataResult):
 
 COMBINATIONS_CHUNK = 1 << 18
 """Rows of ``combinations.csv`` written at a time by a grouped result."""
+
+
+def _write_chunks(chunks: Iterable[pd.DataFrame], path: Path) -> None:
+    """One CSV from tables of the same columns, written as they come: the header once, then each table's lines."""
+    from privrisk.io.files import write_csv
+
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        for i, chunk in enumerate(chunks):
+            if i == 0:
+                write_csv(chunk, out)  # type: ignore[arg-type]  # pandas writes to a text handle
+            else:
+                buffer = _Lines()
+                write_csv(chunk, buffer)  # type: ignore[arg-type]
+                out.write(buffer.text.split("\n", 1)[1] if "\n" in buffer.text else "")
 
 
 class _Lines:

@@ -221,14 +221,18 @@ class Region:
     def block_cols(self, k: int) -> np.ndarray:
         return self._cols[k]
 
+    def _block_matrix(self, k: int) -> sp.csr_matrix:
+        """Block ``k``'s equations over its own unknowns (built once)."""
+        if k not in self._sub:
+            rows = self._rows.get(k, np.empty(0, np.int64))
+            self._sub[k] = sp.csr_matrix(self.a[rows][:, self._cols[k]])
+        return self._sub[k]
+
     def _program(self, k: int, mip: bool) -> Program:
         store = self._mip if mip else self._lp
         if k not in store:
             rows, cols = self._rows.get(k, np.empty(0, np.int64)), self._cols[k]
-            sub = self._sub.get(k)
-            if sub is None:
-                sub = sp.csr_matrix(self.a[rows][:, cols])
-                self._sub[k] = sub
+            sub = self._block_matrix(k)
             store[k] = Program(
                 sub,
                 self.b[rows],
@@ -364,9 +368,7 @@ class Region:
     def _solves(self, k: int, x: np.ndarray) -> bool:
         """Whether ``x`` solves block ``k``: its equations, its bounds, whole where it must be."""
         rows, cols = self._rows.get(k, np.empty(0, np.int64)), self._cols[k]
-        sub = self._sub.get(k)
-        if sub is None:
-            sub = self._sub[k] = sp.csr_matrix(self.a[rows][:, cols])
+        sub = self._block_matrix(k)
         b = self.b[rows]
         tol = _TOL * np.maximum(1.0, np.abs(x))
         return bool(
