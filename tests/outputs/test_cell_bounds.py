@@ -318,5 +318,23 @@ def test_a_mean_whose_count_is_not_known_is_bounded_by_sum_over_count() -> None:
     result = check_frame(frame, specs, Policy(safe_threshold=2))
     cell = _cell(result, "Means", region="A")
     assert cell["interval"][0] == pytest.approx(12.5) and cell["interval"][1] == pytest.approx(175.0)
-    assert cell["interval_exact"] is False and cell["protected"] is True
+    # The outer interval would protect it, but the exact one is not known: protection is not claimed.
+    assert cell["interval_exact"] is False and cell["protected"] is None
     assert result.summary["cells_undecided"] == 2
+
+
+def test_an_outer_interval_never_says_protected(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 2 × 2 table released alone: hidden, a cell is any whole number ≥ 0 (its programmes find the maximum
+    # unbounded): protected. With no iterations for the programmes its interval is an outer one (the bounds the
+    # rest implies), and an outer interval never shows a cell as protected: that yes would be unproven.
+    import privrisk.outputs.cell_bounds as cb
+
+    frame = pd.DataFrame({"r": ["r1"] * 4 + ["r2"] * 6, "c": ["c1"] * 1 + ["c2"] * 3 + ["c1"] * 2 + ["c2"] * 4})
+    specs = [OutputSpec(name="Cells", kind="count", rows=("r",), columns=("c",), margins=False)]
+    policy = Policy(safe_threshold=1)
+    solved = _cell(check_frame(frame, specs, policy), "Cells", r="r1", c="c1")
+    assert solved["interval_exact"] is True and solved["protected"] is True and solved["interval"][0] == 0
+    monkeypatch.setattr(cb, "CELL_ITERATIONS", 0)
+    outer = check_frame(frame, specs, policy)
+    cells = next(o for o in outer.outputs if o["name"] == "Cells")["cells"]
+    assert all(c["interval_exact"] is False and c["protected"] is None for c in cells)

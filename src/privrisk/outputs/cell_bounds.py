@@ -26,9 +26,11 @@ Work, cheapest first:
 3. programmes: the cells of one connected block share one HiGHS model (primal simplex, warm started); a cell's
    equation is freed, its two programmes solved, the equation restored.
 
-The programmes share one budget of simplex iterations (:data:`CELL_ITERATIONS`; deterministic, unlike seconds),
-failing cells first; an end left over keeps a valid outer bound (the bounds the remaining equations imply) and the
-cell is counted as not exact (``cells_undecided``). Every interval holds the truth.
+The programmes share one budget of simplex iterations (:data:`CELL_ITERATIONS`; deterministic, unlike seconds;
+an iteration on a large block costs more of it), failing cells first; a block of more than
+:data:`CELL_BLOCK_ROWS` equations gets no programme. An end left over keeps a valid outer bound (the bounds the
+remaining equations imply) and the cell is counted as not exact (``cells_undecided``). Every interval holds the
+truth, and only an exact one can show a cell protected: an outer interval says "not protected" or nothing.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from privrisk.outputs.intervals import MIP_ROWS, WORK_ROWS
 from privrisk.outputs.reduction import propagate
 from privrisk.solver import Program
 
@@ -51,10 +54,19 @@ if TYPE_CHECKING:
     from privrisk.outputs.policy import Policy
     from privrisk.outputs.spec import OutputSpec
 
-__all__ = ["CELL_ITERATIONS", "CellBounds", "cell_bounds", "hidden_cells", "protected", "system_bounds"]
+__all__ = ["CELL_BLOCK_ROWS", "CELL_ITERATIONS", "CellBounds", "cell_bounds", "hidden_cells", "protected", "system_bounds"]
 
 # Simplex iterations all cells' programmes of one call may take together; cells left then keep an outer interval.
+# An iteration on a block of more equations than ``WORK_ROWS`` costs (equations / WORK_ROWS)² of it, as in
+# :mod:`privrisk.outputs.intervals`.
 CELL_ITERATIONS = 20_000_000
+# Blocks of more equations get no programme at all: the start from the truth (a crossover) alone takes minutes on
+# the joint system of the large request of ``benchmarks/outputs.py`` (one block of about 200,000 unknowns), and each
+# cell would need two programmes on it. Their cells keep an outer interval, marked not exact (never protected).
+CELL_BLOCK_ROWS = 5_000
+# Up to this many equations a cell's outer interval is the propagation of its block without its own equation;
+# above, one propagation per block without every equation any cell of the call frees (valid for each of them).
+PROPAGATE_ROWS = 2_000
 # Branch-and-bound nodes of one integer programme.
 NODES = 2_000
 _TOL = 1e-7
@@ -94,6 +106,8 @@ class _Model:
             self.lp.start_at(known)
         self.mip: Program | None = None
         self.freed: set[int] = set()
+        # The budget one simplex iteration here costs.
+        self.weight = max(1, int((a.shape[0] / WORK_ROWS) ** 2))
 
     def free(self, rows: Sequence[int]) -> None:
         for r in rows:
@@ -113,12 +127,17 @@ class _Model:
         self, idx: np.ndarray, sign: float, budget: _Budget, deadline: float
     ) -> tuple[str, float, bool]:
         """The least (``sign`` 1) or largest (−1) Σ x[idx]: (status ok, unbounded or undecided; value; exact)."""
-        if budget.left <= 0 or time.perf_counter() > deadline:
+        if budget.left < self.weight or time.perf_counter() > deadline:
             return "undecided", np.nan, False
         val = np.ones(idx.size)
         run = self.lp.minimise if sign > 0 else self.lp.maximise
-        sol = run(idx, val, iterations=budget.left, deadline=None if not np.isfinite(deadline) else deadline)
-        budget.left -= self.lp.iterations
+        sol = run(
+            idx,
+            val,
+            iterations=budget.left // self.weight,
+            deadline=None if not np.isfinite(deadline) else deadline,
+        )
+        budget.left -= self.lp.iterations * self.weight
         if sol.status == "unbounded":
             return "unbounded", -sign * np.inf, True
         if sol.status != "optimal" or sol.x is None:
@@ -126,6 +145,11 @@ class _Model:
         if not self.integer.any() or _whole(sol.x[self.integer]):
             value = float(np.round(sol.value)) if self.integer[idx].all() else sol.value
             return "ok", value, True
+        if self.a.shape[0] > MIP_ROWS:
+            # Too large for an integer programme (as in :mod:`privrisk.outputs.intervals`): the rounded bound.
+            if self.integer[idx].all():
+                return "ok", float(np.ceil(sol.value - 1e-6) if sign > 0 else np.floor(sol.value + 1e-6)), False
+            return "ok", sol.value, False
         if self.mip is None:
             self.mip = Program(
                 self.a, self.b, self.b, lower=self.lower, upper=self.upper, integer=self.integer
@@ -133,8 +157,8 @@ class _Model:
             for r in self.freed:
                 self.mip.set_row_bounds(r, -np.inf, np.inf)
         run = self.mip.minimise if sign > 0 else self.mip.maximise
-        msol = run(idx, val, nodes=NODES, iterations=max(budget.left, 1))
-        budget.left -= self.mip.iterations
+        msol = run(idx, val, nodes=NODES, iterations=max(budget.left // self.weight, 1))
+        budget.left -= self.mip.iterations * self.weight
         if msol.status == "optimal":
             return "ok", msol.value, True
         bound = msol.bound if np.isfinite(msol.bound) else sol.value
@@ -204,21 +228,37 @@ def system_bounds(
         if memo is not None:
             memo[id(system)] = (key, csr, row_comp, col_comp, models)
 
-    def model(c: int) -> tuple[_Model, np.ndarray, np.ndarray, dict[int, int]]:
+    def model(c: int) -> tuple[_Model | None, np.ndarray, np.ndarray, dict[int, int], sp.csr_matrix]:
+        """Block ``c``'s programmes (None above :data:`CELL_BLOCK_ROWS` equations), equations, unknowns."""
         if c not in models:
             rows = np.flatnonzero(row_comp == c)
             cols = np.flatnonzero(col_comp == c)
             sub = sp.csr_matrix(csr[rows][:, cols])
             where = {int(e): i for i, e in enumerate(rows)}
-            models[c] = (
-                _Model(
+            mdl = None
+            if rows.size <= CELL_BLOCK_ROWS:
+                mdl = _Model(
                     sub, b[rows], system.lower[cols], system.upper[cols], integer[cols], system.known[cols]
-                ),
-                rows,
-                cols,
-                where,
-            )
+                )
+            models[c] = (mdl, rows, cols, where, sub)
         return models[c]
+
+    # Equations some target of this call frees: without all of them, one propagation bounds every target.
+    everyone_frees = {int(r) for t in range(k) for r in drop[t]}
+    shared: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def outer(c: int, freed_here: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Valid bounds of block ``c``'s unknowns without the equations ``freed_here`` (block-local)."""
+        _, rows, cols, where, sub = model(c)
+        lower, upper, whole = system.lower[cols], system.upper[cols], integer[cols]
+        if rows.size <= PROPAGATE_ROWS:
+            keep = np.setdiff1d(np.arange(rows.size), freed_here)
+            return propagate(sub[keep], b[rows][keep], lower, upper, whole)
+        if c not in shared:
+            gone = [where[r] for r in everyone_frees if r in where]
+            keep = np.setdiff1d(np.arange(rows.size), gone)
+            shared[c] = propagate(sub[keep], b[rows][keep], lower, upper, whole)
+        return shared[c]
 
     for t in order if order is not None else range(k):
         idx = np.sort(np.asarray(targets[t], dtype=np.int64))
@@ -245,16 +285,21 @@ def system_bounds(
                     end = system.lower[mine] if sign > 0 else system.upper[mine]
                     total[sign] += float(end.sum())
                 continue
-            mdl, rows, cols, where = model(c)
+            mdl, _, cols, where, _ = model(c)
             local = np.searchsorted(cols, mine)
             freed_here = [where[int(r)] for r in freed if row_comp[r] == c]
+            if mdl is None:
+                o_lo, o_hi = outer(c, freed_here)
+                total[1.0] += float(o_lo[local].sum())
+                total[-1.0] += float(o_hi[local].sum())
+                tight[1.0] = tight[-1.0] = False
+                continue
             mdl.free(freed_here)
             try:
                 for sign in (1.0, -1.0):
                     status, v, ok = mdl.bound(local, sign, budget, deadline)
                     if status == "undecided":
-                        keep = np.setdiff1d(np.arange(rows.size), freed_here)
-                        o_lo, o_hi = propagate(mdl.a[keep], mdl.b[keep], mdl.lower, mdl.upper, mdl.integer)
+                        o_lo, o_hi = outer(c, freed_here)
                         v = float(o_lo[local].sum()) if sign > 0 else float(o_hi[local].sum())
                         ok = False
                     total[sign] += v
@@ -571,6 +616,12 @@ def cell_bounds(
     return frames, undecided
 
 
+def _established(exact: bool, guard: bool) -> bool | None:
+    """What an interval says of a cell's protection: an exact one, yes or no; an outer one (wider than the
+    truth), only no (the truth is narrower still); its yes would be unproven, a wrong "safe": unknown (None)."""
+    return guard if exact or not guard else None
+
+
 def _frame(spec: OutputSpec, cells: pd.DataFrame, lo: np.ndarray, hi: np.ndarray, exact: np.ndarray,
            policy: Policy) -> pd.DataFrame:  # fmt: skip
     total, top1, top2 = (_column(cells, c) for c in ("total", "top1", "top2"))
@@ -579,15 +630,18 @@ def _frame(spec: OutputSpec, cells: pd.DataFrame, lo: np.ndarray, hi: np.ndarray
     guard = [
         None
         if np.isnan(lo[i])
-        else protected(
-            kind,
-            lo[i],
-            hi[i],
-            total=total[i],
-            top1=top1[i],
-            top2=top2[i],
-            count=counts[i],
-            p=policy.safe_pratio_p,
+        else _established(
+            bool(exact[i]),
+            protected(
+                kind,
+                lo[i],
+                hi[i],
+                total=total[i],
+                top1=top1[i],
+                top2=top2[i],
+                count=counts[i],
+                p=policy.safe_pratio_p,
+            ),
         )
         for i in range(len(cells))
     ]
