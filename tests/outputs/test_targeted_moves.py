@@ -1,5 +1,5 @@
-"""Moves around given atoms (issue 36): whole solutions next to the truth that keep every released total, found
-without a solver. Checked by recomputing every released table's totals from scratch, and a move that breaks a
+"""Moves around given atoms and walks of several moves (issue 36): whole solutions next to the truth that keep
+every released total, found without a solver. Checked by recomputing every released table's totals from scratch, and a move that breaks a
 total or a bound is refused by the region before it counts as a point seen (never a wrong 'not disclosed')."""
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import privrisk.outputs.intervals as intervals_module
+from outputs_helpers import whole_solutions
 from privrisk.outputs.intervals import Region
-from privrisk.outputs.moves import moves_through
+from privrisk.outputs.moves import moves, moves_through, walks
 
 
 def _margins(point: np.ndarray, coords: np.ndarray, sizes: tuple[int, ...], held: frozenset[int]) -> dict:
@@ -89,3 +91,60 @@ def test_moves_leaving_the_bounds_are_refused() -> None:
 
     region.extremes(sp.csr_matrix(np.array([[1.0, 0.0]])), need=need)
     assert seen and min(seen) == 1.0  # the truth only: the move was not taken
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_walks_keep_every_released_total_stay_whole_and_never_pass_the_maximum(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    dims = int(rng.integers(2, 4))
+    sizes = tuple(int(x) for x in rng.integers(2, 4, dims))
+    coords = np.array(list(itertools.product(*(range(s) for s in sizes))))
+    subsets = [frozenset(c) for c in itertools.combinations(range(dims), dims - 1)]
+    held = [s for s in subsets if rng.random() < 0.7] or subsets[:1]
+    truth = (rng.integers(0, 4, coords.shape[0]) * (rng.random(coords.shape[0]) < 0.5)).astype(float)
+    pool = moves(coords, sizes, held, truth, seed=seed)
+    groups = (rng.random((5, coords.shape[0])) < 0.3).astype(float)
+    g = sp.csr_matrix(np.vstack([groups, -groups]))  # raise each group, and lower it
+    w = walks(pool, g, truth, np.zeros(coords.shape[0]), np.full(coords.shape[0], np.inf))
+    # The largest total each group has over every whole table with these released tables (brute force).
+    a = np.array([[float(all(c[d] == key[i] for i, d in enumerate(sorted(h)))) for c in coords.tolist()]
+                  for h in held for key in itertools.product(*(range(sizes[d]) for d in sorted(h)))])  # fmt: skip
+    cols = np.flatnonzero(a.any(axis=0))
+    small = truth.sum() <= 10 and coords.shape[0] <= 12 and cols.size == coords.shape[0]
+    every = whole_solutions(a.astype(int), (a @ truth).astype(int), cols) if small else []
+    for row in range(w.shape[0]):
+        point = truth + w[row].toarray().ravel()
+        assert np.all(point >= 0) and np.array_equal(point, np.round(point))
+        for h in held:
+            assert _margins(point, coords, sizes, h) == _margins(truth, coords, sizes, h)
+        if every:
+            total = g[row].toarray().ravel()
+            assert total @ point <= max(float(total @ x) for x in every)
+
+
+def test_a_walk_reaches_what_no_single_move_does() -> None:
+    # A 2 × 3 table whose rows (6 and 11 people) are released; the group is the first column (3 + 2 people).
+    # Each move brings the people of one other cell into the group: one move reaches 10 at most (5 from row 2's
+    # second cell), the walk every one of the 17.
+    coords = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]])
+    truth = np.array([3.0, 1, 2, 2, 5, 4])
+    pool = moves(coords, (2, 3), [frozenset({0})], truth, rounds=6)
+    group = np.array([1.0, 0, 0, 1, 0, 0])
+    single = max(group @ (truth + pool[r].toarray().ravel()) for r in range(pool.shape[0]))
+    walk = walks(pool, sp.csr_matrix(group), truth, np.zeros(6), np.full(6, np.inf)).toarray().ravel()
+    walked = group @ (truth + walk)
+    assert single == 10.0 and walked == 17.0
+
+
+def test_a_walk_that_breaks_a_released_total_is_not_seen(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A walk is checked by the region like a move: one that breaks x0 + x1 = 3 must not show x0 + x1 at 0.
+    a = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    region = Region(
+        a, np.array([3.0, 2.0]), lower=np.zeros(3), integer=np.ones(3, bool), known=np.array([1.0, 2, 2])
+    )
+    region.moves = sp.csr_matrix(np.array([[1.0, -1.0, 0.0]]))
+    broken = sp.csr_matrix(np.array([[-1.0, -2.0, 0.0]]))
+    monkeypatch.setattr(intervals_module, "walks", lambda pool, g, *a, **k: sp.vstack([broken] * g.shape[0]))
+    ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))
+    assert ends.lo.tolist() == [3.0] and ends.hi.tolist() == [3.0]

@@ -30,6 +30,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from privrisk.errors import PrivriskError
+from privrisk.outputs.moves import walks
 from privrisk.outputs.reduction import CONTRADICT, propagate, rank, reduce
 from privrisk.solver import Program
 
@@ -453,19 +454,28 @@ class Region:
         bad[rows[out]] = True
         return sp.csr_matrix(moves[np.flatnonzero(~bad)]) if bad.any() else moves
 
-    def _moved(self, moves: sp.csr_matrix, g: sp.csr_matrix, base: np.ndarray, ends: Ends) -> None:
-        """The totals ``g`` at the whole solutions ``known`` + each row of ``moves`` (checked by :meth:`_valid`)
-        widen what has been seen."""
+    def _moved(
+        self,
+        moves: sp.csr_matrix,
+        g: sp.csr_matrix,
+        base: np.ndarray,
+        ends: Ends,
+        rows: np.ndarray | None = None,
+    ) -> None:
+        """The totals ``g`` (only its ``rows``, if given: the others are not wanted) at the whole solutions
+        ``known`` + each row of ``moves`` (checked by :meth:`_valid`) widen what has been seen."""
         if moves.shape[0] == 0:
             return
-        change = sp.csr_matrix(g @ moves.T)
+        rows = np.arange(g.shape[0]) if rows is None else rows
+        change = sp.csr_matrix(g[rows] @ moves.T)
         full = np.diff(change.indptr) > 0
         if full.any():
             starts = change.indptr[:-1][full]
             low = np.minimum.reduceat(change.data, starts)
             high = np.maximum.reduceat(change.data, starts)
-            ends.seen_lo[full] = np.minimum(ends.seen_lo[full], base[full] + np.minimum(low, 0.0))
-            ends.seen_hi[full] = np.maximum(ends.seen_hi[full], base[full] + np.maximum(high, 0.0))
+            at = rows[full]
+            ends.seen_lo[at] = np.minimum(ends.seen_lo[at], base[at] + np.minimum(low, 0.0))
+            ends.seen_hi[at] = np.maximum(ends.seen_hi[at], base[at] + np.maximum(high, 0.0))
 
     def extremes(
         self,
@@ -527,13 +537,27 @@ class Region:
                 self.moves = self._checked = self._valid(self.moves)
             self._moved(self.moves, g, base, ends)
         mark()
+        pool = [] if self.moves is None else [self.moves]
         if self.more_moves is not None and self.known is not None:
             # Moves around the atoms of the totals still open (the moves for every atom leave a few).
             w_lo, w_hi = wanted()
             open_rows = np.flatnonzero(w_lo | w_hi)
             if open_rows.size:
                 for batch in self.more_moves(np.unique(g[open_rows].indices)):
-                    self._moved(self._valid(batch), g, base, ends)
+                    pool.append(self._valid(batch))
+                    w_lo, w_hi = wanted()
+                    self._moved(pool[-1], g, base, ends, np.flatnonzero(w_lo | w_hi))
+                    mark()
+        if pool and self.known is not None:
+            # Several moves one after another reach what one does not (a total of 3 to 7 to 12).
+            every = sp.csr_matrix(sp.vstack(pool, format="csr"))
+            for sign in (1.0, -1.0):
+                w = wanted()[0 if sign > 0 else 1]
+                if w.any() and every.shape[0]:
+                    rows = np.flatnonzero(w)
+                    steps = walks(every, -sign * g[rows], self.known, self.lo, self.hi, integer=self.integer)
+                    w_lo, w_hi = wanted()
+                    self._moved(self._valid(steps), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
         # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
         for sign in (1.0, -1.0):

@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["moves", "moves_through"]
+__all__ = ["moves", "moves_through", "walks"]
 
 
 def _sets(sizes: tuple[int, ...], held: list[frozenset[int]], limit: int) -> list[tuple[int, ...]]:
@@ -116,6 +116,95 @@ def moves_through(
             corners, ok = _corners(coords, lookup, shape, targets, vs, shift)
             out.add(corners, ok, point, can_gain, True)
     return out.matrix()
+
+
+def walks(
+    pool: sp.csr_matrix,
+    g: sp.csr_matrix,
+    point: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    *,
+    integer: np.ndarray | None = None,
+    steps: int = 32,
+) -> sp.csr_matrix:
+    """For each row of ``g`` (a total over the unknowns), a change to ``point`` made of several moves of ``pool``
+    one after another, each taken as many whole times as the bounds allow where the walk has got to, that raises
+    the total as far as this greedy walk gets (the moves that raise it most per unit first, at most ``steps``).
+    One row per total; a row of zeros where no move raises it. A move over ``integer`` unknowns (default: all) is
+    taken a whole number of times; one over real unknowns only (sums of a magnitude) as far as the bounds allow.
+
+    One move changes a group's total by its step only (a pair of atoms from 3 people to 7, say); a walk of
+    several reaches what no single move does (3 → 7 → 12), each whole and keeping every released total, so the
+    walk's end is again a whole solution. The caller checks every row before it counts (as it checks moves).
+
+    Example:
+        >>> # Rows released of a 2 × 3 table; the group is the first column, 3 + 2 = 5 people.
+        >>> pool = sp.csr_matrix(np.array([[1.0, -1, 0, 0, 0, 0], [0, 0, 0, 5, -5, 0], [2, 0, -2, 0, 0, 0]]))
+        >>> g = sp.csr_matrix(np.array([[1.0, 0, 0, 1, 0, 0]]))
+        >>> point = np.array([3.0, 1, 2, 2, 5, 0])
+        >>> w = walks(pool, g, point, np.zeros(6), np.full(6, np.inf))
+        >>> float((g @ (point + w.toarray()[0]))[0])   # every person of each row moved into the group
+        13.0
+    """
+    pool = sp.csr_matrix(pool)
+    n = pool.shape[1]
+    k = g.shape[0]
+    if pool.shape[0] == 0 or k == 0:
+        return sp.csr_matrix((k, n))
+    nonempty = np.diff(pool.indptr) > 0
+    size = np.ones(pool.shape[0])
+    size[nonempty] = np.minimum.reduceat(np.abs(pool.data), pool.indptr[:-1][nonempty])
+    owner = np.repeat(np.arange(pool.shape[0]), np.diff(pool.indptr))
+    unit = pool.data / size[owner]
+    # A move whose entries are not whole multiples of its least one is taken whole, once at a time.
+    uneven = np.zeros(pool.shape[0], dtype=bool)
+    uneven[owner[unit != np.round(unit)]] = True
+    size[uneven] = 1.0
+    unit = pool.data / size[owner]
+    gain = sp.csr_matrix(g @ pool.T)
+    x = np.asarray(point, dtype=float).copy()
+    rows: list[np.ndarray] = []
+    cols: list[np.ndarray] = []
+    vals: list[np.ndarray] = []
+    for i in range(k):
+        js = gain.indices[gain.indptr[i] : gain.indptr[i + 1]]
+        up = gain.data[gain.indptr[i] : gain.indptr[i + 1]] / size[js]
+        keep = up > 0
+        js, up = js[keep], up[keep]
+        if js.size == 0:
+            continue
+        touched: list[np.ndarray] = []
+        for j in js[np.argsort(-up, kind="stable")[:steps]].tolist():
+            at = pool.indices[pool.indptr[j] : pool.indptr[j + 1]]
+            u = unit[pool.indptr[j] : pool.indptr[j + 1]]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(u > 0, (upper[at] - x[at]) / u, (x[at] - lower[at]) / -u)
+            if np.isnan(room).any():
+                continue
+            least = float(np.min(room))
+            # Unbounded along this move: once is enough to show the total is not pinned.
+            if least == np.inf:
+                times = 1.0
+            elif integer is None or integer[at].any():
+                times = float(np.floor(least))
+            else:
+                times = least
+            if times >= 1 or (times > 0 and integer is not None and not integer[at].any()):
+                x[at] += times * u
+                touched.append(at)
+        if not touched:
+            continue
+        at = np.unique(np.concatenate(touched))
+        change = x[at] - point[at]
+        x[at] = point[at]
+        nz = change != 0
+        rows.append(np.full(int(nz.sum()), i))
+        cols.append(at[nz])
+        vals.append(change[nz])
+    if not rows:
+        return sp.csr_matrix((k, n))
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(k, n))
 
 
 def _lookup(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
