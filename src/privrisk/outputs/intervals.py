@@ -31,6 +31,7 @@ from scipy.sparse.csgraph import connected_components
 
 from privrisk.errors import PrivriskError
 from privrisk.outputs.moves import walks
+from privrisk.outputs.nearby import nearby_points
 from privrisk.outputs.reduction import CONTRADICT, propagate, rank, reduce
 from privrisk.solver import Program
 
@@ -558,6 +559,17 @@ class Region:
                     steps = walks(every, -sign * g[rows], self.known, self.lo, self.hi, integer=self.integer)
                     w_lo, w_hi = wanted()
                     self._moved(self._valid(steps), g, base, ends, np.flatnonzero(w_lo | w_hi))
+                    mark()
+            # What the walks left: small programmes over the unknowns around each total (a point, not a bound).
+            for sign in (1.0, -1.0):
+                w = wanted()[0 if sign > 0 else 1]
+                if w.any() and every.shape[0]:
+                    rows = np.flatnonzero(w)
+                    found = nearby_points(
+                        self.released, self.known, self.lo, self.hi, self.integer, -sign * g[rows], every
+                    )
+                    w_lo, w_hi = wanted()
+                    self._moved(self._valid(found), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
         # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
         for sign in (1.0, -1.0):

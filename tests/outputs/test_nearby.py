@@ -1,0 +1,86 @@
+"""Points next to the truth from small programmes (issue 36): each one solves the whole released system, reaches no
+further than the whole system's optimum (scipy's linprog over every unknown, an independent solver), and one that
+breaks a released total is refused by the region before it counts."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+import privrisk.outputs.intervals as intervals_module
+from privrisk.outputs.intervals import Region
+from privrisk.outputs.moves import moves
+from privrisk.outputs.nearby import nearby_points
+
+
+def _table(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[frozenset[int]]]:
+    """A random cube of atoms, some of its (dims − 1)-way tables released: coords, sizes, A, the truth, held."""
+    rng = np.random.default_rng(seed)
+    dims = int(rng.integers(2, 4))
+    sizes = tuple(int(x) for x in rng.integers(2, 4, dims))
+    coords = np.array(list(itertools.product(*(range(s) for s in sizes))))
+    subsets = [frozenset(c) for c in itertools.combinations(range(dims), dims - 1)]
+    held = [s for s in subsets if rng.random() < 0.7] or subsets[:1]
+    a = np.array([[float(all(c[d] == key[i] for i, d in enumerate(sorted(h)))) for c in coords.tolist()]
+                  for h in held for key in itertools.product(*(range(sizes[d]) for d in sorted(h)))])  # fmt: skip
+    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
+    return coords, np.array(sizes), a, truth, held
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000), st.booleans())
+def test_nearby_points_solve_the_system_and_never_pass_its_optimum(seed: int, whole: bool) -> None:
+    coords, sizes, a, truth, held = _table(seed)
+    rng = np.random.default_rng(seed + 1)
+    if not whole:
+        truth = truth * rng.uniform(0.5, 2.0, truth.size)  # sums of a magnitude: real
+    n = truth.size
+    pool = moves(coords, tuple(int(s) for s in sizes), held, truth, whole=whole, seed=seed)
+    groups = (rng.random((4, n)) < 0.3).astype(float)
+    groups[groups.sum(axis=1) == 0, 0] = 1.0
+    g = np.vstack([groups, -groups])
+    d = nearby_points(
+        sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), sp.csr_matrix(g), pool
+    )
+    assert d.shape == (g.shape[0], n)
+    for i in range(g.shape[0]):
+        point = truth + d[i].toarray().ravel()
+        assert np.all(point >= -1e-9)
+        assert np.allclose(a @ point, a @ truth, atol=1e-6)
+        if whole:
+            assert np.array_equal(point, np.round(point))
+        best = linprog(-g[i], A_eq=a, b_eq=a @ truth, bounds=[(0, None)] * n, method="highs")
+        if best.status == 0:
+            assert g[i] @ point <= -best.fun + 1e-6
+
+
+def test_a_group_takes_what_its_neighbours_give() -> None:
+    # Rows released of a 2 × 3 table; the group is the first column. Every person may move into it: 17.
+    coords = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]])
+    truth = np.array([3.0, 1, 2, 2, 5, 4])
+    a = np.array([[1.0, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1]])
+    pool = moves(coords, (2, 3), [frozenset({0})], truth, rounds=6)
+    g = np.array([[1.0, 0, 0, 1, 0, 0]])
+    d = nearby_points(
+        sp.csr_matrix(a), truth, np.zeros(6), np.full(6, np.inf), np.ones(6, bool), sp.csr_matrix(g), pool
+    )
+    assert (g @ (truth + d.toarray()[0]))[0] == 17.0
+
+
+def test_a_nearby_point_that_breaks_a_released_total_is_not_seen(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    a = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    region = Region(
+        a, np.array([3.0, 2.0]), lower=np.zeros(3), integer=np.ones(3, bool), known=np.array([1.0, 2, 2])
+    )
+    region.moves = sp.csr_matrix(np.array([[1.0, -1.0, 0.0]]))
+    broken = sp.csr_matrix(np.array([[-1.0, -2.0, 0.0]]))
+    monkeypatch.setattr(
+        intervals_module, "nearby_points", lambda *a, **k: sp.vstack([broken] * a[5].shape[0])
+    )
+    ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))
+    assert ends.lo.tolist() == [3.0] and ends.hi.tolist() == [3.0]
