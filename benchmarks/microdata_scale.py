@@ -141,6 +141,7 @@ def child(engine: str, path: str) -> None:
     child_peak, child_cpu = _descendants_usage(os.getpid())
     result["cpu_seconds"] = cpu + child_cpu
     result["jvm_cpu_seconds"] = child_cpu
+    result["jvm_peak_mb"] = child_peak / 1024
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + child_peak
     print(json.dumps({**result, "seconds": seconds, "peak_mb": peak / 1024}))
 
@@ -186,12 +187,18 @@ def main() -> None:
             results[engine] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[engine]
             jvm = f", {r['jvm_cpu_seconds']:.1f} s of it the JVM's" if r.get("jvm_cpu_seconds") else ""
+            jvm_mb = f" ({r['jvm_peak_mb']:.0f} MB the JVM's)" if r.get("jvm_peak_mb") else ""
             print(
-                f"{engine:7s} {r['seconds']:8.1f} s ({r['cpu_seconds']:.1f} s CPU{jvm})  peak {r['peak_mb']:7.0f} MB  "
+                f"{engine:7s} {r['seconds']:8.1f} s ({r['cpu_seconds']:.1f} s CPU{jvm})  peak {r['peak_mb']:7.0f} MB"
+                f"{jvm_mb}  "
                 f"uniques {r['uniques']:,}  household risk Σ {r.get('household', float('nan'))!r}"
             )
             if "combinations" in r:
-                how = "grouped in DuckDB" if r["grouped"] else "read into memory"
+                how = (
+                    f"grouped in {'Spark' if engine == 'spark' else 'DuckDB'}"
+                    if r["grouped"]
+                    else "read into memory"
+                )
                 line = f"        {r['combinations']:,} combinations, {how}"
                 if "python_peak_mb" in r:
                     per = r["python_peak_mb"] * 2**20 / max(r["combinations"], 1)

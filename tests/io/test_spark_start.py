@@ -102,8 +102,8 @@ GIB = 2**30
 @pytest.mark.parametrize(
     ("master", "environ", "physical", "heap"),
     [
-        ("local[2]", {}, 24 * GIB, "4096m"),  # a quarter of 24 GB is 6 GB: at most 4 GB
-        ("local[*]", {}, 8 * GIB, "2048m"),  # a quarter
+        ("local[2]", {}, 24 * GIB, "2048m"),  # a quarter of 24 GB is 6 GB: at most 2 GB
+        ("local[*]", {}, 6 * GIB, "1536m"),  # a quarter
         ("local", {}, 2 * GIB, "1024m"),  # never below Spark's own 1 GB
         ("local[2]", {"PRIVRISK_SPARK_DRIVER_MEMORY": "6g"}, 8 * GIB, "6g"),  # the user's choice
         (
@@ -128,7 +128,7 @@ def test_local_driver_memory_keeps_spark_defaults(tmp_path):
     from privrisk.io.engine import local_driver_memory
 
     (tmp_path / "spark-defaults.conf").write_text("spark.executor.memory 2g\n")
-    assert local_driver_memory("local[2]", {"SPARK_CONF_DIR": str(tmp_path)}, 24 * GIB) == "4096m"
+    assert local_driver_memory("local[2]", {"SPARK_CONF_DIR": str(tmp_path)}, 24 * GIB) == "2048m"
     (tmp_path / "spark-defaults.conf").write_text("# mine\nspark.driver.memory   5g\n")
     assert local_driver_memory("local[2]", {"SPARK_CONF_DIR": str(tmp_path)}, 24 * GIB) is None
 

@@ -163,7 +163,7 @@ def spark_session(master: str | None = None):
     return session
 
 
-LOCAL_DRIVER_MEMORY_MB = (1024, 4096)
+LOCAL_DRIVER_MEMORY_MB = (1024, 2048)
 """The bounds of a local JVM's heap chosen by :func:`local_driver_memory` (Spark's own default is the lower)."""
 
 
@@ -181,7 +181,7 @@ def local_driver_memory(
 
     Example:
         >>> local_driver_memory("local[2]", {}, physical=24 * 2**30), local_driver_memory("local[*]", {}, 2**31)
-        ('4096m', '1024m')
+        ('2048m', '1024m')
         >>> local_driver_memory("yarn", {}, physical=24 * 2**30) is None
         True
     """
