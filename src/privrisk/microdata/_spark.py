@@ -148,15 +148,15 @@ class _SparkPasses:
         self.per_household = np.zeros(0)
 
     def _collect(self, query: Any, *, arrow: bool = False) -> Any:
-        """``query().toPandas()`` (an Arrow table with ``arrow``) with its shuffles in partitions of :data:`ROWS_PER_PARTITION` records (the
-        session's own number if larger) that adaptive execution does not merge again (it would make partitions of
-        64 MB of shuffled rows, whose Arrow batches, serialized twice, filled a 1 GB heap): no result partition of
-        more than so many records' combinations or households is held whole by the driver. The session's settings
-        are given back after."""
+        """``query().toPandas()`` (an Arrow table with ``arrow``) with its shuffles in partitions of
+        :data:`ROWS_PER_PARTITION` records (the session's own number if larger) that adaptive execution does not
+        merge again (it would make partitions of 64 MB of shuffled rows, whose Arrow batches, serialized twice,
+        filled a 1 GB heap): no result partition of more than so many records' combinations or households is held
+        whole by the driver. The session's settings are given back after."""
         conf = self.spark.conf
         wanted = -(-self.records // ROWS_PER_PARTITION)
-        before = conf.get("spark.sql.shuffle.partitions")
-        if wanted <= int(before):
+        before = str(conf.get("spark.sql.shuffle.partitions"))
+        if before.isdigit() and wanted <= int(before):
             return _arrow_table(query()) if arrow else query().toPandas()
         settings = {
             "spark.sql.shuffle.partitions": str(wanted),
@@ -194,9 +194,8 @@ class _SparkPasses:
                 self._numbered(checks, ("__bad_id", "__neg_id"))
                 check_weights(checks, weights)
         statement = grouping_sql(rows, self.keys, weights, _quote, checks=False)
-        if all(
-            self.schema[k] in _INTEGER_TYPES for k in self.keys
-        ):  # a census's codes: narrowed column by column
+        # a census's codes: the combinations as Arrow columns, narrowed column by column
+        if all(self.schema[k] in _INTEGER_TYPES for k in self.keys):
             return self._integer_groups(self._collect(lambda: self.spark.sql(statement), arrow=True))
         groups = self._collect(lambda: self.spark.sql(statement))
         groups = groups.sort_values("__first", kind="stable", ignore_index=True)
