@@ -24,6 +24,7 @@ same household risk to the last bit.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -60,23 +61,37 @@ def make(path: str, rows: int, chunk: int = 2_000_000) -> None:
         writer.close()
 
 
-def _child_peaks_kb(pid: int) -> list[int]:
-    """VmHWM (peak resident kB) of every live descendant of ``pid`` (Linux /proc)."""
-    peaks = []
+def _descendants(pid: int) -> list[int]:
+    """The live descendants of ``pid`` (Linux /proc): Spark's JVM and its Python workers."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat") as fh:
                 parent = int(fh.read().rsplit(")", 1)[1].split()[1])
-            if parent != pid:
-                continue
-            with open(f"/proc/{entry}/status") as fh:
-                peaks += [int(line.split()[1]) for line in fh if line.startswith("VmHWM")]
-            peaks += _child_peaks_kb(int(entry))
         except (OSError, ValueError, IndexError):
             continue
-    return peaks
+        if parent == pid:
+            found += [int(entry), *_descendants(int(entry))]
+    return found
+
+
+def _descendants_usage(pid: int) -> tuple[int, float]:
+    """The peak resident kB (VmHWM) and CPU seconds (user + system, their own finished children's too) of the live
+    descendants of ``pid``: the JVM's CPU is most of Spark's, and Python's process_time does not count it."""
+    peak, cpu = 0, 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for child_pid in _descendants(pid):
+        try:
+            with open(f"/proc/{child_pid}/status") as fh:
+                peak += sum(int(line.split()[1]) for line in fh if line.startswith("VmHWM"))
+            with open(f"/proc/{child_pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            cpu += sum(int(v) for v in fields[11:15]) / tick  # utime, stime, cutime, cstime
+        except (OSError, ValueError, IndexError):
+            continue
+    return peak, cpu
 
 
 def child(engine: str, path: str) -> None:
@@ -90,10 +105,12 @@ def child(engine: str, path: str) -> None:
     else:
         import tracemalloc
 
+        from privrisk.cli._common import to_jsonable
         from privrisk.microdata import MicrodataSettings, run_microdata
         from privrisk.microdata._duckdb import measure_in_duckdb
         from privrisk.microdata._repeated import repeated_sum
         from privrisk.microdata.measure import MicrodataResult, measure_microdata
+        from privrisk.microdata.run import MicrodataRun
 
         if trace:  # after the imports: what the measuring takes, not the modules
             tracemalloc.start()
@@ -109,7 +126,10 @@ def child(engine: str, path: str) -> None:
             m = measure_microdata(None, settings)
         else:
             m = run_microdata(settings).measured
+        # the --json document, to compare privrisk's engines byte for byte (its digest)
+        document = json.dumps(to_jsonable(MicrodataRun(settings, m).to_dict()), ensure_ascii=False)
         result = {"uniques": m.measures["k_anonymity"]["sample_uniques"],
+                  "document": hashlib.sha256(document.encode()).hexdigest(),
                   # numpy's sum over the records, bit for bit, without an array of every record (800 MB at 10⁸)
                   "F_k_sum": repeated_sum(m.cells.Fk, m.cells.count),
                   "household": m.measures["household_risk"]["expected_reidentifications"],
@@ -117,9 +137,12 @@ def child(engine: str, path: str) -> None:
         if trace:
             result["python_peak_mb"] = tracemalloc.get_traced_memory()[1] / 2**20
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    result["cpu_seconds"] = cpu
-    # this process's peak, plus the peaks of its children still running (Spark's JVM)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
+    # this process's peak and CPU, plus those of its children still running (Spark's JVM)
+    child_peak, child_cpu = _descendants_usage(os.getpid())
+    result["cpu_seconds"] = cpu + child_cpu
+    result["jvm_cpu_seconds"] = child_cpu
+    result["jvm_peak_mb"] = child_peak / 1024
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + child_peak
     print(json.dumps({**result, "seconds": seconds, "peak_mb": peak / 1024}))
 
 
@@ -163,12 +186,19 @@ def main() -> None:
                 continue
             results[engine] = json.loads(out.stdout.strip().splitlines()[-1])
             r = results[engine]
+            jvm = f", {r['jvm_cpu_seconds']:.1f} s of it the JVM's" if r.get("jvm_cpu_seconds") else ""
+            jvm_mb = f" ({r['jvm_peak_mb']:.0f} MB the JVM's)" if r.get("jvm_peak_mb") else ""
             print(
-                f"{engine:7s} {r['seconds']:8.1f} s ({r['cpu_seconds']:.1f} s CPU)  peak {r['peak_mb']:7.0f} MB  "
+                f"{engine:7s} {r['seconds']:8.1f} s ({r['cpu_seconds']:.1f} s CPU{jvm})  peak {r['peak_mb']:7.0f} MB"
+                f"{jvm_mb}  "
                 f"uniques {r['uniques']:,}  household risk Σ {r.get('household', float('nan'))!r}"
             )
             if "combinations" in r:
-                how = "grouped in DuckDB" if r["grouped"] else "read into memory"
+                how = (
+                    f"grouped in {'Spark' if engine == 'spark' else 'DuckDB'}"
+                    if r["grouped"]
+                    else "read into memory"
+                )
                 line = f"        {r['combinations']:,} combinations, {how}"
                 if "python_peak_mb" in r:
                     per = r["python_peak_mb"] * 2**20 / max(r["combinations"], 1)
@@ -181,6 +211,10 @@ def main() -> None:
         assert len({r["uniques"] for r in results.values()}) <= 1, "the engines disagree"
         households = {r["household"] for e, r in results.items() if e != "pandas"}
         assert len(households) <= 1, "privrisk's engines disagree on the household risk"
+        documents = {r["document"] for e, r in results.items() if e != "pandas"}
+        assert len(documents) <= 1, "privrisk's engines give different --json documents"
+        if documents:
+            print(f"privrisk's engines: the same --json document (sha256 {next(iter(documents))[:16]}…)")
     print("load:", os.popen("uptime").read().strip())
 
 

@@ -365,3 +365,17 @@ def test_library_joint_is_not_on_spark(tmp_path):
     with pytest.raises(PrivriskError, match="engine: spark measures one query"):
         empirical_privacy(frame, period="month", individual="shop", query="count", joint="sum:failed",
                           engine="spark")  # fmt: skip
+
+
+@pytest.mark.spark
+def test_a_local_session_gets_its_heap(spark):
+    """The local JVM privrisk starts has the heap local_driver_memory chose, not Spark's 1 GB."""
+    from privrisk.io.engine import local_driver_memory
+
+    heap = local_driver_memory("local[2]")
+    if heap is None:
+        pytest.skip("this environment sets the driver's memory itself")
+    assert spark.sparkContext.getConf().get("spark.driver.memory") == heap
+    assert heap.endswith("m")
+    largest = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()
+    assert largest >= 0.8 * int(heap[:-1]) * 2**20  # (the JVM counts one survivor space out)

@@ -94,3 +94,47 @@ def test_spark_writes_nothing_of_its_own_on_stderr(trial):
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "", done.stderr
     assert '"delta_max"' in done.stdout
+
+
+GIB = 2**30
+
+
+@pytest.mark.parametrize(
+    ("master", "environ", "physical", "heap"),
+    [
+        ("local[2]", {}, 24 * GIB, "2048m"),  # a quarter of 24 GB is 6 GB: at most 2 GB
+        ("local[*]", {}, 6 * GIB, "1536m"),  # a quarter
+        ("local", {}, 2 * GIB, "1024m"),  # never below Spark's own 1 GB
+        ("local[2]", {"PRIVRISK_SPARK_DRIVER_MEMORY": "6g"}, 8 * GIB, "6g"),  # the user's choice
+        (
+            "local[2]",
+            {"SPARK_DRIVER_MEMORY": "3g"},
+            24 * GIB,
+            None,
+        ),  # Spark's own settings, as the user set them
+        ("local[2]", {"PYSPARK_SUBMIT_ARGS": "--driver-memory 2g pyspark-shell"}, 24 * GIB, None),
+        ("local[2]", {"PYSPARK_SUBMIT_ARGS": "--conf spark.driver.memory=2g pyspark-shell"}, 24 * GIB, None),
+        ("yarn", {}, 24 * GIB, None),  # a cluster keeps its settings
+        ("spark://host:7077", {"PRIVRISK_SPARK_DRIVER_MEMORY": "6g"}, 24 * GIB, None),
+    ],
+)
+def test_local_driver_memory(master, environ, physical, heap):
+    from privrisk.io.engine import local_driver_memory
+
+    assert local_driver_memory(master, environ, physical) == heap
+
+
+def test_local_driver_memory_keeps_spark_defaults(tmp_path):
+    from privrisk.io.engine import local_driver_memory
+
+    (tmp_path / "spark-defaults.conf").write_text("spark.executor.memory 2g\n")
+    assert local_driver_memory("local[2]", {"SPARK_CONF_DIR": str(tmp_path)}, 24 * GIB) == "2048m"
+    (tmp_path / "spark-defaults.conf").write_text("# mine\nspark.driver.memory   5g\n")
+    assert local_driver_memory("local[2]", {"SPARK_CONF_DIR": str(tmp_path)}, 24 * GIB) is None
+
+
+def test_local_driver_memory_refuses_a_bad_size():
+    from privrisk.io.engine import local_driver_memory
+
+    with pytest.raises(PrivriskError, match=r"^PRIVRISK_SPARK_DRIVER_MEMORY: expected a JVM size"):
+        local_driver_memory("local[2]", {"PRIVRISK_SPARK_DRIVER_MEMORY": "lots"}, GIB)

@@ -128,3 +128,58 @@ def test_candidates_hold_the_riskiest_records(seed):
     chosen = set(_candidates(risk, count, first, top).tolist())
     assert {int(cell[i]) for i in order} <= chosen
     assert len(chosen) <= 2 * top
+
+
+@pytest.mark.spark
+def test_results_in_many_small_partitions_same_json(spark, tmp_path, monkeypatch):
+    """The passes' shuffles in partitions of 7 records' worth (ROWS_PER_PARTITION forced down, as 10⁷ records
+    take 20 partitions): the combinations and households come back in many partitions, in any order, and the
+    document is still DuckDB's; the session's own settings are given back."""
+    import privrisk.microdata._spark as on_spark
+
+    path = tmp_path / "sample.csv"
+    _random_file(path, seed=13)
+    monkeypatch.setattr(on_spark, "ROWS_PER_PARTITION", 7)
+    names = ("spark.sql.shuffle.partitions", "spark.sql.adaptive.coalescePartitions.enabled")
+    before = [spark.conf.get(name, None) for name in names]
+    kw = dict(data=str(path), keys="a,b,c", weights="w", household="h", missing="any", top=25)
+    assert _doc(**kw, engine="spark") == _doc(**kw)
+    assert [spark.conf.get(name, None) for name in names] == before
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("missing", ["any", "category"])
+def test_no_row_per_record_comes_back(spark, tmp_path, monkeypatch, missing):
+    """What Spark hands to Python grows with the combinations and households, never the records: here 600
+    records in 200 households make about 500 household-combination pairs (what came back before, one row per
+    pair: at 10⁷ records 10⁷ rows, and the local JVM's heap ran out), and no result has more than 200 rows. The
+    keys are whole numbers, one with missing values (the combinations come back as Arrow columns, narrowed)."""
+    rng = np.random.default_rng(36)
+    n = 600
+    a = pd.array(rng.integers(0, 3, n), dtype="Int64")
+    a[rng.random(n) < 0.1] = pd.NA
+    frame = pd.DataFrame({"a": a, "b": rng.integers(-1, 1, n) * 1000, "w": rng.integers(2, 9, n) * 0.5,
+                          "h": np.repeat(np.arange(n // 3), 3)})  # fmt: skip
+    path = tmp_path / "people.parquet"
+    frame.to_parquet(path, index=False)
+    kinds = type(spark.range(1))
+    sizes: list[int] = []
+
+    def counting(method):
+        def counted(self, *args, **kwargs):
+            out = method(self, *args, **kwargs)
+            rows = out if isinstance(out, list) else [out]  # a table, a frame or a list of Arrow batches
+            sizes.append(sum(r.num_rows if hasattr(r, "num_rows") else len(r) for r in rows))
+            return out
+
+        return counted
+
+    kw = dict(data=str(path), keys="a,b", weights="w", household="h", top=5, missing=missing)
+    with monkeypatch.context() as patch:
+        arrow = "toArrow" if hasattr(kinds, "toArrow") else "_collect_as_arrow"  # (pyspark 3.5: the batches)
+        for name in ("toPandas", arrow):
+            patch.setattr(kinds, name, counting(getattr(kinds, name)))
+        doc = _doc(**kw, engine="spark")
+    assert doc == _doc(**kw)
+    pairs = len(frame[["h", "a", "b"]].drop_duplicates())
+    assert pairs > 2 * (n // 3) and sizes and max(sizes) <= n // 3, (pairs, sizes)

@@ -52,6 +52,7 @@ __all__ = [
     "DENSE_GROUP_CELLS",
     "DUCKDB_MEMORY_LIMIT",
     "ENGINES",
+    "LOCAL_DRIVER_MEMORY_MB",
     "SPARK_ROLLUP_CLASSES",
     "check_engine",
     "check_spark_source",
@@ -60,6 +61,7 @@ __all__ = [
     "engine_and_master",
     "group_counts",
     "group_sql",
+    "local_driver_memory",
     "spark_frame",
     "spark_map_groups",
     "spark_query",
@@ -116,7 +118,8 @@ def spark_session(master: str | None = None):
     """The active SparkSession if there is one (``spark-submit``, a notebook), else a new one on ``master``.
 
     A new session is started with the UI off, few shuffle partitions (the histograms are small next to the rows)
-    and Arrow transfers to pandas. ``master`` defaults to ``local[*]``; it is ignored when a session is active.
+    and Arrow transfers to pandas; a local one with the heap of :func:`local_driver_memory`. ``master`` defaults
+    to ``local[*]``; it is ignored when a session is active (its settings are its own).
     """
     try:
         from pyspark.sql import SparkSession
@@ -142,6 +145,9 @@ def spark_session(master: str | None = None):
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
     }
+    heap = local_driver_memory(master)
+    if heap is not None:
+        settings["spark.driver.memory"] = heap
     try:
         _start_quiet_jvm(master, settings)
         builder = SparkSession.builder.master(master).appName("privrisk")
@@ -157,14 +163,80 @@ def spark_session(master: str | None = None):
     return session
 
 
+LOCAL_DRIVER_MEMORY_MB = (1024, 2048)
+"""The bounds of a local JVM's heap chosen by :func:`local_driver_memory` (Spark's own default is the lower)."""
+
+
+def local_driver_memory(
+    master: str, environ: Mapping[str, str] | None = None, physical: int | None = None
+) -> str | None:
+    """The heap (``spark.driver.memory``) of a local JVM that privrisk starts: a quarter of the machine's memory
+    (what the JVM itself takes by default; a container's limit counts), within :data:`LOCAL_DRIVER_MEMORY_MB`.
+
+    Spark's default of 1 GB is too small on a local master, where the tasks and the driver share one heap: the
+    driver holds a result partition's Arrow batches whole while they go to Python (10⁷ records' microdata passes
+    ran out of it). ``PRIVRISK_SPARK_DRIVER_MEMORY`` chooses the heap; None (Spark's own settings) for a cluster
+    master and when the user set it already (``SPARK_DRIVER_MEMORY``, ``--driver-memory`` or
+    ``spark.driver.memory`` in ``PYSPARK_SUBMIT_ARGS`` or in ``spark-defaults.conf``).
+
+    Example:
+        >>> local_driver_memory("local[2]", {}, physical=24 * 2**30), local_driver_memory("local[*]", {}, 2**31)
+        ('2048m', '1024m')
+        >>> local_driver_memory("yarn", {}, physical=24 * 2**30) is None
+        True
+    """
+    env = os.environ if environ is None else environ
+    if not master.startswith("local"):
+        return None
+    chosen = env.get("PRIVRISK_SPARK_DRIVER_MEMORY", "").strip()
+    if chosen:
+        if not re.fullmatch(r"\d+[kmgt]?", chosen, flags=re.IGNORECASE):
+            raise PrivriskError(
+                f"PRIVRISK_SPARK_DRIVER_MEMORY: expected a JVM size such as 4g or 2048m, got {chosen!r}"
+            )
+        return chosen
+    submit = env.get("PYSPARK_SUBMIT_ARGS", "")
+    if env.get("SPARK_DRIVER_MEMORY") or "--driver-memory" in submit or "spark.driver.memory" in submit:
+        return None
+    folders = [env.get("SPARK_CONF_DIR"), env.get("SPARK_HOME") and os.path.join(env["SPARK_HOME"], "conf")]
+    for folder in filter(None, folders):
+        try:
+            with open(os.path.join(folder, "spark-defaults.conf"), encoding="utf-8", errors="replace") as fh:
+                if any(line.split()[:1] == ["spark.driver.memory"] for line in fh):
+                    return None
+        except OSError:
+            continue
+    total = physical if physical is not None else _physical_memory()
+    low, high = LOCAL_DRIVER_MEMORY_MB
+    return f"{min(max(total // 4 // 2**20, low), high)}m"
+
+
+def _physical_memory() -> int:
+    """The machine's memory in bytes, or its container's (cgroup) limit when lower; 0 when unknown."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 0
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(limit) as fh:
+                text = fh.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < (total or int(text) + 1):
+            total = int(text)
+    return total
+
+
 def _start_quiet_jvm(master: str, settings: Mapping[str, str]) -> None:
     """Start Spark's JVM with its standard error going to a temporary file instead of the user's terminal.
 
     A new JVM prints half a dozen lines of log4j warnings and notes ("Using Spark's default log4j profile",
     "Setting default log level", a loopback hostname, the native Hadoop library, incubator modules) before the
     first result; none is about the user's data. They go to an anonymous temporary file (gone when privrisk
-    exits); a JVM that cannot start is one line with the last line it wrote. Under ``spark-submit`` or with a
-    SparkContext already running nothing is started here.
+    exits), or to the file ``PRIVRISK_SPARK_LOG`` names (appended; to read why a JVM went away); a JVM that cannot
+    start is one line with the last line it wrote. Under ``spark-submit`` or with a SparkContext already running
+    nothing is started here.
     """
     from pyspark import SparkConf, SparkContext
 
@@ -173,7 +245,10 @@ def _start_quiet_jvm(master: str, settings: Mapping[str, str]) -> None:
     from pyspark.java_gateway import launch_gateway
 
     conf = SparkConf().setMaster(master).setAppName("privrisk").setAll(list(settings.items()))
-    log = tempfile.TemporaryFile()
+    # PRIVRISK_SPARK_LOG: the log kept in that file (appended), to read why a JVM went away (an OutOfMemoryError);
+    # either file is closed below, the JVM holding its own descriptor
+    kept = os.environ.get("PRIVRISK_SPARK_LOG")
+    log = open(kept, "ab") if kept else tempfile.TemporaryFile()
     try:
         gateway = launch_gateway(conf, popen_kwargs={"stderr": log})
     except Exception as exc:
