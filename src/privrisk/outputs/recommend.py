@@ -45,18 +45,33 @@ from privrisk.outputs.secondary import cover, partner
 from privrisk.outputs.spec import MODELS, OutputSpec
 from privrisk.outputs.wording import DEFAULT_UNIT, cell_text, cells_phrase, quantity
 
-__all__ = ["REMEDY_AUDITS", "audit", "recommendations"]
+__all__ = ["REMEDY_ATOMS", "REMEDY_AUDITS", "audit", "recommendations", "remedy_audits"]
 
 #: The audit of a release with suggestions applied (:func:`privrisk.outputs.release_audit.audit_release`).
 audit = audit_release
 
-# Seconds all the audits of the suggestions may take together; a suggestion left unaudited is not confirmed.
+# Audits all the suggestions of one request may take together (each a whole differencing; counted, not timed, so
+# the suggestions are the same on every run); a suggestion left unaudited is not confirmed. A large request gets
+# fewer: the audits together examine at most REMEDY_ATOMS atoms (60 of 10,080 atoms, the typical request of
+# ``benchmarks/outputs.py``; 6 of 10⁵ atoms, where one audit takes minutes).
 REMEDY_AUDITS = 60
+REMEDY_ATOMS = 650_000
 MAX_SECONDARY = 50
 # The order in which a centre reaches for a remedy: the usual ones before rounding and noise.
 FAMILY = {"suppress": 0, "coarsen": 0, "withhold": 0, "round": 1, "noise": 2, "review": 3}
 LINEAR = ("count", "sum", "mean")
-NOT_AUDITED = f"not audited: the {REMEDY_AUDITS} audits of one request were spent"
+NOT_AUDITED = "not audited: the audits of one request were spent"
+
+
+def remedy_audits(atoms: int) -> int:
+    """How many audits the suggestions of a request of ``atoms`` atoms may take: :data:`REMEDY_AUDITS`, fewer when
+    they would examine more than :data:`REMEDY_ATOMS` atoms together (at least one).
+
+    Example:
+        >>> remedy_audits(10_080), remedy_audits(100_000), remedy_audits(10**7)
+        (60, 6, 1)
+    """
+    return int(min(REMEDY_AUDITS, max(1, REMEDY_ATOMS // max(1, int(atoms)))))
 
 
 def _at(frame: pd.DataFrame) -> Any:
@@ -196,12 +211,13 @@ class _Request:
         policy: Policy,
         con: Any,
         knowledge: Any = None,
+        atoms: int = 0,
     ) -> None:
         self.outputs, self.policy, self.con = outputs, policy, con
         self.by_name = {s.name: s for s in specs}
         self.tables = {s.name: c for s, c in linear}
         table_specs = [(s, c) for s, c in linear if s.kind not in MODELS]
-        self.run = _Auditor(con, table_specs, policy, REMEDY_AUDITS, knowledge)
+        self.run = _Auditor(con, table_specs, policy, remedy_audits(atoms), knowledge)
         self.failing = {
             o["name"]: [i for i, c in enumerate(o["cells"]) if c["status"] == "fail"]
             for o in outputs
@@ -529,10 +545,12 @@ def recommendations(
     """The suggestions for every failing output and every finding, the plan first, each with its cost.
 
     ``diff`` is the differencing of the request as it is (its findings start the plan); ``audit_seconds`` how
-    long it took (kept for callers; every audit here shares :data:`REMEDY_AUDITS`).
+    long it took (kept for callers; every audit here shares :func:`remedy_audits`' budget).
     """
     del audit_seconds
-    request = _Request(outputs, specs, linear, policy, con, getattr(diff, "knowledge", None))
+    atoms = getattr(diff, "atoms", None)
+    request = _Request(outputs, specs, linear, policy, con, getattr(diff, "knowledge", None),
+                       0 if atoms is None else len(atoms))  # fmt: skip
     per_output: dict[str, list[_Option]] = {}
     for o in outputs:
         if o["status"] != "fail":
