@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from microdata_scale import _child_peaks_kb, make  # the same census file and memory reading
+from microdata_scale import _descendants_usage, make  # the same census file and memory reading
 
 
 def specs() -> tuple:
@@ -71,7 +71,7 @@ def child(engine: str, path: str) -> None:
                                       spark_master="local[2]" if on_spark else None))  # fmt: skip
     seconds = time.perf_counter() - start
     doc = json.dumps(to_jsonable(run.to_dict()), sort_keys=True)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + sum(_child_peaks_kb(os.getpid()))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + _descendants_usage(os.getpid())[0]
     print(json.dumps({"seconds": seconds, "peak_mb": peak / 1024, "status": run.status,
                       "cells": run.summary["cells"], "digest": hashlib.sha256(doc.encode()).hexdigest()}))  # fmt: skip
 
