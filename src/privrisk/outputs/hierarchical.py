@@ -24,24 +24,32 @@ settled the cheapest way that is sound:
    hidden cells, rounded inwards since counts are whole) gives outer bounds on every suppressed cell; an end a
    witness reaches is the exact end. The cells with no end above are found exactly (:func:`_grows`: a leaf cell
    below them whose every cell above is suppressed). Cells the bounds pin are constants for the rest;
-2. else two linear programmes over the primary's connected block of suppressed cells (one model a block, its
-   objective changed per primary, warm started through :mod:`privrisk.solver`, the shuttle bounds as variable
-   bounds): the linear end rounded inwards is exact when a witness reaches it, and every whole optimum is a
-   witness for the block's other cells;
+2. else, for each connected block of suppressed cells, one linear programme (the shuttle bounds as variable
+   bounds, started from the truth by :meth:`privrisk.solver.Program.start_at`, so no first phase) serves three
+   steps (:func:`_tighten`): (a) witnesses for many ends at once: rounds that maximise (minimise) the sum of the
+   cells whose end is still open, the weights drawn at random after the first round (an even sum is indifferent
+   between two cells that compete one for one); a whole optimum is a whole table with the published cells
+   (checked exactly), and every cell it takes to its bound has its exact end; (b) for each end still open, an
+   outer bound from its neighbourhood (:func:`_local_end`: the cells within 1–3 relations, the relations that
+   leave it kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards; a tighter bound
+   becomes the cell's variable bound and the rounds run again towards it; (c) the rest, a programme per end
+   (warm started): the linear end rounded inwards is exact when a witness reaches it, and every whole optimum
+   is a witness for the block's other cells;
 3. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells; a bound left over is a
    valid outer bound, marked not exact).
 
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
-is called protected on the strength of a linear bound alone. On the benchmark's 15,625-cell table (4,499
-primaries) this takes 12–14 s of CPU (57 s before step 1), and step 1 settles 94 % of the ends.
+is called protected on the strength of a linear bound alone. On the benchmark's tables (benchmarks/
+differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 4.4 s of CPU, 19 programmes per
+end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 28.9 s, every interval exact (88 s
+and 17 outer bounds before); 46,656 cells 62 s (244 s before).
 
-The programmes of one large block of suppressed cells still dominate the time of a 10⁶-cell table: on the
-benchmark's (170,223 primaries; a run stopped after 8.5 minutes) all up to the first programme (pattern, proofs,
-step 1) takes 16 s of CPU and settles 39 % of the ends, but the others lie in one block of 200,296 suppressed
-cells whose first linear programme had not ended after 140 s of CPU. ``intervals=False`` skips the programmes:
-the protection is proven all the same, by the witnesses, and each primary's interval is the outer bound [0, that
-smallest published total less its published parts], marked not exact. A 10⁶-cell table takes about 35 s of CPU
-so (benchmarks/differencing_scale.py).
+At 10⁶ cells one block of suppressed cells holds 200,296 cells and 103,594 primaries: all up to its programme
+(pattern, proofs, step 1) takes about 20 s of CPU, starting its programme from the truth 19 s, and each round
+of witnesses 30–50 s (the first settles 11,255 of 57,997 open upper ends). ``intervals=False`` skips the
+programmes: the protection is proven all the same, by the witnesses, and each primary's interval is the outer
+bound [0, that smallest published total less its published parts], marked not exact. A 10⁶-cell table takes
+about 35 s of CPU so (benchmarks/differencing_scale.py).
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ __all__ = ["Pattern", "hierarchy", "relations", "suppression_pattern", "table_fr
 _SIBLINGS = 3  # sibling alternatives tried per dimension (beside the path to the total)
 _ROUNDS = 30  # rounds of witnesses for many ends at once (:func:`_rounds`)
 _ROUND_GAIN = 0.01  # the rounds stop when one settles fewer than this share of the open ends
+_EVEN_GAIN = 0.05  # the rounds' weights are drawn at random once an even round settles fewer than this share
 _SPREAD = 9.0  # the later rounds' weights lie in [1, 1 + _SPREAD]
 _RADII = (1, 2, 3)  # neighbourhoods tried for an outer bound (:func:`_local_end`)
 _NODES = 2_000  # branch-and-bound nodes of one integer programme
@@ -445,9 +454,11 @@ def _intervals(
     (a whole table with the published cells) reaches is exact: the interval lies between the outer bounds and
     contains every witness; ``grows`` (from :func:`_grows`) marks exactly the cells with no end above. A cell the
     bounds fix (lower = upper) is known to the intruder: it is a constant of
-    the others' programmes, which may split a block. The other ends: linear programmes per block of suppressed
-    cells (one model a block, warm started), where a linear end ⌊max⌋ (⌈min⌉) a witness reaches is exact, and
-    integer programmes where it is not; every whole optimum found is a witness for the block's other cells."""
+    the others' programmes, which may split a block. The other ends, per block of suppressed cells (one model a
+    block, started from the truth): witnesses for many ends at once and bounds from neighbourhoods
+    (:func:`_tighten`), then linear programmes per end, where a linear end ⌊max⌋ (⌈min⌉) a witness reaches is
+    exact, and integer programmes where it is not; every whole optimum found is a witness for the block's other
+    cells."""
     n = values.size
     st = stats if stats is not None else {}
     for key in (
@@ -602,19 +613,24 @@ def _rounds(prog: Program, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, b
     reaches some and the next round, over the rest, others; the rounds stop when one reaches too few."""
     rng = np.random.default_rng(0)  # the same request gives the same answer every run
     for top in (True, False):
-        for k in range(_ROUNDS):
+        even = True
+        for _ in range(_ROUNDS):
             todo = _open(wanted, cells, blo, bhi, wlo, whi, top)
             if not todo.size:
                 break
-            # weights drawn at random after the first round: an even sum leaves the programme indifferent between
-            # two cells that compete one for one, and the vertex it picks may take neither to its end
-            w = np.ones(todo.size) if not k else 1.0 + _SPREAD * rng.random(todo.size)
+            # even weights while they pay (a round from the last vertex is cheap), then weights drawn at random:
+            # an even sum leaves the programme indifferent between two cells that compete one for one, and the
+            # vertex it picks may take neither to its end
+            w = np.ones(todo.size) if even else 1.0 + _SPREAD * rng.random(todo.size)
             sol = (prog.maximise if top else prog.minimise)(todo, w)
             st["rounds"] += 1
             if not sol.optimal or sol.x is None or not _witness(cells, sol.x, wlo, whi, m, b):
                 break
-            if _open(todo, cells, blo, bhi, wlo, whi, top).size > (1 - _ROUND_GAIN) * todo.size:
-                break
+            gain = 1 - _open(todo, cells, blo, bhi, wlo, whi, top).size / todo.size
+            if gain < _EVEN_GAIN:
+                if not even and gain < _ROUND_GAIN:
+                    break
+                even = False
 
 
 def _local_end(csr: sp.csr_matrix, csc: sp.csc_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray,
@@ -754,7 +770,8 @@ def suppression_pattern(
         stats: a dictionary to fill with counts of how the ends were settled (for benchmarks): ``shuttle_ends``
             (an outer bound a witness reaches), ``lp``/``lp_ends`` (linear programmes / ends they settled),
             ``mip``/``mip_ends``, ``mip_gap`` (integer ends short of the linear one), ``not_exact``, ``fixed``
-            (cells the bounds pin), ``blocks``, ``largest``.
+            (cells the bounds pin), ``blocks``, ``largest``, ``rounds`` (programmes for many ends at once),
+            ``local``/``local_ends`` (neighbourhood programmes / ends whose tightened bound a witness met).
 
     Example:
         >>> parents = [hierarchy(2), hierarchy(2)]
