@@ -40,9 +40,9 @@ settled the cheapest way that is sound:
 
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
 is called protected on the strength of a linear bound alone. On the benchmark's tables (benchmarks/
-differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 4.4 s of CPU, 19 programmes per
-end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 28.9 s, every interval exact (88 s
-and 17 outer bounds before); 46,656 cells 62 s (244 s before).
+differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 4.4 s of CPU, 23 programmes per
+end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 24 s, every interval exact (88 s
+and 17 outer bounds before); 46,656 cells 70 s (244 s before).
 
 At 10⁶ cells one block of suppressed cells holds 200,296 cells and 103,594 primaries: all up to its programme
 (pattern, proofs, step 1) takes about 20 s of CPU, starting its programme from the truth 19 s, and each round
