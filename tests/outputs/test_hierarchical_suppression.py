@@ -442,3 +442,20 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
             mlo,
             mhi,
         )
+
+
+def test_a_witness_is_counted_only_when_it_is_a_whole_table_with_the_published_cells():
+    # x0 + x1 = 3, x1 + x2 = 2 (hand calculation): (1, 2, 0) is a whole solution; a fractional point, a whole
+    # point off the relations and a negative one are no witnesses and change nothing
+    import scipy.sparse as sp
+
+    m = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
+    b = np.array([3.0, 2.0])
+    cells = np.array([4, 5, 6])
+    wlo = np.full(8, 1)
+    whi = np.full(8, 1)
+    for bad in ([1.5, 1.5, 0.5], [1.0, 1.0, 0.0], [4.0, -1.0, 3.0]):
+        assert not hierarchical._witness(cells, np.asarray(bad), wlo, whi, m, b)
+        assert (wlo == 1).all() and (whi == 1).all()
+    assert hierarchical._witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
+    assert wlo[cells].tolist() == [1, 1, 0] and whi[cells].tolist() == [1, 2, 1]
