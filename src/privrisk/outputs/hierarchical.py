@@ -68,6 +68,7 @@ __all__ = ["Pattern", "hierarchy", "relations", "suppression_pattern", "table_fr
 _SIBLINGS = 3  # sibling alternatives tried per dimension (beside the path to the total)
 _ROUNDS = 30  # rounds of witnesses for many ends at once (:func:`_rounds`)
 _ROUND_GAIN = 0.01  # the rounds stop when one settles fewer than this share of the open ends
+_ROUND_ITERATIONS = 3_000  # simplex iterations of one round (a block of 200,296 cells: 2–10 s)
 _EVEN_GAIN = 0.05  # the rounds' weights are drawn at random once an even round settles fewer than this share
 _SPREAD = 9.0  # the later rounds' weights lie in [1, 1 + _SPREAD]
 _RADII = (1, 2, 3)  # neighbourhoods tried for an outer bound (:func:`_local_end`)
@@ -622,9 +623,13 @@ def _rounds(prog: Program, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, b
             # an even sum leaves the programme indifferent between two cells that compete one for one, and the
             # vertex it picks may take neither to its end
             w = np.ones(todo.size) if even else 1.0 + _SPREAD * rng.random(todo.size)
-            sol = (prog.maximise if top else prog.minimise)(todo, w)
+            # a round ends after _ROUND_ITERATIONS: primal simplex's last vertex is a table with the published
+            # cells all the same (checked as a witness), and on a large block the first iterations of a round
+            # settle the most ends
+            sol = (prog.maximise if top else prog.minimise)(todo, w, iterations=_ROUND_ITERATIONS)
             st["rounds"] += 1
-            if not sol.optimal or sol.x is None or not _witness(cells, sol.x, wlo, whi, m, b):
+            x = sol.x if sol.optimal else sol.incumbent
+            if x is None or not _witness(cells, x, wlo, whi, m, b):
                 break
             gain = 1 - _open(todo, cells, blo, bhi, wlo, whi, top).size / todo.size
             if gain < _EVEN_GAIN:
