@@ -44,12 +44,15 @@ differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 
 end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 24 s, every interval exact (88 s
 and 17 outer bounds before); 46,656 cells 70 s (244 s before).
 
-At 10⁶ cells one block of suppressed cells holds 200,296 cells and 103,594 primaries: all up to its programme
-(pattern, proofs, step 1) takes about 20 s of CPU, starting its programme from the truth 19 s, and each round
-of witnesses 30–50 s (the first settles 11,255 of 57,997 open upper ends). ``intervals=False`` skips the
-programmes: the protection is proven all the same, by the witnesses, and each primary's interval is the outer
-bound [0, that smallest published total less its published parts], marked not exact. A 10⁶-cell table takes
-about 35 s of CPU so (benchmarks/differencing_scale.py).
+At 10⁶ cells the exact intervals do not yet finish in ten minutes. One block of suppressed cells holds 200,296
+cells and 103,594 primaries (57,997 upper and 64,492 lower ends open after step 1): the pattern, the proofs and
+step 1 take about 19 s of CPU, starting the block's programme from the truth 19 s, and 13 rounds of witnesses
+(each cut at ``_ROUND_ITERATIONS``: 3–28 s, dearer as the rounds go) 173 s, after which about 38,500 upper and
+5,700 lower ends are open; their neighbourhood programmes take about 14 ms each (a run stopped after 964 s of CPU
+with some 72,000 done). 117,649 cells (a block of 29,993) take 635 s of CPU, every interval exact.
+``intervals=False`` skips the programmes: the protection is proven all the same, by the witnesses, and each
+primary's interval is the outer bound [0, that smallest published total less its published parts], marked not
+exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
 """
 
 from __future__ import annotations
