@@ -7,9 +7,11 @@ an interaction, so most leaf cells are 0 and many are small (as in sdcTools/sdcT
 privrisk (:func:`privrisk.outputs.hierarchical.suppression_pattern`): primaries by the threshold rule, secondary
 suppressions by hypercubes along the hierarchies, each primary's protection proven by whole tables, and every
 primary's exact interval: ends where the shuttle algorithm's whole bounds meet a witness (a whole table with the
-published cells) or that grow without end need no programme, the others take linear programmes over their block
-of suppressed cells (warm started; integer where the rounded linear end is not met by a witness). It prints how
-many ends each way settled.
+published cells) or that grow without end need no programme; the block's programme (started from the truth)
+then finds witnesses for many ends at once (rounds maximising the sum of the open cells), a neighbourhood's
+programme tightens the bound of an end still open, and the rest take a linear programme each over their block
+(warm started; integer where the rounded linear end is not met by a witness). It prints how many ends each way
+settled.
 
 The naive baseline, in the same run: for each primary two linear programmes over the whole table (every
 cell an unknown, published cells fixed by their bounds, scipy's ``linprog`` with HiGHS, a model built from scratch
@@ -127,8 +129,10 @@ def main() -> None:
     )
     if stats:
         print(
-            f"interval ends: {stats['shuttle_ends']:,} by whole bounds a witness meets (no programme), "
-            f"{stats['lp']:,} linear programmes ({stats['lp_ends']:,} ends settled by them), {stats['mip']:,} "
+            f"interval ends: {stats['shuttle_ends']:,} by whole bounds a witness meets (no programme per end; "
+            f"{stats['rounds']:,} rounds of witnesses for many ends, {stats['local']:,} neighbourhood programmes, "
+            f"{stats['local_ends']:,} ends settled by their bounds), "
+            f"{stats['lp']:,} linear programmes per end ({stats['lp_ends']:,} ends settled by them), {stats['mip']:,} "
             f"integer programmes ({stats['mip_gap']:,} below the linear end), {stats['not_exact']:,} left as "
             f"bounds; {stats['fixed']:,} cells pinned by the bounds; largest block {stats['largest']:,} cells"
         )

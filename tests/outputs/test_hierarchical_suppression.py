@@ -350,3 +350,116 @@ def test_grows_is_exactly_an_unbounded_linear_programme(names, hide):
         res = linprog(c, A_eq=a, b_eq=np.zeros(a.shape[0]), bounds=bounds, method="highs")
         assert res.status in (0, 3)
         assert grows[cell] == (res.status == 3), (cell, grows[cell], res.status)
+
+
+def _block_system(parents, values, suppressed):
+    """The hidden cells' equations as :func:`hierarchical._intervals` builds them (independently here): the
+    relations over the suppressed cells, the published ones moved to the right-hand side."""
+    a = hierarchical.relations(parents).tocsc()
+    flat = values.reshape(-1)
+    hid = np.flatnonzero(suppressed)
+    sub = a[:, hid].tocsr()
+    rhs = -(a[:, ~suppressed] @ flat[~suppressed].astype(float))
+    keep = np.flatnonzero(np.diff(sub.indptr) > 0)
+    return sub[keep], rhs[keep], hid
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.sampled_from(
+        [("flat2", "flat2"), ("deep", "flat2"), ("flat3", "flat3"), ("flat2",) * 3, ("deep", "deep")]
+    ),
+    counts=st.lists(st.integers(0, 4), min_size=16, max_size=16),
+    hide=st.lists(st.booleans(), min_size=49, max_size=49),
+    shuttle=st.booleans(),
+)
+def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts, hide, shuttle):
+    # _local_end relaxes the relations that leave the neighbourhood: its optimum never cuts off a solution of the
+    # whole system (scipy's linprog over all hidden cells, the same bounds, is the peer), and once the
+    # neighbourhood holds every hidden cell it is the whole system's linear optimum. It can fail: a ranged row
+    # with a sign slip or a bound too tight lands below (above) the peer.
+    from scipy.optimize import linprog
+
+    _trees, parents, _leaf, _truth_leaf, values = _case(names, counts)
+    suppressed = np.asarray(hide[: values.size])
+    if not suppressed.any():
+        return
+    m, b, hid = _block_system(parents, values, suppressed)
+    if m.shape[0] == 0:
+        return
+    lower, upper = np.zeros(hid.size), np.full(hid.size, np.inf)
+    if shuttle:
+        lower, upper = hierarchical._shuttle(m, b, lower, upper)
+    csr, csc = m.tocsr(), m.tocsc()
+    bounds = np.column_stack([lower, upper])
+    for j in range(hid.size):
+        for top in (False, True):
+            c = np.zeros(hid.size)
+            c[j] = -1.0 if top else 1.0
+            res = linprog(c, A_eq=m, b_eq=b, bounds=bounds, method="highs")
+            assert res.status in (0, 3)
+            peer = (np.inf if top else -np.inf) if res.status == 3 else float(res.x[j])
+            for radius in (0, 1, hid.size):
+                v = hierarchical._local_end(csr, csc, b, lower, upper, j, top, radius)
+                if top:
+                    assert v >= peer - 1e-6, (j, radius, v, peer)
+                else:
+                    assert v <= peer + 1e-6, (j, radius, v, peer)
+            # the whole block: no relation left out, the same programme
+            assert v == pytest.approx(peer, abs=1e-6) or (np.isinf(v) and np.isinf(peer))
+
+
+@pytest.mark.parametrize(
+    "variant", ["rounds and neighbourhoods", "no rounds", "no neighbourhoods", "short rounds"]
+)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
+def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, seed, records):
+    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (_rounds, whole or
+    # cut short), bounds from neighbourhoods (_local_end) and per-end programmes each settle ends; whichever way is
+    # switched off, every exact interval equals scipy's milp over the whole table
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, 5) ** 1.3
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
+    parents = [hierarchical.hierarchy(2, 2)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    with pytest.MonkeyPatch.context() as mp:
+        if variant == "no rounds":
+            mp.setattr(hierarchical, "_ROUNDS", 0)
+        if variant == "no neighbourhoods":
+            mp.setattr(hierarchical, "_RADII", ())
+        if variant == "short rounds":  # rounds cut after a few iterations: their last vertex is the witness
+            mp.setattr(hierarchical, "_ROUND_ITERATIONS", 3)
+        stats: dict[str, int] = {}
+        p = suppression_pattern(parents, values, 6, stats=stats)
+    a = hierarchical.relations(parents)
+    flat = values.reshape(-1)
+    for cell in np.flatnonzero(p.primary.reshape(-1)).tolist():
+        at = np.unravel_index(cell, values.shape)
+        mlo, mhi = _milp_range(a, flat, p.suppressed.reshape(-1), cell)
+        assert p.exact[at]
+        assert (p.lo[at], p.hi[at]) == (mlo, np.inf if mhi is None else mhi), (
+            at,
+            p.lo[at],
+            p.hi[at],
+            mlo,
+            mhi,
+        )
+
+
+def test_a_witness_is_counted_only_when_it_is_a_whole_table_with_the_published_cells():
+    # x0 + x1 = 3, x1 + x2 = 2 (hand calculation): (1, 2, 0) is a whole solution; a fractional point, a whole
+    # point off the relations and a negative one are no witnesses and change nothing
+    import scipy.sparse as sp
+
+    m = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]))
+    b = np.array([3.0, 2.0])
+    cells = np.array([4, 5, 6])
+    wlo = np.full(8, 1)
+    whi = np.full(8, 1)
+    for bad in ([1.5, 1.5, 0.5], [1.0, 1.0, 0.0], [4.0, -1.0, 3.0]):
+        assert not hierarchical._witness(cells, np.asarray(bad), wlo, whi, m, b)
+        assert (wlo == 1).all() and (whi == 1).all()
+    assert hierarchical._witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
+    assert wlo[cells].tolist() == [1, 1, 0] and whi[cells].tolist() == [1, 2, 1]

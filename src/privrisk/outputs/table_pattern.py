@@ -37,10 +37,10 @@ DEFAULT_THRESHOLD = Policy().safe_threshold
 #: The largest table (cells, totals included) taken: the relations and the dense arrays grow with it.
 MAX_CELLS = 20_000_000
 #: The largest table whose intervals ``intervals="auto"`` computes exactly: the programmes of one large block of
-#: suppressed cells dominate the time (benchmarks/differencing_scale.py, on a loaded 2-core machine: 12–14 s of CPU at
-#: 15,625 cells, 88 s at 29,791 with 17 of 16,202 ends left as bounds past the integer programmes' size, 244 s
-#: at 46,656).
-EXACT_CELLS = 30_000
+#: suppressed cells dominate the time (benchmarks/differencing_scale.py, on a loaded 2-core machine: 4.4 s of CPU
+#: at 15,625 cells, 24 s at 29,791, 70 s at 46,656, every interval exact; 12 s, 88 s and 244 s before the block's
+#: ends were settled many at a time, see :mod:`privrisk.outputs.hierarchical`).
+EXACT_CELLS = 50_000
 _SPEC_KINDS = ("interval:", "breaks:", "prefix", "date", "table:")
 TOTAL = "*"
 
@@ -79,7 +79,7 @@ class TablePatternSettings:
         zeros: zeros are primary suppressions too.
         intervals: each primary's interval (what an intruder recomputes): ``"exact"`` by linear and integer
             programmes, ``"bounds"`` the outer bound [0, least published total less its published parts]
-            without programmes, ``"auto"`` exact up to :data:`EXACT_CELLS` cells. The protection is proven
+            without programmes, ``"auto"`` exact up to :data:`EXACT_CELLS` (50,000) cells. The protection is proven
             exactly either way, by two whole tables with the published cells for each primary.
 
     Example:
