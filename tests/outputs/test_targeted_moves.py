@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,14 +138,16 @@ def test_a_walk_reaches_what_no_single_move_does() -> None:
     assert single == 10.0 and walked == 17.0
 
 
-def test_a_walk_that_breaks_a_released_total_is_not_seen(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # A walk is checked by the region like a move: one that breaks x0 + x1 = 3 must not show x0 + x1 at 0.
+@pytest.mark.parametrize("source", ["walks", "nearby_points"])
+def test_a_walk_or_nearby_point_that_breaks_a_released_total_is_not_seen(source, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Walks and the small programmes' points are checked by the region like moves: one that breaks x0 + x1 = 3
+    # must not show x0 + x1 at 0.
     a = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
     region = Region(
         a, np.array([3.0, 2.0]), lower=np.zeros(3), integer=np.ones(3, bool), known=np.array([1.0, 2, 2])
     )
     region.moves = sp.csr_matrix(np.array([[1.0, -1.0, 0.0]]))
     broken = sp.csr_matrix(np.array([[-1.0, -2.0, 0.0]]))
-    monkeypatch.setattr(intervals_module, "walks", lambda pool, g, *a, **k: sp.vstack([broken] * g.shape[0]))
+    monkeypatch.setattr(intervals_module, source, lambda *a, **k: broken)
     ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))
     assert ends.lo.tolist() == [3.0] and ends.hi.tolist() == [3.0]
