@@ -43,3 +43,18 @@ def enumerated_bounds(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndar
             lo = np.minimum(lo, v)
             hi = np.maximum(hi, v)
     return lo, hi
+
+
+def released_cube(
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, tuple[int, ...], list[frozenset[int]], np.ndarray]:
+    """A random cube of 2–3 dimensions of 2–3 levels: its atoms' coordinates, its sizes, some of its
+    (dims − 1)-way tables as released (``held``, at least one), and their cells as rows of 0/1 over the atoms."""
+    dims = int(rng.integers(2, 4))
+    sizes = tuple(int(x) for x in rng.integers(2, 4, dims))
+    coords = np.array(list(itertools.product(*(range(s) for s in sizes))))
+    subsets = [frozenset(c) for c in itertools.combinations(range(dims), dims - 1)]
+    held = [s for s in subsets if rng.random() < 0.7] or subsets[:1]
+    a = np.array([[float(all(c[d] == key[i] for i, d in enumerate(sorted(h)))) for c in coords.tolist()]
+                  for h in held for key in itertools.product(*(range(sizes[d]) for d in sorted(h)))])  # fmt: skip
+    return coords, sizes, held, a

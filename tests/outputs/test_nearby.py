@@ -4,41 +4,28 @@ released total is refused by the region before it counts: tests/outputs/test_tar
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+from outputs_helpers import released_cube
 from privrisk.outputs.moves import moves
 from privrisk.outputs.nearby import nearby_points
-
-
-def _table(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[frozenset[int]]]:
-    """A random cube of atoms, some of its (dims − 1)-way tables released: coords, sizes, A, the truth, held."""
-    rng = np.random.default_rng(seed)
-    dims = int(rng.integers(2, 4))
-    sizes = tuple(int(x) for x in rng.integers(2, 4, dims))
-    coords = np.array(list(itertools.product(*(range(s) for s in sizes))))
-    subsets = [frozenset(c) for c in itertools.combinations(range(dims), dims - 1)]
-    held = [s for s in subsets if rng.random() < 0.7] or subsets[:1]
-    a = np.array([[float(all(c[d] == key[i] for i, d in enumerate(sorted(h)))) for c in coords.tolist()]
-                  for h in held for key in itertools.product(*(range(sizes[d]) for d in sorted(h)))])  # fmt: skip
-    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
-    return coords, np.array(sizes), a, truth, held
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 100_000), st.booleans())
 def test_nearby_points_solve_the_system_and_never_pass_its_optimum(seed: int, whole: bool) -> None:
-    coords, sizes, a, truth, held = _table(seed)
+    cube = np.random.default_rng(seed)
+    coords, sizes, held, a = released_cube(cube)
+    truth = cube.integers(0, 6, coords.shape[0]).astype(float)
     rng = np.random.default_rng(seed + 1)
     if not whole:
         truth = truth * rng.uniform(0.5, 2.0, truth.size)  # sums of a magnitude: real
     n = truth.size
-    pool = moves(coords, tuple(int(s) for s in sizes), held, truth, whole=whole, seed=seed)
+    pool = moves(coords, sizes, held, truth, whole=whole, seed=seed)
     groups = (rng.random((4, n)) < 0.3).astype(float)
     groups[groups.sum(axis=1) == 0, 0] = 1.0
     g = np.vstack([groups, -groups])

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privrisk.outputs.intervals as intervals_module
-from outputs_helpers import whole_solutions
+from outputs_helpers import released_cube, whole_solutions
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.moves import moves, moves_through, walks
 
@@ -98,19 +98,13 @@ def test_moves_leaving_the_bounds_are_refused() -> None:
 @given(st.integers(0, 100_000))
 def test_walks_keep_every_released_total_stay_whole_and_never_pass_the_maximum(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    dims = int(rng.integers(2, 4))
-    sizes = tuple(int(x) for x in rng.integers(2, 4, dims))
-    coords = np.array(list(itertools.product(*(range(s) for s in sizes))))
-    subsets = [frozenset(c) for c in itertools.combinations(range(dims), dims - 1)]
-    held = [s for s in subsets if rng.random() < 0.7] or subsets[:1]
+    coords, sizes, held, a = released_cube(rng)
     truth = (rng.integers(0, 4, coords.shape[0]) * (rng.random(coords.shape[0]) < 0.5)).astype(float)
     pool = moves(coords, sizes, held, truth, seed=seed)
     groups = (rng.random((5, coords.shape[0])) < 0.3).astype(float)
     g = sp.csr_matrix(np.vstack([groups, -groups]))  # raise each group, and lower it
     w = walks(pool, g, truth, np.zeros(coords.shape[0]), np.full(coords.shape[0], np.inf))
     # The largest total each group has over every whole table with these released tables (brute force).
-    a = np.array([[float(all(c[d] == key[i] for i, d in enumerate(sorted(h)))) for c in coords.tolist()]
-                  for h in held for key in itertools.product(*(range(sizes[d]) for d in sorted(h)))])  # fmt: skip
     cols = np.flatnonzero(a.any(axis=0))
     small = truth.sum() <= 10 and coords.shape[0] <= 12 and cols.size == coords.shape[0]
     every = whole_solutions(a.astype(int), (a @ truth).astype(int), cols) if small else []

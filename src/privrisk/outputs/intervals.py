@@ -549,28 +549,28 @@ class Region:
                     w_lo, w_hi = wanted()
                     self._moved(pool[-1], g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
-        if pool and self.known is not None:
+        w_lo, w_hi = wanted()
+        if pool and self.known is not None and (w_lo.any() or w_hi.any()):
             # Several moves one after another reach what one does not (a total of 3 to 7 to 12).
             every = sp.csr_matrix(sp.vstack(pool, format="csr"))
-            for sign in (1.0, -1.0):
-                w = wanted()[0 if sign > 0 else 1]
-                if w.any() and every.shape[0]:
-                    rows = np.flatnonzero(w)
-                    steps = walks(every, -sign * g[rows], self.known, self.lo, self.hi, integer=self.integer)
-                    w_lo, w_hi = wanted()
-                    self._moved(self._valid(steps), g, base, ends, np.flatnonzero(w_lo | w_hi))
-                    mark()
-            # What the walks left: small programmes over the unknowns around each total (a point, not a bound).
-            for sign in (1.0, -1.0):
-                w = wanted()[0 if sign > 0 else 1]
-                if w.any() and every.shape[0]:
-                    rows = np.flatnonzero(w)
-                    found = nearby_points(
-                        self.released, self.known, self.lo, self.hi, self.integer, -sign * g[rows], every
-                    )
-                    w_lo, w_hi = wanted()
-                    self._moved(self._valid(found), g, base, ends, np.flatnonzero(w_lo | w_hi))
-                    mark()
+            truth = self.known
+
+            def walked(totals: sp.csr_matrix) -> sp.csr_matrix:
+                return walks(every, totals, truth, self.lo, self.hi, integer=self.integer)
+
+            def near(totals: sp.csr_matrix) -> sp.csr_matrix:
+                return nearby_points(self.released, truth, self.lo, self.hi, self.integer, totals, every)
+
+            # Walks first; what they leave, small programmes over the unknowns around each total (a point reached,
+            # not a bound). Each point is checked like a move.
+            for search in (walked, near):
+                for sign in (1.0, -1.0):
+                    w = wanted()[0 if sign > 0 else 1]
+                    if w.any() and every.shape[0]:
+                        found = search(-sign * g[np.flatnonzero(w)])
+                        w_lo, w_hi = wanted()
+                        self._moved(self._valid(found), g, base, ends, np.flatnonzero(w_lo | w_hi))
+                        mark()
         # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
         for sign in (1.0, -1.0):
             for _ in range(BATCH_ROUNDS):

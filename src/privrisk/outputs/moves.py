@@ -183,14 +183,10 @@ def walks(
             if np.isnan(room).any():
                 continue
             least = float(np.min(room))
+            real = integer is not None and not integer[at].any()
             # Unbounded along this move: once is enough to show the total is not pinned.
-            if least == np.inf:
-                times = 1.0
-            elif integer is None or integer[at].any():
-                times = float(np.floor(least))
-            else:
-                times = least
-            if times >= 1 or (times > 0 and integer is not None and not integer[at].any()):
+            times = 1.0 if least == np.inf else least if real else float(np.floor(least))
+            if times > 0:
                 x[at] += times * u
                 touched.append(at)
         if not touched:
