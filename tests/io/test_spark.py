@@ -370,7 +370,7 @@ def test_library_joint_is_not_on_spark(tmp_path):
 @pytest.mark.spark
 def test_a_local_session_gets_its_heap(spark):
     """The local JVM privrisk starts has the heap local_driver_memory chose, not Spark's 1 GB."""
-    from privrisk.io.engine import local_driver_memory
+    from privrisk.io.driver_memory import local_driver_memory
 
     heap = local_driver_memory("local[2]")
     if heap is None:

@@ -119,13 +119,13 @@ GIB = 2**30
     ],
 )
 def test_local_driver_memory(master, environ, physical, heap):
-    from privrisk.io.engine import local_driver_memory
+    from privrisk.io.driver_memory import local_driver_memory
 
     assert local_driver_memory(master, environ, physical) == heap
 
 
 def test_local_driver_memory_keeps_spark_defaults(tmp_path):
-    from privrisk.io.engine import local_driver_memory
+    from privrisk.io.driver_memory import local_driver_memory
 
     (tmp_path / "spark-defaults.conf").write_text("spark.executor.memory 2g\n")
     assert local_driver_memory("local[2]", {"SPARK_CONF_DIR": str(tmp_path)}, 24 * GIB) == "2048m"
@@ -134,7 +134,7 @@ def test_local_driver_memory_keeps_spark_defaults(tmp_path):
 
 
 def test_local_driver_memory_refuses_a_bad_size():
-    from privrisk.io.engine import local_driver_memory
+    from privrisk.io.driver_memory import local_driver_memory
 
     with pytest.raises(PrivriskError, match=r"^PRIVRISK_SPARK_DRIVER_MEMORY: expected a JVM size"):
         local_driver_memory("local[2]", {"PRIVRISK_SPARK_DRIVER_MEMORY": "lots"}, GIB)

@@ -18,7 +18,7 @@ a local JVM shares the heap with the tasks. At 10⁷ records the household pairs
 combination's six weight checks came back in two partitions, and the local JVM's 1 GB heap ran out
 (``OutOfMemoryError`` in ``ArrowConverters.serializeBatch``; the Python side saw ``Connection refused``). Now
 10⁷ records (8.2·10⁶ combinations, 3.2·10⁶ households) take 423 s (320 s CPU, 303 s of it the JVM's) and 4,042 MB
-with the JVM (its heap 2 GB, :func:`privrisk.io.engine.local_driver_memory`), the same ``--json`` document as
+with the JVM (its heap 2 GB, :func:`privrisk.io.driver_memory.local_driver_memory`), the same ``--json`` document as
 DuckDB's (``python benchmarks/microdata_scale.py --rows 10000000 --engines grouped,spark``, load 5–7).
 """
 
