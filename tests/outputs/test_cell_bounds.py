@@ -278,6 +278,7 @@ def test_fingerprints_find_the_same_identities_as_counting_atoms(monkeypatch) ->
     # Above EXACT_CHECK atoms the identities between cells are checked by fingerprints: forced here on a small
     # grid, every cell's interval is as when the atoms are counted.
     import privrisk.outputs.cell_bounds as cb
+    import privrisk.outputs.cell_identities as cell_identities
 
     rng = np.random.default_rng(5)
     frame = pd.DataFrame(
@@ -292,7 +293,7 @@ def test_fingerprints_find_the_same_identities_as_counting_atoms(monkeypatch) ->
     counted = check_frame(frame, specs)
     # No iterations for programmes: what is exact now was found by the identities alone.
     monkeypatch.setattr(cb, "CELL_ITERATIONS", 0)
-    monkeypatch.setattr(cb, "EXACT_CHECK", 0)
+    monkeypatch.setattr(cell_identities, "EXACT_CHECK", 0)
     printed = check_frame(frame, specs)
     for o1, o2 in zip(counted.outputs, printed.outputs, strict=True):
         for c1, c2 in zip(o1["cells"], o2["cells"], strict=True):

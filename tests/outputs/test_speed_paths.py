@@ -174,7 +174,7 @@ def test_the_dependencies_found_in_one_scan_are_those_of_each_pair(seed: int) ->
 def test_two_sets_of_equations_have_the_same_atoms_exactly_when_counted_atom_by_atom(
     data: st.DataObject,
 ) -> None:
-    from privrisk.outputs.cell_bounds import _Certificates
+    from privrisk.outputs.cell_identities import Certificates
 
     m, n = 8, 6
     rows = st.lists(st.integers(0, 1), min_size=n, max_size=n)
@@ -183,7 +183,7 @@ def test_two_sets_of_equations_have_the_same_atoms_exactly_when_counted_atom_by_
     minus = data.draw(st.lists(st.integers(0, m - 1), max_size=4))
 
     system = SimpleNamespace(a=sp.csr_matrix(dense))
-    index = _Certificates.__new__(_Certificates)
+    index = Certificates.__new__(Certificates)
     index.diff = SimpleNamespace(systems={None: system})  # type: ignore[assignment]
     counted = dense[plus].sum(axis=0) - dense[minus].sum(axis=0)  # each atom, how often more in plus
     assert index._zero(None, plus, minus) == (not np.any(counted))
