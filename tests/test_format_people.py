@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from browser_helpers import E_NOTATION
 from privrisk._format import count, number, percent_for_people
 
 OPEN_UNIT = st.floats(min_value=0.0, max_value=1.0, exclude_min=True, exclude_max=True, allow_subnormal=True)
-E_NOTATION = re.compile(r"\d[eE][+-]?\d")
 
 
 def read_back(text: str) -> float:

@@ -3,14 +3,13 @@ claims) folded below it; errors at their input; an upload's columns; the page on
 
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from browser_helpers import RUN_MS
+from browser_helpers import E_NOTATION, RUN_MS, ZERO_PERCENT
 from privrisk._format import number
 from privrisk.audit.report import ratio_text
 
@@ -18,8 +17,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
-E_NOTATION = re.compile(r"\d[eE][+-]?\d")
-ZERO_PERCENT = re.compile(r"(?<![\d.])0\.0+ ?%")
 
 
 def _shown_command(page, tmp_path, files: dict[str, object] | None = None) -> list[str]:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from browser_helpers import RUN_MS
+from browser_helpers import E_NOTATION, RUN_MS, ZERO_PERCENT
 from privrisk._format import number, percent_3g
 from privrisk.empirical.report import short_number
 from privrisk.empirical.settings import chance_words
@@ -19,8 +19,6 @@ from privrisk.empirical.settings import chance_words
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-E_NOTATION = re.compile(r"\d[eE][+-]?\d")
-ZERO_PERCENT = re.compile(r"(?<![\d.])0\.0+ ?%")
 
 
 def _shown_command(page, tmp_path, files: dict[str, object] | None = None) -> list[str]:
