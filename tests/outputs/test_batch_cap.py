@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privrisk.outputs import intervals as iv
+from privrisk.outputs import extremes as ex
 from privrisk.outputs.intervals import Region
 
 
@@ -36,13 +36,13 @@ def test_a_cut_short_batch_changes_no_interval(seed: int, cap: int) -> None:
     a = np.vstack([a, np.ones(n)])
     b = np.append(b, truth.sum())
     want_lo, want_hi = _brute(a, b, g, int(truth.sum()))
-    saved = iv.BATCH_ITERATIONS
-    iv.BATCH_ITERATIONS = cap  # hypothesis runs many examples per test: no function-scoped monkeypatch
+    saved = ex.BATCH_ITERATIONS
+    ex.BATCH_ITERATIONS = cap  # hypothesis runs many examples per test: no function-scoped monkeypatch
     try:
         region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
         ends = region.extremes(sp.csr_matrix(g))
     finally:
-        iv.BATCH_ITERATIONS = saved
+        ex.BATCH_ITERATIONS = saved
     assert ends.lo.tolist() == want_lo.tolist()
     assert ends.hi.tolist() == want_hi.tolist()
     assert ends.lo_exact.all() and ends.hi_exact.all() and not ends.undecided.any()

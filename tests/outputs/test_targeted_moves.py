@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import privrisk.outputs.intervals as intervals_module
+import privrisk.outputs.extremes as extremes_module
 from outputs_helpers import released_cube, whole_solutions
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.moves import moves, moves_through, walks
@@ -142,6 +142,6 @@ def test_a_walk_or_nearby_point_that_breaks_a_released_total_is_not_seen(source,
     )
     region.moves = sp.csr_matrix(np.array([[1.0, -1.0, 0.0]]))
     broken = sp.csr_matrix(np.array([[-1.0, -2.0, 0.0]]))
-    monkeypatch.setattr(intervals_module, source, lambda *a, **k: broken)
+    monkeypatch.setattr(extremes_module, source, lambda *a, **k: broken)
     ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))
     assert ends.lo.tolist() == [3.0] and ends.hi.tolist() == [3.0]

@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from privrisk.outputs.extremes import Ends
 from privrisk.outputs.groups import Cube, in_prints, representatives
-from privrisk.outputs.intervals import Ends, Region
+from privrisk.outputs.intervals import Region
 
 __all__ = ["Lattice", "attribute_findings", "count_findings", "sum_findings"]
 

@@ -23,15 +23,14 @@ marked undecided.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from privrisk.errors import PrivriskError
-from privrisk.outputs.moves import walks
-from privrisk.outputs.nearby import nearby_points
+from privrisk.outputs.extremes import _TOL, Ends, Need, extremes
 from privrisk.outputs.reduction import CONTRADICT, propagate, rank, reduce
 from privrisk.solver import Program
 
@@ -54,23 +53,12 @@ WORK_ROWS = 500
 # minutes inside HiGHS's presolve and search (the iteration limit does not bound those); the rounded linear bound
 # is kept and the end counted undecided.
 MIP_ROWS = 2_000
-# Rounds of programmes over all open ends at once (each certifies many ends with one vertex), and the simplex
-# iterations one of them may take: they only look for whole vertices (a certificate, never a proof), so one that
-# runs long is cut short and its ends are left to their own programmes. Uncapped, at 10⁵ atoms a single one took
-# minutes and the rounds spent the budget the ends' own programmes needed (issue 36).
-BATCH_ROUNDS = 12
-BATCH_ITERATIONS = 20_000
 # Objectives tried for a whole solution at a rounded linear bound before an integer programme.
 WITNESS_TRIES = 4
 # Simplex iterations of each try for a witness: a whole vertex is a shortcut, not a proof (the integer programme is),
 # and on a block of 25,000 counts one try over every unknown took 155,000 iterations (the large request of
 # ``benchmarks/outputs.py``); the last vertex when the cap ends it is tried as it is.
 WITNESS_ITERATIONS = 5_000
-_POINTS = 6
-# Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
-# meets each equation to 10⁻⁷, and a total over many of them may be off by more.
-PRECISION = 1e-6
-_TOL = 1e-7
 
 
 def _split(labels: np.ndarray) -> dict[int, np.ndarray]:
@@ -83,29 +71,6 @@ def _split(labels: np.ndarray) -> dict[int, np.ndarray]:
 
 def _whole(x: np.ndarray) -> bool:
     return bool(np.all(np.abs(x - np.round(x)) <= 1e-6 * np.maximum(1.0, np.abs(x))))
-
-
-@dataclass
-class Ends:
-    """The intervals of k totals: outer bounds ``lo``/``hi`` (exact where ``lo_exact``/``hi_exact``), the least
-    and largest values whole solutions were seen to give (``seen_lo``/``seen_hi``), and the ends a budget left
-    open (``undecided``)."""
-
-    lo: np.ndarray
-    hi: np.ndarray
-    lo_exact: np.ndarray
-    hi_exact: np.ndarray
-    seen_lo: np.ndarray
-    seen_hi: np.ndarray
-    undecided: np.ndarray
-    rows: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    #: (total, sign) → the released equations whose duals were not zero in that end's own programme (1: least,
-    #: −1: largest), so that :meth:`Region.why` need not solve it again.
-    used: dict[tuple[int, int], set[int]] = field(default_factory=dict)
-
-
-# need(ends) -> (lower ends wanted, upper ends wanted): which totals' exact ends still matter.
-Need = Callable[[Ends], tuple[np.ndarray, np.ndarray]]
 
 
 class Region:
@@ -417,67 +382,6 @@ class Region:
                     used |= set(self.origin[rows].indices.tolist())
         return total, reached, decided, parts, used
 
-    # --- many totals ----------------------------------------------------------------------------------------
-
-    def _point_values(
-        self, g_csc: sp.csc_matrix, base: np.ndarray, parts: list[tuple[int, np.ndarray]]
-    ) -> np.ndarray:
-        """The totals at the whole solution made of ``parts`` in their blocks and the truth elsewhere."""
-        assert self.known is not None
-        out = base.copy()
-        for k, x in parts:
-            cols = self._cols[k]
-            delta = x - self.known[cols]
-            nz = np.flatnonzero(np.abs(delta) > 0)
-            if nz.size:
-                out += g_csc[:, cols[nz]] @ delta[nz]
-        return out
-
-    def _valid(self, moves: sp.csr_matrix) -> sp.csr_matrix:
-        """The rows of ``moves`` that make ``known`` + the row a whole solution, checked here, not trusted: every
-        released equation keeps its total, the unknowns stay within their bounds, the whole ones whole. A move
-        that fails is left out (fewer points seen is only slower, a wrong one would be unsafe)."""
-        assert self.known is not None
-        moves = sp.csr_matrix(moves)
-        if moves.shape[0] == 0:
-            return moves
-        scale = np.maximum(1.0, np.abs(self.released @ self.known))
-        drift = sp.csr_matrix(self.released @ moves.T).tocsc()
-        bad = np.zeros(moves.shape[0], dtype=bool)
-        if drift.nnz:
-            cols = np.repeat(np.arange(drift.shape[1]), np.diff(drift.indptr))
-            bad[cols[np.abs(drift.data) > _TOL * scale[drift.indices]]] = True
-        rows = np.repeat(np.arange(moves.shape[0]), np.diff(moves.indptr))
-        at = self.known[moves.indices] + moves.data
-        tol = _TOL * np.maximum(1.0, np.abs(at))
-        out = (at < self.lo[moves.indices] - tol) | (at > self.hi[moves.indices] + tol)
-        out |= self.integer[moves.indices] & (moves.data != np.round(moves.data))
-        bad[rows[out]] = True
-        return sp.csr_matrix(moves[np.flatnonzero(~bad)]) if bad.any() else moves
-
-    def _moved(
-        self,
-        moves: sp.csr_matrix,
-        g: sp.csr_matrix,
-        base: np.ndarray,
-        ends: Ends,
-        rows: np.ndarray | None = None,
-    ) -> None:
-        """The totals ``g`` (only its ``rows``, if given: the others are not wanted) at the whole solutions
-        ``known`` + each row of ``moves`` (checked by :meth:`_valid`) widen what has been seen."""
-        if moves.shape[0] == 0:
-            return
-        rows = np.arange(g.shape[0]) if rows is None else rows
-        change = sp.csr_matrix(g[rows] @ moves.T)
-        full = np.diff(change.indptr) > 0
-        if full.any():
-            starts = change.indptr[:-1][full]
-            low = np.minimum.reduceat(change.data, starts)
-            high = np.maximum.reduceat(change.data, starts)
-            at = rows[full]
-            ends.seen_lo[at] = np.minimum(ends.seen_lo[at], base[at] + np.minimum(low, 0.0))
-            ends.seen_hi[at] = np.maximum(ends.seen_hi[at], base[at] + np.maximum(high, 0.0))
-
     def extremes(
         self,
         g: sp.spmatrix,
@@ -486,158 +390,8 @@ class Region:
         explain: np.ndarray | None = None,
         exact: bool = True,
     ) -> Ends:
-        """The interval of every total g_i·x (the rows of ``g``, non-negative weights). ``need`` says which
-        ends are still wanted (default: all); ``explain`` the totals whose determining equations are wanted
-        (``rows``: the released equations the duals of their two programmes use)."""
-        g = sp.csr_matrix(g, dtype=float)
-        k = g.shape[0]
-        g_csc = sp.csc_matrix(g)
-        lo_b = np.where(np.isinf(self.lo), 0.0, self.lo)
-        hi_b = np.where(np.isinf(self.hi), 0.0, self.hi)
-        lo = g @ lo_b
-        hi = g @ hi_b
-        lo[(g @ np.isinf(self.lo).astype(float)) > 0] = -np.inf
-        hi[(g @ np.isinf(self.hi).astype(float)) > 0] = np.inf
-        if self.known is not None:
-            base = g @ self.known
-            seen_lo, seen_hi = base.copy(), base.copy()
-        else:
-            base = np.zeros(k)
-            seen_lo, seen_hi = np.full(k, np.inf), np.full(k, -np.inf)
-        ends = Ends(lo, hi, np.zeros(k, bool), np.zeros(k, bool), seen_lo, seen_hi, np.zeros(k, bool))
-
-        def mark() -> None:
-            with np.errstate(invalid="ignore"):
-                tol_l = _TOL * np.maximum(1.0, np.abs(ends.lo))
-                tol_h = _TOL * np.maximum(1.0, np.abs(ends.hi))
-                ends.lo_exact |= np.isfinite(ends.lo) & (ends.seen_lo <= ends.lo + tol_l)
-                ends.hi_exact |= np.isfinite(ends.hi) & (ends.seen_hi >= ends.hi - tol_h)
-
-        def seen(parts: list[tuple[int, np.ndarray]]) -> None:
-            if self.known is None or not parts:
-                return
-            values = self._point_values(g_csc, base, parts)
-            if len(self.points) < _POINTS:
-                point = self.known.copy()
-                for b_, x_ in parts:
-                    point[self._cols[b_]] = x_
-                if not any(np.array_equal(point, q) for q in self.points):
-                    self.points.append(point)
-            np.minimum(ends.seen_lo, values, out=ends.seen_lo)
-            np.maximum(ends.seen_hi, values, out=ends.seen_hi)
-
-        def wanted() -> tuple[np.ndarray, np.ndarray]:
-            if need is None:
-                w_lo, w_hi = np.ones(k, bool), np.ones(k, bool)
-            else:
-                w_lo, w_hi = need(ends)
-            return w_lo & ~ends.lo_exact & ~ends.undecided, w_hi & ~ends.hi_exact & ~ends.undecided
-
-        if self.moves is not None and self.known is not None:
-            if self.moves is not self._checked:  # checked once, then kept
-                self.moves = self._checked = self._valid(self.moves)
-            self._moved(self.moves, g, base, ends)
-        mark()
-        pool = [] if self.moves is None else [self.moves]
-        if self.more_moves is not None and self.known is not None:
-            # Moves around the atoms of the totals still open (the moves for every atom leave a few).
-            w_lo, w_hi = wanted()
-            open_rows = np.flatnonzero(w_lo | w_hi)
-            if open_rows.size:
-                for batch in self.more_moves(np.unique(g[open_rows].indices)):
-                    pool.append(self._valid(batch))
-                    w_lo, w_hi = wanted()
-                    self._moved(pool[-1], g, base, ends, np.flatnonzero(w_lo | w_hi))
-                    mark()
-        w_lo, w_hi = wanted()
-        if pool and self.known is not None and (w_lo.any() or w_hi.any()):
-            # Several moves one after another reach what one does not (a total of 3 to 7 to 12).
-            every = sp.csr_matrix(sp.vstack(pool, format="csr"))
-            truth = self.known
-
-            def walked(totals: sp.csr_matrix) -> sp.csr_matrix:
-                return walks(every, totals, truth, self.lo, self.hi, integer=self.integer)
-
-            def near(totals: sp.csr_matrix) -> sp.csr_matrix:
-                return nearby_points(self.released, truth, self.lo, self.hi, self.integer, totals, every)
-
-            # Walks first; what they leave, small programmes over the unknowns around each total (a point reached,
-            # not a bound). Each point is checked like a move.
-            for search in (walked, near):
-                for sign in (1.0, -1.0):
-                    w = wanted()[0 if sign > 0 else 1]
-                    if w.any() and every.shape[0]:
-                        found = search(-sign * g[np.flatnonzero(w)])
-                        w_lo, w_hi = wanted()
-                        self._moved(self._valid(found), g, base, ends, np.flatnonzero(w_lo | w_hi))
-                        mark()
-        # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
-        for sign in (1.0, -1.0):
-            for _ in range(BATCH_ROUNDS):
-                w = wanted()[0 if sign > 0 else 1]
-                if not w.any() or self.known is None:
-                    break
-                weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
-                idx = np.flatnonzero(weights)
-                before = int(w.sum())
-                _, _, _, parts, _ = self.optimise(idx, weights[idx], sign, exact=False, cap=BATCH_ITERATIONS)
-                seen(parts)
-                mark()
-                if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
-                    break
-        # One programme per end still open (what is wanted is asked again every few programmes).
-        w_lo, w_hi = wanted()
-        solves = 0
-        for i in np.flatnonzero(w_lo | w_hi).tolist():
-            for sign in (1.0, -1.0):
-                if solves >= 16:
-                    w_lo, w_hi = wanted()
-                    solves = 0
-                if not (w_lo[i] if sign > 0 else w_hi[i]) or (
-                    ends.lo_exact[i] if sign > 0 else ends.hi_exact[i]
-                ):
-                    continue
-                solves += 1
-                row = g.indices[g.indptr[i] : g.indptr[i + 1]]
-                val = g.data[g.indptr[i] : g.indptr[i + 1]]
-                value, hit, decided, parts, used = self.optimise(row, val, sign, exact=exact)
-                seen(parts)
-                if decided:
-                    ends.used[(i, int(sign))] = used
-                if sign > 0:
-                    ends.lo[i] = max(ends.lo[i], value) if decided or np.isfinite(value) else ends.lo[i]
-                    ends.lo_exact[i] |= hit and decided
-                else:
-                    ends.hi[i] = min(ends.hi[i], value) if decided or np.isfinite(value) else ends.hi[i]
-                    ends.hi_exact[i] |= hit and decided
-                if not decided:
-                    ends.undecided[i] = True
-                if explain is not None and explain[i]:
-                    ends.rows[i] = tuple(sorted(set(ends.rows.get(i, ())) | used))
-                mark()
-        if explain is not None:
-            for i in np.flatnonzero(explain).tolist():
-                if i in ends.rows:
-                    continue
-                row = g.indices[g.indptr[i] : g.indptr[i + 1]]
-                val = g.data[g.indptr[i] : g.indptr[i + 1]]
-                used_all: set[int] = set()
-                for sign in (1.0, -1.0):
-                    *_, used = self.optimise(row, val, sign)
-                    used_all |= used
-                ends.rows[i] = tuple(sorted(used_all))
-        # The truth lies in every interval (guards against a solver's tolerance); a real total whose ends differ
-        # by less than the solver's precision is determined: its value is the truth's.
-        np.minimum(ends.lo, ends.seen_lo, out=ends.lo, where=np.isfinite(ends.seen_lo))
-        np.maximum(ends.hi, ends.seen_hi, out=ends.hi, where=np.isfinite(ends.seen_hi))
-        if self.known is not None:
-            real = np.asarray(g @ (~self.integer).astype(float)).ravel() > 0
-            with np.errstate(invalid="ignore"):
-                point = real & (ends.hi - ends.lo <= PRECISION * np.maximum(1.0, np.abs(base)))
-            ends.lo[point] = ends.hi[point] = base[point]
-            ends.lo_exact |= point
-            ends.hi_exact |= point
-        return ends
+        """The interval of every total g_i·x (:func:`privrisk.outputs.extremes.extremes`)."""
+        return extremes(self, g, need=need, explain=explain, exact=exact)
 
     def why(
         self, idx: np.ndarray, val: np.ndarray, ends: Ends | None = None, total: int = -1
