@@ -302,10 +302,10 @@ def test_the_spec_knowledge_reaches_the_library_check() -> None:
 
 def test_groups_left_undecided_are_named_and_never_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     # With no group allowed beyond the atoms, the rest is undecided: named, counted, and the verdict is review.
-    import privrisk.outputs.differencing as differencing
+    import privrisk.outputs.group_findings as group_findings
     from privrisk.outputs.run import check_frame
 
-    monkeypatch.setattr(differencing, "GROUP_LIMIT", 0)
+    monkeypatch.setattr(group_findings, "GROUP_LIMIT", 0)
     frame = pd.DataFrame({"region": ["A"] * 12 + ["B"] * 12, "sex": ["f", "m"] * 12})
     result = check_frame(frame, [OutputSpec(name="T", kind="count", rows=("region",))])
     assert result.summary["atoms_undecided"] >= 1 and result.undecided_groups

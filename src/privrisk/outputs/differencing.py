@@ -30,13 +30,12 @@ import pandas as pd
 import scipy.sparse as sp
 
 from privrisk._validation import quote_identifier as qi
-from privrisk.errors import PrivriskError
-from privrisk.outputs.compute import _label, _order, _types
-from privrisk.outputs.disclosures import _describe, _public
-from privrisk.outputs.findings import Lattice, attribute_findings, count_findings, sum_findings, zero_atoms
-from privrisk.outputs.groups import GROUP_LIMIT, Cube, fingerprints, set_prints
+from privrisk.outputs.atom_table import atom_cube, atom_table
+from privrisk.outputs.disclosures import _public
+from privrisk.outputs.findings import zero_atoms
+from privrisk.outputs.group_findings import group_findings, released_atoms
 from privrisk.outputs.intervals import Region
-from privrisk.outputs.knowledge import Knowledge, _exact_text, universe
+from privrisk.outputs.knowledge import Knowledge
 from privrisk.outputs.mean_counts import mean_counts
 from privrisk.outputs.moves import moves, moves_through
 from privrisk.outputs.perturbed import Slacks
@@ -110,7 +109,7 @@ class Differencing:
     findings: list[dict[str, Any]] = field(default_factory=list)
     assumed: list[dict[str, Any]] = field(default_factory=list)
     knowledge: Knowledge | None = None
-    #: The groups the budgets left undecided, in words (at most :data:`NAMED_UNDECIDED`; ``undecided`` counts all).
+    #: The groups the budgets left undecided, in words (at most :data:`~privrisk.outputs.group_findings.NAMED_UNDECIDED`; ``undecided`` counts all).
     undecided_groups: list[str] = field(default_factory=list)
 
 
@@ -336,7 +335,7 @@ def difference(
     if atoms_memo is not None and memo_key in atoms_memo:
         kept, uni = atoms_memo[memo_key]
     else:
-        kept, uni = _atoms(con, variables, conditions, sql_of, max_atoms, knowledge)
+        kept, uni = atom_table(con, variables, conditions, sql_of, max_atoms, knowledge)
         if atoms_memo is not None:
             atoms_memo[memo_key] = (kept, uni)
     atoms = kept.copy()  # the intervals are written into it below
@@ -388,7 +387,7 @@ def difference(
             rows.add(_shift(mat[empty_rows], 0, width), np.zeros(empty_rows.size), spec.name)
         later.append((spec, cells, mat, values, key))
     counts_a, counts_b = rows.matrix()
-    cube = _cube(atoms, variables, conditions)
+    cube = atom_cube(atoms, variables, conditions)
     dims = {d: i for i, d in enumerate(cube.dims)}
 
     def holds(kinds: tuple[str | None, ...]) -> list[frozenset[int]]:
@@ -484,8 +483,8 @@ def difference(
             parts.append(_widen(mm, o, width, 1.0 / sc))
         region.moves = sp.csr_matrix(sp.vstack(parts, format="csr"))
     system = System(a, b, np.array(rows.times), lower, upper, known, integer, names, offsets, scales, n)
-    released = _released(system, np.array(rows.cells, dtype=bool))
-    findings, undecided, open_groups = _groups(
+    released = released_atoms(system, np.array(rows.cells, dtype=bool))
+    findings, undecided, open_groups = group_findings(
         atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure, released
     )
     _atom_intervals(atoms, region, magnitudes, offsets, scales)
@@ -514,110 +513,10 @@ def _perturbed(
     return slacks
 
 
-#: The undecided groups named in words (the rest are counted).
-NAMED_UNDECIDED = 20
-
-
 def _widen(m: sp.csr_matrix, offset: int, width: int, scale: float = 1.0) -> sp.csr_matrix:
     """Moves over the atoms as changes to the joint unknowns (from ``offset``, divided by the kind's scale)."""
     m = sp.csr_matrix(m)
     return sp.csr_matrix((m.data * scale, m.indices + offset, m.indptr), shape=(m.shape[0], width))
-
-
-def _cube(atoms: pd.DataFrame, variables: tuple[str, ...], conditions: tuple[str, ...]) -> Cube:
-    sizes = [len(cast(pd.Index, atoms.attrs["levels"][v])) for v in variables] + [2] * len(conditions)
-    coords = np.column_stack(
-        [atoms[f"__c_{v}"].to_numpy(dtype=np.int64) for v in variables]
-        + [atoms[f"__f{i}"].to_numpy(dtype=np.int64) for i in range(len(conditions))]
-    ) if sizes else np.zeros((len(atoms), 0), dtype=np.int64)  # fmt: skip
-    return Cube((*variables, *conditions), tuple(sizes), coords)
-
-
-def _groups(
-    atoms: pd.DataFrame,
-    variables: tuple[str, ...],
-    conditions: tuple[str, ...],
-    magnitudes: tuple[str, ...],
-    region: Region,
-    system: System,
-    policy: Policy,
-    zero: np.ndarray,
-    unsure: np.ndarray,
-    released_rows: dict[str | None, list[np.ndarray]],
-) -> tuple[list[dict[str, Any]], int, list[str]]:
-    """Every finding over every group, how many candidate groups the budgets left undecided, and the first of
-    those in words."""
-    n = len(atoms)
-    if n == 0:  # no records (or none any output reads): no group to find, and nothing left undecided
-        return [], 0, []
-    truth = atoms["n"].to_numpy(dtype=float)
-    cube = _cube(atoms, variables, conditions)
-    cube_groups = cube.groups
-    if cube.groups > GROUP_LIMIT:
-        # Too many groups to hold at once: only the atoms (each its own cube) are examined; the rest undecided.
-        cube = Cube(("atom",), (n,), np.arange(n)[:, None])
-        undecided = 1
-        named = [f"every group of more than one atom ({cube_groups:,} groups, above {GROUP_LIMIT:,})"]
-    else:
-        undecided = 0
-        named = []
-    open_groups: list[np.ndarray] = []
-    weights = fingerprints(n)
-    prints = np.column_stack([cube.totals(weights[:, 0], wrap=True), cube.totals(weights[:, 1], wrap=True)])
-    released = {key: set_prints(weights, rows) for key, rows in released_rows.items()}
-    lat = Lattice(cube, prints, cube.totals(np.ones(n)) > 0, cube.fixed_count(), released, region.n)
-    t = policy.safe_threshold
-    found, open_c = count_findings(lat, region, truth, t)
-    undecided += open_c.size
-    open_groups.append(np.asarray(open_c, dtype=np.int64).ravel())
-    if policy.zeros_are_disclosive:
-        more, open_a = attribute_findings(lat, region, truth, zero, unsure)
-        found += more
-        undecided += np.unique(open_a).size
-        open_groups.append(np.asarray(open_a, dtype=np.int64).ravel())
-    for m in magnitudes:
-        sums = atoms[f"__s_{m}"].to_numpy(dtype=float)
-        signed = bool(np.nanmin(atoms[f"__min_{m}"].to_numpy(dtype=float), initial=0.0) < 0)
-        more, open_s = sum_findings(
-            lat, region, kind=m, offset=system.offsets[m], scale=system.scales[m], truth=truth, sums=sums,
-            first=atoms[f"__t1_{m}"].to_numpy(dtype=float), second=atoms[f"__t2_{m}"].to_numpy(dtype=float),
-            signed=signed, threshold=t, p=policy.safe_pratio_p,
-        )  # fmt: skip
-        found += more
-        undecided += open_s.size
-        open_groups.append(np.asarray(open_s, dtype=np.int64).ravel())
-    for f in found:
-        f["fixed"] = {cube.dims[d]: c for d, c in cube.fixed(f["group"]).items()}
-        f["labels"] = _describe(f["fixed"], atoms, variables, conditions)[1]
-    if open_groups:
-        for g in np.unique(np.concatenate(open_groups))[: NAMED_UNDECIDED - len(named)].tolist():
-            fixed = {cube.dims[d]: c for d, c in cube.fixed(g).items()}
-            if "atom" in fixed:  # the atoms' own cube (too many groups): the atom's labels
-                row = atoms.iloc[int(fixed["atom"])]
-                fixed = {
-                    v: cast(int, cast(pd.Index, atoms.attrs["levels"][v]).get_loc(row[v])) for v in variables
-                }
-                fixed.update({c: int(bool(row[f"__f{i}"])) for i, c in enumerate(conditions)})
-            named.append(_describe(fixed, atoms, variables, conditions)[0] or "everyone")
-    return found, undecided, named
-
-
-def _released(system: System, cells: np.ndarray) -> dict[str | None, list[np.ndarray]]:
-    """The released cells' atoms, per kind (None: counts; else a magnitude, whose means count as its cells).
-    Rows and columns a table leaves out are not cells."""
-    a = system.a
-    # By offset alone: without atoms every kind starts at 0, and None and a name cannot be ordered.
-    starts = sorted(((off, key) for key, off in system.offsets.items()), key=lambda start: start[0])
-    end = max(system.offsets.values()) + system.atoms  # a perturbed cell's own unknown is not an atom
-    out: dict[str | None, list[np.ndarray]] = {key: [] for key in system.offsets}
-    for e in np.flatnonzero(cells).tolist():
-        idx = a.indices[a.indptr[e] : a.indptr[e + 1]]
-        idx = idx[idx < end]
-        if idx.size == 0:
-            continue
-        off, key = [(o, k) for o, k in starts if o <= idx.max()][-1]
-        out[key].append(np.sort(idx[idx >= off] - off) if key is not None else idx)
-    return out
 
 
 def _atom_intervals(
@@ -642,89 +541,3 @@ def _atom_intervals(
             atoms["lo"], atoms["hi"], atoms["tight"] = ends.lo, ends.hi, ends.lo_exact & ends.hi_exact
         else:
             atoms[f"lo_{key}"], atoms[f"hi_{key}"] = ends.lo * s, ends.hi * s
-
-
-def _atoms(
-    con: Any,
-    variables: tuple[str, ...],
-    conditions: tuple[str, ...],
-    sql_of: dict[str, str],
-    max_atoms: int,
-    knowledge: Knowledge | None,
-) -> tuple[pd.DataFrame, Any]:
-    """The possible atoms (:func:`privrisk.outputs.knowledge.universe`) with the data's count, sums and largest
-    values in each, and every grouping variable's levels as integer codes."""
-    from privrisk.outputs.exact_sum import exact_sum_sql, from_limbs, limb_grid
-
-    uni = universe(con, variables, conditions, knowledge, max_atoms=max_atoms)
-    flags = [f"COALESCE(({c}), FALSE) AS __f{i}" for i, c in enumerate(conditions)]
-    # Grouped by the values where each value has one label (its text is made once per atom, not per record).
-    types = _types(con)
-    native = [v for v in variables if _exact_text(types.get(v, ""))]
-    labels = [qi(v) if v in native else f"{_label(v)} AS {qi(v)}" for v in variables]
-    aggs = ["COUNT(*) AS n"]
-    grids = {m: limb_grid(con, x) for m, x in sql_of.items()}  # exact sums, in any order of the records
-    for m, x in sql_of.items():
-        aggs += [
-            f"{exact_sum_sql(x, grids[m])} AS {qi('__s_' + m)}",
-            f"MIN({x}) AS {qi('__min_' + m)}",
-            f"MAX({x}) AS {qi('__max_' + m)}",
-            f"MAX({x}, 2) AS {qi('__top_' + m)}",
-        ]
-    keys = labels + flags
-    sql = f"SELECT {', '.join(keys + aggs)} FROM data" + (" GROUP BY ALL" if keys else "")
-    if native:
-        sql = f"SELECT * REPLACE ({', '.join(f'{_label(v)} AS {qi(v)}' for v in native)}) FROM ({sql})"
-    observed = con.sql(sql).df()
-    for m in sql_of:
-        texts = observed[f"__s_{m}"]
-        sums = from_limbs(texts, grids[m])
-        sums[texts.isna().to_numpy()] = 0.0  # an atom without a value adds nothing (a NaN value stays NaN)
-        observed[f"__s_{m}"] = sums
-        tops = observed.pop(f"__top_{m}")
-        firsts, seconds = [], []
-        for t in tops:
-            # A group whose values are all missing has no largest values (NULL, NaN or pandas' NA).
-            listed = t if isinstance(t, list | tuple | np.ndarray) else []
-            vals = sorted((float(v) for v in listed if v is not None and not pd.isna(v)), reverse=True)
-            firsts.append(vals[0] if vals else 0.0)
-            seconds.append(vals[1] if len(vals) > 1 else 0.0)
-        observed[f"__t1_{m}"] = firsts
-        observed[f"__t2_{m}"] = seconds
-    fcols = [f"__f{i}" for i in range(len(conditions))]
-    for f in fcols:
-        observed[f] = observed[f].astype(bool)
-    for v in variables:
-        observed[v] = observed[v].astype(str)
-    on = [*variables, *fcols]
-    if on:
-        atoms = uni.atoms.merge(observed, on=on, how="left", indicator=True)
-        outside = observed.merge(uni.atoms, on=on, how="left", indicator=True)
-        if (outside["_merge"] == "left_only").any():
-            raise PrivriskError(
-                "spec: [domains]: the data has values outside the declared domains (e.g. "
-                + ", ".join(
-                    f"{k} = {v}" for k, v in outside.loc[outside["_merge"] == "left_only", on].iloc[0].items()
-                )
-                + ")",
-                param="spec",
-            )
-        atoms = atoms.drop(columns="_merge")
-    else:
-        atoms = observed if len(observed) else pd.DataFrame({"n": [0]})
-    atoms = atoms.reset_index(drop=True)
-    atoms["n"] = atoms["n"].fillna(0).astype("int64")
-    for m in sql_of:
-        for col in (f"__s_{m}", f"__t1_{m}", f"__t2_{m}"):
-            atoms[col] = atoms[col].fillna(0.0).astype(float)
-        for col in (f"__min_{m}", f"__max_{m}"):
-            atoms[col] = pd.to_numeric(atoms[col], errors="coerce").astype(float)
-    atoms.attrs["levels"] = {}
-    for v in variables:
-        index = pd.Index(sorted(atoms[v].astype(str).unique(), key=_order))
-        atoms.attrs["levels"][v] = index
-        atoms[f"__c_{v}"] = index.get_indexer(pd.Index(atoms[v].astype(str))).astype(np.int32)
-    return atoms, uni
-
-
-# --- findings in words ---------------------------------------------------------------------------------------
