@@ -1,6 +1,8 @@
 """Points next to the truth from small programmes (issue 36): each one solves the whole released system, reaches no
-further than the whole system's optimum (scipy's linprog over every unknown, an independent solver). One that breaks a
-released total is refused by the region before it counts: tests/outputs/test_targeted_moves.py."""
+further than the whole system's optimum (scipy's linprog over every unknown, an independent solver), whether the
+unknowns around a total come from the moves through it or from a sub-table of the cube around it; a sub-table that is
+the whole cube reaches that optimum. One that breaks a released total is refused by the region before it counts:
+tests/outputs/test_targeted_moves.py."""
 
 from __future__ import annotations
 
@@ -12,12 +14,12 @@ from scipy.optimize import linprog
 
 from outputs_helpers import released_cube
 from privrisk.outputs.moves import moves
-from privrisk.outputs.nearby import nearby_points
+from privrisk.outputs.nearby import nearby_points, subtables
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 100_000), st.booleans())
-def test_nearby_points_solve_the_system_and_never_pass_its_optimum(seed: int, whole: bool) -> None:
+@given(st.integers(0, 100_000), st.booleans(), st.sampled_from([None, 1, 2]))
+def test_nearby_points_solve_the_system_and_never_pass_its_optimum(seed: int, whole: bool, levels: int | None) -> None:
     cube = np.random.default_rng(seed)
     coords, sizes, held, a = released_cube(cube)
     truth = cube.integers(0, 6, coords.shape[0]).astype(float)
@@ -29,9 +31,11 @@ def test_nearby_points_solve_the_system_and_never_pass_its_optimum(seed: int, wh
     groups = (rng.random((4, n)) < 0.3).astype(float)
     groups[groups.sum(axis=1) == 0, 0] = 1.0
     g = np.vstack([groups, -groups])
+    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
     d = nearby_points(
-        sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), sp.csr_matrix(g), pool
-    )
+        sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), sp.csr_matrix(g), pool,
+        neighbourhood=None if levels is None else (lambda own: around(own, levels)),
+    )  # fmt: skip
     assert d.shape == (g.shape[0], n)
     for i in range(g.shape[0]):
         point = truth + d[i].toarray().ravel()
@@ -55,3 +59,40 @@ def test_a_group_takes_what_its_neighbours_give() -> None:
         sp.csr_matrix(a), truth, np.zeros(6), np.full(6, np.inf), np.ones(6, bool), sp.csr_matrix(g), pool
     )
     assert (g @ (truth + d.toarray()[0]))[0] == 17.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 100_000))
+def test_a_subtable_that_is_the_whole_cube_reaches_the_optimum(seed: int) -> None:
+    cube = np.random.default_rng(seed)
+    coords, sizes, held, a = released_cube(cube)
+    rng = np.random.default_rng(seed + 1)
+    truth = rng.integers(0, 6, coords.shape[0]) * rng.uniform(0.5, 2.0, coords.shape[0])  # real sums
+    n = truth.size
+    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
+    atom = int(rng.integers(0, n))
+    assert around(np.array([atom]), max(sizes)).tolist() == list(range(n))
+    g = np.zeros((2, n))
+    g[0, atom], g[1, atom] = 1.0, -1.0
+    d = nearby_points(
+        sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.zeros(n, bool), sp.csr_matrix(g),
+        sp.csr_matrix((0, n)), neighbourhood=lambda own: around(own, max(sizes)), support=n,
+    )  # fmt: skip
+    for i in range(2):
+        best = linprog(-g[i], A_eq=a, b_eq=a @ truth, bounds=[(0, None)] * n, method="highs")
+        if best.status != 0:
+            continue  # unbounded: no optimum to reach
+        reached = g[i] @ (truth + d[i].toarray().ravel())
+        assert abs(reached - (-best.fun)) <= 1e-6 * max(1.0, abs(best.fun))
+
+
+def test_subtables_keep_the_own_levels_and_add_the_fullest() -> None:
+    # Atoms of a 3 × 2 cube and a condition (2 levels, not varied); the mass sits on level 2 of the first axis.
+    coords = np.array([[i, j, c] for i in range(3) for j in range(2) for c in range(2)])
+    mass = np.where(coords[:, 0] == 2, 10.0, 1.0)
+    around = subtables(coords, (3, 2, 2), np.array([True, True, False]), [(0, mass), (12, mass)])
+    got = around(np.array([0, 12 + 3]), 1)  # atom 0 = (0, 0, 0) as a count, atom 3 = (0, 1, 1) as a sum
+    counts = [tuple(coords[j]) for j in got[got < 12]]
+    sums = [tuple(coords[j - 12]) for j in got[got >= 12]]
+    assert counts == [(0, 0, 0), (2, 0, 0)]  # own level 0 and the fullest, 2; axis 2 stays at its own level
+    assert sums == [(0, 0, 1), (0, 1, 1), (2, 0, 1), (2, 1, 1)]

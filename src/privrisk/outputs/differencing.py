@@ -38,6 +38,7 @@ from privrisk.outputs.intervals import Region
 from privrisk.outputs.knowledge import Knowledge
 from privrisk.outputs.mean_counts import mean_counts
 from privrisk.outputs.moves import moves, moves_through
+from privrisk.outputs.nearby import subtables
 from privrisk.outputs.perturbed import Slacks
 from privrisk.outputs.policy import Policy
 from privrisk.outputs.spec import OutputSpec
@@ -464,6 +465,12 @@ def difference(
             )
 
     region.more_moves = around
+    region.subtable = subtables(
+        cube.coords,
+        cube.sizes,
+        np.array([True] * len(variables) + [False] * len(conditions)),
+        [(0, truth), *((offsets[m], sums[m]) for m in magnitudes)],
+    )
     zero, unsure = zero_atoms(region, truth)
     if magnitudes:
         if zero.any():
@@ -471,8 +478,10 @@ def difference(
             for m in magnitudes:
                 sl = np.arange(offsets[m], offsets[m] + n)[zero]
                 lower[sl] = upper[sl] = 0.0
+            subtable = region.subtable
             region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
             region.more_moves = around
+            region.subtable = subtable
         parts = [_widen(count_moves, 0, width)]
         for m in magnitudes:
             o, sc = offsets[m], scales[m]

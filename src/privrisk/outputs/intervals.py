@@ -181,6 +181,9 @@ class Region:
         self.moves: sp.csr_matrix | None = None
         # More such moves around given unknowns (the atoms of the totals the moves above left open), in batches.
         self.more_moves: Callable[[np.ndarray], Iterable[sp.csr_matrix]] | None = None
+        # The unknowns of a sub-table around given unknowns, so many levels a dimension (set by the differencing,
+        # which knows the atoms' cube): where small programmes look for points the moves do not reach.
+        self.subtable: Callable[[np.ndarray, int], np.ndarray] | None = None
         self._checked: sp.csr_matrix | None = None
 
     # --- one block ------------------------------------------------------------------------------------------

@@ -13,16 +13,22 @@ is a programme of a few hundred unknowns, and its optimum, put back into the tru
 value is reached, so it certifies like a move (it is never a bound: the whole system may reach further). Where
 some of S must be whole, a point counts only when the linear optimum is whole there. The caller checks every point
 against the released equations before it counts.
+
+S is the group's unknowns and those of the moves through it, or (:func:`subtables`) a sub-table of the atoms'
+cube around the group: its own levels and the fullest few others on every dimension. Where the moves found nothing
+through a group, the sub-table still holds the cells a change of it must pass through.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from privrisk.solver import Program
 
-__all__ = ["nearby_points"]
+__all__ = ["nearby_points", "subtables"]
 
 # Unknowns one small programme may change, and the simplex iterations it may take.
 SUPPORT = 2_000
@@ -57,10 +63,12 @@ def nearby_points(
     *,
     support: int = SUPPORT,
     iterations: int = ITERATIONS,
+    neighbourhood: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> sp.csr_matrix:
     """For each row of ``g``, a change to ``known`` that raises that total as far as a programme over the unknowns
     around it reaches (one row per total, zeros where it found nothing). ``a``: the equations ``known`` solves;
-    ``pool``: moves (rows over the unknowns) whose supports say which unknowns are around a total.
+    ``pool``: moves (rows over the unknowns) whose supports say which unknowns are around a total; or, where
+    ``neighbourhood`` is given, it says so (a total's unknowns → the unknowns around them, at most ``support``).
 
     Example:
         >>> # x0 + x1 = 4 and x2 + x3 = 6; the group x0 + x2 (1 + 2) may take everyone: 10.
@@ -75,7 +83,11 @@ def nearby_points(
     a_csc = sp.csc_matrix(a)
     g = sp.csr_matrix(g)
     n = a.shape[1]
-    gain = sp.csr_matrix(g @ pool.T) if pool.shape[0] else sp.csr_matrix((g.shape[0], 0))
+    gain = (
+        sp.csr_matrix(g @ pool.T)
+        if pool.shape[0] and neighbourhood is None
+        else sp.csr_matrix((g.shape[0], pool.shape[0]))
+    )
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
     vals: list[np.ndarray] = []
@@ -84,11 +96,16 @@ def nearby_points(
         weights = g.data[g.indptr[i] : g.indptr[i + 1]]
         if own.size == 0 or own.size > support:
             continue
-        span = (
-            gain.indices[gain.indptr[i] : gain.indptr[i + 1]],
-            gain.data[gain.indptr[i] : gain.indptr[i + 1]],
-        )
-        s = _around(span, pool, own, support)
+        if neighbourhood is not None:
+            s = np.union1d(own, neighbourhood(own))
+            if s.size > support or s.size == own.size:
+                continue
+        else:
+            span = (
+                gain.indices[gain.indptr[i] : gain.indptr[i + 1]],
+                gain.data[gain.indptr[i] : gain.indptr[i + 1]],
+            )
+            s = _around(span, pool, own, support)
         cut = sp.csr_matrix(a_csc[:, s])  # only the entries in S: a margin's row holds thousands of others
         sub = cut[np.flatnonzero(np.diff(cut.indptr))]
         rhs = sub @ known[s]
@@ -114,3 +131,48 @@ def nearby_points(
     return sp.csr_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(g.shape[0], n)
     )
+
+
+def subtables(
+    coords: np.ndarray, sizes: tuple[int, ...], varying: np.ndarray, kinds: list[tuple[int, np.ndarray]]
+) -> Callable[[np.ndarray, int], np.ndarray]:
+    """Neighbourhoods in the atoms' cube: given unknowns → the unknowns of the sub-table that keeps, on each
+    dimension that ``varying`` marks, their own levels and the ``levels`` fullest others (on the rest, their own).
+
+    A move of a table whose margins are released changes cells that differ on several dimensions at once (a
+    2 × 2 × 2 × 2 box under three-way margins), so the cells around a group are those of a small sub-table, not
+    those next to it in one equation. ``coords``: each atom's level on each dimension; ``kinds``: (the offset of
+    a kind of unknown, each atom's true value of it): the counts at 0, each magnitude's sums after them; the
+    fullest levels are those of each kind's own mass.
+
+    Example:
+        >>> coords = np.array([[i, j] for i in range(4) for j in range(3)])
+        >>> around = subtables(coords, (4, 3), np.array([True, True]), [(0, np.arange(12.0))])
+        >>> around(np.array([0]), 1).tolist()    # atom (0, 0) and the fullest level of each dimension: 3 and 2
+        [0, 2, 9, 11]
+    """
+    n = coords.shape[0]
+    fullest = [
+        [np.argsort(-np.bincount(coords[:, d], weights=np.abs(mass), minlength=size), kind="stable")
+         for d, size in enumerate(sizes)]
+        for _, mass in kinds
+    ]  # fmt: skip
+
+    def around(unknowns: np.ndarray, levels: int) -> np.ndarray:
+        out = []
+        for kind, (offset, _) in enumerate(kinds):
+            atoms = unknowns[(unknowns >= offset) & (unknowns < offset + n)] - offset
+            if atoms.size == 0:
+                continue
+            keep = np.ones(n, dtype=bool)
+            for d, size in enumerate(sizes):
+                on = np.zeros(size, dtype=bool)
+                on[coords[atoms, d]] = True
+                if varying[d]:
+                    on[fullest[kind][d][:levels]] = True
+                if not on.all():
+                    keep &= on[coords[:, d]]
+            out.append(np.flatnonzero(keep) + offset)
+        return np.unique(np.concatenate(out)) if out else np.empty(0, dtype=np.int64)
+
+    return around
