@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privrisk.outputs import hierarchical
+from privrisk.outputs import block_ends, hierarchical
 from privrisk.outputs.hierarchical import suppression_pattern
 
 # Small trees as parent lists: a total with 2 or 3 leaves, or a total with two subtotals of 2 leaves each.
@@ -374,7 +374,7 @@ def _block_system(parents, values, suppressed):
     shuttle=st.booleans(),
 )
 def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts, hide, shuttle):
-    # _local_end relaxes the relations that leave the neighbourhood: its optimum never cuts off a solution of the
+    # block_ends.local_end relaxes the relations that leave the neighbourhood: its optimum never cuts off a solution of the
     # whole system (scipy's linprog over all hidden cells, the same bounds, is the peer), and once the
     # neighbourhood holds every hidden cell it is the whole system's linear optimum. It can fail: a ranged row
     # with a sign slip or a bound too tight lands below (above) the peer.
@@ -400,7 +400,7 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
             assert res.status in (0, 3)
             peer = (np.inf if top else -np.inf) if res.status == 3 else float(res.x[j])
             for radius in (0, 1, hid.size):
-                v = hierarchical._local_end(csr, csc, b, lower, upper, j, top, radius)
+                v = block_ends.local_end(csr, csc, b, lower, upper, j, top, radius)
                 if top:
                     assert v >= peer - 1e-6, (j, radius, v, peer)
                 else:
@@ -415,8 +415,8 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
 def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, seed, records):
-    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (_rounds, whole or
-    # cut short), bounds from neighbourhoods (_local_end) and per-end programmes each settle ends; whichever way is
+    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (block_ends.rounds, whole or
+    # cut short), bounds from neighbourhoods (block_ends.local_end) and per-end programmes each settle ends; whichever way is
     # switched off, every exact interval equals scipy's milp over the whole table
     rng = np.random.default_rng(seed)
     w = 1.0 / np.arange(1, 5) ** 1.3
@@ -426,11 +426,11 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
     values = hierarchical.table_from_leaves(parents, leaf)
     with pytest.MonkeyPatch.context() as mp:
         if variant == "no rounds":
-            mp.setattr(hierarchical, "_ROUNDS", 0)
+            mp.setattr(block_ends, "_ROUNDS", 0)
         if variant == "no neighbourhoods":
-            mp.setattr(hierarchical, "_RADII", ())
+            mp.setattr(block_ends, "_RADII", ())
         if variant == "short rounds":  # rounds cut after a few iterations: their last vertex is the witness
-            mp.setattr(hierarchical, "_ROUND_ITERATIONS", 3)
+            mp.setattr(block_ends, "_ROUND_ITERATIONS", 3)
         stats: dict[str, int] = {}
         p = suppression_pattern(parents, values, 6, stats=stats)
     a = hierarchical.relations(parents)
@@ -459,7 +459,7 @@ def test_a_witness_is_counted_only_when_it_is_a_whole_table_with_the_published_c
     wlo = np.full(8, 1)
     whi = np.full(8, 1)
     for bad in ([1.5, 1.5, 0.5], [1.0, 1.0, 0.0], [4.0, -1.0, 3.0]):
-        assert not hierarchical._witness(cells, np.asarray(bad), wlo, whi, m, b)
+        assert not block_ends.witness(cells, np.asarray(bad), wlo, whi, m, b)
         assert (wlo == 1).all() and (whi == 1).all()
-    assert hierarchical._witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
+    assert block_ends.witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
     assert wlo[cells].tolist() == [1, 1, 0] and whi[cells].tolist() == [1, 2, 1]
