@@ -410,7 +410,15 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
 
 
 @pytest.mark.parametrize(
-    "variant", ["rounds and neighbourhoods", "no rounds", "no neighbourhoods", "short rounds"]
+    "variant",
+    [
+        "rounds and neighbourhoods",
+        "no rounds",
+        "no neighbourhoods",
+        "short rounds",
+        "one pass",
+        "radius 1, passes",
+    ],
 )
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
@@ -431,6 +439,11 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
             mp.setattr(block_ends, "_RADII", ())
         if variant == "short rounds":  # rounds cut after a few iterations: their last vertex is the witness
             mp.setattr(block_ends, "_ROUND_ITERATIONS", 3)
+        if variant == "one pass":  # neighbourhood bounds once, all of them in the block's programme
+            mp.setattr(block_ends, "_PASSES", 1)
+        if variant == "radius 1, passes":  # the smallest neighbourhoods, tightened by many passes
+            mp.setattr(block_ends, "_RADII", (1,))
+            mp.setattr(block_ends, "_PASSES", 8)
         stats: dict[str, int] = {}
         p = suppression_pattern(parents, values, 6, stats=stats)
     a = hierarchical.relations(parents)
@@ -463,3 +476,84 @@ def test_a_witness_is_counted_only_when_it_is_a_whole_table_with_the_published_c
         assert (wlo == 1).all() and (whi == 1).all()
     assert block_ends.witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
     assert wlo[cells].tolist() == [1, 1, 0] and whi[cells].tolist() == [1, 2, 1]
+
+
+def _milp_system_range(m, b, j):
+    """A peer: scipy's milp over the hidden cells' system ``m·x = b``, ``x ≥ 0`` whole: x_j's least and largest
+    value (None above for unbounded)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n = m.shape[1]
+    out = []
+    for sign in (1.0, -1.0):
+        c = np.zeros(n)
+        c[j] = sign
+        res = milp(
+            c, constraints=LinearConstraint(m, b, b), bounds=Bounds(0.0, np.inf), integrality=np.ones(n)
+        )
+        if res.status in (3, 4) and sign < 0:
+            out.append(None)
+            continue
+        assert res.status == 0, res.message
+        out.append(round(sign * res.fun))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("radii, passes", [((1, 2, 3), 3), ((1,), 8)])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
+def test_passes_of_neighbourhood_bounds_stay_outer_and_skip_only_what_would_repeat(
+    radii, passes, seed, records
+):
+    # block_ends.tighten over a 7 × 7 × 7 table's hidden cells: the bounds its passes leave hold every whole table
+    # (scipy's milp over the same system is the peer: a bound one too tight fails), its witnesses are whole tables
+    # (inside milp's range), and skipping a neighbourhood whose bounds did not change gives the very bounds of
+    # solving every one again (a skip that missed a change would leave a bound looser)
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, 5) ** 1.3
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
+    parents = [hierarchical.hierarchy(2, 2)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    p = suppression_pattern(parents, values, 6, intervals=False)
+    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
+    if m.shape[0] == 0:
+        return
+    truth = values.reshape(-1)[hid].astype(float)
+    slo, shi = hierarchical._shuttle(m, b, np.zeros(hid.size), np.full(hid.size, np.inf))
+    cells = np.arange(hid.size)
+    runs = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(block_ends, "_RADII", radii)
+        mp.setattr(block_ends, "_PASSES", passes)
+        for skip in (True, False):
+            if not skip:
+                mp.setattr(block_ends._Seen, "fresh", lambda self, key, cols: True)
+            wlo, whi = truth.copy(), truth.copy()
+            stats = {"rounds": 0, "local": 0, "local_ends": 0}
+            blo, bhi, _ = block_ends.tighten(m, b, cells, truth, slo, shi, cells, wlo, whi, stats)
+            runs.append((blo, bhi, wlo, whi, stats["local"]))
+    (blo, bhi, wlo, whi, solved), (blo2, bhi2, _, _, solved2) = runs
+    assert np.array_equal(blo, blo2) and np.array_equal(bhi, bhi2)
+    assert solved <= solved2
+    for j in range(hid.size):
+        mlo, mhi = _milp_system_range(m, b, j)
+        assert blo[j] <= mlo <= wlo[j] <= truth[j] <= whi[j], (j, blo[j], mlo, wlo[j])
+        assert mhi is None or whi[j] <= mhi <= bhi[j], (j, whi[j], mhi, bhi[j])
+
+
+def test_a_neighbourhood_is_solved_again_only_once_a_bound_it_reads_changed():
+    # hand calculation: a programme that read the bounds of unknowns 1 and 2 is not repeated while only unknown 3's
+    # bound changes, and is repeated once unknown 2's does; one never solved is always fresh
+    seen = block_ends._Seen(5)
+    key = (1, True, 1)
+    assert seen.fresh(key, np.array([1, 2]))
+    seen.ran(key)
+    assert not seen.fresh(key, np.array([1, 2]))
+    seen.tightened(3)
+    assert not seen.fresh(key, np.array([1, 2]))
+    assert seen.fresh(key, np.array([1, 2, 3]))
+    seen.tightened(2)
+    assert seen.fresh(key, np.array([1, 2]))
+    seen.ran(key)
+    assert not seen.fresh(key, np.array([1, 2]))

@@ -10,7 +10,11 @@ witnesses and tightens outer bounds for many ends at once (:func:`tighten`):
   whose end is still open; a whole vertex is a witness for every cell of the block;
 - outer bounds from a neighbourhood of each end still open (:func:`local_end`: the cells within 1–3 relations, the
   relations that leave it kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards since
-  counts are whole; a tighter bound becomes the cell's bound and the rounds run again towards it.
+  counts are whole; a tighter bound becomes the cell's bound and the rounds run again towards it. A bound
+  tightened so tightens its neighbours' in turn (the programme of a neighbourhood reads the bounds of the cells its
+  relations hold): up to ``_PASSES`` passes over the ends still open (the later ones over the smallest
+  neighbourhoods), a neighbourhood solved again only once a bound it reads has changed (:class:`_Seen`). On the
+  benchmark's 29,791-cell table the later passes halve the programmes per end the caller solves (163 → 86).
 
 Nothing here calls an end exact: the caller compares witnesses with bounds.
 """
@@ -22,7 +26,15 @@ import scipy.sparse as sp
 
 from privrisk.solver import Program
 
-__all__ = ["UNBOUNDED", "local_end", "neighbourhood", "open_ends", "rounds", "tighten", "witness"]
+__all__ = [
+    "UNBOUNDED",
+    "local_end",
+    "neighbourhood",
+    "open_ends",
+    "rounds",
+    "tighten",
+    "witness",
+]
 
 _ROUNDS = 30  # rounds of witnesses for many ends at once (:func:`rounds`)
 _ROUND_GAIN = 0.01  # the rounds stop when one settles fewer than this share of the open ends
@@ -30,6 +42,9 @@ _ROUND_ITERATIONS = 3_000  # simplex iterations of one round (a block of 200,296
 _EVEN_GAIN = 0.05  # the rounds' weights are drawn at random once an even round settles fewer than this share
 _SPREAD = 9.0  # the later rounds' weights lie in [1, 1 + _SPREAD]
 _RADII = (1, 2, 3)  # neighbourhoods tried for an outer bound (:func:`local_end`)
+_PASSES = 3  # passes of neighbourhood bounds over the open ends (each pass's bounds tighten the next's)
+# the neighbourhoods of the later passes: the smallest (29,791 cells: 20.5 s of CPU; 33.1 s with all three)
+_LATER_RADII = (1,)
 UNBOUNDED = 10**12  # a witness move with no cell decreasing: the cell grows without end
 
 
@@ -75,13 +90,19 @@ def rounds(prog: Program, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, bl
 
 
 def local_end(csr: sp.csr_matrix, csc: sp.csc_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-               j: int, top: bool, radius: int) -> float:  # fmt: skip
+              j: int, top: bool, radius: int) -> float:  # fmt: skip
     """An outer bound on unknown j's largest (least) value over ``csr·x = b``, ``lower ≤ x ≤ upper``, from a
     neighbourhood only: the unknowns T within ``radius`` relations of j, every relation that holds one of them,
     and in each such relation the unknowns outside T replaced by the range their bounds allow (a ranged row).
     Every solution of the whole system, restricted to T, satisfies these rows: the programme is a relaxation,
     so its optimum bounds the whole system's (and every whole table's). The linear optimum, not rounded."""
     near, rows = neighbourhood(csr, csc, j, radius)
+    return _outer_end(csr, b, lower, upper, near, rows, j, top)
+
+
+def _outer_end(csr: sp.csr_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray, near: np.ndarray,
+               rows: np.ndarray, j: int, top: bool) -> float:  # fmt: skip
+    """:func:`local_end` over a neighbourhood ``near`` and the relations ``rows`` that hold its unknowns."""
     part = csr[rows].tocoo()
     inside = np.zeros(lower.size, dtype=bool)
     inside[near] = True
@@ -124,9 +145,11 @@ def tighten(m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, truth: np.ndarra
              st: dict[str, int]) -> tuple[np.ndarray, np.ndarray, Program | None]:  # fmt: skip
     """Settle a block's ends without a programme per end where it can: witnesses by :func:`rounds`, then
     for each end still open an outer bound from a neighbourhood (:func:`local_end`, radius 1, 2, … until a
-    witness meets it), then rounds again towards the tightened bounds. Returns the block's bounds, tightened
-    (each still holds every whole table with the published cells, rounded inwards since counts are whole), and
-    the block's programme with them (started from the truth; None if no end needed one)."""
+    witness meets it), in passes while one tightens a bound, then rounds again towards the tightened bounds.
+    Returns the block's bounds, tightened (each still holds every whole table with the published cells, rounded
+    inwards since counts are whole), and the block's programme (started from the truth; None if no end needed
+    one) with the first pass's bounds: the later passes' are tighter than the programme's, and an end's linear
+    optimum over the programme is an outer bound as sound."""
     blo, bhi = blo.copy(), bhi.copy()
     if not _ROUNDS or not (open_ends(wanted, cells, blo, bhi, wlo, whi, True).size
                            or open_ends(wanted, cells, blo, bhi, wlo, whi, False).size):  # fmt: skip
@@ -137,27 +160,82 @@ def tighten(m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, truth: np.ndarra
     if not _RADII:
         return blo, bhi, prog
     csr, csc = m.tocsr(), m.tocsc()
+    # A bound tightened here tightens its neighbours' next time: passes until one tightens nothing. A
+    # neighbourhood's programme reads only the bounds of the cells its relations hold, so it is solved again
+    # only once one of those has changed (the same programme, the same bound). The first pass's bounds go into
+    # the block's programme; later ones only settle ends (a tighter variable bound there can turn the whole
+    # vertices of the programmes per end fractional, and the caller takes the tighter of the two outer bounds).
+    seen = _Seen(cells.size)
     tightened = False
-    for top in (True, False):
-        for j in open_ends(wanted, cells, blo, bhi, wlo, whi, top).tolist():
-            for radius in _RADII:
-                v = local_end(csr, csc, b, blo, bhi, j, top, radius)
-                st["local"] += 1
-                if top and np.floor(v + 1e-6) < bhi[j]:
-                    bhi[j] = np.floor(v + 1e-6)
-                    tightened = True
-                elif not top and np.ceil(v - 1e-6) > blo[j]:
-                    blo[j] = np.ceil(v - 1e-6) + 0.0
-                    tightened = True
-                if blo[j] > bhi[j] or not blo[j] <= truth[j] <= bhi[j]:
-                    raise RuntimeError("internal: a neighbourhood's bound cuts off the truth")
-                prog.set_col_bounds(j, blo[j], bhi[j])
-                if (whi[cells[j]] >= bhi[j]) if top else (wlo[cells[j]] <= blo[j]):
-                    st["local_ends"] += 1
-                    break
+    for k in range(_PASSES):
+        changed = False
+        for top in (True, False):
+            for j in open_ends(wanted, cells, blo, bhi, wlo, whi, top).tolist():
+                changed |= _neighbourhood_bounds(prog if k == 0 else None, _RADII if k == 0 else _LATER_RADII,
+                                                 csr, csc, b, cells, truth, blo, bhi, wlo, whi, j, top, seen,
+                                                 st)  # fmt: skip
+        tightened |= changed
+        if not changed:
+            break
     if tightened:
         rounds(prog, m, b, cells, blo, bhi, wanted, wlo, whi, st)
     return blo, bhi, prog
+
+
+class _Seen:
+    """When each unknown's bounds last changed, and what each neighbourhood's programme last read."""
+
+    def __init__(self, n: int) -> None:
+        self.clock = 0
+        self.changed = np.zeros(n, dtype=np.int64)
+        self.read: dict[tuple[int, bool, int], int] = {}
+
+    def fresh(self, key: tuple[int, bool, int], cols: np.ndarray) -> bool:
+        """Whether a programme reading the bounds of ``cols`` would differ from its last run (or never ran)."""
+        last = self.read.get(key)
+        return last is None or bool(self.changed[cols].max(initial=0) > last)
+
+    def ran(self, key: tuple[int, bool, int]) -> None:
+        self.read[key] = self.clock
+
+    def tightened(self, j: int) -> None:
+        self.clock += 1
+        self.changed[j] = self.clock
+
+
+def _neighbourhood_bounds(prog: Program | None, radii: tuple[int, ...], csr: sp.csr_matrix, csc: sp.csc_matrix,
+                          b: np.ndarray, cells: np.ndarray, truth: np.ndarray, blo: np.ndarray, bhi: np.ndarray,
+                          wlo: np.ndarray, whi: np.ndarray, j: int, top: bool, seen: _Seen,
+                          st: dict[str, int]) -> bool:  # fmt: skip
+    """End j's outer bound from its neighbourhoods (each of ``radii`` until a witness meets it), into
+    ``blo``/``bhi`` (and the block's programme, if given). Whether it tightened."""
+    tightened = False
+    for radius in radii:
+        if (whi[cells[j]] >= bhi[j]) if top else (wlo[cells[j]] <= blo[j]):
+            break
+        near, rows = neighbourhood(csr, csc, j, radius)
+        key = (j, top, radius)
+        if not seen.fresh(key, csr[rows].indices):
+            continue
+        v = _outer_end(csr, b, blo, bhi, near, rows, j, top)
+        seen.ran(key)
+        st["local"] += 1
+        if top and np.floor(v + 1e-6) < bhi[j]:
+            bhi[j] = np.floor(v + 1e-6)
+            tightened = True
+            seen.tightened(j)
+        elif not top and np.ceil(v - 1e-6) > blo[j]:
+            blo[j] = np.ceil(v - 1e-6) + 0.0
+            tightened = True
+            seen.tightened(j)
+        if blo[j] > bhi[j] or not blo[j] <= truth[j] <= bhi[j]:
+            raise RuntimeError("internal: a neighbourhood's bound cuts off the truth")
+        if prog is not None:
+            prog.set_col_bounds(j, blo[j], bhi[j])
+        if (whi[cells[j]] >= bhi[j]) if top else (wlo[cells[j]] <= blo[j]):
+            st["local_ends"] += 1
+            break
+    return tightened
 
 
 def witness(cells: np.ndarray, x: np.ndarray, wlo: np.ndarray, whi: np.ndarray, m: sp.csr_matrix,

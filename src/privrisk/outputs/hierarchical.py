@@ -551,50 +551,74 @@ def _intervals(
         blo, bhi = bound_lo[cells], bound_hi[cells]
         blo, bhi, prog = _tighten(m, b, cells, values[cells].astype(float), blo, bhi,
                                   np.flatnonzero(want[members]), wlo, whi, st)  # fmt: skip
-        for j in np.flatnonzero(want[members]).tolist():
+        # all upper ends, then all lower ends: each programme starts from the last one's optimum, which is
+        # nearer when it pushed the same way
+        mine = np.flatnonzero(want[members])
+        block_prog = _LazyProgram(m, b, blo, bhi, values[cells].astype(float), prog)
+        ends = {top: [_block_end(block_prog, m, b, cells, blo, bhi, wlo, whi, exact, j, top, st)
+                      for j in mine.tolist()] for top in (True, False)}  # fmt: skip
+        for j, end_lo, end_hi in zip(mine.tolist(), ends[False], ends[True], strict=True):
             cell = int(cells[j])
-            ends = []
-            for top in (False, True):
-                # an outer bound a witness reaches is the exact end
-                if not top and wlo[cell] <= blo[j]:
-                    ends.append(float(blo[j]))
-                    st["shuttle_ends"] += 1
-                    continue
-                if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= bhi[j]):
-                    ends.append(float(bhi[j]))
-                    st["shuttle_ends"] += 1
-                    continue
-                if prog is None:
-                    prog = Program(m, b, b, lower=blo, upper=bhi)
-                    prog.start_at(values[cells].astype(float))
-                sol = (prog.maximise if top else prog.minimise)([j], [1.0])
-                st["lp"] += 1
-                if sol.status == "unbounded":
-                    ends.append(np.inf)
-                    continue
-                if not sol.optimal or sol.x is None:
-                    raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
-                _witness(cells, sol.x, wlo, whi, m, b)
-                # whole tables lie within the linear optimum, rounded inwards (counts are whole)
-                v = np.floor(sol.value + 1e-6) if top else np.ceil(sol.value - 1e-6)
-                if (whi[cell] >= v) if top else (wlo[cell] <= v):
-                    ends.append(float(v))
-                    st["lp_ends"] += 1
-                    continue
-                whole, x = _integer_end(m, b, j, top, blo, bhi)
-                st["mip"] += 1
-                if x is not None:
-                    _witness(cells, x, wlo, whi, m, b)
-                if whole is None:
-                    exact[cell] = False
-                    st["not_exact"] += 1
-                else:
-                    st["mip_ends"] += 1
-                    st["mip_gap"] += int(whole != v)
-                ends.append(float(v) if whole is None else whole)
-            lo[cell] = np.ceil(ends[0] - 1e-6) + 0.0
-            hi[cell] = np.floor(ends[1] + 1e-6) if np.isfinite(ends[1]) else np.inf
+            lo[cell] = np.ceil(end_lo - 1e-6) + 0.0
+            hi[cell] = np.floor(end_hi + 1e-6) if np.isfinite(end_hi) else np.inf
     return lo, hi, exact
+
+
+class _LazyProgram:
+    """A block's linear programme, built (and started from the truth) when first needed."""
+
+    def __init__(self, m: sp.csr_matrix, b: np.ndarray, blo: np.ndarray, bhi: np.ndarray, truth: np.ndarray,
+                 prog: Program | None) -> None:  # fmt: skip
+        self._args = (m, b, blo.copy(), bhi.copy(), truth)
+        self._prog = prog
+
+    def get(self) -> Program:
+        if self._prog is None:
+            m, b, blo, bhi, truth = self._args
+            self._prog = Program(m, b, b, lower=blo, upper=bhi)
+            self._prog.start_at(truth)
+        return self._prog
+
+
+def _block_end(block_prog: _LazyProgram, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray,
+               blo: np.ndarray, bhi: np.ndarray, wlo: np.ndarray, whi: np.ndarray, exact: np.ndarray, j: int,
+               top: bool, st: dict[str, int]) -> float:  # fmt: skip
+    """Unknown j's upper (lower) end over its block: an outer bound a witness reaches, else the block's linear
+    programme (warm started), else an integer programme (past its budget an outer bound, ``exact`` cleared)."""
+    cell = int(cells[j])
+    # an outer bound a witness reaches is the exact end
+    if not top and wlo[cell] <= blo[j]:
+        st["shuttle_ends"] += 1
+        return float(blo[j])
+    if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= bhi[j]):
+        st["shuttle_ends"] += 1
+        return float(bhi[j])
+    prog = block_prog.get()
+    sol = (prog.maximise if top else prog.minimise)([j], [1.0])
+    st["lp"] += 1
+    if sol.status == "unbounded":
+        return np.inf
+    if not sol.optimal or sol.x is None:
+        raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
+    _witness(cells, sol.x, wlo, whi, m, b)
+    # whole tables lie within the linear optimum, rounded inwards (counts are whole)
+    v = np.floor(sol.value + 1e-6) if top else np.ceil(sol.value - 1e-6)
+    # the block's bound, when tighter (a later pass of neighbourhood bounds), is as sound
+    v = min(v, bhi[j]) if top else max(v, blo[j])
+    if (whi[cell] >= v) if top else (wlo[cell] <= v):
+        st["lp_ends"] += 1
+        return float(v)
+    whole, x = _integer_end(m, b, j, top, blo, bhi)
+    st["mip"] += 1
+    if x is not None:
+        _witness(cells, x, wlo, whi, m, b)
+    if whole is None:
+        exact[cell] = False
+        st["not_exact"] += 1
+        return float(v)
+    st["mip_ends"] += 1
+    st["mip_gap"] += int(whole != v)
+    return whole
 
 
 def _integer_end(
