@@ -32,10 +32,11 @@ settled the cheapest way that is sound:
    table with the published cells (checked exactly), and every cell it takes to its bound has its exact end;
    (b) for each end still open, an outer bound from its neighbourhood
    (:func:`~privrisk.outputs.block_ends.local_end`: the cells within 1–3 relations, the relations that leave it
-   kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards; a tighter bound becomes
-   the cell's variable bound and the rounds run again towards it; (c) the rest, a programme per end (warm
-   started): the linear end rounded inwards is exact when a witness reaches it, and every whole optimum is a
-   witness for the block's other cells;
+   kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards, in passes while one
+   tightens a bound (a bound tightened tightens its neighbours'); the first pass's bounds become the cells'
+   variable bounds, and the rounds run again towards them all; (c) the rest, a programme per end (warm
+   started, upper ends first): the linear end rounded inwards (or the block's bound, if tighter) is exact when a
+   witness reaches it, and every whole optimum is a witness for the block's other cells;
 3. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells; a bound left over is a
    valid outer bound, marked not exact).
 
@@ -50,7 +51,9 @@ cells and 103,594 primaries (57,997 upper and 64,492 lower ends open after step 
 step 1 take about 19 s of CPU, starting the block's programme from the truth 19 s, and 13 rounds of witnesses
 (each cut at 3,000 simplex iterations: 3–28 s, dearer as the rounds go) 173 s, after which about 38,500 upper and
 5,700 lower ends are open; their neighbourhood programmes take about 14 ms each (a run stopped after 964 s of CPU
-with some 72,000 done). 117,649 cells (a block of 29,993) take 635 s of CPU, every interval exact.
+with some 72,000 done). 117,649 cells (a block of 29,993) take 563 s of CPU, every interval exact (590 s
+with one pass of neighbourhood bounds; 923 programmes per end, 1,110 before, three quarters of the time);
+46,656 cells 62 s (70 s), 29,791 cells 26 s (24 s; 86 programmes per end, 163 before).
 ``intervals=False`` skips the programmes: the protection is proven all the same, by the witnesses, and each
 primary's interval is the outer bound [0, that smallest published total less its published parts], marked not
 exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
