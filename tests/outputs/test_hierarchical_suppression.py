@@ -418,14 +418,16 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
         "short rounds",
         "one pass",
         "radius 1, passes",
+        "no bounds around programmes per end",
     ],
 )
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
 def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, seed, records):
-    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (block_ends.rounds, whole or
-    # cut short), bounds from neighbourhoods (block_ends.local_end) and per-end programmes each settle ends; whichever way is
-    # switched off, every exact interval equals scipy's milp over the whole table
+    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (block_ends.rounds,
+    # whole or cut short), bounds from neighbourhoods (block_ends.local_end, again around each end a programme found)
+    # and per-end programmes each settle ends; whichever way is switched off, every exact interval equals scipy's
+    # milp over the whole table
     rng = np.random.default_rng(seed)
     w = 1.0 / np.arange(1, 5) ** 1.3
     leaf = np.zeros((4, 4, 4), dtype=np.int64)
@@ -441,6 +443,10 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
             mp.setattr(block_ends, "_ROUND_ITERATIONS", 3)
         if variant == "one pass":  # neighbourhood bounds once, all of them in the block's programme
             mp.setattr(block_ends, "_PASSES", 1)
+        if (
+            variant == "no bounds around programmes per end"
+        ):  # (with rounds off, every end found tightens these)
+            mp.setattr(hierarchical, "_AROUND", False)
         if variant == "radius 1, passes":  # the smallest neighbourhoods, tightened by many passes
             mp.setattr(block_ends, "_RADII", (1,))
             mp.setattr(block_ends, "_PASSES", 8)
@@ -557,3 +563,34 @@ def test_a_neighbourhood_is_solved_again_only_once_a_bound_it_reads_changed():
     assert seen.fresh(key, np.array([1, 2]))
     seen.ran(key)
     assert not seen.fresh(key, np.array([1, 2]))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
+def test_bounds_around_an_end_found_hold_every_whole_table(seed, records):
+    # block_ends.Around after an end is found (here by milp, the peer): the neighbours' radius-1 bounds, from no
+    # bounds at all (x ≥ 0 only), hold milp's whole range of every hidden cell; a bound one too tight fails
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, 5) ** 1.3
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
+    parents = [hierarchical.hierarchy(2, 2)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    p = suppression_pattern(parents, values, 6, intervals=False)
+    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
+    if m.shape[0] == 0:
+        return
+    truth = values.reshape(-1)[hid].astype(float)
+    ranges = [_milp_system_range(m, b, j) for j in range(hid.size)]
+    cells = np.arange(hid.size)
+    blo, bhi = np.zeros(hid.size), np.full(hid.size, np.inf)
+    wlo, whi = truth.copy(), truth.copy()
+    around = block_ends.Around(m, b, cells, truth, cells)
+    stats = {"local": 0, "local_ends": 0}
+    for j in rng.permutation(hid.size)[:8].tolist():
+        mlo, mhi = ranges[j]
+        blo[j] = max(blo[j], mlo)
+        bhi[j] = bhi[j] if mhi is None else min(bhi[j], mhi)
+        around.tighten(j, blo, bhi, wlo, whi, stats)
+        for i, (mlo, mhi) in enumerate(ranges):
+            assert blo[i] <= mlo and (mhi is None or mhi <= bhi[i]), (i, blo[i], bhi[i], mlo, mhi)

@@ -35,6 +35,7 @@ from privrisk.solver import Program
 
 __all__ = [
     "UNBOUNDED",
+    "Around",
     "local_end",
     "neighbourhood",
     "open_ends",
@@ -244,6 +245,30 @@ def _neighbourhood_bounds(prog: Program | None, radii: tuple[int, ...], csr: sp.
             st["local_ends"] += 1
             break
     return tightened
+
+
+class Around:
+    """The radius-1 neighbourhood bounds of the ends around an unknown whose bound just tightened (a programme per
+    end found its end): each wanted end there still open gets its outer bound again, as in a later pass of
+    :func:`tighten`."""
+
+    def __init__(self, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, truth: np.ndarray,
+                 wanted: np.ndarray) -> None:  # fmt: skip
+        self.csr, self.csc = m.tocsr(), m.tocsc()
+        self.b, self.cells, self.truth = b, cells, truth
+        self.wanted = np.zeros(cells.size, dtype=bool)
+        self.wanted[wanted] = True
+        self.seen = _Seen(cells.size)
+
+    def tighten(self, j: int, blo: np.ndarray, bhi: np.ndarray, wlo: np.ndarray, whi: np.ndarray,
+                st: dict[str, int]) -> None:  # fmt: skip
+        self.seen.tightened(j)
+        near, _ = neighbourhood(self.csr, self.csc, j, 1)
+        for i in near[self.wanted[near]].tolist():
+            for top in (True, False):
+                if open_ends(np.asarray([i]), self.cells, blo, bhi, wlo, whi, top).size:
+                    _neighbourhood_bounds(None, _LATER_RADII, self.csr, self.csc, self.b, self.cells, self.truth,
+                                          blo, bhi, wlo, whi, i, top, self.seen, st)  # fmt: skip
 
 
 def witness(cells: np.ndarray, x: np.ndarray, wlo: np.ndarray, whi: np.ndarray, m: sp.csr_matrix,

@@ -36,7 +36,9 @@ settled the cheapest way that is sound:
    tightens a bound (a bound tightened tightens its neighbours'); the first pass's bounds become the cells'
    variable bounds, and the rounds run again towards them all; (c) the rest, a programme per end (warm
    started, upper ends first): the linear end rounded inwards (or the block's bound, if tighter) is exact when a
-   witness reaches it, and every whole optimum is a witness for the block's other cells;
+   witness reaches it, and every whole optimum is a witness for the block's other cells; the end found is a
+   bound, and the ends around it get their radius-1 neighbourhood bounds again
+   (:class:`~privrisk.outputs.block_ends.Around`);
 3. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells; a bound left over is a
    valid outer bound, marked not exact).
 
@@ -68,6 +70,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from privrisk.outputs import block_ends as _block_ends
 from privrisk.outputs.block_ends import UNBOUNDED as _UNBOUNDED
 from privrisk.outputs.block_ends import tighten as _tighten
 from privrisk.outputs.block_ends import witness as _witness
@@ -75,6 +78,7 @@ from privrisk.solver import Program
 
 __all__ = ["Pattern", "hierarchy", "relations", "suppression_pattern", "table_from_leaves"]
 
+_AROUND = True  # after each programme per end, its neighbours' bounds again (block_ends.Around)
 _SIBLINGS = 3  # sibling alternatives tried per dimension (beside the path to the total)
 _NODES = 2_000  # branch-and-bound nodes of one integer programme
 _BIG = np.iinfo(np.int64).max
@@ -558,8 +562,20 @@ def _intervals(
         # nearer when it pushed the same way
         mine = np.flatnonzero(want[members])
         block_prog = _LazyProgram(m, b, blo, bhi, values[cells].astype(float), prog)
-        ends = {top: [_block_end(block_prog, m, b, cells, blo, bhi, wlo, whi, exact, j, top, st)
-                      for j in mine.tolist()] for top in (True, False)}  # fmt: skip
+        ends: dict[bool, list[float]] = {True: [], False: []}
+        around = _block_ends.Around(m, b, cells, values[cells].astype(float), mine) if _AROUND else None
+        for top in (True, False):
+            for j in mine.tolist():
+                solved = st["lp"]
+                end = _block_end(block_prog, m, b, cells, blo, bhi, wlo, whi, exact, j, top, st)
+                ends[top].append(end)
+                if around is not None and st["lp"] > solved:
+                    # the end is an outer bound (exact or not): its neighbours' bounds may tighten with it
+                    if top:
+                        bhi[j] = min(bhi[j], end)
+                    else:
+                        blo[j] = max(blo[j], end)
+                    around.tighten(j, blo, bhi, wlo, whi, st)
         for j, end_lo, end_hi in zip(mine.tolist(), ends[False], ends[True], strict=True):
             cell = int(cells[j])
             lo[cell] = np.ceil(end_lo - 1e-6) + 0.0
