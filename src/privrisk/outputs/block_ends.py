@@ -54,6 +54,9 @@ _PASSES = 3  # passes of neighbourhood bounds over the open ends (each pass's bo
 # the neighbourhoods of the later passes, the smallest: on 29,791 cells 3,024 neighbourhood programmes and 86 per
 # end (all three radii in every pass: 4,807 and 81, and a third more CPU)
 _LATER_RADII = (1,)
+_AROUND_STEPS = (
+    200  # neighbourhood programmes after one end found (:class:`Around`), a tightened one's around too
+)
 UNBOUNDED = 10**12  # a witness move with no cell decreasing: the cell grows without end
 
 
@@ -250,7 +253,8 @@ def _neighbourhood_bounds(prog: Program | None, radii: tuple[int, ...], csr: sp.
 class Around:
     """The radius-1 neighbourhood bounds of the ends around an unknown whose bound just tightened (a programme per
     end found its end): each wanted end there still open gets its outer bound again, as in a later pass of
-    :func:`tighten`."""
+    :func:`tighten`, and one that tightens has its own neighbours' done in turn (up to ``_AROUND_STEPS``
+    programmes). On 29,791 cells: 86 → 60 programmes per end for 96 more neighbourhood programmes."""
 
     def __init__(self, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, truth: np.ndarray,
                  wanted: np.ndarray) -> None:  # fmt: skip
@@ -263,12 +267,16 @@ class Around:
     def tighten(self, j: int, blo: np.ndarray, bhi: np.ndarray, wlo: np.ndarray, whi: np.ndarray,
                 st: dict[str, int]) -> None:  # fmt: skip
         self.seen.tightened(j)
-        near, _ = neighbourhood(self.csr, self.csc, j, 1)
-        for i in near[self.wanted[near]].tolist():
-            for top in (True, False):
-                if open_ends(np.asarray([i]), self.cells, blo, bhi, wlo, whi, top).size:
-                    _neighbourhood_bounds(None, _LATER_RADII, self.csr, self.csc, self.b, self.cells, self.truth,
-                                          blo, bhi, wlo, whi, i, top, self.seen, st)  # fmt: skip
+        todo, steps = [j], 0
+        while todo and steps < _AROUND_STEPS:
+            near, _ = neighbourhood(self.csr, self.csc, todo.pop(), 1)
+            for i in near[self.wanted[near]].tolist():
+                for top in (True, False):
+                    if open_ends(np.asarray([i]), self.cells, blo, bhi, wlo, whi, top).size:
+                        steps += 1
+                        if _neighbourhood_bounds(None, _LATER_RADII, self.csr, self.csc, self.b, self.cells,
+                                                 self.truth, blo, bhi, wlo, whi, i, top, self.seen, st):  # fmt: skip
+                            todo.append(i)
 
 
 def witness(cells: np.ndarray, x: np.ndarray, wlo: np.ndarray, whi: np.ndarray, m: sp.csr_matrix,
