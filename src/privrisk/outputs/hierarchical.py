@@ -45,17 +45,18 @@ settled the cheapest way that is sound:
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
 is called protected on the strength of a linear bound alone. On the benchmark's tables (benchmarks/
 differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 4.4 s of CPU, 23 programmes per
-end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 24 s, every interval exact (88 s
-and 17 outer bounds before); 46,656 cells 70 s (244 s before).
+end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 22 s, every interval exact (88 s
+and 17 outer bounds before step 2); 46,656 cells 51 s (244 s before); 117,649 cells 473 s (below).
 
 At 10⁶ cells the exact intervals do not yet finish in ten minutes. One block of suppressed cells holds 200,296
 cells and 103,594 primaries (57,997 upper and 64,492 lower ends open after step 1): the pattern, the proofs and
 step 1 take about 19 s of CPU, starting the block's programme from the truth 19 s, and 13 rounds of witnesses
 (each cut at 3,000 simplex iterations: 3–28 s, dearer as the rounds go) 173 s, after which about 38,500 upper and
 5,700 lower ends are open; their neighbourhood programmes take about 14 ms each (a run stopped after 964 s of CPU
-with some 72,000 done). 117,649 cells (a block of 29,993) take 563 s of CPU, every interval exact (590 s
-with one pass of neighbourhood bounds; 923 programmes per end, 1,110 before, three quarters of the time);
-46,656 cells 62 s (70 s), 29,791 cells 26 s (24 s; 86 programmes per end, 163 before).
+with some 72,000 done; not measured again since the passes of neighbourhood bounds). 117,649 cells (a block of
+29,993) take 473 s of CPU, every interval exact: 590 s with one pass of neighbourhood bounds and none around the
+ends found, when the 1,110 programmes per end (now 595) took three quarters of the time; 46,656 cells then 70 s
+and 424 per end (now 228), 29,791 cells 24 s and 163 (now 60).
 ``intervals=False`` skips the programmes: the protection is proven all the same, by the witnesses, and each
 primary's interval is the outer bound [0, that smallest published total less its published parts], marked not
 exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
