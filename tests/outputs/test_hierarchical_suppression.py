@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privrisk.outputs import hierarchical
+from privrisk.outputs import block_ends, hierarchical
 from privrisk.outputs.hierarchical import suppression_pattern
 
 # Small trees as parent lists: a total with 2 or 3 leaves, or a total with two subtotals of 2 leaves each.
@@ -374,7 +374,7 @@ def _block_system(parents, values, suppressed):
     shuttle=st.booleans(),
 )
 def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts, hide, shuttle):
-    # _local_end relaxes the relations that leave the neighbourhood: its optimum never cuts off a solution of the
+    # block_ends.local_end relaxes the relations that leave the neighbourhood: its optimum never cuts off a solution of the
     # whole system (scipy's linprog over all hidden cells, the same bounds, is the peer), and once the
     # neighbourhood holds every hidden cell it is the whole system's linear optimum. It can fail: a ranged row
     # with a sign slip or a bound too tight lands below (above) the peer.
@@ -400,7 +400,7 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
             assert res.status in (0, 3)
             peer = (np.inf if top else -np.inf) if res.status == 3 else float(res.x[j])
             for radius in (0, 1, hid.size):
-                v = hierarchical._local_end(csr, csc, b, lower, upper, j, top, radius)
+                v = block_ends.local_end(csr, csc, b, lower, upper, j, top, radius)
                 if top:
                     assert v >= peer - 1e-6, (j, radius, v, peer)
                 else:
@@ -410,14 +410,24 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
 
 
 @pytest.mark.parametrize(
-    "variant", ["rounds and neighbourhoods", "no rounds", "no neighbourhoods", "short rounds"]
+    "variant",
+    [
+        "rounds and neighbourhoods",
+        "no rounds",
+        "no neighbourhoods",
+        "short rounds",
+        "one pass",
+        "radius 1, passes",
+        "no bounds around programmes per end",
+    ],
 )
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
 def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, seed, records):
-    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (_rounds, whole or
-    # cut short), bounds from neighbourhoods (_local_end) and per-end programmes each settle ends; whichever way is
-    # switched off, every exact interval equals scipy's milp over the whole table
+    # a 7 × 7 × 7 table (two levels of two codes a dimension): witnesses for many ends at once (block_ends.rounds,
+    # whole or cut short), bounds from neighbourhoods (block_ends.local_end, again around each end a programme found)
+    # and per-end programmes each settle ends; whichever way is switched off, every exact interval equals scipy's
+    # milp over the whole table
     rng = np.random.default_rng(seed)
     w = 1.0 / np.arange(1, 5) ** 1.3
     leaf = np.zeros((4, 4, 4), dtype=np.int64)
@@ -426,11 +436,20 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
     values = hierarchical.table_from_leaves(parents, leaf)
     with pytest.MonkeyPatch.context() as mp:
         if variant == "no rounds":
-            mp.setattr(hierarchical, "_ROUNDS", 0)
+            mp.setattr(block_ends, "_ROUNDS", 0)
         if variant == "no neighbourhoods":
-            mp.setattr(hierarchical, "_RADII", ())
+            mp.setattr(block_ends, "_RADII", ())
         if variant == "short rounds":  # rounds cut after a few iterations: their last vertex is the witness
-            mp.setattr(hierarchical, "_ROUND_ITERATIONS", 3)
+            mp.setattr(block_ends, "_ROUND_ITERATIONS", 3)
+        if variant == "one pass":  # neighbourhood bounds once, all of them in the block's programme
+            mp.setattr(block_ends, "_PASSES", 1)
+        if (
+            variant == "no bounds around programmes per end"
+        ):  # (with rounds off, every end found tightens these)
+            mp.setattr(hierarchical, "_AROUND", False)
+        if variant == "radius 1, passes":  # the smallest neighbourhoods, tightened by many passes
+            mp.setattr(block_ends, "_RADII", (1,))
+            mp.setattr(block_ends, "_PASSES", 8)
         stats: dict[str, int] = {}
         p = suppression_pattern(parents, values, 6, stats=stats)
     a = hierarchical.relations(parents)
@@ -459,7 +478,119 @@ def test_a_witness_is_counted_only_when_it_is_a_whole_table_with_the_published_c
     wlo = np.full(8, 1)
     whi = np.full(8, 1)
     for bad in ([1.5, 1.5, 0.5], [1.0, 1.0, 0.0], [4.0, -1.0, 3.0]):
-        assert not hierarchical._witness(cells, np.asarray(bad), wlo, whi, m, b)
+        assert not block_ends.witness(cells, np.asarray(bad), wlo, whi, m, b)
         assert (wlo == 1).all() and (whi == 1).all()
-    assert hierarchical._witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
+    assert block_ends.witness(cells, np.array([1.0, 2.0, 1e-9]), wlo, whi, m, b)
     assert wlo[cells].tolist() == [1, 1, 0] and whi[cells].tolist() == [1, 2, 1]
+
+
+def _milp_system_range(m, b, j):
+    """A peer: scipy's milp over the hidden cells' system ``m·x = b``, ``x ≥ 0`` whole: x_j's least and largest
+    value (None above for unbounded)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    n = m.shape[1]
+    out = []
+    for sign in (1.0, -1.0):
+        c = np.zeros(n)
+        c[j] = sign
+        res = milp(
+            c, constraints=LinearConstraint(m, b, b), bounds=Bounds(0.0, np.inf), integrality=np.ones(n)
+        )
+        if res.status in (3, 4) and sign < 0:
+            out.append(None)
+            continue
+        assert res.status == 0, res.message
+        out.append(round(sign * res.fun))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("radii, passes", [((1, 2, 3), 3), ((1,), 8)])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
+def test_passes_of_neighbourhood_bounds_stay_outer_and_skip_only_what_would_repeat(
+    radii, passes, seed, records
+):
+    # block_ends.tighten over a 7 × 7 × 7 table's hidden cells: the bounds its passes leave hold every whole table
+    # (scipy's milp over the same system is the peer: a bound one too tight fails), its witnesses are whole tables
+    # (inside milp's range), and skipping a neighbourhood whose bounds did not change gives the very bounds of
+    # solving every one again (a skip that missed a change would leave a bound looser)
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, 5) ** 1.3
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
+    parents = [hierarchical.hierarchy(2, 2)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    p = suppression_pattern(parents, values, 6, intervals=False)
+    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
+    if m.shape[0] == 0:
+        return
+    truth = values.reshape(-1)[hid].astype(float)
+    slo, shi = hierarchical._shuttle(m, b, np.zeros(hid.size), np.full(hid.size, np.inf))
+    cells = np.arange(hid.size)
+    runs = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(block_ends, "_RADII", radii)
+        mp.setattr(block_ends, "_PASSES", passes)
+        for skip in (True, False):
+            if not skip:
+                mp.setattr(block_ends._Seen, "fresh", lambda self, key, cols: True)
+            wlo, whi = truth.copy(), truth.copy()
+            stats = {"rounds": 0, "local": 0, "local_ends": 0}
+            blo, bhi, _ = block_ends.tighten(m, b, cells, truth, slo, shi, cells, wlo, whi, stats)
+            runs.append((blo, bhi, wlo, whi, stats["local"]))
+    (blo, bhi, wlo, whi, solved), (blo2, bhi2, _, _, solved2) = runs
+    assert np.array_equal(blo, blo2) and np.array_equal(bhi, bhi2)
+    assert solved <= solved2
+    for j in range(hid.size):
+        mlo, mhi = _milp_system_range(m, b, j)
+        assert blo[j] <= mlo <= wlo[j] <= truth[j] <= whi[j], (j, blo[j], mlo, wlo[j])
+        assert mhi is None or whi[j] <= mhi <= bhi[j], (j, whi[j], mhi, bhi[j])
+
+
+def test_a_neighbourhood_is_solved_again_only_once_a_bound_it_reads_changed():
+    # hand calculation: a programme that read the bounds of unknowns 1 and 2 is not repeated while only unknown 3's
+    # bound changes, and is repeated once unknown 2's does; one never solved is always fresh
+    seen = block_ends._Seen(5)
+    key = (1, True, 1)
+    assert seen.fresh(key, np.array([1, 2]))
+    seen.ran(key)
+    assert not seen.fresh(key, np.array([1, 2]))
+    seen.tightened(3)
+    assert not seen.fresh(key, np.array([1, 2]))
+    assert seen.fresh(key, np.array([1, 2, 3]))
+    seen.tightened(2)
+    assert seen.fresh(key, np.array([1, 2]))
+    seen.ran(key)
+    assert not seen.fresh(key, np.array([1, 2]))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
+def test_bounds_around_an_end_found_hold_every_whole_table(seed, records):
+    # block_ends.Around after an end is found (here by milp, the peer): the neighbours' radius-1 bounds, from no
+    # bounds at all (x ≥ 0 only), hold milp's whole range of every hidden cell; a bound one too tight fails
+    rng = np.random.default_rng(seed)
+    w = 1.0 / np.arange(1, 5) ** 1.3
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
+    parents = [hierarchical.hierarchy(2, 2)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    p = suppression_pattern(parents, values, 6, intervals=False)
+    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
+    if m.shape[0] == 0:
+        return
+    truth = values.reshape(-1)[hid].astype(float)
+    ranges = [_milp_system_range(m, b, j) for j in range(hid.size)]
+    cells = np.arange(hid.size)
+    blo, bhi = np.zeros(hid.size), np.full(hid.size, np.inf)
+    wlo, whi = truth.copy(), truth.copy()
+    around = block_ends.Around(m, b, cells, truth, cells)
+    stats = {"local": 0, "local_ends": 0}
+    for j in rng.permutation(hid.size)[:8].tolist():
+        mlo, mhi = ranges[j]
+        blo[j] = max(blo[j], mlo)
+        bhi[j] = bhi[j] if mhi is None else min(bhi[j], mhi)
+        around.tighten(j, blo, bhi, wlo, whi, stats)
+        for i, (mlo, mhi) in enumerate(ranges):
+            assert blo[i] <= mlo and (mhi is None or mhi <= bhi[i]), (i, blo[i], bhi[i], mlo, mhi)

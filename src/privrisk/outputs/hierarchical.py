@@ -26,30 +26,37 @@ settled the cheapest way that is sound:
    below them whose every cell above is suppressed). Cells the bounds pin are constants for the rest;
 2. else, for each connected block of suppressed cells, one linear programme (the shuttle bounds as variable
    bounds, started from the truth by :meth:`privrisk.solver.Program.start_at`, so no first phase) serves three
-   steps (:func:`_tighten`): (a) witnesses for many ends at once: rounds that maximise (minimise) the sum of the
-   cells whose end is still open, the weights drawn at random after the first round (an even sum is indifferent
-   between two cells that compete one for one); a whole optimum is a whole table with the published cells
-   (checked exactly), and every cell it takes to its bound has its exact end; (b) for each end still open, an
-   outer bound from its neighbourhood (:func:`_local_end`: the cells within 1–3 relations, the relations that
-   leave it kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards; a tighter bound
-   becomes the cell's variable bound and the rounds run again towards it; (c) the rest, a programme per end
-   (warm started): the linear end rounded inwards is exact when a witness reaches it, and every whole optimum
-   is a witness for the block's other cells;
+   steps (:func:`privrisk.outputs.block_ends.tighten`): (a) witnesses for many ends at once: rounds that
+   maximise (minimise) the sum of the cells whose end is still open, the weights drawn at random after the first
+   round (an even sum is indifferent between two cells that compete one for one); a whole optimum is a whole
+   table with the published cells (checked exactly), and every cell it takes to its bound has its exact end;
+   (b) for each end still open, an outer bound from its neighbourhood
+   (:func:`~privrisk.outputs.block_ends.local_end`: the cells within 1–3 relations, the relations that leave it
+   kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards, in passes while one
+   tightens a bound (a bound tightened tightens its neighbours'); the first pass's bounds become the cells'
+   variable bounds, and the rounds run again towards them all; (c) the rest, a programme per end (warm
+   started, upper ends first): the linear end rounded inwards (or the block's bound, if tighter) is exact when a
+   witness reaches it, and every whole optimum is a witness for the block's other cells; the end found is a
+   bound, and the ends around it get their radius-1 neighbourhood bounds again
+   (:class:`~privrisk.outputs.block_ends.Around`);
 3. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells; a bound left over is a
    valid outer bound, marked not exact).
 
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
 is called protected on the strength of a linear bound alone. On the benchmark's tables (benchmarks/
 differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 4.4 s of CPU, 23 programmes per
-end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 24 s, every interval exact (88 s
-and 17 outer bounds before); 46,656 cells 70 s (244 s before).
+end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 22 s, every interval exact (88 s
+and 17 outer bounds before step 2); 46,656 cells 51 s (244 s before); 117,649 cells 473 s (below).
 
 At 10⁶ cells the exact intervals do not yet finish in ten minutes. One block of suppressed cells holds 200,296
 cells and 103,594 primaries (57,997 upper and 64,492 lower ends open after step 1): the pattern, the proofs and
 step 1 take about 19 s of CPU, starting the block's programme from the truth 19 s, and 13 rounds of witnesses
-(each cut at ``_ROUND_ITERATIONS``: 3–28 s, dearer as the rounds go) 173 s, after which about 38,500 upper and
+(each cut at 3,000 simplex iterations: 3–28 s, dearer as the rounds go) 173 s, after which about 38,500 upper and
 5,700 lower ends are open; their neighbourhood programmes take about 14 ms each (a run stopped after 964 s of CPU
-with some 72,000 done). 117,649 cells (a block of 29,993) take 635 s of CPU, every interval exact.
+with some 72,000 done; not measured again since the passes of neighbourhood bounds). 117,649 cells (a block of
+29,993) take 473 s of CPU, every interval exact: 590 s with one pass of neighbourhood bounds and none around the
+ends found, when the 1,110 programmes per end (now 595) took three quarters of the time; 46,656 cells then 70 s
+and 424 per end (now 228), 29,791 cells 24 s and 163 (now 60).
 ``intervals=False`` skips the programmes: the protection is proven all the same, by the witnesses, and each
 primary's interval is the outer bound [0, that smallest published total less its published parts], marked not
 exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).
@@ -64,19 +71,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from privrisk.outputs import block_ends as _block_ends
+from privrisk.outputs.block_ends import UNBOUNDED as _UNBOUNDED
+from privrisk.outputs.block_ends import tighten as _tighten
+from privrisk.outputs.block_ends import witness as _witness
 from privrisk.solver import Program
 
 __all__ = ["Pattern", "hierarchy", "relations", "suppression_pattern", "table_from_leaves"]
 
+_AROUND = True  # after each programme per end, its neighbours' bounds again (block_ends.Around)
 _SIBLINGS = 3  # sibling alternatives tried per dimension (beside the path to the total)
-_ROUNDS = 30  # rounds of witnesses for many ends at once (:func:`_rounds`)
-_ROUND_GAIN = 0.01  # the rounds stop when one settles fewer than this share of the open ends
-_ROUND_ITERATIONS = 3_000  # simplex iterations of one round (a block of 200,296 cells: 2–10 s)
-_EVEN_GAIN = 0.05  # the rounds' weights are drawn at random once an even round settles fewer than this share
-_SPREAD = 9.0  # the later rounds' weights lie in [1, 1 + _SPREAD]
-_RADII = (1, 2, 3)  # neighbourhoods tried for an outer bound (:func:`_local_end`)
 _NODES = 2_000  # branch-and-bound nodes of one integer programme
-_UNBOUNDED = 10**12  # a witness move with no cell decreasing: the cell grows without end
 _BIG = np.iinfo(np.int64).max
 _MIP_LIMIT = 5_000  # unknowns in a block above which a fractional linear end is kept as an outer bound
 _SHUTTLE_ROUNDS = (
@@ -460,9 +465,9 @@ def _intervals(
     bounds fix (lower = upper) is known to the intruder: it is a constant of
     the others' programmes, which may split a block. The other ends, per block of suppressed cells (one model a
     block, started from the truth): witnesses for many ends at once and bounds from neighbourhoods
-    (:func:`_tighten`), then linear programmes per end, where a linear end ⌊max⌋ (⌈min⌉) a witness reaches is
-    exact, and integer programmes where it is not; every whole optimum found is a witness for the block's other
-    cells."""
+    (:func:`privrisk.outputs.block_ends.tighten`), then linear programmes per end, where a linear end ⌊max⌋
+    (⌈min⌉) a witness reaches is exact, and integer programmes where it is not; every whole optimum found is a
+    witness for the block's other cells."""
     n = values.size
     st = stats if stats is not None else {}
     for key in (
@@ -554,190 +559,86 @@ def _intervals(
         blo, bhi = bound_lo[cells], bound_hi[cells]
         blo, bhi, prog = _tighten(m, b, cells, values[cells].astype(float), blo, bhi,
                                   np.flatnonzero(want[members]), wlo, whi, st)  # fmt: skip
-        for j in np.flatnonzero(want[members]).tolist():
+        # all upper ends, then all lower ends: each programme starts from the last one's optimum, which is
+        # nearer when it pushed the same way
+        mine = np.flatnonzero(want[members])
+        block_prog = _LazyProgram(m, b, blo, bhi, values[cells].astype(float), prog)
+        ends: dict[bool, list[float]] = {True: [], False: []}
+        around = _block_ends.Around(m, b, cells, values[cells].astype(float), mine) if _AROUND else None
+        for top in (True, False):
+            for j in mine.tolist():
+                solved = st["lp"]
+                end = _block_end(block_prog, m, b, cells, blo, bhi, wlo, whi, exact, j, top, st)
+                ends[top].append(end)
+                if around is not None and st["lp"] > solved:
+                    # the end is an outer bound (exact or not): its neighbours' bounds may tighten with it
+                    if top:
+                        bhi[j] = min(bhi[j], end)
+                    else:
+                        blo[j] = max(blo[j], end)
+                    around.tighten(j, blo, bhi, wlo, whi, st)
+        for j, end_lo, end_hi in zip(mine.tolist(), ends[False], ends[True], strict=True):
             cell = int(cells[j])
-            ends = []
-            for top in (False, True):
-                # an outer bound a witness reaches is the exact end
-                if not top and wlo[cell] <= blo[j]:
-                    ends.append(float(blo[j]))
-                    st["shuttle_ends"] += 1
-                    continue
-                if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= bhi[j]):
-                    ends.append(float(bhi[j]))
-                    st["shuttle_ends"] += 1
-                    continue
-                if prog is None:
-                    prog = Program(m, b, b, lower=blo, upper=bhi)
-                    prog.start_at(values[cells].astype(float))
-                sol = (prog.maximise if top else prog.minimise)([j], [1.0])
-                st["lp"] += 1
-                if sol.status == "unbounded":
-                    ends.append(np.inf)
-                    continue
-                if not sol.optimal or sol.x is None:
-                    raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
-                _witness(cells, sol.x, wlo, whi, m, b)
-                # whole tables lie within the linear optimum, rounded inwards (counts are whole)
-                v = np.floor(sol.value + 1e-6) if top else np.ceil(sol.value - 1e-6)
-                if (whi[cell] >= v) if top else (wlo[cell] <= v):
-                    ends.append(float(v))
-                    st["lp_ends"] += 1
-                    continue
-                whole, x = _integer_end(m, b, j, top, blo, bhi)
-                st["mip"] += 1
-                if x is not None:
-                    _witness(cells, x, wlo, whi, m, b)
-                if whole is None:
-                    exact[cell] = False
-                    st["not_exact"] += 1
-                else:
-                    st["mip_ends"] += 1
-                    st["mip_gap"] += int(whole != v)
-                ends.append(float(v) if whole is None else whole)
-            lo[cell] = np.ceil(ends[0] - 1e-6) + 0.0
-            hi[cell] = np.floor(ends[1] + 1e-6) if np.isfinite(ends[1]) else np.inf
+            lo[cell] = np.ceil(end_lo - 1e-6) + 0.0
+            hi[cell] = np.floor(end_hi + 1e-6) if np.isfinite(end_hi) else np.inf
     return lo, hi, exact
 
 
-def _open(j: np.ndarray, cells: np.ndarray, blo: np.ndarray, bhi: np.ndarray, wlo: np.ndarray,
-          whi: np.ndarray, top: bool) -> np.ndarray:  # fmt: skip
-    """The block positions among ``j`` whose upper (lower) end no witness has reached yet (a finite one)."""
-    if top:
-        return j[(whi[cells[j]] < bhi[j]) & (whi[cells[j]] < _UNBOUNDED) & np.isfinite(bhi[j])]
-    return j[wlo[cells[j]] > blo[j]]
+class _LazyProgram:
+    """A block's linear programme, built (and started from the truth) when first needed."""
+
+    def __init__(self, m: sp.csr_matrix, b: np.ndarray, blo: np.ndarray, bhi: np.ndarray, truth: np.ndarray,
+                 prog: Program | None) -> None:  # fmt: skip
+        self._args = (m, b, blo.copy(), bhi.copy(), truth)
+        self._prog = prog
+
+    def get(self) -> Program:
+        if self._prog is None:
+            m, b, blo, bhi, truth = self._args
+            self._prog = Program(m, b, b, lower=blo, upper=bhi)
+            self._prog.start_at(truth)
+        return self._prog
 
 
-def _rounds(prog: Program, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, blo: np.ndarray,
-            bhi: np.ndarray, wanted: np.ndarray, wlo: np.ndarray, whi: np.ndarray,
-            st: dict[str, int]) -> None:  # fmt: skip
-    """Witnesses for many ends at once: the block's linear programme maximises (minimises) the sum of the cells
-    whose upper (lower) end is still open; a whole optimum is a whole table with the published cells, so every
-    cell it takes to its outer bound has its exact end. Cells of one relation compete for its total, so a round
-    reaches some and the next round, over the rest, others; the rounds stop when one reaches too few."""
-    rng = np.random.default_rng(0)  # the same request gives the same answer every run
-    for top in (True, False):
-        even = True
-        for _ in range(_ROUNDS):
-            todo = _open(wanted, cells, blo, bhi, wlo, whi, top)
-            if not todo.size:
-                break
-            # even weights while they pay (a round from the last vertex is cheap), then weights drawn at random:
-            # an even sum leaves the programme indifferent between two cells that compete one for one, and the
-            # vertex it picks may take neither to its end
-            w = np.ones(todo.size) if even else 1.0 + _SPREAD * rng.random(todo.size)
-            # a round ends after _ROUND_ITERATIONS: primal simplex's last vertex is a table with the published
-            # cells all the same (checked as a witness), and on a large block the first iterations of a round
-            # settle the most ends
-            sol = (prog.maximise if top else prog.minimise)(todo, w, iterations=_ROUND_ITERATIONS)
-            st["rounds"] += 1
-            x = sol.x if sol.optimal else sol.incumbent
-            if x is None or not _witness(cells, x, wlo, whi, m, b):
-                break
-            gain = 1 - _open(todo, cells, blo, bhi, wlo, whi, top).size / todo.size
-            if gain < _EVEN_GAIN:
-                if not even and gain < _ROUND_GAIN:
-                    break
-                even = False
-
-
-def _local_end(csr: sp.csr_matrix, csc: sp.csc_matrix, b: np.ndarray, lower: np.ndarray, upper: np.ndarray,
-               j: int, top: bool, radius: int) -> float:  # fmt: skip
-    """An outer bound on unknown j's largest (least) value over ``csr·x = b``, ``lower ≤ x ≤ upper``, from a
-    neighbourhood only: the unknowns T within ``radius`` relations of j, every relation that holds one of them,
-    and in each such relation the unknowns outside T replaced by the range their bounds allow (a ranged row).
-    Every solution of the whole system, restricted to T, satisfies these rows: the programme is a relaxation,
-    so its optimum bounds the whole system's (and every whole table's). The linear optimum, not rounded."""
-    near, rows = _near(csr, csc, j, radius)
-    part = csr[rows].tocoo()
-    inside = np.zeros(lower.size, dtype=bool)
-    inside[near] = True
-    out = ~inside[part.col]
-    pos = part.data > 0
-    # each outside unknown's contribution a·x at its largest and smallest (infinite where its bound is)
-    big = np.where(pos, upper[part.col], -lower[part.col])[out]
-    small = np.where(pos, lower[part.col], -upper[part.col])[out]
-    r = part.row[out]
-    k = rows.size
-    big_inf = np.bincount(r, weights=np.isinf(big), minlength=k) > 0
-    small_inf = np.bincount(r, weights=np.isinf(small), minlength=k) > 0
-    big_sum = np.bincount(r, weights=np.where(np.isinf(big), 0.0, big), minlength=k)
-    small_sum = np.bincount(r, weights=np.where(np.isinf(small), 0.0, small), minlength=k)
-    row_lo = np.where(big_inf, -np.inf, b[rows] - big_sum)
-    row_hi = np.where(small_inf, np.inf, b[rows] - small_sum)
-    prog = Program(csr[rows][:, near], row_lo, row_hi, lower=lower[near], upper=upper[near])
-    at = int(np.searchsorted(near, j))
-    sol = (prog.maximise if top else prog.minimise)([at], [1.0])
+def _block_end(block_prog: _LazyProgram, m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray,
+               blo: np.ndarray, bhi: np.ndarray, wlo: np.ndarray, whi: np.ndarray, exact: np.ndarray, j: int,
+               top: bool, st: dict[str, int]) -> float:  # fmt: skip
+    """Unknown j's upper (lower) end over its block: an outer bound a witness reaches, else the block's linear
+    programme (warm started), else an integer programme (past its budget an outer bound, ``exact`` cleared)."""
+    cell = int(cells[j])
+    # an outer bound a witness reaches is the exact end
+    if not top and wlo[cell] <= blo[j]:
+        st["shuttle_ends"] += 1
+        return float(blo[j])
+    if top and (whi[cell] >= _UNBOUNDED or whi[cell] >= bhi[j]):
+        st["shuttle_ends"] += 1
+        return float(bhi[j])
+    prog = block_prog.get()
+    sol = (prog.maximise if top else prog.minimise)([j], [1.0])
+    st["lp"] += 1
     if sol.status == "unbounded":
-        return np.inf if top else -np.inf
-    if not sol.optimal:
-        raise RuntimeError(f"internal: a neighbourhood's programme ended {sol.status}")
-    return float(sol.value)
-
-
-def _near(csr: sp.csr_matrix, csc: sp.csc_matrix, j: int, radius: int) -> tuple[np.ndarray, np.ndarray]:
-    """The unknowns within ``radius`` relations of unknown j (sorted) and the relations that hold any of them."""
-    near = np.asarray([j])
-    for _ in range(radius):
-        rows = np.unique(csc[:, near].indices)
-        near = np.union1d(near, csr[rows].indices)
-    return near, np.unique(csc[:, near].indices)
-
-
-def _tighten(m: sp.csr_matrix, b: np.ndarray, cells: np.ndarray, truth: np.ndarray, blo: np.ndarray,
-             bhi: np.ndarray, wanted: np.ndarray, wlo: np.ndarray, whi: np.ndarray,
-             st: dict[str, int]) -> tuple[np.ndarray, np.ndarray, Program | None]:  # fmt: skip
-    """Settle a block's ends without a programme per end where it can: witnesses by :func:`_rounds`, then
-    for each end still open an outer bound from a neighbourhood (:func:`_local_end`, radius 1, 2, … until a
-    witness meets it), then rounds again towards the tightened bounds. Returns the block's bounds, tightened
-    (each still holds every whole table with the published cells, rounded inwards since counts are whole), and
-    the block's programme with them (started from the truth; None if no end needed one)."""
-    blo, bhi = blo.copy(), bhi.copy()
-    if not _ROUNDS or not (_open(wanted, cells, blo, bhi, wlo, whi, True).size
-                           or _open(wanted, cells, blo, bhi, wlo, whi, False).size):  # fmt: skip
-        return blo, bhi, None
-    prog = Program(m, b, b, lower=blo, upper=bhi)
-    prog.start_at(truth)
-    _rounds(prog, m, b, cells, blo, bhi, wanted, wlo, whi, st)
-    if not _RADII:
-        return blo, bhi, prog
-    csr, csc = m.tocsr(), m.tocsc()
-    tightened = False
-    for top in (True, False):
-        for j in _open(wanted, cells, blo, bhi, wlo, whi, top).tolist():
-            for radius in _RADII:
-                v = _local_end(csr, csc, b, blo, bhi, j, top, radius)
-                st["local"] += 1
-                if top and np.floor(v + 1e-6) < bhi[j]:
-                    bhi[j] = np.floor(v + 1e-6)
-                    tightened = True
-                elif not top and np.ceil(v - 1e-6) > blo[j]:
-                    blo[j] = np.ceil(v - 1e-6) + 0.0
-                    tightened = True
-                if blo[j] > bhi[j] or not blo[j] <= truth[j] <= bhi[j]:
-                    raise RuntimeError("internal: a neighbourhood's bound cuts off the truth")
-                prog.set_col_bounds(j, blo[j], bhi[j])
-                if (whi[cells[j]] >= bhi[j]) if top else (wlo[cells[j]] <= blo[j]):
-                    st["local_ends"] += 1
-                    break
-    if tightened:
-        _rounds(prog, m, b, cells, blo, bhi, wanted, wlo, whi, st)
-    return blo, bhi, prog
-
-
-def _witness(cells: np.ndarray, x: np.ndarray, wlo: np.ndarray, whi: np.ndarray, m: sp.csr_matrix,
-             b: np.ndarray) -> bool:  # fmt: skip
-    """A whole optimum is a whole table with the published cells: a witness for every cell of its block.
-    Whether it was whole (and so counted). Rounded, it is checked against the block's relations ``m·x = b`` and
-    ``x ≥ 0`` exactly (the solver's tolerances never make a witness)."""
-    whole = np.round(x)
-    if np.abs(x - whole).max(initial=0.0) > 1e-6:
-        return False
-    if (whole < 0).any() or not np.array_equal(m @ whole, b):
-        return False
-    wlo[cells] = np.minimum(wlo[cells], whole)
-    whi[cells] = np.maximum(whi[cells], whole)
-    return True
+        return np.inf
+    if not sol.optimal or sol.x is None:
+        raise RuntimeError(f"internal: the programme of a block ended {sol.status}")
+    _witness(cells, sol.x, wlo, whi, m, b)
+    # whole tables lie within the linear optimum, rounded inwards (counts are whole)
+    v = np.floor(sol.value + 1e-6) if top else np.ceil(sol.value - 1e-6)
+    # the block's bound, when tighter (a later pass of neighbourhood bounds), is as sound
+    v = min(v, bhi[j]) if top else max(v, blo[j])
+    if (whi[cell] >= v) if top else (wlo[cell] <= v):
+        st["lp_ends"] += 1
+        return float(v)
+    whole, x = _integer_end(m, b, j, top, blo, bhi)
+    st["mip"] += 1
+    if x is not None:
+        _witness(cells, x, wlo, whi, m, b)
+    if whole is None:
+        exact[cell] = False
+        st["not_exact"] += 1
+        return float(v)
+    st["mip_ends"] += 1
+    st["mip_gap"] += int(whole != v)
+    return whole
 
 
 def _integer_end(

@@ -38,8 +38,8 @@ DEFAULT_THRESHOLD = Policy().safe_threshold
 MAX_CELLS = 20_000_000
 #: The largest table whose intervals ``intervals="auto"`` computes exactly: the programmes of one large block of
 #: suppressed cells dominate the time (benchmarks/differencing_scale.py, on a loaded 2-core machine: 4.4 s of CPU
-#: at 15,625 cells, 24 s at 29,791, 70 s at 46,656, every interval exact; 12 s, 88 s and 244 s before the block's
-#: ends were settled many at a time, see :mod:`privrisk.outputs.hierarchical`).
+#: at 15,625 cells, 22 s at 29,791, 51 s at 46,656, 473 s at 117,649, every interval exact; 12 s, 88 s and 244 s
+#: before the block's ends were settled many at a time, see :mod:`privrisk.outputs.hierarchical`).
 EXACT_CELLS = 50_000
 _SPEC_KINDS = ("interval:", "breaks:", "prefix", "date", "table:")
 TOTAL = "*"
