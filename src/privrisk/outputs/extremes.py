@@ -42,9 +42,10 @@ __all__ = ["Ends", "Need", "extremes"]
 BATCH_ROUNDS = 12
 BATCH_ITERATIONS = 20_000
 # The levels a dimension the sub-tables around a total take (its own and the fullest others), in turn, for the ends
-# the moves leave open: on the large request's sums, 3 levels (216–864 unknowns) reached the p % rule's protection
-# for 6 of 12 sampled ends the moves left, 4 levels for 8 of the 9 a programme over the whole block reaches.
-SUBTABLE_LEVELS = (3,)
+# the moves leave open. On the large request's sums (``benchmarks/outputs.py``), 3 levels (216–864 unknowns, 0.1 s
+# a programme) left 161 of 755 lower and 321 of 749 upper ends open, 4 levels then 0.25 s each; with a whole
+# budget, 456 groups undecided before, 170 with 3 levels (+155 s CPU), 138 with 3 then 4 (+260 s).
+SUBTABLE_LEVELS = (3, 4)
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
 # Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
