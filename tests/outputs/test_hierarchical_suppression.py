@@ -505,6 +505,21 @@ def _milp_system_range(m, b, j):
     return out[0], out[1]
 
 
+def _random_block(rng: np.random.Generator, records: int):
+    """A 7 × 7 × 7 hierarchical table of skewed counts, its pattern at threshold 6, and its hidden cells' system
+    (m, b, the hidden cells, their true values); None when nothing is hidden."""
+    w = 1.0 / np.arange(1, 5) ** 1.3
+    leaf = np.zeros((4, 4, 4), dtype=np.int64)
+    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
+    parents = [hierarchical.hierarchy(2, 2)] * 3
+    values = hierarchical.table_from_leaves(parents, leaf)
+    p = suppression_pattern(parents, values, 6, intervals=False)
+    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
+    if m.shape[0] == 0:
+        return None
+    return m, b, hid, values.reshape(-1)[hid].astype(float)
+
+
 @pytest.mark.parametrize("radii, passes", [((1, 2, 3), 3), ((1,), 8)])
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), records=st.integers(60, 400))
@@ -516,16 +531,10 @@ def test_passes_of_neighbourhood_bounds_stay_outer_and_skip_only_what_would_repe
     # (inside milp's range), and skipping a neighbourhood whose bounds did not change gives the very bounds of
     # solving every one again (a skip that missed a change would leave a bound looser)
     rng = np.random.default_rng(seed)
-    w = 1.0 / np.arange(1, 5) ** 1.3
-    leaf = np.zeros((4, 4, 4), dtype=np.int64)
-    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
-    parents = [hierarchical.hierarchy(2, 2)] * 3
-    values = hierarchical.table_from_leaves(parents, leaf)
-    p = suppression_pattern(parents, values, 6, intervals=False)
-    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
-    if m.shape[0] == 0:
+    block = _random_block(rng, records)
+    if block is None:
         return
-    truth = values.reshape(-1)[hid].astype(float)
+    m, b, hid, truth = block
     slo, shi = hierarchical._shuttle(m, b, np.zeros(hid.size), np.full(hid.size, np.inf))
     cells = np.arange(hid.size)
     runs = []
@@ -571,16 +580,10 @@ def test_bounds_around_an_end_found_hold_every_whole_table(seed, records):
     # block_ends.Around after an end is found (here by milp, the peer): the neighbours' radius-1 bounds, from no
     # bounds at all (x ≥ 0 only), hold milp's whole range of every hidden cell; a bound one too tight fails
     rng = np.random.default_rng(seed)
-    w = 1.0 / np.arange(1, 5) ** 1.3
-    leaf = np.zeros((4, 4, 4), dtype=np.int64)
-    np.add.at(leaf, tuple(rng.choice(4, size=records, p=w / w.sum()) for _ in range(3)), 1)
-    parents = [hierarchical.hierarchy(2, 2)] * 3
-    values = hierarchical.table_from_leaves(parents, leaf)
-    p = suppression_pattern(parents, values, 6, intervals=False)
-    m, b, hid = _block_system(parents, values, p.suppressed.reshape(-1))
-    if m.shape[0] == 0:
+    block = _random_block(rng, records)
+    if block is None:
         return
-    truth = values.reshape(-1)[hid].astype(float)
+    m, b, hid, truth = block
     ranges = [_milp_system_range(m, b, j) for j in range(hid.size)]
     cells = np.arange(hid.size)
     blo, bhi = np.zeros(hid.size), np.full(hid.size, np.inf)
