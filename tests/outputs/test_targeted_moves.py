@@ -132,16 +132,23 @@ def test_a_walk_reaches_what_no_single_move_does() -> None:
     assert single == 10.0 and walked == 17.0
 
 
-@pytest.mark.parametrize("source", ["walks", "nearby_points"])
+@pytest.mark.parametrize("source", ["walks", "nearby_points", "subtable"])
 def test_a_walk_or_nearby_point_that_breaks_a_released_total_is_not_seen(source, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    # Walks and the small programmes' points are checked by the region like moves: one that breaks x0 + x1 = 3
-    # must not show x0 + x1 at 0.
+    # Walks and the small programmes' points (around the moves or in a sub-table) are checked by the region like
+    # moves: one that breaks x0 + x1 = 3 must not show x0 + x1 at 0.
     a = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
     region = Region(
         a, np.array([3.0, 2.0]), lower=np.zeros(3), integer=np.ones(3, bool), known=np.array([1.0, 2, 2])
     )
     region.moves = sp.csr_matrix(np.array([[1.0, -1.0, 0.0]]))
     broken = sp.csr_matrix(np.array([[-1.0, -2.0, 0.0]]))
-    monkeypatch.setattr(extremes_module, source, lambda *a, **k: broken)
+    if source == "subtable":
+        region.subtable = lambda own, levels: np.arange(3)
+        nothing = sp.csr_matrix((1, 3))
+        monkeypatch.setattr(
+            extremes_module, "nearby_points", lambda *a, **k: broken if k.get("neighbourhood") else nothing
+        )
+    else:
+        monkeypatch.setattr(extremes_module, source, lambda *a, **k: broken)
     ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))
     assert ends.lo.tolist() == [3.0] and ends.hi.tolist() == [3.0]
