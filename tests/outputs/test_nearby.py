@@ -65,7 +65,7 @@ def test_a_group_takes_what_its_neighbours_give() -> None:
 @given(st.integers(0, 100_000))
 def test_a_subtable_that_is_the_whole_cube_reaches_the_optimum(seed: int) -> None:
     cube = np.random.default_rng(seed)
-    coords, sizes, held, a = released_cube(cube)
+    coords, sizes, _, a = released_cube(cube)
     rng = np.random.default_rng(seed + 1)
     truth = rng.integers(0, 6, coords.shape[0]) * rng.uniform(0.5, 2.0, coords.shape[0])  # real sums
     n = truth.size
