@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privrisk.outputs import block_ends, hierarchical
+from privrisk.outputs import block_ends, hidden_intervals, hierarchical
 from privrisk.outputs.hierarchical import suppression_pattern
 
 # Small trees as parent lists: a total with 2 or 3 leaves, or a total with two subtotals of 2 leaves each.
@@ -164,7 +164,7 @@ def test_unproven_primary_is_never_reported_protected():
 
 def test_interval_left_to_a_budget_is_an_outer_bound(monkeypatch):
     # no integer programmes at all: a fractional linear end is kept, marked not exact, and still holds the truth
-    monkeypatch.setattr(hierarchical, "_MIP_LIMIT", 0)
+    monkeypatch.setattr(hidden_intervals, "_MIP_LIMIT", 0)
     trees, parents, leaf, truth_leaf, values = _case(("flat3", "flat3"), [1, 0, 2, 1, 1, 0, 2, 1, 0])
     p = suppression_pattern(parents, values, 3)
     suppressed = [tuple(int(i) for i in c) for c in zip(*np.nonzero(p.suppressed), strict=False)]
@@ -262,7 +262,7 @@ def test_intervals_of_any_pattern_match_an_integer_programme_peer(names, counts,
     targets = np.flatnonzero(suppressed)
     wlo = flat.copy()
     whi = flat.copy()
-    lo, hi, exact = hierarchical._intervals(a, flat, suppressed, targets, wlo, whi)
+    lo, hi, exact = hidden_intervals.hidden_intervals(a, flat, suppressed, targets, wlo, whi)
     for cell in targets.tolist():
         mlo, mhi = _milp_range(a, flat, suppressed, cell)
         assert exact[cell]
@@ -292,7 +292,7 @@ def test_shuttle_bounds_hold_every_whole_table(names, counts, hide):
     hid = np.flatnonzero(suppressed)
     sub = a[:, hid].tocsr()
     rhs = -(a[:, ~suppressed] @ flat[~suppressed].astype(float))
-    lo, hi = hierarchical._shuttle(sub, rhs, np.zeros(hid.size), np.full(hid.size, np.inf))
+    lo, hi = hidden_intervals.shuttle(sub, rhs, np.zeros(hid.size), np.full(hid.size, np.inf))
     cells = [tuple(int(i) for i in c) for c in itertools.product(*[range(len(t)) for t in trees])]
     _, ranges = _intruder(trees, truth_leaf, [cells[i] for i in hid], int(leaf.sum()))
     for k, i in enumerate(hid.tolist()):
@@ -353,7 +353,7 @@ def test_grows_is_exactly_an_unbounded_linear_programme(names, hide):
 
 
 def _block_system(parents, values, suppressed):
-    """The hidden cells' equations as :func:`hierarchical._intervals` builds them (independently here): the
+    """The hidden cells' equations as :func:`hidden_intervals.hidden_intervals` builds them (independently here): the
     relations over the suppressed cells, the published ones moved to the right-hand side."""
     a = hierarchical.relations(parents).tocsc()
     flat = values.reshape(-1)
@@ -389,7 +389,7 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
         return
     lower, upper = np.zeros(hid.size), np.full(hid.size, np.inf)
     if shuttle:
-        lower, upper = hierarchical._shuttle(m, b, lower, upper)
+        lower, upper = hidden_intervals.shuttle(m, b, lower, upper)
     csr, csc = m.tocsr(), m.tocsc()
     bounds = np.column_stack([lower, upper])
     for j in range(hid.size):
@@ -446,7 +446,7 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
         if (
             variant == "no bounds around programmes per end"
         ):  # (with rounds off, every end found tightens these)
-            mp.setattr(hierarchical, "_AROUND", False)
+            mp.setattr(hidden_intervals, "_AROUND", False)
         if variant == "radius 1, passes":  # the smallest neighbourhoods, tightened by many passes
             mp.setattr(block_ends, "_RADII", (1,))
             mp.setattr(block_ends, "_PASSES", 8)
@@ -535,7 +535,7 @@ def test_passes_of_neighbourhood_bounds_stay_outer_and_skip_only_what_would_repe
     if block is None:
         return
     m, b, hid, truth = block
-    slo, shi = hierarchical._shuttle(m, b, np.zeros(hid.size), np.full(hid.size, np.inf))
+    slo, shi = hidden_intervals.shuttle(m, b, np.zeros(hid.size), np.full(hid.size, np.inf))
     cells = np.arange(hid.size)
     runs = []
     with pytest.MonkeyPatch.context() as mp:
