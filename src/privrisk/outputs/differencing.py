@@ -21,6 +21,7 @@ one released cell is left to the primary rules. Each interval is exact under the
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -112,6 +113,10 @@ class Differencing:
     knowledge: Knowledge | None = None
     #: The groups the budgets left undecided, in words (at most :data:`~privrisk.outputs.group_findings.NAMED_UNDECIDED`; ``undecided`` counts all).
     undecided_groups: list[str] = field(default_factory=list)
+    #: The fingerprints of the only groups a release telling less may find
+    #: (:func:`~privrisk.outputs.group_findings.may_find`; None: any group), and what identifies the atoms.
+    may_find: frozenset[tuple[int, int]] | None = None
+    atoms_id: str = ""
 
 
 class _Codes:
@@ -310,6 +315,8 @@ def difference(
     max_atoms: int = 200_000,
     knowledge: Knowledge | None = None,
     atoms_memo: dict[Any, tuple[pd.DataFrame, Any]] | None = None,
+    within: Differencing | None = None,
+    findings: bool = True,
 ) -> Differencing:
     """Atoms, the released system and the findings of the count, sum and mean tables given (spec, cells).
 
@@ -320,6 +327,13 @@ def difference(
     ``atoms_memo`` (a dict the caller keeps while the data and the knowledge stay the same) keeps the atoms of
     each set of variables and conditions: the audits of a request's remedies difference the same atoms dozens of
     times, and reading them from the data is most of each audit's time on small data.
+
+    ``within``: the differencing of a release that tells at least as much as this one, with the same intruder and
+    policy (every number released here is released there, or these tables are those with cells hidden). Only the
+    groups it found, left open or released can be findings here (:func:`~privrisk.outputs.group_findings.may_find`),
+    so the count and sum findings examine those alone; it is ignored unless its atoms are these. Without
+    ``findings``, only the atoms and the system are built (for the intervals of cells,
+    :func:`privrisk.outputs.cell_bounds.hidden_cells`): no finding, no atom interval, rank 0.
     """
     linear = [(s, c) for s, c in tables if s.kind in LINEAR]
     variables = tuple(dict.fromkeys(v for s, _ in linear for v in s.variables))
@@ -340,6 +354,7 @@ def difference(
         if atoms_memo is not None:
             atoms_memo[memo_key] = (kept, uni)
     atoms = kept.copy()  # the intervals are written into it below
+    atoms_id = _identity(kept)
     codes = _Codes(atoms)
     flag_of = {c: f"__f{i}" for i, c in enumerate(conditions)}
     n = len(atoms)
@@ -492,17 +507,28 @@ def difference(
             parts.append(_widen(mm, o, width, 1.0 / sc))
         region.moves = sp.csr_matrix(sp.vstack(parts, format="csr"))
     system = System(a, b, np.array(rows.times), lower, upper, known, integer, names, offsets, scales, n)
+    systems = {k: system for k in (None, *magnitudes)}
+    if not findings:
+        return Differencing(atoms, variables, conditions, [], rows.released, 0, uni.complete, magnitudes, 0,
+                            systems, cell_rows, open_means, [], uni.assumed, knowledge, atoms_id=atoms_id)  # fmt: skip
     released = released_atoms(system, np.array(rows.cells, dtype=bool))
-    findings, undecided, open_groups = group_findings(
-        atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure, released
+    narrow = getattr(within, "may_find", None) if getattr(within, "atoms_id", None) == atoms_id else None
+    found, undecided, open_groups, may = group_findings(
+        atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure, released, narrow
     )
     _atom_intervals(atoms, region, magnitudes, offsets, scales)
-    disclosures = _public(findings, atoms, variables, conditions, names)
+    disclosures = _public(found, atoms, variables, conditions, names)
     return Differencing(
         atoms, variables, conditions, disclosures, rows.released, region.rank(), uni.complete, magnitudes,
-        undecided, {k: system for k in (None, *magnitudes)}, cell_rows, open_means, findings, uni.assumed,
-        knowledge, open_groups,
+        undecided, systems, cell_rows, open_means, found, uni.assumed, knowledge, open_groups, may, atoms_id,
     )  # fmt: skip
+
+
+def _identity(atoms: pd.DataFrame) -> str:
+    """What identifies a table of atoms (its columns, labels, counts and sums, in order), for ``within``."""
+    digest = hashlib.sha256(repr((list(atoms.columns), len(atoms))).encode())
+    digest.update(pd.util.hash_pandas_object(atoms, index=True).to_numpy().tobytes())
+    return digest.hexdigest()
 
 
 def _perturbed(

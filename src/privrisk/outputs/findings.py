@@ -39,6 +39,9 @@ class Lattice:
     fixed: np.ndarray
     released: dict[str | None, set[tuple[int, int]]]
     width: int  # unknowns of the joint system
+    #: Fingerprints of the only groups worth examining (None: every group): those a release telling at least as
+    #: much found, left open or released (:func:`privrisk.outputs.differencing.difference`'s ``within``).
+    within: frozenset[tuple[int, int]] | None = None
 
     def matrix(self, groups: np.ndarray, offset: int = 0) -> sp.csr_matrix:
         """The groups' totals as rows over the joint system's unknowns (atoms shifted by ``offset``)."""
@@ -46,9 +49,13 @@ class Lattice:
         return sp.csr_matrix((m.data, m.indices + offset, m.indptr), shape=(m.shape[0], self.width))
 
     def fresh(self, wanted: np.ndarray, kind: str | None) -> np.ndarray:
-        """One group per set of atoms among ``wanted``, leaving out the released cells of ``kind``."""
+        """One group per set of atoms among ``wanted``, leaving out the released cells of ``kind`` (and, with
+        ``within``, every group not in it)."""
         cand = representatives(self.prints, self.fixed, wanted & self.real)
-        return cand[~in_prints(self.prints[cand], self.released.get(kind, set()))]
+        cand = cand[~in_prints(self.prints[cand], self.released.get(kind, set()))]
+        if self.within is not None:
+            cand = cand[in_prints(self.prints[cand], self.within)]
+        return cand
 
 
 def _finding(

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from privrisk.outputs.intervals import Region
     from privrisk.outputs.policy import Policy
 
-__all__ = ["NAMED_UNDECIDED", "group_findings", "released_atoms"]
+__all__ = ["NAMED_UNDECIDED", "group_findings", "may_find", "released_atoms"]
 
 #: The undecided groups named in words (the rest are counted).
 NAMED_UNDECIDED = 20
@@ -40,12 +40,17 @@ def group_findings(
     zero: np.ndarray,
     unsure: np.ndarray,
     released_rows: dict[str | None, list[np.ndarray]],
-) -> tuple[list[dict[str, Any]], int, list[str]]:
-    """Every finding over every group, how many candidate groups the budgets left undecided, and the first of
-    those in words."""
+    within: frozenset[tuple[int, int]] | None = None,
+) -> tuple[list[dict[str, Any]], int, list[str], frozenset[tuple[int, int]] | None]:
+    """Every finding over every group, how many candidate groups the budgets left undecided, the first of those
+    in words, and the fingerprints of the groups a release telling less may find (:func:`may_find`; None when
+    not every group was examined).
+
+    ``within``: examine the count and sum findings of those groups only (another release's :func:`may_find`).
+    """
     n = len(atoms)
     if n == 0:  # no records (or none any output reads): no group to find, and nothing left undecided
-        return [], 0, []
+        return [], 0, [], frozenset()
     truth = atoms["n"].to_numpy(dtype=float)
     cube = atom_cube(atoms, variables, conditions)
     cube_groups = cube.groups
@@ -61,7 +66,7 @@ def group_findings(
     weights = fingerprints(n)
     prints = np.column_stack([cube.totals(weights[:, 0], wrap=True), cube.totals(weights[:, 1], wrap=True)])
     released = {key: set_prints(weights, rows) for key, rows in released_rows.items()}
-    lat = Lattice(cube, prints, cube.totals(np.ones(n)) > 0, cube.fixed_count(), released, region.n)
+    lat = Lattice(cube, prints, cube.totals(np.ones(n)) > 0, cube.fixed_count(), released, region.n, within)
     t = policy.safe_threshold
     found, open_c = count_findings(lat, region, truth, t)
     undecided += open_c.size
@@ -95,7 +100,25 @@ def group_findings(
                 }
                 fixed.update({c: int(bool(row[f"__f{i}"])) for i, c in enumerate(conditions)})
             named.append(_describe(fixed, atoms, variables, conditions)[0] or "everyone")
-    return found, undecided, named
+    every = within is None and cube_groups <= GROUP_LIMIT
+    opened = np.concatenate(open_groups) if open_groups else np.empty(0, np.int64)
+    return found, undecided, named, (may_find(lat, found, opened) if every else None)
+
+
+def may_find(lat: Lattice, found: list[dict[str, Any]], opened: np.ndarray) -> frozenset[tuple[int, int]]:
+    """The fingerprints of every group whose count or sum a release telling less than this one may pin down.
+
+    A release that tells less (the same atoms and intruder, its cells among these or hidden) has a larger set of
+    solutions, so each group's interval there holds this one's: a group this differencing examined and found
+    wide enough stays so. Only three kinds of group can be its findings: those found here, those the budgets left
+    open here, and the released cells, which the primary rules judge here and a suppression may hide there.
+    (Attribute findings, whose groups depend on which empty cells are released, are examined there in full.)
+    """
+    groups = np.concatenate([np.asarray([f["group"] for f in found], dtype=np.int64), opened.astype(np.int64)])
+    out = {(int(a), int(b)) for a, b in lat.prints[np.unique(groups)]}
+    for prints in lat.released.values():
+        out |= prints
+    return frozenset(out)
 
 
 def released_atoms(system: System, cells: np.ndarray) -> dict[str | None, list[np.ndarray]]:

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
+
+if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
 
 __all__ = ["GROUP_LIMIT", "Cube"]
 
@@ -184,7 +187,7 @@ def representatives(prints: np.ndarray, fixed: np.ndarray, wanted: np.ndarray) -
     return np.sort(idx[first])
 
 
-def in_prints(prints: np.ndarray, known: set[tuple[int, int]]) -> np.ndarray:
+def in_prints(prints: np.ndarray, known: AbstractSet[tuple[int, int]]) -> np.ndarray:
     """Which rows of ``prints`` (fingerprints) are among ``known``."""
     if not known or prints.shape[0] == 0:
         return np.zeros(prints.shape[0], dtype=bool)

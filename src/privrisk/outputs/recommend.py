@@ -93,9 +93,11 @@ class _Auditor:
         policy: Policy,
         audits: int,
         knowledge: Any = None,
+        within: Any = None,
     ) -> None:
         self.con, self.linear, self.policy, self.left = con, linear, policy, audits
         self.knowledge = knowledge  # the spec's, so that a remedy is audited against the same intruder
+        self.within = within  # the request's own differencing: a release that hides cells finds only among its groups
         self.memo: dict[Any, Audit | None] = {}
         self.cache: dict[OutputSpec, pd.DataFrame] = {}
         self.atoms: dict[Any, Any] = {}  # the atoms of each set of variables, read from the data once
@@ -126,6 +128,7 @@ class _Auditor:
                 knowledge=self.knowledge,
                 cache=self.cache,
                 atoms_memo=self.atoms,
+                within=self.within,
             )
         return self.memo[key]
 
@@ -212,12 +215,13 @@ class _Request:
         con: Any,
         knowledge: Any = None,
         atoms: int = 0,
+        within: Any = None,
     ) -> None:
         self.outputs, self.policy, self.con = outputs, policy, con
         self.by_name = {s.name: s for s in specs}
         self.tables = {s.name: c for s, c in linear}
         table_specs = [(s, c) for s, c in linear if s.kind not in MODELS]
-        self.run = _Auditor(con, table_specs, policy, remedy_audits(atoms), knowledge)
+        self.run = _Auditor(con, table_specs, policy, remedy_audits(atoms), knowledge, within)
         self.failing = {
             o["name"]: [i for i, c in enumerate(o["cells"]) if c["status"] == "fail"]
             for o in outputs
@@ -550,7 +554,7 @@ def recommendations(
     del audit_seconds
     atoms = getattr(diff, "atoms", None)
     request = _Request(outputs, specs, linear, policy, con, getattr(diff, "knowledge", None),
-                       0 if atoms is None else len(atoms))  # fmt: skip
+                       0 if atoms is None else len(atoms), diff)  # fmt: skip
     per_output: dict[str, list[_Option]] = {}
     for o in outputs:
         if o["status"] != "fail":

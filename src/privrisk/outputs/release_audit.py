@@ -194,6 +194,7 @@ def audit_release(
     cache: dict[OutputSpec, pd.DataFrame] | None = None,
     knowledge: Any = None,
     atoms_memo: dict[Any, Any] | None = None,
+    within: Any = None,
 ) -> Audit:
     """Audit a release: ``linear`` are every count, sum and mean table as requested (this run's and the
     ledger's, with their cells), ``changes`` the suggestions applied together, ``targets`` per output the
@@ -206,6 +207,12 @@ def audit_release(
     the caller keeps across audits of one request), ``atoms_memo`` the atoms read from the data (likewise; see
     :func:`privrisk.outputs.differencing.difference`). ``knowledge`` is the spec's
     (:class:`~privrisk.outputs.knowledge.Knowledge`): the intruder of the audit is the request's.
+
+    ``within`` is the differencing of ``linear`` as requested (the same intruder and policy), when the caller has
+    it. Changes that only hide cells (suppress, withhold, noise) release less than that, so the findings examine
+    only the groups it found, left open or released (``within`` of
+    :func:`~privrisk.outputs.differencing.difference`); a coarser table is a new output, and with one among the
+    changes every group is examined. The intervals of hidden cells need the system only, never the findings.
     """
     from privrisk.outputs.cell_bounds import hidden_cells, protected
     from privrisk.outputs.differencing import difference
@@ -215,7 +222,9 @@ def audit_release(
 
     cache = {} if cache is None else cache
     released = _released(con, linear, changes, policy, None, cache)
-    diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge, atoms_memo=atoms_memo)
+    hides = all(c.action in ("suppress", "withhold", "noise") for c in changes.values())
+    diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge, atoms_memo=atoms_memo,
+                      within=within if hides else None)  # fmt: skip
     disclosures = list(diff.disclosures)
     complete = not diff.undecided and not late()
     found: list[Target] = []
@@ -235,6 +244,7 @@ def audit_release(
             max_atoms=max_atoms,
             knowledge=knowledge,
             atoms_memo=atoms_memo,
+            findings=False,
         )
         left = deadline - time.perf_counter()
         res = hidden_cells(whole, spec, cells, hidden, deadline=time.perf_counter() + max(left, 0.0))
