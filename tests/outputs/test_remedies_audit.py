@@ -224,18 +224,18 @@ def test_suggestions_are_worded_for_a_checker() -> None:
 def test_a_large_request_gets_fewer_audits_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each audit is a whole differencing: at 10⁵ atoms one takes minutes, so the audits of a request examine at
     # most REMEDY_ATOMS atoms together. With room for one audit, a later suggestion is not confirmed, and says why.
-    import privrisk.outputs.recommend as recommend
+    import privrisk.outputs.remedies as remedies
     from privrisk.outputs.spec import OutputSpec
 
-    assert recommend.remedy_audits(10_080) == 60 and recommend.remedy_audits(100_000) == 6
+    assert remedies.remedy_audits(10_080) == 60 and remedies.remedy_audits(100_000) == 6
     frame = pd.DataFrame({"region": list("AAAAABBBBBC"), "sex": list("fmfmfmfmfmf")})
     specs = [
         OutputSpec(name="Regions", kind="count", rows=("region",)),
         OutputSpec(name="Sexes", kind="count", rows=("region",), columns=("sex",)),
     ]
     everything = check_frame(frame, specs, Policy(safe_threshold=3))
-    monkeypatch.setattr(recommend, "REMEDY_ATOMS", 1)
+    monkeypatch.setattr(remedies, "REMEDY_ATOMS", 1)
     one = check_frame(frame, specs, Policy(safe_threshold=3))
     reasons = [r.get("reason", "") for r in one.recommendations]
-    assert any(recommend.NOT_AUDITED in str(x) for x in reasons)
-    assert not any(recommend.NOT_AUDITED in str(r.get("reason", "")) for r in everything.recommendations)
+    assert any(remedies.NOT_AUDITED in str(x) for x in reasons)
+    assert not any(remedies.NOT_AUDITED in str(r.get("reason", "")) for r in everything.recommendations)
