@@ -302,10 +302,17 @@ def extremes(
             ends.rows[i] = tuple(sorted(used_all))
     # The truth lies in every interval (guards against a solver's tolerance); a real total whose ends differ
     # by less than the solver's precision is determined: its value is the truth's.
-    np.minimum(ends.lo, ends.seen_lo, out=ends.lo, where=np.isfinite(ends.seen_lo))
-    np.maximum(ends.hi, ends.seen_hi, out=ends.hi, where=np.isfinite(ends.seen_hi))
+    # A point with real unknowns holds the equations only to the solver's tolerance: seen beyond a programme's
+    # optimum it is that error, not a reach (it would widen a determined sum of a few people past the tolerance
+    # that calls it determined). Real totals are widened by the truth alone.
+    real = np.asarray(g @ (~region.integer).astype(float)).ravel() > 0
     if region.known is not None:
-        real = np.asarray(g @ (~region.integer).astype(float)).ravel() > 0
+        np.minimum(ends.lo, np.where(real, base, ends.seen_lo), out=ends.lo, where=np.isfinite(ends.seen_lo))
+        np.maximum(ends.hi, np.where(real, base, ends.seen_hi), out=ends.hi, where=np.isfinite(ends.seen_hi))
+    else:
+        np.minimum(ends.lo, ends.seen_lo, out=ends.lo, where=np.isfinite(ends.seen_lo))
+        np.maximum(ends.hi, ends.seen_hi, out=ends.hi, where=np.isfinite(ends.seen_hi))
+    if region.known is not None:
         with np.errstate(invalid="ignore"):
             point = real & (ends.hi - ends.lo <= PRECISION * np.maximum(1.0, np.abs(base)))
         ends.lo[point] = ends.hi[point] = base[point]

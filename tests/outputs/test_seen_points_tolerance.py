@@ -1,0 +1,78 @@
+"""A sum the released numbers determine is found even where points seen on the way stray by the solver's tolerance.
+
+Points with real unknowns (sums) come from small linear programmes and hold the released equations only to a
+tolerance. On the large request's shape with 300 records, such points moved the income sum of a group of 8 people
+(region 0, age band 2, aged 65 or more) by about 2 units either way, twice the tolerance that calls a sum
+determined, and the group was not examined further: a sum every solution fixes went unreported (found on
+2026-11-30 by comparing an audit narrowed to the request's groups with one of every group). Here scipy's own
+linear programme over the released system (no privrisk code) proves the sum determined, and the differencing must
+report it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from privrisk.outputs import parse_spec
+from privrisk.outputs.atom_table import atom_cube
+from privrisk.outputs.compute import connect, table_cells
+from privrisk.outputs.differencing import LINEAR, difference
+from privrisk.outputs.policy import Policy
+from privrisk.outputs.release_audit import Change, _released
+
+
+def _bench():
+    path = Path(__file__).parents[2] / "benchmarks" / "outputs.py"
+    spec = importlib.util.spec_from_file_location("bench_outputs", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow  # one differencing of 20 outputs
+def test_a_determined_sum_is_found_though_points_seen_stray_by_the_tolerance() -> None:
+    bench = _bench()
+    frame = bench.make_data(300, {"region": 2, "sex": 2, "ageband": 3, "edu": 2, "occ": 2})
+    specs = [s for s in parse_spec(bench.to_toml(bench.large_specs()[::10])) if s.kind in LINEAR]
+    policy = Policy()
+    con = connect(frame)
+    linear = [(s, table_cells(con, s, policy)) for s in specs]
+    released = _released(con, linear, {"Count 91": Change("withhold")}, policy, None, {})
+    diff = difference(con, released, policy)
+    cube = atom_cube(diff.atoms, diff.variables, diff.conditions)
+    system = diff.systems["income"]
+    labels = {"region": 0, "ageband": 2}
+    atoms = diff.atoms
+    mask = np.ones(len(atoms), dtype=bool)
+    for v, code in labels.items():
+        mask &= atoms[v].to_numpy() == atoms.attrs["levels"][v][code]
+    flag = f"__f{diff.conditions.index('age >= 65')}"
+    mask &= atoms[flag].to_numpy().astype(bool)
+    members = np.flatnonzero(mask)
+    assert atoms["n"].to_numpy()[members].sum() == 8
+    # The brute force: scipy's linear programme over the released system, both ends of the group's sum.
+    c = np.zeros(system.a.shape[1])
+    c[members + system.offsets["income"]] = 1.0
+    keep = np.isfinite(system.b)
+    bounds = [
+        (lo, None if not np.isfinite(hi) else hi) for lo, hi in zip(system.lower, system.upper, strict=True)
+    ]
+    ends = [
+        linprog(s * c, A_eq=system.a[keep], b_eq=system.b[keep], bounds=bounds, method="highs")
+        for s in (1, -1)
+    ]
+    scale = system.scales["income"]
+    lo, hi = ends[0].fun * scale, -ends[1].fun * scale
+    assert hi - lo < 1e-6 * max(1.0, abs(hi))  # determined
+    found = [
+        f
+        for f in diff.findings
+        if f["type"] == "sum" and set(cube.members(np.array([f["group"]])).indices) == set(members)
+    ]
+    assert found and found[0]["exact"], "a sum of 8 people every solution fixes must be a finding"
