@@ -241,6 +241,8 @@ def test_a_file_that_is_not_a_table_shows_the_command_lines_message(page, goto, 
     expect(page.locator("#presence-file_error .privrisk-error")).to_have_text(message)
     # The app keeps running: the example still measures in the same session.
     page.locator("#presence-source input[value='example']").check()
+    # The server has set the form for the example (a click before would run the failed upload again).
+    expect(page.locator("#presence-command-line")).to_contain_text("--population-count n --qi zip,age")
     page.locator("#presence-run").click()
     expect(page.locator("#presence-verdict")).to_be_visible(timeout=RUN_MS)
 
