@@ -306,12 +306,9 @@ def extremes(
     # optimum it is that error, not a reach (it would widen a determined sum of a few people past the tolerance
     # that calls it determined). Real totals are widened by the truth alone.
     real = np.asarray(g @ (~region.integer).astype(float)).ravel() > 0
-    if region.known is not None:
-        np.minimum(ends.lo, np.where(real, base, ends.seen_lo), out=ends.lo, where=np.isfinite(ends.seen_lo))
-        np.maximum(ends.hi, np.where(real, base, ends.seen_hi), out=ends.hi, where=np.isfinite(ends.seen_hi))
-    else:
-        np.minimum(ends.lo, ends.seen_lo, out=ends.lo, where=np.isfinite(ends.seen_lo))
-        np.maximum(ends.hi, ends.seen_hi, out=ends.hi, where=np.isfinite(ends.seen_hi))
+    truth_only = real if region.known is not None else np.zeros(k, dtype=bool)
+    np.minimum(ends.lo, np.where(truth_only, base, ends.seen_lo), out=ends.lo, where=np.isfinite(ends.seen_lo))
+    np.maximum(ends.hi, np.where(truth_only, base, ends.seen_hi), out=ends.hi, where=np.isfinite(ends.seen_hi))
     if region.known is not None:
         with np.errstate(invalid="ignore"):
             point = real & (ends.hi - ends.lo <= PRECISION * np.maximum(1.0, np.abs(base)))
