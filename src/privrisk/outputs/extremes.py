@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from privrisk.outputs.moves import walks
 from privrisk.outputs.nearby import nearby_points
+from privrisk.outputs.reach import reach
 
 if TYPE_CHECKING:
     from privrisk.outputs.intervals import Region
@@ -147,10 +148,13 @@ def extremes(
     need: Need | None = None,
     explain: np.ndarray | None = None,
     exact: bool = True,
+    reach_hi: np.ndarray | None = None,
 ) -> Ends:
     """The interval of every total g_i·x (the rows of ``g``, non-negative weights). ``need`` says which
     ends are still wanted (default: all); ``explain`` the totals whose determining equations are wanted
-    (``rows``: the released equations the duals of their two programmes use)."""
+    (``rows``: the released equations the duals of their two programmes use). ``reach_hi``: a whole value per
+    total (or inf) that its upper end is asked to reach; a total proven not to reach it gets the outer bound
+    target − 1, which ``need`` may find enough."""
     g = sp.csr_matrix(g, dtype=float)
     k = g.shape[0]
     g_csc = sp.csc_matrix(g)
@@ -247,6 +251,17 @@ def extremes(
                     w_lo, w_hi = wanted()
                     _moved(region, _valid(region, found), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
+    if reach_hi is not None and region.known is not None:
+        from privrisk.outputs.intervals import MIP_ROWS
+
+        asked = np.flatnonzero(wanted()[1] & np.isfinite(reach_hi))
+        if asked.size:
+            points, never = reach(region, g, asked, reach_hi[asked], mip_rows=MIP_ROWS)
+            for k_, x_ in points:
+                seen([(k_, x_)])
+            at = asked[never]
+            ends.hi[at] = np.minimum(ends.hi[at], reach_hi[at] - 1.0)
+            mark()
     # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
     for sign in (1.0, -1.0):
         for _ in range(BATCH_ROUNDS):

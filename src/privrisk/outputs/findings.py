@@ -114,7 +114,8 @@ def zero_atoms(region: Region, truth: np.ndarray) -> tuple[np.ndarray, np.ndarra
         def need(e: Ends) -> tuple[np.ndarray, np.ndarray]:
             return np.zeros(ask.size, bool), e.seen_hi <= 0
 
-        ends = region.extremes(g, need=need)
+        # Is there a whole solution with someone in the atom: asked of all of them at once (:mod:`reach`).
+        ends = region.extremes(g, need=need, reach_hi=np.ones(ask.size))
         zero[ask] = ends.hi <= 1e-9
         undecided[ask] = ends.undecided & ~zero[ask]
     return zero, undecided

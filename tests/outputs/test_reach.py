@@ -1,0 +1,117 @@
+"""Many totals taken to their targets by one integer programme, and the proof that the rest cannot get there
+(:mod:`privrisk.outputs.reach`): which empty atoms a sparse release determines, checked against every whole
+solution enumerated here (a depth-first search sharing no code with the solver's)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+import privrisk.outputs.extremes as extremes_module
+from outputs_helpers import released_cube, whole_solutions
+from privrisk.outputs.findings import zero_atoms
+from privrisk.outputs.intervals import MIP_ROWS, Region
+from privrisk.outputs.reach import reach
+
+
+def _sparse_release(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A random cube of 2–3 dimensions, a few people in it (most atoms empty), some of its tables released."""
+    rng = np.random.default_rng(seed)
+    _, _, _, a = released_cube(rng)
+    n = a.shape[1]
+    truth = np.zeros(n)
+    for j in rng.choice(n, size=int(rng.integers(1, 6)), replace=True).tolist():
+        truth[j] += 1
+    return a, a @ truth, truth
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_the_empty_atoms_a_release_determines_are_those_no_whole_solution_fills(seed: int) -> None:
+    a, b, truth = _sparse_release(seed)
+    every = np.array(whole_solutions(a, b, np.arange(a.shape[1])))
+    region = Region(
+        sp.csr_matrix(a), b, lower=np.zeros(a.shape[1]), integer=np.ones(a.shape[1], bool), known=truth
+    )
+    region.moves = None  # no moves: what the programmes find alone
+    zero, unsure = zero_atoms(region, truth)
+    assert not unsure.any()
+    assert zero.tolist() == (every.max(axis=0) == 0).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000), st.integers(1, 3))
+def test_each_total_is_reached_by_a_whole_solution_or_proven_out_of_reach(seed: int, target: int) -> None:
+    a, b, truth = _sparse_release(seed)
+    n = a.shape[1]
+    every = np.array(whole_solutions(a, b, np.arange(n)))
+    region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
+    rng = np.random.default_rng(seed)
+    # Totals of one to three atoms each (those the block structure allows are asked; the rest stay open).
+    g = sp.csr_matrix(
+        np.array([np.isin(np.arange(n), rng.choice(n, int(rng.integers(1, 4)), replace=False)) for _ in range(6)],
+                 dtype=float)
+    )  # fmt: skip
+    targets = np.full(6, float(target))
+    points, never = reach(region, g, np.arange(6), targets, mip_rows=MIP_ROWS)
+    best = (g @ every.T).max(axis=1)
+    assert not np.any(never & (best >= targets)), (
+        "a total some whole solution takes to its target was ruled out"
+    )
+    reached = np.zeros(6, dtype=bool)
+    for k, x in points:
+        point = truth.copy()
+        point[region.block_cols(k)] = x
+        assert np.array_equal(a @ point, b) and np.all(point >= 0) and np.array_equal(point, np.round(point))
+        reached |= g @ point >= targets
+    one_block = np.array([np.unique(region.col_block[g[i].indices]).size == 1 for i in range(6)])
+    asked = one_block & np.array([all(k in region._rows for k in np.unique(region.col_block[g[i].indices]))
+                                  for i in range(6)])  # fmt: skip
+    # Every total asked is settled one way or the other; and it is the right way.
+    assert np.all(reached | never | ~asked)
+    assert np.array_equal(never & asked, (best < targets) & asked & ~reached)
+
+
+def test_the_programme_decides_empty_atoms_both_ways_with_no_moves_to_help(monkeypatch) -> None:
+    # Over random sparse releases, the rounds both reach atoms and prove others empty (not all settled before
+    # them), and every answer agrees with the enumeration.
+    said = {"reached": 0, "never": 0}
+    real = extremes_module.reach
+
+    def counted(region, g, rows, targets, *, mip_rows):
+        points, never = real(region, g, rows, targets, mip_rows=mip_rows)
+        said["reached"] += len(points)
+        said["never"] += int(never.sum())
+        return points, never
+
+    monkeypatch.setattr(extremes_module, "reach", counted)
+    monkeypatch.setattr(extremes_module, "SUBTABLE_LEVELS", ())
+    for seed in range(40):
+        a, b, truth = _sparse_release(seed)
+        every = np.array(whole_solutions(a, b, np.arange(a.shape[1])))
+        region = Region(sp.csr_matrix(a), b, lower=np.zeros(a.shape[1]), integer=np.ones(a.shape[1], bool),
+                        known=truth)  # fmt: skip
+        zero, unsure = zero_atoms(region, truth)
+        assert not unsure.any()
+        assert zero.tolist() == (every.max(axis=0) == 0).tolist()
+    assert said["reached"] > 0
+
+
+def test_an_atom_empty_in_whole_numbers_alone_is_proven_empty() -> None:
+    # x1+x2+x3 = 2 and x1+x2+x4 = 2 make x3 = x4; with x3+x4+x5 = 1 that is 2·x3 + x5 = 1: x3 = x4 = 0 in whole
+    # numbers, though no single equation says so and the linear relaxation lets x3 be 1/2.
+    a = np.array([[1.0, 1, 1, 0, 0], [1, 1, 0, 1, 0], [0, 0, 1, 1, 1]])
+    b = np.array([2.0, 2, 1])
+    truth = np.array([1.0, 1, 0, 0, 1])
+    relaxed = linprog(-np.eye(5)[2], A_eq=a, b_eq=b, bounds=[(0, None)] * 5)
+    assert relaxed.status == 0 and np.isclose(-relaxed.fun, 0.5)
+    region = Region(sp.csr_matrix(a), b, lower=np.zeros(5), integer=np.ones(5, bool), known=truth)
+    assert region.hi[2] >= 1  # not settled by the equations one at a time
+    g = sp.csr_matrix(np.eye(5)[[2, 3]])
+    points, never = reach(region, g, np.arange(2), np.ones(2), mip_rows=MIP_ROWS)
+    assert points == [] and never.tolist() == [True, True]
+    zero, unsure = zero_atoms(region, truth)
+    assert zero.tolist() == [False, False, True, True, False] and not unsure.any()
