@@ -47,6 +47,9 @@ BATCH_ITERATIONS = 20_000
 # a programme) left 161 of 755 lower and 321 of 749 upper ends open, 4 levels then 0.25 s each; with a whole
 # budget, 456 groups undecided before, 170 with 3 levels (+155 s CPU), 138 with 3 then 4 (+260 s).
 SUBTABLE_LEVELS = (3, 4)
+# Steps of the exact ends by integer programmes over all ends at once (:func:`privrisk.outputs.reach.reach`); a
+# count finding's end is at most a threshold away from where the targets leave it.
+REACH_STEPS = 16
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
 # Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
@@ -148,13 +151,14 @@ def extremes(
     need: Need | None = None,
     explain: np.ndarray | None = None,
     exact: bool = True,
+    reach_lo: np.ndarray | None = None,
     reach_hi: np.ndarray | None = None,
 ) -> Ends:
     """The interval of every total g_i·x (the rows of ``g``, non-negative weights). ``need`` says which
     ends are still wanted (default: all); ``explain`` the totals whose determining equations are wanted
-    (``rows``: the released equations the duals of their two programmes use). ``reach_hi``: a whole value per
-    total (or inf) that its upper end is asked to reach; a total proven not to reach it gets the outer bound
-    target − 1, which ``need`` may find enough."""
+    (``rows``: the released equations the duals of their two programmes use). ``reach_lo``/``reach_hi``: a whole value
+    per total (or ±inf) that its lower/upper end is asked to reach; a total proven not to reach it gets the outer
+    bound target + 1 / target − 1, which ``need`` may find enough."""
     g = sp.csr_matrix(g, dtype=float)
     k = g.shape[0]
     g_csc = sp.csc_matrix(g)
@@ -251,17 +255,40 @@ def extremes(
                     w_lo, w_hi = wanted()
                     _moved(region, _valid(region, found), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
-    if reach_hi is not None and region.known is not None:
+    if region.known is not None:
         from privrisk.outputs.intervals import MIP_ROWS
 
-        asked = np.flatnonzero(wanted()[1] & np.isfinite(reach_hi))
-        if asked.size:
-            points, never = reach(region, g, asked, reach_hi[asked], mip_rows=MIP_ROWS)
-            for k_, x_ in points:
-                seen([(k_, x_)])
-            at = asked[never]
-            ends.hi[at] = np.minimum(ends.hi[at], reach_hi[at] - 1.0)
-            mark()
+        for low, targets in ((True, reach_lo), (False, reach_hi)):
+            if targets is None:
+                continue
+            asked = np.flatnonzero(wanted()[0 if low else 1] & np.isfinite(targets))
+            if asked.size:
+                points, never = reach(region, g, asked, targets[asked], mip_rows=MIP_ROWS, low=low)
+                for parts in points:
+                    seen(parts)
+                at = asked[never]
+                if low:
+                    ends.lo[at] = np.maximum(ends.lo[at], targets[at] + 1.0)
+                else:
+                    ends.hi[at] = np.minimum(ends.hi[at], targets[at] - 1.0)
+                mark()
+        # The exact ends still wanted, a step at a time: can a whole solution reach the outer bound? Reached, the
+        # end is exact; proven out of reach, the bound moves one nearer the truth (all such ends at once a step).
+        for low in (True, False):
+            if reach_lo is None and reach_hi is None:
+                break
+            for _ in range(REACH_STEPS):
+                bound = ends.lo if low else ends.hi
+                asked = np.flatnonzero(wanted()[0 if low else 1] & np.isfinite(bound))
+                if asked.size == 0:
+                    break
+                points, never = reach(region, g, asked, bound[asked], mip_rows=MIP_ROWS, low=low)
+                for parts in points:
+                    seen(parts)
+                bound[asked[never]] += 1.0 if low else -1.0
+                mark()
+                if not points and not never.any():
+                    break
     # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
     for sign in (1.0, -1.0):
         for _ in range(BATCH_ROUNDS):

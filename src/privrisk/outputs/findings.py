@@ -84,7 +84,8 @@ def count_findings(
         alive = (e.seen_lo >= 1) & (e.seen_hi <= t - 1)
         return alive, alive
 
-    ends = region.extremes(g, need=need)
+    # Can a whole solution empty the group, or take it to the threshold: asked of all groups at once (:mod:`reach`).
+    ends = region.extremes(g, need=need, reach_lo=np.zeros(cand.size), reach_hi=np.full(cand.size, float(t)))
     pinned = (ends.lo >= 1 - 1e-9) & (ends.hi <= t - 1 + 1e-9)
     alive = (ends.seen_lo >= 1) & (ends.seen_hi <= t - 1) & ends.undecided
     out = []

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from privrisk.solver import Program
 
@@ -39,32 +40,68 @@ NODES = 2_000
 
 
 def _askable(
-    region: Region, g: sp.csr_matrix, rows: np.ndarray, targets: np.ndarray, mip_rows: int
+    region: Region, g: sp.csr_matrix, rows: np.ndarray, targets: np.ndarray, low: bool
 ) -> np.ndarray:
-    """The block of each total that can be asked, or −1."""
-    block = np.full(rows.size, -1, dtype=np.int64)
+    """Which totals can be asked: whole targets (above 0 for upper ones), non-negative whole weights over whole,
+    non-negative unknowns in blocks with equations, and for lower ones a finite largest value."""
+    ok = np.zeros(rows.size, dtype=bool)
     for n, i in enumerate(rows.tolist()):
         cols = g.indices[g.indptr[i] : g.indptr[i + 1]]
         val = g.data[g.indptr[i] : g.indptr[i + 1]]
         t = targets[n]
-        if cols.size == 0 or not (np.isfinite(t) and t > 0 and float(t).is_integer()):
+        if cols.size == 0 or not (np.isfinite(t) and float(t).is_integer() and (low or t > 0)):
             continue
         if not (np.all(val >= 0) and np.all(val == np.round(val)) and np.all(region.integer[cols])):
             continue
-        if np.any(region.lo[cols] < 0):
+        if np.any(region.lo[cols] < 0) or (low and not np.all(np.isfinite(region.hi[cols]))):
             continue
-        ks = np.unique(region.col_block[cols])
-        k = int(ks[0])
-        if ks.size == 1 and k in region._rows and region._rows[k].size <= mip_rows:
-            block[n] = k
-    return block
+        ok[n] = all(int(k) in region._rows for k in np.unique(region.col_block[cols]))
+    return ok
+
+
+def _groups(
+    region: Region, g: sp.csr_matrix, rows: np.ndarray, mip_rows: int
+) -> list[tuple[list[int], np.ndarray]]:
+    """The blocks the totals join into one programme (those a total spans), with their totals; only groups of
+    blocks of at most ``mip_rows`` equations in all."""
+    blocks = sorted(
+        {int(k) for i in rows.tolist() for k in region.col_block[g.indices[g.indptr[i] : g.indptr[i + 1]]]}
+    )
+    at = {k: n for n, k in enumerate(blocks)}
+    first: list[int] = []
+    second: list[int] = []
+    for i in rows.tolist():
+        ks_ = np.unique(region.col_block[g.indices[g.indptr[i] : g.indptr[i + 1]]])
+        first += [at[int(ks_[0])]] * ks_.size
+        second += [at[int(k)] for k in ks_]
+    link = sp.csr_matrix((np.ones(len(first)), (first, second)), shape=(len(blocks), len(blocks)))
+    _, label = connected_components(link, directed=False)
+    out = []
+    for c in np.unique(label).tolist():
+        ks = [blocks[n] for n in np.flatnonzero(label == c).tolist()]
+        if sum(region._rows[k].size for k in ks) > mip_rows:
+            continue
+        mine = np.array([n for n, i in enumerate(rows.tolist())
+                         if label[at[int(region.col_block[g.indices[g.indptr[i]]])]] == c], dtype=np.int64)  # fmt: skip
+        out.append((ks, mine))
+    return out
 
 
 def reach(
-    region: Region, g: sp.csr_matrix, rows: np.ndarray, targets: np.ndarray, *, mip_rows: int
-) -> tuple[list[tuple[int, np.ndarray]], np.ndarray]:
-    """Whole solutions of blocks (block, its unknowns' values) in which totals ``g[rows]`` reach ``targets``, and
-    which of ``rows`` are proven never to reach theirs (at most target − 1 in every whole solution).
+    region: Region,
+    g: sp.csr_matrix,
+    rows: np.ndarray,
+    targets: np.ndarray,
+    *,
+    mip_rows: int,
+    low: bool = False,
+) -> tuple[list[list[tuple[int, np.ndarray]]], np.ndarray]:
+    """Whole solutions (each a list of (block, its unknowns' values)) in which totals ``g[rows]`` reach
+    ``targets`` (at least; at most, with ``low``), and which of ``rows`` are proven never to reach theirs: at most
+    target − 1 (at least target + 1, with ``low``) in every whole solution.
+
+    With ``low``, a total's row is g_i·x + (U_i − τ_i)·y_i ≤ U_i, U_i its largest value from the unknowns' bounds:
+    y_i = 1 holds it at τ_i or below, y_i = 0 asks nothing.
 
     Example:
         >>> import numpy as np, scipy.sparse as sp
@@ -74,56 +111,68 @@ def reach(
         ...            lower=np.zeros(3), integer=np.ones(3, bool), known=np.array([1.0, 0, 1]))
         >>> points, never = reach(r, sp.identity(3, format="csr"), np.arange(3), np.array([1.0, 1, 2]),
         ...                       mip_rows=2000)
-        >>> sorted(p.tolist() for _, p in points), never.tolist()   # x0 and x1 in turn, never together
+        >>> sorted(p[0][1].tolist() for p in points), never.tolist()   # x0 and x1 in turn, never together
         ([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0]], [False, False, True])
     """
     g = sp.csr_matrix(g)
     rows = np.asarray(rows, dtype=np.int64)
     targets = np.asarray(targets, dtype=float)
     never = np.zeros(rows.size, dtype=bool)
-    points: list[tuple[int, np.ndarray]] = []
-    block = _askable(region, g, rows, targets, mip_rows)
-    for k in np.unique(block[block >= 0]).tolist():
-        mine = np.flatnonzero(block == k)
-        cols = region.block_cols(k)
-        a = region._block_matrix(k)
-        b = region.b[region._rows[k]]
+    points: list[list[tuple[int, np.ndarray]]] = []
+    ok = np.flatnonzero(_askable(region, g, rows, targets, low))
+    if ok.size == 0:
+        return points, never
+    for ks, part in _groups(region, g, rows[ok], mip_rows):
+        mine = ok[part]
+        cols = np.concatenate([region.block_cols(k) for k in ks])
+        a = sp.block_diag([region._block_matrix(k) for k in ks], format="csr")
+        b = np.concatenate([region.b[region._rows[k]] for k in ks])
         m, n, s = a.shape[0], cols.size, mine.size
-        # τ_i·y_i − g_i·x ≤ 0, one row per total; g's columns put in the block's own order.
+        # One row per total over the blocks' unknowns (g's columns put in the programme's order).
         gk = sp.csr_matrix(g[rows[mine]][:, cols])
-        link = sp.hstack([-gk, sp.diags(targets[mine])], format="csr")
+        t = targets[mine]
+        if low:
+            top = np.asarray(gk @ region.hi[cols]).ravel()
+            link = sp.hstack([gk, sp.diags(top - t)], format="csr")
+            row_hi = top
+        else:
+            link = sp.hstack([-gk, sp.diags(t)], format="csr")  # τ_i·y_i − g_i·x ≤ 0
+            row_hi = np.zeros(s)
         model = sp.vstack([sp.hstack([a, sp.csr_matrix((m, s))], format="csr"), link], format="csr")
         prog = Program(
             model,
             np.r_[b, np.full(s, -np.inf)],
-            np.r_[b, np.zeros(s)],
+            np.r_[b, row_hi],
             lower=np.r_[region.lo[cols], np.zeros(s)],
             upper=np.r_[region.hi[cols], np.ones(s)],
             integer=np.r_[region.integer[cols], np.ones(s, dtype=bool)],
         )
-        weight = region._weight(k)
+        weight = max(region._weight(k) for k in ks)
+        bounds = np.cumsum([0] + [region.block_cols(k).size for k in ks])
         open_ = np.ones(s, dtype=bool)
         for _ in range(REACH_ROUNDS):
-            left = region._left(k)
+            left = min(region._left(k) for k in ks)
             if left <= 0 or not open_.any():
                 break
             sol = prog.maximise(
                 n + np.flatnonzero(open_), np.ones(int(open_.sum())), nodes=NODES, iterations=left
             )
             region.budget -= prog.iterations * weight
-            if sol.status == "optimal" and sol.value < 0.5:
-                never[mine[open_]] = True  # proven: none of the rest reaches its target
+            if sol.status == "optimal" and sol.bound < 1 - 1e-6:
+                never[mine[open_]] = True  # proven (y whole): none of the rest reaches its target
                 break
             x = sol.x if sol.status == "optimal" else sol.incumbent
             if x is None:
                 break
             point = np.where(region.integer[cols], np.round(x[:n]), x[:n]) + 0.0  # no −0.0
-            if not region._solves(k, point):
+            parts = [(k, point[bounds[i] : bounds[i + 1]]) for i, k in enumerate(ks)]
+            if not all(region._solves(k, p) for k, p in parts):
                 break
-            reached = open_ & (gk @ point >= targets[mine] - 1e-9)
+            value = gk @ point
+            reached = open_ & ((value <= t + 1e-9) if low else (value >= t - 1e-9))
             if not reached.any():
                 break
-            points.append((k, point))
+            points.append(parts)
             open_ &= ~reached
             # The totals reached are no longer asked: their y held at 0.
             for j in np.flatnonzero(reached).tolist():
