@@ -47,9 +47,6 @@ BATCH_ITERATIONS = 20_000
 # a programme) left 161 of 755 lower and 321 of 749 upper ends open, 4 levels then 0.25 s each; with a whole
 # budget, 456 groups undecided before, 170 with 3 levels (+155 s CPU), 138 with 3 then 4 (+260 s).
 SUBTABLE_LEVELS = (3, 4)
-# Steps of the exact ends by integer programmes over all ends at once (:func:`privrisk.outputs.reach.reach`); a
-# count finding's end is at most a threshold away from where the targets leave it.
-REACH_STEPS = 16
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
 # Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
@@ -272,23 +269,6 @@ def extremes(
                 else:
                     ends.hi[at] = np.minimum(ends.hi[at], targets[at] - 1.0)
                 mark()
-        # The exact ends still wanted, a step at a time: can a whole solution reach the outer bound? Reached, the
-        # end is exact; proven out of reach, the bound moves one nearer the truth (all such ends at once a step).
-        for low in (True, False):
-            if reach_lo is None and reach_hi is None:
-                break
-            for _ in range(REACH_STEPS):
-                bound = ends.lo if low else ends.hi
-                asked = np.flatnonzero(wanted()[0 if low else 1] & np.isfinite(bound))
-                if asked.size == 0:
-                    break
-                points, never = reach(region, g, asked, bound[asked], mip_rows=MIP_ROWS, low=low)
-                for parts in points:
-                    seen(parts)
-                bound[asked[never]] += 1.0 if low else -1.0
-                mark()
-                if not points and not never.any():
-                    break
     # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
     for sign in (1.0, -1.0):
         for _ in range(BATCH_ROUNDS):
