@@ -253,14 +253,12 @@ def extremes(
                     _moved(region, _valid(region, found), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
     if region.known is not None:
-        from privrisk.outputs.intervals import MIP_ROWS
-
         for low, targets in ((True, reach_lo), (False, reach_hi)):
             if targets is None:
                 continue
             asked = np.flatnonzero(wanted()[0 if low else 1] & np.isfinite(targets))
             if asked.size:
-                points, never = reach(region, g, asked, targets[asked], mip_rows=MIP_ROWS, low=low)
+                points, never = reach(region, g, asked, targets[asked], mip_rows=region.mip_rows, low=low)
                 for parts in points:
                     seen(parts)
                 at = asked[never]

@@ -88,6 +88,9 @@ class Region:
         ([1.0, 2.0, 2.0], [1.0, 2.0, 2.0])
     """
 
+    #: Blocks of more equations get no integer programme (:data:`MIP_ROWS`; read by :mod:`reach` through here).
+    mip_rows = MIP_ROWS
+
     def __init__(
         self,
         a: sp.spmatrix,
