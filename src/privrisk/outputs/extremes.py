@@ -148,14 +148,13 @@ def extremes(
     need: Need | None = None,
     explain: np.ndarray | None = None,
     exact: bool = True,
-    reach_lo: np.ndarray | None = None,
     reach_hi: np.ndarray | None = None,
 ) -> Ends:
     """The interval of every total g_i·x (the rows of ``g``, non-negative weights). ``need`` says which
     ends are still wanted (default: all); ``explain`` the totals whose determining equations are wanted
-    (``rows``: the released equations the duals of their two programmes use). ``reach_lo``/``reach_hi``: a whole value
-    per total (or ±inf) that its lower/upper end is asked to reach; a total proven not to reach it gets the outer
-    bound target + 1 / target − 1, which ``need`` may find enough."""
+    (``rows``: the released equations the duals of their two programmes use). ``reach_hi``: a whole value per
+    total (or inf) that its upper end is asked to reach; a total proven not to reach it gets the outer bound
+    target − 1, which ``need`` may find enough."""
     g = sp.csr_matrix(g, dtype=float)
     k = g.shape[0]
     g_csc = sp.csc_matrix(g)
@@ -252,21 +251,14 @@ def extremes(
                     w_lo, w_hi = wanted()
                     _moved(region, _valid(region, found), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
-    if region.known is not None:
-        for low, targets in ((True, reach_lo), (False, reach_hi)):
-            if targets is None:
-                continue
-            asked = np.flatnonzero(wanted()[0 if low else 1] & np.isfinite(targets))
-            if asked.size:
-                points, never = reach(region, g, asked, targets[asked], mip_rows=region.mip_rows, low=low)
-                for parts in points:
-                    seen(parts)
-                at = asked[never]
-                if low:
-                    ends.lo[at] = np.maximum(ends.lo[at], targets[at] + 1.0)
-                else:
-                    ends.hi[at] = np.minimum(ends.hi[at], targets[at] - 1.0)
-                mark()
+    if region.known is not None and reach_hi is not None:
+        asked = np.flatnonzero(wanted()[1] & np.isfinite(reach_hi))
+        if asked.size:
+            points, never = reach(region, g, asked, reach_hi[asked], mip_rows=region.mip_rows)
+            for parts in points:
+                seen(parts)
+            ends.hi[asked[never]] = np.minimum(ends.hi[asked[never]], reach_hi[asked[never]] - 1.0)
+            mark()
     # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
     for sign in (1.0, -1.0):
         for _ in range(BATCH_ROUNDS):

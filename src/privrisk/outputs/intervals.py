@@ -395,13 +395,10 @@ class Region:
         need: Need | None = None,
         explain: np.ndarray | None = None,
         exact: bool = True,
-        reach_lo: np.ndarray | None = None,
         reach_hi: np.ndarray | None = None,
     ) -> Ends:
         """The interval of every total g_i·x (:func:`privrisk.outputs.extremes.extremes`)."""
-        return extremes(
-            self, g, need=need, explain=explain, exact=exact, reach_lo=reach_lo, reach_hi=reach_hi
-        )
+        return extremes(self, g, need=need, explain=explain, exact=exact, reach_hi=reach_hi)
 
     def why(
         self, idx: np.ndarray, val: np.ndarray, ends: Ends | None = None, total: int = -1

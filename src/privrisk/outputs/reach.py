@@ -13,7 +13,7 @@ rounds end when the optimum is 0, proven with a zero gap: no whole solution take
 each such total is at most τ_i − 1. On the survey above, 15 to 20 rounds a block reached all 6,670 (a few seconds to
 half a minute a round, against hours one atom at a time).
 
-Only totals with non-negative whole weights over whole, non-negative unknowns of one block are asked (y_i = 0 is
+Only totals with non-negative whole weights over whole, non-negative unknowns are asked (y_i = 0 is
 then always possible), in blocks small enough for an integer programme (:data:`privrisk.outputs.intervals.MIP_ROWS`).
 The rounds spend the Region's budget like every other programme; what it leaves is left to the programmes per end.
 """
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["reach"]
 
-#: Rounds of one block's programme at most (each reaches at least one more total, or proves the rest cannot).
+#: Rounds of one programme at most (each reaches at least one more total, or proves the rest cannot).
 REACH_ROUNDS = 64
 #: Branch-and-bound nodes one round may take.
 NODES = 2_000
