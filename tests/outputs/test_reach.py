@@ -117,3 +117,45 @@ def test_an_atom_empty_in_whole_numbers_alone_is_proven_empty() -> None:
     assert points == [] and never.tolist() == [True, True]
     zero, unsure = zero_atoms(region, truth)
     assert zero.tolist() == [False, False, True, True, False] and not unsure.any()
+
+
+def test_a_quick_round_that_reaches_nothing_is_asked_again_with_the_nodes_a_proof_needs(monkeypatch) -> None:
+    # Rounds stop after the root node (reach.QUICK_NODES) while they still reach totals. Here every quick round
+    # ends as a limit would leave it, with no point, so every answer comes from a round asked again with
+    # reach.NODES; the answers must still agree with the enumeration, both ways.
+    import privrisk.outputs.reach as reach_module
+    from privrisk.solver import Solution
+
+    monkeypatch.setattr(reach_module, "QUICK_NODES", 7)
+    asked_nodes: list[int] = []
+    real = reach_module.Program.maximise
+
+    def counted(self, idx, val, **limits):
+        asked_nodes.append(int(limits.get("nodes") or 0))
+        if limits.get("nodes") == 7:
+            return Solution("timeout", float("nan"))
+        return real(self, idx, val, **limits)
+
+    monkeypatch.setattr(reach_module.Program, "maximise", counted)
+    proven = 0
+    for seed in range(30):
+        a, b, truth = _sparse_release(seed)
+        every = np.array(whole_solutions(a, b, np.arange(a.shape[1])))
+        region = Region(sp.csr_matrix(a), b, lower=np.zeros(a.shape[1]), integer=np.ones(a.shape[1], bool),
+                        known=truth)  # fmt: skip
+        n = a.shape[1]
+        g = sp.identity(n, format="csr")
+        points, never = reach(region, g, np.arange(n), np.ones(n), mip_rows=MIP_ROWS)
+        can = every.max(axis=0) >= 1
+        assert not np.any(never & can)
+        reached = np.zeros(n, dtype=bool)
+        for parts in points:
+            point = truth.copy()
+            for k, x in parts:
+                point[region.block_cols(k)] = x
+            assert np.array_equal(a @ point, b) and np.all(point >= 0)
+            reached |= point >= 1
+        in_blocks = np.array([int(k) in region._rows for k in region.col_block])
+        assert np.all(reached | never | ~in_blocks)
+        proven += int(never.sum())
+    assert reach_module.NODES in asked_nodes and proven > 0
