@@ -493,10 +493,11 @@ def difference(
             for m in magnitudes:
                 sl = np.arange(offsets[m], offsets[m] + n)[zero]
                 lower[sl] = upper[sl] = 0.0
-            subtable = region.subtable
+            subtable, found = region.subtable, region.found
             region = Region(a, b, lower=lower, upper=upper, integer=integer, known=known)
             region.more_moves = around
             region.subtable = subtable
+            region.found = found  # checked against the sums held at 0 before use
         parts = [_widen(count_moves, 0, width)]
         for m in magnitudes:
             o, sc = offsets[m], scales[m]

@@ -47,8 +47,12 @@ BATCH_ITERATIONS = 20_000
 # a programme) left 161 of 755 lower and 321 of 749 upper ends open, 4 levels then 0.25 s each; with a whole
 # budget, 456 groups undecided before, 170 with 3 levels (+155 s CPU), 138 with 3 then 4 (+260 s).
 SUBTABLE_LEVELS = (3, 4)
+# Rounds of whole tables over all open ends at once (Region.whole_points), while they settle more ends.
+WHOLE_ROUNDS = 8
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
+# Whole solutions kept for later totals (Region.found).
+FOUND = 256
 # Two ends of a real total closer than this (relative to the scale of the system, about 1) are one value: HiGHS
 # meets each equation to 10⁻⁷, and a total over many of them may be off by more.
 PRECISION = 1e-6
@@ -115,6 +119,34 @@ def _valid(region: Region, moves: sp.csr_matrix) -> sp.csr_matrix:
     out |= region.integer[moves.indices] & (moves.data != np.round(moves.data))
     bad[rows[out]] = True
     return sp.csr_matrix(moves[np.flatnonzero(~bad)]) if bad.any() else moves
+
+
+def _remember(region: Region, parts: list[tuple[int, np.ndarray]]) -> None:
+    """Keep the whole solution made of ``parts`` (checked; whole unknowns alone changed) for later totals:
+    :attr:`Region.found`."""
+    assert region.known is not None
+    if (0 if region.found is None else region.found.shape[0]) >= FOUND:
+        return
+    cols_, vals_ = [], []
+    for k, x in parts:
+        cols = region._cols[k]
+        delta = x - region.known[cols]
+        nz = np.flatnonzero(delta != 0)
+        cols_.append(cols[nz])
+        vals_.append(delta[nz])
+    if not cols_ or not sum(c.size for c in cols_):
+        return
+    c = np.concatenate(cols_)
+    if not np.all(region.integer[c]):
+        return  # real unknowns meet the equations only to the solver's tolerance: not carried to other totals
+    row = _valid(
+        region, sp.csr_matrix((np.concatenate(vals_), (np.zeros(c.size, np.int64), c)), shape=(1, region.n))
+    )
+    if row.shape[0]:
+        region.found = (
+            row if region.found is None else sp.csr_matrix(sp.vstack([region.found, row], format="csr"))
+        )
+        region._found_ok = region.found
 
 
 def _moved(
@@ -191,6 +223,7 @@ def extremes(
                 region.points.append(point)
         np.minimum(ends.seen_lo, values, out=ends.seen_lo)
         np.maximum(ends.seen_hi, values, out=ends.seen_hi)
+        _remember(region, parts)
 
     def wanted() -> tuple[np.ndarray, np.ndarray]:
         if need is None:
@@ -203,6 +236,11 @@ def extremes(
         if region.moves is not region._checked:  # checked once, then kept
             region.moves = region._checked = _valid(region, region.moves)
         _moved(region, region.moves, g, base, ends)
+    if region.found is not None and region.known is not None:
+        # Met in another Region (the differencing's second, sums of empty atoms held at 0): checked here.
+        if region.found is not region._found_ok:
+            region.found = region._found_ok = _valid(region, region.found)
+        _moved(region, region.found, g, base, ends)
     mark()
     pool = [] if region.moves is None else [region.moves]
     if region.more_moves is not None and region.known is not None:
@@ -270,6 +308,20 @@ def extremes(
             before = int(w.sum())
             _, _, _, parts, _ = region.optimise(idx, weights[idx], sign, exact=False, cap=BATCH_ITERATIONS)
             seen(parts)
+            mark()
+            if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
+                break
+    # Whole tables over all open ends at once (each block's integer programme, its root alone): where the linear
+    # vertices are fractional (a small survey's sparse table), one such table empties or fills many groups.
+    for sign in (1.0, -1.0):
+        for _ in range(WHOLE_ROUNDS):
+            w = wanted()[0 if sign > 0 else 1]
+            if not w.any() or region.known is None:
+                break
+            weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
+            idx = np.flatnonzero(weights)
+            before = int(w.sum())
+            seen(region.whole_points(idx, weights[idx], sign))
             mark()
             if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
                 break

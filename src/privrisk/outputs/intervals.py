@@ -188,6 +188,11 @@ class Region:
         # which knows the atoms' cube): where small programmes look for points the moves do not reach.
         self.subtable: Callable[[np.ndarray, int], np.ndarray] | None = None
         self._checked: sp.csr_matrix | None = None
+        # Whole solutions met by earlier programmes (changes to ``known``, one per row): every later total is read
+        # at them first. A small survey's empty atoms are filled by a few dozen tables far from the truth, which
+        # empty or fill many of its groups. Checked against this Region before use (``_found_ok``).
+        self.found: sp.csr_matrix | None = None
+        self._found_ok: sp.csr_matrix | None = None
 
     # --- one block ------------------------------------------------------------------------------------------
 
@@ -294,6 +299,32 @@ class Region:
             bound = float(np.ceil(bound - 1e-6)) if sign > 0 else float(np.floor(bound + 1e-6))
         self.undecided_solves += 1
         return bound, False, False, None, sol.row_dual
+
+    def whole_points(
+        self, idx: np.ndarray, val: np.ndarray, sign: float, *, nodes: int = 1
+    ) -> list[tuple[int, np.ndarray]]:
+        """Whole solutions far along Σ val·x[idx] (least with ``sign`` 1, largest with −1): the best point each
+        block's integer programme finds within ``nodes`` (its root's heuristics), checked; a point reached, never a
+        bound. Blocks too large for an integer programme (:data:`MIP_ROWS`) give none."""
+        idx = np.asarray(idx, dtype=np.int64)
+        val = np.asarray(val, dtype=float)
+        parts: list[tuple[int, np.ndarray]] = []
+        blocks = self.col_block[idx]
+        for k in np.unique(blocks).tolist():
+            if k not in self._rows or self._rows[k].size > MIP_ROWS or self._left(k) <= 0:
+                continue
+            mine = blocks == k
+            mip = self._program(k, mip=True)
+            run = mip.minimise if sign > 0 else mip.maximise
+            sol = run(np.searchsorted(self._cols[k], idx[mine]), val[mine], nodes=nodes,
+                      iterations=max(1, min(ITERATIONS_ONE, self.budget) // self._weight(k)))  # fmt: skip
+            self.budget -= mip.iterations * self._weight(k)
+            x = sol.x if sol.x is not None else sol.incumbent
+            if x is not None:
+                x = np.where(self.integer[self._cols[k]], np.round(x), x) + 0.0
+                if self._solves(k, x):
+                    parts.append((k, x))
+        return parts
 
     def _witness(self, k: int, prog: Program, j: int, target: float) -> np.ndarray | None:
         """A whole solution of block ``k`` with its unknown ``j`` at ``target`` (the rounded linear bound), or None.

@@ -1,0 +1,115 @@
+"""Whole solutions met by one programme are read for every later total of the same Region (``Region.found``), and
+checked again in a Region whose bounds differ (the differencing's second Region holds the sums of empty atoms at 0);
+whole tables from the root of each block's integer programme settle many ends at once (``Region.whole_points``).
+Checked against every whole solution enumerated by a depth-first search (``outputs_helpers.whole_solutions``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import privrisk.outputs.extremes as extremes_module
+from outputs_helpers import released_cube, whole_solutions
+from privrisk.outputs.findings import zero_atoms
+from privrisk.outputs.intervals import Region
+
+# x0 + x1 = 1, x2 + x3 = 1, x0 + x2 = 1: x1 = x2 = 1 − x0 and x3 = x0; whole and at least 0, so x0 is 0 or 1.
+A = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]]))
+B = np.array([1.0, 1, 1])
+TRUTH = np.array([1.0, 0, 0, 1])
+
+
+def _no_programmes(*_args, **_kwargs):
+    raise AssertionError("a programme ran where a solution met earlier settles the total")
+
+
+def test_a_table_that_filled_empty_atoms_settles_a_later_total_without_a_programme(monkeypatch) -> None:
+    region = Region(A, B, lower=np.zeros(4), integer=np.ones(4, bool), known=TRUTH)
+    zero, unsure = zero_atoms(region, TRUTH)
+    assert not zero.any() and not unsure.any()  # x1 and x2 filled by (0, 1, 1, 0)
+    assert region.found is not None and region.found.shape[0] >= 1
+    monkeypatch.setattr(Region, "optimise", _no_programmes)
+    ends = region.extremes(sp.csr_matrix(np.array([[0.0, 1, 1, 0]])))  # x1 + x2 lies in [0, 2]
+    assert (ends.lo.tolist(), ends.hi.tolist()) == ([0.0], [2.0])
+    assert ends.lo_exact.all() and ends.hi_exact.all() and not ends.undecided.any()
+
+
+@pytest.mark.parametrize("kept_out", [1, 2])
+def test_a_table_met_in_another_region_is_checked_against_this_ones_bounds(kept_out: int) -> None:
+    first = Region(A, B, lower=np.zeros(4), integer=np.ones(4, bool), known=TRUTH)
+    zero_atoms(first, TRUTH)
+    upper = np.full(4, np.inf)
+    upper[kept_out] = 0.0  # here x1 (or x2) must be 0, so x0 = 1 and x1 + x2 = 0: the table met before is not one
+    second = Region(A, B, lower=np.zeros(4), upper=upper, integer=np.ones(4, bool), known=TRUTH)
+    second.found = first.found
+    ends = second.extremes(sp.csr_matrix(np.array([[0.0, 1, 1, 0]])))
+    assert (ends.lo.tolist(), ends.hi.tolist()) == ([0.0], [0.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_whole_tables_at_the_roots_settle_ends_only_where_a_whole_solution_reaches_them(seed: int) -> None:
+    # No programme per end decides anything here (each returns "undecided"), so every exact end comes from the
+    # moves, the linear rounds or the whole tables; each must be the enumerated extreme, and no end narrower.
+    rng = np.random.default_rng(seed)
+    _, _, _, a = released_cube(rng)
+    n = a.shape[1]
+    truth = np.zeros(n)
+    for j in rng.choice(n, size=int(rng.integers(1, 8)), replace=True).tolist():
+        truth[j] += 1
+    b = a @ truth
+    every = np.array(whole_solutions(a, b, np.arange(n)))
+    g = sp.csr_matrix((rng.random((5, n)) < 0.4).astype(float))
+    region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
+    real = Region.optimise
+
+    def batch_only(self, idx, val, sign, **kwargs):
+        if "cap" in kwargs:
+            return real(self, idx, val, sign, **kwargs)
+        return float("nan"), False, False, [], set()
+
+    Region.optimise = batch_only  # type: ignore[method-assign]
+    try:
+        ends = region.extremes(g)
+    finally:
+        Region.optimise = real  # type: ignore[method-assign]
+    values = g @ every.T
+    low, high = values.min(axis=1), values.max(axis=1)
+    assert np.all(ends.lo <= low + 1e-9) and np.all(ends.hi >= high - 1e-9)
+    assert np.all(ends.lo[ends.lo_exact] == low[ends.lo_exact])
+    assert np.all(ends.hi[ends.hi_exact] == high[ends.hi_exact])
+
+
+def _exact_ends_without_programmes_per_end(monkeypatch, whole_rounds: int) -> int:
+    real = Region.optimise
+
+    def batch_only(self, idx, val, sign, **kwargs):
+        if "cap" in kwargs:
+            return real(self, idx, val, sign, **kwargs)
+        return float("nan"), False, False, [], set()
+
+    monkeypatch.setattr(Region, "optimise", batch_only)
+    monkeypatch.setattr(extremes_module, "WHOLE_ROUNDS", whole_rounds)
+    exact = 0
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        _, _, _, a = released_cube(rng)
+        n = a.shape[1]
+        truth = np.zeros(n)
+        for j in rng.choice(n, size=int(rng.integers(1, 8)), replace=True).tolist():
+            truth[j] += 1
+        region = Region(sp.csr_matrix(a), a @ truth, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
+        region.moves = None
+        ends = region.extremes(sp.csr_matrix((rng.random((5, n)) < 0.4).astype(float)))
+        exact += int(ends.lo_exact.sum() + ends.hi_exact.sum())
+    monkeypatch.undo()
+    return exact
+
+
+def test_whole_tables_settle_ends_the_linear_rounds_leave(monkeypatch) -> None:
+    assert _exact_ends_without_programmes_per_end(monkeypatch, 8) > _exact_ends_without_programmes_per_end(
+        monkeypatch, 0
+    )
