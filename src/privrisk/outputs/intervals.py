@@ -305,7 +305,7 @@ class Region:
     ) -> list[tuple[int, np.ndarray]]:
         """Whole solutions far along Σ val·x[idx] (least with ``sign`` 1, largest with −1): the best point each
         block's integer programme finds within ``nodes`` (its root's heuristics), checked; a point reached, never a
-        bound. Blocks too large for an integer programme (:data:`MIP_ROWS`) give none."""
+        bound. Blocks too large for an integer programme (:data:`MIP_ROWS`), or with no whole unknowns, give none."""
         idx = np.asarray(idx, dtype=np.int64)
         val = np.asarray(val, dtype=float)
         parts: list[tuple[int, np.ndarray]] = []
@@ -313,6 +313,8 @@ class Region:
         for k in np.unique(blocks).tolist():
             if k not in self._rows or self._rows[k].size > MIP_ROWS or self._left(k) <= 0:
                 continue
+            if not self.integer[self._cols[k]].any():
+                continue  # real unknowns: the linear rounds' vertices are such points already
             mine = blocks == k
             mip = self._program(k, mip=True)
             run = mip.minimise if sign > 0 else mip.maximise
