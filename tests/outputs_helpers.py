@@ -58,3 +58,13 @@ def released_cube(
     a = np.array([[float(all(c[d] == key[i] for i, d in enumerate(sorted(h)))) for c in coords.tolist()]
                   for h in held for key in itertools.product(*(range(sizes[d]) for d in sorted(h)))])  # fmt: skip
     return coords, sizes, held, a
+
+
+def sparse_release(rng: np.random.Generator, people: int = 5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A random cube of :func:`released_cube` with 1 to ``people`` people in it (most atoms empty): its released
+    cells as rows over the atoms, their counts, and the atoms' true counts."""
+    _, _, _, a = released_cube(rng)
+    truth = np.zeros(a.shape[1])
+    for j in rng.choice(a.shape[1], size=int(rng.integers(1, people + 1)), replace=True).tolist():
+        truth[j] += 1
+    return a, a @ truth, truth

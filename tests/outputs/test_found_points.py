@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privrisk.outputs.extremes as extremes_module
-from outputs_helpers import released_cube, whole_solutions
+from outputs_helpers import sparse_release, whole_solutions
 from privrisk.outputs.findings import zero_atoms
 from privrisk.outputs.intervals import Region
 
@@ -55,12 +55,8 @@ def test_whole_tables_at_the_roots_settle_ends_only_where_a_whole_solution_reach
     # No programme per end decides anything here (each returns "undecided"), so every exact end comes from the
     # moves, the linear rounds or the whole tables; each must be the enumerated extreme, and no end narrower.
     rng = np.random.default_rng(seed)
-    _, _, _, a = released_cube(rng)
+    a, b, truth = sparse_release(rng, people=7)
     n = a.shape[1]
-    truth = np.zeros(n)
-    for j in rng.choice(n, size=int(rng.integers(1, 8)), replace=True).tolist():
-        truth[j] += 1
-    b = a @ truth
     every = np.array(whole_solutions(a, b, np.arange(n)))
     g = sp.csr_matrix((rng.random((5, n)) < 0.4).astype(float))
     region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
@@ -96,12 +92,9 @@ def _exact_ends_without_programmes_per_end(monkeypatch, whole_rounds: int) -> in
     exact = 0
     for seed in range(40):
         rng = np.random.default_rng(seed)
-        _, _, _, a = released_cube(rng)
+        a, b, truth = sparse_release(rng, people=7)
         n = a.shape[1]
-        truth = np.zeros(n)
-        for j in rng.choice(n, size=int(rng.integers(1, 8)), replace=True).tolist():
-            truth[j] += 1
-        region = Region(sp.csr_matrix(a), a @ truth, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
+        region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
         region.moves = None
         ends = region.extremes(sp.csr_matrix((rng.random((5, n)) < 0.4).astype(float)))
         exact += int(ends.lo_exact.sum() + ends.hi_exact.sum())

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import privrisk.outputs.extremes as extremes_module
-from outputs_helpers import released_cube, whole_solutions
+from outputs_helpers import sparse_release, whole_solutions
 from privrisk.outputs.findings import zero_atoms
 from privrisk.outputs.intervals import MIP_ROWS, Region
 from privrisk.outputs.reach import reach
@@ -19,13 +19,7 @@ from privrisk.outputs.reach import reach
 
 def _sparse_release(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A random cube of 2–3 dimensions, a few people in it (most atoms empty), some of its tables released."""
-    rng = np.random.default_rng(seed)
-    _, _, _, a = released_cube(rng)
-    n = a.shape[1]
-    truth = np.zeros(n)
-    for j in rng.choice(n, size=int(rng.integers(1, 6)), replace=True).tolist():
-        truth[j] += 1
-    return a, a @ truth, truth
+    return sparse_release(np.random.default_rng(seed))
 
 
 @settings(max_examples=60, deadline=None)

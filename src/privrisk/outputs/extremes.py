@@ -297,34 +297,26 @@ def extremes(
                 seen(parts)
             ends.hi[asked[never]] = np.minimum(ends.hi[asked[never]], reach_hi[asked[never]] - 1.0)
             mark()
-    # Programmes over all open ends at once: one vertex certifies many ends (repeated while they help).
-    for sign in (1.0, -1.0):
-        for _ in range(BATCH_ROUNDS):
-            w = wanted()[0 if sign > 0 else 1]
-            if not w.any() or region.known is None:
-                break
-            weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
-            idx = np.flatnonzero(weights)
-            before = int(w.sum())
-            _, _, _, parts, _ = region.optimise(idx, weights[idx], sign, exact=False, cap=BATCH_ITERATIONS)
-            seen(parts)
-            mark()
-            if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
-                break
+    def rounds(count: int, points: Callable[[np.ndarray, np.ndarray, float], list[tuple[int, np.ndarray]]]) -> None:
+        """Programmes over the sum of all open ends, a direction at a time, repeated while they settle more."""
+        for sign in (1.0, -1.0):
+            for _ in range(count):
+                w = wanted()[0 if sign > 0 else 1]
+                if not w.any() or region.known is None:
+                    break
+                weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
+                idx = np.flatnonzero(weights)
+                before = int(w.sum())
+                seen(points(idx, weights[idx], sign))
+                mark()
+                if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
+                    break
+
+    # Linear programmes over all open ends at once: one vertex certifies many ends.
+    rounds(BATCH_ROUNDS, lambda idx, val, sign: region.optimise(idx, val, sign, exact=False, cap=BATCH_ITERATIONS)[3])
     # Whole tables over all open ends at once (each block's integer programme, its root alone): where the linear
     # vertices are fractional (a small survey's sparse table), one such table empties or fills many groups.
-    for sign in (1.0, -1.0):
-        for _ in range(WHOLE_ROUNDS):
-            w = wanted()[0 if sign > 0 else 1]
-            if not w.any() or region.known is None:
-                break
-            weights = np.asarray(g[np.flatnonzero(w)].sum(axis=0)).ravel()
-            idx = np.flatnonzero(weights)
-            before = int(w.sum())
-            seen(region.whole_points(idx, weights[idx], sign))
-            mark()
-            if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
-                break
+    rounds(WHOLE_ROUNDS, region.whole_points)
     # One programme per end still open (what is wanted is asked again every few programmes).
     w_lo, w_hi = wanted()
     solves = 0
