@@ -36,6 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,6 +123,17 @@ def to_toml(specs: list[dict]) -> str:
         out.extend(f"{k} = {json.dumps(v)}" for k, v in s.items())
         out.append("")
     return "\n".join(out)
+
+
+def linear_tables(frame: pd.DataFrame, specs: list[dict], policy: Any) -> tuple[Any, list]:
+    """A DuckDB connection over ``frame`` and the request's linear outputs with their cells, as the differencing
+    takes them: (connection, [(spec, cells), ...])."""
+    from privrisk.outputs import parse_spec
+    from privrisk.outputs.compute import connect, table_cells
+    from privrisk.outputs.differencing import LINEAR
+
+    con = connect(frame)
+    return con, [(s, table_cells(con, s, policy)) for s in parse_spec(to_toml(specs)) if s.kind in LINEAR]
 
 
 def peak_mb() -> float:

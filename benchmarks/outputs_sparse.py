@@ -35,8 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import outputs as bench  # the typical request's data and outputs
 import privrisk.outputs.differencing as differencing
-from privrisk.outputs import parse_spec
-from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.extremes import _valid
 from privrisk.outputs.policy import Policy
 
@@ -59,11 +57,8 @@ def main() -> None:
         else {"region": 42, "sex": 2, "ageband": 10, "edu": 4}
     )
     n = 300 if args.quick else args.records
-    frame = bench.make_data(n, levels)
-    specs = [s for s in parse_spec(bench.to_toml(bench.typical_specs())) if s.kind in differencing.LINEAR]
-    con = connect(frame)
     policy = Policy()
-    linear = [(s, table_cells(con, s, policy)) for s in specs]
+    con, linear = bench.linear_tables(bench.make_data(n, levels), bench.typical_specs(), policy)
 
     # The baseline: the region the differencing builds, its empty atoms asked one at a time.
     caught: dict[str, object] = {}

@@ -33,8 +33,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import outputs as bench  # the typical request's data and outputs
 import privrisk.outputs.differencing as differencing
 import privrisk.outputs.extremes as extremes
-from privrisk.outputs import parse_spec
-from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.policy import Policy
 
@@ -44,7 +42,7 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def side(linear: list, policy: Policy, *, ours: bool, sample: int) -> tuple[float, int, float, int]:
+def side(con: Any, linear: list, policy: Policy, *, ours: bool, sample: int) -> tuple[float, int, float, int]:
     """(CPU up to and around the programmes per end, their count, CPU of the ones timed, how many were timed)."""
     real = Region.optimise
     state = {"ends": 0, "timed": 0, "spent": 0.0}
@@ -67,19 +65,12 @@ def side(linear: list, policy: Policy, *, ours: bool, sample: int) -> tuple[floa
     Region.optimise = optimise  # type: ignore[method-assign]
     t0 = cpu()
     try:
-        differencing.difference(connect_frame(), linear, policy)
+        differencing.difference(con, linear, policy)
     finally:
         Region.optimise = real  # type: ignore[method-assign]
         extremes.FOUND, extremes.WHOLE_ROUNDS = saved
     total = cpu() - t0 - state["spent"]
     return total, int(state["ends"]), float(state["spent"]), int(state["timed"])
-
-
-_CON: list[Any] = []
-
-
-def connect_frame() -> Any:
-    return _CON[0]
 
 
 def main() -> None:
@@ -96,15 +87,11 @@ def main() -> None:
     )
     n = 100 if args.quick else args.records
     sample = 4 if args.quick else args.naive_sample
-    frame = bench.make_data(n, levels)
-    specs = [s for s in parse_spec(bench.to_toml(bench.typical_specs())) if s.kind in differencing.LINEAR]
-    con = connect(frame)
-    _CON.append(con)
     policy = Policy()
-    linear = [(s, table_cells(con, s, policy)) for s in specs]
+    con, linear = bench.linear_tables(bench.make_data(n, levels), bench.typical_specs(), policy)
     results = {}
     for name, ours in (("ours", True), ("baseline", False)):
-        before, ends, spent, timed = side(linear, policy, ours=ours, sample=sample)
+        before, ends, spent, timed = side(con, linear, policy, ours=ours, sample=sample)
         each = spent / max(1, timed)
         results[name] = before + each * ends
         print(f"{name}: {before:.1f} s CPU besides the programmes per end; {ends:,} programmes per end, "

@@ -123,29 +123,20 @@ def _valid(region: Region, moves: sp.csr_matrix) -> sp.csr_matrix:
 
 def _remember(region: Region, parts: list[tuple[int, np.ndarray]]) -> None:
     """Keep the whole solution made of ``parts`` (checked; whole unknowns alone changed) for later totals:
-    :attr:`Region.found`."""
+    :attr:`Region.found`. Built from the blocks' changes alone: it runs after every programme."""
     assert region.known is not None
-    if (0 if region.found is None else region.found.shape[0]) >= FOUND:
+    if not parts or (0 if region.found is None else region.found.shape[0]) >= FOUND:
         return
-    cols_, vals_ = [], []
-    for k, x in parts:
-        cols = region._cols[k]
-        delta = x - region.known[cols]
-        nz = np.flatnonzero(delta != 0)
-        cols_.append(cols[nz])
-        vals_.append(delta[nz])
-    if not cols_ or not sum(c.size for c in cols_):
+    cols = np.concatenate([region._cols[k] for k, _ in parts])
+    delta = np.concatenate([x for _, x in parts]) - region.known[cols]
+    moved = delta != 0
+    # Real unknowns meet the equations only to the solver's tolerance: such points are not carried to other totals.
+    if not moved.any() or not np.all(region.integer[cols[moved]]):
         return
-    c = np.concatenate(cols_)
-    if not np.all(region.integer[c]):
-        return  # real unknowns meet the equations only to the solver's tolerance: not carried to other totals
-    row = _valid(
-        region, sp.csr_matrix((np.concatenate(vals_), (np.zeros(c.size, np.int64), c)), shape=(1, region.n))
-    )
+    at = cols[moved]
+    row = _valid(region, sp.csr_matrix((delta[moved], (np.zeros(at.size, np.int64), at)), shape=(1, region.n)))
     if row.shape[0]:
-        region.found = (
-            row if region.found is None else sp.csr_matrix(sp.vstack([region.found, row], format="csr"))
-        )
+        region.found = row if region.found is None else sp.csr_matrix(sp.vstack([region.found, row], format="csr"))
         region._found_ok = region.found
 
 
@@ -297,6 +288,7 @@ def extremes(
                 seen(parts)
             ends.hi[asked[never]] = np.minimum(ends.hi[asked[never]], reach_hi[asked[never]] - 1.0)
             mark()
+
     def rounds(count: int, points: Callable[[np.ndarray, np.ndarray, float], list[tuple[int, np.ndarray]]]) -> None:
         """Programmes over the sum of all open ends, a direction at a time, repeated while they settle more."""
         for sign in (1.0, -1.0):
