@@ -153,3 +153,29 @@ def test_serve_raises_the_signal_that_stopped_uvicorn_even_if_uvicorn_swallows_i
     monkeypatch.setattr(uvicorn.Server, "run", run_and_swallow)
     with pytest.raises(KeyboardInterrupt):
         server.serve(port=0, open_browser=False)
+
+
+@pytest.mark.parametrize(
+    "stop, code, word", [(KeyboardInterrupt, 130, "interrupted"), ("terminated", 143, "terminated")]
+)
+def test_an_interrupt_the_interpreter_wrapped_is_still_an_interrupt(monkeypatch, capsys, stop, code, word):
+    """CI, stop 47: Ctrl-C while matplotlib built its classes was exit 70, "internal error: RuntimeError: Error
+    calling __set_name__ …": Python 3.11 wraps what ``__set_name__`` raises in a RuntimeError."""
+    import typer
+
+    import privrisk.cli as cli
+
+    signal_raised = KeyboardInterrupt() if stop is KeyboardInterrupt else cli.Terminated(signal.SIGTERM)
+
+    class Descriptor:
+        def __set_name__(self, owner, name):
+            raise signal_raised
+
+    class Command:
+        def main(self, **kwargs):
+            type("Axes", (), {"yaxis_date": Descriptor()})  # as matplotlib's _AxesBase is built on import
+
+    monkeypatch.setattr(typer.main, "get_group", lambda app: Command())
+    assert cli._run(["release"], debug=False) == code
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == f"privrisk: error: {word}" and "internal error" not in err

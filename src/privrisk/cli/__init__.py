@@ -188,6 +188,12 @@ def _run(args: list[str], debug: bool) -> int:
             _error(f"{where}: {exc.strerror or exc}")
         return 2
     except Exception as exc:
+        stop = _signal_within(exc)
+        if stop is not None:
+            # Python (before 3.12) wraps what __set_name__ raises in a RuntimeError: a Ctrl-C while matplotlib
+            # builds its classes is such a wrapped interrupt, not an internal error.
+            _error("interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated")
+            return 130 if isinstance(stop, KeyboardInterrupt) else 143
         if debug:
             traceback.print_exc()
             _error(f"internal error: {type(exc).__name__}: {exc}")
@@ -195,6 +201,18 @@ def _run(args: list[str], debug: bool) -> int:
             _error(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
         return 70
     return 0
+
+
+def _signal_within(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt or :class:`Terminated` that ``exc`` wraps (its causes and contexts), if any."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, (KeyboardInterrupt, Terminated)):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return None
 
 
 def _quiet_stdout() -> None:
