@@ -106,3 +106,53 @@ def test_whole_tables_settle_ends_the_linear_rounds_leave(monkeypatch) -> None:
     assert _exact_ends_without_programmes_per_end(monkeypatch, 8) > _exact_ends_without_programmes_per_end(
         monkeypatch, 0
     )
+
+
+# x0 + x1 + s0 = 1, x1 + x2 + s1 = 1, x0 + x2 + s2 = 1 (an odd cycle): the linear maximum of x0 + x1 + x2 is 1.5
+# (each x at ½), the whole one 1; the truth (every x at 0) does not reach it, (1, 0, 0, 0, 1, 0) does.
+CYCLE = sp.csr_matrix(np.array([[1.0, 1, 0, 1, 0, 0], [0, 1, 1, 0, 1, 0], [1, 0, 1, 0, 0, 1]]))
+CYCLE_TRUTH = np.array([0.0, 0, 0, 1, 1, 1])
+
+
+def _no_integer_programme(real):
+    def program(self, k, mip=False):
+        if mip:
+            raise AssertionError("an integer programme ran where a solution met earlier meets the linear bound")
+        return real(self, k, mip=mip)
+
+    return program
+
+
+def test_a_solution_met_earlier_at_the_rounded_linear_bound_proves_the_end_without_an_integer_programme(
+    monkeypatch,
+) -> None:
+    region = Region(CYCLE, np.ones(3), lower=np.zeros(6), integer=np.ones(6, bool), known=CYCLE_TRUTH)
+    monkeypatch.setattr(Region, "_program", _no_integer_programme(Region._program))
+    value, exact, decided, _, _ = region.optimise(np.arange(3), np.ones(3), -1.0, met=1.0)
+    assert (value, exact, decided) == (1.0, True, True)
+    with pytest.raises(AssertionError, match="integer programme ran"):  # what it saves: the programme is needed
+        region.optimise(np.arange(3), np.ones(3), -1.0)
+
+
+def test_a_value_met_below_the_rounded_linear_bound_leaves_the_proof_to_the_integer_programme() -> None:
+    region = Region(CYCLE, np.ones(3), lower=np.zeros(6), integer=np.ones(6, bool), known=CYCLE_TRUTH)
+    value, exact, decided, _, _ = region.optimise(np.arange(3), np.ones(3), -1.0, met=0.0)
+    assert (value, exact, decided) == (1.0, True, True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 100_000))
+def test_every_value_met_earlier_gives_the_enumerated_extreme(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a, b, truth = sparse_release(rng, people=7)
+    n = a.shape[1]
+    every = np.array(whole_solutions(a, b, np.arange(n)))
+    idx = np.flatnonzero(rng.random(n) < 0.4)
+    if not idx.size:
+        return
+    values = every[:, idx].sum(axis=1)
+    for sign, best in ((1.0, values.min()), (-1.0, values.max())):
+        for met in np.unique(values).tolist():
+            region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
+            value, exact, decided, _, _ = region.optimise(idx, np.ones(idx.size), sign, met=met)
+            assert decided and exact and value == best, (sign, met, value, best)

@@ -322,7 +322,10 @@ def extremes(
             solves += 1
             row = g.indices[g.indptr[i] : g.indptr[i + 1]]
             val = g.data[g.indptr[i] : g.indptr[i + 1]]
-            value, hit, decided, parts, used = region.optimise(row, val, sign, exact=exact)
+            # A whole solution met already that reaches the rounded linear bound proves the end without an
+            # integer programme (a small survey's counts: their linear vertices are fractional).
+            met = float(ends.seen_lo[i] if sign > 0 else ends.seen_hi[i])
+            value, hit, decided, parts, used = region.optimise(row, val, sign, exact=exact, met=met)
             seen(parts)
             if decided:
                 ends.used[(i, int(sign))] = used

@@ -232,10 +232,13 @@ class Region:
         whole_objective: bool,
         exact: bool = True,
         cap: int = ITERATIONS_ONE,
+        met: float = np.nan,
     ) -> tuple[float, bool, bool, np.ndarray | None, np.ndarray | None]:
         """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals).
         Without ``exact``, a fractional linear optimum is left as it is (no integer programme). ``cap``: the
-        simplex iterations the linear programme may take (at most :data:`ITERATIONS_ONE`)."""
+        simplex iterations the linear programme may take (at most :data:`ITERATIONS_ONE`). ``met``: a value
+        of the objective a whole solution met elsewhere gives (nan: none); where it meets the rounded linear bound
+        it is the optimum, and no integer programme is run (no solution is returned: the caller has it)."""
         cols = self._cols[k]
         if k not in self._rows:  # unknowns in no equation: each at its own bound
             ends = np.where((val * sign) > 0, self.lo[cols][local], self.hi[cols][local])
@@ -272,6 +275,9 @@ class Region:
         ) <= _TOL * max(1.0, abs(rounded)):
             # The truth reaches the (rounded) linear bound: it is the whole optimum.
             return rounded, True, True, self.known[cols].copy(), sol.row_dual
+        if whole_objective and abs(met - rounded) <= _TOL * max(1.0, abs(rounded)):
+            # A whole solution seen before reaches the (rounded) linear bound: it is the whole optimum.
+            return rounded, True, True, None, sol.row_dual
         if whole_objective and local.size == 1:
             point = self._witness(k, prog, int(local[0]), rounded / float(val[0]))
             if point is not None:
@@ -385,12 +391,21 @@ class Region:
         )
 
     def optimise(
-        self, idx: np.ndarray, val: np.ndarray, sign: float, *, exact: bool = True, cap: int = ITERATIONS_ONE
+        self,
+        idx: np.ndarray,
+        val: np.ndarray,
+        sign: float,
+        *,
+        exact: bool = True,
+        cap: int = ITERATIONS_ONE,
+        met: float = np.nan,
     ) -> tuple[float, bool, bool, list[tuple[int, np.ndarray]], set[int]]:
         """The least (``sign`` 1) or largest (−1) value of Σ val·x[idx]: (value, exact, decided, whole solutions
         of the blocks touched, released equations whose duals are not zero). Without ``exact`` no integer
         programme is run (the value may then be the rounded linear bound). ``cap``: the simplex iterations each
-        block's linear programme may take (a programme cut short leaves its block undecided)."""
+        block's linear programme may take (a programme cut short leaves its block undecided). ``met``: the
+        total at a whole solution already met (nan: none); where the total lies in one block and the rounded
+        linear bound equals it, that is the optimum, proven without an integer programme."""
         idx = np.asarray(idx, dtype=np.int64)
         val = np.asarray(val, dtype=float)
         whole_objective = bool(np.all(self.integer[idx])) and _whole(val)
@@ -399,11 +414,14 @@ class Region:
         parts: list[tuple[int, np.ndarray]] = []
         used: set[int] = set()
         blocks = self.col_block[idx]
-        for k in np.unique(blocks).tolist():
+        touched = np.unique(blocks).tolist()
+        for k in touched:
             mine = blocks == k
             cols = self._cols[k]
             local = np.searchsorted(cols, idx[mine])
-            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact, cap)
+            # Seen for the whole total, which is this block's total only when it touches no other block.
+            mine_met = met if len(touched) == 1 else np.nan
+            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact, cap, mine_met)
             if not dec:
                 # A valid outer bound from the unknowns' bounds where the programme did not end.
                 ends = np.where(val[mine] * sign > 0, self.lo[idx[mine]], self.hi[idx[mine]])
