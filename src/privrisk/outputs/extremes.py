@@ -12,7 +12,9 @@ request of ``benchmarks/outputs.py``); most ends are settled before that, from t
    differencing sets it); points reached, never bounds;
 3. programmes over all open ends at once: one whole vertex certifies many ends (rounds while they help);
 4. one programme per end still open (:meth:`~privrisk.outputs.intervals.Region.optimise`), within the Region's
-   budget; an end it leaves open keeps a valid outer bound and is marked undecided.
+   budget; an end it leaves open keeps a valid outer bound and is marked undecided. Where the linear optimum is
+   fractional, its rounding is a bound, and a whole solution already met that reaches it (the end's own, or a kept
+   table's part in the block) proves the end without an integer programme.
 
 An end is exact when a whole solution seen reaches its outer bound; nothing here makes an outer bound narrower
 except a programme's proven optimum.
