@@ -49,15 +49,20 @@ def test_a_table_met_in_another_region_is_checked_against_this_ones_bounds(kept_
     assert (ends.lo.tolist(), ends.hi.tolist()) == ([0.0], [0.0])
 
 
+def _enumerated(seed: int) -> tuple[np.random.Generator, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A sparse release of up to 7 people (its generator, cells, counts, truth) and every whole solution of it."""
+    rng = np.random.default_rng(seed)
+    a, b, truth = sparse_release(rng, people=7)
+    return rng, a, b, truth, np.array(whole_solutions(a, b, np.arange(a.shape[1])))
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 100_000))
 def test_whole_tables_at_the_roots_settle_ends_only_where_a_whole_solution_reaches_them(seed: int) -> None:
     # No programme per end decides anything here (each returns "undecided"), so every exact end comes from the
     # moves, the linear rounds or the whole tables; each must be the enumerated extreme, and no end narrower.
-    rng = np.random.default_rng(seed)
-    a, b, truth = sparse_release(rng, people=7)
+    rng, a, b, truth, every = _enumerated(seed)
     n = a.shape[1]
-    every = np.array(whole_solutions(a, b, np.arange(n)))
     g = sp.csr_matrix((rng.random((5, n)) < 0.4).astype(float))
     region = Region(sp.csr_matrix(a), b, lower=np.zeros(n), integer=np.ones(n, bool), known=truth)
     real = Region.optimise
@@ -143,10 +148,8 @@ def test_a_value_met_below_the_rounded_linear_bound_leaves_the_proof_to_the_inte
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 100_000))
 def test_every_value_met_earlier_gives_the_enumerated_extreme(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    a, b, truth = sparse_release(rng, people=7)
+    rng, a, b, truth, every = _enumerated(seed)
     n = a.shape[1]
-    every = np.array(whole_solutions(a, b, np.arange(n)))
     idx = np.flatnonzero(rng.random(n) < 0.4)
     if not idx.size:
         return
