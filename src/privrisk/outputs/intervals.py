@@ -193,6 +193,7 @@ class Region:
         # empty or fill many of its groups. Checked against this Region before use (``_found_ok``).
         self.found: sp.csr_matrix | None = None
         self._found_ok: sp.csr_matrix | None = None
+        self._found_csc: tuple[sp.csr_matrix | None, sp.csc_matrix | None] = (None, None)
 
     # --- one block ------------------------------------------------------------------------------------------
 
@@ -319,9 +320,14 @@ class Region:
         found: sp.csr_matrix = self.found
         if not found.shape[0]:
             return False
+        by_column = self._found_csc[1]
+        if self._found_csc[0] is not found or by_column is None:
+            # By columns: a total reads a few of them, and a kept table may change thousands.
+            by_column = found.tocsc()
+            self._found_csc = (found, by_column)
         cols = self._cols[k]
         base = self.known[cols]
-        values = float(np.dot(val, base[local])) + found[:, cols[local]] @ val
+        values = float(np.dot(val, base[local])) + by_column[:, cols[local]] @ val
         hit = np.flatnonzero(np.abs(values - target) <= _TOL * max(1.0, abs(target)))
         if not hit.size:
             return False
