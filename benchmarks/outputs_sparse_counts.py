@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,11 +34,6 @@ import privrisk.outputs.differencing as differencing
 import privrisk.outputs.extremes as extremes
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.policy import Policy
-
-
-def cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def side(con: Any, linear: list, policy: Policy, *, ours: bool, sample: int) -> tuple[float, int, float, int]:
@@ -54,9 +48,9 @@ def side(con: Any, linear: list, policy: Policy, *, ours: bool, sample: int) -> 
         if not ours:
             kwargs.pop("met", None)  # the code before did not read the end's best value met
         if ours or state["timed"] < sample:
-            t0 = cpu()
+            t0 = bench.cpu_seconds()
             out = real(self, idx, val, sign, **kwargs)
-            state["spent"] += cpu() - t0
+            state["spent"] += bench.cpu_seconds() - t0
             state["timed"] += 1
             return out
         return float("nan"), False, False, [], set()  # the baseline's, left undecided: timed on the sample
@@ -65,20 +59,20 @@ def side(con: Any, linear: list, policy: Policy, *, ours: bool, sample: int) -> 
     if not ours:
         extremes.FOUND, extremes.WHOLE_ROUNDS = 0, 0
     Region.optimise = optimise  # type: ignore[method-assign]
-    t0 = cpu()
+    t0 = bench.cpu_seconds()
     try:
         differencing.difference(con, linear, policy)
     finally:
         Region.optimise = real  # type: ignore[method-assign]
         extremes.FOUND, extremes.WHOLE_ROUNDS = saved
-    total = cpu() - t0 - state["spent"]
+    total = bench.cpu_seconds() - t0 - state["spent"]
     return total, int(state["ends"]), float(state["spent"]), int(state["timed"])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--records", type=int, default=300)
-    parser.add_argument("--naive-sample", type=int, default=20, help="programmes per end timed on each side")
+    parser.add_argument("--naive-sample", type=int, default=20, help="programmes per end the baseline is timed on")
     parser.add_argument("--quick", action="store_true", help="100 records of fewer levels (for the tests)")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

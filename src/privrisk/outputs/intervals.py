@@ -238,8 +238,9 @@ class Region:
         """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals).
         Without ``exact``, a fractional linear optimum is left as it is (no integer programme). ``cap``: the
         simplex iterations the linear programme may take (at most :data:`ITERATIONS_ONE`). ``met``: a value
-        of the objective a whole solution met elsewhere gives (nan: none); where it meets the rounded linear bound
-        it is the optimum, and no integer programme is run (no solution is returned: the caller has it)."""
+        of the objective a whole solution met elsewhere gives (nan: none); where it, or a kept table's part in this
+        block (:meth:`_kept_reaches`), meets the rounded linear bound, that is the optimum and no integer programme
+        is run (no solution is returned: it was met already)."""
         cols = self._cols[k]
         if k not in self._rows:  # unknowns in no equation: each at its own bound
             ends = np.where((val * sign) > 0, self.lo[cols][local], self.hi[cols][local])
