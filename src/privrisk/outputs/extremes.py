@@ -47,7 +47,9 @@ BATCH_ITERATIONS = 20_000
 # The levels a dimension the sub-tables around a total take (its own and the fullest others), in turn, for the ends
 # the moves leave open. On the large request's sums (``benchmarks/outputs.py``), 3 levels (216–864 unknowns, 0.1 s
 # a programme) left 161 of 755 lower and 321 of 749 upper ends open, 4 levels then 0.25 s each; with a whole
-# budget, 456 groups undecided before, 170 with 3 levels (+155 s CPU), 138 with 3 then 4 (+260 s).
+# budget, 456 groups undecided before, 170 with 3 levels (+155 s CPU), 138 with 3 then 4 (+260 s). Searching 1,000
+# totals at a time and reading their points for the rest first was tried (2026-12-01): of the 75,753 programmes around
+# the sums' totals it saved 1 % (a point that takes one group past its p % protection rarely takes another).
 SUBTABLE_LEVELS = (3, 4)
 # Rounds of whole tables over all open ends at once (Region.whole_points), while they settle more ends.
 WHOLE_ROUNDS = 8
