@@ -76,3 +76,61 @@ def test_a_determined_sum_is_found_though_points_seen_stray_by_the_tolerance() -
         if f["type"] == "sum" and set(cube.members(np.array([f["group"]])).indices) == set(members)
     ]
     assert found and found[0]["exact"], "a sum of 8 people every solution fixes must be a finding"
+
+
+def _ends(base: np.ndarray):
+    from privrisk.outputs.extremes import Ends
+
+    k = base.size
+    return Ends(np.full(k, -np.inf), np.full(k, np.inf), np.zeros(k, bool), np.zeros(k, bool), base.copy(),
+                base.copy(), np.zeros(k, bool))  # fmt: skip
+
+
+def _region(integer: bool):
+    from types import SimpleNamespace
+
+    import scipy.sparse as sp
+
+    # x0 + x1 = 1 and x2 alone; the truth (0.5, 0.5, 2)
+    released = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
+    return SimpleNamespace(released=released, known=np.array([0.5, 0.5, 2.0]), lo=np.zeros(3),
+                           hi=np.full(3, np.inf), integer=np.full(3, integer))  # fmt: skip
+
+
+def test_a_real_point_counts_only_beyond_its_own_error() -> None:
+    """A point that meets every equation exactly moves a real total as far as it reaches; one that misses an
+    equation by δ moves it only beyond POINT_SLACK × δ (hand-worked: x0 + x1 = 1, the total is x0)."""
+    import scipy.sparse as sp
+
+    from privrisk.outputs.extremes import POINT_SLACK, _moved
+
+    region = _region(integer=False)
+    g = sp.csr_matrix(np.array([[1.0, 0.0, 0.0]]))
+    base = g @ region.known
+    exact = sp.csr_matrix(np.array([[0.3, -0.3, 0.0]]))  # (0.8, 0.2, 2): a solution
+    ends = _ends(base)
+    _moved(region, exact, g, base, ends)
+    assert ends.seen_hi[0] == pytest.approx(0.8, abs=1e-9) and ends.seen_lo[0] == 0.5
+    stray = sp.csr_matrix(np.array([[3e-8, 0.0, 0.0]]))  # misses x0 + x1 = 1 by 3·10⁻⁸ and moves x0 by as much
+    ends = _ends(base)
+    _moved(region, stray, g, base, ends)
+    assert ends.seen_hi[0] == 0.5 and ends.seen_lo[0] == 0.5
+    # a move larger than its slack counts, less the slack
+    far = sp.csr_matrix(np.array([[0.4 + 1e-8, -0.4, 0.0]]))
+    ends = _ends(base)
+    _moved(region, far, g, base, ends)
+    assert ends.seen_hi[0] == pytest.approx(0.9 + 1e-8 - POINT_SLACK * 1e-8, abs=1e-12)
+
+
+def test_whole_points_count_as_they_are() -> None:
+    """Where every unknown is whole the points meet the equations exactly: no slack (x0 from 0.5 to 1, exactly)."""
+    import scipy.sparse as sp
+
+    from privrisk.outputs.extremes import _moved
+
+    region = _region(integer=True)
+    g = sp.csr_matrix(np.array([[1.0, 0.0, 0.0]]))
+    base = g @ region.known
+    ends = _ends(base)
+    _moved(region, sp.csr_matrix(np.array([[0.5, -0.5, 0.0]])), g, base, ends)
+    assert ends.seen_hi[0] == 1.0

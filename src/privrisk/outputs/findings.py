@@ -27,10 +27,6 @@ from privrisk.outputs.intervals import Region
 
 __all__ = ["Lattice", "attribute_findings", "count_findings", "sum_findings"]
 
-#: How far beyond the tolerance of a determined sum a point's total may stray and still be taken as the solver's
-#: error rather than a reach (:func:`sum_findings`).
-SEEN_SLACK = 1_000.0
-
 
 @dataclass
 class Lattice:
@@ -240,15 +236,13 @@ def sum_findings(
     tol_s = tol / scale
     g = lat.matrix(cand, offset)
 
-    # Points with real unknowns hold the equations only to a tolerance (extremes._TOL a released number), so
-    # their totals stray that far from what the equations allow: a group they move less than ``slack`` is still
-    # sent to the programmes, which decide it (a determined sum of 8 people was seen to move by 2 units, twice
-    # ``tol``, and was not examined further).
-    slack = SEEN_SLACK * tol_s
+    # Points with real unknowns hold the equations only to a tolerance, and their totals may stray further: the
+    # values seen are each point's reach less its own error (extremes.POINT_SLACK; a determined sum of 8 people was
+    # once seen to move by 2 units). A group seen to move less than ``tol`` is still sent to the programmes.
 
     def need(e: Ends) -> tuple[np.ndarray, np.ndarray]:
-        same = is_e & (e.seen_hi - e.seen_lo <= slack)
-        return same | (truth_s - e.seen_lo < need_s + slack), same | (e.seen_hi - truth_s < need_s + slack)
+        same = is_e & (e.seen_hi - e.seen_lo <= tol_s)
+        return same | (truth_s - e.seen_lo < need_s), same | (e.seen_hi - truth_s < need_s)
 
     ends = region.extremes(g, need=need)
     lo, hi = ends.lo * scale, ends.hi * scale
