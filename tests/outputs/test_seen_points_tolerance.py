@@ -93,8 +93,8 @@ def _region(integer: bool):
 
     # x0 + x1 = 1 and x2 alone; the truth (0.5, 0.5, 2)
     released = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
-    return SimpleNamespace(released=released, known=np.array([0.5, 0.5, 2.0]), lo=np.zeros(3),
-                           hi=np.full(3, np.inf), integer=np.full(3, integer))  # fmt: skip
+    return SimpleNamespace(released=released, released_csc=released.tocsc(), known=np.array([0.5, 0.5, 2.0]),
+                           lo=np.zeros(3), hi=np.full(3, np.inf), integer=np.full(3, integer))  # fmt: skip
 
 
 def test_a_real_point_counts_only_beyond_its_own_error() -> None:
@@ -134,3 +134,18 @@ def test_whole_points_count_as_they_are() -> None:
     ends = _ends(base)
     _moved(region, sp.csr_matrix(np.array([[0.5, -0.5, 0.0]])), g, base, ends)
     assert ends.seen_hi[0] == 1.0
+
+
+def test_points_together_count_as_each_alone() -> None:
+    """Several points at once (the equations read by a product, not column by column): the exact one reaches 0.8,
+    the stray one nothing, as when each is read alone."""
+    import scipy.sparse as sp
+
+    from privrisk.outputs.extremes import _moved
+
+    region = _region(integer=False)
+    g = sp.csr_matrix(np.array([[1.0, 0.0, 0.0]]))
+    base = g @ region.known
+    ends = _ends(base)
+    _moved(region, sp.csr_matrix(np.array([[0.3, -0.3, 0.0], [3e-8, 0.0, 0.0]])), g, base, ends)
+    assert ends.seen_hi[0] == pytest.approx(0.8, abs=1e-9) and ends.seen_lo[0] == 0.5

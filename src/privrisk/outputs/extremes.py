@@ -167,7 +167,10 @@ def _slack(region: Region, moves: sp.csr_matrix) -> np.ndarray | None:
     if not real.any():
         return None
     part = sp.csr_matrix(moves[np.flatnonzero(real)])
-    drift = np.asarray(abs(sp.csc_matrix(region.released @ part.T)).max(axis=0).todense()).ravel()
+    if part.shape[0] == 1:  # one point (a programme's): only the equations of the columns it changes
+        drift = np.abs(region.released_csc[:, part.indices] @ part.data).max(initial=0.0, keepdims=True)
+    else:
+        drift = np.asarray(abs(sp.csc_matrix(region.released @ part.T)).max(axis=0).todense()).ravel()
     owner = np.repeat(np.arange(part.shape[0]), np.diff(part.indptr))
     at = region.known[part.indices] + part.data
     worst = np.zeros(part.shape[0])
@@ -415,13 +418,12 @@ def extremes(
     # A point with real unknowns holds the equations only to the solver's tolerance: seen beyond a programme's
     # optimum it is that error, not a reach (it would widen a determined sum of a few people past the tolerance
     # that calls it determined). Real totals are widened by the truth alone.
-    real = real_totals
-    truth_only = real if region.known is not None else np.zeros(k, dtype=bool)
+    truth_only = real_totals if region.known is not None else np.zeros(k, dtype=bool)
     np.minimum(ends.lo, np.where(truth_only, base, ends.seen_lo), out=ends.lo, where=np.isfinite(ends.seen_lo))
     np.maximum(ends.hi, np.where(truth_only, base, ends.seen_hi), out=ends.hi, where=np.isfinite(ends.seen_hi))
     if region.known is not None:
         with np.errstate(invalid="ignore"):
-            point = real & (ends.hi - ends.lo <= PRECISION * np.maximum(1.0, np.abs(base)))
+            point = real_totals & (ends.hi - ends.lo <= PRECISION * np.maximum(1.0, np.abs(base)))
         ends.lo[point] = ends.hi[point] = base[point]
         ends.lo_exact |= point
         ends.hi_exact |= point

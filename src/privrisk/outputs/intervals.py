@@ -22,6 +22,7 @@ marked undecided.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -194,6 +195,11 @@ class Region:
         self.found: sp.csr_matrix | None = None
         self._found_ok: sp.csr_matrix | None = None
         self._found_csc: tuple[sp.csr_matrix | None, sp.csc_matrix | None] = (None, None)
+
+    @functools.cached_property
+    def released_csc(self) -> sp.csc_matrix:
+        """The released equations by columns: one point's equations are read from the columns it changes."""
+        return sp.csc_matrix(self.released)
 
     # --- one block ------------------------------------------------------------------------------------------
 
