@@ -179,3 +179,30 @@ def test_an_interrupt_the_interpreter_wrapped_is_still_an_interrupt(monkeypatch,
     assert cli._run(["release"], debug=False) == code
     err = capsys.readouterr().err
     assert err.strip().splitlines()[-1] == f"privrisk: error: {word}" and "internal error" not in err
+
+
+def test_an_interrupt_that_an_extension_swallowed_is_still_exit_130(monkeypatch, capsys):
+    # CI, 2026-12-01: exit 70, "internal error: TypeError: affine_transform(): incompatible function arguments":
+    # matplotlib's pybind11 argument conversion caught the KeyboardInterrupt and raised a TypeError that carries
+    # no trace of it. Here the library function does the same (without the fix: 70).
+    import privrisk.accounting.risk_report as risk_report
+    import privrisk.cli as cli
+
+    def swallows_the_interrupt(*args: object, **kwargs: object) -> None:
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt:
+            pass  # as pybind11's type casters clear the error
+        raise TypeError("affine_transform(): incompatible function arguments")
+
+    monkeypatch.setattr(risk_report, "run_risk", swallows_the_interrupt)
+    previous = signal.signal(signal.SIGINT, cli._interrupted_during_start_up)  # as `privrisk` itself starts
+    try:
+        code = cli.main(["risk", "--epsilon", "1"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert code == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "privrisk: error: interrupted"
+    # and a TypeError without an interrupt stays a bug (exit 70)
+    monkeypatch.setattr(risk_report, "run_risk", lambda *a, **k: (_ for _ in ()).throw(TypeError("a bug")))
+    assert cli.main(["risk", "--epsilon", "1"]) == 70

@@ -84,8 +84,21 @@ class Terminated(BaseException):
     """Raised by :func:`main`'s SIGTERM handler so that ``finally`` blocks (temporary outputs) still run."""
 
 
+# The signal that stopped this run, noted when it arrives: an extension built with pybind11 (matplotlib's
+# ``affine_transform``, HiGHS) turns a KeyboardInterrupt raised while it converts its arguments into a TypeError
+# ("incompatible function arguments") that carries no trace of the interrupt.
+_stopped_by: list[type[BaseException]] = []
+
+
 def _terminate(signum: int, frame: object) -> None:
+    _stopped_by.append(Terminated)
     raise Terminated(signum)
+
+
+def _ctrl_c(signum: int, frame: object) -> None:
+    """Python's own SIGINT handler (a KeyboardInterrupt), which also notes that Ctrl-C came."""
+    _stopped_by.append(KeyboardInterrupt)
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if debug:
         args.remove("--debug")
     previous = None
+    _stopped_by.clear()
     with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
         previous = signal.signal(signal.SIGTERM, _terminate)
     try:
@@ -128,7 +142,7 @@ def _run(args: list[str], debug: bool) -> int:
     try:
         if signal.getsignal(signal.SIGINT) is _interrupted_during_start_up:
             # From here Ctrl-C is a KeyboardInterrupt: the temporary outputs are removed on the way out (exit 130).
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, _ctrl_c)
         with library_warnings_on_stderr(lambda text: option_message(text, command, args)):
             result = command.main(args=args, prog_name="privrisk", standalone_mode=False)
         if isinstance(result, int) and not isinstance(result, bool) and result != 0:
@@ -189,11 +203,17 @@ def _run(args: list[str], debug: bool) -> int:
         return 2
     except Exception as exc:
         stop = _signal_within(exc)
-        if stop is not None:
+        if stop is not None or _stopped_by:
             # Python (before 3.12) wraps what __set_name__ raises in a RuntimeError: a Ctrl-C while matplotlib
-            # builds its classes is such a wrapped interrupt, not an internal error.
-            _error("interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated")
-            return 130 if isinstance(stop, KeyboardInterrupt) else 143
+            # builds its classes is such a wrapped interrupt, not an internal error. A signal that an extension
+            # swallowed (see _stopped_by) left only its note.
+            interrupted = (
+                isinstance(stop, KeyboardInterrupt)
+                if stop is not None
+                else _stopped_by[0] is KeyboardInterrupt
+            )
+            _error("interrupted" if interrupted else "terminated")
+            return 130 if interrupted else 143
         if debug:
             traceback.print_exc()
             _error(f"internal error: {type(exc).__name__}: {exc}")
