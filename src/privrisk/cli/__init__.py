@@ -203,15 +203,12 @@ def _run(args: list[str], debug: bool) -> int:
         return 2
     except Exception as exc:
         stop = _signal_within(exc)
-        if stop is not None or _stopped_by:
-            # Python (before 3.12) wraps what __set_name__ raises in a RuntimeError: a Ctrl-C while matplotlib
-            # builds its classes is such a wrapped interrupt, not an internal error. A signal that an extension
-            # swallowed (see _stopped_by) left only its note.
-            interrupted = (
-                isinstance(stop, KeyboardInterrupt)
-                if stop is not None
-                else _stopped_by[0] is KeyboardInterrupt
-            )
+        # Python (before 3.12) wraps what __set_name__ raises in a RuntimeError: a Ctrl-C while matplotlib builds
+        # its classes is such a wrapped interrupt, not an internal error. A signal that an extension swallowed
+        # left only its note (_stopped_by).
+        kind = type(stop) if stop is not None else (_stopped_by[0] if _stopped_by else None)
+        if kind is not None:
+            interrupted = issubclass(kind, KeyboardInterrupt)
             _error("interrupted" if interrupted else "terminated")
             return 130 if interrupted else 143
         if debug:

@@ -38,7 +38,7 @@ from privrisk.outputs.group_findings import group_findings, released_atoms
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.knowledge import Knowledge
 from privrisk.outputs.mean_counts import mean_counts
-from privrisk.outputs.moves import moves, moves_through
+from privrisk.outputs.moves import TRIES, moves, moves_through
 from privrisk.outputs.nearby import subtables
 from privrisk.outputs.perturbed import Slacks
 from privrisk.outputs.policy import Policy
@@ -57,7 +57,7 @@ ATOMS_LINEAR = 500
 #: (:func:`~privrisk.outputs.moves.moves_through`), before any programme: each batch is cheap, a programme on a
 #: large block is not (the large request of ``benchmarks/outputs.py``: 3,846 groups open after the first moves).
 TARGETED_ROUNDS = 4
-#: Atoms a batch draws its full 8 tries a set of dimensions for; around more, fewer tries each (at least one), so
+#: Atoms a batch draws its full tries a set of dimensions for (:data:`~privrisk.outputs.moves.TRIES`); around more, fewer tries each (at least one), so
 #: that a batch stays about this size. Every move is checked against the released equations and then pooled for
 #: the walks: the large request's shape at 300,000 records left 88,822 atoms open, 3.8·10⁶ moves a batch, 90 s
 #: to check each and the walks over all of them not done after 10 minutes.
@@ -479,7 +479,7 @@ def difference(
 
     def around(unknowns: np.ndarray) -> Iterator[sp.csr_matrix]:
         targets = unknowns[unknowns < n]
-        tries = int(np.clip(8 * TARGETED_ATOMS // max(targets.size, 1), 1, 8))
+        tries = int(np.clip(TRIES * TARGETED_ATOMS // max(targets.size, 1), 1, TRIES))
         for seed in range(TARGETED_ROUNDS):
             yield _widen(
                 moves_through(cube.coords, cube.sizes, held_counts, truth, targets, tries=tries, seed=seed),

@@ -15,7 +15,10 @@ import itertools
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["moves", "moves_through", "walks"]
+__all__ = ["TRIES", "moves", "moves_through", "walks"]
+
+# Pairs of levels :func:`moves_through` draws for each target and set of dimensions, by default.
+TRIES = 8
 
 
 def _sets(sizes: tuple[int, ...], held: list[frozenset[int]], limit: int) -> list[tuple[int, ...]]:
@@ -87,7 +90,7 @@ def moves_through(
     point: np.ndarray,
     targets: np.ndarray,
     *,
-    tries: int = 8,
+    tries: int = TRIES,
     limit: int = 10,
     seed: int = 0,
 ) -> sp.csr_matrix:
