@@ -43,6 +43,15 @@ Status = Literal["optimal", "infeasible", "unbounded", "timeout", "failed"]
 
 _BANNER_LOCK = threading.Lock()
 _LIMIT = 2**31 - 1  # HiGHS's "no limit" for iterations and nodes
+# Primal simplex re-solved from a feasible basis runs without HiGHS's bound perturbation: with it, the end of every
+# solve removes the perturbation and cleans up with dual simplex, which on the large degenerate blocks of the
+# output checker took most of the time (one programme per end of the large request's sums in
+# ``benchmarks/outputs.py``: 1.6 s unperturbed, not done after 4 min perturbed; a hierarchical table of 46,656
+# cells: every interval the same, 9.4 s CPU against 31.4 s). Perturbation is what keeps a degenerate simplex from
+# stalling, so a solve that takes more than this many iterations per row and column goes on with it (at HiGHS's
+# default multiplier, ``_PERTURBATION``).
+_UNPERTURBED_PER_SIZE = 4
+_PERTURBATION = 1.0
 _BANNER_DONE = False
 
 
@@ -151,7 +160,7 @@ class Program:
         lower, upper: the variables' bounds (±inf for none).
         integer: which variables must be whole (None: none, a linear programme).
         primal: primal simplex (for a model re-solved with only its objective changed; the last basis stays
-            primal feasible), else HiGHS's choice.
+            primal feasible), without bound perturbation unless a solve stalls; else HiGHS's choice.
         presolve: HiGHS's presolve (off by default for re-solved linear models, where it would discard the basis).
     """
 
@@ -202,9 +211,12 @@ class Program:
         if presolve is None:
             presolve = self._is_mip
         h.setOptionValue("presolve", "on" if presolve else "off")
-        if primal and not self._is_mip:
+        self._unperturbed = primal and not self._is_mip
+        if self._unperturbed:
             h.setOptionValue("solver", "simplex")
             h.setOptionValue("simplex_strategy", 4)
+            h.setOptionValue("primal_simplex_bound_perturbation_multiplier", 0.0)
+        self._iterations = 0
         # One thread: privrisk's callers already run several programmes side by side on few cores.
         h.setOptionValue("threads", 1)
         h.setOptionValue("random_seed", 0)  # the same request gives the same answer every run
@@ -281,10 +293,23 @@ class Program:
             return Solution("timeout", float("nan"))
         h.setOptionValue("time_limit", float(limit) if np.isfinite(limit) else float("inf"))
         # Iterations and nodes, unlike seconds, end a search at the same place on every run and machine.
-        h.setOptionValue("simplex_iteration_limit", _LIMIT if iterations is None else max(0, int(iterations)))
+        allowed = _LIMIT if iterations is None else max(0, int(iterations))
         if self._is_mip:
             h.setOptionValue("mip_max_nodes", _LIMIT if nodes is None else max(0, int(nodes)))
+        stall = _UNPERTURBED_PER_SIZE * (self.m + self.n)
+        h.setOptionValue("simplex_iteration_limit", min(allowed, stall) if self._unperturbed else allowed)
+        started = time.perf_counter()
         h.run()
+        self._iterations = int(h.getInfo().simplex_iteration_count)
+        if self._unperturbed and allowed > stall and self._iterations >= stall and _status(h) == "timeout":
+            # Stalled without perturbation (a degenerate vertex): on from here with it, within what is left.
+            h.setOptionValue("primal_simplex_bound_perturbation_multiplier", _PERTURBATION)
+            h.setOptionValue("simplex_iteration_limit", allowed - self._iterations)
+            if np.isfinite(limit):
+                h.setOptionValue("time_limit", max(limit - (time.perf_counter() - started), 0.0))
+            h.run()
+            self._iterations += int(h.getInfo().simplex_iteration_count)
+            h.setOptionValue("primal_simplex_bound_perturbation_multiplier", 0.0)
         status = _status(h)
         if status != "optimal":
             bound = float("nan")
@@ -316,7 +341,7 @@ class Program:
     @property
     def iterations(self) -> int:
         """The simplex iterations of the last solve."""
-        return int(self._h.getInfo().simplex_iteration_count)
+        return self._iterations
 
     def minimise(
         self, idx: Sequence[int] | np.ndarray, val: Sequence[float] | np.ndarray, **limits: Unpack[Limits]
