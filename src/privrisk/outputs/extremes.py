@@ -371,11 +371,15 @@ def extremes(
     # Whole tables over all open ends at once (each block's integer programme, its root alone): where the linear
     # vertices are fractional (a small survey's sparse table), one such table empties or fills many groups.
     rounds(WHOLE_ROUNDS, region.whole_points)
-    # One programme per end still open (what is wanted is asked again every few programmes).
+    # One programme per end still open (what is wanted is asked again every few programmes): every least end, then
+    # every largest, so that each programme starts from an optimum pushed the same way. Taken a total's two ends
+    # in turn, each started from the opposite vertex: the large request's sums (``benchmarks/outputs.py``) left
+    # 152 groups undecided when the budget ran out; in this order 0, within the same budget.
     w_lo, w_hi = wanted()
+    totals = np.flatnonzero(w_lo | w_hi).tolist()
     solves = 0
-    for i in np.flatnonzero(w_lo | w_hi).tolist():
-        for sign in (1.0, -1.0):
+    for sign in (1.0, -1.0):
+        for i in totals:
             if solves >= 16:
                 w_lo, w_hi = wanted()
                 solves = 0
