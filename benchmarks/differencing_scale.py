@@ -17,6 +17,9 @@ The naive baseline, in the same run: for each primary two linear programmes over
 cell an unknown, published cells fixed by their bounds, scipy's ``linprog`` with HiGHS, a model built from scratch
 each time), timed on ``--naive-sample`` primaries and multiplied out to all of them.
 
+With ``--perturbed``, the same pattern again with HiGHS's bound perturbation in every programme (the solver
+before 2026-12-01), its time beside ours and whether every interval is the same.
+
 Prints wall and CPU time, peak memory (resident, as the OS reports it) and the machine's load.
 
 With ``--intervals bounds`` no programme is solved: each primary's protection is still proven by two whole tables
@@ -24,7 +27,7 @@ with the published cells (the witnesses), and its interval is the outer bound [0
 naive baseline still solves the two programmes per primary a proof by linear programming needs.
 
 Run: .venv/bin/python benchmarks/differencing_scale.py [--fanout 9 10] [--records N] [--threshold 10]
-     [--naive-sample K] [--seed S] [--intervals exact|bounds] [--quick]
+     [--naive-sample K] [--seed S] [--intervals exact|bounds] [--perturbed] [--quick]
 """
 
 from __future__ import annotations
@@ -84,6 +87,31 @@ def naive(
     return spent / max(1, picks.size) * hid.size, runs
 
 
+def perturbed_baseline(parents: list, values: np.ndarray, threshold: int, exact: bool, ours: object,
+                       cpu: float) -> None:  # fmt: skip
+    """The same pattern with HiGHS's bound perturbation in every programme: a stall cap of 0 iterations sends each
+    re-solve to :mod:`privrisk.solver`'s perturbed fallback at once."""
+    import privrisk.solver as solver
+    from privrisk.outputs.hierarchical import suppression_pattern
+
+    saved = solver._UNPERTURBED_PER_SIZE
+    solver._UNPERTURBED_PER_SIZE = 0
+    try:
+        wall, spent = time.perf_counter(), time.process_time()
+        theirs = suppression_pattern(parents, values, threshold, intervals=exact)
+        wall, spent = time.perf_counter() - wall, time.process_time() - spent
+    finally:
+        solver._UNPERTURBED_PER_SIZE = saved
+    same = all(
+        np.array_equal(getattr(ours, f), getattr(theirs, f), equal_nan=True)
+        for f in ("suppressed", "lo", "hi", "exact")
+    )
+    print(
+        f"perturbed baseline (HiGHS's bound perturbation in every programme): {wall:.2f} s ({spent:.2f} s CPU); "
+        f"perturbed / privrisk = {spent / max(cpu, 1e-9):.1f}× CPU; the same pattern and intervals: {same}"
+    )
+
+
 def main() -> None:
     from privrisk.outputs.hierarchical import hierarchy, relations, suppression_pattern, table_from_leaves
 
@@ -101,11 +129,17 @@ def main() -> None:
         "the interval an outer bound (no programmes)",
     )
     parser.add_argument(
+        "--perturbed",
+        action="store_true",
+        help="also run the same pattern with HiGHS's bound perturbation in every programme (the solver before "
+        "2026-12-01) and check that the intervals are the same",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="a small table (3 × 3 codes a dimension): a smoke test"
     )
     args = parser.parse_args()
     if args.quick:
-        args.fanout, args.records, args.naive_sample = [2], 60, 1
+        args.fanout, args.records, args.naive_sample, args.perturbed = [2], 60, 1, True
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     parents = [hierarchy(*args.fanout) for _ in range(3)]
     n_leaves = int(np.prod(args.fanout))
@@ -136,6 +170,8 @@ def main() -> None:
             f"integer programmes ({stats['mip_gap']:,} below the linear end), {stats['not_exact']:,} left as "
             f"bounds; {stats['fixed']:,} cells pinned by the bounds; largest block {stats['largest']:,} cells"
         )
+    if args.perturbed:
+        perturbed_baseline(parents, values, args.threshold, args.intervals == "exact", pattern, cpu)
     if args.naive_sample > 0:
         a = relations(parents)
         base, runs = naive(

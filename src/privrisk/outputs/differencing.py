@@ -57,10 +57,10 @@ ATOMS_LINEAR = 500
 #: (:func:`~privrisk.outputs.moves.moves_through`), before any programme: each batch is cheap, a programme on a
 #: large block is not (the large request of ``benchmarks/outputs.py``: 3,846 groups open after the first moves).
 TARGETED_ROUNDS = 4
-#: Atoms a batch draws its full tries a set of dimensions for (:data:`~privrisk.outputs.moves.TRIES`); around more, fewer tries each (at least one), so
-#: that a batch stays about this size. Every move is checked against the released equations and then pooled for
-#: the walks: the large request's shape at 300,000 records left 88,822 atoms open, 3.8·10⁶ moves a batch, 90 s
-#: to check each and the walks over all of them not done after 10 minutes.
+#: Atoms a batch draws its full tries a set of dimensions for (:data:`~privrisk.outputs.moves.TRIES`); around
+#: more, fewer tries each (at least one), so that a batch stays about this size. Every move is checked against
+#: the released equations and then pooled for the walks: the large request's shape at 300,000 records left 88,822
+#: atoms open, 3.8·10⁶ moves a batch, 90 s to check each and the walks over all of them not done after 10 minutes.
 TARGETED_ATOMS = 10_000
 
 
