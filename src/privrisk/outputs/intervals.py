@@ -487,13 +487,19 @@ class Region:
         return extremes(self, g, need=need, explain=explain, exact=exact, reach_hi=reach_hi)
 
     def why(
-        self, idx: np.ndarray, val: np.ndarray, ends: Ends | None = None, total: int = -1
+        self,
+        idx: np.ndarray,
+        val: np.ndarray,
+        ends: Ends | None = None,
+        total: int = -1,
+        signs: tuple[float, ...] = (1.0, -1.0),
     ) -> tuple[int, ...]:
-        """The released equations that bound Σ val·x[idx] (the non-zero duals of its two programmes). Where
-        ``ends`` (from :meth:`extremes`) already solved an end of that total (its row ``total``), its duals are
-        used, not solved for again."""
+        """The released equations that bound Σ val·x[idx] (the non-zero duals of its two programmes; ``signs``:
+        of its least end alone (1) or largest alone (−1), where only that end discloses). Where ``ends`` (from
+        :meth:`extremes`) already solved an end of that total (its row ``total``), its duals are used, not solved
+        for again."""
         used: set[int] = set()
-        for sign in (1.0, -1.0):
+        for sign in signs:
             rows = None if ends is None else ends.used.get((total, int(sign)))
             if rows is None:
                 *_, rows = self.optimise(idx, val, sign, exact=False)
