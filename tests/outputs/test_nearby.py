@@ -14,7 +14,7 @@ from scipy.optimize import linprog
 
 from outputs_helpers import released_cube
 from privrisk.outputs.moves import moves
-from privrisk.outputs.nearby import nearby_points, subtables
+from privrisk.outputs.nearby import nearby_pairs, nearby_points, subtables
 
 
 @settings(max_examples=60, deadline=None)
@@ -96,3 +96,37 @@ def test_subtables_keep_the_own_levels_and_add_the_fullest() -> None:
     sums = [tuple(coords[j - 12]) for j in got[got >= 12]]
     assert counts == [(0, 0, 0), (2, 0, 0)]  # own level 0 and the fullest, 2; axis 2 stays at its own level
     assert sums == [(0, 0, 1), (0, 1, 1), (2, 0, 1), (2, 1, 1)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 100_000), st.booleans())
+def test_both_ends_from_one_subtable_programme_reach_each_optimum(seed: int, whole: bool) -> None:
+    # nearby_pairs lowers a total, then raises it from that optimum, in one programme started from the truth:
+    # each point solves the system, and over the whole cube each reaches its own optimum (scipy's linprog).
+    cube = np.random.default_rng(seed)
+    coords, sizes, _, a = released_cube(cube)
+    rng = np.random.default_rng(seed + 1)
+    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
+    if not whole:
+        truth = truth * rng.uniform(0.5, 2.0, truth.size)
+    n = truth.size
+    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
+    g = (rng.random((3, n)) < 0.3).astype(float)
+    g[g.sum(axis=1) == 0, 0] = 1.0
+    up_wanted, down_wanted = rng.random(3) < 0.7, rng.random(3) < 0.7
+    up, down = nearby_pairs(
+        sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), sp.csr_matrix(g),
+        sp.csr_matrix((0, n)), up_wanted, down_wanted, neighbourhood=lambda own: around(own, max(sizes)), support=n,
+    )  # fmt: skip
+    for i in range(3):
+        for d, sign, wanted in ((up, -1.0, up_wanted[i]), (down, 1.0, down_wanted[i])):
+            point = truth + d[i].toarray().ravel()
+            assert np.all(point >= -1e-9) and np.allclose(a @ point, a @ truth, atol=1e-6)
+            if not wanted:
+                assert d[i].nnz == 0
+                continue
+            best = linprog(sign * g[i], A_eq=a, b_eq=a @ truth, bounds=[(0, None)] * n, method="highs")
+            if best.status != 0 or (whole and d[i].nnz == 0):
+                continue  # unbounded, or a fractional optimum (not a whole point)
+            reached = g[i] @ point
+            assert abs(reached - sign * best.fun) <= 1e-6 * max(1.0, abs(best.fun))

@@ -144,10 +144,8 @@ def test_a_walk_or_nearby_point_that_breaks_a_released_total_is_not_seen(source,
     broken = sp.csr_matrix(np.array([[-1.0, -2.0, 0.0]]))
     if source == "subtable":
         region.subtable = lambda own, levels: np.arange(3)
-        nothing = sp.csr_matrix((1, 3))
-        monkeypatch.setattr(
-            extremes_module, "nearby_points", lambda *a, **k: broken if k.get("neighbourhood") else nothing
-        )
+        monkeypatch.setattr(extremes_module, "nearby_points", lambda *a, **k: sp.csr_matrix((1, 3)))
+        monkeypatch.setattr(extremes_module, "nearby_pairs", lambda *a, **k: (broken, broken))
     else:
         monkeypatch.setattr(extremes_module, source, lambda *a, **k: broken)
     ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))

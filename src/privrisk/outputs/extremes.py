@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from privrisk.outputs.moves import walks
-from privrisk.outputs.nearby import nearby_points
+from privrisk.outputs.nearby import nearby_pairs, nearby_points
 from privrisk.outputs.reach import reach
 
 if TYPE_CHECKING:
@@ -318,23 +318,15 @@ def extremes(
         def near(totals: sp.csr_matrix) -> sp.csr_matrix:
             return nearby_points(region.released, truth, region.lo, region.hi, region.integer, totals, every)
 
-        def in_subtable(levels: int) -> Callable[[sp.csr_matrix], sp.csr_matrix]:
+        def in_subtable(levels: int) -> Callable[[np.ndarray], np.ndarray]:
             assert region.subtable is not None
             around = region.subtable
-
-            def search(totals: sp.csr_matrix) -> sp.csr_matrix:
-                return nearby_points(region.released, truth, region.lo, region.hi, region.integer, totals, every,
-                                     neighbourhood=lambda own: around(own, levels))  # fmt: skip
-
-            return search
+            return lambda own: around(own, levels)
 
         # Walks first; what they leave, small programmes over the unknowns around each total, found by the moves
         # through it, then over a sub-table around it (a point reached, not a bound). Each point is checked like
         # a move.
-        searches: list[Callable[[sp.csr_matrix], sp.csr_matrix]] = [walked, near]
-        if region.subtable is not None:
-            searches += [in_subtable(levels) for levels in SUBTABLE_LEVELS]
-        for search in searches:
+        for search in (walked, near):
             for sign in (1.0, -1.0):
                 w = wanted()[0 if sign > 0 else 1]
                 if w.any() and every.shape[0]:
@@ -342,6 +334,18 @@ def extremes(
                     w_lo, w_hi = wanted()
                     _moved(region, _valid(region, found), g, base, ends, np.flatnonzero(w_lo | w_hi))
                     mark()
+        for levels in SUBTABLE_LEVELS if region.subtable is not None else ():
+            # Both ends of a total from one programme over its sub-table (started from the truth once).
+            w_lo, w_hi = wanted()
+            rows = np.flatnonzero(w_lo | w_hi)
+            if not rows.size or not every.shape[0]:
+                continue
+            up, down = nearby_pairs(region.released, truth, region.lo, region.hi, region.integer, g[rows], every,
+                                    w_hi[rows], w_lo[rows], neighbourhood=in_subtable(levels))  # fmt: skip
+            for found in (down, up):
+                w_lo, w_hi = wanted()
+                _moved(region, _valid(region, found), g, base, ends, np.flatnonzero(w_lo | w_hi))
+                mark()
     if region.known is not None and reach_hi is not None:
         asked = np.flatnonzero(wanted()[1] & np.isfinite(reach_hi))
         if asked.size:

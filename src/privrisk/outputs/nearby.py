@@ -28,7 +28,7 @@ import scipy.sparse as sp
 
 from privrisk.solver import Program
 
-__all__ = ["nearby_points", "subtables"]
+__all__ = ["nearby_pairs", "nearby_points", "subtables"]
 
 # Unknowns one small programme may change, and the simplex iterations it may take.
 SUPPORT = 2_000
@@ -80,6 +80,41 @@ def nearby_points(
         >>> (known + d.toarray()[0]).tolist()
         [4.0, 0.0, 6.0, 0.0]
     """
+    k = g.shape[0]
+    raised, _ = nearby_pairs(a, known, lower, upper, integer, g, pool, np.ones(k, bool), np.zeros(k, bool),
+                             support=support, iterations=iterations, neighbourhood=neighbourhood)  # fmt: skip
+    return raised
+
+
+def nearby_pairs(
+    a: sp.csr_matrix,
+    known: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    integer: np.ndarray,
+    g: sp.csr_matrix,
+    pool: sp.csr_matrix,
+    up: np.ndarray,
+    down: np.ndarray,
+    *,
+    support: int = SUPPORT,
+    iterations: int = ITERATIONS,
+    neighbourhood: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """:func:`nearby_points` both ways: for each row of ``g`` where ``up`` says, a change that raises its total,
+    and where ``down`` says, one that lowers it, both from one programme over the unknowns around it (lowered
+    first, then raised from that optimum: with a sub-table's programme started from the truth, the second
+    direction cost a quarter of the first on the large request of ``benchmarks/outputs.py``).
+
+    Example:
+        >>> a = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1]]))
+        >>> known, g = np.array([1.0, 3, 2, 4]), sp.csr_matrix(np.array([[1.0, 0, 1, 0]]))
+        >>> up, down = nearby_pairs(a, known, np.zeros(4), np.full(4, np.inf), np.ones(4, bool), g,
+        ...                         sp.csr_matrix((0, 4)), np.ones(1, bool), np.ones(1, bool),
+        ...                         neighbourhood=lambda own: np.arange(4))
+        >>> (g @ (known + up.toarray()[0])).tolist(), (g @ (known + down.toarray()[0])).tolist()
+        ([10.0], [0.0])
+    """
     a_csc = sp.csc_matrix(a)
     g = sp.csr_matrix(g)
     n = a.shape[1]
@@ -88,13 +123,12 @@ def nearby_points(
         if pool.shape[0] and neighbourhood is None
         else sp.csr_matrix((g.shape[0], pool.shape[0]))
     )
-    rows: list[np.ndarray] = []
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
+    found: dict[float, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {-1.0: ([], [], []),
+                                                                                      1.0: ([], [], [])}  # fmt: skip
     for i in range(g.shape[0]):
         own = g.indices[g.indptr[i] : g.indptr[i + 1]]
         weights = g.data[g.indptr[i] : g.indptr[i + 1]]
-        if own.size == 0 or own.size > support:
+        if own.size == 0 or own.size > support or not (up[i] or down[i]):
             continue
         if neighbourhood is not None:
             s = np.union1d(own, neighbourhood(own))
@@ -110,27 +144,54 @@ def nearby_points(
         sub = cut[np.flatnonzero(np.diff(cut.indptr))]
         rhs = sub @ known[s]
         whole = integer[s]
-        prog = Program(sub, rhs, rhs, lower=lower[s], upper=upper[s], primal=False, presolve=True)
-        sol = prog.maximise(np.searchsorted(s, own), weights, iterations=iterations)
-        if sol.status != "optimal" or sol.x is None:
-            continue
-        x = sol.x
-        if whole.any():
-            if not np.all(np.abs(x[whole] - np.round(x[whole])) <= 1e-6):
+        prog = _started(sub, rhs, lower[s], upper[s], known[s], started=neighbourhood is not None)
+        at = np.searchsorted(s, own)
+        for sign in (-1.0, 1.0):
+            if not (up[i] if sign > 0 else down[i]):
                 continue
-            x = np.where(whole, np.round(x), x)
-        change = x - known[s]
-        nz = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(known[s]))
-        if not nz.any():
-            continue
-        rows.append(np.full(int(nz.sum()), i))
-        cols.append(s[nz])
-        vals.append(change[nz])
-    if not rows:
-        return sp.csr_matrix((g.shape[0], n))
-    return sp.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(g.shape[0], n)
-    )
+            sol = prog.maximise(at, sign * weights, iterations=iterations)
+            if sol.status != "optimal" or sol.x is None:
+                continue
+            x = sol.x
+            if whole.any():
+                if not np.all(np.abs(x[whole] - np.round(x[whole])) <= 1e-6):
+                    continue
+                x = np.where(whole, np.round(x), x)
+            change = x - known[s]
+            nz = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(known[s]))
+            if not nz.any():
+                continue
+            rows, cols, vals = found[sign]
+            rows.append(np.full(int(nz.sum()), i))
+            cols.append(s[nz])
+            vals.append(change[nz])
+    out = []
+    for sign in (1.0, -1.0):
+        rows, cols, vals = found[sign]
+        out.append(
+            sp.csr_matrix(
+                (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(g.shape[0], n)
+            )
+            if rows
+            else sp.csr_matrix((g.shape[0], n))
+        )
+    return out[0], out[1]
+
+
+def _started(a: sp.csr_matrix, rhs: np.ndarray, lower: np.ndarray, upper: np.ndarray, known: np.ndarray,
+             started: bool) -> Program:  # fmt: skip
+    """The small programme, started from the truth where ``started`` (primal simplex from the vertex HiGHS's
+    crossover finds next to it), else solved from scratch by HiGHS's choice (dual simplex after presolve).
+
+    A sub-table's programme of sums has its truth inside, far from any vertex, and hundreds of times more rows
+    than its rank: from scratch it took 700 dual simplex iterations (64 ms) on the large request of
+    ``benchmarks/outputs.py``; from the truth, 55 primal ones after a crossover of 25 ms (35 ms in all). Around the
+    moves the programmes are small enough that the crossover costs what it saves."""
+    if started:
+        prog = Program(a, rhs, rhs, lower=lower, upper=upper)
+        if prog.start_at(known):
+            return prog
+    return Program(a, rhs, rhs, lower=lower, upper=upper, primal=False, presolve=True)
 
 
 def subtables(
