@@ -183,8 +183,8 @@ def _started(a: sp.csr_matrix, rhs: np.ndarray, lower: np.ndarray, upper: np.nda
     """The small programme, started from the truth where ``started`` (primal simplex from the vertex HiGHS's
     crossover finds next to it), else solved from scratch by HiGHS's choice (dual simplex after presolve).
 
-    A sub-table's programme of sums has its truth inside, far from any vertex, and hundreds of times more rows
-    than its rank: from scratch it took 700 dual simplex iterations (64 ms) on the large request of
+    A sub-table's programme of sums has its truth inside, far from any vertex, and several times more rows than
+    its rank (2,376 rows of rank 242 in one): from scratch it took 700 dual simplex iterations (64 ms) on the large request of
     ``benchmarks/outputs.py``; from the truth, 55 primal ones after a crossover of 25 ms (35 ms in all). Around the
     moves the programmes are small enough that the crossover costs what it saves."""
     if started:
