@@ -117,3 +117,68 @@ def test_a_primal_simplex_that_stalls_unperturbed_goes_on_with_perturbation(
             assert sol.value == pytest.approx(ref.fun, abs=1e-7)
         p.minimise(nz, -c[nz], iterations=0)
         assert p.iterations == 0
+
+
+def test_programmes_side_by_side_give_what_one_thread_gives_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each programme on its own Program, solved in threads: every optimum the same as solved one after another
+    (and as scipy's linprog), in the order asked; the threads were used."""
+    import threading
+
+    import privrisk.solver as solver
+
+    rng = np.random.default_rng(7)
+    cases = []
+    for _ in range(24):
+        a = (rng.random((6, 14)) < 0.4).astype(float)
+        b = a @ rng.integers(0, 5, 14)
+        cases.append((a, b, rng.integers(-3, 4, 14).astype(float)))
+    names: set[str] = set()
+
+    def optimum(case: tuple[np.ndarray, np.ndarray, np.ndarray]) -> float:
+        names.add(threading.current_thread().name)
+        a, b, c = case
+        return (
+            Program(sp.csr_matrix(a), b, b, lower=np.zeros(14), upper=np.full(14, 9.0))
+            .minimise(np.arange(14), c)
+            .value
+        )
+
+    alone = [optimum(case) for case in cases]
+    names.clear()
+    monkeypatch.setattr(solver, "SIDE_BY_SIDE_LEAST", 1)
+    monkeypatch.setattr(solver, "_cores", lambda: 2)
+    together = solver.side_by_side(optimum, cases)
+    assert together == alone
+    assert all(name.startswith("privrisk-programme") for name in names)
+    for (a, b, c), value in zip(cases, alone, strict=True):
+        ref = linprog(c, A_eq=a, b_eq=b, bounds=[(0, 9)] * 14, method="highs")
+        assert value == pytest.approx(ref.fun, abs=1e-7)
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, ValueError])
+def test_an_error_or_ctrl_c_in_one_programme_side_by_side_reaches_the_caller(
+    monkeypatch: pytest.MonkeyPatch, error: type[BaseException]
+) -> None:
+    """Ctrl-C (or any error) in one item's work ends the whole call with it; the items not yet started are dropped
+    (not run after the caller has gone)."""
+    import threading
+
+    import privrisk.solver as solver
+
+    monkeypatch.setattr(solver, "SIDE_BY_SIDE_LEAST", 1)
+    monkeypatch.setattr(solver, "_cores", lambda: 2)
+    started: list[int] = []
+    gate = threading.Event()
+
+    def work(i: int) -> int:
+        started.append(i)
+        if i == 3:
+            raise error
+        if i > 3:
+            gate.wait(5)  # held until the caller has seen the error
+        return i
+
+    with pytest.raises(error):
+        solver.side_by_side(work, list(range(200)))
+    gate.set()
+    assert len(started) < 200

@@ -26,18 +26,18 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     import scipy.sparse as sp
 
-__all__ = ["Limits", "Program", "Solution", "Status", "solve"]
+__all__ = ["Limits", "Program", "Solution", "Status", "side_by_side", "solve"]
 
 Status = Literal["optimal", "infeasible", "unbounded", "timeout", "failed"]
 
@@ -53,6 +53,46 @@ _LIMIT = 2**31 - 1  # HiGHS's "no limit" for iterations and nodes
 _UNPERTURBED_PER_SIZE = 4
 _PERTURBATION = 1.0
 _BANNER_DONE = False
+# Independent programmes run in threads only from this many on (a pool costs about a millisecond to start) and in
+# at most this many threads (the Python between two solves holds the interpreter's lock).
+SIDE_BY_SIDE_LEAST = 32
+SIDE_BY_SIDE_THREADS = 4
+
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def side_by_side(work: Callable[[_Item], _Result], items: Sequence[_Item]) -> list[_Result]:
+    """``[work(x) for x in items]``, in that order, run in threads on the cores this process may use.
+
+    HiGHS's simplex (``Highs.run``) releases Python's interpreter lock, so independent programmes, each on its own
+    :class:`Program`, run side by side: 0.83 s against 1.64 s for 225 small programmes of the large request of
+    ``benchmarks/outputs.py`` on 2 cores. HiGHS's crossover (:meth:`Program.start_at`) holds the lock, so work
+    that is mostly crossovers gains less (8.1 s against 10.5 s). Each item's work must share no state that it
+    changes with another's: the answer is then the same as in one thread, whatever the order they finish in.
+    Ctrl-C stops waiting at once; programmes already running end on their own (a fraction of a second each).
+
+    Example:
+        >>> side_by_side(lambda x: x * x, list(range(40)))[-3:]
+        [1369, 1444, 1521]
+    """
+    threads = min(_cores(), SIDE_BY_SIDE_THREADS, len(items) // SIDE_BY_SIDE_LEAST)
+    if threads < 2:
+        return [work(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="privrisk-programme")
+    try:
+        return list(pool.map(work, items))
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 class Limits(TypedDict, total=False):

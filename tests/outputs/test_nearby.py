@@ -130,3 +130,37 @@ def test_both_ends_from_one_subtable_programme_reach_each_optimum(seed: int, who
                 continue  # unbounded, or a fractional optimum (not a whole point)
             reached = g[i] @ point
             assert abs(reached - sign * best.fun) <= 1e-6 * max(1.0, abs(best.fun))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 100_000), st.booleans())
+def test_small_programmes_in_threads_give_the_points_of_one_thread(seed: int, whole: bool) -> None:
+    """The programmes around each total run side by side (``solver.side_by_side``): the points are the same, to
+    the bit, as one after another."""
+    import privrisk.solver as solver
+
+    cube = np.random.default_rng(seed)
+    coords, sizes, held, a = released_cube(cube)
+    truth = cube.integers(0, 6, coords.shape[0]).astype(float)
+    if not whole:
+        truth = truth * np.random.default_rng(seed + 1).uniform(0.5, 2.0, truth.size)
+    n = truth.size
+    pool = moves(coords, sizes, held, truth, whole=whole, seed=seed)
+    g = sp.csr_matrix((np.random.default_rng(seed + 2).random((40, n)) < 0.2).astype(float))
+    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
+    both = np.ones(40, bool)
+    found = {}
+    for least in (10**9, 1):
+        old = solver.SIDE_BY_SIDE_LEAST, solver._cores
+        solver.SIDE_BY_SIDE_LEAST, solver._cores = least, lambda: 2
+        try:
+            found[least] = [
+                nearby_pairs(sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), g, pool,
+                             both, both, neighbourhood=nb)
+                for nb in (None, lambda own: around(own, 1))
+            ]  # fmt: skip
+        finally:
+            solver.SIDE_BY_SIDE_LEAST, solver._cores = old
+    for one, side in zip(found[10**9], found[1], strict=True):
+        for x, y in zip(one, side, strict=True):
+            assert x.shape == y.shape and (x != y).nnz == 0

@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from privrisk.solver import Program
+from privrisk.solver import Program, side_by_side
 
 __all__ = ["nearby_pairs", "nearby_points", "subtables"]
 
@@ -104,7 +104,9 @@ def nearby_pairs(
     """:func:`nearby_points` both ways: for each row of ``g`` where ``up`` says, a change that raises its total,
     and where ``down`` says, one that lowers it, both from one programme over the unknowns around it (lowered
     first, then raised from that optimum: with a sub-table's programme started from the truth, the second
-    direction cost a quarter of the first on the large request of ``benchmarks/outputs.py``).
+    direction cost a quarter of the first on the large request of ``benchmarks/outputs.py``). Each total's
+    programme is its own: they run side by side (:func:`privrisk.solver.side_by_side`), the answer the same as one
+    after another.
 
     Example:
         >>> a = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1]]))
@@ -123,17 +125,17 @@ def nearby_pairs(
         if pool.shape[0] and neighbourhood is None
         else sp.csr_matrix((g.shape[0], pool.shape[0]))
     )
-    found: dict[float, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {-1.0: ([], [], []),
-                                                                                      1.0: ([], [], [])}  # fmt: skip
-    for i in range(g.shape[0]):
+
+    def pair(i: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        """Total ``i``'s changes that lower and raise it (sign, unknowns, change), each where one was found."""
         own = g.indices[g.indptr[i] : g.indptr[i + 1]]
         weights = g.data[g.indptr[i] : g.indptr[i + 1]]
-        if own.size == 0 or own.size > support or not (up[i] or down[i]):
-            continue
+        if own.size == 0 or own.size > support:
+            return []
         if neighbourhood is not None:
             s = np.union1d(own, neighbourhood(own))
             if s.size > support or s.size == own.size:
-                continue
+                return []
         else:
             span = (
                 gain.indices[gain.indptr[i] : gain.indptr[i + 1]],
@@ -146,6 +148,7 @@ def nearby_pairs(
         whole = integer[s]
         prog = _started(sub, rhs, lower[s], upper[s], known[s], started=neighbourhood is not None)
         at = np.searchsorted(s, own)
+        out: list[tuple[float, np.ndarray, np.ndarray]] = []
         for sign in (-1.0, 1.0):
             if not (up[i] if sign > 0 else down[i]):
                 continue
@@ -159,12 +162,19 @@ def nearby_pairs(
                 x = np.where(whole, np.round(x), x)
             change = x - known[s]
             nz = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(known[s]))
-            if not nz.any():
-                continue
+            if nz.any():
+                out.append((sign, s[nz], change[nz]))
+        return out
+
+    found: dict[float, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {-1.0: ([], [], []),
+                                                                                      1.0: ([], [], [])}  # fmt: skip
+    todo = [i for i in range(g.shape[0]) if up[i] or down[i]]
+    for i, changes in zip(todo, side_by_side(pair, todo), strict=True):
+        for sign, cols_i, vals_i in changes:
             rows, cols, vals = found[sign]
-            rows.append(np.full(int(nz.sum()), i))
-            cols.append(s[nz])
-            vals.append(change[nz])
+            rows.append(np.full(cols_i.size, i))
+            cols.append(cols_i)
+            vals.append(vals_i)
     out = []
     for sign in (1.0, -1.0):
         rows, cols, vals = found[sign]
