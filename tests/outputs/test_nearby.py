@@ -137,6 +137,9 @@ def test_both_ends_from_one_subtable_programme_reach_each_optimum(seed: int, who
 def test_small_programmes_in_threads_give_the_points_of_one_thread(seed: int, whole: bool) -> None:
     """The programmes around each total run side by side (``solver.side_by_side``): the points are the same, to
     the bit, as one after another."""
+    import threading
+
+    import privrisk.outputs.nearby as nearby
     import privrisk.solver as solver
 
     cube = np.random.default_rng(seed)
@@ -150,9 +153,20 @@ def test_small_programmes_in_threads_give_the_points_of_one_thread(seed: int, wh
     around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
     both = np.ones(40, bool)
     found = {}
+    names: set[str] = set()
+    original = nearby.side_by_side
+
+    def counted(work, items):  # type: ignore[no-untyped-def]
+        def named(item):  # type: ignore[no-untyped-def]
+            names.add(threading.current_thread().name)
+            return work(item)
+
+        return original(named, items)
+
     for least in (10**9, 1):
-        old = solver.SIDE_BY_SIDE_LEAST, solver._cores
-        solver.SIDE_BY_SIDE_LEAST, solver._cores = least, lambda: 2
+        old = solver.SIDE_BY_SIDE_LEAST, solver._cores, nearby.SIDE_BY_SIDE_UNKNOWNS, nearby.side_by_side
+        solver.SIDE_BY_SIDE_LEAST, solver._cores, nearby.SIDE_BY_SIDE_UNKNOWNS = least, lambda: 2, 0
+        nearby.side_by_side = counted  # type: ignore[assignment]
         try:
             found[least] = [
                 nearby_pairs(sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), g, pool,
@@ -160,7 +174,8 @@ def test_small_programmes_in_threads_give_the_points_of_one_thread(seed: int, wh
                 for nb in (None, lambda own: around(own, 1))
             ]  # fmt: skip
         finally:
-            solver.SIDE_BY_SIDE_LEAST, solver._cores = old
+            solver.SIDE_BY_SIDE_LEAST, solver._cores, nearby.SIDE_BY_SIDE_UNKNOWNS, nearby.side_by_side = old
+    assert any(name.startswith("privrisk-programme") for name in names)  # they did run side by side
     for one, side in zip(found[10**9], found[1], strict=True):
         for x, y in zip(one, side, strict=True):
             assert x.shape == y.shape and (x != y).nnz == 0

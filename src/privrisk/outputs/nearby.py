@@ -33,6 +33,10 @@ __all__ = ["nearby_pairs", "nearby_points", "subtables"]
 # Unknowns one small programme may change, and the simplex iterations it may take.
 SUPPORT = 2_000
 ITERATIONS = 5_000
+# The programmes run side by side (:func:`privrisk.solver.side_by_side`) where they change this many unknowns on
+# average: the large request of ``benchmarks/outputs.py`` (128 around the moves, 500 over a sub-table) gains; the
+# 300-record survey of ``benchmarks/remedy_audits.py --quick`` (17 to 48) lost a tenth of its time in threads.
+SIDE_BY_SIDE_UNKNOWNS = 100
 
 
 def _around(
@@ -126,22 +130,25 @@ def nearby_pairs(
         else sp.csr_matrix((g.shape[0], pool.shape[0]))
     )
 
-    def pair(i: int) -> list[tuple[float, np.ndarray, np.ndarray]]:
-        """Total ``i``'s changes that lower and raise it (sign, unknowns, change), each where one was found."""
+    def around(i: int) -> np.ndarray | None:
+        """The unknowns total ``i``'s programme may change (None: no programme)."""
         own = g.indices[g.indptr[i] : g.indptr[i + 1]]
-        weights = g.data[g.indptr[i] : g.indptr[i + 1]]
         if own.size == 0 or own.size > support:
-            return []
+            return None
         if neighbourhood is not None:
             s = np.union1d(own, neighbourhood(own))
-            if s.size > support or s.size == own.size:
-                return []
-        else:
-            span = (
-                gain.indices[gain.indptr[i] : gain.indptr[i + 1]],
-                gain.data[gain.indptr[i] : gain.indptr[i + 1]],
-            )
-            s = _around(span, pool, own, support)
+            return None if s.size > support or s.size == own.size else s
+        span = (
+            gain.indices[gain.indptr[i] : gain.indptr[i + 1]],
+            gain.data[gain.indptr[i] : gain.indptr[i + 1]],
+        )
+        return _around(span, pool, own, support)
+
+    def pair(task: tuple[int, np.ndarray]) -> list[tuple[float, np.ndarray, np.ndarray]]:
+        """Total ``i``'s changes that lower and raise it (sign, unknowns, change), each where one was found."""
+        i, s = task
+        own = g.indices[g.indptr[i] : g.indptr[i + 1]]
+        weights = g.data[g.indptr[i] : g.indptr[i + 1]]
         cut = sp.csr_matrix(a_csc[:, s])  # only the entries in S: a margin's row holds thousands of others
         sub = cut[np.flatnonzero(np.diff(cut.indptr))]
         rhs = sub @ known[s]
@@ -168,8 +175,9 @@ def nearby_pairs(
 
     found: dict[float, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {-1.0: ([], [], []),
                                                                                       1.0: ([], [], [])}  # fmt: skip
-    todo = [i for i in range(g.shape[0]) if up[i] or down[i]]
-    for i, changes in zip(todo, side_by_side(pair, todo), strict=True):
+    tasks = [(i, s) for i in range(g.shape[0]) if (up[i] or down[i]) and (s := around(i)) is not None]
+    heavy = bool(tasks) and np.mean([s.size for _, s in tasks]) >= SIDE_BY_SIDE_UNKNOWNS
+    for (i, _), changes in zip(tasks, side_by_side(pair, tasks) if heavy else map(pair, tasks), strict=True):
         for sign, cols_i, vals_i in changes:
             rows, cols, vals = found[sign]
             rows.append(np.full(cols_i.size, i))
