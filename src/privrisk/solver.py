@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -33,11 +34,11 @@ import numpy as np
 from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     import scipy.sparse as sp
 
-__all__ = ["Limits", "Program", "Solution", "Status", "side_by_side", "solve"]
+__all__ = ["Limits", "Program", "Solution", "Status", "holding", "side_by_side", "solve"]
 
 Status = Literal["optimal", "infeasible", "unbounded", "timeout", "failed"]
 
@@ -69,7 +70,9 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def side_by_side(work: Callable[[_Item], _Result], items: Sequence[_Item]) -> list[_Result]:
+def side_by_side(
+    work: Callable[[_Item], _Result], items: Sequence[_Item], *, least: int | None = None
+) -> list[_Result]:
     """``[work(x) for x in items]``, in that order, run in threads on the cores this process may use.
 
     HiGHS's simplex (``Highs.run``) releases Python's interpreter lock, so independent programmes, each on its own
@@ -78,12 +81,15 @@ def side_by_side(work: Callable[[_Item], _Result], items: Sequence[_Item]) -> li
     that is mostly crossovers gains less (8.1 s against 10.5 s). Each item's work must share no state that it
     changes with another's: the answer is then the same as in one thread, whatever the order they finish in.
     Ctrl-C stops waiting at once; programmes already running end on their own (a fraction of a second each).
+    ``least``: the items per thread below which it is not worth a thread (default :data:`SIDE_BY_SIDE_LEAST`). Work that shares state runs each item
+    inside :func:`holding` one lock.
 
     Example:
         >>> side_by_side(lambda x: x * x, list(range(40)))[-3:]
         [1369, 1444, 1521]
     """
-    threads = min(_cores(), SIDE_BY_SIDE_THREADS, len(items) // SIDE_BY_SIDE_LEAST)
+    per = SIDE_BY_SIDE_LEAST if least is None else least
+    threads = min(_cores(), SIDE_BY_SIDE_THREADS, len(items) // max(1, per))
     if threads < 2:
         return [work(x) for x in items]
     from concurrent.futures import ThreadPoolExecutor
@@ -93,6 +99,45 @@ def side_by_side(work: Callable[[_Item], _Result], items: Sequence[_Item]) -> li
         return list(pool.map(work, items))
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+_HELD = threading.local()  # the lock this thread gives up while HiGHS runs (:func:`holding`)
+
+
+@contextlib.contextmanager
+def holding(lock: threading.Lock) -> Iterator[None]:
+    """Hold ``lock`` for the enclosed work except while a :class:`Program` of it runs HiGHS's simplex.
+
+    Work side by side (:func:`side_by_side`) that shares Python state (a region's found points, its budget) runs
+    each item inside ``holding`` one lock: only one item's Python runs at a time, and the programmes, where the time
+    is, run side by side.
+
+    Example:
+        >>> lock = threading.Lock()
+        >>> with holding(lock):
+        ...     lock.locked()
+        True
+    """
+    lock.acquire()
+    _HELD.lock = lock
+    try:
+        yield
+    finally:
+        _HELD.lock = None
+        lock.release()
+
+
+def _run(h: Any) -> None:
+    """``h.run()``, without the lock of :func:`holding` (if this thread holds one) while it runs."""
+    lock = getattr(_HELD, "lock", None)
+    if lock is None:
+        h.run()
+        return
+    lock.release()
+    try:
+        h.run()
+    finally:
+        lock.acquire()
 
 
 class Limits(TypedDict, total=False):
@@ -339,7 +384,7 @@ class Program:
         stall = _UNPERTURBED_PER_SIZE * (self.m + self.n)
         h.setOptionValue("simplex_iteration_limit", min(allowed, stall) if self._unperturbed else allowed)
         started = time.perf_counter()
-        h.run()
+        _run(h)
         self._iterations = int(h.getInfo().simplex_iteration_count)
         if self._unperturbed and allowed > stall and self._iterations >= stall and _status(h) == "timeout":
             # Stalled without perturbation (a degenerate vertex): on from here with it, within what is left.
@@ -347,7 +392,7 @@ class Program:
             h.setOptionValue("simplex_iteration_limit", allowed - self._iterations)
             if np.isfinite(limit):
                 h.setOptionValue("time_limit", max(limit - (time.perf_counter() - started), 0.0))
-            h.run()
+            _run(h)
             self._iterations += int(h.getInfo().simplex_iteration_count)
             h.setOptionValue("primal_simplex_bound_perturbation_multiplier", 0.0)
         status = _status(h)

@@ -22,7 +22,9 @@ marked undecided.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -31,9 +33,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from privrisk.errors import PrivriskError
-from privrisk.outputs.extremes import _TOL, Ends, Need, extremes
+from privrisk.outputs.extremes import _POINTS, _TOL, Ends, Need, extremes
 from privrisk.outputs.reduction import CONTRADICT, propagate, rank, reduce
-from privrisk.solver import Program
+from privrisk.solver import Program, holding, side_by_side
 
 __all__ = ["Ends", "Intervals", "Region", "intervals"]
 
@@ -41,7 +43,10 @@ __all__ = ["Ends", "Intervals", "Region", "intervals"]
 # asks (see :func:`intervals`).
 FULL_LIMIT = 200
 # Simplex iterations all programmes of one Region may take together, and one programme at most; branch-and-bound
-# nodes one integer programme may take. Deterministic: the same work ends at the same place on every run.
+# nodes one integer programme may take. Deterministic: the same work ends at the same place on every run. The
+# programmes per end of the totals within one block may each block take what is left when they start
+# (:meth:`Region.apart`), so that blocks side by side give the answer of one after another: that phase may take the
+# budget left once per block.
 ITERATIONS = 40_000_000
 ITERATIONS_ONE = 2_000_000
 NODES = 2_000
@@ -50,6 +55,10 @@ NODES = 2_000
 # ``benchmarks/outputs.py``, against microseconds on the small blocks). Still deterministic; what the budget leaves
 # open is counted undecided, never passed.
 WORK_ROWS = 500
+# The blocks' programmes per end run side by side (:meth:`Region.apart`) where two blocks or more have this many
+# equations: on smaller ones a programme takes milliseconds and threads cost more than they save.
+SIDE_BY_SIDE_ROWS = 1_000
+_OWN = threading.local()  # each thread's own budget per Region, within Region.apart
 # Blocks of more equations get no integer programme: on 8,752 equations and 25,000 whole unknowns one ran for
 # minutes inside HiGHS's presolve and search (the iteration limit does not bound those); the rounded linear bound
 # is kept and the end counted undecided.
@@ -113,7 +122,7 @@ class Region:
             self.integer = np.full(n, bool(self.integer[0]))
         lower = np.asarray(lower, dtype=float)
         upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
-        self.budget = int(ITERATIONS if iterations is None else iterations)
+        self._budget = int(ITERATIONS if iterations is None else iterations)
         self.undecided_solves = 0
         # Take nested totals apart, per kind of unknown (whole, real); other rows are kept.
         whole_row = np.ones(m, dtype=bool)
@@ -200,6 +209,46 @@ class Region:
     def released_csc(self) -> sp.csc_matrix:
         """The released equations by columns: one point's equations are read from the columns it changes."""
         return sp.csc_matrix(self.released)
+
+    @property
+    def budget(self) -> int:
+        """The work the programmes may still do (simplex iterations times the block's weight); within
+        :meth:`apart`, what the current item may still do."""
+        own: dict[int, int] | None = getattr(_OWN, "budgets", None)
+        return self._budget if own is None or id(self) not in own else own[id(self)]
+
+    @budget.setter
+    def budget(self, value: int) -> None:
+        own: dict[int, int] | None = getattr(_OWN, "budgets", None)
+        if own is not None and id(self) in own:
+            own[id(self)] = value
+        else:
+            self._budget = value
+
+    def apart(self, work: Callable[[np.ndarray], None], queues: list[np.ndarray], blocks: list[int]) -> None:
+        """``work(queue)`` for each queue, whose programmes all run on its own block of ``blocks`` (a block's
+        programme starts from its own last optimum; a point met changes that block's unknowns alone). Each queue
+        starts from the budget left now, and what all spend is taken off after, so the answer is the same whether
+        they run one after another or, where two blocks or more have :data:`SIDE_BY_SIDE_ROWS` equations, side by
+        side (:func:`privrisk.solver.side_by_side`, the Python of one at a time: :func:`privrisk.solver.holding`).
+        """
+        start = self._budget
+        big = sum(self._rows.get(k, np.empty(0)).size >= SIDE_BY_SIDE_ROWS for k in blocks)
+        # The first points met are kept in the order met (``points``): while there is room, one after another.
+        lock = threading.Lock() if big >= 2 and len(self.points) >= _POINTS else None
+
+        def one(queue: np.ndarray) -> int:
+            own = _OWN.__dict__.setdefault("budgets", {})
+            own[id(self)] = start
+            try:
+                with holding(lock) if lock is not None else contextlib.nullcontext():
+                    work(queue)
+                return start - own[id(self)]
+            finally:
+                del own[id(self)]
+
+        spent = side_by_side(one, queues, least=1) if lock is not None else [one(q) for q in queues]
+        self._budget = start - sum(spent)
 
     # --- one block ------------------------------------------------------------------------------------------
 
