@@ -93,6 +93,8 @@ class Ends:
 
 
 # need(ends) -> (lower ends wanted, upper ends wanted): which totals' exact ends still matter.
+# Which ends are still wanted: each total's answer from its own ends alone (the programmes per end of different
+# blocks run side by side, ``Region.apart``, and must not wait on one another).
 Need = Callable[[Ends], tuple[np.ndarray, np.ndarray]]
 
 

@@ -601,7 +601,8 @@ def intervals(
     """The interval of every unknown x_j over {x : A·x = b, lower ≤ x ≤ upper, x whole if ``integer``}.
 
     ``known`` is one solution (the true data). ``need(lo, hi, seen_lo, seen_hi, cols)`` picks, in blocks above
-    ``full_limit`` unknowns, the unknowns whose exact interval is wanted (without it, every interval is exact).
+    ``full_limit`` unknowns, the unknowns whose exact interval is wanted (without it, every interval is exact),
+    each unknown's answer from its own values alone.
     ``explain(lo, hi, cols)`` picks the unknowns whose determining equations are wanted (``witnesses``).
     ``reached`` = (low, high): values some solution gives each unknown (they certify like ``known``).
 
