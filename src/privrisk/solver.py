@@ -81,8 +81,8 @@ def side_by_side(
     that is mostly crossovers gains less (8.1 s against 10.5 s). Each item's work must share no state that it
     changes with another's: the answer is then the same as in one thread, whatever the order they finish in.
     Ctrl-C stops waiting at once; programmes already running end on their own (a fraction of a second each).
-    ``least``: the items per thread below which it is not worth a thread (default :data:`SIDE_BY_SIDE_LEAST`). Work that shares state runs each item
-    inside :func:`holding` one lock.
+    ``least``: the items per thread below which it is not worth a thread (default :data:`SIDE_BY_SIDE_LEAST`).
+    Work that shares state runs each item inside :func:`holding` one lock.
 
     Example:
         >>> side_by_side(lambda x: x * x, list(range(40)))[-3:]
