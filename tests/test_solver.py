@@ -181,4 +181,7 @@ def test_an_error_or_ctrl_c_in_one_programme_side_by_side_reaches_the_caller(
     with pytest.raises(error):
         solver.side_by_side(work, list(range(200)))
     gate.set()
+    for thread in threading.enumerate():  # let the threads end what they hold; the rest must not start
+        if thread.name.startswith("privrisk-programme"):
+            thread.join(30)
     assert len(started) < 200

@@ -92,9 +92,8 @@ class Ends:
     used: dict[tuple[int, int], set[int]] = field(default_factory=dict)
 
 
-# need(ends) -> (lower ends wanted, upper ends wanted): which totals' exact ends still matter.
-# Which ends are still wanted: each total's answer from its own ends alone (the programmes per end of different
-# blocks run side by side, ``Region.apart``, and must not wait on one another).
+# need(ends) -> (lower ends wanted, upper ends wanted): which totals' exact ends still matter, each total's answer
+# from its own ends alone (the programmes per end of different blocks run side by side, ``Region.apart``).
 Need = Callable[[Ends], tuple[np.ndarray, np.ndarray]]
 
 
