@@ -352,6 +352,30 @@ class Program:
             return False
         return True
 
+    def vertex(self) -> Any:
+        """The current basis, to come back to with :meth:`go_to` (None before there is one).
+
+        Example:
+            >>> import scipy.sparse as sp
+            >>> prog = Program(sp.csr_matrix(np.ones((1, 3))), [5], [5], lower=[0] * 3, upper=[10] * 3)
+            >>> prog.start_at([2.0, 2.0, 1.0])
+            True
+            >>> here = prog.vertex()
+            >>> prog.maximise([0], [1.0]).value
+            5.0
+            >>> prog.go_to(here)             # the next solve starts from the vertex next to (2, 2, 1) again
+            >>> prog.minimise([0], [1.0]).value
+            0.0
+        """
+        basis = self._h.getBasis()
+        return basis if basis.valid else None
+
+    def go_to(self, vertex: Any) -> None:
+        """Start the next solve from ``vertex`` (one :meth:`vertex` of this programme gave; None: from where it
+        is). A bound changed since may leave it infeasible: the simplex then starts with its first phase."""
+        if vertex is not None:
+            self._h.setBasis(vertex)
+
     def set_row_bounds(self, row: int, lo: float, hi: float) -> None:
         """Change one row's bounds (the basis is kept)."""
         self._h.changeRowBounds(int(row), float(lo), float(hi))

@@ -416,6 +416,7 @@ def test_neighbourhood_bound_is_outer_and_exact_on_the_whole_block(names, counts
         "no rounds",
         "no neighbourhoods",
         "short rounds",
+        "rounds each from the last",
         "one pass",
         "radius 1, passes",
         "no bounds around programmes per end",
@@ -441,6 +442,9 @@ def test_each_way_of_settling_ends_matches_an_integer_programme_peer(variant, se
             mp.setattr(block_ends, "_RADII", ())
         if variant == "short rounds":  # rounds cut after a few iterations: their last vertex is the witness
             mp.setattr(block_ends, "_ROUND_ITERATIONS", 3)
+            mp.setattr(block_ends, "_ROUND_ITERATIONS_PER_CELL", 0.0)
+        if variant == "rounds each from the last":  # each round from the last round's vertex, not the truth's
+            mp.setattr(block_ends, "_FROM_TRUTH", False)
         if variant == "one pass":  # neighbourhood bounds once, all of them in the block's programme
             mp.setattr(block_ends, "_PASSES", 1)
         if (
