@@ -24,6 +24,11 @@ __all__ = ["ceiling", "hidden_intervals", "shuttle"]
 
 _AROUND = True  # after each programme per end, its neighbours' bounds again (block_ends.Around)
 _NODES = 2_000  # branch-and-bound nodes of one integer programme
+# A fractional linear end: a whole table next to its optimum first (:func:`_whole_near`), the cells within this many
+# relations of the fractional ones free. On the 10⁶-cell table's block of 200,296 cells the optima of the
+# programmes per end are whole but for the same 30 cells; radius 1 (about 360 cells free, 8 ms) reached the linear
+# end in 60 of the first 60, where the block's own integer programme took minutes.
+_NEAR_RADII = (1, 2)
 _MIP_LIMIT = 5_000  # unknowns in a block above which a fractional linear end is kept as an outer bound
 _SHUTTLE_ROUNDS = (
     500  # rounds of the shuttle algorithm (each round's bounds are valid; it usually settles sooner)
@@ -126,6 +131,7 @@ def hidden_intervals(
         "rounds",
         "local",
         "local_ends",
+        "near_ends",
     ):
         st.setdefault(key, 0)
     wlo, whi = wlo.copy(), whi.copy()
@@ -270,6 +276,15 @@ def _block_end(block_prog: _LazyProgram, m: sp.csr_matrix, b: np.ndarray, cells:
     if (whi[cell] >= v) if top else (wlo[cell] <= v):
         st["lp_ends"] += 1
         return float(v)
+    for radius in _NEAR_RADII:
+        near = _whole_near(m, b, sol.x, j, top, blo, bhi, radius)
+        if (
+            near is not None
+            and _witness(cells, near, wlo, whi, m, b)
+            and ((whi[cell] >= v) if top else (wlo[cell] <= v))
+        ):
+            st["near_ends"] += 1
+            return float(v)
     whole, x = _integer_end(m, b, j, top, blo, bhi)
     st["mip"] += 1
     if x is not None:
@@ -280,6 +295,35 @@ def _block_end(block_prog: _LazyProgram, m: sp.csr_matrix, b: np.ndarray, cells:
         return float(v)
     st["mip_ends"] += 1
     st["mip_gap"] += int(whole != v)
+    return whole
+
+
+def _whole_near(m: sp.csr_matrix, b: np.ndarray, x: np.ndarray, j: int, top: bool, lower: np.ndarray,
+                upper: np.ndarray, radius: int) -> np.ndarray | None:  # fmt: skip
+    """A whole table next to a fractional linear optimum ``x`` that pushes unknown j as far: the unknowns x leaves
+    whole stay as they are (rounded), except within ``radius`` relations of j and of the fractional ones, which an
+    integer programme over those alone chooses (None if it finds none within its budget). Not a bound (the rest is
+    held): the caller checks it as a witness and compares it with the linear end."""
+    whole = np.round(x)
+    free = np.union1d(np.flatnonzero(np.abs(x - whole) > 1e-6), [j])
+    csr, csc = m.tocsr(), m.tocsc()
+    for _ in range(radius):
+        free = np.union1d(free, csr[np.unique(csc[:, free].indices)].indices)
+    if free.size > _MIP_LIMIT:
+        return None
+    held = np.ones(x.size, dtype=bool)
+    held[free] = False
+    rows = np.unique(csc[:, free].indices)
+    part = csr[rows]
+    rhs = b[rows] - part[:, held] @ whole[held]
+    prog = Program(part[:, free], rhs, rhs, lower=lower[free], upper=upper[free],
+                   integer=np.ones(free.size, dtype=bool))  # fmt: skip
+    at = int(np.searchsorted(free, j))
+    sol = (prog.maximise if top else prog.minimise)([at], [1.0], nodes=_NODES)
+    found = sol.x if sol.optimal else sol.incumbent
+    if found is None:
+        return None
+    whole[free] = found
     return whole
 
 
