@@ -52,7 +52,7 @@ def test_default_threshold_is_the_outputs_policys():
     from privrisk.cli.table_pattern import THRESHOLD
 
     assert THRESHOLD == DEFAULT_THRESHOLD
-    assert EXACT_CELLS == 50_000  # said in --intervals' help
+    assert EXACT_CELLS == 150_000  # said in --intervals' help
     assert (
         DEFAULT_THRESHOLD
         == Policy().safe_threshold

@@ -48,7 +48,7 @@ def table_pattern_command(
         "auto",
         "--intervals",
         help="Each suppressed small cell's interval: exact (programmes), bounds (outer, "
-        "fast) or auto (exact up to 50,000 cells); the protection is proven either way.",
+        "fast) or auto (exact up to 150,000 cells); the protection is proven either way.",
     ),
     out_dir: Path | None = typer.Option(
         None,

@@ -4,8 +4,9 @@ non-negative table with the published cells (:func:`privrisk.outputs.hierarchica
 Settled the cheapest way that is sound, in the order the module docstring of :mod:`privrisk.outputs.hierarchical`
 gives: the shuttle algorithm's outer bounds (:func:`shuttle`) met by the pattern's witnesses; per connected block of
 suppressed cells one linear programme started from the truth, whose rounds, neighbourhood bounds and programmes per
-end are :mod:`privrisk.outputs.block_ends`'; an integer programme for a fractional end in a block of up to
-``_MIP_LIMIT`` cells. An end is exact only when a whole table reaches it.
+end are :mod:`privrisk.outputs.block_ends`'; for a fractional end, a whole table next to its optimum
+(:func:`_whole_near`), then an integer programme in a block of up to ``_MIP_LIMIT`` cells. An end is exact only
+when a whole table reaches it.
 """
 
 from __future__ import annotations

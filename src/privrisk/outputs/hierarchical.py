@@ -27,10 +27,11 @@ settled the cheapest way that is sound:
 2. else, for each connected block of suppressed cells, one linear programme (the shuttle bounds as variable
    bounds, started from the truth by :meth:`privrisk.solver.Program.start_at`, so no first phase) serves three
    steps (:func:`privrisk.outputs.block_ends.tighten`): (a) witnesses for many ends at once: rounds that
-   maximise (minimise) the sum of the cells whose end is still open, the weights drawn at random after the first
-   round (an even sum is indifferent between two cells that compete one for one); a whole optimum is a whole
-   table with the published cells (checked exactly), and every cell it takes to its bound has its exact end;
-   (b) for each end still open, an outer bound from its neighbourhood
+   maximise (minimise) the sum of the cells whose end is still open, each from the vertex next to the truth
+   (chained from one another, the basis grows denser and each round dearer), the weights drawn at random after
+   the even rounds stop paying (an even sum is indifferent between two cells that compete one for one); a whole
+   optimum is a whole table with the published cells (checked exactly), and every cell it takes to its bound has
+   its exact end; (b) for each end still open, an outer bound from its neighbourhood
    (:func:`~privrisk.outputs.block_ends.local_end`: the cells within 1–3 relations, the relations that leave it
    kept as ranged rows over the outside cells' bounds, a relaxation), rounded inwards, in passes while one
    tightens a bound (a bound tightened tightens its neighbours'); the first pass's bounds become the cells'
@@ -39,25 +40,25 @@ settled the cheapest way that is sound:
    witness reaches it, and every whole optimum is a witness for the block's other cells; the end found is a
    bound, and the ends around it get their radius-1 neighbourhood bounds again
    (:class:`~privrisk.outputs.block_ends.Around`);
-3. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells of
+3. else, where that linear optimum is fractional, a whole table next to it: its whole cells held, an integer
+   programme over the fractional ones and the cells within one (then two) relations of them; if it reaches the
+   linear end, the end is exact;
+4. else an integer programme (within a node budget, for blocks up to ``_MIP_LIMIT`` cells of
    :mod:`privrisk.outputs.hidden_intervals`, which computes these intervals; a bound left over is a
    valid outer bound, marked not exact).
 
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
 is called protected on the strength of a linear bound alone. On the benchmark's tables (benchmarks/
-differencing_scale.py, a loaded 2-core machine): 15,625 cells (4,499 primaries) 4.4 s of CPU, 23 programmes per
-end (12.0 s and 561 before step 2's rounds and neighbourhoods); 29,791 cells 22 s, every interval exact (88 s
-and 17 outer bounds before step 2); 46,656 cells 51 s (244 s before); 117,649 cells 473 s (below).
-
-At 10⁶ cells the exact intervals do not yet finish in ten minutes. One block of suppressed cells holds 200,296
-cells and 103,594 primaries (57,997 upper and 64,492 lower ends open after step 1): the pattern, the proofs and
-step 1 take about 19 s of CPU, starting the block's programme from the truth 19 s, and 13 rounds of witnesses
-(each cut at 3,000 simplex iterations: 3–28 s, dearer as the rounds go) 173 s, after which about 38,500 upper and
-5,700 lower ends are open; their neighbourhood programmes take about 14 ms each (a run stopped after 964 s of CPU
-with some 72,000 done; not measured again since the passes of neighbourhood bounds). 117,649 cells (a block of
-29,993) take 473 s of CPU, every interval exact: 590 s with one pass of neighbourhood bounds and none around the
-ends found, when the 1,110 programmes per end (now 595) took three quarters of the time; 46,656 cells then 70 s
-and 424 per end (now 228), 29,791 cells 24 s and 163 (now 60).
+differencing_scale.py, 2 cores, one of them busy), every interval exact: 117,649 cells 34 s of CPU (289 s with the
+rounds chained, when 942 programmes per end took 235 s; 567 and 12 s with each round from the truth's vertex),
+and 10⁶ cells in 393 s of CPU: one block of 200,296 suppressed cells holds 103,594 primaries (57,997 upper and
+64,492 lower ends open after step 1); starting its programme from the truth 11 s, 36 rounds of witnesses (each
+up to 20,000 simplex iterations, 2–10 s) 150 s, after which 4,462 upper and 59 lower ends are open; neighbourhood
+bounds and two more rounds 45 s; 1,436 programmes per end about 180 s, whose optima are whole but for the same
+30 cells: step 3 settles 1,291 of them in milliseconds each (an integer programme over the 199,233 cells an
+optimum moves from the truth took 3 to 5 minutes each).
+Before 2026-12-01 the rounds ran 3,000 iterations each and chained: they cost 3 s to 51 s apiece and the run
+was stopped after 964 s of CPU.
 ``intervals=False`` skips the programmes: the protection is proven all the same, by the witnesses, and each
 primary's interval is the outer bound [0, that smallest published total less its published parts], marked not
 exact. A 10⁶-cell table takes about 35 s of CPU so (benchmarks/differencing_scale.py).

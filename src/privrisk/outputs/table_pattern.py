@@ -37,10 +37,10 @@ DEFAULT_THRESHOLD = Policy().safe_threshold
 #: The largest table (cells, totals included) taken: the relations and the dense arrays grow with it.
 MAX_CELLS = 20_000_000
 #: The largest table whose intervals ``intervals="auto"`` computes exactly: the programmes of one large block of
-#: suppressed cells dominate the time (benchmarks/differencing_scale.py, on a loaded 2-core machine: 4.4 s of CPU
-#: at 15,625 cells, 22 s at 29,791, 51 s at 46,656, 473 s at 117,649, every interval exact; 12 s, 88 s and 244 s
-#: before the block's ends were settled many at a time, see :mod:`privrisk.outputs.hierarchical`).
-EXACT_CELLS = 50_000
+#: suppressed cells dominate the time (benchmarks/differencing_scale.py, 2 cores: 1.4 s of CPU at 15,625 cells,
+#: 5.6 s at 29,791, 34 s at 117,649, 393 s at 10⁶, every interval exact; 50,000 cells before 2026-12-01, when
+#: 117,649 took 289 s, see :mod:`privrisk.outputs.hierarchical`).
+EXACT_CELLS = 150_000
 _SPEC_KINDS = ("interval:", "breaks:", "prefix", "date", "table:")
 TOTAL = "*"
 
@@ -79,7 +79,7 @@ class TablePatternSettings:
         zeros: zeros are primary suppressions too.
         intervals: each primary's interval (what an intruder recomputes): ``"exact"`` by linear and integer
             programmes, ``"bounds"`` the outer bound [0, least published total less its published parts]
-            without programmes, ``"auto"`` exact up to :data:`EXACT_CELLS` (50,000) cells. The protection is proven
+            without programmes, ``"auto"`` exact up to :data:`EXACT_CELLS` (150,000) cells. The protection is proven
             exactly either way, by two whole tables with the published cells for each primary.
 
     Example:
