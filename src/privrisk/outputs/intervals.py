@@ -27,6 +27,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -187,6 +188,7 @@ class Region:
         self._cols = _split(self.col_block)
         self._rows = _split(self.row_block)
         self._lp: dict[int, Program] = {}
+        self._near_truth: dict[int, Any] = {}  # each block's vertex next to the truth (Program.vertex)
         self._mip: dict[int, Program] = {}
         self._sub: dict[int, sp.csr_matrix] = {}
         self.points: list[np.ndarray] = []  # whole solutions other than the truth, met on the way
@@ -275,8 +277,8 @@ class Region:
                 upper=self.hi[cols],
                 integer=self.integer[cols] if mip else None,
             )
-            if not mip and self.known is not None and rows.size:
-                store[k].start_at(self.known[cols])
+            if not mip and self.known is not None and rows.size and store[k].start_at(self.known[cols]):
+                self._near_truth[k] = store[k].vertex()
         return store[k]
 
     def _solve(
@@ -289,13 +291,15 @@ class Region:
         exact: bool = True,
         cap: int = ITERATIONS_ONE,
         met: float = np.nan,
+        from_truth: bool = False,
     ) -> tuple[float, bool, bool, np.ndarray | None, np.ndarray | None]:
         """One block's optimum of Σ val·x[local]: (value, exact, decided, a whole solution or None, duals).
         Without ``exact``, a fractional linear optimum is left as it is (no integer programme). ``cap``: the
         simplex iterations the linear programme may take (at most :data:`ITERATIONS_ONE`). ``met``: a value
         of the objective a whole solution met elsewhere gives (nan: none); where it, or a kept table's part in this
         block (:meth:`_kept_reaches`), meets the rounded linear bound, that is the optimum and no integer programme
-        is run (no solution is returned: it was met already)."""
+        is run (no solution is returned: it was met already). ``from_truth``: from the block's vertex next to the
+        truth, not its last optimum."""
         cols = self._cols[k]
         if k not in self._rows:  # unknowns in no equation: each at its own bound
             ends = np.where((val * sign) > 0, self.lo[cols][local], self.hi[cols][local])
@@ -306,6 +310,8 @@ class Region:
             self.undecided_solves += 1
             return np.nan, False, False, None, None
         prog = self._program(k, mip=False)
+        if from_truth:
+            prog.go_to(self._near_truth.get(k))
         run = prog.minimise if sign > 0 else prog.maximise
         # ``cap`` and the budget are work: iterations times the block's weight.
         sol = run(local, val, iterations=min(ITERATIONS_ONE, cap, self.budget) // self._weight(k))
@@ -483,13 +489,16 @@ class Region:
         exact: bool = True,
         cap: int = ITERATIONS_ONE,
         met: float = np.nan,
+        from_truth: bool = False,
     ) -> tuple[float, bool, bool, list[tuple[int, np.ndarray]], set[int]]:
         """The least (``sign`` 1) or largest (−1) value of Σ val·x[idx]: (value, exact, decided, whole solutions
         of the blocks touched, released equations whose duals are not zero). Without ``exact`` no integer
         programme is run (the value may then be the rounded linear bound). ``cap``: the simplex iterations each
         block's linear programme may take (a programme cut short leaves its block undecided). ``met``: the
         total at a whole solution already met (nan: none); where the total lies in one block and the rounded
-        linear bound equals it, that is the optimum, proven without an integer programme."""
+        linear bound equals it, that is the optimum, proven without an integer programme. ``from_truth``: each
+        block's programme from its vertex next to the truth (:meth:`privrisk.solver.Program.start_at`), not from
+        its last optimum."""
         idx = np.asarray(idx, dtype=np.int64)
         val = np.asarray(val, dtype=float)
         whole_objective = bool(np.all(self.integer[idx])) and _whole(val)
@@ -505,7 +514,8 @@ class Region:
             local = np.searchsorted(cols, idx[mine])
             # Seen for the whole total, which is this block's total only when it touches no other block.
             mine_met = met if len(touched) == 1 else np.nan
-            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact, cap, mine_met)
+            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact, cap, mine_met,
+                                                   from_truth)  # fmt: skip
             if not dec:
                 # A valid outer bound from the unknowns' bounds where the programme did not end.
                 ends = np.where(val[mine] * sign > 0, self.lo[idx[mine]], self.hi[idx[mine]])
