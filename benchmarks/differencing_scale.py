@@ -91,60 +91,47 @@ def naive(
     return spent / max(1, picks.size) * hid.size, runs
 
 
-def perturbed_baseline(parents: list, values: np.ndarray, threshold: int, exact: bool, ours: object,
-                       cpu: float) -> None:  # fmt: skip
-    """The same pattern with HiGHS's bound perturbation in every programme: a stall cap of 0 iterations sends each
-    re-solve to :mod:`privrisk.solver`'s perturbed fallback at once."""
-    import privrisk.solver as solver
+def baseline(name: str, settings: dict[str, object], parents: list, values: np.ndarray, threshold: int,
+             exact: bool, ours: object, cpu: float) -> None:  # fmt: skip
+    """The same pattern again with ``settings`` (``"module.ATTRIBUTE"`` → value) in force, timed, and whether
+    every interval is the same as ours."""
+    import importlib
+
     from privrisk.outputs.hierarchical import suppression_pattern
 
-    saved = solver._UNPERTURBED_PER_SIZE
-    solver._UNPERTURBED_PER_SIZE = 0
+    places = [
+        (importlib.import_module(k.rsplit(".", 1)[0]), k.rsplit(".", 1)[1], v) for k, v in settings.items()
+    ]
+    saved = [(module, attr, getattr(module, attr)) for module, attr, _ in places]
+    for module, attr, value in places:
+        setattr(module, attr, value)
     try:
         wall, spent = time.perf_counter(), time.process_time()
         theirs = suppression_pattern(parents, values, threshold, intervals=exact)
         wall, spent = time.perf_counter() - wall, time.process_time() - spent
     finally:
-        solver._UNPERTURBED_PER_SIZE = saved
+        for module, attr, value in saved:
+            setattr(module, attr, value)
     same = all(
         np.array_equal(getattr(ours, f), getattr(theirs, f), equal_nan=True)
         for f in ("suppressed", "lo", "hi", "exact")
     )
     print(
-        f"perturbed baseline (HiGHS's bound perturbation in every programme): {wall:.2f} s ({spent:.2f} s CPU); "
-        f"perturbed / privrisk = {spent / max(cpu, 1e-9):.1f}× CPU; the same pattern and intervals: {same}"
+        f"{name}: {wall:.2f} s ({spent:.2f} s CPU), {theirs.summary['not_exact']:,} intervals not exact; "
+        f"baseline / privrisk = {spent / max(cpu, 1e-9):.1f}× CPU; the same pattern and intervals: {same}"
     )
 
 
-def chained_baseline(parents: list, values: np.ndarray, threshold: int, exact: bool, ours: object,
-                     cpu: float) -> None:  # fmt: skip
-    """The same pattern as the code before 2026-12-01 settled it: each round of witnesses from the last round's
-    vertex, 3,000 simplex iterations each, and a fractional linear end left to the block's integer programme."""
-    import privrisk.outputs.block_ends as block_ends
-    import privrisk.outputs.hidden_intervals as hidden_intervals
-    from privrisk.outputs.hierarchical import suppression_pattern
-
-    saved = (block_ends._FROM_TRUTH, block_ends._ROUND_ITERATIONS_PER_CELL, hidden_intervals._NEAR_RADII)
-    block_ends._FROM_TRUTH, block_ends._ROUND_ITERATIONS_PER_CELL, hidden_intervals._NEAR_RADII = (
-        False,
-        0.0,
-        (),
-    )
-    try:
-        wall, spent = time.perf_counter(), time.process_time()
-        theirs = suppression_pattern(parents, values, threshold, intervals=exact)
-        wall, spent = time.perf_counter() - wall, time.process_time() - spent
-    finally:
-        block_ends._FROM_TRUTH, block_ends._ROUND_ITERATIONS_PER_CELL, hidden_intervals._NEAR_RADII = saved
-    same = all(
-        np.array_equal(getattr(ours, f), getattr(theirs, f), equal_nan=True)
-        for f in ("suppressed", "lo", "hi", "exact")
-    )
-    print(
-        f"chained baseline (rounds from the last vertex, 3,000 iterations, no whole table next to a fractional "
-        f"optimum): {wall:.2f} s ({spent:.2f} s CPU), {theirs.summary['not_exact']:,} intervals not exact; "
-        f"chained / privrisk = {spent / max(cpu, 1e-9):.1f}× CPU; the same pattern and intervals: {same}"
-    )
+# HiGHS's bound perturbation in every programme (the solver before 2026-12-01): a stall cap of 0 iterations sends
+# each re-solve to privrisk.solver's perturbed fallback at once.
+PERTURBED = {"privrisk.solver._UNPERTURBED_PER_SIZE": 0}
+# The rounds of witnesses as before 2026-12-01: each from the last round's vertex, 3,000 simplex iterations each,
+# and a fractional linear end left to the block's integer programme.
+CHAINED = {
+    "privrisk.outputs.block_ends._FROM_TRUTH": False,
+    "privrisk.outputs.block_ends._ROUND_ITERATIONS_PER_CELL": 0.0,
+    "privrisk.outputs.hidden_intervals._NEAR_RADII": (),
+}
 
 
 def main() -> None:
@@ -213,10 +200,13 @@ def main() -> None:
             f"integer programmes ({stats['mip_gap']:,} below the linear end), {stats['not_exact']:,} left as "
             f"bounds; {stats['fixed']:,} cells pinned by the bounds; largest block {stats['largest']:,} cells"
         )
+    exact = args.intervals == "exact"
     if args.perturbed:
-        perturbed_baseline(parents, values, args.threshold, args.intervals == "exact", pattern, cpu)
+        name = "perturbed baseline (HiGHS's bound perturbation in every programme)"
+        baseline(name, PERTURBED, parents, values, args.threshold, exact, pattern, cpu)
     if args.chained:
-        chained_baseline(parents, values, args.threshold, args.intervals == "exact", pattern, cpu)
+        name = "chained baseline (rounds from the last vertex, 3,000 iterations, no whole table next to a fractional optimum)"
+        baseline(name, CHAINED, parents, values, args.threshold, exact, pattern, cpu)
     if args.naive_sample > 0:
         a = relations(parents)
         base, runs = naive(
