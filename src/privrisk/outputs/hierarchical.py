@@ -49,9 +49,9 @@ settled the cheapest way that is sound:
 
 The witness lies inside the interval, which lies inside [0, the smallest published total above the cell]; nothing
 is called protected on the strength of a linear bound alone. On the benchmark's tables (benchmarks/
-differencing_scale.py, 2 cores, one of them busy), every interval exact: 117,649 cells 34 s of CPU (289 s with the
-rounds chained, when 942 programmes per end took 235 s; 567 and 12 s with each round from the truth's vertex),
-and 10⁶ cells in 393 s of CPU: one block of 200,296 suppressed cells holds 103,594 primaries (57,997 upper and
+differencing_scale.py, 2 cores, one of them busy), every interval exact: 117,649 cells 32 s of CPU (270 s in the
+same run with the rounds chained, when 942 programmes per end took about 235 s; 567 and 12 s with each round from
+the truth's vertex), and 10⁶ cells in 396 s of CPU: one block of 200,296 suppressed cells holds 103,594 primaries (57,997 upper and
 64,492 lower ends open after step 1); starting its programme from the truth 11 s, 36 rounds of witnesses (each
 up to 20,000 simplex iterations, 2–10 s) 150 s, after which 4,462 upper and 59 lower ends are open; neighbourhood
 bounds and two more rounds 45 s; 1,436 programmes per end about 180 s, whose optima are whole but for the same
