@@ -611,13 +611,15 @@ def test_a_whole_table_next_to_a_fractional_optimum_keeps_its_whole_cells_and_re
     m = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1]]))
     b = np.array([1.0, 1.0])
     x = np.array([1.0, 0.0, 0.5, 0.5])
-    near = hidden_intervals._whole_near(m, b, x, 0, True, np.zeros(4), np.ones(4), radius=0)
+    near = hidden_intervals._whole_near(m, m.tocsc(), b, x, 0, True, np.zeros(4), np.ones(4), radius=0)
     assert near is not None
     assert near[:2].tolist() == [1.0, 0.0] and sorted(near[2:].tolist()) == [0.0, 1.0]
     # x0 + x1 = 1, x1 + x2 = 1, x0 + x2 = 1: (½, ½, ½) is the only solution, no whole one
     odd = sp.csr_matrix(np.array([[1.0, 1, 0], [0, 1, 1], [1, 0, 1]]))
     assert (
-        hidden_intervals._whole_near(odd, np.ones(3), np.full(3, 0.5), 0, True, np.zeros(3), np.ones(3), 1)
+        hidden_intervals._whole_near(
+            odd, odd.tocsc(), np.ones(3), np.full(3, 0.5), 0, True, np.zeros(3), np.ones(3), 1
+        )
         is None
     )
 
@@ -646,7 +648,7 @@ def test_whole_tables_next_to_fractional_points_are_whole_tables_within_the_inte
             if res.status != 0:
                 continue
             point = (res.x + truth) / 2
-            near = hidden_intervals._whole_near(m, b, point, j, top, np.zeros(hid.size), np.full(hid.size, np.inf),
+            near = hidden_intervals._whole_near(m, m.tocsc(), b, point, j, top, np.zeros(hid.size), np.full(hid.size, np.inf),
                                                 radius)  # fmt: skip
             if near is None:
                 continue

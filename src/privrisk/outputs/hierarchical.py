@@ -27,8 +27,8 @@ settled the cheapest way that is sound:
 2. else, for each connected block of suppressed cells, one linear programme (the shuttle bounds as variable
    bounds, started from the truth by :meth:`privrisk.solver.Program.start_at`, so no first phase) serves three
    steps (:func:`privrisk.outputs.block_ends.tighten`): (a) witnesses for many ends at once: rounds that
-   maximise (minimise) the sum of the cells whose end is still open, each from the vertex next to the truth
-   (chained from one another, the basis grows denser and each round dearer), the weights drawn at random after
+   maximise (minimise) the sum of the cells whose end is still open, each from the vertex the rounds began at
+   (next to the truth; chained from one another, the basis grows denser and each round dearer), the weights drawn at random after
    the even rounds stop paying (an even sum is indifferent between two cells that compete one for one); a whole
    optimum is a whole table with the published cells (checked exactly), and every cell it takes to its bound has
    its exact end; (b) for each end still open, an outer bound from its neighbourhood

@@ -38,8 +38,8 @@ DEFAULT_THRESHOLD = Policy().safe_threshold
 MAX_CELLS = 20_000_000
 #: The largest table whose intervals ``intervals="auto"`` computes exactly: the programmes of one large block of
 #: suppressed cells dominate the time (benchmarks/differencing_scale.py, 2 cores: 1.4 s of CPU at 15,625 cells,
-#: 5.6 s at 29,791, 34 s at 117,649, 393 s at 10⁶, every interval exact; 50,000 cells before 2026-12-01, when
-#: 117,649 took 289 s, see :mod:`privrisk.outputs.hierarchical`).
+#: 5.6 s at 29,791, 32 s at 117,649, 396 s at 10⁶, every interval exact; 50,000 cells before 2026-12-01, when
+#: 117,649 took 270 s, see :mod:`privrisk.outputs.hierarchical`).
 EXACT_CELLS = 150_000
 _SPEC_KINDS = ("interval:", "breaks:", "prefix", "date", "table:")
 TOTAL = "*"
