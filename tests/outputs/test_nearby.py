@@ -7,6 +7,7 @@ tests/outputs/test_targeted_moves.py."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -179,3 +180,33 @@ def test_small_programmes_in_threads_give_the_points_of_one_thread(seed: int, wh
     for one, side in zip(found[10**9], found[1], strict=True):
         for x, y in zip(one, side, strict=True):
             assert x.shape == y.shape and (x != y).nnz == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 100_000), st.booleans())
+def test_totals_around_one_subtable_share_its_programme_and_reach_what_their_own_would(
+    seed: int, whole: bool
+) -> None:
+    # Totals whose sub-tables are the same share one programme, each started from the vertex next to the truth:
+    # each reaches what a programme of its own (the total asked alone) reaches.
+    cube = np.random.default_rng(seed)
+    coords, sizes, _, a = released_cube(cube)
+    rng = np.random.default_rng(seed + 3)
+    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
+    if not whole:
+        truth = truth * rng.uniform(0.5, 2.0, truth.size)
+    n = truth.size
+    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
+    g = sp.csr_matrix((rng.random((6, n)) < 0.3).astype(float))
+    both = np.ones(6, bool)
+
+    def pairs(rows: sp.csr_matrix, up: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        return nearby_pairs(sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), rows,
+                            sp.csr_matrix((0, n)), up, up, neighbourhood=lambda own: around(own, 1))  # fmt: skip
+
+    together = pairs(g, both)
+    for i in range(6):
+        alone = pairs(sp.csr_matrix(g[i]), np.ones(1, bool))
+        for shared, own in zip(together, alone, strict=True):
+            got, want = truth + shared[i].toarray().ravel(), truth + own[0].toarray().ravel()
+            assert g[i] @ got == pytest.approx(g[i] @ want, abs=1e-7)

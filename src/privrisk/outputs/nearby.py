@@ -108,9 +108,10 @@ def nearby_pairs(
     """:func:`nearby_points` both ways: for each row of ``g`` where ``up`` says, a change that raises its total,
     and where ``down`` says, one that lowers it, both from one programme over the unknowns around it (lowered
     first, then raised from that optimum: with a sub-table's programme started from the truth, the second
-    direction cost a quarter of the first on the large request of ``benchmarks/outputs.py``). Each total's
-    programme is its own: they run side by side (:func:`privrisk.solver.side_by_side`), the answer the same as one
-    after another.
+    direction cost a quarter of the first on the large request of ``benchmarks/outputs.py``). Totals around the
+    same unknowns share one programme, each total's pair started from the same vertex next to the truth, so each
+    reaches what a programme of its own would; programmes over different unknowns run side by side
+    (:func:`privrisk.solver.side_by_side`), the answer the same as one after another.
 
     Example:
         >>> a = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1]]))
@@ -144,45 +145,62 @@ def nearby_pairs(
         )
         return _around(span, pool, own, support)
 
-    def pair(task: tuple[int, np.ndarray]) -> list[tuple[float, np.ndarray, np.ndarray]]:
-        """Total ``i``'s changes that lower and raise it (sign, unknowns, change), each where one was found."""
-        i, s = task
-        own = g.indices[g.indptr[i] : g.indptr[i + 1]]
-        weights = g.data[g.indptr[i] : g.indptr[i + 1]]
+    def pairs(task: tuple[list[int], np.ndarray]) -> list[list[tuple[float, np.ndarray, np.ndarray]]]:
+        """For each total of ``task`` (all around the same unknowns), its changes that lower and raise it (sign,
+        unknowns, change), each where one was found: one programme, each total's started from the same vertex."""
+        totals, s = task
         cut = sp.csr_matrix(a_csc[:, s])  # only the entries in S: a margin's row holds thousands of others
         sub = cut[np.flatnonzero(np.diff(cut.indptr))]
         rhs = sub @ known[s]
         whole = integer[s]
         prog = _started(sub, rhs, lower[s], upper[s], known[s], started=neighbourhood is not None)
-        at = np.searchsorted(s, own)
-        out: list[tuple[float, np.ndarray, np.ndarray]] = []
-        for sign in (-1.0, 1.0):
-            if not (up[i] if sign > 0 else down[i]):
-                continue
-            sol = prog.maximise(at, sign * weights, iterations=iterations)
-            if sol.status != "optimal" or sol.x is None:
-                continue
-            x = sol.x
-            if whole.any():
-                if not np.all(np.abs(x[whole] - np.round(x[whole])) <= 1e-6):
+        start = prog.vertex()
+        every: list[list[tuple[float, np.ndarray, np.ndarray]]] = []
+        for n_i, i in enumerate(totals):
+            if n_i and start is not None:
+                prog.go_to(start)
+            elif n_i:  # solved from scratch: so is each total
+                prog = _started(sub, rhs, lower[s], upper[s], known[s], started=False)
+            own = g.indices[g.indptr[i] : g.indptr[i + 1]]
+            weights = g.data[g.indptr[i] : g.indptr[i + 1]]
+            at = np.searchsorted(s, own)
+            out: list[tuple[float, np.ndarray, np.ndarray]] = []
+            for sign in (-1.0, 1.0):
+                if not (up[i] if sign > 0 else down[i]):
                     continue
-                x = np.where(whole, np.round(x), x)
-            change = x - known[s]
-            nz = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(known[s]))
-            if nz.any():
-                out.append((sign, s[nz], change[nz]))
-        return out
+                sol = prog.maximise(at, sign * weights, iterations=iterations)
+                if sol.status != "optimal" or sol.x is None:
+                    continue
+                x = sol.x
+                if whole.any():
+                    if not np.all(np.abs(x[whole] - np.round(x[whole])) <= 1e-6):
+                        continue
+                    x = np.where(whole, np.round(x), x)
+                change = x - known[s]
+                nz = np.abs(change) > 1e-9 * np.maximum(1.0, np.abs(known[s]))
+                if nz.any():
+                    out.append((sign, s[nz], change[nz]))
+            every.append(out)
+        return every
 
     found: dict[float, tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]] = {-1.0: ([], [], []),
                                                                                       1.0: ([], [], [])}  # fmt: skip
-    tasks = [(i, s) for i in range(g.shape[0]) if (up[i] or down[i]) and (s := around(i)) is not None]
+    # Totals around the same unknowns share one programme and its start (the crossover, most of a programme's
+    # time): on the large request's sums, 2,245 sub-table totals lay around 960 different sub-tables.
+    shared: dict[bytes, tuple[list[int], np.ndarray]] = {}
+    for i in range(g.shape[0]):
+        if (up[i] or down[i]) and (s := around(i)) is not None:
+            shared.setdefault(s.tobytes(), ([], s))[0].append(i)
+    tasks = list(shared.values())
     heavy = bool(tasks) and np.mean([s.size for _, s in tasks]) >= SIDE_BY_SIDE_UNKNOWNS
-    for (i, _), changes in zip(tasks, side_by_side(pair, tasks) if heavy else map(pair, tasks), strict=True):
-        for sign, cols_i, vals_i in changes:
-            rows, cols, vals = found[sign]
-            rows.append(np.full(cols_i.size, i))
-            cols.append(cols_i)
-            vals.append(vals_i)
+    answers = side_by_side(pairs, tasks) if heavy else map(pairs, tasks)
+    for (totals, _), changes in zip(tasks, answers, strict=True):
+        for i, per_total in zip(totals, changes, strict=True):
+            for sign, cols_i, vals_i in per_total:
+                rows, cols, vals = found[sign]
+                rows.append(np.full(cols_i.size, i))
+                cols.append(cols_i)
+                vals.append(vals_i)
     out = []
     for sign in (1.0, -1.0):
         rows, cols, vals = found[sign]
