@@ -1,6 +1,7 @@
-"""The programmes per end of several large blocks run side by side (``Region.apart``): the intervals, the exact
-ends, the points seen and the budget spent are the same, to the bit, as one block after another; and each linear
-end is scipy's linprog optimum over the whole system (an independent solver)."""
+"""The programmes per end of several large blocks run side by side (``Region.apart``), and so do the blocks of one
+total over several (``Region.optimise``): the intervals, the exact ends, the points seen and kept and the budget
+spent are the same, to the bit, as one block after another; and each linear end is scipy's linprog optimum over
+the whole system (an independent solver)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ from outputs_helpers import released_cube
 from privrisk.outputs.intervals import Region
 
 _PATCHED = [(intervals, "SIDE_BY_SIDE_ROWS"), (solver, "_cores"), (intervals, "side_by_side"),
-            (extremes, "BATCH_ROUNDS"), (extremes, "WHOLE_ROUNDS"), (intervals, "_POINTS")]  # fmt: skip
+            (extremes, "BATCH_ROUNDS"), (extremes, "WHOLE_ROUNDS")]  # fmt: skip
 
 
 def _ends(a: sp.csr_matrix, b: np.ndarray, truth: np.ndarray | None, whole: bool, g: sp.csr_matrix,
-          side_by_side: bool, names: set[str]) -> tuple[object, int]:  # fmt: skip
+          side_by_side: bool, names: set[str]) -> tuple[object, int, list[np.ndarray]]:  # fmt: skip
     saved = [(module, name, getattr(module, name)) for module, name in _PATCHED]
     original = intervals.side_by_side
 
@@ -38,11 +39,10 @@ def _ends(a: sp.csr_matrix, b: np.ndarray, truth: np.ndarray | None, whole: bool
     solver._cores = lambda: 2  # type: ignore[assignment]
     intervals.side_by_side = counted  # type: ignore[assignment]
     extremes.BATCH_ROUNDS = extremes.WHOLE_ROUNDS = 0  # every end left to its own programme
-    intervals._POINTS = 0  # side by side even before the first points met are kept (kept in the order met)
     try:
         n = a.shape[1]
         region = Region(a, b, lower=np.zeros(n), integer=np.full(n, whole), known=truth)
-        return region.extremes(g), region.budget
+        return region.extremes(g), region.budget, region.points
     finally:
         for module, name, value in saved:
             setattr(module, name, value)
@@ -78,12 +78,13 @@ def test_blocks_side_by_side_give_the_ends_of_one_block_after_another(
     g = sp.csr_matrix(np.array(rows))
     names: set[str] = set()
     known = truth if truth_known else None
-    one, spent_one = _ends(a, b, known, whole, g, False, set())
-    two, spent_two = _ends(a, b, known, whole, g, True, names)
+    one, spent_one, kept_one = _ends(a, b, known, whole, g, False, set())
+    two, spent_two, kept_two = _ends(a, b, known, whole, g, True, names)
     assert any(name.startswith("privrisk-programme") for name in names)  # they did run side by side
     for field in ("lo", "hi", "lo_exact", "hi_exact", "undecided", "seen_lo", "seen_hi"):
         np.testing.assert_array_equal(getattr(one, field), getattr(two, field), err_msg=field)
     assert one.used == two.used and spent_one == spent_two
+    assert len(kept_one) == len(kept_two) and all(np.array_equal(p, q) for p, q in zip(kept_one, kept_two, strict=True))
     if not whole:
         for i in range(g.shape[0]):
             c = g[i].toarray().ravel()

@@ -283,12 +283,11 @@ def extremes(
             values_hi = np.where(real_totals, np.maximum(values - slack[0], base), values)
         else:
             values_lo = values_hi = values
-        if len(region.points) < _POINTS:
+        if region.room_for_points():
             point = region.known.copy()
             for b_, x_ in parts:
                 point[region._cols[b_]] = x_
-            if not any(np.array_equal(point, q) for q in region.points):
-                region.points.append(point)
+            region.keep_point(point)
         np.minimum(ends.seen_lo, values_lo, out=ends.seen_lo)
         np.maximum(ends.seen_hi, values_hi, out=ends.seen_hi)
         _remember(region, parts)

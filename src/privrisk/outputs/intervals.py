@@ -59,7 +59,7 @@ WORK_ROWS = 500
 # The blocks' programmes per end run side by side (:meth:`Region.apart`) where two blocks or more have this many
 # equations: on smaller ones a programme takes milliseconds and threads cost more than they save.
 SIDE_BY_SIDE_ROWS = 1_000
-_OWN = threading.local()  # each thread's own budget per Region, within Region.apart
+_OWN = threading.local()  # each thread's own budget and points met per Region, within Region.apart
 # Blocks of more equations get no integer programme: on 8,752 equations and 25,000 whole unknowns one ran for
 # minutes inside HiGHS's presolve and search (the iteration limit does not bound those); the rounded linear bound
 # is kept and the end counted undecided.
@@ -230,27 +230,53 @@ class Region:
     def apart(self, work: Callable[[np.ndarray], None], queues: list[np.ndarray], blocks: list[int]) -> None:
         """``work(queue)`` for each queue, whose programmes all run on its own block of ``blocks`` (a block's
         programme starts from its own last optimum; a point met changes that block's unknowns alone). Each queue
-        starts from the budget left now, and what all spend is taken off after, so the answer is the same whether
-        they run one after another or, where two blocks or more have :data:`SIDE_BY_SIDE_ROWS` equations, side by
-        side (:func:`privrisk.solver.side_by_side`, the Python of one at a time: :func:`privrisk.solver.holding`).
+        starts from the budget left now, and what all spend is taken off after; the points each meets are kept
+        in the order of the queues (:meth:`keep_point`); so the answer is the same whether they run one after
+        another or, where two blocks or more have :data:`SIDE_BY_SIDE_ROWS` equations, side by side
+        (:func:`privrisk.solver.side_by_side`, the Python of one at a time: :func:`privrisk.solver.holding`).
         """
-        start = self._budget
         big = sum(self._rows.get(k, np.empty(0)).size >= SIDE_BY_SIDE_ROWS for k in blocks)
-        # The first points met are kept in the order met (``points``): while there is room, one after another.
-        lock = threading.Lock() if big >= 2 and len(self.points) >= _POINTS else None
+        self._each(work, queues, side=big >= 2)
 
-        def one(queue: np.ndarray) -> int:
+    def _each(self, work: Callable[[Any], Any], items: list[Any], *, side: bool) -> list[Any]:
+        """``[work(x) for x in items]``, each from the budget left now (what all spend is taken off after), the
+        points each meets kept after, in the order of ``items``; side by side where ``side`` (one lock for the
+        Python: :func:`privrisk.solver.holding`)."""
+        start = self._budget
+        lock = threading.Lock() if side else None
+
+        def one(item: Any) -> tuple[Any, int, list[np.ndarray]]:
             own = _OWN.__dict__.setdefault("budgets", {})
+            met = _OWN.__dict__.setdefault("points", {})
             own[id(self)] = start
+            met[id(self)] = []
             try:
                 with holding(lock) if lock is not None else contextlib.nullcontext():
-                    work(queue)
-                return start - own[id(self)]
+                    out = work(item)
+                return out, start - own[id(self)], met[id(self)]
             finally:
-                del own[id(self)]
+                del own[id(self)], met[id(self)]
 
-        spent = side_by_side(one, queues, least=1) if lock is not None else [one(q) for q in queues]
-        self._budget = start - sum(spent)
+        done = side_by_side(one, items, least=1) if lock is not None else [one(x) for x in items]
+        self._budget = start - sum(spent for _, spent, _ in done)
+        for _, _, points in done:
+            for point in points:
+                self.keep_point(point)
+        return [out for out, _, _ in done]
+
+    def room_for_points(self) -> bool:
+        """Whether a whole solution met now would be kept (:meth:`keep_point`): the first :data:`_POINTS`."""
+        met: dict[int, list[np.ndarray]] | None = getattr(_OWN, "points", None)
+        kept = self.points if met is None or id(self) not in met else met[id(self)]
+        return len(kept) < _POINTS
+
+    def keep_point(self, point: np.ndarray) -> None:
+        """Keep a whole solution met (the first :data:`_POINTS` different ones, in the order met; within
+        :meth:`apart`, each queue's own, kept after all have run, in the order of the queues)."""
+        met: dict[int, list[np.ndarray]] | None = getattr(_OWN, "points", None)
+        kept = self.points if met is None or id(self) not in met else met[id(self)]
+        if len(kept) < _POINTS and not any(np.array_equal(point, q) for q in kept):
+            kept.append(point)
 
     # --- one block ------------------------------------------------------------------------------------------
 
@@ -508,14 +534,23 @@ class Region:
         used: set[int] = set()
         blocks = self.col_block[idx]
         touched = np.unique(blocks).tolist()
-        for k in touched:
-            mine = blocks == k
-            cols = self._cols[k]
-            local = np.searchsorted(cols, idx[mine])
+
+        def one(k: int) -> tuple[float, bool, bool, np.ndarray | None, np.ndarray | None]:
+            local = np.searchsorted(self._cols[k], idx[blocks == k])
             # Seen for the whole total, which is this block's total only when it touches no other block.
             mine_met = met if len(touched) == 1 else np.nan
-            value, ex, dec, x, duals = self._solve(k, local, val[mine], sign, whole_objective, exact, cap, mine_met,
-                                                   from_truth)  # fmt: skip
+            return self._solve(
+                k, local, val[blocks == k], sign, whole_objective, exact, cap, mine_met, from_truth
+            )
+
+        # A total over several large blocks: their programmes side by side (blocks share no equation), unless this
+        # runs within :meth:`apart` already. On the large request's sums, totals over the 4 blocks of 8,752
+        # equations took 25 s one block after another.
+        big = sum(self._rows.get(k, np.empty(0)).size >= SIDE_BY_SIDE_ROWS for k in touched)
+        inside = id(self) in getattr(_OWN, "budgets", {})
+        solved = self._each(one, touched, side=True) if big >= 2 and not inside else [one(k) for k in touched]
+        for k, (value, ex, dec, x, duals) in zip(touched, solved, strict=True):
+            mine = blocks == k
             if not dec:
                 # A valid outer bound from the unknowns' bounds where the programme did not end.
                 ends = np.where(val[mine] * sign > 0, self.lo[idx[mine]], self.hi[idx[mine]])
