@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import privrisk.outputs.extremes as extremes_module
 from outputs_helpers import released_cube, whole_solutions
 from privrisk.outputs.intervals import Region
-from privrisk.outputs.moves import moves, moves_through, walks
+from privrisk.outputs.moves import moves, moves_through, touching, walks
 
 
 def _margins(point: np.ndarray, coords: np.ndarray, sizes: tuple[int, ...], held: frozenset[int]) -> dict:
@@ -150,3 +150,16 @@ def test_a_walk_or_nearby_point_that_breaks_a_released_total_is_not_seen(source,
         monkeypatch.setattr(extremes_module, source, lambda *a, **k: broken)
     ends = region.extremes(sp.csr_matrix(np.array([[1.0, 1.0, 0.0]])))
     assert ends.lo.tolist() == [3.0] and ends.hi.tolist() == [3.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_the_moves_touching_a_total_are_those_with_an_entry_on_its_unknowns_in_order(seed: int) -> None:
+    # By hand over dense arrays: a move is kept when one of its non-zero entries lies on an unknown some total holds.
+    rng = np.random.default_rng(seed)
+    n, p, k = int(rng.integers(1, 12)), int(rng.integers(0, 15)), int(rng.integers(1, 4))
+    dense = np.where(rng.random((p, n)) < 0.3, rng.integers(-3, 4, (p, n)), 0).astype(float)
+    totals = (rng.random((k, n)) < 0.3).astype(float)
+    kept = [row for row in dense if any(row[j] != 0 and totals[:, j].any() for j in range(n))]
+    got = touching(sp.csr_matrix(dense), sp.csr_matrix(totals)).toarray()
+    assert got.shape == (len(kept), n) and np.array_equal(got, np.array(kept).reshape(len(kept), n))

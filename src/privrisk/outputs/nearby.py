@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from privrisk.outputs.moves import touching
 from privrisk.solver import Program, side_by_side
 
 __all__ = ["nearby_pairs", "nearby_points", "subtables"]
@@ -125,6 +126,8 @@ def nearby_pairs(
     a_csc = sp.csc_matrix(a)
     g = sp.csr_matrix(g)
     n = a.shape[1]
+    if pool.shape[0] and neighbourhood is None:
+        pool = touching(pool, g)  # the moves through some total, in their order: the rest are never read
     gain = (
         sp.csr_matrix(g @ pool.T)
         if pool.shape[0] and neighbourhood is None
