@@ -6,6 +6,8 @@ tests/outputs/test_targeted_moves.py."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -99,25 +101,29 @@ def test_subtables_keep_the_own_levels_and_add_the_fullest() -> None:
     assert sums == [(0, 0, 1), (0, 1, 1), (2, 0, 1), (2, 1, 1)]
 
 
+def _cube_around(seed: int, whole: bool, shift: int) -> tuple[np.ndarray, np.ndarray, Any, np.random.Generator]:
+    """A released cube's equations, a truth (whole or real) and its sub-tables, and the generator for the rest."""
+    coords, sizes, _, a = released_cube(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed + shift)
+    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
+    if not whole:
+        truth = truth * rng.uniform(0.5, 2.0, truth.size)
+    return a, truth, subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)]), rng
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 100_000), st.booleans())
 def test_both_ends_from_one_subtable_programme_reach_each_optimum(seed: int, whole: bool) -> None:
     # nearby_pairs lowers a total, then raises it from that optimum, in one programme started from the truth:
     # each point solves the system, and over the whole cube each reaches its own optimum (scipy's linprog).
-    cube = np.random.default_rng(seed)
-    coords, sizes, _, a = released_cube(cube)
-    rng = np.random.default_rng(seed + 1)
-    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
-    if not whole:
-        truth = truth * rng.uniform(0.5, 2.0, truth.size)
+    a, truth, around, rng = _cube_around(seed, whole, 1)
     n = truth.size
-    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
     g = (rng.random((3, n)) < 0.3).astype(float)
     g[g.sum(axis=1) == 0, 0] = 1.0
     up_wanted, down_wanted = rng.random(3) < 0.7, rng.random(3) < 0.7
     up, down = nearby_pairs(
         sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.full(n, whole), sp.csr_matrix(g),
-        sp.csr_matrix((0, n)), up_wanted, down_wanted, neighbourhood=lambda own: around(own, max(sizes)), support=n,
+        sp.csr_matrix((0, n)), up_wanted, down_wanted, neighbourhood=lambda own: around(own, n), support=n,
     )  # fmt: skip
     for i in range(3):
         for d, sign, wanted in ((up, -1.0, up_wanted[i]), (down, 1.0, down_wanted[i])):
@@ -189,14 +195,8 @@ def test_totals_around_one_subtable_share_its_programme_and_reach_what_their_own
 ) -> None:
     # Totals whose sub-tables are the same share one programme, each started from the vertex next to the truth:
     # each reaches what a programme of its own (the total asked alone) reaches.
-    cube = np.random.default_rng(seed)
-    coords, sizes, _, a = released_cube(cube)
-    rng = np.random.default_rng(seed + 3)
-    truth = rng.integers(0, 6, coords.shape[0]).astype(float)
-    if not whole:
-        truth = truth * rng.uniform(0.5, 2.0, truth.size)
+    a, truth, around, rng = _cube_around(seed, whole, 3)
     n = truth.size
-    around = subtables(coords, sizes, np.ones(len(sizes), bool), [(0, truth)])
     g = sp.csr_matrix((rng.random((6, n)) < 0.3).astype(float))
     both = np.ones(6, bool)
 
