@@ -84,7 +84,8 @@ def test_blocks_side_by_side_give_the_ends_of_one_block_after_another(
     for field in ("lo", "hi", "lo_exact", "hi_exact", "undecided", "seen_lo", "seen_hi"):
         np.testing.assert_array_equal(getattr(one, field), getattr(two, field), err_msg=field)
     assert one.used == two.used and spent_one == spent_two
-    assert len(kept_one) == len(kept_two) and all(np.array_equal(p, q) for p, q in zip(kept_one, kept_two, strict=True))
+    assert len(kept_one) == len(kept_two)
+    assert all(np.array_equal(p, q) for p, q in zip(kept_one, kept_two, strict=True))
     if not whole:
         for i in range(g.shape[0]):
             c = g[i].toarray().ravel()

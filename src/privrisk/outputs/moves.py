@@ -135,8 +135,11 @@ def touching(pool: sp.csr_matrix, g: sp.csr_matrix) -> sp.csr_matrix:
     pool = sp.csr_matrix(pool)
     held = np.zeros(pool.shape[1], dtype=bool)
     held[sp.csr_matrix(g).indices] = True
-    hits = np.concatenate([[0], np.cumsum(held[pool.indices], dtype=np.int64)])
-    rows = np.flatnonzero(hits[pool.indptr[1:]] > hits[pool.indptr[:-1]])
+    nonempty = np.flatnonzero(np.diff(pool.indptr) > 0)
+    keep = np.zeros(pool.shape[0], dtype=bool)
+    if nonempty.size:  # one flag an entry, no wider array: the pool may hold 10⁸ of them
+        keep[nonempty] = np.logical_or.reduceat(held[pool.indices], pool.indptr[nonempty])
+    rows = np.flatnonzero(keep)
     return pool if rows.size == pool.shape[0] else sp.csr_matrix(pool[rows])
 
 
