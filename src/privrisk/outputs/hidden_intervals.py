@@ -309,15 +309,14 @@ def _whole_near(m: sp.csr_matrix, csc: sp.csc_matrix, b: np.ndarray, x: np.ndarr
     once a block: the block of a 10⁶-cell table takes 5 ms to turn)."""
     whole = np.round(x)
     free = np.union1d(np.flatnonzero(np.abs(x - whole) > 1e-6), [j])
-    csr = sp.csr_matrix(m)
     for _ in range(radius):
-        free = np.union1d(free, csr[np.unique(csc[:, free].indices)].indices)
+        free = np.union1d(free, m[np.unique(csc[:, free].indices)].indices)
     if free.size > _MIP_LIMIT:
         return None
     held = np.ones(x.size, dtype=bool)
     held[free] = False
     rows = np.unique(csc[:, free].indices)
-    part = csr[rows]
+    part = m[rows]
     rhs = b[rows] - part[:, held] @ whole[held]
     prog = Program(part[:, free], rhs, rhs, lower=lower[free], upper=upper[free],
                    integer=np.ones(free.size, dtype=bool))  # fmt: skip

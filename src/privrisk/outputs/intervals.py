@@ -264,17 +264,19 @@ class Region:
                 self.keep_point(point)
         return [out for out, _, _ in done]
 
+    def _kept(self) -> list[np.ndarray]:
+        """Where a whole solution met now is kept: :attr:`points`, or within :meth:`_each` the item's own list."""
+        met: dict[int, list[np.ndarray]] | None = getattr(_OWN, "points", None)
+        return self.points if met is None or id(self) not in met else met[id(self)]
+
     def room_for_points(self) -> bool:
         """Whether a whole solution met now would be kept (:meth:`keep_point`): the first :data:`_POINTS`."""
-        met: dict[int, list[np.ndarray]] | None = getattr(_OWN, "points", None)
-        kept = self.points if met is None or id(self) not in met else met[id(self)]
-        return len(kept) < _POINTS
+        return len(self._kept()) < _POINTS
 
     def keep_point(self, point: np.ndarray) -> None:
         """Keep a whole solution met (the first :data:`_POINTS` different ones, in the order met; within
         :meth:`apart`, each queue's own, kept after all have run, in the order of the queues)."""
-        met: dict[int, list[np.ndarray]] | None = getattr(_OWN, "points", None)
-        kept = self.points if met is None or id(self) not in met else met[id(self)]
+        kept = self._kept()
         if len(kept) < _POINTS and not any(np.array_equal(point, q) for q in kept):
             kept.append(point)
 
