@@ -30,6 +30,17 @@ LARGE = {"region": 50, "sex": 2, "ageband": 10, "edu": 5, "occ": 5}
 
 
 def _run(levels: dict[str, int], records: int, step: int, threads: int) -> tuple[float, float, str, int, int]:
+    """The differencing's wall and CPU seconds, its findings (as JSON, in a fixed order), and how many it found and
+    left undecided (:func:`_findings` gives the findings themselves)."""
+    wall, cpu, findings, undecided = _findings(levels, records, step, threads)
+    found = json.dumps(sorted(findings, key=lambda f: (f["type"], f["group"], f.get("magnitude") or "")),
+                       sort_keys=True, default=str)  # fmt: skip
+    return wall, cpu, found, len(findings), undecided
+
+
+def _findings(
+    levels: dict[str, int], records: int, step: int, threads: int
+) -> tuple[float, float, list, int]:
     solver.SIDE_BY_SIDE_THREADS = threads
     frame = bench.make_data(records, levels)
     parsed = parse_spec(bench.to_toml(bench.large_specs()[::step]))
@@ -38,9 +49,7 @@ def _run(levels: dict[str, int], records: int, step: int, threads: int) -> tuple
     wall, cpu = time.perf_counter(), time.process_time()
     diff = difference(con, linear, Policy(), knowledge=parsed.knowledge)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    found = json.dumps(sorted(diff.findings, key=lambda f: (f["type"], f["group"], f.get("magnitude") or "")),
-                       sort_keys=True, default=str)  # fmt: skip
-    return wall, cpu, found, len(diff.findings), diff.undecided
+    return wall, cpu, diff.findings, diff.undecided
 
 
 def main() -> None:

@@ -83,7 +83,7 @@ def _ends(base: np.ndarray):
 
     k = base.size
     return Ends(np.full(k, -np.inf), np.full(k, np.inf), np.zeros(k, bool), np.zeros(k, bool), base.copy(),
-                base.copy(), np.zeros(k, bool))  # fmt: skip
+                base.copy(), np.zeros(k, bool), np.zeros(k, bool), np.zeros(k, bool))  # fmt: skip
 
 
 def _region(integer: bool):

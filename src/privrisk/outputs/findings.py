@@ -242,7 +242,14 @@ def sum_findings(
 
     def need(e: Ends) -> tuple[np.ndarray, np.ndarray]:
         same = is_e & (e.seen_hi - e.seen_lo <= tol_s)
-        return same | (truth_s - e.seen_lo < need_s), same | (e.seen_hi - truth_s < need_s)
+        want_lo, want_hi = same | (truth_s - e.seen_lo < need_s), same | (e.seen_hi - truth_s < need_s)
+        # An end whose outer bound a programme has narrowed to within the protection discloses whatever its exact
+        # value: no programme over the whole block is asked for it (its bound and the equations behind it are
+        # reported). The unknowns' bounds alone are not enough: they are seldom the end.
+        with np.errstate(invalid="ignore"):
+            close_lo = e.lo_solved & (truth_s - e.lo < need_s)
+            close_hi = e.hi_solved & (e.hi - truth_s < need_s)
+        return want_lo & ~close_lo, want_hi & ~close_hi
 
     ends = region.extremes(g, need=need)
     lo, hi = ends.lo * scale, ends.hi * scale
