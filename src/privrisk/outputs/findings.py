@@ -256,8 +256,9 @@ def sum_findings(
     exact = is_e & (hi - lo <= tol)
     with np.errstate(invalid="ignore"):
         level = np.where(pct_c[cand], protect[cand], -np.inf)
-        close_lo = total[cand] - lo < level
-        close_hi = hi - total[cand] < level
+        # Also every end ``need`` stopped asking for as close (in its own units): rounding never lets one pass.
+        close_lo = (total[cand] - lo < level) | (ends.lo_solved & (truth_s - ends.lo < need_s))
+        close_hi = (hi - total[cand] < level) | (ends.hi_solved & (ends.hi - truth_s < need_s))
     found = exact | close_lo | close_hi
     w_lo, w_hi = need(ends)
     undecided = (w_lo | w_hi) & ~found & ends.undecided
