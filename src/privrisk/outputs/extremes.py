@@ -62,7 +62,7 @@ SUBTABLE_LEVELS = (3, 4)
 # Rounds of whole tables over all open ends at once (Region.whole_points), while they settle more ends.
 WHOLE_ROUNDS = 8
 # Outer bounds of the ends still open from the equations around each total (:mod:`privrisk.outputs.local_bounds`)
-# before the programmes over whole blocks.
+# before the programmes over whole blocks, where the caller asks for them (False: never, a baseline).
 LOCAL_BOUNDS = True
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
@@ -291,12 +291,15 @@ def extremes(
     explain: np.ndarray | None = None,
     exact: bool = True,
     reach_hi: np.ndarray | None = None,
+    local_bounds: bool = False,
 ) -> Ends:
     """The interval of every total g_i·x (the rows of ``g``, non-negative weights). ``need`` says which
     ends are still wanted (default: all); ``explain`` the totals whose determining equations are wanted
     (``rows``: the released equations the duals of their two programmes use). ``reach_hi``: a whole value per
     total (or inf) that its upper end is asked to reach; a total proven not to reach it gets the outer bound
-    target − 1, which ``need`` may find enough."""
+    target − 1, which ``need`` may find enough. ``local_bounds``: the real totals still open before the programmes
+    over whole blocks are bounded over the equations around each first (:mod:`privrisk.outputs.local_bounds`;
+    ``Ends.lo_solved``/``hi_solved`` say which), for a ``need`` that reads outer bounds."""
     g = sp.csr_matrix(g, dtype=float)
     k = g.shape[0]
     g_csc = sp.csc_matrix(g)
@@ -439,7 +442,7 @@ def extremes(
                 if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
                     break
 
-    if region.known is not None and LOCAL_BOUNDS:
+    if region.known is not None and local_bounds and LOCAL_BOUNDS:
         w_lo, w_hi = wanted()
         _relax(region, g, np.flatnonzero((w_lo | w_hi) & real_totals), w_lo, w_hi, ends)
         mark()

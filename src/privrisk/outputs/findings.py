@@ -251,7 +251,7 @@ def sum_findings(
             close_hi = e.hi_solved & (e.hi - truth_s < need_s)
         return want_lo & ~close_lo, want_hi & ~close_hi
 
-    ends = region.extremes(g, need=need)
+    ends = region.extremes(g, need=need, local_bounds=True)
     lo, hi = ends.lo * scale, ends.hi * scale
     exact = is_e & (hi - lo <= tol)
     with np.errstate(invalid="ignore"):

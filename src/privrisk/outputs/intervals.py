@@ -578,9 +578,12 @@ class Region:
         explain: np.ndarray | None = None,
         exact: bool = True,
         reach_hi: np.ndarray | None = None,
+        local_bounds: bool = False,
     ) -> Ends:
         """The interval of every total g_i·x (:func:`privrisk.outputs.extremes.extremes`)."""
-        return extremes(self, g, need=need, explain=explain, exact=exact, reach_hi=reach_hi)
+        return extremes(
+            self, g, need=need, explain=explain, exact=exact, reach_hi=reach_hi, local_bounds=local_bounds
+        )
 
     def why(
         self,
