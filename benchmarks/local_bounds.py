@@ -13,14 +13,13 @@ Run: .venv/bin/python benchmarks/local_bounds.py [--quick]   (--quick: 300 recor
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from side_by_side import LARGE, _findings
+from side_by_side import _findings, _request
 
 import privrisk.outputs.extremes as extremes
 import privrisk.solver as solver
@@ -42,17 +41,7 @@ def _compare(before: list[dict], after: list[dict]) -> tuple[bool, int, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--quick", action="store_true", help="300 records of a small survey, every tenth output: a smoke run"
-    )
-    args = parser.parse_args()
-    records, step = (300, 10) if args.quick else (1_000_000, 1)
-    levels = dict(region=2, sex=2, ageband=3, edu=2, occ=2) if args.quick else LARGE
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(
-        f"load average {os.getloadavg()[0]:.1f} on {cores} cores; {records:,} records, the large request's outputs"
-    )
+    levels, records, step = _request(__doc__ or "")
     threads = solver.SIDE_BY_SIDE_THREADS
     extremes.LOCAL_BOUNDS = False
     w1, c1, f1, u1 = _findings(levels, records, step, threads)

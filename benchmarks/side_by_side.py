@@ -52,8 +52,10 @@ def _findings(
     return wall, cpu, diff.findings, diff.undecided
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def _request(doc: str) -> tuple[dict[str, int], int, int]:
+    """The command line's request (``--quick``: 300 records of a small survey, every tenth output): its levels, its
+    records and the step through the outputs; the machine's load printed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument(
         "--quick", action="store_true", help="300 records of a small survey, every tenth output: a smoke run"
     )
@@ -65,6 +67,11 @@ def main() -> None:
     print(
         f"load average {os.getloadavg()[0]:.1f} on {cores} cores; {records:,} records, the large request's outputs"
     )
+    return levels, records, step
+
+
+def main() -> None:
+    levels, records, step = _request(__doc__ or "")
     default = solver.SIDE_BY_SIDE_THREADS
     w1, c1, f1, n1, u1 = _run(levels, records, step, 1)
     print(

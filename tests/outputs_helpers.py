@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
@@ -68,3 +71,13 @@ def sparse_release(rng: np.random.Generator, people: int = 5) -> tuple[np.ndarra
     for j in rng.choice(a.shape[1], size=int(rng.integers(1, people + 1)), replace=True).tolist():
         truth[j] += 1
     return a, a @ truth, truth
+
+
+def bench_outputs() -> ModuleType:
+    """``benchmarks/outputs.py`` as a module (its data and the large request's outputs), loaded by path."""
+    path = Path(__file__).parents[1] / "benchmarks" / "outputs.py"
+    spec = importlib.util.spec_from_file_location("bench_outputs", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

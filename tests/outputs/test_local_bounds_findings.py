@@ -4,14 +4,12 @@ interval, scipy's linear programme over the whole released system (no privrisk c
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
 import privrisk.outputs.extremes as extremes
+from outputs_helpers import bench_outputs
 from privrisk.outputs import parse_spec
 from privrisk.outputs.atom_table import atom_cube
 from privrisk.outputs.compute import connect, table_cells
@@ -19,17 +17,8 @@ from privrisk.outputs.differencing import LINEAR, Differencing, difference
 from privrisk.outputs.policy import Policy
 
 
-def _bench():
-    path = Path(__file__).parents[2] / "benchmarks" / "outputs.py"
-    spec = importlib.util.spec_from_file_location("bench_outputs", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _difference(records: int, seed_tables: int) -> Differencing:
-    bench = _bench()
+    bench = bench_outputs()
     frame = bench.make_data(records, {"region": 2, "sex": 2, "ageband": 3, "edu": 2, "occ": 2})
     specs = [s for s in parse_spec(bench.to_toml(bench.large_specs()[seed_tables::10])) if s.kind in LINEAR]
     policy = Policy()

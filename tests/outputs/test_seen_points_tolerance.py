@@ -11,13 +11,11 @@ report it.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from outputs_helpers import bench_outputs
 from privrisk.outputs import parse_spec
 from privrisk.outputs.atom_table import atom_cube
 from privrisk.outputs.compute import connect, table_cells
@@ -26,18 +24,9 @@ from privrisk.outputs.policy import Policy
 from privrisk.outputs.release_audit import Change, _released
 
 
-def _bench():
-    path = Path(__file__).parents[2] / "benchmarks" / "outputs.py"
-    spec = importlib.util.spec_from_file_location("bench_outputs", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow  # one differencing of 20 outputs
 def test_a_determined_sum_is_found_though_points_seen_stray_by_the_tolerance() -> None:
-    bench = _bench()
+    bench = bench_outputs()
     frame = bench.make_data(300, {"region": 2, "sex": 2, "ageband": 3, "edu": 2, "occ": 2})
     specs = [s for s in parse_spec(bench.to_toml(bench.large_specs()[::10])) if s.kind in LINEAR]
     policy = Policy()
