@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from outputs_helpers import enumerated_bounds
-from privrisk.outputs.intervals import intervals
 from privrisk.outputs.run import check_frame
 from privrisk.outputs.spec import OutputSpec
+from privrisk.outputs.unknown_intervals import intervals
 
 
 def _people(rows: list[tuple[object, ...]], names: list[str]) -> pd.DataFrame:

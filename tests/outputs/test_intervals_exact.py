@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import privrisk.outputs.intervals as iv
 from outputs_helpers import enumerated_bounds
 from privrisk.errors import PrivriskError
-from privrisk.outputs.intervals import intervals
 from privrisk.outputs.reduction import reduce as _reduce
+from privrisk.outputs.unknown_intervals import intervals
 
 
 def _nested_rows(n: int, draw_rows: list[list[bool]], nest: list[int]) -> np.ndarray:
