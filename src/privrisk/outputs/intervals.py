@@ -610,12 +610,3 @@ class Region:
                 return -1
             total += r
         return total
-
-
-def __getattr__(name: str) -> Any:
-    # every unknown's interval moved to its own module (:mod:`privrisk.outputs.unknown_intervals`); old imports work
-    if name in ("Intervals", "intervals"):
-        from privrisk.outputs import unknown_intervals
-
-        return getattr(unknown_intervals, name)
-    raise AttributeError(name)
