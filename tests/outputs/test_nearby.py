@@ -210,3 +210,31 @@ def test_totals_around_one_subtable_share_its_programme_and_reach_what_their_own
         for shared, own in zip(together, alone, strict=True):
             got, want = truth + shared[i].toarray().ravel(), truth + own[0].toarray().ravel()
             assert g[i] @ got == pytest.approx(g[i] @ want, abs=1e-7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 100_000), st.integers(1, 2))
+def test_a_subtable_programme_reaches_the_optimum_with_the_rest_held(seed: int, levels: int) -> None:
+    # Cut to a sub-table, many equations become the same row; each is kept once. Whatever is dropped, the point
+    # reached is the optimum over the sub-table's unknowns with the rest held at the truth (scipy's linprog over
+    # every row, repeated ones included).
+    a, truth, around, rng = _cube_around(seed, False, 2)
+    n = truth.size
+    atom = int(rng.integers(0, n))
+    s = np.union1d([atom], around(np.array([atom]), levels))
+    g = np.zeros((1, n))
+    g[0, atom] = 1.0
+    up, down = nearby_pairs(
+        sp.csr_matrix(a), truth, np.zeros(n), np.full(n, np.inf), np.zeros(n, bool), sp.csr_matrix(g),
+        sp.csr_matrix((0, n)), np.ones(1, bool), np.ones(1, bool), neighbourhood=lambda own: s, support=n,
+    )  # fmt: skip
+    rest = np.setdiff1d(np.arange(n), s)
+    a_s, rhs = a[:, s], a @ truth - a[:, rest] @ truth[rest]
+    for d, sign in ((up, -1.0), (down, 1.0)):
+        point = truth + d[0].toarray().ravel()
+        assert np.allclose(point[rest], truth[rest]) and np.allclose(a @ point, a @ truth, atol=1e-6)
+        best = linprog(sign * (s == atom).astype(float), A_eq=a_s, b_eq=rhs, bounds=[(0, None)] * s.size,
+                       method="highs")  # fmt: skip
+        if best.status != 0:
+            continue
+        assert abs(point[atom] - sign * best.fun) <= 1e-6 * max(1.0, abs(best.fun))
