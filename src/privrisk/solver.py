@@ -101,6 +101,11 @@ def side_by_side(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+#: Programmes may leave out rows that are combinations of the rest (:meth:`Program.without_basic_rows`, the repeated
+#: rows of a sub-table, the released rows behind the equations taken apart when a move is checked); False: never,
+#: a baseline (``benchmarks/lean_programmes.py``).
+LEAN_ROWS = True
+
 _HELD = threading.local()  # the lock this thread gives up while HiGHS runs (:func:`holding`)
 
 
@@ -386,7 +391,7 @@ class Program:
         import highspy
 
         basis = self._h.getBasis()
-        if self._is_mip or not basis.valid:
+        if self._is_mip or not basis.valid or not LEAN_ROWS:
             return None
         row_status = basis.row_status  # a copy from HiGHS on every read: read once
         status = np.array([int(x) for x in row_status])

@@ -238,3 +238,19 @@ def test_a_subtable_programme_reaches_the_optimum_with_the_rest_held(seed: int, 
         if best.status != 0:
             continue
         assert abs(point[atom] - sign * best.fun) <= 1e-6 * max(1.0, abs(best.fun))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 100_000))
+def test_each_row_is_kept_once_in_the_order_first_met(seed: int) -> None:
+    from privrisk.outputs.nearby import _distinct_rows
+
+    rng = np.random.default_rng(seed)
+    m, n = int(rng.integers(1, 30)), int(rng.integers(1, 8))
+    base = (rng.random((m, n)) < 0.4) * rng.integers(1, 3, (m, n)).astype(float)
+    rows = base[rng.integers(0, m, 2 * m)]
+    expected: list[tuple[float, ...]] = []
+    for r in map(tuple, rows):  # by hand: the first of each, empty rows left out
+        if any(r) and r not in expected:
+            expected.append(r)
+    assert [tuple(r) for r in _distinct_rows(sp.csr_matrix(rows)).toarray()] == expected

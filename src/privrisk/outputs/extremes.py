@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
+import privrisk.solver as solver
 from privrisk.outputs.local_bounds import relaxed_ends
 from privrisk.outputs.moves import walks
 from privrisk.outputs.nearby import nearby_pairs, nearby_points
@@ -137,7 +138,7 @@ def _valid(region: Region, moves: sp.csr_matrix) -> sp.csr_matrix:
     # A move of whole steps of whole unknowns alone keeps the released totals exactly when it keeps the equations
     # taken apart (A' = T·A with T invertible over the integers; rows not taken apart are in A' as released), whose
     # drifts are whole numbers: read off A', a sixth of the entries. Any other move is read off the released rows.
-    whole = np.ones(moves.shape[0], dtype=bool)
+    whole = np.full(moves.shape[0], solver.LEAN_ROWS)
     whole[rows[~region.integer[moves.indices] | (moves.data != np.round(moves.data))]] = False
     for mine, eqs in ((whole, region.reduced_csc), (~whole, region.released_csc)):
         if not mine.any():
