@@ -217,3 +217,14 @@ def test_without_the_rows_of_basic_slacks_every_optimum_is_the_whole_programmes(
             assert got.status == "optimal" and got.x is not None
             assert abs(got.value - sign * best.fun) <= 1e-7 * max(1.0, abs(best.fun))
             assert np.allclose(a @ got.x, b, atol=1e-7 * max(1.0, float(b.max())))
+
+
+def test_an_inequality_slack_at_the_vertex_is_kept() -> None:
+    # x0 + x1 = 4 twice (one of them a combination of the other) and x0 ≤ 3, slack at the truth (1, 3): the repeat
+    # is left out, the inequality kept, and x0 still cannot pass 3.
+    a = sp.csr_matrix(np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 0.0]]))
+    prog = Program(a, [4, 4, -np.inf], [4, 4, 3], lower=[0, 0], upper=[10, 10])
+    assert prog.start_at([1.0, 3.0])
+    lean = prog.without_basic_rows()
+    assert lean is not None and 2 in lean[1].tolist() and lean[1].size == 2
+    assert lean[0].maximise([0], [1.0]).value == 3.0

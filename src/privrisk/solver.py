@@ -395,10 +395,11 @@ class Program:
             return None
         row_status = basis.row_status  # a copy from HiGHS on every read: read once
         status = np.array([int(x) for x in row_status])
-        keep = np.flatnonzero(status != int(highspy.HighsBasisStatus.kBasic))
+        row_lo, row_hi, lower, upper = self._bounds
+        # An inequality's slack is basic wherever it is slack: it is kept.
+        keep = np.flatnonzero((status != int(highspy.HighsBasisStatus.kBasic)) | (np.asarray(row_lo) != row_hi))
         if keep.size == self.m:
             return None
-        row_lo, row_hi, lower, upper = self._bounds
         lean = Program(_rows_of(self._a, keep), np.asarray(row_lo)[keep], np.asarray(row_hi)[keep], lower=lower,
                        upper=upper, primal=self._unperturbed, presolve=self._presolve)  # fmt: skip
         start = highspy.HighsBasis()
