@@ -33,7 +33,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "privrisk"
 # The floors, lowest first: (name, the modules on it). A module belongs to the floor of its longest listed prefix.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("errors", "_validation", "_format", "_version", "progress")),
-    ("ground", ("risk", "sensitivity", "posterior", "accounting", "io", "solver")),
+    ("ground", ("risk", "sensitivity", "posterior", "accounting", "io", "solver", "_workers")),
     # The page and figure layer the capabilities write their report folders with (one skeleton, one plot base).
     ("pages and figures", ("reports.html", "reports.manifest", "reports.plots", "reports.assets")),
     # What several capabilities share: the one ledger of everything released, generalisation (hierarchies,

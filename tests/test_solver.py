@@ -228,3 +228,84 @@ def test_an_inequality_slack_at_the_vertex_is_kept() -> None:
     lean = prog.without_basic_rows()
     assert lean is not None and 2 in lean[1].tolist() and lean[1].size == 2
     assert lean[0].maximise([0], [1.0]).value == 3.0
+
+
+def _cube_margins(seed: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """The three two-way margins of a random r × c × l table of real values, and the table."""
+    rng = np.random.default_rng(seed)
+    r, c, layers = (int(x) for x in rng.integers(2, 5, 3))
+    cells = np.arange(r * c * layers).reshape(layers, r, c)
+    rows = [cells[k, i, :] for k in range(layers) for i in range(r)]
+    rows += [cells[k, :, j] for k in range(layers) for j in range(c)]
+    rows += [cells[:, i, j] for i in range(r) for j in range(c)]
+    a = np.zeros((len(rows), cells.size))
+    for i, at in enumerate(rows):
+        a[i, at] = 1.0
+    truth = rng.integers(0, 4, cells.size) * rng.uniform(0.5, 2.0, cells.size)
+    return sp.csr_matrix(a), a @ truth, truth
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 100_000))
+def test_a_vertex_found_in_a_process_of_its_own_is_the_one_found_here(seed: int) -> None:
+    # The crossover sent to a process of its own (every programme, whatever its size) reaches the basis the
+    # crossover here reaches, and the optima from it are scipy's linprog's (an independent solver).
+    import privrisk.solver as solver
+
+    a, b, truth = _cube_margins(seed)
+    n = a.shape[1]
+    here = Program(a, b, b, lower=np.zeros(n), upper=np.full(n, np.inf))
+    assert here.start_at(truth)
+    away = Program(a, b, b, lower=np.zeros(n), upper=np.full(n, np.inf))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(solver, "ELSEWHERE_ROWS", 1)
+        assert away.start_soon(truth)
+    assert away.start_at(truth)
+    assert list(away.vertex().col_status) == list(here.vertex().col_status)
+    assert list(away.vertex().row_status) == list(here.vertex().row_status)
+    j = int(np.random.default_rng(seed).integers(0, n))
+    got = away.maximise([j], [1.0])
+    best = linprog(-np.eye(n)[j], A_eq=a.toarray(), b_eq=b, bounds=[(0, None)] * n, method="highs")
+    assert got.status == "optimal" and abs(got.value + best.fun) <= 1e-7 * max(1.0, abs(best.fun))
+
+
+def test_a_process_that_fails_leaves_the_crossover_to_this_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A process that cannot start (here: its module does not exist) answers None, and start_at crosses over here.
+    import privrisk._workers as workers
+    import privrisk.solver as solver
+
+    a, b, truth = _cube_margins(7)
+    n = a.shape[1]
+    real_ask = workers.ask
+    monkeypatch.setattr(solver, "ELSEWHERE_ROWS", 1)
+    monkeypatch.setattr(workers, "ask", lambda module, request, **kw: real_ask("privrisk.no_such_module", request, **kw))
+    prog = Program(a, b, b, lower=np.zeros(n), upper=np.full(n, np.inf))
+    assert prog.start_soon(truth)
+    assert prog.start_at(truth) and prog.vertex() is not None
+    assert prog.minimise([0], [1.0]).status == "optimal"
+
+
+def test_the_processes_ignore_ctrl_c_and_end_with_their_caller() -> None:
+    # Ctrl-C reaches the whole process group: the caller answers it (exit 130), its processes go on to the end of
+    # their request and end with it, leaving none behind.
+    code = (
+        "import os, signal\n"
+        "import numpy as np, scipy.sparse as sp\n"
+        "import privrisk.solver as solver, privrisk._workers as workers\n"
+        "solver.ELSEWHERE_ROWS = 1\n"
+        "p = solver.Program(sp.csr_matrix(np.ones((2, 3))), [5, 5], [5, 5], lower=[0] * 3, upper=[10] * 3)\n"
+        "assert p.start_soon([2.0, 2.0, 1.0]) and p.start_at([2.0, 2.0, 1.0])\n"
+        "(process,) = workers._STARTED\n"
+        "os.kill(process.pid, signal.SIGINT)\n"
+        "q = solver.Program(sp.csr_matrix(np.ones((2, 3))), [5, 5], [5, 5], lower=[0] * 3, upper=[10] * 3)\n"
+        "assert q.start_soon([1.0, 1.0, 3.0])\n"
+        "assert q._soon[1].result() is not None and workers._STARTED == [process], 'it ended on Ctrl-C'\n"
+        "print(process.pid)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    pid = int(out.stdout.strip())
+    with pytest.raises(ProcessLookupError):  # killed at the caller's exit
+        import os
+
+        os.kill(pid, 0)

@@ -35,6 +35,7 @@ from privrisk.errors import PrivriskError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+    from concurrent.futures import Future
 
     import scipy.sparse as sp
 
@@ -132,17 +133,42 @@ def holding(lock: threading.Lock) -> Iterator[None]:
         lock.release()
 
 
-def _run(h: Any) -> None:
-    """``h.run()``, without the lock of :func:`holding` (if this thread holds one) while it runs."""
+def _unheld(work: Callable[[], _Result]) -> _Result:
+    """``work()``, without the lock of :func:`holding` (if this thread holds one) while it runs."""
     lock = getattr(_HELD, "lock", None)
     if lock is None:
-        h.run()
-        return
+        return work()
     lock.release()
     try:
-        h.run()
+        return work()
     finally:
         lock.acquire()
+
+
+def _run(h: Any) -> None:
+    """``h.run()``, without the lock of :func:`holding` while it runs."""
+    _unheld(h.run)
+
+
+#: Programmes may find their first vertex in a process of their own (:meth:`Program.start_soon`); False: never, a
+#: baseline (``benchmarks/crossovers_elsewhere.py``).
+ELSEWHERE = True
+#: The rows from which :meth:`Program.start_soon` sends a crossover away unless told otherwise.
+ELSEWHERE_ROWS = 2_000
+
+
+def _vertex(request: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+    """In the process of its own: the column and row statuses :meth:`Program.start_at` reaches (None: none)."""
+    import scipy.sparse as sparse
+
+    indptr, indices, data, shape, row_lo, row_hi, lower, upper, x, primal, presolve = request
+    prog = Program(sparse.csc_matrix((data, indices, indptr), shape=shape), row_lo, row_hi, lower=lower,
+                   upper=upper, primal=primal, presolve=presolve)  # fmt: skip
+    if not prog.start_at(x):
+        return None
+    basis = prog._h.getBasis()
+    return (np.array([int(s) for s in basis.col_status], np.int8),
+            np.array([int(s) for s in basis.row_status], np.int8))  # fmt: skip
 
 
 class Limits(TypedDict, total=False):
@@ -319,6 +345,64 @@ class Program:
         self._h = h
         self._a = csc
         self._presolve = presolve
+        self._primal = primal
+        self._soon: tuple[np.ndarray, Future[tuple[np.ndarray, np.ndarray] | None]] | None = None
+
+    def start_soon(self, x: Sequence[float] | np.ndarray, *, least_rows: int | None = None,
+                   unless_busy: bool = False) -> bool:  # fmt: skip
+        """Begin :meth:`start_at` ``x`` in a process of its own and return at once; the next :meth:`start_at`
+        ``x`` waits for its vertex. Whether it began (False: a programme integer in part or with a basis, fewer
+        than ``least_rows`` rows (default :data:`ELSEWHERE_ROWS`), or one core only; :meth:`start_at` then
+        crosses over here; also with ``unless_busy`` when every process is busy). A process starts in about half a
+        second, and a programme is copied there and a basis back: worth it for a large programme, or for many small
+        ones that threads would otherwise wait behind.
+
+        HiGHS's crossover holds Python's interpreter lock (highspy does not give it up there, unlike in
+        ``run``), so one in a thread stops every other thread's Python: the four sums blocks of the large
+        request of ``benchmarks/outputs.py`` took 8 s each. Elsewhere they run beside the Python that goes on.
+        The vertex is the one HiGHS reaches here from the same model and options.
+
+        Example:
+            >>> import scipy.sparse as sp
+            >>> prog = Program(sp.csr_matrix(np.ones((1, 3))), [5], [5], lower=[0] * 3, upper=[10] * 3)
+            >>> prog.start_soon([2.0, 2.0, 1.0])    # one row: crossed over here, when started
+            False
+        """
+        from privrisk import _workers
+
+        least = ELSEWHERE_ROWS if least_rows is None else least_rows
+        if not ELSEWHERE or self._is_mip or self.m < least or _cores() < 2 or self._h.getBasis().valid:
+            return False
+        x = _array(x, self.n, "x").copy()
+        csc = self._a
+        row_lo, row_hi, lower, upper = self._bounds
+        request = (csc.indptr, csc.indices, csc.data, csc.shape, row_lo, row_hi, lower, upper, x, self._primal,
+                   self._presolve)  # fmt: skip
+        future = _workers.ask("privrisk.solver", request, unless_busy=unless_busy)
+        if future is None:
+            return False
+        self._soon = (x, future)
+        return True
+
+    def _started_elsewhere(self, x: np.ndarray) -> bool:
+        """Take the vertex :meth:`start_soon` began for ``x`` (False: none, another point, or it failed)."""
+        soon, self._soon = self._soon, None
+        if soon is None or not np.array_equal(soon[0], x):
+            return False
+        try:
+            statuses = _unheld(soon[1].result)
+        except Exception:  # the crossover is done here instead
+            return False
+        if statuses is None or statuses[0].size != self.n or statuses[1].size != self.m:
+            return False
+        import highspy
+
+        members = {int(v): v for v in highspy.HighsBasisStatus.__members__.values()}
+        basis = highspy.HighsBasis()
+        basis.col_status = [members[s] for s in statuses[0].tolist()]
+        basis.row_status = [members[s] for s in statuses[1].tolist()]
+        basis.valid = True
+        return bool(self._h.setBasis(basis) != highspy.HighsStatus.kError and self._h.getBasis().valid)
 
     def start_at(self, x: Sequence[float] | np.ndarray) -> bool:
         """Start the simplex from a vertex next to ``x``, a point known to satisfy the constraints (the truth of
@@ -342,6 +426,8 @@ class Program:
         if self._is_mip or h.getBasis().valid:
             return False
         x = _array(x, self.n, "x")
+        if self._started_elsewhere(x):
+            return True
         # HiGHS's crossover needs a model that has been run once (it fails or crashes before): a run of no
         # iteration sets that up without solving anything.
         h.setOptionValue("simplex_iteration_limit", 0)
@@ -533,3 +619,9 @@ def solve(
     prog = Program(a, row_lo, row_hi, lower=lower, upper=upper, integer=integer, primal=False, presolve=True)
     nz = np.flatnonzero(cost)
     return prog.minimise(nz, cost[nz], time_limit=time_limit, iterations=iterations, nodes=nodes)
+
+
+if __name__ == "__main__":  # ``python -m privrisk.solver``: a process of its own for crossovers (start_soon)
+    from privrisk import _workers
+
+    _workers.serve(_vertex)

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from privrisk import solver
 from privrisk.errors import PrivriskError
 from privrisk.outputs.extremes import _POINTS, _TOL, Ends, Need, extremes
 from privrisk.outputs.reduction import CONTRADICT, propagate, rank, reduce
@@ -206,6 +207,18 @@ class Region:
         self.found: sp.csr_matrix | None = None
         self._found_ok: sp.csr_matrix | None = None
         self._found_csc: tuple[sp.csr_matrix | None, sp.csc_matrix | None] = (None, None)
+        # Each large block of real unknowns has its first vertex sought now, in a process of its own, while the
+        # moves and the count findings run here (Program.start_soon); its programme is taken from here when first
+        # asked for. Blocks of whole unknowns wait: moves decide most of their totals (on the large request of
+        # benchmarks/outputs.py none of the four blocks of counts needed a programme, the four of sums all did).
+        self._early: dict[int, Program] = {}
+        if self.known is not None:
+            for block, its_rows in self._rows.items():
+                cols = self._cols[block]
+                if solver.ELSEWHERE and its_rows.size >= solver.ELSEWHERE_ROWS and not self.integer[cols].any():
+                    prog = self._new_program(block, mip=False)
+                    if prog.start_soon(self.known[cols]):
+                        self._early[block] = prog
 
     @functools.cached_property
     def reduced_csc(self) -> sp.csc_matrix:
@@ -299,19 +312,18 @@ class Region:
             self._sub[k] = sp.csr_matrix(self.a[rows][:, self._cols[k]])
         return self._sub[k]
 
+    def _new_program(self, k: int, mip: bool) -> Program:
+        rows, cols = self._rows.get(k, np.empty(0, np.int64)), self._cols[k]
+        b = self.b[rows]
+        return Program(self._block_matrix(k), b, b, lower=self.lo[cols], upper=self.hi[cols],
+                       integer=self.integer[cols] if mip else None)  # fmt: skip
+
     def _program(self, k: int, mip: bool) -> Program:
         store = self._mip if mip else self._lp
         if k not in store:
             rows, cols = self._rows.get(k, np.empty(0, np.int64)), self._cols[k]
             sub = self._block_matrix(k)
-            store[k] = Program(
-                sub,
-                self.b[rows],
-                self.b[rows],
-                lower=self.lo[cols],
-                upper=self.hi[cols],
-                integer=self.integer[cols] if mip else None,
-            )
+            store[k] = self._early.pop(k) if not mip and k in self._early else self._new_program(k, mip)
             if not mip and self.known is not None and rows.size and store[k].start_at(self.known[cols]):
                 self._near_truth[k] = store[k].vertex()
                 lean = store[k].without_basic_rows()

@@ -43,6 +43,9 @@ SIDE_BY_SIDE_UNKNOWNS = 100
 # on: a second programme costs more than it saves on the 300-record survey of ``benchmarks/lean_programmes.py
 # --quick`` (tens of rows), and saves a tenth on the large request's (665 rows on average).
 LEAN_FROM_ROWS = 200
+# A sub-table's crossover runs in a process of its own from this many rows on (Program.start_soon): a programme
+# copied there and a basis back cost about a millisecond, and the threads run on meanwhile.
+ELSEWHERE_FROM_ROWS = 200
 
 
 def _around(
@@ -281,6 +284,9 @@ def _started(a: sp.csr_matrix, rhs: np.ndarray, lower: np.ndarray, upper: np.nda
     moves the programmes are small enough that the crossover costs what it saves."""
     if started:
         prog = Program(a, rhs, rhs, lower=lower, upper=upper)
+        # The crossover away from this thread, HiGHS holds Python's lock while it runs (Program.start_soon); here
+        # if the processes are busy (with a block's crossover, seconds long).
+        prog.start_soon(known, least_rows=ELSEWHERE_FROM_ROWS, unless_busy=True)
         if prog.start_at(known):
             return prog
     return Program(a, rhs, rhs, lower=lower, upper=upper, primal=False, presolve=True)
