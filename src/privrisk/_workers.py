@@ -9,8 +9,8 @@ caller's ``__main__`` again, which a script that calls privrisk without ``if __n
 stand. They ignore Ctrl-C (the caller answers it, exit 130) and are ended when the caller exits.
 
 Example:
-    >>> workers()        # none before the first request
-    0
+    >>> PROCESSES        # at most, however many requests wait
+    2
 """
 
 from __future__ import annotations
