@@ -287,9 +287,9 @@ def test_a_process_that_fails_leaves_the_crossover_to_this_one(monkeypatch: pyte
 
 def test_the_processes_ignore_ctrl_c_and_end_with_their_caller() -> None:
     # Ctrl-C reaches the whole process group: the caller answers it (exit 130), its processes go on to the end of
-    # their request and end with it, leaving none behind.
+    # their request and end with it, leaving none behind; the threads that wait for their replies hold no exit up.
     code = (
-        "import os, signal\n"
+        "import os, pickle, signal\n"
         "import numpy as np, scipy.sparse as sp\n"
         "import privrisk.solver as solver, privrisk._workers as workers\n"
         "solver.ELSEWHERE_ROWS = 1\n"
@@ -298,8 +298,13 @@ def test_the_processes_ignore_ctrl_c_and_end_with_their_caller() -> None:
         "(process,) = workers._STARTED\n"
         "os.kill(process.pid, signal.SIGINT)\n"
         "q = solver.Program(sp.csr_matrix(np.ones((2, 3))), [5, 5], [5, 5], lower=[0] * 3, upper=[10] * 3)\n"
-        "assert q.start_soon([1.0, 1.0, 3.0])\n"
-        "assert q._soon[1].result() is not None and workers._STARTED == [process], 'it ended on Ctrl-C'\n"
+        "csc, (rl, rh, lo, up) = q._a, q._bounds\n"
+        "ask = (csc.indptr, csc.indices, csc.data, csc.shape, rl, rh, lo, up, np.array([1.0, 1, 3]), True, False)\n"
+        "pickle.dump(ask, process.stdin); process.stdin.flush()  # the same process, asked directly\n"
+        "assert pickle.load(process.stdout) is not None, 'it ended on Ctrl-C'\n"
+        "import threading\n"
+        "talking = [t for t in threading.enumerate() if t.name.startswith('privrisk-worker')]\n"
+        "assert talking and all(t.daemon for t in talking), 'exit would wait for a reply'\n"
         "print(process.pid)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

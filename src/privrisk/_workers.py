@@ -19,10 +19,11 @@ import atexit
 import contextlib
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from typing import Any
 PROCESSES = 2
 
 _LOCK = threading.Lock()
-_POOL: dict[str, ThreadPoolExecutor] = {}
+_QUEUES: dict[str, queue.SimpleQueue[tuple[Future[Any], Any]]] = {}  # per module: the requests not yet taken
 _BUSY: dict[str, int] = {}  # requests sent and not yet answered, per module
 _STARTED: list[subprocess.Popen[bytes]] = []
 _OWN = threading.local()  # each pool thread's own process: {module: process}
@@ -77,20 +78,31 @@ def ask(module: str, request: Any, *, unless_busy: bool = False) -> Future[Any] 
     with _LOCK:
         if unless_busy and _BUSY.get(module, 0) >= PROCESSES:
             return None
-        if module not in _POOL:
-            if not _POOL:
+        if module not in _QUEUES:
+            if not _QUEUES:
                 atexit.register(stop)
-            _POOL[module] = ThreadPoolExecutor(PROCESSES, thread_name_prefix="privrisk-worker")
+            _QUEUES[module] = queue.SimpleQueue()
+            for i in range(PROCESSES):
+                # Daemon threads: at exit (Ctrl-C too) nobody waits for a reply; stop() ends the processes.
+                threading.Thread(target=_talk, args=(module, _QUEUES[module]), daemon=True,
+                                 name=f"privrisk-worker-{i}").start()  # fmt: skip
         _BUSY[module] = _BUSY.get(module, 0) + 1
-        pool = _POOL[module]
-    future = pool.submit(_exchange, module, request)
-    future.add_done_callback(lambda _: _done(module))
+        asked = _QUEUES[module]
+    future: Future[Any] = Future()
+    asked.put((future, request))
     return future
 
 
-def _done(module: str) -> None:
-    with _LOCK:
-        _BUSY[module] -= 1
+def _talk(module: str, asked: queue.SimpleQueue[tuple[Future[Any], Any]]) -> None:
+    """One thread's loop: each request asked of ``module`` in turn, to this thread's own process."""
+    while True:
+        future, request = asked.get()
+        try:
+            if future.set_running_or_notify_cancel():
+                future.set_result(_exchange(module, request))
+        finally:
+            with _LOCK:
+                _BUSY[module] -= 1
 
 
 def workers() -> int:
