@@ -14,40 +14,19 @@ Run: .venv/bin/python benchmarks/crossovers_elsewhere.py [--quick]   (--quick: 3
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from local_bounds import _compare
-from side_by_side import _findings, _request
+from local_bounds import _switched
 
 import privrisk.solver as solver
 
 
 def main() -> None:
-    levels, records, step = _request(__doc__ or "")
-    threads = solver.SIDE_BY_SIDE_THREADS
-    solver.ELSEWHERE = False
-    w1, c1, f1, u1 = _findings(levels, records, step, threads)
-    print(f"crossovers in the threads (baseline): {w1:.1f} s wall, {c1:.1f} s CPU; {len(f1)} findings, "
-          f"{u1} undecided", flush=True)  # fmt: skip
-    solver.ELSEWHERE = True
-    w2, c2, f2, u2 = _findings(levels, records, step, threads)
-    # The processes' own CPU is not this process's: it is counted by the children's times, once they have ended.
-    from privrisk import _workers
-
-    _workers.stop()
-    children = os.times().children_user + os.times().children_system
-    print(f"crossovers in processes of their own: {w2:.1f} s wall, {c2:.1f} s CPU here and {children:.1f} s in "
-          f"them; {len(f2)} findings, {u2} undecided")  # fmt: skip
-    same, narrower, wider = _compare(f1, f2)
-    key = lambda f: (f["type"], f["group"], f.get("magnitude") or "")  # noqa: E731
-    rows = {key(f): tuple(f["rows"]) for f in f1} == {key(f): tuple(f["rows"]) for f in f2}
-    print(f"baseline / elsewhere = {w1 / w2:.2f}× wall; the same groups found: {same}, with the same equations: "
-          f"{rows}; interval ends narrower than the baseline's: {narrower}, wider: {wider}")  # fmt: skip
-    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    _switched(__doc__ or "", lambda on: setattr(solver, "ELSEWHERE", on), "crossovers in the threads",
+              "crossovers in processes of their own")
 
 
 if __name__ == "__main__":

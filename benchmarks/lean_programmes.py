@@ -14,34 +14,19 @@ Run: .venv/bin/python benchmarks/lean_programmes.py [--quick]   (--quick: 300 re
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from local_bounds import _compare
-from side_by_side import _findings, _request
+from local_bounds import _switched
 
 import privrisk.solver as solver
 
 
 def main() -> None:
-    levels, records, step = _request(__doc__ or "")
-    threads = solver.SIDE_BY_SIDE_THREADS
-    solver.LEAN_ROWS = False
-    w1, c1, f1, u1 = _findings(levels, records, step, threads)
-    print(f"every row kept (baseline): {w1:.1f} s wall, {c1:.1f} s CPU; {len(f1)} findings, {u1} undecided",
-          flush=True)  # fmt: skip
-    solver.LEAN_ROWS = True
-    w2, c2, f2, u2 = _findings(levels, records, step, threads)
-    print(f"rows combining the rest left out: {w2:.1f} s wall, {c2:.1f} s CPU; {len(f2)} findings, {u2} undecided")
-    same, narrower, wider = _compare(f1, f2)
-    key = lambda f: (f["type"], f["group"], f.get("magnitude") or "")  # noqa: E731
-    rows = {key(f): tuple(f["rows"]) for f in f1} == {key(f): tuple(f["rows"]) for f in f2}
-    print(f"baseline / lean = {w1 / w2:.2f}× wall, {c1 / c2:.2f}× CPU; the same groups found: {same}, with the same "
-          f"equations: {rows}; interval ends narrower than the baseline's: {narrower}, wider: {wider}")  # fmt: skip
-    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    _switched(__doc__ or "", lambda on: setattr(solver, "LEAN_ROWS", on), "every row kept",
+              "rows combining the rest left out")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,6 +39,32 @@ def _compare(before: list[dict], after: list[dict]) -> tuple[bool, int, int]:
             narrower += gap > tol
             wider += gap < -tol
     return set(old) == set(new), narrower, wider
+
+
+def _switched(doc: str, switch: Callable[[bool], None], off: str, on: str) -> None:
+    """The request of the command line (``doc`` its help) with ``switch(False)`` (the baseline, ``off``) and then
+    ``switch(True)`` (``on``), in one run: both times, the ratio, and whether both find the same groups with the
+    same equations, and how many interval ends differ."""
+    levels, records, step = _request(doc)
+    threads = solver.SIDE_BY_SIDE_THREADS
+    switch(False)
+    w1, c1, f1, u1 = _findings(levels, records, step, threads)
+    print(f"{off} (baseline): {w1:.1f} s wall, {c1:.1f} s CPU; {len(f1)} findings, {u1} undecided", flush=True)
+    switch(True)
+    w2, c2, f2, u2 = _findings(levels, records, step, threads)
+    # The CPU of processes of privrisk's own (privrisk._workers) counts once they have ended.
+    from privrisk import _workers
+
+    _workers.stop()
+    children = os.times().children_user + os.times().children_system
+    print(f"{on}: {w2:.1f} s wall, {c2:.1f} s CPU here and {children:.1f} s in processes of its own; {len(f2)} "
+          f"findings, {u2} undecided")  # fmt: skip
+    same, narrower, wider = _compare(f1, f2)
+    key = lambda f: (f["type"], f["group"], f.get("magnitude") or "")  # noqa: E731
+    rows = {key(f): tuple(f["rows"]) for f in f1} == {key(f): tuple(f["rows"]) for f in f2}
+    print(f"baseline / {on} = {w1 / w2:.2f}× wall, {c1 / c2:.2f}× CPU here; the same groups found: {same}, with "
+          f"the same equations: {rows}; interval ends narrower than the baseline's: {narrower}, wider: {wider}")  # fmt: skip
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 def main() -> None:

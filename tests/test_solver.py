@@ -187,25 +187,31 @@ def test_an_error_or_ctrl_c_in_one_programme_side_by_side_reaches_the_caller(
     assert len(started) < 200
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 100_000))
-def test_without_the_rows_of_basic_slacks_every_optimum_is_the_whole_programmes(seed: int) -> None:
-    # The margins of a table (rows of rank below their number) started from a point inside: the rows whose slacks
-    # the vertex leaves basic are dropped, and every optimum after, and its point, is that of every row (scipy's
-    # linprog over all of them, an independent solver).
+def _cube_margins(seed: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """The three two-way margins of a random r × c × l table of real values, and the table."""
     rng = np.random.default_rng(seed)
     r, c, layers = (int(x) for x in rng.integers(2, 5, 3))
     cells = np.arange(r * c * layers).reshape(layers, r, c)
     rows = [cells[k, i, :] for k in range(layers) for i in range(r)]
     rows += [cells[k, :, j] for k in range(layers) for j in range(c)]
     rows += [cells[:, i, j] for i in range(r) for j in range(c)]
-    n = cells.size
-    a = np.zeros((len(rows), n))
+    a = np.zeros((len(rows), cells.size))
     for i, at in enumerate(rows):
         a[i, at] = 1.0
-    truth = rng.integers(0, 4, n) * rng.uniform(0.5, 2.0, n)
-    b = a @ truth
-    prog = Program(sp.csr_matrix(a), b, b, lower=np.zeros(n), upper=np.full(n, np.inf))
+    truth = rng.integers(0, 4, cells.size) * rng.uniform(0.5, 2.0, cells.size)
+    return sp.csr_matrix(a), a @ truth, truth
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 100_000))
+def test_without_the_rows_of_basic_slacks_every_optimum_is_the_whole_programmes(seed: int) -> None:
+    # The margins of a table (rows of rank below their number) started from a point inside: the rows whose slacks
+    # the vertex leaves basic are dropped, and every optimum after, and its point, is that of every row (scipy's
+    # linprog over all of them, an independent solver).
+    margins, b, truth = _cube_margins(seed)
+    a, n = margins.toarray(), margins.shape[1]
+    rng = np.random.default_rng(seed + 1)
+    prog = Program(margins, b, b, lower=np.zeros(n), upper=np.full(n, np.inf))
     assert prog.start_at(truth)
     lean = prog.without_basic_rows()
     assert lean is not None and lean[1].size == np.linalg.matrix_rank(a)
@@ -228,21 +234,6 @@ def test_an_inequality_slack_at_the_vertex_is_kept() -> None:
     lean = prog.without_basic_rows()
     assert lean is not None and 2 in lean[1].tolist() and lean[1].size == 2
     assert lean[0].maximise([0], [1.0]).value == 3.0
-
-
-def _cube_margins(seed: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
-    """The three two-way margins of a random r × c × l table of real values, and the table."""
-    rng = np.random.default_rng(seed)
-    r, c, layers = (int(x) for x in rng.integers(2, 5, 3))
-    cells = np.arange(r * c * layers).reshape(layers, r, c)
-    rows = [cells[k, i, :] for k in range(layers) for i in range(r)]
-    rows += [cells[k, :, j] for k in range(layers) for j in range(c)]
-    rows += [cells[:, i, j] for i in range(r) for j in range(c)]
-    a = np.zeros((len(rows), cells.size))
-    for i, at in enumerate(rows):
-        a[i, at] = 1.0
-    truth = rng.integers(0, 4, cells.size) * rng.uniform(0.5, 2.0, cells.size)
-    return sp.csr_matrix(a), a @ truth, truth
 
 
 @settings(max_examples=10, deadline=None)
