@@ -3,10 +3,11 @@
 HiGHS's crossover is such code (highspy gives the lock up in ``Highs.run`` only): in a thread it stops every other
 thread's Python for as long as it runs, seconds on a large block. :meth:`privrisk.solver.Program.start_soon` sends it
 here instead. Each process runs ``python -m <module>``, which reads pickled requests from its stdin and writes one
-pickled reply per request to its stdout until its stdin ends (:func:`privrisk.solver._serve`). The processes are
-started with :mod:`subprocess`, not :mod:`multiprocessing`: a process of :mod:`multiprocessing` imports the
-caller's ``__main__`` again, which a script that calls privrisk without ``if __name__ == "__main__":`` cannot
-stand. They ignore Ctrl-C (the caller answers it, exit 130) and are ended when the caller exits.
+pickled reply per request to its stdout until its stdin ends (:func:`serve`, which ``privrisk.solver`` runs as
+``__main__``). The processes are started with :mod:`subprocess`, not :mod:`multiprocessing`: a process of
+:mod:`multiprocessing` imports the caller's ``__main__`` again, which a script that calls privrisk without
+``if __name__ == "__main__":`` cannot stand. They ignore Ctrl-C (the caller answers it, exit 130) and are ended
+when the caller exits.
 
 Example:
     >>> PROCESSES        # at most, however many requests wait
@@ -103,12 +104,6 @@ def _talk(module: str, asked: queue.SimpleQueue[tuple[Future[Any], Any]]) -> Non
         finally:
             with _LOCK:
                 _BUSY[module] -= 1
-
-
-def workers() -> int:
-    """How many processes are running now."""
-    with _LOCK:
-        return sum(process.poll() is None for process in _STARTED)
 
 
 def stop() -> None:
