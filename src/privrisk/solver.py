@@ -353,7 +353,7 @@ class Program:
         """Begin :meth:`start_at` ``x`` in a process of its own and return at once; the next :meth:`start_at`
         ``x`` waits for its vertex. Whether it began (False: a programme integer in part or with a basis, fewer
         than ``least_rows`` rows (default :data:`ELSEWHERE_ROWS`), or one core only; :meth:`start_at` then
-        crosses over here; also with ``unless_busy`` when every process is busy). A process starts in about half a
+        crosses over here; also with ``unless_busy`` when every process is busy). A process starts in under a
         second, and a programme is copied there and a basis back: worth it for a large programme, or for many small
         ones that threads would otherwise wait behind.
 
