@@ -86,6 +86,18 @@ def test_nan_is_a_missing_value(cli, tmp_path: Path, output: str) -> None:
         assert cell["n"] == 14
 
 
+@pytest.mark.parametrize("output", ["sum", "mean", "median", "quantile", "min", "max", "weighted sum"])
+def test_a_group_whose_every_value_is_missing_is_a_cell_without_a_value(cli, tmp_path: Path, output: str) -> None:
+    # Two people in East, neither with x (or y): DuckDB's NULL list of top values reached pandas as NA, and the
+    # p % rule's largest contributions were a TypeError. The cell has no value and fails the threshold (0 people).
+    path = _data(tmp_path, "1")
+    path.write_text(path.read_text() + "East,,,0\nEast,,,1\n")
+    r = cli("outputs", path, "--spec", _spec(tmp_path, OUTPUTS[output][0]), "--json")
+    assert r.code == 1, r.err
+    [east] = [c for c in json.loads(r.out)["outputs"][0]["cells"] if c["labels"] == {"region": "East"}]
+    assert east["value"] is None and east["n"] == 0 and east["status"] == "fail"
+
+
 def test_a_grouping_by_an_identifier_is_refused_at_once_naming_the_output_and_column(
     cli, tmp_path: Path
 ) -> None:

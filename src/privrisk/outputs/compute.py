@@ -439,7 +439,8 @@ def table_cells(con: Any, spec: OutputSpec, policy: Policy) -> pd.DataFrame:
 
 
 def _top(values: Any, n: int) -> float:
-    if values is None or (isinstance(values, float) and np.isnan(values)):
+    # A group whose every value is missing has no list: None, NaN, or pandas's NA (DuckDB's NULL under pandas 3).
+    if values is None or (np.ndim(values) == 0 and pd.isna(values)):
         return float("nan")
     vals = sorted((float(v) for v in values if v is not None), reverse=True)
     return float(sum(vals[:n])) if vals else float("nan")
