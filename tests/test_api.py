@@ -22,8 +22,9 @@ import pytest
 import privrisk
 
 SRC = Path(privrisk.__file__).parent
-# Private top-level modules every subpackage is meant to use: one validation layer, one number formatter.
-SHARED = {"_validation", "_format", "_version"}
+# Private top-level modules every subpackage is meant to use: one validation layer, one number formatter, the
+# processes of their own that the solver sends work to.
+SHARED = {"_validation", "_format", "_version", "_workers"}
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 
 
