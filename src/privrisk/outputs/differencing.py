@@ -322,6 +322,7 @@ def difference(
     atoms_memo: dict[Any, tuple[pd.DataFrame, Any]] | None = None,
     within: Differencing | None = None,
     findings: bool = True,
+    atom_intervals: bool = True,
 ) -> Differencing:
     """Atoms, the released system and the findings of the count, sum and mean tables given (spec, cells).
 
@@ -338,7 +339,10 @@ def difference(
     groups it found, left open or released can be findings here (:func:`~privrisk.outputs.group_findings.may_find`),
     so the count and sum findings examine those alone; it is ignored unless its atoms are these. Without
     ``findings``, only the atoms and the system are built (for the intervals of cells,
-    :func:`privrisk.outputs.cell_bounds.hidden_cells`): no finding, no atom interval, rank 0.
+    :func:`privrisk.outputs.cell_bounds.hidden_cells`): no finding, no atom interval, rank 0. Without
+    ``atom_intervals``, the findings alone (an audit of a remedy reads nothing else): the atoms get no ``lo``/``hi``
+    columns, whose exact ends on small data cost more than the findings (up to :data:`ATOMS_EXACT` atoms, integer
+    programmes per end, in every one of a request's dozens of audits).
     """
     linear = [(s, c) for s, c in tables if s.kind in LINEAR]
     variables = tuple(dict.fromkeys(v for s, _ in linear for v in s.variables))
@@ -525,7 +529,8 @@ def difference(
     found, undecided, open_groups, may = group_findings(
         atoms, variables, conditions, magnitudes, region, system, policy, zero, unsure, released, narrow
     )
-    _atom_intervals(atoms, region, magnitudes, offsets, scales)
+    if atom_intervals:
+        _atom_intervals(atoms, region, magnitudes, offsets, scales)
     disclosures = _public(found, atoms, variables, conditions, names)
     return Differencing(
         atoms, variables, conditions, disclosures, rows.released, region.rank(), uni.complete, magnitudes,

@@ -224,7 +224,7 @@ def audit_release(
     released = _released(con, linear, changes, policy, None, cache)
     hides = all(c.action in ("suppress", "withhold", "noise") for c in changes.values())
     diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge, atoms_memo=atoms_memo,
-                      within=within if hides else None)  # fmt: skip
+                      within=within if hides else None, atom_intervals=False)  # fmt: skip
     disclosures = list(diff.disclosures)
     complete = not diff.undecided and not late()
     found: list[Target] = []
