@@ -160,3 +160,20 @@ def test_the_system_alone_is_the_system_of_the_whole_differencing() -> None:
     for name, (kind, rows) in whole.cell_rows.items():
         assert alone.cell_rows[name][0] == kind
         np.testing.assert_array_equal(alone.cell_rows[name][1], rows)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(counts=st.lists(st.integers(0, 7), min_size=12, max_size=12), seed=st.integers(0, 3))
+def test_findings_without_the_atoms_intervals_are_the_findings_with_them(counts: list[int], seed: int) -> None:
+    # What an audit of a remedy reads (its disclosures, findings and undecided groups) must not rest on the
+    # atoms' intervals it no longer computes.
+    frame = _frame(counts, seed)
+    if frame.empty:
+        return
+    con, linear, policy = _release(frame)
+    whole = difference(con, linear, policy)
+    lean = difference(con, linear, policy, atom_intervals=False)
+    assert "lo" in whole.atoms and "lo" not in lean.atoms
+    assert {finding_key(d) for d in lean.disclosures} == {finding_key(d) for d in whole.disclosures}
+    assert lean.disclosures == whole.disclosures
+    assert lean.undecided == whole.undecided
