@@ -60,8 +60,12 @@ BATCH_ITERATIONS = 20_000
 # totals at a time and reading their points for the rest first was tried (2026-12-01): of the 75,753 programmes around
 # the sums' totals it saved 1 % (a point that takes one group past its p % protection rarely takes another).
 SUBTABLE_LEVELS = (3, 4)
-# Rounds of whole tables over all open ends at once (Region.whole_points), while they settle more ends.
+# Rounds of whole tables over all open ends at once (Region.whole_points), while each settles at least
+# :data:`WHOLE_LEAST` of the ends open before it (at least one). A round costs an integer programme's root over the
+# block; one that settles two ends of 326 (the atoms' intervals of ``benchmarks/outputs.py --quick``'s typical
+# request, 0.85 s a round, seven rounds so) costs more than those ends' own programmes.
 WHOLE_ROUNDS = 8
+WHOLE_LEAST = 0.01
 # Outer bounds of the ends still open from the equations around each total (:mod:`privrisk.outputs.local_bounds`)
 # before the programmes over whole blocks, where the caller asks for them (False: never, a baseline).
 LOCAL_BOUNDS = True
@@ -437,8 +441,11 @@ def extremes(
             ends.hi[asked[never]] = np.minimum(ends.hi[asked[never]], reach_hi[asked[never]] - 1.0)
             mark()
 
-    def rounds(count: int, points: Callable[[np.ndarray, np.ndarray, float], list[tuple[int, np.ndarray]]]) -> None:
-        """Programmes over the sum of all open ends, a direction at a time, repeated while they settle more."""
+    def rounds(
+        count: int, points: Callable[[np.ndarray, np.ndarray, float], list[tuple[int, np.ndarray]]], least: float = 0.0
+    ) -> None:
+        """Programmes over the sum of all open ends, a direction at a time, repeated while each settles more than
+        ``least`` of the ends open before it (and at least one)."""
         for sign in (1.0, -1.0):
             for _ in range(count):
                 w = wanted()[0 if sign > 0 else 1]
@@ -449,7 +456,7 @@ def extremes(
                 before = int(w.sum())
                 seen(points(idx, weights[idx], sign))
                 mark()
-                if int(wanted()[0 if sign > 0 else 1].sum()) >= before:
+                if before - int(wanted()[0 if sign > 0 else 1].sum()) < max(1.0, least * before):
                     break
 
     if region.known is not None and local_bounds and LOCAL_BOUNDS:
@@ -465,7 +472,7 @@ def extremes(
                                                                 from_truth=True)[3])  # fmt: skip
     # Whole tables over all open ends at once (each block's integer programme, its root alone): where the linear
     # vertices are fractional (a small survey's sparse table), one such table empties or fills many groups.
-    rounds(WHOLE_ROUNDS, region.whole_points)
+    rounds(WHOLE_ROUNDS, region.whole_points, WHOLE_LEAST)
     # One programme per end still open (what is wanted is asked again every few programmes): every least end, then
     # every largest, so that each programme starts from an optimum pushed the same way. Taken a total's two ends
     # in turn, each started from the opposite vertex: the large request's sums (``benchmarks/outputs.py``) left
