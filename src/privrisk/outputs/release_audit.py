@@ -34,6 +34,10 @@ __all__ = ["Audit", "Change", "Target", "audit_release", "coarser", "finding_key
 
 Action = Literal["suppress", "coarsen", "withhold", "noise"]
 
+#: Whether an audit's differencing also works out every atom's interval, which no audit reads (True: as before
+#: 2026-12-02, the baseline of ``benchmarks/small_requests.py``).
+ATOM_INTERVALS = False
+
 
 @dataclass(frozen=True)
 class Change:
@@ -224,7 +228,7 @@ def audit_release(
     released = _released(con, linear, changes, policy, None, cache)
     hides = all(c.action in ("suppress", "withhold", "noise") for c in changes.values())
     diff = difference(con, released, policy, max_atoms=max_atoms, knowledge=knowledge, atoms_memo=atoms_memo,
-                      within=within if hides else None, atom_intervals=False)  # fmt: skip
+                      within=within if hides else None, atom_intervals=ATOM_INTERVALS)  # fmt: skip
     disclosures = list(diff.disclosures)
     complete = not diff.undecided and not late()
     found: list[Target] = []
