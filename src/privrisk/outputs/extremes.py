@@ -60,9 +60,10 @@ BATCH_ITERATIONS = 20_000
 # totals at a time and reading their points for the rest first was tried (2026-12-01): of the 75,753 programmes around
 # the sums' totals it saved 1 % (a point that takes one group past its p % protection rarely takes another).
 SUBTABLE_LEVELS = (3, 4)
-# Rounds of whole tables over all open ends at once (Region.whole_points), while each settles at least
-# :data:`WHOLE_LEAST` of the ends open before it (at least one). A round costs an integer programme's root over the
-# block; one that settles two ends of 326 (the atoms' intervals of ``benchmarks/outputs.py --quick``'s typical
+# Rounds of whole tables over all open ends at once (Region.whole_points), while each settles at least one end;
+# where the ends are not asked exactly (``exact=False``: each end left costs one linear programme), while each
+# settles at least :data:`WHOLE_LEAST` of the ends open before it. A round costs an integer programme's root over
+# the block; one that settles two ends of 326 (the atoms' intervals of ``benchmarks/outputs.py --quick``'s typical
 # request, 0.85 s a round, seven rounds so) costs more than those ends' own programmes.
 WHOLE_ROUNDS = 8
 WHOLE_LEAST = 0.01
@@ -472,7 +473,7 @@ def extremes(
                                                                 from_truth=True)[3])  # fmt: skip
     # Whole tables over all open ends at once (each block's integer programme, its root alone): where the linear
     # vertices are fractional (a small survey's sparse table), one such table empties or fills many groups.
-    rounds(WHOLE_ROUNDS, region.whole_points, WHOLE_LEAST)
+    rounds(WHOLE_ROUNDS, region.whole_points, 0.0 if exact else WHOLE_LEAST)
     # One programme per end still open (what is wanted is asked again every few programmes): every least end, then
     # every largest, so that each programme starts from an optimum pushed the same way. Taken a total's two ends
     # in turn, each started from the opposite vertex: the large request's sums (``benchmarks/outputs.py``) left
