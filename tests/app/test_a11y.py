@@ -48,19 +48,10 @@ def serious_violations(page) -> list[str]:
 
 
 @pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
-def test_axe_finds_no_serious_violation(page, goto, page_id):
-    goto(page, f"page={page_id}")
-    # Shiny draws a download button faded ("disabled") until the server has bound it: axe must see the page as
-    # the user does once it has settled, not that first frame.
-    page.wait_for_function(
-        """() => !document.documentElement.classList.contains('shiny-busy')
-                 && document.querySelectorAll('.tab-pane.active a.shiny-download-link.disabled').length === 0"""
-    )
-    assert serious_violations(page) == []
-
-
-@pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
-def test_every_page_has_lang_a_title_one_h1_and_landmarks(page, goto, page_id):
+def test_every_page_has_its_landmarks_labels_and_no_serious_axe_violation(page, goto, page_id):
+    """One load of each page for all three checks (three tests loaded every page three times): ``lang``, the
+    title, one h1 inside ``main``, ``nav``, no jumped heading level and no id twice; a label on every control, the
+    file boxes' text fields too (issue 30: "No file selected" had none); and axe-core's serious violations."""
     title = next(p.TITLE for p in PAGES if p.ID == page_id)
     goto(page, f"page={page_id}")
     assert page.locator("html").get_attribute("lang") == "en"
@@ -73,6 +64,17 @@ def test_every_page_has_lang_a_title_one_h1_and_landmarks(page, goto, page_id):
     expect(page.locator("[role=main] h1, main h1")).to_have_count(1)
     assert heading_jumps(page) == []
     assert duplicate_ids(page) == []
+    assert unlabelled_controls(page) == []
+    boxes = page.locator(".tab-pane.active .input-group input[type='text'][readonly]")
+    for i in range(boxes.count()):
+        assert boxes.nth(i).get_attribute("aria-label").endswith(": the file chosen")
+    # Shiny draws a download button faded ("disabled") until the server has bound it: axe must see the page as
+    # the user does once it has settled, not that first frame.
+    page.wait_for_function(
+        """() => !document.documentElement.classList.contains('shiny-busy')
+                 && document.querySelectorAll('.tab-pane.active a.shiny-download-link.disabled').length === 0"""
+    )
+    assert serious_violations(page) == []
 
 
 HEADING_JUMPS_JS = """() => {
@@ -113,11 +115,9 @@ def test_the_title_follows_the_tab(page, goto):
     expect(page.locator("h1")).to_have_text(f"{explain.TITLE} — privrisk")
 
 
-@pytest.mark.parametrize("page_id", [p.ID for p in PAGES])
-def test_every_control_has_a_label_the_file_boxes_too(page, goto, page_id):
-    """Issue 30: a file box's text field ("No file selected") had no label."""
-    goto(page, f"page={page_id}")
-    unlabelled = page.evaluate(
+def unlabelled_controls(page) -> list[str]:
+    """Inputs and selects of the active page with neither a label nor an ARIA name."""
+    return page.evaluate(
         """() => Array.from(document.querySelectorAll('.tab-pane.active input, .tab-pane.active select'))
               .filter(e => e.type !== 'hidden' && !e.classList.contains('irs-hidden-input'))
               .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
@@ -126,10 +126,6 @@ def test_every_control_has_a_label_the_file_boxes_too(page, goto, page_id):
               .filter(e => !e.classList.contains('selectized'))
               .map(e => e.id || e.name || e.outerHTML.slice(0, 80))"""
     )
-    assert unlabelled == []
-    boxes = page.locator(".tab-pane.active .input-group input[type='text'][readonly]")
-    for i in range(boxes.count()):
-        assert boxes.nth(i).get_attribute("aria-label").endswith(": the file chosen")
 
 
 def _focus_ring(locator) -> str:
