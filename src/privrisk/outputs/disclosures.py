@@ -76,6 +76,25 @@ def _clean(x: float) -> float | int | None:
     return int(x) if float(x).is_integer() else float(x)
 
 
+def _said_alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two findings have the same interval, to the tolerance their ends were worked out to (``tol``).
+
+    The ends of a sum come from linear programmes, each exact to the solver's tolerance: a larger group's end
+    that equals a part's in the data was once 25,958.368 against the part's 25,958.31 in one audit and equal in
+    another, and the larger group was reported in one audit and left out in the other.
+
+    Example:
+        >>> _said_alike({"lo": 0.0, "hi": 25958.31, "tol": 0.3}, {"lo": 0.0, "hi": 25958.3678, "tol": 0.3})
+        True
+        >>> _said_alike({"lo": 0.0, "hi": 25958.31, "tol": 0.3}, {"lo": 0.0, "hi": 25958.7, "tol": 0.3})
+        False
+        >>> _said_alike({"lo": 1, "hi": 2}, {"lo": 1, "hi": 3})  # counts: whole numbers, no tolerance
+        False
+    """
+    tol = max(float(a.get("tol", 0.0)), float(b.get("tol", 0.0)))
+    return all(a[end] == b[end] or abs(a[end] - b[end]) <= tol for end in ("lo", "hi"))
+
+
 def _public(
     findings: list[dict[str, Any]],
     atoms: pd.DataFrame,
@@ -119,7 +138,7 @@ def _public(
                 continue
             if f["type"] == "attribute":
                 redundant.add(id(f))  # the larger group's finding holds for this part
-            elif (other["lo"], other["hi"]) == (f["lo"], f["hi"]):
+            elif _said_alike(other, f):
                 redundant.add(id(other))  # the larger group only repeats this one
     out = []
     said: set[tuple[int, ...]] = set()

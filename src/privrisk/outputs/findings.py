@@ -272,7 +272,7 @@ def sum_findings(
         out.append(
             _finding("sum", cand[i], lo[i], hi[i], region.why(row, g.data[g.indptr[i] : g.indptr[i + 1]], ends, i,
                                                               signs),
-                     magnitude=kind,
-                     exact=bool(exact[i]), count=float(count[cand[i]]), total=float(total[cand[i]]))
+                     magnitude=kind, exact=bool(exact[i]), count=float(count[cand[i]]), total=float(total[cand[i]]),
+                     tol=tol)
         )  # fmt: skip
     return out, cand[undecided]
