@@ -265,9 +265,9 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if args.only in (None, "typical"):
-        n = 20_000 if args.quick else 1_000_000
+        n = 5_000 if args.quick else 1_000_000
         levels = (
-            {"region": 3, "sex": 2, "ageband": 5, "edu": 4}
+            {"region": 2, "sex": 2, "ageband": 3, "edu": 2}
             if args.quick
             else {"region": 42, "sex": 2, "ageband": 10, "edu": 4}
         )
