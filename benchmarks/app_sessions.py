@@ -12,7 +12,7 @@ server's first results have arrived (``data-privrisk-ready``). Printed per side:
 and the process's CPU time per page opened (the server's, with the browser driver's small share), then the ratios.
 
 Run: .venv/bin/python benchmarks/app_sessions.py [--repeat N] [--quick]
-(``--quick``: three pages, once each.)
+(``--quick``: one page, once, without the warm-up: the suite's smoke run, its figures not comparable.)
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from app_first_content import CHROMIUM, serve  # the same server and browser as the first-content benchmark
 
 
-def side(name: str, repeat: int, pages: int) -> dict[str, float]:
+def side(name: str, repeat: int, pages: int, warm: bool = True) -> dict[str, float]:
     """Open the pages in this process, the app as shipped or (``baseline``) without what it keeps."""
     if name == "baseline":
         import shiny
@@ -49,11 +49,13 @@ def side(name: str, repeat: int, pages: int) -> dict[str, float]:
     ready: list[float] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        context = browser.new_context()
-        warm = context.new_page()  # the imports and first builds, paid once by either side: not measured
-        warm.goto(f"{url}?page={PAGES[0].ID}")
-        warm.wait_for_function("() => document.documentElement.dataset.privriskReady === '1'", timeout=120_000)
-        context.close()
+        if warm:  # the imports and first builds, paid once by either side: not measured
+            context = browser.new_context()
+            first = context.new_page()
+            first.goto(f"{url}?page={PAGES[0].ID}")
+            first.wait_for_function("() => document.documentElement.dataset.privriskReady === '1'",
+                                    timeout=120_000)  # fmt: skip
+            context.close()
         cpu0 = time.process_time()
         for _ in range(repeat):
             for page_def in PAGES[:pages]:
@@ -73,12 +75,12 @@ def side(name: str, repeat: int, pages: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="openings of each page (default 3)")
-    parser.add_argument("--quick", action="store_true", help="three pages, once each (the suite's smoke run)")
+    parser.add_argument("--quick", action="store_true", help="one page, once, no warm-up (the suite's smoke run)")
     parser.add_argument("--side", choices=("baseline", "privrisk"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    repeat, pages = (1, 3) if args.quick else (max(args.repeat, 1), 99)
+    repeat, pages = (1, 1) if args.quick else (max(args.repeat, 1), 99)
     if args.side:
-        print(json.dumps(side(args.side, repeat, pages)))
+        print(json.dumps(side(args.side, repeat, pages, warm=not args.quick)))
         return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     got = {}
