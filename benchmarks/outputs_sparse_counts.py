@@ -77,7 +77,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     levels = (
-        {"region": 3, "sex": 2, "ageband": 4, "edu": 3}
+        {"region": 2, "sex": 2, "ageband": 3, "edu": 2}
         if args.quick
         else {"region": 8, "sex": 2, "ageband": 10, "edu": 4}
     )
