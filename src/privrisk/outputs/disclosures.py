@@ -90,7 +90,12 @@ def _said_alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
         False
         >>> _said_alike({"lo": 1, "hi": 2}, {"lo": 1, "hi": 3})  # counts: whole numbers, no tolerance
         False
+        >>> _said_alike({"lo": 5.0, "hi": 5.2, "tol": 0.3, "exact": True}, {"lo": 5.0, "hi": 5.4, "tol": 0.3,
+        ...              "exact": False})
+        False
     """
+    if a.get("exact") != b.get("exact"):  # "sums to exactly" says more than "lies between": never left out for it
+        return False
     tol = max(float(a.get("tol", 0.0)), float(b.get("tol", 0.0)))
     return all(a[end] == b[end] or abs(a[end] - b[end]) <= tol for end in ("lo", "hi"))
 
