@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,9 @@ import privrisk.outputs.intervals as intervals
 import privrisk.solver as solver
 from outputs_helpers import released_cube
 from privrisk.outputs.intervals import Region
+
+# The searches for points are tested on small systems (privrisk leaves them out below extremes.SEARCHES_FROM).
+pytestmark = pytest.mark.usefixtures("searches_at_any_size")
 
 _PATCHED = [(intervals, "SIDE_BY_SIDE_ROWS"), (solver, "_cores"), (intervals, "side_by_side"),
             (extremes, "BATCH_ROUNDS"), (extremes, "WHOLE_ROUNDS")]  # fmt: skip

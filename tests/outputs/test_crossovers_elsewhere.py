@@ -17,6 +17,9 @@ import privrisk.solver as solver
 from outputs_helpers import released_cube
 from privrisk.outputs.intervals import Region
 
+# The searches for points are tested on small systems (privrisk leaves them out below extremes.SEARCHES_FROM).
+pytestmark = pytest.mark.usefixtures("searches_at_any_size")
+
 
 def _system(seed: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, sp.csr_matrix]:
     """Three released cubes of real values side by side, and totals over one block or several."""

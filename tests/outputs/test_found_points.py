@@ -16,6 +16,9 @@ from outputs_helpers import sparse_release, whole_solutions
 from privrisk.outputs.findings import zero_atoms
 from privrisk.outputs.intervals import Region
 
+# The searches for points are tested on small systems (privrisk leaves them out below extremes.SEARCHES_FROM).
+pytestmark = pytest.mark.usefixtures("searches_at_any_size")
+
 # x0 + x1 = 1, x2 + x3 = 1, x0 + x2 = 1: x1 = x2 = 1 − x0 and x3 = x0; whole and at least 0, so x0 is 0 or 1.
 A = sp.csr_matrix(np.array([[1.0, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]]))
 B = np.array([1.0, 1, 1])

@@ -16,6 +16,9 @@ from privrisk.outputs.compute import connect, table_cells
 from privrisk.outputs.differencing import LINEAR, Differencing, difference
 from privrisk.outputs.policy import Policy
 
+# The searches for points are tested on small systems (privrisk leaves them out below extremes.SEARCHES_FROM).
+pytestmark = pytest.mark.usefixtures("searches_at_any_size")
+
 
 def _difference(records: int, seed_tables: int) -> Differencing:
     bench = bench_outputs()

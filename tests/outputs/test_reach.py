@@ -5,6 +5,7 @@ solution enumerated here (a depth-first search sharing no code with the solver's
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,9 @@ from outputs_helpers import sparse_release, whole_solutions
 from privrisk.outputs.findings import zero_atoms
 from privrisk.outputs.intervals import MIP_ROWS, Region
 from privrisk.outputs.reach import reach
+
+# The searches for points are tested on small systems (privrisk leaves them out below extremes.SEARCHES_FROM).
+pytestmark = pytest.mark.usefixtures("searches_at_any_size")
 
 
 def _sparse_release(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

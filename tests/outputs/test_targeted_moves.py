@@ -17,6 +17,9 @@ from outputs_helpers import released_cube, whole_solutions
 from privrisk.outputs.intervals import Region
 from privrisk.outputs.moves import moves, moves_through, touching, walks
 
+# The searches for points are tested on small systems (privrisk leaves them out below extremes.SEARCHES_FROM).
+pytestmark = pytest.mark.usefixtures("searches_at_any_size")
+
 
 def _margins(point: np.ndarray, coords: np.ndarray, sizes: tuple[int, ...], held: frozenset[int]) -> dict:
     """A released table's cells summed from scratch: the atoms' values by their levels of ``held``."""

@@ -70,6 +70,14 @@ WHOLE_LEAST = 0.01
 # Outer bounds of the ends still open from the equations around each total (:mod:`privrisk.outputs.local_bounds`)
 # before the programmes over whole blocks, where the caller asks for them (False: never, a baseline).
 LOCAL_BOUNDS = True
+#: Unknowns from which the searches for points (more moves, walks, programmes around the moves and over sub-tables)
+#: run before the programmes. Below it the exact programmes alone are faster: they were what the searches saved at
+#: 10⁵ atoms, and on a small survey the searches cost more than the programmes they spare (2026-12-02, one run each:
+#: ``benchmarks/remedy_audits.py --quick``, 384 unknowns, the request's differencing 9.8 s with them, 2.1 s without;
+#: ``benchmarks/small_requests.py`` 720 and 600 unknowns, 14.7 s and 7.2 s against 8.2 s and 4.2 s; the typical
+#: request of ``benchmarks/outputs.py``, 20,160 unknowns, 5.1 s with them, 5.9 s without). The same findings and
+#: intervals either way (``tests/outputs/test_searches.py``); only the time differs.
+SEARCHES_FROM = 5_000
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
 # Whole solutions kept for later totals (Region.found).
@@ -383,7 +391,8 @@ def extremes(
         _moved(region, region.found, g, base, ends)
     mark()
     pool = [] if region.moves is None else [region.moves]
-    if region.more_moves is not None and region.known is not None:
+    searches = region.n >= SEARCHES_FROM
+    if region.more_moves is not None and region.known is not None and searches:
         # Moves around the atoms of the totals still open (the moves for every atom leave a few).
         w_lo, w_hi = wanted()
         open_rows = np.flatnonzero(w_lo | w_hi)
@@ -394,7 +403,7 @@ def extremes(
                 _moved(region, pool[-1], g, base, ends, np.flatnonzero(w_lo | w_hi))
                 mark()
     w_lo, w_hi = wanted()
-    if pool and region.known is not None and (w_lo.any() or w_hi.any()):
+    if pool and region.known is not None and (w_lo.any() or w_hi.any()) and searches:
         # Several moves one after another reach what one does not (a total of 3 to 7 to 12).
         every = sp.csr_matrix(sp.vstack(pool, format="csr"))
         truth = region.known
