@@ -71,13 +71,14 @@ WHOLE_LEAST = 0.01
 # before the programmes over whole blocks, where the caller asks for them (False: never, a baseline).
 LOCAL_BOUNDS = True
 #: Unknowns from which the searches for points (more moves, walks, programmes around the moves and over sub-tables)
-#: run before the programmes. Below it the exact programmes alone are faster: they were what the searches saved at
-#: 10⁵ atoms, and on a small survey the searches cost more than the programmes they spare (2026-12-02, one run each:
-#: ``benchmarks/remedy_audits.py --quick``, 384 unknowns, the request's differencing 9.8 s with them, 2.1 s without;
-#: ``benchmarks/small_requests.py`` 720 and 600 unknowns, 14.7 s and 7.2 s against 8.2 s and 4.2 s; the typical
-#: request of ``benchmarks/outputs.py``, 20,160 unknowns, 5.1 s with them, 5.9 s without). The same findings and
-#: intervals either way (``tests/outputs/test_searches.py``); only the time differs.
-SEARCHES_FROM = 5_000
+#: run before the programmes. They spare the large request's thousands of programmes over blocks of 25,000 sums
+#: (10⁵ atoms; without them the budget ran out), but below this size the exact programmes alone are faster, the
+#: more so the sparser the table (2026-12-02, the differencing of ``benchmarks/outputs.py``'s tables, each size
+#: once: 384 unknowns, 300 records, 9.8 s with them, 2.1 s without; 2,880 atoms of 4,000 records 45.0 s and 10.6 s;
+#: 5,760 atoms of 8,000 records 59.4 s and 14.9 s; 17,280 atoms of 30,000 records 95.9 s and 46.8 s; the typical
+#: request, 10,080 atoms of 10⁶ records, 20,160 unknowns, 5.1 s and 5.9 s). The same groups found either way
+#: (``tests/outputs/test_searches.py``); only the time differs.
+SEARCHES_FROM = 50_000
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
 # Whole solutions kept for later totals (Region.found).
