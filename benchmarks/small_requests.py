@@ -6,8 +6,8 @@ intervals (exact up to 100 atoms, the rounded linear bounds up to 500) were work
 request's remedies, which read only the findings, and rounds of whole tables went on while each settled a single
 end, and the searches for points meant for 10⁵ atoms ran before the programmes however small the system. The
 baseline sets ``release_audit.ATOM_INTERVALS`` to True, ``extremes.WHOLE_LEAST`` and ``extremes.SEARCHES_FROM``
-to 0 (the code before); privrisk runs as shipped. Each request is checked by ``check_frame``, as ``privrisk outputs`` does; the
-script says whether both give the same document (``--json``'s; the atoms' file, not in it, may mark other atoms
+to 0 (the code before); privrisk runs as shipped. Each request is checked by ``check_frame``, as ``privrisk
+outputs`` does; the script says whether both give the same document (``--json``'s; the atoms' file, not in it, may mark other atoms
 exact: ``tight``, a whole solution met at both ends, which the rounds may or may not meet on the way).
 
 - ``typical``: ``benchmarks/outputs.py``'s 20 tables (counts, means) over 20,000 records of 3 regions × 2 sexes ×

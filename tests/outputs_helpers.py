@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -81,3 +82,44 @@ def bench_outputs() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def small_survey_differencing(records: int, first: int, seed: int = 5) -> Any:
+    """The differencing of every tenth of the large request's outputs (from ``first``) over ``records`` records of
+    a small survey (2 regions, 2 sexes, 3 age bands, 2 levels of education and occupation)."""
+    from privrisk.outputs import parse_spec
+    from privrisk.outputs.compute import connect, table_cells
+    from privrisk.outputs.differencing import LINEAR, difference
+    from privrisk.outputs.policy import Policy
+
+    bench = bench_outputs()
+    frame = bench.make_data(records, {"region": 2, "sex": 2, "ageband": 3, "edu": 2, "occ": 2}, seed=seed)
+    specs = [s for s in parse_spec(bench.to_toml(bench.large_specs()[first::10])) if s.kind in LINEAR]
+    policy = Policy()
+    con = connect(frame)
+    return difference(con, [(s, table_cells(con, s, policy)) for s in specs], policy)
+
+
+def exact_sum_intervals(diff: Any, magnitude: str = "income") -> dict[int, tuple[float, float]]:
+    """Each sum finding's exact interval: scipy's linear programmes over the whole released system (no privrisk
+    solver), in the magnitude's own units."""
+    from scipy.optimize import linprog
+
+    from privrisk.outputs.atom_table import atom_cube
+
+    cube = atom_cube(diff.atoms, diff.variables, diff.conditions)
+    system = diff.systems[magnitude]
+    keep = np.isfinite(system.b)
+    bounds = list(zip(system.lower, [hi if np.isfinite(hi) else None for hi in system.upper], strict=True))
+    scale = system.scales[magnitude]
+    out = {}
+    for f in diff.findings:
+        if f["type"] != "sum":
+            continue
+        c = np.zeros(system.a.shape[1])
+        c[cube.members(np.array([f["group"]])).indices + system.offsets[magnitude]] = 1.0
+        least, most = (linprog(s * c, A_eq=system.a[keep], b_eq=system.b[keep], bounds=bounds, method="highs")
+                       for s in (1, -1))  # fmt: skip
+        assert least.status == 0 and most.status == 0
+        out[f["group"]] = (least.fun * scale, -most.fun * scale)
+    return out
