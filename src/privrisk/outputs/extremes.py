@@ -76,8 +76,8 @@ LOCAL_BOUNDS = True
 #: more so the sparser the table (2026-12-02, the differencing of ``benchmarks/outputs.py``'s tables, each size
 #: once: 384 unknowns, 300 records, 9.8 s with them, 2.1 s without; 2,880 atoms of 4,000 records 45.0 s and 10.6 s;
 #: 5,760 atoms of 8,000 records 59.4 s and 14.9 s; 17,280 atoms of 30,000 records 95.9 s and 46.8 s; the typical
-#: request, 10,080 atoms of 10⁶ records, 20,160 unknowns, 5.1 s and 5.9 s). The same groups found either way
-#: (``tests/outputs/test_searches.py``); only the time differs.
+#: request, 10,080 atoms of 10⁶ records, 20,160 unknowns, 5.1 s and 5.9 s; ``benchmarks/searches_threshold.py``).
+#: The same groups found either way (``tests/outputs/test_searches.py``); only the time differs.
 SEARCHES_FROM = 50_000
 # Whole solutions kept for the witnesses (Region.points).
 _POINTS = 6
